@@ -1,0 +1,49 @@
+/**
+ * Images through sharp (libvips): Dolibarr's thumbnails beside a file, `thumbs/<name>_small.<ext>`
+ * (fits 480×270) and `thumbs/<name>_mini.<ext>` (fits 128×72), same format as the source, never
+ * enlarged, JPEG/WebP quality 50 as Dolibarr writes them. EXIF orientation is applied.
+ * Written to a temporary name and renamed, so a crash leaves no half file under a real name.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+
+/** Refuse images above this many pixels (decompression bombs). @default 100 megapixels */
+export const MAX_INPUT_PIXELS = 100_000_000;
+
+export const THUMBNAIL_SIZES = {
+  small: { width: 480, height: 270 },
+  mini: { width: 128, height: 72 },
+} as const;
+export type ThumbnailSize = keyof typeof THUMBNAIL_SIZES;
+
+/** Path of a file's Dolibarr thumbnail: `<dir>/thumbs/<base>_<size><ext>`. */
+export function thumbnailPath(file: string, size: ThumbnailSize): string {
+  const ext = path.extname(file);
+  return path.join(path.dirname(file), 'thumbs', `${path.basename(file, ext)}_${size}${ext}`);
+}
+
+export async function writeThumbnail(file: string, size: ThumbnailSize): Promise<string> {
+  const target = thumbnailPath(file, size);
+  await mkdir(path.dirname(target), { recursive: true });
+  const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+  const { width, height } = THUMBNAIL_SIZES[size];
+  try {
+    const image = sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize(width, height, { fit: 'inside', withoutEnlargement: true });
+    const format = (await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
+    if (format === 'jpeg') image.jpeg({ quality: 50 });
+    else if (format === 'webp') image.webp({ quality: 50 });
+    else if (format === 'png') image.png({ compressionLevel: 5 });
+    await image.toFile(temp);
+    await rename(temp, target);
+    return target;
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+export async function writeThumbnails(file: string): Promise<string[]> {
+  return Promise.all((Object.keys(THUMBNAIL_SIZES) as ThumbnailSize[]).map((size) => writeThumbnail(file, size)));
+}

@@ -1,0 +1,95 @@
+/**
+ * buildApp(config, options): the whole service as a Fastify instance, without listen(), so tests
+ * inject requests. The database handle may be passed in (tests); otherwise it is opened here and
+ * closed with the app.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.js';
+import { createDb, type DbHandle } from './db/database.js';
+import { createConstRepository } from './dolibarr/const.repository.js';
+import { createAuthService } from './modules/auth/auth.service.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { createLoginThrottleRepository } from './modules/auth/login-throttle.repository.js';
+import { createTokenService } from './modules/auth/token.js';
+import { createUserRepository } from './modules/auth/user.repository.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
+import errorHandler from './plugins/error-handler.js';
+import openapi from './plugins/openapi.js';
+import validation from './plugins/validation.js';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+export interface AppOptions {
+  /** An open database; the app then leaves closing it to the caller. */
+  db?: DbHandle;
+  /** Fastify's logger option; defaults to pino at config.logLevel. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Request URLs as logged: a `jwt` query parameter is a credential and never reaches a log line. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]jwt=)[^&#]*/gi, '$1[redacted]');
+}
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  if (!config.instanceUniqueId) throw new Error('buildApp: config.instanceUniqueId must be resolved first');
+  const ownsDb = !options.db;
+  const handle = options.db ?? createDb(config);
+
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-authorization"]', 'req.headers["redirect-http-authorization"]'], censor: '[redacted]' },
+      serializers: {
+        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
+      },
+    },
+    bodyLimit: config.bodyLimit,
+    // A hop count is valid at run time (proxy-addr); Fastify's types leave numbers out.
+    trustProxy: config.trustProxy as Exclude<FastifyServerOptions['trustProxy'], undefined>,
+    genReqId: () => randomUUID(),
+    requestIdHeader: 'x-request-id',
+  });
+
+  const userTable = (await handle.db.introspection.getTables()).find((t) => t.name === `${config.dbPrefix}user`);
+  if (!userTable) throw new Error(`Table ${config.dbPrefix}user not found: run \`fieldreport migrate\` first`);
+
+  const tokens = createTokenService(config.instanceUniqueId);
+  const auth = createAuthService({
+    users: createUserRepository(handle.db, {
+      entity: config.entity,
+      userColumns: new Set(userTable.columns.map((c) => c.name)),
+    }),
+    throttle: createLoginThrottleRepository(handle.db),
+    consts: createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId }),
+    tokens,
+    limits: config.login,
+  });
+
+  await app.register(errorHandler);
+  await app.register(validation);
+  await app.register(cors, {
+    origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Content-Type', 'Idempotency-Key', 'X-Request-Id', ...TOKEN_HEADERS],
+    exposedHeaders: ['Content-Disposition', 'Content-Length', 'ETag', 'Last-Modified', 'Retry-After', 'X-Request-Id'],
+    maxAge: 600,
+    strictPreflight: false,
+  });
+  await app.register(openapi, { version: VERSION });
+  await app.register(authenticate, { auth });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(authRoutes, { auth });
+  await app.register(healthRoutes, { db: handle.db, version: VERSION });
+
+  if (ownsDb) app.addHook('onClose', async () => handle.destroy());
+  return app;
+}

@@ -1,0 +1,147 @@
+/**
+ * The `fieldreport` command line.
+ */
+import { parseArgs } from 'node:util';
+import { VERSION } from './app.js';
+import { ConfigError, describeDatabase, loadConfig, type Config } from './config.js';
+import { createDb } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { DEMO_PASSWORD, demoLogins, seedDemo } from './demo/seed.js';
+import { resolveInstanceId } from './instance-id.js';
+import { UserAdminError, createUserAdmin, parseRights } from './modules/auth/user-admin.service.js';
+import { startServer } from './server.js';
+
+const HELP = `fieldreport ${VERSION}: field-service reports on top of Dolibarr
+
+Usage:
+  fieldreport serve [--demo]      migrate, then serve the API (--demo: fill a new standalone
+                                  database with demo data and print a login)
+  fieldreport migrate             create or update the tables; register the module's rights
+  fieldreport demo                fill a new standalone database with demo data
+  fieldreport user add LOGIN [--password P] [--firstname F] [--lastname L] [--email E]
+                             [--admin] [--rights read,write,delete,admin]
+  fieldreport user passwd LOGIN [--password P]
+  fieldreport user grant LOGIN RIGHTS     e.g. read,write
+  fieldreport --help | --version
+
+Without --password the password is read from standard input.
+Configuration comes from the environment (see README): DATABASE_URL, DATA_ROOT, DB_PREFIX, ENTITY,
+INSTANCE_UNIQUE_ID, DOLIBARR_CONF, HOST, PORT, STATE_DIR, CORS_ORIGINS, LOG_LEVEL, ...
+`;
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new UserAdminError('no --password given and standard input is a terminal');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+async function withDb<T>(config: Config, run: (handle: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
+  const handle = createDb(config, { poolSize: 2 });
+  try {
+    return await run(handle);
+  } finally {
+    await handle.destroy();
+  }
+}
+
+function parseCommandLine(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      demo: { type: 'boolean' },
+      password: { type: 'string' },
+      firstname: { type: 'string' },
+      lastname: { type: 'string' },
+      email: { type: 'string' },
+      admin: { type: 'boolean' },
+      rights: { type: 'string' },
+    },
+  });
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (error) {
+    process.stderr.write(`fieldreport: ${(error as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, sub, ...rest] = positionals;
+  if (values.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (values.help || !command) {
+    process.stdout.write(HELP);
+    return command || values.help ? 0 : 2;
+  }
+
+  try {
+    const config = resolveInstanceId(loadConfig(env));
+    switch (command) {
+      case 'serve':
+        await startServer(config, { demo: values.demo === true });
+        return 0;
+      case 'migrate':
+        return await withDb(config, async (handle) => {
+          const report = await migrate(handle, config);
+          process.stdout.write(
+            `Database ${describeDatabase(config.database)}: ` +
+              `${report.applied.length ? `applied ${report.applied.join(', ')}` : 'up to date'}; ` +
+              `${report.rightsAdded.length ? `rights registered: ${report.rightsAdded.join(', ')}` : 'rights present'}` +
+              `${report.standalone ? ' (standalone Dolibarr tables)' : ''}\n`,
+          );
+          return 0;
+        });
+      case 'demo':
+        return await withDb(config, async (handle) => {
+          await migrate(handle, config);
+          const seeded = await seedDemo(handle, config);
+          if (!seeded && (await demoLogins(handle.db)).length === 0) {
+            process.stderr.write('demo: refused: the database is not a new standalone database (it has users, or it is a real Dolibarr)\n');
+            return 1;
+          }
+          process.stdout.write(`${seeded ? 'Demo data written' : 'Demo data already present'}. Logins: ${(await demoLogins(handle.db)).join(', ')} (password: ${DEMO_PASSWORD})\n`);
+          return 0;
+        });
+      case 'user':
+        return await withDb(config, async (handle) => {
+          const admin = createUserAdmin(handle, config.entity);
+          const login = rest[0];
+          if (!login) throw new UserAdminError(`user ${sub ?? ''}: LOGIN missing (see --help)`);
+          if (sub === 'add') {
+            const password = values.password ?? (await readStdin());
+            const id = await admin.add({
+              login, password, firstname: values.firstname, lastname: values.lastname, email: values.email,
+              admin: values.admin === true, rights: values.rights ? parseRights(values.rights) : [],
+            });
+            process.stdout.write(`User '${login}' added (id ${id}).\n`);
+          } else if (sub === 'passwd') {
+            await admin.setPassword(login, values.password ?? (await readStdin()));
+            process.stdout.write(`Password of '${login}' changed.\n`);
+          } else if (sub === 'grant') {
+            const granted = await admin.grant(login, parseRights(rest[1] ?? ''));
+            process.stdout.write(`Granted to '${login}': ${granted.join(', ') || 'nothing new'}.\n`);
+          } else {
+            throw new UserAdminError(`unknown command 'user ${sub ?? ''}' (add, passwd, grant)`);
+          }
+          return 0;
+        });
+      default:
+        process.stderr.write(`fieldreport: unknown command '${command}'\n\n${HELP}`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof UserAdminError) {
+      process.stderr.write(`fieldreport: ${error.message}\n`);
+      return error instanceof ConfigError ? 2 : 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * The one place that reads the environment. Resolution order for every setting: an explicit value
+ * passed in, then the environment variable, then what a Dolibarr conf.php (DOLIBARR_CONF) names,
+ * then the default. Every problem is collected and reported at once; the result is frozen.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { readDolibarrConf } from './dolibarr/conf-file.js';
+
+export type Dialect = 'sqlite' | 'mysql' | 'postgres';
+
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; file: string }
+  | {
+      dialect: 'mysql' | 'postgres';
+      host: string;
+      port: number;
+      database: string;
+      user: string;
+      password: string;
+    };
+
+export interface LoginThrottleConfig {
+  /** Failed logins for one login name within the window before 429. @default 10 */
+  maxFailuresPerLogin: number;
+  /** Failed logins from one client address within the window before 429. @default 30 */
+  maxFailuresPerAddress: number;
+  /** @default 900 (15 minutes) */
+  windowSeconds: number;
+}
+
+export interface Config {
+  database: DatabaseConfig;
+  /** Dolibarr's documents folder ($dolibarr_main_data_root). @default ./data/documents */
+  dataRoot: string;
+  /** Where the service keeps its own secrets when none are given (instance id). @default ./data */
+  stateDir: string;
+  /** Table prefix. @default llx_ */
+  dbPrefix: string;
+  /** Dolibarr entity served. @default 1 */
+  entity: number;
+  /** $dolibarr_main_instance_unique_id; the token secret derives from it. Filled at start when unset. */
+  instanceUniqueId: string | undefined;
+  host: string;
+  port: number;
+  /** Origins allowed to call the API from a browser; `*` allows any. @default * */
+  corsOrigins: '*' | readonly string[];
+  /** Largest JSON body in bytes. @default 1048576 */
+  bodyLimit: number;
+  /** Fastify's trustProxy: false, true, a hop count or a list of addresses. @default false */
+  trustProxy: boolean | number | string;
+  login: LoginThrottleConfig;
+  logLevel: string;
+  /** Path of the conf.php the settings came from, if any. */
+  dolibarrConf: string | undefined;
+}
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const DEFAULT_PORTS = { mysql: 3306, postgres: 5432 } as const;
+
+function parseDatabaseUrl(url: string, problems: string[]): DatabaseConfig | undefined {
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (!file) problems.push('DATABASE_URL: sqlite: needs a file path, e.g. sqlite:./data/fieldreport.sqlite');
+    return { dialect: 'sqlite', file };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    problems.push('DATABASE_URL is not a URL (sqlite:PATH, mysql://user:pass@host/db or postgres://user@host/db)');
+    return undefined;
+  }
+  const scheme = parsed.protocol.replace(/:$/, '');
+  const dialect =
+    scheme === 'mysql' || scheme === 'mariadb'
+      ? 'mysql'
+      : scheme === 'postgres' || scheme === 'postgresql'
+        ? 'postgres'
+        : undefined;
+  if (!dialect) {
+    problems.push(`DATABASE_URL: scheme '${scheme}' is not supported (sqlite, mysql, mariadb, postgres)`);
+    return undefined;
+  }
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  if (!database) problems.push('DATABASE_URL names no database (…/dbname)');
+  if (!parsed.hostname) problems.push('DATABASE_URL names no host');
+  return {
+    dialect,
+    host: parsed.hostname.replace(/^\[|\]$/g, ''),
+    port: parsed.port ? Number(parsed.port) : DEFAULT_PORTS[dialect],
+    database,
+    user: decodeURIComponent(parsed.username) || (dialect === 'mysql' ? 'root' : 'postgres'),
+    password: decodeURIComponent(parsed.password),
+  };
+}
+
+function intSetting(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  problems: string[],
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || n < min || n > max) {
+    problems.push(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
+    return fallback;
+  }
+  return n;
+}
+
+/**
+ * Builds the configuration from `env` (normally process.env) and explicit `overrides`.
+ * Throws ConfigError listing every problem.
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const problems: string[] = [];
+  const get = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+
+  // A Dolibarr conf.php fills what it names.
+  const confPath = overrides.dolibarrConf ?? get('DOLIBARR_CONF');
+  let conf: ReturnType<typeof readDolibarrConf> | undefined;
+  if (confPath) {
+    try {
+      conf = readDolibarrConf(readFileSync(confPath, 'utf8'));
+      problems.push(...conf.problems.map((p) => `DOLIBARR_CONF ${confPath}: ${p}`));
+    } catch (error) {
+      problems.push(`DOLIBARR_CONF: cannot read ${confPath} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+
+  let database = overrides.database;
+  const url = get('DATABASE_URL');
+  if (!database && url) database = parseDatabaseUrl(url, problems);
+  if (!database && conf?.dialect) {
+    const missing = (['host', 'database', 'user'] as const).filter((k) => !conf[k]);
+    if (missing.length > 0) {
+      problems.push(`DOLIBARR_CONF ${confPath}: missing $dolibarr_main_db_${missing.map((m) => (m === 'database' ? 'name' : m)).join(', $dolibarr_main_db_')}`);
+    }
+    database = {
+      dialect: conf.dialect,
+      host: conf.host ?? '',
+      port: conf.port ?? DEFAULT_PORTS[conf.dialect],
+      database: conf.database ?? '',
+      user: conf.user ?? '',
+      password: conf.password ?? '',
+    };
+  }
+  database ??= { dialect: 'sqlite', file: './data/fieldreport.sqlite' };
+
+  const dbPrefix = overrides.dbPrefix ?? get('DB_PREFIX') ?? conf?.prefix ?? 'llx_';
+  // The prefix becomes part of SQL identifiers: only letters, digits and underscores.
+  if (!/^[A-Za-z0-9_]{0,32}$/.test(dbPrefix)) {
+    problems.push(`DB_PREFIX '${dbPrefix}' may hold only letters, digits and '_' (at most 32)`);
+  }
+
+  const instanceUniqueId = overrides.instanceUniqueId ?? get('INSTANCE_UNIQUE_ID') ?? conf?.instanceUniqueId;
+  if (instanceUniqueId !== undefined && instanceUniqueId.length < 16) {
+    problems.push('INSTANCE_UNIQUE_ID is too short to derive a token secret from (at least 16 characters)');
+  }
+
+  let corsOrigins: Config['corsOrigins'] = overrides.corsOrigins ?? '*';
+  const corsRaw = get('CORS_ORIGINS');
+  if (!overrides.corsOrigins && corsRaw && corsRaw !== '*') {
+    const list = corsRaw.split(',').map((o) => o.trim()).filter(Boolean);
+    for (const origin of list) {
+      if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+        problems.push(`CORS_ORIGINS: '${origin}' is not an origin like https://app.example.com`);
+      }
+    }
+    corsOrigins = Object.freeze(list);
+  }
+
+  let trustProxy: Config['trustProxy'] = overrides.trustProxy ?? false;
+  const trustRaw = get('TRUST_PROXY');
+  if (overrides.trustProxy === undefined && trustRaw) {
+    trustProxy = trustRaw === 'true' ? true : trustRaw === 'false' ? false : /^\d+$/.test(trustRaw) ? Number(trustRaw) : trustRaw;
+  }
+
+  const config: Config = {
+    database,
+    dataRoot: path.resolve(overrides.dataRoot ?? get('DATA_ROOT') ?? conf?.dataRoot ?? './data/documents'),
+    stateDir: path.resolve(overrides.stateDir ?? get('STATE_DIR') ?? './data'),
+    dbPrefix,
+    entity: overrides.entity ?? intSetting('ENTITY', get('ENTITY'), 1, problems, 1, 1_000_000),
+    instanceUniqueId,
+    host: overrides.host ?? get('HOST') ?? '127.0.0.1',
+    port: overrides.port ?? intSetting('PORT', get('PORT'), 8080, problems, 0, 65535),
+    corsOrigins,
+    bodyLimit: overrides.bodyLimit ?? intSetting('BODY_LIMIT', get('BODY_LIMIT'), 1024 * 1024, problems, 1024, 64 * 1024 * 1024),
+    trustProxy,
+    login: overrides.login ?? {
+      maxFailuresPerLogin: intSetting('LOGIN_MAX_FAILURES', get('LOGIN_MAX_FAILURES'), 10, problems, 1, 10_000),
+      maxFailuresPerAddress: intSetting('LOGIN_MAX_FAILURES_PER_ADDRESS', get('LOGIN_MAX_FAILURES_PER_ADDRESS'), 30, problems, 1, 100_000),
+      windowSeconds: intSetting('LOGIN_WINDOW_SECONDS', get('LOGIN_WINDOW_SECONDS'), 900, problems, 1, 86_400),
+    },
+    logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
+    dolibarrConf: confPath,
+  };
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
+    problems.push(`LOG_LEVEL '${config.logLevel}' is not one of fatal, error, warn, info, debug, trace, silent`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** A printable form of the database setting, without the password. */
+export function describeDatabase(db: DatabaseConfig): string {
+  return db.dialect === 'sqlite'
+    ? `sqlite:${db.file}`
+    : `${db.dialect}://${db.user}@${db.host}:${db.port}/${db.database}`;
+}

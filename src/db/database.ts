@@ -1,0 +1,99 @@
+/**
+ * createDb(config): one Kysely instance for SQLite (better-sqlite3), MariaDB/MySQL (mysql2) or
+ * PostgreSQL (pg), with Dolibarr's table prefix applied to the logical table names.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
+import { createPool } from 'mysql2';
+import pg from 'pg';
+import type { Config, DatabaseConfig, Dialect } from '../config.js';
+import { TABLE_NAMES, type Database } from './tables.js';
+import { TablePrefixPlugin } from './table-prefix-plugin.js';
+
+export type Db = Kysely<Database>;
+
+export interface DbHandle {
+  db: Db;
+  dialect: Dialect;
+  prefix: string;
+  destroy(): Promise<void>;
+}
+
+// PostgreSQL type ids whose text form we keep (date-times, see dialect.ts) or turn into numbers.
+const PG_TIMESTAMP = 1114;
+const PG_TIMESTAMPTZ = 1184;
+const PG_DATE = 1082;
+const PG_INT8 = 20;
+const PG_NUMERIC = 1700;
+
+function pgTypes(): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+      if (oid === PG_TIMESTAMP || oid === PG_DATE) return (v: string) => v;
+      if (oid === PG_TIMESTAMPTZ) return (v: string) => new Date(v).toISOString().slice(0, 19).replace('T', ' ');
+      if (oid === PG_INT8 || oid === PG_NUMERIC) return (v: string) => Number(v);
+      return pg.types.getTypeParser(oid, format);
+    }) as pg.CustomTypesConfig['getTypeParser'],
+  };
+}
+
+function makeDialect(database: DatabaseConfig, poolSize: number): KyselyDialect {
+  switch (database.dialect) {
+    case 'sqlite': {
+      if (database.file !== ':memory:') mkdirSync(path.dirname(path.resolve(database.file)), { recursive: true });
+      const conn = new SQLite(database.file);
+      conn.pragma('journal_mode = WAL');
+      conn.pragma('busy_timeout = 5000');
+      conn.pragma('synchronous = NORMAL');
+      return new SqliteDialect({ database: conn });
+    }
+    case 'mysql':
+      return new MysqlDialect({
+        pool: createPool({
+          host: database.host,
+          port: database.port,
+          user: database.user,
+          password: database.password,
+          database: database.database,
+          charset: 'utf8mb4',
+          timezone: 'Z',
+          dateStrings: true,
+          connectionLimit: poolSize,
+          // Keep the pool healthy across long idle periods.
+          enableKeepAlive: true,
+        }),
+      });
+    case 'postgres':
+      return new PostgresDialect({
+        pool: new pg.Pool({
+          host: database.host,
+          port: database.port,
+          user: database.user,
+          password: database.password,
+          database: database.database,
+          max: poolSize,
+          types: pgTypes(),
+        }),
+      });
+  }
+}
+
+export function createDb(config: Pick<Config, 'database' | 'dbPrefix'>, options: { poolSize?: number } = {}): DbHandle {
+  const db = new Kysely<Database>({
+    dialect: makeDialect(config.database, options.poolSize ?? 10),
+    plugins: [new TablePrefixPlugin(config.dbPrefix, TABLE_NAMES)],
+  });
+  return {
+    db,
+    dialect: config.database.dialect,
+    prefix: config.dbPrefix,
+    destroy: () => db.destroy(),
+  };
+}
+
+/** A cheap round trip, for the health endpoint. */
+export async function pingDb(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}

@@ -1,0 +1,85 @@
+/**
+ * The few places where SQLite, MariaDB/MySQL and PostgreSQL differ, kept in one file:
+ * column types for the tables we create, constraint errors, and the date-time text form.
+ *
+ * Date-times: Dolibarr keeps `datetime` (MySQL) / `timestamp` (PostgreSQL) columns without a
+ * zone. We configure every driver to hand them over as text ('YYYY-MM-DD HH:MM:SS', see
+ * database.ts), read and write them as UTC, and convert to Unix seconds for the API in one place.
+ */
+import { sql, type ColumnDataType, type Expression, type InsertQueryBuilder, type InsertResult, type RawBuilder } from 'kysely';
+import type { Dialect } from '../config.js';
+
+type DataType = ColumnDataType | Expression<unknown>;
+
+export interface ColumnTypes {
+  /** Dolibarr's `datetime`. */
+  datetime: DataType;
+  /** Dolibarr's `date`. */
+  date: DataType;
+  /** Dolibarr's `tinyint`/`smallint` flags. */
+  smallint: DataType;
+  /** Dolibarr's `double(24,8)` amounts. */
+  amount: DataType;
+  /** Dolibarr's `double` quantities. */
+  double: DataType;
+  text: DataType;
+}
+
+export function columnTypes(dialect: Dialect): ColumnTypes {
+  switch (dialect) {
+    case 'mysql':
+      return { datetime: 'datetime', date: 'date', smallint: 'smallint', amount: sql`double(24,8)`, double: 'double precision', text: 'text' };
+    case 'postgres':
+      return { datetime: 'timestamp', date: 'date', smallint: 'smallint', amount: 'double precision', double: 'double precision', text: 'text' };
+    case 'sqlite':
+      return { datetime: 'text', date: 'text', smallint: 'integer', amount: 'real', double: 'real', text: 'text' };
+  }
+}
+
+/** Table options: MariaDB/MySQL tables as Dolibarr makes them (InnoDB, utf8mb4). */
+export function tableOptions(dialect: Dialect): RawBuilder<unknown> | undefined {
+  return dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci` : undefined;
+}
+
+/** True for a unique or primary-key violation, whichever driver raised it. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  return (
+    e.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    e.code === 'ER_DUP_ENTRY' ||
+    e.errno === 1062 ||
+    e.code === '23505'
+  );
+}
+
+/** 'YYYY-MM-DD HH:MM:SS' in UTC, the form every dialect accepts for a date-time column. */
+export function toDbDateTime(date: Date | number = new Date()): string {
+  const d = typeof date === 'number' ? new Date(date * 1000) : date;
+  return d.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** Unix seconds from a date-time column, or null for NULL, '' and MySQL's zero date. */
+export function fromDbDateTime(value: string | Date | null | undefined): number | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (value instanceof Date) return Math.floor(value.getTime() / 1000);
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value);
+  if (!m || m[1] === '0000') return null;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+  return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
+}
+
+/**
+ * The new row's id of a single-row insert. PostgreSQL only reports it through RETURNING, which
+ * MariaDB/MySQL lack; SQLite and MySQL report it as insertId.
+ */
+export async function insertId(dialect: Dialect, query: InsertQueryBuilder<any, any, InsertResult>): Promise<number> {
+  if (dialect === 'postgres') {
+    const row = (await query.returning('rowid').executeTakeFirstOrThrow()) as { rowid: number | string };
+    return Number(row.rowid);
+  }
+  const result = await query.executeTakeFirstOrThrow();
+  if (result.insertId === undefined) throw new Error('insert reported no id');
+  return Number(result.insertId);
+}

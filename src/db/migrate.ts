@@ -1,0 +1,109 @@
+/**
+ * `migrate`: idempotent and safe on every start, also with several processes at once (Kysely's
+ * migrator holds a lock row while it works). Afterwards the module's rights are registered in
+ * `rights_def` for the served entity when they are missing, as a module's activation would.
+ */
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Config } from '../config.js';
+import { RIGHT_DEFINITIONS, RIGHTS_MODULE } from '../dolibarr/rights.js';
+import type { Db, DbHandle } from './database.js';
+import { isUniqueViolation } from './dialect.js';
+import { STANDALONE_MARKER, dolibarrCore } from './migrations/0001-dolibarr-core.js';
+import { berichtModule } from './migrations/0002-bericht-module.js';
+
+export interface MigrateReport {
+  applied: string[];
+  rightsAdded: string[];
+  standalone: boolean;
+}
+
+function provider(handle: DbHandle): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return {
+        '0001-dolibarr-core': dolibarrCore(handle.dialect, handle.prefix),
+        '0002-bericht-module': berichtModule(handle.dialect, handle.prefix),
+      };
+    },
+  };
+}
+
+export async function migrate(handle: DbHandle, config: Pick<Config, 'entity'>): Promise<MigrateReport> {
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: provider(handle),
+    // Full names: the prefix plugin only rewrites the logical names of `Database`.
+    migrationTableName: `${handle.prefix}bericht_migration`,
+    migrationLockTableName: `${handle.prefix}bericht_migration_lock`,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`Migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  const rightsAdded = await ensureModuleRights(handle.db, config.entity);
+  return {
+    applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
+    rightsAdded,
+    standalone: await isStandalone(handle.db),
+  };
+}
+
+/** Registers the module's rights for `entity` where they are missing. Returns the rights added. */
+export async function ensureModuleRights(db: Db, entity: number): Promise<string[]> {
+  const added: string[] = [];
+  const existing = await db
+    .selectFrom('rights_def')
+    .select(['id', 'module', 'perms', 'subperms'])
+    .where('entity', '=', entity)
+    .execute();
+  const usedIds = new Set(existing.map((r) => r.id));
+  let nextFree = Math.max(0, ...existing.map((r) => r.id)) + 1;
+
+  for (const def of RIGHT_DEFINITIONS) {
+    const present = existing.some(
+      (r) => r.module === RIGHTS_MODULE && r.perms === def.right && (r.subperms === null || r.subperms === ''),
+    );
+    if (present) continue;
+    // Our id is taken by another module's right: take the next free one rather than clash.
+    let id = def.id;
+    if (usedIds.has(id)) {
+      while (usedIds.has(nextFree)) nextFree++;
+      id = nextFree;
+    }
+    try {
+      await db
+        .insertInto('rights_def')
+        .values({
+          id,
+          entity,
+          libelle: def.label,
+          module: RIGHTS_MODULE,
+          module_position: 500,
+          family_position: 0,
+          perms: def.right,
+          subperms: null,
+          type: def.type,
+          bydefault: 0,
+        })
+        .execute();
+      usedIds.add(id);
+      added.push(def.right);
+    } catch (error) {
+      // Another process registered it at the same moment: that is the state we wanted.
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  return added;
+}
+
+/** True when the Dolibarr tables were created by this service (no real Dolibarr behind them). */
+export async function isStandalone(db: Db): Promise<boolean> {
+  const row = await db
+    .selectFrom('const')
+    .select('value')
+    .where('name', '=', STANDALONE_MARKER)
+    .where('entity', '=', 0)
+    .executeTakeFirst();
+  return row?.value === '1';
+}

@@ -1,0 +1,296 @@
+/**
+ * The tables the service reads and writes, by their logical names (the prefix, `llx_` by default,
+ * is added by TablePrefixPlugin). Dolibarr's tables keep Dolibarr's column names; only the columns
+ * the service uses are typed. Identifiers stay snake_case everywhere: the API's field names are
+ * snake_case too (spec), so rows map to responses without a renaming layer.
+ *
+ * Date and time columns are read as 'YYYY-MM-DD HH:MM:SS' strings in UTC on every dialect
+ * (see db/dialect.ts), so they are typed as strings.
+ */
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+type DateTime = string | null;
+type Int = number;
+
+// ---- Dolibarr core -------------------------------------------------------------------------
+
+export interface UserTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  login: string;
+  pass: string | null;
+  pass_crypted: string | null;
+  pass_temp: string | null;
+  admin: ColumnType<Int, Int | undefined, Int>;
+  statut: ColumnType<Int, Int | undefined, Int>;
+  lastname: string | null;
+  firstname: string | null;
+  email: string | null;
+  employee: ColumnType<Int, Int | undefined, Int>;
+  fk_soc: Int | null;
+  datestartvalidity: DateTime;
+  dateendvalidity: DateTime;
+  /** Newer Dolibarr versions only: sessions (tokens) created before this are void. */
+  flagdelsessionsbefore: DateTime;
+  datec: DateTime;
+  tms: DateTime;
+}
+
+export interface UsergroupTable {
+  rowid: Generated<Int>;
+  nom: string;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  note: string | null;
+  datec: DateTime;
+}
+
+export interface RightsDefTable {
+  id: Int;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  libelle: string | null;
+  module: string | null;
+  module_position: ColumnType<Int, Int | undefined, Int>;
+  family_position: ColumnType<Int, Int | undefined, Int>;
+  perms: string | null;
+  subperms: string | null;
+  type: string | null;
+  bydefault: ColumnType<Int, Int | undefined, Int>;
+}
+
+export interface UserRightsTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  fk_user: Int;
+  fk_id: Int;
+}
+
+export interface UsergroupRightsTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  fk_usergroup: Int;
+  fk_id: Int;
+}
+
+export interface UsergroupUserTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  fk_user: Int;
+  fk_usergroup: Int;
+}
+
+export interface ConstTable {
+  rowid: Generated<Int>;
+  name: string;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  value: string;
+  type: string | null;
+  visible: ColumnType<Int, Int | undefined, Int>;
+  note: string | null;
+}
+
+export interface SocieteTable {
+  rowid: Generated<Int>;
+  nom: string | null;
+  name_alias: string | null;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  status: ColumnType<Int, Int | undefined, Int>;
+  client: ColumnType<Int, Int | undefined, Int>;
+  fournisseur: ColumnType<Int, Int | undefined, Int>;
+  code_client: string | null;
+  code_fournisseur: string | null;
+  address: string | null;
+  zip: string | null;
+  town: string | null;
+  phone: string | null;
+  email: string | null;
+  url: string | null;
+  tva_intra: string | null;
+  note_public: string | null;
+  datec: DateTime;
+  tms: DateTime;
+}
+
+/** Columns common to orders, invoices and proposals. */
+interface CommercialObjectColumns {
+  rowid: Generated<Int>;
+  ref: string;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  ref_client: string | null;
+  fk_soc: Int;
+  fk_statut: ColumnType<Int, Int | undefined, Int>;
+  fk_user_author: Int | null;
+  fk_user_modif: Int | null;
+  fk_user_valid: Int | null;
+  total_ht: ColumnType<number | null, number | undefined | null, number | null>;
+  total_tva: ColumnType<number | null, number | undefined | null, number | null>;
+  total_ttc: ColumnType<number | null, number | undefined | null, number | null>;
+  note_public: string | null;
+  note_private: string | null;
+  last_main_doc: string | null;
+  tms: DateTime;
+}
+
+export interface CommandeTable extends CommercialObjectColumns {
+  date_creation: DateTime;
+  date_valid: DateTime;
+  date_commande: DateTime;
+  date_livraison: DateTime;
+  fk_user_cloture: Int | null;
+}
+
+export interface FactureTable extends CommercialObjectColumns {
+  type: ColumnType<Int, Int | undefined, Int>;
+  paye: ColumnType<Int, Int | undefined, Int>;
+  datec: DateTime;
+  datef: DateTime;
+  date_valid: DateTime;
+  date_lim_reglement: DateTime;
+  fk_user_closing: Int | null;
+}
+
+export interface PropalTable extends CommercialObjectColumns {
+  datec: DateTime;
+  datep: DateTime;
+  fin_validite: DateTime;
+  date_valid: DateTime;
+  fk_user_cloture: Int | null;
+}
+
+export interface EcmFilesTable {
+  rowid: Generated<Int>;
+  ref: string | null;
+  label: string;
+  share: string | null;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  filepath: string;
+  filename: string;
+  src_object_type: string | null;
+  src_object_id: Int | null;
+  fullpath_orig: string | null;
+  description: string | null;
+  keywords: string | null;
+  gen_or_uploaded: string | null;
+  position: Int | null;
+  date_c: DateTime;
+  tms: DateTime;
+  fk_user_c: Int | null;
+  fk_user_m: Int | null;
+}
+
+export interface ElementElementTable {
+  rowid: Generated<Int>;
+  fk_source: Int;
+  sourcetype: string;
+  fk_target: Int;
+  targettype: string;
+  relationtype: string | null;
+}
+
+// ---- The module's own tables ---------------------------------------------------------------
+
+export interface BerichtTable {
+  rowid: Generated<Int>;
+  ref: string;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  /** Parent object: 'commande', 'facture' or 'propal' and its rowid (null for a template). */
+  element_type: string | null;
+  fk_element: Int | null;
+  title: string;
+  format: string;
+  orientation: string;
+  odt_template: string | null;
+  /** 0 draft, 1 final. */
+  status: ColumnType<Int, Int | undefined, Int>;
+  version: ColumnType<Int, Int | undefined, Int>;
+  fk_bericht_parent: Int | null;
+  is_template: ColumnType<Int, Int | undefined, Int>;
+  template_label: string | null;
+  final_pdf_path: string | null;
+  fk_user_creat: Int;
+  fk_user_modif: Int | null;
+  datec: DateTime;
+  tms: DateTime;
+}
+
+export interface BerichtPageTable {
+  rowid: Generated<Int>;
+  fk_bericht: Int;
+  page_order: Int;
+  title: string | null;
+  note: string | null;
+  /** Quarter turns clockwise, in degrees: 0, 90, 180, 270. */
+  rotation: ColumnType<Int, Int | undefined, Int>;
+  layout: string;
+  source_path: string | null;
+  /** The second image of a before/after page. */
+  source_path_2: string | null;
+  datec: DateTime;
+  tms: DateTime;
+}
+
+export interface BerichtMaterialTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  element_type: string;
+  fk_element: Int;
+  label: string;
+  qty: ColumnType<number, number | undefined, number>;
+  unit: string | null;
+  note: string | null;
+  fk_user_creat: Int;
+  datec: DateTime;
+}
+
+export interface BerichtUploadTokenTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  token: string;
+  element_type: string;
+  fk_element: Int;
+  fk_user_creat: Int;
+  datec: DateTime;
+  date_expiry: string;
+}
+
+/** Failed logins, kept in the database so that every process behind a balancer counts the same. */
+export interface BerichtLoginFailureTable {
+  rowid: Generated<Int>;
+  login: string;
+  address: string;
+  /** Unix seconds. */
+  at: Int;
+}
+
+export interface Database {
+  user: UserTable;
+  usergroup: UsergroupTable;
+  rights_def: RightsDefTable;
+  user_rights: UserRightsTable;
+  usergroup_rights: UsergroupRightsTable;
+  usergroup_user: UsergroupUserTable;
+  const: ConstTable;
+  societe: SocieteTable;
+  commande: CommandeTable;
+  facture: FactureTable;
+  propal: PropalTable;
+  ecm_files: EcmFilesTable;
+  element_element: ElementElementTable;
+  bericht: BerichtTable;
+  bericht_page: BerichtPageTable;
+  bericht_material: BerichtMaterialTable;
+  bericht_upload_token: BerichtUploadTokenTable;
+  bericht_login_failure: BerichtLoginFailureTable;
+}
+
+export type TableName = keyof Database;
+
+/** Logical table names that the prefix plugin rewrites. */
+export const TABLE_NAMES: readonly TableName[] = [
+  'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
+  'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure',
+];
+
+export type UserRow = Selectable<UserTable>;
+export type NewUserRow = Insertable<UserTable>;
+export type UserRowUpdate = Updateable<UserTable>;

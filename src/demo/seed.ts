@@ -1,0 +1,271 @@
+/**
+ * Demo data for the standalone default: users with different rights, customers, suppliers,
+ * orders with ref_client linked to users, invoices, proposals, a company with a logo, and a few
+ * photos (with Dolibarr thumbnails and ecm_files rows) in the order folders.
+ *
+ * Only ever on a database whose Dolibarr tables this service created (never a real Dolibarr),
+ * and only while it has no users yet. Every demo user's password is DEMO_PASSWORD.
+ */
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { writeThumbnails } from '../adapters/image.js';
+import type { Config } from '../config.js';
+import type { Db, DbHandle } from '../db/database.js';
+import { insertId, toDbDateTime } from '../db/dialect.js';
+import { isStandalone } from '../db/migrate.js';
+import { ecmFilepath, ecmFileRef, entityRoot, md5Hex } from '../dolibarr/ecm.js';
+import { hashPassword } from '../dolibarr/password.js';
+import { RIGHTS_MODULE, type Right } from '../dolibarr/rights.js';
+
+export const DEMO_PASSWORD = 'demo';
+export const DEMO_MARKER = 'BERICHT_DEMO';
+
+interface DemoUser {
+  login: string;
+  firstname: string;
+  lastname: string;
+  admin?: boolean;
+  active?: boolean;
+  rights?: Right[];
+  group?: 'Techniker';
+}
+
+const USERS: DemoUser[] = [
+  { login: 'techniker', firstname: 'Max', lastname: 'Mustermann', group: 'Techniker' },
+  { login: 'meister', firstname: 'Erika', lastname: 'Meister', rights: ['read', 'write', 'delete', 'admin'] },
+  { login: 'admin', firstname: 'Anna', lastname: 'Admin', admin: true, rights: ['read', 'write', 'delete', 'admin'] },
+  { login: 'buero', firstname: 'Bernd', lastname: 'Büro', rights: ['read'] },
+  { login: 'gast', firstname: 'Gustav', lastname: 'Gast' },
+  { login: 'ehemalig', firstname: 'Otto', lastname: 'Ehemalig', active: false, rights: ['read', 'write'] },
+];
+const GROUP_RIGHTS: Right[] = ['read', 'write', 'delete'];
+
+const CUSTOMERS = [
+  { nom: 'Bäckerei Sonnenschein GmbH', alias: 'Sonnenschein', client: 1, town: 'München', zip: '80331', address: 'Marienplatz 3' },
+  { nom: 'Hotel Alpenblick', alias: null, client: 1, town: 'Garmisch-Partenkirchen', zip: '82467', address: 'Zugspitzstraße 12' },
+  { nom: 'Wohnbau Müller & Söhne KG', alias: 'Müller Wohnbau', client: 3, town: 'Augsburg', zip: '86150', address: 'Maximilianstraße 40' },
+  { nom: 'Praxis Dr. Weiß', alias: null, client: 1, town: 'Rosenheim', zip: '83022', address: 'Innstraße 7' },
+  { nom: 'Stadtwerke Freising', alias: 'SWF', client: 2, town: 'Freising', zip: '85354', address: 'Am Wörth 1' },
+  { nom: 'Gasthaus Zur Post', alias: null, client: 1, town: 'Erding', zip: '85435', address: 'Landshuter Straße 2' },
+];
+const SUPPLIERS = [
+  { nom: 'Heizungsgroßhandel Süd GmbH', town: 'Nürnberg', zip: '90402' },
+  { nom: 'Rohr & Armatur AG', town: 'Regensburg', zip: '93047' },
+];
+
+/** Deterministic pseudo-random numbers, so the demo is the same on every machine. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** A photo-like JPEG: sky, wall and floor gradients with grain and a few fixtures. */
+async function makePhoto(seed: number, width = 1600, height = 1200): Promise<Buffer> {
+  const rnd = random(seed);
+  const pixels = Buffer.alloc(width * height * 3);
+  const hue = [rnd() * 60 + 160, rnd() * 40 + 120, rnd() * 40 + 90];
+  const horizon = Math.floor(height * (0.55 + rnd() * 0.15));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      const grain = (rnd() - 0.5) * 18;
+      const t = y < horizon ? y / horizon : (y - horizon) / (height - horizon);
+      const base = y < horizon ? [hue[0]! - 40 * t, hue[1]! - 20 * t, hue[2]! + 30 * (1 - t)] : [110 - 30 * t, 95 - 25 * t, 80 - 20 * t];
+      for (let c = 0; c < 3; c++) pixels[i + c] = Math.max(0, Math.min(255, base[c]! + grain));
+    }
+  }
+  const fixtures = Array.from({ length: 3 }, () => {
+    const w = Math.floor(120 + rnd() * 300);
+    const h = Math.floor(100 + rnd() * 400);
+    const x = Math.floor(rnd() * (width - w));
+    const y = Math.floor(horizon - h * (0.4 + rnd() * 0.5));
+    const grey = Math.floor(150 + rnd() * 90);
+    return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="rgb(${grey},${grey},${grey - 10})" stroke="rgb(60,60,60)" stroke-width="6"/>` +
+      `<line x1="${x + w / 2}" y1="${y + h}" x2="${x + w / 2}" y2="${height}" stroke="rgb(170,120,60)" stroke-width="${10 + Math.floor(rnd() * 14)}"/>`;
+  }).join('');
+  const overlay = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${fixtures}</svg>`);
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .composite([{ input: overlay }])
+    .jpeg({ quality: 82 })
+    .withExif({ IFD0: { Make: 'fieldreport', Model: 'Demo camera', Software: 'fieldreport demo' } })
+    .toBuffer();
+}
+
+async function makeLogo(): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="160">
+    <rect width="400" height="160" rx="24" fill="#0b5394"/>
+    <circle cx="80" cy="80" r="48" fill="#f1c232"/>
+    <path d="M150 110 L200 40 L250 110 Z" fill="#ffffff"/><rect x="270" y="50" width="90" height="60" rx="8" fill="#ffffff"/>
+  </svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
+async function writeAtomic(file: string, data: Buffer): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp`;
+  await writeFile(temp, data);
+  await rename(temp, file);
+}
+
+function ref(prefix: string, at: Date, n: number): string {
+  const yymm = at.toISOString().slice(2, 7).replace('-', '');
+  return `${prefix}${yymm}-${String(n).padStart(4, '0')}`;
+}
+
+export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' | 'dataRoot'>): Promise<boolean> {
+  const { db, dialect } = handle;
+  if (!(await isStandalone(db))) return false;
+  const anyUser = await db.selectFrom('user').select('rowid').limit(1).executeTakeFirst();
+  if (anyUser) return false;
+
+  const entity = config.entity;
+  const now = new Date();
+  const daysAgo = (d: number) => new Date(now.getTime() - d * 86_400_000);
+  const passCrypted = await hashPassword(DEMO_PASSWORD);
+
+  const photos: Array<{ orderId: number; orderRef: string; name: string; seed: number }> = [];
+
+  await db.transaction().execute(async (trx) => {
+    const rights = await trx.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
+    const rightId = (r: Right) => rights.find((x) => x.perms === r)!.id;
+
+    const groupId = await insertId(dialect, trx.insertInto('usergroup').values({ nom: 'Techniker', entity, note: 'Techniker im Außendienst', datec: toDbDateTime(now) }));
+    for (const r of GROUP_RIGHTS) await trx.insertInto('usergroup_rights').values({ entity, fk_usergroup: groupId, fk_id: rightId(r) }).execute();
+
+    const userIds = new Map<string, number>();
+    for (const u of USERS) {
+      const userId = await insertId(dialect, trx
+        .insertInto('user')
+        .values({
+          entity,
+          login: u.login,
+          pass_crypted: passCrypted,
+          firstname: u.firstname,
+          lastname: u.lastname,
+          email: `${u.login}@example.com`,
+          admin: u.admin ? 1 : 0,
+          statut: u.active === false ? 0 : 1,
+          datec: toDbDateTime(now),
+        }));
+      userIds.set(u.login, userId);
+      for (const r of u.rights ?? []) await trx.insertInto('user_rights').values({ entity, fk_user: userId, fk_id: rightId(r) }).execute();
+      if (u.group) await trx.insertInto('usergroup_user').values({ entity, fk_user: userId, fk_usergroup: groupId }).execute();
+    }
+
+    const customerIds: number[] = [];
+    for (const [i, c] of CUSTOMERS.entries()) {
+      customerIds.push(await insertId(dialect, trx
+        .insertInto('societe')
+        .values({
+          nom: c.nom, name_alias: c.alias, entity, client: c.client, fournisseur: 0, status: 1,
+          code_client: `CU${ref('', daysAgo(400), i + 1)}`, address: c.address, zip: c.zip, town: c.town,
+          phone: `+49 89 ${String(4711000 + i * 37)}`, email: `info@kunde${i + 1}.example`, datec: toDbDateTime(daysAgo(400 - i)),
+        })));
+    }
+    for (const [i, s] of SUPPLIERS.entries()) {
+      await trx
+        .insertInto('societe')
+        .values({ nom: s.nom, entity, client: 0, fournisseur: 1, status: 1, code_fournisseur: `SU${ref('', daysAgo(500), i + 1)}`, town: s.town, zip: s.zip, datec: toDbDateTime(daysAgo(500)) })
+        .execute();
+    }
+
+    // Orders: each technician is linked to several, through different fk_user_* columns.
+    const people = ['techniker', 'meister', 'admin', 'techniker', 'meister', 'techniker'];
+    const orders: Array<{ id: number; ref: string; soc: number }> = [];
+    for (let i = 0; i < 12; i++) {
+      const at = daysAgo(60 - i * 5);
+      const author = userIds.get(people[i % people.length]!)!;
+      const draft = i === 11;
+      const orderId = await insertId(dialect, trx
+        .insertInto('commande')
+        .values({
+          ref: draft ? 'PROV' : ref('CO', at, i + 1), entity, ref_client: `Auftrag ${4711 + i * 3}`, fk_soc: customerIds[i % customerIds.length]!,
+          fk_statut: draft ? 0 : [1, 2, 3][i % 3]!, fk_user_author: author, fk_user_valid: draft ? null : i % 4 === 0 ? userIds.get('techniker')! : author,
+          total_ht: 250 + i * 120, total_tva: (250 + i * 120) * 0.19, total_ttc: (250 + i * 120) * 1.19,
+          date_creation: toDbDateTime(at), date_valid: draft ? null : toDbDateTime(at), date_commande: toDbDateTime(at).slice(0, 10),
+          date_livraison: toDbDateTime(daysAgo(50 - i * 5)), note_public: i % 2 === 0 ? 'Wartung Heizungsanlage' : 'Austausch Warmwasserspeicher', tms: toDbDateTime(at),
+        }));
+      // Dolibarr names a draft '(PROV<rowid>)'.
+      const orderRef = draft ? `(PROV${orderId})` : ref('CO', at, i + 1);
+      if (draft) await trx.updateTable('commande').set({ ref: orderRef }).where('rowid', '=', orderId).execute();
+      orders.push({ id: orderId, ref: orderRef, soc: customerIds[i % customerIds.length]! });
+    }
+
+    for (let i = 0; i < 5; i++) {
+      const order = orders[i]!;
+      const at = daysAgo(40 - i * 6);
+      const invoiceId = await insertId(dialect, trx
+        .insertInto('facture')
+        .values({
+          ref: ref('FA', at, i + 1), entity, ref_client: `Auftrag ${4711 + i * 3}`, fk_soc: order.soc, type: 0, fk_statut: i < 3 ? 2 : 1, paye: i < 3 ? 1 : 0,
+          fk_user_author: userIds.get(people[i]!)!, fk_user_valid: userIds.get('meister')!, total_ht: 300 + i * 90, total_tva: (300 + i * 90) * 0.19, total_ttc: (300 + i * 90) * 1.19,
+          datec: toDbDateTime(at), datef: toDbDateTime(at).slice(0, 10), date_valid: toDbDateTime(at), date_lim_reglement: toDbDateTime(daysAgo(10 - i * 6)).slice(0, 10), tms: toDbDateTime(at),
+        }));
+      await trx.insertInto('element_element').values({ fk_source: order.id, sourcetype: 'commande', fk_target: invoiceId, targettype: 'facture' }).execute();
+    }
+
+    for (let i = 0; i < 4; i++) {
+      const order = orders[i + 2]!;
+      const at = daysAgo(75 - i * 5);
+      const proposalId = await insertId(dialect, trx
+        .insertInto('propal')
+        .values({
+          ref: ref('PR', at, i + 1), entity, ref_client: `Anfrage ${900 + i}`, fk_soc: order.soc, fk_statut: [2, 2, 1, 3][i]!,
+          fk_user_author: userIds.get(people[i + 2]!)!, total_ht: 280 + i * 110, total_tva: (280 + i * 110) * 0.19, total_ttc: (280 + i * 110) * 1.19,
+          datec: toDbDateTime(at), datep: toDbDateTime(at).slice(0, 10), fin_validite: toDbDateTime(daysAgo(45 - i * 5)), tms: toDbDateTime(at),
+        }));
+      await trx.insertInto('element_element').values({ fk_source: proposalId, sourcetype: 'propal', fk_target: order.id, targettype: 'commande' }).execute();
+    }
+
+    const company: Array<[string, string]> = [
+      ['MAIN_INFO_SOCIETE_NOM', 'Muster Haustechnik GmbH'],
+      ['MAIN_INFO_SOCIETE_ADDRESS', 'Industriestraße 5'],
+      ['MAIN_INFO_SOCIETE_ZIP', '85748'],
+      ['MAIN_INFO_SOCIETE_TOWN', 'Garching'],
+      ['MAIN_INFO_SOCIETE_MAIL', 'service@muster-haustechnik.example'],
+      ['MAIN_INFO_SOCIETE_TEL', '+49 89 1234560'],
+      ['MAIN_INFO_SOCIETE_LOGO', 'logo.png'],
+      [DEMO_MARKER, USERS.filter((u) => u.active !== false && (u.rights?.includes('read') || u.group)).map((u) => u.login).join(',')],
+    ];
+    for (const [name, value] of company) await trx.insertInto('const').values({ name, entity, value, type: 'chaine', visible: 0 }).execute();
+
+    for (const [i, order] of orders.slice(0, 3).entries()) {
+      for (let k = 0; k < 2 + (i % 2); k++) photos.push({ orderId: order.id, orderRef: order.ref, name: `Foto_${k + 1}_Anlage.jpg`, seed: 1000 + i * 10 + k });
+    }
+  });
+
+  // Files after the rows: an interrupted seed leaves rows without photos, never photos without rows.
+  const root = entityRoot(config.dataRoot, entity);
+  const saltRow = await db.selectFrom('const').select('value').where('name', '=', 'MAIN_SECURITY_SALT').where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
+  const salt = saltRow?.value ?? '';
+  await writeAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), await makeLogo());
+  for (const photo of photos) {
+    const data = await makePhoto(photo.seed);
+    const relDir = `commande/${photo.orderRef}`;
+    const file = path.join(root, relDir, photo.name);
+    await writeAtomic(file, data);
+    await writeThumbnails(file);
+    const filepath = ecmFilepath(entity, relDir);
+    await db
+      .insertInto('ecm_files')
+      .values({
+        ref: ecmFileRef(salt, filepath, photo.name),
+        label: md5Hex(data),
+        entity, filepath, filename: photo.name, src_object_type: 'commande', src_object_id: photo.orderId,
+        fullpath_orig: photo.name, gen_or_uploaded: 'uploaded', position: photos.filter((p) => p.orderId === photo.orderId).indexOf(photo) + 1,
+        date_c: toDbDateTime(), fk_user_c: null,
+      })
+      .execute();
+  }
+  return true;
+}
+
+/** Logins of the demo users that can log in, when the database holds the demo. */
+export async function demoLogins(db: Db): Promise<string[]> {
+  const row = await db.selectFrom('const').select('value').where('name', '=', DEMO_MARKER).executeTakeFirst();
+  return row ? row.value.split(',').filter(Boolean) : [];
+}

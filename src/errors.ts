@@ -1,0 +1,70 @@
+/**
+ * The error catalogue: every failure the API answers with has a code here, with its HTTP status
+ * and the German message a person reads. Services throw `AppError(code)`; the error handler turns
+ * it into `{ error, code, details? }`. Login messages are the spec's, to the letter.
+ */
+export const errorCatalogue = {
+  // Login (spec, "Errors")
+  AUTH_METHOD_NOT_ALLOWED: { status: 405, message: 'POST erforderlich' },
+  AUTH_CREDENTIALS_MISSING: { status: 400, message: 'login + password erforderlich' },
+  AUTH_LOGIN_FAILED: { status: 401, message: 'Login fehlgeschlagen' },
+  AUTH_USER_DISABLED: { status: 403, message: 'User deaktiviert' },
+  AUTH_NO_RIGHTS: { status: 403, message: 'Keine Bericht-Rechte' },
+  AUTH_TOO_MANY_ATTEMPTS: {
+    status: 429,
+    message: 'Zu viele fehlgeschlagene Anmeldeversuche, bitte später erneut versuchen',
+  },
+  // Tokens
+  AUTH_TOKEN_MISSING: { status: 401, message: 'Anmeldung erforderlich: kein Token übergeben' },
+  AUTH_TOKEN_INVALID: { status: 401, message: 'Token ungültig' },
+  AUTH_TOKEN_EXPIRED: { status: 401, message: 'Token abgelaufen, bitte neu anmelden' },
+  AUTH_RIGHT_MISSING: { status: 403, message: 'Dafür fehlt das Recht' },
+  // HTTP basics
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Methode nicht erlaubt' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'Nicht gefunden' },
+  ACTION_UNKNOWN: { status: 400, message: 'Unbekannte Aktion' },
+  VALIDATION_FAILED: { status: 400, message: 'Ungültige Eingabe' },
+  BODY_INVALID_JSON: { status: 400, message: 'Der Inhalt ist kein gültiges JSON' },
+  BODY_TOO_LARGE: { status: 413, message: 'Die Anfrage ist zu groß' },
+  MEDIA_TYPE_UNSUPPORTED: { status: 415, message: 'Dieser Inhaltstyp wird nicht unterstützt' },
+  REQUEST_INVALID: { status: 400, message: 'Ungültige Anfrage' },
+  CONFLICT: { status: 409, message: 'Konflikt mit dem aktuellen Zustand' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Dienst vorübergehend nicht verfügbar' },
+  INTERNAL_ERROR: { status: 500, message: 'Interner Fehler' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: unknown;
+  /** Extra response headers, such as `Retry-After` or `Allow`. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    code: ErrorCode,
+    options: { message?: string; details?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    const entry = errorCatalogue[code];
+    super(options.message ?? entry.message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = entry.status;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** The one JSON error shape of the API (DESIGN.md, "Errors"). */
+export interface ErrorBody {
+  error: string;
+  code: string;
+  details?: unknown;
+}
+
+export function toErrorBody(error: AppError): ErrorBody {
+  return error.details === undefined
+    ? { error: error.message, code: error.code }
+    : { error: error.message, code: error.code, details: error.details };
+}

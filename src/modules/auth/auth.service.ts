@@ -1,0 +1,134 @@
+/**
+ * Login (endpoint 1) and the per-request authentication of every other endpoint.
+ *
+ * Login follows Dolibarr's own check (functions_dolibarr.php): the user of the entity (or a
+ * superadmin of entity 0), its password verified as Dolibarr does, then status and validity dates,
+ * then the module's read right, given directly or through a group. An unknown login and a wrong
+ * password get the same answer in about the same time (one bcrypt comparison either way).
+ *
+ * Every other request reloads the user: a deactivated user or a withdrawn right takes effect at
+ * once, whatever the token says.
+ */
+import type { LoginThrottleConfig } from '../../config.js';
+import type { ConstRepository } from '../../dolibarr/const.repository.js';
+import { verifyPassword } from '../../dolibarr/password.js';
+import { permsFrom, type Perms } from '../../dolibarr/rights.js';
+import { fromDbDateTime } from '../../db/dialect.js';
+import { AppError } from '../../errors.js';
+import type { LoginThrottleRepository } from './login-throttle.repository.js';
+import type { TokenService } from './token.js';
+import type { UserRecord, UserRepository } from './user.repository.js';
+
+export interface AuthUser {
+  id: number;
+  login: string;
+  name: string;
+  /** Dolibarr's administrator flag: sees every order. */
+  admin: boolean;
+  /** Set for an external user bound to a third party. */
+  fkSoc: number | null;
+  perms: Perms;
+}
+
+export interface LoginResult {
+  token: string;
+  expires: number;
+  user: { id: number; login: string; name: string; admin: boolean };
+  perms: Perms;
+}
+
+export interface AuthService {
+  login(login: string, password: string, address: string): Promise<LoginResult>;
+  authenticate(token: string): Promise<AuthUser>;
+}
+
+export interface AuthServiceDeps {
+  users: UserRepository;
+  throttle: LoginThrottleRepository;
+  consts: ConstRepository;
+  tokens: TokenService;
+  limits: LoginThrottleConfig;
+  now?: () => number;
+}
+
+export function fullName(user: Pick<UserRecord, 'firstname' | 'lastname' | 'login'>): string {
+  const name = [user.firstname, user.lastname].map((s) => (s ?? '').trim()).filter(Boolean).join(' ');
+  return name || user.login;
+}
+
+/** Dolibarr refuses a login outside [datestartvalidity, dateendvalidity]. */
+function isUsable(user: UserRecord, now: number): boolean {
+  if (!user.active) return false;
+  const from = fromDbDateTime(user.validFrom);
+  const until = fromDbDateTime(user.validUntil);
+  return (from === null || from <= now) && (until === null || until >= now);
+}
+
+export function createAuthService(deps: AuthServiceDeps): AuthService {
+  const { users, throttle, consts, tokens, limits } = deps;
+  const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+
+  async function checkThrottle(key: string, address: string, at: number): Promise<void> {
+    const counts = await throttle.count(key, address, at - limits.windowSeconds);
+    const blockedUntil: number[] = [];
+    if (counts.byLogin >= limits.maxFailuresPerLogin && counts.oldestByLogin !== null) {
+      blockedUntil.push(counts.oldestByLogin + limits.windowSeconds);
+    }
+    if (counts.byAddress >= limits.maxFailuresPerAddress && counts.oldestByAddress !== null) {
+      blockedUntil.push(counts.oldestByAddress + limits.windowSeconds);
+    }
+    if (blockedUntil.length > 0) {
+      const retryAfter = Math.max(1, Math.max(...blockedUntil) - at);
+      throw new AppError('AUTH_TOO_MANY_ATTEMPTS', { headers: { 'retry-after': String(retryAfter) } });
+    }
+  }
+
+  async function rightsOf(user: UserRecord): Promise<Perms> {
+    const perms = permsFrom(await users.listRights(user.id));
+    if (!perms.read) throw new AppError('AUTH_NO_RIGHTS');
+    return perms;
+  }
+
+  return {
+    async login(login, password, address) {
+      const at = now();
+      // Counted case-insensitively, so 'Admin' and 'admin' share one budget.
+      const key = login.toLowerCase();
+      await checkThrottle(key, address, at);
+
+      const user = await users.findForLogin(login);
+      const settings = await consts.getMany(['MAIN_SECURITY_SALT', 'MAIN_SECURITY_HASH_ALGO']);
+      const ok = await verifyPassword(password, user && { passCrypted: user.passCrypted, passClear: user.passClear }, {
+        salt: settings.get('MAIN_SECURITY_SALT') ?? '',
+        algo: settings.get('MAIN_SECURITY_HASH_ALGO') ?? '',
+      });
+      if (!ok || !user) {
+        await throttle.record(key, address, at, at - limits.windowSeconds);
+        throw new AppError('AUTH_LOGIN_FAILED');
+      }
+      if (!isUsable(user, at)) throw new AppError('AUTH_USER_DISABLED');
+      const perms = await rightsOf(user);
+      await throttle.clearLogin(key);
+
+      const name = fullName(user);
+      const { token, claims } = await tokens.sign({ id: user.id, login: user.login, name, perms }, at);
+      return {
+        token,
+        expires: claims.exp,
+        user: { id: user.id, login: user.login, name, admin: user.admin },
+        perms,
+      };
+    },
+
+    async authenticate(token) {
+      const claims = await tokens.verify(token);
+      const user = await users.getById(claims.sub);
+      if (!user || user.login !== claims.login) throw new AppError('AUTH_TOKEN_INVALID');
+      const voidBefore = fromDbDateTime(user.sessionsValidAfter);
+      if (voidBefore !== null && claims.iat < voidBefore) throw new AppError('AUTH_TOKEN_INVALID');
+      if (!isUsable(user, now())) throw new AppError('AUTH_USER_DISABLED');
+      const perms = await rightsOf(user);
+      return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms };
+    },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * User administration for the command line: add a user, set a password, grant report rights,
+ * writing Dolibarr's tables the way Dolibarr does (bcrypt `$2y$` in pass_crypted, pass and
+ * pass_temp cleared, rights as user_rights rows of the module's rights_def ids).
+ */
+import type { DbHandle } from '../../db/database.js';
+import { insertId, isUniqueViolation, toDbDateTime } from '../../db/dialect.js';
+import { hashPassword } from '../../dolibarr/password.js';
+import { RIGHTS, RIGHTS_MODULE, type Right } from '../../dolibarr/rights.js';
+
+export class UserAdminError extends Error {}
+
+export interface NewUser {
+  login: string;
+  password: string;
+  firstname?: string;
+  lastname?: string;
+  email?: string;
+  admin?: boolean;
+  rights?: Right[];
+}
+
+export function parseRights(list: string): Right[] {
+  const names = list.split(',').map((r) => r.trim().toLowerCase()).filter(Boolean);
+  const unknown = names.filter((n) => !RIGHTS.includes(n as Right));
+  if (unknown.length > 0) throw new UserAdminError(`unknown right(s): ${unknown.join(', ')} (known: ${RIGHTS.join(', ')})`);
+  return names as Right[];
+}
+
+export function createUserAdmin(handle: DbHandle, entity: number) {
+  const { db, dialect } = handle;
+
+  async function userId(login: string): Promise<number> {
+    const row = await db.selectFrom('user').select('rowid').where('login', '=', login).where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
+    if (!row) throw new UserAdminError(`no user with login '${login}' in entity ${entity}`);
+    return Number(row.rowid);
+  }
+
+  async function grant(login: string, rights: Right[]): Promise<Right[]> {
+    const id = await userId(login);
+    const defs = await db.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
+    const granted: Right[] = [];
+    for (const right of rights) {
+      const def = defs.find((d) => d.perms === right);
+      if (!def) throw new UserAdminError(`right '${right}' is not registered in rights_def: run \`fieldreport migrate\``);
+      try {
+        await db.insertInto('user_rights').values({ entity, fk_user: id, fk_id: def.id }).execute();
+        granted.push(right);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error; // already held
+      }
+    }
+    return granted;
+  }
+
+  return {
+    async add(user: NewUser): Promise<number> {
+      if (!/^[^\s<>"'`]{1,50}$/.test(user.login)) throw new UserAdminError('login: 1 to 50 characters, no spaces or quotes');
+      if (user.password.length < 4) throw new UserAdminError('password: at least 4 characters');
+      let id: number;
+      try {
+        id = await insertId(dialect, db.insertInto('user').values({
+          entity,
+          login: user.login,
+          pass_crypted: await hashPassword(user.password),
+          firstname: user.firstname ?? null,
+          lastname: user.lastname ?? null,
+          email: user.email ?? null,
+          admin: user.admin ? 1 : 0,
+          statut: 1,
+          datec: toDbDateTime(),
+        }));
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new UserAdminError(`a user with login '${user.login}' exists already`);
+        throw error;
+      }
+      if (user.rights?.length) await grant(user.login, user.rights);
+      return id;
+    },
+
+    async setPassword(login: string, password: string): Promise<void> {
+      if (password.length < 4) throw new UserAdminError('password: at least 4 characters');
+      const id = await userId(login);
+      await db.updateTable('user').set({ pass_crypted: await hashPassword(password), pass: null, pass_temp: null }).where('rowid', '=', id).execute();
+    },
+
+    grant,
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Authentication for every route unless it declares `config: { auth: 'public' }`.
+ *
+ * The token is read from the `Authorization` header, with or without the `Bearer` prefix, or from
+ * the header variants that survive web servers which drop `Authorization`:
+ * `X-Authorization` and `Redirect-Http-Authorization`. Routes with `auth: 'token-or-query'` (file
+ * and PDF endpoints, for `<img src>`) also accept `?jwt=`. The user is reloaded on every request
+ * and must hold the read right; a route may require one more right with `config: { right }`.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Right } from '../dolibarr/rights.js';
+import { AppError } from '../errors.js';
+import type { AuthService, AuthUser } from '../modules/auth/auth.service.js';
+
+export type AuthMode = 'public' | 'token' | 'token-or-query';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** @default 'token' */
+    auth?: AuthMode;
+    /** A right needed beyond `read`. */
+    right?: Right;
+  }
+  interface FastifyRequest {
+    /** The caller; set on every route that is not public. */
+    user: AuthUser | null;
+  }
+}
+
+export const TOKEN_HEADERS = ['authorization', 'x-authorization', 'redirect-http-authorization'] as const;
+
+export function readToken(request: FastifyRequest, allowQuery: boolean): string | undefined {
+  for (const name of TOKEN_HEADERS) {
+    const raw = request.headers[name];
+    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    if (value) return value.replace(/^Bearer\s+/i, '').trim() || undefined;
+  }
+  if (allowQuery) {
+    const jwt = (request.query as Record<string, unknown> | undefined)?.jwt;
+    if (typeof jwt === 'string' && jwt.trim()) return jwt.trim();
+  }
+  return undefined;
+}
+
+/** The request's caller, for handlers of authenticated routes. */
+export function callerOf(request: FastifyRequest): AuthUser {
+  if (!request.user) throw new AppError('AUTH_TOKEN_MISSING');
+  return request.user;
+}
+
+export default fp(
+  async function authenticate(app: FastifyInstance, options: { auth: AuthService }) {
+    app.decorateRequest('user', null);
+    app.addHook('onRequest', async (request) => {
+      // Unmatched requests go to the 404/405 handler, which needs no caller.
+      // CORS preflights carry no credentials by design and reveal nothing.
+      if (!request.routeOptions.url || request.method === 'OPTIONS') return;
+      const mode = request.routeOptions.config.auth ?? 'token';
+      if (mode === 'public') return;
+      const token = readToken(request, mode === 'token-or-query');
+      if (!token) throw new AppError('AUTH_TOKEN_MISSING');
+      const user = await options.auth.authenticate(token);
+      const needed = request.routeOptions.config.right;
+      if (needed && !user.perms[needed]) throw new AppError('AUTH_RIGHT_MISSING', { details: { right: needed } });
+      request.user = user;
+    });
+  },
+  { name: 'authenticate' },
+);

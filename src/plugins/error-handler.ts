@@ -1,0 +1,95 @@
+/**
+ * One JSON error shape for every failure (DESIGN.md): `{ error, code, details? }`.
+ * - AppError: its own status, code and message.
+ * - Schema failures: 400 VALIDATION_FAILED with the fields at fault.
+ * - Fastify's own body errors: malformed JSON 400, too large 413, unknown content type 415.
+ * - Unknown paths 404; a known path with another method 405 with an `Allow` header.
+ * - Anything else: logged with the request id and answered with a generic 500, never the raw text.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError, toErrorBody, type ErrorCode } from '../errors.js';
+
+interface ValidationIssue {
+  field: string;
+  message: string;
+}
+
+function validationDetails(error: FastifyError): ValidationIssue[] {
+  const context = error.validationContext ?? 'body';
+  return (error.validation ?? []).map((v) => {
+    const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
+    const path = (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
+    return { field: [context, path, missing].filter(Boolean).join('.'), message: v.message ?? 'invalid' };
+  });
+}
+
+const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'MEDIA_TYPE_UNSUPPORTED',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'REQUEST_INVALID',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BODY_INVALID_JSON',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'BODY_INVALID_JSON',
+};
+
+/** Maps any thrown value to an AppError, or undefined when it is an unexpected failure. */
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  const e = error as FastifyError;
+  if (e?.validation) return new AppError('VALIDATION_FAILED', { details: validationDetails(e) });
+  const mapped = e?.code ? FASTIFY_CODES[e.code] : undefined;
+  if (mapped) return new AppError(mapped);
+  // JSON.parse failures of the body parser carry status 400 without a Fastify code.
+  if (e instanceof SyntaxError && e.statusCode === 400) return new AppError('BODY_INVALID_JSON');
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return e.statusCode === 413 ? new AppError('BODY_TOO_LARGE') : new AppError('REQUEST_INVALID');
+  }
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).type('application/json; charset=utf-8').send(toErrorBody(error));
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The error a wrong method on this path answers with. @default METHOD_NOT_ALLOWED */
+    methodNotAllowed?: ErrorCode;
+  }
+}
+
+export default fp(
+  async function errorHandler(app: FastifyInstance) {
+    // Path → methods served, with the 405 error of that path; filled as routes are added.
+    const routes = new Map<string, { methods: Set<string>; notAllowed: ErrorCode }>();
+    app.addHook('onRoute', (route) => {
+      if (route.url.includes('*') || route.url.includes(':')) return;
+      const entry = routes.get(route.url) ?? { methods: new Set<string>(), notAllowed: 'METHOD_NOT_ALLOWED' as ErrorCode };
+      for (const m of [route.method].flat()) entry.methods.add(m.toUpperCase());
+      if (route.config?.methodNotAllowed) entry.notAllowed = route.config.methodNotAllowed;
+      routes.set(route.url, entry);
+    });
+
+    app.setErrorHandler((error, request, reply) => {
+      const appError = toAppError(error);
+      if (appError) {
+        if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+        return sendError(reply, appError);
+      }
+      request.log.error({ err: error }, 'unexpected error');
+      return sendError(reply, new AppError('INTERNAL_ERROR'));
+    });
+
+    app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+      const path = request.url.split('?')[0] ?? '';
+      const entry = routes.get(path);
+      if (entry && !entry.methods.has(request.method)) {
+        const allow = [...entry.methods].filter((m) => m !== 'HEAD').sort().join(', ');
+        return sendError(reply, new AppError(entry.notAllowed, { headers: { allow } }));
+      }
+      return sendError(reply, new AppError('ROUTE_NOT_FOUND'));
+    });
+  },
+  { name: 'error-handler' },
+);

@@ -1,0 +1,64 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route schemas, at /api/openapi.json, and a
+ * readable docs page at /api/docs. Decisions where the spec says "not shown" are written into
+ * the route schemas' descriptions, so the document is the contract a client reads.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+export const API_DESCRIPTION = `
+Field Report Service API: field-service reports on top of Dolibarr's orders, invoices and
+proposals, for a mobile web client.
+
+**Conventions.** Paths end in \`.php\`; the operation is chosen by the method and the query
+parameters \`id\` and \`action\`. Success bodies are JSON objects; lists are
+\`{ "items": [...], "total": N }\` with \`limit\` (default 50, at most 500) and \`offset\`.
+Errors are \`{ "error": "<German message>", "code": "<CODE>", "details"?: ... }\`.
+Times are Unix seconds; IDs are integers.
+
+**Authentication.** \`POST /api/auth.php\` returns a JWT (HS256, issuer \`bericht-api\`, valid 7
+days). Send it as \`Authorization: Bearer <token>\`; a bare token is accepted too, and so are the
+headers \`X-Authorization\` and \`Redirect-Http-Authorization\` for web servers that drop
+\`Authorization\`. The file and PDF endpoints also accept \`?jwt=\`. The signing secret is
+\`HMAC-SHA256(key = instance unique id, message = "bericht-api")\`. Every request reloads the
+user: a deactivated user or a withdrawn right takes effect at once.
+
+**Rights** (Dolibarr module \`bericht\`): \`read\` for every call, \`write\` to create or change,
+\`delete\` to delete, \`admin\` for template management.
+`.trim();
+
+export default fp(
+  async function openapi(app: FastifyInstance, options: { version: string }) {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'Field Report Service API', version: options.version, description: API_DESCRIPTION },
+        components: {
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          },
+        },
+        security: [{ bearerAuth: [] }],
+        tags: [
+          { name: 'auth', description: 'Login and tokens' },
+          { name: 'system', description: 'Health and documentation' },
+        ],
+      },
+    });
+    // The docs page and its assets are public: registered in a child context that marks its routes.
+    await app.register(async (docs) => {
+      docs.addHook('onRoute', (route) => {
+        route.config = { ...route.config, auth: 'public' };
+      });
+      await docs.register(swaggerUi, {
+        routePrefix: '/api/docs',
+        uiConfig: { docExpansion: 'list', deepLinking: true },
+        staticCSP: true,
+      });
+    });
+    app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
+  },
+  { name: 'openapi' },
+);

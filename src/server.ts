@@ -1,0 +1,60 @@
+/**
+ * startServer: resolve the instance id, migrate, optionally fill demo data, build the app, listen,
+ * and close cleanly on SIGINT/SIGTERM.
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { describeDatabase, type Config } from './config.js';
+import { createDb } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { DEMO_PASSWORD, demoLogins, seedDemo } from './demo/seed.js';
+import { resolveInstanceId } from './instance-id.js';
+
+export interface ServeOptions {
+  /** Fill a new standalone database with demo data and print a login. */
+  demo: boolean;
+}
+
+/** http://host:port of a listening app. */
+export function baseUrl(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (!address || typeof address === 'string') return String(address ?? '');
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+}
+
+export async function startServer(baseConfig: Config, options: ServeOptions): Promise<FastifyInstance> {
+  const config = resolveInstanceId(baseConfig);
+  const handle = createDb(config);
+  let app: FastifyInstance | undefined;
+  try {
+    const report = await migrate(handle, config);
+    if (options.demo) await seedDemo(handle, config);
+    app = await buildApp(config, { db: handle });
+    app.addHook('onClose', async () => handle.destroy());
+    await app.listen({ host: config.host, port: config.port });
+
+    app.log.info({ database: describeDatabase(config.database), dataRoot: config.dataRoot, migrations: report.applied }, 'fieldreport ready');
+    const logins = report.standalone ? await demoLogins(handle.db) : [];
+    if (logins.length > 0) {
+      const base = baseUrl(app);
+      process.stdout.write(
+        `\nfieldreport is running on ${base}\n` +
+          `  API docs:   ${base}/api/docs\n` +
+          `  Demo login: ${logins.join(', ')} (password: ${DEMO_PASSWORD})\n` +
+          `  Try:        curl -s -X POST ${base}/api/auth.php -H 'Content-Type: application/json' -d '{"login":"${logins[0]}","password":"${DEMO_PASSWORD}"}'\n\n`,
+      );
+    }
+  } catch (error) {
+    if (app) await app.close();
+    else await handle.destroy();
+    throw error;
+  }
+
+  const stop = async (signal: string) => {
+    app!.log.info({ signal }, 'shutting down');
+    await app!.close();
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  return app;
+}
