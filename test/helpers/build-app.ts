@@ -1,0 +1,65 @@
+/**
+ * A whole service on a fresh database of one dialect: migrated, with its own documents and state
+ * folders, and the app ready for `inject`. `close()` undoes everything.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config, type Dialect } from '../../src/config.js';
+import { createDb, type DbHandle } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { createTestDatabase } from './databases.js';
+import { createFactories, type Factories } from './factories.js';
+
+export const TEST_INSTANCE_ID = '0123456789abcdef0123456789abcdef';
+
+export interface TestContext {
+  dialect: Dialect;
+  config: Config;
+  handle: DbHandle;
+  app: FastifyInstance;
+  make: Factories;
+  close(): Promise<void>;
+}
+
+/** The configuration a test runs with: a literal, not the environment. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return loadConfig({}, { instanceUniqueId: TEST_INSTANCE_ID, logLevel: 'silent', ...overrides });
+}
+
+export async function createTestContext(dialect: Dialect, overrides: Partial<Config> = {}): Promise<TestContext> {
+  const database = await createTestDatabase(dialect);
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-data-'));
+  const config = testConfig({
+    database: database.config,
+    dataRoot: path.join(folder, 'documents'),
+    stateDir: path.join(folder, 'state'),
+    ...overrides,
+  });
+  const handle = createDb(config, { poolSize: 4 });
+  try {
+    await migrate(handle, config);
+    const app = await buildApp(config, { db: handle, logger: false });
+    await app.ready();
+    return {
+      dialect,
+      config,
+      handle,
+      app,
+      make: createFactories(handle, config, app),
+      async close() {
+        await app.close();
+        await handle.destroy();
+        await database.drop();
+        rmSync(folder, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await handle.destroy();
+    await database.drop();
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+}

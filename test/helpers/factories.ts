@@ -1,0 +1,121 @@
+/**
+ * Test data written the way Dolibarr writes it: users with bcrypt `$2y$` or legacy hashes,
+ * rights granted directly or through a group, constants.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../src/config.js';
+import type { DbHandle } from '../../src/db/database.js';
+import { insertId, toDbDateTime } from '../../src/db/dialect.js';
+import { hashPassword } from '../../src/dolibarr/password.js';
+import { RIGHTS_MODULE, type Right } from '../../src/dolibarr/rights.js';
+
+export type HashKind = 'bcrypt' | 'md5' | 'sha1md5' | 'clear';
+
+export interface NewUserOptions {
+  login?: string;
+  password?: string;
+  /** How the password is stored. @default 'bcrypt' */
+  hash?: HashKind;
+  /** A pass_crypted value to store as it is (e.g. made by PHP). */
+  passCrypted?: string;
+  rights?: Right[];
+  /** Rights given through a new group the user joins. */
+  groupRights?: Right[];
+  admin?: boolean;
+  statut?: number;
+  entity?: number;
+  /** Entity of the user_rights / group rows. @default config.entity */
+  rightsEntity?: number;
+  firstname?: string | null;
+  lastname?: string | null;
+  email?: string | null;
+  validFrom?: Date | null;
+  validUntil?: Date | null;
+}
+
+export interface CreatedUser {
+  id: number;
+  login: string;
+  password: string;
+}
+
+const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
+
+export function createFactories(handle: DbHandle, config: Config, app: FastifyInstance) {
+  const { db, dialect } = handle;
+
+  async function rightIds(rights: Right[], entity: number): Promise<number[]> {
+    const rows = await db.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
+    return rights.map((r) => {
+      const row = rows.find((x) => x.perms === r);
+      if (!row) throw new Error(`right ${r} not registered for entity ${entity}`);
+      return row.id;
+    });
+  }
+
+  async function getConst(name: string): Promise<string> {
+    const row = await db.selectFrom('const').select('value').where('name', '=', name).where('entity', 'in', [0, config.entity]).orderBy('entity', 'desc').executeTakeFirst();
+    return row?.value ?? '';
+  }
+
+  async function setConst(name: string, value: string, entity = 0): Promise<void> {
+    await db.deleteFrom('const').where('name', '=', name).where('entity', '=', entity).execute();
+    await db.insertInto('const').values({ name, value, entity, type: 'chaine', visible: 0 }).execute();
+  }
+
+  async function user(options: NewUserOptions = {}): Promise<CreatedUser> {
+    const login = options.login ?? `u_${randomBytes(4).toString('hex')}`;
+    const password = options.password ?? `pw-${randomBytes(6).toString('hex')}`;
+    const salt = await getConst('MAIN_SECURITY_SALT');
+    let passCrypted: string | null = options.passCrypted ?? null;
+    let pass: string | null = null;
+    if (!options.passCrypted) {
+      switch (options.hash ?? 'bcrypt') {
+        case 'bcrypt': passCrypted = await hashPassword(password); break;
+        case 'md5': passCrypted = md5(salt + password); break;
+        case 'sha1md5': passCrypted = sha1(md5(salt + password)); break;
+        case 'clear': pass = password; break;
+      }
+    }
+    const entity = options.entity ?? config.entity;
+    const id = await insertId(dialect, db.insertInto('user').values({
+      entity,
+      login,
+      pass,
+      pass_crypted: passCrypted,
+      admin: options.admin ? 1 : 0,
+      statut: options.statut ?? 1,
+      firstname: options.firstname === undefined ? 'Test' : options.firstname,
+      lastname: options.lastname === undefined ? 'Nutzer' : options.lastname,
+      email: options.email ?? null,
+      datestartvalidity: options.validFrom ? toDbDateTime(options.validFrom) : null,
+      dateendvalidity: options.validUntil ? toDbDateTime(options.validUntil) : null,
+      datec: toDbDateTime(),
+    }));
+    const rightsEntity = options.rightsEntity ?? config.entity;
+    for (const fkId of await rightIds(options.rights ?? [], rightsEntity)) {
+      await db.insertInto('user_rights').values({ entity: rightsEntity, fk_user: id, fk_id: fkId }).execute();
+    }
+    if (options.groupRights) {
+      const groupId = await insertId(dialect, db.insertInto('usergroup').values({ nom: `g_${randomBytes(4).toString('hex')}`, entity: rightsEntity }));
+      for (const fkId of await rightIds(options.groupRights, rightsEntity)) {
+        await db.insertInto('usergroup_rights').values({ entity: rightsEntity, fk_usergroup: groupId, fk_id: fkId }).execute();
+      }
+      await db.insertInto('usergroup_user').values({ entity: rightsEntity, fk_user: id, fk_usergroup: groupId }).execute();
+    }
+    return { id, login, password };
+  }
+
+  /** Logs in through the API and returns the token; fails the test on any other answer. */
+  async function token(u: Pick<CreatedUser, 'login' | 'password'>): Promise<string> {
+    const res = await app.inject({ method: 'POST', url: '/api/auth.php', payload: { login: u.login, password: u.password } });
+    if (res.statusCode !== 200) throw new Error(`login of ${u.login} failed: ${res.statusCode} ${res.body}`);
+    return res.json().token as string;
+  }
+
+  return { user, token, setConst, getConst };
+}
+
+export type Factories = ReturnType<typeof createFactories>;
