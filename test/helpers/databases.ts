@@ -39,8 +39,10 @@ export function testDialects(): Dialect[] {
   return out;
 }
 
-function uniqueName(): string {
-  return `fr_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+/** Named after the URL's database (which .ci/run makes fresh), so leftovers are found by prefix. */
+function uniqueName(base: string): string {
+  const prefix = /^[A-Za-z0-9_]{1,30}$/.test(base) ? base : 'fr_test';
+  return `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
 }
 
 export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
@@ -53,7 +55,8 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     };
   }
   const url = new URL(process.env[URL_VARIABLES[dialect]]!);
-  const name = uniqueName();
+  const urlDatabase = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  const name = uniqueName(urlDatabase);
   const base = {
     host: url.hostname,
     port: Number(url.port) || (dialect === 'mysql' ? 3306 : 5432),
@@ -74,7 +77,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
       },
     };
   }
-  const adminDb = decodeURIComponent(url.pathname.replace(/^\//, '')) || 'postgres';
+  const adminDb = urlDatabase || 'postgres';
   const client = new pg.Client({ ...base, database: adminDb });
   await client.connect();
   await client.query(`CREATE DATABASE "${name}"`);
