@@ -26,13 +26,26 @@ export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json'
 export interface AppOptions {
   /** An open database; the app then leaves closing it to the caller. */
   db?: DbHandle;
-  /** Fastify's logger option; defaults to pino at config.logLevel. */
-  logger?: FastifyServerOptions['logger'];
+  /** false: no logging. Otherwise pino at `level` (default config.logLevel) to `stream` (default stdout). */
+  logger?: false | { level?: string; stream?: NodeJS.WritableStream };
 }
 
 /** Request URLs as logged: a `jwt` query parameter is a credential and never reaches a log line. */
 export function redactUrl(url: string): string {
   return url.replace(/([?&]jwt=)[^&#]*/gi, '$1[redacted]');
+}
+
+/** Logger settings; the redaction of credentials applies whatever the caller chose. */
+function loggerOptions(config: Config, option: AppOptions['logger']): FastifyServerOptions['logger'] {
+  if (option === false) return false;
+  return {
+    level: option?.level ?? config.logLevel,
+    ...(option?.stream ? { stream: option.stream } : {}),
+    redact: { paths: TOKEN_HEADERS.map((h) => `req.headers["${h}"]`), censor: '[redacted]' },
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
+    },
+  };
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -41,19 +54,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const handle = options.db ?? createDb(config);
 
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-authorization"]', 'req.headers["redirect-http-authorization"]'], censor: '[redacted]' },
-      serializers: {
-        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
-      },
-    },
+    logger: loggerOptions(config, options.logger),
     bodyLimit: config.bodyLimit,
     // A hop count is valid at run time (proxy-addr); Fastify's types leave numbers out.
     trustProxy: config.trustProxy as Exclude<FastifyServerOptions['trustProxy'], undefined>,
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
   });
+
+  // Bodies are JSON (and multipart for uploads); anything else is 415, not a string handed on.
+  app.removeContentTypeParser('text/plain');
 
   const userTable = (await handle.db.introspection.getTables()).find((t) => t.name === `${config.dbPrefix}user`);
   if (!userTable) throw new Error(`Table ${config.dbPrefix}user not found: run \`fieldreport migrate\` first`);

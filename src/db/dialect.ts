@@ -54,6 +54,22 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
+  'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', // MariaDB/MySQL
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', // PostgreSQL
+  'SQLITE_BUSY', 'SQLITE_CANTOPEN',
+]);
+
+/** True when the database could not be reached or is overloaded: a 503, not a bug. */
+export function isConnectionError(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
+  // Kysely after destroy(), and pools that were closed.
+  return typeof e.message === 'string' && /driver has already been destroyed|pool is closed|Pool is closed|Cannot use a pool after calling end/i.test(e.message);
+}
+
 /** 'YYYY-MM-DD HH:MM:SS' in UTC, the form every dialect accepts for a date-time column. */
 export function toDbDateTime(date: Date | number = new Date()): string {
   const d = typeof date === 'number' ? new Date(date * 1000) : date;

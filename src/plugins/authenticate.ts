@@ -3,7 +3,8 @@
  *
  * The token is read from the `Authorization` header, with or without the `Bearer` prefix, or from
  * the header variants that survive web servers which drop `Authorization`:
- * `X-Authorization` and `Redirect-Http-Authorization`. Routes with `auth: 'token-or-query'` (file
+ * `X-Authorization` and `Redirect-Http-Authorization`, in that order; an empty value or another
+ * scheme (`Basic …`) in one header passes on to the next. Routes with `auth: 'token-or-query'` (file
  * and PDF endpoints, for `<img src>`) also accept `?jwt=`. The user is reloaded on every request
  * and must hold the read right; a route may require one more right with `config: { right }`.
  */
@@ -33,8 +34,11 @@ export const TOKEN_HEADERS = ['authorization', 'x-authorization', 'redirect-http
 export function readToken(request: FastifyRequest, allowQuery: boolean): string | undefined {
   for (const name of TOKEN_HEADERS) {
     const raw = request.headers[name];
-    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-    if (value) return value.replace(/^Bearer\s+/i, '').trim() || undefined;
+    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
+    // Another scheme (a proxy's Basic credentials) is not our token: look at the next header.
+    if (/^Basic(\s|$)/i.test(value)) continue;
+    const token = value.replace(/^Bearer(?:\s+|$)/i, '').trim();
+    if (token) return token;
   }
   if (allowQuery) {
     const jwt = (request.query as Record<string, unknown> | undefined)?.jwt;

@@ -8,6 +8,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { isConnectionError } from '../db/dialect.js';
 import { AppError, toErrorBody, type ErrorCode } from '../errors.js';
 
 interface ValidationIssue {
@@ -41,6 +42,7 @@ export function toAppError(error: unknown): AppError | undefined {
   if (mapped) return new AppError(mapped);
   // JSON.parse failures of the body parser carry status 400 without a Fastify code.
   if (e instanceof SyntaxError && e.statusCode === 400) return new AppError('BODY_INVALID_JSON');
+  if (isConnectionError(error)) return new AppError('SERVICE_UNAVAILABLE');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return e.statusCode === 413 ? new AppError('BODY_TOO_LARGE') : new AppError('REQUEST_INVALID');
   }

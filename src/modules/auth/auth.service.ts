@@ -9,6 +9,7 @@
  * Every other request reloads the user: a deactivated user or a withdrawn right takes effect at
  * once, whatever the token says.
  */
+import { createHash } from 'node:crypto';
 import type { LoginThrottleConfig } from '../../config.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { verifyPassword } from '../../dolibarr/password.js';
@@ -56,12 +57,24 @@ export function fullName(user: Pick<UserRecord, 'firstname' | 'lastname' | 'logi
   return name || user.login;
 }
 
-/** Dolibarr refuses a login outside [datestartvalidity, dateendvalidity]. */
+const DAY = 86_400;
+
+/**
+ * Dolibarr refuses a login outside the validity dates by whole days (User::isNotIntoValidityDateRange):
+ * the user card stores the chosen day at 00:00, and that day is still valid to its end.
+ */
 function isUsable(user: UserRecord, now: number): boolean {
   if (!user.active) return false;
   const from = fromDbDateTime(user.validFrom);
   const until = fromDbDateTime(user.validUntil);
-  return (from === null || from <= now) && (until === null || until >= now);
+  const startOfToday = now - (now % DAY);
+  return (from === null || from < startOfToday + DAY) && (until === null || until >= startOfToday);
+}
+
+/** The failed-login counter's key: the account's login, lower-cased; long input is hashed to fit. */
+function throttleKey(login: string): string {
+  const key = login.toLowerCase();
+  return key.length <= 100 ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`;
 }
 
 export function createAuthService(deps: AuthServiceDeps): AuthService {
@@ -92,11 +105,11 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
   return {
     async login(login, password, address) {
       const at = now();
-      // Counted case-insensitively, so 'Admin' and 'admin' share one budget.
-      const key = login.toLowerCase();
+      const user = await users.findForLogin(login);
+      // Every spelling that reaches one account ('Admin', 'admin', its e-mail address) shares one budget.
+      const key = throttleKey(user?.login ?? login);
       await checkThrottle(key, address, at);
 
-      const user = await users.findForLogin(login);
       const settings = await consts.getMany(['MAIN_SECURITY_SALT', 'MAIN_SECURITY_HASH_ALGO']);
       const ok = await verifyPassword(password, user && { passCrypted: user.passCrypted, passClear: user.passClear }, {
         salt: settings.get('MAIN_SECURITY_SALT') ?? '',
