@@ -7,82 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp, redactUrl, type AppOptions } from '../../src/app.js';
-import type { Config, Dialect } from '../../src/config.js';
-import { createDb, type DbHandle } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrate.js';
-import { testConfig } from '../helpers/build-app.js';
-import { createTestDatabase, testDialects } from '../helpers/databases.js';
-import { createFactories, type Factories } from '../helpers/factories.js';
+import type { LightMyRequestResponse } from 'fastify';
+import { redactUrl } from '../../src/app.js';
+import { createTestContext, type TestContext } from '../helpers/build-app.js';
+import { testDialects } from '../helpers/databases.js';
+import { registerProbes } from '../helpers/probes.js';
 
 // ---- A test context with probe routes -------------------------------------------------------
 
-interface ProbeContext {
-  config: Config;
-  handle: DbHandle;
-  app: FastifyInstance;
-  make: Factories;
-  close(): Promise<void>;
-}
-
-function registerProbes(app: FastifyInstance): void {
-  app.get('/api/probe.php', async (request) => ({ user: request.user }));
-  app.get('/api/probe-file.php', { config: { auth: 'token-or-query' } }, async (request) => ({ user: request.user }));
-  app.post('/api/probe-write.php', { config: { right: 'write' } }, async (request) => ({ user: request.user }));
-}
-
-/** What createTestContext does, with the probe routes registered before `app.ready()`. */
-async function createProbeContext(
-  dialect: Dialect,
-  overrides: Partial<Config> = {},
-  appOptions: Omit<AppOptions, 'db'> = { logger: false },
-): Promise<ProbeContext> {
-  const database = await createTestDatabase(dialect);
-  const folder = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-data-'));
-  const config = testConfig({
-    database: database.config,
-    dataRoot: path.join(folder, 'documents'),
-    stateDir: path.join(folder, 'state'),
-    ...overrides,
-  });
-  const handle = createDb(config, { poolSize: 4 });
-  let destroyed = false;
-  const destroy = async () => {
-    if (destroyed) return;
-    destroyed = true;
-    await handle.destroy();
-  };
-  try {
-    await migrate(handle, config);
-    const app = await buildApp(config, { db: handle, ...appOptions });
-    registerProbes(app);
-    await app.ready();
-    return {
-      config,
-      handle: { ...handle, destroy },
-      app,
-      make: createFactories(handle, config, app),
-      async close() {
-        await app.close();
-        await destroy();
-        await database.drop();
-        rmSync(folder, { recursive: true, force: true });
-      },
-    };
-  } catch (error) {
-    await destroy();
-    await database.drop();
-    rmSync(folder, { recursive: true, force: true });
-    throw error;
-  }
-}
 
 function assertError(res: LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
   assert.equal(res.statusCode, status, `expected ${status} ${code}, got ${res.statusCode} ${res.body}`);
@@ -104,9 +40,9 @@ const preflightHeaders = (origin = ORIGIN, method = 'POST') => ({
 });
 
 describe('http basics [sqlite]', () => {
-  let ctx: ProbeContext;
+  let ctx: TestContext;
   before(async () => {
-    ctx = await createProbeContext('sqlite');
+    ctx = await createTestContext('sqlite', {}, { routes: registerProbes });
   });
   after(async () => ctx?.close());
 
@@ -265,9 +201,9 @@ describe('http basics [sqlite]', () => {
 });
 
 describe('cors with a list of origins [sqlite]', () => {
-  let ctx: ProbeContext;
+  let ctx: TestContext;
   before(async () => {
-    ctx = await createProbeContext('sqlite', { corsOrigins: [ORIGIN] });
+    ctx = await createTestContext('sqlite', { corsOrigins: [ORIGIN] }, { routes: registerProbes });
   });
   after(async () => ctx?.close());
 
@@ -294,7 +230,7 @@ describe('cors with a list of origins [sqlite]', () => {
 // ---- Tokens and logs ------------------------------------------------------------------------
 
 /** A login, then requests that carry the token in every place it may travel. */
-async function requestsWithToken(ctx: ProbeContext): Promise<{ token: string; password: string }> {
+async function requestsWithToken(ctx: TestContext): Promise<{ token: string; password: string }> {
   const user = await ctx.make.user({ rights: ['read'] });
   const token = await ctx.make.token(user);
   const q = encodeURIComponent(token);
@@ -318,7 +254,7 @@ describe('logs never contain the token [sqlite]', () => {
         done();
       },
     });
-    const ctx = await createProbeContext('sqlite', {}, { logger: { level: 'info', stream } });
+    const ctx = await createTestContext('sqlite', {}, { logger: { level: 'info', stream }, routes: registerProbes });
     try {
       const { token, password } = await requestsWithToken(ctx);
       assert.match(captured, /incoming request/, 'requests are logged at info');
@@ -389,9 +325,9 @@ describe('logs never contain the token [sqlite]', () => {
 
 for (const dialect of testDialects()) {
   describe(`database failure behind an authenticated route [${dialect}]`, () => {
-    let ctx: ProbeContext;
+    let ctx: TestContext;
     before(async () => {
-      ctx = await createProbeContext(dialect);
+      ctx = await createTestContext(dialect, {}, { routes: registerProbes });
     });
     after(async () => ctx?.close());
 

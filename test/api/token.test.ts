@@ -7,73 +7,19 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT } from 'jose';
-import { buildApp } from '../../src/app.js';
-import type { Config, Dialect } from '../../src/config.js';
-import { createDb, type DbHandle } from '../../src/db/database.js';
 import { toDbDateTime } from '../../src/db/dialect.js';
-import { migrate } from '../../src/db/migrate.js';
 import { RIGHTS_MODULE, type Right } from '../../src/dolibarr/rights.js';
 import { deriveTokenSecret } from '../../src/modules/auth/token.js';
-import { TEST_INSTANCE_ID, testConfig } from '../helpers/build-app.js';
-import { createTestDatabase, testDialects } from '../helpers/databases.js';
-import { createFactories, type CreatedUser, type Factories } from '../helpers/factories.js';
+import { TEST_INSTANCE_ID, createTestContext, type TestContext } from '../helpers/build-app.js';
+import { testDialects } from '../helpers/databases.js';
+import type { CreatedUser } from '../helpers/factories.js';
+import { registerProbes } from '../helpers/probes.js';
 
 // ---- A test context with probe routes -------------------------------------------------------
 
-interface ProbeContext {
-  config: Config;
-  handle: DbHandle;
-  app: FastifyInstance;
-  make: Factories;
-  close(): Promise<void>;
-}
-
-function registerProbes(app: FastifyInstance): void {
-  app.get('/api/probe.php', async (request) => ({ user: request.user }));
-  app.get('/api/probe-file.php', { config: { auth: 'token-or-query' } }, async (request) => ({ user: request.user }));
-  app.post('/api/probe-write.php', { config: { right: 'write' } }, async (request) => ({ user: request.user }));
-}
-
-/** What createTestContext does, with the probe routes registered before `app.ready()`. */
-async function createProbeContext(dialect: Dialect): Promise<ProbeContext> {
-  const database = await createTestDatabase(dialect);
-  const folder = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-data-'));
-  const config = testConfig({
-    database: database.config,
-    dataRoot: path.join(folder, 'documents'),
-    stateDir: path.join(folder, 'state'),
-  });
-  const handle = createDb(config, { poolSize: 4 });
-  try {
-    await migrate(handle, config);
-    const app = await buildApp(config, { db: handle, logger: false });
-    registerProbes(app);
-    await app.ready();
-    return {
-      config,
-      handle,
-      app,
-      make: createFactories(handle, config, app),
-      async close() {
-        await app.close();
-        await handle.destroy();
-        await database.drop();
-        rmSync(folder, { recursive: true, force: true });
-      },
-    };
-  } catch (error) {
-    await handle.destroy();
-    await database.drop();
-    rmSync(folder, { recursive: true, force: true });
-    throw error;
-  }
-}
 
 // ---- Tokens made by hand --------------------------------------------------------------------
 
@@ -123,9 +69,9 @@ const READ_ONLY = { read: true, write: false, delete: false, admin: false };
 
 for (const dialect of testDialects()) {
   describe(`token authentication [${dialect}]`, () => {
-    let ctx: ProbeContext;
+    let ctx: TestContext;
     before(async () => {
-      ctx = await createProbeContext(dialect);
+      ctx = await createTestContext(dialect, {}, { routes: registerProbes });
     });
     after(async () => ctx?.close());
 

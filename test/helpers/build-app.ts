@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config, type Dialect } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
@@ -29,7 +29,18 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return loadConfig({}, { instanceUniqueId: TEST_INSTANCE_ID, logLevel: 'silent', ...overrides });
 }
 
-export async function createTestContext(dialect: Dialect, overrides: Partial<Config> = {}): Promise<TestContext> {
+export interface TestContextOptions {
+  /** @default false */
+  logger?: AppOptions['logger'];
+  /** Extra routes (probes) registered before the app is ready. */
+  routes?: (app: FastifyInstance) => void;
+}
+
+export async function createTestContext(
+  dialect: Dialect,
+  overrides: Partial<Config> = {},
+  options: TestContextOptions = {},
+): Promise<TestContext> {
   const database = await createTestDatabase(dialect);
   const folder = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-data-'));
   const config = testConfig({
@@ -38,10 +49,21 @@ export async function createTestContext(dialect: Dialect, overrides: Partial<Con
     stateDir: path.join(folder, 'state'),
     ...overrides,
   });
-  const handle = createDb(config, { poolSize: 4 });
+  const opened = createDb(config, { poolSize: 4 });
+  // Tests may close the database early (to see the service without it); closing twice is fine.
+  let destroyed = false;
+  const handle: DbHandle = {
+    ...opened,
+    async destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      await opened.destroy();
+    },
+  };
   try {
     await migrate(handle, config);
-    const app = await buildApp(config, { db: handle, logger: false });
+    const app = await buildApp(config, { db: handle, logger: options.logger ?? false });
+    options.routes?.(app);
     await app.ready();
     return {
       dialect,
