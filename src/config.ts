@@ -68,6 +68,16 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const DEFAULT_PORTS = { mysql: 3306, postgres: 5432 } as const;
 
+/** decodeURIComponent that reports a malformed %-escape instead of throwing. */
+function decodePart(value: string, part: string, problems: string[]): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    problems.push(`DATABASE_URL: malformed %-escape in the ${part} (write a literal % as %25)`);
+    return value;
+  }
+}
+
 function parseDatabaseUrl(url: string, problems: string[]): DatabaseConfig | undefined {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length).replace(/^\/\//, '');
@@ -92,7 +102,7 @@ function parseDatabaseUrl(url: string, problems: string[]): DatabaseConfig | und
     problems.push(`DATABASE_URL: scheme '${scheme}' is not supported (sqlite, mysql, mariadb, postgres)`);
     return undefined;
   }
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  const database = decodePart(parsed.pathname.replace(/^\//, ''), 'database name', problems);
   if (!database) problems.push('DATABASE_URL names no database (…/dbname)');
   if (!parsed.hostname) problems.push('DATABASE_URL names no host');
   return {
@@ -100,8 +110,8 @@ function parseDatabaseUrl(url: string, problems: string[]): DatabaseConfig | und
     host: parsed.hostname.replace(/^\[|\]$/g, ''),
     port: parsed.port ? Number(parsed.port) : DEFAULT_PORTS[dialect],
     database,
-    user: decodeURIComponent(parsed.username) || (dialect === 'mysql' ? 'root' : 'postgres'),
-    password: decodeURIComponent(parsed.password),
+    user: decodePart(parsed.username, 'user', problems) || (dialect === 'mysql' ? 'root' : 'postgres'),
+    password: decodePart(parsed.password, 'password', problems),
   };
 }
 
@@ -218,7 +228,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return deepFreeze(config);
+  // A copy: freezing must not reach into objects the caller passed in.
+  return deepFreeze(structuredClone(config));
 }
 
 function deepFreeze<T>(value: T): T {

@@ -5,7 +5,21 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  MysqlDialect,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Dialect as KyselyDialect,
+  type Driver,
+  type SqliteDialectConfig,
+} from 'kysely';
 import { createPool } from 'mysql2';
 import pg from 'pg';
 import type { Config, DatabaseConfig, Dialect } from '../config.js';
@@ -39,6 +53,39 @@ function pgTypes(): pg.CustomTypesConfig {
   };
 }
 
+/**
+ * SQLite transactions begin IMMEDIATE: the write lock is taken at the start and a second process
+ * waits (busy_timeout) instead of failing to upgrade a read lock later. SQLite's DDL is
+ * transactional, which Kysely's adapter does not claim; claiming it makes the migrator run in one
+ * such transaction, and that is what serialises two processes migrating one file (Kysely's
+ * migration lock is a no-op on SQLite).
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
 function makeDialect(database: DatabaseConfig, poolSize: number): KyselyDialect {
   switch (database.dialect) {
     case 'sqlite': {
@@ -47,7 +94,7 @@ function makeDialect(database: DatabaseConfig, poolSize: number): KyselyDialect 
       conn.pragma('journal_mode = WAL');
       conn.pragma('busy_timeout = 5000');
       conn.pragma('synchronous = NORMAL');
-      return new SqliteDialect({ database: conn });
+      return new ImmediateSqliteDialect({ database: conn });
     }
     case 'mysql':
       return new MysqlDialect({

@@ -129,11 +129,12 @@ export function readDolibarrConf(source: string): DolibarrConf {
   conf.database = str('dolibarr_main_db_name');
   conf.user = str('dolibarr_main_db_user');
 
-  // The password may be obfuscated: in $dolibarr_main_db_encrypted_pass, or prefixed `crypted:`.
+  // The password may be obfuscated. As Dolibarr's filefunc.inc.php: a `crypted:` db_pass first,
+  // then $dolibarr_main_db_encrypted_pass, then db_pass as it is.
   const encrypted = str('dolibarr_main_db_encrypted_pass');
   const pass = str('dolibarr_main_db_pass');
-  if (encrypted !== undefined) conf.password = dolDecode(encrypted);
-  else if (pass?.startsWith('crypted:')) conf.password = dolDecode(pass.slice('crypted:'.length));
+  if (pass !== undefined && /crypted:/i.test(pass)) conf.password = dolDecode(pass.replace(/crypted:/i, ''));
+  else if (encrypted !== undefined) conf.password = dolDecode(encrypted);
   else conf.password = pass;
 
   conf.prefix = str('dolibarr_main_db_prefix');

@@ -70,14 +70,16 @@ export async function verifyPassword(
   settings: HashSettings,
 ): Promise<boolean> {
   const crypted = stored?.passCrypted ?? '';
+  let ok: boolean;
   if (crypted.startsWith('$2')) {
     // bcrypt only looks at the first 72 bytes; PHP does the same.
-    return bcrypt.compare(password, toNodeBcrypt(crypted)).catch(() => false);
+    ok = await bcrypt.compare(password, toNodeBcrypt(crypted)).catch(() => false);
+  } else {
+    await bcrypt.compare(password, await getDummyHash());
+    ok = legacyHashes(password, settings, crypted.length).some((c) => sameText(c, crypted.toLowerCase()));
   }
-  await bcrypt.compare(password, await getDummyHash());
-  if (!stored) return false;
-  const candidates = legacyHashes(password, settings, crypted.length);
-  if (candidates.some((c) => sameText(c, crypted.toLowerCase()))) return true;
+  if (ok || !stored) return ok;
+  // As Dolibarr: when the hash does not verify, the legacy clear-text column may.
   const clear = stored.passClear ?? '';
   return clear !== '' && sameText(clear, password);
 }

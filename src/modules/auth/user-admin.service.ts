@@ -3,7 +3,7 @@
  * writing Dolibarr's tables the way Dolibarr does (bcrypt `$2y$` in pass_crypted, pass and
  * pass_temp cleared, rights as user_rights rows of the module's rights_def ids).
  */
-import type { DbHandle } from '../../db/database.js';
+import type { Db, DbHandle } from '../../db/database.js';
 import { insertId, isUniqueViolation, toDbDateTime } from '../../db/dialect.js';
 import { hashPassword } from '../../dolibarr/password.js';
 import { RIGHTS, RIGHTS_MODULE, type Right } from '../../dolibarr/rights.js';
@@ -30,21 +30,21 @@ export function parseRights(list: string): Right[] {
 export function createUserAdmin(handle: DbHandle, entity: number) {
   const { db, dialect } = handle;
 
-  async function userId(login: string): Promise<number> {
-    const row = await db.selectFrom('user').select('rowid').where('login', '=', login).where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
+  async function userId(login: string, on: Db = db): Promise<number> {
+    const row = await on.selectFrom('user').select('rowid').where('login', '=', login).where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
     if (!row) throw new UserAdminError(`no user with login '${login}' in entity ${entity}`);
     return Number(row.rowid);
   }
 
-  async function grant(login: string, rights: Right[]): Promise<Right[]> {
-    const id = await userId(login);
-    const defs = await db.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
+  async function grant(login: string, rights: Right[], on: Db = db): Promise<Right[]> {
+    const id = await userId(login, on);
+    const defs = await on.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
     const granted: Right[] = [];
     for (const right of rights) {
       const def = defs.find((d) => d.perms === right);
       if (!def) throw new UserAdminError(`right '${right}' is not registered in rights_def: run \`fieldreport migrate\``);
       try {
-        await db.insertInto('user_rights').values({ entity, fk_user: id, fk_id: def.id }).execute();
+        await on.insertInto('user_rights').values({ entity, fk_user: id, fk_id: def.id }).execute();
         granted.push(right);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error; // already held
@@ -57,25 +57,28 @@ export function createUserAdmin(handle: DbHandle, entity: number) {
     async add(user: NewUser): Promise<number> {
       if (!/^[^\s<>"'`]{1,50}$/.test(user.login)) throw new UserAdminError('login: 1 to 50 characters, no spaces or quotes');
       if (user.password.length < 4) throw new UserAdminError('password: at least 4 characters');
-      let id: number;
+      const passCrypted = await hashPassword(user.password);
       try {
-        id = await insertId(dialect, db.insertInto('user').values({
+        // One transaction: a user is added with its rights or not at all.
+        return await db.transaction().execute(async (trx) => {
+          const id = await insertId(dialect, trx.insertInto('user').values({
           entity,
           login: user.login,
-          pass_crypted: await hashPassword(user.password),
-          firstname: user.firstname ?? null,
-          lastname: user.lastname ?? null,
-          email: user.email ?? null,
-          admin: user.admin ? 1 : 0,
-          statut: 1,
-          datec: toDbDateTime(),
-        }));
+            pass_crypted: passCrypted,
+            firstname: user.firstname ?? null,
+            lastname: user.lastname ?? null,
+            email: user.email ?? null,
+            admin: user.admin ? 1 : 0,
+            statut: 1,
+            datec: toDbDateTime(),
+          }));
+          if (user.rights?.length) await grant(user.login, user.rights, trx);
+          return id;
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw new UserAdminError(`a user with login '${user.login}' exists already`);
         throw error;
       }
-      if (user.rights?.length) await grant(user.login, user.rights);
-      return id;
     },
 
     async setPassword(login: string, password: string): Promise<void> {

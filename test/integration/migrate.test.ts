@@ -1,0 +1,381 @@
+/**
+ * migrate() on every dialect: a new standalone database, repeated and concurrent runs, another
+ * table prefix, and a database that already is Dolibarr's (whose tables must stay as they are).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import type { Config, Dialect } from '../../src/config.js';
+import { createDb, type DbHandle } from '../../src/db/database.js';
+import { isStandalone, migrate } from '../../src/db/migrate.js';
+import { RIGHT_DEFINITIONS, RIGHTS_MODULE } from '../../src/dolibarr/rights.js';
+import { testConfig } from '../helpers/build-app.js';
+import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/databases.js';
+import { migrateInProcesses } from '../helpers/migrate-process.js';
+
+const DOLIBARR_TABLES = [
+  'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
+  'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
+];
+const MODULE_TABLES = ['bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token'];
+const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module'];
+
+async function tableNames(handle: DbHandle): Promise<string[]> {
+  return (await handle.db.introspection.getTables()).map((t) => t.name).sort();
+}
+
+async function columnNames(handle: DbHandle, table: string): Promise<string[]> {
+  const found = (await handle.db.introspection.getTables()).find((t) => t.name === table);
+  assert.ok(found, `table ${table} exists`);
+  return found.columns.map((c) => c.name).sort();
+}
+
+async function countRows(handle: DbHandle, table: string): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(handle.db);
+  return Number(rows[0]!.n);
+}
+
+async function moduleRights(handle: DbHandle, entity?: number) {
+  let query = handle.db
+    .selectFrom('rights_def')
+    .select(['id', 'entity', 'module', 'perms', 'subperms', 'type', 'libelle'])
+    .where('module', '=', RIGHTS_MODULE);
+  if (entity !== undefined) query = query.where('entity', '=', entity);
+  return (await query.orderBy('id').execute()).map((r) => ({ ...r, id: Number(r.id), entity: Number(r.entity) }));
+}
+
+async function constValue(handle: DbHandle, name: string): Promise<string | undefined> {
+  const row = await handle.db.selectFrom('const').select('value').where('name', '=', name).where('entity', '=', 0).executeTakeFirst();
+  return row?.value;
+}
+
+/** The column type of an auto-increment primary key in this dialect, for hand-made tables. */
+function autoId(dialect: Dialect): string {
+  if (dialect === 'postgres') return 'serial PRIMARY KEY';
+  if (dialect === 'mysql') return 'integer AUTO_INCREMENT PRIMARY KEY';
+  return 'integer PRIMARY KEY AUTOINCREMENT';
+}
+
+/**
+ * What a real Dolibarr install has before our module comes: its own user, rights_def and const
+ * tables (Dolibarr's column names, plus a column of a newer version we do not know), another
+ * module's right on the id our 'read' right would take, a user and a constant.
+ */
+async function makeDolibarrTables(handle: DbHandle, dialect: Dialect, prefix = 'llx_'): Promise<void> {
+  const id = autoId(dialect);
+  const options = dialect === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4' : '';
+  const run = (text: string) => sql.raw(text).execute(handle.db);
+  await run(`CREATE TABLE ${prefix}user (
+    rowid ${id},
+    entity integer NOT NULL DEFAULT 1,
+    login varchar(50) NOT NULL,
+    pass varchar(128),
+    pass_crypted varchar(128),
+    pass_temp varchar(128),
+    admin smallint DEFAULT 0,
+    statut smallint DEFAULT 1,
+    lastname varchar(50),
+    firstname varchar(50),
+    email varchar(255),
+    fk_soc integer,
+    datec ${dialect === 'postgres' ? 'timestamp' : 'datetime'},
+    extra_col varchar(32) DEFAULT 'dolibarr'
+  )${options}`);
+  await run(`CREATE UNIQUE INDEX uk_${prefix}user_login ON ${prefix}user (login, entity)`);
+  await run(`CREATE TABLE ${prefix}rights_def (
+    id integer NOT NULL,
+    entity integer NOT NULL DEFAULT 1,
+    libelle varchar(255),
+    module varchar(64),
+    module_position integer NOT NULL DEFAULT 0,
+    family_position integer NOT NULL DEFAULT 0,
+    perms varchar(50),
+    subperms varchar(50),
+    type varchar(1),
+    bydefault smallint DEFAULT 0,
+    PRIMARY KEY (id, entity)
+  )${options}`);
+  await run(`CREATE TABLE ${prefix}const (
+    rowid ${id},
+    name varchar(180) NOT NULL,
+    entity integer NOT NULL DEFAULT 1,
+    value text NOT NULL,
+    type varchar(64) DEFAULT 'string',
+    visible smallint NOT NULL DEFAULT 1,
+    note text
+  )${options}`);
+  await run(`CREATE UNIQUE INDEX uk_${prefix}const ON ${prefix}const (name, entity)`);
+  await run(`INSERT INTO ${prefix}rights_def (id, entity, libelle, module, module_position, family_position, perms, subperms, type, bydefault)
+    VALUES (43610001, 1, 'Read the other things', 'othermodule', 100, 0, 'read', NULL, 'r', 0)`);
+  await run(`INSERT INTO ${prefix}rights_def (id, entity, libelle, module, module_position, family_position, perms, subperms, type, bydefault)
+    VALUES (11, 1, 'Read invoices', 'facture', 10, 0, 'lire', NULL, 'r', 1)`);
+  await run(`INSERT INTO ${prefix}user (entity, login, pass_crypted, admin, statut, extra_col) VALUES (1, 'doliadmin', NULL, 1, 1, 'keep me')`);
+  await run(`INSERT INTO ${prefix}const (name, entity, value, type, visible) VALUES ('MAIN_VERSION_LAST_INSTALL', 0, '18.0.4', 'chaine', 0)`);
+}
+
+for (const dialect of testDialects()) {
+  describe(`migrate on a new database [${dialect}]`, () => {
+    let database: TestDatabase;
+    let config: Config;
+    let handle: DbHandle;
+    let first: Awaited<ReturnType<typeof migrate>>;
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      config = testConfig({ database: database.config });
+      handle = createDb(config, { poolSize: 2 });
+      first = await migrate(handle, config);
+    });
+    after(async () => {
+      await handle?.destroy();
+      await database?.drop();
+    });
+
+    test('reports both migrations applied, four rights added, standalone', () => {
+      assert.deepEqual(first.applied, MIGRATIONS);
+      assert.deepEqual(first.rightsAdded, ['read', 'write', 'delete', 'admin']);
+      assert.equal(first.standalone, true);
+    });
+
+    test("creates Dolibarr's tables and the module's tables with the llx_ prefix", async () => {
+      const names = await tableNames(handle);
+      for (const t of [...DOLIBARR_TABLES, ...MODULE_TABLES]) assert.ok(names.includes(`llx_${t}`), `llx_${t} in ${names.join(', ')}`);
+      assert.deepEqual(names.filter((n) => !n.startsWith('llx_')), [], 'every table carries the prefix');
+    });
+
+    test("llx_user has Dolibarr's columns", async () => {
+      const columns = await columnNames(handle, 'llx_user');
+      for (const c of ['rowid', 'entity', 'login', 'pass', 'pass_crypted', 'pass_temp', 'api_key', 'admin', 'statut', 'lastname', 'firstname', 'email', 'fk_soc', 'datestartvalidity', 'dateendvalidity', 'flagdelsessionsbefore']) {
+        assert.ok(columns.includes(c), `llx_user.${c}`);
+      }
+    });
+
+    test("registers the module's four rights for config.entity", async () => {
+      const rights = await moduleRights(handle);
+      assert.deepEqual(
+        rights.map((r) => ({ id: r.id, entity: r.entity, module: r.module, perms: r.perms, subperms: r.subperms, type: r.type })),
+        RIGHT_DEFINITIONS.map((d) => ({ id: d.id, entity: config.entity, module: 'bericht', perms: d.right, subperms: null, type: d.type })),
+      );
+      assert.ok(rights.every((r) => typeof r.libelle === 'string' && r.libelle.length > 0));
+    });
+
+    test('marks the database standalone and writes the password hash settings', async () => {
+      assert.equal(await isStandalone(handle.db), true);
+      assert.equal(await constValue(handle, 'MAIN_SECURITY_HASH_ALGO'), 'password_hash');
+      assert.match((await constValue(handle, 'MAIN_SECURITY_SALT')) ?? '', /^\d{14}$/);
+      assert.equal(await constValue(handle, 'BERICHT_STANDALONE'), '1');
+    });
+
+    test('a second and a third run apply nothing and add no rows', async () => {
+      const tables = await tableNames(handle);
+      const counts = async () =>
+        Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await countRows(handle, t)] as const)));
+      const before = await counts();
+      const salt = await constValue(handle, 'MAIN_SECURITY_SALT');
+      for (let run = 2; run <= 3; run++) {
+        const report = await migrate(handle, config);
+        assert.deepEqual(report.applied, [], `run ${run}`);
+        assert.deepEqual(report.rightsAdded, [], `run ${run}`);
+        assert.equal(report.standalone, true);
+      }
+      assert.deepEqual(await tableNames(handle), tables);
+      assert.deepEqual(await counts(), before);
+      assert.equal((await moduleRights(handle)).length, 4);
+      assert.equal(await constValue(handle, 'MAIN_SECURITY_SALT'), salt, 'the salt is written once and kept');
+    });
+
+    test('another entity gets its own four rights; the first keeps its own', async () => {
+      const report = await migrate(handle, { entity: 2 });
+      assert.deepEqual(report.rightsAdded, ['read', 'write', 'delete', 'admin']);
+      assert.deepEqual(report.applied, []);
+      const second = await moduleRights(handle, 2);
+      assert.deepEqual(second.map((r) => r.perms), ['read', 'write', 'delete', 'admin']);
+      assert.equal((await moduleRights(handle, 1)).length, 4);
+      assert.deepEqual((await migrate(handle, { entity: 2 })).rightsAdded, []);
+    });
+  });
+
+  describe(`migrate run concurrently [${dialect}]`, () => {
+    let database: TestDatabase;
+    let config: Config;
+    const handles: DbHandle[] = [];
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      config = testConfig({ database: database.config });
+    });
+    after(async () => {
+      for (const h of handles) await h.destroy();
+      await database?.drop();
+    });
+
+    test('two processes migrating one new database at once both succeed; exactly 4 rights', async () => {
+      const a = createDb(config, { poolSize: 2 });
+      const b = createDb(config, { poolSize: 2 });
+      handles.push(a, b);
+      // SQLite: two real processes (its driver waits for locks synchronously, so two handles in
+      // one process would only block each other); the servers: two connections pools at once.
+      const reports = await (dialect === 'sqlite' ? migrateInProcesses(config, 2) : Promise.all([migrate(a, config), migrate(b, config)]));
+      assert.deepEqual(reports.flatMap((r) => r.applied).sort(), MIGRATIONS, 'each migration applied exactly once');
+      assert.deepEqual(reports.flatMap((r) => r.rightsAdded).sort(), ['admin', 'delete', 'read', 'write'], 'each right added exactly once');
+      assert.equal((await moduleRights(a)).length, 4);
+      assert.equal(await countRows(a, 'llx_rights_def'), 4);
+      for (const name of ['MAIN_SECURITY_HASH_ALGO', 'MAIN_SECURITY_SALT', 'DATABASE_PWD_ENCRYPTED', 'BERICHT_STANDALONE']) {
+        const rows = await a.db.selectFrom('const').select('rowid').where('name', '=', name).execute();
+        assert.equal(rows.length, 1, name);
+      }
+      assert.equal(await isStandalone(b.db), true);
+    });
+
+    test('rights registered concurrently on a migrated database stay at 4', async () => {
+      const c = createDb(config, { poolSize: 2 });
+      handles.push(c);
+      await c.db.deleteFrom('rights_def').where('module', '=', RIGHTS_MODULE).execute();
+      const [x, y] = await (dialect === 'sqlite' ? migrateInProcesses(config, 2) : Promise.all([migrate(handles[0]!, config), migrate(c, config)]));
+      assert.ok(x && y);
+      assert.deepEqual([...x.rightsAdded, ...y.rightsAdded].sort(), ['admin', 'delete', 'read', 'write']);
+      assert.equal((await moduleRights(c)).length, 4);
+    });
+  });
+
+  describe(`migrate with DB_PREFIX doli_ [${dialect}]`, () => {
+    let database: TestDatabase;
+    let handle: DbHandle;
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+    });
+    after(async () => {
+      await handle?.destroy();
+      await database?.drop();
+    });
+
+    test('creates doli_* tables only, and works through them', async () => {
+      const config = testConfig({ database: database.config, dbPrefix: 'doli_' });
+      handle = createDb(config, { poolSize: 2 });
+      const report = await migrate(handle, config);
+      assert.deepEqual(report.applied, MIGRATIONS);
+      assert.equal(report.standalone, true);
+      const names = await tableNames(handle);
+      for (const t of [...DOLIBARR_TABLES, ...MODULE_TABLES]) assert.ok(names.includes(`doli_${t}`), `doli_${t}`);
+      assert.deepEqual(names.filter((n) => !n.startsWith('doli_')), []);
+      assert.equal(await countRows(handle, 'doli_rights_def'), 4);
+      assert.equal(await isStandalone(handle.db), true);
+      assert.deepEqual((await migrate(handle, config)).applied, []);
+    });
+  });
+
+  describe(`migrate on a Dolibarr database [${dialect}]`, () => {
+    let database: TestDatabase;
+    let config: Config;
+    let handle: DbHandle;
+    let before_: { tables: string[]; user: string[]; rightsDef: string[]; const: string[] };
+    let report: Awaited<ReturnType<typeof migrate>>;
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      config = testConfig({ database: database.config });
+      handle = createDb(config, { poolSize: 2 });
+      await makeDolibarrTables(handle, dialect);
+      before_ = {
+        tables: await tableNames(handle),
+        user: await columnNames(handle, 'llx_user'),
+        rightsDef: await columnNames(handle, 'llx_rights_def'),
+        const: await columnNames(handle, 'llx_const'),
+      };
+      report = await migrate(handle, config);
+    });
+    after(async () => {
+      await handle?.destroy();
+      await database?.drop();
+    });
+
+    test("does not create or alter Dolibarr's tables", async () => {
+      assert.deepEqual(await columnNames(handle, 'llx_user'), before_.user);
+      assert.ok(before_.user.includes('extra_col'));
+      assert.deepEqual(await columnNames(handle, 'llx_rights_def'), before_.rightsDef);
+      assert.deepEqual(await columnNames(handle, 'llx_const'), before_.const);
+      const names = await tableNames(handle);
+      for (const t of ['commande', 'facture', 'propal', 'societe', 'usergroup', 'user_rights', 'ecm_files', 'element_element']) {
+        assert.ok(!names.includes(`llx_${t}`), `llx_${t} must not be created`);
+      }
+      const added = names.filter((n) => !before_.tables.includes(n));
+      assert.deepEqual(
+        added.filter((n) => !n.startsWith('llx_bericht_migration')).sort(),
+        ['llx_bericht', 'llx_bericht_login_failure', 'llx_bericht_material', 'llx_bericht_page', 'llx_bericht_upload_token'],
+        'only module tables (and the migrator’s own) are new',
+      );
+    });
+
+    test("leaves Dolibarr's rows as they were", async () => {
+      const user = await sql<{ login: string; extra_col: string }>`select login, extra_col from llx_user`.execute(handle.db);
+      assert.deepEqual(user.rows, [{ login: 'doliadmin', extra_col: 'keep me' }]);
+      const consts = await handle.db.selectFrom('const').select(['name', 'value']).execute();
+      assert.deepEqual(consts, [{ name: 'MAIN_VERSION_LAST_INSTALL', value: '18.0.4' }], 'no salt, no hash algo, no standalone marker');
+      const other = await handle.db.selectFrom('rights_def').select(['id', 'module', 'perms']).where('module', '!=', RIGHTS_MODULE).orderBy('id').execute();
+      assert.deepEqual(other.map((r) => ({ ...r, id: Number(r.id) })), [
+        { id: 11, module: 'facture', perms: 'lire' },
+        { id: 43610001, module: 'othermodule', perms: 'read' },
+      ]);
+    });
+
+    test('creates the module tables', async () => {
+      const names = await tableNames(handle);
+      for (const t of MODULE_TABLES) assert.ok(names.includes(`llx_${t}`), `llx_${t}`);
+      assert.deepEqual(report.applied, MIGRATIONS);
+    });
+
+    test('registers the four rights without clashing with the occupied id 43610001', async () => {
+      assert.deepEqual(report.rightsAdded, ['read', 'write', 'delete', 'admin']);
+      const rights = await moduleRights(handle, config.entity);
+      assert.deepEqual(rights.map((r) => r.perms).sort(), ['admin', 'delete', 'read', 'write']);
+      const ids = rights.map((r) => r.id);
+      assert.equal(new Set(ids).size, 4, 'distinct ids');
+      assert.ok(!ids.includes(43610001), 'the other module keeps its id');
+      assert.ok(!ids.includes(11));
+      const all = await handle.db.selectFrom('rights_def').select(['id', 'entity']).execute();
+      assert.equal(new Set(all.map((r) => `${r.id}/${r.entity}`)).size, all.length, 'no (id, entity) twice');
+      assert.equal(all.length, 6);
+    });
+
+    test('is not standalone', async () => {
+      assert.equal(report.standalone, false);
+      assert.equal(await isStandalone(handle.db), false);
+    });
+
+    test('a second run changes nothing', async () => {
+      const again = await migrate(handle, config);
+      assert.deepEqual(again.applied, []);
+      assert.deepEqual(again.rightsAdded, []);
+      assert.equal(again.standalone, false);
+      assert.equal(await countRows(handle, 'llx_rights_def'), 6);
+      assert.deepEqual(await columnNames(handle, 'llx_user'), before_.user);
+    });
+  });
+
+  describe(`migrate on a Dolibarr database that already has some bericht rights [${dialect}]`, () => {
+    let database: TestDatabase;
+    let handle: DbHandle;
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+    });
+    after(async () => {
+      await handle?.destroy();
+      await database?.drop();
+    });
+
+    test('only the missing rights are added; the present one keeps its id', async () => {
+      const config = testConfig({ database: database.config });
+      handle = createDb(config, { poolSize: 2 });
+      await makeDolibarrTables(handle, dialect);
+      await sql`INSERT INTO llx_rights_def (id, entity, libelle, module, module_position, family_position, perms, subperms, type, bydefault)
+        VALUES (99, 1, 'Berichte lesen', 'bericht', 500, 0, 'read', '', 'r', 0)`.execute(handle.db);
+      const report = await migrate(handle, config);
+      assert.deepEqual(report.rightsAdded, ['write', 'delete', 'admin']);
+      const rights = await moduleRights(handle, 1);
+      assert.equal(rights.length, 4);
+      assert.equal(rights.find((r) => r.perms === 'read')!.id, 99);
+    });
+  });
+}
