@@ -324,6 +324,18 @@ for (const dialect of testDialects()) {
         });
       }
 
+      // The issue's case as a whole: a row as Dolibarr writes it, the right only through a group.
+      for (const [label, passCrypted] of [['PHP password_hash()', php.password_hash], ['PHP md5 with salt', php.md5_salted]] as const) {
+        test(`${label} hash with read only through a group logs in; the same without the right is 403`, async () => {
+          const withRight = await ctx.make.user({ passCrypted, password: php.password, rights: [], groupRights: ['read'] });
+          assertLoggedIn(await login(ctx, withRight), withRight.id);
+          const without = await ctx.make.user({ passCrypted, password: php.password, rights: [], groupRights: ['write'] });
+          const res = await login(ctx, without);
+          assert.equal(res.statusCode, 403);
+          assert.deepEqual(res.json(), { error: 'Keine Bericht-Rechte', code: 'AUTH_NO_RIGHTS' });
+        });
+      }
+
       test('an md5 hash made with another salt does not verify', async () => {
         await ctx.make.setConst('MAIN_SECURITY_SALT', '19990101000000', 0);
         try {
