@@ -24,17 +24,18 @@ export function thumbnailPath(file: string, size: ThumbnailSize): string {
   return path.join(path.dirname(file), 'thumbs', `${path.basename(file, ext)}_${size}${ext}`);
 }
 
-export async function writeThumbnail(file: string, size: ThumbnailSize): Promise<string> {
+/** Writes one thumbnail; `format` is the source's (from metadata), kept for the thumbnail. */
+export async function writeThumbnail(file: string, size: ThumbnailSize, format?: string): Promise<string> {
   const target = thumbnailPath(file, size);
   await mkdir(path.dirname(target), { recursive: true });
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   const { width, height } = THUMBNAIL_SIZES[size];
   try {
     const image = sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize(width, height, { fit: 'inside', withoutEnlargement: true });
-    const format = (await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
-    if (format === 'jpeg') image.jpeg({ quality: 50 });
-    else if (format === 'webp') image.webp({ quality: 50 });
-    else if (format === 'png') image.png({ compressionLevel: 5 });
+    const kind = format ?? (await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
+    if (kind === 'jpeg') image.jpeg({ quality: 50 });
+    else if (kind === 'webp') image.webp({ quality: 50 });
+    else if (kind === 'png') image.png({ compressionLevel: 5 });
     await image.toFile(temp);
     await rename(temp, target);
     return target;
@@ -45,5 +46,6 @@ export async function writeThumbnail(file: string, size: ThumbnailSize): Promise
 }
 
 export async function writeThumbnails(file: string): Promise<string[]> {
-  return Promise.all((Object.keys(THUMBNAIL_SIZES) as ThumbnailSize[]).map((size) => writeThumbnail(file, size)));
+  const { format } = await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+  return Promise.all((Object.keys(THUMBNAIL_SIZES) as ThumbnailSize[]).map((size) => writeThumbnail(file, size, format)));
 }

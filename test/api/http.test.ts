@@ -15,22 +15,9 @@ import type { LightMyRequestResponse } from 'fastify';
 import { redactUrl } from '../../src/app.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
+import { assertError } from '../helpers/assertions.js';
 import { registerProbes } from '../helpers/probes.js';
 
-// ---- A test context with probe routes -------------------------------------------------------
-
-
-function assertError(res: LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
-  assert.equal(res.statusCode, status, `expected ${status} ${code}, got ${res.statusCode} ${res.body}`);
-  assert.match(String(res.headers['content-type']), /^application\/json/);
-  const body = res.json() as Record<string, unknown>;
-  assert.equal(body.code, code);
-  assert.equal(typeof body.error, 'string');
-  assert.ok((body.error as string).length > 0);
-  for (const key of Object.keys(body)) assert.ok(['error', 'code', 'details'].includes(key), `unexpected key ${key} in ${res.body}`);
-  assert.doesNotMatch(res.body, /Error:|\n\s+at |\.ts:\d+|node_modules/);
-  return body;
-}
 
 const ORIGIN = 'https://app.example.com';
 const preflightHeaders = (origin = ORIGIN, method = 'POST') => ({

@@ -16,10 +16,8 @@ import { deriveTokenSecret } from '../../src/modules/auth/token.js';
 import { TEST_INSTANCE_ID, createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import type { CreatedUser } from '../helpers/factories.js';
+import { assertError } from '../helpers/assertions.js';
 import { registerProbes } from '../helpers/probes.js';
-
-// ---- A test context with probe routes -------------------------------------------------------
-
 
 // ---- Tokens made by hand --------------------------------------------------------------------
 
@@ -54,16 +52,6 @@ async function sign(claims: Record<string, unknown>, options: { alg?: string; se
 
 // ---- Assertions -----------------------------------------------------------------------------
 
-function assertError(res: LightMyRequestResponse, status: number, code: string): void {
-  assert.equal(res.statusCode, status, `expected ${status} ${code}, got ${res.statusCode} ${res.body}`);
-  assert.match(String(res.headers['content-type']), /^application\/json/);
-  const body = res.json() as Record<string, unknown>;
-  assert.equal(body.code, code);
-  assert.equal(typeof body.error, 'string');
-  assert.ok((body.error as string).length > 0);
-  for (const key of Object.keys(body)) assert.ok(['error', 'code', 'details'].includes(key), `unexpected key ${key} in ${res.body}`);
-  assert.doesNotMatch(res.body, /Error:|\n\s+at /);
-}
 
 const READ_ONLY = { read: true, write: false, delete: false, admin: false };
 
