@@ -17,7 +17,8 @@ import { createTokenService } from './modules/auth/token.js';
 import { createUserRepository } from './modules/auth/user.repository.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
-import errorHandler from './plugins/error-handler.js';
+import { AppError } from './errors.js';
+import errorHandler, { sendError } from './plugins/error-handler.js';
 import openapi from './plugins/openapi.js';
 import validation from './plugins/validation.js';
 
@@ -30,9 +31,36 @@ export interface AppOptions {
   logger?: false | { level?: string; stream?: NodeJS.WritableStream };
 }
 
-/** Request URLs as logged: a `jwt` query parameter is a credential and never reaches a log line. */
+/**
+ * Request URLs as logged: a `jwt` query parameter is a credential and never reaches a log line,
+ * however its name is spelt (`%6Awt` decodes to `jwt` too).
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]jwt=)[^&#]*/gi, '$1[redacted]');
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    const rawName = eq < 0 ? pair : pair.slice(0, eq);
+    let name = rawName;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+    } catch {
+      // an undecodable name is logged as it came
+    }
+    return name.trim().toLowerCase() === 'jwt' ? `${rawName}=[redacted]` : pair;
+  });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}
+
+/** Errors as logged: driver errors carry the SQL with its values (mysql2 `sql`, pg `detail`); not those. */
+function serializeError(err: Error & { code?: unknown }): { type: string; message: string; stack: string; [key: string]: unknown } {
+  return {
+    type: err.name,
+    message: err.message,
+    code: err.code,
+    stack: err.stack ?? '',
+    ...(err.cause instanceof Error ? { cause: serializeError(err.cause) } : {}),
+  };
 }
 
 /** Logger settings; the redaction of credentials applies whatever the caller chose. */
@@ -41,9 +69,10 @@ function loggerOptions(config: Config, option: AppOptions['logger']): FastifySer
   return {
     level: option?.level ?? config.logLevel,
     ...(option?.stream ? { stream: option.stream } : {}),
-    redact: { paths: TOKEN_HEADERS.map((h) => `req.headers["${h}"]`), censor: '[redacted]' },
+    // What a request logs is chosen here (no headers, a redacted URL), so no credential reaches a line.
     serializers: {
       req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
+      err: serializeError,
     },
   };
 }
@@ -60,6 +89,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     trustProxy: config.trustProxy as Exclude<FastifyServerOptions['trustProxy'], undefined>,
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
+    // A URL the router cannot read (a broken %-escape) gets the one error shape too.
+    frameworkErrors: (_error, _request, reply) => {
+      sendError(reply, new AppError('REQUEST_INVALID', { message: 'Ungültige Adresse' }));
+    },
   });
 
   // Bodies are JSON (and multipart for uploads); anything else is 415, not a string handed on.
@@ -69,15 +102,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (!userTable) throw new Error(`Table ${config.dbPrefix}user not found: run \`fieldreport migrate\` first`);
 
   const tokens = createTokenService(config.instanceUniqueId);
+  const users = createUserRepository(handle.db, {
+    entity: config.entity,
+    userColumns: new Set(userTable.columns.map((c) => c.name)),
+  });
   const auth = createAuthService({
-    users: createUserRepository(handle.db, {
-      entity: config.entity,
-      userColumns: new Set(userTable.columns.map((c) => c.name)),
-    }),
-    throttle: createLoginThrottleRepository(handle.db),
+    users,
+    throttle: createLoginThrottleRepository(handle),
     consts: createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId }),
     tokens,
     limits: config.login,
+    dummyCost: await users.maxBcryptCost(),
   });
 
   await app.register(errorHandler);

@@ -7,7 +7,6 @@ import { ConfigError, describeDatabase, loadConfig, type Config } from './config
 import { createDb } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { DEMO_PASSWORD, demoLogins, seedDemo } from './demo/seed.js';
-import { resolveInstanceId } from './instance-id.js';
 import { UserAdminError, createUserAdmin, parseRights } from './modules/auth/user-admin.service.js';
 import { startServer } from './server.js';
 
@@ -83,7 +82,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
 
   try {
-    const config = resolveInstanceId(loadConfig(env));
+    const config = loadConfig(env);
     switch (command) {
       case 'serve':
         await startServer(config, { demo: values.demo === true });
@@ -139,10 +138,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return 2;
     }
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof UserAdminError) {
-      process.stderr.write(`fieldreport: ${error.message}\n`);
-      return error instanceof ConfigError ? 2 : 1;
-    }
-    throw error;
+    // One line a person can act on; the stack only when asked for (LOG_LEVEL=debug).
+    process.stderr.write(`fieldreport: ${(error as Error).message}\n`);
+    if (env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace') process.stderr.write(`${(error as Error).stack}\n`);
+    return error instanceof ConfigError ? 2 : 1;
   }
 }

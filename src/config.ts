@@ -178,6 +178,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   // The prefix becomes part of SQL identifiers: only letters, digits and underscores.
   if (!/^[A-Za-z0-9_]{0,32}$/.test(dbPrefix)) {
     problems.push(`DB_PREFIX '${dbPrefix}' may hold only letters, digits and '_' (at most 32)`);
+  } else if (database.dialect === 'postgres' && dbPrefix !== dbPrefix.toLowerCase()) {
+    // Dolibarr creates its PostgreSQL tables unquoted, so their names are lower case.
+    problems.push(`DB_PREFIX '${dbPrefix}' must be lower case on PostgreSQL (Dolibarr's tables there are '${dbPrefix.toLowerCase()}…')`);
   }
 
   const instanceUniqueId = overrides.instanceUniqueId ?? get('INSTANCE_UNIQUE_ID') ?? conf?.instanceUniqueId;

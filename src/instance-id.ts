@@ -1,32 +1,51 @@
 /**
- * The instance unique id: from INSTANCE_UNIQUE_ID or a Dolibarr conf.php; in standalone mode it is
- * generated once and kept in STATE_DIR/instance_unique_id (outside the database and outside the
- * documents folder, which Dolibarr's document.php can serve).
+ * The instance unique id: from INSTANCE_UNIQUE_ID or a Dolibarr conf.php. Only in the standalone
+ * SQLite default is it generated, once, and kept in STATE_DIR/instance_unique_id (outside the
+ * database and outside the documents folder, which Dolibarr's document.php can serve). With
+ * MariaDB/MySQL or PostgreSQL several processes may share the database, and each must sign tokens
+ * with the same secret: there the id has to be given.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 
 export const INSTANCE_ID_FILE = 'instance_unique_id';
 
 export function resolveInstanceId(config: Config): Config {
   if (config.instanceUniqueId) return config;
-  const file = path.join(config.stateDir, INSTANCE_ID_FILE);
-  let id: string;
-  try {
-    id = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(config.stateDir, { recursive: true });
-    // As Dolibarr's installer: 32 lowercase hex characters. 'wx' loses no race to a second process.
-    try {
-      writeFileSync(file, `${randomBytes(16).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    id = readFileSync(file, 'utf8').trim();
+  if (config.database.dialect !== 'sqlite') {
+    throw new ConfigError([
+      `INSTANCE_UNIQUE_ID is required with ${config.database.dialect} (every process must sign tokens with the same ` +
+        'secret): set it, or DOLIBARR_CONF to read $dolibarr_main_instance_unique_id',
+    ]);
   }
-  if (id.length < 16) throw new Error(`${file} holds no usable instance id; remove it to make a new one`);
+  const file = path.join(config.stateDir, INSTANCE_ID_FILE);
+  let id = readId(file);
+  if (id === undefined) {
+    mkdirSync(config.stateDir, { recursive: true });
+    // As Dolibarr's installer: 32 lowercase hex characters. Written whole under a temporary name
+    // and linked into place: a second process either wins or reads the complete file.
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(temp, `${randomBytes(16).toString('hex')}\n`, { mode: 0o600 });
+    try {
+      linkSync(temp, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(temp);
+    }
+    id = readId(file);
+  }
+  if (!id || id.length < 16) throw new ConfigError([`${file} holds no usable instance id; remove it to make a new one`]);
   return Object.freeze({ ...config, instanceUniqueId: id });
+}
+
+function readId(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }

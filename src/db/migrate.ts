@@ -39,7 +39,8 @@ export async function migrate(handle: DbHandle, config: Pick<Config, 'entity'>):
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`Migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    const what = failed ? `Migration ${failed}` : 'Migration';
+    throw new Error(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   const rightsAdded = await ensureModuleRights(handle.db, config.entity);
   return {
@@ -49,49 +50,34 @@ export async function migrate(handle: DbHandle, config: Pick<Config, 'entity'>):
   };
 }
 
-/** Registers the module's rights for `entity` where they are missing. Returns the rights added. */
+/**
+ * Registers the module's rights for `entity` where they are missing. Returns the rights added.
+ * Another process may register at the same moment: after a conflict the rows are read again, and
+ * a right still missing gets another id, a few times over.
+ */
 export async function ensureModuleRights(db: Db, entity: number): Promise<string[]> {
   const added: string[] = [];
-  const existing = await db
-    .selectFrom('rights_def')
-    .select(['id', 'module', 'perms', 'subperms'])
-    .where('entity', '=', entity)
-    .execute();
-  const usedIds = new Set(existing.map((r) => r.id));
-  let nextFree = Math.max(0, ...existing.map((r) => r.id)) + 1;
-
   for (const def of RIGHT_DEFINITIONS) {
-    const present = existing.some(
-      (r) => r.module === RIGHTS_MODULE && r.perms === def.right && (r.subperms === null || r.subperms === ''),
-    );
-    if (present) continue;
-    // Our id is taken by another module's right: take the next free one rather than clash.
-    let id = def.id;
-    if (usedIds.has(id)) {
-      while (usedIds.has(nextFree)) nextFree++;
-      id = nextFree;
-    }
-    try {
-      await db
-        .insertInto('rights_def')
-        .values({
-          id,
-          entity,
-          libelle: def.label,
-          module: RIGHTS_MODULE,
-          module_position: 500,
-          family_position: 0,
-          perms: def.right,
-          subperms: null,
-          type: def.type,
-          bydefault: 0,
-        })
-        .execute();
-      usedIds.add(id);
-      added.push(def.right);
-    } catch (error) {
-      // Another process registered it at the same moment: that is the state we wanted.
-      if (!isUniqueViolation(error)) throw error;
+    for (let attempt = 0; ; attempt++) {
+      const existing = await db.selectFrom('rights_def').select(['id', 'module', 'perms', 'subperms']).where('entity', '=', entity).execute();
+      const present = existing.some((r) => r.module === RIGHTS_MODULE && r.perms === def.right && (r.subperms === null || r.subperms === ''));
+      if (present) break;
+      // Our id taken by another module's right: the next free one above every id, rather than clash.
+      const usedIds = new Set(existing.map((r) => r.id));
+      const id = usedIds.has(def.id) ? Math.max(...usedIds) + 1 : def.id;
+      try {
+        await db
+          .insertInto('rights_def')
+          .values({
+            id, entity, libelle: def.label, module: RIGHTS_MODULE, module_position: 500, family_position: 0,
+            perms: def.right, subperms: null, type: def.type, bydefault: 0,
+          })
+          .execute();
+        added.push(def.right);
+        break;
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt >= 4) throw error;
+      }
     }
   }
   return added;

@@ -7,9 +7,13 @@ import { dolDecode } from './crypto.js';
 
 export type PhpScalar = string | number | boolean | null;
 
-/** Parses the top-level `$name = scalar;` assignments of a PHP file. Later assignments win. */
-export function parsePhpAssignments(source: string): Map<string, PhpScalar> {
-  const vars = new Map<string, PhpScalar>();
+/**
+ * Parses the top-level `$name = scalar;` assignments of a PHP file. Later assignments win.
+ * A name assigned something else (an expression such as `__DIR__.'/x'`) maps to `undefined`, so
+ * the caller can say it could not be read rather than silently use a default.
+ */
+export function parsePhpAssignments(source: string): Map<string, PhpScalar | undefined> {
+  const vars = new Map<string, PhpScalar | undefined>();
   let i = 0;
   const n = source.length;
 
@@ -88,6 +92,7 @@ export function parsePhpAssignments(source: string): Map<string, PhpScalar> {
     }
     skipSpaceAndComments();
     if (value !== undefined && source[i] === ';') vars.set(name[1]!, value);
+    else vars.set(name[1]!, undefined);
   }
   return vars;
 }
@@ -109,11 +114,14 @@ export interface DolibarrConf {
 /** Maps the variables of a conf.php to our settings. */
 export function readDolibarrConf(source: string): DolibarrConf {
   const vars = parsePhpAssignments(source);
+  const conf: DolibarrConf = { problems: [] };
   const str = (key: string): string | undefined => {
     const v = vars.get(key);
+    if (v === undefined && vars.has(key)) {
+      conf.problems.push(`$${key} is not a plain value (an expression?); give the setting as an environment variable instead`);
+    }
     return v === undefined || v === null || v === '' ? undefined : String(v);
   };
-  const conf: DolibarrConf = { problems: [] };
 
   const type = str('dolibarr_main_db_type');
   if (type === 'mysqli' || type === 'mysql') conf.dialect = 'mysql';

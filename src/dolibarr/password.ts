@@ -9,7 +9,8 @@
  * - The legacy clear-text `pass` column is accepted when it is not empty.
  *
  * Every check costs one bcrypt comparison, also when the user is unknown or has a legacy hash, so
- * the answer time does not tell a wrong password from an unknown login.
+ * the answer time does not tell a wrong password from an unknown login. Its cost is the highest
+ * the installation's users have (PHP 8.4 hashes with cost 12), found at start.
  */
 import bcrypt from 'bcrypt';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -17,12 +18,20 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 /** PHP password_hash(PASSWORD_DEFAULT) uses cost 10. */
 export const BCRYPT_COST = 10;
 
-// A real cost-10 hash of a random string nobody knows, compared against when there is nothing real
-// to compare; made once, on first use, so it costs what a user's hash costs.
-let dummyHash: Promise<string> | undefined;
-function getDummyHash(): Promise<string> {
-  dummyHash ??= bcrypt.hash(randomBytes(24).toString('base64'), BCRYPT_COST);
-  return dummyHash;
+/** Costs above this are not used for the dummy comparison (cost 14 is about a second). */
+export const MAX_DUMMY_COST = 14;
+
+// Real hashes of a random string nobody knows, compared against when there is nothing real to
+// compare; one per cost, made on first use, so an unknown login costs what a known one does.
+const dummyHashes = new Map<number, Promise<string>>();
+function getDummyHash(cost: number): Promise<string> {
+  const c = Math.min(Math.max(cost, 4), MAX_DUMMY_COST);
+  let hash = dummyHashes.get(c);
+  if (!hash) {
+    hash = bcrypt.hash(randomBytes(24).toString('base64'), c);
+    dummyHashes.set(c, hash);
+  }
+  return hash;
 }
 
 export interface StoredCredential {
@@ -68,6 +77,8 @@ export async function verifyPassword(
   password: string,
   stored: StoredCredential | undefined,
   settings: HashSettings,
+  /** Cost of the comparison spent when there is no bcrypt hash: the users' own cost. */
+  dummyCost = BCRYPT_COST,
 ): Promise<boolean> {
   const crypted = stored?.passCrypted ?? '';
   let ok: boolean;
@@ -75,7 +86,7 @@ export async function verifyPassword(
     // bcrypt only looks at the first 72 bytes; PHP does the same.
     ok = await bcrypt.compare(password, toNodeBcrypt(crypted)).catch(() => false);
   } else {
-    await bcrypt.compare(password, await getDummyHash());
+    await bcrypt.compare(password, await getDummyHash(dummyCost));
     ok = legacyHashes(password, settings, crypted.length).some((c) => sameText(c, crypted.toLowerCase()));
   }
   if (ok || !stored) return ok;

@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Right } from '../dolibarr/rights.js';
 import { AppError } from '../errors.js';
+import { isPreflight } from './error-handler.js';
 import type { AuthService, AuthUser } from '../modules/auth/auth.service.js';
 
 export type AuthMode = 'public' | 'token' | 'token-or-query';
@@ -58,8 +59,9 @@ export default fp(
     app.decorateRequest('user', null);
     app.addHook('onRequest', async (request) => {
       // Unmatched requests go to the 404/405 handler, which needs no caller.
-      // CORS preflights carry no credentials by design and reveal nothing.
-      if (!request.routeOptions.url || request.method === 'OPTIONS') return;
+      // CORS preflights carry no credentials by design and reveal nothing; other OPTIONS requests
+      // were answered 405 before this hook.
+      if (!request.routeOptions.url || isPreflight(request)) return;
       const mode = request.routeOptions.config.auth ?? 'token';
       if (mode === 'public') return;
       const token = readToken(request, mode === 'token-or-query');

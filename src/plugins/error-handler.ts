@@ -49,6 +49,15 @@ export function toAppError(error: unknown): AppError | undefined {
   return undefined;
 }
 
+function allowHeader(methods: Set<string>): string {
+  return [...methods].filter((m) => m !== 'HEAD').sort().join(', ');
+}
+
+/** A CORS preflight: OPTIONS with an Origin and the method the browser wants to send. */
+export function isPreflight(request: FastifyRequest): boolean {
+  return request.method === 'OPTIONS' && !!request.headers.origin && !!request.headers['access-control-request-method'];
+}
+
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).type('application/json; charset=utf-8').send(toErrorBody(error));
@@ -83,12 +92,20 @@ export default fp(
       return sendError(reply, new AppError('INTERNAL_ERROR'));
     });
 
+    // OPTIONS is for CORS preflights (answered by @fastify/cors); any other OPTIONS request is a
+    // method the path does not serve. Registered before the CORS plugin, so it runs first.
+    app.addHook('onRequest', async (request) => {
+      if (request.method !== 'OPTIONS' || isPreflight(request)) return;
+      const entry = routes.get(request.url.split('?')[0] ?? '');
+      if (!entry) throw new AppError('ROUTE_NOT_FOUND');
+      throw new AppError(entry.notAllowed, { headers: { allow: allowHeader(entry.methods) } });
+    });
+
     app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.split('?')[0] ?? '';
       const entry = routes.get(path);
       if (entry && !entry.methods.has(request.method)) {
-        const allow = [...entry.methods].filter((m) => m !== 'HEAD').sort().join(', ');
-        return sendError(reply, new AppError(entry.notAllowed, { headers: { allow } }));
+        return sendError(reply, new AppError(entry.notAllowed, { headers: { allow: allowHeader(entry.methods) } }));
       }
       return sendError(reply, new AppError('ROUTE_NOT_FOUND'));
     });

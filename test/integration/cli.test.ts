@@ -17,6 +17,7 @@ import { main } from '../../src/cli.js';
 import { loadConfig, type Config, type DatabaseConfig, type Dialect } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/database.js';
 import { INSTANCE_ID_FILE, resolveInstanceId } from '../../src/instance-id.js';
+import { TEST_INSTANCE_ID } from '../helpers/build-app.js';
 import { createTestDatabase, testDialects } from '../helpers/databases.js';
 
 interface RunResult {
@@ -80,6 +81,8 @@ async function setup(dialect: Dialect): Promise<Setup> {
   const dataRoot = path.join(dir, 'documents');
   const stateDir = path.join(dir, 'state');
   const env: NodeJS.ProcessEnv = { DATABASE_URL: databaseUrl(database.config), DATA_ROOT: dataRoot, STATE_DIR: stateDir, LOG_LEVEL: 'silent' };
+  // On a database server the id is required (shared by every process); SQLite standalone makes one.
+  if (dialect !== 'sqlite') env.INSTANCE_UNIQUE_ID = TEST_INSTANCE_ID;
   const cleanup = async () => {
     await database.drop();
     rmSync(dir, { recursive: true, force: true });

@@ -5,47 +5,22 @@
  * It also records what Dolibarr's installer records: the password hash settings and a marker that
  * these tables are ours, so `demo` may fill them.
  */
-import { type CreateTableBuilder, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
-import { columnTypes, tableOptions, toDbDateTime } from '../dialect.js';
+import { columnTypes, toDbDateTime } from '../dialect.js';
+import { schemaTools, tableExists } from './helpers.js';
 
 export const STANDALONE_MARKER = 'BERICHT_STANDALONE';
 
-/** Whether a table exists, by its full (prefixed) name. */
-export async function tableExists(db: Kysely<any>, name: string): Promise<boolean> {
-  const tables = await db.introspection.getTables({ withInternalKyselyTables: false });
-  return tables.some((t) => t.name === name);
-}
-
-export function idColumn<T extends string>(
-  builder: CreateTableBuilder<T, never>,
-  dialect: Dialect,
-  name = 'rowid',
-): CreateTableBuilder<T, any> {
-  if (dialect === 'postgres') return builder.addColumn(name, 'serial', (c) => c.primaryKey());
-  return builder.addColumn(name, 'integer', (c) => c.primaryKey().autoIncrement());
-}
-
 export function dolibarrCore(dialect: Dialect, prefix: string) {
   const ty = columnTypes(dialect);
-  const opts = tableOptions(dialect);
 
   return {
     async up(db: Kysely<any>): Promise<void> {
       if (await tableExists(db, `${prefix}user`)) return; // a Dolibarr database: leave it alone
 
-      const table = (name: string) => {
-        const b = idColumn(db.schema.createTable(name).ifNotExists(), dialect);
-        return opts ? b.modifyEnd(opts) : b;
-      };
-      const plain = (name: string) => {
-        const b = db.schema.createTable(name).ifNotExists();
-        return opts ? b.modifyEnd(opts) : b;
-      };
-      const unique = (name: string, on: string, columns: string[]) =>
-        db.schema.createIndex(`${prefix}${name}`).ifNotExists().unique().on(on).columns(columns).execute();
-      const index = (name: string, on: string, columns: string[]) =>
-        db.schema.createIndex(`${prefix}${name}`).ifNotExists().on(on).columns(columns).execute();
+      const { table, plain, index } = schemaTools(db, dialect, prefix);
+      const unique = (name: string, on: string, columns: string[]) => index(name, on, columns, true);
 
       await table('user')
         .addColumn('entity', 'integer', (c) => c.notNull().defaultTo(1))

@@ -4,23 +4,15 @@
  */
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
-import { columnTypes, tableOptions } from '../dialect.js';
-import { idColumn } from './0001-dolibarr-core.js';
+import { columnTypes } from '../dialect.js';
+import { schemaTools } from './helpers.js';
 
 export function berichtModule(dialect: Dialect, prefix: string) {
   const ty = columnTypes(dialect);
-  const opts = tableOptions(dialect);
 
   return {
     async up(db: Kysely<any>): Promise<void> {
-      const table = (name: string) => {
-        const b = idColumn(db.schema.createTable(name).ifNotExists(), dialect);
-        return opts ? b.modifyEnd(opts) : b;
-      };
-      const index = (name: string, on: string, columns: string[], unique = false) => {
-        const b = db.schema.createIndex(`${prefix}${name}`).ifNotExists().on(on).columns(columns);
-        return (unique ? b.unique() : b).execute();
-      };
+      const { table, index } = schemaTools(db, dialect, prefix);
 
       await table('bericht')
         .addColumn('ref', 'varchar(30)', (c) => c.notNull())
@@ -92,6 +84,7 @@ export function berichtModule(dialect: Dialect, prefix: string) {
         .execute();
       await index('idx_bericht_login_failure_login', 'bericht_login_failure', ['login', 'at']);
       await index('idx_bericht_login_failure_address', 'bericht_login_failure', ['address', 'at']);
+      await index('idx_bericht_login_failure_at', 'bericht_login_failure', ['at']);
     },
   };
 }

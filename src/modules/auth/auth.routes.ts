@@ -1,14 +1,20 @@
 /**
  * Endpoint 1: POST /api/auth.php. Any other method: 405 "POST erforderlich".
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors.js';
-import type { AuthService } from './auth.service.js';
+import { sendError, toAppError } from '../../plugins/error-handler.js';
 import { ErrorResponse } from '../common/common.schemas.js';
+import type { AuthService } from './auth.service.js';
 import { LoginBody, LoginResponse } from './auth.schemas.js';
 
+// The original endpoint decoded whatever body came; one it could not read had no login and no
+// password. So an unreadable body here (not JSON, malformed, empty) is the spec's 400 as well.
+const UNREADABLE_BODY = new Set(['BODY_INVALID_JSON', 'MEDIA_TYPE_UNSUPPORTED', 'VALIDATION_FAILED']);
+
 export async function authRoutes(app: FastifyInstance, options: { auth: AuthService }): Promise<void> {
-  app.post<{ Body: LoginBody }>(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/api/auth.php',
     {
       schema: {
@@ -17,16 +23,22 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
         description:
           'Checks the password as Dolibarr does (bcrypt, legacy md5 and sha1(md5) with MAIN_SECURITY_SALT, ' +
           'the legacy clear column), then status and validity dates, then the read right (direct or through a group). ' +
-          'Errors: 400 "login + password erforderlich", 401 "Login fehlgeschlagen" (unknown login and wrong password alike), ' +
+          'Errors: 400 "login + password erforderlich" (also for a body that is not readable JSON), ' +
+          '401 "Login fehlgeschlagen" (unknown login and wrong password alike), ' +
           '403 "User deaktiviert", 403 "Keine Bericht-Rechte", 429 after too many failures per login or per address ' +
-          '(with Retry-After), 405 "POST erforderlich" for other methods.',
+          '(with Retry-After), 413 for a body over the limit, 405 "POST erforderlich" for other methods.',
         security: [],
         body: LoginBody,
-        response: { 200: LoginResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse },
+        response: { 200: LoginResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse },
       },
       config: { auth: 'public', methodNotAllowed: 'AUTH_METHOD_NOT_ALLOWED' },
       // A missing or mistyped field is the spec's "login + password erforderlich", not a generic 400.
       attachValidation: true,
+      errorHandler: (error, _request, reply) => {
+        const appError = toAppError(error);
+        if (appError && UNREADABLE_BODY.has(appError.code)) return sendError(reply, new AppError('AUTH_CREDENTIALS_MISSING'));
+        throw error; // to the app's error handler
+      },
     },
     async (request) => {
       const login = typeof request.body?.login === 'string' ? request.body.login.trim() : '';

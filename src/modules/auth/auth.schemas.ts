@@ -11,7 +11,10 @@ export const PermsSchema = Type.Object(
 );
 
 export const LoginBody = Type.Object({
-  login: Type.String({ description: 'Dolibarr login (or the e-mail address of exactly one user); trimmed.' }),
+  login: Type.String({
+    description: 'Dolibarr login (or the e-mail address of exactly one user); trimmed. No control characters.',
+    pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+  }),
   password: Type.String(),
 });
 export type LoginBody = Static<typeof LoginBody>;

@@ -49,6 +49,8 @@ export interface AuthServiceDeps {
   consts: ConstRepository;
   tokens: TokenService;
   limits: LoginThrottleConfig;
+  /** bcrypt cost of the comparison spent when there is no bcrypt hash to compare (see password.ts). */
+  dummyCost?: number;
   now?: () => number;
 }
 
@@ -81,13 +83,14 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
   const { users, throttle, consts, tokens, limits } = deps;
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
 
+  /** Counts include the caller's own claimed attempt: more than the limit is refused. */
   async function checkThrottle(key: string, address: string, at: number): Promise<void> {
     const counts = await throttle.count(key, address, at - limits.windowSeconds);
     const blockedUntil: number[] = [];
-    if (counts.byLogin >= limits.maxFailuresPerLogin && counts.oldestByLogin !== null) {
+    if (counts.byLogin > limits.maxFailuresPerLogin && counts.oldestByLogin !== null) {
       blockedUntil.push(counts.oldestByLogin + limits.windowSeconds);
     }
-    if (counts.byAddress >= limits.maxFailuresPerAddress && counts.oldestByAddress !== null) {
+    if (counts.byAddress > limits.maxFailuresPerAddress && counts.oldestByAddress !== null) {
       blockedUntil.push(counts.oldestByAddress + limits.windowSeconds);
     }
     if (blockedUntil.length > 0) {
@@ -108,17 +111,29 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const user = await users.findForLogin(login);
       // Every spelling that reaches one account ('Admin', 'admin', its e-mail address) shares one budget.
       const key = throttleKey(user?.login ?? login);
-      await checkThrottle(key, address, at);
+      // Claimed before the check, so that attempts sent at once count each other.
+      const attempt = await throttle.claim(key, address, at);
+      try {
+        await checkThrottle(key, address, at);
+      } catch (error) {
+        await throttle.release(attempt);
+        throw error;
+      }
 
       const settings = await consts.getMany(['MAIN_SECURITY_SALT', 'MAIN_SECURITY_HASH_ALGO']);
-      const ok = await verifyPassword(password, user && { passCrypted: user.passCrypted, passClear: user.passClear }, {
-        salt: settings.get('MAIN_SECURITY_SALT') ?? '',
-        algo: settings.get('MAIN_SECURITY_HASH_ALGO') ?? '',
-      });
+      const ok = await verifyPassword(
+        password,
+        user && { passCrypted: user.passCrypted, passClear: user.passClear },
+        { salt: settings.get('MAIN_SECURITY_SALT') ?? '', algo: settings.get('MAIN_SECURITY_HASH_ALGO') ?? '' },
+        deps.dummyCost,
+      );
       if (!ok || !user) {
-        await throttle.record(key, address, at, at - limits.windowSeconds);
+        // The claimed attempt stays as the failure; attempts past the window go.
+        await throttle.purge(at - limits.windowSeconds);
         throw new AppError('AUTH_LOGIN_FAILED');
       }
+      // The password was right: not a guess to count, whatever follows.
+      await throttle.release(attempt);
       if (!isUsable(user, at)) throw new AppError('AUTH_USER_DISABLED');
       const perms = await rightsOf(user);
       await throttle.clearLogin(key);

@@ -21,7 +21,7 @@ export interface NewUser {
 }
 
 export function parseRights(list: string): Right[] {
-  const names = list.split(',').map((r) => r.trim().toLowerCase()).filter(Boolean);
+  const names = [...new Set(list.split(',').map((r) => r.trim().toLowerCase()).filter(Boolean))];
   const unknown = names.filter((n) => !RIGHTS.includes(n as Right));
   if (unknown.length > 0) throw new UserAdminError(`unknown right(s): ${unknown.join(', ')} (known: ${RIGHTS.join(', ')})`);
   return names as Right[];
@@ -36,19 +36,27 @@ export function createUserAdmin(handle: DbHandle, entity: number) {
     return Number(row.rowid);
   }
 
+  async function userColumns(): Promise<Set<string>> {
+    const table = (await db.introspection.getTables()).find((t) => t.name === `${handle.prefix}user`);
+    return new Set(table?.columns.map((c) => c.name) ?? []);
+  }
+
   async function grant(login: string, rights: Right[], on: Db = db): Promise<Right[]> {
     const id = await userId(login, on);
     const defs = await on.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
+    const held = new Set(
+      (await on.selectFrom('user_rights').select('fk_id').where('fk_user', '=', id).where('entity', '=', entity).execute()).map((r) => r.fk_id),
+    );
+    // Checked before inserting rather than caught after: inside a PostgreSQL transaction a failed
+    // insert would void everything before it.
     const granted: Right[] = [];
-    for (const right of rights) {
+    for (const right of new Set(rights)) {
       const def = defs.find((d) => d.perms === right);
       if (!def) throw new UserAdminError(`right '${right}' is not registered in rights_def: run \`fieldreport migrate\``);
-      try {
-        await on.insertInto('user_rights').values({ entity, fk_user: id, fk_id: def.id }).execute();
-        granted.push(right);
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error; // already held
-      }
+      if (held.has(def.id)) continue;
+      await on.insertInto('user_rights').values({ entity, fk_user: id, fk_id: def.id }).execute();
+      held.add(def.id);
+      granted.push(right);
     }
     return granted;
   }
@@ -84,7 +92,18 @@ export function createUserAdmin(handle: DbHandle, entity: number) {
     async setPassword(login: string, password: string): Promise<void> {
       if (password.length < 4) throw new UserAdminError('password: at least 4 characters');
       const id = await userId(login);
-      await db.updateTable('user').set({ pass_crypted: await hashPassword(password), pass: null, pass_temp: null }).where('rowid', '=', id).execute();
+      const columns = await userColumns();
+      await db
+        .updateTable('user')
+        .set({
+          pass_crypted: await hashPassword(password),
+          pass: null,
+          pass_temp: null,
+          // As Dolibarr's setPassword: sessions, and so tokens, issued before the change are void.
+          ...(columns.has('flagdelsessionsbefore') ? { flagdelsessionsbefore: toDbDateTime(Math.floor(Date.now() / 1000) - 5) } : {}),
+        })
+        .where('rowid', '=', id)
+        .execute();
     },
 
     grant,

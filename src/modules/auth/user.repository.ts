@@ -30,6 +30,8 @@ export interface UserRepository {
   getById(id: number): Promise<UserRecord | undefined>;
   /** The report rights held directly or through a group, in the served entity. */
   listRights(userId: number): Promise<Right[]>;
+  /** The highest bcrypt cost among the users' hashes, or undefined when none is bcrypt. */
+  maxBcryptCost(): Promise<number | undefined>;
 }
 
 const OPTIONAL_COLUMNS = ['datestartvalidity', 'dateendvalidity', 'flagdelsessionsbefore', 'email', 'pass'] as const;
@@ -83,6 +85,18 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
     async getById(id) {
       const row = await base().where('rowid', '=', id).executeTakeFirst();
       return row ? toRecord(row) : undefined;
+    },
+
+    async maxBcryptCost() {
+      // '$2y$10$…': the cost is characters 5 and 6.
+      const rows = await db
+        .selectFrom('user')
+        .select(sql<string>`substr(pass_crypted, 5, 2)`.as('cost'))
+        .distinct()
+        .where('pass_crypted', 'like', '$2_$%')
+        .execute();
+      const costs = rows.map((r) => Number(r.cost)).filter((c) => Number.isInteger(c) && c >= 4 && c <= 31);
+      return costs.length > 0 ? Math.max(...costs) : undefined;
     },
 
     async listRights(userId) {

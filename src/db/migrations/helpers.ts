@@ -1,0 +1,44 @@
+/**
+ * What both migrations need: tables with Dolibarr's `rowid` key and options, and indexes created
+ * only when missing. `CREATE INDEX IF NOT EXISTS` is MariaDB's, not MySQL's, so on mysql the
+ * index list is asked first.
+ */
+import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
+import type { Dialect } from '../../config.js';
+import { tableOptions } from '../dialect.js';
+
+/** Whether a table exists, by its full (prefixed) name. */
+export async function tableExists(db: Kysely<any>, name: string): Promise<boolean> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: false });
+  return tables.some((t) => t.name === name);
+}
+
+export function idColumn<T extends string>(builder: CreateTableBuilder<T, never>, dialect: Dialect, name = 'rowid'): CreateTableBuilder<T, any> {
+  if (dialect === 'postgres') return builder.addColumn(name, 'serial', (c) => c.primaryKey());
+  return builder.addColumn(name, 'integer', (c) => c.primaryKey().autoIncrement());
+}
+
+export function schemaTools(db: Kysely<any>, dialect: Dialect, prefix: string) {
+  const opts = tableOptions(dialect);
+  const withOptions = <T extends string>(b: CreateTableBuilder<T, any>) => (opts ? b.modifyEnd(opts) : b);
+
+  async function indexExists(table: string, name: string): Promise<boolean> {
+    const rows = await sql<{ n: number }>`select count(*) as n from information_schema.statistics
+      where table_schema = database() and table_name = ${prefix + table} and index_name = ${name}`.execute(db);
+    return Number(rows.rows[0]?.n ?? 0) > 0;
+  }
+
+  return {
+    /** A table with Dolibarr's autoincrement `rowid`. */
+    table: (name: string) => withOptions(idColumn(db.schema.createTable(name).ifNotExists(), dialect)),
+    /** A table without `rowid`. */
+    plain: (name: string) => withOptions(db.schema.createTable(name).ifNotExists()),
+    async index(name: string, table: string, columns: string[], unique = false): Promise<void> {
+      const full = `${prefix}${name}`;
+      if (dialect === 'mysql' && (await indexExists(table, full))) return;
+      let b = db.schema.createIndex(full).on(table).columns(columns);
+      if (dialect !== 'mysql') b = b.ifNotExists();
+      await (unique ? b.unique() : b).execute();
+    },
+  };
+}
