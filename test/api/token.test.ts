@@ -153,9 +153,9 @@ for (const dialect of testDialects()) {
     test('a tampered payload (perms.admin, then sub) with the original signature → 401 AUTH_TOKEN_INVALID', async () => {
       const { token } = await userWithToken();
       const other = await ctx.make.user({ rights: ['read', 'write', 'delete', 'admin'] });
-      const [header, payload, signature] = token.split('.') as [string, string, string];
+      const [header, , signature] = token.split('.') as [string, string, string];
       const claims = payloadOf(token);
-      assert.equal(typeof payload, 'string');
+      assert.equal(claims.sub, (await ctx.app.inject({ method: 'GET', url: '/api/probe.php', headers: bearer(token) })).json().user.id, 'the untampered token works');
       const admin = `${header}.${b64({ ...claims, perms: { read: true, write: true, delete: true, admin: true } })}.${signature}`;
       assertError(await probe(bearer(admin)), 401, 'AUTH_TOKEN_INVALID');
       const sub = `${header}.${b64({ ...claims, sub: other.id })}.${signature}`;
