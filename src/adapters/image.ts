@@ -2,12 +2,11 @@
  * Images through sharp (libvips): Dolibarr's thumbnails beside a file, `thumbs/<name>_small.<ext>`
  * (fits 480×270) and `thumbs/<name>_mini.<ext>` (fits 128×72), same format as the source, never
  * enlarged, JPEG/WebP quality 50 as Dolibarr writes them. EXIF orientation is applied.
- * Written to a temporary name and renamed, so a crash leaves no half file under a real name.
+ * Written through replaceAtomically, so a crash leaves no half file under a real name.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
+import { replaceAtomically } from './file-store.js';
 
 /** Refuse images above this many pixels (decompression bombs). @default 100 megapixels */
 export const MAX_INPUT_PIXELS = 100_000_000;
@@ -25,24 +24,19 @@ export function thumbnailPath(file: string, size: ThumbnailSize): string {
 }
 
 /** Writes one thumbnail; `format` is the source's (from metadata), kept for the thumbnail. */
+/** Writes one thumbnail; `format` is the source's (from metadata), kept for the thumbnail. */
 export async function writeThumbnail(file: string, size: ThumbnailSize, format?: string): Promise<string> {
   const target = thumbnailPath(file, size);
-  await mkdir(path.dirname(target), { recursive: true });
-  const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   const { width, height } = THUMBNAIL_SIZES[size];
-  try {
+  const kind = format ?? (await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
+  await replaceAtomically(target, (temp) => {
     const image = sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize(width, height, { fit: 'inside', withoutEnlargement: true });
-    const kind = format ?? (await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
     if (kind === 'jpeg') image.jpeg({ quality: 50 });
     else if (kind === 'webp') image.webp({ quality: 50 });
     else if (kind === 'png') image.png({ compressionLevel: 5 });
-    await image.toFile(temp);
-    await rename(temp, target);
-    return target;
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+    return image.toFile(temp);
+  });
+  return target;
 }
 
 export async function writeThumbnails(file: string): Promise<string[]> {

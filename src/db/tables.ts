@@ -7,7 +7,7 @@
  * Date and time columns are read as 'YYYY-MM-DD HH:MM:SS' strings in UTC on every dialect
  * (see db/dialect.ts), so they are typed as strings.
  */
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 type DateTime = string | null;
 type Int = number;
@@ -290,7 +290,3 @@ export const TABLE_NAMES: readonly TableName[] = [
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
   'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure',
 ];
-
-export type UserRow = Selectable<UserTable>;
-export type NewUserRow = Insertable<UserTable>;
-export type UserRowUpdate = Updateable<UserTable>;

@@ -6,9 +6,9 @@
  * Only ever on a database whose Dolibarr tables this service created (never a real Dolibarr),
  * and only while it has no users yet. Every demo user's password is DEMO_PASSWORD.
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
+import { writeFileAtomic } from '../adapters/file-store.js';
 import { writeThumbnails } from '../adapters/image.js';
 import type { Config } from '../config.js';
 import type { Db, DbHandle } from '../db/database.js';
@@ -102,13 +102,6 @@ async function makeLogo(): Promise<Buffer> {
     <path d="M150 110 L200 40 L250 110 Z" fill="#ffffff"/><rect x="270" y="50" width="90" height="60" rx="8" fill="#ffffff"/>
   </svg>`;
   return sharp(Buffer.from(svg)).png().toBuffer();
-}
-
-async function writeAtomic(file: string, data: Buffer): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.tmp`;
-  await writeFile(temp, data);
-  await rename(temp, file);
 }
 
 function ref(prefix: string, at: Date, n: number): string {
@@ -242,12 +235,12 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   const root = entityRoot(config.dataRoot, entity);
   const saltRow = await db.selectFrom('const').select('value').where('name', '=', 'MAIN_SECURITY_SALT').where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
   const salt = saltRow?.value ?? '';
-  await writeAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), await makeLogo());
+  await writeFileAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), await makeLogo());
   for (const photo of photos) {
     const data = await makePhoto(photo.seed);
     const relDir = `commande/${photo.orderRef}`;
     const file = path.join(root, relDir, photo.name);
-    await writeAtomic(file, data);
+    await writeFileAtomic(file, data);
     await writeThumbnails(file);
     const filepath = ecmFilepath(entity, relDir);
     await db

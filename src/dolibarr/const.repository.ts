@@ -8,11 +8,10 @@ import { dolDecrypt } from './crypto.js';
 export interface ConstRepository {
   /** Values of the named constants; names without a row are absent from the map. */
   getMany(names: readonly string[]): Promise<Map<string, string>>;
-  get(name: string): Promise<string | undefined>;
 }
 
 export function createConstRepository(db: Db, options: { entity: number; instanceUniqueId: string }): ConstRepository {
-  const repo: ConstRepository = {
+  return {
     async getMany(names) {
       if (names.length === 0) return new Map();
       const rows = await db
@@ -26,9 +25,5 @@ export function createConstRepository(db: Db, options: { entity: number; instanc
       for (const row of rows) out.set(row.name, dolDecrypt(row.value ?? '', options.instanceUniqueId));
       return out;
     },
-    async get(name) {
-      return (await repo.getMany([name])).get(name);
-    },
   };
-  return repo;
 }
