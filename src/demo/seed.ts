@@ -1,11 +1,12 @@
 /**
  * Demo data for the standalone default: users with different rights, customers, suppliers,
  * orders with ref_client linked to users, invoices, proposals, a company with a logo, and a few
- * photos (with Dolibarr thumbnails and ecm_files rows) in the order folders.
+ * real photos (with Dolibarr thumbnails and ecm_files rows) in the order folders.
  *
  * Only ever on a database whose Dolibarr tables this service created (never a real Dolibarr),
  * and only while it has no users yet. Every demo user's password is DEMO_PASSWORD.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { writeFileAtomic } from '../adapters/file-store.js';
@@ -54,46 +55,13 @@ const SUPPLIERS = [
   { nom: 'Rohr & Armatur AG', town: 'Regensburg', zip: '93047' },
 ];
 
-/** Deterministic pseudo-random numbers, so the demo is the same on every machine. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-/** A photo-like JPEG: sky, wall and floor gradients with grain and a few fixtures. */
-async function makePhoto(seed: number, width = 1600, height = 1200): Promise<Buffer> {
-  const rnd = random(seed);
-  const pixels = Buffer.alloc(width * height * 3);
-  const hue = [rnd() * 60 + 160, rnd() * 40 + 120, rnd() * 40 + 90];
-  const horizon = Math.floor(height * (0.55 + rnd() * 0.15));
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const i = (y * width + x) * 3;
-      const grain = (rnd() - 0.5) * 18;
-      const t = y < horizon ? y / horizon : (y - horizon) / (height - horizon);
-      const base = y < horizon ? [hue[0]! - 40 * t, hue[1]! - 20 * t, hue[2]! + 30 * (1 - t)] : [110 - 30 * t, 95 - 25 * t, 80 - 20 * t];
-      for (let c = 0; c < 3; c++) pixels[i + c] = Math.max(0, Math.min(255, base[c]! + grain));
-    }
-  }
-  const fixtures = Array.from({ length: 3 }, () => {
-    const w = Math.floor(120 + rnd() * 300);
-    const h = Math.floor(100 + rnd() * 400);
-    const x = Math.floor(rnd() * (width - w));
-    const y = Math.floor(horizon - h * (0.4 + rnd() * 0.5));
-    const grey = Math.floor(150 + rnd() * 90);
-    return `<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="12" fill="rgb(${grey},${grey},${grey - 10})" stroke="rgb(60,60,60)" stroke-width="6"/>` +
-      `<line x1="${x + w / 2}" y1="${y + h}" x2="${x + w / 2}" y2="${height}" stroke="rgb(170,120,60)" stroke-width="${10 + Math.floor(rnd() * 14)}"/>`;
-  }).join('');
-  const overlay = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${fixtures}</svg>`);
-  return sharp(pixels, { raw: { width, height, channels: 3 } })
-    .composite([{ input: overlay }])
-    .jpeg({ quality: 82 })
-    .withExif({ IFD0: { Make: 'fieldreport', Model: 'Demo camera', Software: 'fieldreport demo' } })
-    .toBuffer();
-}
+/** Real photographs (CC0, see assets/demo-photos/README.md), placed in the first orders' folders. */
+const PHOTO_DIR = new URL('../../assets/demo-photos/', import.meta.url);
+const ORDER_PHOTOS: string[][] = [
+  ['Pflaster.jpg', 'Kies_Unterbau.jpg'],
+  ['Rasen_Randbereich.jpg', 'Pflaster_hochkant.jpg'],
+  ['Pflaster.jpg', 'Kies_Unterbau.jpg', 'Rasen_Randbereich.jpg'],
+];
 
 async function makeLogo(): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="160">
@@ -120,7 +88,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   const daysAgo = (d: number) => new Date(now.getTime() - d * 86_400_000);
   const passCrypted = await hashPassword(DEMO_PASSWORD);
 
-  const photos: Array<{ orderId: number; orderRef: string; name: string; seed: number }> = [];
+  const photos: Array<{ orderId: number; orderRef: string; name: string }> = [];
 
   await db.transaction().execute(async (trx) => {
     const rights = await trx.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
@@ -226,8 +194,9 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
     ];
     for (const [name, value] of company) await trx.insertInto('const').values({ name, entity, value, type: 'chaine', visible: 0 }).execute();
 
-    for (const [i, order] of orders.slice(0, 3).entries()) {
-      for (let k = 0; k < 2 + (i % 2); k++) photos.push({ orderId: order.id, orderRef: order.ref, name: `Foto_${k + 1}_Anlage.jpg`, seed: 1000 + i * 10 + k });
+    for (const [i, names] of ORDER_PHOTOS.entries()) {
+      const order = orders[i]!;
+      for (const name of names) photos.push({ orderId: order.id, orderRef: order.ref, name });
     }
   });
 
@@ -237,7 +206,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   const salt = saltRow?.value ?? '';
   await writeFileAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), await makeLogo());
   for (const photo of photos) {
-    const data = await makePhoto(photo.seed);
+    const data = await readFile(new URL(photo.name, PHOTO_DIR));
     const relDir = `commande/${photo.orderRef}`;
     const file = path.join(root, relDir, photo.name);
     await writeFileAtomic(file, data);
