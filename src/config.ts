@@ -149,7 +149,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (confPath) {
     try {
       conf = readDolibarrConf(readFileSync(confPath, 'utf8'));
-      problems.push(...conf.problems.map((p) => `DOLIBARR_CONF ${confPath}: ${p}`));
+      // A problem counts only for a setting the conf.php is used for (not one given otherwise).
+      const givenElsewhere = {
+        database: !!overrides.database || !!get('DATABASE_URL'),
+        prefix: overrides.dbPrefix !== undefined || !!get('DB_PREFIX'),
+        dataRoot: !!overrides.dataRoot || !!get('DATA_ROOT'),
+        instanceUniqueId: !!overrides.instanceUniqueId || !!get('INSTANCE_UNIQUE_ID'),
+      };
+      for (const p of conf.problems) if (!givenElsewhere[p.setting]) problems.push(`DOLIBARR_CONF ${confPath}: ${p.message}`);
     } catch (error) {
       problems.push(`DOLIBARR_CONF: cannot read ${confPath} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }

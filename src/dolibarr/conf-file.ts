@@ -107,18 +107,41 @@ export interface DolibarrConf {
   prefix?: string;
   dataRoot?: string;
   instanceUniqueId?: string;
-  /** Problems found while reading the file, in words a person can act on. */
-  problems: string[];
+  /** Problems found while reading the file, by the setting they affect, in words a person can act on. */
+  problems: ConfProblem[];
 }
+
+/** The settings a conf.php can fill; an environment variable given for one makes its problems moot. */
+export type ConfSetting = 'database' | 'prefix' | 'dataRoot' | 'instanceUniqueId';
+
+export interface ConfProblem {
+  setting: ConfSetting;
+  message: string;
+}
+
+const SETTING_OF: Readonly<Record<string, ConfSetting>> = {
+  dolibarr_main_db_type: 'database',
+  dolibarr_main_db_host: 'database',
+  dolibarr_main_db_port: 'database',
+  dolibarr_main_db_name: 'database',
+  dolibarr_main_db_user: 'database',
+  dolibarr_main_db_pass: 'database',
+  dolibarr_main_db_encrypted_pass: 'database',
+  dolibarr_main_db_prefix: 'prefix',
+  dolibarr_main_data_root: 'dataRoot',
+  dolibarr_main_instance_unique_id: 'instanceUniqueId',
+  dolibarr_main_cookie_cryptkey: 'instanceUniqueId',
+};
 
 /** Maps the variables of a conf.php to our settings. */
 export function readDolibarrConf(source: string): DolibarrConf {
   const vars = parsePhpAssignments(source);
   const conf: DolibarrConf = { problems: [] };
+  const problem = (key: string, message: string) => conf.problems.push({ setting: SETTING_OF[key]!, message });
   const str = (key: string): string | undefined => {
     const v = vars.get(key);
     if (v === undefined && vars.has(key)) {
-      conf.problems.push(`$${key} is not a plain value (an expression?); give the setting as an environment variable instead`);
+      problem(key, `$${key} is not a plain value (an expression?); give the setting as an environment variable instead`);
     }
     return v === undefined || v === null || v === '' ? undefined : String(v);
   };
@@ -126,13 +149,13 @@ export function readDolibarrConf(source: string): DolibarrConf {
   const type = str('dolibarr_main_db_type');
   if (type === 'mysqli' || type === 'mysql') conf.dialect = 'mysql';
   else if (type === 'pgsql') conf.dialect = 'postgres';
-  else if (type !== undefined) conf.problems.push(`$dolibarr_main_db_type '${type}' is not supported (mysqli or pgsql)`);
+  else if (type !== undefined) problem('dolibarr_main_db_type', `$dolibarr_main_db_type '${type}' is not supported (mysqli or pgsql)`);
 
   conf.host = str('dolibarr_main_db_host');
   const port = str('dolibarr_main_db_port');
   if (port !== undefined) {
     if (/^\d+$/.test(port) && Number(port) > 0 && Number(port) < 65536) conf.port = Number(port);
-    else conf.problems.push(`$dolibarr_main_db_port '${port}' is not a port number`);
+    else problem('dolibarr_main_db_port', `$dolibarr_main_db_port '${port}' is not a port number`);
   }
   conf.database = str('dolibarr_main_db_name');
   conf.user = str('dolibarr_main_db_user');

@@ -7,10 +7,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import bcrypt from 'bcrypt';
 import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { buildApp } from '../../src/app.js';
 import type { LoginThrottleConfig } from '../../src/config.js';
 import { errorCatalogue } from '../../src/errors.js';
+import { createUserRepository } from '../../src/modules/auth/user.repository.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { assertError as assertErrorShape } from '../helpers/assertions.js';
@@ -101,6 +104,13 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** A PHP-style `$2y$` bcrypt hash of `password` with this cost. */
+async function phpBcrypt(password: string, cost: number): Promise<string> {
+  const hash = `$2y$${(await bcrypt.hash(password, cost)).slice(4)}`; // Node writes $2b$
+  assert.match(hash, new RegExp(`^\\$2y\\$${String(cost).padStart(2, '0')}\\$`));
+  return hash;
 }
 
 /** The id of the module's `read` right in rights_def (registered for entity 1 only). */
@@ -533,6 +543,38 @@ for (const dialect of testDialects()) {
           `median unknown ${median(unknown).toFixed(1)} ms vs wrong password ${median(wrong).toFixed(1)} ms (ratio ${ratio.toFixed(2)})`,
         );
       });
+
+      test("an unknown login costs what a wrong password does when the users' hashes have cost 12", async () => {
+        // PHP 8.4 hashes with cost 12. With a fixed cost-10 dummy hash an unknown login took about a
+        // quarter of a wrong password's time, which tells the two apart.
+        const u = await ctx.make.user({ login: `cost12_${Date.now()}`, passCrypted: await phpBcrypt('Kosten-12', 12), password: 'Kosten-12', rights: ['read'] });
+        // The dummy cost is found when the app is built: a second app on the same database.
+        const app = await buildApp(ctx.config, { db: ctx.handle, logger: false });
+        try {
+          const attempt = async (body: { login: string; password: string }) => {
+            const started = process.hrtime.bigint();
+            const res = await app.inject({ method: 'POST', url: LOGIN_PATH, payload: body });
+            const ms = Number(process.hrtime.bigint() - started) / 1e6;
+            assertFailed(res);
+            return ms;
+          };
+          await attempt({ login: 'cost12-unknown-warmup', password: 'x' });
+          await attempt({ login: u.login, password: 'x' });
+          const unknown: number[] = [];
+          const wrong: number[] = [];
+          for (let i = 0; i < 5; i++) {
+            unknown.push(await attempt({ login: `cost12-unknown-${i}`, password: 'not-the-password' }));
+            wrong.push(await attempt({ login: u.login, password: 'not-the-password' }));
+          }
+          const ratio = median(unknown) / median(wrong);
+          assert.ok(
+            ratio >= 0.5,
+            `median unknown ${median(unknown).toFixed(1)} ms vs wrong password (cost 12) ${median(wrong).toFixed(1)} ms (ratio ${ratio.toFixed(2)})`,
+          );
+        } finally {
+          await app.close();
+        }
+      });
     }
   });
 
@@ -615,12 +657,63 @@ for (const dialect of testDialects()) {
       else assertFailed(res); // an unknown login where logins compare exactly
     });
 
+    test('40 wrong passwords sent at once: at most 3 are checked (401), the others 429; then the right password is 429 too', async () => {
+      const u = await ctx.make.user({ rights: ['read'] });
+      const remoteAddress = '10.0.10.1';
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => post(ctx, { login: u.login, password: `parallel-wrong-${i}` }, { remoteAddress })),
+      );
+      const statuses = answers.map((r) => r.statusCode);
+      const failed = answers.filter((r) => r.statusCode === 401);
+      const throttled = answers.filter((r) => r.statusCode === 429);
+      assert.ok(failed.length <= limits.maxFailuresPerLogin, `${failed.length} answers were 401 (checked): ${statuses.join(' ')}`);
+      assert.equal(failed.length + throttled.length, 40, `only 401 and 429: ${statuses.join(' ')}`);
+      for (const res of failed) assertFailed(res);
+      for (const res of throttled) assertThrottled(res, limits.windowSeconds);
+      // The burst used up the login's budget: the account is blocked for the window, whoever asks.
+      const afterwards = await login(ctx, u, { remoteAddress: '10.0.10.2' });
+      assert.equal(afterwards.statusCode, 429, `after a burst that got ${failed.length} answer(s) 401, the right password got ${afterwards.statusCode}`);
+      assertThrottled(afterwards, limits.windowSeconds);
+    });
+
     test("failures through the user's e-mail address count against the same account", async () => {
       const email = `throttle.${Date.now()}@example.com`;
       const u = await ctx.make.user({ email, rights: ['read'] });
       await fail(u.login, 3, '10.0.8.1');
       // The account is blocked; its e-mail address must not open a fresh budget of attempts.
       assertThrottled(await post(ctx, { login: email, password: u.password }, { remoteAddress: '10.0.8.2' }), limits.windowSeconds);
+    });
+  });
+
+  describe(`user repository: maxBcryptCost [${dialect}]`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(dialect, { login: NO_THROTTLE });
+    });
+    after(async () => ctx?.close());
+
+    async function maxBcryptCost(): Promise<number | undefined> {
+      // Built as src/app.ts builds it: the entity, and the llx_user columns found on the database.
+      const table = (await ctx.handle.db.introspection.getTables()).find((t) => t.name === `${ctx.config.dbPrefix}user`);
+      assert.ok(table);
+      const users = createUserRepository(ctx.handle.db, { entity: ctx.config.entity, userColumns: new Set(table.columns.map((c) => c.name)) });
+      return users.maxBcryptCost();
+    }
+
+    test('is undefined while no user has a bcrypt hash', async () => {
+      assert.equal(await maxBcryptCost(), undefined, 'no users');
+      await ctx.make.user({ hash: 'md5', rights: ['read'] });
+      await ctx.make.user({ hash: 'sha1md5', rights: ['read'] });
+      await ctx.make.user({ hash: 'clear', rights: ['read'] });
+      assert.equal(await maxBcryptCost(), undefined, 'legacy hashes and clear text only');
+    });
+
+    test("is the highest cost among the users' $2y$ hashes", async () => {
+      await ctx.make.user({ passCrypted: await phpBcrypt('cost-ten', 10), rights: ['read'] });
+      assert.equal(await maxBcryptCost(), 10);
+      await ctx.make.user({ passCrypted: await phpBcrypt('cost-eleven', 11), rights: ['read'] });
+      await ctx.make.user({ passCrypted: await phpBcrypt('cost-four', 4), rights: ['read'] });
+      assert.equal(await maxBcryptCost(), 11);
     });
   });
 }

@@ -14,11 +14,16 @@ import { sql } from 'kysely';
 import sharp from 'sharp';
 import { buildApp } from '../../src/app.js';
 import { main } from '../../src/cli.js';
-import { loadConfig, type Config, type DatabaseConfig, type Dialect } from '../../src/config.js';
+import { ConfigError, loadConfig, type Config, type DatabaseConfig, type Dialect } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/database.js';
+import { fromDbDateTime } from '../../src/db/dialect.js';
 import { INSTANCE_ID_FILE, resolveInstanceId } from '../../src/instance-id.js';
+import { createTokenService } from '../../src/modules/auth/token.js';
+import { assertError } from '../helpers/assertions.js';
 import { TEST_INSTANCE_ID } from '../helpers/build-app.js';
 import { createTestDatabase, testDialects } from '../helpers/databases.js';
+import { makeDolibarrDatabase } from '../helpers/dolibarr-schema.js';
+import { registerProbes } from '../helpers/probes.js';
 
 interface RunResult {
   code: number;
@@ -181,6 +186,20 @@ describe('cli without a database', () => {
     assert.equal(result.code, 2);
     assert.match(result.stderr, /DATABASE_URL/);
   });
+
+  test('a runtime failure (the database cannot be reached) exits 1 with one line on stderr, no stack', async () => {
+    // Port 1 on the loopback: nothing listens, the connection is refused at once.
+    const result = await run(['migrate'], { ...noDbEnv(), DATABASE_URL: 'mysql://root@127.0.0.1:1/x' }).catch((error: Error) => ({
+      code: `threw ${error.name}: ${error.message}`,
+      stdout: '',
+      stderr: '',
+    }));
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /^fieldreport: \S[^\n]*\n$/, `one line starting 'fieldreport:', got ${JSON.stringify(result.stderr)}`);
+    noStack(result.stderr);
+    assert.doesNotMatch(result.stderr, /\.ts:\d+|node_modules/);
+    assert.equal(result.stdout, '');
+  });
 });
 
 describe('instance id', () => {
@@ -223,26 +242,6 @@ describe('instance id', () => {
     assert.throws(() => resolveInstanceId(loadConfig({ STATE_DIR: dir })), /instance id/);
   });
 });
-
-/** Dolibarr's own user, rights_def and const tables, as a real install has them before our module. */
-async function makeDolibarrTables(database: DatabaseConfig, dialect: Dialect): Promise<void> {
-  const handle = createDb({ database, dbPrefix: 'llx_' }, { poolSize: 1 });
-  const id = dialect === 'postgres' ? 'serial PRIMARY KEY' : dialect === 'mysql' ? 'integer AUTO_INCREMENT PRIMARY KEY' : 'integer PRIMARY KEY AUTOINCREMENT';
-  const runSql = (text: string) => sql.raw(text).execute(handle.db);
-  try {
-    await runSql(`CREATE TABLE llx_user (rowid ${id}, entity integer NOT NULL DEFAULT 1, login varchar(50) NOT NULL, pass varchar(128),
-      pass_crypted varchar(128), pass_temp varchar(128), admin smallint DEFAULT 0, statut smallint DEFAULT 1, lastname varchar(50),
-      firstname varchar(50), email varchar(255), fk_soc integer, extra_col varchar(32))`);
-    await runSql(`CREATE TABLE llx_rights_def (id integer NOT NULL, entity integer NOT NULL DEFAULT 1, libelle varchar(255), module varchar(64),
-      module_position integer NOT NULL DEFAULT 0, family_position integer NOT NULL DEFAULT 0, perms varchar(50), subperms varchar(50),
-      type varchar(1), bydefault smallint DEFAULT 0, PRIMARY KEY (id, entity))`);
-    await runSql(`CREATE TABLE llx_const (rowid ${id}, name varchar(180) NOT NULL, entity integer NOT NULL DEFAULT 1, value text NOT NULL,
-      type varchar(64) DEFAULT 'string', visible smallint NOT NULL DEFAULT 1, note text)`);
-    await runSql(`CREATE UNIQUE INDEX uk_llx_const ON llx_const (name, entity)`);
-  } finally {
-    await handle.destroy();
-  }
-}
 
 /** Every file below a folder, relative to it. */
 function listFiles(dir: string): string[] {
@@ -385,6 +384,82 @@ for (const dialect of testDialects()) {
       assert.match(flying.stderr, /known: read, write, delete, admin/);
       noStack(flying.stderr);
     });
+
+    test('user add with a right named twice (read,read,write) keeps the user and gives read and write', async () => {
+      // Inside the add transaction the second 'read' insert used to fail; on PostgreSQL that voided
+      // the transaction, so the user was rolled back while success was printed.
+      const s = await setup(dialect);
+      await ok(['migrate'], s.env);
+      const added = await ok(['user', 'add', 'bob', '--password', 's3cret', '--rights', 'read,read,write'], s.env);
+      assert.match(added.stdout, /User 'bob' added \(id \d+\)/);
+      await withApp(s.env, async (app, handle) => {
+        const row = await handle.db.selectFrom('user').select('rowid').where('login', '=', 'bob').executeTakeFirst();
+        assert.ok(row, 'the user exists after the command');
+        const rights = await handle.db.selectFrom('user_rights').select('fk_id').where('fk_user', '=', Number(row.rowid)).execute();
+        assert.equal(rights.length, 2, 'one user_rights row per right');
+        const res = await login(app, 'bob', 's3cret');
+        assert.equal(res.statusCode, 200, res.body);
+        assert.deepEqual(res.json().perms, { read: true, write: true, delete: false, admin: false });
+      });
+      const again = await ok(['user', 'grant', 'bob', 'read'], s.env);
+      assert.match(again.stdout, /nothing new/);
+      assert.equal(again.stderr, '');
+    });
+
+    test('user passwd voids the tokens issued before it (flagdelsessionsbefore about now - 5 s)', async () => {
+      const s = await setup(dialect);
+      await ok(['migrate'], s.env);
+      await ok(['user', 'add', 'bob', '--password', 's3cret', '--rights', 'read'], s.env);
+      const probe = (app: FastifyInstance, token: string) => app.inject({ method: 'GET', url: '/api/probe.php', headers: { authorization: `Bearer ${token}` } });
+
+      // A token of bob's issued a minute ago (Dolibarr spares sessions of the last 5 seconds).
+      const oldToken = await withApp(s.env, async (app, handle, config) => {
+        registerProbes(app);
+        const id = Number((await handle.db.selectFrom('user').select('rowid').where('login', '=', 'bob').executeTakeFirstOrThrow()).rowid);
+        const perms = { read: true, write: false, delete: false, admin: false };
+        const { token } = await createTokenService(config.instanceUniqueId!).sign({ id, login: 'bob', name: 'bob', perms }, Math.floor(Date.now() / 1000) - 60);
+        const before = await probe(app, token);
+        assert.equal(before.statusCode, 200, `the token works before the change: ${before.body}`);
+        return token;
+      });
+
+      const changedAt = Math.floor(Date.now() / 1000);
+      await ok(['user', 'passwd', 'bob', '--password', 'neu123'], s.env);
+
+      await withApp(s.env, async (app, handle) => {
+        registerProbes(app);
+        const row = await handle.db.selectFrom('user').select('flagdelsessionsbefore').where('login', '=', 'bob').executeTakeFirstOrThrow();
+        const flag = fromDbDateTime(row.flagdelsessionsbefore);
+        assert.ok(flag !== null, 'flagdelsessionsbefore is set');
+        assert.ok(Math.abs(flag - (changedAt - 5)) <= 3, `flagdelsessionsbefore ${row.flagdelsessionsbefore} is about ${changedAt - 5}`);
+
+        assertError(await probe(app, oldToken), 401, 'AUTH_TOKEN_INVALID');
+        const fresh = await login(app, 'bob', 'neu123');
+        assert.equal(fresh.statusCode, 200, fresh.body);
+        assert.equal((await probe(app, fresh.json().token)).statusCode, 200, 'a token issued after the change works');
+      });
+    });
+
+    test('resolving the instance id as serve does: a ConfigError naming INSTANCE_UNIQUE_ID on a server database', async () => {
+      const s = await setup(dialect);
+      const env = { ...s.env };
+      delete env.INSTANCE_UNIQUE_ID;
+      const config = loadConfig(env);
+      if (dialect === 'sqlite') {
+        // Standalone SQLite makes its own, once.
+        assert.match(resolveInstanceId(config).instanceUniqueId!, /^[0-9a-f]{32}$/);
+        return;
+      }
+      assert.throws(
+        () => resolveInstanceId(config),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${(error as Error)?.name}: ${(error as Error)?.message}`);
+          assert.ok(error.problems.some((p) => /INSTANCE_UNIQUE_ID/.test(p)), error.problems.join('\n'));
+          return true;
+        },
+      );
+      assert.equal(existsSync(path.join(s.stateDir, INSTANCE_ID_FILE)), false, 'no id file is generated for a server database');
+    });
   });
 
   describe(`cli demo [${dialect}]`, () => {
@@ -511,7 +586,7 @@ for (const dialect of testDialects()) {
 
     test('demo on a Dolibarr database exits 1 and writes nothing', async () => {
       const s = await setup(dialect);
-      await makeDolibarrTables(s.database, dialect);
+      await makeDolibarrDatabase(s.database, { rows: false });
       const result = await run(['demo'], s.env);
       assert.equal(result.code, 1, result.stdout + result.stderr);
       assert.match(result.stderr, /refused/);

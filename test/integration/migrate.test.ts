@@ -4,14 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
-import type { Config, Dialect } from '../../src/config.js';
+import bcrypt from 'bcrypt';
+import { sql, type CreateIndexNode, type KyselyPlugin } from 'kysely';
+import { buildApp } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/database.js';
+import { insertId, toDbDateTime } from '../../src/db/dialect.js';
 import { isStandalone, migrate } from '../../src/db/migrate.js';
 import { RIGHT_DEFINITIONS, RIGHTS_MODULE } from '../../src/dolibarr/rights.js';
 import { testConfig } from '../helpers/build-app.js';
 import { createTestDatabase, testDialects, type TestDatabase } from '../helpers/databases.js';
+import { DOLIBARR_USER_ABSENT_COLUMNS, DOLIBARR_USER_REQUIRED_COLUMNS, makeDolibarrTables } from '../helpers/dolibarr-schema.js';
 import { migrateInProcesses } from '../helpers/migrate-process.js';
+import { registerProbes } from '../helpers/probes.js';
 
 const DOLIBARR_TABLES = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
@@ -44,73 +49,19 @@ async function moduleRights(handle: DbHandle, entity?: number) {
   return (await query.orderBy('id').execute()).map((r) => ({ ...r, id: Number(r.id), entity: Number(r.entity) }));
 }
 
+/** MariaDB/MySQL: every index of the prefix's tables, as 'table.index(col,col)', sorted. */
+async function mysqlIndexes(handle: DbHandle, prefix = 'llx_'): Promise<string[]> {
+  const { rows } = await sql<{ t: string; i: string; cols: string }>`
+    select table_name as t, index_name as i, group_concat(column_name order by seq_in_index separator ',') as cols
+    from information_schema.statistics
+    where table_schema = database() and table_name like ${`${prefix.replace(/_/g, '\\_')}%`}
+    group by table_name, index_name`.execute(handle.db);
+  return rows.map((r) => `${r.t}.${r.i}(${r.cols})`).sort();
+}
+
 async function constValue(handle: DbHandle, name: string): Promise<string | undefined> {
   const row = await handle.db.selectFrom('const').select('value').where('name', '=', name).where('entity', '=', 0).executeTakeFirst();
   return row?.value;
-}
-
-/** The column type of an auto-increment primary key in this dialect, for hand-made tables. */
-function autoId(dialect: Dialect): string {
-  if (dialect === 'postgres') return 'serial PRIMARY KEY';
-  if (dialect === 'mysql') return 'integer AUTO_INCREMENT PRIMARY KEY';
-  return 'integer PRIMARY KEY AUTOINCREMENT';
-}
-
-/**
- * What a real Dolibarr install has before our module comes: its own user, rights_def and const
- * tables (Dolibarr's column names, plus a column of a newer version we do not know), another
- * module's right on the id our 'read' right would take, a user and a constant.
- */
-async function makeDolibarrTables(handle: DbHandle, dialect: Dialect, prefix = 'llx_'): Promise<void> {
-  const id = autoId(dialect);
-  const options = dialect === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4' : '';
-  const run = (text: string) => sql.raw(text).execute(handle.db);
-  await run(`CREATE TABLE ${prefix}user (
-    rowid ${id},
-    entity integer NOT NULL DEFAULT 1,
-    login varchar(50) NOT NULL,
-    pass varchar(128),
-    pass_crypted varchar(128),
-    pass_temp varchar(128),
-    admin smallint DEFAULT 0,
-    statut smallint DEFAULT 1,
-    lastname varchar(50),
-    firstname varchar(50),
-    email varchar(255),
-    fk_soc integer,
-    datec ${dialect === 'postgres' ? 'timestamp' : 'datetime'},
-    extra_col varchar(32) DEFAULT 'dolibarr'
-  )${options}`);
-  await run(`CREATE UNIQUE INDEX uk_${prefix}user_login ON ${prefix}user (login, entity)`);
-  await run(`CREATE TABLE ${prefix}rights_def (
-    id integer NOT NULL,
-    entity integer NOT NULL DEFAULT 1,
-    libelle varchar(255),
-    module varchar(64),
-    module_position integer NOT NULL DEFAULT 0,
-    family_position integer NOT NULL DEFAULT 0,
-    perms varchar(50),
-    subperms varchar(50),
-    type varchar(1),
-    bydefault smallint DEFAULT 0,
-    PRIMARY KEY (id, entity)
-  )${options}`);
-  await run(`CREATE TABLE ${prefix}const (
-    rowid ${id},
-    name varchar(180) NOT NULL,
-    entity integer NOT NULL DEFAULT 1,
-    value text NOT NULL,
-    type varchar(64) DEFAULT 'string',
-    visible smallint NOT NULL DEFAULT 1,
-    note text
-  )${options}`);
-  await run(`CREATE UNIQUE INDEX uk_${prefix}const ON ${prefix}const (name, entity)`);
-  await run(`INSERT INTO ${prefix}rights_def (id, entity, libelle, module, module_position, family_position, perms, subperms, type, bydefault)
-    VALUES (43610001, 1, 'Read the other things', 'othermodule', 100, 0, 'read', NULL, 'r', 0)`);
-  await run(`INSERT INTO ${prefix}rights_def (id, entity, libelle, module, module_position, family_position, perms, subperms, type, bydefault)
-    VALUES (11, 1, 'Read invoices', 'facture', 10, 0, 'lire', NULL, 'r', 1)`);
-  await run(`INSERT INTO ${prefix}user (entity, login, pass_crypted, admin, statut, extra_col) VALUES (1, 'doliadmin', NULL, 1, 1, 'keep me')`);
-  await run(`INSERT INTO ${prefix}const (name, entity, value, type, visible) VALUES ('MAIN_VERSION_LAST_INSTALL', 0, '18.0.4', 'chaine', 0)`);
 }
 
 for (const dialect of testDialects()) {
@@ -276,7 +227,7 @@ for (const dialect of testDialects()) {
       database = await createTestDatabase(dialect);
       config = testConfig({ database: database.config });
       handle = createDb(config, { poolSize: 2 });
-      await makeDolibarrTables(handle, dialect);
+      await makeDolibarrTables(handle);
       before_ = {
         tables: await tableNames(handle),
         user: await columnNames(handle, 'llx_user'),
@@ -296,7 +247,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(await columnNames(handle, 'llx_rights_def'), before_.rightsDef);
       assert.deepEqual(await columnNames(handle, 'llx_const'), before_.const);
       const names = await tableNames(handle);
-      for (const t of ['commande', 'facture', 'propal', 'societe', 'usergroup', 'user_rights', 'ecm_files', 'element_element']) {
+      for (const t of ['commande', 'facture', 'propal', 'societe', 'ecm_files', 'element_element']) {
         assert.ok(!names.includes(`llx_${t}`), `llx_${t} must not be created`);
       }
       const added = names.filter((n) => !before_.tables.includes(n));
@@ -368,7 +319,7 @@ for (const dialect of testDialects()) {
     test('only the missing rights are added; the present one keeps its id', async () => {
       const config = testConfig({ database: database.config });
       handle = createDb(config, { poolSize: 2 });
-      await makeDolibarrTables(handle, dialect);
+      await makeDolibarrTables(handle);
       await sql`INSERT INTO llx_rights_def (id, entity, libelle, module, module_position, family_position, perms, subperms, type, bydefault)
         VALUES (99, 1, 'Berichte lesen', 'bericht', 500, 0, 'read', '', 'r', 0)`.execute(handle.db);
       const report = await migrate(handle, config);
@@ -378,4 +329,133 @@ for (const dialect of testDialects()) {
       assert.equal(rights.find((r) => r.perms === 'read')!.id, 99);
     });
   });
+
+  describe(`login on a migrated Dolibarr database without the optional user columns [${dialect}]`, () => {
+    let database: TestDatabase;
+    let config: Config;
+    let handle: DbHandle;
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      config = testConfig({ database: database.config });
+      handle = createDb(config, { poolSize: 2 });
+      await makeDolibarrTables(handle);
+    });
+    after(async () => {
+      await handle?.destroy();
+      await database?.drop();
+    });
+
+    test("llx_user is an older Dolibarr's: no validity dates, no flagdelsessionsbefore, every column always read", async () => {
+      const columns = await columnNames(handle, 'llx_user');
+      for (const c of DOLIBARR_USER_ABSENT_COLUMNS) assert.ok(!columns.includes(c), `llx_user.${c} must be absent`);
+      for (const c of DOLIBARR_USER_REQUIRED_COLUMNS) assert.ok(columns.includes(c), `llx_user.${c} must be present`);
+    });
+
+    test('after migrate, a user with a $2y$ hash and the read right logs in, and its token authenticates', async () => {
+      const report = await migrate(handle, config);
+      assert.equal(report.standalone, false);
+      assert.deepEqual(await columnNames(handle, 'llx_user').then((c) => DOLIBARR_USER_ABSENT_COLUMNS.filter((x) => c.includes(x))), [], 'migrate adds no column');
+
+      const password = 'Dolibarr-Passwort-1';
+      const hash = `$2y$${(await bcrypt.hash(password, 10)).slice(4)}`; // PHP's prefix; Node writes $2b$
+      assert.match(hash, /^\$2y\$10\$/);
+      const userId = await insertId(
+        dialect,
+        handle.db.insertInto('user').values({
+          entity: 1, login: 'monteur', pass_crypted: hash, admin: 0, statut: 1, firstname: 'Max', lastname: 'Monteur', datec: toDbDateTime(),
+        }),
+      );
+      const read = await handle.db
+        .selectFrom('rights_def')
+        .select('id')
+        .where('module', '=', 'bericht')
+        .where('perms', '=', 'read')
+        .where('entity', '=', config.entity)
+        .executeTakeFirstOrThrow();
+      await handle.db.insertInto('user_rights').values({ entity: config.entity, fk_user: userId, fk_id: Number(read.id) }).execute();
+
+      const app = await buildApp(config, { db: handle, logger: false });
+      try {
+        registerProbes(app);
+        const res = await app.inject({ method: 'POST', url: '/api/auth.php', payload: { login: 'monteur', password } });
+        assert.equal(res.statusCode, 200, res.body);
+        const body = res.json();
+        assert.deepEqual(body.perms, { read: true, write: false, delete: false, admin: false });
+        assert.deepEqual(body.user, { id: userId, login: 'monteur', name: 'Max Monteur', admin: false });
+
+        const probe = await app.inject({ method: 'GET', url: '/api/probe.php', headers: { authorization: `Bearer ${body.token}` } });
+        assert.equal(probe.statusCode, 200, probe.body);
+        assert.equal(probe.json().user.id, userId);
+        assert.equal(probe.json().user.login, 'monteur');
+
+        assert.equal((await app.inject({ method: 'POST', url: '/api/auth.php', payload: { login: 'monteur', password: 'falsch' } })).statusCode, 401);
+      } finally {
+        await app.close();
+      }
+    });
+  });
+
+  if (dialect === 'mysql') {
+    describe(`migrate creates no duplicate indexes on MariaDB/MySQL [${dialect}]`, () => {
+      let database: TestDatabase;
+      let config: Config;
+      let handle: DbHandle;
+
+      before(async () => {
+        database = await createTestDatabase(dialect);
+        config = testConfig({ database: database.config });
+        handle = createDb(config, { poolSize: 2 });
+      });
+      after(async () => {
+        await handle?.destroy();
+        await database?.drop();
+      });
+
+      /** No two indexes of one table over the same columns, and no index name twice. */
+      function assertNoDuplicates(indexes: string[]): void {
+        const byColumns = new Map<string, string>();
+        for (const entry of indexes) {
+          const [, table, name, cols] = /^([^.]+)\.([^(]+)\((.*)\)$/.exec(entry)!;
+          const key = `${table}(${cols})`;
+          assert.ok(!byColumns.has(key) || name === 'PRIMARY', `${entry} duplicates ${byColumns.get(key)}`);
+          byColumns.set(key, entry);
+        }
+        assert.equal(new Set(indexes).size, indexes.length);
+      }
+
+      test("migrate sends no CREATE INDEX IF NOT EXISTS (MariaDB's syntax, which MySQL rejects)", async () => {
+        // Every statement migrate sends goes past this plugin; the CREATE INDEX ones are kept.
+        const createIndexes: CreateIndexNode[] = [];
+        const recorder: KyselyPlugin = {
+          transformQuery: ({ node }) => {
+            if (node.kind === 'CreateIndexNode') createIndexes.push(node);
+            return node;
+          },
+          transformResult: async ({ result }) => result,
+        };
+        await migrate({ ...handle, db: handle.db.withPlugin(recorder) }, config);
+        assert.ok(createIndexes.length >= 10, `${createIndexes.length} CREATE INDEX statements seen`);
+        const withIfNotExists = createIndexes.filter((n) => n.ifNotExists).map((n) => n.name.name);
+        assert.deepEqual(withIfNotExists, [], 'CREATE INDEX IF NOT EXISTS is a syntax error on MySQL');
+      });
+
+      test('migrate twice, and the module migration run again, leave exactly the indexes of the first run', async () => {
+        await migrate(handle, config);
+        const first = await mysqlIndexes(handle);
+        assert.ok(first.some((i) => i.startsWith('llx_bericht_login_failure.llx_idx_bericht_login_failure_at(')), first.join('\n'));
+        assertNoDuplicates(first);
+
+        assert.deepEqual((await migrate(handle, config)).applied, []);
+        assert.deepEqual(await mysqlIndexes(handle), first, 'a second run');
+
+        // Make the migrator run 0002 once more over its own tables: its indexes exist already.
+        await sql`delete from llx_bericht_migration where name = '0002-bericht-module'`.execute(handle.db);
+        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module']);
+        const again = await mysqlIndexes(handle);
+        assert.deepEqual(again, first, 'the module migration run again');
+        assertNoDuplicates(again);
+      });
+    });
+  }
 }

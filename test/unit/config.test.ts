@@ -138,6 +138,22 @@ describe('loadConfig: DATABASE_URL', () => {
   });
 });
 
+describe('loadConfig: DB_PREFIX case', () => {
+  test("an upper-case DB_PREFIX ('LLX_') is a listed problem with PostgreSQL", () => {
+    // Dolibarr creates its PostgreSQL tables unquoted: their names are lower case.
+    const error = configError({ DATABASE_URL: 'postgres://doli@pg.local/dolibarr', DB_PREFIX: 'LLX_' });
+    assert.ok(listed(error, /DB_PREFIX/, /LLX_/, /lower case/i), error.problems.join('\n'));
+    const fromOverride = configError({ DATABASE_URL: 'postgresql://doli@pg.local/dolibarr' }, { dbPrefix: 'Doli_' });
+    assert.ok(listed(fromOverride, /DB_PREFIX/, /Doli_/), fromOverride.problems.join('\n'));
+  });
+
+  test("an upper-case DB_PREFIX ('LLX_') is accepted with MySQL and SQLite", () => {
+    assert.equal(loadConfig({ DATABASE_URL: 'mysql://doli@db.local/dolibarr', DB_PREFIX: 'LLX_' }).dbPrefix, 'LLX_');
+    assert.equal(loadConfig({ DATABASE_URL: 'sqlite:./var/app.sqlite', DB_PREFIX: 'LLX_' }).dbPrefix, 'LLX_');
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://doli@pg.local/dolibarr', DB_PREFIX: 'llx_' }).dbPrefix, 'llx_', 'lower case is fine');
+  });
+});
+
 describe('loadConfig: every problem at once', () => {
   test('six bad settings give one ConfigError listing each', () => {
     const error = configError({
@@ -391,6 +407,36 @@ $dolibarr_main_cookie_cryptkey='5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e';
     assert.ok(!listed(e2, /\$dolibarr_main_db_name/));
   });
 
+  test("an expression for $dolibarr_main_data_root (__DIR__.'/../documents') is a listed problem, not the default", () => {
+    const file = write(
+      'conf-data-root-expr.php',
+      realistic(`$dolibarr_main_db_pass='x';\n$dolibarr_main_db_type='mysqli';`).replace(
+        /^\$dolibarr_main_data_root = .*$/m,
+        "$dolibarr_main_data_root = __DIR__.'/../documents';",
+      ),
+    );
+    assert.match(readFileSync(file, 'utf8'), /^\$dolibarr_main_data_root = __DIR__/m);
+    const error = configError({ DOLIBARR_CONF: file, PORT: 'abc' });
+    assert.ok(listed(error, /DOLIBARR_CONF/, /\$dolibarr_main_data_root/), error.problems.join('\n'));
+    assert.ok(listed(error, /PORT/), 'the other problems are listed with it');
+    assert.ok(!listed(error, /\$dolibarr_main_db_/), `only the expression is a problem: ${error.problems.join('\n')}`);
+  });
+
+  test('an expression for $dolibarr_main_data_root is no problem when DATA_ROOT gives the setting, as the message advises', () => {
+    const file = write(
+      'conf-data-root-expr-env.php',
+      realistic(`$dolibarr_main_db_pass='x';\n$dolibarr_main_db_type='mysqli';`).replace(
+        /^\$dolibarr_main_data_root = .*$/m,
+        "$dolibarr_main_data_root = __DIR__.'/../documents';",
+      ),
+    );
+    let config: Config | undefined;
+    assert.doesNotThrow(() => {
+      config = loadConfig({ DOLIBARR_CONF: file, DATA_ROOT: '/srv/dolibarr/documents' });
+    }, 'DATA_ROOT replaces what conf.php could not say');
+    assert.equal(config?.dataRoot, '/srv/dolibarr/documents');
+  });
+
   test('a bad port in conf.php is a problem', () => {
     const file = write('conf-port.php', realistic(`$dolibarr_main_db_port='33o6';\n$dolibarr_main_db_pass='x';\n$dolibarr_main_db_type='mysqli';`));
     assert.ok(listed(configError({ DOLIBARR_CONF: file }), /\$dolibarr_main_db_port/, /33o6/));
@@ -442,6 +488,6 @@ $dolibarr_main_db_host = 'real';
   test('readDolibarrConf names its problems without throwing', () => {
     const conf = readDolibarrConf(`<?php $dolibarr_main_db_type='oci8'; $dolibarr_main_db_port='0';`);
     assert.equal(conf.dialect, undefined);
-    assert.equal(conf.problems.length, 2, conf.problems.join('\n'));
+    assert.equal(conf.problems.length, 2, conf.problems.map((p) => p.message).join('\n'));
   });
 });

@@ -83,9 +83,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
   const { users, throttle, consts, tokens, limits } = deps;
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
 
-  /** Counts include the caller's own claimed attempt: more than the limit is refused. */
-  async function checkThrottle(key: string, address: string, at: number): Promise<void> {
-    const counts = await throttle.count(key, address, at - limits.windowSeconds);
+  /** Counts include the caller's own claimed attempt and those before it: more than the limit is refused. */
+  async function checkThrottle(key: string, address: string, at: number, attempt: number): Promise<void> {
+    const counts = await throttle.count(key, address, at - limits.windowSeconds, attempt);
     const blockedUntil: number[] = [];
     if (counts.byLogin > limits.maxFailuresPerLogin && counts.oldestByLogin !== null) {
       blockedUntil.push(counts.oldestByLogin + limits.windowSeconds);
@@ -114,7 +114,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       // Claimed before the check, so that attempts sent at once count each other.
       const attempt = await throttle.claim(key, address, at);
       try {
-        await checkThrottle(key, address, at);
+        await checkThrottle(key, address, at, attempt);
       } catch (error) {
         await throttle.release(attempt);
         throw error;

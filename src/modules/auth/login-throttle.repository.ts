@@ -2,9 +2,11 @@
  * Login attempts per login name and per client address, in the database so that every process
  * behind a load balancer sees the same count (DESIGN.md: processes keep no state).
  *
- * An attempt is claimed (written) before its password is checked, and counted with itself; so
- * attempts sent in parallel count each other, and a burst cannot slip past the limit. An attempt
- * that succeeds, or is refused unchecked, is released again; a failed one stays as the failure.
+ * An attempt is claimed (written) before its password is checked, and counted with the attempts
+ * before it (by id); so attempts sent in parallel count each other, exactly the first ones of a
+ * burst are checked, and they stay recorded. An attempt that succeeds, or is refused unchecked, is
+ * released again; a failed one stays as the failure. (An insert that takes an earlier id but
+ * becomes visible late can let one extra attempt through; closing that needs a lock per login.)
  */
 import type { DbHandle } from '../../db/database.js';
 import { insertId } from '../../db/dialect.js';
@@ -20,7 +22,8 @@ export interface FailureCounts {
 export interface LoginThrottleRepository {
   /** Writes an attempt; returns its id. */
   claim(login: string, address: string, at: number): Promise<number>;
-  count(login: string, address: string, since: number): Promise<FailureCounts>;
+  /** Attempts since `since`, up to and including attempt `upTo` (later ones do not count against it). */
+  count(login: string, address: string, since: number, upTo: number): Promise<FailureCounts>;
   release(id: number): Promise<void>;
   clearLogin(login: string): Promise<void>;
   /** Forgets every attempt older than `before`. */
@@ -28,19 +31,20 @@ export interface LoginThrottleRepository {
 }
 
 export function createLoginThrottleRepository({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>): LoginThrottleRepository {
-  const countBy = (column: 'login' | 'address', value: string, since: number) =>
+  const countBy = (column: 'login' | 'address', value: string, since: number, upTo: number) =>
     db
       .selectFrom('bericht_login_failure')
       .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('at').as('oldest')])
       .where(column, '=', value)
       .where('at', '>=', since)
+      .where('rowid', '<=', upTo)
       .executeTakeFirstOrThrow();
 
   return {
     claim: (login, address, at) => insertId(dialect, db.insertInto('bericht_login_failure').values({ login, address, at })),
 
-    async count(login, address, since) {
-      const [byLogin, byAddress] = await Promise.all([countBy('login', login, since), countBy('address', address, since)]);
+    async count(login, address, since, upTo) {
+      const [byLogin, byAddress] = await Promise.all([countBy('login', login, since, upTo), countBy('address', address, since, upTo)]);
       return {
         byLogin: Number(byLogin.n),
         byAddress: Number(byAddress.n),
