@@ -86,7 +86,14 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-function makeDialect(database: DatabaseConfig, poolSize: number): KyselyDialect {
+/** What a lost connection reports; it must never be an unhandled 'error' event (that ends the process). */
+export type ConnectionErrorListener = (error: Error) => void;
+
+const logConnectionError: ConnectionErrorListener = (error) => {
+  process.stderr.write(`fieldreport: database connection lost (${(error as { code?: string }).code ?? error.message}); it is replaced on next use\n`);
+};
+
+function makeDialect(database: DatabaseConfig, poolSize: number, onError: ConnectionErrorListener): KyselyDialect {
   switch (database.dialect) {
     case 'sqlite': {
       if (database.file !== ':memory:') mkdirSync(path.dirname(path.resolve(database.file)), { recursive: true });
@@ -96,40 +103,49 @@ function makeDialect(database: DatabaseConfig, poolSize: number): KyselyDialect 
       conn.pragma('synchronous = NORMAL');
       return new ImmediateSqliteDialect({ database: conn });
     }
-    case 'mysql':
-      return new MysqlDialect({
-        pool: createPool({
-          host: database.host,
-          port: database.port,
-          user: database.user,
-          password: database.password,
-          database: database.database,
-          charset: 'utf8mb4',
-          timezone: 'Z',
-          dateStrings: true,
-          connectionLimit: poolSize,
-          // Keep the pool healthy across long idle periods.
-          enableKeepAlive: true,
-        }),
+    case 'mysql': {
+      const pool = createPool({
+        host: database.host,
+        port: database.port,
+        user: database.user,
+        password: database.password,
+        database: database.database,
+        charset: 'utf8mb4',
+        timezone: 'Z',
+        dateStrings: true,
+        connectionLimit: poolSize,
+        // Keep the pool healthy across long idle periods.
+        enableKeepAlive: true,
       });
-    case 'postgres':
-      return new PostgresDialect({
-        pool: new pg.Pool({
-          host: database.host,
-          port: database.port,
-          user: database.user,
-          password: database.password,
-          database: database.database,
-          max: poolSize,
-          types: pgTypes(),
-        }),
+      // A connection the server closes (restart, kill) is dropped by the pool; its error is reported, not thrown.
+      pool.on('connection', (connection) => connection.on('error', onError));
+      return new MysqlDialect({ pool });
+    }
+    case 'postgres': {
+      const pool = new pg.Pool({
+        host: database.host,
+        port: database.port,
+        user: database.user,
+        password: database.password,
+        database: database.database,
+        max: poolSize,
+        types: pgTypes(),
       });
+      // Idle clients' errors reach the pool; a client already let go reports on itself. Both are
+      // reported, never thrown: an unhandled 'error' event would end the process.
+      pool.on('error', onError);
+      pool.on('connect', (client) => client.on('error', onError));
+      return new PostgresDialect({ pool });
+    }
   }
 }
 
-export function createDb(config: Pick<Config, 'database' | 'dbPrefix'>, options: { poolSize?: number } = {}): DbHandle {
+export function createDb(
+  config: Pick<Config, 'database' | 'dbPrefix'>,
+  options: { poolSize?: number; onConnectionError?: ConnectionErrorListener } = {},
+): DbHandle {
   const db = new Kysely<Database>({
-    dialect: makeDialect(config.database, options.poolSize ?? 10),
+    dialect: makeDialect(config.database, options.poolSize ?? 10, options.onConnectionError ?? logConnectionError),
     plugins: [new TablePrefixPlugin(config.dbPrefix, TABLE_NAMES)],
   });
   return {
