@@ -16,6 +16,13 @@ import { createLoginThrottleRepository } from './modules/auth/login-throttle.rep
 import { createTokenService } from './modules/auth/token.js';
 import { createUserRepository } from './modules/auth/user.repository.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { ELEMENT_TYPES, createElementAccess } from './modules/access/element-access.js';
+import type { ModuleContext } from './modules/common/module-context.js';
+import { customersRoutes } from './modules/customers/customers.routes.js';
+import { filesRoutes } from './modules/files/files.routes.js';
+import { ordersRoutes } from './modules/orders/orders.routes.js';
+import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
+import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
 import errorHandler, { sendError } from './plugins/error-handler.js';
@@ -98,13 +105,24 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Bodies are JSON (and multipart for uploads); anything else is 415, not a string handed on.
   app.removeContentTypeParser('text/plain');
 
-  const userTable = (await handle.db.introspection.getTables()).find((t) => t.name === `${config.dbPrefix}user`);
-  if (!userTable) throw new Error(`Table ${config.dbPrefix}user not found: run \`fieldreport migrate\` first`);
+  const tables = await handle.db.introspection.getTables();
+  const columnsOf = (name: string) => tables.find((t) => t.name === `${config.dbPrefix}${name}`)?.columns.map((c) => c.name);
+  const userColumns = columnsOf('user');
+  if (!userColumns) throw new Error(`Table ${config.dbPrefix}user not found: run \`fieldreport migrate\` first`);
+  // The fk_user_* columns each object table has here: who is "named" on an order differs by version.
+  const fkUserColumns = Object.fromEntries(
+    ELEMENT_TYPES.map((type) => [type, (columnsOf(type) ?? []).filter((c) => c.startsWith('fk_user_'))]),
+  ) as Record<ElementType, string[]>;
+  const ctx: ModuleContext = {
+    config,
+    handle,
+    access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
+  };
 
   const tokens = createTokenService(config.instanceUniqueId);
   const users = createUserRepository(handle.db, {
     entity: config.entity,
-    userColumns: new Set(userTable.columns.map((c) => c.name)),
+    userColumns: new Set(userColumns),
   });
   const auth = createAuthService({
     users,
@@ -134,6 +152,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   await app.register(authRoutes, { auth });
   await app.register(healthRoutes, { db: handle.db, version: VERSION });
+  await app.register(ordersRoutes, ctx);
+  await app.register(uploadsRoutes, ctx);
+  await app.register(filesRoutes, ctx);
+  await app.register(customersRoutes, ctx);
 
   if (ownsDb) app.addHook('onClose', async () => handle.destroy());
   return app;

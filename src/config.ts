@@ -29,6 +29,13 @@ export interface LoginThrottleConfig {
   windowSeconds: number;
 }
 
+export interface UploadConfig {
+  /** Largest photo upload in bytes. @default 52428800 (50 MB) */
+  maxPhotoBytes: number;
+  /** Largest audio upload in bytes. @default 209715200 (200 MB) */
+  maxAudioBytes: number;
+}
+
 export interface Config {
   database: DatabaseConfig;
   /** Dolibarr's documents folder ($dolibarr_main_data_root). @default ./data/documents */
@@ -50,6 +57,7 @@ export interface Config {
   /** Fastify's trustProxy: false, true, a hop count or a list of addresses. @default false */
   trustProxy: boolean | number | string;
   login: LoginThrottleConfig;
+  uploads: UploadConfig;
   logLevel: string;
   /** Path of the conf.php the settings came from, if any. */
   dolibarrConf: string | undefined;
@@ -229,6 +237,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxFailuresPerLogin: intSetting('LOGIN_MAX_FAILURES', get('LOGIN_MAX_FAILURES'), 10, problems, 1, 10_000),
       maxFailuresPerAddress: intSetting('LOGIN_MAX_FAILURES_PER_ADDRESS', get('LOGIN_MAX_FAILURES_PER_ADDRESS'), 30, problems, 1, 100_000),
       windowSeconds: intSetting('LOGIN_WINDOW_SECONDS', get('LOGIN_WINDOW_SECONDS'), 900, problems, 1, 86_400),
+    },
+    uploads: overrides.uploads ?? {
+      maxPhotoBytes: intSetting('UPLOAD_MAX_PHOTO_BYTES', get('UPLOAD_MAX_PHOTO_BYTES'), 50 * 1024 * 1024, problems, 1024, 2 ** 40),
+      maxAudioBytes: intSetting('UPLOAD_MAX_AUDIO_BYTES', get('UPLOAD_MAX_AUDIO_BYTES'), 200 * 1024 * 1024, problems, 1024, 2 ** 40),
     },
     logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
     dolibarrConf: confPath,

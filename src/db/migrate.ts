@@ -10,6 +10,7 @@ import type { Db, DbHandle } from './database.js';
 import { isUniqueViolation } from './dialect.js';
 import { STANDALONE_MARKER, dolibarrCore } from './migrations/0001-dolibarr-core.js';
 import { berichtModule } from './migrations/0002-bericht-module.js';
+import { berichtIdempotency } from './migrations/0003-bericht-idempotency.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -23,6 +24,7 @@ function provider(handle: DbHandle): MigrationProvider {
       return {
         '0001-dolibarr-core': dolibarrCore(handle.dialect, handle.prefix),
         '0002-bericht-module': berichtModule(handle.dialect, handle.prefix),
+        '0003-bericht-idempotency': berichtIdempotency(handle.dialect, handle.prefix),
       };
     },
   };

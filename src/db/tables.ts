@@ -261,6 +261,18 @@ export interface BerichtLoginFailureTable {
   at: Int;
 }
 
+export interface BerichtIdempotencyTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  fk_user: Int;
+  idem_key: string;
+  scope: string;
+  /** Null while the first request is still at work. */
+  status_code: Int | null;
+  response: string | null;
+  datec: string;
+}
+
 export interface Database {
   user: UserTable;
   usergroup: UsergroupTable;
@@ -280,6 +292,7 @@ export interface Database {
   bericht_material: BerichtMaterialTable;
   bericht_upload_token: BerichtUploadTokenTable;
   bericht_login_failure: BerichtLoginFailureTable;
+  bericht_idempotency: BerichtIdempotencyTable;
 }
 
 export type TableName = keyof Database;
@@ -288,5 +301,5 @@ export type TableName = keyof Database;
 export const TABLE_NAMES: readonly TableName[] = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
-  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency',
 ];

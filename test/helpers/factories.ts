@@ -115,7 +115,106 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
     return res.json().token as string;
   }
 
-  return { user, token, setConst, getConst };
+  let seq = 0;
+  const next = () => ++seq;
+
+  /** A third party; a customer (client 1) unless told otherwise. */
+  async function thirdParty(options: { name?: string; alias?: string | null; client?: number; fournisseur?: number; town?: string | null; email?: string | null; code?: string | null; entity?: number } = {}) {
+    const n = next();
+    const name = options.name ?? `Kunde ${n} ${randomBytes(2).toString('hex')}`;
+    const id = await insertId(dialect, db.insertInto('societe').values({
+      nom: name,
+      name_alias: options.alias ?? null,
+      entity: options.entity ?? config.entity,
+      client: options.client ?? 1,
+      fournisseur: options.fournisseur ?? 0,
+      status: 1,
+      code_client: options.code === undefined ? `CU-${randomBytes(4).toString('hex')}` : options.code,
+      town: options.town ?? 'München',
+      email: options.email ?? null,
+      datec: toDbDateTime(),
+    }));
+    return { id, name };
+  }
+
+  type Commercial = 'commande' | 'facture' | 'propal';
+  interface ObjectOptions {
+    customer?: number;
+    ref?: string;
+    refClient?: string | null;
+    /** fk_user_author */
+    author?: number | null;
+    valid?: number | null;
+    modif?: number | null;
+    status?: number;
+    /** Unix seconds of the object's date. */
+    date?: number;
+    entity?: number;
+  }
+  const PREFIX: Record<Commercial, string> = { commande: 'CO', facture: 'FA', propal: 'PR' };
+
+  /** An order, invoice or proposal, as Dolibarr writes one. */
+  async function commercial(type: Commercial, options: ObjectOptions = {}) {
+    const customer = options.customer ?? (await thirdParty()).id;
+    const at = options.date ?? Math.floor(Date.now() / 1000);
+    const ref = options.ref ?? `${PREFIX[type]}${new Date(at * 1000).toISOString().slice(2, 7).replace('-', '')}-${String(next()).padStart(4, '0')}${randomBytes(2).toString('hex')}`;
+    const common = {
+      ref,
+      entity: options.entity ?? config.entity,
+      ref_client: options.refClient === undefined ? `Kd-${next()}` : options.refClient,
+      fk_soc: customer,
+      fk_statut: options.status ?? 1,
+      fk_user_author: options.author ?? null,
+      fk_user_valid: options.valid ?? null,
+      fk_user_modif: options.modif ?? null,
+      total_ht: 100,
+      total_tva: 19,
+      total_ttc: 119,
+      tms: toDbDateTime(at),
+    };
+    const day = toDbDateTime(at).slice(0, 10);
+    const query =
+      type === 'commande'
+        ? db.insertInto('commande').values({ ...common, date_creation: toDbDateTime(at), date_commande: day, date_valid: toDbDateTime(at) })
+        : type === 'facture'
+          ? db.insertInto('facture').values({ ...common, datec: toDbDateTime(at), datef: day, date_valid: toDbDateTime(at) })
+          : db.insertInto('propal').values({ ...common, datec: toDbDateTime(at), datep: day, date_valid: toDbDateTime(at) });
+    const id = await insertId(dialect, query);
+    return { id, ref, customer };
+  }
+
+  /** A report row on an object (or a template without one). */
+  async function report(options: { creator: number; elementType?: Commercial | null; element?: number | null; ref?: string; isTemplate?: boolean; status?: number; entity?: number }) {
+    const ref = options.ref ?? `BR${new Date().toISOString().slice(2, 7).replace('-', '')}-${String(next()).padStart(4, '0')}${randomBytes(2).toString('hex')}`;
+    const id = await insertId(dialect, db.insertInto('bericht').values({
+      ref,
+      entity: options.entity ?? config.entity,
+      element_type: options.elementType === undefined ? 'commande' : options.elementType,
+      fk_element: options.element ?? null,
+      title: `Bericht ${ref}`,
+      format: 'A4',
+      orientation: 'portrait',
+      status: options.status ?? 0,
+      version: 1,
+      is_template: options.isTemplate ? 1 : 0,
+      template_label: options.isTemplate ? `Vorlage ${ref}` : null,
+      fk_user_creat: options.creator,
+      datec: toDbDateTime(),
+    }));
+    return { id, ref };
+  }
+
+  return {
+    user,
+    token,
+    setConst,
+    getConst,
+    thirdParty,
+    order: (options?: ObjectOptions) => commercial('commande', options),
+    invoice: (options?: ObjectOptions) => commercial('facture', options),
+    proposal: (options?: ObjectOptions) => commercial('propal', options),
+    report,
+  };
 }
 
 export type Factories = ReturnType<typeof createFactories>;

@@ -1,5 +1,5 @@
 /** Schemas every module uses. */
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 
 /** The one error shape (DESIGN.md, "Errors"). */
 export const ErrorResponse = Type.Object({
@@ -7,3 +7,12 @@ export const ErrorResponse = Type.Object({
   code: Type.String({ description: 'Stable code for programs, e.g. AUTH_LOGIN_FAILED.' }),
   details: Type.Optional(Type.Unknown()),
 });
+
+/** Paging of every list (DESIGN.md): `limit` default 50, at most 500; `offset` from 0. */
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Entries per page (at most 500).' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
+};
+
+/** A list answer: `{ items, total }`, total counting every match, not only this page. */
+export const ListOf = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item), total: Type.Integer({ minimum: 0 }) });

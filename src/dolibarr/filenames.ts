@@ -1,0 +1,53 @@
+/**
+ * File names as Dolibarr makes them (functions.lib.php dol_sanitizeFileName, files.lib.php
+ * dol_add_file_process): accents transliterated, the characters forbidden in file names or special
+ * to shells replaced by '_', '--' runs replaced (they could pass options to commands), ' -x' turned
+ * into ' _x', a trailing ' -' dropped, every '..' removed. For uploads also: control characters
+ * removed, the name trimmed, the extension lower-cased, no leading dot.
+ */
+const FORBIDDEN = /[<>/\\?*|":°$;`]/g;
+
+/** dol_string_unaccent: letters with accents to their base letter; ß, æ, œ, ø spelt out. */
+export function unaccent(text: string): string {
+  return text
+    .replace(/ß/g, 'ss').replace(/æ/g, 'ae').replace(/Æ/g, 'AE').replace(/œ/g, 'oe').replace(/Œ/g, 'OE')
+    .replace(/ø/g, 'o').replace(/Ø/g, 'O').replace(/đ/g, 'd').replace(/Đ/g, 'D').replace(/ł/g, 'l').replace(/Ł/g, 'L')
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '');
+}
+
+export function dolSanitizeFileName(name: string, replacement = '_'): string {
+  let out = unaccent(name).replace(FORBIDDEN, replacement);
+  out = out.replace(/--+/g, '_');
+  out = out.replace(/\s+-([^\s])/g, ' _$1');
+  out = out.replace(/\s+-$/, '');
+  return out.split('..').join('');
+}
+
+/** Longest file name we write (bytes are checked by the file system; 200 characters leaves room for suffixes). */
+export const MAX_FILE_NAME = 200;
+
+/** The name an uploaded file is stored under, from the client's name and the extension its bytes show. */
+export function uploadFileName(original: string, extension: string): string {
+  // eslint-disable-next-line no-control-regex
+  let name = original.replace(/[\u0000-\u001f\u007f]/g, '').replace(/<[^>]*>/g, '').trim();
+  name = name.split(/[\\/]/).pop() ?? '';
+  const dot = name.lastIndexOf('.');
+  let base = dot > 0 ? name.slice(0, dot) : name;
+  base = dolSanitizeFileName(base).trim().replace(/^\.+/, '');
+  if (!base) base = 'datei';
+  const ext = `.${extension.toLowerCase()}`;
+  return `${base.slice(0, MAX_FILE_NAME - ext.length - 8)}${ext}`;
+}
+
+/** `name`, or `name_2`, `name_3`, … before the extension: the first that `taken` does not hold. */
+export function firstFreeName(name: string, taken: (candidate: string) => boolean): string {
+  if (!taken(name)) return name;
+  const dot = name.lastIndexOf('.');
+  const [base, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  for (let n = 2; n < 10_000; n++) {
+    const candidate = `${base}_${n}${ext}`;
+    if (!taken(candidate)) return candidate;
+  }
+  throw new Error(`no free name for ${name}`);
+}

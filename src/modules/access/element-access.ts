@@ -1,0 +1,79 @@
+/**
+ * Who sees which object (DESIGN.md, Visibility):
+ * - an order, invoice or proposal: a user with Dolibarr's admin flag, or one named in any of its
+ *   `fk_user_*` columns (author, validator, closer, …; the columns present on this database);
+ *   an external user (user.fk_soc set) only objects of its own third party;
+ * - a report: its creator, or whoever sees its parent object;
+ * - a customer (client 1, 2 or 3): admin, or whoever sees one of its orders, invoices or proposals.
+ * Everything outside the served entity is invisible. What is invisible is "not found" (404).
+ */
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/tables.js';
+import type { ElementType } from '../../dolibarr/documents.js';
+import type { AuthUser } from '../auth/auth.service.js';
+
+export const ELEMENT_TYPES: readonly ElementType[] = ['commande', 'facture', 'propal'];
+export const CUSTOMER_CLIENT_VALUES = [1, 2, 3] as const;
+
+export interface ElementRow {
+  id: number;
+  ref: string;
+  fk_soc: number;
+}
+
+export type Caller = Pick<AuthUser, 'id' | 'admin' | 'fkSoc'>;
+
+export interface ElementAccess {
+  /** A WHERE condition: rows of `type` (under `alias`) that `user` may see. */
+  visible(type: ElementType, user: Caller, alias?: string): Expression<SqlBool>;
+  /** A WHERE condition: reports (under `alias`) that `user` may see. */
+  reportVisible(user: Caller, alias?: string): Expression<SqlBool>;
+  getById(type: ElementType, id: number, user: Caller): Promise<ElementRow | undefined>;
+  getByRef(type: ElementType, ref: string, user: Caller): Promise<ElementRow | undefined>;
+}
+
+/**
+ * @param userColumns the `fk_user_*` columns each table has on this database (from introspection).
+ */
+export function createElementAccess(db: Db, options: { entity: number; userColumns: Readonly<Record<ElementType, readonly string[]>> }): ElementAccess {
+  const { entity, userColumns } = options;
+
+  function visible(type: ElementType, user: Caller, alias: string = type): Expression<SqlBool> {
+    const col = (c: string) => sql.ref(`${alias}.${c}`);
+    const parts = [sql<SqlBool>`${col('entity')} = ${entity}`];
+    if (user.fkSoc !== null) parts.push(sql<SqlBool>`${col('fk_soc')} = ${user.fkSoc}`);
+    if (!user.admin) {
+      const columns = userColumns[type];
+      const named = columns.length > 0 ? sql.join(columns.map((c) => sql`${col(c)} = ${user.id}`), sql` or `) : sql`1 = 0`;
+      parts.push(sql<SqlBool>`(${named})`);
+    }
+    return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+  }
+
+  function reportVisible(user: Caller, alias = 'bericht'): Expression<SqlBool> {
+    const col = (c: string) => sql.ref(`${alias}.${c}`);
+    const viaParent = ELEMENT_TYPES.map(
+      (type) =>
+        sql`(${col('element_type')} = ${type} and exists (select 1 from ${sql.table(type)} as p_${sql.raw(type)} where p_${sql.raw(type)}.rowid = ${col('fk_element')} and ${visible(type, user, `p_${type}`)}))`,
+    );
+    return sql<SqlBool>`(${col('entity')} = ${entity} and (${col('fk_user_creat')} = ${user.id} or ${sql.join(viaParent, sql` or `)}))`;
+  }
+
+  async function getOne(type: ElementType, user: Caller, where: (eb: ExpressionBuilder<Database, ElementType>) => Expression<SqlBool>) {
+    const row = await db
+      .selectFrom(type)
+      .select(['rowid', 'ref', 'fk_soc'])
+      .where(where)
+      .where(() => visible(type, user))
+      .executeTakeFirst();
+    return row ? { id: Number(row.rowid), ref: row.ref, fk_soc: Number(row.fk_soc) } : undefined;
+  }
+
+  return {
+    visible,
+    reportVisible,
+    getById: (type, id, user) => getOne(type, user, (eb) => eb(`${type}.rowid`, '=', id)),
+    getByRef: (type, ref, user) => getOne(type, user, (eb) => eb(`${type}.ref`, '=', ref)),
+  };
+}

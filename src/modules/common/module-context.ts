@@ -1,0 +1,10 @@
+/** What every module's routes are given: the configuration, the database, the access rules. */
+import type { Config } from '../../config.js';
+import type { DbHandle } from '../../db/database.js';
+import type { ElementAccess } from '../access/element-access.js';
+
+export interface ModuleContext {
+  config: Config;
+  handle: DbHandle;
+  access: ElementAccess;
+}

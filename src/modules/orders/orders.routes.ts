@@ -1,0 +1,6 @@
+import type { FastifyInstance } from 'fastify';
+import type { ModuleContext } from '../common/module-context.js';
+
+export async function ordersRoutes(_app: FastifyInstance, _ctx: ModuleContext): Promise<void> {
+  // Endpoints of this module are added here.
+}
