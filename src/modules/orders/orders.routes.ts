@@ -1,6 +1,69 @@
+/**
+ * Endpoints 2-4: GET /api/orders.php — the caller's orders, one order's detail, its attachments.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../errors.js';
+import { callerOf } from '../../plugins/authenticate.js';
+import { ErrorResponse } from '../common/common.schemas.js';
+import { chooseAction } from '../common/dispatch.js';
 import type { ModuleContext } from '../common/module-context.js';
+import { createOrderRepository, MAX_ORDER_REPORTS } from './orders.repository.js';
+import { createOrderService } from './orders.service.js';
+import { MAX_QUERY_LENGTH, OrderDetail, OrderList, OrderPhotoList, OrdersQuery } from './orders.schemas.js';
 
-export async function ordersRoutes(_app: FastifyInstance, _ctx: ModuleContext): Promise<void> {
-  // Endpoints of this module are added here.
+const DESCRIPTION = [
+  'Three operations, chosen by `id` and `action`:',
+  '1. no `id`: the caller\'s orders as `{ items, total }`, newest first (order date descending, orders without a date last, then id descending), ' +
+    'paged by `limit`/`offset`. Visible are orders of the served entity that name the caller in any `fk_user_*` column ' +
+    '(author, validator, last editor, closer); a user with Dolibarr\'s admin flag sees all; an external user only those of its own third party. ' +
+    `\`q\` searches ref, ref_client and the customer's name: case-insensitive substring, \`%\` and \`_\` are literal, cut to ${MAX_QUERY_LENGTH} characters.`,
+  '2. `id`: the order with `note_public`, `customer` (master data only when the third party is a customer, client 1, 2 or 3; otherwise null) ' +
+    `and \`reports\` (the order's reports without templates, newest first, at most ${MAX_ORDER_REPORTS}, with page_count; status "draft" or "final").`,
+  '3. `id` and `action=photos`: the regular files directly in the order\'s folder (`commande/<ref>/`) as `{ items, total }`, newest first then by name, ' +
+    'paged by `limit`/`offset`. Left out: `thumbs/` and other folders, links, hidden files and `*.tmp`. A missing folder is an empty list. ' +
+    '`type` is the MIME type read from the file\'s bytes (null when unknown); `url` is the file endpoint (`/api/photo.php?modulepart=commande&file=<ref>/<name>`, encoded), ' +
+    'the thumbnail URLs add `size=small` / `size=mini` and are given only for JPEG, PNG and WebP (null otherwise).',
+  'Errors: 400 VALIDATION_FAILED (id not a positive integer, bad limit/offset, `action` without `id`), 400 ACTION_UNKNOWN, 401 without a valid token, ' +
+    '403 without the read right, 404 ORDER_NOT_FOUND for an order that does not exist or that the caller may not see (the same answer, so existence does not leak).',
+].join('\n\n');
+
+export async function ordersRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
+  const orders = createOrderService({
+    orders: createOrderRepository(ctx.handle.db),
+    access: ctx.access,
+    dataRoot: ctx.config.dataRoot,
+    entity: ctx.config.entity,
+  });
+
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/api/orders.php',
+    {
+      schema: {
+        tags: ['orders'],
+        summary: "The caller's orders, one order, or its attachments",
+        description: DESCRIPTION,
+        querystring: OrdersQuery,
+        response: {
+          200: Type.Union([OrderList, OrderDetail, OrderPhotoList]),
+          400: ErrorResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+          404: ErrorResponse,
+        },
+      },
+    },
+    async (request) => {
+      const user = callerOf(request);
+      const { id, q, limit = 50, offset = 0 } = request.query;
+      const action = chooseAction(request.query.action, ['photos'] as const);
+      if (id === undefined) {
+        if (action) throw new AppError('VALIDATION_FAILED', { message: 'id erforderlich', details: [{ field: 'querystring.id', message: 'required for an action' }] });
+        return orders.listOrders(user, { q, limit, offset });
+      }
+      if (action === 'photos') return orders.listPhotos(user, id, { limit, offset });
+      return orders.getOrder(user, id);
+    },
+  );
 }

@@ -1,0 +1,91 @@
+/**
+ * The attachments of an order: the regular files directly in its Dolibarr folder. Left out:
+ * `thumbs/` and every other folder, links (they could point anywhere), hidden files (a leading
+ * '.', which includes our own temporary files `.<name>.<hex>.tmp`) and `*.tmp` files (uploads in
+ * progress). The type is read from each file's first bytes, never from its name, and only for the
+ * page asked for, so a large folder costs one stat per file, not one read.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileTypeFromFile } from 'file-type';
+import type { OrderPhoto } from './orders.schemas.js';
+
+/** Types the file endpoint makes thumbnails of. */
+export const THUMBNAIL_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/webp']);
+
+/** Files whose type is read at the same time. @default 16 */
+const TYPE_CONCURRENCY = 16;
+
+interface Entry {
+  name: string;
+  size: number;
+  mtime: number;
+}
+
+export function isListed(name: string): boolean {
+  return !name.startsWith('.') && !name.toLowerCase().endsWith('.tmp');
+}
+
+/** Files of `dir`, newest first then by name; a missing folder is an empty list. */
+async function entries(dir: string): Promise<Entry[]> {
+  let dirents;
+  try {
+    dirents = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw error;
+  }
+  const stats = await Promise.all(
+    dirents
+      .filter((d) => d.isFile() && isListed(d.name))
+      .map(async (d): Promise<Entry | undefined> => {
+        try {
+          const s = await stat(path.join(dir, d.name));
+          return { name: d.name, size: s.size, mtime: Math.floor(s.mtimeMs / 1000) };
+        } catch {
+          return undefined; // deleted since readdir
+        }
+      }),
+  );
+  return stats
+    .filter((e): e is Entry => e !== undefined)
+    .sort((a, b) => b.mtime - a.mtime || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+async function mimeOf(file: string): Promise<string | null> {
+  try {
+    return (await fileTypeFromFile(file))?.mime ?? null;
+  } catch {
+    return null; // unreadable or gone: type unknown
+  }
+}
+
+/**
+ * One page of the folder's files.
+ * @param folderName the folder's name (sanitized ref), the first part of the file endpoint's path
+ */
+export async function listOrderPhotos(dir: string, folderName: string, page: { limit: number; offset: number }): Promise<{ items: OrderPhoto[]; total: number }> {
+  const all = await entries(dir);
+  const slice = all.slice(page.offset, page.offset + page.limit);
+  const items: OrderPhoto[] = [];
+  for (let i = 0; i < slice.length; i += TYPE_CONCURRENCY) {
+    const chunk = slice.slice(i, i + TYPE_CONCURRENCY);
+    const types = await Promise.all(chunk.map((e) => mimeOf(path.join(dir, e.name))));
+    chunk.forEach((e, j) => {
+      const type = types[j] ?? null;
+      const url = `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${folderName}/${e.name}`)}`;
+      const thumbs = type !== null && THUMBNAIL_TYPES.has(type);
+      items.push({
+        name: e.name,
+        size: e.size,
+        type,
+        mtime: e.mtime,
+        url,
+        thumb_small_url: thumbs ? `${url}&size=small` : null,
+        thumb_mini_url: thumbs ? `${url}&size=mini` : null,
+      });
+    });
+  }
+  return { items, total: all.length };
+}

@@ -1,0 +1,120 @@
+/**
+ * Orders (llx_commande) with their third party and reports; Kysely only. Who may see what is the
+ * caller's `visible` condition (element-access.ts), written against the alias `c`.
+ */
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Db } from '../../db/database.js';
+
+/** The alias of llx_commande in every query here; `visible` conditions must use it. */
+export const ORDER_ALIAS = 'c';
+
+/** At most this many reports in an order's detail. @default 500 */
+export const MAX_ORDER_REPORTS = 500;
+
+export interface OrderListOptions {
+  visible: Expression<SqlBool>;
+  /** Search text, already trimmed and capped; matched as a literal substring. */
+  q?: string;
+  limit: number;
+  offset: number;
+}
+
+/** `%`, `_` and the escape character itself, escaped for `LIKE … ESCAPE '!'`. '!' rather than a
+ * backslash: a backslash in the ESCAPE literal is read differently by MySQL and PostgreSQL. */
+export function escapeLike(text: string): string {
+  return text.replace(/[!%_]/g, (c) => `!${c}`);
+}
+
+export function createOrderRepository(db: Db) {
+  function base(visible: Expression<SqlBool>, q?: string) {
+    let query = db
+      .selectFrom('commande as c')
+      .leftJoin('societe as s', 's.rowid', 'c.fk_soc')
+      .where(() => visible);
+    if (q) {
+      const pattern = `%${escapeLike(q)}%`;
+      // lower() on both sides: PostgreSQL's LIKE is case-sensitive, MySQL's and SQLite's are not.
+      const like = (column: 'c.ref' | 'c.ref_client' | 's.nom') => sql<SqlBool>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
+      query = query.where((eb) => eb.or([like('c.ref'), like('c.ref_client'), like('s.nom')]));
+    }
+    return query;
+  }
+
+  const orderFields = [
+    'c.rowid',
+    'c.ref',
+    'c.ref_client',
+    'c.fk_statut',
+    'c.fk_soc',
+    'c.date_commande',
+    'c.date_livraison',
+    'c.date_creation',
+    'c.total_ttc',
+  ] as const;
+
+  return {
+    async list(options: OrderListOptions) {
+      const [rows, count] = await Promise.all([
+        base(options.visible, options.q)
+          .select([...orderFields, 's.nom'])
+          // Orders without a date last on every dialect (PostgreSQL sorts NULL first in DESC).
+          .orderBy(sql`case when ${sql.ref('c.date_commande')} is null then 1 else 0 end`)
+          .orderBy('c.date_commande', 'desc')
+          .orderBy('c.rowid', 'desc')
+          .limit(options.limit)
+          .offset(options.offset)
+          .execute(),
+        base(options.visible, options.q)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirst(),
+      ]);
+      return { rows, total: Number(count?.n ?? 0) };
+    },
+
+    getById(id: number, visible: Expression<SqlBool>) {
+      return base(visible)
+        .select([
+          ...orderFields,
+          'c.note_public',
+          's.rowid as soc_id',
+          's.nom',
+          's.name_alias',
+          's.client',
+          's.code_client',
+          's.address',
+          's.zip',
+          's.town',
+          's.phone',
+          's.email',
+        ])
+        .where('c.rowid', '=', id)
+        .executeTakeFirst();
+    },
+
+    /** The order's reports (not templates) of the entity, newest first, with their page counts. */
+    listReports(orderId: number, entity: number) {
+      return db
+        .selectFrom('bericht as b')
+        .select((eb) => [
+          'b.rowid',
+          'b.ref',
+          'b.title',
+          'b.status',
+          'b.version',
+          'b.datec',
+          eb.selectFrom('bericht_page as bp').select(eb.fn.countAll().as('n')).whereRef('bp.fk_bericht', '=', 'b.rowid').as('page_count'),
+        ])
+        .where('b.element_type', '=', 'commande')
+        .where('b.fk_element', '=', orderId)
+        .where('b.is_template', '=', 0)
+        .where('b.entity', '=', entity)
+        .orderBy(sql`case when ${sql.ref('b.datec')} is null then 1 else 0 end`)
+        .orderBy('b.datec', 'desc')
+        .orderBy('b.rowid', 'desc')
+        .limit(MAX_ORDER_REPORTS)
+        .execute();
+    },
+  };
+}
+
+export type OrderRepository = ReturnType<typeof createOrderRepository>;

@@ -1,0 +1,81 @@
+/** Request and response shapes of GET /api/orders.php (spec endpoints 2-4). */
+import { Type, type Static } from 'typebox';
+import { ListOf, PageQuery } from '../common/common.schemas.js';
+
+/** Longer search texts are cut to this many characters (not refused). @default 100 */
+export const MAX_QUERY_LENGTH = 100;
+
+export const OrdersQuery = Type.Object({
+  id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Order id (llx_commande.rowid): detail, or with `action` an operation on it.' })),
+  action: Type.Optional(Type.String({ maxLength: 64, description: 'Operation on the order `id`: `photos` (its attachments).' })),
+  q: Type.Optional(Type.String({ description: `List only: search over ref, ref_client and customer name; case-insensitive substring, % and _ literal; cut to ${MAX_QUERY_LENGTH} characters.` })),
+  ...PageQuery,
+});
+export type OrdersQuery = Static<typeof OrdersQuery>;
+
+const UnixOrNull = (description: string) => Type.Union([Type.Integer(), Type.Null()], { description });
+
+const OrderFields = {
+  id: Type.Integer(),
+  ref: Type.String({ description: 'Order number, e.g. CO2401-0001; drafts `(PROV<id>)`.' }),
+  ref_client: Type.Union([Type.String(), Type.Null()], { description: "Customer's own order number." }),
+  status: Type.Integer({ description: 'fk_statut: -1 canceled, 0 draft, 1 validated, 2 shipment in progress, 3 delivered.' }),
+  date: UnixOrNull('Order date (date_commande, midnight UTC), Unix seconds.'),
+  date_delivery: UnixOrNull('Planned delivery (date_livraison), Unix seconds.'),
+  date_creation: UnixOrNull('Creation time, Unix seconds.'),
+  total_ttc: Type.Number({ description: 'Total including tax.' }),
+};
+
+export const OrderListItem = Type.Object({
+  ...OrderFields,
+  customer: Type.Object({ id: Type.Integer(), name: Type.Union([Type.String(), Type.Null()]) }, { description: 'The third party the order is for.' }),
+});
+export type OrderListItem = Static<typeof OrderListItem>;
+export const OrderList = ListOf(OrderListItem);
+
+export const OrderCustomer = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.Union([Type.String(), Type.Null()]),
+    name_alias: Type.Union([Type.String(), Type.Null()]),
+    code_client: Type.Union([Type.String(), Type.Null()]),
+    address: Type.Union([Type.String(), Type.Null()]),
+    zip: Type.Union([Type.String(), Type.Null()]),
+    town: Type.Union([Type.String(), Type.Null()]),
+    phone: Type.Union([Type.String(), Type.Null()]),
+    email: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: 'Master data of the third party; only for customers (client 1, 2 or 3).' },
+);
+export type OrderCustomer = Static<typeof OrderCustomer>;
+
+export const OrderReport = Type.Object({
+  id: Type.Integer(),
+  ref: Type.String(),
+  title: Type.String(),
+  status: Type.Union([Type.Literal('draft'), Type.Literal('final')]),
+  version: Type.Integer(),
+  page_count: Type.Integer({ minimum: 0 }),
+  datec: UnixOrNull('Creation time, Unix seconds.'),
+});
+export type OrderReport = Static<typeof OrderReport>;
+
+export const OrderDetail = Type.Object({
+  ...OrderFields,
+  note_public: Type.Union([Type.String(), Type.Null()]),
+  customer: Type.Union([OrderCustomer, Type.Null()], { description: 'null when the third party is no customer (client 0) or gone.' }),
+  reports: Type.Array(OrderReport, { description: 'Reports of the order (templates left out), newest first; at most 500.' }),
+});
+export type OrderDetail = Static<typeof OrderDetail>;
+
+export const OrderPhoto = Type.Object({
+  name: Type.String({ description: 'File name in the order folder.' }),
+  size: Type.Integer({ minimum: 0, description: 'Bytes.' }),
+  type: Type.Union([Type.String(), Type.Null()], { description: 'MIME type from the first bytes; null when unknown.' }),
+  mtime: Type.Integer({ description: 'Last change, Unix seconds.' }),
+  url: Type.String({ description: 'The file endpoint for the whole file.' }),
+  thumb_small_url: Type.Union([Type.String(), Type.Null()], { description: 'Thumbnail fitting 480×270 (JPEG, PNG, WebP only).' }),
+  thumb_mini_url: Type.Union([Type.String(), Type.Null()], { description: 'Thumbnail fitting 128×72 (JPEG, PNG, WebP only).' }),
+});
+export type OrderPhoto = Static<typeof OrderPhoto>;
+export const OrderPhotoList = ListOf(OrderPhoto);

@@ -1,0 +1,104 @@
+/**
+ * Orders as the caller may see them (DESIGN.md, Visibility): the list, the detail with customer
+ * and reports, and the attachments. An order the caller may not see is ORDER_NOT_FOUND, exactly
+ * like one that does not exist.
+ */
+import { fromDbDateTime } from '../../db/dialect.js';
+import { objectFolder } from '../../dolibarr/documents.js';
+import { AppError } from '../../errors.js';
+import { CUSTOMER_CLIENT_VALUES, type Caller, type ElementAccess } from '../access/element-access.js';
+import { listOrderPhotos } from './order-photos.js';
+import { ORDER_ALIAS, type OrderRepository } from './orders.repository.js';
+import { MAX_QUERY_LENGTH, type OrderDetail, type OrderListItem, type OrderPhoto, type OrderReport } from './orders.schemas.js';
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+interface OrderRowBase {
+  rowid: number;
+  ref: string;
+  ref_client: string | null;
+  fk_statut: number;
+  fk_soc: number;
+  date_commande: string | null;
+  date_livraison: string | null;
+  date_creation: string | null;
+  total_ttc: number | string | null;
+}
+
+function orderFields(row: OrderRowBase) {
+  return {
+    id: Number(row.rowid),
+    ref: row.ref,
+    ref_client: row.ref_client ?? null,
+    status: Number(row.fk_statut),
+    date: fromDbDateTime(row.date_commande),
+    date_delivery: fromDbDateTime(row.date_livraison),
+    date_creation: fromDbDateTime(row.date_creation),
+    total_ttc: Number(row.total_ttc ?? 0),
+  };
+}
+
+export function createOrderService(deps: { orders: OrderRepository; access: ElementAccess; dataRoot: string; entity: number }) {
+  const { orders, access, dataRoot, entity } = deps;
+
+  return {
+    async listOrders(user: Caller, options: Page & { q?: string }): Promise<{ items: OrderListItem[]; total: number }> {
+      const q = options.q?.trim().slice(0, MAX_QUERY_LENGTH) || undefined;
+      const { rows, total } = await orders.list({ visible: access.visible('commande', user, ORDER_ALIAS), q, limit: options.limit, offset: options.offset });
+      return {
+        items: rows.map((row) => ({ ...orderFields(row), customer: { id: Number(row.fk_soc), name: row.nom ?? null } })),
+        total,
+      };
+    },
+
+    async getOrder(user: Caller, id: number): Promise<OrderDetail> {
+      const row = await orders.getById(id, access.visible('commande', user, ORDER_ALIAS));
+      if (!row) throw new AppError('ORDER_NOT_FOUND');
+      const isCustomer = row.soc_id !== null && (CUSTOMER_CLIENT_VALUES as readonly number[]).includes(Number(row.client));
+      const reports: OrderReport[] = (await orders.listReports(Number(row.rowid), entity)).map((r) => ({
+        id: Number(r.rowid),
+        ref: r.ref,
+        title: r.title,
+        status: Number(r.status) === 1 ? 'final' : 'draft',
+        version: Number(r.version),
+        page_count: Number(r.page_count ?? 0),
+        datec: fromDbDateTime(r.datec),
+      }));
+      return {
+        ...orderFields(row),
+        note_public: row.note_public ?? null,
+        customer: isCustomer
+          ? {
+              id: Number(row.soc_id),
+              name: row.nom ?? null,
+              name_alias: row.name_alias ?? null,
+              code_client: row.code_client ?? null,
+              address: row.address ?? null,
+              zip: row.zip ?? null,
+              town: row.town ?? null,
+              phone: row.phone ?? null,
+              email: row.email ?? null,
+            }
+          : null,
+        reports,
+      };
+    },
+
+    async listPhotos(user: Caller, id: number, page: Page): Promise<{ items: OrderPhoto[]; total: number }> {
+      const order = await access.getById('commande', id, user);
+      if (!order) throw new AppError('ORDER_NOT_FOUND');
+      let folder;
+      try {
+        folder = objectFolder(dataRoot, entity, 'commande', order.ref);
+      } catch {
+        return { items: [], total: 0 }; // a ref that names no folder ('', '.', '..') has no files
+      }
+      return listOrderPhotos(folder.dir, folder.name, page);
+    },
+  };
+}
+
+export type OrderService = ReturnType<typeof createOrderService>;
