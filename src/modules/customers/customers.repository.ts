@@ -1,0 +1,211 @@
+/**
+ * Customers (llx_societe with client 1, 2 or 3) and what hangs off them, as the caller may see it.
+ * Only Kysely; rows or undefined; nothing about HTTP.
+ *
+ * Who sees a customer (DESIGN.md, Visibility): a third party of the served entity with client 1, 2
+ * or 3; a user with the admin flag sees all of them, anyone else those with at least one order,
+ * invoice or proposal the user sees (ElementAccess.visible). An external user (user.fk_soc) only
+ * ever sees its own third party.
+ */
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { CUSTOMER_CLIENT_VALUES, ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
+
+/** The parents whose reports count as a customer's reports (spec 21: "over orders and invoices"). */
+export const REPORT_PARENTS = ['commande', 'facture'] as const;
+export type ReportParent = (typeof REPORT_PARENTS)[number];
+
+export interface CustomerListRow {
+  rowid: number | string;
+  nom: string | null;
+  name_alias: string | null;
+  code_client: string | null;
+  town: string | null;
+  zip: string | null;
+  email: string | null;
+  phone: string | null;
+  status: number | string;
+  report_count: number | string;
+}
+
+export interface CustomerRow {
+  rowid: number | string;
+  nom: string | null;
+  name_alias: string | null;
+  code_client: string | null;
+  address: string | null;
+  zip: string | null;
+  town: string | null;
+  phone: string | null;
+  email: string | null;
+  url: string | null;
+  tva_intra: string | null;
+  status: number | string;
+  note_public: string | null;
+}
+
+export interface CustomerOrderRow {
+  rowid: number | string;
+  ref: string;
+  ref_client: string | null;
+  fk_statut: number | string;
+  date_commande: string | Date | null;
+}
+
+export interface CustomerInvoiceRow {
+  rowid: number | string;
+  ref: string;
+  ref_client: string | null;
+  type: number | string;
+  fk_statut: number | string;
+  paye: number | string;
+  datef: string | Date | null;
+  total_ttc: number | string | null;
+}
+
+export interface CustomerReportRow {
+  rowid: number | string;
+  ref: string;
+  title: string;
+  status: number | string;
+  element_type: string;
+  parent_ref: string;
+  datec: string | Date | null;
+}
+
+export interface CustomerRepository {
+  list(user: Caller, options: { q?: string; limit: number; offset: number }): Promise<{ rows: CustomerListRow[]; total: number }>;
+  getById(id: number, user: Caller): Promise<CustomerRow | undefined>;
+  listOrders(customerId: number, user: Caller, limit: number): Promise<CustomerOrderRow[]>;
+  listInvoices(customerId: number, user: Caller, limit: number): Promise<CustomerInvoiceRow[]>;
+  listReports(customerId: number, user: Caller, limit: number): Promise<CustomerReportRow[]>;
+}
+
+/** `%`, `_` and the escape character itself match literally. '!' rather than '\': MySQL reads '\' in literals. */
+export function escapeLike(text: string): string {
+  return text.replace(/[!%_]/g, (c) => `!${c}`);
+}
+
+const SEARCH_COLUMNS = ['nom', 'name_alias', 'code_client', 'town', 'email'] as const;
+
+/** NULLs last on every dialect (PostgreSQL sorts them first in a descending order). */
+const nullsLast = (column: string) => sql`case when ${sql.ref(column)} is null then 1 else 0 end`;
+
+export function createCustomerRepository(db: Db, options: { entity: number; access: ElementAccess }): CustomerRepository {
+  const { entity, access } = options;
+
+  function customerVisible(user: Caller, alias = 's'): Expression<SqlBool> {
+    const col = (c: string) => sql.ref(`${alias}.${c}`);
+    const parts: RawBuilder<unknown>[] = [
+      sql`${col('entity')} = ${entity}`,
+      sql`${col('client')} in (${sql.join([...CUSTOMER_CLIENT_VALUES])})`,
+    ];
+    if (user.fkSoc !== null) parts.push(sql`${col('rowid')} = ${user.fkSoc}`);
+    if (!user.admin) {
+      const viaObjects = ELEMENT_TYPES.map((type) => {
+        const a = `v_${type}`;
+        return sql`exists (select 1 from ${sql.table(type)} as ${sql.raw(a)} where ${sql.ref(`${a}.fk_soc`)} = ${col('rowid')} and ${access.visible(type, user, a)})`;
+      });
+      parts.push(sql`(${sql.join(viaObjects, sql` or `)})`);
+    }
+    return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+  }
+
+  /** Reports (not templates) on a parent of `type` that belongs to the customer `customerRef`. */
+  function reportCountVia(type: ReportParent, user: Caller, customerRef: string) {
+    const p = `rc_${type}`;
+    const b = `rb_${type}`;
+    return sql<number>`(select count(*) from ${sql.table('bericht')} as ${sql.raw(b)}
+      inner join ${sql.table(type)} as ${sql.raw(p)} on ${sql.ref(`${p}.rowid`)} = ${sql.ref(`${b}.fk_element`)}
+      where ${sql.ref(`${b}.element_type`)} = ${type} and ${sql.ref(`${b}.is_template`)} = 0 and ${sql.ref(`${b}.entity`)} = ${entity}
+        and ${sql.ref(`${p}.entity`)} = ${entity} and ${sql.ref(`${p}.fk_soc`)} = ${sql.ref(customerRef)}
+        and ${access.reportVisible(user, b)})`;
+  }
+
+  function searchCondition(q: string, alias = 's'): Expression<SqlBool> {
+    const pattern = `%${escapeLike(q)}%`;
+    // lower() on both sides: SQLite's LIKE folds ASCII only and PostgreSQL's not at all.
+    const matches = SEARCH_COLUMNS.map((c) => sql`lower(${sql.ref(`${alias}.${c}`)}) like lower(${pattern}) escape '!'`);
+    return sql<SqlBool>`(${sql.join(matches, sql` or `)})`;
+  }
+
+  return {
+    async list(user, { q, limit, offset }) {
+      let base = db.selectFrom('societe as s').where(() => customerVisible(user));
+      if (q) base = base.where(() => searchCondition(q));
+      const [rows, count] = await Promise.all([
+        base
+          .select(['s.rowid', 's.nom', 's.name_alias', 's.code_client', 's.town', 's.zip', 's.email', 's.phone', 's.status'])
+          .select(sql<number>`${reportCountVia('commande', user, 's.rowid')} + ${reportCountVia('facture', user, 's.rowid')}`.as('report_count'))
+          .orderBy(sql`lower(s.nom)`)
+          .orderBy('s.rowid')
+          .limit(limit)
+          .offset(offset)
+          .execute(),
+        base.select(sql<number | string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+
+    getById(id, user) {
+      return db
+        .selectFrom('societe as s')
+        .select(['s.rowid', 's.nom', 's.name_alias', 's.code_client', 's.address', 's.zip', 's.town', 's.phone', 's.email', 's.url', 's.tva_intra', 's.status', 's.note_public'])
+        .where('s.rowid', '=', id)
+        .where(() => customerVisible(user))
+        .executeTakeFirst();
+    },
+
+    listOrders(customerId, user, limit) {
+      return db
+        .selectFrom('commande as c')
+        .select(['c.rowid', 'c.ref', 'c.ref_client', 'c.fk_statut', 'c.date_commande'])
+        .where('c.fk_soc', '=', customerId)
+        .where(() => access.visible('commande', user, 'c'))
+        .orderBy(nullsLast('c.date_commande'))
+        .orderBy('c.date_commande', 'desc')
+        .orderBy('c.rowid', 'desc')
+        .limit(limit)
+        .execute();
+    },
+
+    listInvoices(customerId, user, limit) {
+      return db
+        .selectFrom('facture as f')
+        .select(['f.rowid', 'f.ref', 'f.ref_client', 'f.type', 'f.fk_statut', 'f.paye', 'f.datef', 'f.total_ttc'])
+        .where('f.fk_soc', '=', customerId)
+        .where(() => access.visible('facture', user, 'f'))
+        .orderBy(nullsLast('f.datef'))
+        .orderBy('f.datef', 'desc')
+        .orderBy('f.rowid', 'desc')
+        .limit(limit)
+        .execute();
+    },
+
+    async listReports(customerId, user, limit) {
+      // A report's parent is one of the customer's orders or invoices (of the served entity); the
+      // two left joins are exclusive through element_type, so a report appears at most once.
+      const rows = await db
+        .selectFrom('bericht as b')
+        .leftJoin('commande as o', (join) =>
+          join.onRef('o.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'commande').on('o.fk_soc', '=', customerId).on('o.entity', '=', entity),
+        )
+        .leftJoin('facture as f', (join) =>
+          join.onRef('f.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'facture').on('f.fk_soc', '=', customerId).on('f.entity', '=', entity),
+        )
+        .select(['b.rowid', 'b.ref', 'b.title', 'b.status', 'b.datec'])
+        .select(sql<string>`coalesce(o.ref, f.ref)`.as('parent_ref'))
+        .select(sql<string>`b.element_type`.as('element_type'))
+        .where('b.entity', '=', entity)
+        .where('b.is_template', '=', 0)
+        .where((eb) => eb.or([eb('o.rowid', 'is not', null), eb('f.rowid', 'is not', null)]))
+        .where(() => access.reportVisible(user, 'b'))
+        .orderBy(nullsLast('b.datec'))
+        .orderBy('b.datec', 'desc')
+        .orderBy('b.rowid', 'desc')
+        .limit(limit)
+        .execute();
+      return rows as CustomerReportRow[];
+    },
+  };
+}
