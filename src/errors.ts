@@ -34,6 +34,7 @@ export const errorCatalogue = {
   IDEMPOTENCY_IN_PROGRESS: { status: 409, message: 'Dieselbe Anfrage wird gerade schon bearbeitet' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'Der angefragte Bereich liegt außerhalb der Datei' },
+  PRECONDITION_FAILED: { status: 412, message: 'Die Datei wurde inzwischen geändert' },
   // HTTP basics
   METHOD_NOT_ALLOWED: { status: 405, message: 'Methode nicht erlaubt' },
   ROUTE_NOT_FOUND: { status: 404, message: 'Nicht gefunden' },

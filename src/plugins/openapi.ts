@@ -44,6 +44,10 @@ export default fp(
         tags: [
           { name: 'auth', description: 'Login and tokens' },
           { name: 'system', description: 'Health and documentation' },
+          { name: 'orders', description: 'Orders and their attachments' },
+          { name: 'uploads', description: 'Photo and voice uploads into an order’s folder' },
+          { name: 'files', description: 'Files of orders, invoices, proposals and reports' },
+          { name: 'customers', description: 'Customers (third parties with client 1, 2 or 3)' },
         ],
       },
     });

@@ -1,0 +1,158 @@
+/**
+ * Files of orders, invoices, proposals and reports (endpoints 16 and 18): finding the file a
+ * client names, inside the folder of an object the caller may see, making a missing thumbnail,
+ * and deleting an order's attachment with its thumbnails and its ecm_files row.
+ *
+ * Security decisions (DESIGN.md, Invariants; dolibarr.md §5):
+ * - the path's syntax is checked before any lookup, so the answer to a bad path never depends on
+ *   whether the object exists; then the object is looked up under the caller's visibility, so a
+ *   file of an object the caller may not see is FILE_NOT_FOUND like one that does not exist;
+ * - the rest of the path is resolved with resolveInside (links leaving the folder are refused), and
+ *   thumbnails are only read or written where their real path lies inside the object's folder.
+ */
+import { lstat, realpath, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileTypeFromFile } from 'file-type';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import { THUMBNAIL_SIZES, thumbnailPath, writeThumbnail, type ThumbnailSize } from '../../adapters/image.js';
+import { objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
+import { AppError } from '../../errors.js';
+import type { Caller, ElementAccess } from '../access/element-access.js';
+import { checkRelativePath, isInside, servedContentType } from './file-path.js';
+
+/** The `modulepart` values the file endpoint knows, and whose folder each names. */
+export const MODULE_PARTS: Readonly<Record<string, FileOwner>> = {
+  commande: 'commande',
+  facture: 'facture',
+  propal: 'propal',
+  // Dolibarr's folder name for proposals, accepted as a modulepart as document.php does.
+  propale: 'propal',
+  bericht: 'bericht',
+};
+
+/** Source formats a thumbnail is made of on request (those writeThumbnail keeps as they are). */
+const THUMBNAIL_FORMATS: Readonly<Record<string, string>> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp' };
+
+export interface LocatedFile {
+  /** Absolute real path of the file to send. */
+  path: string;
+  /** The name the client sees (Content-Disposition). */
+  name: string;
+  /** Content-Type from the file's first bytes. */
+  contentType: string;
+}
+
+export interface FilesService {
+  locate(modulepart: string, file: string, size: ThumbnailSize | undefined, user: Caller): Promise<LocatedFile>;
+  deleteOrderFile(orderId: number, file: string, user: Caller): Promise<{ deleted: true; name: string }>;
+}
+
+const isMissing = (error: unknown) => ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException)?.code ?? '');
+
+export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'entity'>; db: Db; access: ElementAccess }): FilesService {
+  const { config, db, access } = deps;
+
+  /** The folder of the object whose folder name is `name`, when the caller may see that object. */
+  async function visibleFolder(owner: FileOwner, name: string, user: Caller): Promise<ObjectFolder> {
+    let ref: string | undefined;
+    if (owner === 'bericht') {
+      const row = await db
+        .selectFrom('bericht')
+        .select('bericht.ref')
+        .where('bericht.ref', '=', name)
+        .where('bericht.entity', '=', config.entity)
+        .where(() => access.reportVisible(user))
+        .executeTakeFirst();
+      ref = row?.ref;
+    } else {
+      ref = (await access.getByRef(owner, name, user))?.ref;
+    }
+    if (ref === undefined) throw new AppError('FILE_NOT_FOUND');
+    const folder = objectFolder(config.dataRoot, config.entity, owner, ref);
+    // A case-insensitive collation (MariaDB) finds `co2401-0001` for `CO2401-0001`: only the folder's exact name counts.
+    if (folder.name !== name) throw new AppError('FILE_NOT_FOUND');
+    return folder;
+  }
+
+  async function contentTypeOf(file: string): Promise<string> {
+    return servedContentType((await fileTypeFromFile(file))?.mime);
+  }
+
+  /** The thumbnail of `source` (a real path inside `realFolder`), made now when it is missing. */
+  async function thumbnail(source: string, realFolder: string, size: ThumbnailSize): Promise<string> {
+    // A file inside thumbs/ is a thumbnail already; there is no thumbnail of it.
+    if (path.basename(path.dirname(source)) === 'thumbs') throw new AppError('THUMBNAIL_UNAVAILABLE');
+    const target = thumbnailPath(source, size);
+    try {
+      const real = await realpath(target);
+      if (!isInside(real, realFolder)) throw new AppError('FILE_PATH_INVALID');
+      return real;
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    const format = THUMBNAIL_FORMATS[(await fileTypeFromFile(source))?.mime ?? ''];
+    if (!format) throw new AppError('THUMBNAIL_UNAVAILABLE');
+    // Never write through a thumbs/ link that leaves the folder.
+    const thumbsDir = path.dirname(target);
+    const realThumbs = await realpath(thumbsDir).catch((error: unknown) => {
+      if (isMissing(error)) return undefined;
+      throw error;
+    });
+    if (realThumbs !== undefined && !isInside(realThumbs, realFolder)) throw new AppError('FILE_PATH_INVALID');
+    try {
+      // sharp runs in libvips' threads; the pixel limit (MAX_INPUT_PIXELS) guards against bombs.
+      await writeThumbnail(source, size, format);
+    } catch {
+      // A corrupt image or one above the pixel limit has no thumbnail; that is the client's file, not a 500.
+      throw new AppError('THUMBNAIL_UNAVAILABLE');
+    }
+    return realpath(target);
+  }
+
+  return {
+    async locate(modulepart, file, size, user) {
+      const owner = Object.hasOwn(MODULE_PARTS, modulepart) ? MODULE_PARTS[modulepart] : undefined;
+      if (!owner) throw new AppError('FILE_MODULE_UNKNOWN', { details: { known: Object.keys(MODULE_PARTS) } });
+      const segments = checkRelativePath(file);
+      // `<object folder>/<name…>`: a file directly in the module folder belongs to no object.
+      if (segments.length < 2) throw new AppError('FILE_PATH_INVALID');
+      const folder = await visibleFolder(owner, segments[0]!, user);
+      const source = await resolveInside(folder.dir, segments.slice(1).join('/'));
+      if (!(await stat(source)).isFile()) throw new AppError('FILE_NOT_FOUND');
+      if (!size) return { path: source, name: segments[segments.length - 1]!, contentType: await contentTypeOf(source) };
+      const thumb = await thumbnail(source, await realpath(folder.dir), size);
+      return { path: thumb, name: path.basename(thumbnailPath(segments[segments.length - 1]!, size)), contentType: await contentTypeOf(thumb) };
+    },
+
+    async deleteOrderFile(orderId, file, user) {
+      // A plain name directly in the order's folder: not in thumbs/, not in any subfolder.
+      const segments = checkRelativePath(file);
+      if (segments.length !== 1) throw new AppError('FILE_PATH_INVALID');
+      const order = await access.getById('commande', orderId, user);
+      if (!order) throw new AppError('ORDER_NOT_FOUND');
+      const folder = objectFolder(config.dataRoot, config.entity, 'commande', order.ref);
+      await resolveInside(folder.dir, file); // missing → 404; a link leaving the folder → 400
+      // The entry named is removed (a link itself, not what it points to); a folder is no attachment.
+      const target = path.join(folder.dir, file);
+      if ((await lstat(target)).isDirectory()) throw new AppError('FILE_NOT_FOUND');
+      const realFolder = await realpath(folder.dir);
+      await rm(target);
+      for (const size of Object.keys(THUMBNAIL_SIZES) as ThumbnailSize[]) {
+        const thumb = thumbnailPath(target, size);
+        try {
+          if (isInside(await realpath(thumb), realFolder)) await rm(thumb);
+        } catch (error) {
+          if (!isMissing(error)) throw error;
+        }
+      }
+      await db
+        .deleteFrom('ecm_files')
+        .where('filepath', '=', folder.filepath)
+        .where('filename', '=', file)
+        .where('entity', '=', config.entity)
+        .execute();
+      return { deleted: true, name: file };
+    },
+  };
+}
