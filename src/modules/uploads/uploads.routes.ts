@@ -1,6 +1,131 @@
-import type { FastifyInstance } from 'fastify';
+/**
+ * Endpoint 5, POST /api/orders.php?id=<order>&action=upload_photo, and endpoint 19,
+ * POST /api/voice.php?id=<order>: a file into the order's folder (see uploads.service.ts).
+ * Multipart is parsed only here (the plugin is registered inside this encapsulated context), with
+ * tight limits: one file, at most 10 small fields, 12 parts; the file size limit is the route's cap + 1,
+ * so a file over the cap is known after cap + 1 bytes.
+ */
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createConstRepository } from '../../dolibarr/const.repository.js';
+import { AppError } from '../../errors.js';
+import { callerOf } from '../../plugins/authenticate.js';
+import { ErrorResponse } from '../common/common.schemas.js';
+import { chooseAction } from '../common/dispatch.js';
 import type { ModuleContext } from '../common/module-context.js';
+import { beginIdempotent } from './idempotency.js';
+import { ACCEPTED_DESCRIPTION, type UploadKind } from './upload-types.js';
+import { createUploadsRepository } from './uploads.repository.js';
+import { IdempotencyHeaders, UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
+import { createUploadService, type IncomingFile } from './uploads.service.js';
 
-export async function uploadsRoutes(_app: FastifyInstance, _ctx: ModuleContext): Promise<void> {
-  // Endpoints of this module are added here.
+const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 413: ErrorResponse, 415: ErrorResponse, 422: ErrorResponse };
+
+function describe(kind: UploadKind, cap: number): string {
+  return (
+    `Multipart/form-data with the file in the field \`file\` (a part under another name, or none: 400 UPLOAD_MISSING). ` +
+    `Accepted, decided from the bytes, not the name: ${ACCEPTED_DESCRIPTION[kind]}; anything else 415 UPLOAD_TYPE_UNSUPPORTED. ` +
+    `At most ${cap} bytes (configurable, UPLOAD_MAX_${kind === 'photo' ? 'PHOTO' : 'AUDIO'}_BYTES); larger: 413 UPLOAD_TOO_LARGE. ` +
+    (kind === 'photo'
+      ? 'JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 422 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). '
+      : '') +
+    'The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), ' +
+    'with an llx_ecm_files row (gen_or_uploaded "uploaded"). No report or page is touched. Needs the write right; ' +
+    'an order the caller cannot see is 404 ORDER_NOT_FOUND. Header Idempotency-Key: see the header parameter.'
+  );
+}
+
+export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
+  const { config, handle, access } = ctx;
+  const caps: Record<UploadKind, number> = { photo: config.uploads.maxPhotoBytes, audio: config.uploads.maxAudioBytes };
+  const repo = createUploadsRepository(handle.db, handle.dialect);
+  const service = createUploadService({
+    repo,
+    consts: createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId ?? '' }),
+    dataRoot: config.dataRoot,
+    entity: config.entity,
+    caps,
+  });
+
+  await app.register(multipart, {
+    limits: { files: 1, fileSize: Math.max(caps.photo, caps.audio) + 1, fields: 10, fieldSize: 1024, parts: 12, fieldNameSize: 100, headerPairs: 50 },
+  });
+
+  /** The part in the field `file`, with the route's size limit. */
+  async function filePart(request: FastifyRequest, kind: UploadKind): Promise<IncomingFile> {
+    if (!request.isMultipart()) throw new AppError('UPLOAD_MISSING');
+    let part;
+    try {
+      part = await request.file({ limits: { fileSize: caps[kind] + 1 } });
+    } catch (error) {
+      // Multipart limit errors carry their 4xx status; a body busboy cannot read is a missing file.
+      if (typeof (error as { statusCode?: unknown }).statusCode === 'number') throw error;
+      throw new AppError('UPLOAD_MISSING');
+    }
+    if (!part) throw new AppError('UPLOAD_MISSING');
+    if (part.fieldname !== 'file') {
+      part.file.resume();
+      throw new AppError('UPLOAD_MISSING');
+    }
+    return { stream: part.file, filename: part.filename ?? '' };
+  }
+
+  async function upload(request: FastifyRequest, reply: FastifyReply, kind: UploadKind, route: string, orderId: number) {
+    const caller = callerOf(request);
+    const order = await access.getById('commande', orderId, caller);
+    if (!order) throw new AppError('ORDER_NOT_FOUND');
+    const key = request.headers['idempotency-key'];
+    const idem = typeof key === 'string' ? await beginIdempotent(repo, { entity: config.entity, userId: caller.id, key, scope: `${route}:${order.id}` }) : undefined;
+    if (idem?.replay) return reply.code(idem.replay.statusCode).send(idem.replay.body);
+    try {
+      const attached = await service.attach(kind, order, await filePart(request, kind), caller.id);
+      await idem?.complete(201, attached.response).catch(async (error: unknown) => {
+        await attached.undo().catch(() => undefined);
+        throw error;
+      });
+      return reply.code(201).send(attached.response);
+    } catch (error) {
+      await idem?.release().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.post(
+    '/api/orders.php',
+    {
+      schema: {
+        tags: ['uploads'],
+        summary: 'Upload a photo into the order folder (action=upload_photo)',
+        description: describe('photo', caps.photo),
+        querystring: UploadPhotoQuery,
+        headers: IdempotencyHeaders,
+        consumes: ['multipart/form-data'],
+        response: { 201: UploadResponse, ...ERRORS },
+      },
+      config: { right: 'write' },
+    },
+    async (request, reply) => {
+      if (chooseAction(request.query.action, ['upload_photo'] as const) === undefined) throw new AppError('ACTION_UNKNOWN', { details: { known: ['upload_photo'] } });
+      return upload(request, reply, 'photo', 'upload_photo', request.query.id);
+    },
+  );
+
+  typed.post(
+    '/api/voice.php',
+    {
+      schema: {
+        tags: ['uploads'],
+        summary: 'Upload a voice recording into the order folder',
+        description: describe('audio', caps.audio),
+        querystring: UploadVoiceQuery,
+        headers: IdempotencyHeaders,
+        consumes: ['multipart/form-data'],
+        response: { 201: UploadResponse, ...ERRORS },
+      },
+      config: { right: 'write' },
+    },
+    async (request, reply) => upload(request, reply, 'audio', 'voice', request.query.id),
+  );
 }

@@ -1,0 +1,111 @@
+/**
+ * The rows an upload writes: `ecm_files` (Dolibarr's file index, written as Dolibarr's
+ * EcmFiles::create does) and `bericht_idempotency` (one row per user and Idempotency-Key).
+ * Only Kysely; no HTTP.
+ */
+import type { Db } from '../../db/database.js';
+import type { Dialect } from '../../config.js';
+import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
+
+export interface NewEcmFile {
+  ref: string;
+  label: string;
+  entity: number;
+  filepath: string;
+  filename: string;
+  srcObjectType: string;
+  srcObjectId: number;
+  fullpathOrig: string;
+  fkUserC: number;
+}
+
+export interface IdempotencyRow {
+  scope: string;
+  statusCode: number | null;
+  response: string | null;
+  /** Unix seconds of the claim. */
+  claimedAt: number;
+}
+
+export function createUploadsRepository(db: Db, dialect: Dialect) {
+  return {
+    /** File names the index holds for a folder (a stale row blocks its name too). */
+    async indexedNames(entity: number, filepath: string): Promise<string[]> {
+      const rows = await db.selectFrom('ecm_files').select('filename').where('entity', '=', entity).where('filepath', '=', filepath).execute();
+      return rows.map((r) => r.filename);
+    },
+
+    /** Inserts the row with position = max(position) + 1 of the folder, as Dolibarr does. */
+    async createEcmFile(file: NewEcmFile): Promise<number> {
+      const max = await db
+        .selectFrom('ecm_files')
+        .select((eb) => eb.fn.max('position').as('max'))
+        .where('entity', '=', file.entity)
+        .where('filepath', '=', file.filepath)
+        .executeTakeFirst();
+      const now = toDbDateTime();
+      return insertId(dialect, db.insertInto('ecm_files').values({
+        ref: file.ref,
+        label: file.label,
+        share: null,
+        entity: file.entity,
+        filepath: file.filepath,
+        filename: file.filename,
+        src_object_type: file.srcObjectType,
+        src_object_id: file.srcObjectId,
+        // varchar(750) in Dolibarr
+        fullpath_orig: file.fullpathOrig.slice(0, 750),
+        description: '',
+        keywords: '',
+        gen_or_uploaded: 'uploaded',
+        position: Number(max?.max ?? 0) + 1,
+        date_c: now,
+        tms: now,
+        fk_user_c: file.fkUserC,
+        fk_user_m: null,
+      }));
+    },
+
+    async deleteEcmFile(rowid: number): Promise<void> {
+      await db.deleteFrom('ecm_files').where('rowid', '=', rowid).execute();
+    },
+
+    /** Claims `key` for the user; throws the driver's unique violation when it is taken. */
+    async claimKey(entity: number, userId: number, key: string, scope: string): Promise<void> {
+      await db.insertInto('bericht_idempotency').values({ entity, fk_user: userId, idem_key: key, scope, status_code: null, response: null, datec: toDbDateTime() }).execute();
+    },
+
+    async getKey(userId: number, key: string): Promise<IdempotencyRow | undefined> {
+      const row = await db
+        .selectFrom('bericht_idempotency')
+        .select(['scope', 'status_code', 'response', 'datec'])
+        .where('fk_user', '=', userId)
+        .where('idem_key', '=', key)
+        .executeTakeFirst();
+      return row
+        ? { scope: row.scope, statusCode: row.status_code === null ? null : Number(row.status_code), response: row.response, claimedAt: fromDbDateTime(row.datec) ?? 0 }
+        : undefined;
+    },
+
+    /** Frees a claim that was never completed and is older than `before` (Unix seconds). */
+    async releaseStaleKey(userId: number, key: string, before: number): Promise<void> {
+      await db
+        .deleteFrom('bericht_idempotency')
+        .where('fk_user', '=', userId)
+        .where('idem_key', '=', key)
+        .where('status_code', 'is', null)
+        .where('datec', '<', toDbDateTime(before))
+        .execute();
+    },
+
+    async completeKey(userId: number, key: string, statusCode: number, response: string): Promise<void> {
+      await db.updateTable('bericht_idempotency').set({ status_code: statusCode, response }).where('fk_user', '=', userId).where('idem_key', '=', key).execute();
+    },
+
+    async releaseKey(userId: number, key: string): Promise<void> {
+      await db.deleteFrom('bericht_idempotency').where('fk_user', '=', userId).where('idem_key', '=', key).where('status_code', 'is', null).execute();
+    },
+  };
+}
+
+export type UploadsRepository = ReturnType<typeof createUploadsRepository>;

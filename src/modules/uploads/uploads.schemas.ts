@@ -1,0 +1,39 @@
+/** Request and response schemas of the upload endpoints (5 and 19). */
+import { Type, type Static } from 'typebox';
+import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
+
+export const UploadPhotoQuery = Type.Object({
+  id: Type.Integer({ minimum: 1, description: 'Order id (llx_commande.rowid).' }),
+  action: Type.String({ maxLength: 64, description: 'Must be `upload_photo`; any other action is 400 ACTION_UNKNOWN.' }),
+});
+
+export const UploadVoiceQuery = Type.Object({
+  id: Type.Integer({ minimum: 1, description: 'Order id (llx_commande.rowid).' }),
+});
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      description:
+        'Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the body is read. ' +
+        'Repeating the same key on the same route and order returns the first answer (status and body) and writes no second file; ' +
+        'while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS; the key used before on another route or order: ' +
+        '422 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key.',
+    }),
+  ),
+});
+
+export const UploadResponse = Type.Object(
+  {
+    name: Type.String({ description: 'Stored file name in the order folder (cleaned as dol_sanitizeFileName, extension from the detected type, `_2`, `_3` … when taken).' }),
+    size: Type.Integer({ minimum: 0, description: 'Bytes.' }),
+    type: Type.String({ description: 'MIME type detected from the bytes, e.g. image/jpeg, audio/ogg.' }),
+    mtime: Type.Integer({ description: 'Modification time, Unix seconds.' }),
+    url: Type.String({ description: 'The file endpoint link: /api/photo.php?modulepart=commande&file=<folder>/<name> (URI-encoded).' }),
+    thumb_small_url: Type.Union([Type.String(), Type.Null()], { description: 'Link to the 480×270 thumbnail (`&size=small`); null for audio and HEIC/HEIF.' }),
+    thumb_mini_url: Type.Union([Type.String(), Type.Null()], { description: 'Link to the 128×72 thumbnail (`&size=mini`); null for audio and HEIC/HEIF.' }),
+  },
+  { description: 'The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos).' },
+);
+export type UploadResponseBody = Static<typeof UploadResponse>;
