@@ -14,6 +14,7 @@ import { toDbDateTime } from '../../src/db/dialect.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { assertError } from '../helpers/assertions.js';
 import { testDialects } from '../helpers/databases.js';
+import { multipart, type Part } from '../helpers/multipart.js';
 
 const FIXTURES = new URL('../fixtures/uploads/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
@@ -21,27 +22,6 @@ const md5 = (data: Buffer) => createHash('md5').update(data).digest('hex');
 
 const MAX_PHOTO = 200 * 1024;
 const MAX_AUDIO = 100 * 1024;
-
-interface Part {
-  name?: string;
-  filename?: string;
-  type?: string;
-  data: Buffer | string;
-}
-
-/** A multipart/form-data body built by hand. */
-function multipart(parts: Part[]): { payload: Buffer; contentType: string } {
-  const boundary = `----fieldreport${randomBytes(8).toString('hex')}`;
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    const disposition = `form-data; name="${part.name ?? 'file'}"${part.filename !== undefined ? `; filename="${part.filename}"` : ''}`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\nContent-Type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`, 'utf8'));
-    chunks.push(Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data));
-    chunks.push(Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
-}
 
 for (const dialect of testDialects()) {
   describe(`uploads [${dialect}]`, () => {
