@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import sharp from 'sharp';
 import { loadConfig } from '../src/config.js';
@@ -42,7 +42,7 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-async function seed(databaseUrl: string, dataRoot: string): Promise<{ adminLogin: string; techLogin: string; techOrders: number; orderRef: string; orderId: number }> {
+export async function seed(databaseUrl: string, dataRoot: string): Promise<{ adminLogin: string; techLogin: string; techOrders: number; orderRef: string; orderId: number }> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, INSTANCE_UNIQUE_ID: INSTANCE_ID });
   const handle = createDb(config, { poolSize: 2 });
   try {
@@ -218,4 +218,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Run when started as a script (not when imported for its seeding).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -41,6 +41,15 @@ export function tableOptions(dialect: Dialect): RawBuilder<unknown> | undefined 
   return dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci` : undefined;
 }
 
+/**
+ * ORDER BY `column` descending, NULLs last on every dialect, in a form an index on the column can
+ * serve: MariaDB/MySQL and SQLite already put NULLs last when descending; PostgreSQL needs it said.
+ * (A `CASE WHEN … IS NULL` key would force a sort of every row.)
+ */
+export function descNullsLast(dialect: Dialect, column: string): RawBuilder<unknown> {
+  return dialect === 'postgres' ? sql`${sql.ref(column)} desc nulls last` : sql`${sql.ref(column)} desc`;
+}
+
 /** True for a unique or primary-key violation, whichever driver raised it. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown } | null;

@@ -11,6 +11,7 @@ import { isUniqueViolation } from './dialect.js';
 import { STANDALONE_MARKER, dolibarrCore } from './migrations/0001-dolibarr-core.js';
 import { berichtModule } from './migrations/0002-bericht-module.js';
 import { berichtIdempotency } from './migrations/0003-bericht-idempotency.js';
+import { standaloneIndexes } from './migrations/0004-standalone-indexes.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -25,6 +26,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0001-dolibarr-core': dolibarrCore(handle.dialect, handle.prefix),
         '0002-bericht-module': berichtModule(handle.dialect, handle.prefix),
         '0003-bericht-idempotency': berichtIdempotency(handle.dialect, handle.prefix),
+        '0004-standalone-indexes': standaloneIndexes(handle.dialect, handle.prefix),
       };
     },
   };

@@ -8,7 +8,8 @@
  * ever sees its own third party.
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { DbHandle } from '../../db/database.js';
+import { descNullsLast } from '../../db/dialect.js';
 import { CUSTOMER_CLIENT_VALUES, ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
 
 /** The parents whose reports count as a customer's reports (spec 21: "over orders and invoices"). */
@@ -89,9 +90,7 @@ export function escapeLike(text: string): string {
 const SEARCH_COLUMNS = ['nom', 'name_alias', 'code_client', 'town', 'email'] as const;
 
 /** NULLs last on every dialect (PostgreSQL sorts them first in a descending order). */
-const nullsLast = (column: string) => sql`case when ${sql.ref(column)} is null then 1 else 0 end`;
-
-export function createCustomerRepository(db: Db, options: { entity: number; access: ElementAccess }): CustomerRepository {
+export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>, options: { entity: number; access: ElementAccess }): CustomerRepository {
   const { entity, access } = options;
 
   function customerVisible(user: Caller, alias = 's'): Expression<SqlBool> {
@@ -162,8 +161,7 @@ export function createCustomerRepository(db: Db, options: { entity: number; acce
         .select(['c.rowid', 'c.ref', 'c.ref_client', 'c.fk_statut', 'c.date_commande'])
         .where('c.fk_soc', '=', customerId)
         .where(() => access.visible('commande', user, 'c'))
-        .orderBy(nullsLast('c.date_commande'))
-        .orderBy('c.date_commande', 'desc')
+        .orderBy(descNullsLast(dialect, 'c.date_commande'))
         .orderBy('c.rowid', 'desc')
         .limit(limit)
         .execute();
@@ -175,8 +173,7 @@ export function createCustomerRepository(db: Db, options: { entity: number; acce
         .select(['f.rowid', 'f.ref', 'f.ref_client', 'f.type', 'f.fk_statut', 'f.paye', 'f.datef', 'f.total_ttc'])
         .where('f.fk_soc', '=', customerId)
         .where(() => access.visible('facture', user, 'f'))
-        .orderBy(nullsLast('f.datef'))
-        .orderBy('f.datef', 'desc')
+        .orderBy(descNullsLast(dialect, 'f.datef'))
         .orderBy('f.rowid', 'desc')
         .limit(limit)
         .execute();
@@ -200,8 +197,7 @@ export function createCustomerRepository(db: Db, options: { entity: number; acce
         .where('b.is_template', '=', 0)
         .where((eb) => eb.or([eb('o.rowid', 'is not', null), eb('f.rowid', 'is not', null)]))
         .where(() => access.reportVisible(user, 'b'))
-        .orderBy(nullsLast('b.datec'))
-        .orderBy('b.datec', 'desc')
+        .orderBy(descNullsLast(dialect, 'b.datec'))
         .orderBy('b.rowid', 'desc')
         .limit(limit)
         .execute();

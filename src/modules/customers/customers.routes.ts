@@ -33,7 +33,7 @@ const DESCRIPTION =
 
 export async function customersRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const service = createCustomerService({
-    customers: createCustomerRepository(ctx.handle.db, { entity: ctx.config.entity, access: ctx.access }),
+    customers: createCustomerRepository(ctx.handle, { entity: ctx.config.entity, access: ctx.access }),
   });
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -3,7 +3,8 @@
  * caller's `visible` condition (element-access.ts), written against the alias `c`.
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { DbHandle } from '../../db/database.js';
+import { descNullsLast } from '../../db/dialect.js';
 
 /** The alias of llx_commande in every query here; `visible` conditions must use it. */
 export const ORDER_ALIAS = 'c';
@@ -25,7 +26,7 @@ export function escapeLike(text: string): string {
   return text.replace(/[!%_]/g, (c) => `!${c}`);
 }
 
-export function createOrderRepository(db: Db) {
+export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>) {
   function base(visible: Expression<SqlBool>, q?: string) {
     let query = db
       .selectFrom('commande as c')
@@ -57,14 +58,14 @@ export function createOrderRepository(db: Db) {
       const [rows, count] = await Promise.all([
         base(options.visible, options.q)
           .select([...orderFields, 's.nom'])
-          // Orders without a date last on every dialect (PostgreSQL sorts NULL first in DESC).
-          .orderBy(sql`case when ${sql.ref('c.date_commande')} is null then 1 else 0 end`)
-          .orderBy('c.date_commande', 'desc')
+          // Newest first, orders without a date last, in a form an index on the date serves.
+          .orderBy(descNullsLast(dialect, 'c.date_commande'))
           .orderBy('c.rowid', 'desc')
           .limit(options.limit)
           .offset(options.offset)
           .execute(),
-        base(options.visible, options.q)
+        // The customer is joined for the count only when the search needs its name.
+        (options.q ? base(options.visible, options.q) : db.selectFrom('commande as c').where(() => options.visible))
           .select((eb) => eb.fn.countAll().as('n'))
           .executeTakeFirst(),
       ]);
@@ -108,8 +109,7 @@ export function createOrderRepository(db: Db) {
         .where('b.fk_element', '=', orderId)
         .where('b.is_template', '=', 0)
         .where('b.entity', '=', entity)
-        .orderBy(sql`case when ${sql.ref('b.datec')} is null then 1 else 0 end`)
-        .orderBy('b.datec', 'desc')
+        .orderBy(descNullsLast(dialect, 'b.datec'))
         .orderBy('b.rowid', 'desc')
         .limit(MAX_ORDER_REPORTS)
         .execute();

@@ -31,7 +31,7 @@ const DESCRIPTION = [
 
 export async function ordersRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const orders = createOrderService({
-    orders: createOrderRepository(ctx.handle.db),
+    orders: createOrderRepository(ctx.handle),
     access: ctx.access,
     dataRoot: ctx.config.dataRoot,
     entity: ctx.config.entity,
