@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import { sql } from 'kysely';
 import sharp from 'sharp';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/database.js';
@@ -79,6 +80,11 @@ export async function seed(databaseUrl: string, dataRoot: string): Promise<{ adm
       }
       await db.insertInto('commande').values(rows).execute();
     }
+    // After a bulk load the planner needs statistics, which a live database has (autovacuum,
+    // InnoDB's persistent stats); without them PostgreSQL plans for two rows. SQLite gathers its
+    // own when the server opens the file (database.ts).
+    if (dialect === 'postgres') await sql`analyze`.execute(db);
+    if (dialect === 'mysql') await sql`analyze table ${sql.table('commande')}, ${sql.table('societe')}, ${sql.table('user')}, ${sql.table('user_rights')}`.execute(db);
     const order = await db.selectFrom('commande').select(['rowid', 'ref']).where('fk_user_valid', '=', techId).orderBy('rowid', 'desc').executeTakeFirstOrThrow();
     return { adminLogin: `bench_admin_${tag}`, techLogin: `bench_tech_${tag}`, techOrders, orderRef: order.ref, orderId: Number(order.rowid) };
   } finally {
