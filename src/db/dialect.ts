@@ -6,7 +6,7 @@
  * zone. We configure every driver to hand them over as text ('YYYY-MM-DD HH:MM:SS', see
  * database.ts), read and write them as UTC, and convert to Unix seconds for the API in one place.
  */
-import { sql, type ColumnDataType, type Expression, type InsertQueryBuilder, type InsertResult, type RawBuilder } from 'kysely';
+import { sql, type ColumnDataType, type Expression, type InsertQueryBuilder, type InsertResult, type RawBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../config.js';
 
 type DataType = ColumnDataType | Expression<unknown>;
@@ -48,6 +48,18 @@ export function tableOptions(dialect: Dialect): RawBuilder<unknown> | undefined 
  */
 export function descNullsLast(dialect: Dialect, column: string): RawBuilder<unknown> {
   return dialect === 'postgres' ? sql`${sql.ref(column)} desc nulls last` : sql`${sql.ref(column)} desc`;
+}
+
+/**
+ * A case-insensitive "contains `text`" over any of `columns`, the same on every dialect: `%`, `_`
+ * and `!` in the text match literally ('!' is the escape: a backslash in an ESCAPE literal is read
+ * differently by MySQL and PostgreSQL), and lower() on both sides because PostgreSQL's LIKE does
+ * not fold case and SQLite's folds ASCII only.
+ */
+export function anyContains(columns: readonly string[], text: string): RawBuilder<SqlBool> {
+  const pattern = `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+  const matches = columns.map((c) => sql`lower(${sql.ref(c)}) like lower(${pattern}) escape '!'`);
+  return sql<SqlBool>`(${sql.join(matches, sql` or `)})`;
 }
 
 /** True for a unique or primary-key violation, whichever driver raised it. */

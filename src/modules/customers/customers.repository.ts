@@ -9,7 +9,7 @@
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DbHandle } from '../../db/database.js';
-import { descNullsLast } from '../../db/dialect.js';
+import { anyContains, descNullsLast } from '../../db/dialect.js';
 import { CUSTOMER_CLIENT_VALUES, ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
 
 /** The parents whose reports count as a customer's reports (spec 21: "over orders and invoices"). */
@@ -82,11 +82,6 @@ export interface CustomerRepository {
   listReports(customerId: number, user: Caller, limit: number): Promise<CustomerReportRow[]>;
 }
 
-/** `%`, `_` and the escape character itself match literally. '!' rather than '\': MySQL reads '\' in literals. */
-export function escapeLike(text: string): string {
-  return text.replace(/[!%_]/g, (c) => `!${c}`);
-}
-
 const SEARCH_COLUMNS = ['nom', 'name_alias', 'code_client', 'town', 'email'] as const;
 
 /** NULLs last on every dialect (PostgreSQL sorts them first in a descending order). */
@@ -122,10 +117,7 @@ export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 
   }
 
   function searchCondition(q: string, alias = 's'): Expression<SqlBool> {
-    const pattern = `%${escapeLike(q)}%`;
-    // lower() on both sides: SQLite's LIKE folds ASCII only and PostgreSQL's not at all.
-    const matches = SEARCH_COLUMNS.map((c) => sql`lower(${sql.ref(`${alias}.${c}`)}) like lower(${pattern}) escape '!'`);
-    return sql<SqlBool>`(${sql.join(matches, sql` or `)})`;
+    return anyContains(SEARCH_COLUMNS.map((c) => `${alias}.${c}`), q);
   }
 
   return {

@@ -2,9 +2,9 @@
  * Orders (llx_commande) with their third party and reports; Kysely only. Who may see what is the
  * caller's `visible` condition (element-access.ts), written against the alias `c`.
  */
-import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Expression, SqlBool } from 'kysely';
 import type { DbHandle } from '../../db/database.js';
-import { descNullsLast } from '../../db/dialect.js';
+import { anyContains, descNullsLast } from '../../db/dialect.js';
 
 /** The alias of llx_commande in every query here; `visible` conditions must use it. */
 export const ORDER_ALIAS = 'c';
@@ -20,24 +20,13 @@ export interface OrderListOptions {
   offset: number;
 }
 
-/** `%`, `_` and the escape character itself, escaped for `LIKE … ESCAPE '!'`. '!' rather than a
- * backslash: a backslash in the ESCAPE literal is read differently by MySQL and PostgreSQL. */
-export function escapeLike(text: string): string {
-  return text.replace(/[!%_]/g, (c) => `!${c}`);
-}
-
 export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>) {
   function base(visible: Expression<SqlBool>, q?: string) {
     let query = db
       .selectFrom('commande as c')
       .leftJoin('societe as s', 's.rowid', 'c.fk_soc')
       .where(() => visible);
-    if (q) {
-      const pattern = `%${escapeLike(q)}%`;
-      // lower() on both sides: PostgreSQL's LIKE is case-sensitive, MySQL's and SQLite's are not.
-      const like = (column: 'c.ref' | 'c.ref_client' | 's.nom') => sql<SqlBool>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
-      query = query.where((eb) => eb.or([like('c.ref'), like('c.ref_client'), like('s.nom')]));
-    }
+    if (q) query = query.where(() => anyContains(['c.ref', 'c.ref_client', 's.nom'], q));
     return query;
   }
 
