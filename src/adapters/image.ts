@@ -4,8 +4,10 @@
  * enlarged, JPEG/WebP quality 50 as Dolibarr writes them. EXIF orientation is applied.
  * Written through replaceAtomically, so a crash leaves no half file under a real name.
  */
+import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
+import { AppError } from '../errors.js';
 import { replaceAtomically } from './file-store.js';
 
 /** Refuse images above this many pixels (decompression bombs). @default 100 megapixels */
@@ -23,10 +25,21 @@ export function thumbnailPath(file: string, size: ThumbnailSize): string {
   return path.join(path.dirname(file), 'thumbs', `${path.basename(file, ext)}_${size}${ext}`);
 }
 
-/** Writes one thumbnail; `format` is the source's (from metadata), kept for the thumbnail. */
+/**
+ * Makes `thumbs/` beside `file` and checks that it really is there: a `thumbs` link pointing
+ * elsewhere would make us write outside the object's folder.
+ */
+async function ensureThumbsFolder(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  await mkdir(path.join(dir, 'thumbs'), { recursive: true });
+  const [realDir, realThumbs] = await Promise.all([realpath(dir), realpath(path.join(dir, 'thumbs'))]);
+  if (realThumbs !== path.join(realDir, 'thumbs')) throw new AppError('FILE_PATH_INVALID', { message: 'Der Ordner thumbs verweist aus dem Objektordner hinaus' });
+}
+
 /** Writes one thumbnail; `format` is the source's (from metadata), kept for the thumbnail. */
 export async function writeThumbnail(file: string, size: ThumbnailSize, format?: string): Promise<string> {
   const target = thumbnailPath(file, size);
+  await ensureThumbsFolder(file);
   const { width, height } = THUMBNAIL_SIZES[size];
   const kind = format ?? (await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
   await replaceAtomically(target, (temp) => {

@@ -40,27 +40,40 @@ export function objectFolder(dataRoot: string, entity: number, owner: FileOwner,
 }
 
 /**
- * The absolute path of `relative` inside `folder`, refusing every way out: empty or absolute
- * paths, `.`/`..` segments, backslashes, NUL and control characters, %-escapes left after the one
- * decoding the query string gets (double encoding), and links that resolve outside the folder.
- * A file that does not exist is FILE_NOT_FOUND; a path that tries to leave is FILE_PATH_INVALID.
+ * The segments of `relative` when it is a plain relative path, else FILE_PATH_INVALID: not empty,
+ * not absolute, no `.`/`..`/empty segments, no backslash, NUL or control character, and none of
+ * the encoded forms of `.`, `/`, `\\` or NUL left after the query string's one decoding, however
+ * deeply encoded (`%2e`, `%252e`, `%25252e`, …). Checked without touching the disk, so a refused path is refused the same way whether
+ * or not its object exists. Other `%` are ordinary characters of a name.
  */
-export async function resolveInside(folder: string, relative: string): Promise<string> {
+export function checkRelativePath(relative: string): string[] {
   if (!relative || relative.length > 1000) throw new AppError('FILE_PATH_INVALID');
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\\]/.test(relative) || /%[0-9a-f]{2}/i.test(relative)) throw new AppError('FILE_PATH_INVALID');
+  if (/[\u0000-\u001f\u007f\\]/.test(relative) || /%(25)*(2e|2f|5c|00)/i.test(relative)) throw new AppError('FILE_PATH_INVALID');
   if (relative.startsWith('/') || path.isAbsolute(relative)) throw new AppError('FILE_PATH_INVALID');
   const segments = relative.split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..')) throw new AppError('FILE_PATH_INVALID');
+  return segments;
+}
 
-  const candidate = path.join(folder, ...segments);
+/** `real` (a realpath) lies strictly inside `realFolder` (a realpath). */
+export function isInside(real: string, realFolder: string): boolean {
+  return real.startsWith(realFolder + path.sep);
+}
+
+/**
+ * The real path of `relative` inside `folder`, refusing every way out: checkRelativePath, then
+ * links that resolve outside the folder. A file that does not exist is FILE_NOT_FOUND.
+ */
+export async function resolveInside(folder: string, relative: string): Promise<string> {
+  const segments = checkRelativePath(relative);
   let real: string;
   let realFolder: string;
   try {
-    [real, realFolder] = await Promise.all([realpath(candidate), realpath(folder)]);
+    [real, realFolder] = await Promise.all([realpath(path.join(folder, ...segments)), realpath(folder)]);
   } catch {
     throw new AppError('FILE_NOT_FOUND');
   }
-  if (!real.startsWith(realFolder + path.sep)) throw new AppError('FILE_PATH_INVALID');
+  if (!isInside(real, realFolder)) throw new AppError('FILE_PATH_INVALID');
   return real;
 }

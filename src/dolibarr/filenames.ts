@@ -24,8 +24,24 @@ export function dolSanitizeFileName(name: string, replacement = '_'): string {
   return out.split('..').join('');
 }
 
-/** Longest file name we write (bytes are checked by the file system; 200 characters leaves room for suffixes). */
-export const MAX_FILE_NAME = 200;
+/**
+ * Longest file name we write, in UTF-8 bytes: file systems count bytes (255 on most), and a
+ * `_NNNN` suffix for a free name must still fit.
+ */
+export const MAX_FILE_NAME_BYTES = 200;
+
+/** `text` cut to at most `max` UTF-8 bytes, never inside a character. */
+export function cutToBytes(text: string, max: number): string {
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    const n = Buffer.byteLength(ch, 'utf8');
+    if (bytes + n > max) break;
+    out += ch;
+    bytes += n;
+  }
+  return out;
+}
 
 /** The name an uploaded file is stored under, from the client's name and the extension its bytes show. */
 export function uploadFileName(original: string, extension: string): string {
@@ -34,10 +50,11 @@ export function uploadFileName(original: string, extension: string): string {
   name = name.split(/[\\/]/).pop() ?? '';
   const dot = name.lastIndexOf('.');
   let base = dot > 0 ? name.slice(0, dot) : name;
-  base = dolSanitizeFileName(base).trim().replace(/^\.+/, '');
+  // Characters beyond the Basic Multilingual Plane (emoji) do not fit Dolibarr's utf8mb3 tables.
+  base = dolSanitizeFileName(base).replace(/[\u{10000}-\u{10FFFF}]/gu, '_').trim().replace(/^\.+/, '');
   if (!base) base = 'datei';
   const ext = `.${extension.toLowerCase()}`;
-  return `${base.slice(0, MAX_FILE_NAME - ext.length - 8)}${ext}`;
+  return `${cutToBytes(base, MAX_FILE_NAME_BYTES - Buffer.byteLength(ext) - 8).trimEnd()}${ext}`;
 }
 
 /** `name`, or `name_2`, `name_3`, … before the extension: the first that `taken` does not hold. */

@@ -8,6 +8,10 @@ export const ErrorResponse = Type.Object({
   details: Type.Optional(Type.Unknown()),
 });
 
+/** A Dolibarr rowid: a positive `integer` column (PostgreSQL refuses larger values with an error). */
+export const MAX_ROW_ID = 2_147_483_647;
+export const RowId = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_ROW_ID, description });
+
 /** Paging of every list (DESIGN.md): `limit` default 50, at most 500; `offset` from 0. */
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Entries per page (at most 500).' })),

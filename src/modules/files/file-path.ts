@@ -1,31 +1,7 @@
 /**
- * The pure parts of the file endpoints' path handling: the syntax a client's path must have
- * (checked before any lookup, so a refused path is refused the same way whether or not its object
- * exists), the "is this inside that folder" test for real paths, and the response headers that
- * name a file.
+ * The response headers that name and type a served file. (The path rules are in
+ * src/dolibarr/documents.ts.)
  */
-import path from 'node:path';
-import { AppError } from '../../errors.js';
-
-/**
- * Throws FILE_PATH_INVALID unless `relative` is a plain relative path: not empty, not absolute,
- * no `.`/`..`/empty segments, no backslash, NUL or control character, no %-escape left after the
- * query string's one decoding. The same rules resolveInside applies, without touching the disk.
- */
-export function checkRelativePath(relative: string): string[] {
-  if (!relative || relative.length > 1000) throw new AppError('FILE_PATH_INVALID');
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\\]/.test(relative) || /%[0-9a-f]{2}/i.test(relative)) throw new AppError('FILE_PATH_INVALID');
-  if (relative.startsWith('/') || path.isAbsolute(relative)) throw new AppError('FILE_PATH_INVALID');
-  const segments = relative.split('/');
-  if (segments.some((s) => s === '' || s === '.' || s === '..')) throw new AppError('FILE_PATH_INVALID');
-  return segments;
-}
-
-/** `real` (a realpath) lies strictly inside `realFolder` (a realpath). */
-export function isInside(real: string, realFolder: string): boolean {
-  return real.startsWith(realFolder + path.sep);
-}
 
 /**
  * RFC 8187 value of `filename*`: UTF-8, percent-encoded; encodeURIComponent leaves `'()*` as they
@@ -36,11 +12,14 @@ export function contentDisposition(name: string): string {
   return `inline; filename*=UTF-8''${encoded}`;
 }
 
+/** The types a file is served as, when its bytes show one of them (photos, sound, video, PDF). */
+const SERVED_TYPES = /^(image\/(jpeg|png|webp|gif|heic|heif|avif)|audio\/[a-z0-9.+-]+|video\/(mp4|webm|ogg|quicktime)|application\/(pdf|ogg))$/;
+
 /**
- * The Content-Type a file is served with, from the type its bytes show. Types a browser would
- * run as a document (markup, scripts) are never served as such, whatever the bytes say.
+ * The Content-Type a file is served with: the type its bytes show when it is one we serve as
+ * such, otherwise application/octet-stream, so that nothing a browser would run or render as a
+ * document (markup, scripts, Flash, help files) is ever served as one.
  */
 export function servedContentType(detectedMime: string | undefined): string {
-  if (!detectedMime || /html|xml|svg|javascript|ecmascript/i.test(detectedMime)) return 'application/octet-stream';
-  return detectedMime;
+  return detectedMime && SERVED_TYPES.test(detectedMime) ? detectedMime : 'application/octet-stream';
 }

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
-import { ErrorResponse } from '../common/common.schemas.js';
+import { ErrorResponse, MAX_ROW_ID } from '../common/common.schemas.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { contentDisposition } from './file-path.js';
 import { DeletePhotoBody, DeletePhotoQuery, DeletePhotoResponse, PhotoQuery, PhotoResponse } from './files.schemas.js';
@@ -38,6 +38,8 @@ async function sendFile(request: FastifyRequest, reply: FastifyReply, file: Loca
     throw result.type === 'error' ? result.metadata.error : new AppError('FILE_NOT_FOUND');
   }
   reply.code(result.statusCode).headers(result.headers);
+  // As Dolibarr's document.php: a served file may not load or run anything.
+  reply.header('content-security-policy', "default-src 'none'; sandbox");
   reply.header('cache-control', CACHE_CONTROL);
   reply.header('content-disposition', contentDisposition(file.name));
   reply.header('x-content-type-options', 'nosniff');
@@ -107,6 +109,8 @@ export async function filesRoutes(app: FastifyInstance, ctx: ModuleContext): Pro
       if (id === undefined || file === undefined) {
         throw new AppError('VALIDATION_FAILED', { details: missing.map((field) => ({ field, message: 'required' })) });
       }
+      // Digits as text may name a number beyond any rowid: such an order does not exist.
+      if (Number(id) > MAX_ROW_ID) throw new AppError('ORDER_NOT_FOUND');
       return files.deleteOrderFile(Number(id), file, callerOf(request));
     },
   );

@@ -16,10 +16,10 @@ import { fileTypeFromFile } from 'file-type';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { THUMBNAIL_SIZES, thumbnailPath, writeThumbnail, type ThumbnailSize } from '../../adapters/image.js';
-import { objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
+import { checkRelativePath, isInside, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import type { Caller, ElementAccess } from '../access/element-access.js';
-import { checkRelativePath, isInside, servedContentType } from './file-path.js';
+import { servedContentType } from './file-path.js';
 
 /** The `modulepart` values the file endpoint knows, and whose folder each names. */
 export const MODULE_PARTS: Readonly<Record<string, FileOwner>> = {

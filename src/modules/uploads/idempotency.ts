@@ -9,6 +9,7 @@
  *   STALE_CLAIM_SECONDS (its request died): then it is freed and claimed anew;
  * - another scope (another route or order): 422 IDEMPOTENCY_KEY_REUSED.
  */
+import { createHash } from 'node:crypto';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { AppError } from '../../errors.js';
 import type { UploadsRepository } from './uploads.repository.js';
@@ -27,7 +28,10 @@ export async function beginIdempotent(
   repo: UploadsRepository,
   claim: { entity: number; userId: number; key: string; scope: string },
 ): Promise<IdempotencyOutcome> {
-  const { entity, userId, key, scope } = claim;
+  const { entity, userId, scope } = claim;
+  // Stored as its SHA-256: compared byte for byte whatever the column's collation (MariaDB's
+  // utf8mb4_unicode_ci would take 'abcKEY' and 'ABCkey' for one key and drop the second upload).
+  const key = createHash('sha256').update(claim.key, 'utf8').digest('hex');
   // Two rounds: the row seen in the first may be released before we read it.
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -1,14 +1,15 @@
 /** Request and response schemas of the upload endpoints (5 and 19). */
 import { Type, type Static } from 'typebox';
+import { RowId } from '../common/common.schemas.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
 
 export const UploadPhotoQuery = Type.Object({
-  id: Type.Integer({ minimum: 1, description: 'Order id (llx_commande.rowid).' }),
+  id: RowId('Order id (llx_commande.rowid).'),
   action: Type.String({ maxLength: 64, description: 'Must be `upload_photo`; any other action is 400 ACTION_UNKNOWN.' }),
 });
 
 export const UploadVoiceQuery = Type.Object({
-  id: Type.Integer({ minimum: 1, description: 'Order id (llx_commande.rowid).' }),
+  id: RowId('Order id (llx_commande.rowid).'),
 });
 
 export const IdempotencyHeaders = Type.Object({

@@ -69,21 +69,36 @@ export function fileUrl(folder: string, name: string, size?: ThumbnailSize): str
 }
 
 /** Streams `stream` to `temp`, hashing and counting; `tooLarge` when it passed `cap` or was cut. */
+/** An upload that sends nothing for this long is given up (its temporary file and key are freed). */
+export const UPLOAD_IDLE_MS = 60_000;
+
 async function receive(file: IncomingFile, temp: string, cap: number): Promise<{ size: number; md5: string; tooLarge: boolean }> {
   const hash = createHash('md5');
   let size = 0;
+  // A phone that drops off without closing the connection would otherwise hold the upload open.
+  let idle: NodeJS.Timeout | undefined;
+  const stalled = () => file.stream.destroy(new AppError('UPLOAD_MISSING', { message: 'Die Übertragung ist abgebrochen (keine Daten mehr empfangen)' }));
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
+      idle?.refresh();
       size += chunk.length;
       hash.update(chunk);
       done(null, chunk);
     },
   });
+  idle = setTimeout(stalled, UPLOAD_IDLE_MS);
   try {
     await pipeline(file.stream, meter, createWriteStream(temp, { flags: 'wx', mode: 0o644 }));
   } catch (error) {
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return { size, md5: '', tooLarge: true };
-    throw error;
+    if (error instanceof AppError) throw error;
+    // A system error writing the file (ENOSPC, EACCES, …) is ours; anything else is a body that
+    // ended early or broke the multipart form: the client's.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) throw error;
+    throw new AppError('UPLOAD_MISSING', { message: 'Die Datei kam unvollständig an' });
+  } finally {
+    clearTimeout(idle);
   }
   return { size, md5: hash.digest('hex'), tooLarge: size > cap || file.stream.truncated === true };
 }
@@ -103,11 +118,15 @@ async function checkImage(file: string): Promise<void> {
   }
 }
 
-/** Gives `temp` the first free name in `dir` atomically (hard link, EEXIST → next name). */
+/**
+ * Gives `temp` the first free name in `dir` atomically (hard link, EEXIST → next name). Names are
+ * compared without case (`taken` holds lower-case names): MariaDB's ecm_files key folds case, and
+ * 'Photo.jpg' beside 'photo.jpg' would be one file to Dolibarr on a case-insensitive share.
+ */
 async function placeFile(temp: string, dir: string, wanted: string, taken: Set<string>): Promise<string> {
-  for (const entry of await readdir(dir)) taken.add(entry);
+  for (const entry of await readdir(dir)) taken.add(entry.toLowerCase());
   for (let attempt = 0; attempt < 1000; attempt++) {
-    const name = firstFreeName(wanted, (n) => taken.has(n));
+    const name = firstFreeName(wanted, (n) => taken.has(n.toLowerCase()));
     const target = path.join(dir, name);
     // uploadFileName leaves no separator; checked anyway, as every path built from input is.
     if (path.dirname(target) !== dir) throw new AppError('FILE_PATH_INVALID');
@@ -117,7 +136,7 @@ async function placeFile(temp: string, dir: string, wanted: string, taken: Set<s
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') {
-        taken.add(name);
+        taken.add(name.toLowerCase());
         continue;
       }
       // File systems without hard links (some network shares): an exclusive copy still never overwrites.
@@ -127,7 +146,7 @@ async function placeFile(temp: string, dir: string, wanted: string, taken: Set<s
           return name;
         } catch (copyError) {
           if ((copyError as NodeJS.ErrnoException).code === 'EEXIST') {
-            taken.add(name);
+            taken.add(name.toLowerCase());
             continue;
           }
           throw copyError;
@@ -155,7 +174,7 @@ export function createUploadService(deps: UploadServiceDeps) {
       if (!type) throw new AppError('UPLOAD_TYPE_UNSUPPORTED');
       if (type.raster) await checkImage(temp);
       const wanted = uploadFileName(file.filename, type.ext);
-      const name = await placeFile(temp, folder.dir, wanted, new Set(await repo.indexedNames(entity, folder.filepath)));
+      const name = await placeFile(temp, folder.dir, wanted, new Set((await repo.indexedNames(entity, folder.filepath)).map((n) => n.toLowerCase())));
       return { name, type, md5: received.md5 };
     } finally {
       await rm(temp, { force: true });
