@@ -30,9 +30,9 @@ export const errorCatalogue = {
   UPLOAD_MISSING: { status: 400, message: 'Keine Datei im Feld "file" übertragen' },
   UPLOAD_TOO_LARGE: { status: 413, message: 'Die Datei ist zu groß' },
   UPLOAD_TYPE_UNSUPPORTED: { status: 415, message: 'Dieser Dateityp wird nicht unterstützt' },
-  IMAGE_INVALID: { status: 422, message: 'Das Bild ist beschädigt oder kann nicht gelesen werden' },
+  IMAGE_INVALID: { status: 400, message: 'Das Bild ist beschädigt oder kann nicht gelesen werden' },
   IDEMPOTENCY_IN_PROGRESS: { status: 409, message: 'Dieselbe Anfrage wird gerade schon bearbeitet' },
-  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, message: 'Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'Der angefragte Bereich liegt außerhalb der Datei' },
   PRECONDITION_FAILED: { status: 412, message: 'Die Datei wurde inzwischen geändert' },
   // HTTP basics

@@ -18,6 +18,7 @@ export const THUMBNAIL_SIZES = {
   mini: { width: 128, height: 72 },
 } as const;
 export type ThumbnailSize = keyof typeof THUMBNAIL_SIZES;
+export const THUMBNAIL_SIZE_NAMES = Object.keys(THUMBNAIL_SIZES) as ThumbnailSize[];
 
 /** Path of a file's Dolibarr thumbnail: `<dir>/thumbs/<base>_<size><ext>`. */
 export function thumbnailPath(file: string, size: ThumbnailSize): string {
@@ -54,5 +55,5 @@ export async function writeThumbnail(file: string, size: ThumbnailSize, format?:
 
 export async function writeThumbnails(file: string): Promise<string[]> {
   const { format } = await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-  return Promise.all((Object.keys(THUMBNAIL_SIZES) as ThumbnailSize[]).map((size) => writeThumbnail(file, size, format)));
+  return Promise.all(THUMBNAIL_SIZE_NAMES.map((size) => writeThumbnail(file, size, format)));
 }

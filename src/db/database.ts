@@ -93,7 +93,8 @@ const logConnectionError: ConnectionErrorListener = (error) => {
   process.stderr.write(`fieldreport: database connection lost (${(error as { code?: string }).code ?? error.message}); it is replaced on next use\n`);
 };
 
-function makeDialect(database: DatabaseConfig, poolSize: number, onError: ConnectionErrorListener): KyselyDialect {
+/** The Kysely dialect, and what to undo when the handle is destroyed. */
+function makeDialect(database: DatabaseConfig, poolSize: number, onError: ConnectionErrorListener): { dialect: KyselyDialect; cleanup?: () => void } {
   switch (database.dialect) {
     case 'sqlite': {
       if (database.file !== ':memory:') mkdirSync(path.dirname(path.resolve(database.file)), { recursive: true });
@@ -107,7 +108,7 @@ function makeDialect(database: DatabaseConfig, poolSize: number, onError: Connec
       conn.pragma('optimize = 0x10002');
       const optimize = setInterval(() => conn.open && conn.pragma('optimize'), 3600_000);
       optimize.unref();
-      return new ImmediateSqliteDialect({ database: conn });
+      return { dialect: new ImmediateSqliteDialect({ database: conn }), cleanup: () => clearInterval(optimize) };
     }
     case 'mysql': {
       const pool = createPool({
@@ -125,7 +126,7 @@ function makeDialect(database: DatabaseConfig, poolSize: number, onError: Connec
       });
       // A connection the server closes (restart, kill) is dropped by the pool; its error is reported, not thrown.
       pool.on('connection', (connection) => connection.on('error', onError));
-      return new MysqlDialect({ pool });
+      return { dialect: new MysqlDialect({ pool }) };
     }
     case 'postgres': {
       const pool = new pg.Pool({
@@ -141,7 +142,7 @@ function makeDialect(database: DatabaseConfig, poolSize: number, onError: Connec
       // reported, never thrown: an unhandled 'error' event would end the process.
       pool.on('error', onError);
       pool.on('connect', (client) => client.on('error', onError));
-      return new PostgresDialect({ pool });
+      return { dialect: new PostgresDialect({ pool }) };
     }
   }
 }
@@ -150,15 +151,16 @@ export function createDb(
   config: Pick<Config, 'database' | 'dbPrefix'>,
   options: { poolSize?: number; onConnectionError?: ConnectionErrorListener } = {},
 ): DbHandle {
-  const db = new Kysely<Database>({
-    dialect: makeDialect(config.database, options.poolSize ?? 10, options.onConnectionError ?? logConnectionError),
-    plugins: [new TablePrefixPlugin(config.dbPrefix, TABLE_NAMES)],
-  });
+  const { dialect, cleanup } = makeDialect(config.database, options.poolSize ?? 10, options.onConnectionError ?? logConnectionError);
+  const db = new Kysely<Database>({ dialect, plugins: [new TablePrefixPlugin(config.dbPrefix, TABLE_NAMES)] });
   return {
     db,
     dialect: config.database.dialect,
     prefix: config.dbPrefix,
-    destroy: () => db.destroy(),
+    destroy: async () => {
+      cleanup?.();
+      await db.destroy();
+    },
   };
 }
 

@@ -257,9 +257,9 @@ for (const dialect of testDialects()) {
         const res = await get(me.token, `/api/orders.php?id=${order.id}`);
         assert.equal(res.statusCode, 200);
         assert.equal(res.json().customer, null);
-        // The list still names the order's third party.
+        // The list says the same as the detail: no customer.
         const item = (await get(me.token, '/api/orders.php?limit=500')).json().items.find((o: { id: number }) => o.id === order.id);
-        assert.deepEqual(item.customer, { id: supplier.id, name: supplier.name });
+        assert.equal(item.customer, null);
       });
 
       test('reports: the order\'s own, without templates, newest first, with page_count and status', async () => {
@@ -309,6 +309,10 @@ for (const dialect of testDialects()) {
           ['upload.tmp', jpeg, T0 + 60],
           ['.hidden.jpg', jpeg, T0 + 60],
           ['.Baustelle.jpg.abc123.tmp', jpeg, T0 + 60],
+          // Dolibarr keeps PDF previews and .meta files out of its lists.
+          ['Angebot.pdf_preview.png', png, T0 + 60],
+          ['Angebot.pdf_preview-2.png', png, T0 + 60],
+          ['Bericht.pdf.meta', 'meta', T0 + 60],
           [path.join('thumbs', 'Baustelle 1 & ü_small.jpg'), jpeg, T0 + 60],
           [path.join('sub', 'inner.jpg'), jpeg, T0 + 60],
         ];

@@ -208,12 +208,12 @@ for (const dialect of testDialects()) {
       assert.equal((await post(voiceUrl(order.id), [{ filename: 'fits.ogg', data: fits }])).statusCode, 201);
     });
 
-    test('a corrupt JPEG (valid header, garbage after) is 422 and leaves nothing', async () => {
+    test('a corrupt JPEG (valid header, garbage after) is 400 IMAGE_INVALID and leaves nothing', async () => {
       const order = await newOrder();
       const corrupt = Buffer.concat([jpeg.subarray(0, 400), randomBytes(20_000)]);
-      assertError(await post(photoUrl(order.id), [{ filename: 'kaputt.jpg', data: corrupt }]), 422, 'IMAGE_INVALID');
+      assertError(await post(photoUrl(order.id), [{ filename: 'kaputt.jpg', data: corrupt }]), 400, 'IMAGE_INVALID');
       const truncated = jpeg.subarray(0, Math.floor(jpeg.length / 2));
-      assertError(await post(photoUrl(order.id), [{ filename: 'halb.jpg', data: truncated }]), 422, 'IMAGE_INVALID');
+      assertError(await post(photoUrl(order.id), [{ filename: 'halb.jpg', data: truncated }]), 400, 'IMAGE_INVALID');
       const dir = folderOf(order.ref);
       assert.deepEqual(filesIn(dir), filesIn(dir).includes('thumbs') ? ['thumbs'] : []);
       assert.deepEqual(filesIn(path.join(dir, 'thumbs')), []);
@@ -314,10 +314,10 @@ for (const dialect of testDialects()) {
       assert.equal(Number(stored[0]!.status_code), 201);
       assert.equal(stored[0]!.scope, `upload_photo:${order.id}`);
 
-      // The same key on another order, or on the voice route: 422, nothing written.
+      // The same key on another order, or on the voice route: 409, nothing written.
       const otherOrder = await newOrder();
-      assertError(await post(photoUrl(otherOrder.id), [{ filename: 'x.jpg', data: jpeg }], writer.token, { 'idempotency-key': key }), 422, 'IDEMPOTENCY_KEY_REUSED');
-      assertError(await post(voiceUrl(order.id), [{ filename: 'x.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': key }), 422, 'IDEMPOTENCY_KEY_REUSED');
+      assertError(await post(photoUrl(otherOrder.id), [{ filename: 'x.jpg', data: jpeg }], writer.token, { 'idempotency-key': key }), 409, 'IDEMPOTENCY_KEY_REUSED');
+      assertError(await post(voiceUrl(order.id), [{ filename: 'x.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': key }), 409, 'IDEMPOTENCY_KEY_REUSED');
       assert.deepEqual(filesIn(folderOf(otherOrder.ref)), []);
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 1);
 

@@ -16,6 +16,11 @@ import type { AuthUser } from '../auth/auth.service.js';
 export const ELEMENT_TYPES: readonly ElementType[] = ['commande', 'facture', 'propal'];
 export const CUSTOMER_CLIENT_VALUES = [1, 2, 3] as const;
 
+/** A third party's `client` value makes it a customer (1 customer, 2 prospect, 3 both). */
+export function isCustomer(client: number | string | null | undefined): boolean {
+  return client !== null && client !== undefined && (CUSTOMER_CLIENT_VALUES as readonly number[]).includes(Number(client));
+}
+
 export interface ElementRow {
   id: number;
   ref: string;

@@ -12,6 +12,11 @@ export const ErrorResponse = Type.Object({
 export const MAX_ROW_ID = 2_147_483_647;
 export const RowId = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_ROW_ID, description });
 
+/** A report's status in the API: stored 0 is 'draft', anything else (1) 'final'. */
+export function reportStatus(stored: number | string): 'draft' | 'final' {
+  return Number(stored) === 0 ? 'draft' : 'final';
+}
+
 /** Paging of every list (DESIGN.md): `limit` default 50, at most 500; `offset` from 0. */
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Entries per page (at most 500).' })),

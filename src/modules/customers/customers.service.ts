@@ -1,4 +1,5 @@
 /** Use cases of GET /api/customers.php: the customer list and one customer's detail. */
+import { reportStatus } from '../common/common.schemas.js';
 import { fromDbDateTime } from '../../db/dialect.js';
 import { AppError } from '../../errors.js';
 import type { Caller } from '../access/element-access.js';
@@ -81,7 +82,7 @@ export function createCustomerService(deps: { customers: CustomerRepository }): 
           id: int(b.rowid),
           ref: b.ref,
           title: b.title,
-          status: int(b.status) === 0 ? ('draft' as const) : ('final' as const),
+          status: reportStatus(b.status),
           parent_ref: b.parent_ref,
           element_type: b.element_type === 'facture' ? ('facture' as const) : ('commande' as const),
           datec: fromDbDateTime(b.datec),

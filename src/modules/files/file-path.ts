@@ -1,7 +1,14 @@
 /**
- * The response headers that name and type a served file. (The path rules are in
- * src/dolibarr/documents.ts.)
+ * The file endpoint's links, and the response headers that name and type a served file. (The path
+ * rules are in src/dolibarr/documents.ts.)
  */
+import type { ThumbnailSize } from '../../adapters/image.js';
+
+/** The file endpoint's link to a file of an order's folder (`size` for a thumbnail). */
+export function fileUrl(folder: string, name: string, size?: ThumbnailSize): string {
+  const base = `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${folder}/${name}`)}`;
+  return size ? `${base}&size=${size}` : base;
+}
 
 /**
  * RFC 8187 value of `filename*`: UTF-8, percent-encoded; encodeURIComponent leaves `'()*` as they

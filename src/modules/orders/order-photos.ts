@@ -8,6 +8,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileTypeFromFile } from 'file-type';
+import { fileUrl } from '../files/file-path.js';
 import type { OrderPhoto } from './orders.schemas.js';
 
 /** Types the file endpoint makes thumbnails of. */
@@ -22,8 +23,10 @@ interface Entry {
   mtime: number;
 }
 
+/** Hidden and temporary files, and what Dolibarr keeps out of its own lists (PDF previews, `.meta`). */
 export function isListed(name: string): boolean {
-  return !name.startsWith('.') && !name.toLowerCase().endsWith('.tmp');
+  const lower = name.toLowerCase();
+  return !name.startsWith('.') && !lower.endsWith('.tmp') && !lower.endsWith('.meta') && !/_preview(-\d+)?\.png$/.test(lower);
 }
 
 /** Files of `dir`, newest first then by name; a missing folder is an empty list. */
@@ -74,7 +77,7 @@ export async function listOrderPhotos(dir: string, folderName: string, page: { l
     const types = await Promise.all(chunk.map((e) => mimeOf(path.join(dir, e.name))));
     chunk.forEach((e, j) => {
       const type = types[j] ?? null;
-      const url = `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${folderName}/${e.name}`)}`;
+      const url = fileUrl(folderName, e.name);
       const thumbs = type !== null && THUMBNAIL_TYPES.has(type);
       items.push({
         name: e.name,
@@ -82,8 +85,8 @@ export async function listOrderPhotos(dir: string, folderName: string, page: { l
         type,
         mtime: e.mtime,
         url,
-        thumb_small_url: thumbs ? `${url}&size=small` : null,
-        thumb_mini_url: thumbs ? `${url}&size=mini` : null,
+        thumb_small_url: thumbs ? fileUrl(folderName, e.name, 'small') : null,
+        thumb_mini_url: thumbs ? fileUrl(folderName, e.name, 'mini') : null,
       });
     });
   }

@@ -46,7 +46,7 @@ export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'di
     async list(options: OrderListOptions) {
       const [rows, count] = await Promise.all([
         base(options.visible, options.q)
-          .select([...orderFields, 's.nom'])
+          .select([...orderFields, 's.nom', 's.client'])
           // Newest first, orders without a date last, in a form an index on the date serves.
           .orderBy(descNullsLast(dialect, 'c.date_commande'))
           .orderBy('c.rowid', 'desc')

@@ -28,7 +28,9 @@ const OrderFields = {
 
 export const OrderListItem = Type.Object({
   ...OrderFields,
-  customer: Type.Object({ id: Type.Integer(), name: Type.Union([Type.String(), Type.Null()]) }, { description: 'The third party the order is for.' }),
+  customer: Type.Union([Type.Object({ id: Type.Integer(), name: Type.Union([Type.String(), Type.Null()]) }), Type.Null()], {
+    description: 'The customer the order is for; null when its third party is no customer (client 0), as in the detail.',
+  }),
 });
 export type OrderListItem = Static<typeof OrderListItem>;
 export const OrderList = ListOf(OrderListItem);

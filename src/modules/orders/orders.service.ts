@@ -3,10 +3,11 @@
  * and reports, and the attachments. An order the caller may not see is ORDER_NOT_FOUND, exactly
  * like one that does not exist.
  */
+import { reportStatus } from '../common/common.schemas.js';
 import { fromDbDateTime } from '../../db/dialect.js';
 import { objectFolder } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
-import { CUSTOMER_CLIENT_VALUES, type Caller, type ElementAccess } from '../access/element-access.js';
+import { isCustomer, type Caller, type ElementAccess } from '../access/element-access.js';
 import { listOrderPhotos } from './order-photos.js';
 import { ORDER_ALIAS, type OrderRepository } from './orders.repository.js';
 import { MAX_QUERY_LENGTH, type OrderDetail, type OrderListItem, type OrderPhoto, type OrderReport } from './orders.schemas.js';
@@ -49,7 +50,7 @@ export function createOrderService(deps: { orders: OrderRepository; access: Elem
       const q = options.q?.trim().slice(0, MAX_QUERY_LENGTH) || undefined;
       const { rows, total } = await orders.list({ visible: access.visible('commande', user, ORDER_ALIAS), q, limit: options.limit, offset: options.offset });
       return {
-        items: rows.map((row) => ({ ...orderFields(row), customer: { id: Number(row.fk_soc), name: row.nom ?? null } })),
+        items: rows.map((row) => ({ ...orderFields(row), customer: isCustomer(row.client) ? { id: Number(row.fk_soc), name: row.nom ?? null } : null })),
         total,
       };
     },
@@ -57,12 +58,12 @@ export function createOrderService(deps: { orders: OrderRepository; access: Elem
     async getOrder(user: Caller, id: number): Promise<OrderDetail> {
       const row = await orders.getById(id, access.visible('commande', user, ORDER_ALIAS));
       if (!row) throw new AppError('ORDER_NOT_FOUND');
-      const isCustomer = row.soc_id !== null && (CUSTOMER_CLIENT_VALUES as readonly number[]).includes(Number(row.client));
+      const customer = row.soc_id !== null && isCustomer(row.client);
       const reports: OrderReport[] = (await orders.listReports(Number(row.rowid), entity)).map((r) => ({
         id: Number(r.rowid),
         ref: r.ref,
         title: r.title,
-        status: Number(r.status) === 1 ? 'final' : 'draft',
+        status: reportStatus(r.status),
         version: Number(r.version),
         page_count: Number(r.page_count ?? 0),
         datec: fromDbDateTime(r.datec),
@@ -70,7 +71,7 @@ export function createOrderService(deps: { orders: OrderRepository; access: Elem
       return {
         ...orderFields(row),
         note_public: row.note_public ?? null,
-        customer: isCustomer
+        customer: customer
           ? {
               id: Number(row.soc_id),
               name: row.nom ?? null,

@@ -7,7 +7,7 @@
  * - same scope, answer stored: that answer again (status and JSON), nothing written;
  * - same scope, no answer yet: 409 IDEMPOTENCY_IN_PROGRESS, unless the claim is older than
  *   STALE_CLAIM_SECONDS (its request died): then it is freed and claimed anew;
- * - another scope (another route or order): 422 IDEMPOTENCY_KEY_REUSED.
+ * - another scope (another route or order): 409 IDEMPOTENCY_KEY_REUSED.
  */
 import { createHash } from 'node:crypto';
 import { isUniqueViolation } from '../../db/dialect.js';

@@ -20,7 +20,7 @@ import { createUploadsRepository } from './uploads.repository.js';
 import { IdempotencyHeaders, UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
 import { createUploadService, type IncomingFile } from './uploads.service.js';
 
-const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 413: ErrorResponse, 415: ErrorResponse, 422: ErrorResponse };
+const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 413: ErrorResponse, 415: ErrorResponse };
 
 function describe(kind: UploadKind, cap: number): string {
   return (
@@ -28,7 +28,7 @@ function describe(kind: UploadKind, cap: number): string {
     `Accepted, decided from the bytes, not the name: ${ACCEPTED_DESCRIPTION[kind]}; anything else 415 UPLOAD_TYPE_UNSUPPORTED. ` +
     `At most ${cap} bytes (configurable, UPLOAD_MAX_${kind === 'photo' ? 'PHOTO' : 'AUDIO'}_BYTES); larger: 413 UPLOAD_TOO_LARGE. ` +
     (kind === 'photo'
-      ? 'JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 422 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). '
+      ? 'JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). '
       : '') +
     'The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), ' +
     'with an llx_ecm_files row (gen_or_uploaded "uploaded"). No report or page is touched. Needs the write right; ' +

@@ -20,7 +20,7 @@ export const IdempotencyHeaders = Type.Object({
         'Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the body is read. ' +
         'Repeating the same key on the same route and order returns the first answer (status and body) and writes no second file; ' +
         'while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS; the key used before on another route or order: ' +
-        '422 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key.',
+        '409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key.',
     }),
   ),
 });

@@ -11,6 +11,7 @@
  * A failure after the file exists removes the file, its thumbnails and the row (compensation);
  * the caller gets `undo` too, for a failure after this service returned (storing the idempotent answer).
  */
+import { fileUrl } from '../files/file-path.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
 import { copyFile, link, mkdir, readdir, rm, stat } from 'node:fs/promises';
@@ -18,7 +19,7 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
-import { MAX_INPUT_PIXELS, thumbnailPath, writeThumbnails, type ThumbnailSize } from '../../adapters/image.js';
+import { MAX_INPUT_PIXELS, THUMBNAIL_SIZE_NAMES, thumbnailPath, writeThumbnails } from '../../adapters/image.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { objectFolder, type ObjectFolder } from '../../dolibarr/documents.js';
 import { ecmFileRef } from '../../dolibarr/ecm.js';
@@ -60,18 +61,11 @@ export interface UploadServiceDeps {
   caps: Readonly<Record<UploadKind, number>>;
 }
 
-const THUMB_SIZES: readonly ThumbnailSize[] = ['small', 'mini'];
 
-/** The file endpoint's link to a file of an order folder (`size` for a thumbnail). */
-export function fileUrl(folder: string, name: string, size?: ThumbnailSize): string {
-  const base = `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${folder}/${name}`)}`;
-  return size ? `${base}&size=${size}` : base;
-}
-
-/** Streams `stream` to `temp`, hashing and counting; `tooLarge` when it passed `cap` or was cut. */
 /** An upload that sends nothing for this long is given up (its temporary file and key are freed). */
 export const UPLOAD_IDLE_MS = 60_000;
 
+/** Streams `stream` to `temp`, hashing and counting; `tooLarge` when it passed `cap` or was cut. */
 async function receive(file: IncomingFile, temp: string, cap: number): Promise<{ size: number; md5: string; tooLarge: boolean }> {
   const hash = createHash('md5');
   let size = 0;
@@ -191,7 +185,7 @@ export function createUploadService(deps: UploadServiceDeps) {
       // Every step is tried even when one fails (a `thumbs` that is no folder makes its rm fail).
       const undo = async () => {
         const results = await Promise.allSettled([
-          ...[target, ...THUMB_SIZES.map((s) => thumbnailPath(target, s))].map((f) => rm(f, { force: true })),
+          ...[target, ...THUMBNAIL_SIZE_NAMES.map((s) => thumbnailPath(target, s))].map((f) => rm(f, { force: true })),
           rowid !== undefined ? repo.deleteEcmFile(rowid) : Promise.resolve(),
         ]);
         const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && (r.reason as NodeJS.ErrnoException)?.code !== 'ENOTDIR');
