@@ -106,6 +106,21 @@ for (const dialect of testDialects()) {
       assert.deepEqual(left.filter((n) => n !== 'thumbs'), []);
     });
 
+    test('an order whose ref Dolibarr changes for its folder (CO/24:01 → CO_24_01) has its photos served', async () => {
+      const ref = `CO/${Date.now() % 100000}:01`;
+      const order = await ctx.make.order({ author: userId, ref });
+      const up = await upload(order.id, [{ filename: 'Zaehler.jpg', data: jpeg }]);
+      assert.equal(up.statusCode, 201, up.body);
+      assert.ok(existsSync(path.join(ctx.config.dataRoot, 'commande', ref.replace(/[/:]/g, '_'), 'Zaehler.jpg')));
+      const served = await ctx.app.inject({ method: 'GET', url: up.json().url, headers: { authorization: `Bearer ${token}` } });
+      assert.equal(served.statusCode, 200, served.body);
+      assert.deepEqual(served.rawPayload, jpeg);
+      // Another user still gets nothing through the folder name.
+      const other = await ctx.make.user({ rights: ['read'] });
+      const otherRes = await ctx.app.inject({ method: 'GET', url: up.json().url, headers: { authorization: `Bearer ${await ctx.make.token(other)}` } });
+      assertError(otherRes, 404, 'FILE_NOT_FOUND');
+    });
+
     test('a name with % is stored, listed and served; a served file may not run anything', async () => {
       const order = await ctx.make.order({ author: userId });
       const up = await upload(order.id, [{ filename: 'Rabatt%41 50%.jpg', data: jpeg }]);

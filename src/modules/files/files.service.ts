@@ -10,6 +10,8 @@
  * - the rest of the path is resolved with resolveInside (links leaving the folder are refused), and
  *   thumbnails are only read or written where their real path lies inside the object's folder.
  */
+import { sql, type SqlBool } from 'kysely';
+import { dolSanitizeFileName } from '../../dolibarr/filenames.js';
 import { lstat, realpath, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileTypeFromFile } from 'file-type';
@@ -53,6 +55,20 @@ const isMissing = (error: unknown) => ['ENOENT', 'ENOTDIR'].includes((error as N
 export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'entity'>; db: Db; access: ElementAccess }): FilesService {
   const { config, db, access } = deps;
 
+  /**
+   * Refs the caller may see that could have `name` as their folder: `_` stands for any one
+   * character there, as dol_sanitizeFileName writes '_' for each character it replaces.
+   */
+  async function refsLike(owner: FileOwner, name: string, user: Caller): Promise<string[]> {
+    const pattern = name.replace(/[!%]/g, (c) => `!${c}`);
+    const like = (column: string) => sql<SqlBool>`${sql.ref(column)} like ${pattern} escape '!'`;
+    const rows =
+      owner === 'bericht'
+        ? await db.selectFrom('bericht').select('bericht.ref').where(() => like('bericht.ref')).where('bericht.entity', '=', config.entity).where(() => access.reportVisible(user)).limit(50).execute()
+        : await db.selectFrom(owner).select(`${owner}.ref`).where(() => like(`${owner}.ref`)).where(() => access.visible(owner, user)).limit(50).execute();
+    return rows.map((r) => r.ref);
+  }
+
   /** The folder of the object whose folder name is `name`, when the caller may see that object. */
   async function visibleFolder(owner: FileOwner, name: string, user: Caller): Promise<ObjectFolder> {
     let ref: string | undefined;
@@ -68,6 +84,8 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
     } else {
       ref = (await access.getByRef(owner, name, user))?.ref;
     }
+    // A ref with characters Dolibarr replaces in folder names (`CO/24:01` lives in `CO_24_01`).
+    if (ref === undefined && name.includes('_')) ref = (await refsLike(owner, name, user)).find((r) => dolSanitizeFileName(r) === name);
     if (ref === undefined) throw new AppError('FILE_NOT_FOUND');
     const folder = objectFolder(config.dataRoot, config.entity, owner, ref);
     // A case-insensitive collation (MariaDB) finds `co2401-0001` for `CO2401-0001`: only the folder's exact name counts.
