@@ -121,6 +121,16 @@ for (const dialect of testDialects()) {
       assertError(otherRes, 404, 'FILE_NOT_FOUND');
     });
 
+    test('a refused upload leaves no empty order folder behind; an existing folder stays', async () => {
+      const fresh = await ctx.make.order({ author: userId });
+      assertError(await upload(fresh.id, [{ filename: 'note.jpg', data: Buffer.from('just text, no image') }]), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+      assert.equal(existsSync(folderOf(fresh.ref)), false, 'the folder made for it is gone');
+      const used = await ctx.make.order({ author: userId });
+      assert.equal((await upload(used.id, [{ filename: 'ok.jpg', data: jpeg }])).statusCode, 201);
+      assertError(await upload(used.id, [{ filename: 'note.jpg', data: Buffer.from('just text') }]), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+      assert.ok(existsSync(path.join(folderOf(used.ref), 'ok.jpg')), 'a folder with files stays as it was');
+    });
+
     test('a name with % is stored, listed and served; a served file may not run anything', async () => {
       const order = await ctx.make.order({ author: userId });
       const up = await upload(order.id, [{ filename: 'Rabatt%41 50%.jpg', data: jpeg }]);

@@ -17,6 +17,13 @@ export function reportStatus(stored: number | string): 'draft' | 'final' {
   return Number(stored) === 0 ? 'draft' : 'final';
 }
 
+/** Longest search text of every list's `q`; longer is 400, not silently cut. */
+export const MAX_SEARCH_LENGTH = 100;
+
+/** A list's search text: case-insensitive substring, `%` and `_` literal, over `what`. */
+export const SearchText = (what: string) =>
+  Type.String({ maxLength: MAX_SEARCH_LENGTH, description: `Search (case-insensitive substring; % and _ are literal; at most ${MAX_SEARCH_LENGTH} characters, trimmed) over ${what}.` });
+
 /** Paging of every list (DESIGN.md): `limit` default 50, at most 500; `offset` from 0. */
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Entries per page (at most 500).' })),

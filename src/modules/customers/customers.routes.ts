@@ -6,16 +6,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { callerOf } from '../../plugins/authenticate.js';
-import { ErrorResponse } from '../common/common.schemas.js';
+import { ErrorResponse, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
 import { chooseAction } from '../common/dispatch.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { createCustomerRepository } from './customers.repository.js';
 import { createCustomerService } from './customers.service.js';
-import { CustomerDetail, CustomerList, CustomersQuery, DETAIL_LIMITS, SEARCH_MAX_LENGTH } from './customers.schemas.js';
+import { CustomerDetail, CustomerList, CustomersQuery, DETAIL_LIMITS } from './customers.schemas.js';
 
 const DESCRIPTION =
   'Without `id`: the customers the caller may see, `{ items, total }`, paged with `limit` (default 50, at most 500) ' +
-  `and \`offset\`, ordered by name (case-insensitive), then id. \`q\` (at most ${SEARCH_MAX_LENGTH} characters, trimmed) ` +
+  `and \`offset\`, ordered by name (case-insensitive), then id. \`q\` (at most ${MAX_SEARCH_LENGTH} characters, trimmed) ` +
   'searches case-insensitively for a substring of name, name_alias, code_client, town or email; `%` and `_` match ' +
   'themselves. `report_count` counts the reports (templates left out) on the customer\'s orders and invoices that the ' +
   'caller may see. ' +

@@ -1,22 +1,16 @@
 /** Request and response shapes of GET /api/customers.php (endpoints 20 and 21). */
 import { Type, type Static } from 'typebox';
-import { ListOf, PageQuery } from '../common/common.schemas.js';
+import { ListOf, PageQuery, SearchText } from '../common/common.schemas.js';
 
 /** The spec's customer detail limits (Limits: 50 orders, 50 invoices, 100 reports). */
 export const DETAIL_LIMITS = { orders: 50, invoices: 50, reports: 100 } as const;
-export const SEARCH_MAX_LENGTH = 100;
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const UnixTime = Type.Union([Type.Integer(), Type.Null()], { description: 'Unix seconds; null when not set.' });
 
 export const CustomersQuery = Type.Object({
   id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'A customer id: answers its detail instead of the list.' })),
-  q: Type.Optional(
-    Type.String({
-      maxLength: SEARCH_MAX_LENGTH,
-      description: 'Search (case-insensitive, substring) over name, name_alias, code_client, town and email; % and _ are literal.',
-    }),
-  ),
+  q: Type.Optional(SearchText('name, name_alias, code_client, town and email')),
   action: Type.Optional(Type.String({ maxLength: 100, description: 'No actions exist on this path: any value is 400 ACTION_UNKNOWN.' })),
   ...PageQuery,
 });

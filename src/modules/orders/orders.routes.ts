@@ -6,19 +6,19 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
-import { ErrorResponse } from '../common/common.schemas.js';
+import { ErrorResponse, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
 import { chooseAction } from '../common/dispatch.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { createOrderRepository, MAX_ORDER_REPORTS } from './orders.repository.js';
 import { createOrderService } from './orders.service.js';
-import { MAX_QUERY_LENGTH, OrderDetail, OrderList, OrderPhotoList, OrdersQuery } from './orders.schemas.js';
+import { OrderDetail, OrderList, OrderPhotoList, OrdersQuery } from './orders.schemas.js';
 
 const DESCRIPTION = [
   'Three operations, chosen by `id` and `action`:',
   '1. no `id`: the caller\'s orders as `{ items, total }`, newest first (order date descending, orders without a date last, then id descending), ' +
     'paged by `limit`/`offset`. Visible are orders of the served entity that name the caller in any `fk_user_*` column ' +
     '(author, validator, last editor, closer); a user with Dolibarr\'s admin flag sees all; an external user only those of its own third party. ' +
-    `\`q\` searches ref, ref_client and the customer's name: case-insensitive substring, \`%\` and \`_\` are literal, cut to ${MAX_QUERY_LENGTH} characters.`,
+    `\`q\` searches ref, ref_client and the customer's name: case-insensitive substring, \`%\` and \`_\` are literal, at most ${MAX_SEARCH_LENGTH} characters (400 above).`,
   '2. `id`: the order with `note_public`, `customer` (master data only when the third party is a customer, client 1, 2 or 3; otherwise null) ' +
     `and \`reports\` (the order's reports without templates, newest first, at most ${MAX_ORDER_REPORTS}, with page_count; status "draft" or "final").`,
   '3. `id` and `action=photos`: the regular files directly in the order\'s folder (`commande/<ref>/`) as `{ items, total }`, newest first then by name, ' +

@@ -1,14 +1,13 @@
 /** Request and response shapes of GET /api/orders.php (spec endpoints 2-4). */
 import { Type, type Static } from 'typebox';
-import { ListOf, PageQuery } from '../common/common.schemas.js';
+import { ListOf, PageQuery, SearchText } from '../common/common.schemas.js';
 
 /** Longer search texts are cut to this many characters (not refused). @default 100 */
-export const MAX_QUERY_LENGTH = 100;
 
 export const OrdersQuery = Type.Object({
   id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Order id (llx_commande.rowid): detail, or with `action` an operation on it.' })),
   action: Type.Optional(Type.String({ maxLength: 64, description: 'Operation on the order `id`: `photos` (its attachments).' })),
-  q: Type.Optional(Type.String({ description: `List only: search over ref, ref_client and customer name; case-insensitive substring, % and _ literal; cut to ${MAX_QUERY_LENGTH} characters.` })),
+  q: Type.Optional(SearchText('ref, ref_client and customer name (list only)')),
   ...PageQuery,
 });
 export type OrdersQuery = Static<typeof OrdersQuery>;

@@ -10,7 +10,7 @@ import { AppError } from '../../errors.js';
 import { isCustomer, type Caller, type ElementAccess } from '../access/element-access.js';
 import { listOrderPhotos } from './order-photos.js';
 import { ORDER_ALIAS, type OrderRepository } from './orders.repository.js';
-import { MAX_QUERY_LENGTH, type OrderDetail, type OrderListItem, type OrderPhoto, type OrderReport } from './orders.schemas.js';
+import { type OrderDetail, type OrderListItem, type OrderPhoto, type OrderReport } from './orders.schemas.js';
 
 export interface Page {
   limit: number;
@@ -47,7 +47,7 @@ export function createOrderService(deps: { orders: OrderRepository; access: Elem
 
   return {
     async listOrders(user: Caller, options: Page & { q?: string }): Promise<{ items: OrderListItem[]; total: number }> {
-      const q = options.q?.trim().slice(0, MAX_QUERY_LENGTH) || undefined;
+      const q = options.q?.trim() || undefined;
       const { rows, total } = await orders.list({ visible: access.visible('commande', user, ORDER_ALIAS), q, limit: options.limit, offset: options.offset });
       return {
         items: rows.map((row) => ({ ...orderFields(row), customer: isCustomer(row.client) ? { id: Number(row.fk_soc), name: row.nom ?? null } : null })),

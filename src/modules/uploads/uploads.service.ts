@@ -14,7 +14,7 @@
 import { fileUrl } from '../files/file-path.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
-import { copyFile, link, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -156,7 +156,8 @@ export function createUploadService(deps: UploadServiceDeps) {
   const { repo, consts, dataRoot, entity, caps } = deps;
 
   async function store(kind: UploadKind, folder: ObjectFolder, file: IncomingFile): Promise<{ name: string; type: AcceptedType; md5: string }> {
-    await mkdir(folder.dir, { recursive: true });
+    // The first folder made here, if any: a refused upload takes it away again when it stays empty.
+    const created = await mkdir(folder.dir, { recursive: true });
     const temp = path.join(folder.dir, `.upload-${randomBytes(8).toString('hex')}.tmp`);
     try {
       const received = await receive(file, temp, caps[kind]);
@@ -170,6 +171,10 @@ export function createUploadService(deps: UploadServiceDeps) {
       const wanted = uploadFileName(file.filename, type.ext);
       const name = await placeFile(temp, folder.dir, wanted, new Set((await repo.indexedNames(entity, folder.filepath)).map((n) => n.toLowerCase())));
       return { name, type, md5: received.md5 };
+    } catch (error) {
+      await rm(temp, { force: true });
+      if (created) await rmdir(folder.dir).catch(() => undefined); // fails, as it should, when not empty
+      throw error;
     } finally {
       await rm(temp, { force: true });
     }
