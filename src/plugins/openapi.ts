@@ -29,9 +29,26 @@ user: a deactivated user or a withdrawn right takes effect at once.
 \`delete\` to delete, \`admin\` for template management.
 `.trim();
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route takes a multipart/form-data body with the file in field `file` (parsed by
+     * @fastify/multipart, so not validated as a JSON body): documented as such in OpenAPI.
+     */
+    multipartFile?: { description: string };
+  }
+}
+
 export default fp(
   async function openapi(app: FastifyInstance, options: { version: string }) {
     await app.register(swagger, {
+      // Multipart upload routes get their body documented (the schema is for the document only).
+      transform: ({ schema, url, route }) => {
+        const file = route.config?.multipartFile;
+        if (!file) return { schema, url };
+        const body = { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: file.description } } };
+        return { schema: { ...schema, consumes: ['multipart/form-data'], body }, url };
+      },
       openapi: {
         openapi: '3.1.0',
         info: { title: 'Field Report Service API', version: options.version, description: API_DESCRIPTION },

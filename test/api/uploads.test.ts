@@ -385,6 +385,10 @@ for (const dialect of testDialects()) {
         assert.match(op.description, /413 UPLOAD_TOO_LARGE/);
         assert.match(op.description, /415 UPLOAD_TYPE_UNSUPPORTED/);
         assert.ok(op.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header'));
+        // The body a client must send: multipart/form-data with the binary file in `file`.
+        const form = op.requestBody?.content?.['multipart/form-data']?.schema;
+        assert.deepEqual(form?.required, ['file']);
+        assert.equal(form?.properties?.file?.format, 'binary');
       }
       assert.match(photo.description, new RegExp(`At most ${MAX_PHOTO} bytes`));
       assert.match(voice.description, new RegExp(`At most ${MAX_AUDIO} bytes`));

@@ -104,7 +104,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
         consumes: ['multipart/form-data'],
         response: { 201: UploadResponse, ...ERRORS },
       },
-      config: { right: 'write' },
+      config: { right: 'write', multipartFile: { description: 'The photo: JPEG, PNG, WebP or HEIC/HEIF (decided from its bytes).' } },
     },
     async (request, reply) => {
       if (chooseAction(request.query.action, ['upload_photo'] as const) === undefined) throw new AppError('ACTION_UNKNOWN', { details: { known: ['upload_photo'] } });
@@ -124,7 +124,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
         consumes: ['multipart/form-data'],
         response: { 201: UploadResponse, ...ERRORS },
       },
-      config: { right: 'write' },
+      config: { right: 'write', multipartFile: { description: 'The recording: WebM, MP4/M4A, MP3 or Ogg (decided from its bytes).' } },
     },
     async (request, reply) => upload(request, reply, 'audio', 'voice', request.query.id),
   );
