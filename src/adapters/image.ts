@@ -20,6 +20,14 @@ export const THUMBNAIL_SIZES = {
 export type ThumbnailSize = keyof typeof THUMBNAIL_SIZES;
 export const THUMBNAIL_SIZE_NAMES = Object.keys(THUMBNAIL_SIZES) as ThumbnailSize[];
 
+/** The types that get Dolibarr thumbnails, with sharp's format name (kept for the thumbnail). */
+const THUMBNAIL_FORMATS: Readonly<Record<string, 'jpeg' | 'png' | 'webp'>> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp' };
+
+/** sharp's format for a thumbnail of a file of MIME type `mime`, or undefined when it gets none. */
+export function thumbnailFormatOf(mime: string | null | undefined): 'jpeg' | 'png' | 'webp' | undefined {
+  return mime ? THUMBNAIL_FORMATS[mime] : undefined;
+}
+
 /** Path of a file's Dolibarr thumbnail: `<dir>/thumbs/<base>_<size><ext>`. */
 export function thumbnailPath(file: string, size: ThumbnailSize): string {
   const ext = path.extname(file);

@@ -15,7 +15,9 @@ import type { Config } from '../config.js';
 import type { Db, DbHandle } from '../db/database.js';
 import { insertId, toDbDateTime } from '../db/dialect.js';
 import { isStandalone } from '../db/migrate.js';
-import { ecmFilepath, ecmFileRef, entityRoot, md5Hex } from '../dolibarr/ecm.js';
+import { objectFolder } from '../dolibarr/documents.js';
+import { ecmFileRef, entityRoot, md5Hex } from '../dolibarr/ecm.js';
+import { createUploadsRepository } from '../modules/uploads/uploads.repository.js';
 import { hashPassword } from '../dolibarr/password.js';
 import { RIGHTS_MODULE, type Right } from '../dolibarr/rights.js';
 
@@ -205,23 +207,25 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   const saltRow = await db.selectFrom('const').select('value').where('name', '=', 'MAIN_SECURITY_SALT').where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
   const salt = saltRow?.value ?? '';
   await writeFileAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), await makeLogo());
+  // As an upload writes them: Dolibarr's folder of the order, thumbnails, and the ecm_files row.
+  const ecm = createUploadsRepository(db, dialect);
   for (const photo of photos) {
     const data = await readFile(new URL(photo.name, PHOTO_DIR));
-    const relDir = `commande/${photo.orderRef}`;
-    const file = path.join(root, relDir, photo.name);
+    const folder = objectFolder(config.dataRoot, entity, 'commande', photo.orderRef);
+    const file = path.join(folder.dir, photo.name);
     await writeFileAtomic(file, data);
     await writeThumbnails(file);
-    const filepath = ecmFilepath(entity, relDir);
-    await db
-      .insertInto('ecm_files')
-      .values({
-        ref: ecmFileRef(salt, filepath, photo.name),
-        label: md5Hex(data),
-        entity, filepath, filename: photo.name, src_object_type: 'commande', src_object_id: photo.orderId,
-        fullpath_orig: photo.name, gen_or_uploaded: 'uploaded', position: photos.filter((p) => p.orderId === photo.orderId).indexOf(photo) + 1,
-        date_c: toDbDateTime(), fk_user_c: null,
-      })
-      .execute();
+    await ecm.createEcmFile({
+      ref: ecmFileRef(salt, folder.filepath, photo.name),
+      label: md5Hex(data),
+      entity,
+      filepath: folder.filepath,
+      filename: photo.name,
+      srcObjectType: 'commande',
+      srcObjectId: photo.orderId,
+      fullpathOrig: photo.name,
+      fkUserC: null,
+    });
   }
   return true;
 }

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileTypeFromFile } from 'file-type';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { THUMBNAIL_SIZES, thumbnailPath, writeThumbnail, type ThumbnailSize } from '../../adapters/image.js';
+import { THUMBNAIL_SIZES, thumbnailFormatOf, thumbnailPath, writeThumbnail, type ThumbnailSize } from '../../adapters/image.js';
 import { checkRelativePath, isInside, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import type { Caller, ElementAccess } from '../access/element-access.js';
@@ -34,7 +34,6 @@ export const MODULE_PARTS: Readonly<Record<string, FileOwner>> = {
 };
 
 /** Source formats a thumbnail is made of on request (those writeThumbnail keeps as they are). */
-const THUMBNAIL_FORMATS: Readonly<Record<string, string>> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp' };
 
 export interface LocatedFile {
   /** Absolute real path of the file to send. */
@@ -109,19 +108,14 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
     } catch (error) {
       if (!isMissing(error)) throw error;
     }
-    const format = THUMBNAIL_FORMATS[(await fileTypeFromFile(source))?.mime ?? ''];
+    const format = thumbnailFormatOf((await fileTypeFromFile(source))?.mime);
     if (!format) throw new AppError('THUMBNAIL_UNAVAILABLE');
-    // Never write through a thumbs/ link that leaves the folder.
-    const thumbsDir = path.dirname(target);
-    const realThumbs = await realpath(thumbsDir).catch((error: unknown) => {
-      if (isMissing(error)) return undefined;
-      throw error;
-    });
-    if (realThumbs !== undefined && !isInside(realThumbs, realFolder)) throw new AppError('FILE_PATH_INVALID');
     try {
       // sharp runs in libvips' threads; the pixel limit (MAX_INPUT_PIXELS) guards against bombs.
+      // writeThumbnail refuses a thumbs/ link that leaves the folder (FILE_PATH_INVALID).
       await writeThumbnail(source, size, format);
-    } catch {
+    } catch (error) {
+      if (error instanceof AppError) throw error;
       // A corrupt image or one above the pixel limit has no thumbnail; that is the client's file, not a 500.
       throw new AppError('THUMBNAIL_UNAVAILABLE');
     }

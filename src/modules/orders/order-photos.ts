@@ -8,11 +8,10 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileTypeFromFile } from 'file-type';
+import { thumbnailFormatOf } from '../../adapters/image.js';
 import { fileUrl } from '../files/file-path.js';
 import type { OrderPhoto } from './orders.schemas.js';
 
-/** Types the file endpoint makes thumbnails of. */
-export const THUMBNAIL_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/webp']);
 
 /** Files whose type is read at the same time. @default 16 */
 const TYPE_CONCURRENCY = 16;
@@ -78,7 +77,7 @@ export async function listOrderPhotos(dir: string, folderName: string, page: { l
     chunk.forEach((e, j) => {
       const type = types[j] ?? null;
       const url = fileUrl(folderName, e.name);
-      const thumbs = type !== null && THUMBNAIL_TYPES.has(type);
+      const thumbs = thumbnailFormatOf(type) !== undefined;
       items.push({
         name: e.name,
         size: e.size,

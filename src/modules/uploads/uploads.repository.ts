@@ -16,7 +16,8 @@ export interface NewEcmFile {
   srcObjectType: string;
   srcObjectId: number;
   fullpathOrig: string;
-  fkUserC: number;
+  /** The uploading user; null for files the service places itself (demo). */
+  fkUserC: number | null;
 }
 
 export interface IdempotencyRow {
