@@ -15,8 +15,9 @@ export function berichtIdempotency(dialect: Dialect, prefix: string) {
       await table('bericht_idempotency')
         .addColumn('entity', 'integer', (c) => c.notNull().defaultTo(1))
         .addColumn('fk_user', 'integer', (c) => c.notNull())
+        // The key's SHA-256 in hex (64 characters), exact on every collation.
         .addColumn('idem_key', 'varchar(128)', (c) => c.notNull())
-        /** The operation, e.g. 'upload_photo:commande:12'. */
+        // The operation, e.g. 'upload_photo:12' (route and order id).
         .addColumn('scope', 'varchar(128)', (c) => c.notNull())
         .addColumn('status_code', 'integer')
         .addColumn('response', ty.text)

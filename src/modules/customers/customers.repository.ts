@@ -84,7 +84,6 @@ export interface CustomerRepository {
 
 const SEARCH_COLUMNS = ['nom', 'name_alias', 'code_client', 'town', 'email'] as const;
 
-/** NULLs last on every dialect (PostgreSQL sorts them first in a descending order). */
 export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>, options: { entity: number; access: ElementAccess }): CustomerRepository {
   const { entity, access } = options;
 

@@ -1,8 +1,8 @@
 /**
  * The attachments of an order: the regular files directly in its Dolibarr folder. Left out:
  * `thumbs/` and every other folder, links (they could point anywhere), hidden files (a leading
- * '.', which includes our own temporary files `.<name>.<hex>.tmp`) and `*.tmp` files (uploads in
- * progress). The type is read from each file's first bytes, never from its name, and only for the
+ * '.', which includes uploads in progress, `.upload-<hex>.tmp`), `*.tmp` files, and what Dolibarr
+ * keeps out of its own lists (PDF previews `*_preview*.png`, `.meta`). The type is read from each file's first bytes, never from its name, and only for the
  * page asked for, so a large folder costs one stat per file, not one read.
  */
 import { readdir, stat } from 'node:fs/promises';

@@ -14,10 +14,10 @@ import { isUniqueViolation } from '../../db/dialect.js';
 import { AppError } from '../../errors.js';
 import type { UploadsRepository } from './uploads.repository.js';
 
-/** 1 to 128 visible ASCII characters. */
 /** A claim older than this without an answer belongs to a request that died (the longest upload of 200 MB on a slow line fits). */
 export const STALE_CLAIM_SECONDS = 3600;
 
+/** 1 to 128 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]{1,128}$';
 
 export type IdempotencyOutcome =
