@@ -22,6 +22,7 @@ import { customersRoutes } from './modules/customers/customers.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
 import { ordersRoutes } from './modules/orders/orders.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
+import { reportModuleRoutes } from './modules/reports/reports.module.js';
 import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
@@ -156,6 +157,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(uploadsRoutes, ctx);
   await app.register(filesRoutes, ctx);
   await app.register(customersRoutes, ctx);
+  await app.register(reportModuleRoutes, ctx);
 
   if (ownsDb) app.addHook('onClose', async () => handle.destroy());
   return app;

@@ -11,7 +11,7 @@ import fp from 'fastify-plugin';
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-function makeAjv(options: Options): Ajv {
+export function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ strict: false, useDefaults: true, allErrors: false, ...options });
   addFormats(ajv);
   return ajv;

@@ -3,11 +3,17 @@
  * rules are in src/dolibarr/documents.ts.)
  */
 import type { ThumbnailSize } from '../../adapters/image.js';
+import type { FileOwner } from '../../dolibarr/documents.js';
+
+/** The file endpoint's link to `file` (`<folder>/<name>`) of `owner`'s files (`size` for a thumbnail). */
+export function fileUrlOf(owner: FileOwner, file: string, size?: ThumbnailSize): string {
+  const base = `/api/photo.php?modulepart=${owner}&file=${encodeURIComponent(file)}`;
+  return size ? `${base}&size=${size}` : base;
+}
 
 /** The file endpoint's link to a file of an order's folder (`size` for a thumbnail). */
 export function fileUrl(folder: string, name: string, size?: ThumbnailSize): string {
-  const base = `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${folder}/${name}`)}`;
-  return size ? `${base}&size=${size}` : base;
+  return fileUrlOf('commande', `${folder}/${name}`, size);
 }
 
 /**

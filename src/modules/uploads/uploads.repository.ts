@@ -18,6 +18,8 @@ export interface NewEcmFile {
   fullpathOrig: string;
   /** The uploading user; null for files the service places itself (demo). */
   fkUserC: number | null;
+  /** 'generated' for files the service makes (a report's PDF), as Dolibarr marks its own. @default 'uploaded' */
+  genOrUploaded?: 'uploaded' | 'generated';
 }
 
 export interface IdempotencyRow {
@@ -58,7 +60,7 @@ export function createUploadsRepository(db: Db, dialect: Dialect) {
         fullpath_orig: file.fullpathOrig.slice(0, 750),
         description: '',
         keywords: '',
-        gen_or_uploaded: 'uploaded',
+        gen_or_uploaded: file.genOrUploaded ?? 'uploaded',
         position: Number(max?.max ?? 0) + 1,
         date_c: now,
         tms: now,
@@ -69,6 +71,13 @@ export function createUploadsRepository(db: Db, dialect: Dialect) {
 
     async deleteEcmFile(rowid: number): Promise<void> {
       await db.deleteFrom('ecm_files').where('rowid', '=', rowid).execute();
+    },
+
+    /** Removes the index rows of one file (`filename`) or of every file in a folder. */
+    async deleteEcmFiles(entity: number, filepath: string, filename?: string): Promise<void> {
+      let query = db.deleteFrom('ecm_files').where('entity', '=', entity).where('filepath', '=', filepath);
+      if (filename !== undefined) query = query.where('filename', '=', filename);
+      await query.execute();
     },
 
     /** Claims `key` for the user; throws the driver's unique violation when it is taken. */

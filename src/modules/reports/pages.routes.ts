@@ -1,0 +1,92 @@
+/**
+ * Endpoints 11-13: /api/pages.php — add, update, delete and reorder a report's pages.
+ * (The signature page, action=signature, comes with the signature module.)
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.js';
+import { callerOf } from '../../plugins/authenticate.js';
+import { ErrorResponse } from '../common/common.schemas.js';
+import { chooseAction } from '../common/dispatch.js';
+import type { ReportModule } from './reports.module.js';
+import { AddPageBody, DeletedPage, EDITABLE_LAYOUTS, MAX_REPORT_PAGES, Page, PagesQuery, ReorderBody, ReportDetail, UpdatePageBody } from './reports.schemas.js';
+import { Type } from 'typebox';
+
+const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 415: ErrorResponse };
+
+const POST_DESCRIPTION = [
+  'Four operations, chosen by `action`, `id` and `delete`; all need the write right and a draft report the caller sees (a final report\'s pages are fixed: 409 REPORT_FINAL; ' +
+    'a template\'s pages need the template right: Dolibarr admin flag or the module\'s admin right).',
+  '1. `action=add&bericht_id=<report>`: appends a page. Body: `layout` (' + EDITABLE_LAYOUTS.join(', ') + '), `title`, `note`, `rotation` (0, 90, 180, 270), ' +
+    '`source` (the name of a photo in the parent order\'s attachments, as /api/orders.php?action=photos lists them; for a template a file of its own work area) and, for before_after, `source_2` (the "Nachher" photo). ' +
+    'Without `layout`: photo when `source` is given, else title_only. photo needs `source`, before_after both (400 PAGE_SOURCE_REQUIRED). ' +
+    `The photo must exist (404 FILE_NOT_FOUND) and be JPEG, PNG or WebP (415; a corrupt one 400 IMAGE_INVALID). At most ${MAX_REPORT_PAGES} pages (409 REPORT_TOO_MANY_PAGES). 201 with the page.`,
+  '2. `id=<page>` (no action): updates the page. Body: any of `note`, `rotation`, `title`, `layout`, and `source`/`source_2` as for add. 200 with the page.',
+  '3. `id=<page>&delete=1`: deletes the page, like DELETE.',
+  '4. `action=reorder` (`bericht_id` in the query or the body): body `{ "order": [page ids] }` must name every page of the report exactly once; ' +
+    'page_order is rewritten in one transaction. Anything else is 400 PAGE_ORDER_MISMATCH (details: duplicates, unknown, missing) and changes nothing. 200 with the report.',
+  'A page or report that does not exist or that the caller may not see is 404 PAGE_NOT_FOUND / REPORT_NOT_FOUND.',
+].join('\n\n');
+
+const DELETE_DESCRIPTION =
+  'Deletes the page `id` (write right, a draft report the caller sees) and closes the gap in page_order. Its image files are deleted only when they lie in the reports\' work area ' +
+  '(`bericht/<ref>/`) and no other page shows them; attachments of orders, invoices and proposals are never deleted. 200 `{ id, fk_bericht, deleted: true, files_deleted }`.';
+
+export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
+  const { pages } = mod;
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  const requirePage = (id: number | undefined): number => {
+    if (id === undefined) throw new AppError('VALIDATION_FAILED', { message: 'id (Seite) erforderlich', details: [{ field: 'querystring.id', message: 'required' }] });
+    return id;
+  };
+  const remove = (request: FastifyRequest, id: number) => {
+    const user = callerOf(request);
+    return pages.remove(user, id);
+  };
+
+  typed.post(
+    '/api/pages.php',
+    {
+      schema: {
+        tags: ['pages'],
+        summary: 'Add, update, delete or reorder pages',
+        description: POST_DESCRIPTION,
+        querystring: PagesQuery,
+        response: { 200: Type.Union([Page, DeletedPage, ReportDetail]), 201: Page, ...ERRORS },
+      },
+      config: { right: 'write' },
+    },
+    async (request, reply) => {
+      const user = callerOf(request);
+      const { id, bericht_id: reportId } = request.query;
+      const action = chooseAction(request.query.action, ['add', 'reorder'] as const);
+      if (action === 'add') {
+        if (reportId === undefined) throw new AppError('VALIDATION_FAILED', { message: 'bericht_id erforderlich', details: [{ field: 'querystring.bericht_id', message: 'required' }] });
+        return reply.code(201).send(await pages.add(user, reportId, mod.parseBody(AddPageBody, request.body)));
+      }
+      if (action === 'reorder') {
+        const body = mod.parseBody(ReorderBody, request.body);
+        return pages.reorder(user, reportId ?? body.bericht_id, body.order);
+      }
+      const del = request.query.delete;
+      if (del === true || del === 1 || del === '1' || del === 'true') return remove(request, requirePage(id));
+      return pages.update(user, requirePage(id), mod.parseBody(UpdatePageBody, request.body));
+    },
+  );
+
+  typed.delete(
+    '/api/pages.php',
+    {
+      schema: {
+        tags: ['pages'],
+        summary: 'Delete a page',
+        description: DELETE_DESCRIPTION,
+        querystring: Type.Object({ id: PagesQuery.properties.id }),
+        response: { 200: DeletedPage, ...ERRORS },
+      },
+      config: { right: 'write' },
+    },
+    async (request) => remove(request, requirePage(request.query.id)),
+  );
+}

@@ -1,0 +1,210 @@
+/**
+ * A report's pages (spec endpoints 11-13): add, update, delete, reorder. Only a draft's pages
+ * change (a final report's are fixed: 409), only by someone who sees the report, and a template's
+ * only by a template manager. Every change runs in a transaction that locks the report row, so a
+ * finalize at the same moment sees the pages either before or after, never half-changed.
+ */
+import sharp from 'sharp';
+import { MAX_INPUT_PIXELS } from '../../adapters/image.js';
+import type { Config } from '../../config.js';
+import type { Db, DbHandle } from '../../db/database.js';
+import { toDbDateTime } from '../../db/dialect.js';
+import type { ElementType } from '../../dolibarr/documents.js';
+import { AppError } from '../../errors.js';
+import type { AuthUser } from '../auth/auth.service.js';
+import type { ElementAccess } from '../access/element-access.js';
+import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
+import { MAX_REPORT_PAGES, type AddPageBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
+import { isTemplateManager, toPageResponse } from './reports.service.js';
+import { isInWorkArea, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
+
+/** Image formats a page can show (what the PDF renderer decodes through sharp). */
+const PAGE_IMAGE_FORMATS = new Set(['jpeg', 'png', 'webp']);
+
+export interface PageServiceDeps {
+  handle: DbHandle;
+  repo: ReportRepository;
+  access: ElementAccess;
+  config: Config;
+  detail(row: ReportRow): Promise<ReportDetail>;
+}
+
+export function createPageService(deps: PageServiceDeps) {
+  const { handle, repo, access, config } = deps;
+  const { db } = handle;
+
+  async function visibleReport(user: AuthUser, id: number): Promise<ReportRow> {
+    const row = await repo.getById(db, id, access.reportVisible(user, REPORT_ALIAS));
+    if (!row) throw new AppError('REPORT_NOT_FOUND');
+    return row;
+  }
+
+  /** The page and its report, when the caller sees the report; one answer for "missing" and "not yours". */
+  async function visiblePage(user: AuthUser, pageId: number): Promise<{ page: PageRow; report: ReportRow }> {
+    const page = await repo.getPage(db, pageId);
+    const report = page && (await repo.getById(db, Number(page.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
+    if (!page || !report) throw new AppError('PAGE_NOT_FOUND');
+    return { page, report };
+  }
+
+  function checkChangeable(report: { status: number; is_template: number }, user: AuthUser): void {
+    if (Number(report.is_template) === 1 && !isTemplateManager(user)) {
+      throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
+    }
+    if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
+  }
+
+  /** Locks the report for the transaction and checks again that its pages may change. */
+  async function lockChangeable(trx: Db, reportId: number, user: AuthUser): Promise<void> {
+    const locked = await repo.lockById(trx, reportId);
+    if (!locked) throw new AppError('REPORT_NOT_FOUND');
+    checkChangeable(locked, user);
+  }
+
+  /**
+   * `source_path` of a photo the client names: a file of the report's parent object (its
+   * attachments), or for a template, of the template's own work area. The file must exist and be
+   * an image the PDF can show.
+   */
+  async function sourceOf(report: ReportRow, name: string): Promise<string> {
+    if (name.includes('/') || name.includes('\\')) throw new AppError('FILE_PATH_INVALID', { message: 'source nennt eine Datei der Anhänge, ohne Ordner' });
+    let relPath: string;
+    if (Number(report.is_template) === 1) relPath = `${WORK_AREA_DIR}/${reportFolder(config.dataRoot, config.entity, report.ref).name}/${name}`;
+    else if (report.element_type && report.parent_ref) relPath = sourcePathOf(report.element_type as ElementType, report.parent_ref, name, config.dataRoot, config.entity);
+    else throw new AppError('FILE_NOT_FOUND', { message: 'Der Bericht hängt an keinem Objekt mehr, dessen Anhänge er zeigen könnte' });
+    const file = await resolveSource(config.dataRoot, config.entity, relPath);
+    let format: string | undefined;
+    try {
+      format = (await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
+    } catch {
+      throw new AppError('IMAGE_INVALID', { details: { source: name } });
+    }
+    if (!format || !PAGE_IMAGE_FORMATS.has(format)) {
+      throw new AppError('UPLOAD_TYPE_UNSUPPORTED', { message: 'Dieses Bild kann nicht in einen Bericht übernommen werden (nur JPEG, PNG, WebP)', details: { source: name, format: format ?? null } });
+    }
+    return relPath;
+  }
+
+  function checkLayout(layout: string, source: string | null, source2: string | null): void {
+    if (layout === 'photo' && !source) throw new AppError('PAGE_SOURCE_REQUIRED', { message: 'Eine Fotoseite braucht ein Bild (source)' });
+    if (layout === 'before_after' && (!source || !source2)) throw new AppError('PAGE_SOURCE_REQUIRED', { message: 'Eine Vorher/Nachher-Seite braucht zwei Bilder (source und source_2)' });
+  }
+
+  return {
+    async add(user: AuthUser, reportId: number, body: AddPageBody): Promise<PageResponse> {
+      const report = await visibleReport(user, reportId);
+      checkChangeable(report, user);
+      const layout = body.layout ?? (body.source ? 'photo' : 'title_only');
+      const source = body.source === undefined ? null : await sourceOf(report, body.source);
+      const source2 = body.source_2 === undefined ? null : await sourceOf(report, body.source_2);
+      checkLayout(layout, source, source2);
+      const id = await db.transaction().execute(async (trx) => {
+        await lockChangeable(trx, reportId, user);
+        const pages = await repo.pages(trx, reportId);
+        if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
+        const now = toDbDateTime();
+        const pageId = await repo.insertPage(trx, {
+          fk_bericht: reportId,
+          page_order: pages.length + 1,
+          title: body.title ?? null,
+          note: body.note ?? null,
+          rotation: body.rotation ?? 0,
+          layout,
+          source_path: source,
+          source_path_2: source2,
+          datec: now,
+          tms: now,
+        });
+        await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
+        return pageId;
+      });
+      return toPageResponse((await repo.getPage(db, id))!);
+    },
+
+    async update(user: AuthUser, pageId: number, body: UpdatePageBody): Promise<PageResponse> {
+      const { page, report } = await visiblePage(user, pageId);
+      checkChangeable(report, user);
+      if (page.layout === 'signature') throw new AppError('CONFLICT', { message: 'Eine Unterschriftsseite kann nicht geändert werden' });
+      const source = body.source === undefined ? page.source_path : await sourceOf(report, body.source);
+      const source2 = body.source_2 === undefined ? page.source_path_2 : await sourceOf(report, body.source_2);
+      const layout = body.layout ?? page.layout;
+      checkLayout(layout, source, source2);
+      await db.transaction().execute(async (trx) => {
+        await lockChangeable(trx, Number(page.fk_bericht), user);
+        await repo.updatePage(trx, pageId, {
+          ...(body.title !== undefined ? { title: body.title } : {}),
+          ...(body.note !== undefined ? { note: body.note } : {}),
+          ...(body.rotation !== undefined ? { rotation: body.rotation } : {}),
+          layout,
+          source_path: source,
+          source_path_2: source2,
+        });
+        await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
+      });
+      return toPageResponse((await repo.getPage(db, pageId))!);
+    },
+
+    /**
+     * Removes the page and closes the gap in page_order. Its images go too when they lie in the
+     * reports' work area and no other page shows them; attachments of orders, invoices and
+     * proposals are never deleted here. Files are removed after the commit, so a failed
+     * transaction never loses one.
+     */
+    async remove(user: AuthUser, pageId: number): Promise<{ id: number; fk_bericht: number; deleted: true; files_deleted: string[] }> {
+      const { page, report } = await visiblePage(user, pageId);
+      checkChangeable(report, user);
+      const reportId = Number(page.fk_bericht);
+      const candidates = await db.transaction().execute(async (trx) => {
+        await lockChangeable(trx, reportId, user);
+        const current = await repo.getPage(trx, pageId);
+        if (!current) throw new AppError('PAGE_NOT_FOUND');
+        await repo.deletePage(trx, pageId);
+        const rest = await repo.pages(trx, reportId);
+        for (const [index, p] of rest.entries()) if (Number(p.page_order) !== index + 1) await repo.setPageOrder(trx, Number(p.rowid), index + 1);
+        await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
+        const files: string[] = [];
+        for (const relPath of new Set([current.source_path, current.source_path_2])) {
+          if (relPath && isInWorkArea(relPath) && (await repo.countPagesShowing(trx, relPath)) === 0) files.push(relPath);
+        }
+        return files;
+      });
+      const deleted: string[] = [];
+      for (const relPath of candidates) {
+        try {
+          await removeWithThumbnails(await resolveSource(config.dataRoot, config.entity, relPath));
+          deleted.push(relPath);
+        } catch {
+          // already gone, or a path that leaves the documents folder: nothing to delete
+        }
+      }
+      return { id: pageId, fk_bericht: reportId, deleted: true, files_deleted: deleted };
+    },
+
+    /** Sets page_order from `order`, which must name every page of the report exactly once. */
+    async reorder(user: AuthUser, reportId: number | undefined, order: number[]): Promise<ReportDetail> {
+      if (reportId === undefined) {
+        const first = order.length > 0 ? await repo.getPage(db, order[0]!) : undefined;
+        if (!first) throw new AppError('PAGE_ORDER_MISMATCH', { message: 'bericht_id erforderlich (oder eine bekannte Seite in order)' });
+        reportId = Number(first.fk_bericht);
+      }
+      const report = await visibleReport(user, reportId);
+      checkChangeable(report, user);
+      await db.transaction().execute(async (trx) => {
+        await lockChangeable(trx, reportId, user);
+        const pages = await repo.pages(trx, reportId);
+        const ids = new Set(pages.map((p) => Number(p.rowid)));
+        const duplicates = order.filter((id, i) => order.indexOf(id) !== i);
+        const unknown = order.filter((id) => !ids.has(id));
+        const missing = [...ids].filter((id) => !order.includes(id));
+        if (duplicates.length || unknown.length || missing.length) {
+          throw new AppError('PAGE_ORDER_MISMATCH', { details: { duplicates: [...new Set(duplicates)], unknown, missing } });
+        }
+        for (const [index, id] of order.entries()) await repo.setPageOrder(trx, id, index + 1);
+        await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
+      });
+      return deps.detail(await visibleReport(user, reportId));
+    },
+  };
+}
+
+export type PageService = ReturnType<typeof createPageService>;

@@ -1,0 +1,364 @@
+/**
+ * The report's PDF (spec: States, endpoint 8 finalize, endpoint 17): a cover sheet (the chosen ODT
+ * template filled and converted by LibreOffice; a built-in one where LibreOffice is missing or
+ * fails), then one page per report page. Photos are scaled to print size once and kept in
+ * `bericht/temp/print/`, so a second render does not decode 12-megapixel originals again.
+ *
+ * Finalizing is all or nothing: the PDF is written under a temporary name in the report's work
+ * area, then in one transaction the status turns final (only if still draft), the `ecm_files` row
+ * is added and the file renamed into place. Any failure leaves a draft and no file.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import type { LibreOffice } from '../../adapters/libreoffice.js';
+import { fillOdtTemplate } from '../../adapters/odt.js';
+import { renderReportPdf, type PdfCover, type PdfImage, type PdfPage } from '../../adapters/pdf.js';
+import { preparePrintImage } from '../../adapters/print-image.js';
+import type { Config } from '../../config.js';
+import type { DbHandle } from '../../db/database.js';
+import { fromDbDateTime } from '../../db/dialect.js';
+import type { ConstRepository } from '../../dolibarr/const.repository.js';
+import { resolveInside, type ElementType } from '../../dolibarr/documents.js';
+import { ecmFileRef, entityRoot } from '../../dolibarr/ecm.js';
+import { AppError } from '../../errors.js';
+import type { AuthUser } from '../auth/auth.service.js';
+import { createUploadsRepository } from '../uploads/uploads.repository.js';
+import type { PageRow, ReportRepository, ReportRow } from './reports.repository.js';
+import type { ReportDetail } from './reports.schemas.js';
+import { reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
+
+/** PDFs rendered at once per process; more wait, and beyond MAX_WAITING get 503 PDF_BUSY. */
+const MAX_RENDERS = 2;
+const MAX_WAITING = 16;
+/** Photos prepared for print at once (libvips uses its own threads for each). */
+const PREPARE_CONCURRENCY = 2;
+
+const COMPANY_CONSTS = [
+  'MAIN_INFO_SOCIETE_NOM',
+  'MAIN_INFO_SOCIETE_ADDRESS',
+  'MAIN_INFO_SOCIETE_ZIP',
+  'MAIN_INFO_SOCIETE_TOWN',
+  'MAIN_INFO_SOCIETE_MAIL',
+  'MAIN_INFO_SOCIETE_TEL',
+  'MAIN_INFO_SOCIETE_LOGO',
+  'MAIN_INFO_TVAINTRA',
+  'MAIN_SECURITY_SALT',
+] as const;
+
+export interface ReportPdfDeps {
+  handle: DbHandle;
+  repo: ReportRepository;
+  config: Config;
+  consts: ConstRepository;
+  libreOffice: LibreOffice;
+  /** The folders holding cover-sheet templates, searched in order. */
+  odtTemplateDirs(): Promise<string[]>;
+  visibleReport(user: AuthUser, id: number): Promise<ReportRow>;
+  detail(row: ReportRow): Promise<ReportDetail>;
+  logger: FastifyBaseLogger;
+}
+
+/** A counting semaphore with a bounded queue. */
+function createLimiter(max: number, maxWaiting: number) {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async function run<T>(work: () => Promise<T>): Promise<T> {
+    if (running >= max) {
+      if (waiting.length >= maxWaiting) throw new AppError('PDF_BUSY', { headers: { 'retry-after': '5' } });
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+    running++;
+    try {
+      return await work();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** Runs `work` over `items` with at most `limit` at a time, keeping order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await work(items[i]!);
+      }
+    }),
+  );
+  return out;
+}
+
+const formatDate = (unix: number | null) => (unix === null ? '' : new Date(unix * 1000).toLocaleDateString('de-DE', { timeZone: 'UTC' }));
+
+export function createReportPdfService(deps: ReportPdfDeps) {
+  const { handle, repo, config, consts, libreOffice, logger } = deps;
+  const { dataRoot, entity } = config;
+  const root = entityRoot(dataRoot, entity);
+  const printCache = path.join(root, WORK_AREA_DIR, 'temp', 'print');
+  const limit = createLimiter(MAX_RENDERS, MAX_WAITING);
+
+  /** The print-size copy of a page image, or null when the file is gone (or unreadable, for a preview). */
+  async function printImage(relPath: string | null, strict: boolean): Promise<PdfImage | null> {
+    if (!relPath) return null;
+    try {
+      const file = await resolveSource(dataRoot, entity, relPath);
+      return { path: (await preparePrintImage(file, printCache)).path };
+    } catch (error) {
+      if (strict) throw error;
+      logger.warn({ source: relPath, err: error }, 'report page image missing or unreadable; drawn as a placeholder');
+      return null;
+    }
+  }
+
+  async function companyLogo(logoName: string | undefined): Promise<PdfImage | null> {
+    if (!logoName) return null;
+    try {
+      const file = await resolveInside(path.join(root, 'mycompany', 'logos'), logoName);
+      return { path: (await preparePrintImage(file, printCache)).path };
+    } catch (error) {
+      logger.warn({ logo: logoName, err: error }, 'company logo not usable; the PDF header goes without it');
+      return null;
+    }
+  }
+
+  /** The values of the cover sheet's {placeholders}, named as Dolibarr's ODT generators name them. */
+  async function coverValues(report: ReportRow, pages: number, user: AuthUser, company: Map<string, string>): Promise<Record<string, string>> {
+    const parent = report.element_type && report.fk_element !== null ? await repo.parentWithCustomer(handle.db, report.element_type as ElementType, Number(report.fk_element)) : undefined;
+    const now = Math.floor(Date.now() / 1000);
+    return {
+      bericht_ref: report.ref,
+      bericht_title: report.title,
+      bericht_version: String(report.version),
+      bericht_date: formatDate(fromDbDateTime(report.datec)),
+      bericht_page_count: String(pages),
+      object_ref: parent?.ref ?? '',
+      object_ref_customer: parent?.ref_client ?? '',
+      object_date: formatDate(fromDbDateTime(parent?.date ?? null)),
+      object_note_public: parent?.note_public ?? '',
+      company_name: parent?.nom ?? '',
+      company_name_alias: parent?.name_alias ?? '',
+      company_address: parent?.address ?? '',
+      company_zip: parent?.zip ?? '',
+      company_town: parent?.town ?? '',
+      company_email: parent?.email ?? '',
+      company_phone: parent?.phone ?? '',
+      company_customercode: parent?.code_client ?? '',
+      mycompany_name: company.get('MAIN_INFO_SOCIETE_NOM') ?? '',
+      mycompany_address: company.get('MAIN_INFO_SOCIETE_ADDRESS') ?? '',
+      mycompany_zip: company.get('MAIN_INFO_SOCIETE_ZIP') ?? '',
+      mycompany_town: company.get('MAIN_INFO_SOCIETE_TOWN') ?? '',
+      mycompany_email: company.get('MAIN_INFO_SOCIETE_MAIL') ?? '',
+      mycompany_phone: company.get('MAIN_INFO_SOCIETE_TEL') ?? '',
+      mycompany_vatnumber: company.get('MAIN_INFO_TVAINTRA') ?? '',
+      myuser_fullname: user.name,
+      current_date: formatDate(now),
+      current_datehour: new Date(now * 1000).toLocaleString('de-DE', { timeZone: 'UTC' }),
+    };
+  }
+
+  /**
+   * The cover: the ODT template filled and converted in `workDir`; where that cannot be done, the
+   * built-in cover, with a warning in the log, so the PDF is still made.
+   */
+  async function cover(report: ReportRow, values: Record<string, string>, workDir: string): Promise<PdfCover | null> {
+    const builtin: PdfCover = {
+      kind: 'builtin',
+      title: report.title,
+      lines: [
+        `Bericht ${report.ref}${Number(report.version) > 1 ? ` (Version ${report.version})` : ''}`,
+        values.object_ref ? `Auftrag ${values.object_ref}${values.object_ref_customer ? ` (Ihre Bestellung ${values.object_ref_customer})` : ''}` : '',
+        values.company_name ? `Kunde: ${values.company_name}` : '',
+        [values.company_address, [values.company_zip, values.company_town].filter(Boolean).join(' ')].filter(Boolean).join(', '),
+        `Erstellt am ${values.current_date} von ${values.myuser_fullname}`,
+      ].filter(Boolean),
+    };
+    if (!report.odt_template) return null;
+    let template: string | undefined;
+    for (const dir of await deps.odtTemplateDirs()) {
+      try {
+        template = await resolveInside(dir, report.odt_template);
+        break;
+      } catch {
+        // not in this folder
+      }
+    }
+    if (!template) {
+      logger.warn({ report: report.ref, odt_template: report.odt_template }, 'cover-sheet template not found; using the built-in cover');
+      return builtin;
+    }
+    if (!(await libreOffice.available())) {
+      logger.warn({ report: report.ref }, 'LibreOffice is not installed; using the built-in cover instead of the ODT template');
+      return builtin;
+    }
+    try {
+      const filled = path.join(workDir, `${path.basename(report.odt_template, '.odt')}.odt`);
+      await fillOdtTemplate(template, values, filled);
+      return { kind: 'pdf', path: await libreOffice.convertToPdf(filled, workDir) };
+    } catch (error) {
+      logger.warn({ report: report.ref, err: error }, 'cover sheet could not be made from the ODT template; using the built-in cover');
+      return builtin;
+    }
+  }
+
+  function pdfPage(page: PageRow, image: PdfImage | null, image2: PdfImage | null): PdfPage {
+    const rotation = (Number(page.rotation) % 360) as 0 | 90 | 180 | 270;
+    switch (page.layout) {
+      case 'title_only':
+        return { kind: 'title_only', title: page.title, note: page.note };
+      case 'before_after':
+        return { kind: 'before_after', title: page.title, note: page.note, rotation, before: image, after: image2 };
+      case 'signature':
+        return { kind: 'image', title: page.title, note: page.note, image };
+      default:
+        return { kind: 'photo', title: page.title, note: page.note, rotation, image };
+    }
+  }
+
+  /** Pages whose images are gone: finalizing refuses them rather than printing a placeholder. */
+  async function missingSources(pages: PageRow[]): Promise<Array<{ page: number; source: string }>> {
+    const missing: Array<{ page: number; source: string }> = [];
+    for (const page of pages) {
+      if (page.layout === 'title_only') continue;
+      for (const relPath of [page.source_path, page.layout === 'before_after' ? page.source_path_2 : null]) {
+        if (!relPath) continue;
+        try {
+          await resolveSource(dataRoot, entity, relPath);
+        } catch {
+          missing.push({ page: Number(page.page_order), source: relPath });
+        }
+      }
+    }
+    return missing;
+  }
+
+  /** Renders `report` into `out`; `strict` makes a missing or unreadable image an error. */
+  async function render(report: ReportRow, pages: PageRow[], user: AuthUser, out: NodeJS.WritableStream, strict: boolean): Promise<number> {
+    const workDir = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-pdf-'));
+    try {
+      const company = await consts.getMany(COMPANY_CONSTS);
+      const values = await coverValues(report, pages.length, user, company);
+      const [coverSheet, logo, images] = await Promise.all([
+        cover(report, values, workDir),
+        companyLogo(company.get('MAIN_INFO_SOCIETE_LOGO')),
+        mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
+          page.layout === 'title_only'
+            ? [null, null] as const
+            : ([await printImage(page.source_path, strict), page.layout === 'before_after' ? await printImage(page.source_path_2, strict) : null] as const),
+        ),
+      ]);
+      async function* bodyPages(): AsyncGenerator<PdfPage> {
+        for (const [index, page] of pages.entries()) yield pdfPage(page, images[index]![0], images[index]![1]);
+      }
+      const result = await renderReportPdf(
+        {
+          format: report.format as 'A4',
+          orientation: report.orientation as 'portrait',
+          header: {
+            logo,
+            lines: [company.get('MAIN_INFO_SOCIETE_NOM') ?? '', `${report.title}`, `Bericht ${report.ref}${values.object_ref ? ` · Auftrag ${values.object_ref}` : ''}`].filter(Boolean),
+          },
+          cover: coverSheet,
+          bodyPageCount: pages.length,
+          pages: bodyPages(),
+          info: { title: `${report.ref} ${report.title}`, author: company.get('MAIN_INFO_SOCIETE_NOM') || user.name, subject: values.object_ref || undefined, creationDate: new Date() },
+        },
+        out,
+      );
+      return result.pageCount;
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    /** A preview made now, streamed; images that are gone are drawn as placeholders. */
+    async preview(user: AuthUser, id: number): Promise<{ stream: Readable; filename: string }> {
+      const report = await deps.visibleReport(user, id);
+      const pages = await repo.pages(handle.db, id);
+      const stream = new PassThrough();
+      // The render runs while the client reads; a failure ends the stream with the error.
+      void limit(() => render(report, pages, user, stream, false)).catch((error: unknown) => {
+        logger.error({ err: error, report: report.ref }, 'PDF preview failed');
+        stream.destroy(error instanceof Error ? error : new Error(String(error)));
+      });
+      return { stream, filename: `${report.ref}-Vorschau.pdf` };
+    },
+
+    /** The final PDF's real path; FILE_NOT_FOUND when the report is a draft or the file is gone. */
+    async finalFile(user: AuthUser, id: number): Promise<{ path: string; filename: string } | undefined> {
+      const report = await deps.visibleReport(user, id);
+      if (Number(report.status) === 0 || !report.final_pdf_path) return undefined;
+      return { path: await resolveSource(dataRoot, entity, report.final_pdf_path), filename: path.basename(report.final_pdf_path) };
+    },
+
+    async finalize(user: AuthUser, id: number): Promise<ReportDetail> {
+      const report = await deps.visibleReport(user, id);
+      if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht abgeschlossen' });
+      if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
+      const pages = await repo.pages(handle.db, id);
+      if (pages.length === 0) throw new AppError('REPORT_EMPTY');
+      const missing = await missingSources(pages);
+      if (missing.length > 0) throw new AppError('REPORT_SOURCE_MISSING', { details: { missing } });
+
+      const folder = reportFolder(dataRoot, entity, report.ref);
+      const filename = `${folder.name}.pdf`;
+      const target = path.join(folder.dir, filename);
+      await mkdir(folder.dir, { recursive: true });
+      const temp = path.join(folder.dir, `.${filename}.${randomBytes(6).toString('hex')}.tmp`);
+      let placed = false;
+      try {
+        await limit(() => render(report, pages, user, createWriteStream(temp, { flags: 'wx' }), true));
+        const md5 = await fileMd5(temp);
+        const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
+        await handle.db.transaction().execute(async (trx) => {
+          const locked = await repo.lockById(trx, id);
+          if (!locked) throw new AppError('REPORT_NOT_FOUND');
+          if (Number(locked.status) !== 0) throw new AppError('REPORT_FINAL');
+          // The pages rendered must still be the report's pages: a change meanwhile means render again.
+          const now = await repo.pages(trx, id);
+          if (JSON.stringify(now) !== JSON.stringify(pages)) throw new AppError('CONFLICT', { message: 'Der Bericht wurde während des Abschließens geändert; bitte erneut abschließen' });
+          const relPath = `${WORK_AREA_DIR}/${folder.name}/${filename}`;
+          await repo.updateReport(trx, id, { status: 1, final_pdf_path: relPath, fk_user_modif: user.id }, { status: 0 });
+          const ecm = createUploadsRepository(trx, handle.dialect);
+          await ecm.deleteEcmFiles(entity, folder.filepath, filename);
+          await ecm.createEcmFile({
+            ref: ecmFileRef(salt, folder.filepath, filename),
+            label: md5,
+            entity,
+            filepath: folder.filepath,
+            filename,
+            srcObjectType: 'bericht',
+            srcObjectId: id,
+            fullpathOrig: filename,
+            fkUserC: user.id,
+            genOrUploaded: 'generated',
+          });
+          await rename(temp, target);
+          placed = true;
+        });
+      } catch (error) {
+        await rm(placed ? target : temp, { force: true });
+        throw error;
+      }
+      return deps.detail(await deps.visibleReport(user, id));
+    },
+  };
+}
+
+async function fileMd5(file: string): Promise<string> {
+  const hash = createHash('md5');
+  await pipeline(createReadStream(file), hash);
+  return hash.digest('hex');
+}
+
+export type ReportPdfService = ReturnType<typeof createReportPdfService>;

@@ -1,0 +1,52 @@
+/**
+ * The reports module: reports, pages, templates, cover sheets and the PDF, wired once and shared
+ * by its routes.
+ */
+import type { FastifyInstance } from 'fastify';
+import { createLibreOffice } from '../../adapters/libreoffice.js';
+import { listOdtTemplates, templateDirs, TEMPLATE_PATH_CONST } from '../../adapters/odt.js';
+import { createConstRepository } from '../../dolibarr/const.repository.js';
+import { entityRoot } from '../../dolibarr/ecm.js';
+import { parseBody } from '../common/body.js';
+import type { ModuleContext } from '../common/module-context.js';
+import { createPageService } from './pages.service.js';
+import { pagesRoutes } from './pages.routes.js';
+import { pdfRoutes } from './pdf.routes.js';
+import { createReportPdfService } from './report-pdf.service.js';
+import { createReportRepository } from './reports.repository.js';
+import { reportsRoutes } from './reports.routes.js';
+import { createReportService } from './reports.service.js';
+import { templatesRoutes } from './templates.routes.js';
+
+export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
+  const { config, handle, access } = ctx;
+  const repo = createReportRepository(handle.dialect);
+  const consts = createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId ?? '' });
+  /** Dolibarr's convention: the folders listed in BERICHT_ADDON_PDF_ODT_PATH, by default doctemplates/bericht. */
+  const odtTemplateDirs = async () => templateDirs(entityRoot(config.dataRoot, config.entity), (await consts.getMany([TEMPLATE_PATH_CONST])).get(TEMPLATE_PATH_CONST));
+  const odtTemplates = async () => listOdtTemplates(await odtTemplateDirs());
+  const reports = createReportService({ handle, repo, access, config, odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name) });
+  const pages = createPageService({ handle, repo, access, config, detail: reports.detail });
+  const pdf = createReportPdfService({
+    handle,
+    repo,
+    config,
+    consts,
+    libreOffice: createLibreOffice({ logger: app.log }),
+    odtTemplateDirs,
+    visibleReport: reports.visibleReport,
+    detail: reports.detail,
+    logger: app.log,
+  });
+  return { config, reports, pages, pdf, odtTemplates, parseBody };
+}
+
+export type ReportModule = ReturnType<typeof createReportModule>;
+
+export async function reportModuleRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
+  const mod = createReportModule(app, ctx);
+  await reportsRoutes(app, mod);
+  await pagesRoutes(app, mod);
+  await templatesRoutes(app, mod);
+  await pdfRoutes(app, mod);
+}

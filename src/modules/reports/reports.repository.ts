@@ -1,0 +1,190 @@
+/**
+ * The reports' rows (`bericht`, `bericht_page`): only Kysely, no HTTP. Every function takes the
+ * database or a transaction, so a service can group writes. Visibility comes in as a condition
+ * from ElementAccess; "not visible" and "missing" are both `undefined`.
+ */
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Dialect } from '../../config.js';
+import { anyContains, descNullsLast, insertId, toDbDateTime } from '../../db/dialect.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { BerichtPageTable, BerichtTable } from '../../db/tables.js';
+
+export type ReportRow = Selectable<BerichtTable> & { parent_ref: string | null; page_count: number | string | bigint | null };
+export type PageRow = Selectable<BerichtPageTable>;
+export type NewReportRow = Insertable<BerichtTable>;
+export type NewPageRow = Insertable<BerichtPageTable>;
+export type ReportRowUpdate = Updateable<BerichtTable>;
+export type PageRowUpdate = Updateable<BerichtPageTable>;
+
+/** Alias of the report table in every query here; visibility conditions are built for it. */
+export const REPORT_ALIAS = 'b';
+
+export interface ReportFilter {
+  visible: Expression<SqlBool>;
+  templates: boolean;
+  q?: string;
+  elementType?: string;
+  fkElement?: number;
+  status?: number;
+}
+
+export function createReportRepository(dialect: Dialect) {
+  /** Reports joined to their parent object, whichever kind it is. */
+  function withParents(db: Db) {
+    return db
+      .selectFrom('bericht as b')
+      .leftJoin('commande as pc', (j) => j.onRef('pc.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'commande'))
+      .leftJoin('facture as pf', (j) => j.onRef('pf.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'facture'))
+      .leftJoin('propal as pp', (j) => j.onRef('pp.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'propal'));
+  }
+
+  /** The report with its parent's ref and its page count. */
+  function selectReports(db: Db) {
+    return withParents(db)
+      .selectAll('b')
+      .select((eb) => [
+        eb.fn.coalesce('pc.ref', 'pf.ref', 'pp.ref').as('parent_ref'),
+        eb.selectFrom('bericht_page as bp').select(eb.fn.countAll().as('n')).whereRef('bp.fk_bericht', '=', 'b.rowid').as('page_count'),
+      ]);
+  }
+
+  function filtered(db: Db, filter: ReportFilter) {
+    let query = withParents(db)
+      .where(() => filter.visible)
+      .where('b.is_template', '=', filter.templates ? 1 : 0);
+    if (filter.q) query = query.where(() => anyContains(['b.ref', 'b.title', 'b.template_label', 'pc.ref', 'pf.ref', 'pp.ref'], filter.q!));
+    if (filter.elementType !== undefined) query = query.where('b.element_type', '=', filter.elementType);
+    if (filter.fkElement !== undefined) query = query.where('b.fk_element', '=', filter.fkElement);
+    if (filter.status !== undefined) query = filter.status === 0 ? query.where('b.status', '=', 0) : query.where('b.status', '<>', 0);
+    return query;
+  }
+
+  return {
+    async list(db: Db, filter: ReportFilter, page: { limit: number; offset: number }): Promise<{ rows: ReportRow[]; total: number }> {
+      const ids = await filtered(db, filter)
+        .select('b.rowid')
+        .orderBy(descNullsLast(dialect, 'b.datec'))
+        .orderBy('b.rowid', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute();
+      const count = await filtered(db, filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      if (ids.length === 0) return { rows: [], total: Number(count.n) };
+      const rows = await selectReports(db).where('b.rowid', 'in', ids.map((r) => r.rowid)).execute();
+      const byId = new Map(rows.map((r) => [Number(r.rowid), r]));
+      return { rows: ids.map((r) => byId.get(Number(r.rowid))!).filter(Boolean), total: Number(count.n) };
+    },
+
+    getById(db: Db, id: number, visible: Expression<SqlBool>): Promise<ReportRow | undefined> {
+      return selectReports(db).where('b.rowid', '=', id).where(() => visible).executeTakeFirst();
+    },
+
+    /** The report row locked for the rest of the transaction (PostgreSQL, MariaDB; SQLite's write lock is whole). */
+    async lockById(db: Db, id: number): Promise<Selectable<BerichtTable> | undefined> {
+      const query = db.selectFrom('bericht').selectAll().where('rowid', '=', id);
+      return dialect === 'sqlite' ? query.executeTakeFirst() : query.forUpdate().executeTakeFirst();
+    },
+
+    pages(db: Db, reportId: number): Promise<PageRow[]> {
+      return db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').orderBy('rowid').execute();
+    },
+
+    getPage(db: Db, pageId: number): Promise<PageRow | undefined> {
+      return db.selectFrom('bericht_page').selectAll().where('rowid', '=', pageId).executeTakeFirst();
+    },
+
+    async countPages(db: Db, reportId: number): Promise<number> {
+      const row = await db.selectFrom('bericht_page').select((eb) => eb.fn.countAll().as('n')).where('fk_bericht', '=', reportId).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** The highest number of refs `<prefix>NNNN` of the entity (0 when none); longer numbers sort after shorter ones. */
+    async maxRefNumber(db: Db, entity: number, prefix: string): Promise<number> {
+      const rows = await db
+        .selectFrom('bericht')
+        .select('ref')
+        .where('entity', '=', entity)
+        .where('ref', 'like', `${prefix}%`)
+        .orderBy(sql`length(ref)`, 'desc')
+        .orderBy('ref', 'desc')
+        .limit(20)
+        .execute();
+      for (const { ref } of rows) {
+        const rest = ref.slice(prefix.length);
+        if (/^\d+$/.test(rest)) return Number(rest);
+      }
+      return 0;
+    },
+
+    insertReport(db: Db, row: NewReportRow): Promise<number> {
+      return insertId(dialect, db.insertInto('bericht').values(row));
+    },
+
+    async updateReport(db: Db, id: number, set: ReportRowUpdate, where: { status?: number } = {}): Promise<number> {
+      let query = db.updateTable('bericht').set({ ...set, tms: toDbDateTime() }).where('rowid', '=', id);
+      if (where.status !== undefined) query = query.where('status', '=', where.status);
+      const result = await query.executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async deleteReport(db: Db, id: number): Promise<void> {
+      await db.deleteFrom('bericht_page').where('fk_bericht', '=', id).execute();
+      await db.deleteFrom('bericht').where('rowid', '=', id).execute();
+    },
+
+    /** Versions that pointed at `id` now point at its parent, so the chain stays whole. */
+    async relinkChildren(db: Db, id: number, parent: number | null): Promise<void> {
+      await db.updateTable('bericht').set({ fk_bericht_parent: parent }).where('fk_bericht_parent', '=', id).execute();
+    },
+
+    insertPage(db: Db, row: NewPageRow): Promise<number> {
+      return insertId(dialect, db.insertInto('bericht_page').values(row));
+    },
+
+    async updatePage(db: Db, id: number, set: PageRowUpdate): Promise<void> {
+      await db.updateTable('bericht_page').set({ ...set, tms: toDbDateTime() }).where('rowid', '=', id).execute();
+    },
+
+    async deletePage(db: Db, id: number): Promise<void> {
+      await db.deleteFrom('bericht_page').where('rowid', '=', id).execute();
+    },
+
+    async setPageOrder(db: Db, id: number, pageOrder: number): Promise<void> {
+      await db.updateTable('bericht_page').set({ page_order: pageOrder }).where('rowid', '=', id).execute();
+    },
+
+    /** How many pages (of any report) show `relPath`. */
+    async countPagesShowing(db: Db, relPath: string): Promise<number> {
+      const row = await db
+        .selectFrom('bericht_page')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where((eb) => eb.or([eb('source_path', '=', relPath), eb('source_path_2', '=', relPath)]))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** The parent object (order, invoice or proposal) with its third party, for the cover sheet. */
+    parentWithCustomer(db: Db, type: 'commande' | 'facture' | 'propal', id: number) {
+      const dateColumn = type === 'commande' ? 'o.date_commande' : type === 'facture' ? 'o.datef' : 'o.datep';
+      return db
+        .selectFrom(`${type} as o` as 'commande as o')
+        .leftJoin('societe as s', 's.rowid', 'o.fk_soc')
+        .select(['o.ref', 'o.ref_client', 'o.note_public', sql<string | null>`${sql.ref(dateColumn)}`.as('date')])
+        .select(['s.nom', 's.name_alias', 's.address', 's.zip', 's.town', 's.email', 's.phone', 's.code_client'])
+        .where('o.rowid', '=', id)
+        .executeTakeFirst();
+    },
+
+    /** id, parent, ref, version and status of the reports linked to `ids` as parent or child. */
+    async linked(db: Db, ids: number[]) {
+      return db
+        .selectFrom('bericht')
+        .select(['rowid', 'ref', 'version', 'status', 'fk_bericht_parent', 'datec'])
+        .where((eb) => eb.or([eb('rowid', 'in', ids), eb('fk_bericht_parent', 'in', ids)]))
+        .execute();
+    },
+  };
+}
+
+export type ReportRepository = ReturnType<typeof createReportRepository>;

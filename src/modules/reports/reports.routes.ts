@@ -1,0 +1,111 @@
+/**
+ * Endpoints 6-10: /api/reports.php — list, detail, create, finalize, new version, delete.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../errors.js';
+import { callerOf } from '../../plugins/authenticate.js';
+import { ErrorResponse, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
+import { chooseAction } from '../common/dispatch.js';
+import type { ReportModule } from './reports.module.js';
+import { CreateReportBody, DeletedReport, MAX_REPORT_PAGES, REPORT_FORMATS, ReportDetail, ReportList, ReportsQuery } from './reports.schemas.js';
+
+const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+
+const GET_DESCRIPTION = [
+  'Without `id`: the caller\'s reports as `{ items, total }`, newest first, paged by `limit`/`offset`. Visible are reports of the served entity that the caller created ' +
+    'or whose parent object (order, invoice, proposal) the caller sees (DESIGN.md). Templates are left out (see /api/templates.php). ' +
+    `Filters: \`element_type\` + \`fk_element\` (one object's reports), \`status\` (draft, final), \`q\` (ref, title, parent ref; at most ${MAX_SEARCH_LENGTH} characters).`,
+  'With `id`: the report with its `pages` in page_order and `versions` (every version of it, by version number, for the editor\'s version links).',
+  'Errors: 400 VALIDATION_FAILED, 401, 403 without the read right, 404 REPORT_NOT_FOUND (missing or not visible: the same answer).',
+].join('\n\n');
+
+const POST_DESCRIPTION = [
+  '`action=create` (no id): a new draft on an order (`element_type` commande, the default), invoice (facture) or proposal (propal) the caller sees. ' +
+    `Body: \`fk_element\` (required), \`title\` (required unless a template gives it), \`format\` (${REPORT_FORMATS.join(', ')}; default A4), ` +
+    '`orientation` (portrait, landscape; default portrait), `odt_template` (a cover sheet from /api/odt_templates.php, or null), `template_id` (start with a copy of a template\'s pages; ' +
+    'its title, format, orientation and cover sheet are used where the body gives none). The ref is BR<yy><mm>-<nnnn>, the next of the month, unique also when two reports are created at once. 201 with the report.',
+  '`action=finalize` with `id`: renders the PDF (cover sheet, then every page), writes it to `bericht/<ref>/<ref>.pdf` (under a temporary name, then renamed), adds its llx_ecm_files row ' +
+    '(gen_or_uploaded "generated"), sets final_pdf_path and the status final, all or nothing: on any failure the report stays a draft and no file is left. ' +
+    '409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages). 200 with the report.',
+  '`action=new_version` with `id`: a new draft with the next version number and fk_bericht_parent = id, a copy of the report with all its pages (images in the report\'s work area are copied; ' +
+    'attachments of the order stay shared). The old version is left exactly as it was. 201 with the new report.',
+  `All need the write right. A report has at most ${MAX_REPORT_PAGES} pages.`,
+].join('\n\n');
+
+const DELETE_DESCRIPTION =
+  'Deletes the report `id`, its pages, its work-area folder (`bericht/<ref>/`: page images that belong to it, the final PDF) and their llx_ecm_files rows. ' +
+  'Attachments of orders, invoices and proposals that pages showed are kept. Needs the delete right; a final report also the admin right (Dolibarr admin flag or the module\'s admin right), ' +
+  'a template the template right (the same). Newer versions of it then link to its parent. 200 `{ id, ref, deleted: true }`.';
+
+export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
+  const { reports, pdf } = mod;
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  typed.get(
+    '/api/reports.php',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: "The caller's reports, or one report with its pages",
+        description: GET_DESCRIPTION,
+        querystring: ReportsQuery,
+        response: { 200: Type.Union([ReportList, ReportDetail]), ...ERRORS },
+      },
+    },
+    async (request) => {
+      const user = callerOf(request);
+      const { id, q, element_type, fk_element, status, limit = 50, offset = 0 } = request.query;
+      if (request.query.action) throw new AppError('ACTION_UNKNOWN', { message: 'GET kennt keine Aktion; finalize, new_version und create sind POST', details: { known: [] } });
+      if (id !== undefined) return reports.get(user, id);
+      return reports.list(user, { q, elementType: element_type, fkElement: fk_element, status, limit, offset });
+    },
+  );
+
+  typed.post(
+    '/api/reports.php',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: 'Create, finalize or version a report (action=create|finalize|new_version)',
+        description: POST_DESCRIPTION,
+        querystring: ReportsQuery,
+        response: { 200: ReportDetail, 201: ReportDetail, ...ERRORS, 503: ErrorResponse },
+      },
+      config: { right: 'write' },
+    },
+    async (request, reply) => {
+      const user = callerOf(request);
+      const action = chooseAction(request.query.action, ['create', 'finalize', 'new_version'] as const);
+      const { id } = request.query;
+      if (action === undefined) throw new AppError('ACTION_UNKNOWN', { message: 'action erforderlich: create, finalize oder new_version', details: { known: ['create', 'finalize', 'new_version'] } });
+      if (action === 'create') {
+        const body = mod.parseBody(CreateReportBody, request.body);
+        return reply.code(201).send(await reports.create(user, body));
+      }
+      if (id === undefined) throw new AppError('VALIDATION_FAILED', { message: 'id erforderlich', details: [{ field: 'querystring.id', message: `required for action=${action}` }] });
+      if (action === 'finalize') return pdf.finalize(user, id);
+      return reply.code(201).send(await reports.newVersion(user, id));
+    },
+  );
+
+  typed.delete(
+    '/api/reports.php',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: 'Delete a report',
+        description: DELETE_DESCRIPTION,
+        querystring: Type.Object({ id: ReportsQuery.properties.id }),
+        response: { 200: DeletedReport, ...ERRORS },
+      },
+      config: { right: 'delete' },
+    },
+    async (request) => {
+      const { id } = request.query as { id?: number };
+      if (id === undefined) throw new AppError('VALIDATION_FAILED', { message: 'id erforderlich', details: [{ field: 'querystring.id', message: 'required' }] });
+      return reports.remove(callerOf(request), id);
+    },
+  );
+}

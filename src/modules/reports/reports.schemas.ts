@@ -1,0 +1,229 @@
+/** Request and response shapes of reports, pages and templates (spec endpoints 6-13, 17, 23, 24). */
+import { Type, type Static } from 'typebox';
+import { ListOf, PageQuery, RowId, SearchText } from '../common/common.schemas.js';
+
+/** Paper formats a report can be printed on, and their orientations. */
+export const REPORT_FORMATS = ['A4', 'A5', 'A3', 'LETTER'] as const;
+export const ORIENTATIONS = ['portrait', 'landscape'] as const;
+/** Page layouts a client may choose; `signature` pages are made by the signature endpoint only. */
+export const EDITABLE_LAYOUTS = ['photo', 'before_after', 'title_only'] as const;
+export const LAYOUTS = [...EDITABLE_LAYOUTS, 'signature'] as const;
+export const ROTATIONS = [0, 90, 180, 270] as const;
+export const ELEMENT_TYPE_VALUES = ['commande', 'facture', 'propal'] as const;
+/** Most pages a report may have (DESIGN.md: every size a user can drive is capped). */
+export const MAX_REPORT_PAGES = 1000;
+
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+export type Orientation = (typeof ORIENTATIONS)[number];
+export type Layout = (typeof LAYOUTS)[number];
+export type Rotation = (typeof ROTATIONS)[number];
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) => Type.Union([t, Type.Null()], description ? { description } : {});
+const UnixOrNull = (description: string) => Nullable(Type.Integer(), description);
+
+export const Format = Type.Union(REPORT_FORMATS.map((f) => Type.Literal(f)), { description: `Paper format: ${REPORT_FORMATS.join(', ')}.` });
+export const OrientationSchema = Type.Union(ORIENTATIONS.map((o) => Type.Literal(o)), { description: 'portrait or landscape.' });
+export const RotationSchema = Type.Union(ROTATIONS.map((r) => Type.Literal(r)), { description: 'Clockwise quarter turns of the page image, in degrees: 0, 90, 180 or 270.' });
+const Title = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
+const PageTitle = Nullable(Type.String({ maxLength: 255 }), 'Page title (at most 255 characters), or null.');
+const Note = Nullable(Type.String({ maxLength: 10_000 }), 'Free text of the page (at most 10000 characters), or null.');
+const AttachmentName = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
+
+export const Page = Type.Object({
+  id: Type.Integer(),
+  fk_bericht: Type.Integer({ description: 'The report.' }),
+  page_order: Type.Integer({ description: 'Position in the report, from 1.' }),
+  title: Nullable(Type.String()),
+  note: Nullable(Type.String()),
+  rotation: Type.Integer({ description: 'Degrees clockwise: 0, 90, 180, 270.' }),
+  layout: Type.String({ description: `One of ${LAYOUTS.join(', ')}.` }),
+  source_path: Nullable(Type.String(), 'The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area).'),
+  source_path_2: Nullable(Type.String(), 'The second image of a before/after page (the "Nachher" image).'),
+  url: Nullable(Type.String(), 'File endpoint link of source_path.'),
+  thumb_url: Nullable(Type.String(), 'Its small thumbnail.'),
+  url_2: Nullable(Type.String(), 'File endpoint link of source_path_2.'),
+  thumb_url_2: Nullable(Type.String()),
+});
+export type PageResponse = Static<typeof Page>;
+
+const ReportFields = {
+  id: Type.Integer(),
+  ref: Type.String({ description: 'Report number BR<yy><mm>-<nnnn>, counted per month.' }),
+  title: Type.String(),
+  element_type: Nullable(Type.String(), 'The parent object: commande, facture or propal (null for a template).'),
+  fk_element: Nullable(Type.Integer(), "The parent object's id."),
+  parent_ref: Nullable(Type.String(), "The parent object's ref."),
+  format: Type.String(),
+  orientation: Type.String(),
+  odt_template: Nullable(Type.String(), 'Cover-sheet template (file name in the template folder), or null for none.'),
+  status: Type.Union([Type.Literal('draft'), Type.Literal('final')]),
+  version: Type.Integer(),
+  fk_bericht_parent: Nullable(Type.Integer(), 'The report this one is a new version of.'),
+  is_template: Type.Boolean(),
+  template_label: Nullable(Type.String()),
+  final_pdf_path: Nullable(Type.String(), 'After finalizing: the PDF, relative to the documents root (`bericht/<ref>/<ref>.pdf`).'),
+  fk_user_creat: Type.Integer(),
+  page_count: Type.Integer(),
+  datec: UnixOrNull('Creation time, Unix seconds.'),
+  tms: UnixOrNull('Last change, Unix seconds.'),
+  pdf_url: Type.String({ description: 'The PDF endpoint: the final PDF, or a preview of a draft.' }),
+};
+export const ReportListItem = Type.Object(ReportFields);
+export type ReportListItem = Static<typeof ReportListItem>;
+export const ReportList = ListOf(ReportListItem);
+
+export const VersionLink = Type.Object({
+  id: Type.Integer(),
+  ref: Type.String(),
+  version: Type.Integer(),
+  status: Type.Union([Type.Literal('draft'), Type.Literal('final')]),
+  datec: UnixOrNull('Creation time.'),
+});
+
+export const ReportDetail = Type.Object({
+  ...ReportFields,
+  pages: Type.Array(Page, { description: 'In page_order.' }),
+  versions: Type.Array(VersionLink, { description: 'Every version of this report (this one included), by version number.' }),
+});
+export type ReportDetail = Static<typeof ReportDetail>;
+
+export const ReportsQuery = Type.Object({
+  id: Type.Optional(RowId('Report id: detail, or with `action` an operation on it.')),
+  action: Type.Optional(Type.String({ maxLength: 64, description: '`create` (no id); `finalize`, `new_version` (with id).' })),
+  q: Type.Optional(SearchText('report ref, title and parent ref (list only)')),
+  element_type: Type.Optional(Type.Union(ELEMENT_TYPE_VALUES.map((t) => Type.Literal(t)), { description: 'List only reports of this kind of parent.' })),
+  fk_element: Type.Optional(RowId('List only reports of this parent object (with element_type; commande when not given).')),
+  status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('final')], { description: 'List only drafts or only final reports.' })),
+  ...PageQuery,
+});
+export type ReportsQuery = Static<typeof ReportsQuery>;
+
+const ReportOptions = {
+  title: Type.Optional(Title('Report title (at most 255 characters).')),
+  format: Type.Optional(Format),
+  orientation: Type.Optional(OrientationSchema),
+  odt_template: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }), 'Cover sheet: a name from /api/odt_templates.php, or null for none.')),
+};
+
+export const CreateReportBody = Type.Object(
+  {
+    element_type: Type.Optional(Type.Union(ELEMENT_TYPE_VALUES.map((t) => Type.Literal(t)), { description: 'Kind of parent object. @default commande' })),
+    fk_element: RowId('Id of the order, invoice or proposal the report belongs to.'),
+    ...ReportOptions,
+    template_id: Type.Optional(RowId("A template whose pages (and, unless given here, title, format, orientation and cover sheet) the report starts with.")),
+  },
+  { additionalProperties: false },
+);
+export type CreateReportBody = Static<typeof CreateReportBody>;
+
+export const CreateTemplateBody = Type.Object(
+  {
+    template_label: Title('Name of the template in lists.'),
+    from_report: Type.Optional(RowId('A report whose pages the template copies (its images are copied into the template).')),
+    ...ReportOptions,
+  },
+  { additionalProperties: false },
+);
+export type CreateTemplateBody = Static<typeof CreateTemplateBody>;
+
+export const FromTemplateBody = Type.Object(
+  {
+    template_id: RowId('The template.'),
+    element_type: CreateReportBody.properties.element_type,
+    fk_element: CreateReportBody.properties.fk_element,
+    ...ReportOptions,
+  },
+  { additionalProperties: false },
+);
+export type FromTemplateBody = Static<typeof FromTemplateBody>;
+
+export const TemplatesQuery = Type.Object({
+  id: Type.Optional(RowId('Template id.')),
+  action: Type.Optional(Type.String({ maxLength: 64, description: '`create_from_template` or `create`.' })),
+  q: Type.Optional(SearchText('template label, title and ref')),
+  ...PageQuery,
+});
+
+export const TemplateItem = Type.Object({
+  id: Type.Integer(),
+  ref: Type.String(),
+  template_label: Nullable(Type.String()),
+  title: Type.String(),
+  format: Type.String(),
+  orientation: Type.String(),
+  odt_template: Nullable(Type.String()),
+  page_count: Type.Integer(),
+  fk_user_creat: Type.Integer(),
+  datec: UnixOrNull('Creation time.'),
+});
+export type TemplateItem = Static<typeof TemplateItem>;
+export const TemplateList = ListOf(TemplateItem);
+
+export const OdtTemplateItem = Type.Object({
+  name: Type.String({ description: 'File name; pass it as odt_template.' }),
+  size: Type.Integer(),
+  mtime: Type.Integer({ description: 'Unix seconds.' }),
+});
+export const OdtTemplateList = ListOf(OdtTemplateItem);
+
+export const DeletedReport = Type.Object({ id: Type.Integer(), ref: Type.String(), deleted: Type.Literal(true) });
+
+// ---- pages ----------------------------------------------------------------------------------
+
+export const PagesQuery = Type.Object({
+  id: Type.Optional(RowId('Page id (update, delete).')),
+  bericht_id: Type.Optional(RowId('Report id (add, reorder, signature).')),
+  action: Type.Optional(Type.String({ maxLength: 64, description: '`add`, `reorder`; none with `id`: update (or delete with delete=1).' })),
+  delete: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal(1), Type.Literal('true'), Type.Boolean()], { description: '1: delete the page `id` (POST instead of DELETE).' })),
+});
+export type PagesQuery = Static<typeof PagesQuery>;
+
+export const AddPageBody = Type.Object(
+  {
+    layout: Type.Optional(Type.Union(EDITABLE_LAYOUTS.map((l) => Type.Literal(l)), { description: 'photo (one image; default when `source` is given), before_after (two), title_only (none; default without `source`).' })),
+    title: Type.Optional(PageTitle),
+    note: Type.Optional(Note),
+    rotation: Type.Optional(RotationSchema),
+    source: Type.Optional(AttachmentName("The image: the name of a photo in the parent object's attachments (as listed by action=photos), e.g. IMG_1.jpg. For before_after the \"Vorher\" image.")),
+    source_2: Type.Optional(AttachmentName('before_after: the "Nachher" image, likewise.')),
+  },
+  { additionalProperties: false },
+);
+export type AddPageBody = Static<typeof AddPageBody>;
+
+export const UpdatePageBody = Type.Object(
+  {
+    title: Type.Optional(PageTitle),
+    note: Type.Optional(Note),
+    rotation: Type.Optional(RotationSchema),
+    layout: Type.Optional(AddPageBody.properties.layout),
+    source: Type.Optional(AddPageBody.properties.source),
+    source_2: Type.Optional(AddPageBody.properties.source_2),
+  },
+  { additionalProperties: false },
+);
+export type UpdatePageBody = Static<typeof UpdatePageBody>;
+
+export const ReorderBody = Type.Object(
+  {
+    order: Type.Array(RowId('Page id.'), { maxItems: MAX_REPORT_PAGES, description: 'Every page id of the report, each once, in the new order.' }),
+    bericht_id: Type.Optional(RowId('The report (also accepted in the query).')),
+  },
+  { additionalProperties: false },
+);
+export type ReorderBody = Static<typeof ReorderBody>;
+
+export const DeletedPage = Type.Object({
+  id: Type.Integer(),
+  fk_bericht: Type.Integer(),
+  deleted: Type.Literal(true),
+  files_deleted: Type.Array(Type.String(), { description: 'source paths removed with the page (work-area files no other page shows).' }),
+});
+
+export const PdfQuery = Type.Object({
+  id: RowId('Report id.'),
+  preview: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Boolean(), Type.Literal(0), Type.Literal(1)], { description: '1: a preview made now, even for a final report. Default: the final PDF, or a preview for a draft.' })),
+  download: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Boolean(), Type.Literal(0), Type.Literal(1)], { description: '1: served as an attachment (download) instead of inline.' })),
+  jwt: Type.Optional(Type.String({ maxLength: 4096, description: 'The token, for a link or a frame that cannot send a header.' })),
+});
+export type PdfQuery = Static<typeof PdfQuery>;

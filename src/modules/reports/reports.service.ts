@@ -1,0 +1,378 @@
+/**
+ * Reports as the caller may see them (DESIGN.md, Visibility): list, detail with pages and version
+ * links, create (also from a template), new version, delete, and templates. Finalizing and the
+ * PDF are in report-pdf.service.ts, pages in pages.service.ts.
+ *
+ * A report and its pages are written in one transaction together with the files copied into its
+ * work area; a failure removes the copied files, so nothing half-made stays behind.
+ */
+import { rm, stat } from 'node:fs/promises';
+import type { Selectable } from 'kysely';
+import type { Config } from '../../config.js';
+import type { Db, DbHandle } from '../../db/database.js';
+import { fromDbDateTime, isUniqueViolation, toDbDateTime } from '../../db/dialect.js';
+import type { BerichtTable } from '../../db/tables.js';
+import type { ElementType } from '../../dolibarr/documents.js';
+import { AppError } from '../../errors.js';
+import { reportStatus } from '../common/common.schemas.js';
+import type { AuthUser } from '../auth/auth.service.js';
+import type { ElementAccess } from '../access/element-access.js';
+import { createUploadsRepository } from '../uploads/uploads.repository.js';
+import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
+import type { CreateReportBody, CreateTemplateBody, PageResponse, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
+import { copyIntoFolder, isInWorkArea, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
+
+/** Tries at most this many refs when others take them at the same moment. */
+const REF_ATTEMPTS = 10;
+/** Longest version chain walked for the version links. */
+const MAX_VERSIONS = 500;
+
+export interface ReportServiceDeps {
+  handle: DbHandle;
+  repo: ReportRepository;
+  access: ElementAccess;
+  config: Config;
+  /** Cover-sheet templates a report may name. */
+  odtTemplateNames(): Promise<string[]>;
+}
+
+/** Template management needs Dolibarr's admin flag or the module's admin right (DESIGN.md, Rights). */
+export function isTemplateManager(user: AuthUser): boolean {
+  return user.admin || user.perms.admin;
+}
+
+/** `BR<yy><mm>-` of the current month (UTC), as Dolibarr's numbering modules build refs. */
+export function refPrefix(now = new Date()): string {
+  return `BR${String(now.getUTCFullYear() % 100).padStart(2, '0')}${String(now.getUTCMonth() + 1).padStart(2, '0')}-`;
+}
+
+export function toPageResponse(row: PageRow): PageResponse {
+  return {
+    id: Number(row.rowid),
+    fk_bericht: Number(row.fk_bericht),
+    page_order: Number(row.page_order),
+    title: row.title,
+    note: row.note,
+    rotation: Number(row.rotation),
+    layout: row.layout,
+    source_path: row.source_path,
+    source_path_2: row.source_path_2,
+    url: sourceUrl(row.source_path),
+    thumb_url: sourceUrl(row.source_path, 'small'),
+    url_2: sourceUrl(row.source_path_2),
+    thumb_url_2: sourceUrl(row.source_path_2, 'small'),
+  };
+}
+
+export function toReportItem(row: ReportRow): ReportListItem {
+  return {
+    id: Number(row.rowid),
+    ref: row.ref,
+    title: row.title,
+    element_type: row.element_type,
+    fk_element: row.fk_element === null ? null : Number(row.fk_element),
+    parent_ref: row.parent_ref ?? null,
+    format: row.format,
+    orientation: row.orientation,
+    odt_template: row.odt_template,
+    status: reportStatus(row.status),
+    version: Number(row.version),
+    fk_bericht_parent: row.fk_bericht_parent === null ? null : Number(row.fk_bericht_parent),
+    is_template: Number(row.is_template) === 1,
+    template_label: row.template_label,
+    final_pdf_path: row.final_pdf_path,
+    fk_user_creat: Number(row.fk_user_creat),
+    page_count: Number(row.page_count ?? 0),
+    datec: fromDbDateTime(row.datec),
+    tms: fromDbDateTime(row.tms),
+    pdf_url: `/api/pdf.php?id=${Number(row.rowid)}`,
+  };
+}
+
+export function toTemplateItem(row: ReportRow): TemplateItem {
+  return {
+    id: Number(row.rowid),
+    ref: row.ref,
+    template_label: row.template_label,
+    title: row.title,
+    format: row.format,
+    orientation: row.orientation,
+    odt_template: row.odt_template,
+    page_count: Number(row.page_count ?? 0),
+    fk_user_creat: Number(row.fk_user_creat),
+    datec: fromDbDateTime(row.datec),
+  };
+}
+
+/** What a new report is made of: its row and the pages it starts with (copied from another report). */
+interface NewReport {
+  fields: Omit<Selectable<BerichtTable>, 'rowid' | 'ref' | 'entity' | 'datec' | 'tms' | 'status' | 'final_pdf_path' | 'fk_user_modif'>;
+  pages: PageRow[];
+  /** Copy pages' attachments (not only work-area files) into the new work area: templates own their images. */
+  copyAttachments: boolean;
+}
+
+export function createReportService(deps: ReportServiceDeps) {
+  const { handle, repo, access, config } = deps;
+  const { db } = handle;
+  const { dataRoot, entity } = config;
+
+  async function visibleReport(user: AuthUser, id: number, conn: Db = db): Promise<ReportRow> {
+    const row = await repo.getById(conn, id, access.reportVisible(user, REPORT_ALIAS));
+    if (!row) throw new AppError('REPORT_NOT_FOUND');
+    return row;
+  }
+
+  async function visibleTemplate(user: AuthUser, id: number): Promise<ReportRow> {
+    const row = await repo.getById(db, id, access.reportVisible(user, REPORT_ALIAS));
+    if (!row || Number(row.is_template) !== 1) throw new AppError('TEMPLATE_NOT_FOUND');
+    return row;
+  }
+
+  async function parentOf(user: AuthUser, type: ElementType, id: number) {
+    const element = await access.getById(type, id, user);
+    if (!element) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'OBJECT_NOT_FOUND');
+    return element;
+  }
+
+  async function checkOdtTemplate(name: string | null | undefined): Promise<void> {
+    if (name === null || name === undefined) return;
+    if (!(await deps.odtTemplateNames()).includes(name)) throw new AppError('ODT_TEMPLATE_NOT_FOUND', { details: { odt_template: name } });
+  }
+
+  /** Every version linked to `id` through fk_bericht_parent, either way, by version number. */
+  async function versionsOf(id: number) {
+    const seen = new Map<number, Awaited<ReturnType<ReportRepository['linked']>>[number]>();
+    const queued = new Set([id]);
+    let frontier = [id];
+    // Each round finds the frontier's own rows (and so their parents) and their children.
+    while (frontier.length > 0 && seen.size < MAX_VERSIONS) {
+      const rows = await repo.linked(db, frontier);
+      const next: number[] = [];
+      const enqueue = (n: number) => {
+        if (!queued.has(n)) {
+          queued.add(n);
+          next.push(n);
+        }
+      };
+      for (const row of rows) {
+        seen.set(Number(row.rowid), row);
+        enqueue(Number(row.rowid));
+        if (row.fk_bericht_parent !== null) enqueue(Number(row.fk_bericht_parent));
+      }
+      frontier = next;
+    }
+    return [...seen.values()]
+      .map((r) => ({ id: Number(r.rowid), ref: r.ref, version: Number(r.version), status: reportStatus(r.status), datec: fromDbDateTime(r.datec) }))
+      .sort((a, b) => a.version - b.version || a.id - b.id);
+  }
+
+  async function detail(row: ReportRow, conn: Db = db): Promise<ReportDetail> {
+    const pages = await repo.pages(conn, Number(row.rowid));
+    return { ...toReportItem(row), pages: pages.map(toPageResponse), versions: await versionsOf(Number(row.rowid)) };
+  }
+
+  /**
+   * Inserts the report under the next free ref of the month with its pages, copying page files
+   * into its work area inside the same transaction. Two requests at once may pick the same number:
+   * the unique index refuses the second, which tries the next one.
+   */
+  async function insertReport(user: AuthUser, input: NewReport): Promise<number> {
+    const prefix = refPrefix();
+    let bump = 0;
+    for (let attempt = 0; attempt < REF_ATTEMPTS; attempt++) {
+      let createdFolder: string | undefined;
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const number = (await repo.maxRefNumber(trx, entity, prefix)) + 1 + bump;
+          const ref = `${prefix}${String(number).padStart(4, '0')}`;
+          const folder = reportFolder(dataRoot, entity, ref);
+          // A folder left by a report that is gone is not ours to fill or to remove: take the next number.
+          if (await exists(folder.dir)) {
+            bump++;
+            throw new RetryRef();
+          }
+          const now = toDbDateTime();
+          const id = await repo.insertReport(trx, { ...input.fields, ref, entity, status: 0, final_pdf_path: null, fk_user_creat: user.id, datec: now, tms: now });
+          let order = 0;
+          for (const page of input.pages) {
+            const copy = async (relPath: string | null): Promise<string | null> => {
+              if (!relPath || !(isInWorkArea(relPath) || input.copyAttachments)) return relPath;
+              let source: string;
+              try {
+                source = await resolveSource(dataRoot, entity, relPath);
+              } catch {
+                return relPath; // a missing image stays named; finalizing reports it
+              }
+              createdFolder = folder.dir;
+              return `${WORK_AREA_DIR}/${folder.name}/${await copyIntoFolder(source, folder.dir)}`;
+            };
+            await repo.insertPage(trx, {
+              fk_bericht: id,
+              page_order: ++order,
+              title: page.title,
+              note: page.note,
+              rotation: Number(page.rotation),
+              layout: page.layout,
+              source_path: await copy(page.source_path),
+              source_path_2: await copy(page.source_path_2),
+              datec: now,
+              tms: now,
+            });
+          }
+          return id;
+        });
+      } catch (error) {
+        if (createdFolder) await rm(createdFolder, { recursive: true, force: true });
+        if (error instanceof RetryRef || isUniqueViolation(error)) continue;
+        throw error;
+      }
+    }
+    throw new AppError('REPORT_REF_EXHAUSTED');
+  }
+
+  return {
+    visibleReport,
+    detail,
+
+    async list(user: AuthUser, query: { q?: string; elementType?: ElementType; fkElement?: number; status?: 'draft' | 'final'; limit: number; offset: number }) {
+      const { rows, total } = await repo.list(
+        db,
+        {
+          visible: access.reportVisible(user, REPORT_ALIAS),
+          templates: false,
+          q: query.q?.trim() || undefined,
+          elementType: query.elementType ?? (query.fkElement !== undefined ? 'commande' : undefined),
+          fkElement: query.fkElement,
+          status: query.status === undefined ? undefined : query.status === 'draft' ? 0 : 1,
+        },
+        query,
+      );
+      return { items: rows.map(toReportItem), total };
+    },
+
+    async get(user: AuthUser, id: number): Promise<ReportDetail> {
+      return detail(await visibleReport(user, id));
+    },
+
+    async create(user: AuthUser, body: CreateReportBody): Promise<ReportDetail> {
+      const type = body.element_type ?? 'commande';
+      await parentOf(user, type, body.fk_element);
+      const template = body.template_id === undefined ? undefined : await visibleTemplate(user, body.template_id);
+      const odt = body.odt_template !== undefined ? body.odt_template : (template?.odt_template ?? null);
+      await checkOdtTemplate(odt);
+      const title = body.title ?? template?.title;
+      if (!title) throw new AppError('VALIDATION_FAILED', { message: 'title erforderlich', details: [{ field: 'body.title', message: 'required' }] });
+      const id = await insertReport(user, {
+        fields: {
+          element_type: type,
+          fk_element: body.fk_element,
+          title,
+          format: body.format ?? template?.format ?? 'A4',
+          orientation: body.orientation ?? template?.orientation ?? 'portrait',
+          odt_template: odt,
+          version: 1,
+          fk_bericht_parent: null,
+          is_template: 0,
+          template_label: null,
+          fk_user_creat: user.id,
+        },
+        pages: template ? await repo.pages(db, Number(template.rowid)) : [],
+        copyAttachments: false,
+      });
+      return detail(await visibleReport(user, id));
+    },
+
+    /** A new draft with the next version number, a copy of `id` with all its pages; `id` stays as it is. */
+    async newVersion(user: AuthUser, id: number): Promise<ReportDetail> {
+      const source = await visibleReport(user, id);
+      if (Number(source.is_template) === 1) throw new AppError('CONFLICT', { message: 'Von einer Vorlage gibt es keine Versionen' });
+      const versions = await versionsOf(id);
+      const newId = await insertReport(user, {
+        fields: {
+          element_type: source.element_type,
+          fk_element: source.fk_element,
+          title: source.title,
+          format: source.format,
+          orientation: source.orientation,
+          odt_template: source.odt_template,
+          version: Math.max(...versions.map((v) => v.version), Number(source.version)) + 1,
+          fk_bericht_parent: id,
+          is_template: 0,
+          template_label: null,
+          fk_user_creat: user.id,
+        },
+        pages: await repo.pages(db, id),
+        copyAttachments: false,
+      });
+      return detail(await visibleReport(user, newId));
+    },
+
+    /**
+     * Deletes the report, its pages, its work-area folder (page images, the PDF) and their
+     * `ecm_files` rows. A final report needs the admin right, a template the template right.
+     * Newer versions then point at the deleted one's parent.
+     */
+    async remove(user: AuthUser, id: number): Promise<{ id: number; ref: string; deleted: true }> {
+      const row = await visibleReport(user, id);
+      if (Number(row.is_template) === 1 && !isTemplateManager(user)) throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
+      const folder = reportFolder(dataRoot, entity, row.ref);
+      await db.transaction().execute(async (trx) => {
+        const locked = await repo.lockById(trx, id);
+        if (!locked) throw new AppError('REPORT_NOT_FOUND');
+        if (Number(locked.status) !== 0 && !(user.admin || user.perms.admin)) {
+          throw new AppError('AUTH_RIGHT_MISSING', { message: 'Einen abgeschlossenen Bericht dürfen nur Administratoren löschen', details: { right: 'admin' } });
+        }
+        await repo.relinkChildren(trx, id, locked.fk_bericht_parent === null ? null : Number(locked.fk_bericht_parent));
+        await createUploadsRepository(trx, handle.dialect).deleteEcmFiles(entity, folder.filepath);
+        await repo.deleteReport(trx, id);
+      });
+      await rm(folder.dir, { recursive: true, force: true });
+      return { id, ref: row.ref, deleted: true };
+    },
+
+    async listTemplates(user: AuthUser, query: { q?: string; limit: number; offset: number }) {
+      const { rows, total } = await repo.list(db, { visible: access.reportVisible(user, REPORT_ALIAS), templates: true, q: query.q?.trim() || undefined }, query);
+      return { items: rows.map(toTemplateItem), total };
+    },
+
+    /** A template, empty or a copy of a report's pages with their images (templates own their images). */
+    async createTemplate(user: AuthUser, body: CreateTemplateBody): Promise<ReportDetail> {
+      if (!isTemplateManager(user)) throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
+      const source = body.from_report === undefined ? undefined : await visibleReport(user, body.from_report);
+      const odt = body.odt_template !== undefined ? body.odt_template : (source?.odt_template ?? null);
+      await checkOdtTemplate(odt);
+      const id = await insertReport(user, {
+        fields: {
+          element_type: null,
+          fk_element: null,
+          title: body.title ?? source?.title ?? body.template_label,
+          format: body.format ?? source?.format ?? 'A4',
+          orientation: body.orientation ?? source?.orientation ?? 'portrait',
+          odt_template: odt,
+          version: 1,
+          fk_bericht_parent: null,
+          is_template: 1,
+          template_label: body.template_label,
+          fk_user_creat: user.id,
+        },
+        pages: source ? (await repo.pages(db, Number(source.rowid))).filter((p) => p.layout !== 'signature') : [],
+        copyAttachments: true,
+      });
+      return detail(await visibleReport(user, id));
+    },
+  };
+}
+
+class RetryRef extends Error {}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type ReportService = ReturnType<typeof createReportService>;

@@ -1,0 +1,93 @@
+/**
+ * Endpoints 23 and 24: report templates (/api/templates.php) and cover-sheet templates
+ * (/api/odt_templates.php).
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../errors.js';
+import { callerOf } from '../../plugins/authenticate.js';
+import { ErrorResponse } from '../common/common.schemas.js';
+import { chooseAction } from '../common/dispatch.js';
+import type { ReportModule } from './reports.module.js';
+import { CreateTemplateBody, FromTemplateBody, OdtTemplateList, ReportDetail, TemplateList, TemplatesQuery } from './reports.schemas.js';
+import { TEMPLATE_PATH_CONST } from '../../adapters/odt.js';
+
+const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+
+export async function templatesRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
+  const { reports } = mod;
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  typed.get(
+    '/api/templates.php',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'Report templates',
+        description:
+          'The report templates of the entity (reports flagged is_template, with template_label) as `{ items, total }`, newest first; every user with the read right sees them. ' +
+          '`q` searches label, title and ref. A template\'s pages: GET /api/reports.php?id=<template id>. Templates never appear in ordinary report lists.',
+        querystring: TemplatesQuery,
+        response: { 200: TemplateList, ...ERRORS },
+      },
+    },
+    async (request) => {
+      if (request.query.action || request.query.id !== undefined) throw new AppError('ACTION_UNKNOWN', { message: 'GET listet die Vorlagen; create_from_template und create sind POST', details: { known: [] } });
+      const { q, limit = 50, offset = 0 } = request.query;
+      return reports.listTemplates(callerOf(request), { q, limit, offset });
+    },
+  );
+
+  typed.post(
+    '/api/templates.php',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'Create a report from a template, or a template',
+        description: [
+          '`action=create_from_template`: body `{ template_id, fk_element, element_type?, title?, format?, orientation?, odt_template? }`; the same as POST /api/reports.php?action=create with template_id: ' +
+            'a new draft on the object with a copy of the template\'s pages (its images copied into the report\'s work area). Write right. 201 with the report.',
+          '`action=create`: a new template, body `{ template_label, from_report?, title?, format?, orientation?, odt_template? }`. With `from_report`, the report\'s pages (not signature pages) and their images are copied, ' +
+            'so the template keeps them whatever happens to the order. Needs the template right (Dolibarr admin flag or the module\'s admin right). 201 with the template. ' +
+            'A template\'s pages are edited with /api/pages.php and it is deleted with DELETE /api/reports.php (template right).',
+        ].join('\n\n'),
+        querystring: TemplatesQuery,
+        response: { 201: ReportDetail, ...ERRORS },
+      },
+      config: { right: 'write' },
+    },
+    async (request, reply) => {
+      const user = callerOf(request);
+      const action = chooseAction(request.query.action, ['create_from_template', 'create'] as const);
+      if (action === 'create') return reply.code(201).send(await reports.createTemplate(user, mod.parseBody(CreateTemplateBody, request.body)));
+      if (action === 'create_from_template') {
+        const body = mod.parseBody(FromTemplateBody, request.body);
+        return reply.code(201).send(await reports.create(user, { ...body, template_id: body.template_id }));
+      }
+      throw new AppError('ACTION_UNKNOWN', { message: 'action erforderlich: create_from_template oder create', details: { known: ['create_from_template', 'create'] } });
+    },
+  );
+
+  typed.get(
+    '/api/odt_templates.php',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: 'Cover-sheet templates (ODT)',
+        description:
+          `The ODT files in the module's template folders, as Dolibarr keeps document templates: the folders listed in the constant ${TEMPLATE_PATH_CONST} (comma or newline separated; ` +
+          'DOL_DATA_ROOT stands for the documents folder), by default `doctemplates/bericht/` in the documents folder. `{ items, total }` by name; pass `name` as a report\'s odt_template. ' +
+          'The cover sheet is filled with Dolibarr-style {placeholders} (report, order, customer, company) and converted by LibreOffice when a report is finalized or previewed.',
+        response: { 200: OdtTemplateList, 401: ErrorResponse, 403: ErrorResponse },
+      },
+    },
+    async () => {
+      // The first folder holding a name wins, as when a report's cover sheet is looked up.
+      const seen = new Set<string>();
+      const items = (await mod.odtTemplates())
+        .filter((t) => !seen.has(t.name) && seen.add(t.name))
+        .map((t) => ({ name: t.name, size: t.size, mtime: Math.floor(t.mtime / 1000) }));
+      return { items, total: items.length };
+    },
+  );
+}

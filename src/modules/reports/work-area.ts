@@ -1,0 +1,68 @@
+/**
+ * Files of reports. A page's `source_path` is relative to the entity's documents root, in
+ * Dolibarr's layout: `commande/CO2401-0001/IMG_1.jpg` (an attachment of the order) or
+ * `bericht/BR2611-0001/IMG_1.jpg` (the reports' work area, DESIGN.md). Only files in the work area
+ * belong to a report: they are copied with it and deleted with it; attachments of orders, invoices
+ * and proposals are only ever read.
+ */
+import { constants } from 'node:fs';
+import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { THUMBNAIL_SIZE_NAMES, thumbnailPath } from '../../adapters/image.js';
+import { MODULE_DIRS, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
+import { entityRoot } from '../../dolibarr/ecm.js';
+import { firstFreeName } from '../../dolibarr/filenames.js';
+import { fileUrlOf } from '../files/file-path.js';
+
+export const WORK_AREA_DIR = MODULE_DIRS.bericht;
+
+export function isInWorkArea(relPath: string | null | undefined): boolean {
+  return !!relPath && relPath.startsWith(`${WORK_AREA_DIR}/`);
+}
+
+export function reportFolder(dataRoot: string, entity: number, ref: string): ObjectFolder {
+  return objectFolder(dataRoot, entity, 'bericht', ref);
+}
+
+/** `source_path` of a file `name` in the folder of `owner` object `ref`. */
+export function sourcePathOf(owner: FileOwner, ref: string, name: string, dataRoot: string, entity: number): string {
+  return `${MODULE_DIRS[owner]}/${objectFolder(dataRoot, entity, owner, ref).name}/${name}`;
+}
+
+/** The real path of a `source_path`, refusing anything that leaves the documents root; FILE_NOT_FOUND when missing. */
+export function resolveSource(dataRoot: string, entity: number, relPath: string): Promise<string> {
+  return resolveInside(entityRoot(dataRoot, entity), relPath);
+}
+
+/** The file endpoint's link for a `source_path` (`size` for a thumbnail). */
+export function sourceUrl(relPath: string | null, size?: (typeof THUMBNAIL_SIZE_NAMES)[number]): string | null {
+  if (!relPath) return null;
+  const [dir, ...rest] = relPath.split('/');
+  const owner = (Object.keys(MODULE_DIRS) as FileOwner[]).find((o) => MODULE_DIRS[o] === dir);
+  return owner ? fileUrlOf(owner, rest.join('/'), size) : null;
+}
+
+/**
+ * Copies `source` into `dir` under its own name, or `name_2.ext`, … when taken; returns the name
+ * used. Never overwrites (COPYFILE_EXCL), so two copies at once cannot clobber each other.
+ */
+export async function copyIntoFolder(source: string, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const taken = new Set((await readdir(dir)).map((n) => n.toLowerCase()));
+    const name = firstFreeName(path.basename(source), (candidate) => taken.has(candidate.toLowerCase()));
+    try {
+      await copyFile(source, path.join(dir, name), constants.COPYFILE_EXCL);
+      return name;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  throw new Error(`no free name for ${path.basename(source)} in ${dir}`);
+}
+
+/** Removes a file and its Dolibarr thumbnails; a file already gone is fine. */
+export async function removeWithThumbnails(file: string): Promise<void> {
+  await rm(file, { force: true });
+  await Promise.all(THUMBNAIL_SIZE_NAMES.map((size) => rm(thumbnailPath(file, size), { force: true })));
+}
