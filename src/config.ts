@@ -59,6 +59,11 @@ export interface Config {
   login: LoginThrottleConfig;
   uploads: UploadConfig;
   logLevel: string;
+  /**
+   * LibreOffice's `soffice`, which turns ODT cover sheets into PDF: a path or a name in PATH.
+   * @default soffice from PATH, then the usual install folders
+   */
+  libreOfficeBinary: string | undefined;
   /** Path of the conf.php the settings came from, if any. */
   dolibarrConf: string | undefined;
 }
@@ -243,6 +248,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxAudioBytes: intSetting('UPLOAD_MAX_AUDIO_BYTES', get('UPLOAD_MAX_AUDIO_BYTES'), 200 * 1024 * 1024, problems, 1024, 2 ** 40),
     },
     logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
+    libreOfficeBinary: overrides.libreOfficeBinary ?? (get('LIBREOFFICE_BINARY') || undefined),
     dolibarrConf: confPath,
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

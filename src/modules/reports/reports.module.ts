@@ -32,7 +32,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
     repo,
     config,
     consts,
-    libreOffice: createLibreOffice({ logger: app.log }),
+    libreOffice: createLibreOffice({ binary: config.libreOfficeBinary, logger: app.log }),
     odtTemplateDirs,
     visibleReport: reports.visibleReport,
     detail: reports.detail,
