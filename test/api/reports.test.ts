@@ -11,6 +11,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
+import { Writable } from 'node:stream';
+import { createLibreOffice } from '../../src/adapters/libreoffice.js';
+import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from '../../src/demo/cover-template.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
@@ -20,6 +23,7 @@ import { pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 const A4 = { width: 595.28, height: 841.89 };
 const A5 = { width: 419.53, height: 595.28 };
 const near = (a: number, b: number) => Math.abs(a - b) < 1.5;
+const libreOfficeAvailable = () => createLibreOffice().available();
 
 /** Every file under `dir` with the SHA-256 of its bytes (relative path → hash). */
 async function snapshotFiles(dir: string): Promise<Record<string, string>> {
@@ -93,6 +97,11 @@ for (const dialect of testDialects()) {
 
     const finalize = (who: Caller, id: number) => req(who, 'POST', `/api/reports.php?id=${id}&action=finalize`);
     const reportRow = (id: number) => ctx.handle.db.selectFrom('bericht').selectAll().where('rowid', '=', id).executeTakeFirst();
+    async function installCoverTemplate(dataRoot = ctx.config.dataRoot) {
+      const dir = path.join(dataRoot, 'doctemplates', 'bericht');
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, COVER_TEMPLATE_FILENAME), makeCoverTemplateOdt());
+    }
     const workDir = (ref: string) => objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', ref).dir;
 
     describe('visibility and lists', () => {
@@ -320,6 +329,65 @@ for (const dialect of testDialects()) {
         assertError(await finalize(stranger, report.id), 404, 'REPORT_NOT_FOUND');
         assertError(await req(me, 'POST', '/api/reports.php?action=finalize'), 400, 'VALIDATION_FAILED');
         assert.equal(Number((await reportRow(report.id))!.status), 0);
+      });
+    });
+
+    describe('cover sheet', () => {
+      test('the ODT cover is filled with the report, order, customer and company and converted by LibreOffice', async (t) => {
+        if (!(await libreOfficeAvailable())) return t.skip('LibreOffice (soffice) is not installed');
+        if (pdfToolsMissing) return t.skip(pdfToolsMissing);
+        const me = await caller();
+        await installCoverTemplate();
+        const listed = (await req(me, 'GET', '/api/odt_templates.php')).json();
+        assert.ok(listed.items.some((i: { name: string }) => i.name === COVER_TEMPLATE_FILENAME), JSON.stringify(listed));
+        await ctx.make.setConst('MAIN_INFO_SOCIETE_NOM', 'Haustechnik Weiß & Söhne', ctx.config.entity);
+        const customer = await ctx.make.thirdParty({ name: 'Müller & Söhne GmbH', town: 'Köln' });
+        const order = await ctx.make.order({ author: me.id, customer: customer.id, refClient: 'Best-Ä-77' });
+        const folder = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref);
+        await mkdir(folder.dir, { recursive: true });
+        await sharp({ create: { width: 800, height: 600, channels: 3, background: '#88a' } }).jpeg().toFile(path.join(folder.dir, 'foto.jpg'));
+        const report = await createReport(me, { fk_element: order.id, title: 'Prüfbericht Ölheizung', odt_template: COVER_TEMPLATE_FILENAME });
+        assert.equal(report.odt_template, COVER_TEMPLATE_FILENAME);
+        await addPage(me, report.id, { source: 'foto.jpg', title: 'Kessel' });
+        await addPage(me, report.id, { layout: 'title_only', title: 'Ende' });
+        const res = await finalize(me, report.id);
+        assert.equal(res.statusCode, 200, res.body);
+        const file = path.join(ctx.config.dataRoot, res.json().final_pdf_path);
+        const info = await pdfInfo(file);
+        assert.equal(info.pages, 3, 'cover + 2 pages');
+        const pages = (await pdfText(file)).split('\f');
+        for (const value of ['Prüfbericht Ölheizung', report.ref, order.ref, 'Best-Ä-77', 'Müller & Söhne GmbH', 'Köln', 'Haustechnik Weiß & Söhne']) {
+          assert.ok(pages[0]!.includes(value), `cover lacks "${value}": ${pages[0]}`);
+        }
+        assert.ok(!/\{(bericht|object|company|mycompany)_[a-z_]+\}/.test(pages[0]!), `a placeholder was left: ${pages[0]}`);
+        assert.ok(!pages[0]!.includes('Seite 1 / 3'), 'the cover carries no footer');
+        assert.ok(pages[1]!.includes('Seite 2 / 3') && pages[2]!.includes('Seite 3 / 3'));
+      });
+
+      test('without LibreOffice the PDF still comes, with the built-in cover and a warning in the log', async (t) => {
+        const lines: string[] = [];
+        const stream = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+        const noOffice = await createTestContext(dialect, { libreOfficeBinary: '/nonexistent/soffice' }, { logger: { level: 'warn', stream } });
+        try {
+          await installCoverTemplate(noOffice.config.dataRoot);
+          const user = await noOffice.make.user({ rights: ['read', 'write'] });
+          const headers = { authorization: `Bearer ${await noOffice.make.token(user)}` };
+          const order = await noOffice.make.order({ author: user.id });
+          const created = await noOffice.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers, payload: { fk_element: order.id, title: 'Ohne Büro', odt_template: COVER_TEMPLATE_FILENAME } });
+          assert.equal(created.statusCode, 201, created.body);
+          const report = created.json();
+          await noOffice.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${report.id}`, headers, payload: { title: 'Seite' } });
+          const res = await noOffice.app.inject({ method: 'POST', url: `/api/reports.php?id=${report.id}&action=finalize`, headers });
+          assert.equal(res.statusCode, 200, res.body);
+          assert.ok(lines.some((l) => /LibreOffice/.test(l) && /"level":40/.test(l)), lines.join(''));
+          if (pdfToolsMissing) return t.skip(pdfToolsMissing);
+          const file = path.join(noOffice.config.dataRoot, res.json().final_pdf_path);
+          assert.equal((await pdfInfo(file)).pages, 2);
+          const cover = (await pdfText(file)).split('\f')[0]!;
+          assert.ok(cover.includes('Ohne Büro') && cover.includes(`Bericht ${report.ref}`) && cover.includes(`Auftrag ${order.ref}`), cover);
+        } finally {
+          await noOffice.close();
+        }
       });
     });
 

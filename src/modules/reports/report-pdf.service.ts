@@ -98,7 +98,13 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
   return out;
 }
 
-const formatDate = (unix: number | null) => (unix === null ? '' : new Date(unix * 1000).toLocaleDateString('de-DE', { timeZone: 'UTC' }));
+/** Dates as Dolibarr prints them for German users: `dd.mm.yyyy` and `dd.mm.yyyy HH:MM` (UTC, as stored). */
+function formatDate(unix: number | null, withTime = false): string {
+  if (unix === null) return '';
+  const iso = new Date(unix * 1000).toISOString();
+  const date = `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
+  return withTime ? `${date} ${iso.slice(11, 16)}` : date;
+}
 
 export function createReportPdfService(deps: ReportPdfDeps) {
   const { handle, repo, config, consts, libreOffice, logger } = deps;
@@ -162,7 +168,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       mycompany_vatnumber: company.get('MAIN_INFO_TVAINTRA') ?? '',
       myuser_fullname: user.name,
       current_date: formatDate(now),
-      current_datehour: new Date(now * 1000).toLocaleString('de-DE', { timeZone: 'UTC' }),
+      current_datehour: formatDate(now, true),
     };
   }
 
