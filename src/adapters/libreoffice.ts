@@ -1,0 +1,243 @@
+/**
+ * LibreOffice headless as a converter (ODT → PDF), the way Dolibarr converts ODT documents.
+ *
+ * - Every conversion gets a fresh user profile (`-env:UserInstallation`): soffice hands a
+ *   conversion to an instance already running on the same profile, so parallel conversions on one
+ *   profile collide on its lock. The profile is removed afterwards. The price: a fresh profile
+ *   costs 1–3 s of first-start work on each conversion.
+ * - soffice is a launcher (oosplash) that starts soffice.bin, so a stuck conversion is stopped by
+ *   killing the whole process group: the child is spawned detached, as a group leader.
+ * - No shell: arguments are passed as an array; the input is an absolute path, so a name
+ *   starting with `-` cannot be read as an option.
+ * - The child gets a small environment (search path, locale, a private HOME), not ours: ours holds
+ *   the database URL.
+ * - soffice exits 0 even when it could not load the input, so success means a PDF that exists
+ *   and starts with `%PDF`. It is written beside the target under a temporary name and renamed.
+ */
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, copyFile, mkdir, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { replaceAtomically } from './file-store.js';
+
+export interface LibreOfficeOptions {
+  /**
+   * The soffice executable: a path, or a name looked up in the search path. When given, nothing
+   * else is tried. @default `soffice` from PATH, then /usr/bin/soffice,
+   * /usr/lib/libreoffice/program/soffice and /opt/libreoffice* /program/soffice
+   */
+  binary?: string;
+  /** Time one conversion may take before its process group is killed. @default 60000 */
+  timeoutMs?: number;
+  /** Conversions running at once (per created instance); more wait in a queue. @default 2 */
+  concurrency?: number;
+  logger?: { warn(obj: unknown, msg?: string): void };
+}
+
+export interface LibreOffice {
+  /** Whether soffice was found (checked once, then cached). */
+  available(): Promise<boolean>;
+  /** Converts `input` to `<outDir>/<input name without extension>.pdf` and returns that path. */
+  convertToPdf(input: string, outDir: string): Promise<string>;
+}
+
+/** A conversion that failed: soffice missing, timed out, failed, or produced no PDF. */
+export class LibreOfficeError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LibreOfficeError';
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_CONCURRENCY = 2;
+/** Bytes of soffice's output kept for an error message. */
+const OUTPUT_TAIL_BYTES = 2000;
+
+export function createLibreOffice(options: LibreOfficeOptions = {}): LibreOffice {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY));
+  // The OS search path, not configuration: where soffice lives, and what its launcher script needs.
+  const searchPath = process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin';
+  const locale = process.env.LC_ALL || process.env.LANG || 'C.UTF-8';
+
+  let located: Promise<string | undefined> | undefined;
+  function locate(): Promise<string | undefined> {
+    located ??= findSoffice(options.binary, searchPath).then((binary) => {
+      if (!binary) options.logger?.warn({ binary: options.binary ?? 'soffice' }, 'LibreOffice (soffice) not found: ODT templates cannot be converted to PDF');
+      return binary;
+    });
+    return located;
+  }
+
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  async function acquire(): Promise<void> {
+    if (active < concurrency) {
+      active += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
+  function release(): void {
+    const next = waiting.shift();
+    if (next) next(); // the slot passes on; `active` stays the same
+    else active -= 1;
+  }
+
+  async function convert(binary: string, input: string, outDir: string): Promise<string> {
+    const source = path.resolve(input);
+    const info = await stat(source).catch(() => undefined);
+    if (!info?.isFile()) throw new LibreOfficeError(`Input file not found: ${source}`);
+    const target = path.join(path.resolve(outDir), `${path.parse(source).name}.pdf`);
+    await mkdir(path.dirname(target), { recursive: true });
+
+    const work = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-soffice-'));
+    try {
+      const profile = path.join(work, 'profile');
+      const out = path.join(work, 'out');
+      await mkdir(out);
+      const args = [
+        '--headless', '--norestore', '--nolockcheck', '--nodefault', '--nofirststartwizard',
+        `-env:UserInstallation=${pathToFileURL(profile).href}`,
+        '--convert-to', 'pdf:writer_pdf_Export',
+        '--outdir', out,
+        source,
+      ];
+      const env = { PATH: searchPath, HOME: work, TMPDIR: work, LANG: locale, LC_ALL: locale, SAL_USE_VCLPLUGIN: 'svp' };
+      const result = await run(binary, args, env, timeoutMs);
+      if (result.timedOut) {
+        options.logger?.warn({ input: source, timeoutMs }, 'LibreOffice conversion timed out; its process group was killed');
+        throw new LibreOfficeError(`LibreOffice did not finish within ${timeoutMs} ms and was stopped${tail(result.output)}`);
+      }
+      const pdfs = (await readdir(out)).filter((name) => name.toLowerCase().endsWith('.pdf'));
+      const produced = pdfs.length === 1 ? path.join(out, pdfs[0]!) : undefined;
+      if (result.code !== 0 || !produced || !(await startsWithPdfHeader(produced))) {
+        options.logger?.warn({ input: source, code: result.code, signal: result.signal }, 'LibreOffice conversion failed');
+        const status = result.signal ? `signal ${result.signal}` : `exit code ${result.code}`;
+        throw new LibreOfficeError(`LibreOffice produced no PDF for ${path.basename(source)} (${status})${tail(result.output)}`);
+      }
+      await replaceAtomically(target, (temp) => copyFile(produced, temp));
+      return target;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    async available() {
+      return (await locate()) !== undefined;
+    },
+    async convertToPdf(input, outDir) {
+      const binary = await locate();
+      if (!binary) throw new LibreOfficeError('LibreOffice (soffice) is not installed or not found');
+      await acquire();
+      try {
+        return await convert(binary, input, outDir);
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** The last bytes of stderr (stdout when stderr said nothing). */
+  output: string;
+}
+
+/** Runs `binary` as the leader of a new process group; on timeout the whole group is killed. */
+function run(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+    let stdout = '';
+    let stderr = '';
+    const keep = (sofar: string, chunk: Buffer) => (sofar + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);
+    child.stdout.on('data', (chunk: Buffer) => (stdout = keep(stdout, chunk)));
+    child.stderr.on('data', (chunk: Buffer) => (stderr = keep(stderr, chunk)));
+
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, timeoutMs);
+
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new LibreOfficeError(`LibreOffice could not be started: ${(error as NodeJS.ErrnoException).code ?? error.message}`, { cause: error }));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, timedOut, output: stderr.trim() ? stderr : stdout });
+    });
+  });
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+}
+
+/** soffice's output for an error message: its last lines, without the harmless javaldx notice. */
+function tail(output: string): string {
+  const lines = output
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line && !line.includes('javaldx'));
+  const text = lines.slice(-5).join(' | ').slice(-500);
+  return text ? `: ${text}` : '';
+}
+
+async function startsWithPdfHeader(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(5), 0, 5, 0);
+    return bytesRead === 5 && buffer.toString('latin1') === '%PDF-';
+  } finally {
+    await handle.close();
+  }
+}
+
+async function isExecutableFile(file: string): Promise<boolean> {
+  try {
+    await access(file, constants.X_OK);
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Where soffice is: the given binary only, or PATH and the usual install folders. */
+async function findSoffice(binary: string | undefined, searchPath: string): Promise<string | undefined> {
+  // Relative PATH entries would make the result depend on the working folder: skipped.
+  const pathDirs = searchPath.split(path.delimiter).filter((dir) => path.isAbsolute(dir));
+  let candidates: string[];
+  if (binary !== undefined) {
+    candidates = binary.includes('/') ? [path.resolve(binary)] : pathDirs.map((dir) => path.join(dir, binary));
+  } else {
+    const opt = await readdir('/opt').catch(() => [] as string[]);
+    const optInstalls = opt
+      .filter((name) => name.startsWith('libreoffice'))
+      .sort((a, b) => b.localeCompare(a, 'en', { numeric: true })) // newest version first
+      .map((name) => path.join('/opt', name, 'program', 'soffice'));
+    candidates = [
+      ...pathDirs.map((dir) => path.join(dir, 'soffice')),
+      '/usr/bin/soffice',
+      '/usr/lib/libreoffice/program/soffice',
+      ...optInstalls,
+    ];
+  }
+  for (const candidate of candidates) {
+    if (await isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
