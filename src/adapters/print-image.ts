@@ -1,0 +1,105 @@
+/**
+ * Photos scaled to print size once, then reused. A 12-megapixel phone photo is decoded, turned
+ * upright (EXIF orientation), fitted inside 2400×2400 px (about 200 dpi across A4) and written as a
+ * JPEG without alpha into a cache folder. The name is a hash of the source's absolute path, size
+ * and mtime, so an unchanged photo is prepared once and every later report reuses the file; a
+ * replaced photo gets a new entry (old entries are left for a sweep by age).
+ */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { AppError } from '../errors.js';
+import { writeFileAtomic } from './file-store.js';
+import { MAX_INPUT_PIXELS } from './image.js';
+
+export interface PrintImage {
+  /** The prepared JPEG inside the cache folder. */
+  path: string;
+  /** Pixel size of the prepared JPEG, upright. */
+  width: number;
+  height: number;
+}
+
+/** Longest side of a prepared image. @default 2400 */
+export const PRINT_IMAGE_MAX_SIDE = 2400;
+/** JPEG quality of prepared images. @default 82 */
+export const PRINT_IMAGE_QUALITY = 82;
+/** Part of every cache key: raise it when the output changes, so old entries are not reused. */
+const FORMAT_VERSION = 1;
+
+/** Work in progress per cache file, so two renders needing the same photo decode it once. */
+const inFlight = new Map<string, Promise<PrintImage>>();
+
+/**
+ * The print-size version of `source` inside `cacheDir`, made when it is missing.
+ * Throws AppError('IMAGE_INVALID') when sharp cannot read the photo; a missing source rejects with
+ * the file system's error (code ENOENT).
+ */
+export async function preparePrintImage(source: string, cacheDir: string): Promise<PrintImage> {
+  const absolute = path.resolve(source);
+  const { size, mtimeMs } = await stat(absolute);
+  const key = createHash('sha256').update(JSON.stringify([absolute, size, mtimeMs, FORMAT_VERSION])).digest('hex');
+  const target = path.join(path.resolve(cacheDir), `${key}.jpg`);
+  let work = inFlight.get(target);
+  if (!work) {
+    work = reuseOrPrepare(absolute, target).finally(() => inFlight.delete(target));
+    inFlight.set(target, work);
+  }
+  return work;
+}
+
+/**
+ * Prepares several photos, at most `concurrency` at a time (each decode takes a sharp thread pool
+ * and up to ~150 MB for a 12-megapixel photo). Results are in the order of `sources`; the first
+ * failure rejects and starts no further work.
+ * @param concurrency @default 2
+ */
+export async function preparePrintImages(sources: readonly string[], cacheDir: string, concurrency = 2): Promise<PrintImage[]> {
+  const results = new Array<PrintImage>(sources.length);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < sources.length) {
+      const index = next++;
+      try {
+        results[index] = await preparePrintImage(sources[index]!, cacheDir);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, sources.length)) }, worker));
+  return results;
+}
+
+async function reuseOrPrepare(source: string, target: string): Promise<PrintImage> {
+  const cached = await describeCached(target);
+  if (cached) return cached;
+  let output: { data: Buffer; info: sharp.OutputInfo };
+  try {
+    // resize() right after the input keeps libvips' shrink-on-load for JPEG and WebP.
+    output = await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS })
+      .rotate()
+      .resize(PRINT_IMAGE_MAX_SIDE, PRINT_IMAGE_MAX_SIDE, { fit: 'inside', withoutEnlargement: true })
+      .flatten({ background: '#ffffff' })
+      .jpeg({ quality: PRINT_IMAGE_QUALITY })
+      .toBuffer({ resolveWithObject: true });
+  } catch {
+    throw new AppError('IMAGE_INVALID');
+  }
+  // Encoded in memory (under 2 MB), so a write failure is not mistaken for a broken photo.
+  await writeFileAtomic(target, output.data);
+  return { path: target, width: output.info.width, height: output.info.height };
+}
+
+/** The cache entry's size from its header; undefined when there is none yet (or it is unreadable, so it is made again). */
+async function describeCached(target: string): Promise<PrintImage | undefined> {
+  try {
+    const { width, height } = await sharp(target).metadata();
+    return width && height ? { path: target, width, height } : undefined;
+  } catch {
+    return undefined;
+  }
+}

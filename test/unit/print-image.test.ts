@@ -1,0 +1,121 @@
+/**
+ * preparePrintImage with real sharp: EXIF orientation applied, fitted inside 2400 px without
+ * enlarging, JPEG without alpha, one cache entry per unchanged file, a new one when it changes,
+ * IMAGE_INVALID for a file that is no image.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import sharp from 'sharp';
+import { PRINT_IMAGE_MAX_SIDE, preparePrintImage, preparePrintImages } from '../../src/adapters/print-image.js';
+import { AppError } from '../../src/errors.js';
+
+let dir: string;
+let cache: string;
+
+/** A 4000×3000 JPEG, left half red and right half blue, stored with EXIF orientation 6 (turn 90° clockwise to view). */
+async function sidewaysPhoto(file: string): Promise<void> {
+  const red = await sharp({ create: { width: 2000, height: 3000, channels: 3, background: '#d01010' } }).png().toBuffer();
+  await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#1030d0' } })
+    .composite([{ input: red, left: 0, top: 0 }])
+    .jpeg({ quality: 85 })
+    .withMetadata({ orientation: 6 })
+    .toFile(file);
+}
+
+/** RGB of one pixel. */
+async function pixel(file: string, x: number, y: number): Promise<[number, number, number]> {
+  const { data, info } = await sharp(file).raw().toBuffer({ resolveWithObject: true });
+  const at = (y * info.width + x) * info.channels;
+  return [data[at]!, data[at + 1]!, data[at + 2]!];
+}
+
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-print-'));
+  cache = path.join(dir, 'cache');
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+describe('preparePrintImage', () => {
+  test('a sideways 12-megapixel photo comes out upright, inside 2400 px, as a JPEG without orientation tag', async () => {
+    const source = path.join(dir, 'sideways.jpg');
+    await sidewaysPhoto(source);
+    const image = await preparePrintImage(source, cache);
+    assert.deepEqual({ width: image.width, height: image.height }, { width: 1800, height: PRINT_IMAGE_MAX_SIDE });
+    assert.equal(path.dirname(image.path), cache);
+    const meta = await sharp(image.path).metadata();
+    assert.equal(meta.format, 'jpeg');
+    assert.deepEqual([meta.width, meta.height], [1800, 2400]);
+    assert.equal(meta.orientation, undefined);
+    // Upright: the red left half of the stored image is now at the top.
+    const [r1, , b1] = await pixel(image.path, 900, 100);
+    const [r2, , b2] = await pixel(image.path, 900, 2300);
+    assert.ok(r1 > 150 && b1 < 80, `top should be red, got ${r1},${b1}`);
+    assert.ok(b2 > 150 && r2 < 80, `bottom should be blue, got ${r2},${b2}`);
+  });
+
+  test('a small PNG with transparency is not enlarged and is flattened onto white', async () => {
+    const source = path.join(dir, 'clear.png');
+    await sharp({ create: { width: 500, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toFile(source);
+    const image = await preparePrintImage(source, cache);
+    assert.deepEqual([image.width, image.height], [500, 300]);
+    const meta = await sharp(image.path).metadata();
+    assert.equal(meta.format, 'jpeg');
+    assert.equal(meta.hasAlpha, false);
+    const [r, g, b] = await pixel(image.path, 10, 10);
+    assert.ok(r > 245 && g > 245 && b > 245, `expected white, got ${r},${g},${b}`);
+  });
+
+  test('a second call reuses the prepared file; concurrent calls share one result', async () => {
+    const source = path.join(dir, 'again.jpg');
+    await sidewaysPhoto(source);
+    const [a, b] = await Promise.all([preparePrintImage(source, cache), preparePrintImage(source, cache)]);
+    assert.deepEqual(a, b);
+    const firstWrite = (await stat(a.path)).mtimeMs;
+    const again = await preparePrintImage(source, cache);
+    assert.deepEqual(again, a);
+    assert.equal((await stat(again.path)).mtimeMs, firstWrite);
+    assert.deepEqual((await readdir(cache)).filter((name) => name.endsWith('.tmp')), [], 'no temporary files left');
+  });
+
+  test('a changed source gets a new entry', async () => {
+    const source = path.join(dir, 'changing.png');
+    await sharp({ create: { width: 800, height: 600, channels: 3, background: '#00ff00' } }).png().toFile(source);
+    const first = await preparePrintImage(source, cache);
+    await sharp({ create: { width: 600, height: 800, channels: 3, background: '#0000ff' } }).png().toFile(source);
+    const later = new Date(Date.now() + 5000);
+    await utimes(source, later, later);
+    const second = await preparePrintImage(source, cache);
+    assert.notEqual(second.path, first.path);
+    assert.deepEqual([second.width, second.height], [600, 800]);
+  });
+
+  test('a file that is no image is IMAGE_INVALID, and leaves nothing in the cache', async () => {
+    const source = path.join(dir, 'broken.jpg');
+    await writeFile(source, Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('not really a JPEG')]));
+    const before = await readdir(cache);
+    await assert.rejects(preparePrintImage(source, cache), (error: unknown) => error instanceof AppError && error.code === 'IMAGE_INVALID');
+    assert.deepEqual(await readdir(cache), before);
+  });
+
+  test('a missing source rejects with ENOENT', async () => {
+    await assert.rejects(preparePrintImage(path.join(dir, 'gone.jpg'), cache), { code: 'ENOENT' });
+  });
+
+  test('preparePrintImages keeps the order of the sources', async () => {
+    const sources = await Promise.all(
+      [100, 200, 300].map(async (width) => {
+        const file = path.join(dir, `w${width}.png`);
+        await sharp({ create: { width, height: 50, channels: 3, background: '#808080' } }).png().toFile(file);
+        return file;
+      }),
+    );
+    const images = await preparePrintImages(sources, cache, 2);
+    assert.deepEqual(
+      images.map((image) => image.width),
+      [100, 200, 300],
+    );
+  });
+});
