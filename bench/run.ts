@@ -12,36 +12,28 @@
  * (default 50), BENCH_ORDERS (default 10000), BENCH_UPLOADS (default 5).
  * Results are printed and written to bench/results/<time>.json.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import sharp from 'sharp';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/database.js';
 import { insertId, toDbDateTime } from '../src/db/dialect.js';
 import { migrate } from '../src/db/migrate.js';
 import { hashPassword } from '../src/dolibarr/password.js';
 import { RIGHTS_MODULE } from '../src/dolibarr/rights.js';
+import { INSTANCE_ID, PASSWORD, ROOT, login, median, multipart, phoneJpeg, startServer } from './common.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const DURATION = Number(env.BENCH_DURATION ?? 15);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const ORDERS = Number(env.BENCH_ORDERS ?? 10_000);
 const UPLOADS = Number(env.BENCH_UPLOADS ?? 5);
-const PASSWORD = 'bench-password';
-const INSTANCE_ID = randomBytes(16).toString('hex');
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 export async function seed(databaseUrl: string, dataRoot: string): Promise<{ adminLogin: string; techLogin: string; techOrders: number; orderRef: string; orderId: number }> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, INSTANCE_UNIQUE_ID: INSTANCE_ID });
@@ -92,71 +84,6 @@ export async function seed(databaseUrl: string, dataRoot: string): Promise<{ adm
   }
 }
 
-/** A port free right now (the server takes it a moment later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(databaseUrl: string, dataRoot: string, stateDir: string): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/fieldreport.js'), 'serve'], {
-    cwd: ROOT,
-    env: { ...env, DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, STATE_DIR: stateDir, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}:\n${out}`);
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) return { child, base };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`server did not start:\n${out}`);
-}
-
-async function login(base: string, loginName: string): Promise<string> {
-  const res = await fetch(`${base}/api/auth.php`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: loginName, password: PASSWORD }) });
-  if (!res.ok) throw new Error(`login ${loginName}: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { token: string }).token;
-}
-
-async function phoneJpeg(): Promise<Buffer> {
-  // A real photo scaled to 4000×3000 with sensor-like grain: a JPEG of a phone's size (a few MB),
-  // stored sideways with EXIF orientation 6, as phones do.
-  const width = 4000;
-  const height = 3000;
-  const photo = await sharp(path.join(ROOT, 'assets/demo-photos/Kies_Unterbau.jpg')).resize(width, height, { fit: 'cover' }).toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-  const grain = await sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 10 } } }).raw().toBuffer();
-  const mixed = Buffer.alloc(width * height * 3);
-  const channels = photo.info.channels;
-  for (let i = 0, j = 0; i < mixed.length; i++, j++) {
-    const source = photo.data[Math.floor(i / 3) * channels + (channels >= 3 ? i % 3 : 0)]!;
-    mixed[i] = Math.max(0, Math.min(255, source + grain[j]! - 128));
-  }
-  return sharp(mixed, { raw: { width, height, channels: 3 } }).jpeg({ quality: 88 }).withMetadata({ orientation: 6 }).toBuffer();
-}
-
-function multipart(name: string, data: Buffer, type: string): { body: Buffer; contentType: string } {
-  const boundary = `----bench${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: ${type}\r\n\r\n`);
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  return { body: Buffer.concat([head, data, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
 async function benchUpload(base: string, token: string, orderId: number, orderDir: string) {
   const jpeg = await phoneJpeg();
   const times: number[] = [];
@@ -203,7 +130,7 @@ async function main(): Promise<void> {
   try {
     console.log(`Seeding ${ORDERS} orders into ${databaseUrl.replace(/:[^:@/]*@/, ':***@')} …`);
     const seeded = await seed(databaseUrl, dataRoot);
-    const started = await startServer(databaseUrl, dataRoot, work);
+    const started = await startServer({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, STATE_DIR: work });
     server = started.child;
     const admin = await login(started.base, seeded.adminLogin);
     const tech = await login(started.base, seeded.techLogin);

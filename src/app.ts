@@ -105,6 +105,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // Bodies are JSON (and multipart for uploads); anything else is 415, not a string handed on.
   app.removeContentTypeParser('text/plain');
+  // Actions without input (finalize, new_version) are often sent with a JSON content type and no
+  // body: that is "no body", not malformed JSON. Anything else goes to Fastify's own parser,
+  // which also refuses __proto__ and constructor keys.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
 
   const tables = await handle.db.introspection.getTables();
   const columnsOf = (name: string) => tables.find((t) => t.name === `${config.dbPrefix}${name}`)?.columns.map((c) => c.name);

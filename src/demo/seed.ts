@@ -1,7 +1,8 @@
 /**
  * Demo data for the standalone default: users with different rights, customers, suppliers,
- * orders with ref_client linked to users, invoices, proposals, a company with a logo, and a few
- * real photos (with Dolibarr thumbnails and ecm_files rows) in the order folders.
+ * orders with ref_client linked to users, invoices, proposals, a company with a logo, a few
+ * real photos (with Dolibarr thumbnails and ecm_files rows) in the order folders, a draft report
+ * on the first order, a report template, and an ODT cover-sheet template.
  *
  * Only ever on a database whose Dolibarr tables this service created (never a real Dolibarr),
  * and only while it has no users yet. Every demo user's password is DEMO_PASSWORD.
@@ -10,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { writeFileAtomic } from '../adapters/file-store.js';
+import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from './cover-template.js';
 import { writeThumbnails } from '../adapters/image.js';
 import type { Config } from '../config.js';
 import type { Db, DbHandle } from '../db/database.js';
@@ -200,6 +202,34 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
       const order = orders[i]!;
       for (const name of names) photos.push({ orderId: order.id, orderRef: order.ref, name });
     }
+
+    // A draft report on the first order (its photos, a before/after page, a closing page), and a template.
+    const prefix = `BR${toDbDateTime(now).slice(2, 4)}${toDbDateTime(now).slice(5, 7)}-`;
+    const report = (n: number, values: { title: string; element: number | null; template: string | null; creator: number }) =>
+      insertId(dialect, trx.insertInto('bericht').values({
+        ref: `${prefix}${String(n).padStart(4, '0')}`, entity, element_type: values.element === null ? null : 'commande', fk_element: values.element,
+        title: values.title, format: 'A4', orientation: 'portrait', odt_template: values.element === null ? null : COVER_TEMPLATE_FILENAME, status: 0, version: 1,
+        is_template: values.template ? 1 : 0, template_label: values.template, fk_user_creat: values.creator, datec: toDbDateTime(now), tms: toDbDateTime(now),
+      }));
+    const first = orders[0]!;
+    const reportId = await report(1, { title: 'Pflasterarbeiten Hofeinfahrt', element: first.id, template: null, creator: userIds.get('techniker')! });
+    const templateId = await report(2, { title: 'Wartungsbericht', element: null, template: 'Wartung Standard', creator: userIds.get('admin')! });
+    const [photoA, photoB] = ORDER_PHOTOS[0]! as [string, string];
+    const pages: Array<[number, { layout: string; title: string; note?: string; a?: string; b?: string }]> = [
+      [reportId, { layout: 'photo', title: 'Fertige Pflasterfläche', note: 'Fugen gesandet und abgerüttelt.', a: photoA }],
+      [reportId, { layout: 'before_after', title: 'Unterbau und Ergebnis', a: photoB, b: photoA }],
+      [reportId, { layout: 'title_only', title: 'Abnahme durch den Kunden', note: 'Die Arbeiten wurden ohne Mängel abgenommen.' }],
+      [templateId, { layout: 'title_only', title: 'Sichtprüfung der Anlage' }],
+      [templateId, { layout: 'title_only', title: 'Funktionsprüfung und Übergabe' }],
+    ];
+    for (const [index, [bericht, page]] of pages.entries()) {
+      await trx.insertInto('bericht_page').values({
+        fk_bericht: bericht, page_order: index < 3 ? index + 1 : index - 2, title: page.title, note: page.note ?? null, rotation: 0, layout: page.layout,
+        source_path: page.a ? `commande/${objectFolder(config.dataRoot, entity, 'commande', first.ref).name}/${page.a}` : null,
+        source_path_2: page.b ? `commande/${objectFolder(config.dataRoot, entity, 'commande', first.ref).name}/${page.b}` : null,
+        datec: toDbDateTime(now), tms: toDbDateTime(now),
+      }).execute();
+    }
   });
 
   // Files after the rows: an interrupted seed leaves rows without photos, never photos without rows.
@@ -207,6 +237,8 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   const saltRow = await db.selectFrom('const').select('value').where('name', '=', 'MAIN_SECURITY_SALT').where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
   const salt = saltRow?.value ?? '';
   await writeFileAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), await makeLogo());
+  // The cover-sheet template, where Dolibarr keeps document templates (doctemplates/<module>/).
+  await writeFileAtomic(path.join(root, 'doctemplates', 'bericht', COVER_TEMPLATE_FILENAME), Buffer.from(makeCoverTemplateOdt()));
   // As an upload writes them: Dolibarr's folder of the order, thumbnails, and the ecm_files row.
   const ecm = createUploadsRepository(db, dialect);
   for (const photo of photos) {

@@ -19,6 +19,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { LibreOffice } from '../../adapters/libreoffice.js';
 import { fillOdtTemplate } from '../../adapters/odt.js';
 import { renderReportPdf, type PdfCover, type PdfImage, type PdfPage } from '../../adapters/pdf.js';
+import { loadCoverPdf } from '../../adapters/pdf-import.js';
 import { preparePrintImage } from '../../adapters/print-image.js';
 import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/database.js';
@@ -209,7 +210,9 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     try {
       const filled = path.join(workDir, `${path.basename(report.odt_template, '.odt')}.odt`);
       await fillOdtTemplate(template, values, filled);
-      return { kind: 'pdf', path: await libreOffice.convertToPdf(filled, workDir) };
+      const converted = await libreOffice.convertToPdf(filled, workDir);
+      await loadCoverPdf(converted); // a PDF that cannot be read here would fail the whole render
+      return { kind: 'pdf', path: converted };
     } catch (error) {
       logger.warn({ report: report.ref, err: error }, 'cover sheet could not be made from the ODT template; using the built-in cover');
       return builtin;

@@ -1,0 +1,83 @@
+/** What the benchmarks share: the built service in its own process, logins, a phone-sized photo. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const PASSWORD = 'bench-password';
+export const INSTANCE_ID = randomBytes(16).toString('hex');
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** A port free right now (the server takes it a moment later). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `fieldreport serve` (the build in dist/) with `settings` and waits until it answers. */
+export async function startServer(settings: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/fieldreport.js'), 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', ...settings },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}:\n${out}`);
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) return { child, base };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`server did not start:\n${out}`);
+}
+
+export async function login(base: string, loginName: string): Promise<string> {
+  const res = await fetch(`${base}/api/auth.php`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: loginName, password: PASSWORD }) });
+  if (!res.ok) throw new Error(`login ${loginName}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
+export async function phoneJpeg(): Promise<Buffer> {
+  // A real photo scaled to 4000×3000 with sensor-like grain: a JPEG of a phone's size (a few MB),
+  // stored sideways with EXIF orientation 6, as phones do.
+  const width = 4000;
+  const height = 3000;
+  const photo = await sharp(path.join(ROOT, 'assets/demo-photos/Kies_Unterbau.jpg')).resize(width, height, { fit: 'cover' }).toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  const grain = await sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 10 } } }).raw().toBuffer();
+  const mixed = Buffer.alloc(width * height * 3);
+  const channels = photo.info.channels;
+  for (let i = 0, j = 0; i < mixed.length; i++, j++) {
+    const source = photo.data[Math.floor(i / 3) * channels + (channels >= 3 ? i % 3 : 0)]!;
+    mixed[i] = Math.max(0, Math.min(255, source + grain[j]! - 128));
+  }
+  return sharp(mixed, { raw: { width, height, channels: 3 } }).jpeg({ quality: 88 }).withMetadata({ orientation: 6 }).toBuffer();
+}
+
+export function multipart(name: string, data: Buffer, type: string): { body: Buffer; contentType: string } {
+  const boundary = `----bench${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: ${type}\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return { body: Buffer.concat([head, data, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
