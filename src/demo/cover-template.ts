@@ -31,7 +31,7 @@ export const COVER_PLACEHOLDERS = {
   bericht_title: 'Report title as the technician entered it',
   bericht_version: 'Report version number (1 for the first issue)',
   bericht_date: 'Report date, dd.mm.yyyy',
-  bericht_page_count: 'Number of pages of the report PDF, cover sheet included',
+  bericht_page_count: 'Number of the report\'s pages (the cover sheet not counted)',
 } as const satisfies Record<string, string>;
 
 export type CoverPlaceholder = keyof typeof COVER_PLACEHOLDERS;

@@ -1,5 +1,5 @@
 /**
- * preparePrintImage with real sharp: EXIF orientation applied, fitted inside 2400 px without
+ * preparePrintImage with real sharp: EXIF orientation applied, fitted inside 2000 px without
  * enlarging, JPEG without alpha, one cache entry per unchanged file, a new one when it changes,
  * IMAGE_INVALID for a file that is no image.
  */
@@ -39,19 +39,19 @@ before(async () => {
 after(() => rm(dir, { recursive: true, force: true }));
 
 describe('preparePrintImage', () => {
-  test('a sideways 12-megapixel photo comes out upright, inside 2400 px, as a JPEG without orientation tag', async () => {
+  test('a sideways 12-megapixel photo comes out upright, inside 2000 px, as a JPEG without orientation tag', async () => {
     const source = path.join(dir, 'sideways.jpg');
     await sidewaysPhoto(source);
     const image = await preparePrintImage(source, cache);
-    assert.deepEqual({ width: image.width, height: image.height }, { width: 1800, height: PRINT_IMAGE_MAX_SIDE });
+    assert.deepEqual({ width: image.width, height: image.height }, { width: 1500, height: PRINT_IMAGE_MAX_SIDE });
     assert.equal(path.dirname(image.path), cache);
     const meta = await sharp(image.path).metadata();
     assert.equal(meta.format, 'jpeg');
-    assert.deepEqual([meta.width, meta.height], [1800, 2400]);
+    assert.deepEqual([meta.width, meta.height], [1500, 2000]);
     assert.equal(meta.orientation, undefined);
     // Upright: the red left half of the stored image is now at the top.
-    const [r1, , b1] = await pixel(image.path, 900, 100);
-    const [r2, , b2] = await pixel(image.path, 900, 2300);
+    const [r1, , b1] = await pixel(image.path, 750, 100);
+    const [r2, , b2] = await pixel(image.path, 750, 1900);
     assert.ok(r1 > 150 && b1 < 80, `top should be red, got ${r1},${b1}`);
     assert.ok(b2 > 150 && r2 < 80, `bottom should be blue, got ${r2},${b2}`);
   });
