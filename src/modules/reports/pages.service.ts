@@ -184,7 +184,9 @@ export function createPageService(deps: PageServiceDeps) {
     async reorder(user: AuthUser, reportId: number | undefined, order: number[]): Promise<ReportDetail> {
       if (reportId === undefined) {
         const first = order.length > 0 ? await repo.getPage(db, order[0]!) : undefined;
-        if (!first) throw new AppError('PAGE_ORDER_MISMATCH', { message: 'bericht_id erforderlich (oder eine bekannte Seite in order)' });
+        // A page of a report the caller does not see answers as a missing one (no existence leak).
+        const seen = first && (await repo.getById(db, Number(first.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
+        if (!first || !seen) throw new AppError('PAGE_ORDER_MISMATCH', { message: 'bericht_id erforderlich (oder eine bekannte Seite in order)' });
         reportId = Number(first.fk_bericht);
       }
       const report = await visibleReport(user, reportId);

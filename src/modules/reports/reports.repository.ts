@@ -110,11 +110,13 @@ export function createReportRepository(dialect: Dialect) {
         .orderBy('ref', 'desc')
         .limit(20)
         .execute();
+      // The highest, not the first: a longer ref may only have more leading zeros (BR2606-00042).
+      let max = 0;
       for (const { ref } of rows) {
         const rest = ref.slice(prefix.length);
-        if (/^\d+$/.test(rest)) return Number(rest);
+        if (/^\d+$/.test(rest)) max = Math.max(max, Number(rest));
       }
-      return 0;
+      return max;
     },
 
     insertReport(db: Db, row: NewReportRow): Promise<number> {
