@@ -571,6 +571,23 @@ for (const dialect of testDialects()) {
         assert.ok(existsSync(file.file));
       });
 
+      test('a page that stops showing a work-area image (new source, or title only) lets it go; attachments stay', async () => {
+        const { me, report } = await setup();
+        const old = await workAreaFile(report.ref, 'alt.jpg');
+        const page = await addPage(me, report.id, { source: 'IMG_1.jpg' });
+        await pointAt(page.id, { source_path: old.relPath });
+        const res = await api('POST', `/api/pages.php?id=${page.id}`, me.token, { source: 'IMG_1.jpg' });
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(existsSync(old.file), false);
+        for (const t of old.thumbs) assert.equal(existsSync(t), false);
+        const kept = await workAreaFile(report.ref, 'bleibt.jpg');
+        const other = await addPage(me, report.id, { title: 'zeigt es auch' });
+        await pointAt(page.id, { source_path: kept.relPath });
+        await pointAt(other.id, { source_path: kept.relPath });
+        assert.equal((await api('POST', `/api/pages.php?id=${page.id}`, me.token, { source: 'IMG_1.jpg' })).statusCode, 200);
+        assert.ok(existsSync(kept.file), 'another page still shows it');
+      });
+
       test("a final report's page is 409 REPORT_FINAL: the page and its files stay", async () => {
         const { me, report } = await setup();
         const file = await workAreaFile(report.ref, 'w.jpg');

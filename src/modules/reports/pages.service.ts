@@ -85,6 +85,29 @@ export function createPageService(deps: PageServiceDeps) {
     return relPath;
   }
 
+  /** Of `paths`, those in the reports' work area that no page shows (within the transaction). */
+  async function unusedWorkAreaFiles(trx: Db, paths: Array<string | null>): Promise<string[]> {
+    const files: string[] = [];
+    for (const relPath of new Set(paths)) {
+      if (relPath && isInWorkArea(relPath) && (await repo.countPagesShowing(trx, relPath)) === 0) files.push(relPath);
+    }
+    return files;
+  }
+
+  /** Removes files (after the commit, so a failed transaction never loses one); returns those removed. */
+  async function removeFiles(relPaths: string[]): Promise<string[]> {
+    const removed: string[] = [];
+    for (const relPath of relPaths) {
+      try {
+        await removeWithThumbnails(await resolveSource(config.dataRoot, config.entity, relPath));
+        removed.push(relPath);
+      } catch {
+        // already gone, or a path that leaves the documents folder: nothing to delete
+      }
+    }
+    return removed;
+  }
+
   function checkLayout(layout: string, source: string | null, source2: string | null): void {
     if (layout === 'photo' && !source) throw new AppError('PAGE_SOURCE_REQUIRED', { message: 'Eine Fotoseite braucht ein Bild (source)' });
     if (layout === 'before_after' && (!source || !source2)) throw new AppError('PAGE_SOURCE_REQUIRED', { message: 'Eine Vorher/Nachher-Seite braucht zwei Bilder (source und source_2)' });
@@ -129,7 +152,7 @@ export function createPageService(deps: PageServiceDeps) {
       const source2 = body.source_2 === undefined ? page.source_path_2 : await sourceOf(report, body.source_2);
       const layout = body.layout ?? page.layout;
       checkLayout(layout, source, source2);
-      await db.transaction().execute(async (trx) => {
+      const unused = await db.transaction().execute(async (trx) => {
         await lockChangeable(trx, Number(page.fk_bericht), user);
         await repo.updatePage(trx, pageId, {
           ...(body.title !== undefined ? { title: body.title } : {}),
@@ -140,7 +163,10 @@ export function createPageService(deps: PageServiceDeps) {
           source_path_2: source2,
         });
         await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
+        // An image of the work area that this page showed and no page shows any more goes.
+        return unusedWorkAreaFiles(trx, [page.source_path, page.source_path_2].filter((p) => p !== source && p !== source2));
       });
+      await removeFiles(unused);
       return toPageResponse((await repo.getPage(db, pageId))!);
     },
 
@@ -162,22 +188,9 @@ export function createPageService(deps: PageServiceDeps) {
         const rest = await repo.pages(trx, reportId);
         for (const [index, p] of rest.entries()) if (Number(p.page_order) !== index + 1) await repo.setPageOrder(trx, Number(p.rowid), index + 1);
         await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
-        const files: string[] = [];
-        for (const relPath of new Set([current.source_path, current.source_path_2])) {
-          if (relPath && isInWorkArea(relPath) && (await repo.countPagesShowing(trx, relPath)) === 0) files.push(relPath);
-        }
-        return files;
+        return unusedWorkAreaFiles(trx, [current.source_path, current.source_path_2]);
       });
-      const deleted: string[] = [];
-      for (const relPath of candidates) {
-        try {
-          await removeWithThumbnails(await resolveSource(config.dataRoot, config.entity, relPath));
-          deleted.push(relPath);
-        } catch {
-          // already gone, or a path that leaves the documents folder: nothing to delete
-        }
-      }
-      return { id: pageId, fk_bericht: reportId, deleted: true, files_deleted: deleted };
+      return { id: pageId, fk_bericht: reportId, deleted: true, files_deleted: await removeFiles(candidates) };
     },
 
     /** Sets page_order from `order`, which must name every page of the report exactly once. */
