@@ -46,6 +46,7 @@ export const errorCatalogue = {
   REPORT_SOURCE_MISSING: { status: 409, message: 'Ein Bild des Berichts fehlt; der Bericht kann so nicht abgeschlossen werden' },
   REPORT_REF_EXHAUSTED: { status: 503, message: 'Es konnte keine freie Berichtsnummer vergeben werden, bitte erneut versuchen' },
   PAGE_ORDER_MISMATCH: { status: 400, message: 'Die Reihenfolge muss genau die Seiten des Berichts nennen, jede einmal' },
+  PHOTO_IN_USE: { status: 409, message: 'Das Foto wird in einem Bericht verwendet und kann nicht gelöscht werden' },
   PAGE_SOURCE_REQUIRED: { status: 400, message: 'Für dieses Seitenlayout fehlt ein Bild' },
   PDF_BUSY: { status: 503, message: 'Es werden gerade zu viele PDFs erstellt, bitte gleich erneut versuchen' },
   // HTTP basics

@@ -477,6 +477,26 @@ for (const dialect of testDialects()) {
       });
     });
 
+    describe('attachments in use', () => {
+      test("a photo a report's page shows cannot be deleted from the order (409, nothing deleted) until no page shows it", async () => {
+        const me = await caller(['read', 'write', 'delete']);
+        const order = await orderWithPhotos(me, ['benutzt.jpg', 'frei.jpg']);
+        const report = await createReport(me, { fk_element: order.id, title: 'Benutzt' });
+        const page = await addPage(me, report.id, { layout: 'before_after', source: 'frei.jpg', source_2: 'benutzt.jpg' });
+        await req(me, 'POST', `/api/pages.php?id=${page.id}`, { layout: 'photo', source: 'frei.jpg' });
+        await ctx.handle.db.updateTable('bericht_page').set({ source_path_2: `commande/${order.ref}/benutzt.jpg` }).where('rowid', '=', page.id).execute();
+        const refused = await req(me, 'POST', '/api/delete_photo.php', { id: order.id, file: 'benutzt.jpg' });
+        assertError(refused, 409, 'PHOTO_IN_USE');
+        assert.deepEqual(refused.json().details, { reports: [report.ref] });
+        assertError(await req(me, 'POST', '/api/delete_photo.php', { id: order.id, file: 'frei.jpg' }), 409, 'PHOTO_IN_USE');
+        assert.deepEqual(Object.keys(await snapshotFiles(order.dir)).sort(), ['benutzt.jpg', 'frei.jpg']);
+        assert.equal((await req(me, 'DELETE', `/api/pages.php?id=${page.id}`)).statusCode, 200);
+        const done = await req(me, 'POST', '/api/delete_photo.php', { id: order.id, file: 'benutzt.jpg' });
+        assert.equal(done.statusCode, 200, done.body);
+        assert.deepEqual(Object.keys(await snapshotFiles(order.dir)), ['frei.jpg']);
+      });
+    });
+
     describe('the PDF endpoint', () => {
       test('a draft gives a preview made now; a final report its stored PDF; inline and frameable', async (t) => {
         const me = await caller();

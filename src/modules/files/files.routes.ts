@@ -91,10 +91,11 @@ export async function filesRoutes(app: FastifyInstance, ctx: ModuleContext): Pro
           'JSON body or, when the body does not give them, as query parameters. Deletes the file in the order\'s ' +
           'folder (`commande/<ref>/<file>`), its thumbnails `thumbs/<base>_small<ext>` and `_mini<ext>` when present, ' +
           'and its `ecm_files` row. An order the caller may not see: 404 ORDER_NOT_FOUND; a missing file: 404 ' +
-          'FILE_NOT_FOUND; a name with a path in it: 400 FILE_PATH_INVALID. Answers `{ deleted: true, name }`.',
+          'FILE_NOT_FOUND; a name with a path in it: 400 FILE_PATH_INVALID; a photo that a page of a report shows (draft or final, ' +
+          'any version): 409 PHOTO_IN_USE with the reports\' refs in `details.reports`, and nothing is deleted. Answers `{ deleted: true, name }`.',
         body: DeletePhotoBody,
         querystring: DeletePhotoQuery,
-        response: { 200: DeletePhotoResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse },
+        response: { 200: DeletePhotoResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse },
       },
       config: { right: 'delete' },
       // Without a body the parameters come from the query: validate the absent body as an empty one.

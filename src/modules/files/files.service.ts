@@ -18,7 +18,7 @@ import { fileTypeFromFile } from 'file-type';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { THUMBNAIL_SIZES, thumbnailFormatOf, thumbnailPath, writeThumbnail, type ThumbnailSize } from '../../adapters/image.js';
-import { checkRelativePath, isInside, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
+import { checkRelativePath, isInside, MODULE_DIRS, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import type { Caller, ElementAccess } from '../access/element-access.js';
 import { servedContentType } from './file-path.js';
@@ -148,6 +148,19 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
       // The entry named is removed (a link itself, not what it points to); a folder is no attachment.
       const target = path.join(folder.dir, file);
       if ((await lstat(target)).isDirectory()) throw new AppError('FILE_NOT_FOUND');
+      // A photo a report's page shows stays: deleting it would break the report (and every later version).
+      const relPath = `${MODULE_DIRS.commande}/${folder.name}/${file}`;
+      const usedBy = await db
+        .selectFrom('bericht_page as p')
+        .innerJoin('bericht as b', 'b.rowid', 'p.fk_bericht')
+        .select('b.ref')
+        .distinct()
+        .where('b.entity', '=', config.entity)
+        .where((eb) => eb.or([eb('p.source_path', '=', relPath), eb('p.source_path_2', '=', relPath)]))
+        .orderBy('b.ref')
+        .limit(20)
+        .execute();
+      if (usedBy.length > 0) throw new AppError('PHOTO_IN_USE', { details: { reports: usedBy.map((r) => r.ref) } });
       const realFolder = await realpath(folder.dir);
       await rm(target);
       for (const size of Object.keys(THUMBNAIL_SIZES) as ThumbnailSize[]) {
