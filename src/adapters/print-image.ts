@@ -6,7 +6,7 @@
  * replaced photo gets a new entry (old entries are left for a sweep by age).
  */
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { AppError } from '../errors.js';
@@ -33,6 +33,14 @@ export const PRINT_IMAGE_QUALITY = 82;
 /** Part of every cache key: raise it when the output changes, so old entries are not reused. */
 const FORMAT_VERSION = 1;
 
+/** The cache file of `source` as it is now: named by its absolute path, size and mtime. */
+async function cacheFileOf(source: string, cacheDir: string): Promise<string> {
+  const absolute = path.resolve(source);
+  const { size, mtimeMs } = await stat(absolute);
+  const key = createHash('sha256').update(JSON.stringify([absolute, size, mtimeMs, FORMAT_VERSION])).digest('hex');
+  return path.join(path.resolve(cacheDir), `${key}.jpg`);
+}
+
 /** Work in progress per cache file, so two renders needing the same photo decode it once. */
 const inFlight = new Map<string, Promise<PrintImage>>();
 
@@ -43,9 +51,7 @@ const inFlight = new Map<string, Promise<PrintImage>>();
  */
 export async function preparePrintImage(source: string, cacheDir: string): Promise<PrintImage> {
   const absolute = path.resolve(source);
-  const { size, mtimeMs } = await stat(absolute);
-  const key = createHash('sha256').update(JSON.stringify([absolute, size, mtimeMs, FORMAT_VERSION])).digest('hex');
-  const target = path.join(path.resolve(cacheDir), `${key}.jpg`);
+  const target = await cacheFileOf(absolute, cacheDir);
   let work = inFlight.get(target);
   if (!work) {
     work = reuseOrPrepare(absolute, target).finally(() => inFlight.delete(target));
@@ -55,28 +61,15 @@ export async function preparePrintImage(source: string, cacheDir: string): Promi
 }
 
 /**
- * Prepares several photos, at most `concurrency` at a time (each decode takes a sharp thread pool
- * and up to ~150 MB for a 12-megapixel photo). Results are in the order of `sources`; the first
- * failure rejects and starts no further work.
- * @param concurrency @default 2
+ * Removes the prepared copy of `source` (as the file is now), when a photo is deleted: a print-size
+ * copy of a photo someone deleted must not stay behind. A missing source or copy is fine.
  */
-export async function preparePrintImages(sources: readonly string[], cacheDir: string, concurrency = 2): Promise<PrintImage[]> {
-  const results = new Array<PrintImage>(sources.length);
-  let next = 0;
-  let failed = false;
-  const worker = async (): Promise<void> => {
-    while (!failed && next < sources.length) {
-      const index = next++;
-      try {
-        results[index] = await preparePrintImage(sources[index]!, cacheDir);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, sources.length)) }, worker));
-  return results;
+export async function forgetPrintImage(source: string, cacheDir: string): Promise<void> {
+  try {
+    await rm(await cacheFileOf(source, cacheDir), { force: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 async function reuseOrPrepare(source: string, target: string): Promise<PrintImage> {

@@ -59,7 +59,7 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(rights: Right[] = ['read', 'write'], admin = false): Promise<Caller> {
+    async function caller(rights: Right[] = ['read', 'write', 'delete'], admin = false): Promise<Caller> {
       const user = await ctx.make.user({ rights, admin });
       return { id: user.id, token: await ctx.make.token(user) };
     }
@@ -588,6 +588,14 @@ for (const dialect of testDialects()) {
         assert.ok(existsSync(kept.file), 'another page still shows it');
       });
 
+      test("a report's creator who no longer sees the order cannot pull its photos into the report", async () => {
+        const { me, order, report } = await setup();
+        await ctx.handle.db.updateTable('commande').set({ fk_user_author: null, fk_user_valid: null, fk_user_modif: null }).where('rowid', '=', order.id).execute();
+        assertError(await api('POST', addUrl(report.id), me.token, { source: 'IMG_1.jpg' }), 404, 'FILE_NOT_FOUND');
+        assertError(await api('POST', addUrl(report.id), me.token, { source: 'gibt-es-nicht.jpg' }), 404, 'FILE_NOT_FOUND');
+        assert.equal((await api('POST', addUrl(report.id), me.token, { title: 'nur Titel' })).statusCode, 201, 'the report itself stays the creator\'s');
+      });
+
       test("a final report's page is 409 REPORT_FINAL: the page and its files stay", async () => {
         const { me, report } = await setup();
         const file = await workAreaFile(report.ref, 'w.jpg');
@@ -601,6 +609,15 @@ for (const dialect of testDialects()) {
         assert.deepEqual(await ordering(report.id), before);
         assert.ok(existsSync(file.file));
         for (const t of file.thumbs) assert.ok(existsSync(t));
+      });
+
+      test('deleting a page needs the delete right: a writer without it gets 403 and the page stays', async () => {
+        const { me, report } = await setup();
+        const page = await addPage(me, report.id, { title: 'bleibt' });
+        const writer = await caller(['read', 'write'], true);
+        assertError(await api('DELETE', `/api/pages.php?id=${page.id}`, writer.token), 403, 'AUTH_RIGHT_MISSING');
+        assertError(await api('POST', `/api/pages.php?id=${page.id}&delete=1`, writer.token), 403, 'AUTH_RIGHT_MISSING');
+        assert.equal((await pageRows(report.id)).length, 1);
       });
 
       test("another user's page is 404 and stays; read-only is 403; no token 401", async () => {

@@ -455,6 +455,20 @@ for (const dialect of testDialects()) {
         assertError(await req(me, 'GET', `/api/reports.php?id=${v2.id}`), 404, 'REPORT_NOT_FOUND');
       });
 
+      test("a report whose work-area images other reports' pages show is kept (409)", async () => {
+        const me = await caller();
+        const { report } = await fullReport(me);
+        const other = await createReport(me, { fk_element: report.fk_element, title: 'Zeigt fremdes Bild' });
+        const page = await addPage(me, other.id, { title: 'x' });
+        const own = path.join(workDir(report.ref), 'geteilt.png');
+        await mkdir(path.dirname(own), { recursive: true });
+        await sharp({ create: { width: 30, height: 20, channels: 3, background: '#fff' } }).png().toFile(own);
+        await ctx.handle.db.updateTable('bericht_page').set({ layout: 'photo', source_path: `bericht/${report.ref}/geteilt.png` }).where('rowid', '=', page.id).execute();
+        assertError(await req(me, 'DELETE', `/api/reports.php?id=${report.id}`), 409, 'CONFLICT');
+        assert.ok(await reportRow(report.id));
+        assert.ok(Object.keys(await snapshotFiles(workDir(report.ref))).includes('geteilt.png'));
+      });
+
       test('needs the delete right; a final report needs the admin right too', async () => {
         const me = await caller(['read', 'write', 'delete']);
         const { report } = await fullReport(me);
@@ -483,17 +497,21 @@ for (const dialect of testDialects()) {
         const order = await orderWithPhotos(me, ['benutzt.jpg', 'frei.jpg']);
         const report = await createReport(me, { fk_element: order.id, title: 'Benutzt' });
         const page = await addPage(me, report.id, { layout: 'before_after', source: 'frei.jpg', source_2: 'benutzt.jpg' });
-        await req(me, 'POST', `/api/pages.php?id=${page.id}`, { layout: 'photo', source: 'frei.jpg' });
-        await ctx.handle.db.updateTable('bericht_page').set({ source_path_2: `commande/${order.ref}/benutzt.jpg` }).where('rowid', '=', page.id).execute();
         const refused = await req(me, 'POST', '/api/delete_photo.php', { id: order.id, file: 'benutzt.jpg' });
         assertError(refused, 409, 'PHOTO_IN_USE');
         assert.deepEqual(refused.json().details, { reports: [report.ref] });
         assertError(await req(me, 'POST', '/api/delete_photo.php', { id: order.id, file: 'frei.jpg' }), 409, 'PHOTO_IN_USE');
         assert.deepEqual(Object.keys(await snapshotFiles(order.dir)).sort(), ['benutzt.jpg', 'frei.jpg']);
+        // A preview made the print-size copies; deleting the photo takes its copy along.
+        assert.equal((await req(me, 'GET', `/api/pdf.php?id=${report.id}`)).statusCode, 200);
+        const cache = path.join(ctx.config.dataRoot, 'bericht', 'temp', 'print');
+        const cachedBefore = Object.keys(await snapshotFiles(cache)).length;
+        assert.ok(cachedBefore >= 2, `print-size copies made: ${cachedBefore}`);
         assert.equal((await req(me, 'DELETE', `/api/pages.php?id=${page.id}`)).statusCode, 200);
         const done = await req(me, 'POST', '/api/delete_photo.php', { id: order.id, file: 'benutzt.jpg' });
         assert.equal(done.statusCode, 200, done.body);
         assert.deepEqual(Object.keys(await snapshotFiles(order.dir)), ['frei.jpg']);
+        assert.equal(Object.keys(await snapshotFiles(cache)).length, cachedBefore - 1);
       });
     });
 

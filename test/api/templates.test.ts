@@ -309,6 +309,28 @@ for (const dialect of testDialects()) {
       });
     });
 
+    describe('who sees templates', () => {
+      test("an external user (bound to a customer) sees no template; a template row that names an order is no shared template", async () => {
+        const admin = await manager();
+        const template = await created(await createTemplate(admin, { template_label: 'Nur intern' }));
+        const outsider = await ctx.make.user({ rights: ['read', 'write'] });
+        const customer = await ctx.make.thirdParty();
+        await ctx.handle.db.updateTable('user').set({ fk_soc: customer.id }).where('rowid', '=', outsider.id).execute();
+        const token = await ctx.make.token(outsider);
+        const list = (await api('GET', '/api/templates.php?limit=500', token)).json();
+        assert.ok(!list.items.some((t: { id: number }) => t.id === template.id));
+        assertError(await api('GET', `/api/reports.php?id=${template.id}`, token), 404, 'REPORT_NOT_FOUND');
+
+        const other = await caller(['read']);
+        const order = await ctx.make.order({ author: admin.id });
+        const bound = await ctx.make.report({ creator: admin.id, element: order.id, isTemplate: true });
+        assertError(await api('GET', `/api/reports.php?id=${bound.id}`, other.token), 404, 'REPORT_NOT_FOUND');
+        const seen = (await api('GET', '/api/templates.php?limit=500', other.token)).json();
+        assert.ok(seen.items.some((t: { id: number }) => t.id === template.id));
+        assert.ok(!seen.items.some((t: { id: number }) => t.id === bound.id));
+      });
+    });
+
     describe('reports from a template', () => {
       /** A template with three pages whose images it owns. */
       async function templateWithPages() {
@@ -381,7 +403,7 @@ for (const dialect of testDialects()) {
 
       test("deleting a page of a report made from a template removes the report's copy, never the template's", async () => {
         const { template } = await templateWithPages();
-        const tech = await caller();
+        const tech = await caller(['read', 'write', 'delete']);
         const order = await orderWith(tech.id);
         const report = await created(await fromTemplate(tech, { template_id: template.id, fk_element: order.id }));
         const page = report.pages[0]!;

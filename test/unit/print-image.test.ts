@@ -4,12 +4,13 @@
  * IMAGE_INVALID for a file that is no image.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { PRINT_IMAGE_MAX_SIDE, preparePrintImage, preparePrintImages } from '../../src/adapters/print-image.js';
+import { forgetPrintImage, PRINT_IMAGE_MAX_SIDE, preparePrintImage } from '../../src/adapters/print-image.js';
 import { AppError } from '../../src/errors.js';
 
 let dir: string;
@@ -104,18 +105,15 @@ describe('preparePrintImage', () => {
     await assert.rejects(preparePrintImage(path.join(dir, 'gone.jpg'), cache), { code: 'ENOENT' });
   });
 
-  test('preparePrintImages keeps the order of the sources', async () => {
-    const sources = await Promise.all(
-      [100, 200, 300].map(async (width) => {
-        const file = path.join(dir, `w${width}.png`);
-        await sharp({ create: { width, height: 50, channels: 3, background: '#808080' } }).png().toFile(file);
-        return file;
-      }),
-    );
-    const images = await preparePrintImages(sources, cache, 2);
-    assert.deepEqual(
-      images.map((image) => image.width),
-      [100, 200, 300],
-    );
+  test('forgetPrintImage removes the prepared copy of a photo, and nothing else', async () => {
+    const keep = path.join(dir, 'keep.png');
+    const gone = path.join(dir, 'gone.png');
+    for (const file of [keep, gone]) await sharp({ create: { width: 120, height: 80, channels: 3, background: '#808080' } }).png().toFile(file);
+    const kept = await preparePrintImage(keep, cache);
+    const forgotten = await preparePrintImage(gone, cache);
+    await forgetPrintImage(gone, cache);
+    assert.equal(existsSync(forgotten.path), false);
+    assert.equal(existsSync(kept.path), true);
+    await forgetPrintImage(path.join(dir, 'never-there.png'), cache);
   });
 });

@@ -3,8 +3,9 @@
  * - an order, invoice or proposal: a user with Dolibarr's admin flag, or one named in any of its
  *   `fk_user_*` columns (author, validator, closer, …; the columns present on this database);
  *   an external user (user.fk_soc set) only objects of its own third party;
- * - a report: its creator, or whoever sees its parent object; a template (no parent): everyone, since
- *   templates are shared (changing one needs the template right, checked by the reports module);
+ * - a report: its creator, or whoever sees its parent object; a template without a parent object:
+ *   every internal user, since templates are shared (changing one needs the template right, checked
+ *   by the reports module); external users (user.fk_soc set) do not see templates;
  * - a customer (client 1, 2 or 3): admin, or whoever sees one of its orders, invoices or proposals.
  * Everything outside the served entity is invisible. What is invisible is "not found" (404).
  */
@@ -63,7 +64,8 @@ export function createElementAccess(db: Db, options: { entity: number; userColum
       (type) =>
         sql`(${col('element_type')} = ${type} and exists (select 1 from ${sql.table(type)} as p_${sql.raw(type)} where p_${sql.raw(type)}.rowid = ${col('fk_element')} and ${visible(type, user, `p_${type}`)}))`,
     );
-    return sql<SqlBool>`(${col('entity')} = ${entity} and (${col('fk_user_creat')} = ${user.id} or ${col('is_template')} = 1 or ${sql.join(viaParent, sql` or `)}))`;
+    const template = user.fkSoc === null ? sql`(${col('is_template')} = 1 and ${col('fk_element')} is null) or ` : sql``;
+    return sql<SqlBool>`(${col('entity')} = ${entity} and (${col('fk_user_creat')} = ${user.id} or ${template}${sql.join(viaParent, sql` or `)}))`;
   }
 
   async function getOne(type: ElementType, user: Caller, where: (eb: ExpressionBuilder<Database, ElementType>) => Expression<SqlBool>) {

@@ -22,6 +22,8 @@ import { checkRelativePath, isInside, MODULE_DIRS, objectFolder, resolveInside, 
 import { AppError } from '../../errors.js';
 import type { Caller, ElementAccess } from '../access/element-access.js';
 import { servedContentType } from './file-path.js';
+import { forgetPrintImage } from '../../adapters/print-image.js';
+import { printCacheDir } from '../reports/work-area.js';
 
 /** The `modulepart` values the file endpoint knows, and whose folder each names. */
 export const MODULE_PARTS: Readonly<Record<string, FileOwner>> = {
@@ -144,7 +146,7 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
       const order = await access.getById('commande', orderId, user);
       if (!order) throw new AppError('ORDER_NOT_FOUND');
       const folder = objectFolder(config.dataRoot, config.entity, 'commande', order.ref);
-      await resolveInside(folder.dir, file); // missing → 404; a link leaving the folder → 400
+      const real = await resolveInside(folder.dir, file); // missing → 404; a link leaving the folder → 400
       // The entry named is removed (a link itself, not what it points to); a folder is no attachment.
       const target = path.join(folder.dir, file);
       if ((await lstat(target)).isDirectory()) throw new AppError('FILE_NOT_FOUND');
@@ -162,6 +164,7 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
         .execute();
       if (usedBy.length > 0) throw new AppError('PHOTO_IN_USE', { details: { reports: usedBy.map((r) => r.ref) } });
       const realFolder = await realpath(folder.dir);
+      await forgetPrintImage(real, printCacheDir(config.dataRoot, config.entity));
       await rm(target);
       for (const size of Object.keys(THUMBNAIL_SIZES) as ThumbnailSize[]) {
         const thumb = thumbnailPath(target, size);

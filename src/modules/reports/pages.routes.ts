@@ -22,14 +22,14 @@ const POST_DESCRIPTION = [
     'Without `layout`: photo when `source` is given, else title_only. photo needs `source`, before_after both (400 PAGE_SOURCE_REQUIRED). ' +
     `The photo must exist (404 FILE_NOT_FOUND) and be JPEG, PNG or WebP (415; a corrupt one 400 IMAGE_INVALID). At most ${MAX_REPORT_PAGES} pages (409 REPORT_TOO_MANY_PAGES). 201 with the page.`,
   '2. `id=<page>` (no action): updates the page. Body: any of `note`, `rotation`, `title`, `layout`, and `source`/`source_2` as for add. 200 with the page.',
-  '3. `id=<page>&delete=1`: deletes the page, like DELETE.',
+  '3. `id=<page>&delete=1`: deletes the page, like DELETE (needs the delete right too).',
   '4. `action=reorder` (`bericht_id` in the query or the body): body `{ "order": [page ids] }` must name every page of the report exactly once; ' +
     'page_order is rewritten in one transaction. Anything else is 400 PAGE_ORDER_MISMATCH (details: duplicates, unknown, missing) and changes nothing. 200 with the report.',
   'A page or report that does not exist or that the caller may not see is 404 PAGE_NOT_FOUND / REPORT_NOT_FOUND.',
 ].join('\n\n');
 
 const DELETE_DESCRIPTION =
-  'Deletes the page `id` (write right, a draft report the caller sees) and closes the gap in page_order. Its image files are deleted only when they lie in the reports\' work area ' +
+  'Deletes the page `id` (delete right, a draft report the caller sees) and closes the gap in page_order. Its image files are deleted only when they lie in the reports\' work area ' +
   '(`bericht/<ref>/`) and no other page shows them; attachments of orders, invoices and proposals are never deleted. 200 `{ id, fk_bericht, deleted: true, files_deleted }`.';
 
 export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
@@ -40,8 +40,10 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
     if (id === undefined) throw new AppError('VALIDATION_FAILED', { message: 'id (Seite) erforderlich', details: [{ field: 'querystring.id', message: 'required' }] });
     return id;
   };
+  /** Deleting a page is a deletion (DESIGN.md, Rights): the delete right, besides write for POST. */
   const remove = (request: FastifyRequest, id: number) => {
     const user = callerOf(request);
+    if (!user.perms.delete) throw new AppError('AUTH_RIGHT_MISSING', { details: { right: 'delete' } });
     return pages.remove(user, id);
   };
 
@@ -85,7 +87,7 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
         querystring: Type.Object({ id: PagesQuery.properties.id }),
         response: { 200: DeletedPage, ...ERRORS },
       },
-      config: { right: 'write' },
+      config: { right: 'delete' },
     },
     async (request) => remove(request, requirePage(request.query.id)),
   );

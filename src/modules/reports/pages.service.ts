@@ -16,7 +16,7 @@ import type { ElementAccess } from '../access/element-access.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
 import { MAX_REPORT_PAGES, type AddPageBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
 import { isTemplateManager, toPageResponse } from './reports.service.js';
-import { isInWorkArea, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
+import { isInWorkArea, printCacheDir, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
 
 /** Image formats a page can show (what the PDF renderer decodes through sharp). */
 const PAGE_IMAGE_FORMATS = new Set(['jpeg', 'png', 'webp']);
@@ -26,7 +26,7 @@ export interface PageServiceDeps {
   repo: ReportRepository;
   access: ElementAccess;
   config: Config;
-  detail(row: ReportRow): Promise<ReportDetail>;
+  detail(user: AuthUser, row: ReportRow): Promise<ReportDetail>;
 }
 
 export function createPageService(deps: PageServiceDeps) {
@@ -63,15 +63,20 @@ export function createPageService(deps: PageServiceDeps) {
 
   /**
    * `source_path` of a photo the client names: a file of the report's parent object (its
-   * attachments), or for a template, of the template's own work area. The file must exist and be
-   * an image the PDF can show.
+   * attachments; the caller must see that object, not only the report it created), or for a
+   * template, of the template's own work area. The file must exist and be an image the PDF can show.
    */
-  async function sourceOf(report: ReportRow, name: string): Promise<string> {
+  async function sourceOf(user: AuthUser, report: ReportRow, name: string): Promise<string> {
     if (name.includes('/') || name.includes('\\')) throw new AppError('FILE_PATH_INVALID', { message: 'source nennt eine Datei der Anhänge, ohne Ordner' });
     let relPath: string;
-    if (Number(report.is_template) === 1) relPath = `${WORK_AREA_DIR}/${reportFolder(config.dataRoot, config.entity, report.ref).name}/${name}`;
-    else if (report.element_type && report.parent_ref) relPath = sourcePathOf(report.element_type as ElementType, report.parent_ref, name, config.dataRoot, config.entity);
-    else throw new AppError('FILE_NOT_FOUND', { message: 'Der Bericht hängt an keinem Objekt mehr, dessen Anhänge er zeigen könnte' });
+    if (Number(report.is_template) === 1) {
+      relPath = `${WORK_AREA_DIR}/${reportFolder(config.dataRoot, config.entity, report.ref).name}/${name}`;
+    } else {
+      const type = report.element_type as ElementType | null;
+      const parent = type && report.fk_element !== null ? await access.getById(type, Number(report.fk_element), user) : undefined;
+      if (!type || !parent) throw new AppError('FILE_NOT_FOUND', { message: 'Die Anhänge des Objekts dieses Berichts sind nicht (mehr) erreichbar' });
+      relPath = sourcePathOf(type, parent.ref, name, config.dataRoot, config.entity);
+    }
     const file = await resolveSource(config.dataRoot, config.entity, relPath);
     let format: string | undefined;
     try {
@@ -99,7 +104,7 @@ export function createPageService(deps: PageServiceDeps) {
     const removed: string[] = [];
     for (const relPath of relPaths) {
       try {
-        await removeWithThumbnails(await resolveSource(config.dataRoot, config.entity, relPath));
+        await removeWithThumbnails(await resolveSource(config.dataRoot, config.entity, relPath), printCacheDir(config.dataRoot, config.entity));
         removed.push(relPath);
       } catch {
         // already gone, or a path that leaves the documents folder: nothing to delete
@@ -118,8 +123,8 @@ export function createPageService(deps: PageServiceDeps) {
       const report = await visibleReport(user, reportId);
       checkChangeable(report, user);
       const layout = body.layout ?? (body.source ? 'photo' : 'title_only');
-      const source = body.source === undefined ? null : await sourceOf(report, body.source);
-      const source2 = body.source_2 === undefined ? null : await sourceOf(report, body.source_2);
+      const source = body.source === undefined ? null : await sourceOf(user, report, body.source);
+      const source2 = body.source_2 === undefined ? null : await sourceOf(user, report, body.source_2);
       checkLayout(layout, source, source2);
       const id = await db.transaction().execute(async (trx) => {
         await lockChangeable(trx, reportId, user);
@@ -148,8 +153,8 @@ export function createPageService(deps: PageServiceDeps) {
       const { page, report } = await visiblePage(user, pageId);
       checkChangeable(report, user);
       if (page.layout === 'signature') throw new AppError('CONFLICT', { message: 'Eine Unterschriftsseite kann nicht geändert werden' });
-      const source = body.source === undefined ? page.source_path : await sourceOf(report, body.source);
-      const source2 = body.source_2 === undefined ? page.source_path_2 : await sourceOf(report, body.source_2);
+      const source = body.source === undefined ? page.source_path : await sourceOf(user, report, body.source);
+      const source2 = body.source_2 === undefined ? page.source_path_2 : await sourceOf(user, report, body.source_2);
       const layout = body.layout ?? page.layout;
       checkLayout(layout, source, source2);
       const unused = await db.transaction().execute(async (trx) => {
@@ -217,7 +222,7 @@ export function createPageService(deps: PageServiceDeps) {
         for (const [index, id] of order.entries()) await repo.setPageOrder(trx, id, index + 1);
         await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
       });
-      return deps.detail(await visibleReport(user, reportId));
+      return deps.detail(user, await visibleReport(user, reportId));
     },
   };
 }

@@ -10,10 +10,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LibreOffice } from '../../adapters/libreoffice.js';
@@ -32,7 +32,7 @@ import type { AuthUser } from '../auth/auth.service.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
 import type { PageRow, ReportRepository, ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
-import { reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
+import { printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
 
 /** PDFs rendered at once per process; more wait, and beyond MAX_WAITING get 503 PDF_BUSY. */
 const MAX_RENDERS = 2;
@@ -49,7 +49,6 @@ const COMPANY_CONSTS = [
   'MAIN_INFO_SOCIETE_TEL',
   'MAIN_INFO_SOCIETE_LOGO',
   'MAIN_INFO_TVAINTRA',
-  'MAIN_SECURITY_SALT',
 ] as const;
 
 export interface ReportPdfDeps {
@@ -61,25 +60,24 @@ export interface ReportPdfDeps {
   /** The folders holding cover-sheet templates, searched in order. */
   odtTemplateDirs(): Promise<string[]>;
   visibleReport(user: AuthUser, id: number): Promise<ReportRow>;
-  detail(row: ReportRow): Promise<ReportDetail>;
+  detail(user: AuthUser, row: ReportRow): Promise<ReportDetail>;
   logger: FastifyBaseLogger;
 }
 
-/** A counting semaphore with a bounded queue. */
+/** A counting semaphore with a bounded queue; a finishing task hands its slot to the next waiter. */
 function createLimiter(max: number, maxWaiting: number) {
   let running = 0;
   const waiting: Array<() => void> = [];
   return async function run<T>(work: () => Promise<T>): Promise<T> {
-    if (running >= max) {
-      if (waiting.length >= maxWaiting) throw new AppError('PDF_BUSY', { headers: { 'retry-after': '5' } });
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-    running++;
+    if (running < max) running++;
+    else if (waiting.length >= maxWaiting) throw new AppError('PDF_BUSY', { headers: { 'retry-after': '5' } });
+    else await new Promise<void>((resolve) => waiting.push(resolve)); // the slot comes with the wake-up
     try {
       return await work();
     } finally {
-      running--;
-      waiting.shift()?.();
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
     }
   };
 }
@@ -111,7 +109,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   const { handle, repo, config, consts, libreOffice, logger } = deps;
   const { dataRoot, entity } = config;
   const root = entityRoot(dataRoot, entity);
-  const printCache = path.join(root, WORK_AREA_DIR, 'temp', 'print');
+  const printCache = printCacheDir(dataRoot, entity);
   const limit = createLimiter(MAX_RENDERS, MAX_WAITING);
 
   /** The print-size copy of a page image, or null when the file is gone (or unreadable, for a preview). */
@@ -256,7 +254,9 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     try {
       const company = await consts.getMany(COMPANY_CONSTS);
       const values = await coverValues(report, pages.length, user, company);
-      const [coverSheet, logo, images] = await Promise.all([
+      // All three run to their end even when one fails, so nothing still writes into workDir
+      // (the filled cover holds customer data) after it is removed below.
+      const settled = await Promise.allSettled([
         cover(report, values, workDir),
         companyLogo(company.get('MAIN_INFO_SOCIETE_LOGO')),
         mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
@@ -264,7 +264,13 @@ export function createReportPdfService(deps: ReportPdfDeps) {
             ? [null, null] as const
             : ([await printImage(page.source_path, strict), page.layout === 'before_after' ? await printImage(page.source_path_2, strict) : null] as const),
         ),
-      ]);
+      ] as const);
+      for (const result of settled) if (result.status === 'rejected') throw result.reason;
+      const [coverSheet, logo, images] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+        Awaited<ReturnType<typeof cover>>,
+        Awaited<ReturnType<typeof companyLogo>>,
+        Array<readonly [PdfImage | null, PdfImage | null]>,
+      ];
       async function* bodyPages(): AsyncGenerator<PdfPage> {
         for (const [index, page] of pages.entries()) yield pdfPage(page, images[index]![0], images[index]![1]);
       }
@@ -289,17 +295,37 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     }
   }
 
+  /** Renders into `file` (created new); on failure the stream is closed and the partial file removed. */
+  async function renderToFile(report: ReportRow, pages: PageRow[], user: AuthUser, file: string, strict: boolean): Promise<void> {
+    const out = createWriteStream(file, { flags: 'wx' });
+    try {
+      await render(report, pages, user, out, strict);
+    } catch (error) {
+      out.destroy();
+      await rm(file, { force: true });
+      throw error;
+    }
+  }
+
   return {
-    /** A preview made now, streamed; images that are gone are drawn as placeholders. */
+    /**
+     * A preview made now into a temporary file, then streamed from it: the render slot is free again
+     * as soon as the PDF is made, however slowly the client reads. The file goes when the stream closes.
+     * Images that are gone are drawn as placeholders.
+     */
     async preview(user: AuthUser, id: number): Promise<{ stream: Readable; filename: string }> {
       const report = await deps.visibleReport(user, id);
       const pages = await repo.pages(handle.db, id);
-      const stream = new PassThrough();
-      // The render runs while the client reads; a failure ends the stream with the error.
-      void limit(() => render(report, pages, user, stream, false)).catch((error: unknown) => {
-        logger.error({ err: error, report: report.ref }, 'PDF preview failed');
-        stream.destroy(error instanceof Error ? error : new Error(String(error)));
-      });
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-preview-'));
+      const file = path.join(dir, 'preview.pdf');
+      try {
+        await limit(() => renderToFile(report, pages, user, file, false));
+      } catch (error) {
+        await rm(dir, { recursive: true, force: true });
+        throw error;
+      }
+      const stream = createReadStream(file);
+      stream.once('close', () => void rm(dir, { recursive: true, force: true }));
       return { stream, filename: `${report.ref}-Vorschau.pdf` };
     },
 
@@ -322,11 +348,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const folder = reportFolder(dataRoot, entity, report.ref);
       const filename = `${folder.name}.pdf`;
       const target = path.join(folder.dir, filename);
-      await mkdir(folder.dir, { recursive: true });
+      const madeFolder = await mkdir(folder.dir, { recursive: true });
       const temp = path.join(folder.dir, `.${filename}.${randomBytes(6).toString('hex')}.tmp`);
       let placed = false;
       try {
-        await limit(() => render(report, pages, user, createWriteStream(temp, { flags: 'wx' }), true));
+        await limit(() => renderToFile(report, pages, user, temp, true));
         const md5 = await fileMd5(temp);
         const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
         await handle.db.transaction().execute(async (trx) => {
@@ -357,9 +383,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         });
       } catch (error) {
         await rm(placed ? target : temp, { force: true });
+        if (madeFolder) await rmdir(folder.dir).catch(() => undefined); // only when still empty
         throw error;
       }
-      return deps.detail(await deps.visibleReport(user, id));
+      return deps.detail(user, await deps.visibleReport(user, id));
     },
   };
 }

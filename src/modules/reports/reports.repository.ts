@@ -94,8 +94,22 @@ export function createReportRepository(dialect: Dialect) {
       return db.selectFrom('bericht_page').selectAll().where('rowid', '=', pageId).executeTakeFirst();
     },
 
-    async countPages(db: Db, reportId: number): Promise<number> {
-      const row = await db.selectFrom('bericht_page').select((eb) => eb.fn.countAll().as('n')).where('fk_bericht', '=', reportId).executeTakeFirstOrThrow();
+    /** Of `ids`, the reports `visible` admits. */
+    async visibleIds(db: Db, ids: number[], visible: Expression<SqlBool>): Promise<number[]> {
+      if (ids.length === 0) return [];
+      const rows = await db.selectFrom('bericht as b').select('b.rowid').where('b.rowid', 'in', ids).where(() => visible).execute();
+      return rows.map((r) => Number(r.rowid));
+    },
+
+    /** Pages of reports other than `reportId` that show a file under `dirPrefix` (`bericht/<name>/`). */
+    async foreignPagesIn(db: Db, reportId: number, dirPrefix: string): Promise<number> {
+      const pattern = `${dirPrefix.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+      const row = await db
+        .selectFrom('bericht_page')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('fk_bericht', '<>', reportId)
+        .where(sql<SqlBool>`(source_path like ${pattern} escape '!' or source_path_2 like ${pattern} escape '!')`)
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
 

@@ -6,7 +6,9 @@
  * A report and its pages are written in one transaction together with the files copied into its
  * work area; a failure removes the copied files, so nothing half-made stays behind.
  */
-import { rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { forgetPrintImage } from '../../adapters/print-image.js';
 import type { Selectable } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db, DbHandle } from '../../db/database.js';
@@ -20,7 +22,7 @@ import type { ElementAccess } from '../access/element-access.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
 import type { CreateReportBody, CreateTemplateBody, PageResponse, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
-import { copyIntoFolder, isInWorkArea, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
+import { copyIntoFolder, isInWorkArea, printCacheDir, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
 
 /** Tries at most this many refs when others take them at the same moment. */
 const REF_ATTEMPTS = 10;
@@ -110,6 +112,8 @@ interface NewReport {
   pages: PageRow[];
   /** Copy pages' attachments (not only work-area files) into the new work area: templates own their images. */
   copyAttachments: boolean;
+  /** A new version of this report: its row is locked and the version number counted in the same transaction. */
+  versionOf?: number;
 }
 
 export function createReportService(deps: ReportServiceDeps) {
@@ -140,14 +144,17 @@ export function createReportService(deps: ReportServiceDeps) {
     if (!(await deps.odtTemplateNames()).includes(name)) throw new AppError('ODT_TEMPLATE_NOT_FOUND', { details: { odt_template: name } });
   }
 
-  /** Every version linked to `id` through fk_bericht_parent, either way, by version number. */
-  async function versionsOf(id: number) {
+  /**
+   * Every version linked to `id` through fk_bericht_parent, either way, by version number; with
+   * `user`, only those the user may see.
+   */
+  async function versionsOf(id: number, conn: Db = db, user?: AuthUser) {
     const seen = new Map<number, Awaited<ReturnType<ReportRepository['linked']>>[number]>();
     const queued = new Set([id]);
     let frontier = [id];
     // Each round finds the frontier's own rows (and so their parents) and their children.
     while (frontier.length > 0 && seen.size < MAX_VERSIONS) {
-      const rows = await repo.linked(db, frontier);
+      const rows = await repo.linked(conn, frontier);
       const next: number[] = [];
       const enqueue = (n: number) => {
         if (!queued.has(n)) {
@@ -162,14 +169,16 @@ export function createReportService(deps: ReportServiceDeps) {
       }
       frontier = next;
     }
+    const visible = user ? new Set(await repo.visibleIds(conn, [...seen.keys()], access.reportVisible(user, REPORT_ALIAS))) : undefined;
     return [...seen.values()]
+      .filter((r) => !visible || visible.has(Number(r.rowid)))
       .map((r) => ({ id: Number(r.rowid), ref: r.ref, version: Number(r.version), status: reportStatus(r.status), datec: fromDbDateTime(r.datec) }))
       .sort((a, b) => a.version - b.version || a.id - b.id);
   }
 
-  async function detail(row: ReportRow, conn: Db = db): Promise<ReportDetail> {
-    const pages = await repo.pages(conn, Number(row.rowid));
-    return { ...toReportItem(row), pages: pages.map(toPageResponse), versions: await versionsOf(Number(row.rowid)) };
+  async function detail(user: AuthUser, row: ReportRow): Promise<ReportDetail> {
+    const pages = await repo.pages(db, Number(row.rowid));
+    return { ...toReportItem(row), pages: pages.map(toPageResponse), versions: await versionsOf(Number(row.rowid), db, user) };
   }
 
   /**
@@ -193,7 +202,13 @@ export function createReportService(deps: ReportServiceDeps) {
             throw new RetryRef();
           }
           const now = toDbDateTime();
-          const id = await repo.insertReport(trx, { ...input.fields, ref, entity, status: 0, final_pdf_path: null, fk_user_creat: user.id, datec: now, tms: now });
+          let version = input.fields.version;
+          if (input.versionOf !== undefined) {
+            // Two new versions at once: the second waits for the first here and counts it.
+            await repo.lockById(trx, input.versionOf);
+            version = Math.max(0, ...(await versionsOf(input.versionOf, trx)).map((v) => v.version)) + 1;
+          }
+          const id = await repo.insertReport(trx, { ...input.fields, version, ref, entity, status: 0, final_pdf_path: null, fk_user_creat: user.id, datec: now, tms: now });
           let order = 0;
           for (const page of input.pages) {
             const copy = async (relPath: string | null): Promise<string | null> => {
@@ -252,7 +267,7 @@ export function createReportService(deps: ReportServiceDeps) {
     },
 
     async get(user: AuthUser, id: number): Promise<ReportDetail> {
-      return detail(await visibleReport(user, id));
+      return detail(user, await visibleReport(user, id));
     },
 
     async create(user: AuthUser, body: CreateReportBody): Promise<ReportDetail> {
@@ -280,14 +295,13 @@ export function createReportService(deps: ReportServiceDeps) {
         pages: template ? await repo.pages(db, Number(template.rowid)) : [],
         copyAttachments: false,
       });
-      return detail(await visibleReport(user, id));
+      return detail(user, await visibleReport(user, id));
     },
 
     /** A new draft with the next version number, a copy of `id` with all its pages; `id` stays as it is. */
     async newVersion(user: AuthUser, id: number): Promise<ReportDetail> {
       const source = await visibleReport(user, id);
       if (Number(source.is_template) === 1) throw new AppError('CONFLICT', { message: 'Von einer Vorlage gibt es keine Versionen' });
-      const versions = await versionsOf(id);
       const newId = await insertReport(user, {
         fields: {
           element_type: source.element_type,
@@ -296,7 +310,7 @@ export function createReportService(deps: ReportServiceDeps) {
           format: source.format,
           orientation: source.orientation,
           odt_template: source.odt_template,
-          version: Math.max(...versions.map((v) => v.version), Number(source.version)) + 1,
+          version: Number(source.version) + 1, // counted again under the lock
           fk_bericht_parent: id,
           is_template: 0,
           template_label: null,
@@ -304,8 +318,9 @@ export function createReportService(deps: ReportServiceDeps) {
         },
         pages: await repo.pages(db, id),
         copyAttachments: false,
+        versionOf: id,
       });
-      return detail(await visibleReport(user, newId));
+      return detail(user, await visibleReport(user, newId));
     },
 
     /**
@@ -323,10 +338,15 @@ export function createReportService(deps: ReportServiceDeps) {
         if (Number(locked.status) !== 0 && !(user.admin || user.perms.admin)) {
           throw new AppError('AUTH_RIGHT_MISSING', { message: 'Einen abgeschlossenen Bericht dürfen nur Administratoren löschen', details: { right: 'admin' } });
         }
+        // Images of this report's work area that pages of other reports show (data made elsewhere) stay.
+        if ((await repo.foreignPagesIn(trx, id, `${WORK_AREA_DIR}/${folder.name}/`)) > 0) {
+          throw new AppError('CONFLICT', { message: 'Seiten anderer Berichte zeigen Bilder dieses Berichts; er kann nicht gelöscht werden' });
+        }
         await repo.relinkChildren(trx, id, locked.fk_bericht_parent === null ? null : Number(locked.fk_bericht_parent));
         await createUploadsRepository(trx, handle.dialect).deleteEcmFiles(entity, folder.filepath);
         await repo.deleteReport(trx, id);
       });
+      await forgetPrintImages(folder.dir, printCacheDir(dataRoot, entity));
       await rm(folder.dir, { recursive: true, force: true });
       return { id, ref: row.ref, deleted: true };
     },
@@ -359,12 +379,23 @@ export function createReportService(deps: ReportServiceDeps) {
         pages: source ? (await repo.pages(db, Number(source.rowid))).filter((p) => p.layout !== 'signature') : [],
         copyAttachments: true,
       });
-      return detail(await visibleReport(user, id));
+      return detail(user, await visibleReport(user, id));
     },
   };
 }
 
 class RetryRef extends Error {}
+
+/** Drops the print-size copies of the files directly in `dir` (a report's work area about to go). */
+async function forgetPrintImages(dir: string, cache: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) await forgetPrintImage(path.join(dir, name), cache).catch(() => undefined);
+}
 
 async function exists(file: string): Promise<boolean> {
   try {

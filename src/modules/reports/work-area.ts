@@ -6,9 +6,11 @@
  * and proposals are only ever read.
  */
 import { constants } from 'node:fs';
-import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { copyFile, link, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { THUMBNAIL_SIZE_NAMES, thumbnailPath } from '../../adapters/image.js';
+import { forgetPrintImage } from '../../adapters/print-image.js';
 import { MODULE_DIRS, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { firstFreeName } from '../../dolibarr/filenames.js';
@@ -44,25 +46,42 @@ export function sourceUrl(relPath: string | null, size?: (typeof THUMBNAIL_SIZE_
 
 /**
  * Copies `source` into `dir` under its own name, or `name_2.ext`, … when taken; returns the name
- * used. Never overwrites (COPYFILE_EXCL), so two copies at once cannot clobber each other.
+ * used. The copy is written under a temporary name and then hard-linked to the chosen name, which
+ * fails when another request took it meanwhile: never half a file under a real name, never an
+ * overwrite.
  */
 export async function copyIntoFolder(source: string, dir: string): Promise<string> {
   await mkdir(dir, { recursive: true });
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const taken = new Set((await readdir(dir)).map((n) => n.toLowerCase()));
-    const name = firstFreeName(path.basename(source), (candidate) => taken.has(candidate.toLowerCase()));
-    try {
-      await copyFile(source, path.join(dir, name), constants.COPYFILE_EXCL);
-      return name;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  const temp = path.join(dir, `.copy-${randomBytes(6).toString('hex')}.tmp`);
+  await copyFile(source, temp, constants.COPYFILE_EXCL);
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const taken = new Set((await readdir(dir)).map((n) => n.toLowerCase()));
+      const name = firstFreeName(path.basename(source), (candidate) => taken.has(candidate.toLowerCase()));
+      try {
+        await link(temp, path.join(dir, name));
+        return name;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
     }
+    throw new Error(`no free name for ${path.basename(source)} in ${dir}`);
+  } finally {
+    await rm(temp, { force: true });
   }
-  throw new Error(`no free name for ${path.basename(source)} in ${dir}`);
 }
 
-/** Removes a file and its Dolibarr thumbnails; a file already gone is fine. */
-export async function removeWithThumbnails(file: string): Promise<void> {
+/**
+ * Where photos scaled to print size are kept (Dolibarr's `temp/` of the module): shared by every
+ * process on the documents folder, so a photo is prepared once for all.
+ */
+export function printCacheDir(dataRoot: string, entity: number): string {
+  return path.join(entityRoot(dataRoot, entity), WORK_AREA_DIR, 'temp', 'print');
+}
+
+/** Removes a file, its Dolibarr thumbnails and its print-size copy; a file already gone is fine. */
+export async function removeWithThumbnails(file: string, printCache: string): Promise<void> {
+  await forgetPrintImage(file, printCache);
   await rm(file, { force: true });
   await Promise.all(THUMBNAIL_SIZE_NAMES.map((size) => rm(thumbnailPath(file, size), { force: true })));
 }
