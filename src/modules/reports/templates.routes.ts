@@ -25,7 +25,8 @@ export async function templatesRoutes(app: FastifyInstance, mod: ReportModule): 
         tags: ['templates'],
         summary: 'Report templates',
         description:
-          'The report templates of the entity (reports flagged is_template, with template_label) as `{ items, total }`, newest first; every user with the read right sees them. ' +
+          'The report templates of the entity (reports flagged is_template, with template_label, on no object) as `{ items, total }`, newest first; every internal user with the read right sees them ' +
+            '(external users, bound to a customer, see none). ' +
           '`q` searches label, title and ref. A template\'s pages: GET /api/reports.php?id=<template id>. Templates never appear in ordinary report lists.',
         querystring: TemplatesQuery,
         response: { 200: TemplateList, ...ERRORS },
