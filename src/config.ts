@@ -4,6 +4,7 @@
  * then the default. Every problem is collected and reported at once; the result is frozen.
  */
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { readDolibarrConf } from './dolibarr/conf-file.js';
 
@@ -64,6 +65,18 @@ export interface Config {
    * @default soffice from PATH, then the usual install folders
    */
   libreOfficeBinary: string | undefined;
+  /**
+   * The service's Ed25519 key (PKCS#8 PEM) that seals signature metadata; made on first use.
+   * Several processes must share one file. @default STATE_DIR/signing_key.pem
+   */
+  signingKeyFile: string;
+  /** Name of this server in signature metadata. @default the host name */
+  serverName: string;
+  /**
+   * Address of the service as people reach it (e.g. https://berichte.example.com), for links in QR
+   * codes. @default the address the request came in on
+   */
+  publicUrl: string | undefined;
   /** Path of the conf.php the settings came from, if any. */
   dolibarrConf: string | undefined;
 }
@@ -249,10 +262,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
     libreOfficeBinary: overrides.libreOfficeBinary ?? (get('LIBREOFFICE_BINARY') || undefined),
+    signingKeyFile: path.resolve(overrides.signingKeyFile ?? get('SIGNING_KEY_FILE') ?? path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'signing_key.pem')),
+    serverName: overrides.serverName ?? (get('SERVER_NAME') || os.hostname()),
+    publicUrl: overrides.publicUrl ?? (get('PUBLIC_URL')?.replace(/\/+$/, '') || undefined),
     dolibarrConf: confPath,
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL '${config.logLevel}' is not one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  if (config.publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(config.publicUrl)) {
+    problems.push(`PUBLIC_URL '${config.publicUrl}' is not an address like https://berichte.example.com`);
   }
 
   if (problems.length > 0) throw new ConfigError(problems);

@@ -46,6 +46,8 @@ export const errorCatalogue = {
   REPORT_SOURCE_MISSING: { status: 409, message: 'Ein Bild des Berichts fehlt; der Bericht kann so nicht abgeschlossen werden' },
   REPORT_REF_EXHAUSTED: { status: 503, message: 'Es konnte keine freie Berichtsnummer vergeben werden, bitte erneut versuchen' },
   PAGE_ORDER_MISMATCH: { status: 400, message: 'Die Reihenfolge muss genau die Seiten des Berichts nennen, jede einmal' },
+  SIGNATURE_TOO_LARGE: { status: 413, message: 'Das Unterschriftsbild ist zu groß' },
+  PAGE_SIGNED: { status: 409, message: 'Diese Seite ist durch eine Unterschrift gedeckt und kann nicht mehr geändert werden' },
   PHOTO_IN_USE: { status: 409, message: 'Das Foto wird in einem Bericht verwendet und kann nicht gelöscht werden' },
   PAGE_SOURCE_REQUIRED: { status: 400, message: 'Für dieses Seitenlayout fehlt ein Bild' },
   PDF_BUSY: { status: 503, message: 'Es werden gerade zu viele PDFs erstellt, bitte gleich erneut versuchen' },

@@ -12,6 +12,7 @@ import { STANDALONE_MARKER, dolibarrCore } from './migrations/0001-dolibarr-core
 import { berichtModule } from './migrations/0002-bericht-module.js';
 import { berichtIdempotency } from './migrations/0003-bericht-idempotency.js';
 import { standaloneIndexes } from './migrations/0004-standalone-indexes.js';
+import { berichtSignature } from './migrations/0005-bericht-signature.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -27,6 +28,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0002-bericht-module': berichtModule(handle.dialect, handle.prefix),
         '0003-bericht-idempotency': berichtIdempotency(handle.dialect, handle.prefix),
         '0004-standalone-indexes': standaloneIndexes(handle.dialect, handle.prefix),
+        '0005-bericht-signature': berichtSignature(handle.dialect, handle.prefix),
       };
     },
   };

@@ -261,6 +261,20 @@ export interface BerichtLoginFailureTable {
   at: Int;
 }
 
+export interface BerichtSignatureTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  fk_bericht: Int;
+  /** The signature page. */
+  fk_page: Int;
+  /** Unguessable code of the public verification link. */
+  verify_code: string;
+  /** The metadata JSON beside the signature image, relative to the entity's documents root. */
+  metadata_path: string;
+  signer_name: string;
+  datec: string;
+}
+
 export interface BerichtIdempotencyTable {
   rowid: Generated<Int>;
   entity: ColumnType<Int, Int | undefined, Int>;
@@ -293,6 +307,7 @@ export interface Database {
   bericht_upload_token: BerichtUploadTokenTable;
   bericht_login_failure: BerichtLoginFailureTable;
   bericht_idempotency: BerichtIdempotencyTable;
+  bericht_signature: BerichtSignatureTable;
 }
 
 export type TableName = keyof Database;
@@ -301,5 +316,5 @@ export type TableName = keyof Database;
 export const TABLE_NAMES: readonly TableName[] = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
-  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature',
 ];

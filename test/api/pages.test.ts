@@ -459,7 +459,7 @@ for (const dialect of testDialects()) {
           .values({ fk_bericht: report.id, page_order: 1, title: 'Unterschrift', note: null, rotation: 0, layout: 'signature', source_path: null, source_path_2: null, datec: now, tms: now })
           .execute();
         const [row] = await pageRows(report.id);
-        assertError(await api('POST', updateUrl(Number(row!.rowid)), me.token, { title: 'Anders' }), 409, 'CONFLICT');
+        assertError(await api('POST', updateUrl(Number(row!.rowid)), me.token, { title: 'Anders' }), 409, 'PAGE_SIGNED');
         assert.equal((await pageRow(Number(row!.rowid)))?.title, 'Unterschrift');
       });
     });

@@ -11,6 +11,8 @@ import { chooseAction } from '../common/dispatch.js';
 import type { ReportModule } from './reports.module.js';
 import { AddPageBody, DeletedPage, EDITABLE_LAYOUTS, MAX_REPORT_PAGES, Page, PagesQuery, ReorderBody, ReportDetail, UpdatePageBody } from './reports.schemas.js';
 import { Type } from 'typebox';
+import { readSignatureForm, SIGNATURE_DESCRIPTION } from '../signatures/signatures.routes.js';
+import { toPageResponse } from './reports.service.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 415: ErrorResponse };
 
@@ -25,6 +27,8 @@ const POST_DESCRIPTION = [
   '3. `id=<page>&delete=1`: deletes the page, like DELETE (needs the delete right too).',
   '4. `action=reorder` (`bericht_id` in the query or the body): body `{ "order": [page ids] }` must name every page of the report exactly once; ' +
     'page_order is rewritten in one transaction. Anything else is 400 PAGE_ORDER_MISMATCH (details: duplicates, unknown, missing) and changes nothing. 200 with the report.',
+  `5. ${SIGNATURE_DESCRIPTION}`,
+  'Pages covered by a signature (every page before a signature page) cannot be changed, deleted or moved: 409 PAGE_SIGNED.',
   'A page or report that does not exist or that the caller may not see is 404 PAGE_NOT_FOUND / REPORT_NOT_FOUND.',
 ].join('\n\n');
 
@@ -55,14 +59,20 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
         summary: 'Add, update, delete or reorder pages',
         description: POST_DESCRIPTION,
         querystring: PagesQuery,
-        response: { 200: Type.Union([Page, DeletedPage, ReportDetail]), 201: Page, ...ERRORS },
+        response: { 200: Type.Union([Page, DeletedPage, ReportDetail]), 201: Page, ...ERRORS, 413: ErrorResponse },
       },
       config: { right: 'write' },
     },
     async (request, reply) => {
       const user = callerOf(request);
       const { id, bericht_id: reportId } = request.query;
-      const action = chooseAction(request.query.action, ['add', 'reorder'] as const);
+      const action = chooseAction(request.query.action, ['add', 'reorder', 'signature'] as const);
+      if (action === 'signature') {
+        if (reportId === undefined) throw new AppError('VALIDATION_FAILED', { message: 'bericht_id erforderlich', details: [{ field: 'querystring.bericht_id', message: 'required' }] });
+        const form = await readSignatureForm(request, mod.config);
+        const page = await mod.signatures.sign(user, reportId, form);
+        return reply.code(201).send(toPageResponse(page));
+      }
       if (action === 'add') {
         if (reportId === undefined) throw new AppError('VALIDATION_FAILED', { message: 'bericht_id erforderlich', details: [{ field: 'querystring.bericht_id', message: 'required' }] });
         return reply.code(201).send(await pages.add(user, reportId, mod.parseBody(AddPageBody, request.body)));

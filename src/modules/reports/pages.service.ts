@@ -90,6 +90,24 @@ export function createPageService(deps: PageServiceDeps) {
     return relPath;
   }
 
+  /**
+   * How many pages (from the start) a signature covers: every page up to and including the one
+   * before the last signature page. Those pages can no longer change, move or go (409 PAGE_SIGNED);
+   * the last signature page itself may still be removed while the report is a draft.
+   */
+  function signedCount(pages: PageRow[]): number {
+    let last = -1;
+    pages.forEach((p, index) => {
+      if (p.layout === 'signature') last = index;
+    });
+    return last;
+  }
+
+  function checkNotSigned(pages: PageRow[], pageId: number): void {
+    const index = pages.findIndex((p) => Number(p.rowid) === pageId);
+    if (index >= 0 && index < signedCount(pages)) throw new AppError('PAGE_SIGNED', { details: { page_order: index + 1 } });
+  }
+
   /** Of `paths`, those in the reports' work area that no page shows (within the transaction). */
   async function unusedWorkAreaFiles(trx: Db, paths: Array<string | null>): Promise<string[]> {
     const files: string[] = [];
@@ -152,13 +170,14 @@ export function createPageService(deps: PageServiceDeps) {
     async update(user: AuthUser, pageId: number, body: UpdatePageBody): Promise<PageResponse> {
       const { page, report } = await visiblePage(user, pageId);
       checkChangeable(report, user);
-      if (page.layout === 'signature') throw new AppError('CONFLICT', { message: 'Eine Unterschriftsseite kann nicht geändert werden' });
+      if (page.layout === 'signature') throw new AppError('PAGE_SIGNED', { message: 'Eine Unterschriftsseite kann nicht geändert werden' });
       const source = body.source === undefined ? page.source_path : await sourceOf(user, report, body.source);
       const source2 = body.source_2 === undefined ? page.source_path_2 : await sourceOf(user, report, body.source_2);
       const layout = body.layout ?? page.layout;
       checkLayout(layout, source, source2);
       const unused = await db.transaction().execute(async (trx) => {
         await lockChangeable(trx, Number(page.fk_bericht), user);
+        checkNotSigned(await repo.pages(trx, Number(page.fk_bericht)), pageId);
         await repo.updatePage(trx, pageId, {
           ...(body.title !== undefined ? { title: body.title } : {}),
           ...(body.note !== undefined ? { note: body.note } : {}),
@@ -189,13 +208,19 @@ export function createPageService(deps: PageServiceDeps) {
         await lockChangeable(trx, reportId, user);
         const current = await repo.getPage(trx, pageId);
         if (!current) throw new AppError('PAGE_NOT_FOUND');
+        checkNotSigned(await repo.pages(trx, reportId), pageId);
+        // The last signature page of a draft may go, and its proof with it (row and metadata file).
+        const signature = current.layout === 'signature' ? await trx.selectFrom('bericht_signature').select('metadata_path').where('fk_page', '=', pageId).executeTakeFirst() : undefined;
+        if (signature) await trx.deleteFrom('bericht_signature').where('fk_page', '=', pageId).execute();
         await repo.deletePage(trx, pageId);
         const rest = await repo.pages(trx, reportId);
         for (const [index, p] of rest.entries()) if (Number(p.page_order) !== index + 1) await repo.setPageOrder(trx, Number(p.rowid), index + 1);
         await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
-        return unusedWorkAreaFiles(trx, [current.source_path, current.source_path_2]);
+        return { files: await unusedWorkAreaFiles(trx, [current.source_path, current.source_path_2]), metadata: signature?.metadata_path };
       });
-      return { id: pageId, fk_bericht: reportId, deleted: true, files_deleted: await removeFiles(candidates) };
+      const deleted = await removeFiles(candidates.files);
+      if (candidates.metadata && isInWorkArea(candidates.metadata)) await removeFiles([candidates.metadata]);
+      return { id: pageId, fk_bericht: reportId, deleted: true, files_deleted: deleted };
     },
 
     /** Sets page_order from `order`, which must name every page of the report exactly once. */
@@ -218,6 +243,10 @@ export function createPageService(deps: PageServiceDeps) {
         const missing = [...ids].filter((id) => !order.includes(id));
         if (duplicates.length || unknown.length || missing.length) {
           throw new AppError('PAGE_ORDER_MISMATCH', { details: { duplicates: [...new Set(duplicates)], unknown, missing } });
+        }
+        const signed = signedCount(pages);
+        if (pages.slice(0, signed + 1).some((p, index) => Number(p.rowid) !== order[index])) {
+          throw new AppError('PAGE_SIGNED', { message: 'Seiten vor einer Unterschrift und die Unterschrift selbst bleiben an ihrem Platz', details: { fixed: signed + 1 } });
         }
         for (const [index, id] of order.entries()) await repo.setPageOrder(trx, id, index + 1);
         await repo.updateReport(trx, reportId, { fk_user_modif: user.id });

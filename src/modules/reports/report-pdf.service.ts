@@ -112,11 +112,16 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   const printCache = printCacheDir(dataRoot, entity);
   const limit = createLimiter(MAX_RENDERS, MAX_WAITING);
 
-  /** The print-size copy of a page image, or null when the file is gone (or unreadable, for a preview). */
-  async function printImage(relPath: string | null, strict: boolean): Promise<PdfImage | null> {
+  /**
+   * The print-size copy of a page image, or null when the file is gone (or unreadable, for a
+   * preview). A signature sheet is drawn as it is: an opaque PNG made for print, whose bytes the
+   * signature's proof covers.
+   */
+  async function printImage(relPath: string | null, strict: boolean, asIs = false): Promise<PdfImage | null> {
     if (!relPath) return null;
     try {
       const file = await resolveSource(dataRoot, entity, relPath);
+      if (asIs) return { path: file };
       return { path: (await preparePrintImage(file, printCache)).path };
     } catch (error) {
       if (strict) throw error;
@@ -262,7 +267,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
           page.layout === 'title_only'
             ? [null, null] as const
-            : ([await printImage(page.source_path, strict), page.layout === 'before_after' ? await printImage(page.source_path_2, strict) : null] as const),
+            : ([await printImage(page.source_path, strict, page.layout === 'signature'), page.layout === 'before_after' ? await printImage(page.source_path_2, strict) : null] as const),
         ),
       ] as const);
       for (const result of settled) if (result.status === 'rejected') throw result.reason;

@@ -2,6 +2,7 @@
  * The reports module: reports, pages, templates, cover sheets and the PDF, wired once and shared
  * by its routes.
  */
+import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { createLibreOffice } from '../../adapters/libreoffice.js';
 import { listOdtTemplates, templateDirs, TEMPLATE_PATH_CONST } from '../../adapters/odt.js';
@@ -17,6 +18,9 @@ import { createReportRepository } from './reports.repository.js';
 import { reportsRoutes } from './reports.routes.js';
 import { createReportService } from './reports.service.js';
 import { templatesRoutes } from './templates.routes.js';
+import { loadSigningKey } from '../signatures/seal.js';
+import { MAX_CONFIRMATION_LENGTH, MAX_SIGNATURE_BYTES, signaturesRoutes } from '../signatures/signatures.routes.js';
+import { createSignatureService } from '../signatures/signatures.service.js';
 
 export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
   const { config, handle, access } = ctx;
@@ -38,14 +42,20 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
     detail: reports.detail,
     logger: app.log,
   });
-  return { config, reports, pages, pdf, odtTemplates, parseBody };
+  const signatures = createSignatureService({ handle, repo, access, config, key: loadSigningKey(config.signingKeyFile) });
+  return { config, reports, pages, pdf, signatures, odtTemplates, parseBody };
 }
 
 export type ReportModule = ReturnType<typeof createReportModule>;
 
 export async function reportModuleRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const mod = createReportModule(app, ctx);
+  // Multipart only here and in the uploads context: the signature form (endpoint 14).
+  await app.register(multipart, {
+    limits: { files: 1, fileSize: MAX_SIGNATURE_BYTES + 1, fields: 10, fieldSize: MAX_CONFIRMATION_LENGTH * 4, parts: 12, fieldNameSize: 100, headerPairs: 50 },
+  });
   await reportsRoutes(app, mod);
+  await signaturesRoutes(app, { signatures: mod.signatures });
   await pagesRoutes(app, mod);
   await templatesRoutes(app, mod);
   await pdfRoutes(app, mod);

@@ -1,0 +1,169 @@
+/**
+ * Endpoint 14's form (multipart), endpoint 15 (/ajax/verify_signature.php), the service's public
+ * key (/api/signing_key.php) and the public check behind a signature's QR code
+ * (/public/verify_signature.php).
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../../config.js';
+import { AppError } from '../../errors.js';
+import { callerOf } from '../../plugins/authenticate.js';
+import { ErrorResponse, RowId } from '../common/common.schemas.js';
+import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE, type SignatureService, type SignInput } from './signatures.service.js';
+
+/** Largest signature PNG in bytes. */
+export const MAX_SIGNATURE_BYTES = 5 * 1024 * 1024;
+export const MAX_CONFIRMATION_LENGTH = 2000;
+
+export const SIGNATURE_DESCRIPTION =
+  '`action=signature&bericht_id=<report>`: multipart/form-data with the customer\'s signature as a PNG in the field `file` ' +
+  `(at most ${MAX_SIGNATURE_BYTES} bytes, ${MAX_SIGNATURE_SIDE} pixels a side: 413 beyond; not a PNG by its bytes: 415; unreadable: 400 IMAGE_INVALID), ` +
+  '`signer_name` (required, 1-255 characters), `gps_lat` (-90..90) and `gps_lon` (-180..180) (optional, both or neither), and `confirmation_text` ' +
+  `(optional, at most ${MAX_CONFIRMATION_LENGTH} characters; default: "${DEFAULT_CONFIRMATION}"). ` +
+  'Appends a signature page (layout `signature`) whose note names the signer and the time. The image is a composite: a header with the metadata, the signature, ' +
+  'a footer with the SHA-256 over all pages before it plus the report ref, the server name and time, and a QR code of the public check. Beside it, `<image>.json` holds the metadata ' +
+  '(headline, report and parent ref, customer, server time, signer, confirmation text, GPS, hash, page_count_at_signing, server name, client IP, user) sealed with the service\'s Ed25519 key. ' +
+  'Write right, a draft the caller sees (409 REPORT_FINAL otherwise). 201 with the page, `hash`, `page_count_at_signing` and `verify_url`. On any error no page and no file is left.';
+
+function parseCoordinate(raw: string | undefined, name: string, limit: number): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = Number(raw.trim().replace(',', '.'));
+  if (!Number.isFinite(value) || Math.abs(value) > limit) {
+    throw new AppError('VALIDATION_FAILED', { message: `${name} muss eine Zahl zwischen -${limit} und ${limit} sein`, details: [{ field: `body.${name}`, message: `must be a number in [-${limit}, ${limit}]` }] });
+  }
+  return value;
+}
+
+/** The signature form: fields and the PNG (read whole: it is small and capped). */
+export async function readSignatureForm(request: FastifyRequest, config: Config): Promise<SignInput> {
+  if (!request.isMultipart()) throw new AppError('UPLOAD_MISSING', { message: 'Die Unterschrift kommt als multipart/form-data mit dem PNG im Feld "file"' });
+  const fields: Record<string, string> = {};
+  let png: Buffer | undefined;
+  for await (const part of request.parts({ limits: { fileSize: MAX_SIGNATURE_BYTES + 1 } })) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'file' || png) {
+        part.file.resume();
+        continue;
+      }
+      const tooLarge = () => new AppError('SIGNATURE_TOO_LARGE', { message: 'Die Unterschrift ist zu groß', details: { max_bytes: MAX_SIGNATURE_BYTES } });
+      let data: Buffer;
+      try {
+        data = await part.toBuffer();
+      } catch (error) {
+        // The multipart limit (MAX_SIGNATURE_BYTES + 1) ends the part with a 413 of its own.
+        if ((error as { statusCode?: number }).statusCode === 413) throw tooLarge();
+        throw error;
+      }
+      if (part.file.truncated || data.length > MAX_SIGNATURE_BYTES) throw tooLarge();
+      png = data;
+    } else if (typeof part.value === 'string') {
+      fields[part.fieldname] = part.value;
+    }
+  }
+  const signerName = fields.signer_name?.trim() ?? '';
+  if (!signerName || signerName.length > 255) {
+    throw new AppError('VALIDATION_FAILED', { message: 'signer_name erforderlich (1-255 Zeichen)', details: [{ field: 'body.signer_name', message: signerName ? 'too long' : 'required' }] });
+  }
+  const confirmation = fields.confirmation_text;
+  if (confirmation !== undefined && confirmation.length > MAX_CONFIRMATION_LENGTH) {
+    throw new AppError('VALIDATION_FAILED', { details: [{ field: 'body.confirmation_text', message: `at most ${MAX_CONFIRMATION_LENGTH} characters` }] });
+  }
+  const gpsLat = parseCoordinate(fields.gps_lat, 'gps_lat', 90);
+  const gpsLon = parseCoordinate(fields.gps_lon, 'gps_lon', 180);
+  if ((gpsLat === undefined) !== (gpsLon === undefined)) {
+    throw new AppError('VALIDATION_FAILED', { message: 'gps_lat und gps_lon nur zusammen', details: [{ field: gpsLat === undefined ? 'body.gps_lat' : 'body.gps_lon', message: 'required with the other coordinate' }] });
+  }
+  if (!png) throw new AppError('UPLOAD_MISSING');
+  return {
+    signerName,
+    confirmation,
+    gpsLat,
+    gpsLon,
+    png,
+    clientIp: request.ip,
+    baseUrl: config.publicUrl ?? `${request.protocol}://${request.host}`,
+  };
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export async function signaturesRoutes(app: FastifyInstance, deps: { signatures: SignatureService }): Promise<void> {
+  const { signatures } = deps;
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  const VerifyQuery = Type.Object({
+    id: Type.Optional(RowId('The signature page.')),
+    page_id: Type.Optional(RowId('The signature page (same as id).')),
+  });
+  const verifyDescription =
+    'Verifies the signature page `id` (or `page_id`; in the query, or for POST also in a JSON body) of a report the caller sees: reads the metadata JSON beside it, checks the service\'s Ed25519 seal, ' +
+    'compares the number of pages before the signature with page_count_at_signing, and recomputes the SHA-256 over those pages plus the report ref, and the composite image\'s SHA-256. ' +
+    'Answers `{ verified, reason?, message, page_id, report_id, report_ref, checks, metadata }`; `reason` when not verified: metadata_missing, seal_broken (the metadata was edited), ' +
+    'page_count_changed (pages before the signature were deleted or added), content_changed (a page, its order, a title, note, rotation or image file, or the signature image changed). ' +
+    '404 PAGE_NOT_FOUND for a page that is no signature page or not visible.';
+  const handler = async (request: FastifyRequest<{ Querystring: { id?: number; page_id?: number } }>) => {
+    const body = (request.body ?? {}) as { id?: unknown; page_id?: unknown };
+    const fromBody = body.id ?? body.page_id;
+    const id = request.query.id ?? request.query.page_id ?? (typeof fromBody === 'number' && Number.isInteger(fromBody) && fromBody > 0 ? fromBody : undefined);
+    if (id === undefined) throw new AppError('VALIDATION_FAILED', { message: 'id (Unterschriftsseite) erforderlich', details: [{ field: 'querystring.id', message: 'required' }] });
+    return signatures.verify(callerOf(request), id);
+  };
+  const Check = Type.Union([Type.Boolean(), Type.Null()], { description: 'null: not reached' });
+  const VerifyResponse = Type.Object({
+    verified: Type.Boolean(),
+    reason: Type.Optional(Type.Union([Type.Literal('metadata_missing'), Type.Literal('seal_broken'), Type.Literal('page_count_changed'), Type.Literal('content_changed')])),
+    message: Type.String({ description: 'The result in German, for people.' }),
+    page_id: Type.Integer(),
+    report_id: Type.Integer(),
+    report_ref: Type.String(),
+    checks: Type.Object({ metadata: Type.Boolean(), seal: Check, page_count: Check, hash: Check, image: Check }),
+    metadata: Type.Union([Type.Object({}, { additionalProperties: true, description: 'The metadata JSON as stored beside the signature image.' }), Type.Null()]),
+  });
+  const schema = { tags: ['signatures'], summary: 'Verify a signature page', description: verifyDescription, querystring: VerifyQuery, response: { 200: VerifyResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse } };
+  typed.get('/ajax/verify_signature.php', { schema }, handler);
+  typed.post('/ajax/verify_signature.php', { schema }, handler);
+
+  typed.get(
+    '/api/signing_key.php',
+    {
+      schema: {
+        tags: ['signatures'],
+        summary: "The service's public key for signature seals",
+        description: 'No token needed. `{ algorithm: "Ed25519", key_id, public_key_pem, public_key_raw }`: with it anyone can check the `seal` of a signature\'s metadata (Ed25519 over the canonical JSON of the metadata without `seal`: keys sorted, no whitespace, UTF-8).',
+      },
+      config: { auth: 'public' },
+    },
+    async () => signatures.signingKey(),
+  );
+
+  typed.get(
+    '/public/verify_signature.php',
+    {
+      schema: {
+        tags: ['signatures'],
+        summary: 'Public check of a signature (the QR code on the signature page)',
+        description: 'No token needed: the unguessable `code` of one signature. An HTML page with the report ref, the signer, the time and the verification result, and nothing else. Unknown code: 404 page.',
+        querystring: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }),
+        produces: ['text/html'],
+      },
+      config: { auth: 'public' },
+    },
+    async (request, reply) => {
+      const result = /^[A-Za-z0-9_-]{16,64}$/.test(request.query.code) ? await signatures.verifyByCode(request.query.code) : undefined;
+      reply.header('content-type', 'text/html; charset=utf-8');
+      reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
+      reply.header('cache-control', 'no-store');
+      reply.header('x-robots-tag', 'noindex');
+      if (!result) return reply.code(404).send(page('Unterschrift nicht gefunden', '<p>Zu diesem Prüfcode gibt es keine Unterschrift.</p>'));
+      const when = result.signed_at === null ? '' : new Date(result.signed_at * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+      const status = result.verified ? '<p class="ok">✔ Gültig: die unterschriebenen Seiten sind unverändert.</p>' : `<p class="bad">✘ Nicht gültig: ${escapeHtml(result.message)}.</p>`;
+      return reply.send(page('Prüfung einer Unterschrift', `${status}<dl><dt>Bericht</dt><dd>${escapeHtml(result.report_ref)}</dd><dt>Unterzeichner</dt><dd>${escapeHtml(result.signer_name)}</dd><dt>Unterschrieben</dt><dd>${escapeHtml(when)}</dd></dl>`));
+    },
+  );
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="de"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>` +
+    '<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5}.ok{color:#186a3b;font-weight:bold}.bad{color:#a31515;font-weight:bold}dt{font-weight:bold;margin-top:.5rem}dd{margin:0}</style>' +
+    `</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}

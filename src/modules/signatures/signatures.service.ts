@@ -1,0 +1,304 @@
+/**
+ * Signature pages and their proof (spec endpoints 14 and 15).
+ *
+ * Signing: the customer's PNG is checked (a real PNG, at most MAX_SIGNATURE_SIDE pixels a side),
+ * the hash over every page so far is computed (signature-hash.ts), and a composite image is drawn
+ * (header with the metadata, the signature, footer with hash, server and time, and a QR code of the
+ * public verification link). Beside it goes the metadata JSON with every field the spec lists,
+ * the SHA-256 of the composite image, and the service's Ed25519 seal over all of it. Both files are
+ * written under temporary names in the report's work area and renamed; then, in one transaction
+ * that checks the pages are still those hashed, the page and its `bericht_signature` row are added.
+ * Any failure removes the files.
+ *
+ * Verifying reads the metadata beside the page and answers why it fails, in this order: the
+ * metadata is missing or unreadable; the seal is broken (the JSON was edited); the number of pages
+ * before the signature changed; the content changed (the hash over those pages, or the composite
+ * image itself).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileTypeFromBuffer } from 'file-type';
+import sharp from 'sharp';
+import { renderSignatureSheet } from '../../adapters/signature-image.js';
+import type { Config } from '../../config.js';
+import type { DbHandle } from '../../db/database.js';
+import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
+import type { ElementType } from '../../dolibarr/documents.js';
+import { AppError } from '../../errors.js';
+import type { AuthUser } from '../auth/auth.service.js';
+import type { ElementAccess } from '../access/element-access.js';
+import { REPORT_ALIAS, type PageRow, type ReportRepository } from '../reports/reports.repository.js';
+import { MAX_REPORT_PAGES } from '../reports/reports.schemas.js';
+import { reportFolder, resolveSource, WORK_AREA_DIR } from '../reports/work-area.js';
+import { fileSha256, HASH_FORM, pagesHash } from './signature-hash.js';
+import type { SigningKey } from './seal.js';
+
+/** Longest side of a signature PNG (a phone screen is at most a few thousand pixels). */
+export const MAX_SIGNATURE_SIDE = 4096;
+export const METADATA_FORMAT = 'fieldreport-signature/1';
+export const DEFAULT_CONFIRMATION =
+  'Hiermit bestätige ich, dass die in diesem Bericht dokumentierten Arbeiten ausgeführt wurden und der Bericht den Zustand bei Abnahme wiedergibt.';
+const HEADLINE = 'Abnahmebestätigung – Unterschrift';
+
+export type VerifyReason = 'metadata_missing' | 'seal_broken' | 'page_count_changed' | 'content_changed';
+const REASON_TEXT: Record<VerifyReason, string> = {
+  metadata_missing: 'Die Signaturdaten fehlen oder sind unlesbar',
+  seal_broken: 'Das Siegel ist gebrochen: die Signaturdaten wurden verändert',
+  page_count_changed: 'Die Zahl der unterschriebenen Seiten hat sich geändert',
+  content_changed: 'Der Inhalt der unterschriebenen Seiten hat sich geändert',
+};
+
+export interface SignatureMetadata {
+  format: string;
+  headline: string;
+  report_id: number;
+  report_ref: string;
+  parent_type: string | null;
+  parent_ref: string | null;
+  customer: string | null;
+  server_time: string;
+  server_time_unix: number;
+  signer_name: string;
+  confirmation_text: string;
+  gps_lat: number | null;
+  gps_lon: number | null;
+  hash: string;
+  hash_algorithm: 'SHA-256';
+  hash_form: string;
+  page_count_at_signing: number;
+  server_name: string;
+  client_ip: string;
+  user: { id: number; login: string; name: string };
+  signature_sha256: string;
+  image_sha256: string;
+  verify_code: string;
+  seal?: unknown;
+}
+
+export interface SignInput {
+  signerName: string;
+  confirmation?: string;
+  gpsLat?: number;
+  gpsLon?: number;
+  png: Buffer;
+  clientIp: string;
+  /** Where people reach the service, for the QR link. */
+  baseUrl: string;
+}
+
+export interface VerifyResult {
+  verified: boolean;
+  reason?: VerifyReason;
+  message: string;
+  page_id: number;
+  report_id: number;
+  report_ref: string;
+  checks: { metadata: boolean; seal: boolean | null; page_count: boolean | null; hash: boolean | null; image: boolean | null };
+  metadata: SignatureMetadata | null;
+}
+
+/** `<image>.json`: the metadata file beside a signature image. */
+export function metadataPathOf(imageRelPath: string): string {
+  return imageRelPath.replace(/\.[^./]+$/, '') + '.json';
+}
+
+export function verifyUrl(baseUrl: string, code: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/public/verify_signature.php?code=${code}`;
+}
+
+const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+const germanTime = (d: Date) => `${d.toISOString().slice(8, 10)}.${d.toISOString().slice(5, 7)}.${d.toISOString().slice(0, 4)} ${d.toISOString().slice(11, 19)} UTC`;
+
+export function createSignatureService(deps: { handle: DbHandle; repo: ReportRepository; access: ElementAccess; config: Config; key: SigningKey }) {
+  const { handle, repo, access, config, key } = deps;
+  const { db } = handle;
+  const { dataRoot, entity } = config;
+
+  const digest = async (relPath: string) => {
+    try {
+      return await fileSha256(await resolveSource(dataRoot, entity, relPath));
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** The PNG's size, or the clear error: 415 not a PNG, 413 too many pixels, 400 unreadable. */
+  async function checkPng(png: Buffer): Promise<{ width: number; height: number }> {
+    const type = await fileTypeFromBuffer(png);
+    if (type?.mime !== 'image/png') throw new AppError('UPLOAD_TYPE_UNSUPPORTED', { message: 'Die Unterschrift muss ein PNG-Bild sein', details: { detected: type?.mime ?? null } });
+    let meta;
+    try {
+      meta = await sharp(png, { limitInputPixels: false }).metadata();
+    } catch {
+      throw new AppError('IMAGE_INVALID');
+    }
+    const { width = 0, height = 0 } = meta;
+    if (width > MAX_SIGNATURE_SIDE || height > MAX_SIGNATURE_SIDE) {
+      throw new AppError('SIGNATURE_TOO_LARGE', { details: { width, height, max_side: MAX_SIGNATURE_SIDE } });
+    }
+    if (width < 16 || height < 16) throw new AppError('IMAGE_INVALID', { message: 'Die Unterschrift ist zu klein (mindestens 16 × 16 Pixel)' });
+    try {
+      await sharp(png).stats(); // decodes the whole image: a truncated PNG fails here
+    } catch {
+      throw new AppError('IMAGE_INVALID');
+    }
+    return { width, height };
+  }
+
+  async function parentInfo(type: string | null, id: number | null) {
+    if (!type || id === null) return undefined;
+    return repo.parentWithCustomer(db, type as ElementType, id);
+  }
+
+  return {
+    async sign(user: AuthUser, reportId: number, input: SignInput): Promise<PageRow> {
+      const report = await repo.getById(db, reportId, access.reportVisible(user, REPORT_ALIAS));
+      if (!report) throw new AppError('REPORT_NOT_FOUND');
+      if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht unterschrieben' });
+      if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
+      await checkPng(input.png);
+      const pages = await repo.pages(db, reportId);
+      if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
+      const hash = await pagesHash(report.ref, pages, digest);
+
+      const now = new Date();
+      const code = randomBytes(16).toString('base64url');
+      const parent = await parentInfo(report.element_type, report.fk_element === null ? null : Number(report.fk_element));
+      const confirmation = input.confirmation?.trim() || DEFAULT_CONFIRMATION;
+      const gps = input.gpsLat !== undefined && input.gpsLon !== undefined ? `${input.gpsLat.toFixed(6)}, ${input.gpsLon.toFixed(6)}` : null;
+      const link = verifyUrl(input.baseUrl, code);
+      const sheet = await renderSignatureSheet({
+        headline: HEADLINE,
+        fields: [
+          { label: 'Bericht', value: `${report.ref} – ${report.title}` },
+          ...(parent ? [{ label: 'Auftrag', value: parent.ref + (parent.ref_client ? ` (${parent.ref_client})` : '') }] : []),
+          ...(parent?.nom ? [{ label: 'Kunde', value: parent.nom }] : []),
+          { label: 'Datum/Uhrzeit (Server)', value: germanTime(now) },
+          { label: 'Unterzeichner', value: input.signerName },
+          ...(gps ? [{ label: 'GPS', value: gps }] : []),
+        ],
+        confirmation,
+        signature: input.png,
+        footer: [`SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`, `Server: ${config.serverName} · ${now.toISOString().replace('T', ' ').slice(0, 19)} UTC`],
+        qr: { url: link, caption: 'Prüfen' },
+      });
+      const metadata: SignatureMetadata = {
+        format: METADATA_FORMAT,
+        headline: HEADLINE,
+        report_id: reportId,
+        report_ref: report.ref,
+        parent_type: report.element_type,
+        parent_ref: parent?.ref ?? null,
+        customer: parent?.nom ?? null,
+        server_time: now.toISOString(),
+        server_time_unix: Math.floor(now.getTime() / 1000),
+        signer_name: input.signerName,
+        confirmation_text: confirmation,
+        gps_lat: input.gpsLat ?? null,
+        gps_lon: input.gpsLon ?? null,
+        hash,
+        hash_algorithm: 'SHA-256',
+        hash_form: HASH_FORM,
+        page_count_at_signing: pages.length,
+        server_name: config.serverName,
+        client_ip: input.clientIp,
+        user: { id: user.id, login: user.login, name: user.name },
+        signature_sha256: createHash('sha256').update(input.png).digest('hex'),
+        image_sha256: createHash('sha256').update(sheet).digest('hex'),
+        verify_code: code,
+      };
+      metadata.seal = key.seal(metadata);
+
+      const folder = reportFolder(dataRoot, entity, report.ref);
+      const base = `unterschrift_${stamp(now)}_${code.slice(0, 6).replace(/[^A-Za-z0-9]/g, 'x')}`;
+      const imageRel = `${WORK_AREA_DIR}/${folder.name}/${base}.png`;
+      const metaRel = metadataPathOf(imageRel);
+      const imageFile = path.join(folder.dir, `${base}.png`);
+      const metaFile = path.join(folder.dir, `${base}.json`);
+      const written: string[] = [];
+      try {
+        await mkdir(folder.dir, { recursive: true });
+        for (const [file, data] of [[imageFile, sheet], [metaFile, `${JSON.stringify(metadata, null, 2)}\n`]] as const) {
+          const temp = `${path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`)}`;
+          await writeFile(temp, data, { flag: 'wx' });
+          await rename(temp, file);
+          written.push(file);
+        }
+        const pageId = await db.transaction().execute(async (trx) => {
+          const locked = await repo.lockById(trx, reportId);
+          if (!locked) throw new AppError('REPORT_NOT_FOUND');
+          if (Number(locked.status) !== 0) throw new AppError('REPORT_FINAL');
+          const current = await repo.pages(trx, reportId);
+          if (JSON.stringify(current) !== JSON.stringify(pages)) throw new AppError('CONFLICT', { message: 'Der Bericht wurde während der Unterschrift geändert; bitte erneut unterschreiben' });
+          const at = toDbDateTime(now);
+          const id = await repo.insertPage(trx, {
+            fk_bericht: reportId,
+            page_order: pages.length + 1,
+            title: 'Unterschrift',
+            note: `Unterschrieben von ${input.signerName} am ${germanTime(now).replace(' UTC', '')} Uhr (UTC)`,
+            rotation: 0,
+            layout: 'signature',
+            source_path: imageRel,
+            source_path_2: null,
+            datec: at,
+            tms: at,
+          });
+          await trx.insertInto('bericht_signature').values({ entity, fk_bericht: reportId, fk_page: id, verify_code: code, metadata_path: metaRel, signer_name: input.signerName, datec: at }).execute();
+          await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
+          return id;
+        });
+        return (await repo.getPage(db, pageId))!;
+      } catch (error) {
+        for (const file of written) await rm(file, { force: true });
+        throw error;
+      }
+    },
+
+    /** Verifies the signature page `pageId` of a report the caller sees. */
+    async verify(user: AuthUser, pageId: number): Promise<VerifyResult> {
+      const page = await repo.getPage(db, pageId);
+      const report = page && (await repo.getById(db, Number(page.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
+      if (!page || !report || page.layout !== 'signature') throw new AppError('PAGE_NOT_FOUND', { message: 'Unterschriftsseite nicht gefunden' });
+      return verifyPage(page, report.ref);
+    },
+
+    /** The public check behind the QR code: only ref, signer, time and the result. */
+    async verifyByCode(code: string): Promise<{ report_ref: string; signer_name: string; signed_at: number | null; verified: boolean; reason?: VerifyReason; message: string } | undefined> {
+      const row = await db.selectFrom('bericht_signature').selectAll().where('verify_code', '=', code).where('entity', '=', entity).executeTakeFirst();
+      if (!row) return undefined;
+      const page = await repo.getPage(db, Number(row.fk_page));
+      const report = await db.selectFrom('bericht').select(['ref']).where('rowid', '=', Number(row.fk_bericht)).executeTakeFirst();
+      if (!page || !report) return { report_ref: report?.ref ?? '', signer_name: row.signer_name, signed_at: fromDbDateTime(row.datec), verified: false, reason: 'page_count_changed', message: 'Die Unterschriftsseite wurde gelöscht' };
+      const result = await verifyPage(page, report.ref);
+      return { report_ref: report.ref, signer_name: row.signer_name, signed_at: fromDbDateTime(row.datec), verified: result.verified, ...(result.reason ? { reason: result.reason } : {}), message: result.message };
+    },
+
+    signingKey: () => ({ algorithm: 'Ed25519', key_id: key.keyId, public_key_pem: key.publicKeyPem, public_key_raw: key.publicKeyRaw }),
+  };
+
+  async function verifyPage(page: PageRow, reportRef: string): Promise<VerifyResult> {
+    const reportId = Number(page.fk_bericht);
+    const base = { page_id: Number(page.rowid), report_id: reportId, report_ref: reportRef };
+    const fail = (reason: VerifyReason, checks: VerifyResult['checks'], metadata: SignatureMetadata | null): VerifyResult => ({ verified: false, reason, message: REASON_TEXT[reason], ...base, checks, metadata });
+    let metadata: SignatureMetadata | null = null;
+    try {
+      if (!page.source_path) throw new Error('no image');
+      metadata = JSON.parse(await readFile(await resolveSource(dataRoot, entity, metadataPathOf(page.source_path)), 'utf8')) as SignatureMetadata;
+      if (!metadata || typeof metadata !== 'object' || typeof metadata.hash !== 'string') throw new Error('not metadata');
+    } catch {
+      return fail('metadata_missing', { metadata: false, seal: null, page_count: null, hash: null, image: null }, null);
+    }
+    const { seal, ...sealed } = metadata;
+    if (!key.check(sealed, seal)) return fail('seal_broken', { metadata: true, seal: false, page_count: null, hash: null, image: null }, metadata);
+    const pages = await repo.pages(db, reportId);
+    const before = pages.slice(0, pages.findIndex((p) => Number(p.rowid) === Number(page.rowid)));
+    if (before.length !== metadata.page_count_at_signing) return fail('page_count_changed', { metadata: true, seal: true, page_count: false, hash: null, image: null }, metadata);
+    const hashOk = (await pagesHash(reportRef, before, digest)) === metadata.hash;
+    const imageOk = (await digest(page.source_path!)) === metadata.image_sha256;
+    if (!hashOk || !imageOk) return fail('content_changed', { metadata: true, seal: true, page_count: true, hash: hashOk, image: imageOk }, metadata);
+    return { verified: true, message: 'Die Unterschrift ist gültig: die unterschriebenen Seiten sind unverändert', ...base, checks: { metadata: true, seal: true, page_count: true, hash: true, image: true }, metadata };
+  }
+}
+
+export type SignatureService = ReturnType<typeof createSignatureService>;

@@ -1,0 +1,280 @@
+/**
+ * Endpoints 14 and 15 on every database: signing (the composite image and its sealed metadata),
+ * verification and each reason it fails for, the chain of signatures, the protection of signed
+ * pages in the API, the public check behind the QR code, and bad input that leaves nothing behind.
+ */
+import assert from 'node:assert/strict';
+import { deflateSync } from 'node:zlib';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import sharp from 'sharp';
+import { objectFolder } from '../../src/dolibarr/documents.js';
+import { assertError } from '../helpers/assertions.js';
+import { createTestContext, type TestContext } from '../helpers/build-app.js';
+import { testDialects } from '../helpers/databases.js';
+import { multipart } from '../helpers/multipart.js';
+import { pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
+
+/** A signature as a phone draws it: dark strokes on a transparent background. */
+async function signaturePng(width = 900, height = 300): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><path d="M20 ${height * 0.7} C ${width * 0.2} 10, ${width * 0.35} ${height}, ${width * 0.5} ${height * 0.4} S ${width * 0.8} 20, ${width - 20} ${height * 0.6}" stroke="#112" stroke-width="8" fill="none"/></svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
+const crc32 = (data: Buffer): number => {
+  let c = ~0;
+  for (const byte of data) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+  }
+  return ~c >>> 0;
+};
+const chunk = (type: string, data: Buffer) => {
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([head, body, crc]);
+};
+/** A small file whose PNG header claims `width` × `height` pixels (a decompression bomb's shape). */
+function hugePngHeader(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(width + 1))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+for (const dialect of testDialects()) {
+  describe(`signatures [${dialect}]`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(dialect);
+    });
+    after(async () => ctx?.close());
+
+    async function caller() {
+      const user = await ctx.make.user({ rights: ['read', 'write', 'delete'] });
+      const token = await ctx.make.token(user);
+      return { id: user.id, token, headers: { authorization: `Bearer ${token}` } };
+    }
+    type Caller = Awaited<ReturnType<typeof caller>>;
+    const req = (who: Caller | null, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
+      ctx.app.inject({ method, url, headers: who ? who.headers : {}, ...(payload === undefined ? {} : { payload: payload as object }) });
+
+    /** A draft on a fresh order with a photo page, a before/after page and a title page. */
+    async function report(who: Caller) {
+      const customer = await ctx.make.thirdParty({ name: 'Müller & Söhne GmbH' });
+      const order = await ctx.make.order({ author: who.id, customer: customer.id });
+      const dir = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir;
+      await mkdir(dir, { recursive: true });
+      for (const [name, colour] of [['a.jpg', '#a33'], ['b.jpg', '#3a3']] as const) {
+        await sharp({ create: { width: 640, height: 480, channels: 3, background: colour } }).jpeg().toFile(path.join(dir, name));
+      }
+      const created = await req(who, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung' });
+      assert.equal(created.statusCode, 201, created.body);
+      const r = created.json();
+      for (const body of [{ source: 'a.jpg', title: 'Eins', note: 'Notiz eins' }, { layout: 'before_after', source: 'a.jpg', source_2: 'b.jpg', title: 'Zwei' }, { title: 'Drei' }]) {
+        const res = await req(who, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, body);
+        assert.equal(res.statusCode, 201, res.body);
+      }
+      return { ...r, order, orderDir: dir, workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir };
+    }
+
+    async function sign(who: Caller, reportId: number, fields: Record<string, string> = { signer_name: 'Erika Müller' }, file?: { data: Buffer; name?: string }) {
+      const form = multipart([
+        ...Object.entries(fields).map(([name, value]) => ({ name, type: 'text/plain; charset=utf-8', data: value })),
+        { name: 'file', filename: file?.name ?? 'signature.png', type: 'image/png', data: file?.data ?? (await signaturePng()) },
+      ]);
+      return ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${reportId}`, headers: { ...who.headers, 'content-type': form.contentType }, payload: form.payload });
+    }
+    const verify = (who: Caller, pageId: number) => req(who, 'GET', `/ajax/verify_signature.php?id=${pageId}`);
+    const pageRows = (reportId: number) => ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').execute();
+
+    test('a fresh signature verifies; the page, the composite image and the sealed metadata are stored', async () => {
+      const me = await caller();
+      const r = await report(me);
+      const res = await sign(me, r.id, { signer_name: 'Erika Müller', gps_lat: '48.137154', gps_lon: '11.576124', confirmation_text: 'Arbeiten abgenommen.' });
+      assert.equal(res.statusCode, 201, res.body);
+      const page = res.json();
+      assert.equal(page.layout, 'signature');
+      assert.equal(page.page_order, 4);
+      assert.match(page.note, /^Unterschrieben von Erika Müller am \d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d Uhr \(UTC\)$/);
+      assert.match(page.source_path, new RegExp(`^bericht/${r.ref}/unterschrift_\\d{14}_[A-Za-z0-9]{6}\\.png$`));
+      const image = await sharp(await readFile(path.join(ctx.config.dataRoot, page.source_path))).metadata();
+      assert.equal(image.format, 'png');
+      const meta = JSON.parse(await readFile(path.join(ctx.config.dataRoot, page.source_path.replace(/\.png$/, '.json')), 'utf8'));
+      assert.equal(meta.report_ref, r.ref);
+      assert.equal(meta.parent_ref, r.order.ref);
+      assert.equal(meta.customer, 'Müller & Söhne GmbH');
+      assert.equal(meta.signer_name, 'Erika Müller');
+      assert.equal(meta.confirmation_text, 'Arbeiten abgenommen.');
+      assert.equal(meta.gps_lat, 48.137154);
+      assert.equal(meta.gps_lon, 11.576124);
+      assert.equal(meta.page_count_at_signing, 3);
+      assert.match(meta.hash, /^[0-9a-f]{64}$/);
+      assert.equal(meta.user.id, me.id);
+      assert.equal(typeof meta.client_ip, 'string');
+      assert.equal(typeof meta.server_name, 'string');
+      assert.equal(meta.seal.algorithm, 'Ed25519');
+
+      const checked = await verify(me, page.id);
+      assert.equal(checked.statusCode, 200, checked.body);
+      assert.equal(checked.json().verified, true);
+      assert.equal(checked.json().reason, undefined);
+      assert.equal(checked.json().metadata.hash, meta.hash);
+      const byPost = await req(me, 'POST', '/ajax/verify_signature.php', { id: page.id });
+      assert.equal(byPost.json().verified, true);
+
+      const key = await ctx.app.inject({ method: 'GET', url: '/api/signing_key.php' });
+      assert.equal(key.statusCode, 200);
+      assert.equal(key.json().key_id, meta.seal.key_id);
+    });
+
+    test('each tampering fails with its reason: swapped pages, edited note, replaced image, deleted page, edited metadata', async () => {
+      const me = await caller();
+      const cases: Array<[string, (r: Awaited<ReturnType<typeof report>>, sigPage: { id: number; source_path: string }) => Promise<void>, string]> = [
+        ['swap two signed pages', async (r) => {
+          const [p1, p2] = await pageRows(r.id);
+          await ctx.handle.db.updateTable('bericht_page').set({ page_order: 2 }).where('rowid', '=', p1!.rowid).execute();
+          await ctx.handle.db.updateTable('bericht_page').set({ page_order: 1 }).where('rowid', '=', p2!.rowid).execute();
+        }, 'content_changed'],
+        ['edit a signed note in the database', async (r) => {
+          const [p1] = await pageRows(r.id);
+          await ctx.handle.db.updateTable('bericht_page').set({ note: 'Notiz eins, nachträglich geändert' }).where('rowid', '=', p1!.rowid).execute();
+        }, 'content_changed'],
+        ['replace a signed image file', async (r) => {
+          await sharp({ create: { width: 640, height: 480, channels: 3, background: '#33a' } }).jpeg().toFile(path.join(r.orderDir, 'b.jpg'));
+        }, 'content_changed'],
+        ['replace the signature image itself', async (_r, sig) => {
+          await sharp({ create: { width: 50, height: 50, channels: 3, background: '#fff' } }).png().toFile(path.join(ctx.config.dataRoot, sig.source_path));
+        }, 'content_changed'],
+        ['delete a signed page in the database', async (r) => {
+          const [, , p3] = await pageRows(r.id);
+          await ctx.handle.db.deleteFrom('bericht_page').where('rowid', '=', p3!.rowid).execute();
+        }, 'page_count_changed'],
+        ['edit the metadata JSON', async (_r, sig) => {
+          const file = path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json'));
+          const meta = JSON.parse(await readFile(file, 'utf8'));
+          meta.signer_name = 'Jemand anderes';
+          await writeFile(file, JSON.stringify(meta, null, 2));
+        }, 'seal_broken'],
+        ['remove the metadata JSON', async (_r, sig) => {
+          const { rm } = await import('node:fs/promises');
+          await rm(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')));
+        }, 'metadata_missing'],
+      ];
+      for (const [what, tamper, reason] of cases) {
+        const r = await report(me);
+        const res = await sign(me, r.id);
+        assert.equal(res.statusCode, 201, res.body);
+        assert.equal((await verify(me, res.json().id)).json().verified, true, what);
+        await tamper(r, res.json());
+        const after = (await verify(me, res.json().id)).json();
+        assert.equal(after.verified, false, what);
+        assert.equal(after.reason, reason, what);
+        assert.equal(typeof after.message, 'string');
+      }
+    });
+
+    test('re-indenting the metadata JSON keeps the seal (it covers the values, not the layout)', async () => {
+      const me = await caller();
+      const r = await report(me);
+      const sig = (await sign(me, r.id)).json();
+      const file = path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json'));
+      await writeFile(file, JSON.stringify(JSON.parse(await readFile(file, 'utf8'))));
+      assert.equal((await verify(me, sig.id)).json().verified, true);
+    });
+
+    test('a second signature chains over the first: changing the first signature breaks both', async () => {
+      const me = await caller();
+      const r = await report(me);
+      const first = (await sign(me, r.id, { signer_name: 'Kunde' })).json();
+      await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, { title: 'Nachtrag' });
+      const second = (await sign(me, r.id, { signer_name: 'Techniker' })).json();
+      const secondMeta = (await verify(me, second.id)).json();
+      assert.equal(secondMeta.verified, true);
+      assert.equal(secondMeta.metadata.page_count_at_signing, 5, 'the first signature page and the later page are covered');
+      await sharp({ create: { width: 60, height: 60, channels: 3, background: '#000' } }).png().toFile(path.join(ctx.config.dataRoot, first.source_path));
+      assert.equal((await verify(me, first.id)).json().reason, 'content_changed');
+      assert.equal((await verify(me, second.id)).json().reason, 'content_changed');
+    });
+
+    test('the API refuses changes that would break a signature (409 PAGE_SIGNED); pages after it stay free', async () => {
+      const me = await caller();
+      const r = await report(me);
+      const sig = (await sign(me, r.id)).json();
+      const free = (await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, { title: 'Danach' })).json();
+      const before = await pageRows(r.id);
+      const [p1, p2] = before;
+      assertError(await req(me, 'POST', `/api/pages.php?id=${p1!.rowid}`, { note: 'anders' }), 409, 'PAGE_SIGNED');
+      assertError(await req(me, 'DELETE', `/api/pages.php?id=${p2!.rowid}`), 409, 'PAGE_SIGNED');
+      assertError(await req(me, 'POST', `/api/pages.php?id=${sig.id}`, { title: 'anders' }), 409, 'PAGE_SIGNED');
+      const ids = before.map((p) => Number(p.rowid));
+      assertError(await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, { order: [ids[1], ids[0], ...ids.slice(2)] }), 409, 'PAGE_SIGNED');
+      assertError(await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, { order: [...ids.slice(0, 3), ids[4], ids[3]] }), 409, 'PAGE_SIGNED');
+      assert.deepEqual(await pageRows(r.id), before);
+      assert.equal((await req(me, 'POST', `/api/pages.php?id=${free.id}`, { note: 'frei' })).statusCode, 200);
+      assert.equal((await verify(me, sig.id)).json().verified, true);
+      // The last signature page of a draft can be removed, with its proof.
+      await req(me, 'DELETE', `/api/pages.php?id=${free.id}`);
+      const removed = await req(me, 'DELETE', `/api/pages.php?id=${sig.id}`);
+      assert.equal(removed.statusCode, 200, removed.body);
+      assert.deepEqual((await readdir(r.workDir)).filter((n) => !n.startsWith('.') && n !== 'thumbs'), []);
+      assert.equal((await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length, 0);
+    });
+
+    test('finalizing keeps the signature page; the public check shows ref, signer, time and result only', async (t) => {
+      const me = await caller();
+      const r = await report(me);
+      const sig = (await sign(me, r.id, { signer_name: 'Erika Müller' })).json();
+      const done = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=finalize`);
+      assert.equal(done.statusCode, 200, done.body);
+      assert.equal((await verify(me, sig.id)).json().verified, true);
+      const meta = JSON.parse(await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8'));
+      const pub = await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${meta.verify_code}` });
+      assert.equal(pub.statusCode, 200);
+      assert.match(String(pub.headers['content-type']), /^text\/html/);
+      assert.ok(pub.body.includes(r.ref) && pub.body.includes('Erika Müller') && pub.body.includes('Gültig'));
+      assert.ok(!pub.body.includes('Müller &amp; Söhne') && !pub.body.includes(meta.hash) && !pub.body.includes(meta.client_ip), 'nothing beyond ref, signer, time and result');
+      assert.equal((await ctx.app.inject({ method: 'GET', url: '/public/verify_signature.php?code=AAAAAAAAAAAAAAAAAAAAAA' })).statusCode, 404);
+      assert.equal((await ctx.app.inject({ method: 'GET', url: '/public/verify_signature.php?code=%3Cscript%3E' })).statusCode, 404);
+      if (pdfToolsMissing) return t.skip(pdfToolsMissing);
+      const file = path.join(ctx.config.dataRoot, done.json().final_pdf_path);
+      assert.equal((await pdfInfo(file)).pages, 4);
+      assert.ok((await pdfText(file)).includes('Unterschrieben von Erika Müller'));
+    });
+
+    test('bad input is refused clearly and leaves no page and no file', async () => {
+      const me = await caller();
+      const r = await report(me);
+      const count = async () => (await pageRows(r.id)).length;
+      const files = async () => (await readdir(r.workDir).catch(() => [] as string[])).filter((n) => n !== 'thumbs');
+      assertError(await sign(me, r.id, {}), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer_name: '   ' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer_name: 'x'.repeat(256) }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '91', gps_lon: '10' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '45', gps_lon: '-180.5' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: 'nord', gps_lon: '10' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '45' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: await sharp({ create: { width: 100, height: 50, channels: 3, background: '#fff' } }).jpeg().toBuffer() }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: Buffer.from('no image at all') }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: hugePngHeader(20000, 20000) }), 413, 'SIGNATURE_TOO_LARGE');
+      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: (await signaturePng()).subarray(0, 200) }), 400, 'IMAGE_INVALID');
+      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: Buffer.alloc(6 * 1024 * 1024, 1) }), 413, 'SIGNATURE_TOO_LARGE');
+      const stranger = await caller();
+      assertError(await sign(stranger, r.id), 404, 'REPORT_NOT_FOUND');
+      const reader = await ctx.make.user({ rights: ['read'], admin: true });
+      const readerToken = await ctx.make.token(reader);
+      assertError(await sign({ id: reader.id, token: readerToken, headers: { authorization: `Bearer ${readerToken}` } }, r.id), 403, 'AUTH_RIGHT_MISSING');
+      assert.equal(await count(), 3);
+      assert.deepEqual(await files(), []);
+      assertError(await verify(me, (await pageRows(r.id))[0]!.rowid), 404, 'PAGE_NOT_FOUND');
+      assertError(await req(me, 'GET', '/ajax/verify_signature.php'), 400, 'VALIDATION_FAILED');
+      assertError(await req(null, 'GET', '/ajax/verify_signature.php?id=1'), 401, 'AUTH_TOKEN_MISSING');
+    });
+  });
+}
