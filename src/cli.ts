@@ -8,6 +8,9 @@ import { createDb } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { DEMO_PASSWORD, demoLogins, seedDemo } from './demo/seed.js';
 import { UserAdminError, createUserAdmin, parseRights } from './modules/auth/user-admin.service.js';
+import { createReportRepository } from './modules/reports/reports.repository.js';
+import { loadSigningKey } from './modules/signatures/seal.js';
+import { createSignatureVerifier } from './modules/signatures/signatures.service.js';
 import { startServer } from './server.js';
 
 const HELP = `fieldreport ${VERSION}: field-service reports on top of Dolibarr
@@ -21,6 +24,8 @@ Usage:
                              [--admin] [--rights read,write,delete,admin]
   fieldreport user passwd LOGIN [--password P]
   fieldreport user grant LOGIN RIGHTS     e.g. read,write
+  fieldreport verify REPORT_REF   check every signature of a report from the database and the
+                                  files (exit 0: all valid, 1: one is not, 2: no such report)
   fieldreport --help | --version
 
 Without --password the password is read from standard input.
@@ -132,6 +137,24 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
             throw new UserAdminError(`unknown command 'user ${sub ?? ''}' (add, passwd, grant)`);
           }
           return 0;
+        });
+      case 'verify':
+        return await withDb(config, async (handle) => {
+          const ref = sub;
+          if (!ref) throw new UserAdminError('verify: REPORT_REF missing (see --help)');
+          const verifier = createSignatureVerifier({ handle, repo: createReportRepository(handle.dialect), config, key: loadSigningKey(config.signingKeyFile, { create: false }) });
+          const results = await verifier.verifyReport(ref);
+          if (!results) {
+            process.stderr.write(`verify: no report ${ref} in entity ${config.entity}\n`);
+            return 2;
+          }
+          if (results.length === 0) process.stdout.write(`${ref}: no signature pages\n`);
+          for (const r of results) {
+            const who = r.metadata ? `${r.metadata.signer_name}, ${r.metadata.server_time}` : 'no metadata';
+            const page = r.metadata ? `page ${r.metadata.page_count_at_signing + 1}` : `page id ${r.page_id}`;
+            process.stdout.write(`${ref} ${page} (${who}): ${r.verified ? 'valid' : `NOT VALID: ${r.reason} (${r.message})`}\n`);
+          }
+          return results.every((r) => r.verified) ? 0 : 1;
         });
       default:
         process.stderr.write(`fieldreport: unknown command '${command}'\n\n${HELP}`);

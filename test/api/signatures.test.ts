@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
+import { main } from '../../src/cli.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
@@ -246,6 +247,38 @@ for (const dialect of testDialects()) {
       const file = path.join(ctx.config.dataRoot, done.json().final_pdf_path);
       assert.equal((await pdfInfo(file)).pages, 4);
       assert.ok((await pdfText(file)).includes('Unterschrieben von Erika Müller'));
+    });
+
+    test('`fieldreport verify REF` checks every signature offline: exit 0 when valid, 1 after tampering, 2 for an unknown report', async () => {
+      const me = await caller();
+      const r = await report(me);
+      const sig = (await sign(me, r.id, { signer_name: 'Erika Müller' })).json();
+      const db = ctx.config.database;
+      const url = db.dialect === 'sqlite' ? `sqlite:${db.file}` : `${db.dialect}://${encodeURIComponent(db.user)}${db.password ? `:${encodeURIComponent(db.password)}` : ''}@${db.host}:${db.port}/${db.database}`;
+      const env = { DATABASE_URL: url, DATA_ROOT: ctx.config.dataRoot, STATE_DIR: ctx.config.stateDir, SIGNING_KEY_FILE: ctx.config.signingKeyFile, INSTANCE_UNIQUE_ID: ctx.config.instanceUniqueId, LOG_LEVEL: 'silent' };
+      const run = async (argv: string[]) => {
+        const out: string[] = [];
+        const original = process.stdout.write;
+        const originalErr = process.stderr.write;
+        const capture = ((chunk: unknown) => (out.push(String(chunk)), true)) as typeof process.stdout.write;
+        process.stdout.write = capture;
+        process.stderr.write = capture;
+        try {
+          return { code: await main(argv, env), output: out.join('') };
+        } finally {
+          process.stdout.write = original;
+          process.stderr.write = originalErr;
+        }
+      };
+      const valid = await run(['verify', r.ref]);
+      assert.equal(valid.code, 0, valid.output);
+      assert.match(valid.output, new RegExp(`${r.ref} page 4 \\(Erika Müller, .*\\): valid`));
+      await ctx.handle.db.updateTable('bericht_page').set({ title: 'Eins, geändert' }).where('fk_bericht', '=', r.id).where('page_order', '=', 1).execute();
+      const broken = await run(['verify', r.ref]);
+      assert.equal(broken.code, 1, broken.output);
+      assert.match(broken.output, /NOT VALID: content_changed/);
+      assert.equal((await run(['verify', 'BR0000-9999'])).code, 2);
+      assert.equal((await verify(me, sig.id)).json().reason, 'content_changed', 'the API agrees');
     });
 
     test('bad input is refused clearly and leaves no page and no file', async () => {

@@ -53,11 +53,12 @@ function readKey(file: string): KeyObject | undefined {
 }
 
 /**
- * The key in `file`, made when the file does not exist: written whole under a temporary name and
+ * The key in `file`, made when the file does not exist (unless `create` is false): written whole under a temporary name and
  * linked into place, so a second process either wins or reads the complete key.
  */
-export function loadSigningKey(file: string): SigningKey {
+export function loadSigningKey(file: string, options: { create?: boolean } = {}): SigningKey {
   let privateKey = readKey(file);
+  if (!privateKey && options.create === false) throw new Error(`SIGNING_KEY_FILE ${file} does not exist: there is no key to check seals with`);
   if (!privateKey) {
     mkdirSync(path.dirname(file), { recursive: true });
     const { privateKey: made } = generateKeyPairSync('ed25519');

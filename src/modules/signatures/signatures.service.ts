@@ -114,14 +114,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
   const { handle, repo, access, config, key } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
-
-  const digest = async (relPath: string) => {
-    try {
-      return await fileSha256(await resolveSource(dataRoot, entity, relPath));
-    } catch {
-      return undefined;
-    }
-  };
+  const { digest, verifyPage } = createSignatureVerifier(deps);
 
   /** The PNG's size, or the clear error: 415 not a PNG, 413 too many pixels, 400 unreadable. */
   async function checkPng(png: Buffer): Promise<{ width: number; height: number }> {
@@ -277,6 +270,26 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     signingKey: () => ({ algorithm: 'Ed25519', key_id: key.keyId, public_key_pem: key.publicKeyPem, public_key_raw: key.publicKeyRaw }),
   };
 
+}
+
+export type SignatureService = ReturnType<typeof createSignatureService>;
+
+/**
+ * Verification on its own, for the API and for `fieldreport verify` (which reads the database and
+ * the files directly, without a caller).
+ */
+export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRepository; config: Config; key: SigningKey }) {
+  const { handle, repo, config, key } = deps;
+  const { db } = handle;
+  const { dataRoot, entity } = config;
+  const digest = async (relPath: string) => {
+    try {
+      return await fileSha256(await resolveSource(dataRoot, entity, relPath));
+    } catch {
+      return undefined;
+    }
+  };
+
   async function verifyPage(page: PageRow, reportRef: string): Promise<VerifyResult> {
     const reportId = Number(page.fk_bericht);
     const base = { page_id: Number(page.rowid), report_id: reportId, report_ref: reportRef };
@@ -299,6 +312,18 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     if (!hashOk || !imageOk) return fail('content_changed', { metadata: true, seal: true, page_count: true, hash: hashOk, image: imageOk }, metadata);
     return { verified: true, message: 'Die Unterschrift ist gültig: die unterschriebenen Seiten sind unverändert', ...base, checks: { metadata: true, seal: true, page_count: true, hash: true, image: true }, metadata };
   }
-}
 
-export type SignatureService = ReturnType<typeof createSignatureService>;
+  return {
+    digest,
+    verifyPage,
+    /** Every signature page of the report `ref` of the served entity, in page order; undefined when there is no such report. */
+    async verifyReport(ref: string): Promise<VerifyResult[] | undefined> {
+      const report = await db.selectFrom('bericht').select(['rowid', 'ref']).where('ref', '=', ref).where('entity', '=', entity).executeTakeFirst();
+      if (!report) return undefined;
+      const pages = (await repo.pages(db, Number(report.rowid))).filter((p) => p.layout === 'signature');
+      const results: VerifyResult[] = [];
+      for (const page of pages) results.push(await verifyPage(page, report.ref));
+      return results;
+    },
+  };
+}
