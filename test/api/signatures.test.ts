@@ -40,13 +40,20 @@ const chunk = (type: string, data: Buffer) => {
   crc.writeUInt32BE(crc32(body));
   return Buffer.concat([head, body, crc]);
 };
-/** A small file whose PNG header claims `width` × `height` pixels (a decompression bomb's shape). */
-function hugePngHeader(width: number, height: number): Buffer {
+/**
+ * A real, complete `width` × `height` PNG (1-bit greyscale, all white): a few kilobytes on the wire
+ * that decode to hundreds of megapixels, the shape of a decompression bomb.
+ */
+function hugePng(width: number, height: number): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(width + 1))), chunk('IEND', Buffer.alloc(0))]);
+  ihdr.set([1, 0, 0, 0, 0], 8); // bit depth 1, greyscale, deflate, no filter method, no interlace
+  const row = Buffer.alloc(1 + Math.ceil(width / 8), 0xff);
+  row[0] = 0; // filter: none
+  const raw = Buffer.alloc(row.length * height);
+  for (let y = 0; y < height; y++) row.copy(raw, y * row.length);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
 }
 
 for (const dialect of testDialects()) {
@@ -295,7 +302,7 @@ for (const dialect of testDialects()) {
       assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '45' }), 400, 'VALIDATION_FAILED');
       assertError(await sign(me, r.id, { signer_name: 'A' }, { data: await sharp({ create: { width: 100, height: 50, channels: 3, background: '#fff' } }).jpeg().toBuffer() }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
       assertError(await sign(me, r.id, { signer_name: 'A' }, { data: Buffer.from('no image at all') }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
-      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: hugePngHeader(20000, 20000) }), 413, 'SIGNATURE_TOO_LARGE');
+      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: hugePng(20000, 20000) }), 413, 'SIGNATURE_TOO_LARGE');
       assertError(await sign(me, r.id, { signer_name: 'A' }, { data: (await signaturePng()).subarray(0, 200) }), 400, 'IMAGE_INVALID');
       assertError(await sign(me, r.id, { signer_name: 'A' }, { data: Buffer.alloc(6 * 1024 * 1024, 1) }), 413, 'SIGNATURE_TOO_LARGE');
       const stranger = await caller();
