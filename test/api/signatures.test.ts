@@ -288,6 +288,20 @@ for (const dialect of testDialects()) {
       assert.equal((await verify(me, sig.id)).json().reason, 'content_changed', 'the API agrees');
     });
 
+    test('a new version leaves the signature out (it is signed anew); the old one still verifies; deleting a report ends its public checks', async () => {
+      const me = await caller();
+      const r = await report(me);
+      const sig = (await sign(me, r.id)).json();
+      const v2 = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=new_version`);
+      assert.equal(v2.statusCode, 201, v2.body);
+      assert.deepEqual(v2.json().pages.map((p: { layout: string }) => p.layout), ['photo', 'before_after', 'title_only']);
+      assert.equal((await verify(me, sig.id)).json().verified, true);
+      const code = JSON.parse(await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8')).verify_code;
+      assert.equal((await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` })).statusCode, 200);
+      assert.equal((await req(me, 'DELETE', `/api/reports.php?id=${r.id}`)).statusCode, 200);
+      assert.equal((await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` })).statusCode, 404);
+    });
+
     test('bad input is refused clearly and leaves no page and no file', async () => {
       const me = await caller();
       const r = await report(me);

@@ -29,8 +29,9 @@ const POST_DESCRIPTION = [
   '`action=finalize` with `id`: renders the PDF (cover sheet, then every page), writes it to `bericht/<ref>/<ref>.pdf` (under a temporary name, then renamed), adds its llx_ecm_files row ' +
     '(gen_or_uploaded "generated"), sets final_pdf_path and the status final, all or nothing: on any failure the report stays a draft and no file is left. ' +
     '409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages). 200 with the report.',
-  '`action=new_version` with `id`: a new draft with the next version number and fk_bericht_parent = id, a copy of the report with all its pages (images in the report\'s work area are copied; ' +
-    'attachments of the order stay shared). The old version is left exactly as it was. 201 with the new report.',
+  '`action=new_version` with `id`: a new draft with the next version number and fk_bericht_parent = id, a copy of the report with all its pages except signature pages ' +
+    '(a signature covers the version it was given on; the new version is signed anew). Images in the report\'s work area are copied; ' +
+    'attachments of the order stay shared. The old version is left exactly as it was. 201 with the new report.',
   `All need the write right. A report has at most ${MAX_REPORT_PAGES} pages.`,
 ].join('\n\n');
 

@@ -298,7 +298,10 @@ export function createReportService(deps: ReportServiceDeps) {
       return detail(user, await visibleReport(user, id));
     },
 
-    /** A new draft with the next version number, a copy of `id` with all its pages; `id` stays as it is. */
+    /**
+   * A new draft with the next version number, a copy of `id` with its pages (not its signature
+   * pages: a signature covers the version it was given on); `id` stays as it is.
+   */
     async newVersion(user: AuthUser, id: number): Promise<ReportDetail> {
       const source = await visibleReport(user, id);
       if (Number(source.is_template) === 1) throw new AppError('CONFLICT', { message: 'Von einer Vorlage gibt es keine Versionen' });
@@ -316,7 +319,8 @@ export function createReportService(deps: ReportServiceDeps) {
           template_label: null,
           fk_user_creat: user.id,
         },
-        pages: await repo.pages(db, id),
+        // A signature covers the version it was given on: the new version is signed anew.
+        pages: (await repo.pages(db, id)).filter((p) => p.layout !== 'signature'),
         copyAttachments: false,
         versionOf: id,
       });
@@ -344,6 +348,7 @@ export function createReportService(deps: ReportServiceDeps) {
         }
         await repo.relinkChildren(trx, id, locked.fk_bericht_parent === null ? null : Number(locked.fk_bericht_parent));
         await createUploadsRepository(trx, handle.dialect).deleteEcmFiles(entity, folder.filepath);
+        await trx.deleteFrom('bericht_signature').where('fk_bericht', '=', id).execute();
         await repo.deleteReport(trx, id);
       });
       await forgetPrintImages(folder.dir, printCacheDir(dataRoot, entity));
