@@ -48,6 +48,7 @@ export const errorCatalogue = {
   PAGE_ORDER_MISMATCH: { status: 400, message: 'Die Reihenfolge muss genau die Seiten des Berichts nennen, jede einmal' },
   SIGNATURE_TOO_LARGE: { status: 413, message: 'Das Unterschriftsbild ist zu groß' },
   PAGE_SIGNED: { status: 409, message: 'Diese Seite ist durch eine Unterschrift gedeckt und kann nicht mehr geändert werden' },
+  SIGNATURE_BUSY: { status: 503, message: 'Es werden gerade zu viele Unterschriften geprüft, bitte gleich erneut versuchen' },
   PHOTO_IN_USE: { status: 409, message: 'Das Foto wird in einem Bericht verwendet und kann nicht gelöscht werden' },
   PAGE_SOURCE_REQUIRED: { status: 400, message: 'Für dieses Seitenlayout fehlt ein Bild' },
   PDF_BUSY: { status: 503, message: 'Es werden gerade zu viele PDFs erstellt, bitte gleich erneut versuchen' },

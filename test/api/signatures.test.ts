@@ -227,12 +227,11 @@ for (const dialect of testDialects()) {
       assert.deepEqual(await pageRows(r.id), before);
       assert.equal((await req(me, 'POST', `/api/pages.php?id=${free.id}`, { note: 'frei' })).statusCode, 200);
       assert.equal((await verify(me, sig.id)).json().verified, true);
-      // The last signature page of a draft can be removed, with its proof.
-      await req(me, 'DELETE', `/api/pages.php?id=${free.id}`);
-      const removed = await req(me, 'DELETE', `/api/pages.php?id=${sig.id}`);
-      assert.equal(removed.statusCode, 200, removed.body);
-      assert.deepEqual((await readdir(r.workDir)).filter((n) => !n.startsWith('.') && n !== 'thumbs'), []);
-      assert.equal((await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length, 0);
+      // A signature is evidence: even the last one is never removed.
+      assert.equal((await req(me, 'DELETE', `/api/pages.php?id=${free.id}`)).statusCode, 200);
+      assertError(await req(me, 'DELETE', `/api/pages.php?id=${sig.id}`), 409, 'PAGE_SIGNED');
+      assert.equal((await readdir(r.workDir)).filter((n) => n.startsWith('unterschrift_')).length, 2);
+      assert.equal((await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length, 1);
     });
 
     test('finalizing keeps the signature page; the public check shows ref, signer, time and result only', async (t) => {
@@ -285,6 +284,10 @@ for (const dialect of testDialects()) {
       assert.equal(broken.code, 1, broken.output);
       assert.match(broken.output, /NOT VALID: content_changed/);
       assert.equal((await run(['verify', 'BR0000-9999'])).code, 2);
+      await ctx.handle.db.updateTable('bericht_page').set({ layout: 'photo' }).where('rowid', '=', sig.id).execute();
+      const hidden = await run(['verify', r.ref]);
+      assert.equal(hidden.code, 1, `a signature page turned into a photo page is still found through its row: ${hidden.output}`);
+      await ctx.handle.db.updateTable('bericht_page').set({ layout: 'signature' }).where('rowid', '=', sig.id).execute();
       assert.equal((await verify(me, sig.id)).json().reason, 'content_changed', 'the API agrees');
     });
 
@@ -300,6 +303,42 @@ for (const dialect of testDialects()) {
       assert.equal((await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` })).statusCode, 200);
       assert.equal((await req(me, 'DELETE', `/api/reports.php?id=${r.id}`)).statusCode, 200);
       assert.equal((await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` })).statusCode, 404);
+    });
+
+    test('the public check trusts only the sealed metadata: a row edited in the database or pointed at another signature does not verify', async () => {
+      const me = await caller();
+      const r = await report(me);
+      const first = (await sign(me, r.id, { signer_name: 'Erika Müller' })).json();
+      const second = await sign(me, r.id, { signer_name: 'Max Muster' });
+      assert.equal(second.statusCode, 201, second.body);
+      const { verify_url: url, hash, page_count_at_signing: count } = second.json();
+      assert.match(hash, /^[0-9a-f]{64}$/);
+      assert.equal(count, 4);
+      const code = new URL(url).searchParams.get('code')!;
+      await ctx.handle.db.updateTable('bericht_signature').set({ signer_name: 'Erfunden' }).where('verify_code', '=', code).execute();
+      const shown = await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` });
+      assert.ok(shown.body.includes('Max Muster') && !shown.body.includes('Erfunden'), 'the signer comes from the sealed metadata');
+      await ctx.handle.db.deleteFrom('bericht_signature').where('fk_page', '=', first.id).execute();
+      await ctx.handle.db.updateTable('bericht_signature').set({ fk_page: first.id }).where('verify_code', '=', code).execute();
+      const moved = await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` });
+      assert.ok(moved.body.includes('Nicht gültig'), moved.body);
+    });
+
+    test('a seal by another key is key_unknown; a signer name with control characters, or an image that is gone, is refused', async () => {
+      const me = await caller();
+      const r = await report(me);
+      const sig = (await sign(me, r.id)).json();
+      const file = path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json'));
+      const meta = JSON.parse(await readFile(file, 'utf8'));
+      meta.seal.key_id = '0000000000000000';
+      await writeFile(file, JSON.stringify(meta));
+      assert.equal((await verify(me, sig.id)).json().reason, 'key_unknown');
+      assertError(await sign(me, r.id, { signer_name: 'Erika\u202eMüller' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer_name: 'Erika\nMüller' }), 400, 'VALIDATION_FAILED');
+      const { rm } = await import('node:fs/promises');
+      await rm(path.join(r.orderDir, 'b.jpg'));
+      assertError(await sign(me, r.id), 409, 'REPORT_SOURCE_MISSING');
+      assert.equal((await pageRows(r.id)).length, 4);
     });
 
     test('bad input is refused clearly and leaves no page and no file', async () => {

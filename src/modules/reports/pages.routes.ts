@@ -9,7 +9,7 @@ import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse } from '../common/common.schemas.js';
 import { chooseAction } from '../common/dispatch.js';
 import type { ReportModule } from './reports.module.js';
-import { AddPageBody, DeletedPage, EDITABLE_LAYOUTS, MAX_REPORT_PAGES, Page, PagesQuery, ReorderBody, ReportDetail, UpdatePageBody } from './reports.schemas.js';
+import { AddPageBody, DeletedPage, SignedPage, EDITABLE_LAYOUTS, MAX_REPORT_PAGES, Page, PagesQuery, ReorderBody, ReportDetail, UpdatePageBody } from './reports.schemas.js';
 import { Type } from 'typebox';
 import { readSignatureForm, SIGNATURE_DESCRIPTION } from '../signatures/signatures.routes.js';
 import { toPageResponse } from './reports.service.js';
@@ -59,7 +59,7 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
         summary: 'Add, update, delete or reorder pages',
         description: POST_DESCRIPTION,
         querystring: PagesQuery,
-        response: { 200: Type.Union([Page, DeletedPage, ReportDetail]), 201: Page, ...ERRORS, 413: ErrorResponse },
+        response: { 200: Type.Union([Page, DeletedPage, ReportDetail]), 201: Type.Union([SignedPage, Page]), ...ERRORS, 413: ErrorResponse, 503: ErrorResponse },
       },
       config: { right: 'write' },
     },
@@ -70,8 +70,8 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
       if (action === 'signature') {
         if (reportId === undefined) throw new AppError('VALIDATION_FAILED', { message: 'bericht_id erforderlich', details: [{ field: 'querystring.bericht_id', message: 'required' }] });
         const form = await readSignatureForm(request, mod.config);
-        const page = await mod.signatures.sign(user, reportId, form);
-        return reply.code(201).send(toPageResponse(page));
+        const signed = await mod.signatures.sign(user, reportId, form);
+        return reply.code(201).send({ ...toPageResponse(signed.page), hash: signed.hash, page_count_at_signing: signed.pageCountAtSigning, verify_url: signed.verifyUrl });
       }
       if (action === 'add') {
         if (reportId === undefined) throw new AppError('VALIDATION_FAILED', { message: 'bericht_id erforderlich', details: [{ field: 'querystring.bericht_id', message: 'required' }] });

@@ -91,9 +91,9 @@ export function createPageService(deps: PageServiceDeps) {
   }
 
   /**
-   * How many pages (from the start) a signature covers: every page up to and including the one
-   * before the last signature page. Those pages can no longer change, move or go (409 PAGE_SIGNED);
-   * the last signature page itself may still be removed while the report is a draft.
+   * How many pages (from the start) a signature covers: every page before the last signature
+   * page. Those pages can no longer change, move or go (409 PAGE_SIGNED); signature pages
+   * themselves never change or go.
    */
   function signedCount(pages: PageRow[]): number {
     let last = -1;
@@ -209,18 +209,15 @@ export function createPageService(deps: PageServiceDeps) {
         const current = await repo.getPage(trx, pageId);
         if (!current) throw new AppError('PAGE_NOT_FOUND');
         checkNotSigned(await repo.pages(trx, reportId), pageId);
-        // The last signature page of a draft may go, and its proof with it (row and metadata file).
-        const signature = current.layout === 'signature' ? await trx.selectFrom('bericht_signature').select('metadata_path').where('fk_page', '=', pageId).executeTakeFirst() : undefined;
-        if (signature) await trx.deleteFrom('bericht_signature').where('fk_page', '=', pageId).execute();
+        // A signature is evidence: it is never removed. A report to be signed anew gets a new version (without it).
+        if (current.layout === 'signature') throw new AppError('PAGE_SIGNED', { message: 'Eine Unterschrift wird nicht entfernt; für einen neuen Stand eine neue Version anlegen' });
         await repo.deletePage(trx, pageId);
         const rest = await repo.pages(trx, reportId);
         for (const [index, p] of rest.entries()) if (Number(p.page_order) !== index + 1) await repo.setPageOrder(trx, Number(p.rowid), index + 1);
         await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
-        return { files: await unusedWorkAreaFiles(trx, [current.source_path, current.source_path_2]), metadata: signature?.metadata_path };
+        return unusedWorkAreaFiles(trx, [current.source_path, current.source_path_2]);
       });
-      const deleted = await removeFiles(candidates.files);
-      if (candidates.metadata && isInWorkArea(candidates.metadata)) await removeFiles([candidates.metadata]);
-      return { id: pageId, fk_bericht: reportId, deleted: true, files_deleted: deleted };
+      return { id: pageId, fk_bericht: reportId, deleted: true, files_deleted: await removeFiles(candidates) };
     },
 
     /** Sets page_order from `order`, which must name every page of the report exactly once. */

@@ -30,6 +30,7 @@ import { ecmFileRef, entityRoot } from '../../dolibarr/ecm.js';
 import { AppError } from '../../errors.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
+import { createLimiter } from '../common/limiter.js';
 import type { PageRow, ReportRepository, ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
 import { printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
@@ -64,24 +65,6 @@ export interface ReportPdfDeps {
   logger: FastifyBaseLogger;
 }
 
-/** A counting semaphore with a bounded queue; a finishing task hands its slot to the next waiter. */
-function createLimiter(max: number, maxWaiting: number) {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return async function run<T>(work: () => Promise<T>): Promise<T> {
-    if (running < max) running++;
-    else if (waiting.length >= maxWaiting) throw new AppError('PDF_BUSY', { headers: { 'retry-after': '5' } });
-    else await new Promise<void>((resolve) => waiting.push(resolve)); // the slot comes with the wake-up
-    try {
-      return await work();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
-}
-
 /** Runs `work` over `items` with at most `limit` at a time, keeping order. */
 async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -110,7 +93,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   const { dataRoot, entity } = config;
   const root = entityRoot(dataRoot, entity);
   const printCache = printCacheDir(dataRoot, entity);
-  const limit = createLimiter(MAX_RENDERS, MAX_WAITING);
+  const limit = createLimiter(MAX_RENDERS, MAX_WAITING, () => new AppError('PDF_BUSY', { headers: { 'retry-after': '5' } }));
 
   /**
    * The print-size copy of a page image, or null when the file is gone (or unreadable, for a

@@ -46,6 +46,14 @@ export const Page = Type.Object({
 });
 export type PageResponse = Static<typeof Page>;
 
+/** A signature page just made, with what the client shows or keeps of its proof. */
+export const SignedPage = Type.Object({
+  ...Page.properties,
+  hash: Type.String({ description: 'SHA-256 (hex) over the pages before the signature and the report ref.' }),
+  page_count_at_signing: Type.Integer(),
+  verify_url: Type.String({ description: 'The public check of this signature (also in the QR code on the page).' }),
+});
+
 const ReportFields = {
   id: Type.Integer(),
   ref: Type.String({ description: 'Report number BR<yy><mm>-<nnnn>, counted per month.' }),

@@ -25,6 +25,8 @@ export interface Seal {
 
 export interface SigningKey {
   keyId: string;
+  /** True when this call made the key (a new installation, or a lost key file). */
+  created: boolean;
   publicKeyPem: string;
   /** The 32 bytes of the public key, base64. */
   publicKeyRaw: string;
@@ -58,6 +60,7 @@ function readKey(file: string): KeyObject | undefined {
  */
 export function loadSigningKey(file: string, options: { create?: boolean } = {}): SigningKey {
   let privateKey = readKey(file);
+  const created = !privateKey;
   if (!privateKey && options.create === false) throw new Error(`SIGNING_KEY_FILE ${file} does not exist: there is no key to check seals with`);
   if (!privateKey) {
     mkdirSync(path.dirname(file), { recursive: true });
@@ -79,6 +82,7 @@ export function loadSigningKey(file: string, options: { create?: boolean } = {})
   const keyId = createHash('sha256').update(raw).digest('hex').slice(0, 16);
   return {
     keyId,
+    created,
     publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
     publicKeyRaw: raw.toString('base64'),
     seal(payload) {

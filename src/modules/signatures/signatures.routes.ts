@@ -24,7 +24,9 @@ export const SIGNATURE_DESCRIPTION =
   'Appends a signature page (layout `signature`) whose note names the signer and the time. The image is a composite: a header with the metadata, the signature, ' +
   'a footer with the SHA-256 over all pages before it plus the report ref, the server name and time, and a QR code of the public check. Beside it, `<image>.json` holds the metadata ' +
   '(headline, report and parent ref, customer, server time, signer, confirmation text, GPS, hash, page_count_at_signing, server name, client IP, user) sealed with the service\'s Ed25519 key. ' +
-  'Write right, a draft the caller sees (409 REPORT_FINAL otherwise). 201 with the page, `hash`, `page_count_at_signing` and `verify_url`. On any error no page and no file is left.';
+  'Every page image must exist (409 REPORT_SOURCE_MISSING). Write right, a draft the caller sees (409 REPORT_FINAL otherwise). ' +
+  '201 with the page and `hash`, `page_count_at_signing` and `verify_url` (the public check; its address comes from PUBLIC_URL, else from the request). ' +
+  'On any error no page and no file is left. At most two signatures are made or checked at once per process (503 SIGNATURE_BUSY beyond a short queue).';
 
 function parseCoordinate(raw: string | undefined, name: string, limit: number): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
@@ -61,9 +63,13 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
       fields[part.fieldname] = part.value;
     }
   }
-  const signerName = fields.signer_name?.trim() ?? '';
+  const signerName = (fields.signer_name ?? '').normalize('NFC').trim();
   if (!signerName || signerName.length > 255) {
     throw new AppError('VALIDATION_FAILED', { message: 'signer_name erforderlich (1-255 Zeichen)', details: [{ field: 'body.signer_name', message: signerName ? 'too long' : 'required' }] });
+  }
+  // Control and direction-changing characters could make a name read differently in the PDF and on the check page.
+  if (/[\p{Cc}\p{Cf}]/u.test(signerName)) {
+    throw new AppError('VALIDATION_FAILED', { message: 'signer_name enthält Steuerzeichen', details: [{ field: 'body.signer_name', message: 'must not contain control or format characters' }] });
   }
   const confirmation = fields.confirmation_text;
   if (confirmation !== undefined && confirmation.length > MAX_CONFIRMATION_LENGTH) {
@@ -82,8 +88,20 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
     gpsLon,
     png,
     clientIp: request.ip,
-    baseUrl: config.publicUrl ?? `${request.protocol}://${request.host}`,
+    baseUrl: config.publicUrl ?? requestOrigin(request),
   };
+}
+
+/**
+ * Without PUBLIC_URL the link in the QR code is the address the request came in on; a Host header
+ * that is no plain host name (or address) and port is refused rather than burned into a signature.
+ */
+function requestOrigin(request: FastifyRequest): string {
+  const host = request.host;
+  if (host.length > 255 || !/^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/.test(host)) {
+    throw new AppError('REQUEST_INVALID', { message: 'Ungültiger Host; PUBLIC_URL setzen' });
+  }
+  return `${request.protocol}://${host}`;
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -98,7 +116,8 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
   const verifyDescription =
     'Verifies the signature page `id` (or `page_id`; in the query, or for POST also in a JSON body) of a report the caller sees: reads the metadata JSON beside it, checks the service\'s Ed25519 seal, ' +
     'compares the number of pages before the signature with page_count_at_signing, and recomputes the SHA-256 over those pages plus the report ref, and the composite image\'s SHA-256. ' +
-    'Answers `{ verified, reason?, message, page_id, report_id, report_ref, checks, metadata }`; `reason` when not verified: metadata_missing, seal_broken (the metadata was edited), ' +
+    'Answers `{ verified, reason?, message, page_id, report_id, report_ref, checks, metadata }`; `reason` when not verified: metadata_missing, ' +
+    'key_unknown (sealed with another key than this service\'s SIGNING_KEY_FILE: check the key, not the report), seal_broken (the metadata was edited), ' +
     'page_count_changed (pages before the signature were deleted or added), content_changed (a page, its order, a title, note, rotation or image file, or the signature image changed). ' +
     '404 PAGE_NOT_FOUND for a page that is no signature page or not visible.';
   const handler = async (request: FastifyRequest<{ Querystring: { id?: number; page_id?: number } }>) => {
@@ -111,7 +130,7 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
   const Check = Type.Union([Type.Boolean(), Type.Null()], { description: 'null: not reached' });
   const VerifyResponse = Type.Object({
     verified: Type.Boolean(),
-    reason: Type.Optional(Type.Union([Type.Literal('metadata_missing'), Type.Literal('seal_broken'), Type.Literal('page_count_changed'), Type.Literal('content_changed')])),
+    reason: Type.Optional(Type.Union([Type.Literal('metadata_missing'), Type.Literal('key_unknown'), Type.Literal('seal_broken'), Type.Literal('page_count_changed'), Type.Literal('content_changed')])),
     message: Type.String({ description: 'The result in German, for people.' }),
     page_id: Type.Integer(),
     report_id: Type.Integer(),

@@ -16,7 +16,7 @@
  * image itself).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
 import sharp from 'sharp';
@@ -32,6 +32,7 @@ import { REPORT_ALIAS, type PageRow, type ReportRepository } from '../reports/re
 import { MAX_REPORT_PAGES } from '../reports/reports.schemas.js';
 import { reportFolder, resolveSource, WORK_AREA_DIR } from '../reports/work-area.js';
 import { fileSha256, HASH_FORM, pagesHash } from './signature-hash.js';
+import { createLimiter } from '../common/limiter.js';
 import type { SigningKey } from './seal.js';
 
 /** Longest side of a signature PNG (a phone screen is at most a few thousand pixels). */
@@ -41,9 +42,10 @@ export const DEFAULT_CONFIRMATION =
   'Hiermit bestätige ich, dass die in diesem Bericht dokumentierten Arbeiten ausgeführt wurden und der Bericht den Zustand bei Abnahme wiedergibt.';
 const HEADLINE = 'Abnahmebestätigung – Unterschrift';
 
-export type VerifyReason = 'metadata_missing' | 'seal_broken' | 'page_count_changed' | 'content_changed';
+export type VerifyReason = 'metadata_missing' | 'key_unknown' | 'seal_broken' | 'page_count_changed' | 'content_changed';
 const REASON_TEXT: Record<VerifyReason, string> = {
   metadata_missing: 'Die Signaturdaten fehlen oder sind unlesbar',
+  key_unknown: 'Das Siegel stammt von einem anderen Schlüssel als dem dieses Dienstes (SIGNING_KEY_FILE); es kann hier nicht geprüft werden',
   seal_broken: 'Das Siegel ist gebrochen: die Signaturdaten wurden verändert',
   page_count_changed: 'Die Zahl der unterschriebenen Seiten hat sich geändert',
   content_changed: 'Der Inhalt der unterschriebenen Seiten hat sich geändert',
@@ -87,6 +89,22 @@ export interface SignInput {
   baseUrl: string;
 }
 
+export interface SignedPage {
+  page: PageRow;
+  hash: string;
+  pageCountAtSigning: number;
+  verifyUrl: string;
+}
+
+export interface PublicCheck {
+  report_ref: string;
+  signer_name: string;
+  signed_at: number | null;
+  verified: boolean;
+  reason?: VerifyReason;
+  message: string;
+}
+
 export interface VerifyResult {
   verified: boolean;
   reason?: VerifyReason;
@@ -114,7 +132,20 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
   const { handle, repo, access, config, key } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
-  const { digest, verifyPage } = createSignatureVerifier(deps);
+  const { verifyPage } = createSignatureVerifier(deps);
+  // Signing and checking read every covered image: a few at a time per process.
+  const limit = createLimiter(2, 16, () => new AppError('SIGNATURE_BUSY', { headers: { 'retry-after': '5' } }));
+
+  /** A page image's SHA-256 for signing: an image that is gone cannot be signed (as finalize refuses it). */
+  async function strictDigest(relPath: string): Promise<string> {
+    let file: string;
+    try {
+      file = await resolveSource(dataRoot, entity, relPath);
+    } catch {
+      throw new AppError('REPORT_SOURCE_MISSING', { details: { missing: [{ source: relPath }] } });
+    }
+    return fileSha256(file);
+  }
 
   /** The PNG's size, or the clear error: 415 not a PNG, 413 too many pixels, 400 unreadable. */
   async function checkPng(png: Buffer): Promise<{ width: number; height: number }> {
@@ -145,107 +176,8 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
   }
 
   return {
-    async sign(user: AuthUser, reportId: number, input: SignInput): Promise<PageRow> {
-      const report = await repo.getById(db, reportId, access.reportVisible(user, REPORT_ALIAS));
-      if (!report) throw new AppError('REPORT_NOT_FOUND');
-      if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht unterschrieben' });
-      if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
-      await checkPng(input.png);
-      const pages = await repo.pages(db, reportId);
-      if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
-      const hash = await pagesHash(report.ref, pages, digest);
-
-      const now = new Date();
-      const code = randomBytes(16).toString('base64url');
-      const parent = await parentInfo(report.element_type, report.fk_element === null ? null : Number(report.fk_element));
-      const confirmation = input.confirmation?.trim() || DEFAULT_CONFIRMATION;
-      const gps = input.gpsLat !== undefined && input.gpsLon !== undefined ? `${input.gpsLat.toFixed(6)}, ${input.gpsLon.toFixed(6)}` : null;
-      const link = verifyUrl(input.baseUrl, code);
-      const sheet = await renderSignatureSheet({
-        headline: HEADLINE,
-        fields: [
-          { label: 'Bericht', value: `${report.ref} – ${report.title}` },
-          ...(parent ? [{ label: 'Auftrag', value: parent.ref + (parent.ref_client ? ` (${parent.ref_client})` : '') }] : []),
-          ...(parent?.nom ? [{ label: 'Kunde', value: parent.nom }] : []),
-          { label: 'Datum/Uhrzeit (Server)', value: germanTime(now) },
-          { label: 'Unterzeichner', value: input.signerName },
-          ...(gps ? [{ label: 'GPS', value: gps }] : []),
-        ],
-        confirmation,
-        signature: input.png,
-        footer: [`SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`, `Server: ${config.serverName} · ${now.toISOString().replace('T', ' ').slice(0, 19)} UTC`],
-        qr: { url: link, caption: 'Prüfen' },
-      });
-      const metadata: SignatureMetadata = {
-        format: METADATA_FORMAT,
-        headline: HEADLINE,
-        report_id: reportId,
-        report_ref: report.ref,
-        parent_type: report.element_type,
-        parent_ref: parent?.ref ?? null,
-        customer: parent?.nom ?? null,
-        server_time: now.toISOString(),
-        server_time_unix: Math.floor(now.getTime() / 1000),
-        signer_name: input.signerName,
-        confirmation_text: confirmation,
-        gps_lat: input.gpsLat ?? null,
-        gps_lon: input.gpsLon ?? null,
-        hash,
-        hash_algorithm: 'SHA-256',
-        hash_form: HASH_FORM,
-        page_count_at_signing: pages.length,
-        server_name: config.serverName,
-        client_ip: input.clientIp,
-        user: { id: user.id, login: user.login, name: user.name },
-        signature_sha256: createHash('sha256').update(input.png).digest('hex'),
-        image_sha256: createHash('sha256').update(sheet).digest('hex'),
-        verify_code: code,
-      };
-      metadata.seal = key.seal(metadata);
-
-      const folder = reportFolder(dataRoot, entity, report.ref);
-      const base = `unterschrift_${stamp(now)}_${code.slice(0, 6).replace(/[^A-Za-z0-9]/g, 'x')}`;
-      const imageRel = `${WORK_AREA_DIR}/${folder.name}/${base}.png`;
-      const metaRel = metadataPathOf(imageRel);
-      const imageFile = path.join(folder.dir, `${base}.png`);
-      const metaFile = path.join(folder.dir, `${base}.json`);
-      const written: string[] = [];
-      try {
-        await mkdir(folder.dir, { recursive: true });
-        for (const [file, data] of [[imageFile, sheet], [metaFile, `${JSON.stringify(metadata, null, 2)}\n`]] as const) {
-          const temp = `${path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`)}`;
-          await writeFile(temp, data, { flag: 'wx' });
-          await rename(temp, file);
-          written.push(file);
-        }
-        const pageId = await db.transaction().execute(async (trx) => {
-          const locked = await repo.lockById(trx, reportId);
-          if (!locked) throw new AppError('REPORT_NOT_FOUND');
-          if (Number(locked.status) !== 0) throw new AppError('REPORT_FINAL');
-          const current = await repo.pages(trx, reportId);
-          if (JSON.stringify(current) !== JSON.stringify(pages)) throw new AppError('CONFLICT', { message: 'Der Bericht wurde während der Unterschrift geändert; bitte erneut unterschreiben' });
-          const at = toDbDateTime(now);
-          const id = await repo.insertPage(trx, {
-            fk_bericht: reportId,
-            page_order: pages.length + 1,
-            title: 'Unterschrift',
-            note: `Unterschrieben von ${input.signerName} am ${germanTime(now).replace(' UTC', '')} Uhr (UTC)`,
-            rotation: 0,
-            layout: 'signature',
-            source_path: imageRel,
-            source_path_2: null,
-            datec: at,
-            tms: at,
-          });
-          await trx.insertInto('bericht_signature').values({ entity, fk_bericht: reportId, fk_page: id, verify_code: code, metadata_path: metaRel, signer_name: input.signerName, datec: at }).execute();
-          await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
-          return id;
-        });
-        return (await repo.getPage(db, pageId))!;
-      } catch (error) {
-        for (const file of written) await rm(file, { force: true });
-        throw error;
-      }
+    sign(user: AuthUser, reportId: number, input: SignInput): Promise<SignedPage> {
+      return limit(() => signNow(user, reportId, input));
     },
 
     /** Verifies the signature page `pageId` of a report the caller sees. */
@@ -253,23 +185,148 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
       const page = await repo.getPage(db, pageId);
       const report = page && (await repo.getById(db, Number(page.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
       if (!page || !report || page.layout !== 'signature') throw new AppError('PAGE_NOT_FOUND', { message: 'Unterschriftsseite nicht gefunden' });
-      return verifyPage(page, report.ref);
+      return limit(() => verifyPage(page, report.ref));
     },
 
-    /** The public check behind the QR code: only ref, signer, time and the result. */
-    async verifyByCode(code: string): Promise<{ report_ref: string; signer_name: string; signed_at: number | null; verified: boolean; reason?: VerifyReason; message: string } | undefined> {
+    /**
+     * The public check behind the QR code: only ref, signer, time and the result, taken from the
+     * sealed metadata (the database row only finds it). The row must lead to the very signature
+     * whose sealed metadata carries this code; anything else is not verified.
+     */
+    async verifyByCode(code: string): Promise<PublicCheck | undefined> {
       const row = await db.selectFrom('bericht_signature').selectAll().where('verify_code', '=', code).where('entity', '=', entity).executeTakeFirst();
       if (!row) return undefined;
       const page = await repo.getPage(db, Number(row.fk_page));
       const report = await db.selectFrom('bericht').select(['ref']).where('rowid', '=', Number(row.fk_bericht)).executeTakeFirst();
-      if (!page || !report) return { report_ref: report?.ref ?? '', signer_name: row.signer_name, signed_at: fromDbDateTime(row.datec), verified: false, reason: 'page_count_changed', message: 'Die Unterschriftsseite wurde gelöscht' };
-      const result = await verifyPage(page, report.ref);
-      return { report_ref: report.ref, signer_name: row.signer_name, signed_at: fromDbDateTime(row.datec), verified: result.verified, ...(result.reason ? { reason: result.reason } : {}), message: result.message };
+      const unverified = (message: string): PublicCheck => ({ report_ref: report?.ref ?? '', signer_name: row.signer_name, signed_at: fromDbDateTime(row.datec), verified: false, message });
+      if (!page || !report || page.layout !== 'signature' || Number(page.fk_bericht) !== Number(row.fk_bericht)) return unverified('Die Unterschriftsseite fehlt oder wurde verändert');
+      const result = await limit(() => verifyPage(page, report.ref));
+      if (result.metadata && result.metadata.verify_code !== code) return unverified('Der Prüfcode gehört nicht zu dieser Unterschrift');
+      return {
+        report_ref: result.metadata?.report_ref ?? report.ref,
+        signer_name: result.metadata?.signer_name ?? row.signer_name,
+        signed_at: result.metadata?.server_time_unix ?? fromDbDateTime(row.datec),
+        verified: result.verified,
+        ...(result.reason ? { reason: result.reason } : {}),
+        message: result.message,
+      };
     },
 
     signingKey: () => ({ algorithm: 'Ed25519', key_id: key.keyId, public_key_pem: key.publicKeyPem, public_key_raw: key.publicKeyRaw }),
   };
 
+  async function signNow(user: AuthUser, reportId: number, input: SignInput): Promise<SignedPage> {
+    const report = await repo.getById(db, reportId, access.reportVisible(user, REPORT_ALIAS));
+    if (!report) throw new AppError('REPORT_NOT_FOUND');
+    if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht unterschrieben' });
+    if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
+    await checkPng(input.png);
+    const pages = await repo.pages(db, reportId);
+    if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
+    const hash = await pagesHash(report.ref, pages, strictDigest);
+
+    const now = new Date();
+    const code = randomBytes(16).toString('base64url');
+    const parent = await parentInfo(report.element_type, report.fk_element === null ? null : Number(report.fk_element));
+    const confirmation = input.confirmation?.trim() || DEFAULT_CONFIRMATION;
+    const gps = input.gpsLat !== undefined && input.gpsLon !== undefined ? `${input.gpsLat.toFixed(6)}, ${input.gpsLon.toFixed(6)}` : null;
+    const link = verifyUrl(input.baseUrl, code);
+    const sheet = await renderSignatureSheet({
+      headline: HEADLINE,
+      fields: [
+        { label: 'Bericht', value: `${report.ref} – ${report.title}` },
+        ...(parent ? [{ label: 'Auftrag', value: parent.ref + (parent.ref_client ? ` (${parent.ref_client})` : '') }] : []),
+        ...(parent?.nom ? [{ label: 'Kunde', value: parent.nom }] : []),
+        { label: 'Datum/Uhrzeit (Server)', value: germanTime(now) },
+        { label: 'Unterzeichner', value: input.signerName },
+        ...(gps ? [{ label: 'GPS', value: gps }] : []),
+      ],
+      confirmation,
+      signature: input.png,
+      footer: [`SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`, `Server: ${config.serverName} · ${now.toISOString().replace('T', ' ').slice(0, 19)} UTC`],
+      qr: { url: link, caption: 'Prüfen' },
+    });
+    const metadata: SignatureMetadata = {
+      format: METADATA_FORMAT,
+      headline: HEADLINE,
+      report_id: reportId,
+      report_ref: report.ref,
+      parent_type: report.element_type,
+      parent_ref: parent?.ref ?? null,
+      customer: parent?.nom ?? null,
+      server_time: now.toISOString(),
+      server_time_unix: Math.floor(now.getTime() / 1000),
+      signer_name: input.signerName,
+      confirmation_text: confirmation,
+      gps_lat: input.gpsLat ?? null,
+      gps_lon: input.gpsLon ?? null,
+      hash,
+      hash_algorithm: 'SHA-256',
+      hash_form: HASH_FORM,
+      page_count_at_signing: pages.length,
+      server_name: config.serverName,
+      client_ip: input.clientIp,
+      user: { id: user.id, login: user.login, name: user.name },
+      signature_sha256: createHash('sha256').update(input.png).digest('hex'),
+      image_sha256: createHash('sha256').update(sheet).digest('hex'),
+      verify_code: code,
+    };
+    metadata.seal = key.seal(metadata);
+
+    const folder = reportFolder(dataRoot, entity, report.ref);
+    const base = `unterschrift_${stamp(now)}_${code.slice(0, 6).replace(/[^A-Za-z0-9]/g, 'x')}`;
+    const imageRel = `${WORK_AREA_DIR}/${folder.name}/${base}.png`;
+    const metaRel = metadataPathOf(imageRel);
+    const imageFile = path.join(folder.dir, `${base}.png`);
+    const metaFile = path.join(folder.dir, `${base}.json`);
+    const written: string[] = [];
+    let committed = false;
+    const madeFolder = await mkdir(folder.dir, { recursive: true });
+    try {
+      for (const [file, data] of [[imageFile, sheet], [metaFile, `${JSON.stringify(metadata, null, 2)}\n`]] as const) {
+        const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+        try {
+          await writeFile(temp, data, { flag: 'wx' });
+          await rename(temp, file);
+        } catch (error) {
+          await rm(temp, { force: true });
+          throw error;
+        }
+        written.push(file);
+      }
+      const pageId = await db.transaction().execute(async (trx) => {
+        const locked = await repo.lockById(trx, reportId);
+        if (!locked) throw new AppError('REPORT_NOT_FOUND');
+        if (Number(locked.status) !== 0) throw new AppError('REPORT_FINAL');
+        const current = await repo.pages(trx, reportId);
+        if (JSON.stringify(current) !== JSON.stringify(pages)) throw new AppError('CONFLICT', { message: 'Der Bericht wurde während der Unterschrift geändert; bitte erneut unterschreiben' });
+        const at = toDbDateTime(now);
+        const id = await repo.insertPage(trx, {
+          fk_bericht: reportId,
+          page_order: pages.length + 1,
+          title: 'Unterschrift',
+          note: `Unterschrieben von ${input.signerName} am ${germanTime(now).replace(' UTC', '')} Uhr (UTC)`,
+          rotation: 0,
+          layout: 'signature',
+          source_path: imageRel,
+          source_path_2: null,
+          datec: at,
+          tms: at,
+        });
+        await trx.insertInto('bericht_signature').values({ entity, fk_bericht: reportId, fk_page: id, verify_code: code, metadata_path: metaRel, signer_name: input.signerName, datec: at }).execute();
+        await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
+        return id;
+      });
+      committed = true;
+      return { page: (await repo.getPage(db, pageId))!, hash, pageCountAtSigning: pages.length, verifyUrl: link };
+    } catch (error) {
+      if (!committed) {
+        for (const file of written) await rm(file, { force: true });
+        if (madeFolder) await rmdir(folder.dir).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
 }
 
 export type SignatureService = ReturnType<typeof createSignatureService>;
@@ -282,11 +339,19 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
   const { handle, repo, config, key } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
+  /** An image's SHA-256, or undefined when it is gone; a failing read (not a missing file) is an error, not a verdict. */
   const digest = async (relPath: string) => {
+    let file: string;
     try {
-      return await fileSha256(await resolveSource(dataRoot, entity, relPath));
+      file = await resolveSource(dataRoot, entity, relPath);
     } catch {
       return undefined;
+    }
+    try {
+      return await fileSha256(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
     }
   };
 
@@ -303,7 +368,10 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
       return fail('metadata_missing', { metadata: false, seal: null, page_count: null, hash: null, image: null }, null);
     }
     const { seal, ...sealed } = metadata;
+    if ((seal as { key_id?: unknown } | undefined)?.key_id !== key.keyId) return fail('key_unknown', { metadata: true, seal: null, page_count: null, hash: null, image: null }, metadata);
     if (!key.check(sealed, seal)) return fail('seal_broken', { metadata: true, seal: false, page_count: null, hash: null, image: null }, metadata);
+    // Sealed metadata of another report's signature, put beside this page, proves nothing here.
+    if (metadata.report_id !== reportId) return fail('content_changed', { metadata: true, seal: true, page_count: null, hash: false, image: null }, metadata);
     const pages = await repo.pages(db, reportId);
     const before = pages.slice(0, pages.findIndex((p) => Number(p.rowid) === Number(page.rowid)));
     if (before.length !== metadata.page_count_at_signing) return fail('page_count_changed', { metadata: true, seal: true, page_count: false, hash: null, image: null }, metadata);
@@ -320,9 +388,25 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
     async verifyReport(ref: string): Promise<VerifyResult[] | undefined> {
       const report = await db.selectFrom('bericht').select(['rowid', 'ref']).where('ref', '=', ref).where('entity', '=', entity).executeTakeFirst();
       if (!report) return undefined;
-      const pages = (await repo.pages(db, Number(report.rowid))).filter((p) => p.layout === 'signature');
+      const reportId = Number(report.rowid);
+      const pages = (await repo.pages(db, reportId)).filter((p) => p.layout === 'signature');
       const results: VerifyResult[] = [];
       for (const page of pages) results.push(await verifyPage(page, report.ref));
+      // A signature the database records whose page is gone or is no signature page any more fails too.
+      const rows = await db.selectFrom('bericht_signature').select(['fk_page']).where('fk_bericht', '=', reportId).execute();
+      for (const row of rows) {
+        if (pages.some((p) => Number(p.rowid) === Number(row.fk_page))) continue;
+        results.push({
+          verified: false,
+          reason: 'page_count_changed',
+          message: 'Eine Unterschriftsseite fehlt oder ist keine mehr',
+          page_id: Number(row.fk_page),
+          report_id: reportId,
+          report_ref: report.ref,
+          checks: { metadata: false, seal: null, page_count: false, hash: null, image: null },
+          metadata: null,
+        });
+      }
       return results;
     },
   };
