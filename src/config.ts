@@ -37,6 +37,20 @@ export interface UploadConfig {
   maxAudioBytes: number;
 }
 
+/**
+ * Speech-to-text (endpoint 25). Each setting comes from Dolibarr's `llx_const` for the entity
+ * (BERICHT_TRANSCRIBE_*); an environment variable of the same name wins. Here only what the
+ * environment gives (undefined: use the constant).
+ */
+export interface TranscribeOverrides {
+  url: string | undefined;
+  mode: string | undefined;
+  apiKey: string | undefined;
+  lang: string | undefined;
+  /** Time one request to the speech-to-text server may take. @default 120 */
+  timeoutSeconds: number;
+}
+
 export interface Config {
   database: DatabaseConfig;
   /** Dolibarr's documents folder ($dolibarr_main_data_root). @default ./data/documents */
@@ -59,6 +73,11 @@ export interface Config {
   trustProxy: boolean | number | string;
   login: LoginThrottleConfig;
   uploads: UploadConfig;
+  transcribe: TranscribeOverrides;
+  /** How long a QR upload link stays valid, in hours. @default 24 */
+  uploadTokenHours: number;
+  /** When the daily clean-up runs (UTC, HH:MM); `off` for none (run `fieldreport cleanup` instead). @default 03:30 */
+  cleanupAt: string;
   logLevel: string;
   /**
    * LibreOffice's `soffice`, which turns ODT cover sheets into PDF: a path or a name in PATH.
@@ -260,6 +279,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxPhotoBytes: intSetting('UPLOAD_MAX_PHOTO_BYTES', get('UPLOAD_MAX_PHOTO_BYTES'), 50 * 1024 * 1024, problems, 1024, 2 ** 40),
       maxAudioBytes: intSetting('UPLOAD_MAX_AUDIO_BYTES', get('UPLOAD_MAX_AUDIO_BYTES'), 200 * 1024 * 1024, problems, 1024, 2 ** 40),
     },
+    transcribe: overrides.transcribe ?? {
+      url: get('BERICHT_TRANSCRIBE_URL') || undefined,
+      mode: get('BERICHT_TRANSCRIBE_MODE') || undefined,
+      apiKey: get('BERICHT_TRANSCRIBE_API_KEY') || undefined,
+      lang: get('BERICHT_TRANSCRIBE_LANG') || undefined,
+      timeoutSeconds: intSetting('TRANSCRIBE_TIMEOUT_SECONDS', get('TRANSCRIBE_TIMEOUT_SECONDS'), 120, problems, 1, 3600),
+    },
+    uploadTokenHours: overrides.uploadTokenHours ?? intSetting('UPLOAD_TOKEN_HOURS', get('UPLOAD_TOKEN_HOURS'), 24, problems, 1, 24 * 90),
+    cleanupAt: overrides.cleanupAt ?? (get('CLEANUP_AT') || '03:30'),
     logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
     libreOfficeBinary: overrides.libreOfficeBinary ?? (get('LIBREOFFICE_BINARY') || undefined),
     signingKeyFile: path.resolve(overrides.signingKeyFile ?? get('SIGNING_KEY_FILE') ?? path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'signing_key.pem')),
@@ -269,6 +297,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL '${config.logLevel}' is not one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  if (config.cleanupAt !== 'off' && !/^([01]\d|2[0-3]):[0-5]\d$/.test(config.cleanupAt)) {
+    problems.push(`CLEANUP_AT '${config.cleanupAt}' is not a time like 03:30 (UTC) or off`);
   }
   if (config.publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(config.publicUrl)) {
     problems.push(`PUBLIC_URL '${config.publicUrl}' is not an address like https://berichte.example.com`);
