@@ -23,6 +23,7 @@ import { filesRoutes } from './modules/files/files.routes.js';
 import { ordersRoutes } from './modules/orders/orders.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { reportModuleRoutes } from './modules/reports/reports.module.js';
+import { materialsRoutes } from './modules/materials/materials.routes.js';
 import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
@@ -168,6 +169,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(filesRoutes, ctx);
   await app.register(customersRoutes, ctx);
   await app.register(reportModuleRoutes, ctx);
+  await app.register(materialsRoutes, ctx);
 
   if (ownsDb) app.addHook('onClose', async () => handle.destroy());
   return app;

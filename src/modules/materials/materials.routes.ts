@@ -1,0 +1,75 @@
+/**
+ * Endpoint 22, /api/materials.php: the material lines of an order, invoice or proposal.
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../errors.js';
+import { callerOf } from '../../plugins/authenticate.js';
+import { ErrorResponse } from '../common/common.schemas.js';
+import type { ModuleContext } from '../common/module-context.js';
+import { CreateMaterialBody, DeletedMaterial, Material, MaterialList, MaterialsQuery, QTY_DECIMALS } from './materials.schemas.js';
+import { createMaterialService } from './materials.service.js';
+
+const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
+const required = (field: string) => new AppError('VALIDATION_FAILED', { message: `${field} erforderlich`, details: [{ field: `querystring.${field}`, message: 'required' }] });
+
+export async function materialsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
+  const materials = createMaterialService({ db: ctx.handle.db, dialect: ctx.handle.dialect, access: ctx.access, entity: ctx.config.entity });
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  typed.get(
+    '/api/materials.php',
+    {
+      schema: {
+        tags: ['materials'],
+        summary: 'Material lines of an object',
+        description:
+          'The lines of the object `element_type` (commande, facture, propal) + `fk_element`, oldest first, as `{ items, total }` (paged by limit/offset). ' +
+          'The caller must see the object: 404 ORDER_NOT_FOUND / OBJECT_NOT_FOUND otherwise (the same as a missing one).',
+        querystring: MaterialsQuery,
+        response: { 200: MaterialList, ...ERRORS },
+      },
+    },
+    async (request) => {
+      const { element_type: type, fk_element: id, limit = 50, offset = 0 } = request.query;
+      if (type === undefined) throw required('element_type');
+      if (id === undefined) throw required('fk_element');
+      return materials.list(callerOf(request), type, id, { limit, offset });
+    },
+  );
+
+  typed.post(
+    '/api/materials.php',
+    {
+      schema: {
+        tags: ['materials'],
+        summary: 'Add a material line',
+        description:
+          `JSON \`{ element_type, fk_element, label, qty, unit?, note? }\`: \`label\` 1-255 characters, \`qty\` a number from 0 with at most ${QTY_DECIMALS} decimal places, ` +
+          '`unit` free text up to 32 characters (Stk, m, kg, h, …), `note` up to 2000. Keeps who added it and when. Write right; the object must be visible. 201 with the line.',
+        body: CreateMaterialBody,
+        response: { 201: Material, ...ERRORS },
+      },
+      config: { right: 'write' },
+    },
+    async (request, reply) => reply.code(201).send(await materials.create(callerOf(request), request.body)),
+  );
+
+  typed.delete(
+    '/api/materials.php',
+    {
+      schema: {
+        tags: ['materials'],
+        summary: 'Delete a material line',
+        description: 'Deletes the line `id`. Delete right; a line of an object the caller does not see is 404 MATERIAL_NOT_FOUND, as a missing one. 200 `{ id, deleted: true }`.',
+        querystring: MaterialsQuery,
+        response: { 200: DeletedMaterial, ...ERRORS },
+      },
+      config: { right: 'delete' },
+    },
+    async (request) => {
+      if (request.query.id === undefined) throw required('id');
+      return materials.remove(callerOf(request), request.query.id);
+    },
+  );
+}

@@ -1,0 +1,46 @@
+/** Request and response shapes of /api/materials.php (spec endpoint 22, Material line). */
+import { Type, type Static } from 'typebox';
+import { ListOf, PageQuery, RowId } from '../common/common.schemas.js';
+
+export const MATERIAL_ELEMENT_TYPES = ['commande', 'facture', 'propal'] as const;
+/** Quantities are kept to this many decimal places (grams of a kilogram, millimetres of a metre). */
+export const QTY_DECIMALS = 3;
+export const MAX_QTY = 1_000_000_000;
+
+const ElementType = Type.Union(MATERIAL_ELEMENT_TYPES.map((t) => Type.Literal(t)), { description: 'Kind of object: commande (order), facture (invoice), propal (proposal).' });
+
+export const MaterialsQuery = Type.Object({
+  id: Type.Optional(RowId('A material line (DELETE).')),
+  element_type: Type.Optional(ElementType),
+  fk_element: Type.Optional(RowId('The object whose lines are listed.')),
+  ...PageQuery,
+});
+export type MaterialsQuery = Static<typeof MaterialsQuery>;
+
+export const CreateMaterialBody = Type.Object(
+  {
+    element_type: ElementType,
+    fk_element: RowId('The object the line belongs to.'),
+    label: Type.String({ minLength: 1, maxLength: 255, description: 'What was used (1-255 characters).' }),
+    qty: Type.Number({ minimum: 0, maximum: MAX_QTY, description: `Quantity, at least 0, at most ${QTY_DECIMALS} decimal places.` }),
+    unit: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()], { description: 'Unit as free text, e.g. Stk, m, kg, h (at most 32 characters).' })),
+    note: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'Remark (at most 2000 characters).' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateMaterialBody = Static<typeof CreateMaterialBody>;
+
+export const Material = Type.Object({
+  id: Type.Integer(),
+  element_type: Type.String(),
+  fk_element: Type.Integer(),
+  label: Type.String(),
+  qty: Type.Number(),
+  unit: Type.Union([Type.String(), Type.Null()]),
+  note: Type.Union([Type.String(), Type.Null()]),
+  fk_user_creat: Type.Integer({ description: 'Who added the line.' }),
+  datec: Type.Union([Type.Integer(), Type.Null()], { description: 'When, Unix seconds.' }),
+});
+export type Material = Static<typeof Material>;
+export const MaterialList = ListOf(Material);
+export const DeletedMaterial = Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) });

@@ -1,0 +1,98 @@
+/**
+ * Material lines of an order, invoice or proposal (spec endpoint 22). The caller must see the
+ * object (DESIGN.md, Visibility): an object it may not see, and the lines of one, are "not found".
+ */
+import type { Db } from '../../db/database.js';
+import type { Dialect } from '../../config.js';
+import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
+import type { ElementType } from '../../dolibarr/documents.js';
+import { AppError } from '../../errors.js';
+import type { Caller, ElementAccess } from '../access/element-access.js';
+import { QTY_DECIMALS, type CreateMaterialBody, type Material } from './materials.schemas.js';
+
+interface MaterialRow {
+  rowid: number;
+  element_type: string;
+  fk_element: number;
+  label: string;
+  qty: number | string;
+  unit: string | null;
+  note: string | null;
+  fk_user_creat: number;
+  datec: string | null;
+}
+
+function toMaterial(row: MaterialRow): Material {
+  return {
+    id: Number(row.rowid),
+    element_type: row.element_type,
+    fk_element: Number(row.fk_element),
+    label: row.label,
+    qty: Number(row.qty),
+    unit: row.unit,
+    note: row.note,
+    fk_user_creat: Number(row.fk_user_creat),
+    datec: fromDbDateTime(row.datec),
+  };
+}
+
+/** Free text as stored: trimmed, empty is null. */
+const text = (value: string | null | undefined) => (value === undefined || value === null || value.trim() === '' ? null : value.trim());
+
+export function createMaterialService(deps: { db: Db; dialect: Dialect; access: ElementAccess; entity: number }) {
+  const { db, dialect, access, entity } = deps;
+
+  async function visibleElement(user: Caller, type: ElementType, id: number) {
+    const element = await access.getById(type, id, user);
+    if (!element) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'OBJECT_NOT_FOUND');
+    return element;
+  }
+
+  return {
+    async list(user: Caller, type: ElementType, id: number, page: { limit: number; offset: number }) {
+      await visibleElement(user, type, id);
+      const base = db.selectFrom('bericht_material').where('entity', '=', entity).where('element_type', '=', type).where('fk_element', '=', id);
+      const [rows, count] = await Promise.all([
+        base.selectAll().orderBy('rowid').limit(page.limit).offset(page.offset).execute(),
+        base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { items: rows.map((r) => toMaterial(r as MaterialRow)), total: Number(count.n) };
+    },
+
+    async create(user: Caller, body: CreateMaterialBody): Promise<Material> {
+      // Decimal places beyond QTY_DECIMALS would be lost silently in a report; refuse them instead.
+      const scaled = body.qty * 10 ** QTY_DECIMALS;
+      if (Math.abs(scaled - Math.round(scaled)) > 1e-6) {
+        throw new AppError('VALIDATION_FAILED', { message: `qty mit höchstens ${QTY_DECIMALS} Nachkommastellen`, details: [{ field: 'body.qty', message: `at most ${QTY_DECIMALS} decimal places` }] });
+      }
+      const label = body.label.trim();
+      if (!label) throw new AppError('VALIDATION_FAILED', { message: 'label erforderlich', details: [{ field: 'body.label', message: 'required' }] });
+      await visibleElement(user, body.element_type, body.fk_element);
+      const id = await insertId(dialect, db.insertInto('bericht_material').values({
+        entity,
+        element_type: body.element_type,
+        fk_element: body.fk_element,
+        label,
+        qty: Math.round(scaled) / 10 ** QTY_DECIMALS,
+        unit: text(body.unit),
+        note: text(body.note),
+        fk_user_creat: user.id,
+        datec: toDbDateTime(),
+      }));
+      const row = await db.selectFrom('bericht_material').selectAll().where('rowid', '=', id).executeTakeFirstOrThrow();
+      return toMaterial(row as MaterialRow);
+    },
+
+    async remove(user: Caller, id: number): Promise<{ id: number; deleted: true }> {
+      const row = await db.selectFrom('bericht_material').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst();
+      const visible = row && MATERIAL_TYPES.has(row.element_type) && (await access.getById(row.element_type as ElementType, Number(row.fk_element), user));
+      if (!row || !visible) throw new AppError('MATERIAL_NOT_FOUND');
+      await db.deleteFrom('bericht_material').where('rowid', '=', id).execute();
+      return { id, deleted: true };
+    },
+  };
+}
+
+const MATERIAL_TYPES = new Set<string>(['commande', 'facture', 'propal']);
+
+export type MaterialService = ReturnType<typeof createMaterialService>;
