@@ -24,6 +24,7 @@ import { ordersRoutes } from './modules/orders/orders.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { reportModuleRoutes } from './modules/reports/reports.module.js';
 import { materialsRoutes } from './modules/materials/materials.routes.js';
+import { scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
 import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
@@ -170,6 +171,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(customersRoutes, ctx);
   await app.register(reportModuleRoutes, ctx);
   await app.register(materialsRoutes, ctx);
+
+  // The daily clean-up runs in every process (its deletes do no harm twice); CLEANUP_AT=off leaves it to `fieldreport cleanup`.
+  if (config.cleanupAt !== 'off') {
+    const stop = scheduleDailyCleanup(handle.db, config.cleanupAt, app.log);
+    app.addHook('onClose', async () => stop());
+  }
 
   if (ownsDb) app.addHook('onClose', async () => handle.destroy());
   return app;

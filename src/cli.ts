@@ -11,6 +11,7 @@ import { UserAdminError, createUserAdmin, parseRights } from './modules/auth/use
 import { createReportRepository } from './modules/reports/reports.repository.js';
 import { loadSigningKey } from './modules/signatures/seal.js';
 import { createSignatureVerifier } from './modules/signatures/signatures.service.js';
+import { runCleanup } from './modules/maintenance/cleanup.js';
 import { startServer } from './server.js';
 
 const HELP = `fieldreport ${VERSION}: field-service reports on top of Dolibarr
@@ -24,6 +25,8 @@ Usage:
                              [--admin] [--rights read,write,delete,admin]
   fieldreport user passwd LOGIN [--password P]
   fieldreport user grant LOGIN RIGHTS     e.g. read,write
+  fieldreport cleanup             remove expired upload links, old idempotency keys and old
+                                  failed-login rows (for a system scheduler; CLEANUP_AT=off)
   fieldreport verify REPORT_REF   check every signature of a report from the database and the
                                   files (exit 0: all valid, 1: one is not, 2: no such report)
   fieldreport --help | --version
@@ -136,6 +139,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           } else {
             throw new UserAdminError(`unknown command 'user ${sub ?? ''}' (add, passwd, grant)`);
           }
+          return 0;
+        });
+      case 'cleanup':
+        return await withDb(config, async (handle) => {
+          await migrate(handle, config);
+          const removed = await runCleanup(handle.db);
+          process.stdout.write(`Removed: ${removed.upload_tokens} expired upload links, ${removed.idempotency_keys} old idempotency keys, ${removed.login_failures} old failed logins.\n`);
           return 0;
         });
       case 'verify':

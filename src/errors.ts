@@ -49,6 +49,8 @@ export const errorCatalogue = {
   SIGNATURE_TOO_LARGE: { status: 413, message: 'Das Unterschriftsbild ist zu groß' },
   PAGE_SIGNED: { status: 409, message: 'Diese Seite ist durch eine Unterschrift gedeckt und kann nicht mehr geändert werden' },
   SIGNATURE_BUSY: { status: 503, message: 'Es werden gerade zu viele Unterschriften geprüft, bitte gleich erneut versuchen' },
+  UPLOAD_TOKEN_NOT_FOUND: { status: 404, message: 'Diesen Upload-Link gibt es nicht' },
+  UPLOAD_TOKEN_EXPIRED: { status: 410, message: 'Dieser Upload-Link ist abgelaufen' },
   MATERIAL_NOT_FOUND: { status: 404, message: 'Materialposition nicht gefunden' },
   PHOTO_IN_USE: { status: 409, message: 'Das Foto wird in einem Bericht verwendet und kann nicht gelöscht werden' },
   PAGE_SOURCE_REQUIRED: { status: 400, message: 'Für dieses Seitenlayout fehlt ein Bild' },

@@ -96,7 +96,7 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
  * Without PUBLIC_URL the link in the QR code is the address the request came in on; a Host header
  * that is no plain host name (or address) and port is refused rather than burned into a signature.
  */
-function requestOrigin(request: FastifyRequest): string {
+export function requestOrigin(request: FastifyRequest): string {
   const host = request.host;
   if (host.length > 255 || !/^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/.test(host)) {
     throw new AppError('REQUEST_INVALID', { message: 'Ungültiger Host; PUBLIC_URL setzen' });

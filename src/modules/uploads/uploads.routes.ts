@@ -19,6 +19,12 @@ import { ACCEPTED_DESCRIPTION, type UploadKind } from './upload-types.js';
 import { createUploadsRepository } from './uploads.repository.js';
 import { IdempotencyHeaders, UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
 import { createUploadService, type IncomingFile } from './uploads.service.js';
+import { randomBytes } from 'node:crypto';
+import { Type } from 'typebox';
+import { RowId } from '../common/common.schemas.js';
+import { requestOrigin } from '../signatures/signatures.routes.js';
+import { contentSecurityPolicy, messagePage, uploadPage } from './upload-page.js';
+import { createUploadTokenService } from './upload-tokens.service.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 413: ErrorResponse, 415: ErrorResponse };
 
@@ -109,6 +115,89 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     async (request, reply) => {
       if (chooseAction(request.query.action, ['upload_photo'] as const) === undefined) throw new AppError('ACTION_UNKNOWN', { details: { known: ['upload_photo'] } });
       return upload(request, reply, 'photo', 'upload_photo', request.query.id);
+    },
+  );
+
+  // ---- QR upload links (spec: Upload token) ----------------------------------------------------
+  const tokens = createUploadTokenService({ db: handle.db, dialect: handle.dialect, access, entity: config.entity, defaultHours: config.uploadTokenHours });
+  const MAX_TOKEN_HOURS = 24 * 90;
+
+  typed.post(
+    '/api/upload_token.php',
+    {
+      schema: {
+        tags: ['uploads'],
+        summary: 'A QR upload link for an order',
+        description:
+          `JSON \`{ fk_element, element_type?: "commande", hours? }\`: a link that lets any phone that has it put photos into the order's folder without a login, ` +
+          `for \`hours\` (default UPLOAD_TOKEN_HOURS = ${config.uploadTokenHours}, at most ${MAX_TOKEN_HOURS}). Write right; the order must be visible (404 ORDER_NOT_FOUND). ` +
+          '201 `{ token, expires, upload_url, qr_svg, qr_png }`: `qr_svg` is an SVG document, `qr_png` a data: URL, both of `upload_url` ' +
+          '(`/public/upload.php?token=…`; the address comes from PUBLIC_URL, else from the request). Only the token\'s SHA-256 is stored. ' +
+          'The page at the link uploads with the same checks and storage as action=upload_photo; an expired link answers 410, an unknown one 404. Expired links are removed by the daily clean-up.',
+        body: Type.Object(
+          {
+            fk_element: RowId('The order.'),
+            element_type: Type.Optional(Type.Literal('commande', { description: 'Only orders have an upload folder for these links.' })),
+            hours: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKEN_HOURS })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Type.Object({ token: Type.String(), expires: Type.Integer(), upload_url: Type.String(), qr_svg: Type.String(), qr_png: Type.String() }), ...ERRORS },
+      },
+      config: { right: 'write' },
+    },
+    async (request, reply) => {
+      const baseUrl = config.publicUrl ?? requestOrigin(request);
+      return reply.code(201).send(await tokens.create(callerOf(request), request.body.fk_element, request.body.hours, baseUrl));
+    },
+  );
+
+  const TokenQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
+  typed.get(
+    '/public/upload.php',
+    {
+      schema: {
+        tags: ['uploads'],
+        summary: 'The upload page behind a QR link (HTML, no login)',
+        description: 'A page for a phone: camera button, several photos at once, progress, German text. 404 page for an unknown link, 410 page for an expired one.',
+        querystring: TokenQuery,
+        produces: ['text/html'],
+      },
+      config: { auth: 'public' },
+    },
+    async (request, reply) => {
+      const nonce = randomBytes(16).toString('base64');
+      reply.header('content-type', 'text/html; charset=utf-8');
+      reply.header('content-security-policy', contentSecurityPolicy(nonce));
+      reply.header('cache-control', 'no-store');
+      reply.header('referrer-policy', 'no-referrer');
+      try {
+        const { order, expires } = await tokens.resolve(request.query.token);
+        return reply.send(uploadPage(nonce, order.ref, expires));
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        return reply.code(error.status).send(messagePage(nonce, error.code === 'UPLOAD_TOKEN_EXPIRED' ? 'Link abgelaufen' : 'Link unbekannt', `${error.message}. Bitte einen neuen QR-Code erzeugen lassen.`));
+      }
+    },
+  );
+
+  typed.post(
+    '/public/upload.php',
+    {
+      schema: {
+        tags: ['uploads'],
+        summary: 'Upload a photo through a QR link (no login)',
+        description: describe('photo', caps.photo).replace('Needs the write right; an order the caller cannot see is 404 ORDER_NOT_FOUND.', 'No login: the link\'s token (404 UPLOAD_TOKEN_NOT_FOUND, 410 UPLOAD_TOKEN_EXPIRED) names the order.'),
+        querystring: TokenQuery,
+        consumes: ['multipart/form-data'],
+        response: { 201: UploadResponse, ...ERRORS, 410: ErrorResponse },
+      },
+      config: { auth: 'public', multipartFile: { description: 'The photo: JPEG, PNG, WebP or HEIC/HEIF (decided from its bytes).' } },
+    },
+    async (request, reply) => {
+      const { order, userId } = await tokens.resolve(request.query.token);
+      const attached = await service.attach('photo', order, await filePart(request, 'photo'), userId);
+      return reply.code(201).send(attached.response);
     },
   );
 

@@ -1,0 +1,180 @@
+/**
+ * QR upload links and the daily clean-up, on every database: making a link (rights, visibility,
+ * validation), the page and the upload behind it (same checks and storage as the photo upload),
+ * expired and unknown links, and a clean-up that removes exactly the expired links, also when it
+ * runs twice at once.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import sharp from 'sharp';
+import { main } from '../../src/cli.js';
+import { toDbDateTime } from '../../src/db/dialect.js';
+import { objectFolder } from '../../src/dolibarr/documents.js';
+import { msUntil, runCleanup } from '../../src/modules/maintenance/cleanup.js';
+import { tokenHash } from '../../src/modules/uploads/upload-tokens.service.js';
+import { assertError } from '../helpers/assertions.js';
+import { createTestContext, type TestContext } from '../helpers/build-app.js';
+import { testDialects } from '../helpers/databases.js';
+import { multipart } from '../helpers/multipart.js';
+
+for (const dialect of testDialects()) {
+  describe(`upload tokens [${dialect}]`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(dialect, { publicUrl: 'https://berichte.example.com' });
+    });
+    after(async () => ctx?.close());
+
+    async function caller(rights: Array<'read' | 'write'> = ['read', 'write'], admin = false) {
+      const user = await ctx.make.user({ rights, admin });
+      return { id: user.id, token: await ctx.make.token(user) };
+    }
+    type Caller = Awaited<ReturnType<typeof caller>>;
+    const makeLink = (who: Caller, body: unknown): Promise<LightMyRequestResponse> =>
+      ctx.app.inject({ method: 'POST', url: '/api/upload_token.php', headers: { authorization: `Bearer ${who.token}` }, payload: body as object });
+    async function link(who: Caller, orderId: number) {
+      const res = await makeLink(who, { fk_element: orderId });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json() as { token: string; expires: number; upload_url: string; qr_svg: string; qr_png: string };
+    }
+    async function uploadWith(token: string, data: Buffer, filename = 'baustelle.jpg') {
+      const form = multipart([{ name: 'file', filename, type: 'image/jpeg', data }]);
+      return ctx.app.inject({ method: 'POST', url: `/public/upload.php?token=${token}`, headers: { 'content-type': form.contentType }, payload: form.payload });
+    }
+    const jpeg = () => sharp({ create: { width: 1200, height: 900, channels: 3, background: '#6a8' } }).jpeg().toBuffer();
+
+    test('a link for an order: token, expiry, address and QR code; only its hash is stored', async () => {
+      const me = await caller();
+      const order = await ctx.make.order({ author: me.id });
+      const before = Math.floor(Date.now() / 1000);
+      const made = await link(me, order.id);
+      assert.match(made.token, /^[A-Za-z0-9_-]{43}$/);
+      assert.ok(made.expires >= before + 24 * 3600 - 2 && made.expires <= before + 24 * 3600 + 2, 'default 24 hours');
+      assert.equal(made.upload_url, `https://berichte.example.com/public/upload.php?token=${made.token}`);
+      assert.match(made.qr_svg, /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+      const png = Buffer.from(made.qr_png.replace(/^data:image\/png;base64,/, ''), 'base64');
+      assert.equal((await sharp(png).metadata()).format, 'png');
+      const rows = await ctx.handle.db.selectFrom('bericht_upload_token').selectAll().where('fk_element', '=', order.id).execute();
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]!.token, tokenHash(made.token));
+      assert.notEqual(rows[0]!.token, made.token);
+      assert.equal(Number(rows[0]!.fk_user_creat), me.id);
+      const short = (await makeLink(me, { fk_element: order.id, hours: 2 })).json();
+      assert.ok(short.expires <= Math.floor(Date.now() / 1000) + 2 * 3600 + 2);
+    });
+
+    test('making a link needs the write right and a visible order; bad bodies are 400', async () => {
+      const me = await caller();
+      const order = await ctx.make.order({ author: me.id });
+      const reader = await caller(['read'], true);
+      assertError(await makeLink(reader, { fk_element: order.id }), 403, 'AUTH_RIGHT_MISSING');
+      const stranger = await caller();
+      assertError(await makeLink(stranger, { fk_element: order.id }), 404, 'ORDER_NOT_FOUND');
+      for (const body of [{}, { fk_element: 'x' }, { fk_element: order.id, hours: 0 }, { fk_element: order.id, hours: 24 * 91 }, { fk_element: order.id, element_type: 'facture' }, { fk_element: order.id, extra: 1 }]) {
+        assertError(await makeLink(me, body), 400, 'VALIDATION_FAILED');
+      }
+      assertError(await ctx.app.inject({ method: 'POST', url: '/api/upload_token.php', payload: { fk_element: order.id } }), 401, 'AUTH_TOKEN_MISSING');
+      assert.equal((await ctx.handle.db.selectFrom('bericht_upload_token').select('rowid').where('fk_element', '=', order.id).execute()).length, 0);
+    });
+
+    test('the link opens a phone page and uploads into the order folder with thumbnails and an ecm_files row, without a login', async () => {
+      const me = await caller();
+      const order = await ctx.make.order({ author: me.id });
+      const made = await link(me, order.id);
+      const page = await ctx.app.inject({ method: 'GET', url: `/public/upload.php?token=${made.token}` });
+      assert.equal(page.statusCode, 200);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      assert.match(String(page.headers['content-security-policy']), /script-src 'nonce-[^']+'/);
+      assert.ok(page.body.includes(`Fotos zum Auftrag ${order.ref}`) && page.body.includes('Fotos aufnehmen oder auswählen') && page.body.includes('multiple'));
+      const res = await uploadWith(made.token, await jpeg());
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.json().name, 'baustelle.jpg');
+      const folder = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref);
+      for (const f of ['baustelle.jpg', 'thumbs/baustelle_small.jpg', 'thumbs/baustelle_mini.jpg']) assert.ok(existsSync(path.join(folder.dir, f)), f);
+      const ecm = await ctx.handle.db.selectFrom('ecm_files').selectAll().where('filepath', '=', folder.filepath).execute();
+      assert.equal(ecm.length, 1);
+      assert.equal(Number(ecm[0]!.fk_user_c), me.id, "the file is the link maker's");
+      const listed = await ctx.app.inject({ method: 'GET', url: `/api/orders.php?id=${order.id}&action=photos`, headers: { authorization: `Bearer ${me.token}` } });
+      assert.deepEqual(listed.json().items.map((i: { name: string }) => i.name), ['baustelle.jpg']);
+      assertError(await uploadWith(made.token, Buffer.from('kein Bild')), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+      assertError(await uploadWith(made.token, Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xdb, 0, 0x43, 0])), 400, 'IMAGE_INVALID');
+      assert.equal((await ctx.handle.db.selectFrom('ecm_files').select('rowid').where('filepath', '=', folder.filepath).execute()).length, 1);
+    });
+
+    test('an expired link is 410 and an unknown one 404, page and upload alike; nothing is stored', async () => {
+      const me = await caller();
+      const order = await ctx.make.order({ author: me.id });
+      const made = await link(me, order.id);
+      await ctx.handle.db.updateTable('bericht_upload_token').set({ date_expiry: toDbDateTime(Math.floor(Date.now() / 1000) - 60) }).where('token', '=', tokenHash(made.token)).execute();
+      const page = await ctx.app.inject({ method: 'GET', url: `/public/upload.php?token=${made.token}` });
+      assert.equal(page.statusCode, 410);
+      assert.ok(page.body.includes('abgelaufen'));
+      assertError(await uploadWith(made.token, await jpeg()), 410, 'UPLOAD_TOKEN_EXPIRED');
+      for (const token of ['A'.repeat(43), 'kurz', '../../etc/passwd']) {
+        const unknown = await ctx.app.inject({ method: 'GET', url: `/public/upload.php?token=${encodeURIComponent(token)}` });
+        assert.equal(unknown.statusCode, 404);
+        assertError(await uploadWith(encodeURIComponent(token), await jpeg()), 404, 'UPLOAD_TOKEN_NOT_FOUND');
+      }
+      assert.equal(existsSync(objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir), false);
+    });
+
+    test('the clean-up removes exactly the expired links, also when two run at once; the command does the same', async () => {
+      const me = await caller();
+      const order = await ctx.make.order({ author: me.id });
+      await runCleanup(ctx.handle.db); // start from no expired links
+      const made = await Promise.all([link(me, order.id), link(me, order.id), link(me, order.id), link(me, order.id)]);
+      const past = toDbDateTime(Math.floor(Date.now() / 1000) - 3600);
+      for (const m of made.slice(0, 2)) await ctx.handle.db.updateTable('bericht_upload_token').set({ date_expiry: past }).where('token', '=', tokenHash(m.token)).execute();
+      const [a, b] = await Promise.all([runCleanup(ctx.handle.db), runCleanup(ctx.handle.db)]);
+      assert.equal(a.upload_tokens + b.upload_tokens, 2);
+      const left = (await ctx.handle.db.selectFrom('bericht_upload_token').select('token').where('fk_element', '=', order.id).execute()).map((r) => r.token).sort();
+      assert.deepEqual(left, made.slice(2).map((m) => tokenHash(m.token)).sort());
+      assert.equal((await uploadWith(made[2]!.token, await jpeg())).statusCode, 201, 'a valid link still works');
+
+      await ctx.handle.db.updateTable('bericht_upload_token').set({ date_expiry: past }).where('token', '=', tokenHash(made[3]!.token)).execute();
+      const db = ctx.config.database;
+      const url = db.dialect === 'sqlite' ? `sqlite:${db.file}` : `${db.dialect}://${encodeURIComponent(db.user)}${db.password ? `:${encodeURIComponent(db.password)}` : ''}@${db.host}:${db.port}/${db.database}`;
+      const out: string[] = [];
+      const original = process.stdout.write;
+      process.stdout.write = ((chunk: unknown) => (out.push(String(chunk)), true)) as typeof process.stdout.write;
+      let code: number;
+      try {
+        code = await main(['cleanup'], { DATABASE_URL: url, DATA_ROOT: ctx.config.dataRoot, STATE_DIR: ctx.config.stateDir, INSTANCE_UNIQUE_ID: ctx.config.instanceUniqueId, LOG_LEVEL: 'silent' });
+      } finally {
+        process.stdout.write = original;
+      }
+      assert.equal(code, 0, out.join(''));
+      assert.match(out.join(''), /Removed: 1 expired upload links/);
+      assert.deepEqual((await ctx.handle.db.selectFrom('bericht_upload_token').select('token').where('fk_element', '=', order.id).execute()).map((r) => r.token), [tokenHash(made[2]!.token)]);
+    });
+
+    test('old idempotency keys and failed logins go with the clean-up; recent ones stay', async () => {
+      const me = await caller();
+      const now = Math.floor(Date.now() / 1000);
+      await ctx.handle.db.insertInto('bericht_idempotency').values([
+        { entity: 1, fk_user: me.id, idem_key: 'a'.repeat(64), scope: 's', status_code: 201, response: '{}', datec: toDbDateTime(now - 8 * 86_400) },
+        { entity: 1, fk_user: me.id, idem_key: 'b'.repeat(64), scope: 's', status_code: 201, response: '{}', datec: toDbDateTime(now - 86_400) },
+      ]).execute();
+      await ctx.handle.db.insertInto('bericht_login_failure').values([
+        { login: 'alt', address: '1.2.3.4', at: now - 2 * 86_400 },
+        { login: 'neu', address: '1.2.3.4', at: now - 60 },
+      ]).execute();
+      await runCleanup(ctx.handle.db);
+      assert.deepEqual((await ctx.handle.db.selectFrom('bericht_idempotency').select('idem_key').where('fk_user', '=', me.id).execute()).map((r) => r.idem_key), ['b'.repeat(64)]);
+      const logins = (await ctx.handle.db.selectFrom('bericht_login_failure').select('login').where('login', 'in', ['alt', 'neu']).execute()).map((r) => r.login);
+      assert.deepEqual(logins, ['neu']);
+    });
+  });
+}
+
+describe('clean-up time', () => {
+  test('the next run is today at the time when it is still ahead, else tomorrow (UTC)', () => {
+    const now = new Date(Date.UTC(2026, 10, 22, 2, 0, 0));
+    assert.equal(msUntil('03:30', now), 90 * 60 * 1000);
+    assert.equal(msUntil('02:00', now), 24 * 3600 * 1000);
+    assert.equal(msUntil('01:59', now), (24 * 60 - 1) * 60 * 1000);
+  });
+});
