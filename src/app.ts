@@ -22,6 +22,7 @@ import { customersRoutes } from './modules/customers/customers.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
 import { ordersRoutes } from './modules/orders/orders.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
+import { transcriptionRoutes } from './modules/transcription/transcription.routes.js';
 import { reportModuleRoutes } from './modules/reports/reports.module.js';
 import { materialsRoutes } from './modules/materials/materials.routes.js';
 import { scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
@@ -170,6 +171,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(filesRoutes, ctx);
   await app.register(customersRoutes, ctx);
   await app.register(reportModuleRoutes, ctx);
+  await app.register(transcriptionRoutes, ctx);
   await app.register(materialsRoutes, ctx);
 
   // The daily clean-up runs in every process (its deletes do no harm twice); CLEANUP_AT=off leaves it to `fieldreport cleanup`.

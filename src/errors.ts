@@ -55,6 +55,16 @@ export const errorCatalogue = {
   PHOTO_IN_USE: { status: 409, message: 'Das Foto wird in einem Bericht verwendet und kann nicht gelöscht werden' },
   PAGE_SOURCE_REQUIRED: { status: 400, message: 'Für dieses Seitenlayout fehlt ein Bild' },
   PDF_BUSY: { status: 503, message: 'Es werden gerade zu viele PDFs erstellt, bitte gleich erneut versuchen' },
+  // Speech-to-text (endpoint 25)
+  TRANSCRIBE_NOT_CONFIGURED: {
+    status: 503,
+    message:
+      'Die Spracherkennung ist nicht eingerichtet: ein Administrator muss in Dolibarr die Konstante BERICHT_TRANSCRIBE_URL setzen ' +
+      '(dazu BERICHT_TRANSCRIBE_MODE: whisper-asr oder openai, bei Bedarf BERICHT_TRANSCRIBE_API_KEY und BERICHT_TRANSCRIBE_LANG)',
+  },
+  TRANSCRIBE_FAILED: { status: 502, message: 'Der Spracherkennungsdienst hat die Aufnahme nicht in Text umgewandelt' },
+  TRANSCRIBE_TIMEOUT: { status: 504, message: 'Der Spracherkennungsdienst hat nicht rechtzeitig geantwortet' },
+  TRANSCRIBE_BUSY: { status: 503, message: 'Es laufen gerade zu viele Spracherkennungen, bitte gleich erneut versuchen' },
   // HTTP basics
   METHOD_NOT_ALLOWED: { status: 405, message: 'Methode nicht erlaubt' },
   ROUTE_NOT_FOUND: { status: 404, message: 'Nicht gefunden' },
