@@ -65,6 +65,12 @@ export default fp(
           { name: 'uploads', description: 'Photo and voice uploads into an order’s folder' },
           { name: 'files', description: 'Files of orders, invoices, proposals and reports' },
           { name: 'customers', description: 'Customers (third parties with client 1, 2 or 3)' },
+          { name: 'reports', description: 'Reports, their versions and their PDF' },
+          { name: 'pages', description: 'Pages of a report, and signature pages' },
+          { name: 'signatures', description: 'Verifying signatures, the service’s public key, the public check' },
+          { name: 'templates', description: 'Report templates and cover-sheet (ODT) templates' },
+          { name: 'materials', description: 'Material lines of orders, invoices and proposals' },
+          { name: 'transcription', description: 'Voice notes to text' },
         ],
       },
     });
