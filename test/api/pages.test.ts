@@ -14,6 +14,7 @@ import sharp from 'sharp';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import type { Right } from '../../src/dolibarr/rights.js';
+import type { PageResponse } from '../../src/modules/reports/reports.schemas.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
@@ -21,22 +22,6 @@ import { testDialects } from '../helpers/databases.js';
 interface Caller {
   id: number;
   token: string;
-}
-
-interface PageBody {
-  id: number;
-  fk_bericht: number;
-  page_order: number;
-  title: string | null;
-  note: string | null;
-  rotation: number;
-  layout: string;
-  source_path: string | null;
-  source_path_2: string | null;
-  url: string | null;
-  thumb_url: string | null;
-  url_2: string | null;
-  thumb_url_2: string | null;
 }
 
 /** The file endpoint's link as a client receives it. */
@@ -98,7 +83,7 @@ for (const dialect of testDialects()) {
 
     const addUrl = (reportId: number) => `/api/pages.php?action=add&bericht_id=${reportId}`;
 
-    async function addPage(who: Caller, reportId: number, body: Record<string, unknown>): Promise<PageBody> {
+    async function addPage(who: Caller, reportId: number, body: Record<string, unknown>): Promise<PageResponse> {
       const res = await api('POST', addUrl(reportId), who.token, body);
       assert.equal(res.statusCode, 201, res.body);
       return res.json();
@@ -113,7 +98,7 @@ for (const dialect of testDialects()) {
     const detail = async (who: Caller, reportId: number) => {
       const res = await api('GET', `/api/reports.php?id=${reportId}`, who.token);
       assert.equal(res.statusCode, 200, res.body);
-      return res.json() as { id: number; page_count: number; pages: PageBody[] };
+      return res.json() as { id: number; page_count: number; pages: PageResponse[] };
     };
     /** Points a page at a file of the report's work area, as copies from templates and versions do. */
     const pointAt = (pageId: number, set: { source_path?: string | null; source_path_2?: string | null }) =>
@@ -136,7 +121,7 @@ for (const dialect of testDialects()) {
         const res = await api('POST', addUrl(report.id), me.token, { source: 'IMG_1.jpg', title: 'Kessel', note: 'vor der Reinigung', rotation: 90 });
         assert.equal(res.statusCode, 201, res.body);
         assert.match(String(res.headers['content-type']), /^application\/json/);
-        const page = res.json() as PageBody;
+        const page = res.json() as PageResponse;
         assert.equal(typeof page.id, 'number');
         assert.deepEqual(page, {
           id: page.id,
@@ -375,7 +360,7 @@ for (const dialect of testDialects()) {
 
         res = await api('POST', updateUrl(page.id), me.token, { layout: 'title_only', title: null, note: null });
         assert.equal(res.statusCode, 200, res.body);
-        const final = res.json() as PageBody;
+        const final = res.json() as PageResponse;
         assert.equal(final.layout, 'title_only');
         assert.equal(final.title, null);
         assert.equal(final.note, null);
@@ -656,7 +641,7 @@ for (const dialect of testDialects()) {
         const body = res.json();
         assert.equal(body.id, report.id);
         assert.equal(body.ref, report.ref);
-        assert.deepEqual(body.pages.map((p: PageBody) => [p.id, p.page_order]), [[c, 1], [a, 2], [b, 3]]);
+        assert.deepEqual(body.pages.map((p: PageResponse) => [p.id, p.page_order]), [[c, 1], [a, 2], [b, 3]]);
         assert.deepEqual(await ordering(report.id), [[c, 1], [a, 2], [b, 3]]);
         assert.deepEqual((await detail(me, report.id)).pages.map((p) => p.id), [c, a, b]);
         // bericht_id in the body works as well.

@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import type { Right } from '../../src/dolibarr/rights.js';
+import type { PageResponse, ReportDetail } from '../../src/modules/reports/reports.schemas.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
@@ -20,37 +21,6 @@ import { testDialects } from '../helpers/databases.js';
 interface Caller {
   id: number;
   token: string;
-}
-
-interface PageBody {
-  id: number;
-  fk_bericht: number;
-  page_order: number;
-  title: string | null;
-  note: string | null;
-  rotation: number;
-  layout: string;
-  source_path: string | null;
-  source_path_2: string | null;
-  url: string | null;
-  url_2: string | null;
-}
-
-interface ReportBody {
-  id: number;
-  ref: string;
-  title: string;
-  element_type: string | null;
-  fk_element: number | null;
-  format: string;
-  orientation: string;
-  odt_template: string | null;
-  status: string;
-  is_template: boolean;
-  template_label: string | null;
-  fk_user_creat: number;
-  page_count: number;
-  pages: PageBody[];
 }
 
 const fileLink = (modulepart: string, file: string) => `/api/photo.php?modulepart=${modulepart}&file=${encodeURIComponent(file)}`;
@@ -95,7 +65,7 @@ for (const dialect of testDialects()) {
       return { ...order, dir };
     }
 
-    async function created(res: LightMyRequestResponse): Promise<ReportBody> {
+    async function created(res: LightMyRequestResponse): Promise<ReportDetail> {
       assert.equal(res.statusCode, 201, res.body);
       return res.json();
     }
@@ -103,7 +73,7 @@ for (const dialect of testDialects()) {
     const createTemplate = (who: Caller, body: Record<string, unknown>) => api('POST', '/api/templates.php?action=create', who.token, body);
     const fromTemplate = (who: Caller, body: Record<string, unknown>) => api('POST', '/api/templates.php?action=create_from_template', who.token, body);
 
-    async function addPage(who: Caller, reportId: number, body: Record<string, unknown>): Promise<PageBody> {
+    async function addPage(who: Caller, reportId: number, body: Record<string, unknown>): Promise<PageResponse> {
       const res = await api('POST', `/api/pages.php?action=add&bericht_id=${reportId}`, who.token, body);
       assert.equal(res.statusCode, 201, res.body);
       return res.json();
@@ -235,7 +205,7 @@ for (const dialect of testDialects()) {
         assert.equal(title!.source_path, null);
         // The report and the order's files are untouched.
         const again = await api('GET', `/api/reports.php?id=${report.id}`, admin.token);
-        assert.deepEqual((again.json().pages as PageBody[]).map((p) => p.source_path), [`commande/${order.ref}/IMG_1.jpg`, `commande/${order.ref}/IMG_1.jpg`, null]);
+        assert.deepEqual((again.json().pages as PageResponse[]).map((p) => p.source_path), [`commande/${order.ref}/IMG_1.jpg`, `commande/${order.ref}/IMG_1.jpg`, null]);
         assert.ok(readFileSync(path.join(order.dir, 'IMG_1.jpg')).equals(jpeg));
         // The template keeps its images when the order's files go.
         await rm(order.dir, { recursive: true });
@@ -340,7 +310,7 @@ for (const dialect of testDialects()) {
         return { admin, template };
       }
 
-      async function checkCopy(report: ReportBody, template: ReportBody, orderId: number, title: string) {
+      async function checkCopy(report: ReportDetail, template: ReportDetail, orderId: number, title: string) {
         assert.equal(report.is_template, false);
         assert.equal(report.template_label, null);
         assert.equal(report.element_type, 'commande');
@@ -369,7 +339,7 @@ for (const dialect of testDialects()) {
           }
         }
         // The template is unchanged.
-        const again = (await api('GET', `/api/reports.php?id=${template.id}`, (await caller(['read'])).token)).json() as ReportBody;
+        const again = (await api('GET', `/api/reports.php?id=${template.id}`, (await caller(['read'])).token)).json() as ReportDetail;
         assert.deepEqual(again.pages, template.pages);
         for (const p of template.pages) if (p.source_path) assert.ok(existsSync(fileOf(p.source_path)));
       }
@@ -460,7 +430,7 @@ for (const dialect of testDialects()) {
         assertError(await api('DELETE', `/api/pages.php?id=${a}`, writer.token), 403, 'AUTH_RIGHT_MISSING');
         assertError(await api('POST', `/api/pages.php?id=${a}&delete=1`, writer.token), 403, 'AUTH_RIGHT_MISSING');
         assertError(await api('POST', `/api/pages.php?action=reorder&bericht_id=${template.id}`, writer.token, { order: [c, b, a] }), 403, 'AUTH_RIGHT_MISSING');
-        let now = (await api('GET', `/api/reports.php?id=${template.id}`, writer.token)).json() as ReportBody;
+        let now = (await api('GET', `/api/reports.php?id=${template.id}`, writer.token)).json() as ReportDetail;
         assert.deepEqual(now.pages, template.pages);
         assert.ok(existsSync(fileOf(template.pages[0]!.source_path!)));
 
@@ -481,7 +451,7 @@ for (const dialect of testDialects()) {
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(res.json().files_deleted, [added.source_path]);
         assert.equal(existsSync(fileOf(added.source_path!)), false);
-        now = (await api('GET', `/api/reports.php?id=${template.id}`, admin.token)).json() as ReportBody;
+        now = (await api('GET', `/api/reports.php?id=${template.id}`, admin.token)).json() as ReportDetail;
         assert.deepEqual(now.pages.map((p) => [p.id, p.page_order, p.title]), [[c, 1, 'Ergebnis'], [b, 2, 'Filter neu']]);
       });
 

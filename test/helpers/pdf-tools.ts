@@ -5,9 +5,15 @@
 import { execFileSync, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
 
-function has(tool: string): boolean {
+/** Runs a poppler tool and gives its standard output (large PDFs: up to 64 MB of it). */
+export async function poppler(tool: string, args: string[]): Promise<string> {
+  return (await execFileAsync(tool, args, { maxBuffer: 64 * 1024 * 1024 })).stdout;
+}
+
+/** Whether `tool` runs here. */
+export function hasTool(tool: string): boolean {
   try {
     execFileSync(tool, ['-v'], { stdio: 'ignore' });
     return true;
@@ -17,7 +23,7 @@ function has(tool: string): boolean {
 }
 
 /** Why PDF tests cannot run here, or undefined when pdfinfo and pdftotext are both present. */
-export const pdfToolsMissing: string | undefined = has('pdfinfo') && has('pdftotext') ? undefined : 'poppler-utils (pdfinfo, pdftotext) is not installed';
+export const pdfToolsMissing: string | undefined = hasTool('pdfinfo') && hasTool('pdftotext') ? undefined : 'poppler-utils (pdfinfo, pdftotext) is not installed';
 
 export interface PdfInfo {
   pages: number;
@@ -27,17 +33,18 @@ export interface PdfInfo {
   /** Every page's size in points. */
   sizes: Array<{ width: number; height: number }>;
   title: string | undefined;
+  /** Every `Name: value` line of pdfinfo. */
+  fields: Record<string, string>;
 }
 
 export async function pdfInfo(file: string): Promise<PdfInfo> {
-  const { stdout } = await run('pdfinfo', ['-f', '1', '-l', '100000', file], { maxBuffer: 64 * 1024 * 1024 });
-  const pages = Number(/^Pages:\s+(\d+)/m.exec(stdout)?.[1]);
+  const stdout = await poppler('pdfinfo', ['-f', '1', '-l', '100000', '-enc', 'UTF-8', file]);
+  const fields = Object.fromEntries([...stdout.matchAll(/^(\w+):\s+(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
   const sizes = [...stdout.matchAll(/^Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => ({ width: Number(m[1]), height: Number(m[2]) }));
-  return { pages, width: sizes[0]?.width ?? NaN, height: sizes[0]?.height ?? NaN, sizes, title: /^Title:\s+(.*)$/m.exec(stdout)?.[1] };
+  return { pages: Number(fields.Pages), width: sizes[0]?.width ?? NaN, height: sizes[0]?.height ?? NaN, sizes, title: fields.Title, fields };
 }
 
 /** The text of the PDF, pages separated by form feeds. */
 export async function pdfText(file: string): Promise<string> {
-  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { maxBuffer: 64 * 1024 * 1024 });
-  return stdout;
+  return poppler('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
 }

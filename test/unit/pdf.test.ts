@@ -4,7 +4,6 @@
  * missing, the tests that need it skip and say so.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -12,26 +11,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { degrees, PDFDocument as PdfLibDocument } from 'pdf-lib';
 import PDFDocument from 'pdfkit';
 import sharp from 'sharp';
 import { isPlainPng, renderReportPdf, type PdfCover, type PdfDocumentInput, type PdfPage } from '../../src/adapters/pdf.js';
 import { AppError } from '../../src/errors.js';
+import { hasTool, pdfInfo, pdfText, poppler } from '../helpers/pdf-tools.js';
 
-const run = promisify(execFile);
-
-function has(tool: string): boolean {
-  try {
-    execFileSync(tool, ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 const POPPLER = ['pdfinfo', 'pdftotext', 'pdftoppm', 'pdfimages', 'pdffonts'];
 /** Why the read-back tests cannot run here, or undefined. */
-const popplerMissing = POPPLER.every(has) ? undefined : `poppler-utils (${POPPLER.join(', ')}) not installed`;
+const popplerMissing = POPPLER.every(hasTool) ? undefined : `poppler-utils (${POPPLER.join(', ')}) not installed`;
 
 const TITLE = 'Prüfung der Heizungsanlage – Ölbrenner, Maße ÄÖÜß';
 let dir: string;
@@ -112,16 +101,13 @@ async function render(name: string, data: PdfDocumentInput): Promise<{ file: str
 }
 
 async function pdfinfo(file: string): Promise<{ pages: number; sizes: Array<[number, number]>; fields: Record<string, string> }> {
-  const { stdout } = await run('pdfinfo', ['-f', '1', '-l', '1000', '-enc', 'UTF-8', file]);
-  const fields = Object.fromEntries([...stdout.matchAll(/^(\w+):\s+(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
-  const sizes = [...stdout.matchAll(/^Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m): [number, number] => [Number(m[1]), Number(m[2])]);
-  return { pages: Number(fields.Pages), sizes, fields };
+  const info = await pdfInfo(file);
+  return { pages: info.pages, sizes: info.sizes.map((s): [number, number] => [s.width, s.height]), fields: info.fields };
 }
 
 /** pdftotext -layout, one string per page. */
 async function pageTexts(file: string): Promise<string[]> {
-  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { maxBuffer: 16 << 20 });
-  return stdout.split('\f').slice(0, -1);
+  return (await pdfText(file)).split('\f').slice(0, -1);
 }
 
 /** Text with every run of white space as one space, for phrases that may wrap. */
@@ -177,7 +163,7 @@ describe('renderReportPdf', () => {
     assert.match(texts[5]!, /Außenanlage/);
     assert.match(texts[7]!, /Bild fehlt/);
 
-    const { stdout: fonts } = await run('pdffonts', [file]);
+    const fonts = await poppler('pdffonts', [file]);
     assert.match(fonts, /\+DejaVuSans\s.*yes\s+yes\s+yes/);
     assert.match(fonts, /\+DejaVuSans-Bold\s.*yes\s+yes\s+yes/);
   });
@@ -187,7 +173,7 @@ describe('renderReportPdf', () => {
     const { file } = await render('xmp.pdf', input([{ kind: 'title_only', title, note: null }], { info: { title, author: 'A & B' } }));
     if (popplerMissing) return t.skip(popplerMissing);
     assert.equal((await pdfinfo(file)).fields.Title, title);
-    const { stdout: xmp } = await run('pdfinfo', ['-meta', file]);
+    const xmp = await poppler('pdfinfo', ['-meta', file]);
     assert.match(xmp, /Müller &#38; Söhne &#60;GmbH&#62; &#34;Heizung&#34;/);
     assert.match(xmp, /<rdf:li>A &#38; B<\/rdf:li>/);
   });
@@ -195,7 +181,7 @@ describe('renderReportPdf', () => {
   test('the logo is embedded once however many pages show it; page images are embedded per page', async (t) => {
     const { file } = await render('logo-once.pdf', input(everyKind()));
     if (popplerMissing) return t.skip(popplerMissing);
-    const { stdout } = await run('pdfimages', ['-list', file]);
+    const stdout = await poppler('pdfimages', ['-list', file]);
     const rows = stdout.split('\n').slice(2).filter(Boolean).map((line) => line.trim().split(/\s+/));
     const logoObjects = new Set(rows.filter((row) => row[3] === '600' && row[4] === '200').map((row) => row[10]));
     assert.equal(rows.filter((row) => row[3] === '600').length, 6, 'a logo on each of the 6 pages');
@@ -249,7 +235,7 @@ describe('renderReportPdf', () => {
     const { file } = await render('rotation.pdf', input(pages, { header: { logo: null, lines: [] } }));
     if (popplerMissing) return t.skip(popplerMissing);
     const prefix = path.join(dir, 'rotation');
-    await run('pdftoppm', ['-png', '-r', '36', file, prefix]);
+    await poppler('pdftoppm', ['-png', '-r', '36', file, prefix]);
     const bounds = async (page: number) => {
       const { data, info } = await sharp(`${prefix}-${page}.png`).removeAlpha().raw().toBuffer({ resolveWithObject: true });
       const colourAt = (x: number, y: number) => {
