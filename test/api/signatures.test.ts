@@ -10,9 +10,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
-import { main } from '../../src/cli.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { assertError } from '../helpers/assertions.js';
+import { cliEnv, runCli } from '../helpers/cli.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';
@@ -259,22 +259,9 @@ for (const dialect of testDialects()) {
       const me = await caller();
       const r = await report(me);
       const sig = (await sign(me, r.id, { signer_name: 'Erika Müller' })).json();
-      const db = ctx.config.database;
-      const url = db.dialect === 'sqlite' ? `sqlite:${db.file}` : `${db.dialect}://${encodeURIComponent(db.user)}${db.password ? `:${encodeURIComponent(db.password)}` : ''}@${db.host}:${db.port}/${db.database}`;
-      const env = { DATABASE_URL: url, DATA_ROOT: ctx.config.dataRoot, STATE_DIR: ctx.config.stateDir, SIGNING_KEY_FILE: ctx.config.signingKeyFile, INSTANCE_UNIQUE_ID: ctx.config.instanceUniqueId, LOG_LEVEL: 'silent' };
       const run = async (argv: string[]) => {
-        const out: string[] = [];
-        const original = process.stdout.write;
-        const originalErr = process.stderr.write;
-        const capture = ((chunk: unknown) => (out.push(String(chunk)), true)) as typeof process.stdout.write;
-        process.stdout.write = capture;
-        process.stderr.write = capture;
-        try {
-          return { code: await main(argv, env), output: out.join('') };
-        } finally {
-          process.stdout.write = original;
-          process.stderr.write = originalErr;
-        }
+        const result = await runCli(argv, cliEnv(ctx.config));
+        return { code: result.code, output: result.stdout + result.stderr };
       };
       const valid = await run(['verify', r.ref]);
       assert.equal(valid.code, 0, valid.output);

@@ -10,12 +10,12 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
-import { main } from '../../src/cli.js';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { msUntil, runCleanup } from '../../src/modules/maintenance/cleanup.js';
 import { tokenHash } from '../../src/modules/uploads/upload-tokens.service.js';
 import { assertError } from '../helpers/assertions.js';
+import { cliEnv, runCli } from '../helpers/cli.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';
@@ -135,19 +135,9 @@ for (const dialect of testDialects()) {
       assert.equal((await uploadWith(made[2]!.token, await jpeg())).statusCode, 201, 'a valid link still works');
 
       await ctx.handle.db.updateTable('bericht_upload_token').set({ date_expiry: past }).where('token', '=', tokenHash(made[3]!.token)).execute();
-      const db = ctx.config.database;
-      const url = db.dialect === 'sqlite' ? `sqlite:${db.file}` : `${db.dialect}://${encodeURIComponent(db.user)}${db.password ? `:${encodeURIComponent(db.password)}` : ''}@${db.host}:${db.port}/${db.database}`;
-      const out: string[] = [];
-      const original = process.stdout.write;
-      process.stdout.write = ((chunk: unknown) => (out.push(String(chunk)), true)) as typeof process.stdout.write;
-      let code: number;
-      try {
-        code = await main(['cleanup'], { DATABASE_URL: url, DATA_ROOT: ctx.config.dataRoot, STATE_DIR: ctx.config.stateDir, INSTANCE_UNIQUE_ID: ctx.config.instanceUniqueId, LOG_LEVEL: 'silent' });
-      } finally {
-        process.stdout.write = original;
-      }
-      assert.equal(code, 0, out.join(''));
-      assert.match(out.join(''), /Removed: 1 expired upload links/);
+      const { code, stdout } = await runCli(['cleanup'], cliEnv(ctx.config));
+      assert.equal(code, 0, stdout);
+      assert.match(stdout, /Removed: 1 expired upload links/);
       assert.deepEqual((await ctx.handle.db.selectFrom('bericht_upload_token').select('token').where('fk_element', '=', order.id).execute()).map((r) => r.token), [tokenHash(made[2]!.token)]);
     });
 

@@ -13,7 +13,6 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import sharp from 'sharp';
 import { buildApp } from '../../src/app.js';
-import { main } from '../../src/cli.js';
 import { ConfigError, loadConfig, type Config, type DatabaseConfig, type Dialect } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/database.js';
 import { fromDbDateTime } from '../../src/db/dialect.js';
@@ -21,52 +20,11 @@ import { INSTANCE_ID_FILE, resolveInstanceId } from '../../src/instance-id.js';
 import { createTokenService } from '../../src/modules/auth/token.js';
 import { assertError } from '../helpers/assertions.js';
 import { TEST_INSTANCE_ID } from '../helpers/build-app.js';
+import { databaseUrl, runCli as run, type RunResult } from '../helpers/cli.js';
 import { createTestDatabase, testDialects } from '../helpers/databases.js';
 import { makeDolibarrDatabase } from '../helpers/dolibarr-schema.js';
 import { registerProbes } from '../helpers/probes.js';
 
-interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs main() with stdout and stderr captured. Only strings are captured (what the CLI writes);
- * anything else, such as the test runner's own binary reports, goes through unchanged.
- */
-async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const originalOut = process.stdout.write;
-  const originalErr = process.stderr.write;
-  const capture = (stream: NodeJS.WriteStream, original: typeof process.stdout.write, into: string[]) =>
-    function write(this: unknown, chunk: unknown, ...rest: unknown[]): boolean {
-      if (typeof chunk === 'string') {
-        into.push(chunk);
-        const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
-        done?.();
-        return true;
-      }
-      return (original as (...args: unknown[]) => boolean).call(stream, chunk, ...rest);
-    } as typeof process.stdout.write;
-  process.stdout.write = capture(process.stdout, originalOut, out);
-  process.stderr.write = capture(process.stderr, originalErr, err);
-  try {
-    const code = await main(argv, env);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.stdout.write = originalOut;
-    process.stderr.write = originalErr;
-  }
-}
-
-/** A DATABASE_URL for a test database. */
-function databaseUrl(db: DatabaseConfig): string {
-  if (db.dialect === 'sqlite') return `sqlite:${db.file}`;
-  const auth = `${encodeURIComponent(db.user)}${db.password ? `:${encodeURIComponent(db.password)}` : ''}`;
-  return `${db.dialect}://${auth}@${db.host}:${db.port}/${encodeURIComponent(db.database)}`;
-}
 
 interface Setup {
   env: NodeJS.ProcessEnv;
