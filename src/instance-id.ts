@@ -6,8 +6,9 @@
  * with the same secret: there the id has to be given.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { createFileOnceSync } from './adapters/file-store.js';
 import { ConfigError, type Config } from './config.js';
 
 export const INSTANCE_ID_FILE = 'instance_unique_id';
@@ -23,18 +24,8 @@ export function resolveInstanceId(config: Config): Config {
   const file = path.join(config.stateDir, INSTANCE_ID_FILE);
   let id = readId(file);
   if (id === undefined) {
-    mkdirSync(config.stateDir, { recursive: true });
-    // As Dolibarr's installer: 32 lowercase hex characters. Written whole under a temporary name
-    // and linked into place: a second process either wins or reads the complete file.
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    writeFileSync(temp, `${randomBytes(16).toString('hex')}\n`, { mode: 0o600 });
-    try {
-      linkSync(temp, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      unlinkSync(temp);
-    }
+    // As Dolibarr's installer: 32 lowercase hex characters.
+    createFileOnceSync(file, `${randomBytes(16).toString('hex')}\n`);
     id = readId(file);
   }
   if (!id || id.length < 16) throw new ConfigError([`${file} holds no usable instance id; remove it to make a new one`]);

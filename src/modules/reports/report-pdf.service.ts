@@ -8,18 +8,18 @@
  * area, then in one transaction the status turns final (only if still draft), the `ecm_files` row
  * is added and the file renamed into place. Any failure leaves a draft and no file.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LibreOffice } from '../../adapters/libreoffice.js';
 import { fillOdtTemplate } from '../../adapters/odt.js';
 import { renderReportPdf, type PdfCover, type PdfImage, type PdfPage } from '../../adapters/pdf.js';
 import { loadCoverPdf } from '../../adapters/pdf-import.js';
+import { hashFile } from '../../adapters/file-store.js';
 import { preparePrintImage } from '../../adapters/print-image.js';
 import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/database.js';
@@ -341,7 +341,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       let placed = false;
       try {
         await limit(() => renderToFile(report, pages, user, temp, true));
-        const md5 = await fileMd5(temp);
+        const md5 = await hashFile(temp, 'md5');
         const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
         await handle.db.transaction().execute(async (trx) => {
           const locked = await repo.lockById(trx, id);
@@ -379,10 +379,5 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   };
 }
 
-async function fileMd5(file: string): Promise<string> {
-  const hash = createHash('md5');
-  await pipeline(createReadStream(file), hash);
-  return hash.digest('hex');
-}
 
 export type ReportPdfService = ReturnType<typeof createReportPdfService>;

@@ -9,9 +9,8 @@
  * while any changed value breaks the seal).
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createFileOnceSync } from '../../adapters/file-store.js';
 
 export const SEAL_ALGORITHM = 'Ed25519';
 
@@ -55,25 +54,16 @@ function readKey(file: string): KeyObject | undefined {
 }
 
 /**
- * The key in `file`, made when the file does not exist (unless `create` is false): written whole under a temporary name and
- * linked into place, so a second process either wins or reads the complete key.
+ * The key in `file`, made when the file does not exist (unless `create` is false); of two
+ * processes starting at once one makes it and both use it (createFileOnceSync).
  */
 export function loadSigningKey(file: string, options: { create?: boolean } = {}): SigningKey {
   let privateKey = readKey(file);
   const created = !privateKey;
   if (!privateKey && options.create === false) throw new Error(`SIGNING_KEY_FILE ${file} does not exist: there is no key to check seals with`);
   if (!privateKey) {
-    mkdirSync(path.dirname(file), { recursive: true });
     const { privateKey: made } = generateKeyPairSync('ed25519');
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    writeFileSync(temp, made.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    try {
-      linkSync(temp, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      unlinkSync(temp);
-    }
+    createFileOnceSync(file, made.export({ type: 'pkcs8', format: 'pem' }).toString());
     privateKey = readKey(file)!;
   }
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`SIGNING_KEY_FILE ${file} is a ${privateKey.asymmetricKeyType} key, not Ed25519`);

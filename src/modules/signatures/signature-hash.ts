@@ -14,8 +14,7 @@
  * other (its composite image holds that signature's own hash): signatures form a chain.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
+import { hashFile } from '../../adapters/file-store.js';
 import { canonicalJson } from './seal.js';
 
 export const HASH_FORM = 'fieldreport-pages/1';
@@ -30,11 +29,7 @@ export interface HashedPage {
 }
 
 /** SHA-256 hex of a file's bytes, streamed. */
-export async function fileSha256(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(file), hash);
-  return hash.digest('hex');
-}
+export const fileSha256 = (file: string): Promise<string> => hashFile(file, 'sha256');
 
 /**
  * The hash over `pages` of report `ref`. `digest` gives the SHA-256 of an image named by a

@@ -16,10 +16,11 @@
  * image itself).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
 import sharp from 'sharp';
+import { writeFileAtomic } from '../../adapters/file-store.js';
 import { renderSignatureSheet } from '../../adapters/signature-image.js';
 import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/database.js';
@@ -284,14 +285,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     const madeFolder = await mkdir(folder.dir, { recursive: true });
     try {
       for (const [file, data] of [[imageFile, sheet], [metaFile, `${JSON.stringify(metadata, null, 2)}\n`]] as const) {
-        const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-        try {
-          await writeFile(temp, data, { flag: 'wx' });
-          await rename(temp, file);
-        } catch (error) {
-          await rm(temp, { force: true });
-          throw error;
-        }
+        await writeFileAtomic(file, data);
         written.push(file);
       }
       const pageId = await db.transaction().execute(async (trx) => {
