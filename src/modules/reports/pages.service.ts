@@ -15,7 +15,7 @@ import type { AuthUser } from '../auth/auth.service.js';
 import type { ElementAccess } from '../access/element-access.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
 import { MAX_REPORT_PAGES, type AddPageBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
-import { isTemplateManager, toPageResponse } from './reports.service.js';
+import { hasAdminRight, toPageResponse } from './reports.service.js';
 import { isInWorkArea, printCacheDir, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
 
 /** Image formats a page can show (what the PDF renderer decodes through sharp). */
@@ -26,18 +26,14 @@ export interface PageServiceDeps {
   repo: ReportRepository;
   access: ElementAccess;
   config: Config;
+  /** The report when the caller sees it, else REPORT_NOT_FOUND (the reports service's). */
+  visibleReport(user: AuthUser, id: number): Promise<ReportRow>;
   detail(user: AuthUser, row: ReportRow): Promise<ReportDetail>;
 }
 
 export function createPageService(deps: PageServiceDeps) {
-  const { handle, repo, access, config } = deps;
+  const { handle, repo, access, config, visibleReport } = deps;
   const { db } = handle;
-
-  async function visibleReport(user: AuthUser, id: number): Promise<ReportRow> {
-    const row = await repo.getById(db, id, access.reportVisible(user, REPORT_ALIAS));
-    if (!row) throw new AppError('REPORT_NOT_FOUND');
-    return row;
-  }
 
   /** The page and its report, when the caller sees the report; one answer for "missing" and "not yours". */
   async function visiblePage(user: AuthUser, pageId: number): Promise<{ page: PageRow; report: ReportRow }> {
@@ -48,7 +44,7 @@ export function createPageService(deps: PageServiceDeps) {
   }
 
   function checkChangeable(report: { status: number; is_template: number }, user: AuthUser): void {
-    if (Number(report.is_template) === 1 && !isTemplateManager(user)) {
+    if (Number(report.is_template) === 1 && !hasAdminRight(user)) {
       throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
     }
     if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');

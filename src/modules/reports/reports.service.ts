@@ -38,8 +38,11 @@ export interface ReportServiceDeps {
   odtTemplateNames(): Promise<string[]>;
 }
 
-/** Template management needs Dolibarr's admin flag or the module's admin right (DESIGN.md, Rights). */
-export function isTemplateManager(user: AuthUser): boolean {
+/**
+ * The admin right of DESIGN.md: Dolibarr's admin flag or the module's admin right. Template
+ * management and deleting a final report need it.
+ */
+export function hasAdminRight(user: AuthUser): boolean {
   return user.admin || user.perms.admin;
 }
 
@@ -108,7 +111,7 @@ export function toTemplateItem(row: ReportRow): TemplateItem {
 
 /** What a new report is made of: its row and the pages it starts with (copied from another report). */
 interface NewReport {
-  fields: Omit<Selectable<BerichtTable>, 'rowid' | 'ref' | 'entity' | 'datec' | 'tms' | 'status' | 'final_pdf_path' | 'fk_user_modif'>;
+  fields: Omit<Selectable<BerichtTable>, 'rowid' | 'ref' | 'entity' | 'datec' | 'tms' | 'status' | 'final_pdf_path' | 'fk_user_modif' | 'fk_user_creat'>;
   pages: PageRow[];
   /** Copy pages' attachments (not only work-area files) into the new work area: templates own their images. */
   copyAttachments: boolean;
@@ -290,7 +293,6 @@ export function createReportService(deps: ReportServiceDeps) {
           fk_bericht_parent: null,
           is_template: 0,
           template_label: null,
-          fk_user_creat: user.id,
         },
         pages: template ? await repo.pages(db, Number(template.rowid)) : [],
         copyAttachments: false,
@@ -317,7 +319,6 @@ export function createReportService(deps: ReportServiceDeps) {
           fk_bericht_parent: id,
           is_template: 0,
           template_label: null,
-          fk_user_creat: user.id,
         },
         // A signature covers the version it was given on: the new version is signed anew.
         pages: (await repo.pages(db, id)).filter((p) => p.layout !== 'signature'),
@@ -334,12 +335,12 @@ export function createReportService(deps: ReportServiceDeps) {
      */
     async remove(user: AuthUser, id: number): Promise<{ id: number; ref: string; deleted: true }> {
       const row = await visibleReport(user, id);
-      if (Number(row.is_template) === 1 && !isTemplateManager(user)) throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
+      if (Number(row.is_template) === 1 && !hasAdminRight(user)) throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
       const folder = reportFolder(dataRoot, entity, row.ref);
       await db.transaction().execute(async (trx) => {
         const locked = await repo.lockById(trx, id);
         if (!locked) throw new AppError('REPORT_NOT_FOUND');
-        if (Number(locked.status) !== 0 && !(user.admin || user.perms.admin)) {
+        if (Number(locked.status) !== 0 && !hasAdminRight(user)) {
           throw new AppError('AUTH_RIGHT_MISSING', { message: 'Einen abgeschlossenen Bericht dürfen nur Administratoren löschen', details: { right: 'admin' } });
         }
         // Images of this report's work area that pages of other reports show (data made elsewhere) stay.
@@ -363,7 +364,7 @@ export function createReportService(deps: ReportServiceDeps) {
 
     /** A template, empty or a copy of a report's pages with their images (templates own their images). */
     async createTemplate(user: AuthUser, body: CreateTemplateBody): Promise<ReportDetail> {
-      if (!isTemplateManager(user)) throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
+      if (!hasAdminRight(user)) throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
       const source = body.from_report === undefined ? undefined : await visibleReport(user, body.from_report);
       const odt = body.odt_template !== undefined ? body.odt_template : (source?.odt_template ?? null);
       await checkOdtTemplate(odt);
@@ -379,7 +380,6 @@ export function createReportService(deps: ReportServiceDeps) {
           fk_bericht_parent: null,
           is_template: 1,
           template_label: body.template_label,
-          fk_user_creat: user.id,
         },
         pages: source ? (await repo.pages(db, Number(source.rowid))).filter((p) => p.layout !== 'signature') : [],
         copyAttachments: true,

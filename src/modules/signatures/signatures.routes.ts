@@ -10,6 +10,7 @@ import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, RowId } from '../common/common.schemas.js';
+import { publicBaseUrl } from '../common/public-url.js';
 import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE, type SignatureService, type SignInput } from './signatures.service.js';
 
 /** Largest signature PNG in bytes. */
@@ -88,20 +89,8 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
     gpsLon,
     png,
     clientIp: request.ip,
-    baseUrl: config.publicUrl ?? requestOrigin(request),
+    baseUrl: publicBaseUrl(config, request),
   };
-}
-
-/**
- * Without PUBLIC_URL the link in the QR code is the address the request came in on; a Host header
- * that is no plain host name (or address) and port is refused rather than burned into a signature.
- */
-export function requestOrigin(request: FastifyRequest): string {
-  const host = request.host;
-  if (host.length > 255 || !/^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/.test(host)) {
-    throw new AppError('REQUEST_INVALID', { message: 'Ungültiger Host; PUBLIC_URL setzen' });
-  }
-  return `${request.protocol}://${host}`;
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -22,7 +22,7 @@ import { createUploadService, type IncomingFile } from './uploads.service.js';
 import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
 import { RowId } from '../common/common.schemas.js';
-import { requestOrigin } from '../signatures/signatures.routes.js';
+import { publicBaseUrl } from '../common/public-url.js';
 import { contentSecurityPolicy, messagePage, uploadPage } from './upload-page.js';
 import { createUploadTokenService } from './upload-tokens.service.js';
 
@@ -147,8 +147,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
       config: { right: 'write' },
     },
     async (request, reply) => {
-      const baseUrl = config.publicUrl ?? requestOrigin(request);
-      return reply.code(201).send(await tokens.create(callerOf(request), request.body.fk_element, request.body.hours, baseUrl));
+      return reply.code(201).send(await tokens.create(callerOf(request), request.body.fk_element, request.body.hours, publicBaseUrl(config, request)));
     },
   );
 
