@@ -12,3 +12,15 @@ export function chooseAction<A extends string>(action: string | undefined, known
     details: { known },
   });
 }
+
+/**
+ * A query parameter an operation needs (the schema can only say "optional": which operation runs
+ * depends on `action`), or 400 VALIDATION_FAILED naming it. `what` names it for people, e.g. "id (Seite)".
+ */
+export function requireParam<T>(value: T, field: string, options: { what?: string; why?: string } = {}): Exclude<T, undefined> {
+  if (value !== undefined) return value as Exclude<T, undefined>;
+  throw new AppError('VALIDATION_FAILED', {
+    message: `${options.what ?? field} erforderlich`,
+    details: [{ field: `querystring.${field}`, message: options.why ?? 'required' }],
+  });
+}

@@ -3,15 +3,14 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse } from '../common/common.schemas.js';
+import { requireParam } from '../common/dispatch.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { CreateMaterialBody, DeletedMaterial, Material, MaterialList, MaterialsQuery, QTY_DECIMALS } from './materials.schemas.js';
 import { createMaterialService } from './materials.service.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
-const required = (field: string) => new AppError('VALIDATION_FAILED', { message: `${field} erforderlich`, details: [{ field: `querystring.${field}`, message: 'required' }] });
 
 export async function materialsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const materials = createMaterialService({ db: ctx.handle.db, dialect: ctx.handle.dialect, access: ctx.access, entity: ctx.config.entity });
@@ -32,9 +31,7 @@ export async function materialsRoutes(app: FastifyInstance, ctx: ModuleContext):
     },
     async (request) => {
       const { element_type: type, fk_element: id, limit = 50, offset = 0 } = request.query;
-      if (type === undefined) throw required('element_type');
-      if (id === undefined) throw required('fk_element');
-      return materials.list(callerOf(request), type, id, { limit, offset });
+      return materials.list(callerOf(request), requireParam(type, 'element_type'), requireParam(id, 'fk_element'), { limit, offset });
     },
   );
 
@@ -68,8 +65,7 @@ export async function materialsRoutes(app: FastifyInstance, ctx: ModuleContext):
       config: { right: 'delete' },
     },
     async (request) => {
-      if (request.query.id === undefined) throw required('id');
-      return materials.remove(callerOf(request), request.query.id);
+      return materials.remove(callerOf(request), requireParam(request.query.id, 'id'));
     },
   );
 }

@@ -4,10 +4,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
-import { chooseAction } from '../common/dispatch.js';
+import { chooseAction, requireParam } from '../common/dispatch.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { createOrderRepository, MAX_ORDER_REPORTS } from './orders.repository.js';
 import { createOrderService } from './orders.service.js';
@@ -59,7 +58,7 @@ export async function ordersRoutes(app: FastifyInstance, ctx: ModuleContext): Pr
       const { id, q, limit = 50, offset = 0 } = request.query;
       const action = chooseAction(request.query.action, ['photos'] as const);
       if (id === undefined) {
-        if (action) throw new AppError('VALIDATION_FAILED', { message: 'id erforderlich', details: [{ field: 'querystring.id', message: 'required for an action' }] });
+        if (action) requireParam(id, 'id', { why: 'required for an action' });
         return orders.listOrders(user, { q, limit, offset });
       }
       if (action === 'photos') return orders.listPhotos(user, id, { limit, offset });

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse } from '../common/common.schemas.js';
-import { chooseAction } from '../common/dispatch.js';
+import { chooseAction, requireParam } from '../common/dispatch.js';
 import type { ReportModule } from './reports.module.js';
 import { AddPageBody, DeletedPage, SignedPage, EDITABLE_LAYOUTS, MAX_REPORT_PAGES, Page, PagesQuery, ReorderBody, ReportDetail, UpdatePageBody } from './reports.schemas.js';
 import { Type } from 'typebox';
@@ -40,10 +40,7 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
   const { pages } = mod;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  const requirePage = (id: number | undefined): number => {
-    if (id === undefined) throw new AppError('VALIDATION_FAILED', { message: 'id (Seite) erforderlich', details: [{ field: 'querystring.id', message: 'required' }] });
-    return id;
-  };
+  const requirePage = (id: number | undefined): number => requireParam(id, 'id', { what: 'id (Seite)' });
   /** Deleting a page is a deletion (DESIGN.md, Rights): the delete right, besides write for POST. */
   const remove = (request: FastifyRequest, id: number) => {
     const user = callerOf(request);
@@ -68,14 +65,12 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
       const { id, bericht_id: reportId } = request.query;
       const action = chooseAction(request.query.action, ['add', 'reorder', 'signature'] as const);
       if (action === 'signature') {
-        if (reportId === undefined) throw new AppError('VALIDATION_FAILED', { message: 'bericht_id erforderlich', details: [{ field: 'querystring.bericht_id', message: 'required' }] });
         const form = await readSignatureForm(request, mod.config);
-        const signed = await mod.signatures.sign(user, reportId, form);
+        const signed = await mod.signatures.sign(user, requireParam(reportId, 'bericht_id'), form);
         return reply.code(201).send({ ...toPageResponse(signed.page), hash: signed.hash, page_count_at_signing: signed.pageCountAtSigning, verify_url: signed.verifyUrl });
       }
       if (action === 'add') {
-        if (reportId === undefined) throw new AppError('VALIDATION_FAILED', { message: 'bericht_id erforderlich', details: [{ field: 'querystring.bericht_id', message: 'required' }] });
-        return reply.code(201).send(await pages.add(user, reportId, mod.parseBody(AddPageBody, request.body)));
+        return reply.code(201).send(await pages.add(user, requireParam(reportId, 'bericht_id'), mod.parseBody(AddPageBody, request.body)));
       }
       if (action === 'reorder') {
         const body = mod.parseBody(ReorderBody, request.body);

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
-import { chooseAction } from '../common/dispatch.js';
+import { chooseAction, requireParam } from '../common/dispatch.js';
 import type { ReportModule } from './reports.module.js';
 import { CreateReportBody, DeletedReport, MAX_REPORT_PAGES, REPORT_FORMATS, ReportDetail, ReportList, ReportsQuery } from './reports.schemas.js';
 
@@ -85,9 +85,9 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
         const body = mod.parseBody(CreateReportBody, request.body);
         return reply.code(201).send(await reports.create(user, body));
       }
-      if (id === undefined) throw new AppError('VALIDATION_FAILED', { message: 'id erforderlich', details: [{ field: 'querystring.id', message: `required for action=${action}` }] });
-      if (action === 'finalize') return pdf.finalize(user, id);
-      return reply.code(201).send(await reports.newVersion(user, id));
+      const reportId = requireParam(id, 'id', { why: `required for action=${action}` });
+      if (action === 'finalize') return pdf.finalize(user, reportId);
+      return reply.code(201).send(await reports.newVersion(user, reportId));
     },
   );
 
@@ -104,9 +104,7 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
       config: { right: 'delete' },
     },
     async (request) => {
-      const { id } = request.query as { id?: number };
-      if (id === undefined) throw new AppError('VALIDATION_FAILED', { message: 'id erforderlich', details: [{ field: 'querystring.id', message: 'required' }] });
-      return reports.remove(callerOf(request), id);
+      return reports.remove(callerOf(request), requireParam(request.query.id, 'id'));
     },
   );
 }

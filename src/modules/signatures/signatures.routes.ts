@@ -10,6 +10,7 @@ import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, RowId } from '../common/common.schemas.js';
+import { requireParam } from '../common/dispatch.js';
 import { publicBaseUrl } from '../common/public-url.js';
 import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE, type SignatureService, type SignInput } from './signatures.service.js';
 
@@ -113,8 +114,7 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
     const body = (request.body ?? {}) as { id?: unknown; page_id?: unknown };
     const fromBody = body.id ?? body.page_id;
     const id = request.query.id ?? request.query.page_id ?? (typeof fromBody === 'number' && Number.isInteger(fromBody) && fromBody > 0 ? fromBody : undefined);
-    if (id === undefined) throw new AppError('VALIDATION_FAILED', { message: 'id (Unterschriftsseite) erforderlich', details: [{ field: 'querystring.id', message: 'required' }] });
-    return signatures.verify(callerOf(request), id);
+    return signatures.verify(callerOf(request), requireParam(id, 'id', { what: 'id (Unterschriftsseite)' }));
   };
   const Check = Type.Union([Type.Boolean(), Type.Null()], { description: 'null: not reached' });
   const VerifyResponse = Type.Object({
