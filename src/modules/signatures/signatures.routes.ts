@@ -4,6 +4,7 @@
  * (/public/verify_signature.php).
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
@@ -11,6 +12,7 @@ import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, RowId } from '../common/common.schemas.js';
 import { requireParam } from '../common/dispatch.js';
+import { multipartError } from '../common/multipart.js';
 import { publicBaseUrl } from '../common/public-url.js';
 import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE, type SignatureService, type SignInput } from './signatures.service.js';
 
@@ -26,7 +28,7 @@ export const SIGNATURE_DESCRIPTION =
   'Appends a signature page (layout `signature`) whose note names the signer and the time. The image is a composite: a header with the metadata, the signature, ' +
   'a footer with the SHA-256 over all pages before it plus the report ref, the server name and time, and a QR code of the public check. Beside it, `<image>.json` holds the metadata ' +
   '(headline, report and parent ref, customer, server time, signer, confirmation text, GPS, hash, page_count_at_signing, server name, client IP, user) sealed with the service\'s Ed25519 key. ' +
-  'Every page image must exist (409 REPORT_SOURCE_MISSING). Write right, a draft the caller sees (409 REPORT_FINAL otherwise). ' +
+  'A body that is no readable multipart form (no or a wrong boundary, cut off): 400 UPLOAD_MISSING. Every page image must exist (409 REPORT_SOURCE_MISSING). Write right, a draft the caller sees (409 REPORT_FINAL otherwise). ' +
   '201 with the page and `hash`, `page_count_at_signing` and `verify_url` (the public check; its address comes from PUBLIC_URL, else from the request). ' +
   'On any error no page and no file is left. At most two signatures are made or checked at once per process (503 SIGNATURE_BUSY beyond a short queue).';
 
@@ -39,31 +41,41 @@ function parseCoordinate(raw: string | undefined, name: string, limit: number): 
   return value;
 }
 
+/** The signature part read whole (it is small and capped); over the cap is 413 SIGNATURE_TOO_LARGE. */
+async function readPng(part: MultipartFile): Promise<Buffer> {
+  const tooLarge = () => new AppError('SIGNATURE_TOO_LARGE', { message: 'Die Unterschrift ist zu groß', details: { max_bytes: MAX_SIGNATURE_BYTES } });
+  let data: Buffer;
+  try {
+    data = await part.toBuffer();
+  } catch (error) {
+    // The multipart limit (MAX_SIGNATURE_BYTES + 1) ends the part with a 413 of its own.
+    if ((error as { statusCode?: number }).statusCode === 413) throw tooLarge();
+    throw error;
+  }
+  if (part.file.truncated || data.length > MAX_SIGNATURE_BYTES) throw tooLarge();
+  return data;
+}
+
 /** The signature form: fields and the PNG (read whole: it is small and capped). */
 export async function readSignatureForm(request: FastifyRequest, config: Config): Promise<SignInput> {
   if (!request.isMultipart()) throw new AppError('UPLOAD_MISSING', { message: 'Die Unterschrift kommt als multipart/form-data mit dem PNG im Feld "file"' });
   const fields: Record<string, string> = {};
   let png: Buffer | undefined;
-  for await (const part of request.parts({ limits: { fileSize: MAX_SIGNATURE_BYTES + 1 } })) {
-    if (part.type === 'file') {
-      if (part.fieldname !== 'file' || png) {
-        part.file.resume();
-        continue;
+  try {
+    for await (const part of request.parts({ limits: { fileSize: MAX_SIGNATURE_BYTES + 1 } })) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file' || png) {
+          part.file.resume();
+          continue;
+        }
+        png = await readPng(part);
+      } else if (typeof part.value === 'string') {
+        fields[part.fieldname] = part.value;
       }
-      const tooLarge = () => new AppError('SIGNATURE_TOO_LARGE', { message: 'Die Unterschrift ist zu groß', details: { max_bytes: MAX_SIGNATURE_BYTES } });
-      let data: Buffer;
-      try {
-        data = await part.toBuffer();
-      } catch (error) {
-        // The multipart limit (MAX_SIGNATURE_BYTES + 1) ends the part with a 413 of its own.
-        if ((error as { statusCode?: number }).statusCode === 413) throw tooLarge();
-        throw error;
-      }
-      if (part.file.truncated || data.length > MAX_SIGNATURE_BYTES) throw tooLarge();
-      png = data;
-    } else if (typeof part.value === 'string') {
-      fields[part.fieldname] = part.value;
     }
+  } catch (error) {
+    // A body busboy cannot read (no or wrong boundary, cut off) is 400, as for photo uploads.
+    throw multipartError(error);
   }
   const signerName = (fields.signer_name ?? '').normalize('NFC').trim();
   if (!signerName || signerName.length > 255) {

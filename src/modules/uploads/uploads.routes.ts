@@ -13,6 +13,7 @@ import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse } from '../common/common.schemas.js';
 import { chooseAction } from '../common/dispatch.js';
+import { multipartError } from '../common/multipart.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { beginIdempotent } from './idempotency.js';
 import { ACCEPTED_DESCRIPTION, type UploadKind } from './upload-types.js';
@@ -65,9 +66,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     try {
       part = await request.file({ limits: { fileSize: caps[kind] + 1 } });
     } catch (error) {
-      // Multipart limit errors carry their 4xx status; a body busboy cannot read is a missing file.
-      if (typeof (error as { statusCode?: unknown }).statusCode === 'number') throw error;
-      throw new AppError('UPLOAD_MISSING');
+      throw multipartError(error);
     }
     if (!part) throw new AppError('UPLOAD_MISSING');
     if (part.fieldname !== 'file') {
