@@ -29,8 +29,9 @@ import { scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
 import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
-import errorHandler, { sendError } from './plugins/error-handler.js';
+import errorHandler, { clientErrorHandler, sendError } from './plugins/error-handler.js';
 import openapi from './plugins/openapi.js';
+import requestTimeouts, { serverTimeouts } from './plugins/request-timeouts.js';
 import validation from './plugins/validation.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -100,6 +101,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     trustProxy: config.trustProxy as Exclude<FastifyServerOptions['trustProxy'], undefined>,
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
+    // Fastify's defaults leave request time unbounded; see request-timeouts.ts.
+    ...serverTimeouts(config.timeouts),
+    clientErrorHandler,
     // A URL the router cannot read (a broken %-escape) gets the one error shape too.
     frameworkErrors: (_error, _request, reply) => {
       sendError(reply, new AppError('REQUEST_INVALID', { message: 'Ungültige Adresse' }));
@@ -149,6 +153,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   await app.register(errorHandler);
   await app.register(validation);
+  await app.register(requestTimeouts, { timeouts: config.timeouts });
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],

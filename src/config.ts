@@ -38,6 +38,26 @@ export interface UploadConfig {
 }
 
 /**
+ * How long a client may take to send a request. Without them a client that sends one byte every
+ * few seconds holds a connection (and a body parser) open for ever.
+ */
+export interface TimeoutConfig {
+  /** Time to receive a request's headers (Node's headersTimeout); then 408 and the connection is closed. @default 30 */
+  headersSeconds: number;
+  /**
+   * Time to receive a body the service parses itself (JSON), from the end of the headers; then
+   * 408 REQUEST_TIMEOUT and the connection is closed. Multipart uploads are left out: they have
+   * their own idle limit (UPLOAD_IDLE_MS) and the request timeout. @default 30
+   */
+  bodySeconds: number;
+  /**
+   * Time to receive a whole request, headers and body, uploads included (Node's requestTimeout):
+   * long enough for the largest upload on a slow line (the 200 MB voice limit at 0.5 Mbit/s takes about 56 minutes). @default 3600
+   */
+  requestSeconds: number;
+}
+
+/**
  * Speech-to-text (endpoint 25). Each setting comes from Dolibarr's `llx_const` for the entity
  * (BERICHT_TRANSCRIBE_*); an environment variable of the same name wins. Here only what the
  * environment gives (undefined: use the constant).
@@ -73,6 +93,7 @@ export interface Config {
   trustProxy: boolean | number | string;
   login: LoginThrottleConfig;
   uploads: UploadConfig;
+  timeouts: TimeoutConfig;
   transcribe: TranscribeOverrides;
   /** How long a QR upload link stays valid, in hours. @default 24 */
   uploadTokenHours: number;
@@ -279,6 +300,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxPhotoBytes: intSetting('UPLOAD_MAX_PHOTO_BYTES', get('UPLOAD_MAX_PHOTO_BYTES'), 50 * 1024 * 1024, problems, 1024, 2 ** 40),
       maxAudioBytes: intSetting('UPLOAD_MAX_AUDIO_BYTES', get('UPLOAD_MAX_AUDIO_BYTES'), 200 * 1024 * 1024, problems, 1024, 2 ** 40),
     },
+    timeouts: overrides.timeouts ?? {
+      headersSeconds: intSetting('HEADERS_TIMEOUT_SECONDS', get('HEADERS_TIMEOUT_SECONDS'), 30, problems, 1, 3600),
+      bodySeconds: intSetting('BODY_TIMEOUT_SECONDS', get('BODY_TIMEOUT_SECONDS'), 30, problems, 1, 3600),
+      requestSeconds: intSetting('REQUEST_TIMEOUT_SECONDS', get('REQUEST_TIMEOUT_SECONDS'), 3600, problems, 1, 86_400),
+    },
     transcribe: overrides.transcribe ?? {
       url: get('BERICHT_TRANSCRIBE_URL') || undefined,
       mode: get('BERICHT_TRANSCRIBE_MODE') || undefined,
@@ -300,6 +326,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   }
   if (config.cleanupAt !== 'off' && !/^([01]\d|2[0-3]):[0-5]\d$/.test(config.cleanupAt)) {
     problems.push(`CLEANUP_AT '${config.cleanupAt}' is not a time like 03:30 (UTC) or off`);
+  }
+  // Node refuses a headers timeout above the request timeout; a body limit above it would never act.
+  for (const [name, seconds] of [['HEADERS_TIMEOUT_SECONDS', config.timeouts.headersSeconds], ['BODY_TIMEOUT_SECONDS', config.timeouts.bodySeconds]] as const) {
+    if (seconds > config.timeouts.requestSeconds) problems.push(`${name} (${seconds}) must not be above REQUEST_TIMEOUT_SECONDS (${config.timeouts.requestSeconds})`);
   }
   if (config.publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(config.publicUrl)) {
     problems.push(`PUBLIC_URL '${config.publicUrl}' is not an address like https://berichte.example.com`);

@@ -74,6 +74,8 @@ export const errorCatalogue = {
   BODY_TOO_LARGE: { status: 413, message: 'Die Anfrage ist zu groß' },
   MEDIA_TYPE_UNSUPPORTED: { status: 415, message: 'Dieser Inhaltstyp wird nicht unterstützt' },
   REQUEST_INVALID: { status: 400, message: 'Ungültige Anfrage' },
+  REQUEST_TIMEOUT: { status: 408, message: 'Die Anfrage kam nicht rechtzeitig vollständig an' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'Die Kopfzeilen der Anfrage sind zu groß' },
   CONFLICT: { status: 409, message: 'Konflikt mit dem aktuellen Zustand' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Dienst vorübergehend nicht verfügbar' },
   INTERNAL_ERROR: { status: 500, message: 'Interner Fehler' },

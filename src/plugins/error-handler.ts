@@ -5,7 +5,11 @@
  * - Fastify's own body errors: malformed JSON 400, too large 413, unknown content type 415.
  * - Unknown paths 404; a known path with another method 405 with an `Allow` header.
  * - Anything else: logged with the request id and answered with a generic 500, never the raw text.
+ * - Errors Node raises before Fastify sees a request (headers or request too slow, headers too
+ *   large, unreadable HTTP): `clientErrorHandler`, the same shape written to the socket.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isConnectionError } from '../db/dialect.js';
@@ -61,6 +65,29 @@ export function isPreflight(request: FastifyRequest): boolean {
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).type('application/json; charset=utf-8').send(toErrorBody(error));
+}
+
+/**
+ * Fastify's clientErrorHandler: Node's own errors on a connection, in the API's error shape.
+ * A request or its headers that did not arrive within the time limits is 408 REQUEST_TIMEOUT,
+ * headers over Node's size limit 431 HEADERS_TOO_LARGE, anything else 400 REQUEST_INVALID. The
+ * connection is closed after it, as Node does; nothing is written when an answer has begun.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const code: ErrorCode =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : error.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : 'REQUEST_INVALID';
+  this.log.debug({ err: error }, `client error: ${code}`);
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (socket.writable && !answering) {
+    const appError = new AppError(code);
+    const body = JSON.stringify(toErrorBody(appError));
+    socket.write(
+      `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 declare module 'fastify' {

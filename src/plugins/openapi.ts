@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { errorCatalogue } from '../errors.js';
 
 export const API_DESCRIPTION = `
 Field Report Service API: field-service reports on top of Dolibarr's orders, invoices and
@@ -27,7 +28,18 @@ user: a deactivated user or a withdrawn right takes effect at once.
 
 **Rights** (Dolibarr module \`bericht\`): \`read\` for every call, \`write\` to create or change,
 \`delete\` to delete, \`admin\` for template management.
+
+**Time limits.** Headers must arrive within HEADERS_TIMEOUT_SECONDS (default 30), a JSON body within
+BODY_TIMEOUT_SECONDS (default 30) after them, and a whole request, uploads included, within
+REQUEST_TIMEOUT_SECONDS (default 3600); an upload that sends nothing for 60 s is given up. Beyond
+a limit the answer is 408 REQUEST_TIMEOUT where the connection still allows one, and the connection
+is closed. Headers larger than Node's limit are 431 HEADERS_TOO_LARGE.
 `.trim();
+
+/** Every error code the API answers with, from the catalogue, so the document cannot miss one. */
+export const ERROR_CODES_DESCRIPTION =
+  '**Error codes** (`code` in the error body; status; German message):\n\n| code | status | message |\n|---|---|---|\n' +
+  Object.entries(errorCatalogue).map(([code, { status, message }]) => `| \`${code}\` | ${status} | ${message.replace(/\|/g, '\\|')} |`).join('\n');
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -51,7 +63,7 @@ export default fp(
       },
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'Field Report Service API', version: options.version, description: API_DESCRIPTION },
+        info: { title: 'Field Report Service API', version: options.version, description: `${API_DESCRIPTION}\n\n${ERROR_CODES_DESCRIPTION}` },
         components: {
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

@@ -47,6 +47,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.bodyLimit, 1024 * 1024);
     assert.deepEqual(config.login, { maxFailuresPerLogin: 10, maxFailuresPerAddress: 30, windowSeconds: 900 });
+    assert.deepEqual(config.timeouts, { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600 });
   });
 
   test('blank variables count as unset', () => {
@@ -184,6 +185,17 @@ describe('loadConfig: every problem at once', () => {
     assert.ok(listed(error, /INSTANCE_UNIQUE_ID/));
     assert.ok(listed(error, /LOGIN_MAX_FAILURES/));
     assert.equal(error.problems.length, 5, error.problems.join('\n'));
+  });
+
+  test('request time limits: read from the environment; a headers or body limit above the request limit is a problem', () => {
+    const config = loadConfig({ HEADERS_TIMEOUT_SECONDS: '10', BODY_TIMEOUT_SECONDS: '20', REQUEST_TIMEOUT_SECONDS: '7200' });
+    assert.deepEqual(config.timeouts, { headersSeconds: 10, bodySeconds: 20, requestSeconds: 7200 });
+    const error = configError({ HEADERS_TIMEOUT_SECONDS: '120', BODY_TIMEOUT_SECONDS: '90', REQUEST_TIMEOUT_SECONDS: '60' });
+    assert.ok(listed(error, /HEADERS_TIMEOUT_SECONDS/, /REQUEST_TIMEOUT_SECONDS/), error.problems.join('\n'));
+    assert.ok(listed(error, /BODY_TIMEOUT_SECONDS/, /REQUEST_TIMEOUT_SECONDS/), error.problems.join('\n'));
+    const zero = configError({ BODY_TIMEOUT_SECONDS: '0', REQUEST_TIMEOUT_SECONDS: 'eine Stunde' });
+    assert.ok(listed(zero, /BODY_TIMEOUT_SECONDS/));
+    assert.ok(listed(zero, /REQUEST_TIMEOUT_SECONDS/));
   });
 
   test('one bad origin among good ones is named', () => {
