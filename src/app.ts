@@ -32,6 +32,7 @@ import { AppError } from './errors.js';
 import errorHandler, { clientErrorHandler, sendError } from './plugins/error-handler.js';
 import openapi from './plugins/openapi.js';
 import requestTimeouts, { serverTimeouts } from './plugins/request-timeouts.js';
+import securityHeaders from './plugins/security-headers.js';
 import validation from './plugins/validation.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -154,6 +155,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(errorHandler);
   await app.register(validation);
   await app.register(requestTimeouts, { timeouts: config.timeouts });
+  await app.register(securityHeaders);
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],

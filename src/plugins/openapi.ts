@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { errorCatalogue } from '../errors.js';
+import { denyFraming } from './security-headers.js';
 
 export const API_DESCRIPTION = `
 Field Report Service API: field-service reports on top of Dolibarr's orders, invoices and
@@ -95,6 +96,8 @@ export default fp(
         routePrefix: '/api/docs',
         uiConfig: { docExpansion: 'list', deepLinking: true },
         staticCSP: true,
+        // swagger-ui sets its policy in its own onSend hook, after security-headers.ts: no framing here either.
+        transformStaticCSP: denyFraming,
       });
     });
     app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());

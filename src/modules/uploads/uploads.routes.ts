@@ -168,7 +168,6 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
       reply.header('content-type', 'text/html; charset=utf-8');
       reply.header('content-security-policy', contentSecurityPolicy(nonce));
       reply.header('cache-control', 'no-store');
-      reply.header('referrer-policy', 'no-referrer');
       try {
         const { order, expires } = await tokens.resolve(request.query.token);
         return reply.send(uploadPage(nonce, order.ref, expires));
