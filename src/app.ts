@@ -32,6 +32,7 @@ import { AppError } from './errors.js';
 import errorHandler, { clientErrorHandler, sendError } from './plugins/error-handler.js';
 import openapi from './plugins/openapi.js';
 import requestTimeouts, { serverTimeouts } from './plugins/request-timeouts.js';
+import proxyWarning from './plugins/proxy-warning.js';
 import securityHeaders from './plugins/security-headers.js';
 import validation from './plugins/validation.js';
 
@@ -156,6 +157,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(validation);
   await app.register(requestTimeouts, { timeouts: config.timeouts });
   await app.register(securityHeaders);
+  await app.register(proxyWarning, { trustProxy: config.trustProxy });
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
