@@ -110,6 +110,12 @@ export default fp(
     });
 
     app.setErrorHandler((error, request, reply) => {
+      // A client that hung up before its body was whole: Node's 'aborted' (ECONNRESET) on the request
+      // stream is the client's doing, not a lost database connection, and nobody is left to answer.
+      if ((error as { code?: unknown }).code === 'ECONNRESET' && request.raw.destroyed && !request.raw.complete) {
+        request.log.info('client closed the connection before its request was complete');
+        return sendError(reply, new AppError('REQUEST_INVALID', { message: 'Die Verbindung wurde vor dem Ende der Anfrage geschlossen' }));
+      }
       const appError = toAppError(error);
       if (appError) {
         if (appError.status >= 500) request.log.error({ err: error }, 'request failed');

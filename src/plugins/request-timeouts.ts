@@ -51,6 +51,11 @@ export default fp(
         payload.unpipe(guarded);
         if (!request.raw.complete) payload.resume();
       });
+      // pipe() does not pass errors on: a client that hangs up must end the parse, not leave it waiting.
+      payload.once('error', (error) => guarded.destroy(error));
+      payload.once('close', () => {
+        if (!request.raw.complete) guarded.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+      });
       payload.pipe(guarded);
       return guarded;
     });

@@ -4,6 +4,7 @@
  * a multipart upload is not bound by the body limit, only by the whole-request limit.
  */
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { errorCatalogue } from '../../src/errors.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
@@ -101,5 +102,32 @@ describe('request time limits [sqlite]', () => {
     assert.ok(cut.closed, 'the connection is closed');
     assert.ok(took >= 3500 && took < 8000, `closed after ${took} ms, expected about the 4 s request limit`);
     assert.ok(cut.status === 0 || cut.status === 408 || cut.status === 400, `${cut.status} ${cut.body}`);
+  });
+});
+
+describe('a client that hangs up mid-body [sqlite]', () => {
+  test('is no server error: nothing at error level in the log, and the service keeps serving', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({ write(chunk, _e, done) { lines.push(...chunk.toString().split('\n').filter(Boolean)); done(); } });
+    const ctx = await createTestContext('sqlite', {}, { logger: { level: 'info', stream } });
+    try {
+      const port = await listenLocal(ctx.app);
+      const sent = [
+        requestBytes('POST', '/api/auth.php', { 'content-type': 'application/json', 'content-length': 100 }, '{"login":"x",'),
+        requestBytes('POST', '/api/upload_token.php', { authorization: 'Bearer x', 'content-type': 'application/json', 'content-length': 100 }, '{'),
+      ];
+      for (const bytes of sent) {
+        const conn = await openRaw(port);
+        conn.write(bytes);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        conn.socket.destroy();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal((await rawRequest(port, requestBytes('GET', '/api/health', {}))).status, 200);
+      const errors = lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 50);
+      assert.deepEqual(errors, []);
+    } finally {
+      await ctx.close();
+    }
   });
 });
