@@ -26,6 +26,8 @@ import { transcriptionRoutes } from './modules/transcription/transcription.route
 import { reportModuleRoutes } from './modules/reports/reports.module.js';
 import { materialsRoutes } from './modules/materials/materials.routes.js';
 import { scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
+import { recoverDeadRuns, type RecoveryResult } from './modules/maintenance/recovery.js';
+import { createRunRegistry } from './adapters/runs.js';
 import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
@@ -37,6 +39,13 @@ import securityHeaders from './plugins/security-headers.js';
 import validation from './plugins/validation.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Removes what killed processes left (recovery.ts): run at start and by the daily clean-up. */
+    recoverDeadRuns(): Promise<RecoveryResult>;
+  }
+}
 
 export interface AppOptions {
   /** An open database; the app then leaves closing it to the caller. */
@@ -133,9 +142,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const fkUserColumns = Object.fromEntries(
     ELEMENT_TYPES.map((type) => [type, (columnsOf(type) ?? []).filter((c) => c.startsWith('fk_user_'))]),
   ) as Record<ElementType, string[]>;
+  const runs = createRunRegistry(config.dataRoot);
+  runs.start((error) => app.log.warn({ err: error, folder: runs.dir }, 'the run marker cannot be written: what this process leaves after a crash is removed only after some hours'));
+  app.addHook('onClose', async () => runs.stop());
   const ctx: ModuleContext = {
     config,
     handle,
+    runs,
     access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
   };
 
@@ -184,8 +197,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(materialsRoutes, ctx);
 
   // The daily clean-up runs in every process (its deletes do no harm twice); CLEANUP_AT=off leaves it to `fieldreport cleanup`.
+  app.decorate('recoverDeadRuns', () => recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }));
   if (config.cleanupAt !== 'off') {
-    const stop = scheduleDailyCleanup(handle.db, config.cleanupAt, app.log);
+    const stop = scheduleDailyCleanup(handle.db, config.cleanupAt, app.log, app.recoverDeadRuns);
     app.addHook('onClose', async () => stop());
   }
 

@@ -12,6 +12,8 @@ import { createReportRepository } from './modules/reports/reports.repository.js'
 import { loadSigningKey } from './modules/signatures/seal.js';
 import { createSignatureVerifier } from './modules/signatures/signatures.service.js';
 import { runCleanup } from './modules/maintenance/cleanup.js';
+import { recoverDeadRuns } from './modules/maintenance/recovery.js';
+import { createRunRegistry } from './adapters/runs.js';
 import { startServer } from './server.js';
 
 const HELP = `fieldreport ${VERSION}: field-service reports on top of Dolibarr
@@ -145,7 +147,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return await withDb(config, async (handle) => {
           await migrate(handle, config);
           const removed = await runCleanup(handle.db);
-          process.stdout.write(`Removed: ${removed.upload_tokens} expired upload links, ${removed.idempotency_keys} old idempotency keys, ${removed.login_failures} old failed logins.\n`);
+          const runs = createRunRegistry(config.dataRoot);
+          const recovered = await recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs });
+          process.stdout.write(
+            `Removed: ${removed.upload_tokens} expired upload links, ${removed.idempotency_keys} old idempotency keys, ${removed.login_failures} old failed logins.\n` +
+              `Left by stopped processes: ${recovered.temp_files} temporary files, ${recovered.temp_dirs} working folders, ${recovered.processes} LibreOffice processes, ` +
+              `${recovered.intents_removed} unfinished files removed, ${recovered.intents_kept} finished files kept.\n`,
+          );
           return 0;
         });
       case 'verify':

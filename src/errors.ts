@@ -78,6 +78,10 @@ export const errorCatalogue = {
   HEADERS_TOO_LARGE: { status: 431, message: 'Die Kopfzeilen der Anfrage sind zu groß' },
   CONFLICT: { status: 409, message: 'Konflikt mit dem aktuellen Zustand' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Dienst vorübergehend nicht verfügbar' },
+  // Faults of the server's storage and database: never the person's file or input
+  STORAGE_FULL: { status: 507, message: 'Der Speicher des Servers ist voll; nichts wurde gespeichert. Bitte den Administrator verständigen' },
+  DATABASE_READ_ONLY: { status: 503, message: 'Die Datenbank nimmt gerade keine Änderungen an; nichts wurde gespeichert. Bitte den Administrator verständigen' },
+  DATABASE_BUSY: { status: 503, message: 'Die Datenbank ist gerade belegt; nichts wurde gespeichert. Bitte gleich erneut versuchen' },
   INTERNAL_ERROR: { status: 500, message: 'Interner Fehler' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -34,6 +34,12 @@ export async function startServer(baseConfig: Config, options: ServeOptions): Pr
     await app.listen({ host: config.host, port: config.port });
 
     app.log.info({ database: describeDatabase(config.database), dataRoot: config.dataRoot, migrations: report.applied }, 'fieldreport ready');
+    // What a killed predecessor left (temporary files, half-made uploads, LibreOffice processes),
+    // in the background: the service answers meanwhile.
+    void app.recoverDeadRuns().then(
+      (recovered) => app!.log.info({ recovered }, 'recovery after earlier runs done'),
+      (error: unknown) => app!.log.error({ err: error }, 'recovery after earlier runs failed; the daily clean-up tries again'),
+    );
     const logins = report.standalone ? await demoLogins(handle.db) : [];
     if (logins.length > 0) {
       const base = baseUrl(app);

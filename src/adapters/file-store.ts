@@ -7,11 +7,12 @@ import { createReadStream, linkSync, mkdirSync, unlinkSync, writeFileSync } from
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { tempName } from './runs.js';
 
 /** Runs `write(temp)` and renames the result to `target`. */
 export async function replaceAtomically(target: string, write: (temp: string) => Promise<unknown>): Promise<void> {
   await mkdir(path.dirname(target), { recursive: true });
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = path.join(path.dirname(target), tempName(path.basename(target)));
   try {
     await write(temp);
     await rename(temp, target);

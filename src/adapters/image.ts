@@ -8,7 +8,7 @@ import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { AppError } from '../errors.js';
-import { replaceAtomically } from './file-store.js';
+import { writeFileAtomic } from './file-store.js';
 
 /** Refuse images above this many pixels (decompression bombs). @default 100 megapixels */
 export const MAX_INPUT_PIXELS = 100_000_000;
@@ -45,23 +45,28 @@ async function ensureThumbsFolder(file: string): Promise<void> {
   if (realThumbs !== path.join(realDir, 'thumbs')) throw new AppError('FILE_PATH_INVALID', { message: 'Der Ordner thumbs verweist aus dem Objektordner hinaus' });
 }
 
-/** Writes one thumbnail; `format` is the source's (from metadata), kept for the thumbnail. */
-export async function writeThumbnail(file: string, size: ThumbnailSize, format?: string): Promise<string> {
+/**
+ * Writes one thumbnail of `source` for the file `file` (the same unless the source is still under a
+ * temporary name); `format` is the source's (from metadata), kept for the thumbnail. The image is
+ * encoded in memory (a thumbnail is small) and then written: a failure to decode is sharp's, a
+ * failure to write (a full disk) is the file system's, with its errno code.
+ */
+export async function writeThumbnail(file: string, size: ThumbnailSize, format?: string, source: string = file): Promise<string> {
   const target = thumbnailPath(file, size);
   await ensureThumbsFolder(file);
   const { width, height } = THUMBNAIL_SIZES[size];
-  const kind = format ?? (await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
-  await replaceAtomically(target, (temp) => {
-    const image = sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize(width, height, { fit: 'inside', withoutEnlargement: true });
-    if (kind === 'jpeg') image.jpeg({ quality: 50 });
-    else if (kind === 'webp') image.webp({ quality: 50 });
-    else if (kind === 'png') image.png({ compressionLevel: 5 });
-    return image.toFile(temp);
-  });
+  const kind = format ?? (await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
+  const image = sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize(width, height, { fit: 'inside', withoutEnlargement: true });
+  if (kind === 'jpeg') image.jpeg({ quality: 50 });
+  else if (kind === 'webp') image.webp({ quality: 50 });
+  else if (kind === 'png') image.png({ compressionLevel: 5 });
+  const data = await image.toBuffer();
+  await writeFileAtomic(target, data);
   return target;
 }
 
-export async function writeThumbnails(file: string): Promise<string[]> {
-  const { format } = await sharp(file, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-  return Promise.all(THUMBNAIL_SIZE_NAMES.map((size) => writeThumbnail(file, size, format)));
+/** Both thumbnails of `file`, read from `source` (see writeThumbnail). */
+export async function writeThumbnails(file: string, source: string = file): Promise<string[]> {
+  const { format } = await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+  return Promise.all(THUMBNAIL_SIZE_NAMES.map((size) => writeThumbnail(file, size, format, source)));
 }

@@ -6,7 +6,10 @@
  *   profile collide on its lock. The profile is removed afterwards. The price: a fresh profile
  *   costs 1–3 s of first-start work on each conversion.
  * - soffice is a launcher (oosplash) that starts soffice.bin, so a stuck conversion is stopped by
- *   killing the whole process group: the child is spawned detached, as a group leader.
+ *   killing the whole process group: the child is spawned detached, as a group leader, under
+ *   coreutils' `timeout` as a backstop that outlives this process (a killed service leaves no
+ *   LibreOffice behind for longer than the time limit). Its working folder in TMPDIR carries the
+ *   run id (runs.ts), so the next start removes what a killed run left and stops its processes.
  * - No shell: arguments are passed as an array; the input is an absolute path, so a name
  *   starting with `-` cannot be read as an option.
  * - The child gets a small environment (search path, locale, a private HOME), not ours: ours holds
@@ -15,11 +18,11 @@
  *   and starts with `%PDF`. It is written beside the target under a temporary name and renamed.
  */
 import { spawn } from 'node:child_process';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { access, copyFile, mkdir, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { tempDirPrefix } from './runs.js';
 import { replaceAtomically } from './file-store.js';
 
 export interface LibreOfficeOptions {
@@ -94,7 +97,7 @@ export function createLibreOffice(options: LibreOfficeOptions = {}): LibreOffice
     const target = path.join(path.resolve(outDir), `${path.parse(source).name}.pdf`);
     await mkdir(path.dirname(target), { recursive: true });
 
-    const work = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-soffice-'));
+    const work = await mkdtemp(tempDirPrefix('soffice'));
     try {
       const profile = path.join(work, 'profile');
       const out = path.join(work, 'out');
@@ -151,10 +154,22 @@ interface RunResult {
   output: string;
 }
 
+/**
+ * coreutils' `timeout`, when the system has it: soffice runs under it, so its whole process group
+ * is killed a little after our own time limit even when this process was killed (kill -9) and
+ * its timer died with it. Without it the timer below is the only limit.
+ */
+const TIMEOUT_BINARY = ['/usr/bin/timeout', '/bin/timeout'].find((file) => existsSync(file));
+/** How long after our own limit the backstop strikes. */
+const BACKSTOP_MS = 5_000;
+
 /** Runs `binary` as the leader of a new process group; on timeout the whole group is killed. */
 function run(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+    const [command, commandArgs] = TIMEOUT_BINARY
+      ? [TIMEOUT_BINARY, ['--signal=KILL', `${Math.ceil((timeoutMs + BACKSTOP_MS) / 1000)}s`, binary, ...args]]
+      : [binary, args];
+    const child = spawn(command, commandArgs, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     const keep = (sofar: string, chunk: Buffer) => (sofar + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES);

@@ -5,26 +5,13 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import {
-  CompiledQuery,
-  Kysely,
-  MysqlDialect,
-  PostgresDialect,
-  SqliteAdapter,
-  SqliteDialect,
-  SqliteDriver,
-  sql,
-  type DatabaseConnection,
-  type DialectAdapter,
-  type Dialect as KyselyDialect,
-  type Driver,
-  type SqliteDialectConfig,
-} from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect, sql, type Dialect as KyselyDialect } from 'kysely';
 import { createPool } from 'mysql2';
 import pg from 'pg';
 import type { Config, DatabaseConfig, Dialect } from '../config.js';
 import { TABLE_NAMES, type Database } from './tables.js';
 import { TablePrefixPlugin } from './table-prefix-plugin.js';
+import { TwoConnectionSqliteDialect } from './sqlite-driver.js';
 
 export type Db = Kysely<Database>;
 
@@ -53,39 +40,6 @@ function pgTypes(): pg.CustomTypesConfig {
   };
 }
 
-/**
- * SQLite transactions begin IMMEDIATE: the write lock is taken at the start and a second process
- * waits (busy_timeout) instead of failing to upgrade a read lock later. SQLite's DDL is
- * transactional, which Kysely's adapter does not claim; claiming it makes the migrator run in one
- * such transaction, and that is what serialises two processes migrating one file (Kysely's
- * migration lock is a no-op on SQLite).
- */
-class TransactionalDdlSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-}
-
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
-  constructor(config: SqliteDialectConfig) {
-    super(config);
-    this.#config = config;
-  }
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
-  }
-  override createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter();
-  }
-}
-
 /** What a lost connection reports; it must never be an unhandled 'error' event (that ends the process). */
 export type ConnectionErrorListener = (error: Error) => void;
 
@@ -97,18 +51,41 @@ const logConnectionError: ConnectionErrorListener = (error) => {
 function makeDialect(database: DatabaseConfig, poolSize: number, onError: ConnectionErrorListener): { dialect: KyselyDialect; cleanup?: () => void } {
   switch (database.dialect) {
     case 'sqlite': {
-      if (database.file !== ':memory:') mkdirSync(path.dirname(path.resolve(database.file)), { recursive: true });
-      const conn = new SQLite(database.file);
-      conn.pragma('journal_mode = WAL');
-      conn.pragma('busy_timeout = 5000');
-      conn.pragma('synchronous = NORMAL');
+      const memory = database.file === ':memory:';
+      if (!memory) mkdirSync(path.dirname(path.resolve(database.file)), { recursive: true });
+      const open = () => {
+        const conn = new SQLite(database.file);
+        // No busy wait inside SQLite: it would block the event loop (sqlite-driver.ts waits on timers).
+        conn.pragma('busy_timeout = 0');
+        return conn;
+      };
+      const writer = open();
+      // WAL can only be switched on with the lock free: at start, another process may hold it.
+      for (let tries = 0; ; tries++) {
+        try {
+          writer.pragma('journal_mode = WAL');
+          break;
+        } catch (error) {
+          if (tries >= 500 || !String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw error;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        }
+      }
+      writer.pragma('synchronous = NORMAL');
+      const reader = memory ? writer : open();
       // Planner statistics, as SQLite advises for long-lived connections: gathered at open where
       // missing or stale, refreshed hourly. Without them a list filtered by user and sorted by date
       // may sort every row instead of walking the date index.
-      conn.pragma('optimize = 0x10002');
-      const optimize = setInterval(() => conn.open && conn.pragma('optimize'), 3600_000);
-      optimize.unref();
-      return { dialect: new ImmediateSqliteDialect({ database: conn }), cleanup: () => clearInterval(optimize) };
+      const optimize = (conn: SQLite.Database) => {
+        try {
+          if (conn.open) conn.pragma('optimize = 0x10002');
+        } catch {
+          // the file is locked or read-only: next time
+        }
+      };
+      optimize(writer);
+      const timer = setInterval(() => optimize(writer), 3600_000);
+      timer.unref();
+      return { dialect: new TwoConnectionSqliteDialect(writer, reader), cleanup: () => clearInterval(timer) };
     }
     case 'mysql': {
       const pool = createPool({

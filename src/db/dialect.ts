@@ -79,7 +79,7 @@ const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
   'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', // MariaDB/MySQL
   '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', // PostgreSQL
-  'SQLITE_BUSY', 'SQLITE_CANTOPEN',
+  'SQLITE_CANTOPEN',
 ]);
 
 /** True when the database could not be reached or is overloaded: a 503, not a bug. */
@@ -89,6 +89,41 @@ export function isConnectionError(error: unknown): boolean {
   if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
   // Kysely after destroy(), and pools that were closed.
   return typeof e.message === 'string' && /driver has already been destroyed|pool is closed|Pool is closed|Cannot use a pool after calling end/i.test(e.message);
+}
+
+export type DatabaseFault = 'busy' | 'read_only' | 'full';
+
+const SQLITE_FAULTS: Readonly<Record<string, DatabaseFault>> = {
+  SQLITE_BUSY: 'busy', SQLITE_LOCKED: 'busy',
+  SQLITE_READONLY: 'read_only',
+  SQLITE_FULL: 'full',
+};
+const MYSQL_FAULTS: Readonly<Record<number, DatabaseFault>> = {
+  1205: 'busy', 1213: 'busy', // lock wait timeout, deadlock
+  1290: 'read_only', 1836: 'read_only', 1792: 'read_only', // --read-only, read-only mode, read-only transaction
+  1021: 'full', 1114: 'full', // disk full, table full
+};
+const PG_FAULTS: Readonly<Record<string, DatabaseFault>> = {
+  '55P03': 'busy', '40P01': 'busy', '40001': 'busy', // lock not available, deadlock, serialization
+  '25006': 'read_only', // read-only transaction (a standby, default_transaction_read_only)
+  '53100': 'full', // disk full
+};
+
+/**
+ * A database refusing for a reason of its own (not the request's): locked by another process, a
+ * read-only file or server, a full disk. SQLite's extended codes (SQLITE_READONLY_DBMOVED,
+ * SQLITE_BUSY_SNAPSHOT, …) count as their primary code.
+ */
+export function databaseFault(error: unknown): DatabaseFault | undefined {
+  const e = error as { code?: unknown; errno?: unknown } | null;
+  if (!e || typeof e !== 'object') return undefined;
+  if (typeof e.code === 'string' && e.code.startsWith('SQLITE_')) {
+    const primary = /^SQLITE_[A-Z]+/.exec(e.code)?.[0] ?? e.code;
+    return SQLITE_FAULTS[primary];
+  }
+  if (typeof e.errno === 'number' && typeof e.code === 'string' && e.code.startsWith('ER_')) return MYSQL_FAULTS[e.errno];
+  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return PG_FAULTS[e.code];
+  return undefined;
 }
 
 /** 'YYYY-MM-DD HH:MM:SS' in UTC, the form every dialect accepts for a date-time column. */

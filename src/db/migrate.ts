@@ -13,6 +13,7 @@ import { berichtModule } from './migrations/0002-bericht-module.js';
 import { berichtIdempotency } from './migrations/0003-bericht-idempotency.js';
 import { standaloneIndexes } from './migrations/0004-standalone-indexes.js';
 import { berichtSignature } from './migrations/0005-bericht-signature.js';
+import { berichtFileIntent } from './migrations/0006-bericht-file-intent.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -29,6 +30,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0003-bericht-idempotency': berichtIdempotency(handle.dialect, handle.prefix),
         '0004-standalone-indexes': standaloneIndexes(handle.dialect, handle.prefix),
         '0005-bericht-signature': berichtSignature(handle.dialect, handle.prefix),
+        '0006-bericht-file-intent': berichtFileIntent(handle.dialect, handle.prefix),
       };
     },
   };

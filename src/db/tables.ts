@@ -285,6 +285,18 @@ export interface BerichtIdempotencyTable {
   status_code: Int | null;
   response: string | null;
   datec: string;
+  /** The run (process) that holds an unanswered claim; see runs.ts. */
+  run_id: string | null;
+}
+
+/** A file being made visible together with its ecm_files row (migration 0006). */
+export interface BerichtFileIntentTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  run_id: string;
+  filepath: string;
+  filename: string;
+  datec: string;
 }
 
 export interface Database {
@@ -308,6 +320,7 @@ export interface Database {
   bericht_login_failure: BerichtLoginFailureTable;
   bericht_idempotency: BerichtIdempotencyTable;
   bericht_signature: BerichtSignatureTable;
+  bericht_file_intent: BerichtFileIntentTable;
 }
 
 export type TableName = keyof Database;
@@ -316,5 +329,5 @@ export type TableName = keyof Database;
 export const TABLE_NAMES: readonly TableName[] = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
-  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent',
 ];

@@ -12,7 +12,10 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isConnectionError } from '../db/dialect.js';
+import { databaseFault, isConnectionError } from '../db/dialect.js';
+
+/** Seconds a client waits before repeating a write the database was too busy for. */
+export const DATABASE_BUSY_RETRY_SECONDS = 2;
 import { AppError, toErrorBody, type ErrorCode } from '../errors.js';
 
 interface ValidationIssue {
@@ -47,6 +50,13 @@ export function toAppError(error: unknown): AppError | undefined {
   // JSON.parse failures of the body parser carry status 400 without a Fastify code.
   if (e instanceof SyntaxError && e.statusCode === 400) return new AppError('BODY_INVALID_JSON');
   if (isConnectionError(error)) return new AppError('SERVICE_UNAVAILABLE');
+  const fault = databaseFault(error);
+  if (fault === 'busy') return new AppError('DATABASE_BUSY', { headers: { 'retry-after': String(DATABASE_BUSY_RETRY_SECONDS) } });
+  if (fault === 'read_only') return new AppError('DATABASE_READ_ONLY');
+  if (fault === 'full') return new AppError('STORAGE_FULL');
+  // The documents folder's disk or quota is full (also when sharp or a stream reported it).
+  const errno = (e as { code?: unknown })?.code;
+  if (errno === 'ENOSPC' || errno === 'EDQUOT') return new AppError('STORAGE_FULL');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return e.statusCode === 413 ? new AppError('BODY_TOO_LARGE') : new AppError('REQUEST_INVALID');
   }

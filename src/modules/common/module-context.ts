@@ -2,9 +2,12 @@
 import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/database.js';
 import type { ElementAccess } from '../access/element-access.js';
+import type { RunRegistry } from '../../adapters/runs.js';
 
 export interface ModuleContext {
   config: Config;
   handle: DbHandle;
   access: ElementAccess;
+  /** This process's run and the liveness of others (runs.ts). */
+  runs: RunRegistry;
 }

@@ -36,17 +36,18 @@ export function msUntil(at: string, now: Date = new Date()): number {
 }
 
 /**
- * Runs the clean-up every day at `at` (UTC) inside the service; returns a stop function. A run
- * that fails is logged and the next day's run comes as usual.
+ * Runs the clean-up every day at `at` (UTC) inside the service, with `recover` (what dead
+ * processes left, recovery.ts); returns a stop function. A run that fails is logged and the next
+ * day's run comes as usual.
  */
-export function scheduleDailyCleanup(db: Db, at: string, logger: FastifyBaseLogger): () => void {
+export function scheduleDailyCleanup(db: Db, at: string, logger: FastifyBaseLogger, recover: () => Promise<unknown>): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const plan = () => {
     if (stopped) return;
     timer = setTimeout(async () => {
       try {
-        logger.info({ removed: await runCleanup(db) }, 'daily clean-up done');
+        logger.info({ removed: await runCleanup(db), recovered: await recover() }, 'daily clean-up done');
       } catch (error) {
         logger.error({ err: error }, 'daily clean-up failed; the next one runs tomorrow');
       }

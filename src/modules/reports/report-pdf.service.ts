@@ -8,13 +8,13 @@
  * area, then in one transaction the status turns final (only if still draft), the `ecm_files` row
  * is added and the file renamed into place. Any failure leaves a draft and no file.
  */
-import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
+import { tempDirPrefix, tempName } from '../../adapters/runs.js';
+import { beginIntent, endIntent } from '../maintenance/file-intents.js';
 import type { LibreOffice } from '../../adapters/libreoffice.js';
 import { fillOdtTemplate } from '../../adapters/odt.js';
 import { renderReportPdf, type PdfCover, type PdfImage, type PdfPage } from '../../adapters/pdf.js';
@@ -238,7 +238,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
 
   /** Renders `report` into `out`; `strict` makes a missing or unreadable image an error. */
   async function render(report: ReportRow, pages: PageRow[], user: AuthUser, out: NodeJS.WritableStream, strict: boolean): Promise<number> {
-    const workDir = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-pdf-'));
+    const workDir = await mkdtemp(tempDirPrefix('pdf'));
     try {
       const company = await consts.getMany(COMPANY_CONSTS);
       const values = await coverValues(report, pages.length, user, company);
@@ -304,7 +304,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     async preview(user: AuthUser, id: number): Promise<{ stream: Readable; filename: string }> {
       const report = await deps.visibleReport(user, id);
       const pages = await repo.pages(handle.db, id);
-      const dir = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-preview-'));
+      const dir = await mkdtemp(tempDirPrefix('preview'));
       const file = path.join(dir, 'preview.pdf');
       try {
         await limit(() => renderToFile(report, pages, user, file, false));
@@ -337,12 +337,17 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const filename = `${folder.name}.pdf`;
       const target = path.join(folder.dir, filename);
       const madeFolder = await mkdir(folder.dir, { recursive: true });
-      const temp = path.join(folder.dir, `.${filename}.${randomBytes(6).toString('hex')}.tmp`);
+      const temp = path.join(folder.dir, tempName(filename));
       let placed = false;
+      let intended = false;
       try {
         await limit(() => renderToFile(report, pages, user, temp, true));
         const md5 = await hashFile(temp, 'md5');
         const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
+        // Committed before the PDF gets its name: a kill between the rename and the commit below
+        // leaves a PDF without a row, which the intent lets the next start remove (recovery.ts).
+        await beginIntent(handle.db, entity, folder.filepath, filename);
+        intended = true;
         await handle.db.transaction().execute(async (trx) => {
           const locked = await repo.lockById(trx, id);
           if (!locked) throw new AppError('REPORT_NOT_FOUND');
@@ -371,9 +376,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         });
       } catch (error) {
         await rm(placed ? target : temp, { force: true });
+        if (intended) await endIntent(handle.db, entity, folder.filepath, filename).catch(() => undefined);
         if (madeFolder) await rmdir(folder.dir).catch(() => undefined); // only when still empty
         throw error;
       }
+      await endIntent(handle.db, entity, folder.filepath, filename).catch(() => undefined);
       return deps.detail(user, await deps.visibleReport(user, id));
     },
   };

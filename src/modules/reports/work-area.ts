@@ -6,9 +6,9 @@
  * and proposals are only ever read.
  */
 import { constants } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { copyFile, link, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { tempName } from '../../adapters/runs.js';
 import { THUMBNAIL_SIZE_NAMES, thumbnailPath } from '../../adapters/image.js';
 import { forgetPrintImage } from '../../adapters/print-image.js';
 import { MODULE_DIRS, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
@@ -52,7 +52,7 @@ export function sourceUrl(relPath: string | null, size?: (typeof THUMBNAIL_SIZE_
  */
 export async function copyIntoFolder(source: string, dir: string): Promise<string> {
   await mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `.copy-${randomBytes(6).toString('hex')}.tmp`);
+  const temp = path.join(dir, tempName('copy'));
   await copyFile(source, temp, constants.COPYFILE_EXCL);
   try {
     for (let attempt = 0; attempt < 5; attempt++) {

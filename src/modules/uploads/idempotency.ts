@@ -5,14 +5,18 @@
  * - key free: claimed; the caller runs, then `complete` stores the answer or `release` frees the
  *   key again (a failed attempt may be retried with the same key);
  * - same scope, answer stored: that answer again (status and JSON), nothing written;
- * - same scope, no answer yet: 409 IDEMPOTENCY_IN_PROGRESS, unless the claim is older than
- *   STALE_CLAIM_SECONDS (its request died): then it is freed and claimed anew;
+ * - same scope, no answer yet: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After while the claim's run
+ *   (process, runs.ts) lives. When it died (kill -9, power cut) the claim is settled at once: the
+ *   answer it had planned is given when its result is complete (`confirm`), otherwise the claim is
+ *   freed and claimed anew. Claims made before runs were recorded are freed after
+ *   STALE_CLAIM_SECONDS;
  * - another scope (another route or order): 409 IDEMPOTENCY_KEY_REUSED.
  */
 import { createHash } from 'node:crypto';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { AppError } from '../../errors.js';
 import type { UploadsRepository } from './uploads.repository.js';
+import type { RunRegistry } from '../../adapters/runs.js';
 
 /** A claim older than this without an answer belongs to a request that died (the longest upload of 200 MB on a slow line fits). */
 export const STALE_CLAIM_SECONDS = 3600;
@@ -20,14 +24,33 @@ export const STALE_CLAIM_SECONDS = 3600;
 /** 1 to 128 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]{1,128}$';
 
+/** Seconds a client is asked to wait before repeating a request whose first attempt is at work. */
+export const IN_PROGRESS_RETRY_SECONDS = 5;
+
+const inProgress = () => new AppError('IDEMPOTENCY_IN_PROGRESS', { headers: { 'retry-after': String(IN_PROGRESS_RETRY_SECONDS) } });
+
 export type IdempotencyOutcome =
   | { replay: { statusCode: number; body: unknown } }
-  | { replay?: undefined; complete(statusCode: number, body: unknown): Promise<void>; release(): Promise<void> };
+  | {
+      replay?: undefined;
+      /** Who holds the claim, for planning its answer with the work (uploads.repository reserveFile). */
+      claim: { userId: number; key: string };
+      complete(statusCode: number, body: unknown): Promise<void>;
+      release(): Promise<void>;
+    };
+
+export interface IdempotencyDeps {
+  repo: UploadsRepository;
+  runs: Pick<RunRegistry, 'state'>;
+  /** Whether the result a dead run planned (its answer's body) is complete and in place. */
+  confirm(planned: unknown): Promise<boolean>;
+}
 
 export async function beginIdempotent(
-  repo: UploadsRepository,
+  deps: IdempotencyDeps,
   claim: { entity: number; userId: number; key: string; scope: string },
 ): Promise<IdempotencyOutcome> {
+  const { repo, runs, confirm } = deps;
   const { entity, userId, scope } = claim;
   // Stored as its SHA-256: compared byte for byte whatever the column's collation (MariaDB's
   // utf8mb4_unicode_ci would take 'abcKEY' and 'ABCkey' for one key and drop the second upload).
@@ -37,6 +60,7 @@ export async function beginIdempotent(
     try {
       await repo.claimKey(entity, userId, key, scope);
       return {
+        claim: { userId, key },
         complete: (statusCode, body) => repo.completeKey(userId, key, statusCode, JSON.stringify(body)),
         release: () => repo.releaseKey(userId, key),
       };
@@ -46,16 +70,27 @@ export async function beginIdempotent(
     const row = await repo.getKey(userId, key);
     if (!row) continue;
     if (row.scope !== scope) throw new AppError('IDEMPOTENCY_KEY_REUSED');
-    if (row.statusCode === null || row.response === null) {
+    if (row.statusCode === null) {
+      if (attempt === 0 && row.runId !== null && (await runs.state(row.runId)) === 'dead') {
+        // Its process died. Done but unanswered: answer as planned. Otherwise start afresh.
+        const planned = row.response === null ? undefined : JSON.parse(row.response);
+        if (planned !== undefined && (await confirm(planned))) {
+          await repo.completeDeadKey(userId, key, row.runId, 201);
+          return { replay: { statusCode: 201, body: planned } };
+        }
+        await repo.releaseDeadKey(userId, key, row.runId);
+        continue;
+      }
       // A claim never completed long ago is a process that died mid-request: free it and claim again.
       const staleBefore = Math.floor(Date.now() / 1000) - STALE_CLAIM_SECONDS;
       if (row.claimedAt < staleBefore && attempt === 0) {
         await repo.releaseStaleKey(userId, key, staleBefore);
         continue;
       }
-      throw new AppError('IDEMPOTENCY_IN_PROGRESS');
+      throw inProgress();
     }
+    if (row.response === null) throw inProgress();
     return { replay: { statusCode: row.statusCode, body: JSON.parse(row.response) } };
   }
-  throw new AppError('IDEMPOTENCY_IN_PROGRESS');
+  throw inProgress();
 }

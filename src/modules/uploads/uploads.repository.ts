@@ -6,6 +6,8 @@
 import type { Db } from '../../db/database.js';
 import type { Dialect } from '../../config.js';
 import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
+import { RUN_ID } from '../../adapters/runs.js';
+import { beginIntent, endIntent } from '../maintenance/file-intents.js';
 
 export interface NewEcmFile {
   ref: string;
@@ -28,10 +30,13 @@ export interface IdempotencyRow {
   response: string | null;
   /** Unix seconds of the claim. */
   claimedAt: number;
+  /** The run that made the claim; null for claims made before runs were recorded. */
+  runId: string | null;
 }
 
 export function createUploadsRepository(db: Db, dialect: Dialect) {
   return {
+    db,
     /** File names the index holds for a folder (a stale row blocks its name too). */
     async indexedNames(entity: number, filepath: string): Promise<string[]> {
       const rows = await db.selectFrom('ecm_files').select('filename').where('entity', '=', entity).where('filepath', '=', filepath).execute();
@@ -69,6 +74,31 @@ export function createUploadsRepository(db: Db, dialect: Dialect) {
       }));
     },
 
+    /**
+     * Reserves `file.filename` for a file about to be placed: its `ecm_files` row (the unique index
+     * on filepath, filename and entity decides between two requests wanting one name: the loser
+     * gets the driver's unique violation), an intent of this run (file-intents.ts), and the answer
+     * planned for an idempotency claim, all in one transaction.
+     */
+    async reserveFile(file: NewEcmFile, plan?: { userId: number; key: string; response: string }): Promise<number> {
+      return db.transaction().execute(async (trx) => {
+        const rowid = await createUploadsRepository(trx, dialect).createEcmFile(file);
+        await beginIntent(trx, file.entity, file.filepath, file.filename);
+        if (plan) {
+          await trx.updateTable('bericht_idempotency').set({ response: plan.response }).where('fk_user', '=', plan.userId).where('idem_key', '=', plan.key).where('status_code', 'is', null).execute();
+        }
+        return rowid;
+      });
+    },
+
+    /** Undoes reserveFile: the row and this run's intent. */
+    async releaseFile(rowid: number, file: { entity: number; filepath: string; filename: string }): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('ecm_files').where('rowid', '=', rowid).execute();
+        await endIntent(trx, file.entity, file.filepath, file.filename);
+      });
+    },
+
     async deleteEcmFile(rowid: number): Promise<void> {
       await db.deleteFrom('ecm_files').where('rowid', '=', rowid).execute();
     },
@@ -82,18 +112,18 @@ export function createUploadsRepository(db: Db, dialect: Dialect) {
 
     /** Claims `key` for the user; throws the driver's unique violation when it is taken. */
     async claimKey(entity: number, userId: number, key: string, scope: string): Promise<void> {
-      await db.insertInto('bericht_idempotency').values({ entity, fk_user: userId, idem_key: key, scope, status_code: null, response: null, datec: toDbDateTime() }).execute();
+      await db.insertInto('bericht_idempotency').values({ entity, fk_user: userId, idem_key: key, scope, status_code: null, response: null, datec: toDbDateTime(), run_id: RUN_ID }).execute();
     },
 
     async getKey(userId: number, key: string): Promise<IdempotencyRow | undefined> {
       const row = await db
         .selectFrom('bericht_idempotency')
-        .select(['scope', 'status_code', 'response', 'datec'])
+        .select(['scope', 'status_code', 'response', 'datec', 'run_id'])
         .where('fk_user', '=', userId)
         .where('idem_key', '=', key)
         .executeTakeFirst();
       return row
-        ? { scope: row.scope, statusCode: row.status_code === null ? null : Number(row.status_code), response: row.response, claimedAt: fromDbDateTime(row.datec) ?? 0 }
+        ? { scope: row.scope, statusCode: row.status_code === null ? null : Number(row.status_code), response: row.response, claimedAt: fromDbDateTime(row.datec) ?? 0, runId: row.run_id }
         : undefined;
     },
 
@@ -106,6 +136,16 @@ export function createUploadsRepository(db: Db, dialect: Dialect) {
         .where('status_code', 'is', null)
         .where('datec', '<', toDbDateTime(before))
         .execute();
+    },
+
+    /** Frees an unanswered claim of the dead run `runId`. */
+    async releaseDeadKey(userId: number, key: string, runId: string): Promise<void> {
+      await db.deleteFrom('bericht_idempotency').where('fk_user', '=', userId).where('idem_key', '=', key).where('status_code', 'is', null).where('run_id', '=', runId).execute();
+    },
+
+    /** Completes an unanswered claim of the dead run `runId` with the answer it had planned. */
+    async completeDeadKey(userId: number, key: string, runId: string, statusCode: number): Promise<void> {
+      await db.updateTable('bericht_idempotency').set({ status_code: statusCode }).where('fk_user', '=', userId).where('idem_key', '=', key).where('status_code', 'is', null).where('run_id', '=', runId).execute();
     },
 
     async completeKey(userId: number, key: string, statusCode: number, response: string): Promise<void> {

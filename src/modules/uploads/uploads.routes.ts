@@ -44,7 +44,7 @@ function describe(kind: UploadKind, cap: number): string {
 }
 
 export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const { config, handle, access } = ctx;
+  const { config, handle, access, runs } = ctx;
   const caps: Record<UploadKind, number> = { photo: config.uploads.maxPhotoBytes, audio: config.uploads.maxAudioBytes };
   const repo = createUploadsRepository(handle.db, handle.dialect);
   const service = createUploadService({
@@ -53,6 +53,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     dataRoot: config.dataRoot,
     entity: config.entity,
     caps,
+    runs,
   });
 
   await app.register(multipart, {
@@ -81,10 +82,13 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     const order = await access.getById('commande', orderId, caller);
     if (!order) throw new AppError('ORDER_NOT_FOUND');
     const key = request.headers['idempotency-key'];
-    const idem = typeof key === 'string' ? await beginIdempotent(repo, { entity: config.entity, userId: caller.id, key, scope: `${route}:${order.id}` }) : undefined;
+    const idem =
+      typeof key === 'string'
+        ? await beginIdempotent({ repo, runs, confirm: (planned) => service.confirm(order, planned) }, { entity: config.entity, userId: caller.id, key, scope: `${route}:${order.id}` })
+        : undefined;
     if (idem?.replay) return reply.code(idem.replay.statusCode).send(idem.replay.body);
     try {
-      const attached = await service.attach(kind, order, await filePart(request, kind), caller.id);
+      const attached = await service.attach(kind, order, await filePart(request, kind), caller.id, idem?.claim);
       await idem?.complete(201, attached.response).catch(async (error: unknown) => {
         await attached.undo().catch(() => undefined);
         throw error;

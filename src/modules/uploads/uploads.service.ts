@@ -1,24 +1,34 @@
 /**
- * Photo and voice uploads into an order's folder, as Dolibarr's dol_add_file_process does it:
- * 1. the part is streamed to a temporary file inside the folder (never held in memory), its md5
- *    computed on the way, at most cap + 1 bytes written (the multipart limit), so "too large" is
- *    known without reading further;
+ * Photo and voice uploads into an order's folder, as Dolibarr's dol_add_file_process does it, in
+ * an order that leaves nothing half-done visible, also when the process is killed at any moment:
+ * 1. the part is streamed to a temporary file inside the folder (never held in memory; its name
+ *    carries the run id, runs.ts), its md5 computed on the way, at most cap + 1 bytes written (the
+ *    multipart limit), so "too large" is known without reading further;
  * 2. the type is decided from the bytes; raster images are opened with sharp (pixel limit);
  * 3. the name is the client's, cleaned as dol_sanitizeFileName does, with the extension of the
- *    detected type; an existing name gets `_2`, `_3`, … The choice is atomic: the temporary file is
- *    hard-linked to the name, which fails with EEXIST when another request took it meanwhile;
- * 4. photos get both Dolibarr thumbnails (EXIF orientation applied), then the `ecm_files` row.
- * A failure after the file exists removes the file, its thumbnails and the row (compensation);
- * the caller gets `undo` too, for a failure after this service returned (storing the idempotent answer).
+ *    detected type; an existing name gets `_2`, `_3`, …;
+ * 4. the `ecm_files` row reserves the name (its unique index decides between two requests), in
+ *    one transaction with an intent of this run and the answer planned for an idempotency claim;
+ * 5. photos get both Dolibarr thumbnails (EXIF orientation applied);
+ * 6. the temporary file is hard-linked to the name (EEXIST: a file without a row is there; next
+ *    name): only now is the upload visible, with its row and thumbnails;
+ * 7. the intent goes.
+ * A failure removes what was written (compensation). A kill between 4 and 7 leaves an intent: the
+ * next start (recovery.ts) or a retry with the same Idempotency-Key keeps file and row when both
+ * are there and removes both otherwise. The caller gets `undo` too, for a failure after this
+ * service returned (storing the idempotent answer).
  */
 import { fileUrl } from '../files/file-path.js';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
 import { copyFile, link, mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
+import { tempName, type RunRegistry } from '../../adapters/runs.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import { endIntent, settleFile } from '../maintenance/file-intents.js';
 import { MAX_INPUT_PIXELS, THUMBNAIL_SIZE_NAMES, thumbnailPath, writeThumbnails } from '../../adapters/image.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { objectFolder, type ObjectFolder } from '../../dolibarr/documents.js';
@@ -59,6 +69,7 @@ export interface UploadServiceDeps {
   entity: number;
   /** Largest accepted upload in bytes, per kind. */
   caps: Readonly<Record<UploadKind, number>>;
+  runs: RunRegistry;
 }
 
 
@@ -113,125 +124,162 @@ async function checkImage(file: string): Promise<void> {
 }
 
 /**
- * Gives `temp` the first free name in `dir` atomically (hard link, EEXIST → next name). Names are
- * compared without case (`taken` holds lower-case names): MariaDB's ecm_files key folds case, and
- * 'Photo.jpg' beside 'photo.jpg' would be one file to Dolibarr on a case-insensitive share.
+ * Makes `temp` visible as `target` without ever overwriting: a hard link, which fails with EEXIST
+ * when the name is taken; on file systems without hard links (some network shares) an exclusive
+ * copy. Returns false when the name is taken.
  */
-async function placeFile(temp: string, dir: string, wanted: string, taken: Set<string>): Promise<string> {
-  for (const entry of await readdir(dir)) taken.add(entry.toLowerCase());
-  for (let attempt = 0; attempt < 1000; attempt++) {
-    const name = firstFreeName(wanted, (n) => taken.has(n.toLowerCase()));
-    const target = path.join(dir, name);
-    // uploadFileName leaves no separator; checked anyway, as every path built from input is.
-    if (path.dirname(target) !== dir) throw new AppError('FILE_PATH_INVALID');
-    try {
-      await link(temp, target);
-      return name;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') {
-        taken.add(name.toLowerCase());
-        continue;
-      }
-      // File systems without hard links (some network shares): an exclusive copy still never overwrites.
-      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EOPNOTSUPP') {
-        try {
-          await copyFile(temp, target, constants.COPYFILE_EXCL);
-          return name;
-        } catch (copyError) {
-          if ((copyError as NodeJS.ErrnoException).code === 'EEXIST') {
-            taken.add(name.toLowerCase());
-            continue;
-          }
-          throw copyError;
-        }
-      }
-      throw error;
-    }
+async function placeExclusive(temp: string, target: string): Promise<boolean> {
+  try {
+    await link(temp, target);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EOPNOTSUPP') throw error;
   }
-  throw new Error(`no free name for ${wanted}`);
+  try {
+    await copyFile(temp, target, constants.COPYFILE_EXCL);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    await rm(target, { force: true }); // a copy cut short (a full disk) leaves no half file
+    throw error;
+  }
+}
+
+/** What was received and checked, still under its temporary name. */
+interface Received {
+  temp: string;
+  type: AcceptedType;
+  md5: string;
+  size: number;
+  mtime: number;
 }
 
 export function createUploadService(deps: UploadServiceDeps) {
-  const { repo, consts, dataRoot, entity, caps } = deps;
+  const { repo, consts, dataRoot, entity, caps, runs } = deps;
 
-  async function store(kind: UploadKind, folder: ObjectFolder, file: IncomingFile): Promise<{ name: string; type: AcceptedType; md5: string }> {
-    // The first folder made here, if any: a refused upload takes it away again when it stays empty.
-    const created = await mkdir(folder.dir, { recursive: true });
-    const temp = path.join(folder.dir, `.upload-${randomBytes(8).toString('hex')}.tmp`);
-    try {
-      const received = await receive(file, temp, caps[kind]);
-      if (received.tooLarge) {
-        throw new AppError('UPLOAD_TOO_LARGE', { message: `Die Datei ist zu groß (höchstens ${caps[kind]} Bytes)`, details: { max_bytes: caps[kind] } });
-      }
-      if (received.size === 0) throw new AppError('UPLOAD_MISSING', { message: 'Die übertragene Datei ist leer' });
-      const type = await detectUploadType(temp, kind);
-      if (!type) throw new AppError('UPLOAD_TYPE_UNSUPPORTED');
-      if (type.raster) await checkImage(temp);
-      const wanted = uploadFileName(file.filename, type.ext);
-      const name = await placeFile(temp, folder.dir, wanted, new Set((await repo.indexedNames(entity, folder.filepath)).map((n) => n.toLowerCase())));
-      return { name, type, md5: received.md5 };
-    } catch (error) {
-      await rm(temp, { force: true });
-      if (created) await rmdir(folder.dir).catch(() => undefined); // fails, as it should, when not empty
-      throw error;
-    } finally {
-      await rm(temp, { force: true });
+  /** Streams the part to a temporary file in the folder and checks its type and pixels. */
+  async function receiveChecked(kind: UploadKind, folder: ObjectFolder, file: IncomingFile, temp: string): Promise<Received> {
+    const received = await receive(file, temp, caps[kind]);
+    if (received.tooLarge) {
+      throw new AppError('UPLOAD_TOO_LARGE', { message: `Die Datei ist zu groß (höchstens ${caps[kind]} Bytes)`, details: { max_bytes: caps[kind] } });
     }
+    if (received.size === 0) throw new AppError('UPLOAD_MISSING', { message: 'Die übertragene Datei ist leer' });
+    const type = await detectUploadType(temp, kind);
+    if (!type) throw new AppError('UPLOAD_TYPE_UNSUPPORTED');
+    if (type.raster) await checkImage(temp);
+    const info = await stat(temp);
+    return { temp, type, md5: received.md5, size: received.size, mtime: Math.floor(info.mtimeMs / 1000) };
   }
 
+  /** Both thumbnails of the file to be `target`, read from the temporary file. */
+  async function thumbnails(target: string, temp: string): Promise<void> {
+    await writeThumbnails(target, temp).catch((error: unknown) => {
+      // sharp's decoding errors (corrupt data past the header) are the user's file; I/O errors are ours.
+      if (typeof (error as { code?: unknown }).code === 'string') throw error;
+      throw new AppError('IMAGE_INVALID');
+    });
+  }
+
+  const removeFiles = async (files: string[]) => {
+    // Every file is tried even when one fails (a `thumbs` that is no folder makes its rm fail).
+    const results = await Promise.allSettled(files.map((f) => rm(f, { force: true })));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && (r.reason as NodeJS.ErrnoException)?.code !== 'ENOTDIR');
+    if (failed) throw failed.reason;
+  };
+
   return {
-    /** Stores `file` in the order's folder; see the module comment for the steps. */
-    async attach(kind: UploadKind, order: { id: number; ref: string }, file: IncomingFile, userId: number): Promise<AttachedUpload> {
+    /**
+     * Stores `file` in the order's folder; see the module comment for the steps. `claim` is the
+     * request's idempotency claim: its answer is planned with the reservation, so a retry after a
+     * crash finds it (idempotency.ts).
+     */
+    async attach(kind: UploadKind, order: { id: number; ref: string }, file: IncomingFile, userId: number, claim?: { userId: number; key: string }): Promise<AttachedUpload> {
       const folder = objectFolder(dataRoot, entity, 'commande', order.ref);
-      const { name, type, md5 } = await store(kind, folder, file);
-      const target = path.join(folder.dir, name);
-      let rowid: number | undefined;
-      // Every step is tried even when one fails (a `thumbs` that is no folder makes its rm fail).
-      const undo = async () => {
-        const results = await Promise.allSettled([
-          ...[target, ...THUMBNAIL_SIZE_NAMES.map((s) => thumbnailPath(target, s))].map((f) => rm(f, { force: true })),
-          rowid !== undefined ? repo.deleteEcmFile(rowid) : Promise.resolve(),
-        ]);
-        const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && (r.reason as NodeJS.ErrnoException)?.code !== 'ENOTDIR');
-        if (failed) throw failed.reason;
-      };
+      // The first folder made here, if any: a refused upload takes it away again when it stays empty.
+      const created = await mkdir(folder.dir, { recursive: true });
+      const temp = path.join(folder.dir, tempName('upload'));
+      let placed = false;
       try {
-        if (type.raster) {
-          await writeThumbnails(target).catch((error: unknown) => {
-            // sharp's decoding errors (corrupt data past the header) are the user's file; I/O errors are ours.
-            if (typeof (error as { code?: unknown }).code === 'string') throw error;
-            throw new AppError('IMAGE_INVALID');
-          });
-        }
+        const received = await receiveChecked(kind, folder, file, temp);
+        const { type } = received;
         const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
-        rowid = await repo.createEcmFile({
-          ref: ecmFileRef(salt, folder.filepath, name),
-          label: md5,
-          entity,
-          filepath: folder.filepath,
-          filename: name,
-          srcObjectType: 'commande',
-          srcObjectId: order.id,
-          fullpathOrig: file.filename,
-          fkUserC: userId,
-        });
-        const info = await stat(target);
-        const response: UploadResponse = {
-          name,
-          size: info.size,
-          type: type.mime,
-          mtime: Math.floor(info.mtimeMs / 1000),
-          url: fileUrl(folder.name, name),
-          thumb_small_url: type.raster ? fileUrl(folder.name, name, 'small') : null,
-          thumb_mini_url: type.raster ? fileUrl(folder.name, name, 'mini') : null,
-        };
-        return { response, undo };
-      } catch (error) {
-        // The original failure is what the client hears about; a failing cleanup must not hide it.
-        await undo().catch(() => undefined);
-        throw error;
+        const wanted = uploadFileName(file.filename, type.ext);
+        // Names are compared without case: MariaDB's ecm_files key folds case, and 'Photo.jpg'
+        // beside 'photo.jpg' would be one file to Dolibarr on a case-insensitive share.
+        const taken = new Set([...(await readdir(folder.dir)), ...(await repo.indexedNames(entity, folder.filepath))].map((n) => n.toLowerCase()));
+        for (let attempt = 0; attempt < 1000; attempt++) {
+          const name = firstFreeName(wanted, (n) => taken.has(n.toLowerCase()));
+          const target = path.join(folder.dir, name);
+          // uploadFileName leaves no separator; checked anyway, as every path built from input is.
+          if (path.dirname(target) !== folder.dir) throw new AppError('FILE_PATH_INVALID');
+          const response: UploadResponse = {
+            name,
+            size: received.size,
+            type: type.mime,
+            mtime: received.mtime,
+            url: fileUrl(folder.name, name),
+            thumb_small_url: type.raster ? fileUrl(folder.name, name, 'small') : null,
+            thumb_mini_url: type.raster ? fileUrl(folder.name, name, 'mini') : null,
+          };
+          const ecm = { entity, filepath: folder.filepath, filename: name };
+          // 1. The row reserves the name (and records the intent and the planned answer).
+          let rowid: number;
+          try {
+            rowid = await repo.reserveFile(
+              { ...ecm, ref: ecmFileRef(salt, folder.filepath, name), label: received.md5, srcObjectType: 'commande', srcObjectId: order.id, fullpathOrig: file.filename, fkUserC: userId },
+              claim && { ...claim, response: JSON.stringify(response) },
+            );
+          } catch (error) {
+            if (!isUniqueViolation(error)) throw error;
+            taken.add(name.toLowerCase());
+            continue;
+          }
+          const thumbs = type.raster ? THUMBNAIL_SIZE_NAMES.map((s) => thumbnailPath(target, s)) : [];
+          try {
+            // 2. Thumbnails, 3. the file under its name: visible only now, complete.
+            if (type.raster) await thumbnails(target, temp);
+            placed = await placeExclusive(temp, target);
+          } catch (error) {
+            // The original failure is what the client hears about; a failing cleanup must not hide it.
+            await removeFiles(thumbs).catch(() => undefined);
+            await repo.releaseFile(rowid, ecm).catch(() => undefined);
+            throw error;
+          }
+          if (!placed) {
+            // A file Dolibarr placed without a row: leave it, take the next name.
+            await removeFiles(thumbs).catch(() => undefined);
+            await repo.releaseFile(rowid, ecm);
+            taken.add(name.toLowerCase());
+            continue;
+          }
+          // 4. Done: the intent goes (a leftover is settled as complete after a crash).
+          await endIntent(repo.db, entity, folder.filepath, name).catch(() => undefined);
+          return {
+            response,
+            undo: async () => {
+              await removeFiles([target, ...thumbs]);
+              await repo.deleteEcmFiles(entity, folder.filepath, name);
+            },
+          };
+        }
+        throw new Error(`no free name for ${wanted}`);
+      } finally {
+        await rm(temp, { force: true });
+        if (created && !placed) await rmdir(folder.dir).catch(() => undefined); // fails, as it should, when not empty
       }
+    },
+
+    /**
+     * Whether the upload a dead run planned (its answer) is complete: file and row in place. Its
+     * intent, if the start's recovery has not settled it yet, is settled here.
+     */
+    async confirm(order: { ref: string }, planned: unknown): Promise<boolean> {
+      const name = (planned as { name?: unknown } | null)?.name;
+      if (typeof name !== 'string') return false;
+      const folder = objectFolder(dataRoot, entity, 'commande', order.ref);
+      return settleFile(repo.db, dataRoot, runs, { entity, filepath: folder.filepath, filename: name });
     },
   };
 }

@@ -1,0 +1,190 @@
+/**
+ * SQLite for a server: better-sqlite3 is synchronous, so SQLite's own busy wait (busy_timeout)
+ * would stop the whole event loop while another process holds the write lock: every request,
+ * reads and the health check included, would wait. Here:
+ * - two connections to the file (WAL): reads run on one and never wait for a writer; writes and
+ *   transactions run on the other, one at a time (a mutex, as Kysely's own driver has);
+ * - busy_timeout is 0: a statement that finds the file locked fails at once with SQLITE_BUSY and
+ *   is tried again after a timer (5 ms, doubling to 100 ms), so the event loop stays free, until
+ *   BUSY_DEADLINE_MS have passed; then the SQLITE_BUSY error goes on (the API answers 503
+ *   DATABASE_BUSY with Retry-After). A statement that failed with SQLITE_BUSY did nothing, so
+ *   running it again is safe.
+ * - transactions begin IMMEDIATE: the write lock is taken at the start, so a transaction never
+ *   fails halfway for want of it.
+ * An in-memory database is one connection: a second would be another, empty database.
+ */
+import type SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SelectQueryNode,
+  SqliteAdapter,
+  SqliteDialect,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+
+/** How long a statement waits for another process's write lock. @default 5000 ms */
+export const BUSY_DEADLINE_MS = 5_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/** Runs `fn` (synchronous SQLite work) until it does not fail with SQLITE_BUSY, or the deadline. */
+async function withBusyRetry<T>(fn: () => T, deadlineMs: number): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      return fn();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() + wait > deadline) throw error;
+    }
+    await sleep(wait);
+  }
+}
+
+function run(db: SQLite.Database, query: CompiledQuery, statement?: SQLite.Statement): QueryResult<unknown> {
+  const stmt = statement ?? db.prepare(query.sql);
+  const parameters = query.parameters as unknown[];
+  if (stmt.reader) return { rows: stmt.all(parameters) };
+  const { changes, lastInsertRowid } = stmt.run(parameters);
+  return {
+    numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,
+    insertId: lastInsertRowid !== undefined && lastInsertRowid !== null ? BigInt(lastInsertRowid) : undefined,
+    rows: [],
+  };
+}
+
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+  /** Resolves, in call order, with the function that releases the lock. */
+  lock(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((resolve) => (release = resolve));
+    const ready = this.#tail.then(() => release);
+    this.#tail = this.#tail.then(() => next);
+    return ready;
+  }
+}
+
+class Session implements DatabaseConnection {
+  /** The writer's release function while this session holds a transaction. */
+  release: (() => void) | undefined;
+  constructor(private readonly driver: TwoConnectionSqliteDriver) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const { reader, writer, deadlineMs } = this.driver;
+    if (this.release) return withBusyRetry(() => run(writer, query), deadlineMs) as Promise<QueryResult<R>>;
+    if (reader !== writer) {
+      const stmt = reader.prepare(query.sql);
+      if (stmt.readonly) return withBusyRetry(() => run(reader, query, stmt), deadlineMs) as Promise<QueryResult<R>>;
+    }
+    const release = await this.driver.writeLock.lock();
+    try {
+      return (await withBusyRetry(() => run(writer, query), deadlineMs)) as QueryResult<R>;
+    } finally {
+      release();
+    }
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(query.query)) throw new Error('Sqlite driver only supports streaming of select queries');
+    // Whole result at once: an open iterator would hold the connection across awaits.
+    const result = await this.executeQuery<R>(query);
+    for (const row of result.rows) yield { rows: [row] };
+  }
+}
+
+export class TwoConnectionSqliteDriver implements Driver {
+  readonly writeLock = new Mutex();
+
+  constructor(
+    readonly writer: SQLite.Database,
+    readonly reader: SQLite.Database,
+    readonly deadlineMs: number = BUSY_DEADLINE_MS,
+  ) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new Session(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
+    const session = connection as Session;
+    const release = await this.writeLock.lock();
+    try {
+      await withBusyRetry(() => this.writer.prepare('begin immediate').run(), this.deadlineMs);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    session.release = release;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.#end(connection as Session, 'commit');
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.#end(connection as Session, 'rollback');
+  }
+
+  async #end(session: Session, command: 'commit' | 'rollback'): Promise<void> {
+    try {
+      await withBusyRetry(() => this.writer.prepare(command).run(), this.deadlineMs);
+    } finally {
+      // A commit that failed leaves the transaction open; it is rolled back so the writer is usable again.
+      if (this.writer.inTransaction) {
+        try {
+          this.writer.prepare('rollback').run();
+        } catch {
+          // nothing more to undo
+        }
+      }
+      const release = session.release;
+      session.release = undefined;
+      release?.();
+    }
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    if (this.reader !== this.writer) this.reader.close();
+    this.writer.close();
+  }
+}
+
+/**
+ * SQLite's DDL is transactional, which Kysely's adapter does not claim; claiming it makes the
+ * migrator run in one transaction, and that is what serialises two processes migrating one file
+ * (Kysely's migration lock is a no-op on SQLite).
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+export class TwoConnectionSqliteDialect extends SqliteDialect {
+  constructor(
+    private readonly writer: SQLite.Database,
+    private readonly reader: SQLite.Database,
+    private readonly deadlineMs: number = BUSY_DEADLINE_MS,
+  ) {
+    super({ database: writer });
+  }
+  override createDriver(): Driver {
+    return new TwoConnectionSqliteDriver(this.writer, this.reader, this.deadlineMs);
+  }
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Intents (migration 0006): a file of the documents folder and its `ecm_files` row become visible
+ * in two steps; an intent row names the file and the run at work from before the first step until
+ * after the last. `settle` makes file and row agree for an intent whose run died: both kept when
+ * both are there, both removed (with the file's thumbnails) otherwise. What it removes was written
+ * by that run, under a name the index row reserved for it.
+ */
+import { rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { THUMBNAIL_SIZE_NAMES, thumbnailPath } from '../../adapters/image.js';
+import { ORPHAN_AGE_MS, RUN_ID, type RunRegistry } from '../../adapters/runs.js';
+import type { Db } from '../../db/database.js';
+import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
+import { isInside } from '../../dolibarr/documents.js';
+
+export interface FileIntent {
+  rowid: number;
+  entity: number;
+  filepath: string;
+  filename: string;
+}
+
+/** Inserts an intent of this run; `db` may be a transaction, so the intent commits with the row it guards. */
+export async function beginIntent(db: Db, entity: number, filepath: string, filename: string): Promise<void> {
+  await db.insertInto('bericht_file_intent').values({ entity, run_id: RUN_ID, filepath, filename, datec: toDbDateTime() }).execute();
+}
+
+/** Removes this run's intent for a file: the file and its row are both in place, or both gone. */
+export async function endIntent(db: Db, entity: number, filepath: string, filename: string): Promise<void> {
+  await db.deleteFrom('bericht_file_intent').where('entity', '=', entity).where('run_id', '=', RUN_ID).where('filepath', '=', filepath).where('filename', '=', filename).execute();
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
+
+/** Makes one dead run's file and row agree; returns whether the file was kept. */
+export async function settleIntent(db: Db, dataRoot: string, intent: FileIntent): Promise<boolean> {
+  const root = path.resolve(dataRoot);
+  const file = path.resolve(root, intent.filepath, intent.filename);
+  // The intent was written from a path we built; checked anyway, as every path from a row is.
+  if (!isInside(file, root)) {
+    await db.deleteFrom('bericht_file_intent').where('rowid', '=', intent.rowid).execute();
+    return false;
+  }
+  const row = await db
+    .selectFrom('ecm_files')
+    .select('rowid')
+    .where('entity', '=', intent.entity)
+    .where('filepath', '=', intent.filepath)
+    .where('filename', '=', intent.filename)
+    .executeTakeFirst();
+  const kept = row !== undefined && (await exists(file));
+  if (!kept) {
+    await Promise.all([file, ...THUMBNAIL_SIZE_NAMES.map((size) => thumbnailPath(file, size))].map((f) => rm(f, { force: true })));
+    if (row) await db.deleteFrom('ecm_files').where('rowid', '=', row.rowid).execute();
+  }
+  await db.deleteFrom('bericht_file_intent').where('rowid', '=', intent.rowid).execute();
+  return kept;
+}
+
+/**
+ * Whether a file and its row are both in place; an intent of a run that is not alive is settled
+ * first (for a retry that comes before the start's recovery got to it).
+ */
+export async function settleFile(db: Db, dataRoot: string, runs: RunRegistry, file: Omit<FileIntent, 'rowid'>): Promise<boolean> {
+  const intents = await db
+    .selectFrom('bericht_file_intent')
+    .select(['rowid', 'run_id'])
+    .where('entity', '=', file.entity)
+    .where('filepath', '=', file.filepath)
+    .where('filename', '=', file.filename)
+    .execute();
+  for (const intent of intents) {
+    if (intent.run_id === RUN_ID || (await runs.state(intent.run_id)) === 'alive') return false;
+    return settleIntent(db, dataRoot, { ...file, rowid: Number(intent.rowid) });
+  }
+  const row = await db.selectFrom('ecm_files').select('rowid').where('entity', '=', file.entity).where('filepath', '=', file.filepath).where('filename', '=', file.filename).executeTakeFirst();
+  return row !== undefined && (await exists(path.resolve(dataRoot, file.filepath, file.filename)));
+}
+
+/** Settles the intents of runs that are dead (or left no marker and are older than any request). */
+export async function settleDeadIntents(db: Db, dataRoot: string, entity: number, runs: RunRegistry): Promise<{ kept: number; removed: number }> {
+  const rows = await db.selectFrom('bericht_file_intent').select(['rowid', 'entity', 'run_id', 'filepath', 'filename', 'datec']).where('entity', '=', entity).where('run_id', '!=', RUN_ID).execute();
+  const result = { kept: 0, removed: 0 };
+  const states = new Map<string, Promise<'alive' | 'dead' | 'unknown'>>();
+  for (const row of rows) {
+    if (!states.has(row.run_id)) states.set(row.run_id, runs.state(row.run_id));
+    const state = await states.get(row.run_id)!;
+    const old = Date.now() - (fromDbDateTime(row.datec) ?? 0) * 1000 > ORPHAN_AGE_MS;
+    if (state === 'alive' || (state === 'unknown' && !old)) continue;
+    if (await settleIntent(db, dataRoot, { rowid: Number(row.rowid), entity: Number(row.entity), filepath: row.filepath, filename: row.filename })) result.kept += 1;
+    else result.removed += 1;
+  }
+  return result;
+}

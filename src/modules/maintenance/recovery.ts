@@ -1,0 +1,134 @@
+/**
+ * What a process killed mid-request leaves behind, removed at the next start and by the daily
+ * clean-up (runs.ts says how a run is proven dead):
+ * 1. intents of dead runs: the file and its `ecm_files` row made to agree (file-intents.ts);
+ * 2. temporary files of dead runs in the folders the service writes: the order folders
+ *    (`commande/<ref>/` and their `thumbs/`), the reports' work areas (`bericht/<ref>/`) and the
+ *    print-size copies (`bericht/temp/print/`);
+ * 3. working folders of dead runs in TMPDIR (PDF, preview, LibreOffice profiles);
+ * 4. LibreOffice processes still running on a dead run's profile (Linux: read from /proc);
+ * 5. markers of dead runs.
+ * Only names of the service's own form are touched; a temporary file whose run is unknown is
+ * left until it is older than any request could be (ORPHAN_AGE_MS).
+ */
+import { readFile, readdir, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ORPHAN_AGE_MS, RUN_ID, pidAlive, runOfTempDir, runOfTempFile, type RunRegistry } from '../../adapters/runs.js';
+import type { Db } from '../../db/database.js';
+import { MODULE_DIRS } from '../../dolibarr/documents.js';
+import { entityRoot } from '../../dolibarr/ecm.js';
+import { settleDeadIntents } from './file-intents.js';
+
+export interface RecoveryResult {
+  intents_kept: number;
+  intents_removed: number;
+  temp_files: number;
+  temp_dirs: number;
+  processes: number;
+  markers: number;
+}
+
+async function subfolders(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
+}
+
+/** The folders that may hold temporary files of ours. */
+async function writtenFolders(root: string): Promise<string[]> {
+  const folders: string[] = [];
+  for (const area of [MODULE_DIRS.commande, MODULE_DIRS.bericht]) {
+    for (const dir of await subfolders(path.join(root, area))) folders.push(dir, path.join(dir, 'thumbs'));
+  }
+  folders.push(path.join(root, MODULE_DIRS.bericht, 'temp', 'print'));
+  return folders;
+}
+
+/** Whether what `run` wrote (a file last changed at `mtimeMs`) may go. */
+function makeJudge(runs: RunRegistry) {
+  const states = new Map<string, Promise<'alive' | 'dead' | 'unknown'>>();
+  return async (run: string | 'legacy', mtimeMs: number): Promise<boolean> => {
+    const old = Date.now() - mtimeMs > ORPHAN_AGE_MS;
+    if (run === 'legacy') return old;
+    if (run === RUN_ID) return false;
+    if (!states.has(run)) states.set(run, runs.state(run));
+    const state = await states.get(run)!;
+    return state === 'dead' || (state === 'unknown' && old);
+  };
+}
+
+async function sweepTempFiles(root: string, runs: RunRegistry): Promise<number> {
+  const mayGo = makeJudge(runs);
+  let removed = 0;
+  for (const dir of await writtenFolders(root)) {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names) {
+      const run = runOfTempFile(name);
+      if (!run) continue;
+      const file = path.join(dir, name);
+      const info = await stat(file).catch(() => undefined);
+      if (!info?.isFile() || !(await mayGo(run, info.mtimeMs))) continue;
+      await rm(file, { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
+
+/** A working folder in TMPDIR is this host's: its pid tells whether its process lives. */
+function tempDirMayGo(owner: { pid: number; run: string }, mtimeMs: number): boolean {
+  if (owner.run === RUN_ID) return false;
+  if (Date.now() - mtimeMs > ORPHAN_AGE_MS) return true;
+  // Our own pid under another run id: the pid was reused, its run is over.
+  return owner.pid === process.pid || !pidAlive(owner.pid);
+}
+
+async function sweepTempDirs(): Promise<number> {
+  const tmp = os.tmpdir();
+  let removed = 0;
+  for (const name of await readdir(tmp).catch(() => [] as string[])) {
+    const owner = runOfTempDir(name);
+    if (!owner) continue;
+    const dir = path.join(tmp, name);
+    const info = await stat(dir).catch(() => undefined);
+    if (!info?.isDirectory() || !tempDirMayGo(owner, info.mtimeMs)) continue;
+    await rm(dir, { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
+}
+
+/**
+ * LibreOffice processes working on a dead run's profile (their command line names it). Under
+ * coreutils' timeout they would end by their time limit anyway; this ends them at once.
+ */
+async function stopOrphanedProcesses(): Promise<number> {
+  if (process.platform !== 'linux') return 0;
+  const marker = `${path.sep}fieldreport-soffice-`;
+  let stopped = 0;
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    const at = cmdline.indexOf(marker);
+    if (at < 0) continue;
+    const owner = runOfTempDir(cmdline.slice(at + 1));
+    if (!owner || !tempDirMayGo(owner, Date.now())) continue;
+    try {
+      process.kill(Number(entry), 'SIGKILL');
+      stopped += 1;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return stopped;
+}
+
+export async function recoverDeadRuns(deps: { db: Db; dataRoot: string; entity: number; runs: RunRegistry }): Promise<RecoveryResult> {
+  const { db, dataRoot, entity, runs } = deps;
+  const intents = await settleDeadIntents(db, dataRoot, entity, runs);
+  const processes = await stopOrphanedProcesses();
+  const tempFiles = await sweepTempFiles(entityRoot(dataRoot, entity), runs);
+  const tempDirs = await sweepTempDirs();
+  const markers = await runs.pruneMarkers();
+  return { intents_kept: intents.kept, intents_removed: intents.removed, temp_files: tempFiles, temp_dirs: tempDirs, processes, markers };
+}
