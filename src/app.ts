@@ -187,7 +187,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   await app.register(authRoutes, { auth });
-  await app.register(healthRoutes, { db: handle.db, version: VERSION });
+  await app.register(healthRoutes, { handle, version: VERSION });
   await app.register(ordersRoutes, ctx);
   await app.register(uploadsRoutes, ctx);
   await app.register(filesRoutes, ctx);

@@ -85,7 +85,10 @@ export interface RunRegistry {
   stop(): Promise<void>;
   /** 'alive', 'dead', or 'unknown' (no marker: dead, or never able to write one). */
   state(run: string): Promise<'alive' | 'dead' | 'unknown'>;
-  /** Removes the markers of dead runs; returns how many. */
+  /**
+   * Removes the markers of dead runs last touched longer ago than ORPHAN_AGE_MS; returns how many.
+   * Kept that long, a marker still tells a retry that its first attempt's run died.
+   */
   pruneMarkers(): Promise<number>;
 }
 
@@ -146,7 +149,7 @@ export function createRunRegistry(dataRoot: string): RunRegistry {
         const run = /^([0-9a-f]{12})\.json$/.exec(name)?.[1];
         if (!run || run === RUN_ID) continue;
         const entry = await read(run);
-        if (entry && judge(entry) === 'dead') {
+        if (entry && judge(entry) === 'dead' && Date.now() - entry.touched > ORPHAN_AGE_MS) {
           await rm(path.join(dir, name), { force: true });
           removed += 1;
         }

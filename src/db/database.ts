@@ -15,10 +15,15 @@ import { TwoConnectionSqliteDialect } from './sqlite-driver.js';
 
 export type Db = Kysely<Database>;
 
+/** Whether the database takes writes now: 'busy' when another process holds SQLite's write lock. */
+export type WriteState = 'ok' | 'busy' | 'read_only';
+
 export interface DbHandle {
   db: Db;
   dialect: Dialect;
   prefix: string;
+  /** A cheap check whether writes would be taken, without waiting for a lock (the health check). */
+  probeWrites(): Promise<WriteState>;
   destroy(): Promise<void>;
 }
 
@@ -48,7 +53,7 @@ const logConnectionError: ConnectionErrorListener = (error) => {
 };
 
 /** The Kysely dialect, and what to undo when the handle is destroyed. */
-function makeDialect(database: DatabaseConfig, poolSize: number, onError: ConnectionErrorListener): { dialect: KyselyDialect; cleanup?: () => void } {
+function makeDialect(database: DatabaseConfig, poolSize: number, onError: ConnectionErrorListener): { dialect: KyselyDialect; cleanup?: () => void; probeWrites?: () => WriteState } {
   switch (database.dialect) {
     case 'sqlite': {
       const memory = database.file === ':memory:';
@@ -85,7 +90,8 @@ function makeDialect(database: DatabaseConfig, poolSize: number, onError: Connec
       optimize(writer);
       const timer = setInterval(() => optimize(writer), 3600_000);
       timer.unref();
-      return { dialect: new TwoConnectionSqliteDialect(writer, reader), cleanup: () => clearInterval(timer) };
+      const dialect = new TwoConnectionSqliteDialect(writer, reader);
+      return { dialect, cleanup: () => clearInterval(timer), probeWrites: () => dialect.probeWrites() };
     }
     case 'mysql': {
       const pool = createPool({
@@ -128,12 +134,20 @@ export function createDb(
   config: Pick<Config, 'database' | 'dbPrefix'>,
   options: { poolSize?: number; onConnectionError?: ConnectionErrorListener } = {},
 ): DbHandle {
-  const { dialect, cleanup } = makeDialect(config.database, options.poolSize ?? 10, options.onConnectionError ?? logConnectionError);
+  const { dialect, cleanup, probeWrites } = makeDialect(config.database, options.poolSize ?? 10, options.onConnectionError ?? logConnectionError);
   const db = new Kysely<Database>({ dialect, plugins: [new TablePrefixPlugin(config.dbPrefix, TABLE_NAMES)] });
   return {
     db,
     dialect: config.database.dialect,
     prefix: config.dbPrefix,
+    async probeWrites() {
+      if (probeWrites) return probeWrites();
+      // A PostgreSQL standby, or default_transaction_read_only; MariaDB/MySQL's read_only spares
+      // privileged users, so there only a refused write tells (503 DATABASE_READ_ONLY).
+      if (config.database.dialect !== 'postgres') return 'ok';
+      const { rows } = await sql<{ ro: string }>`select current_setting('transaction_read_only') as ro`.execute(db);
+      return rows[0]?.ro === 'on' ? 'read_only' : 'ok';
+    },
     destroy: async () => {
       cleanup?.();
       await db.destroy();

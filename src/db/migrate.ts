@@ -44,7 +44,10 @@ export async function migrate(handle: DbHandle, config: Pick<Config, 'entity'>):
     migrationTableName: `${handle.prefix}bericht_migration`,
     migrationLockTableName: `${handle.prefix}bericht_migration_lock`,
   });
-  const { error, results } = await migrator.migrateToLatest();
+  // Up to date: nothing to lock or write (a database that takes no writes still starts, and
+  // answers reads; writes are refused with 503 DATABASE_READ_ONLY).
+  const pending = (await migrator.getMigrations().catch(() => undefined))?.some((m) => m.executedAt === undefined) ?? true;
+  const { error, results } = pending ? await migrator.migrateToLatest() : { error: undefined, results: [] };
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const what = failed ? `Migration ${failed}` : 'Migration';

@@ -187,4 +187,23 @@ export class TwoConnectionSqliteDialect extends SqliteDialect {
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
   }
+
+  /**
+   * Takes and at once gives back the write lock, without waiting: 'busy' when another process
+   * holds it, 'read_only' when the file (or its folder, its disk) refuses writes. While one of our
+   * own transactions holds the lock, writes are plainly taken.
+   */
+  probeWrites(): 'ok' | 'busy' | 'read_only' {
+    if (this.writer.inTransaction) return 'ok';
+    try {
+      this.writer.prepare('begin immediate').run();
+      this.writer.prepare('rollback').run();
+      return 'ok';
+    } catch (error) {
+      if (isBusy(error)) return 'busy';
+      const code = String((error as { code?: unknown }).code);
+      if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR')) return 'read_only';
+      throw error;
+    }
+  }
 }

@@ -17,7 +17,7 @@ for (const dialect of testDialects()) {
     test('answers 200 when the database answers, without a token', async () => {
       const res = await ctx.app.inject({ method: 'GET', url: '/api/health' });
       assert.equal(res.statusCode, 200);
-      assert.deepEqual(res.json(), { status: 'ok', database: 'ok', version: VERSION });
+      assert.deepEqual(res.json(), { status: 'ok', database: 'ok', writes: 'ok', version: VERSION });
     });
 
     test('answers 503 in the error shape when the database is gone', async () => {

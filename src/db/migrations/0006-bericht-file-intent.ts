@@ -28,7 +28,12 @@ export function berichtFileIntent(dialect: Dialect, prefix: string) {
         .addColumn('datec', ty.datetime, (c) => c.notNull())
         .execute();
       await index('idx_bericht_file_intent_run', 'bericht_file_intent', ['run_id']);
-      await db.schema.alterTable('bericht_idempotency').addColumn('run_id', 'varchar(32)').execute();
+      // Only when missing: MariaDB/MySQL's DDL is not transactional, so a run cut short may be repeated.
+      const tables = await db.introspection.getTables();
+      const idempotency = tables.find((t) => t.name === `${prefix}bericht_idempotency`);
+      if (!idempotency?.columns.some((c) => c.name === 'run_id')) {
+        await db.schema.alterTable('bericht_idempotency').addColumn('run_id', 'varchar(32)').execute();
+      }
     },
   };
 }

@@ -1,0 +1,78 @@
+/**
+ * The service killed with SIGKILL while a report is finalized with an ODT cover sheet (so
+ * LibreOffice is at work), at seeded random moments, and started again: no PDF without its row,
+ * the report still a draft, no temporary file, no working folder in TMPDIR and no LibreOffice
+ * process of a killed run left; a finalize afterwards succeeds with one PDF and one row.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { pidAlive } from '../../src/adapters/runs.js';
+import { SEED, crashFixture, prng, sofficeProcessesOf, walk } from '../helpers/crash.js';
+
+const KILLS = 10;
+const describeLinux = process.platform === 'linux' ? describe : describe.skip;
+
+describeLinux('crash recovery: kill -9 during finalize [sqlite]', { timeout: 170_000 }, () => {
+  const random = prng(SEED + 1);
+  const fx = crashFixture();
+  before(async () => {
+    console.log(`# crash recovery (finalize) seed ${SEED} (CRASH_SEED repeats a run)`);
+    await fx.start(true);
+  });
+  after(() => fx.close());
+
+  test(`${KILLS} kills during finalize leave no PDF without its row, no temporary file and no LibreOffice`, async () => {
+    const auth = () => ({ authorization: `Bearer ${fx.token()}` });
+    const reports = (await (await fetch(`${fx.service().base}/api/reports.php`, { headers: auth() })).json()) as { items: Array<{ id: number; ref: string; status: string }> };
+    const report = reports.items.find((r) => r.status === 'draft')!;
+    assert.ok(report, 'the demo has a draft report');
+    let sawLibreOffice = 0;
+    for (let i = 0; i < KILLS; i++) {
+      const pending = fetch(`${fx.service().base}/api/reports.php?id=${report.id}&action=finalize`, { method: 'POST', headers: auth() }).then(
+        (res) => res.status,
+        () => 'no answer' as const,
+      );
+      // Half of the kills while LibreOffice converts the cover sheet, half at a random moment of the render.
+      const deadline = Date.now() + 4000;
+      if (i % 2 === 0) {
+        while (Date.now() < deadline && sofficeProcessesOf(fx.tmp).length === 0) await new Promise((r) => setTimeout(r, 10));
+        if (sofficeProcessesOf(fx.tmp).length > 0) sawLibreOffice += 1;
+        await new Promise((r) => setTimeout(r, Math.floor(random() * 300)));
+      } else {
+        await new Promise((r) => setTimeout(r, 100 + Math.floor(random() * 1500)));
+      }
+      await fx.service().kill();
+      const status = await pending;
+      assert.equal(status, 'no answer', `finalize ${i} answered before the kill (${status}); the kill must come during the work`);
+      await fx.start();
+      assert.deepEqual(sofficeProcessesOf(fx.tmp), [], `no LibreOffice of the killed run is left (kill ${i})`);
+    }
+    console.log(`# LibreOffice was at work at ${sawLibreOffice} of ${KILLS} kills`);
+    assert.ok(sawLibreOffice >= KILLS / 2 - 1, 'the kills meant for LibreOffice found it at work');
+    const detail = (await (await fetch(`${fx.service().base}/api/reports.php?id=${report.id}`, { headers: auth() })).json()) as { status: string };
+    assert.equal(detail.status, 'draft', 'no killed finalize made the report final');
+    const workArea = path.join(fx.dataRoot, 'bericht', report.ref);
+    const pdfs = () => readdirSync(workArea, { withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.pdf')).map((e) => e.name);
+    assert.deepEqual(pdfs(), [], 'no PDF without its finalize');
+    assert.deepEqual(fx.query('select filename from llx_ecm_files where filepath = ?', `bericht/${report.ref}`), [], 'no row without its PDF');
+
+    assert.deepEqual(walk(fx.dataRoot).filter((f) => f.endsWith('.tmp')), [], 'no temporary file in the documents folder');
+    assert.deepEqual(readdirSync(fx.tmp).filter((name) => name.startsWith('fieldreport-')), [], 'no working folder in TMPDIR');
+    assert.equal(fx.query<{ n: number }>('select count(*) as n from llx_bericht_file_intent')[0]!.n, 0, 'every intent settled');
+    // Markers of killed runs stay for some hours (a late retry still learns its run died); each names a dead process.
+    const runsDir = path.join(fx.dataRoot, 'bericht', 'temp', 'runs');
+    const markers = readdirSync(runsDir).map((name) => JSON.parse(readFileSync(path.join(runsDir, name), 'utf8')) as { pid: number });
+    assert.equal(markers.length, 1 + KILLS, 'one marker per run');
+    assert.deepEqual(markers.filter((m) => m.pid !== fx.service().child.pid && pidAlive(m.pid)).map((m) => m.pid), [], 'no other marker names a live process');
+    // coreutils' timeout is there, so a LibreOffice cannot outlive a killed service by more than its time limit.
+    assert.doesNotThrow(() => execFileSync('timeout', ['--version']));
+
+    const done = await fetch(`${fx.service().base}/api/reports.php?id=${report.id}&action=finalize`, { method: 'POST', headers: auth() });
+    assert.equal(done.status, 200, await done.clone().text());
+    const rows = fx.query<{ filename: string }>('select filename from llx_ecm_files where filepath = ?', `bericht/${report.ref}`).map((r) => r.filename);
+    assert.deepEqual(rows, pdfs(), 'the PDF and its row, once');
+  });
+});

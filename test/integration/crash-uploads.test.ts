@@ -1,0 +1,113 @@
+/**
+ * The service killed with SIGKILL while photo uploads are at work (seeded random moments, most of
+ * them after the body and before the answer), as a power cut or the OOM killer would, and started
+ * again on the same database and documents folder. After each kill the client repeats its upload
+ * with the same Idempotency-Key: one photo per key, never two, each complete with its row and
+ * thumbnails; the order folder and ecm_files agree exactly; nothing temporary is left.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import sharp from 'sharp';
+import { SEED, crashFixture, prng, walk } from '../helpers/crash.js';
+
+const KILLS = 20;
+const describeLinux = process.platform === 'linux' ? describe : describe.skip;
+
+describeLinux('crash recovery: kill -9 during uploads [sqlite]', { timeout: 170_000 }, () => {
+  const random = prng(SEED);
+  const fx = crashFixture();
+  let photo: Buffer;
+  let order: { id: number; ref: string };
+
+  before(async () => {
+    console.log(`# crash recovery (uploads) seed ${SEED} (CRASH_SEED repeats a run)`);
+    // A 12-megapixel photo with detail, so its thumbnails take a moment to make.
+    const noise = Buffer.alloc(4000 * 3000 * 3);
+    for (let i = 0; i < noise.length; i += 997) noise[i] = (i * 31) & 0xff;
+    photo = await sharp(noise, { raw: { width: 4000, height: 3000, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    await fx.start(true);
+    const list = (await (await fetch(`${fx.service().base}/api/orders.php`, { headers: { authorization: `Bearer ${fx.token()}` } })).json()) as { items: Array<{ id: number; ref: string }> };
+    order = list.items[0]!;
+  });
+  after(() => fx.close());
+
+  function upload(key: string): Promise<Response> {
+    const form = new FormData();
+    form.append('file', new Blob([photo], { type: 'image/jpeg' }), 'Zählerstand.jpg');
+    return fetch(`${fx.service().base}/api/orders.php?id=${order.id}&action=upload_photo`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fx.token()}`, 'idempotency-key': key },
+      body: form,
+    });
+  }
+
+  /** The order folder's visible files and the ecm_files rows of that folder. */
+  function folderAndIndex(): { files: string[]; rows: string[] } {
+    const dir = path.join(fx.dataRoot, 'commande', order.ref);
+    const entries = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : [];
+    const files = entries.filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort();
+    const rows = fx.query<{ filename: string }>('select filename from llx_ecm_files where filepath = ?', `commande/${order.ref}`).map((r) => r.filename).sort();
+    return { files, rows };
+  }
+
+  test(`${KILLS} kills during uploads: a retry with the same key gives one complete photo`, async () => {
+    const before = folderAndIndex();
+    assert.deepEqual(before.files, before.rows, 'the folder and its rows agree to begin with');
+    // How long one upload takes here, so the kills fall inside the work.
+    const started = Date.now();
+    const probe = await upload(`crash-probe-${SEED}`);
+    assert.equal(probe.status, 201);
+    const uploadMs = Date.now() - started;
+    before.files.push(((await probe.json()) as { name: string }).name);
+
+    const names = new Set<string>();
+    let killedBeforeAnswer = 0;
+    for (let i = 0; i < KILLS; i++) {
+      const key = `crash-upload-${SEED}-${i}`;
+      const pending = upload(key).then(
+        (res) => res.status,
+        () => 'no answer' as const,
+      );
+      if (i % 2 === 0) {
+        // After the body, before the answer: once the temporary file holds the whole photo, a
+        // random moment of the checks, the reservation, the thumbnails and the placing.
+        const dir = path.join(fx.dataRoot, 'commande', order.ref);
+        const deadline = Date.now() + 10_000;
+        const received = () => (existsSync(dir) ? readdirSync(dir) : []).some((n) => n.startsWith('.upload') && statSync(path.join(dir, n), { throwIfNoEntry: false })?.size === photo.length);
+        while (Date.now() < deadline && !received()) await new Promise((r) => setTimeout(r, 2));
+        await new Promise((r) => setTimeout(r, Math.floor(random() * uploadMs * 0.5)));
+      } else {
+        await new Promise((r) => setTimeout(r, Math.floor(random() * uploadMs)));
+      }
+      await fx.service().kill();
+      if ((await pending) === 'no answer') killedBeforeAnswer += 1;
+      await fx.start();
+      const retry = await upload(key);
+      assert.equal(retry.status, 201, `retry ${i}: ${await retry.clone().text()}`);
+      const body = (await retry.json()) as { name: string };
+      names.add(body.name);
+      // A second retry is answered from the stored answer: still one photo.
+      const again = (await (await upload(key)).json()) as { name: string };
+      assert.equal(again.name, body.name);
+    }
+    console.log(`# one upload took ${uploadMs} ms; ${killedBeforeAnswer} of ${KILLS} uploads were killed before their answer`);
+    assert.ok(killedBeforeAnswer >= KILLS / 2, 'most kills landed before the answer (else the test proves little)');
+    assert.equal(names.size, KILLS, 'one photo per key');
+    const now = folderAndIndex();
+    assert.deepEqual(now.files, now.rows, 'every file has its row and every row its file');
+    assert.equal(now.files.length, before.files.length + KILLS, 'no photo twice');
+    const thumbs = readdirSync(path.join(fx.dataRoot, 'commande', order.ref, 'thumbs'));
+    for (const name of names) {
+      const base = name.replace(/\.jpg$/, '');
+      assert.ok(thumbs.includes(`${base}_small.jpg`) && thumbs.includes(`${base}_mini.jpg`), `thumbnails of ${name}`);
+    }
+    for (const thumb of thumbs) {
+      const owner = thumb.replace(/_(small|mini)(\.[^.]+)$/, '$2');
+      assert.ok(now.files.includes(owner), `thumbnail ${thumb} has its photo`);
+    }
+    assert.deepEqual(walk(fx.dataRoot).filter((f) => f.endsWith('.tmp')), [], 'no temporary file');
+    assert.equal(fx.query<{ n: number }>('select count(*) as n from llx_bericht_file_intent')[0]!.n, 0, 'every intent settled');
+  });
+});
