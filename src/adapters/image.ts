@@ -10,6 +10,12 @@ import sharp from 'sharp';
 import { AppError } from '../errors.js';
 import { writeFileAtomic } from './file-store.js';
 
+// libvips' operation cache keeps recent images, and with them the files they were read from, alive
+// to reuse them. Here every file is read for one purpose and an upload's temporary file is removed
+// once placed: cached, it would hold its disk space until evicted (on a full disk every later
+// write fails although the files are gone). So nothing is cached.
+sharp.cache(false);
+
 /** Refuse images above this many pixels (decompression bombs). @default 100 megapixels */
 export const MAX_INPUT_PIXELS = 100_000_000;
 
@@ -68,5 +74,10 @@ export async function writeThumbnail(file: string, size: ThumbnailSize, format?:
 /** Both thumbnails of `file`, read from `source` (see writeThumbnail). */
 export async function writeThumbnails(file: string, source: string = file): Promise<string[]> {
   const { format } = await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-  return Promise.all(THUMBNAIL_SIZE_NAMES.map((size) => writeThumbnail(file, size, format, source)));
+  // Both run to their end before a failure is reported, so nothing is still being written when
+  // the caller cleans up after it.
+  const results = await Promise.allSettled(THUMBNAIL_SIZE_NAMES.map((size) => writeThumbnail(file, size, format, source)));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<string>).value);
 }
