@@ -189,7 +189,8 @@ export class TwoConnectionSqliteDialect extends SqliteDialect {
   }
 
   /**
-   * Takes and at once gives back the write lock, without waiting: 'busy' when another process
+   * Takes and at once gives back the write lock, with one write rolled back, without waiting:
+   * 'busy' when another process
    * holds it, 'read_only' when the file (or its folder, its disk) refuses writes. While one of our
    * own transactions holds the lock, writes are plainly taken.
    */
@@ -197,7 +198,14 @@ export class TwoConnectionSqliteDialect extends SqliteDialect {
     if (this.writer.inTransaction) return 'ok';
     try {
       this.writer.prepare('begin immediate').run();
-      this.writer.prepare('rollback').run();
+      try {
+        // A file opened read-only still begins a transaction; rewriting the header's user
+        // version (to its own value, rolled back) is the smallest real write.
+        const version = this.writer.pragma('user_version', { simple: true }) as number;
+        this.writer.pragma(`user_version = ${Number(version) | 0}`);
+      } finally {
+        this.writer.prepare('rollback').run();
+      }
       return 'ok';
     } catch (error) {
       if (isBusy(error)) return 'busy';
