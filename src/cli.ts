@@ -27,8 +27,9 @@ Usage:
                              [--admin] [--rights read,write,delete,admin]
   fieldreport user passwd LOGIN [--password P]
   fieldreport user grant LOGIN RIGHTS     e.g. read,write
-  fieldreport cleanup             remove expired upload links, old idempotency keys and old
-                                  failed-login rows (for a system scheduler; CLEANUP_AT=off)
+  fieldreport cleanup             remove expired upload links, old idempotency keys, old
+                                  failed-login rows, and what stopped processes left
+                                  (for a system scheduler; CLEANUP_AT=off)
   fieldreport verify REPORT_REF   check every signature of a report from the database and the
                                   files (exit 0: all valid, 1: one is not, 2: no such report)
   fieldreport --help | --version
