@@ -67,14 +67,14 @@ export async function settleIntent(db: Db, dataRoot: string, intent: FileIntent)
  * first (for a retry that comes before the start's recovery got to it).
  */
 export async function settleFile(db: Db, dataRoot: string, runs: RunRegistry, file: Omit<FileIntent, 'rowid'>): Promise<boolean> {
-  const intents = await db
+  const intent = await db
     .selectFrom('bericht_file_intent')
     .select(['rowid', 'run_id'])
     .where('entity', '=', file.entity)
     .where('filepath', '=', file.filepath)
     .where('filename', '=', file.filename)
-    .execute();
-  for (const intent of intents) {
+    .executeTakeFirst();
+  if (intent) {
     if (intent.run_id === RUN_ID || (await runs.state(intent.run_id)) === 'alive') return false;
     return settleIntent(db, dataRoot, { ...file, rowid: Number(intent.rowid) });
   }
