@@ -36,9 +36,14 @@ export function columnTypes(dialect: Dialect): ColumnTypes {
   }
 }
 
-/** Table options: MariaDB/MySQL tables as Dolibarr makes them (InnoDB, utf8mb4). */
-export function tableOptions(dialect: Dialect): RawBuilder<unknown> | undefined {
-  return dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci` : undefined;
+/**
+ * Table options on MariaDB/MySQL: InnoDB. The module's own tables are utf8mb4 (a phone's text may
+ * hold emoji); Dolibarr's tables, made only for the standalone default, take the database's
+ * character set, as Dolibarr's installer makes them (`utf8` there: charset.ts fits text to it).
+ */
+export function tableOptions(dialect: Dialect, charset: 'utf8mb4' | 'database' = 'utf8mb4'): RawBuilder<unknown> | undefined {
+  if (dialect !== 'mysql') return undefined;
+  return charset === 'utf8mb4' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci` : sql`ENGINE=InnoDB`;
 }
 
 /**

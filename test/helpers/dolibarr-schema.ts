@@ -43,7 +43,7 @@ export async function makeDolibarrTables(handle: DbHandle, options: DolibarrSche
   const prefix = options.prefix ?? 'llx_';
   const { dialect } = handle;
   const id = autoId(dialect);
-  const tableOptions = dialect === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4' : '';
+  const tableOptions = dialect === 'mysql' ? ' ENGINE=InnoDB' : ''; // the database's character set, as Dolibarr's installer
   const run = (text: string) => sql.raw(text).execute(handle.db);
 
   await run(`CREATE TABLE ${prefix}user (

@@ -19,7 +19,7 @@ export function dolibarrCore(dialect: Dialect, prefix: string) {
     async up(db: Kysely<any>): Promise<void> {
       if (await tableExists(db, `${prefix}user`)) return; // a Dolibarr database: leave it alone
 
-      const { table, plain, index } = schemaTools(db, dialect, prefix);
+      const { table, plain, index } = schemaTools(db, dialect, prefix, 'database');
       const unique = (name: string, on: string, columns: string[]) => index(name, on, columns, true);
 
       await table('user')

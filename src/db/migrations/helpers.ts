@@ -18,8 +18,9 @@ export function idColumn<T extends string>(builder: CreateTableBuilder<T, never>
   return builder.addColumn(name, 'integer', (c) => c.primaryKey().autoIncrement());
 }
 
-export function schemaTools(db: Kysely<any>, dialect: Dialect, prefix: string) {
-  const opts = tableOptions(dialect);
+/** @param charset 'database' for Dolibarr's own tables (see tableOptions) */
+export function schemaTools(db: Kysely<any>, dialect: Dialect, prefix: string, charset: 'utf8mb4' | 'database' = 'utf8mb4') {
+  const opts = tableOptions(dialect, charset);
   const withOptions = <T extends string>(b: CreateTableBuilder<T, any>) => (opts ? b.modifyEnd(opts) : b);
 
   async function indexExists(table: string, name: string): Promise<boolean> {

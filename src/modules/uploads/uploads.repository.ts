@@ -7,6 +7,7 @@ import type { Db } from '../../db/database.js';
 import type { Dialect } from '../../config.js';
 import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
 import { RUN_ID } from '../../adapters/runs.js';
+import type { ColumnFitter } from '../../dolibarr/charset.js';
 import { beginIntent, endIntent } from '../maintenance/file-intents.js';
 
 export interface NewEcmFile {
@@ -34,7 +35,11 @@ export interface IdempotencyRow {
   runId: string | null;
 }
 
-export function createUploadsRepository(db: Db, dialect: Dialect) {
+/**
+ * @param fitter makes text fit Dolibarr's columns (charset.ts); the default leaves it as it is,
+ * for callers that write only names they made themselves.
+ */
+export function createUploadsRepository(db: Db, dialect: Dialect, fitter: ColumnFitter = { fit: async (_t, _c, text) => text }) {
   return {
     db,
     /** File names the index holds for a folder (a stale row blocks its name too). */
@@ -61,8 +66,8 @@ export function createUploadsRepository(db: Db, dialect: Dialect) {
         filename: file.filename,
         src_object_type: file.srcObjectType,
         src_object_id: file.srcObjectId,
-        // varchar(750) in Dolibarr
-        fullpath_orig: file.fullpathOrig.slice(0, 750),
+        // varchar(750) in Dolibarr; a phone's name may hold what the column's character set cannot
+        fullpath_orig: await fitter.fit('ecm_files', 'fullpath_orig', file.fullpathOrig.slice(0, 750)),
         description: '',
         keywords: '',
         gen_or_uploaded: file.genOrUploaded ?? 'uploaded',
@@ -82,7 +87,7 @@ export function createUploadsRepository(db: Db, dialect: Dialect) {
      */
     async reserveFile(file: NewEcmFile, plan?: { userId: number; key: string; response: string }): Promise<number> {
       return db.transaction().execute(async (trx) => {
-        const rowid = await createUploadsRepository(trx, dialect).createEcmFile(file);
+        const rowid = await createUploadsRepository(trx, dialect, fitter).createEcmFile(file);
         await beginIntent(trx, file.entity, file.filepath, file.filename);
         if (plan) {
           await trx.updateTable('bericht_idempotency').set({ response: plan.response }).where('fk_user', '=', plan.userId).where('idem_key', '=', plan.key).where('status_code', 'is', null).execute();

@@ -9,6 +9,7 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createConstRepository } from '../../dolibarr/const.repository.js';
+import { createColumnFitter } from '../../dolibarr/charset.js';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse } from '../common/common.schemas.js';
@@ -46,7 +47,7 @@ function describe(kind: UploadKind, cap: number): string {
 export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const { config, handle, access, runs } = ctx;
   const caps: Record<UploadKind, number> = { photo: config.uploads.maxPhotoBytes, audio: config.uploads.maxAudioBytes };
-  const repo = createUploadsRepository(handle.db, handle.dialect);
+  const repo = createUploadsRepository(handle.db, handle.dialect, createColumnFitter(handle.db, handle.dialect, handle.prefix));
   const service = createUploadService({
     repo,
     consts: createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId ?? '' }),
