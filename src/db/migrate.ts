@@ -53,7 +53,7 @@ export async function migrate(handle: DbHandle, config: Pick<Config, 'entity'>):
     const what = failed ? `Migration ${failed}` : 'Migration';
     throw new Error(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  const rightsAdded = await ensureModuleRights(handle.db, config.entity);
+  const rightsAdded = await ensureModuleRights(handle.db, config.entity, handle.prefix);
   return {
     applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
     rightsAdded,
@@ -66,8 +66,16 @@ export async function migrate(handle: DbHandle, config: Pick<Config, 'entity'>):
  * Another process may register at the same moment: after a conflict the rows are read again, and
  * a right still missing gets another id, a few times over.
  */
-export async function ensureModuleRights(db: Db, entity: number): Promise<string[]> {
+export async function ensureModuleRights(db: Db, entity: number, prefix: string): Promise<string[]> {
   const added: string[] = [];
+  // As DolibarrModules::insert_permissions writes them: module_origin '', subperms '', enabled '1'.
+  // module_origin and enabled are missing in older Dolibarr versions: written only where they exist.
+  const tables = await db.introspection.getTables();
+  const columns = new Set(tables.find((t) => t.name === `${prefix}rights_def`)?.columns.map((c) => c.name) ?? []);
+  const optional = {
+    ...(columns.has('module_origin') ? { module_origin: '' } : {}),
+    ...(columns.has('enabled') ? { enabled: '1' } : {}),
+  };
   for (const def of RIGHT_DEFINITIONS) {
     for (let attempt = 0; ; attempt++) {
       const existing = await db.selectFrom('rights_def').select(['id', 'module', 'perms', 'subperms']).where('entity', '=', entity).execute();
@@ -81,7 +89,7 @@ export async function ensureModuleRights(db: Db, entity: number): Promise<string
           .insertInto('rights_def')
           .values({
             id, entity, libelle: def.label, module: RIGHTS_MODULE, module_position: 500, family_position: 0,
-            perms: def.right, subperms: null, type: def.type, bydefault: 0,
+            perms: def.right, subperms: '', type: def.type, bydefault: 0, ...optional,
           })
           .execute();
         added.push(def.right);
@@ -90,6 +98,17 @@ export async function ensureModuleRights(db: Db, entity: number): Promise<string
         if (!isUniqueViolation(error) || attempt >= 4) throw error;
       }
     }
+  }
+  // Rows registered by earlier versions have NULL there: written as Dolibarr writes them (read
+  // first, so a database that takes no writes still starts when nothing is to be done).
+  const ours = await db.selectFrom('rights_def').selectAll().where('entity', '=', entity).where('module', '=', RIGHTS_MODULE).execute();
+  const fix = {
+    ...(ours.some((r) => r.subperms === null) ? { subperms: '' } : {}),
+    ...('module_origin' in optional && ours.some((r) => r.module_origin === null) ? { module_origin: '' } : {}),
+    ...('enabled' in optional && ours.some((r) => r.enabled === null) ? { enabled: '1' } : {}),
+  };
+  for (const [column, value] of Object.entries(fix) as Array<['subperms' | 'module_origin' | 'enabled', string]>) {
+    await db.updateTable('rights_def').set({ [column]: value }).where('entity', '=', entity).where('module', '=', RIGHTS_MODULE).where(column, 'is', null).execute();
   }
   return added;
 }

@@ -55,6 +55,9 @@ export interface RightsDefTable {
   subperms: string | null;
   type: string | null;
   bydefault: ColumnType<Int, Int | undefined, Int>;
+  /** Not in older Dolibarr versions: written only where the column exists. */
+  module_origin?: string | null;
+  enabled?: string | null;
 }
 
 export interface UserRightsTable {

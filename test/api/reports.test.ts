@@ -247,6 +247,7 @@ for (const dialect of testDialects()) {
         assert.equal(ecm.length, 1);
         assert.equal(ecm[0]!.filename, `${report.ref}.pdf`);
         assert.equal(ecm[0]!.gen_or_uploaded, 'generated');
+        assert.equal(ecm[0]!.fullpath_orig, '', 'a generated document has no original name, as Dolibarr writes it');
         assert.equal(ecm[0]!.label, createHash('md5').update(bytes).digest('hex'));
         assert.equal(ecm[0]!.src_object_type, 'bericht');
         assert.equal(Number(ecm[0]!.src_object_id), report.id);

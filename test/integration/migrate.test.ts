@@ -105,9 +105,20 @@ for (const dialect of testDialects()) {
       const rights = await moduleRights(handle);
       assert.deepEqual(
         rights.map((r) => ({ id: r.id, entity: r.entity, module: r.module, perms: r.perms, subperms: r.subperms, type: r.type })),
-        RIGHT_DEFINITIONS.map((d) => ({ id: d.id, entity: config.entity, module: 'bericht', perms: d.right, subperms: null, type: d.type })),
+        // As DolibarrModules::insert_permissions writes them: '' for module_origin and subperms, '1' for enabled.
+        RIGHT_DEFINITIONS.map((d) => ({ id: d.id, entity: config.entity, module: 'bericht', perms: d.right, subperms: '', type: d.type })),
       );
+      const written = await handle.db.selectFrom('rights_def').select(['module_origin', 'enabled']).where('module', '=', RIGHTS_MODULE).execute();
+      assert.deepEqual(written, RIGHT_DEFINITIONS.map(() => ({ module_origin: '', enabled: '1' })));
       assert.ok(rights.every((r) => typeof r.libelle === 'string' && r.libelle.length > 0));
+    });
+
+    test('rights an earlier version registered with NULLs are written as Dolibarr writes them', async () => {
+      await handle.db.updateTable('rights_def').set({ subperms: null, module_origin: null, enabled: null }).where('module', '=', RIGHTS_MODULE).execute();
+      await migrate(handle, config);
+      const rows = await handle.db.selectFrom('rights_def').select(['subperms', 'module_origin', 'enabled']).where('module', '=', RIGHTS_MODULE).execute();
+      assert.deepEqual(rows, RIGHT_DEFINITIONS.map(() => ({ subperms: '', module_origin: '', enabled: '1' })));
+      assert.equal((await moduleRights(handle)).length, RIGHT_DEFINITIONS.length, 'no right added twice');
     });
 
     test('marks the database standalone and writes the password hash settings', async () => {

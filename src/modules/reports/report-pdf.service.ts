@@ -367,7 +367,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
             filename,
             srcObjectType: 'bericht',
             srcObjectId: id,
-            fullpathOrig: filename,
+            // A generated document has no original name: Dolibarr writes ''.
+            fullpathOrig: '',
             fkUserC: user.id,
             genOrUploaded: 'generated',
           });
