@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/database.js';
 import { createConstRepository } from './dolibarr/const.repository.js';
+import { totalDecimals } from './dolibarr/price.js';
 import { createAuthService } from './modules/auth/auth.service.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { createLoginThrottleRepository } from './modules/auth/login-throttle.repository.js';
@@ -145,10 +146,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const runs = createRunRegistry(config.dataRoot);
   runs.start((error) => app.log.warn({ err: error, folder: runs.dir }, 'the run marker cannot be written: what this process leaves after a crash is removed only after some hours'));
   app.addHook('onClose', async () => runs.stop());
+  const consts = createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId });
   const ctx: ModuleContext = {
     config,
     handle,
     runs,
+    totalDecimals: totalDecimals((await consts.getMany(['MAIN_MAX_DECIMALS_TOT'])).get('MAIN_MAX_DECIMALS_TOT')),
     access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
   };
 
@@ -160,7 +163,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const auth = createAuthService({
     users,
     throttle: createLoginThrottleRepository(handle),
-    consts: createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId }),
+    consts,
     tokens,
     limits: config.login,
     dummyCost: await users.maxBcryptCost(),

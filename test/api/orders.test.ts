@@ -93,6 +93,18 @@ for (const dialect of testDialects()) {
     });
 
     describe('list', () => {
+      test('amounts are rounded as Dolibarr rounds totals (price2num MT: 2 decimals, half away from zero)', async () => {
+        const me = await reader();
+        const order = await ctx.make.order({ author: me.id });
+        for (const [stored, shown] of [[1582.6999999999998, 1582.7], [0.125, 0.13], [-0.125, -0.13], [119, 119], [2.675, 2.68]] as const) {
+          await ctx.handle.db.updateTable('commande').set({ total_ttc: stored }).where('rowid', '=', order.id).execute();
+          const detail = await get(me.token, `/api/orders.php?id=${order.id}`);
+          assert.equal((detail.json() as { total_ttc: number }).total_ttc, shown, `${stored}`);
+          const list = await get(me.token, '/api/orders.php');
+          assert.equal((list.json() as { items: Array<{ id: number; total_ttc: number }> }).items.find((o) => o.id === order.id)!.total_ttc, shown);
+        }
+      });
+
       test('each entry has the documented fields', async () => {
         const me = await reader();
         const customer = await ctx.make.thirdParty({ name: 'Müller GmbH' });

@@ -8,6 +8,8 @@ export interface ModuleContext {
   config: Config;
   handle: DbHandle;
   access: ElementAccess;
+  /** Decimals of totals (MAIN_MAX_DECIMALS_TOT, read at start), for roundTotal. */
+  totalDecimals: number;
   /** This process's run and the liveness of others (runs.ts). */
   runs: RunRegistry;
 }

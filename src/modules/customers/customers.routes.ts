@@ -34,6 +34,7 @@ const DESCRIPTION =
 export async function customersRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const service = createCustomerService({
     customers: createCustomerRepository(ctx.handle, { entity: ctx.config.entity, access: ctx.access }),
+    totalDecimals: ctx.totalDecimals,
   });
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -52,7 +52,7 @@ export const CustomerInvoice = Type.Object({
   status: Type.Integer({ description: 'llx_facture.fk_statut: 0 draft, 1 unpaid, 2 closed, 3 abandoned.' }),
   paid: Type.Boolean({ description: 'llx_facture.paye = 1.' }),
   date: UnixTime,
-  total_ttc: Type.Union([Type.Number(), Type.Null()]),
+  total_ttc: Type.Union([Type.Number(), Type.Null()], { description: 'Total including tax, rounded as Dolibarr rounds totals (price2num MT).' }),
 });
 
 export const CustomerReport = Type.Object({

@@ -1,4 +1,5 @@
 /** Use cases of GET /api/customers.php: the customer list and one customer's detail. */
+import { roundTotal } from '../../dolibarr/price.js';
 import { reportStatus } from '../common/common.schemas.js';
 import { fromDbDateTime } from '../../db/dialect.js';
 import { AppError } from '../../errors.js';
@@ -12,10 +13,9 @@ export interface CustomerService {
 }
 
 const int = (value: number | string) => Number(value);
-const numOrNull = (value: number | string | null) => (value === null ? null : Number(value));
 
-export function createCustomerService(deps: { customers: CustomerRepository }): CustomerService {
-  const { customers } = deps;
+export function createCustomerService(deps: { customers: CustomerRepository; totalDecimals: number }): CustomerService {
+  const { customers, totalDecimals } = deps;
 
   return {
     async listCustomers(user, { q, limit, offset }) {
@@ -76,7 +76,7 @@ export function createCustomerService(deps: { customers: CustomerRepository }): 
           status: int(f.fk_statut),
           paid: int(f.paye) === 1,
           date: fromDbDateTime(f.datef),
-          total_ttc: numOrNull(f.total_ttc),
+          total_ttc: f.total_ttc === null ? null : roundTotal(Number(f.total_ttc), totalDecimals),
         })),
         reports: reports.map((b) => ({
           id: int(b.rowid),

@@ -34,6 +34,7 @@ export async function ordersRoutes(app: FastifyInstance, ctx: ModuleContext): Pr
     access: ctx.access,
     dataRoot: ctx.config.dataRoot,
     entity: ctx.config.entity,
+    totalDecimals: ctx.totalDecimals,
   });
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -22,7 +22,7 @@ const OrderFields = {
   date: UnixOrNull('Order date (date_commande, midnight UTC), Unix seconds.'),
   date_delivery: UnixOrNull('Planned delivery (date_livraison), Unix seconds.'),
   date_creation: UnixOrNull('Creation time, Unix seconds.'),
-  total_ttc: Type.Number({ description: 'Total including tax.' }),
+  total_ttc: Type.Number({ description: 'Total including tax, rounded as Dolibarr rounds totals (price2num MT: MAIN_MAX_DECIMALS_TOT decimals, 2 by default).' }),
 };
 
 export const OrderListItem = Type.Object({

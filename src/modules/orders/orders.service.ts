@@ -3,6 +3,7 @@
  * and reports, and the attachments. An order the caller may not see is ORDER_NOT_FOUND, exactly
  * like one that does not exist.
  */
+import { roundTotal } from '../../dolibarr/price.js';
 import { reportStatus } from '../common/common.schemas.js';
 import { fromDbDateTime } from '../../db/dialect.js';
 import { objectFolder } from '../../dolibarr/documents.js';
@@ -29,7 +30,7 @@ interface OrderRowBase {
   total_ttc: number | string | null;
 }
 
-function orderFields(row: OrderRowBase) {
+function orderFields(row: OrderRowBase, decimals: number) {
   return {
     id: Number(row.rowid),
     ref: row.ref,
@@ -38,19 +39,19 @@ function orderFields(row: OrderRowBase) {
     date: fromDbDateTime(row.date_commande),
     date_delivery: fromDbDateTime(row.date_livraison),
     date_creation: fromDbDateTime(row.date_creation),
-    total_ttc: Number(row.total_ttc ?? 0),
+    total_ttc: roundTotal(Number(row.total_ttc ?? 0), decimals),
   };
 }
 
-export function createOrderService(deps: { orders: OrderRepository; access: ElementAccess; dataRoot: string; entity: number }) {
-  const { orders, access, dataRoot, entity } = deps;
+export function createOrderService(deps: { orders: OrderRepository; access: ElementAccess; dataRoot: string; entity: number; totalDecimals: number }) {
+  const { orders, access, dataRoot, entity, totalDecimals } = deps;
 
   return {
     async listOrders(user: Caller, options: Page & { q?: string }): Promise<{ items: OrderListItem[]; total: number }> {
       const q = options.q?.trim() || undefined;
       const { rows, total } = await orders.list({ visible: access.visible('commande', user, ORDER_ALIAS), q, limit: options.limit, offset: options.offset });
       return {
-        items: rows.map((row) => ({ ...orderFields(row), customer: isCustomer(row.client) ? { id: Number(row.fk_soc), name: row.nom ?? null } : null })),
+        items: rows.map((row) => ({ ...orderFields(row, totalDecimals), customer: isCustomer(row.client) ? { id: Number(row.fk_soc), name: row.nom ?? null } : null })),
         total,
       };
     },
@@ -69,7 +70,7 @@ export function createOrderService(deps: { orders: OrderRepository; access: Elem
         datec: fromDbDateTime(r.datec),
       }));
       return {
-        ...orderFields(row),
+        ...orderFields(row, totalDecimals),
         note_public: row.note_public ?? null,
         customer: customer
           ? {
