@@ -32,3 +32,16 @@ export const PageQuery = {
 
 /** A list answer: `{ items, total }`, total counting every match, not only this page. */
 export const ListOf = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item), total: Type.Integer({ minimum: 0 }) });
+
+/**
+ * Text a person types (a title, a note, a material line): trimmed before it is checked and
+ * stored (the `x-trim` keyword of the validation plugin). `required` refuses text that is empty
+ * after trimming, with a 400 that names the field.
+ */
+export const PersonText = (options: { required: boolean; maxLength: number; description: string }) =>
+  Type.String({
+    ...(options.required ? { minLength: 1 } : {}),
+    maxLength: options.maxLength,
+    description: `${options.description} Trimmed${options.required ? '; empty or only spaces is 400 VALIDATION_FAILED' : ''}.`,
+    'x-trim': options.required ? 'nonempty' : 'allow-empty',
+  });

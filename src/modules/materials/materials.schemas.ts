@@ -1,6 +1,6 @@
 /** Request and response shapes of /api/materials.php (spec endpoint 22, Material line). */
 import { Type, type Static } from 'typebox';
-import { ListOf, PageQuery, RowId } from '../common/common.schemas.js';
+import { ListOf, PageQuery, PersonText, RowId } from '../common/common.schemas.js';
 
 export const MATERIAL_ELEMENT_TYPES = ['commande', 'facture', 'propal'] as const;
 /** Quantities are kept to this many decimal places (grams of a kilogram, millimetres of a metre). */
@@ -21,10 +21,10 @@ export const CreateMaterialBody = Type.Object(
   {
     element_type: ElementType,
     fk_element: RowId('The object the line belongs to.'),
-    label: Type.String({ minLength: 1, maxLength: 255, description: 'What was used (1-255 characters).' }),
+    label: PersonText({ required: true, maxLength: 255, description: 'What was used (1-255 characters).' }),
     qty: Type.Number({ minimum: 0, maximum: MAX_QTY, description: `Quantity, at least 0, at most ${QTY_DECIMALS} decimal places.` }),
-    unit: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()], { description: 'Unit as free text, e.g. Stk, m, kg, h (at most 32 characters).' })),
-    note: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'Remark (at most 2000 characters).' })),
+    unit: Type.Optional(Type.Union([PersonText({ required: false, maxLength: 32, description: 'Unit as free text, e.g. Stk, m, kg, h (at most 32 characters).' }), Type.Null()])),
+    note: Type.Optional(Type.Union([PersonText({ required: false, maxLength: 2000, description: 'Remark (at most 2000 characters).' }), Type.Null()])),
   },
   { additionalProperties: false },
 );

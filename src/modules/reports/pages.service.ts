@@ -127,7 +127,10 @@ export function createPageService(deps: PageServiceDeps) {
     return removed;
   }
 
-  function checkLayout(layout: string, source: string | null, source2: string | null): void {
+  function checkLayout(layout: string, source: string | null, source2: string | null, title: string | null): void {
+    if (layout === 'title_only' && !title) {
+      throw new AppError('VALIDATION_FAILED', { message: 'Eine Titelseite braucht einen Titel', details: [{ field: 'body.title', message: 'required for a title-only page' }] });
+    }
     if (layout === 'photo' && !source) throw new AppError('PAGE_SOURCE_REQUIRED', { message: 'Eine Fotoseite braucht ein Bild (source)' });
     if (layout === 'before_after' && (!source || !source2)) throw new AppError('PAGE_SOURCE_REQUIRED', { message: 'Eine Vorher/Nachher-Seite braucht zwei Bilder (source und source_2)' });
   }
@@ -139,7 +142,7 @@ export function createPageService(deps: PageServiceDeps) {
       const layout = body.layout ?? (body.source ? 'photo' : 'title_only');
       const source = body.source === undefined ? null : await sourceOf(user, report, body.source);
       const source2 = body.source_2 === undefined ? null : await sourceOf(user, report, body.source_2);
-      checkLayout(layout, source, source2);
+      checkLayout(layout, source, source2, body.title ?? null);
       const id = await db.transaction().execute(async (trx) => {
         await lockChangeable(trx, reportId, user);
         const pages = await repo.pages(trx, reportId);
@@ -170,7 +173,7 @@ export function createPageService(deps: PageServiceDeps) {
       const source = body.source === undefined ? page.source_path : await sourceOf(user, report, body.source);
       const source2 = body.source_2 === undefined ? page.source_path_2 : await sourceOf(user, report, body.source_2);
       const layout = body.layout ?? page.layout;
-      checkLayout(layout, source, source2);
+      checkLayout(layout, source, source2, body.title === undefined ? page.title : body.title);
       const unused = await db.transaction().execute(async (trx) => {
         await lockChangeable(trx, Number(page.fk_bericht), user);
         checkNotSigned(await repo.pages(trx, Number(page.fk_bericht)), pageId);

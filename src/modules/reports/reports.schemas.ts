@@ -1,6 +1,6 @@
 /** Request and response shapes of reports, pages and templates (spec endpoints 6-13, 17, 23, 24). */
 import { Type, type Static } from 'typebox';
-import { ListOf, PageQuery, RowId, SearchText } from '../common/common.schemas.js';
+import { ListOf, PageQuery, PersonText, RowId, SearchText } from '../common/common.schemas.js';
 
 /** Paper formats a report can be printed on, and their orientations. */
 export const REPORT_FORMATS = ['A4', 'A5', 'A3', 'LETTER'] as const;
@@ -24,9 +24,9 @@ const UnixOrNull = (description: string) => Nullable(Type.Integer(), description
 export const Format = Type.Union(REPORT_FORMATS.map((f) => Type.Literal(f)), { description: `Paper format: ${REPORT_FORMATS.join(', ')}.` });
 export const OrientationSchema = Type.Union(ORIENTATIONS.map((o) => Type.Literal(o)), { description: 'portrait or landscape.' });
 export const RotationSchema = Type.Union(ROTATIONS.map((r) => Type.Literal(r)), { description: 'Clockwise quarter turns of the page image, in degrees: 0, 90, 180 or 270.' });
-const Title = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
-const PageTitle = Nullable(Type.String({ maxLength: 255 }), 'Page title (at most 255 characters), or null.');
-const Note = Nullable(Type.String({ maxLength: 10_000 }), 'Free text of the page (at most 10000 characters), or null.');
+const Title = (description: string) => PersonText({ required: true, maxLength: 255, description });
+const PageTitle = Nullable(PersonText({ required: false, maxLength: 255, description: 'Page title (at most 255 characters); a title-only page needs one.' }), 'Page title, or null.');
+const Note = Nullable(PersonText({ required: false, maxLength: 10_000, description: 'Free text of the page (at most 10000 characters).' }), 'Free text of the page, or null.');
 const AttachmentName = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 
 export const Page = Type.Object({
