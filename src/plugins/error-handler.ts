@@ -72,6 +72,21 @@ export function isPreflight(request: FastifyRequest): boolean {
   return request.method === 'OPTIONS' && !!request.headers.origin && !!request.headers['access-control-request-method'];
 }
 
+/**
+ * How an answered error is logged, one line and no stack: a refusal the API foresees (4xx) at
+ * info; a 5xx the service foresees (busy, not configured, the speech-to-text server failed) at
+ * warn; a fault of the server's storage or database (a full disk, a read-only or unreachable
+ * database: the operator must act) at error, with the system's code and message. Only failures
+ * nobody foresaw (below) are logged with their stack.
+ */
+function logOutcome(request: FastifyRequest, appError: AppError, original: unknown): void {
+  const outcome = { code: appError.code, status: appError.status };
+  if (appError.status < 500) return request.log.info(outcome, 'request refused');
+  if (original === appError) return request.log.warn(outcome, appError.message);
+  const e = original as { name?: unknown; code?: unknown; message?: unknown };
+  request.log.error({ ...outcome, cause: { type: e?.name, code: e?.code, message: e?.message } }, 'request failed: server fault');
+}
+
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.status).type('application/json; charset=utf-8').send(toErrorBody(error));
@@ -128,7 +143,7 @@ export default fp(
       }
       const appError = toAppError(error);
       if (appError) {
-        if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+        logOutcome(request, appError, error);
         return sendError(reply, appError);
       }
       request.log.error({ err: error }, 'unexpected error');
