@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { errorCatalogue } from '../errors.js';
+import { ErrorResponse } from '../modules/common/common.schemas.js';
 import { denyFraming } from './security-headers.js';
 
 export const API_DESCRIPTION = `
@@ -42,6 +43,53 @@ export const ERROR_CODES_DESCRIPTION =
   '**Error codes** (`code` in the error body; status; German message):\n\n| code | status | message |\n|---|---|---|\n' +
   Object.entries(errorCatalogue).map(([code, { status, message }]) => `| \`${code}\` | ${status} | ${message.replace(/\|/g, '\\|')} |`).join('\n');
 
+/**
+ * The operationId of every operation, the names a generated client calls (`${method} ${path}`).
+ * A route missing here gets a name made from its method and path (a test keeps this table whole).
+ */
+export const OPERATION_IDS: Readonly<Record<string, string>> = {
+  'POST /api/auth.php': 'login',
+  'GET /api/health': 'getHealth',
+  'GET /api/orders.php': 'getOrders',
+  'POST /api/orders.php': 'uploadOrderPhoto',
+  'POST /api/upload_token.php': 'createUploadToken',
+  'GET /public/upload.php': 'getUploadPage',
+  'POST /public/upload.php': 'uploadPhotoWithToken',
+  'POST /api/voice.php': 'uploadVoiceNote',
+  'GET /api/photo.php': 'getFile',
+  'POST /api/delete_photo.php': 'deleteOrderFile',
+  'GET /api/customers.php': 'getCustomers',
+  'GET /api/reports.php': 'getReports',
+  'POST /api/reports.php': 'changeReport',
+  'DELETE /api/reports.php': 'deleteReport',
+  'GET /ajax/verify_signature.php': 'verifySignature',
+  'POST /ajax/verify_signature.php': 'verifySignaturePost',
+  'GET /api/signing_key.php': 'getSigningKey',
+  'GET /public/verify_signature.php': 'getPublicSignatureCheck',
+  'POST /api/pages.php': 'changePages',
+  'DELETE /api/pages.php': 'deletePage',
+  'GET /api/templates.php': 'getTemplates',
+  'POST /api/templates.php': 'changeTemplates',
+  'GET /api/odt_templates.php': 'getOdtTemplates',
+  'GET /api/pdf.php': 'getReportPdf',
+  'POST /api/transcribe.php': 'transcribeVoiceNote',
+  'GET /api/materials.php': 'getMaterials',
+  'POST /api/materials.php': 'addMaterial',
+  'DELETE /api/materials.php': 'deleteMaterial',
+};
+
+/** A name from method and path for a route the table lacks: `postApiExamplePhp`. */
+function derivedOperationId(method: string, url: string): string {
+  const words = url.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+/** Answers every operation can give, whatever its own: a request too slow, or headers too large. */
+const EVERY_OPERATION = {
+  408: { ...ErrorResponse, description: 'REQUEST_TIMEOUT: the request did not arrive in time (see Time limits).' },
+  431: { ...ErrorResponse, description: 'HEADERS_TOO_LARGE: the request headers are larger than the server takes.' },
+};
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
@@ -57,14 +105,29 @@ export default fp(
     await app.register(swagger, {
       // Multipart upload routes get their body documented (the schema is for the document only).
       transform: ({ schema, url, route }) => {
+        if (!schema || schema.hide) return { schema, url };
+        const method = [route.method].flat()[0]!.toUpperCase();
+        const documented = {
+          ...schema,
+          operationId: OPERATION_IDS[`${method} ${url}`] ?? derivedOperationId(method, url),
+          // A route without response schemas (an HTML page, the public key) keeps the document's default 200.
+          response: { ...EVERY_OPERATION, ...((schema.response as object | undefined) ?? { 200: { description: 'Default Response' } }) },
+        };
         const file = route.config?.multipartFile;
-        if (!file) return { schema, url };
+        if (!file) return { schema: documented, url };
         const body = { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: file.description } } };
-        return { schema: { ...schema, consumes: ['multipart/form-data'], body }, url };
+        return { schema: { ...documented, consumes: ['multipart/form-data'], body }, url };
       },
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'Field Report Service API', version: options.version, description: `${API_DESCRIPTION}\n\n${ERROR_CODES_DESCRIPTION}` },
+        info: {
+          title: 'Field Report Service API',
+          version: options.version,
+          description: `${API_DESCRIPTION}\n\n${ERROR_CODES_DESCRIPTION}`,
+          license: { name: 'GPL-3.0-or-later', identifier: 'GPL-3.0-or-later' },
+        },
+        // The service that serves this document (relative to where it is read).
+        servers: [{ url: '/', description: 'This fieldreport service' }],
         components: {
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
