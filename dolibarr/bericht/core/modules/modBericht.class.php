@@ -1,0 +1,106 @@
+<?php
+/* fieldreport: the Dolibarr side of the service, as a module descriptor.
+ *
+ * Copy the folder `bericht` into Dolibarr's `htdocs/custom/` and activate the module
+ * "Berichte (fieldreport)" under Home > Setup > Modules. Activating it registers the module's
+ * rights in llx_rights_def as Dolibarr registers every module's, so they can be granted on the
+ * user and group cards (Permissions). The module's tables and files are the fieldreport
+ * service's: it creates its tables itself (`fieldreport migrate`), so this module creates none.
+ *
+ * Its number and rights must be exactly the service's (src/dolibarr/rights.ts); a test compares
+ * them.
+ *
+ * This program is free software: GNU General Public License, version 3 or later.
+ */
+
+include_once DOL_DOCUMENT_ROOT.'/core/modules/DolibarrModules.class.php';
+
+/**
+ * Descriptor of the module Bericht (field-service reports made with fieldreport).
+ */
+class modBericht extends DolibarrModules
+{
+	/**
+	 * @param DoliDB $db Database handler
+	 */
+	public function __construct($db)
+	{
+		$this->db = $db;
+
+		// The service's MODULE_NUMBER: rights ids are this number and a two-digit counter.
+		$this->numero = 436100;
+		// rights_def.module of every right below
+		$this->rights_class = 'bericht';
+
+		$this->family = 'crm';
+		$this->module_position = '90';
+		$this->name = preg_replace('/^mod/i', '', get_class($this));
+		$this->description = 'Berichte vom Einsatzort: Fotos, Seiten, Unterschrift und PDF mit fieldreport';
+		$this->descriptionlong = 'Rechte für den fieldreport-Dienst, der Berichte zu Aufträgen, Rechnungen und Angeboten erstellt.';
+		$this->editor_name = 'fieldreport';
+		$this->version = '0.1.0';
+		$this->const_name = 'MAIN_MODULE_'.strtoupper($this->name);
+		$this->picto = 'technic';
+
+		$this->module_parts = array();
+		// The reports' work area in the documents folder, as the service writes it.
+		$this->dirs = array('/bericht/temp');
+		$this->config_page_url = array();
+
+		$this->hidden = false;
+		$this->depends = array('modCommande');
+		$this->requiredby = array();
+		$this->conflictwith = array();
+		$this->langfiles = array();
+		$this->phpmin = array(7, 1);
+		$this->need_dolibarr_version = array(16, 0);
+
+		$this->const = array();
+		$this->tabs = array();
+		$this->dictionaries = array();
+		$this->boxes = array();
+		$this->cronjobs = array();
+		$this->menu = array();
+
+		// The rights, as the service registers them: [0] id, [1] label, [2] type, [3] by default, [4] perms, [5] subperms.
+		$this->rights = array();
+		$rights = array(
+			array('read', 'Berichte lesen', 'r'),
+			array('write', 'Berichte erstellen und ändern', 'w'),
+			array('delete', 'Berichte löschen', 'd'),
+			array('admin', 'Berichte verwalten (Vorlagen, finale Berichte löschen)', 'a'),
+		);
+		foreach ($rights as $r => $right) {
+			$this->rights[$r][0] = (int) ($this->numero.sprintf('%02d', $r + 1));
+			$this->rights[$r][1] = $right[1];
+			$this->rights[$r][2] = $right[2];
+			$this->rights[$r][3] = 0;
+			$this->rights[$r][4] = $right[0];
+			$this->rights[$r][5] = '';
+		}
+	}
+
+	/**
+	 * Called when the module is activated: registers its rights (and constants, directories).
+	 *
+	 * @param string $options Options when enabling module ('', 'noboxes')
+	 * @return int 1 if OK, <=0 if KO
+	 */
+	public function init($options = '')
+	{
+		$sql = array();
+		return $this->_init($sql, $options);
+	}
+
+	/**
+	 * Called when the module is deactivated. The service's tables and files stay.
+	 *
+	 * @param string $options Options when disabling module ('', 'noboxes')
+	 * @return int 1 if OK, <=0 if KO
+	 */
+	public function remove($options = '')
+	{
+		$sql = array();
+		return $this->_remove($sql, $options);
+	}
+}
