@@ -29,6 +29,8 @@ import { materialsRoutes } from './modules/materials/materials.routes.js';
 import { scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
 import { recoverDeadRuns, type RecoveryResult } from './modules/maintenance/recovery.js';
 import { createRunRegistry } from './adapters/runs.js';
+import { sweepPrintCache } from './adapters/print-image.js';
+import { printCacheDir } from './modules/reports/work-area.js';
 import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
@@ -202,7 +204,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The daily clean-up runs in every process (its deletes do no harm twice); CLEANUP_AT=off leaves it to `fieldreport cleanup`.
   app.decorate('recoverDeadRuns', () => recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }));
   if (config.cleanupAt !== 'off') {
-    const stop = scheduleDailyCleanup(handle.db, config.cleanupAt, app.log, app.recoverDeadRuns);
+    const daily = async () => ({ ...(await app.recoverDeadRuns()), print_copies: await sweepPrintCache(printCacheDir(config.dataRoot, config.entity)) });
+    const stop = scheduleDailyCleanup(handle.db, config.cleanupAt, app.log, daily);
     app.addHook('onClose', async () => stop());
   }
 

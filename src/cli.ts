@@ -14,6 +14,8 @@ import { createSignatureVerifier } from './modules/signatures/signatures.service
 import { runCleanup } from './modules/maintenance/cleanup.js';
 import { recoverDeadRuns } from './modules/maintenance/recovery.js';
 import { createRunRegistry } from './adapters/runs.js';
+import { sweepPrintCache } from './adapters/print-image.js';
+import { printCacheDir } from './modules/reports/work-area.js';
 import { startServer } from './server.js';
 
 const HELP = `fieldreport ${VERSION}: field-service reports on top of Dolibarr
@@ -150,10 +152,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           const removed = await runCleanup(handle.db);
           const runs = createRunRegistry(config.dataRoot);
           const recovered = await recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs });
+          const copies = await sweepPrintCache(printCacheDir(config.dataRoot, config.entity));
           process.stdout.write(
             `Removed: ${removed.upload_tokens} expired upload links, ${removed.idempotency_keys} old idempotency keys, ${removed.login_failures} old failed logins.\n` +
               `Left by stopped processes: ${recovered.temp_files} temporary files, ${recovered.temp_dirs} working folders, ${recovered.processes} LibreOffice processes, ` +
-              `${recovered.intents_removed} unfinished files removed, ${recovered.intents_kept} finished files kept.\n`,
+              `${recovered.intents_removed} unfinished files removed, ${recovered.intents_kept} finished files kept.\n` +
+              `Print-size copies: ${copies.removed} removed, ${copies.kept} kept (${Math.round(copies.bytes / 1048576)} MB).\n`,
           );
           return 0;
         });

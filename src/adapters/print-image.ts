@@ -3,10 +3,13 @@
  * upright (EXIF orientation), fitted inside 2000×2000 px (about 270 dpi across the 190 mm of an A4 page) and written as a
  * JPEG without alpha into a cache folder. The name is a hash of the source's absolute path, size
  * and mtime, so an unchanged photo is prepared once and every later report reuses the file; a
- * replaced photo gets a new entry (old entries are left for a sweep by age).
+ * replaced photo gets a new entry. A copy's time is its last use; the daily clean-up
+ * (sweepPrintCache) removes copies unused for PRINT_CACHE_MAX_AGE_DAYS and, beyond
+ * PRINT_CACHE_MAX_BYTES, the copies unused longest: a removed copy is simply made again when a PDF
+ * needs it.
  */
 import { createHash } from 'node:crypto';
-import { rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { AppError } from '../errors.js';
@@ -30,6 +33,11 @@ export interface PrintImage {
 export const PRINT_IMAGE_MAX_SIDE = 2000;
 /** JPEG quality of prepared images. @default 82 */
 export const PRINT_IMAGE_QUALITY = 82;
+/** Print-size copies unused this long are removed by the daily clean-up. @default 30 days */
+export const PRINT_CACHE_MAX_AGE_DAYS = 30;
+/** Beyond this size the daily clean-up removes the copies unused longest. @default 2 GiB */
+export const PRINT_CACHE_MAX_BYTES = 2 * 1024 ** 3;
+
 /** Part of every cache key: raise it when the output changes, so old entries are not reused. */
 const FORMAT_VERSION = 1;
 
@@ -74,7 +82,12 @@ export async function forgetPrintImage(source: string, cacheDir: string): Promis
 
 async function reuseOrPrepare(source: string, target: string): Promise<PrintImage> {
   const cached = await describeCached(target);
-  if (cached) return cached;
+  if (cached) {
+    // Its time says when it was last used: the clean-up keeps what is in use.
+    const now = new Date();
+    await utimes(target, now, now).catch(() => undefined);
+    return cached;
+  }
   let output: { data: Buffer; info: sharp.OutputInfo };
   try {
     // resize() right after the input keeps libvips' shrink-on-load for JPEG and WebP.
@@ -100,4 +113,39 @@ async function describeCached(target: string): Promise<PrintImage | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Keeps the cache to its age and size: copies unused for `maxAgeDays` go, then the copies unused
+ * longest until the rest fits `maxBytes`. Temporary files are left to the recovery (runs.ts).
+ */
+export async function sweepPrintCache(
+  cacheDir: string,
+  limits: { maxAgeDays?: number; maxBytes?: number; now?: number } = {},
+): Promise<{ removed: number; kept: number; bytes: number }> {
+  const maxAgeMs = (limits.maxAgeDays ?? PRINT_CACHE_MAX_AGE_DAYS) * 86_400_000;
+  const maxBytes = limits.maxBytes ?? PRINT_CACHE_MAX_BYTES;
+  const now = limits.now ?? Date.now();
+  const names = (await readdir(cacheDir).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{64}\.jpg$/.test(n));
+  const entries = (
+    await Promise.all(
+      names.map(async (name) => {
+        const file = path.join(cacheDir, name);
+        const info = await stat(file).catch(() => undefined);
+        return info?.isFile() ? { file, size: info.size, used: info.mtimeMs } : undefined;
+      }),
+    )
+  ).filter((e): e is { file: string; size: number; used: number } => e !== undefined);
+  entries.sort((a, b) => b.used - a.used); // most recently used first
+  let bytes = 0;
+  let removed = 0;
+  for (const entry of entries) {
+    if (now - entry.used > maxAgeMs || bytes + entry.size > maxBytes) {
+      await rm(entry.file, { force: true });
+      removed += 1;
+    } else {
+      bytes += entry.size;
+    }
+  }
+  return { removed, kept: entries.length - removed, bytes };
 }

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { forgetPrintImage, PRINT_IMAGE_MAX_SIDE, preparePrintImage } from '../../src/adapters/print-image.js';
+import { forgetPrintImage, PRINT_IMAGE_MAX_SIDE, preparePrintImage, sweepPrintCache } from '../../src/adapters/print-image.js';
 import { AppError } from '../../src/errors.js';
 
 let dir: string;
@@ -74,10 +74,11 @@ describe('preparePrintImage', () => {
     await sidewaysPhoto(source);
     const [a, b] = await Promise.all([preparePrintImage(source, cache), preparePrintImage(source, cache)]);
     assert.deepEqual(a, b);
-    const firstWrite = (await stat(a.path)).mtimeMs;
+    // Reuse only touches the file (its time is its last use); a new copy would be a new file.
+    const firstWrite = (await stat(a.path)).ino;
     const again = await preparePrintImage(source, cache);
     assert.deepEqual(again, a);
-    assert.equal((await stat(again.path)).mtimeMs, firstWrite);
+    assert.equal((await stat(again.path)).ino, firstWrite);
     assert.deepEqual((await readdir(cache)).filter((name) => name.endsWith('.tmp')), [], 'no temporary files left');
   });
 
@@ -115,5 +116,43 @@ describe('preparePrintImage', () => {
     assert.equal(existsSync(forgotten.path), false);
     assert.equal(existsSync(kept.path), true);
     await forgetPrintImage(path.join(dir, 'never-there.png'), cache);
+  });
+});
+
+describe('sweepPrintCache', () => {
+  test('removes copies unused for the age limit, then the ones unused longest beyond the size limit; a reused copy counts as used', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-print-sweep-'));
+    try {
+      const day = 86_400_000;
+      const now = Date.now();
+      const copy = async (n: number, ageDays: number, bytes: number) => {
+        const file = path.join(dir, `${String(n).repeat(64).slice(0, 64)}.jpg`);
+        await writeFile(file, Buffer.alloc(bytes));
+        const at = new Date(now - ageDays * day);
+        await utimes(file, at, at);
+        return file;
+      };
+      const old = await copy(1, 40, 10);
+      const lru = await copy(2, 5, 600);
+      const recent = await copy(3, 1, 600);
+      const newest = await copy(4, 0, 300);
+      const other = path.join(dir, 'notes.txt');
+      await writeFile(other, 'x');
+      const result = await sweepPrintCache(dir, { maxAgeDays: 30, maxBytes: 1000, now });
+      assert.deepEqual(result, { removed: 2, kept: 2, bytes: 900 });
+      assert.deepEqual([old, lru, recent, newest, other].map((f) => existsSync(f)), [false, false, true, true, true]);
+
+      // Using a copy again makes it recent: made from a photo, aged, then prepared once more.
+      const photo = path.join(dir, 'photo.jpg');
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#abc' } }).jpeg().toFile(photo);
+      const made = await preparePrintImage(photo, dir);
+      const aged = new Date(now - 60 * day);
+      await utimes(made.path, aged, aged);
+      await preparePrintImage(photo, dir);
+      assert.ok(now - (await stat(made.path)).mtimeMs < day, 'reuse touched the copy');
+      assert.equal((await sweepPrintCache(dir, { maxAgeDays: 30, now })).removed, 0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
