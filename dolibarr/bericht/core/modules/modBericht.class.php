@@ -2,7 +2,7 @@
 /* fieldreport: the Dolibarr side of the service, as a module descriptor.
  *
  * Copy the folder `bericht` into Dolibarr's `htdocs/custom/` and activate the module
- * "Berichte (fieldreport)" under Home > Setup > Modules. Activating it registers the module's
+ * "Berichte (fieldreport)" (langs/de_DE/bericht.lang) under Home > Setup > Modules. Activating it registers the module's
  * rights in llx_rights_def as Dolibarr registers every module's, so they can be granted on the
  * user and group cards (Permissions). The module's tables and files are the fieldreport
  * service's: it creates its tables itself (`fieldreport migrate`), so this module creates none.
@@ -51,9 +51,11 @@ class modBericht extends DolibarrModules
 		$this->depends = array('modCommande');
 		$this->requiredby = array();
 		$this->conflictwith = array();
-		$this->langfiles = array();
+		// Module and right names in the user's language: langs/<lang>/bericht.lang
+		$this->langfiles = array('bericht@bericht');
 		$this->phpmin = array(7, 1);
-		$this->need_dolibarr_version = array(16, 0);
+		// llx_rights_def has module_origin and enabled from Dolibarr 19 on.
+		$this->need_dolibarr_version = array(19, 0);
 
 		$this->const = array();
 		$this->tabs = array();
