@@ -169,6 +169,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     tokens,
     limits: config.login,
     dummyCost: await users.maxBcryptCost(),
+    timeZone: config.timeZone,
   });
 
   await app.register(errorHandler);

@@ -125,7 +125,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       case 'user':
         return await withDb(config, async (handle) => {
           await migrate(handle, config); // idempotent; makes sure the tables and rights exist
-          const admin = createUserAdmin(handle, config.entity);
+          const admin = createUserAdmin(handle, config.entity, config.timeZone);
           const login = rest[0];
           if (!login) throw new UserAdminError(`user ${sub ?? ''}: LOGIN missing (see --help)`);
           if (sub === 'add') {

@@ -3,6 +3,7 @@
  * passed in, then the environment variable, then what a Dolibarr conf.php (DOLIBARR_CONF) names,
  * then the default. Every problem is collected and reported at once; the result is frozen.
  */
+import { isTimeZone, processTimeZone } from './dolibarr/time.js';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -99,6 +100,12 @@ export interface Config {
   uploadTokenHours: number;
   /** When the daily clean-up runs (UTC, HH:MM); `off` for none (run `fieldreport cleanup` instead). @default 03:30 */
   cleanupAt: string;
+  /**
+   * The time zone of Dolibarr's date-time columns and of times people read (an IANA name such as
+   * Europe/Berlin): Dolibarr writes its columns in PHP's time zone, the server's by default.
+   * @default the process's time zone (TZ, else the system's)
+   */
+  timeZone: string;
   logLevel: string;
   /**
    * LibreOffice's `soffice`, which turns ODT cover sheets into PDF: a path or a name in PATH.
@@ -314,6 +321,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     uploadTokenHours: overrides.uploadTokenHours ?? intSetting('UPLOAD_TOKEN_HOURS', get('UPLOAD_TOKEN_HOURS'), 24, problems, 1, 24 * 90),
     cleanupAt: overrides.cleanupAt ?? (get('CLEANUP_AT') || '03:30'),
+    timeZone: overrides.timeZone ?? (get('TIME_ZONE') || processTimeZone()),
     logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
     libreOfficeBinary: overrides.libreOfficeBinary ?? (get('LIBREOFFICE_BINARY') || undefined),
     signingKeyFile: path.resolve(overrides.signingKeyFile ?? get('SIGNING_KEY_FILE') ?? path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'signing_key.pem')),
@@ -324,6 +332,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL '${config.logLevel}' is not one of fatal, error, warn, info, debug, trace, silent`);
   }
+  if (!isTimeZone(config.timeZone)) problems.push(`TIME_ZONE '${config.timeZone}' is not a time zone (an IANA name such as Europe/Berlin)`);
   if (config.cleanupAt !== 'off' && !/^([01]\d|2[0-3]):[0-5]\d$/.test(config.cleanupAt)) {
     problems.push(`CLEANUP_AT '${config.cleanupAt}' is not a time like 03:30 (UTC) or off`);
   }

@@ -16,6 +16,7 @@ import { writeThumbnails } from '../adapters/image.js';
 import type { Config } from '../config.js';
 import type { Db, DbHandle } from '../db/database.js';
 import { insertId, toDbDateTime } from '../db/dialect.js';
+import { toDolibarrDateTime } from '../dolibarr/time.js';
 import { isStandalone } from '../db/migrate.js';
 import { objectFolder } from '../dolibarr/documents.js';
 import { ecmFileRef, entityRoot, md5Hex } from '../dolibarr/ecm.js';
@@ -81,7 +82,7 @@ function ref(prefix: string, at: Date, n: number): string {
   return `${prefix}${yymm}-${String(n).padStart(4, '0')}`;
 }
 
-export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' | 'dataRoot'>): Promise<boolean> {
+export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' | 'dataRoot' | 'timeZone'>): Promise<boolean> {
   const { db, dialect } = handle;
   if (!(await isStandalone(db))) return false;
   const anyUser = await db.selectFrom('user').select('rowid').limit(1).executeTakeFirst();
@@ -90,6 +91,8 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   const entity = config.entity;
   const now = new Date();
   const daysAgo = (d: number) => new Date(now.getTime() - d * 86_400_000);
+  // Dolibarr's tables hold wall times of its time zone (time.ts); the module's own keep UTC.
+  const dt = (date: Date) => toDolibarrDateTime(date, config.timeZone);
   const passCrypted = await hashPassword(DEMO_PASSWORD);
 
   const photos: Array<{ orderId: number; orderRef: string; name: string }> = [];
@@ -98,7 +101,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
     const rights = await trx.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
     const rightId = (r: Right) => rights.find((x) => x.perms === r)!.id;
 
-    const groupId = await insertId(dialect, trx.insertInto('usergroup').values({ nom: 'Techniker', entity, note: 'Techniker im Außendienst', datec: toDbDateTime(now) }));
+    const groupId = await insertId(dialect, trx.insertInto('usergroup').values({ nom: 'Techniker', entity, note: 'Techniker im Außendienst', datec: dt(now) }));
     for (const r of GROUP_RIGHTS) await trx.insertInto('usergroup_rights').values({ entity, fk_usergroup: groupId, fk_id: rightId(r) }).execute();
 
     const userIds = new Map<string, number>();
@@ -114,7 +117,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
           email: `${u.login}@example.com`,
           admin: u.admin ? 1 : 0,
           statut: u.active === false ? 0 : 1,
-          datec: toDbDateTime(now),
+          datec: dt(now),
         }));
       userIds.set(u.login, userId);
       for (const r of u.rights ?? []) await trx.insertInto('user_rights').values({ entity, fk_user: userId, fk_id: rightId(r) }).execute();
@@ -128,13 +131,13 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
         .values({
           nom: c.nom, name_alias: c.alias, entity, client: c.client, fournisseur: 0, status: 1,
           code_client: `CU${ref('', daysAgo(400), i + 1)}`, address: c.address, zip: c.zip, town: c.town,
-          phone: `+49 89 ${String(4711000 + i * 37)}`, email: `info@kunde${i + 1}.example`, datec: toDbDateTime(daysAgo(400 - i)),
+          phone: `+49 89 ${String(4711000 + i * 37)}`, email: `info@kunde${i + 1}.example`, datec: dt(daysAgo(400 - i)),
         })));
     }
     for (const [i, s] of SUPPLIERS.entries()) {
       await trx
         .insertInto('societe')
-        .values({ nom: s.nom, entity, client: 0, fournisseur: 1, status: 1, code_fournisseur: `SU${ref('', daysAgo(500), i + 1)}`, town: s.town, zip: s.zip, datec: toDbDateTime(daysAgo(500)) })
+        .values({ nom: s.nom, entity, client: 0, fournisseur: 1, status: 1, code_fournisseur: `SU${ref('', daysAgo(500), i + 1)}`, town: s.town, zip: s.zip, datec: dt(daysAgo(500)) })
         .execute();
     }
 
@@ -151,8 +154,8 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
           ref: draft ? 'PROV' : ref('CO', at, i + 1), entity, ref_client: `Auftrag ${4711 + i * 3}`, fk_soc: customerIds[i % customerIds.length]!,
           fk_statut: draft ? 0 : [1, 2, 3][i % 3]!, fk_user_author: author, fk_user_valid: draft ? null : i % 4 === 0 ? userIds.get('techniker')! : author,
           total_ht: 250 + i * 120, total_tva: (250 + i * 120) * 0.19, total_ttc: (250 + i * 120) * 1.19,
-          date_creation: toDbDateTime(at), date_valid: draft ? null : toDbDateTime(at), date_commande: toDbDateTime(at).slice(0, 10),
-          date_livraison: toDbDateTime(daysAgo(50 - i * 5)), note_public: i % 2 === 0 ? 'Wartung Heizungsanlage' : 'Austausch Warmwasserspeicher', tms: toDbDateTime(at),
+          date_creation: dt(at), date_valid: draft ? null : dt(at), date_commande: dt(at).slice(0, 10),
+          date_livraison: dt(daysAgo(50 - i * 5)), note_public: i % 2 === 0 ? 'Wartung Heizungsanlage' : 'Austausch Warmwasserspeicher', tms: dt(at),
         }));
       // Dolibarr names a draft '(PROV<rowid>)'.
       const orderRef = draft ? `(PROV${orderId})` : ref('CO', at, i + 1);
@@ -168,7 +171,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
         .values({
           ref: ref('FA', at, i + 1), entity, ref_client: `Auftrag ${4711 + i * 3}`, fk_soc: order.soc, type: 0, fk_statut: i < 3 ? 2 : 1, paye: i < 3 ? 1 : 0,
           fk_user_author: userIds.get(people[i]!)!, fk_user_valid: userIds.get('meister')!, total_ht: 300 + i * 90, total_tva: (300 + i * 90) * 0.19, total_ttc: (300 + i * 90) * 1.19,
-          datec: toDbDateTime(at), datef: toDbDateTime(at).slice(0, 10), date_valid: toDbDateTime(at), date_lim_reglement: toDbDateTime(daysAgo(10 - i * 6)).slice(0, 10), tms: toDbDateTime(at),
+          datec: dt(at), datef: dt(at).slice(0, 10), date_valid: dt(at), date_lim_reglement: dt(daysAgo(10 - i * 6)).slice(0, 10), tms: dt(at),
         }));
       await trx.insertInto('element_element').values({ fk_source: order.id, sourcetype: 'commande', fk_target: invoiceId, targettype: 'facture' }).execute();
     }
@@ -181,7 +184,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
         .values({
           ref: ref('PR', at, i + 1), entity, ref_client: `Anfrage ${900 + i}`, fk_soc: order.soc, fk_statut: [2, 2, 1, 3][i]!,
           fk_user_author: userIds.get(people[i + 2]!)!, total_ht: 280 + i * 110, total_tva: (280 + i * 110) * 0.19, total_ttc: (280 + i * 110) * 1.19,
-          datec: toDbDateTime(at), datep: toDbDateTime(at).slice(0, 10), fin_validite: toDbDateTime(daysAgo(45 - i * 5)), tms: toDbDateTime(at),
+          datec: dt(at), datep: dt(at).slice(0, 10), fin_validite: dt(daysAgo(45 - i * 5)), tms: dt(at),
         }));
       await trx.insertInto('element_element').values({ fk_source: proposalId, sourcetype: 'propal', fk_target: order.id, targettype: 'commande' }).execute();
     }
@@ -240,7 +243,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   // The cover-sheet template, where Dolibarr keeps document templates (doctemplates/<module>/).
   await writeFileAtomic(path.join(root, 'doctemplates', 'bericht', COVER_TEMPLATE_FILENAME), Buffer.from(makeCoverTemplateOdt()));
   // As an upload writes them: Dolibarr's folder of the order, thumbnails, and the ecm_files row.
-  const ecm = createUploadsRepository(db, dialect);
+  const ecm = createUploadsRepository(db, dialect, { timeZone: config.timeZone });
   for (const photo of photos) {
     const data = await readFile(new URL(photo.name, PHOTO_DIR));
     const folder = objectFolder(config.dataRoot, entity, 'commande', photo.orderRef);

@@ -14,7 +14,7 @@ import type { LoginThrottleConfig } from '../../config.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { verifyPassword } from '../../dolibarr/password.js';
 import { permsFrom, type Perms } from '../../dolibarr/rights.js';
-import { fromDbDateTime } from '../../db/dialect.js';
+import { fromDolibarrDateTime, toDolibarrDateTime } from '../../dolibarr/time.js';
 import { AppError } from '../../errors.js';
 import type { LoginThrottleRepository } from './login-throttle.repository.js';
 import type { TokenService } from './token.js';
@@ -52,6 +52,8 @@ export interface AuthServiceDeps {
   /** bcrypt cost of the comparison spent when there is no bcrypt hash to compare (see password.ts). */
   dummyCost?: number;
   now?: () => number;
+  /** Dolibarr's time zone (TIME_ZONE): its validity dates and session cut-off are wall times there. @default UTC */
+  timeZone?: string;
 }
 
 export function fullName(user: Pick<UserRecord, 'firstname' | 'lastname' | 'login'>): string {
@@ -65,12 +67,15 @@ const DAY = 86_400;
  * Dolibarr refuses a login outside the validity dates by whole days (User::isNotIntoValidityDateRange):
  * the user card stores the chosen day at 00:00, and that day is still valid to its end.
  */
-function isUsable(user: UserRecord, now: number): boolean {
+function isUsable(user: UserRecord, now: number, timeZone: string): boolean {
   if (!user.active) return false;
-  const from = fromDbDateTime(user.validFrom);
-  const until = fromDbDateTime(user.validUntil);
-  const startOfToday = now - (now % DAY);
-  return (from === null || from < startOfToday + DAY) && (until === null || until >= startOfToday);
+  const from = fromDolibarrDateTime(user.validFrom, timeZone);
+  const until = fromDolibarrDateTime(user.validUntil, timeZone);
+  // Today's and tomorrow's midnight where Dolibarr is (a day has 23 or 25 hours when clocks change).
+  const today = toDolibarrDateTime(now, timeZone).slice(0, 10);
+  const startOfToday = fromDolibarrDateTime(today, timeZone)!;
+  const startOfTomorrow = fromDolibarrDateTime(toDolibarrDateTime(startOfToday + DAY + 3 * 3600, timeZone).slice(0, 10), timeZone)!;
+  return (from === null || from < startOfTomorrow) && (until === null || until >= startOfToday);
 }
 
 /** The failed-login counter's key: the account's login, lower-cased; long input is hashed to fit. */
@@ -82,6 +87,7 @@ function throttleKey(login: string): string {
 export function createAuthService(deps: AuthServiceDeps): AuthService {
   const { users, throttle, consts, tokens, limits } = deps;
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+  const timeZone = deps.timeZone ?? 'UTC';
 
   /** Counts include the caller's own claimed attempt and those before it: more than the limit is refused. */
   async function checkThrottle(key: string, address: string, at: number, attempt: number): Promise<void> {
@@ -134,7 +140,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       }
       // The password was right: not a guess to count, whatever follows.
       await throttle.release(attempt);
-      if (!isUsable(user, at)) throw new AppError('AUTH_USER_DISABLED');
+      if (!isUsable(user, at, timeZone)) throw new AppError('AUTH_USER_DISABLED');
       const perms = await rightsOf(user);
       await throttle.clearLogin(key);
 
@@ -152,9 +158,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const claims = await tokens.verify(token);
       const user = await users.getById(claims.sub);
       if (!user || user.login !== claims.login) throw new AppError('AUTH_TOKEN_INVALID');
-      const voidBefore = fromDbDateTime(user.sessionsValidAfter);
+      const voidBefore = fromDolibarrDateTime(user.sessionsValidAfter, timeZone);
       if (voidBefore !== null && claims.iat < voidBefore) throw new AppError('AUTH_TOKEN_INVALID');
-      if (!isUsable(user, now())) throw new AppError('AUTH_USER_DISABLED');
+      if (!isUsable(user, now(), timeZone)) throw new AppError('AUTH_USER_DISABLED');
       const perms = await rightsOf(user);
       return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms };
     },

@@ -4,7 +4,8 @@
  * pass_temp cleared, rights as user_rights rows of the module's rights_def ids).
  */
 import type { Db, DbHandle } from '../../db/database.js';
-import { insertId, isUniqueViolation, toDbDateTime } from '../../db/dialect.js';
+import { insertId, isUniqueViolation } from '../../db/dialect.js';
+import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import { hashPassword } from '../../dolibarr/password.js';
 import { RIGHTS, RIGHTS_MODULE, type Right } from '../../dolibarr/rights.js';
 
@@ -27,7 +28,8 @@ export function parseRights(list: string): Right[] {
   return names as Right[];
 }
 
-export function createUserAdmin(handle: DbHandle, entity: number) {
+/** @param timeZone Dolibarr's time zone: llx_user's dates are its wall times (time.ts). */
+export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UTC') {
   const { db, dialect } = handle;
 
   async function userId(login: string, on: Db = db): Promise<number> {
@@ -78,7 +80,7 @@ export function createUserAdmin(handle: DbHandle, entity: number) {
             email: user.email ?? null,
             admin: user.admin ? 1 : 0,
             statut: 1,
-            datec: toDbDateTime(),
+            datec: toDolibarrDateTime(new Date(), timeZone),
           }));
           if (user.rights?.length) await grant(user.login, user.rights, trx);
           return id;
@@ -100,7 +102,7 @@ export function createUserAdmin(handle: DbHandle, entity: number) {
           pass: null,
           pass_temp: null,
           // As Dolibarr's setPassword: sessions, and so tokens, issued before the change are void.
-          ...(columns.has('flagdelsessionsbefore') ? { flagdelsessionsbefore: toDbDateTime(Math.floor(Date.now() / 1000) - 5) } : {}),
+          ...(columns.has('flagdelsessionsbefore') ? { flagdelsessionsbefore: toDolibarrDateTime(Math.floor(Date.now() / 1000) - 5, timeZone) } : {}),
         })
         .where('rowid', '=', id)
         .execute();

@@ -35,6 +35,7 @@ export async function customersRoutes(app: FastifyInstance, ctx: ModuleContext):
   const service = createCustomerService({
     customers: createCustomerRepository(ctx.handle, { entity: ctx.config.entity, access: ctx.access }),
     totalDecimals: ctx.totalDecimals,
+    timeZone: ctx.config.timeZone,
   });
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -1,5 +1,6 @@
 /** Use cases of GET /api/customers.php: the customer list and one customer's detail. */
 import { roundTotal } from '../../dolibarr/price.js';
+import { fromDolibarrDateTime } from '../../dolibarr/time.js';
 import { reportStatus } from '../common/common.schemas.js';
 import { fromDbDateTime } from '../../db/dialect.js';
 import { AppError } from '../../errors.js';
@@ -14,8 +15,8 @@ export interface CustomerService {
 
 const int = (value: number | string) => Number(value);
 
-export function createCustomerService(deps: { customers: CustomerRepository; totalDecimals: number }): CustomerService {
-  const { customers, totalDecimals } = deps;
+export function createCustomerService(deps: { customers: CustomerRepository; totalDecimals: number; timeZone: string }): CustomerService {
+  const { customers, totalDecimals, timeZone } = deps;
 
   return {
     async listCustomers(user, { q, limit, offset }) {
@@ -66,7 +67,7 @@ export function createCustomerService(deps: { customers: CustomerRepository; tot
           ref: o.ref,
           ref_client: o.ref_client,
           status: int(o.fk_statut),
-          date: fromDbDateTime(o.date_commande),
+          date: fromDolibarrDateTime(o.date_commande, timeZone),
         })),
         invoices: invoices.map((f) => ({
           id: int(f.rowid),
@@ -75,7 +76,7 @@ export function createCustomerService(deps: { customers: CustomerRepository; tot
           type: int(f.type),
           status: int(f.fk_statut),
           paid: int(f.paye) === 1,
-          date: fromDbDateTime(f.datef),
+          date: fromDolibarrDateTime(f.datef, timeZone),
           total_ttc: f.total_ttc === null ? null : roundTotal(Number(f.total_ttc), totalDecimals),
         })),
         reports: reports.map((b) => ({

@@ -35,6 +35,7 @@ export async function ordersRoutes(app: FastifyInstance, ctx: ModuleContext): Pr
     dataRoot: ctx.config.dataRoot,
     entity: ctx.config.entity,
     totalDecimals: ctx.totalDecimals,
+    timeZone: ctx.config.timeZone,
   });
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(

@@ -19,7 +19,7 @@ const OrderFields = {
   ref: Type.String({ description: 'Order number, e.g. CO2401-0001; drafts `(PROV<id>)`.' }),
   ref_client: Type.Union([Type.String(), Type.Null()], { description: "Customer's own order number." }),
   status: Type.Integer({ description: 'fk_statut: -1 canceled, 0 draft, 1 validated, 2 shipment in progress, 3 delivered.' }),
-  date: UnixOrNull('Order date (date_commande, midnight UTC), Unix seconds.'),
+  date: UnixOrNull('Order date (date_commande: midnight where Dolibarr is, TIME_ZONE), Unix seconds.'),
   date_delivery: UnixOrNull('Planned delivery (date_livraison), Unix seconds.'),
   date_creation: UnixOrNull('Creation time, Unix seconds.'),
   total_ttc: Type.Number({ description: 'Total including tax, rounded as Dolibarr rounds totals (price2num MT: MAIN_MAX_DECIMALS_TOT decimals, 2 by default).' }),

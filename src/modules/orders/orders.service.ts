@@ -4,6 +4,7 @@
  * like one that does not exist.
  */
 import { roundTotal } from '../../dolibarr/price.js';
+import { fromDolibarrDateTime } from '../../dolibarr/time.js';
 import { reportStatus } from '../common/common.schemas.js';
 import { fromDbDateTime } from '../../db/dialect.js';
 import { objectFolder } from '../../dolibarr/documents.js';
@@ -30,28 +31,29 @@ interface OrderRowBase {
   total_ttc: number | string | null;
 }
 
-function orderFields(row: OrderRowBase, decimals: number) {
+/** Dolibarr's own columns are wall times of its time zone; see time.ts. */
+function orderFields(row: OrderRowBase, decimals: number, timeZone: string) {
   return {
     id: Number(row.rowid),
     ref: row.ref,
     ref_client: row.ref_client ?? null,
     status: Number(row.fk_statut),
-    date: fromDbDateTime(row.date_commande),
-    date_delivery: fromDbDateTime(row.date_livraison),
-    date_creation: fromDbDateTime(row.date_creation),
+    date: fromDolibarrDateTime(row.date_commande, timeZone),
+    date_delivery: fromDolibarrDateTime(row.date_livraison, timeZone),
+    date_creation: fromDolibarrDateTime(row.date_creation, timeZone),
     total_ttc: roundTotal(Number(row.total_ttc ?? 0), decimals),
   };
 }
 
-export function createOrderService(deps: { orders: OrderRepository; access: ElementAccess; dataRoot: string; entity: number; totalDecimals: number }) {
-  const { orders, access, dataRoot, entity, totalDecimals } = deps;
+export function createOrderService(deps: { orders: OrderRepository; access: ElementAccess; dataRoot: string; entity: number; totalDecimals: number; timeZone: string }) {
+  const { orders, access, dataRoot, entity, totalDecimals, timeZone } = deps;
 
   return {
     async listOrders(user: Caller, options: Page & { q?: string }): Promise<{ items: OrderListItem[]; total: number }> {
       const q = options.q?.trim() || undefined;
       const { rows, total } = await orders.list({ visible: access.visible('commande', user, ORDER_ALIAS), q, limit: options.limit, offset: options.offset });
       return {
-        items: rows.map((row) => ({ ...orderFields(row, totalDecimals), customer: isCustomer(row.client) ? { id: Number(row.fk_soc), name: row.nom ?? null } : null })),
+        items: rows.map((row) => ({ ...orderFields(row, totalDecimals, timeZone), customer: isCustomer(row.client) ? { id: Number(row.fk_soc), name: row.nom ?? null } : null })),
         total,
       };
     },
@@ -70,7 +72,7 @@ export function createOrderService(deps: { orders: OrderRepository; access: Elem
         datec: fromDbDateTime(r.datec),
       }));
       return {
-        ...orderFields(row, totalDecimals),
+        ...orderFields(row, totalDecimals, timeZone),
         note_public: row.note_public ?? null,
         customer: customer
           ? {

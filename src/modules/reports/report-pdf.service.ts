@@ -24,6 +24,7 @@ import { preparePrintImage } from '../../adapters/print-image.js';
 import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/database.js';
 import { fromDbDateTime } from '../../db/dialect.js';
+import { fromDolibarrDateTime, localDate, localTime } from '../../dolibarr/time.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { resolveInside, type ElementType } from '../../dolibarr/documents.js';
 import { ecmFileRef, entityRoot } from '../../dolibarr/ecm.js';
@@ -80,12 +81,14 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
   return out;
 }
 
-/** Dates as Dolibarr prints them for German users: `dd.mm.yyyy` and `dd.mm.yyyy HH:MM` (UTC, as stored). */
-function formatDate(unix: number | null, withTime = false): string {
+/**
+ * Dates as Dolibarr prints them for German users, in its time zone: `dd.mm.yyyy`, and with the
+ * time `dd.mm.yyyy HH:MM MEZ` (the zone named, so nobody takes it for another).
+ */
+function formatDate(unix: number | null, timeZone: string, withTime = false): string {
   if (unix === null) return '';
-  const iso = new Date(unix * 1000).toISOString();
-  const date = `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
-  return withTime ? `${date} ${iso.slice(11, 16)}` : date;
+  const date = new Date(unix * 1000);
+  return withTime ? localTime(date, timeZone) : localDate(date, timeZone);
 }
 
 export function createReportPdfService(deps: ReportPdfDeps) {
@@ -132,11 +135,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       bericht_ref: report.ref,
       bericht_title: report.title,
       bericht_version: String(report.version),
-      bericht_date: formatDate(fromDbDateTime(report.datec)),
+      bericht_date: formatDate(fromDbDateTime(report.datec), config.timeZone),
       bericht_page_count: String(pages),
       object_ref: parent?.ref ?? '',
       object_ref_customer: parent?.ref_client ?? '',
-      object_date: formatDate(fromDbDateTime(parent?.date ?? null)),
+      object_date: formatDate(fromDolibarrDateTime(parent?.date ?? null, config.timeZone), config.timeZone),
       object_note_public: parent?.note_public ?? '',
       company_name: parent?.nom ?? '',
       company_name_alias: parent?.name_alias ?? '',
@@ -154,8 +157,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       mycompany_phone: company.get('MAIN_INFO_SOCIETE_TEL') ?? '',
       mycompany_vatnumber: company.get('MAIN_INFO_TVAINTRA') ?? '',
       myuser_fullname: user.name,
-      current_date: formatDate(now),
-      current_datehour: formatDate(now, true),
+      current_date: formatDate(now, config.timeZone),
+      current_datehour: formatDate(now, config.timeZone, true),
     };
   }
 
@@ -357,7 +360,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           if (JSON.stringify(now) !== JSON.stringify(pages)) throw new AppError('CONFLICT', { message: 'Der Bericht wurde während des Abschließens geändert; bitte erneut abschließen' });
           const relPath = `${WORK_AREA_DIR}/${folder.name}/${filename}`;
           await repo.updateReport(trx, id, { status: 1, final_pdf_path: relPath, fk_user_modif: user.id }, { status: 0 });
-          const ecm = createUploadsRepository(trx, handle.dialect);
+          const ecm = createUploadsRepository(trx, handle.dialect, { timeZone: config.timeZone });
           await ecm.deleteEcmFiles(entity, folder.filepath, filename);
           await ecm.createEcmFile({
             ref: ecmFileRef(salt, folder.filepath, filename),

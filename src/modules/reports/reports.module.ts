@@ -59,7 +59,7 @@ export async function reportModuleRoutes(app: FastifyInstance, ctx: ModuleContex
     limits: { files: 1, fileSize: MAX_SIGNATURE_BYTES + 1, fields: 10, fieldSize: MAX_CONFIRMATION_LENGTH * 4, parts: 12, fieldNameSize: 100, headerPairs: 50 },
   });
   await reportsRoutes(app, mod);
-  await signaturesRoutes(app, { signatures: mod.signatures });
+  await signaturesRoutes(app, { signatures: mod.signatures, timeZone: ctx.config.timeZone });
   await pagesRoutes(app, mod);
   await templatesRoutes(app, mod);
   await pdfRoutes(app, mod);

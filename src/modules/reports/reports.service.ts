@@ -6,6 +6,7 @@
  * A report and its pages are written in one transaction together with the files copied into its
  * work area; a failure removes the copied files, so nothing half-made stays behind.
  */
+import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { forgetPrintImage } from '../../adapters/print-image.js';
@@ -46,9 +47,10 @@ export function hasAdminRight(user: AuthUser): boolean {
   return user.admin || user.perms.admin;
 }
 
-/** `BR<yy><mm>-` of the current month (UTC), as Dolibarr's numbering modules build refs. */
-export function refPrefix(now = new Date()): string {
-  return `BR${String(now.getUTCFullYear() % 100).padStart(2, '0')}${String(now.getUTCMonth() + 1).padStart(2, '0')}-`;
+/** `BR<yy><mm>-` of the current month where Dolibarr is (TIME_ZONE), as its numbering modules build refs. */
+export function refPrefix(now = new Date(), timeZone = 'UTC'): string {
+  const local = toDolibarrDateTime(now, timeZone);
+  return `BR${local.slice(2, 4)}${local.slice(5, 7)}-`;
 }
 
 export function toPageResponse(row: PageRow): PageResponse {
@@ -190,7 +192,7 @@ export function createReportService(deps: ReportServiceDeps) {
    * the unique index refuses the second, which tries the next one.
    */
   async function insertReport(user: AuthUser, input: NewReport): Promise<number> {
-    const prefix = refPrefix();
+    const prefix = refPrefix(new Date(), config.timeZone);
     let bump = 0;
     for (let attempt = 0; attempt < REF_ATTEMPTS; attempt++) {
       let createdFolder: string | undefined;

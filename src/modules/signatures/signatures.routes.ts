@@ -3,6 +3,7 @@
  * key (/api/signing_key.php) and the public check behind a signature's QR code
  * (/public/verify_signature.php).
  */
+import { localTime } from '../../dolibarr/time.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -108,7 +109,7 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export async function signaturesRoutes(app: FastifyInstance, deps: { signatures: SignatureService }): Promise<void> {
+export async function signaturesRoutes(app: FastifyInstance, deps: { signatures: SignatureService; timeZone: string }): Promise<void> {
   const { signatures } = deps;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const VerifyQuery = Type.Object({
@@ -175,7 +176,7 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
       reply.header('cache-control', 'no-store');
       reply.header('x-robots-tag', 'noindex');
       if (!result) return reply.code(404).send(page('Unterschrift nicht gefunden', '<p>Zu diesem Prüfcode gibt es keine Unterschrift.</p>'));
-      const when = result.signed_at === null ? '' : new Date(result.signed_at * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+      const when = result.signed_at === null ? '' : localTime(new Date(result.signed_at * 1000), deps.timeZone);
       const status = result.verified ? '<p class="ok">✔ Gültig: die unterschriebenen Seiten sind unverändert.</p>' : `<p class="bad">✘ Nicht gültig: ${escapeHtml(result.message)}.</p>`;
       return reply.send(page('Prüfung einer Unterschrift', `${status}<dl><dt>Bericht</dt><dd>${escapeHtml(result.report_ref)}</dd><dt>Unterzeichner</dt><dd>${escapeHtml(result.signer_name)}</dd><dt>Unterschrieben</dt><dd>${escapeHtml(when)}</dd></dl>`));
     },

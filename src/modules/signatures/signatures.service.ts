@@ -15,6 +15,7 @@
  * before the signature changed; the content changed (the hash over those pages, or the composite
  * image itself).
  */
+import { localTime, zoneName } from '../../dolibarr/time.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -127,7 +128,6 @@ export function verifyUrl(baseUrl: string, code: string): string {
 }
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
-const germanTime = (d: Date) => `${d.toISOString().slice(8, 10)}.${d.toISOString().slice(5, 7)}.${d.toISOString().slice(0, 4)} ${d.toISOString().slice(11, 19)} UTC`;
 
 export function createSignatureService(deps: { handle: DbHandle; repo: ReportRepository; access: ElementAccess; config: Config; key: SigningKey }) {
   const { handle, repo, access, config, key } = deps;
@@ -238,13 +238,13 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
         { label: 'Bericht', value: `${report.ref} – ${report.title}` },
         ...(parent ? [{ label: 'Auftrag', value: parent.ref + (parent.ref_client ? ` (${parent.ref_client})` : '') }] : []),
         ...(parent?.nom ? [{ label: 'Kunde', value: parent.nom }] : []),
-        { label: 'Datum/Uhrzeit (Server)', value: germanTime(now) },
+        { label: 'Datum/Uhrzeit (Server)', value: localTime(now, config.timeZone, { seconds: true }) },
         { label: 'Unterzeichner', value: input.signerName },
         ...(gps ? [{ label: 'GPS', value: gps }] : []),
       ],
       confirmation,
       signature: input.png,
-      footer: [`SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`, `Server: ${config.serverName} · ${now.toISOString().replace('T', ' ').slice(0, 19)} UTC`],
+      footer: [`SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`, `Server: ${config.serverName} · ${localTime(now, config.timeZone, { seconds: true })} · ${now.toISOString().slice(0, 19)}Z`],
       qr: { url: link, caption: 'Prüfen' },
     });
     const metadata: SignatureMetadata = {
@@ -299,7 +299,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
           fk_bericht: reportId,
           page_order: pages.length + 1,
           title: 'Unterschrift',
-          note: `Unterschrieben von ${input.signerName} am ${germanTime(now).replace(' UTC', '')} Uhr (UTC)`,
+          note: `Unterschrieben von ${input.signerName} am ${localTime(now, config.timeZone, { seconds: true, zone: false })} Uhr (${zoneName(now, config.timeZone)})`,
           rotation: 0,
           layout: 'signature',
           source_path: imageRel,

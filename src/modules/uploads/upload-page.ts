@@ -4,6 +4,7 @@
  * the photo upload does (multipart, field `file`). Script and style carry a per-response nonce;
  * nothing else may run or load.
  */
+import { localTime } from '../../dolibarr/time.js';
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const STYLE = `
@@ -83,13 +84,14 @@ export function contentSecurityPolicy(nonce: string): string {
   return `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data: blob:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
 }
 
-export function uploadPage(nonce: string, orderRef: string, expires: number): string {
-  const until = new Date(expires * 1000).toISOString().replace('T', ' ').slice(0, 16);
+/** @param timeZone where the link's end is shown in local time, with its zone */
+export function uploadPage(nonce: string, orderRef: string, expires: number, timeZone: string): string {
+  const until = localTime(new Date(expires * 1000), timeZone);
   return shell(
     nonce,
     `Fotos zu ${orderRef}`,
     `<h1>Fotos zum Auftrag ${esc(orderRef)}</h1>` +
-      `<p class="hint">Die Fotos kommen direkt in die Unterlagen des Auftrags. Dieser Link gilt bis ${esc(until)} UTC.</p>` +
+      `<p class="hint">Die Fotos kommen direkt in die Unterlagen des Auftrags. Dieser Link gilt bis ${esc(until)}.</p>` +
       `<label class="button" for="photos">📷 Fotos aufnehmen oder auswählen</label>` +
       `<input id="photos" type="file" accept="image/jpeg,image/png,image/webp,image/heic,image/heif" multiple>` +
       `<ul id="list" aria-live="polite"></ul><p id="summary" role="status"></p>`,

@@ -8,6 +8,7 @@ import type { Dialect } from '../../config.js';
 import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
 import { RUN_ID } from '../../adapters/runs.js';
 import type { ColumnFitter } from '../../dolibarr/charset.js';
+import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import { beginIntent, endIntent } from '../maintenance/file-intents.js';
 
 export interface NewEcmFile {
@@ -35,11 +36,16 @@ export interface IdempotencyRow {
   runId: string | null;
 }
 
-/**
- * @param fitter makes text fit Dolibarr's columns (charset.ts); the default leaves it as it is,
- * for callers that write only names they made themselves.
- */
-export function createUploadsRepository(db: Db, dialect: Dialect, fitter: ColumnFitter = { fit: async (_t, _c, text) => text }) {
+export interface UploadsRepositoryOptions {
+  /** Makes text fit Dolibarr's columns (charset.ts). @default leaves text as it is (for names the service made) */
+  fitter?: ColumnFitter;
+  /** Dolibarr's time zone: ecm_files dates are its wall times (time.ts). @default UTC */
+  timeZone?: string;
+}
+
+export function createUploadsRepository(db: Db, dialect: Dialect, options: UploadsRepositoryOptions = {}) {
+  const fitter = options.fitter ?? { fit: async (_t: string, _c: string, text: string) => text };
+  const timeZone = options.timeZone ?? 'UTC';
   return {
     db,
     /** File names the index holds for a folder (a stale row blocks its name too). */
@@ -56,7 +62,8 @@ export function createUploadsRepository(db: Db, dialect: Dialect, fitter: Column
         .where('entity', '=', file.entity)
         .where('filepath', '=', file.filepath)
         .executeTakeFirst();
-      const now = toDbDateTime();
+      // Written as Dolibarr writes it: the wall time of its time zone.
+      const now = toDolibarrDateTime(new Date(), timeZone);
       return insertId(dialect, db.insertInto('ecm_files').values({
         ref: file.ref,
         label: file.label,
@@ -87,7 +94,7 @@ export function createUploadsRepository(db: Db, dialect: Dialect, fitter: Column
      */
     async reserveFile(file: NewEcmFile, plan?: { userId: number; key: string; response: string }): Promise<number> {
       return db.transaction().execute(async (trx) => {
-        const rowid = await createUploadsRepository(trx, dialect, fitter).createEcmFile(file);
+        const rowid = await createUploadsRepository(trx, dialect, options).createEcmFile(file);
         await beginIntent(trx, file.entity, file.filepath, file.filename);
         if (plan) {
           await trx.updateTable('bericht_idempotency').set({ response: plan.response }).where('fk_user', '=', plan.userId).where('idem_key', '=', plan.key).where('status_code', 'is', null).execute();

@@ -47,7 +47,7 @@ function describe(kind: UploadKind, cap: number): string {
 export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const { config, handle, access, runs } = ctx;
   const caps: Record<UploadKind, number> = { photo: config.uploads.maxPhotoBytes, audio: config.uploads.maxAudioBytes };
-  const repo = createUploadsRepository(handle.db, handle.dialect, createColumnFitter(handle.db, handle.dialect, handle.prefix));
+  const repo = createUploadsRepository(handle.db, handle.dialect, { fitter: createColumnFitter(handle.db, handle.dialect, handle.prefix), timeZone: config.timeZone });
   const service = createUploadService({
     repo,
     consts: createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId ?? '' }),
@@ -175,7 +175,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
       reply.header('cache-control', 'no-store');
       try {
         const { order, expires } = await tokens.resolve(request.query.token);
-        return reply.send(uploadPage(nonce, order.ref, expires));
+        return reply.send(uploadPage(nonce, order.ref, expires, config.timeZone));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         return reply.code(error.status).send(messagePage(nonce, error.code === 'UPLOAD_TOKEN_EXPIRED' ? 'Link abgelaufen' : 'Link unbekannt', `${error.message}. Bitte einen neuen QR-Code erzeugen lassen.`));

@@ -1,0 +1,93 @@
+/**
+ * Time as Dolibarr keeps it: its date-time columns hold the wall time of the server's time zone
+ * (PHP's date.timezone; dol_now() and $db->idate()), not UTC. A Dolibarr in Europe/Berlin reads
+ * '2026-03-29 10:00:00' as 10:00 Berlin time (08:00 UTC in summer). So what goes into Dolibarr's
+ * own columns is written, and what comes out read, in the configured time zone (TIME_ZONE); the
+ * module's own tables keep UTC. Pages a person reads (PDF, signature sheet, the public check) show
+ * local times with their zone (MEZ/MESZ); machine-readable metadata stays UTC ISO 8601.
+ */
+
+const partsFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function partsIn(timeZone: string, date: Date): Record<string, number> {
+  let format = partsFormatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+    });
+    partsFormatters.set(timeZone, format);
+  }
+  const out: Record<string, number> = {};
+  for (const part of format.formatToParts(date)) if (part.type !== 'literal') out[part.type] = Number(part.value);
+  return out;
+}
+
+/** Whether `timeZone` is a time zone this runtime knows (an IANA name such as Europe/Berlin). */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Milliseconds that `timeZone` is ahead of UTC at the instant `ms`. */
+function offsetAt(timeZone: string, ms: number): number {
+  const p = partsIn(timeZone, new Date(ms));
+  const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
+  return wall - Math.floor(ms / 1000) * 1000;
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** 'YYYY-MM-DD HH:MM:SS' of `date` as the wall time in `timeZone`, as Dolibarr writes it. */
+export function toDolibarrDateTime(date: Date | number = new Date(), timeZone: string): string {
+  const d = typeof date === 'number' ? new Date(date * 1000) : date;
+  const p = partsIn(timeZone, d);
+  return `${pad(p.year!, 4)}-${pad(p.month!)}-${pad(p.day!)} ${pad(p.hour!)}:${pad(p.minute!)}:${pad(p.second!)}`;
+}
+
+/**
+ * Unix seconds of a Dolibarr date-time (or date: midnight) read as wall time in `timeZone`;
+ * null for NULL, '' and MySQL's zero date. In the hour a clock is turned back, the earlier instant.
+ */
+export function fromDolibarrDateTime(value: string | Date | null | undefined, timeZone: string): number | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (value instanceof Date) return Math.floor(value.getTime() / 1000);
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value);
+  if (!m || m[1] === '0000') return null;
+  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+  if (Number.isNaN(wall)) return null;
+  // The zone's offsets around that day give the candidate instants; one whose own offset gives
+  // back the wall time is right (two when the clock was turned back: the earlier; none in the hour
+  // skipped when it was put forward: the later, as PHP moves such a time forward).
+  const candidates = [...new Set([-86_400_000, 0, 86_400_000].map((d) => wall - offsetAt(timeZone, wall + d)))];
+  const valid = candidates.filter((t) => wall - offsetAt(timeZone, t) === t);
+  const ms = valid.length > 0 ? Math.min(...valid) : Math.max(...candidates);
+  return Math.floor(ms / 1000);
+}
+
+/** `dd.mm.yyyy HH:MM[:SS] <zone>` for people, e.g. `29.03.2026 10:00 MESZ`, `01.01.2026 09:30 UTC`. */
+export function localTime(date: Date, timeZone: string, options: { seconds?: boolean; zone?: boolean } = {}): string {
+  const p = partsIn(timeZone, date);
+  const time = `${pad(p.day!)}.${pad(p.month!)}.${pad(p.year!, 4)} ${pad(p.hour!)}:${pad(p.minute!)}${options.seconds ? `:${pad(p.second!)}` : ''}`;
+  return options.zone === false ? time : `${time} ${zoneName(date, timeZone)}`;
+}
+
+/** `dd.mm.yyyy` in `timeZone`. */
+export function localDate(date: Date, timeZone: string): string {
+  const p = partsIn(timeZone, date);
+  return `${pad(p.day!)}.${pad(p.month!)}.${pad(p.year!, 4)}`;
+}
+
+/** The zone's short German name at `date`: MEZ, MESZ, UTC, or GMT+3 and the like. */
+export function zoneName(date: Date, timeZone: string): string {
+  const part = new Intl.DateTimeFormat('de-DE', { timeZone, timeZoneName: 'short' }).formatToParts(date).find((x) => x.type === 'timeZoneName');
+  return part?.value ?? timeZone;
+}
+
+/** The process's own time zone, as PHP takes the system's when date.timezone is unset. */
+export function processTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
