@@ -4,8 +4,9 @@
  * the service uses are typed. Identifiers stay snake_case everywhere: the API's field names are
  * snake_case too (spec), so rows map to responses without a renaming layer.
  *
- * Date and time columns are read as 'YYYY-MM-DD HH:MM:SS' strings in UTC on every dialect
- * (see db/dialect.ts), so they are typed as strings.
+ * Date and time columns are read as 'YYYY-MM-DD HH:MM:SS' strings on every dialect, so they are
+ * typed as strings: UTC in the module's tables (db/dialect.ts), the wall time of TIME_ZONE in
+ * Dolibarr's own (dolibarr/time.ts).
  */
 import type { ColumnType, Generated } from 'kysely';
 
