@@ -4,6 +4,7 @@
  * not fit Dolibarr's own columns: what goes there is fitted (U+FFFD), never a 500. The module's
  * own tables keep them as they are, on every database.
  */
+import { sign } from '../helpers/signature.js';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -68,15 +69,7 @@ for (const dialect of testDialects()) {
       const lines = await ctx.app.inject({ method: 'GET', url: `/api/materials.php?element_type=commande&fk_element=${order.id}`, headers });
       assert.equal((lines.json() as { items: Array<{ label: string }> }).items[0]!.label, 'Kupferrohr 🔩 15 mm');
 
-      const signature = await sharp({ create: { width: 600, height: 200, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
-        .composite([{ input: Buffer.from('<svg width="600" height="200"><path d="M20 150 C 150 20, 300 180, 580 40" stroke="#000" stroke-width="6" fill="none"/></svg>') }])
-        .png()
-        .toBuffer();
-      const form = multipart([
-        { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika 😀 Müller' },
-        { name: 'file', filename: 'signature.png', type: 'image/png', data: signature },
-      ]);
-      const signed = await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${report.id}`, headers: { ...headers, 'content-type': form.contentType }, payload: form.payload });
+      const signed = await sign(ctx.app, headers, report.id, 'Erika 😀 Müller');
       assert.equal(signed.statusCode, 201, signed.body);
       assert.match((signed.json() as { note: string }).note, /Erika 😀 Müller/);
       const row = await ctx.handle.db.selectFrom('bericht_signature').select('signer_name').where('fk_bericht', '=', report.id).executeTakeFirstOrThrow();

@@ -3,6 +3,7 @@
  * verification and each reason it fails for, the chain of signatures, the protection of signed
  * pages in the API, the public check behind the QR code, and bad input that leaves nothing behind.
  */
+import { signaturePng } from '../helpers/signature.js';
 import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -18,11 +19,6 @@ import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';
 import { pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 
-/** A signature as a phone draws it: dark strokes on a transparent background. */
-async function signaturePng(width = 900, height = 300): Promise<Buffer> {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><path d="M20 ${height * 0.7} C ${width * 0.2} 10, ${width * 0.35} ${height}, ${width * 0.5} ${height * 0.4} S ${width * 0.8} 20, ${width - 20} ${height * 0.6}" stroke="#112" stroke-width="8" fill="none"/></svg>`;
-  return sharp(Buffer.from(svg)).png().toBuffer();
-}
 
 const crc32 = (data: Buffer): number => {
   let c = ~0;

@@ -5,6 +5,7 @@
  */
 process.env.TZ = 'Europe/Berlin';
 
+import { sign } from '../helpers/signature.js';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -93,16 +94,8 @@ for (const dialect of testDialects()) {
       await sharp({ create: { width: 320, height: 240, channels: 3, background: '#963' } }).jpeg().toFile(path.join(dir, 'b.jpg'));
       const report = (await ctx.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers, payload: { fk_element: order.id, title: 'Zeit' } })).json() as { id: number };
       assert.equal((await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${report.id}`, headers, payload: { source: 'b.jpg' } })).statusCode, 201);
-      const signature = await sharp({ create: { width: 600, height: 200, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
-        .composite([{ input: Buffer.from('<svg width="600" height="200"><path d="M20 150 C 150 20, 300 180, 580 40" stroke="#000" stroke-width="6" fill="none"/></svg>') }])
-        .png()
-        .toBuffer();
-      const form = multipart([
-        { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika Müller' },
-        { name: 'file', filename: 'signature.png', type: 'image/png', data: signature },
-      ]);
       const now = new Date();
-      const signed = await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${report.id}`, headers: { ...headers, 'content-type': form.contentType }, payload: form.payload });
+      const signed = await sign(ctx.app, headers, report.id, 'Erika Müller');
       assert.equal(signed.statusCode, 201, signed.body);
       // Berlin is 2 hours ahead in summer (MESZ), 1 in winter (MEZ).
       const ahead = (Date.parse(`${toDolibarrDateTime(now, BERLIN).replace(' ', 'T')}Z`) - Math.floor(now.getTime() / 1000) * 1000) / 3_600_000;

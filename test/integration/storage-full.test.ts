@@ -4,6 +4,7 @@
  * signature, a report's PDF) is 507 STORAGE_FULL with its message, never "the photo is broken"
  * or a 500, and leaves nothing half-written: no file, no thumbnail, no row, no temporary file.
  */
+import { sign } from '../helpers/signature.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
@@ -119,11 +120,7 @@ for (const dialect of reason ? [] : testDialects()) {
       leaveRoom(0);
       assertStorageFull(await upload(`/api/orders.php?id=${order.id}&action=upload_photo`, { filename: 'b.jpg', type: 'image/jpeg', data: photo }));
       assertStorageFull(await upload(`/api/voice.php?id=${order.id}`, { filename: 'Notiz.ogg', type: 'audio/ogg', data: await readFile(path.join(FIXTURES, 'voice.ogg')) }));
-      const signature = await sharp({ create: { width: 600, height: 200, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
-        .composite([{ input: Buffer.from('<svg width="600" height="200"><path d="M20 150 C 150 20, 300 180, 580 40" stroke="#000" stroke-width="6" fill="none"/></svg>') }])
-        .png()
-        .toBuffer();
-      assertStorageFull(await upload(`/api/pages.php?action=signature&bericht_id=${report.id}`, { filename: 'signature.png', type: 'image/png', data: signature }, [{ name: 'signer_name', data: 'Erika Müller' }]));
+      assertStorageFull(await sign(ctx.app, headers, report.id, 'Erika Müller'));
       assertStorageFull(await ctx.app.inject({ method: 'POST', url: `/api/reports.php?id=${report.id}&action=finalize`, headers }));
 
       rmSync(filler, { force: true });
