@@ -376,12 +376,16 @@ for (const dialect of testDialects()) {
         const tech = await caller(['read', 'write', 'delete']);
         const order = await orderWith(tech.id);
         const report = await created(await fromTemplate(tech, { template_id: template.id, fk_element: order.id }));
-        const page = report.pages[0]!;
-        const res = await api('DELETE', `/api/pages.php?id=${page.id}`, tech.token);
+        const [page, beforeAfter] = report.pages as [PageResponse, PageResponse];
+        // The first two pages show one image: one file, removed with the last page that shows it.
+        let res = await api('DELETE', `/api/pages.php?id=${page.id}`, tech.token);
         assert.equal(res.statusCode, 200, res.body);
-        assert.deepEqual(res.json().files_deleted, [page.source_path]);
+        assert.deepEqual(res.json().files_deleted, []);
+        res = await api('DELETE', `/api/pages.php?id=${beforeAfter.id}`, tech.token);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.deepEqual(res.json().files_deleted.sort(), [beforeAfter.source_path, beforeAfter.source_path_2].sort());
         assert.equal(existsSync(fileOf(page.source_path!)), false);
-        assert.ok(existsSync(fileOf(template.pages[0]!.source_path!)));
+        assert.ok(existsSync(fileOf(template.pages[0]!.source_path!)), "the template's image stays");
       });
 
       test('an unknown template or an ordinary report as template_id is 404 TEMPLATE_NOT_FOUND; nothing is made', async () => {
@@ -442,15 +446,16 @@ for (const dialect of testDialects()) {
         assert.equal(updated.statusCode, 200, updated.body);
         const reordered = await api('POST', `/api/pages.php?action=reorder&bericht_id=${template.id}`, admin.token, { order: [added.id, c, b, a] });
         assert.equal(reordered.statusCode, 200, reordered.body);
-        // Two pages show the image: deleting one keeps it, deleting the other removes it.
+        // Three pages show the image (one file in the template): deleting two keeps it for the third.
+        assert.equal(template.pages[1]!.source_path, template.pages[0]!.source_path, 'one image on two pages is one file');
         let res = await api('DELETE', `/api/pages.php?id=${a}`, admin.token);
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(res.json().files_deleted, []);
         assert.ok(existsSync(fileOf(added.source_path!)));
         res = await api('DELETE', `/api/pages.php?id=${added.id}`, admin.token);
         assert.equal(res.statusCode, 200, res.body);
-        assert.deepEqual(res.json().files_deleted, [added.source_path]);
-        assert.equal(existsSync(fileOf(added.source_path!)), false);
+        assert.deepEqual(res.json().files_deleted, []);
+        assert.ok(existsSync(fileOf(added.source_path!)), 'the before/after page still shows it');
         now = (await api('GET', `/api/reports.php?id=${template.id}`, admin.token)).json() as ReportDetail;
         assert.deepEqual(now.pages.map((p) => [p.id, p.page_order, p.title]), [[c, 1, 'Ergebnis'], [b, 2, 'Filter neu']]);
       });

@@ -215,9 +215,13 @@ export function createReportService(deps: ReportServiceDeps) {
           }
           const id = await repo.insertReport(trx, { ...input.fields, version, ref, entity, status: 0, final_pdf_path: null, fk_user_creat: user.id, datec: now, tms: now });
           let order = 0;
+          // One image shown on several pages gets one name here, not name_2, name_3, …
+          const copied = new Map<string, string>();
           for (const page of input.pages) {
             const copy = async (relPath: string | null): Promise<string | null> => {
               if (!relPath || !(isInWorkArea(relPath) || input.copyAttachments)) return relPath;
+              const known = copied.get(relPath);
+              if (known) return known;
               let source: string;
               try {
                 source = await resolveSource(dataRoot, entity, relPath);
@@ -225,7 +229,9 @@ export function createReportService(deps: ReportServiceDeps) {
                 return relPath; // a missing image stays named; finalizing reports it
               }
               createdFolder = folder.dir;
-              return `${WORK_AREA_DIR}/${folder.name}/${await copyIntoFolder(source, folder.dir)}`;
+              const own = `${WORK_AREA_DIR}/${folder.name}/${await copyIntoFolder(source, folder.dir, isInWorkArea(relPath))}`;
+              copied.set(relPath, own);
+              return own;
             };
             await repo.insertPage(trx, {
               fk_bericht: id,

@@ -45,15 +45,27 @@ export function sourceUrl(relPath: string | null, size?: (typeof THUMBNAIL_SIZE_
 }
 
 /**
- * Copies `source` into `dir` under its own name, or `name_2.ext`, … when taken; returns the name
- * used. The copy is written under a temporary name and then hard-linked to the chosen name, which
- * fails when another request took it meanwhile: never half a file under a real name, never an
- * overwrite.
+ * Gives `source` a name in `dir`: its own, or `name_2.ext`, … when taken; returns the name used.
+ * With `share` (a source in the reports' work area) and on the same file system the new name is a
+ * hard link to the same bytes, so a report made from a template (or a new version) costs no space
+ * for its images, yet has them under its own names: a work-area image is never changed in place
+ * (a change is a new file), so the report keeps what it was made with whatever happens to the
+ * template. An order's attachment is copied (Dolibarr's own tools may rewrite it in place). Either way
+ * the file gets a temporary name first and is then hard-linked to the chosen name, which fails
+ * when another request took it meanwhile: never half a file under a real name, never an overwrite.
  */
-export async function copyIntoFolder(source: string, dir: string): Promise<string> {
+export async function copyIntoFolder(source: string, dir: string, share = false): Promise<string> {
   await mkdir(dir, { recursive: true });
   const temp = path.join(dir, tempName('copy'));
-  await copyFile(source, temp, constants.COPYFILE_EXCL);
+  const copy = () => copyFile(source, temp, constants.COPYFILE_EXCL);
+  if (!share) await copy();
+  else {
+    await link(source, temp).catch(async (error: NodeJS.ErrnoException) => {
+      // Another file system (EXDEV) or one without hard links: a copy.
+      if (!['EXDEV', 'EPERM', 'ENOTSUP', 'ENOSYS', 'EOPNOTSUPP', 'EMLINK'].includes(String(error.code))) throw error;
+      await copy();
+    });
+  }
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       const taken = new Set((await readdir(dir)).map((n) => n.toLowerCase()));
