@@ -92,9 +92,13 @@ async function receive(file: IncomingFile, temp: string, cap: number): Promise<{
     },
   });
   idle = setTimeout(stalled, UPLOAD_IDLE_MS);
+  const out = createWriteStream(temp, { flags: 'wx', mode: 0o644 });
   try {
-    await pipeline(file.stream, meter, createWriteStream(temp, { flags: 'wx', mode: 0o644 }));
+    await pipeline(file.stream, meter, out);
   } catch (error) {
+    // A body that breaks off at once can fail the pipeline while the file is still being opened:
+    // until the stream has closed, a removal of the file could be followed by its creation.
+    if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return { size, md5: '', tooLarge: true };
     if (error instanceof AppError) throw error;
     // A system error writing the file (ENOSPC, EACCES, …) is ours; anything else is a body that
