@@ -26,11 +26,9 @@ import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { transcriptionRoutes } from './modules/transcription/transcription.routes.js';
 import { reportModuleRoutes } from './modules/reports/reports.module.js';
 import { materialsRoutes } from './modules/materials/materials.routes.js';
-import { scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
+import { runDailyCleanup, scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
 import { recoverDeadRuns, type RecoveryResult } from './modules/maintenance/recovery.js';
 import { createRunRegistry } from './adapters/runs.js';
-import { sweepPrintCache } from './adapters/print-image.js';
-import { printCacheDir } from './modules/reports/work-area.js';
 import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
@@ -205,8 +203,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The daily clean-up runs in every process (its deletes do no harm twice); CLEANUP_AT=off leaves it to `fieldreport cleanup`.
   app.decorate('recoverDeadRuns', () => recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }));
   if (config.cleanupAt !== 'off') {
-    const daily = async () => ({ ...(await app.recoverDeadRuns()), print_copies: await sweepPrintCache(printCacheDir(config.dataRoot, config.entity)) });
-    const stop = scheduleDailyCleanup(handle.db, config.cleanupAt, app.log, daily);
+    const stop = scheduleDailyCleanup(() => runDailyCleanup({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }), config.cleanupAt, app.log);
     app.addHook('onClose', async () => stop());
   }
 

@@ -11,11 +11,8 @@ import { UserAdminError, createUserAdmin, parseRights } from './modules/auth/use
 import { createReportRepository } from './modules/reports/reports.repository.js';
 import { loadSigningKey } from './modules/signatures/seal.js';
 import { createSignatureVerifier } from './modules/signatures/signatures.service.js';
-import { runCleanup } from './modules/maintenance/cleanup.js';
-import { recoverDeadRuns } from './modules/maintenance/recovery.js';
+import { runDailyCleanup } from './modules/maintenance/cleanup.js';
 import { createRunRegistry } from './adapters/runs.js';
-import { sweepPrintCache } from './adapters/print-image.js';
-import { printCacheDir } from './modules/reports/work-area.js';
 import { startServer } from './server.js';
 
 const HELP = `fieldreport ${VERSION}: field-service reports on top of Dolibarr
@@ -149,10 +146,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       case 'cleanup':
         return await withDb(config, async (handle) => {
           await migrate(handle, config);
-          const removed = await runCleanup(handle.db);
-          const runs = createRunRegistry(config.dataRoot);
-          const recovered = await recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs });
-          const copies = await sweepPrintCache(printCacheDir(config.dataRoot, config.entity));
+          const { removed, recovered, print_copies: copies } = await runDailyCleanup({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs: createRunRegistry(config.dataRoot) });
           process.stdout.write(
             `Removed: ${removed.upload_tokens} expired upload links, ${removed.idempotency_keys} old idempotency keys, ${removed.login_failures} old failed logins.\n` +
               `Left by stopped processes: ${recovered.temp_files} temporary files, ${recovered.temp_dirs} working folders, ${recovered.processes} LibreOffice processes, ` +

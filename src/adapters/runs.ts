@@ -158,3 +158,20 @@ export function createRunRegistry(dataRoot: string): RunRegistry {
     },
   };
 }
+
+/**
+ * Whether what `run` left (last changed at `changedMs`) may go: its run is dead, or the run is
+ * unknown ('legacy' names, or no marker) and it is older than any request could be. A run's state
+ * is asked once per judge, so one sweep reads each marker once.
+ */
+export function leftoverJudge(runs: Pick<RunRegistry, 'state'>): (run: string | 'legacy', changedMs: number) => Promise<boolean> {
+  const states = new Map<string, Promise<'alive' | 'dead' | 'unknown'>>();
+  return async (run, changedMs) => {
+    const old = Date.now() - changedMs > ORPHAN_AGE_MS;
+    if (run === 'legacy') return old;
+    if (run === RUN_ID) return false;
+    if (!states.has(run)) states.set(run, runs.state(run));
+    const state = await states.get(run)!;
+    return state === 'dead' || (state === 'unknown' && old);
+  };
+}

@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { Config, DatabaseConfig, Dialect } from '../config.js';
 import { TABLE_NAMES, type Database } from './tables.js';
 import { TablePrefixPlugin } from './table-prefix-plugin.js';
-import { TwoConnectionSqliteDialect } from './sqlite-driver.js';
+import { TwoConnectionSqliteDialect, isBusy } from './sqlite-driver.js';
 
 export type Db = Kysely<Database>;
 
@@ -71,7 +71,7 @@ function makeDialect(database: DatabaseConfig, poolSize: number, onError: Connec
           writer.pragma('journal_mode = WAL');
           break;
         } catch (error) {
-          if (tries >= 500 || !String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw error;
+          if (tries >= 500 || !isBusy(error)) throw error;
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
         }
       }

@@ -31,7 +31,8 @@ export const BUSY_DEADLINE_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function isBusy(error: unknown): boolean {
+/** SQLITE_BUSY or SQLITE_LOCKED, with their extended codes: another connection holds the lock. */
+export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }

@@ -7,6 +7,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
 import { toDbDateTime } from '../../db/dialect.js';
+import { sweepPrintCache } from '../../adapters/print-image.js';
+import type { RunRegistry } from '../../adapters/runs.js';
+import { printCacheDir } from '../reports/work-area.js';
+import { recoverDeadRuns, type RecoveryResult } from './recovery.js';
 
 /** Idempotency keys are kept this long (a phone retrying after days is a new upload). */
 export const IDEMPOTENCY_KEEP_DAYS = 7;
@@ -35,19 +39,37 @@ export function msUntil(at: string, now: Date = new Date()): number {
   return next.getTime() - now.getTime();
 }
 
+export interface DailyCleanupResult {
+  removed: CleanupResult;
+  recovered: RecoveryResult;
+  print_copies: Awaited<ReturnType<typeof sweepPrintCache>>;
+}
+
 /**
- * Runs the clean-up every day at `at` (UTC) inside the service, with `recover` (what dead
- * processes left, recovery.ts); returns a stop function. A run that fails is logged and the next
- * day's run comes as usual.
+ * The whole daily clean-up, the same inside the service and as `fieldreport cleanup`: the rows
+ * above, what stopped processes left (recovery.ts), and the print-size copies kept to their age
+ * and size.
  */
-export function scheduleDailyCleanup(db: Db, at: string, logger: FastifyBaseLogger, recover: () => Promise<unknown>): () => void {
+export async function runDailyCleanup(deps: { db: Db; dataRoot: string; entity: number; runs: RunRegistry }): Promise<DailyCleanupResult> {
+  return {
+    removed: await runCleanup(deps.db),
+    recovered: await recoverDeadRuns(deps),
+    print_copies: await sweepPrintCache(printCacheDir(deps.dataRoot, deps.entity)),
+  };
+}
+
+/**
+ * Runs `task` (runDailyCleanup) every day at `at` (UTC) inside the service; returns a stop
+ * function. A run that fails is logged and the next day's run comes as usual.
+ */
+export function scheduleDailyCleanup(task: () => Promise<unknown>, at: string, logger: FastifyBaseLogger): () => void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const plan = () => {
     if (stopped) return;
     timer = setTimeout(async () => {
       try {
-        logger.info({ removed: await runCleanup(db), recovered: await recover() }, 'daily clean-up done');
+        logger.info({ done: await task() }, 'daily clean-up done');
       } catch (error) {
         logger.error({ err: error }, 'daily clean-up failed; the next one runs tomorrow');
       }

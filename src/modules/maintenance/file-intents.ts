@@ -8,7 +8,7 @@
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { THUMBNAIL_SIZE_NAMES, thumbnailPath } from '../../adapters/image.js';
-import { ORPHAN_AGE_MS, RUN_ID, type RunRegistry } from '../../adapters/runs.js';
+import { RUN_ID, leftoverJudge, type RunRegistry } from '../../adapters/runs.js';
 import type { Db } from '../../db/database.js';
 import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
 import { isInside } from '../../dolibarr/documents.js';
@@ -30,33 +30,33 @@ export async function endIntent(db: Db, entity: number, filepath: string, filena
   await db.deleteFrom('bericht_file_intent').where('entity', '=', entity).where('run_id', '=', RUN_ID).where('filepath', '=', filepath).where('filename', '=', filename).execute();
 }
 
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    (s) => s.isFile(),
-    () => false,
-  );
+/** Whether the file exists, and the rowid of its ecm_files row, if any. */
+async function fileAndRow(db: Db, dataRoot: string, file: Omit<FileIntent, 'rowid'>): Promise<{ path: string; exists: boolean; rowid: number | undefined }> {
+  const found = path.resolve(dataRoot, file.filepath, file.filename);
+  const row = await db
+    .selectFrom('ecm_files')
+    .select('rowid')
+    .where('entity', '=', file.entity)
+    .where('filepath', '=', file.filepath)
+    .where('filename', '=', file.filename)
+    .executeTakeFirst();
+  const exists = await stat(found).then((s) => s.isFile(), () => false);
+  return { path: found, exists, rowid: row === undefined ? undefined : Number(row.rowid) };
 }
 
 /** Makes one dead run's file and row agree; returns whether the file was kept. */
 export async function settleIntent(db: Db, dataRoot: string, intent: FileIntent): Promise<boolean> {
   const root = path.resolve(dataRoot);
-  const file = path.resolve(root, intent.filepath, intent.filename);
   // The intent was written from a path we built; checked anyway, as every path from a row is.
-  if (!isInside(file, root)) {
+  if (!isInside(path.resolve(root, intent.filepath, intent.filename), root)) {
     await db.deleteFrom('bericht_file_intent').where('rowid', '=', intent.rowid).execute();
     return false;
   }
-  const row = await db
-    .selectFrom('ecm_files')
-    .select('rowid')
-    .where('entity', '=', intent.entity)
-    .where('filepath', '=', intent.filepath)
-    .where('filename', '=', intent.filename)
-    .executeTakeFirst();
-  const kept = row !== undefined && (await exists(file));
+  const found = await fileAndRow(db, root, intent);
+  const kept = found.rowid !== undefined && found.exists;
   if (!kept) {
-    await Promise.all([file, ...THUMBNAIL_SIZE_NAMES.map((size) => thumbnailPath(file, size))].map((f) => rm(f, { force: true })));
-    if (row) await db.deleteFrom('ecm_files').where('rowid', '=', row.rowid).execute();
+    await Promise.all([found.path, ...THUMBNAIL_SIZE_NAMES.map((size) => thumbnailPath(found.path, size))].map((f) => rm(f, { force: true })));
+    if (found.rowid !== undefined) await db.deleteFrom('ecm_files').where('rowid', '=', found.rowid).execute();
   }
   await db.deleteFrom('bericht_file_intent').where('rowid', '=', intent.rowid).execute();
   return kept;
@@ -78,20 +78,17 @@ export async function settleFile(db: Db, dataRoot: string, runs: RunRegistry, fi
     if (intent.run_id === RUN_ID || (await runs.state(intent.run_id)) === 'alive') return false;
     return settleIntent(db, dataRoot, { ...file, rowid: Number(intent.rowid) });
   }
-  const row = await db.selectFrom('ecm_files').select('rowid').where('entity', '=', file.entity).where('filepath', '=', file.filepath).where('filename', '=', file.filename).executeTakeFirst();
-  return row !== undefined && (await exists(path.resolve(dataRoot, file.filepath, file.filename)));
+  const found = await fileAndRow(db, dataRoot, file);
+  return found.rowid !== undefined && found.exists;
 }
 
 /** Settles the intents of runs that are dead (or left no marker and are older than any request). */
 export async function settleDeadIntents(db: Db, dataRoot: string, entity: number, runs: RunRegistry): Promise<{ kept: number; removed: number }> {
   const rows = await db.selectFrom('bericht_file_intent').select(['rowid', 'entity', 'run_id', 'filepath', 'filename', 'datec']).where('entity', '=', entity).where('run_id', '!=', RUN_ID).execute();
   const result = { kept: 0, removed: 0 };
-  const states = new Map<string, Promise<'alive' | 'dead' | 'unknown'>>();
+  const mayGo = leftoverJudge(runs);
   for (const row of rows) {
-    if (!states.has(row.run_id)) states.set(row.run_id, runs.state(row.run_id));
-    const state = await states.get(row.run_id)!;
-    const old = Date.now() - (fromDbDateTime(row.datec) ?? 0) * 1000 > ORPHAN_AGE_MS;
-    if (state === 'alive' || (state === 'unknown' && !old)) continue;
+    if (!(await mayGo(row.run_id, (fromDbDateTime(row.datec) ?? 0) * 1000))) continue;
     if (await settleIntent(db, dataRoot, { rowid: Number(row.rowid), entity: Number(row.entity), filepath: row.filepath, filename: row.filename })) result.kept += 1;
     else result.removed += 1;
   }

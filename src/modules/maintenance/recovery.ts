@@ -14,7 +14,7 @@
 import { readFile, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ORPHAN_AGE_MS, RUN_ID, pidAlive, runOfTempDir, runOfTempFile, type RunRegistry } from '../../adapters/runs.js';
+import { ORPHAN_AGE_MS, RUN_ID, leftoverJudge, pidAlive, runOfTempDir, runOfTempFile, type RunRegistry } from '../../adapters/runs.js';
 import type { Db } from '../../db/database.js';
 import { MODULE_DIRS } from '../../dolibarr/documents.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
@@ -44,21 +44,8 @@ async function writtenFolders(root: string): Promise<string[]> {
   return folders;
 }
 
-/** Whether what `run` wrote (a file last changed at `mtimeMs`) may go. */
-function makeJudge(runs: RunRegistry) {
-  const states = new Map<string, Promise<'alive' | 'dead' | 'unknown'>>();
-  return async (run: string | 'legacy', mtimeMs: number): Promise<boolean> => {
-    const old = Date.now() - mtimeMs > ORPHAN_AGE_MS;
-    if (run === 'legacy') return old;
-    if (run === RUN_ID) return false;
-    if (!states.has(run)) states.set(run, runs.state(run));
-    const state = await states.get(run)!;
-    return state === 'dead' || (state === 'unknown' && old);
-  };
-}
-
 async function sweepTempFiles(root: string, runs: RunRegistry): Promise<number> {
-  const mayGo = makeJudge(runs);
+  const mayGo = leftoverJudge(runs);
   let removed = 0;
   for (const dir of await writtenFolders(root)) {
     const names = await readdir(dir).catch(() => [] as string[]);

@@ -111,10 +111,6 @@ export function createUploadsRepository(db: Db, dialect: Dialect, options: Uploa
       });
     },
 
-    async deleteEcmFile(rowid: number): Promise<void> {
-      await db.deleteFrom('ecm_files').where('rowid', '=', rowid).execute();
-    },
-
     /** Removes the index rows of one file (`filename`) or of every file in a folder. */
     async deleteEcmFiles(entity: number, filepath: string, filename?: string): Promise<void> {
       let query = db.deleteFrom('ecm_files').where('entity', '=', entity).where('filepath', '=', filepath);

@@ -31,7 +31,7 @@ import { isUniqueViolation } from '../../db/dialect.js';
 import { endIntent, settleFile } from '../maintenance/file-intents.js';
 import { MAX_INPUT_PIXELS, THUMBNAIL_SIZE_NAMES, thumbnailPath, writeThumbnails } from '../../adapters/image.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
-import { objectFolder, type ObjectFolder } from '../../dolibarr/documents.js';
+import { objectFolder } from '../../dolibarr/documents.js';
 import { ecmFileRef } from '../../dolibarr/ecm.js';
 import { firstFreeName, uploadFileName } from '../../dolibarr/filenames.js';
 import { AppError } from '../../errors.js';
@@ -153,7 +153,6 @@ async function placeExclusive(temp: string, target: string): Promise<boolean> {
 
 /** What was received and checked, still under its temporary name. */
 interface Received {
-  temp: string;
   type: AcceptedType;
   md5: string;
   size: number;
@@ -164,7 +163,7 @@ export function createUploadService(deps: UploadServiceDeps) {
   const { repo, consts, dataRoot, entity, caps, runs } = deps;
 
   /** Streams the part to a temporary file in the folder and checks its type and pixels. */
-  async function receiveChecked(kind: UploadKind, folder: ObjectFolder, file: IncomingFile, temp: string): Promise<Received> {
+  async function receiveChecked(kind: UploadKind, file: IncomingFile, temp: string): Promise<Received> {
     const received = await receive(file, temp, caps[kind]);
     if (received.tooLarge) {
       throw new AppError('UPLOAD_TOO_LARGE', { message: `Die Datei ist zu groß (höchstens ${caps[kind]} Bytes)`, details: { max_bytes: caps[kind] } });
@@ -174,7 +173,7 @@ export function createUploadService(deps: UploadServiceDeps) {
     if (!type) throw new AppError('UPLOAD_TYPE_UNSUPPORTED');
     if (type.raster) await checkImage(temp);
     const info = await stat(temp);
-    return { temp, type, md5: received.md5, size: received.size, mtime: Math.floor(info.mtimeMs / 1000) };
+    return { type, md5: received.md5, size: received.size, mtime: Math.floor(info.mtimeMs / 1000) };
   }
 
   /** Both thumbnails of the file to be `target`, read from the temporary file. */
@@ -206,7 +205,7 @@ export function createUploadService(deps: UploadServiceDeps) {
       const temp = path.join(folder.dir, tempName('upload'));
       let placed = false;
       try {
-        const received = await receiveChecked(kind, folder, file, temp);
+        const received = await receiveChecked(kind, file, temp);
         const { type } = received;
         const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
         const wanted = uploadFileName(file.filename, type.ext);
