@@ -1,0 +1,21 @@
+/** Names for the shapes the app uses, taken from the generated schema (never written by hand). */
+import type { paths } from './schema';
+
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R }
+  ? R extends { 200: infer A } ? Json<A> : R extends { 201: infer A } ? Json<A> : never
+  : never;
+
+type OrdersAnswer = Ok<'/api/orders.php', 'get'>;
+export type OrderList = Extract<OrdersAnswer, { items: { ref: string }[] }>;
+export type OrderSummary = OrderList['items'][number];
+export type OrderDetail = Extract<OrdersAnswer, { reports: unknown }>;
+export type Customer = NonNullable<OrderDetail['customer']>;
+export type ReportSummary = OrderDetail['reports'][number];
+export type OrderFileList = Extract<OrdersAnswer, { items: { url: string }[] }>;
+export type OrderFile = OrderFileList['items'][number];
+export type UploadAnswer = Ok<'/api/voice.php', 'post'>;
+export type MaterialList = Ok<'/api/materials.php', 'get'>;
+export type Material = MaterialList['items'][number];
+export type UploadLink = Ok<'/api/upload_token.php', 'post'>;
+export type Transcript = Ok<'/api/transcribe.php', 'post'>;

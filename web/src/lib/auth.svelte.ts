@@ -1,0 +1,74 @@
+/**
+ * The login: endpoint 1's token kept on the phone (IndexedDB) until it expires or the person logs
+ * out. An expired or withdrawn token (a 401 anywhere) sets `needsLogin`: the login screen asks for
+ * the password again while everything captured stays in the outbox and is sent afterwards.
+ * Logging in as someone else clears the last user's cached reads; the outbox keeps each record's
+ * owner and sends only the logged-in user's.
+ */
+import { api, connectAuth, unwrap } from '../api/client';
+import { clearUserData, db, type Session } from './db';
+
+export const auth = $state({
+  session: null as Session | null,
+  /** The token is expired or was refused: ask for the password (the session's login is kept). */
+  needsLogin: false,
+  /** Why: 'expired' (the token's time ran out or the service said so) or 'withdrawn'. */
+  reason: '' as '' | 'expired' | 'withdrawn',
+  loaded: false,
+});
+
+/** Seconds left before the token expires (negative: expired). */
+export function secondsLeft(session: Session | null = auth.session, now = Date.now()): number {
+  return session ? session.expires - Math.floor(now / 1000) : -1;
+}
+
+/** A token that can be sent now. */
+export function currentToken(): string | undefined {
+  if (!auth.session || auth.needsLogin) return undefined;
+  if (secondsLeft() <= 0) {
+    auth.needsLogin = true;
+    auth.reason = 'expired';
+    return undefined;
+  }
+  return auth.session.token;
+}
+
+connectAuth(
+  () => auth.session?.token,
+  (code) => {
+    if (!auth.session) return;
+    auth.needsLogin = true;
+    auth.reason = code === 'AUTH_TOKEN_EXPIRED' ? 'expired' : 'withdrawn';
+  },
+);
+
+export async function loadSession(): Promise<void> {
+  const stored = await (await db()).get('session', 'current');
+  auth.session = stored ?? null;
+  if (stored && secondsLeft(stored) <= 0) {
+    auth.needsLogin = true;
+    auth.reason = 'expired';
+  }
+  auth.loaded = true;
+}
+
+/** Logs in (throws ApiError with the service's code and message when refused). */
+export async function login(name: string, password: string): Promise<Session> {
+  const answer = await unwrap(api.POST('/api/auth.php', { body: { login: name, password } }));
+  const session: Session = { token: answer.token, expires: answer.expires, user: answer.user, perms: answer.perms };
+  const previous = auth.session;
+  if (previous && previous.user.id !== session.user.id) await clearUserData();
+  await (await db()).put('session', session, 'current');
+  auth.session = session;
+  auth.needsLogin = false;
+  auth.reason = '';
+  return session;
+}
+
+/** Forgets the login and every cached read on this phone; what waits in the outbox stays. */
+export async function logout(): Promise<void> {
+  await clearUserData();
+  auth.session = null;
+  auth.needsLogin = false;
+  auth.reason = '';
+}

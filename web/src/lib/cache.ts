@@ -1,0 +1,27 @@
+/**
+ * The last answer of each read the app shows, kept in IndexedDB: a screen shows it at once (also
+ * offline) and then asks the service again. Keys name what was read (`order:12`), per phone; logout
+ * and a login as someone else clear them (lib/db.ts).
+ */
+import { db } from './db';
+
+export async function readCache<T>(key: string): Promise<{ value: T; savedAt: number } | undefined> {
+  return (await (await db()).get('cache', key)) as { value: T; savedAt: number } | undefined;
+}
+
+/** `value` must be plain data (an answer of the service), not a Svelte state proxy. */
+export async function writeCache(key: string, value: unknown): Promise<void> {
+  await (await db()).put('cache', { value, savedAt: Date.now() }, key);
+}
+
+/**
+ * Shows the cached value (if any) through `show`, then loads, stores and shows the fresh one.
+ * Returns whether fresh data arrived; a failed load leaves the cached value on screen and throws.
+ */
+export async function readThrough<T>(key: string, load: () => Promise<T>, show: (value: T, fromCache: boolean) => void): Promise<void> {
+  const cached = await readCache<T>(key);
+  if (cached) show(cached.value, true);
+  const fresh = await load();
+  await writeCache(key, fresh);
+  show(fresh, false);
+}

@@ -1,0 +1,74 @@
+/**
+ * The app's storage on the phone (IndexedDB through idb). One database, five stores:
+ * - `session`: the login (token, expiry, user, rights), key 'current';
+ * - `cache`: the last answer of each GET the app shows (orders, an order, its files, materials),
+ *   so a screen shows at once and offline;
+ * - `blobs`: thumbnails and files fetched with the token, as Blobs;
+ * - `outbox`: every change waiting to be sent (lib/outbox.svelte.ts), in creation order;
+ * - `settings`: the person's choices on this phone.
+ * Logout clears everything but what is still waiting to be sent (a shared phone must not show the
+ * last user's orders; nothing the person captured is dropped silently).
+ */
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+
+export type OutboxKind = 'photo' | 'voice' | 'material-add' | 'material-delete';
+export type OutboxState = 'waiting' | 'sending' | 'refused';
+
+export interface OutboxRecord {
+  /** A UUID made on the phone; also the request's Idempotency-Key. */
+  id: string;
+  kind: OutboxKind;
+  /** Whose change it is: only that user's login sends it. */
+  userId: number;
+  orderId: number;
+  orderRef: string;
+  /** photo/voice: the file; material-add: the line; material-delete: the line's id. */
+  payload: Blob | { label: string; qty: number; unit?: string; note?: string } | { materialId: number; label: string };
+  /** photo/voice: the file name to send. */
+  fileName?: string;
+  createdAt: number;
+  attempts: number;
+  nextAttemptAt: number;
+  state: OutboxState;
+  /** The server's (or the network's) last answer, for the person. */
+  lastError?: string;
+  lastStatus?: number;
+}
+
+export interface Session {
+  token: string;
+  /** Unix seconds. */
+  expires: number;
+  user: { id: number; login: string; name: string; admin: boolean };
+  perms: { read: boolean; write: boolean; delete: boolean; admin: boolean };
+}
+
+interface Schema extends DBSchema {
+  session: { key: string; value: Session };
+  cache: { key: string; value: { value: unknown; savedAt: number } };
+  blobs: { key: string; value: { blob: Blob; savedAt: number }; indexes: { savedAt: number } };
+  outbox: { key: string; value: OutboxRecord; indexes: { createdAt: number } };
+  settings: { key: string; value: unknown };
+}
+
+let opened: Promise<IDBPDatabase<Schema>> | undefined;
+
+export function db(): Promise<IDBPDatabase<Schema>> {
+  opened ??= openDB<Schema>('fieldreport', 1, {
+    upgrade(database) {
+      database.createObjectStore('session');
+      database.createObjectStore('cache');
+      database.createObjectStore('blobs').createIndex('savedAt', 'savedAt');
+      database.createObjectStore('outbox', { keyPath: 'id' }).createIndex('createdAt', 'createdAt');
+      database.createObjectStore('settings');
+    },
+  });
+  return opened;
+}
+
+/** Everything a user's reads left on the phone; the outbox stays. */
+export async function clearUserData(): Promise<void> {
+  const d = await db();
+  const tx = d.transaction(['session', 'cache', 'blobs'], 'readwrite');
+  await Promise.all([tx.objectStore('session').clear(), tx.objectStore('cache').clear(), tx.objectStore('blobs').clear(), tx.done]);
+}

@@ -1,0 +1,42 @@
+/**
+ * Every text a person reads comes from one dictionary per language (i18n/de.json, en.json).
+ * German by default; English when the browser prefers English to German. `t(key, params)` fills
+ * `{name}` placeholders; a key with `_one`/`_other` variants is chosen by `params.count`.
+ * The service's own messages are German: an error with a known code is shown in the person's
+ * language from the dictionary (`error.<CODE>`), otherwise as the service wrote it.
+ */
+import de from '../i18n/de.json';
+import en from '../i18n/en.json';
+
+export type Lang = 'de' | 'en';
+type Dictionary = Record<string, string>;
+const DICTIONARIES: Record<Lang, Dictionary> = { de, en };
+
+/** The first of the browser's languages that the app speaks; German when none. */
+export function chooseLang(preferred: readonly string[]): Lang {
+  for (const tag of preferred) {
+    const base = tag.toLowerCase().split('-')[0];
+    if (base === 'de' || base === 'en') return base;
+  }
+  return 'de';
+}
+
+export const i18n = $state({ lang: chooseLang(typeof navigator === 'undefined' ? [] : navigator.languages) as Lang });
+
+export function t(key: string, params: Record<string, string | number> = {}): string {
+  const dict = DICTIONARIES[i18n.lang];
+  let text: string | undefined;
+  if (typeof params.count === 'number') {
+    const form = new Intl.PluralRules(i18n.lang).select(params.count);
+    text = dict[`${key}_${form}`] ?? dict[`${key}_other`];
+  }
+  text ??= dict[key] ?? DICTIONARIES.de[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}
+
+/** The message for an error of the service: the dictionary's when it knows the code. */
+export function errorText(code: string | undefined, serverMessage: string | undefined): string {
+  const key = `error.${code}`;
+  if (code && key in DICTIONARIES[i18n.lang]) return t(key);
+  return serverMessage ?? t('error.unknown');
+}

@@ -1,0 +1,232 @@
+/**
+ * The outbox: every change the person makes is stored on the phone first (IndexedDB) and sent
+ * from here, so nothing is lost without signal, on a reload or when the app is closed.
+ * - One record per change; its id (a UUID made on the phone) is the request's Idempotency-Key, so
+ *   a retry after a lost answer never makes a second photo or line.
+ * - One sender works the user's records strictly in creation order, on start, when the phone comes
+ *   online, when the app becomes visible, after each new record, and on a timer with exponential
+ *   backoff and jitter (capped at five minutes). Across tabs, a Web Lock keeps it to one sender.
+ * - 2xx: the record is removed and the screens showing its order reload. No answer, 408, 429,
+ *   5xx or 409 "still at work": retried later. 401: the sender waits for the password
+ *   (lib/auth). Any other refusal (415, 413, 404, 400…): the record is marked refused with the
+ *   service's message and stays until the person removes it. Nothing is dropped silently.
+ */
+import { ApiError, api, unwrap, withProgress } from '../api/client';
+import type { Material, UploadAnswer } from '../api/types';
+import { auth } from './auth.svelte';
+import { db, type OutboxKind, type OutboxRecord } from './db';
+import { errorText } from './i18n.svelte';
+
+const MAX_DELAY_MS = 5 * 60_000;
+const FIRST_DELAY_MS = 2_000;
+
+export const outbox = $state({
+  /** Every record on the phone, oldest first (all users'; screens filter). */
+  items: [] as OutboxRecord[],
+  /** Upload progress (0 to 1) of the record being sent. */
+  progress: {} as Record<string, number>,
+  /** The id of the record on its way, if any. */
+  sending: '' as string,
+  /** Bumped per order when one of its records arrived: screens reload what they show. */
+  arrived: {} as Record<number, number>,
+  loaded: false,
+});
+
+async function reload(): Promise<void> {
+  outbox.items = await (await db()).getAllFromIndex('outbox', 'createdAt');
+  outbox.loaded = true;
+}
+
+export function pendingFor(orderId: number, kinds: OutboxKind[]): OutboxRecord[] {
+  return outbox.items.filter((r) => r.orderId === orderId && kinds.includes(r.kind));
+}
+
+/** The records the logged-in user still has to send or to look at (refused). */
+export function mine(): OutboxRecord[] {
+  const id = auth.session?.user.id;
+  return outbox.items.filter((r) => r.userId === id);
+}
+
+export async function enqueue(
+  kind: OutboxKind,
+  order: { id: number; ref: string },
+  payload: OutboxRecord['payload'],
+  fileName?: string,
+): Promise<OutboxRecord> {
+  if (!auth.session) throw new Error('not logged in');
+  const now = Date.now();
+  const record: OutboxRecord = {
+    id: crypto.randomUUID(),
+    kind,
+    userId: auth.session.user.id,
+    orderId: order.id,
+    orderRef: order.ref,
+    payload,
+    createdAt: now,
+    attempts: 0,
+    nextAttemptAt: now,
+    state: 'waiting',
+    ...(fileName ? { fileName } : {}),
+  };
+  // Two records made in the same millisecond keep their order.
+  const last = outbox.items.at(-1);
+  if (last && last.createdAt >= record.createdAt) record.createdAt = last.createdAt + 1;
+  await (await db()).put('outbox', record);
+  await reload();
+  kick();
+  return record;
+}
+
+/** Removes a record the person gave up (a refused one, or one still waiting). */
+export async function remove(id: string): Promise<void> {
+  if (outbox.sending === id) return;
+  await (await db()).delete('outbox', id);
+  await reload();
+}
+
+/** Sends now what waits, ignoring the backoff (the person pressed "send now", or the phone came online). */
+export function kick(options: { now?: boolean } = {}): void {
+  if (options.now) ignoreBackoff = true;
+  void work();
+}
+
+let ignoreBackoff = true;
+let running = false;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+async function work(): Promise<void> {
+  if (running) return;
+  running = true;
+  try {
+    const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+    if (locks) await locks.request('fieldreport-outbox', { ifAvailable: true }, async (lock) => (lock ? drain() : undefined));
+    else await drain();
+  } finally {
+    running = false;
+  }
+}
+
+async function drain(): Promise<void> {
+  clearTimeout(timer);
+  timer = undefined;
+  for (;;) {
+    await reload();
+    const session = auth.session;
+    if (!session || auth.needsLogin || !navigator.onLine) return;
+    const next = outbox.items.find((r) => r.userId === session.user.id && r.state !== 'refused');
+    if (!next) return;
+    const wait = next.nextAttemptAt - Date.now();
+    if (wait > 0 && !ignoreBackoff) {
+      timer = setTimeout(() => void work(), wait);
+      return;
+    }
+    ignoreBackoff = false;
+    const outcome = await attempt(next);
+    if (outcome === 'stop') return;
+  }
+}
+
+/** One try of one record; 'stop' ends this round (retry scheduled, or waiting for the login). */
+async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
+  const store = await db();
+  outbox.sending = record.id;
+  outbox.progress[record.id] = 0;
+  try {
+    const answer = await send(record);
+    await store.delete('outbox', record.id);
+    outbox.arrived[record.orderId] = (outbox.arrived[record.orderId] ?? 0) + 1;
+    delivered(record, answer);
+    return 'next';
+  } catch (error) {
+    const fresh = await store.get('outbox', record.id);
+    if (!fresh) return 'next';
+    fresh.attempts += 1;
+    if (error instanceof ApiError) {
+      fresh.lastStatus = error.status;
+      fresh.lastError = errorText(error.code, error.message);
+      if (record.kind === 'material-delete' && error.status === 404) {
+        // Already gone: what the person wanted.
+        await store.delete('outbox', record.id);
+        outbox.arrived[record.orderId] = (outbox.arrived[record.orderId] ?? 0) + 1;
+        return 'next';
+      }
+      if (error.status === 401) {
+        fresh.nextAttemptAt = Date.now();
+        await store.put('outbox', fresh);
+        return 'stop';
+      }
+      if (error.status === 408 || error.status === 429 || error.status >= 500 || error.code === 'IDEMPOTENCY_IN_PROGRESS') {
+        await retryLater(fresh, error.retryAfter);
+        return 'stop';
+      }
+      fresh.state = 'refused';
+      await store.put('outbox', fresh);
+      return 'next';
+    }
+    fresh.lastStatus = 0;
+    fresh.lastError = errorText('NETWORK', undefined);
+    await retryLater(fresh);
+    return 'stop';
+  } finally {
+    outbox.sending = '';
+    delete outbox.progress[record.id];
+  }
+}
+
+async function retryLater(record: OutboxRecord, retryAfterSeconds?: number): Promise<void> {
+  const backoff = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.max(0, record.attempts - 1));
+  const delay = retryAfterSeconds ? retryAfterSeconds * 1000 : backoff / 2 + Math.random() * (backoff / 2);
+  record.state = 'waiting';
+  record.nextAttemptAt = Date.now() + delay;
+  await (await db()).put('outbox', record);
+  timer = setTimeout(() => void work(), delay);
+}
+
+type Delivered = { kind: 'photo' | 'voice'; answer: UploadAnswer } | { kind: 'material-add'; answer: Material } | { kind: 'material-delete' };
+const listeners = new Set<(record: OutboxRecord, delivered: Delivered) => void>();
+
+/** Hears of each record that arrived (a screen adds the answer to what it shows). */
+export function onDelivered(listener: (record: OutboxRecord, delivered: Delivered) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function delivered(record: OutboxRecord, answer: unknown): void {
+  for (const listener of listeners) listener(record, { kind: record.kind, answer } as Delivered);
+}
+
+async function send(record: OutboxRecord): Promise<unknown> {
+  const headers = { 'Idempotency-Key': record.id };
+  const progress = withProgress((fraction) => (outbox.progress[record.id] = fraction));
+  switch (record.kind) {
+    case 'photo':
+    case 'voice': {
+      const form = new FormData();
+      form.append('file', record.payload as Blob, record.fileName ?? 'file');
+      const common = { headers, body: {} as never, bodySerializer: () => form, fetch: progress };
+      return record.kind === 'photo'
+        ? unwrap(api.POST('/api/orders.php', { ...common, params: { query: { id: record.orderId, action: 'upload_photo' } } }))
+        : unwrap(api.POST('/api/voice.php', { ...common, params: { query: { id: record.orderId } } }));
+    }
+    case 'material-add': {
+      const line = record.payload as { label: string; qty: number; unit?: string; note?: string };
+      return unwrap(api.POST('/api/materials.php', { headers, body: { element_type: 'commande', fk_element: record.orderId, ...line } }));
+    }
+    case 'material-delete': {
+      const { materialId } = record.payload as { materialId: number };
+      return unwrap(api.DELETE('/api/materials.php', { params: { query: { id: materialId } } }));
+    }
+  }
+}
+
+/** Starts the sender: now, when the phone comes online, when the app is shown again. */
+export async function startOutbox(): Promise<void> {
+  await reload();
+  window.addEventListener('online', () => kick({ now: true }));
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') kick({ now: true });
+  });
+  // Another tab may have sent or added records: show the truth when this one is looked at again.
+  window.addEventListener('focus', () => void reload());
+  kick({ now: true });
+}

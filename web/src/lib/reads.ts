@@ -1,0 +1,49 @@
+/**
+ * What the screens read, each through the cache (lib/cache.ts): orders, one order, its files, its
+ * material lines. Offline, the orders already seen can still be searched (on the phone).
+ */
+import { api, unwrap } from '../api/client';
+import type { MaterialList, OrderDetail, OrderFileList, OrderList, OrderSummary } from '../api/types';
+import { readCache, readThrough, writeCache } from './cache';
+
+export const ORDERS_PAGE = 30;
+
+export async function fetchOrders(q: string, offset: number): Promise<OrderList> {
+  const query = { limit: ORDERS_PAGE, offset, ...(q ? { q } : {}) };
+  const list = (await unwrap(api.GET('/api/orders.php', { params: { query } }))) as OrderList;
+  // The unsearched list, as far as it was scrolled, is what stays readable offline.
+  if (!q) {
+    const known = offset === 0 ? [] : ((await readCache<OrderSummary[]>('orders'))?.value ?? []);
+    const seen = new Set(known.map((o) => o.id));
+    await writeCache('orders', [...known, ...list.items.filter((o) => !seen.has(o.id))]);
+  }
+  return list;
+}
+
+/** Orders seen before, narrowed by `q` as the service would (ref, customer's ref, customer name). */
+export async function cachedOrders(q: string): Promise<OrderSummary[]> {
+  const all = (await readCache<OrderSummary[]>('orders'))?.value ?? [];
+  const needle = q.trim().toLowerCase();
+  if (!needle) return all;
+  return all.filter((o) => [o.ref, o.ref_client, o.customer?.name].some((text) => text?.toLowerCase().includes(needle)));
+}
+
+export function readOrder(id: number, show: (order: OrderDetail, fromCache: boolean) => void): Promise<void> {
+  return readThrough(`order:${id}`, async () => (await unwrap(api.GET('/api/orders.php', { params: { query: { id } } }))) as OrderDetail, show);
+}
+
+export function readOrderFiles(id: number, show: (files: OrderFileList, fromCache: boolean) => void): Promise<void> {
+  return readThrough(
+    `order-files:${id}`,
+    async () => (await unwrap(api.GET('/api/orders.php', { params: { query: { id, action: 'photos', limit: 500 } } }))) as OrderFileList,
+    show,
+  );
+}
+
+export function readMaterials(orderId: number, show: (list: MaterialList, fromCache: boolean) => void): Promise<void> {
+  return readThrough(
+    `materials:${orderId}`,
+    () => unwrap(api.GET('/api/materials.php', { params: { query: { element_type: 'commande', fk_element: orderId, limit: 500 } } })),
+    show,
+  );
+}

@@ -1,0 +1,13 @@
+/** Starts the app: the stored login and settings, the outbox's sender, the screens. */
+import { mount } from 'svelte';
+import App from './App.svelte';
+import './app.css';
+import { loadSession } from './lib/auth.svelte';
+import { i18n } from './lib/i18n.svelte';
+import { startOutbox } from './lib/outbox.svelte';
+import { loadSettings } from './lib/settings.svelte';
+
+document.documentElement.lang = i18n.lang;
+await Promise.all([loadSession(), loadSettings()]);
+mount(App, { target: document.getElementById('app')! });
+void startOutbox();
