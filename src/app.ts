@@ -38,6 +38,7 @@ import requestTimeouts, { serverTimeouts } from './plugins/request-timeouts.js';
 import proxyWarning from './plugins/proxy-warning.js';
 import securityHeaders from './plugins/security-headers.js';
 import validation from './plugins/validation.js';
+import webApp from './plugins/web-app.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -199,6 +200,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(reportModuleRoutes, ctx);
   await app.register(transcriptionRoutes, ctx);
   await app.register(materialsRoutes, ctx);
+  await app.register(webApp, { appDir: config.appDir });
 
   // The daily clean-up runs in every process (its deletes do no harm twice); CLEANUP_AT=off leaves it to `fieldreport cleanup`.
   app.decorate('recoverDeadRuns', () => recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }));

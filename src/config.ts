@@ -4,9 +4,10 @@
  * then the default. Every problem is collected and reported at once; the result is frozen.
  */
 import { isTimeZone, processTimeZone } from './dolibarr/time.js';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { readDolibarrConf } from './dolibarr/conf-file.js';
 
 export type Dialect = 'sqlite' | 'mysql' | 'postgres';
@@ -126,6 +127,12 @@ export interface Config {
   publicUrl: string | undefined;
   /** Path of the conf.php the settings came from, if any. */
   dolibarrConf: string | undefined;
+  /**
+   * The built web app (index.html, sw.js, assets/…), served at /app/. A folder that is missing or
+   * has no index.html is no configuration error: /app/ then answers 503 APP_NOT_BUILT.
+   * @default dist/app of the package root
+   */
+  appDir: string;
 }
 
 export class ConfigError extends Error {
@@ -140,6 +147,9 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const DEFAULT_PORTS = { mysql: 3306, postgres: 5432 } as const;
+
+/** Where Vite builds the web app: dist/app of the package root (this file is src/config.ts or dist/config.js). */
+export const DEFAULT_APP_DIR = fileURLToPath(new URL('../dist/app', import.meta.url));
 
 /** decodeURIComponent that reports a malformed %-escape instead of throwing. */
 function decodePart(value: string, part: string, problems: string[]): string {
@@ -328,6 +338,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     serverName: overrides.serverName ?? (get('SERVER_NAME') || os.hostname()),
     publicUrl: overrides.publicUrl ?? (get('PUBLIC_URL')?.replace(/\/+$/, '') || undefined),
     dolibarrConf: confPath,
+    appDir: path.resolve(overrides.appDir ?? get('APP_DIR') ?? DEFAULT_APP_DIR),
   };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL '${config.logLevel}' is not one of fatal, error, warn, info, debug, trace, silent`);
@@ -342,6 +353,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   }
   if (config.publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(config.publicUrl)) {
     problems.push(`PUBLIC_URL '${config.publicUrl}' is not an address like https://berichte.example.com`);
+  }
+
+  if (statSync(config.appDir, { throwIfNoEntry: false })?.isDirectory() === false) {
+    problems.push(`APP_DIR '${config.appDir}' is a file, not the folder of the built web app`);
   }
 
   if (problems.length > 0) throw new ConfigError(problems);

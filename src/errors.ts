@@ -78,6 +78,8 @@ export const errorCatalogue = {
   HEADERS_TOO_LARGE: { status: 431, message: 'Die Kopfzeilen der Anfrage sind zu groß' },
   CONFLICT: { status: 409, message: 'Konflikt mit dem aktuellen Zustand' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Dienst vorübergehend nicht verfügbar' },
+  // The web app at /app/
+  APP_NOT_BUILT: { status: 503, message: 'Die App ist nicht gebaut: npm run build ausführen' },
   // Faults of the server's storage and database: never the person's file or input
   STORAGE_FULL: { status: 507, message: 'Der Speicher des Servers ist voll; nichts wurde gespeichert. Bitte den Administrator verständigen' },
   DATABASE_READ_ONLY: { status: 503, message: 'Die Datenbank nimmt gerade keine Änderungen an; nichts wurde gespeichert. Bitte den Administrator verständigen' },

@@ -7,6 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, describeDatabase, loadConfig, type Config } from '../../src/config.js';
 import { parsePhpAssignments, readDolibarrConf } from '../../src/dolibarr/conf-file.js';
 
@@ -48,6 +49,8 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.bodyLimit, 1024 * 1024);
     assert.deepEqual(config.login, { maxFailuresPerLogin: 10, maxFailuresPerAddress: 30, windowSeconds: 900 });
     assert.deepEqual(config.timeouts, { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600 });
+    // The package root's dist/app, whether the service runs from src/ (tsx) or from dist/.
+    assert.equal(config.appDir, fileURLToPath(new URL('../../dist/app', import.meta.url)));
   });
 
   test('blank variables count as unset', () => {
@@ -63,7 +66,7 @@ describe('loadConfig: defaults', () => {
     const config = loadConfig({
       HOST: '0.0.0.0', PORT: '9000', ENTITY: '2', DB_PREFIX: 'doli_', DATA_ROOT: '/srv/documents', STATE_DIR: '/srv/state',
       INSTANCE_UNIQUE_ID: 'abcdef0123456789abcdef0123456789', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
-      LOG_LEVEL: 'warn', TRUST_PROXY: '2', BODY_LIMIT: '2048',
+      LOG_LEVEL: 'warn', TRUST_PROXY: '2', BODY_LIMIT: '2048', APP_DIR: '/srv/fieldreport-app/',
     });
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.port, 9000);
@@ -76,6 +79,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.trustProxy, 2);
     assert.equal(config.bodyLimit, 2048);
+    assert.equal(config.appDir, '/srv/fieldreport-app');
   });
 
   test('an explicit value wins over the environment', () => {
@@ -196,6 +200,12 @@ describe('loadConfig: every problem at once', () => {
     const zero = configError({ BODY_TIMEOUT_SECONDS: '0', REQUEST_TIMEOUT_SECONDS: 'eine Stunde' });
     assert.ok(listed(zero, /BODY_TIMEOUT_SECONDS/));
     assert.ok(listed(zero, /REQUEST_TIMEOUT_SECONDS/));
+  });
+
+  test('APP_DIR that is a file is a problem; a missing folder is not (the app is then answered as not built)', () => {
+    const file = fileURLToPath(import.meta.url);
+    assert.ok(listed(configError({ APP_DIR: file }), /APP_DIR/, /is a file/));
+    assert.equal(loadConfig({ APP_DIR: '/nonexistent/fieldreport-app' }).appDir, '/nonexistent/fieldreport-app');
   });
 
   test('one bad origin among good ones is named', () => {
