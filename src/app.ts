@@ -107,6 +107,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const ownsDb = !options.db;
   const handle = options.db ?? createDb(config);
 
+  const timeouts = serverTimeouts(config.timeouts);
   const app = Fastify({
     logger: loggerOptions(config, options.logger),
     bodyLimit: config.bodyLimit,
@@ -115,7 +116,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
     // Fastify's defaults leave request time unbounded; see request-timeouts.ts.
-    ...serverTimeouts(config.timeouts),
+    ...timeouts,
+    // HTTPS (TLS_CERT, TLS_KEY): Fastify then ignores `http`, so Node's time limits go here too.
+    ...(config.tls ? { https: { ...timeouts.http, cert: config.tls.cert, key: config.tls.key } } : {}),
     clientErrorHandler,
     // A URL the router cannot read (a broken %-escape) gets the one error shape too.
     frameworkErrors: (_error, _request, reply) => {

@@ -35,7 +35,7 @@ Usage:
 
 Without --password the password is read from standard input.
 Configuration comes from the environment (see README): DATABASE_URL, DATA_ROOT, DB_PREFIX, ENTITY,
-INSTANCE_UNIQUE_ID, DOLIBARR_CONF, HOST, PORT, STATE_DIR, CORS_ORIGINS, LOG_LEVEL, ...
+INSTANCE_UNIQUE_ID, DOLIBARR_CONF, HOST, PORT, TLS_CERT, TLS_KEY, STATE_DIR, CORS_ORIGINS, LOG_LEVEL, ...
 `;
 
 async function readStdin(): Promise<string> {

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readDolibarrConf } from './dolibarr/conf-file.js';
+import { loadTls, type TlsConfig } from './tls.js';
 
 export type Dialect = 'sqlite' | 'mysql' | 'postgres';
 
@@ -87,6 +88,8 @@ export interface Config {
   instanceUniqueId: string | undefined;
   host: string;
   port: number;
+  /** HTTPS: the certificate and key read from TLS_CERT and TLS_KEY (checked to belong together). @default unset: plain HTTP */
+  tls: TlsConfig | undefined;
   /** Origins allowed to call the API from a browser; `*` allows any. @default * */
   corsOrigins: '*' | readonly string[];
   /** Largest JSON body in bytes. @default 1048576 */
@@ -305,6 +308,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     instanceUniqueId,
     host: overrides.host ?? get('HOST') ?? '127.0.0.1',
     port: overrides.port ?? intSetting('PORT', get('PORT'), 8080, problems, 0, 65535),
+    tls: 'tls' in overrides ? overrides.tls : loadTls(get('TLS_CERT'), get('TLS_KEY'), problems),
     corsOrigins,
     bodyLimit: overrides.bodyLimit ?? intSetting('BODY_LIMIT', get('BODY_LIMIT'), 1024 * 1024, problems, 1024, 64 * 1024 * 1024),
     trustProxy,

@@ -2,6 +2,8 @@
  * startServer: resolve the instance id, migrate, optionally fill demo data, build the app, listen,
  * and close cleanly on SIGINT/SIGTERM.
  */
+import os from 'node:os';
+import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { describeDatabase, type Config } from './config.js';
@@ -15,11 +17,25 @@ export interface ServeOptions {
   demo: boolean;
 }
 
-/** http://host:port of a listening app. */
+/** http://host:port, or https:// when it serves TLS, of a listening app. */
 export function baseUrl(app: FastifyInstance): string {
   const address = app.server.address();
   if (!address || typeof address === 'string') return String(address ?? '');
-  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const scheme = app.server instanceof TlsServer ? 'https' : 'http';
+  return `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+}
+
+/**
+ * When the service listens on every address (HOST=0.0.0.0 or ::), the app's addresses on this
+ * computer's networks (IPv4), the ones a phone on the same network opens.
+ */
+export function networkAppUrls(base: string, interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): string[] {
+  const url = new URL(base);
+  if (url.hostname !== '0.0.0.0' && url.hostname !== '[::]') return [];
+  return Object.values(interfaces)
+    .flat()
+    .filter((i): i is os.NetworkInterfaceInfo => !!i && i.family === 'IPv4' && !i.internal)
+    .map((i) => `${url.protocol}//${i.address}${url.port ? `:${url.port}` : ''}/app/`);
 }
 
 export async function startServer(baseConfig: Config, options: ServeOptions): Promise<FastifyInstance> {
@@ -45,6 +61,8 @@ export async function startServer(baseConfig: Config, options: ServeOptions): Pr
       const base = baseUrl(app);
       process.stdout.write(
         `\nfieldreport is running on ${base}\n` +
+          `  App:        ${base}/app/\n` +
+          networkAppUrls(base).map((url) => `  On the LAN: ${url}\n`).join('') +
           `  API docs:   ${base}/api/docs\n` +
           `  Demo login: ${logins.join(', ')} (password: ${DEMO_PASSWORD})\n` +
           `  Try:        curl -s -X POST ${base}/api/auth.php -H 'Content-Type: application/json' -d '{"login":"${logins[0]}","password":"${DEMO_PASSWORD}"}'\n\n`,

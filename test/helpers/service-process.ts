@@ -10,7 +10,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 export interface ServiceProcess {
   child: ChildProcess;
-  /** http://host:port once it listens. */
+  /** http://host:port (https:// with TLS_CERT and TLS_KEY) once it listens. */
   base: string;
   /** Everything it printed so far. */
   output(): string;
@@ -53,7 +53,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
       await new Promise((r) => setTimeout(r, 25));
     }
   };
-  const listening = await waitFor(/"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/);
+  const listening = await waitFor(/"msg":"Server listening at (https?:\/\/127\.0\.0\.1:\d+)"/);
   return {
     child,
     base: listening[1]!,
