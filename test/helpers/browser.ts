@@ -1,0 +1,142 @@
+/**
+ * The technician's app in a real browser: the service on a fresh SQLite database with the demo data
+ * (logins techniker/meister/… with password demo), listening on 127.0.0.1 and serving the built app
+ * (dist/app, made by `npm run build:app`, which `npm test` runs first); Debian's Chromium driven by
+ * playwright-core at a phone's viewport (390 × 844, touch, German); axe-core for accessibility;
+ * screenshots into docs/screenshots (the README shows them).
+ * `skipReason()` says why a browser test cannot run here (no Chromium, app not built), so that the
+ * test is reported as skipped with that reason instead of passing.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Config } from '../../src/config.js';
+import { DEMO_PASSWORD, seedDemo } from '../../src/demo/seed.js';
+import { createTestContext, type TestContext } from './build-app.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const APP_DIR = path.join(ROOT, 'dist/app');
+export const SCREENSHOTS = path.join(ROOT, 'docs/screenshots');
+export const PHONE = { width: 390, height: 844 };
+export const WAIT = 30_000;
+export { DEMO_PASSWORD };
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // A microphone for MediaRecorder: Chromium's fake device (a tone), allowed without a prompt.
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+];
+
+export function skipReason(): string | undefined {
+  if (!existsSync(CHROMIUM)) return `chromium not installed (${CHROMIUM} missing; Debian package chromium)`;
+  if (!existsSync(path.join(APP_DIR, 'index.html'))) return 'the app is not built (dist/app/index.html missing; run npm run build:app)';
+  return undefined;
+}
+
+export interface AppWorld {
+  ctx: TestContext;
+  origin: string;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/** The service with the demo data and the built app, and a browser. */
+export async function startWorld(overrides: Partial<Config> = {}): Promise<AppWorld> {
+  const ctx = await createTestContext('sqlite', { appDir: APP_DIR, ...overrides } as Partial<Config>);
+  await seedDemo(ctx.handle, ctx.config);
+  const origin = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: WAIT });
+  return {
+    ctx,
+    origin,
+    browser,
+    async close() {
+      await browser.close();
+      await ctx.close();
+    },
+  };
+}
+
+/** A new phone: its own storage (IndexedDB, service worker), touch, German, light or dark. */
+export async function phone(world: AppWorld, options: { colorScheme?: 'light' | 'dark'; locale?: string } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await world.browser.newContext({
+    viewport: PHONE,
+    hasTouch: true,
+    isMobile: true,
+    deviceScaleFactor: 1,
+    locale: options.locale ?? 'de-DE',
+    timezoneId: 'Europe/Berlin',
+    colorScheme: options.colorScheme ?? 'light',
+    permissions: ['microphone'],
+    baseURL: world.origin,
+  });
+  context.setDefaultTimeout(WAIT);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  return { context, page, errors };
+}
+
+/** Logs in through the login screen and waits for the order list. */
+export async function logIn(page: Page, login = 'techniker', password = DEMO_PASSWORD): Promise<void> {
+  if (!page.url().includes('/app/')) await page.goto('/app/');
+  await page.getByLabel('Benutzername').fill(login);
+  await page.getByLabel('Passwort').fill(password);
+  await page.getByRole('button', { name: 'Anmelden' }).click();
+  await page.getByRole('list', { name: 'Aufträge' }).waitFor();
+}
+
+/** A screenshot of what the person sees, at 390 × 844, into docs/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  // Nothing moving: the banner that the app works offline comes and goes on its own.
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), animations: 'disabled' });
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core on the page as it is: no serious or critical violation of WCAG 2.1 A/AA. */
+export async function assertAccessible(page: Page, screen: string): Promise<void> {
+  // Through DevTools, not a <script> tag: the app's Content-Security-Policy rightly refuses inline scripts.
+  if (!(await page.evaluate('"axe" in window'))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    type Rule = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Rule[]; passes: Rule[] }> } }).axe;
+    const result = await axe.run((globalThis as unknown as { document: unknown }).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return {
+      passes: result.passes.map((p) => p.id),
+      violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 5) })),
+    };
+  }).then(({ passes, violations }) => {
+    // axe really looked: contrast and names were checked on this screen.
+    assert.ok(passes.includes('color-contrast') && passes.includes('button-name'), `${screen}: axe-core checked too little (${passes.join(', ')})`);
+    return violations;
+  });
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(serious, [], `${screen}: axe-core found serious or critical violations:\n${JSON.stringify(serious, null, 2)}`);
+}
+
+/** The order's row id by its ref, through the database (the test's own view, not the app's). */
+export async function orderByRef(world: AppWorld, ref: string): Promise<{ id: number; ref: string }> {
+  const row = await world.ctx.handle.db.selectFrom('commande').select(['rowid', 'ref']).where('ref', '=', ref).executeTakeFirstOrThrow();
+  return { id: Number(row.rowid), ref: row.ref };
+}
+
+/** A token of a demo user, for checking results through the API. */
+export async function apiToken(world: AppWorld, login = 'techniker'): Promise<string> {
+  const res = await world.ctx.app.inject({ method: 'POST', url: '/api/auth.php', payload: { login, password: DEMO_PASSWORD } });
+  assert.equal(res.statusCode, 200, res.body);
+  return (res.json() as { token: string }).token;
+}
