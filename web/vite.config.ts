@@ -60,6 +60,9 @@ export default defineConfig({
         navigateFallback: '/app/index.html',
         navigateFallbackAllowlist: [/^\/app\//],
         cleanupOutdatedCaches: true,
+        // The first version takes the page that installed it at once, so screens not opened yet
+        // load offline in the very first session too. A later version still waits (registerType).
+        clientsClaim: true,
         runtimeCaching: [],
       },
     }),
