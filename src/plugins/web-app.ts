@@ -12,6 +12,9 @@
  *   touched; a folder is not found either (no listings). A path that is not a file is 404 in the
  *   API's error shape; there is no fallback to index.html, so a missing asset is never answered
  *   with HTML.
+ * - Compression: the build leaves Brotli and gzip copies beside each text file (`x.js.br`,
+ *   `x.js.gz`, web/vite.config.ts); the copy the browser accepts is sent with Content-Encoding
+ *   (Brotli first), so nothing is compressed per request. `Vary: Accept-Encoding` on every such file.
  * - The app's HTML gets a Content-Security-Policy without inline scripts (Vite emits none);
  *   security-headers.ts adds X-Frame-Options and keeps frame-ancestors 'none'.
  * - An app that was not built (no index.html) is no reason to refuse the API: one warning at
@@ -74,6 +77,24 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.wasm': 'application/wasm',
 };
 
+/** Precompressed copies beside a file, in the order they are preferred. */
+const ENCODINGS = [
+  { name: 'br', suffix: '.br' },
+  { name: 'gzip', suffix: '.gz' },
+] as const;
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.webmanifest', '.svg']);
+
+/** The encodings an Accept-Encoding header allows (a q of 0 refuses one). */
+export function acceptedEncodings(header: string | undefined): Set<string> {
+  const accepted = new Set<string>();
+  for (const part of (header ?? '').toLowerCase().split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (name && !(q && Number(q.slice(2)) === 0)) accepted.add(name.trim());
+  }
+  return accepted;
+}
+
 /** The Content-Type of an app file, by its extension (the build names them; nothing here is uploaded). */
 export function appContentType(file: string): string {
   return CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
@@ -111,7 +132,11 @@ export default fp(
     app.get('/app/*', route, async (request, reply) => {
       const segments = appPathSegments((request.params as { '*': string })['*']);
       if (!segments) throw notFound();
-      const result = await send(request.raw, `/${segments.map(encodeURIComponent).join('/')}`, {
+      const file = segments.at(-1)!;
+      const compressible = COMPRESSIBLE.has(path.extname(file).toLowerCase());
+      const accepted = compressible ? acceptedEncodings(request.headers['accept-encoding']) : new Set<string>();
+      const encoding = ENCODINGS.find((e) => accepted.has(e.name) && existsSync(path.join(root, ...segments.slice(0, -1), file + e.suffix)));
+      const result = await send(request.raw, `/${segments.map(encodeURIComponent).join('/')}${encoding?.suffix ?? ''}`, {
         root,
         dotfiles: 'deny',
         index: false,
@@ -125,8 +150,9 @@ export default fp(
         if (result.type === 'error' && ![403, 404].includes(result.statusCode)) throw result.metadata.error;
         throw notFound();
       }
-      const file = segments.at(-1)!;
       reply.code(result.statusCode).headers(result.headers);
+      if (compressible) reply.header('vary', 'Accept-Encoding');
+      if (encoding) reply.header('content-encoding', encoding.name);
       reply.header('cache-control', segments[0] === 'assets' && segments.length > 1 ? IMMUTABLE_CACHE : REVALIDATE_CACHE);
       if (result.statusCode === 304) {
         result.stream.destroy();

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { APP_CONTENT_SECURITY_POLICY, IMMUTABLE_CACHE, appPathSegments } from '../../src/plugins/web-app.js';
 import { assertError } from '../helpers/assertions.js';
@@ -18,6 +19,7 @@ import { listenLocal, rawRequest, requestBytes } from '../helpers/raw-http.js';
 const INDEX = '<!doctype html><html><head><link rel="manifest" href="/app/manifest.webmanifest"><script type="module" src="/app/assets/index-abc123.js"></script></head><body><div id="app"></div></body></html>';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const SECRET = 'geheim: nicht ausliefern';
+const BIG_JS = `export const rows = [${Array.from({ length: 400 }, (_, i) => `"Zeile ${i}"`).join(',')}];\n`;
 
 /** A small fake of what Vite builds into dist/app, in `folder`/app, with a secret beside it. */
 function fakeBuild(folder: string): string {
@@ -40,6 +42,10 @@ function fakeBuild(folder: string): string {
     mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     writeFileSync(path.join(dir, name), data);
   }
+  // Precompressed copies of one script, as the build leaves them (web/vite.config.ts).
+  writeFileSync(path.join(dir, 'assets/big-0c0c.js'), BIG_JS);
+  writeFileSync(path.join(dir, 'assets/big-0c0c.js.br'), brotliCompressSync(BIG_JS));
+  writeFileSync(path.join(dir, 'assets/big-0c0c.js.gz'), gzipSync(BIG_JS));
   writeFileSync(path.join(folder, 'secret.txt'), SECRET);
   return dir;
 }
@@ -57,6 +63,35 @@ describe('web app [sqlite]', () => {
   after(async () => {
     await ctx?.close();
     rmSync(folder, { recursive: true, force: true });
+  });
+
+  test('a precompressed copy is sent when the browser accepts it: Brotli first, then gzip, else the file itself', async () => {
+    const cases: [string | undefined, string | undefined][] = [
+      ['gzip, deflate, br, zstd', 'br'],
+      ['gzip', 'gzip'],
+      ['br;q=0, gzip;q=0.8', 'gzip'],
+      ['identity', undefined],
+      [undefined, undefined],
+    ];
+    for (const [accept, encoding] of cases) {
+      const res = await ctx.app.inject({ method: 'GET', url: '/app/assets/big-0c0c.js', headers: accept ? { 'accept-encoding': accept } : {} });
+      assert.equal(res.statusCode, 200, `${accept}: ${res.body}`);
+      assert.equal(res.headers['content-encoding'], encoding, `${accept}`);
+      assert.equal(res.headers['content-type'], 'text/javascript; charset=utf-8');
+      assert.equal(res.headers.vary, 'Accept-Encoding');
+      assert.equal(res.headers['cache-control'], IMMUTABLE_CACHE);
+      const body = encoding === 'br' ? brotliDecompressSync(res.rawPayload) : encoding === 'gzip' ? gunzipSync(res.rawPayload) : res.rawPayload;
+      assert.equal(body.toString('utf8'), BIG_JS, `${accept}: the same script`);
+      assert.equal(Number(res.headers['content-length']), res.rawPayload.length);
+    }
+    // A file without copies goes as it is, also to a browser that would take Brotli.
+    const plain = await ctx.app.inject({ method: 'GET', url: '/app/assets/index-abc123.js', headers: { 'accept-encoding': 'br' } });
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.body, 'console.log("app");');
+    // Images are never sent as a compressed copy.
+    const png = await ctx.app.inject({ method: 'GET', url: '/app/icons/icon-192.png', headers: { 'accept-encoding': 'br' } });
+    assert.equal(png.headers['content-encoding'], undefined);
+    assert.equal(png.headers.vary, undefined);
   });
 
   test('/ and /app lead to /app/ (302, the query kept), also for HEAD', async () => {

@@ -10,4 +10,6 @@ import { loadSettings } from './lib/settings.svelte';
 document.documentElement.lang = i18n.lang;
 await Promise.all([loadSession(), loadSettings()]);
 mount(App, { target: document.getElementById('app')! });
+// For measurements (npm run bench:app) and the browser's own performance tools.
+requestAnimationFrame(() => performance.mark('fieldreport:first-screen'));
 void startOutbox();

@@ -7,6 +7,7 @@
  */
 import { api, connectAuth, unwrap } from '../api/client';
 import { clearUserData, db, type Session } from './db';
+import { prefetchOrders } from './reads';
 
 export const auth = $state({
   session: null as Session | null,
@@ -58,8 +59,12 @@ export async function login(name: string, password: string): Promise<Session> {
   const session: Session = { token: answer.token, expires: answer.expires, user: answer.user, perms: answer.perms };
   const previous = auth.session;
   if (previous && previous.user.id !== session.user.id) await clearUserData();
-  await (await db()).put('session', session, 'current');
+  const stored = (await db()).put('session', session, 'current');
   auth.session = session;
+  // The list the person sees next is asked for while the screen changes.
+  // (Not after an expired login: the person goes back to the screen they were on.)
+  if (!previous || previous.user.id !== session.user.id) prefetchOrders();
+  await stored;
   auth.needsLogin = false;
   auth.reason = '';
   return session;

@@ -3,27 +3,42 @@ import { i18n } from './i18n.svelte';
 
 const locale = () => (i18n.lang === 'de' ? 'de-DE' : 'en-GB');
 
+/** Intl formatters are costly to make (a list of 30 orders would make 60): one per language and kind. */
+const formatters = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat>();
+function dates(kind: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale()} date ${kind}`;
+  let made = formatters.get(key) as Intl.DateTimeFormat | undefined;
+  if (!made) formatters.set(key, (made = new Intl.DateTimeFormat(locale(), options)));
+  return made;
+}
+function numbers(kind: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `${locale()} number ${kind}`;
+  let made = formatters.get(key) as Intl.NumberFormat | undefined;
+  if (!made) formatters.set(key, (made = new Intl.NumberFormat(locale(), options)));
+  return made;
+}
+
 export function formatDate(unixSeconds: number | null | undefined): string {
   if (unixSeconds == null) return '';
-  return new Intl.DateTimeFormat(locale(), { dateStyle: 'medium' }).format(unixSeconds * 1000);
+  return dates('date', { dateStyle: 'medium' }).format(unixSeconds * 1000);
 }
 
 export function formatDateTime(unixSeconds: number | null | undefined): string {
   if (unixSeconds == null) return '';
-  return new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeStyle: 'short' }).format(unixSeconds * 1000);
+  return dates('datetime', { dateStyle: 'medium', timeStyle: 'short' }).format(unixSeconds * 1000);
 }
 
 export function formatTime(ms: number): string {
-  return new Intl.DateTimeFormat(locale(), { timeStyle: 'short' }).format(ms);
+  return dates('time', { timeStyle: 'short' }).format(ms);
 }
 
 /** An amount in the company's currency (Dolibarr's default here: euro). */
 export function formatAmount(value: number, currency = 'EUR'): string {
-  return new Intl.NumberFormat(locale(), { style: 'currency', currency }).format(value);
+  return numbers(`currency ${currency}`, { style: 'currency', currency }).format(value);
 }
 
 export function formatNumber(value: number): string {
-  return new Intl.NumberFormat(locale(), { maximumFractionDigits: 3 }).format(value);
+  return numbers('number', { maximumFractionDigits: 3 }).format(value);
 }
 
 export function formatBytes(bytes: number): string {
@@ -34,7 +49,7 @@ export function formatBytes(bytes: number): string {
     value /= 1000;
     unit++;
   }
-  return `${new Intl.NumberFormat(locale(), { maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)} ${units[unit]}`;
+  return `${numbers(`bytes ${unit === 0}`, { maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)} ${units[unit]}`;
 }
 
 /** mm:ss for a recording. */

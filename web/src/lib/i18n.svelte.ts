@@ -23,11 +23,15 @@ export function chooseLang(preferred: readonly string[]): Lang {
 
 export const i18n = $state({ lang: chooseLang(typeof navigator === 'undefined' ? [] : navigator.languages) as Lang });
 
+const plurals = new Map<Lang, Intl.PluralRules>();
+
 export function t(key: string, params: Record<string, string | number> = {}): string {
   const dict = DICTIONARIES[i18n.lang];
   let text: string | undefined;
   if (typeof params.count === 'number') {
-    const form = new Intl.PluralRules(i18n.lang).select(params.count);
+    let rules = plurals.get(i18n.lang);
+    if (!rules) plurals.set(i18n.lang, (rules = new Intl.PluralRules(i18n.lang)));
+    const form = rules.select(params.count);
     text = dict[`${key}_${form}`] ?? dict[`${key}_other`];
   }
   text ??= dict[key] ?? DICTIONARIES.de[key] ?? key;

@@ -8,16 +8,33 @@ import { readCache, readThrough, writeCache } from './cache';
 
 export const ORDERS_PAGE = 30;
 
-export async function fetchOrders(q: string, offset: number): Promise<OrderList> {
+let prefetched: { at: number; list: Promise<OrderList> } | undefined;
+
+/** Asks for the first page of orders now (right after the login), for the list screen to take. */
+export function prefetchOrders(): void {
+  prefetched = { at: Date.now(), list: requestOrders('', 0) };
+  prefetched.list.catch(() => {});
+}
+
+function requestOrders(q: string, offset: number): Promise<OrderList> {
   const query = { limit: ORDERS_PAGE, offset, ...(q ? { q } : {}) };
-  const list = (await unwrap(api.GET('/api/orders.php', { params: { query } }))) as OrderList;
-  // The unsearched list, as far as it was scrolled, is what stays readable offline.
-  if (!q) {
-    const known = offset === 0 ? [] : ((await readCache<OrderSummary[]>('orders'))?.value ?? []);
-    const seen = new Set(known.map((o) => o.id));
-    await writeCache('orders', [...known, ...list.items.filter((o) => !seen.has(o.id))]);
-  }
+  return unwrap(api.GET('/api/orders.php', { params: { query } })) as Promise<OrderList>;
+}
+
+export async function fetchOrders(q: string, offset: number): Promise<OrderList> {
+  const early = !q && offset === 0 && prefetched && Date.now() - prefetched.at < 10_000 ? prefetched.list : undefined;
+  prefetched = undefined;
+  const list = await (early ?? requestOrders(q, offset));
+  // The unsearched list, as far as it was scrolled, is what stays readable offline (kept in the
+  // background: the screen does not wait for it).
+  if (!q) void keepOrders(list, offset);
   return list;
+}
+
+async function keepOrders(list: OrderList, offset: number): Promise<void> {
+  const known = offset === 0 ? [] : ((await readCache<OrderSummary[]>('orders'))?.value ?? []);
+  const seen = new Set(known.map((o) => o.id));
+  await writeCache('orders', [...known, ...list.items.filter((o) => !seen.has(o.id))]);
 }
 
 /** Orders seen before, narrowed by `q` as the service would (ref, customer's ref, customer name). */
