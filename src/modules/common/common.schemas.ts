@@ -1,5 +1,6 @@
 /** Schemas every module uses. */
 import { Type, type TSchema } from 'typebox';
+import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
 
 /** The one error shape (DESIGN.md, "Errors"). */
 export const ErrorResponse = Type.Object({
@@ -45,3 +46,18 @@ export const PersonText = (options: { required: boolean; maxLength: number; desc
     description: `${options.description} Trimmed${options.required ? '; empty or only spaces is 400 VALIDATION_FAILED' : ''}.`,
     'x-trim': options.required ? 'nonempty' : 'allow-empty',
   });
+
+/** The Idempotency-Key header of writes a client may repeat (common/idempotency.ts). */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      description:
+        'Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. ' +
+        'Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again ' +
+        '(no second file, no second line); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; ' +
+        'the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be ' +
+        'retried with the same key. A key is remembered for 7 days.',
+    }),
+  ),
+});

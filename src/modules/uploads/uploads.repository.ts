@@ -1,15 +1,15 @@
 /**
  * The rows an upload writes: `ecm_files` (Dolibarr's file index, written as Dolibarr's
- * EcmFiles::create does) and `bericht_idempotency` (one row per user and Idempotency-Key).
- * Only Kysely; no HTTP.
+ * EcmFiles::create does), with the answer planned for the upload's Idempotency-Key claim
+ * (`bericht_idempotency`, see common/idempotency.ts). Only Kysely; no HTTP.
  */
 import type { Db } from '../../db/database.js';
 import type { Dialect } from '../../config.js';
-import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
-import { RUN_ID } from '../../adapters/runs.js';
+import { insertId } from '../../db/dialect.js';
 import type { ColumnFitter } from '../../dolibarr/charset.js';
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import { beginIntent, endIntent } from '../maintenance/file-intents.js';
+import { createIdempotencyRepository } from '../common/idempotency.repository.js';
 
 export interface NewEcmFile {
   ref: string;
@@ -24,16 +24,6 @@ export interface NewEcmFile {
   fkUserC: number | null;
   /** 'generated' for files the service makes (a report's PDF), as Dolibarr marks its own. @default 'uploaded' */
   genOrUploaded?: 'uploaded' | 'generated';
-}
-
-export interface IdempotencyRow {
-  scope: string;
-  statusCode: number | null;
-  response: string | null;
-  /** Unix seconds of the claim. */
-  claimedAt: number;
-  /** The run that made the claim; null for claims made before runs were recorded. */
-  runId: string | null;
 }
 
 export interface UploadsRepositoryOptions {
@@ -97,7 +87,7 @@ export function createUploadsRepository(db: Db, dialect: Dialect, options: Uploa
         const rowid = await createUploadsRepository(trx, dialect, options).createEcmFile(file);
         await beginIntent(trx, file.entity, file.filepath, file.filename);
         if (plan) {
-          await trx.updateTable('bericht_idempotency').set({ response: plan.response }).where('fk_user', '=', plan.userId).where('idem_key', '=', plan.key).where('status_code', 'is', null).execute();
+          await createIdempotencyRepository(trx).planResponse(plan.userId, plan.key, plan.response);
         }
         return rowid;
       });
@@ -116,52 +106,6 @@ export function createUploadsRepository(db: Db, dialect: Dialect, options: Uploa
       let query = db.deleteFrom('ecm_files').where('entity', '=', entity).where('filepath', '=', filepath);
       if (filename !== undefined) query = query.where('filename', '=', filename);
       await query.execute();
-    },
-
-    /** Claims `key` for the user; throws the driver's unique violation when it is taken. */
-    async claimKey(entity: number, userId: number, key: string, scope: string): Promise<void> {
-      await db.insertInto('bericht_idempotency').values({ entity, fk_user: userId, idem_key: key, scope, status_code: null, response: null, datec: toDbDateTime(), run_id: RUN_ID }).execute();
-    },
-
-    async getKey(userId: number, key: string): Promise<IdempotencyRow | undefined> {
-      const row = await db
-        .selectFrom('bericht_idempotency')
-        .select(['scope', 'status_code', 'response', 'datec', 'run_id'])
-        .where('fk_user', '=', userId)
-        .where('idem_key', '=', key)
-        .executeTakeFirst();
-      return row
-        ? { scope: row.scope, statusCode: row.status_code === null ? null : Number(row.status_code), response: row.response, claimedAt: fromDbDateTime(row.datec) ?? 0, runId: row.run_id }
-        : undefined;
-    },
-
-    /** Frees a claim that was never completed and is older than `before` (Unix seconds). */
-    async releaseStaleKey(userId: number, key: string, before: number): Promise<void> {
-      await db
-        .deleteFrom('bericht_idempotency')
-        .where('fk_user', '=', userId)
-        .where('idem_key', '=', key)
-        .where('status_code', 'is', null)
-        .where('datec', '<', toDbDateTime(before))
-        .execute();
-    },
-
-    /** Frees an unanswered claim of the dead run `runId`. */
-    async releaseDeadKey(userId: number, key: string, runId: string): Promise<void> {
-      await db.deleteFrom('bericht_idempotency').where('fk_user', '=', userId).where('idem_key', '=', key).where('status_code', 'is', null).where('run_id', '=', runId).execute();
-    },
-
-    /** Completes an unanswered claim of the dead run `runId` with the answer it had planned. */
-    async completeDeadKey(userId: number, key: string, runId: string, statusCode: number): Promise<void> {
-      await db.updateTable('bericht_idempotency').set({ status_code: statusCode }).where('fk_user', '=', userId).where('idem_key', '=', key).where('status_code', 'is', null).where('run_id', '=', runId).execute();
-    },
-
-    async completeKey(userId: number, key: string, statusCode: number, response: string): Promise<void> {
-      await db.updateTable('bericht_idempotency').set({ status_code: statusCode, response }).where('fk_user', '=', userId).where('idem_key', '=', key).execute();
-    },
-
-    async releaseKey(userId: number, key: string): Promise<void> {
-      await db.deleteFrom('bericht_idempotency').where('fk_user', '=', userId).where('idem_key', '=', key).where('status_code', 'is', null).execute();
     },
   };
 }

@@ -12,14 +12,14 @@ import { createConstRepository } from '../../dolibarr/const.repository.js';
 import { createColumnFitter } from '../../dolibarr/charset.js';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
-import { ErrorResponse } from '../common/common.schemas.js';
+import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { chooseAction } from '../common/dispatch.js';
 import { multipartError } from '../common/multipart.js';
 import type { ModuleContext } from '../common/module-context.js';
-import { beginIdempotent } from './idempotency.js';
+import { beginIdempotent } from '../common/idempotency.js';
 import { ACCEPTED_DESCRIPTION, type UploadKind } from './upload-types.js';
 import { createUploadsRepository } from './uploads.repository.js';
-import { IdempotencyHeaders, UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
+import { UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
 import { createUploadService, type IncomingFile } from './uploads.service.js';
 import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
@@ -85,7 +85,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     const key = request.headers['idempotency-key'];
     const idem =
       typeof key === 'string'
-        ? await beginIdempotent({ repo, runs, confirm: (planned) => service.confirm(order, planned) }, { entity: config.entity, userId: caller.id, key, scope: `${route}:${order.id}` })
+        ? await beginIdempotent({ db: handle.db, runs, confirm: (planned) => service.confirm(order, planned) }, { entity: config.entity, userId: caller.id, key, scope: `${route}:${order.id}` })
         : undefined;
     if (idem?.replay) return reply.code(idem.replay.statusCode).send(idem.replay.body);
     try {

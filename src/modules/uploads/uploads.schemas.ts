@@ -1,7 +1,6 @@
 /** Request and response schemas of the upload endpoints (5 and 19). */
 import { Type, type Static } from 'typebox';
 import { RowId } from '../common/common.schemas.js';
-import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
 
 export const UploadPhotoQuery = Type.Object({
   id: RowId('Order id (llx_commande.rowid).'),
@@ -10,19 +9,6 @@ export const UploadPhotoQuery = Type.Object({
 
 export const UploadVoiceQuery = Type.Object({
   id: RowId('Order id (llx_commande.rowid).'),
-});
-
-export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({
-      pattern: IDEMPOTENCY_KEY_PATTERN,
-      description:
-        'Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the body is read. ' +
-        'Repeating the same key on the same route and order returns the first answer (status and body) and writes no second file; ' +
-        'while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS; the key used before on another route or order: ' +
-        '409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key.',
-    }),
-  ),
 });
 
 export const UploadResponse = Type.Object(

@@ -1,22 +1,25 @@
 /**
- * Idempotency-Key for uploads (a phone that lost its connection repeats the request): the key is
- * claimed in `bericht_idempotency` before the body is read, so two requests with one key never both
- * write a file. The unique index (fk_user, idem_key) decides who was first, across processes.
- * - key free: claimed; the caller runs, then `complete` stores the answer or `release` frees the
- *   key again (a failed attempt may be retried with the same key);
- * - same scope, answer stored: that answer again (status and JSON), nothing written;
+ * Idempotency-Key for writes a phone may repeat after a lost answer (uploads, material lines from
+ * the app's offline queue): the key is claimed in `bericht_idempotency` before the work (for an
+ * upload, before its body is read), so two requests with one key never both do it. The unique
+ * index (fk_user, idem_key) decides who was first, across processes.
+ * - key free: claimed; the caller works, then `complete` stores the answer (in the work's own
+ *   transaction where it has one, so the change and its answer are kept together or not at all)
+ *   or `release` frees the key again (a failed attempt may be retried with the same key);
+ * - same scope, answer stored: that answer again (status and JSON), nothing done;
  * - same scope, no answer yet: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After while the claim's run
  *   (process, runs.ts) lives. When it died (kill -9, power cut) the claim is settled at once: the
- *   answer it had planned is given when its result is complete (`confirm`), otherwise the claim is
- *   freed and claimed anew. Claims made before runs were recorded are freed after
- *   STALE_CLAIM_SECONDS;
- * - another scope (another route or order): 409 IDEMPOTENCY_KEY_REUSED.
+ *   answer it had planned is given when its result is complete (`confirm`; an upload plans its
+ *   answer with its file's row), otherwise the claim is freed and claimed anew. Claims made before
+ *   runs were recorded are freed after STALE_CLAIM_SECONDS;
+ * - another scope (another route or object): 409 IDEMPOTENCY_KEY_REUSED.
  */
 import { createHash } from 'node:crypto';
+import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { AppError } from '../../errors.js';
-import type { UploadsRepository } from './uploads.repository.js';
 import type { RunRegistry } from '../../adapters/runs.js';
+import { createIdempotencyRepository } from './idempotency.repository.js';
 
 /** A claim older than this without an answer belongs to a request that died (the longest upload of 200 MB on a slow line fits). */
 export const STALE_CLAIM_SECONDS = 3600;
@@ -35,22 +38,27 @@ export type IdempotencyOutcome =
       replay?: undefined;
       /** Who holds the claim, for planning its answer with the work (uploads.repository reserveFile). */
       claim: { userId: number; key: string };
-      complete(statusCode: number, body: unknown): Promise<void>;
+      /** Stores the answer; with `trx`, inside the transaction that did the work. */
+      complete(statusCode: number, body: unknown, trx?: Db): Promise<void>;
       release(): Promise<void>;
     };
 
 export interface IdempotencyDeps {
-  repo: UploadsRepository;
+  db: Db;
   runs: Pick<RunRegistry, 'state'>;
-  /** Whether the result a dead run planned (its answer's body) is complete and in place. */
-  confirm(planned: unknown): Promise<boolean>;
+  /**
+   * Whether the result a dead run planned (its answer's body) is complete and in place.
+   * @default none is: work that stores its answer in its own transaction plans none
+   */
+  confirm?(planned: unknown): Promise<boolean>;
 }
 
 export async function beginIdempotent(
   deps: IdempotencyDeps,
   claim: { entity: number; userId: number; key: string; scope: string },
 ): Promise<IdempotencyOutcome> {
-  const { repo, runs, confirm } = deps;
+  const { runs, confirm = async () => false } = deps;
+  const repo = createIdempotencyRepository(deps.db);
   const { entity, userId, scope } = claim;
   // Stored as its SHA-256: compared byte for byte whatever the column's collation (MariaDB's
   // utf8mb4_unicode_ci would take 'abcKEY' and 'ABCkey' for one key and drop the second upload).
@@ -61,7 +69,7 @@ export async function beginIdempotent(
       await repo.claimKey(entity, userId, key, scope);
       return {
         claim: { userId, key },
-        complete: (statusCode, body) => repo.completeKey(userId, key, statusCode, JSON.stringify(body)),
+        complete: (statusCode, body, trx) => (trx ? createIdempotencyRepository(trx) : repo).completeKey(userId, key, statusCode, JSON.stringify(body)),
         release: () => repo.releaseKey(userId, key),
       };
     } catch (error) {
