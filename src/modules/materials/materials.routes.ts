@@ -4,7 +4,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../../plugins/authenticate.js';
-import { ErrorResponse } from '../common/common.schemas.js';
+import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { requireParam } from '../common/dispatch.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { CreateMaterialBody, DeletedMaterial, Material, MaterialList, MaterialsQuery, QTY_DECIMALS } from './materials.schemas.js';
@@ -13,7 +13,7 @@ import { createMaterialService } from './materials.service.js';
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
 
 export async function materialsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const materials = createMaterialService({ db: ctx.handle.db, dialect: ctx.handle.dialect, access: ctx.access, entity: ctx.config.entity });
+  const materials = createMaterialService({ db: ctx.handle.db, dialect: ctx.handle.dialect, access: ctx.access, entity: ctx.config.entity, runs: ctx.runs });
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.get(
@@ -43,13 +43,17 @@ export async function materialsRoutes(app: FastifyInstance, ctx: ModuleContext):
         summary: 'Add a material line',
         description:
           `JSON \`{ element_type, fk_element, label, qty, unit?, note? }\`: \`label\` 1-255 characters, \`qty\` a number from 0 with at most ${QTY_DECIMALS} decimal places, ` +
-          '`unit` free text up to 32 characters (Stk, m, kg, h, …), `note` up to 2000. Keeps who added it and when. Write right; the object must be visible. 201 with the line.',
+          '`unit` free text up to 32 characters (Stk, m, kg, h, …), `note` up to 2000. Keeps who added it and when. Write right; the object must be visible. 201 with the line. ' +
+          'Header Idempotency-Key (see the header parameter): a client that repeats the request after a lost answer (an offline queue) gets the first 201 and its line again, ' +
+          'and no second line is added; the line and its stored answer are written together. The key belongs to the object (`element_type` + `fk_element`): ' +
+          'used for another object, or for an upload, it is 409 IDEMPOTENCY_KEY_REUSED.',
         body: CreateMaterialBody,
-        response: { 201: Material, ...ERRORS },
+        headers: IdempotencyHeaders,
+        response: { 201: Material, ...ERRORS, 409: ErrorResponse },
       },
       config: { right: 'write' },
     },
-    async (request, reply) => reply.code(201).send(await materials.create(callerOf(request), request.body)),
+    async (request, reply) => reply.code(201).send(await materials.create(callerOf(request), request.body, request.headers['idempotency-key'])),
   );
 
   typed.delete(

@@ -7,7 +7,8 @@ export const MATERIAL_ELEMENT_TYPES = ['commande', 'facture', 'propal'] as const
 export const QTY_DECIMALS = 3;
 export const MAX_QTY = 1_000_000_000;
 
-const ElementType = Type.Union(MATERIAL_ELEMENT_TYPES.map((t) => Type.Literal(t)), { description: 'Kind of object: commande (order), facture (invoice), propal (proposal).' });
+// Spelt out: a union mapped from the array is typed `never` (TypeBox cannot see its members).
+const ElementType = Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal')], { description: 'Kind of object: commande (order), facture (invoice), propal (proposal).' });
 
 export const MaterialsQuery = Type.Object({
   id: Type.Optional(RowId('A material line (DELETE).')),

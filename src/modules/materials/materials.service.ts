@@ -1,14 +1,19 @@
 /**
  * Material lines of an order, invoice or proposal (spec endpoint 22). The caller must see the
  * object (DESIGN.md, Visibility): an object it may not see, and the lines of one, are "not found".
+ * A line may be added with an Idempotency-Key (the app sends lines from an offline queue and
+ * repeats one whose answer was lost): the line and the key's answer are written in one
+ * transaction, so a repeat finds both or neither, never a line without its answer.
  */
+import type { RunRegistry } from '../../adapters/runs.js';
 import type { Db } from '../../db/database.js';
 import type { Dialect } from '../../config.js';
 import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
 import type { ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import type { Caller, ElementAccess } from '../access/element-access.js';
-import { QTY_DECIMALS, type CreateMaterialBody, type Material } from './materials.schemas.js';
+import { beginIdempotent } from '../common/idempotency.js';
+import { MATERIAL_ELEMENT_TYPES, QTY_DECIMALS, type CreateMaterialBody, type Material } from './materials.schemas.js';
 
 interface MaterialRow {
   rowid: number;
@@ -39,8 +44,8 @@ function toMaterial(row: MaterialRow): Material {
 /** Free text as stored: trimmed, empty is null. */
 const text = (value: string | null | undefined) => (value === undefined || value === null || value.trim() === '' ? null : value.trim());
 
-export function createMaterialService(deps: { db: Db; dialect: Dialect; access: ElementAccess; entity: number }) {
-  const { db, dialect, access, entity } = deps;
+export function createMaterialService(deps: { db: Db; dialect: Dialect; access: ElementAccess; entity: number; runs: Pick<RunRegistry, 'state'> }) {
+  const { db, dialect, access, entity, runs } = deps;
 
   async function visibleElement(user: Caller, type: ElementType, id: number) {
     const element = await access.getById(type, id, user);
@@ -59,7 +64,8 @@ export function createMaterialService(deps: { db: Db; dialect: Dialect; access: 
       return { items: rows.map((r) => toMaterial(r as MaterialRow)), total: Number(count.n) };
     },
 
-    async create(user: Caller, body: CreateMaterialBody): Promise<Material> {
+    /** Adds a line; with `idempotencyKey`, a repeat answers the line the key added first (common/idempotency.ts). */
+    async create(user: Caller, body: CreateMaterialBody, idempotencyKey?: string): Promise<Material> {
       // Decimal places beyond QTY_DECIMALS would be lost silently in a report; refuse them instead.
       const scaled = body.qty * 10 ** QTY_DECIMALS;
       if (Math.abs(scaled - Math.round(scaled)) > 1e-6) {
@@ -68,19 +74,30 @@ export function createMaterialService(deps: { db: Db; dialect: Dialect; access: 
       const label = body.label.trim();
       if (!label) throw new AppError('VALIDATION_FAILED', { message: 'label erforderlich', details: [{ field: 'body.label', message: 'required' }] });
       await visibleElement(user, body.element_type, body.fk_element);
-      const id = await insertId(dialect, db.insertInto('bericht_material').values({
-        entity,
-        element_type: body.element_type,
-        fk_element: body.fk_element,
-        label,
-        qty: Math.round(scaled) / 10 ** QTY_DECIMALS,
-        unit: text(body.unit),
-        note: text(body.note),
-        fk_user_creat: user.id,
-        datec: toDbDateTime(),
-      }));
-      const row = await db.selectFrom('bericht_material').selectAll().where('rowid', '=', id).executeTakeFirstOrThrow();
-      return toMaterial(row as MaterialRow);
+      const scope = `material:${body.element_type}:${body.fk_element}`;
+      const idem = idempotencyKey === undefined ? undefined : await beginIdempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope });
+      if (idem?.replay) return idem.replay.body as Material;
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const id = await insertId(dialect, trx.insertInto('bericht_material').values({
+            entity,
+            element_type: body.element_type,
+            fk_element: body.fk_element,
+            label,
+            qty: Math.round(scaled) / 10 ** QTY_DECIMALS,
+            unit: text(body.unit),
+            note: text(body.note),
+            fk_user_creat: user.id,
+            datec: toDbDateTime(),
+          }));
+          const material = toMaterial((await trx.selectFrom('bericht_material').selectAll().where('rowid', '=', id).executeTakeFirstOrThrow()) as MaterialRow);
+          await idem?.complete(201, material, trx);
+          return material;
+        });
+      } catch (error) {
+        await idem?.release().catch(() => undefined);
+        throw error;
+      }
     },
 
     async remove(user: Caller, id: number): Promise<{ id: number; deleted: true }> {
@@ -93,6 +110,6 @@ export function createMaterialService(deps: { db: Db; dialect: Dialect; access: 
   };
 }
 
-const MATERIAL_TYPES = new Set<string>(['commande', 'facture', 'propal']);
+const MATERIAL_TYPES = new Set<string>(MATERIAL_ELEMENT_TYPES);
 
 export type MaterialService = ReturnType<typeof createMaterialService>;
