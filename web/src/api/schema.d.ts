@@ -122,7 +122,7 @@ export interface paths {
         put?: never;
         /**
          * Add a material line
-         * @description JSON `{ element_type, fk_element, label, qty, unit?, note? }`: `label` 1-255 characters, `qty` a number from 0 with at most 3 decimal places, `unit` free text up to 32 characters (Stk, m, kg, h, …), `note` up to 2000. Keeps who added it and when. Write right; the object must be visible. 201 with the line.
+         * @description JSON `{ element_type, fk_element, label, qty, unit?, note? }`: `label` 1-255 characters, `qty` a number from 0 with at most 3 decimal places, `unit` free text up to 32 characters (Stk, m, kg, h, …), `note` up to 2000. Keeps who added it and when. Write right; the object must be visible. 201 with the line. Header Idempotency-Key (see the header parameter): a client that repeats the request after a lost answer (an offline queue) gets the first 201 and its line again, and no second line is added; the line and its stored answer are written together. The key belongs to the object (`element_type` + `fk_element`): used for another object, or for an upload, it is 409 IDEMPOTENCY_KEY_REUSED.
          */
         post: operations["addMaterial"];
         /**
@@ -1443,7 +1443,10 @@ export interface operations {
     addMaterial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, no second line); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1547,6 +1550,21 @@ export interface operations {
             };
             /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2001,7 +2019,7 @@ export interface operations {
                 id: number;
             };
             header?: {
-                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the body is read. Repeating the same key on the same route and order returns the first answer (status and body) and writes no second file; while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS; the key used before on another route or order: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. */
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, no second line); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -4419,7 +4437,7 @@ export interface operations {
                 id: number;
             };
             header?: {
-                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the body is read. Repeating the same key on the same route and order returns the first answer (status and body) and writes no second file; while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS; the key used before on another route or order: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. */
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, no second line); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
                 "idempotency-key"?: string;
             };
             path?: never;
