@@ -37,7 +37,8 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  const files = () => (existsSync(folder) ? readdirSync(folder, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort() : []);
+  /** The order's files (not the service's temporary ones, which start with a dot). */
+  const files = () => (existsSync(folder) ? readdirSync(folder, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort() : []);
   async function api(url: string) {
     const res = await world.ctx.app.inject({ url, headers: { authorization: `Bearer ${await apiToken(world)}` } });
     assert.equal(res.statusCode, 200, res.body);

@@ -39,7 +39,8 @@ describe('app: offline first in Chromium [sqlite]', { skip }, () => {
   function folderOf(ref: string) {
     return objectFolder(world.ctx.config.dataRoot, world.ctx.config.entity, 'commande', ref).dir;
   }
-  const files = (dir: string) => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort() : []);
+  /** The order's files (not the service's temporary ones, which start with a dot). */
+  const files = (dir: string) => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort() : []);
   async function materials(orderId: number) {
     const res = await world.ctx.app.inject({ url: `/api/materials.php?element_type=commande&fk_element=${orderId}`, headers: { authorization: `Bearer ${await apiToken(world)}` } });
     assert.equal(res.statusCode, 200, res.body);
