@@ -101,7 +101,8 @@ export async function logIn(page: Page, login = 'techniker', password = DEMO_PAS
 /** A screenshot of what the person sees, at 390 × 844, into docs/screenshots/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  // Nothing moving: the banner that the app works offline comes and goes on its own.
+  // The note that the app now works offline shows for a few seconds after the first visit: not in the pictures.
+  await page.getByText('Die App funktioniert jetzt auch offline.').waitFor({ state: 'detached', timeout: 10_000 });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), animations: 'disabled' });
 }
 
