@@ -129,6 +129,33 @@ export async function assertAccessible(page: Page, screen: string): Promise<void
   assert.deepEqual(serious, [], `${screen}: axe-core found serious or critical violations:\n${JSON.stringify(serious, null, 2)}`);
 }
 
+/**
+ * Made for one thumb on a small phone: at 360 × 640 the page does not scroll sideways, and every
+ * control the person can touch (buttons, links, fields) is at least 44 × 44 px. The page is put
+ * back to its viewport afterwards.
+ */
+export async function assertPhoneFriendly(page: Page, screen: string): Promise<void> {
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width: 360, height: 640 });
+  try {
+    const found = (await page.evaluate(`(() => {
+      const doc = document.scrollingElement;
+      const small = [...document.querySelectorAll('button, a[href], input:not([type=hidden]), select, textarea, [role=button]')]
+        .filter((el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden')
+        .map((el) => ({ el, box: el.getBoundingClientRect() }))
+        .filter(({ box }) => box.width < 44 || box.height < 44)
+        // A checkbox is also touched through its label.
+        .filter(({ el }) => ![...(el.labels || [])].some((label) => { const b = label.getBoundingClientRect(); return b.width >= 44 && b.height >= 44; }))
+        .map(({ el, box }) => (el.getAttribute('aria-label') || el.textContent || el.outerHTML).trim().slice(0, 60) + ' ' + Math.round(box.width) + 'x' + Math.round(box.height));
+      return { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, small };
+    })()`)) as { scrollWidth: number; clientWidth: number; small: string[] };
+    assert.ok(found.scrollWidth <= found.clientWidth, `${screen}: scrolls sideways at 360 px (${found.scrollWidth} > ${found.clientWidth})`);
+    assert.deepEqual(found.small, [], `${screen}: touch targets under 44 px`);
+  } finally {
+    if (viewport) await page.setViewportSize(viewport);
+  }
+}
+
 /** The order's row id by its ref, through the database (the test's own view, not the app's). */
 export async function orderByRef(world: AppWorld, ref: string): Promise<{ id: number; ref: string }> {
   const row = await world.ctx.handle.db.selectFrom('commande').select(['rowid', 'ref']).where('ref', '=', ref).executeTakeFirstOrThrow();

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import { apiToken, assertAccessible, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
+import { apiToken, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
 
 const skip = skipReason();
 const REF = 'CO2611-0010';
@@ -158,6 +158,7 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     await page.getByLabel('Menge').fill('2,5');
     await page.getByLabel('Einheit').selectOption('m');
     await assertAccessible(page, 'material form');
+    await assertPhoneFriendly(page, 'material form');
     await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
 
     await until('the line at the service', async () => (await lines()).length === before.length + 1);
@@ -178,6 +179,7 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
       await page.goto(`/app/#/order/${order.id}`);
       await page.getByRole('heading', { name: /^Fotos/ }).waitFor();
       await assertAccessible(page, `order (${colorScheme})`);
+      if (colorScheme === 'light') await assertPhoneFriendly(page, 'order');
       if (colorScheme === 'dark') await screenshot(page, 'order-dark');
 
       await page.getByRole('button', { name: 'QR-Code' }).click();
@@ -186,15 +188,18 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
       const link = await qr.getByRole('link').getAttribute('href');
       assert.match(link ?? '', /\/public\/upload\.php\?token=/);
       await assertAccessible(page, `QR dialog (${colorScheme})`);
+      if (colorScheme === 'light') await assertPhoneFriendly(page, 'QR dialog');
       if (colorScheme === 'light') await screenshot(page, 'qr');
       await qr.getByRole('button', { name: 'Schließen' }).click();
 
       await page.getByRole('button', { name: /^Warteschlange/ }).click();
       await page.getByText('Alles gesendet. Nichts wartet.').waitFor();
       await assertAccessible(page, `outbox (${colorScheme})`);
+      if (colorScheme === 'light') await assertPhoneFriendly(page, 'outbox');
       await page.getByRole('button', { name: 'Einstellungen' }).click();
       await page.getByRole('button', { name: 'Abmelden' }).waitFor();
       await assertAccessible(page, `settings (${colorScheme})`);
+      if (colorScheme === 'light') await assertPhoneFriendly(page, 'settings');
       if (colorScheme === 'light') await screenshot(page, 'settings');
       assert.deepEqual(errors, []);
       await context.close();

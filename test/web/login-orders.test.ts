@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { apiToken, assertAccessible, logIn, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
+import { apiToken, assertAccessible, assertPhoneFriendly, logIn, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
 
 const skip = skipReason();
 
@@ -47,6 +47,7 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
     const { page, context, errors } = await phone(world);
     await page.goto('/app/');
     await assertAccessible(page, 'login (light)');
+    await assertPhoneFriendly(page, 'login');
     await screenshot(page, 'login');
 
     const message = async () => (await page.getByRole('alert').textContent())?.trim();
@@ -105,6 +106,7 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
     await shown((n) => n >= 30);
     assert.deepEqual(await refs(), all.items.slice(0, 30).map((o) => o.ref));
     await assertAccessible(page, 'orders (light)');
+    await assertPhoneFriendly(page, 'orders');
     await screenshot(page, 'orders');
 
     // The end of the list scrolled into view: the rest arrives.

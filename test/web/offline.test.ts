@@ -19,7 +19,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { createTokenService, TOKEN_LIFETIME_SECONDS } from '../../src/modules/auth/token.js';
-import { apiToken, assertAccessible, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
+import { apiToken, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
 
 const skip = skipReason();
 
@@ -115,6 +115,7 @@ describe('app: offline first in Chromium [sqlite]', { skip }, () => {
     assert.match(shown[1]!, /Foto keller-2\.jpg.*Wartet auf Netz/);
     assert.match(shown[2]!, /Material: Dichtung 1\/2 Zoll.*Wartet auf Netz/);
     await assertAccessible(page, 'outbox with waiting items');
+    await assertPhoneFriendly(page, 'outbox with waiting items');
     await screenshot(page, 'queue');
 
     // A reload with no network: the shell comes from the service worker, the outbox from IndexedDB.
