@@ -139,7 +139,7 @@ export async function assertPhoneFriendly(page: Page, screen: string): Promise<v
   await page.setViewportSize({ width: 360, height: 640 });
   try {
     const found = (await page.evaluate(`(() => {
-      const doc = document.scrollingElement;
+      const doc = { scrollWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth), clientWidth: document.documentElement.clientWidth };
       const small = [...document.querySelectorAll('button, a[href], input:not([type=hidden]), select, textarea, [role=button]')]
         .filter((el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden')
         .map((el) => ({ el, box: el.getBoundingClientRect() }))

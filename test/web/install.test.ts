@@ -78,7 +78,6 @@ describe('app: installable, updates announced [sqlite]', { skip }, () => {
     await page.goto('/app/');
     await page.getByRole('button', { name: 'Anmelden' }).waitFor();
     await until('the service worker controls the page', async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true);
-    const first = await page.evaluate('navigator.serviceWorker.controller.scriptURL');
     await page.evaluate('window.__sameDocument = true');
 
     // A new build: its service worker differs by a byte.
@@ -103,7 +102,6 @@ describe('app: installable, updates announced [sqlite]', { skip }, () => {
     });
     await page.getByRole('button', { name: 'Anmelden' }).waitFor();
     assert.equal(await page.evaluate('navigator.serviceWorker.getRegistration().then((r) => r.waiting === null && r.active.state === "activated")'), true);
-    assert.equal(await page.evaluate('navigator.serviceWorker.controller.scriptURL'), first);
     assert.equal(await page.getByText('Eine neue Version ist da.').count(), 0);
     assert.deepEqual(errors, []);
     await context.close();

@@ -22,8 +22,14 @@ export class ApiError extends Error {
   }
 }
 
-/** The request never got an answer (offline, connection lost, server unreachable). */
+/** The request never got an answer (offline, connection lost, server unreachable, stalled). */
 export class NetworkError extends Error {}
+
+/** The request could not even be made on the phone (a stored file that can no longer be read). */
+export class LocalError extends Error {}
+
+/** An upload that moves no byte for this long is given up (and retried): a dead connection in a cellar. */
+export const STALL_MS = 60_000;
 
 let tokenSource: () => string | undefined = () => undefined;
 let unauthorized: (code: string | undefined) => void = () => {};
@@ -53,7 +59,7 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   try {
     result = await call;
   } catch (error) {
-    if (error instanceof DOMException && error.name === 'AbortError') throw error;
+    if (error instanceof LocalError) throw error;
     throw new NetworkError(error instanceof Error ? error.message : String(error));
   }
   const { data, error, response } = result;
@@ -64,18 +70,37 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   throw new ApiError(response.status, body.code, body.error, Number.isFinite(retry) && retry > 0 ? retry : undefined);
 }
 
-/** A fetch for openapi-fetch's `fetch` option that reports the upload's progress (0 to 1). */
-export function withProgress(onProgress: (fraction: number) => void, signal?: AbortSignal): (request: Request) => Promise<Response> {
+/**
+ * A fetch for openapi-fetch's `fetch` option that reports the upload's progress (0 to 1) and gives
+ * up when nothing moves for `stallMs` (no byte sent, no answer): a stalled connection must not hold
+ * the outbox. `signal` aborts it from outside (the phone came back online: start afresh).
+ */
+export function withProgress(onProgress: (fraction: number) => void, signal?: AbortSignal, stallMs = STALL_MS): (request: Request) => Promise<Response> {
   return async (request) => {
-    const body = request.method === 'GET' || request.method === 'HEAD' ? null : await request.blob();
+    let body: Blob | null = null;
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      try {
+        body = await request.blob();
+      } catch (error) {
+        throw new LocalError(error instanceof Error ? error.message : String(error));
+      }
+    }
     return new Promise<Response>((resolve, reject) => {
       const xhr = new XMLHttpRequest();
+      let stall: ReturnType<typeof setTimeout> | undefined;
+      const moved = () => {
+        clearTimeout(stall);
+        stall = setTimeout(() => xhr.abort(), stallMs);
+      };
       xhr.open(request.method, request.url);
       request.headers.forEach((value, name) => xhr.setRequestHeader(name, value));
       xhr.responseType = 'blob';
       xhr.upload.onprogress = (event) => {
+        moved();
         if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
       };
+      xhr.onprogress = moved;
+      xhr.onloadend = () => clearTimeout(stall);
       xhr.onload = () => {
         const headers = new Headers();
         for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
@@ -88,8 +113,10 @@ export function withProgress(onProgress: (fraction: number) => void, signal?: Ab
       };
       xhr.onerror = () => reject(new TypeError('network error'));
       xhr.ontimeout = () => reject(new TypeError('timeout'));
-      xhr.onabort = () => reject(new DOMException('aborted', 'AbortError'));
+      xhr.onabort = () => reject(new TypeError('stalled or aborted'));
+      if (signal?.aborted) return xhr.abort();
       signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+      moved();
       xhr.send(body);
     });
   };

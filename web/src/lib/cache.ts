@@ -3,14 +3,18 @@
  * offline) and then asks the service again. Keys name what was read (`order:12`), per phone; logout
  * and a login as someone else clear them (lib/db.ts).
  */
-import { db } from './db';
+import { db, userDataEpoch } from './db';
 
 export async function readCache<T>(key: string): Promise<{ value: T; savedAt: number } | undefined> {
   return (await (await db()).get('cache', key)) as { value: T; savedAt: number } | undefined;
 }
 
-/** `value` must be plain data (an answer of the service), not a Svelte state proxy. */
-export async function writeCache(key: string, value: unknown): Promise<void> {
+/**
+ * `value` must be plain data (an answer of the service), not a Svelte state proxy. `epoch` is
+ * `userDataEpoch` when the read began: after a logout since then, nothing is written.
+ */
+export async function writeCache(key: string, value: unknown, epoch = userDataEpoch): Promise<void> {
+  if (epoch !== userDataEpoch) return;
   await (await db()).put('cache', { value, savedAt: Date.now() }, key);
 }
 
@@ -19,9 +23,10 @@ export async function writeCache(key: string, value: unknown): Promise<void> {
  * Returns whether fresh data arrived; a failed load leaves the cached value on screen and throws.
  */
 export async function readThrough<T>(key: string, load: () => Promise<T>, show: (value: T, fromCache: boolean) => void): Promise<void> {
+  const epoch = userDataEpoch;
   const cached = await readCache<T>(key);
   if (cached) show(cached.value, true);
   const fresh = await load();
-  await writeCache(key, fresh);
+  await writeCache(key, fresh, epoch);
   show(fresh, false);
 }

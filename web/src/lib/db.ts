@@ -66,8 +66,15 @@ export function db(): Promise<IDBPDatabase<Schema>> {
   return opened;
 }
 
+/**
+ * Counts the clearings: a read that started before one must not write its answer after it (a slow
+ * answer for the last user arriving after the logout).
+ */
+export let userDataEpoch = 0;
+
 /** Everything a user's reads left on the phone; the outbox stays. */
 export async function clearUserData(): Promise<void> {
+  userDataEpoch++;
   const d = await db();
   const tx = d.transaction(['session', 'cache', 'blobs'], 'readwrite');
   await Promise.all([tx.objectStore('session').clear(), tx.objectStore('cache').clear(), tx.objectStore('blobs').clear(), tx.done]);

@@ -11,7 +11,7 @@
  *   (lib/auth). Any other refusal (415, 413, 404, 400…): the record is marked refused with the
  *   service's message and stays until the person removes it. Nothing is dropped silently.
  */
-import { ApiError, api, unwrap, withProgress } from '../api/client';
+import { ApiError, LocalError, api, unwrap, withProgress } from '../api/client';
 import type { Material, UploadAnswer } from '../api/types';
 import { auth } from './auth.svelte';
 import { db, type OutboxKind, type OutboxRecord } from './db';
@@ -37,8 +37,20 @@ async function reload(): Promise<void> {
   outbox.loaded = true;
 }
 
+/** The logged-in user's records of an order, of the given kinds. */
 export function pendingFor(orderId: number, kinds: OutboxKind[]): OutboxRecord[] {
-  return outbox.items.filter((r) => r.orderId === orderId && kinds.includes(r.kind));
+  const user = auth.session?.user.id;
+  return outbox.items.filter((r) => r.userId === user && r.orderId === orderId && kinds.includes(r.kind));
+}
+
+/** A UUID, also where crypto.randomUUID is missing (a page not served over HTTPS). */
+function uuid(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /** The records the logged-in user still has to send or to look at (refused). */
@@ -56,7 +68,7 @@ export async function enqueue(
   if (!auth.session) throw new Error('not logged in');
   const now = Date.now();
   const record: OutboxRecord = {
-    id: crypto.randomUUID(),
+    id: uuid(),
     kind,
     userId: auth.session.user.id,
     orderId: order.id,
@@ -77,33 +89,68 @@ export async function enqueue(
   return record;
 }
 
-/** Removes a record the person gave up (a refused one, or one still waiting). */
-export async function remove(id: string): Promise<void> {
-  if (outbox.sending === id) return;
+/**
+ * Removes a record the person gave up (a refused one, or one still waiting). Not the one on its
+ * way (the screens disable that): false then.
+ */
+export async function remove(id: string): Promise<boolean> {
+  if (outbox.sending === id) return false;
   await (await db()).delete('outbox', id);
   await reload();
+  return true;
 }
 
 /** Sends now what waits, ignoring the backoff (the person pressed "send now", or the phone came online). */
 export function kick(options: { now?: boolean } = {}): void {
-  if (options.now) ignoreBackoff = true;
+  if (options.now) {
+    ignoreBackoff = true;
+    // A send that has been quiet for a while is likely on a dead connection: start it afresh.
+    if (current && Date.now() - current.lastActivity > QUIET_MS) current.abort.abort();
+  }
   void work();
 }
 
+const QUIET_MS = 10_000;
 let ignoreBackoff = true;
 let running = false;
+/** A wake-up that came while a round was running: run another round after it. */
+let again = false;
 let timer: ReturnType<typeof setTimeout> | undefined;
+let current: { abort: AbortController; lastActivity: number } | undefined;
 
 async function work(): Promise<void> {
-  if (running) return;
+  if (running) {
+    again = true;
+    return;
+  }
   running = true;
   try {
-    const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
-    if (locks) await locks.request('fieldreport-outbox', { ifAvailable: true }, async (lock) => (lock ? drain() : undefined));
-    else await drain();
+    do {
+      again = false;
+      const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+      let held = true;
+      if (locks) {
+        await locks.request('fieldreport-outbox', { ifAvailable: true }, async (lock) => {
+          held = !!lock;
+          if (lock) await drain();
+        });
+      } else {
+        await drain();
+      }
+      // Another tab is sending: look again shortly (it may close, or leave records of ours).
+      if (!held && !timer) schedule(5_000);
+    } while (again);
   } finally {
     running = false;
   }
+}
+
+function schedule(ms: number): void {
+  clearTimeout(timer);
+  timer = setTimeout(() => {
+    timer = undefined;
+    void work();
+  }, ms);
 }
 
 async function drain(): Promise<void> {
@@ -117,7 +164,7 @@ async function drain(): Promise<void> {
     if (!next) return;
     const wait = next.nextAttemptAt - Date.now();
     if (wait > 0 && !ignoreBackoff) {
-      timer = setTimeout(() => void work(), wait);
+      schedule(wait);
       return;
     }
     ignoreBackoff = false;
@@ -128,10 +175,13 @@ async function drain(): Promise<void> {
 
 /** One try of one record; 'stop' ends this round (retry scheduled, or waiting for the login). */
 async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
-  const store = await db();
+  // Marked as on its way before anything is awaited, so the person cannot remove it meanwhile.
   outbox.sending = record.id;
   outbox.progress[record.id] = 0;
+  const store = await db();
   try {
+    // Removed by the person just before: not sent.
+    if (!(await store.get('outbox', record.id))) return 'next';
     const answer = await send(record);
     await store.delete('outbox', record.id);
     outbox.arrived[record.orderId] = (outbox.arrived[record.orderId] ?? 0) + 1;
@@ -163,23 +213,32 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
       await store.put('outbox', fresh);
       return 'next';
     }
+    if (error instanceof LocalError) {
+      // The file stored on the phone cannot be read any more: trying again will not help.
+      fresh.state = 'refused';
+      fresh.lastStatus = 0;
+      fresh.lastError = errorText('LOCAL_FILE_UNREADABLE', undefined);
+      await store.put('outbox', fresh);
+      return 'next';
+    }
     fresh.lastStatus = 0;
     fresh.lastError = errorText('NETWORK', undefined);
     await retryLater(fresh);
     return 'stop';
   } finally {
     outbox.sending = '';
+    current = undefined;
     delete outbox.progress[record.id];
   }
 }
 
 async function retryLater(record: OutboxRecord, retryAfterSeconds?: number): Promise<void> {
   const backoff = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.max(0, record.attempts - 1));
-  const delay = retryAfterSeconds ? retryAfterSeconds * 1000 : backoff / 2 + Math.random() * (backoff / 2);
+  const delay = retryAfterSeconds ? Math.min(MAX_DELAY_MS, retryAfterSeconds * 1000) : backoff / 2 + Math.random() * (backoff / 2);
   record.state = 'waiting';
   record.nextAttemptAt = Date.now() + delay;
   await (await db()).put('outbox', record);
-  timer = setTimeout(() => void work(), delay);
+  schedule(delay);
 }
 
 type Delivered = { kind: 'photo' | 'voice'; answer: UploadAnswer } | { kind: 'material-add'; answer: Material } | { kind: 'material-delete' };
@@ -197,7 +256,13 @@ function delivered(record: OutboxRecord, answer: unknown): void {
 
 async function send(record: OutboxRecord): Promise<unknown> {
   const headers = { 'Idempotency-Key': record.id };
-  const progress = withProgress((fraction) => (outbox.progress[record.id] = fraction));
+  const now = { abort: new AbortController(), lastActivity: Date.now() };
+  current = now;
+  // Every send goes through one XMLHttpRequest path: progress, and a stalled request given up.
+  const progress = withProgress((fraction) => {
+    now.lastActivity = Date.now();
+    outbox.progress[record.id] = fraction;
+  }, now.abort.signal);
   switch (record.kind) {
     case 'photo':
     case 'voice': {
@@ -210,11 +275,11 @@ async function send(record: OutboxRecord): Promise<unknown> {
     }
     case 'material-add': {
       const line = record.payload as { label: string; qty: number; unit?: string; note?: string };
-      return unwrap(api.POST('/api/materials.php', { headers, body: { element_type: 'commande', fk_element: record.orderId, ...line } }));
+      return unwrap(api.POST('/api/materials.php', { headers, body: { element_type: 'commande', fk_element: record.orderId, ...line }, fetch: progress }));
     }
     case 'material-delete': {
       const { materialId } = record.payload as { materialId: number };
-      return unwrap(api.DELETE('/api/materials.php', { params: { query: { id: materialId } } }));
+      return unwrap(api.DELETE('/api/materials.php', { params: { query: { id: materialId } }, fetch: progress }));
     }
   }
 }

@@ -7,9 +7,20 @@ import { settings } from './settings.svelte';
 
 export const MAX_SIDE = 2560;
 
+/** A photo that takes longer than this to reduce is sent as it is. */
+const REDUCE_TIMEOUT_MS = 60_000;
+
 let worker: Worker | undefined;
 let nextId = 1;
 const waiting = new Map<number, (blob: Blob | null) => void>();
+
+/** The worker failed (it could not load, or ran out of memory): every photo waiting goes as it is. */
+function giveUp(): void {
+  worker?.terminate();
+  worker = undefined;
+  for (const resolve of waiting.values()) resolve(null);
+  waiting.clear();
+}
 
 function photoWorker(): Worker {
   if (!worker) {
@@ -18,6 +29,8 @@ function photoWorker(): Worker {
       waiting.get(event.data.id)?.(event.data.blob);
       waiting.delete(event.data.id);
     };
+    worker.onerror = giveUp;
+    worker.onmessageerror = giveUp;
   }
   return worker;
 }
@@ -27,8 +40,19 @@ export async function preparePhoto(file: File): Promise<{ blob: Blob; name: stri
   if (settings.sendOriginals || typeof OffscreenCanvas === 'undefined') return { blob: file, name };
   const id = nextId++;
   const reduced = await new Promise<Blob | null>((resolve) => {
-    waiting.set(id, resolve);
-    photoWorker().postMessage({ id, file, maxSide: MAX_SIDE });
+    const timeout = setTimeout(() => {
+      waiting.delete(id);
+      resolve(null);
+    }, REDUCE_TIMEOUT_MS);
+    waiting.set(id, (blob) => {
+      clearTimeout(timeout);
+      resolve(blob);
+    });
+    try {
+      photoWorker().postMessage({ id, file, maxSide: MAX_SIDE });
+    } catch {
+      giveUp();
+    }
   });
   if (!reduced) return { blob: file, name };
   return { blob: reduced, name: name.replace(/\.[^.]*$/, '') + '.jpg' };

@@ -5,6 +5,7 @@
 import { api, unwrap } from '../api/client';
 import type { MaterialList, OrderDetail, OrderFileList, OrderList, OrderSummary } from '../api/types';
 import { readCache, readThrough, writeCache } from './cache';
+import { userDataEpoch } from './db';
 
 export const ORDERS_PAGE = 30;
 
@@ -22,19 +23,20 @@ function requestOrders(q: string, offset: number): Promise<OrderList> {
 }
 
 export async function fetchOrders(q: string, offset: number): Promise<OrderList> {
+  const epoch = userDataEpoch;
   const early = !q && offset === 0 && prefetched && Date.now() - prefetched.at < 10_000 ? prefetched.list : undefined;
   prefetched = undefined;
   const list = await (early ?? requestOrders(q, offset));
   // The unsearched list, as far as it was scrolled, is what stays readable offline (kept in the
   // background: the screen does not wait for it).
-  if (!q) void keepOrders(list, offset);
+  if (!q) void keepOrders(list, offset, epoch);
   return list;
 }
 
-async function keepOrders(list: OrderList, offset: number): Promise<void> {
+async function keepOrders(list: OrderList, offset: number, epoch: number): Promise<void> {
   const known = offset === 0 ? [] : ((await readCache<OrderSummary[]>('orders'))?.value ?? []);
   const seen = new Set(known.map((o) => o.id));
-  await writeCache('orders', [...known, ...list.items.filter((o) => !seen.has(o.id))]);
+  await writeCache('orders', [...known, ...list.items.filter((o) => !seen.has(o.id))], epoch);
 }
 
 /** Orders seen before, narrowed by `q` as the service would (ref, customer's ref, customer name). */
