@@ -16,19 +16,10 @@ import sharp from 'sharp';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { tokenHash } from '../../src/modules/uploads/upload-tokens.service.js';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../helpers/browser.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const FLAGS = CHROMIUM_FLAGS;
 const WAIT = 30_000;
 
 describe('QR upload page in Chromium [sqlite]', () => {

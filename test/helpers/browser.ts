@@ -25,7 +25,8 @@ export const PHONE = { width: 390, height: 844 };
 export const WAIT = 30_000;
 export { DEMO_PASSWORD };
 
-const FLAGS = [
+/** Chromium as the tests run it: headless, as root, and quiet on this machine's closed network. */
+export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -34,6 +35,10 @@ const FLAGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+];
+
+const FLAGS = [
+  ...CHROMIUM_FLAGS,
   // A microphone for MediaRecorder: Chromium's fake device (a tone), allowed without a prompt.
   '--use-fake-device-for-media-stream',
   '--use-fake-ui-for-media-stream',
@@ -96,6 +101,15 @@ export async function logIn(page: Page, login = 'techniker', password = DEMO_PAS
   await page.getByLabel('Passwort').fill(password);
   await page.getByRole('button', { name: 'Anmelden' }).click();
   await page.getByRole('list', { name: 'Aufträge' }).waitFor();
+}
+
+/** Waits until `check` holds (polling), or fails naming `what`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
 }
 
 /** A screenshot of what the person sees, at 390 × 844, into docs/screenshots/<name>.png. */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import { apiToken, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
+import { apiToken, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
 
 const skip = skipReason();
 const REF = 'CO2611-0010';
@@ -43,13 +43,6 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     const res = await world.ctx.app.inject({ url, headers: { authorization: `Bearer ${await apiToken(world)}` } });
     assert.equal(res.statusCode, 200, res.body);
     return res.json();
-  }
-  async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000) {
-    const end = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 150));
-    }
   }
   async function photo(name: string, width: number, height: number, background: string, exif = false) {
     const file = path.join(scratch, name);

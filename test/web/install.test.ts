@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { APP_DIR, assertAccessible, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
+import { APP_DIR, assertAccessible, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
 
 const skip = skipReason();
 
@@ -31,13 +31,6 @@ describe('app: installable, updates announced [sqlite]', { skip }, () => {
     if (appDir) rmSync(path.dirname(appDir), { recursive: true, force: true });
   });
 
-  async function until(what: string, check: () => Promise<boolean>, ms = 30_000) {
-    const end = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 150));
-    }
-  }
 
   test('the manifest and its icons; Chromium finds nothing that keeps the app from being installed', async () => {
     const res = await world.ctx.app.inject({ url: '/app/manifest.webmanifest' });
