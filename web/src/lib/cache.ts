@@ -20,7 +20,7 @@ export async function writeCache(key: string, value: unknown, epoch = userDataEp
 
 /**
  * Shows the cached value (if any) through `show`, then loads, stores and shows the fresh one.
- * Returns whether fresh data arrived; a failed load leaves the cached value on screen and throws.
+ * A failed load leaves the cached value on screen and throws.
  */
 export async function readThrough<T>(key: string, load: () => Promise<T>, show: (value: T, fromCache: boolean) => void): Promise<void> {
   const epoch = userDataEpoch;

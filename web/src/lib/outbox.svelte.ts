@@ -6,7 +6,7 @@
  * - One sender works the user's records strictly in creation order, on start, when the phone comes
  *   online, when the app becomes visible, after each new record, and on a timer with exponential
  *   backoff and jitter (capped at five minutes). Across tabs, a Web Lock keeps it to one sender.
- * - 2xx: the record is removed and the screens showing its order reload. No answer, 408, 429,
+ * - 2xx: the record is removed and the screens showing its order take the answer (onDelivered). No answer, 408, 429,
  *   5xx or 409 "still at work": retried later. 401: the sender waits for the password
  *   (lib/auth). Any other refusal (415, 413, 404, 400…): the record is marked refused with the
  *   service's message and stays until the person removes it. Nothing is dropped silently.
@@ -27,8 +27,6 @@ export const outbox = $state({
   progress: {} as Record<string, number>,
   /** The id of the record on its way, if any. */
   sending: '' as string,
-  /** Bumped per order when one of its records arrived: screens reload what they show. */
-  arrived: {} as Record<number, number>,
   loaded: false,
 });
 
@@ -184,7 +182,6 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     if (!(await store.get('outbox', record.id))) return 'next';
     const answer = await send(record);
     await store.delete('outbox', record.id);
-    outbox.arrived[record.orderId] = (outbox.arrived[record.orderId] ?? 0) + 1;
     delivered(record, answer);
     return 'next';
   } catch (error) {
@@ -197,7 +194,7 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
       if (record.kind === 'material-delete' && error.status === 404) {
         // Already gone: what the person wanted.
         await store.delete('outbox', record.id);
-        outbox.arrived[record.orderId] = (outbox.arrived[record.orderId] ?? 0) + 1;
+        delivered(record, undefined);
         return 'next';
       }
       if (error.status === 401) {
