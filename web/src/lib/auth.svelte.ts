@@ -34,10 +34,12 @@ export function currentToken(): string | undefined {
   return auth.session.token;
 }
 
+// Requests carry the token while it holds; one that ran out on the phone's clock asks for the password.
 connectAuth(
-  () => auth.session?.token,
+  currentToken,
   (code) => {
-    if (!auth.session) return;
+    // Already asking (a request sent without a token meanwhile): keep the first reason.
+    if (!auth.session || auth.needsLogin) return;
     auth.needsLogin = true;
     auth.reason = code === 'AUTH_TOKEN_EXPIRED' ? 'expired' : 'withdrawn';
   },
