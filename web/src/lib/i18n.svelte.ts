@@ -5,6 +5,7 @@
  * The service's own messages are German: an error with a known code is shown in the person's
  * language from the dictionary (`error.<CODE>`), otherwise as the service wrote it.
  */
+import { ApiError, NetworkError } from '../api/client';
 import de from '../i18n/de.json';
 import en from '../i18n/en.json';
 
@@ -36,6 +37,17 @@ export function t(key: string, params: Record<string, string | number> = {}): st
   }
   text ??= dict[key] ?? DICTIONARIES.de[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}
+
+/**
+ * What to tell the person when a request failed: `offlineKey`'s text when no answer came (the
+ * screen's own words for what needs a connection; by default "no connection"), the
+ * service's refusal (errorText) when it answered, else the unexpected-error text.
+ */
+export function failureText(failure: unknown, offlineKey = 'error.NETWORK'): string {
+  if (failure instanceof NetworkError) return t(offlineKey);
+  if (failure instanceof ApiError) return errorText(failure.code, failure.message);
+  return t('error.unknown');
 }
 
 /** The message for an error of the service: the dictionary's when it knows the code. */

@@ -27,18 +27,15 @@ export const outbox = $state({
   progress: {} as Record<string, number>,
   /** The id of the record on its way, if any. */
   sending: '' as string,
-  loaded: false,
 });
 
 async function reload(): Promise<void> {
   outbox.items = await (await db()).getAllFromIndex('outbox', 'createdAt');
-  outbox.loaded = true;
 }
 
 /** The logged-in user's records of an order, of the given kinds. */
 export function pendingFor(orderId: number, kinds: OutboxKind[]): OutboxRecord[] {
-  const user = auth.session?.user.id;
-  return outbox.items.filter((r) => r.userId === user && r.orderId === orderId && kinds.includes(r.kind));
+  return mine().filter((r) => r.orderId === orderId && kinds.includes(r.kind));
 }
 
 /** A UUID, also where crypto.randomUUID is missing (a page not served over HTTPS). */

@@ -7,7 +7,7 @@ import type { MaterialList, OrderDetail, OrderFileList, OrderList, OrderSummary 
 import { readCache, readThrough, writeCache } from './cache';
 import { userDataEpoch } from './db';
 
-export const ORDERS_PAGE = 30;
+const ORDERS_PAGE = 30;
 
 let prefetched: { at: number; list: Promise<OrderList> } | undefined;
 
@@ -51,12 +51,22 @@ export function readOrder(id: number, show: (order: OrderDetail, fromCache: bool
   return readThrough(`order:${id}`, async () => (await unwrap(api.GET('/api/orders.php', { params: { query: { id } } }))) as OrderDetail, show);
 }
 
+/** An order's files as the screen now knows them (after an upload), for offline. */
+export function keepOrderFiles(id: number, items: OrderFileList['items']): Promise<void> {
+  return writeCache(`order-files:${id}`, { items, total: items.length });
+}
+
 export function readOrderFiles(id: number, show: (files: OrderFileList, fromCache: boolean) => void): Promise<void> {
   return readThrough(
     `order-files:${id}`,
     async () => (await unwrap(api.GET('/api/orders.php', { params: { query: { id, action: 'photos', limit: 500 } } }))) as OrderFileList,
     show,
   );
+}
+
+/** An order's material lines as the screen now knows them (after a change), for offline. */
+export function keepMaterials(orderId: number, items: MaterialList['items']): Promise<void> {
+  return writeCache(`materials:${orderId}`, { items, total: items.length });
 }
 
 export function readMaterials(orderId: number, show: (list: MaterialList, fromCache: boolean) => void): Promise<void> {
