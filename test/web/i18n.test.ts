@@ -26,6 +26,7 @@ function sources(dir = WEB, out: string[] = []): string[] {
 const DYNAMIC: Record<string, string[]> = {
   'order.status.': ['-1', '0', '1', '2', '3'],
   'reports.status.': ['draft', 'final'],
+  'signature.reason.': ['metadata_missing', 'key_unknown', 'seal_broken', 'page_count_changed', 'content_changed'],
 };
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();

@@ -5,13 +5,70 @@
  *   so a screen shows at once and offline;
  * - `blobs`: thumbnails and files fetched with the token, as Blobs;
  * - `outbox`: every change waiting to be sent (lib/outbox.svelte.ts), in creation order;
- * - `settings`: the person's choices on this phone.
+ * - `settings`: the person's choices on this phone, and which service ids the reports, pages and
+ *   photos made on the phone got (lib/local-ids.svelte.ts; records waiting to be sent refer to them).
  * Logout clears everything but what is still waiting to be sent (a shared phone must not show the
  * last user's orders; nothing the person captured is dropped silently).
  */
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 
-export type OutboxKind = 'photo' | 'voice' | 'material-add' | 'material-delete';
+export type OutboxKind =
+  | 'photo'
+  | 'voice'
+  | 'material-add'
+  | 'material-delete'
+  | 'report-create'
+  | 'page-add'
+  | 'page-update'
+  | 'page-delete'
+  | 'page-reorder'
+  | 'signature';
+
+/**
+ * A report or page as the phone knows it: the service's id, or, for one made on the phone and not
+ * yet sent, the id of the outbox record that makes it (a page of a template a new report starts
+ * with: `<record id>#<index>`). lib/local-ids.svelte.ts turns one into the other once the service answered.
+ */
+export type Ref = number | string;
+
+/** A page's image: a file of the order by its name, or a photo still in the outbox (its record). */
+export type PhotoRef = { name: string } | { record: string };
+
+export interface ReportCreatePayload {
+  title: string;
+  format?: string;
+  orientation?: string;
+  odt_template: string | null;
+  template_id?: number;
+}
+
+export interface PageFields {
+  layout?: 'photo' | 'before_after' | 'title_only';
+  title?: string | null;
+  note?: string | null;
+  rotation?: 0 | 90 | 180 | 270;
+  source?: PhotoRef;
+  source_2?: PhotoRef;
+}
+
+export interface SignaturePayload {
+  png: Blob;
+  signer_name: string;
+  confirmation_text: string;
+  gps_lat?: number;
+  gps_lon?: number;
+}
+
+export type OutboxPayload =
+  | Blob
+  | { label: string; qty: number; unit?: string; note?: string }
+  | { materialId: number; label: string }
+  | ReportCreatePayload
+  | PageFields
+  | { page: Ref; changes: PageFields }
+  | { page: Ref }
+  | { order: Ref[] }
+  | SignaturePayload;
 export type OutboxState = 'waiting' | 'sending' | 'refused';
 
 export interface OutboxRecord {
@@ -22,8 +79,14 @@ export interface OutboxRecord {
   userId: number;
   orderId: number;
   orderRef: string;
-  /** photo/voice: the file; material-add: the line; material-delete: the line's id. */
-  payload: Blob | { label: string; qty: number; unit?: string; note?: string } | { materialId: number; label: string };
+  /** The report a report-create, page or signature record is about. */
+  reportRef?: Ref;
+  /**
+   * photo/voice: the file; material-add: the line; material-delete: the line's id; report-create:
+   * the report's settings; page-add: the page; page-update: the page and what changes; page-delete:
+   * the page; page-reorder: every page in the new order; signature: the PNG and the signer.
+   */
+  payload: OutboxPayload;
   /** photo/voice: the file name to send. */
   fileName?: string;
   createdAt: number;

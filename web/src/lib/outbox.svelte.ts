@@ -14,8 +14,10 @@
 import { ApiError, LocalError, api, unwrap, withProgress } from '../api/client';
 import type { Material, UploadAnswer } from '../api/types';
 import { auth } from './auth.svelte';
-import { db, type OutboxKind, type OutboxRecord } from './db';
+import { db, type OutboxKind, type OutboxRecord, type Ref } from './db';
 import { errorText } from './i18n.svelte';
+import { loadLocalIds } from './local-ids.svelte';
+import { afterDelivery, isReportKind, sendReportRecord, UnresolvedRef, type ReportKind } from './report-sync';
 
 const MAX_DELAY_MS = 5 * 60_000;
 const FIRST_DELAY_MS = 2_000;
@@ -58,7 +60,7 @@ export async function enqueue(
   kind: OutboxKind,
   order: { id: number; ref: string },
   payload: OutboxRecord['payload'],
-  fileName?: string,
+  extra: { fileName?: string; reportRef?: Ref } = {},
 ): Promise<OutboxRecord> {
   if (!auth.session) throw new Error('not logged in');
   const now = Date.now();
@@ -73,7 +75,8 @@ export async function enqueue(
     attempts: 0,
     nextAttemptAt: now,
     state: 'waiting',
-    ...(fileName ? { fileName } : {}),
+    ...(extra.fileName ? { fileName: extra.fileName } : {}),
+    ...(extra.reportRef !== undefined ? { reportRef: extra.reportRef } : {}),
   };
   // Two records made in the same millisecond keep their order.
   const last = outbox.items.at(-1);
@@ -178,6 +181,8 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     // Removed by the person just before: not sent.
     if (!(await store.get('outbox', record.id))) return 'next';
     const answer = await send(record);
+    // What the answer names is learnt before the record goes: the records behind it refer to it.
+    await afterDelivery(record, answer);
     await store.delete('outbox', record.id);
     delivered(record, answer);
     return 'next';
@@ -188,7 +193,7 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     if (error instanceof ApiError) {
       fresh.lastStatus = error.status;
       fresh.lastError = errorText(error.code, error.message);
-      if (record.kind === 'material-delete' && error.status === 404) {
+      if ((record.kind === 'material-delete' || record.kind === 'page-delete') && error.status === 404) {
         // Already gone: what the person wanted.
         await store.delete('outbox', record.id);
         delivered(record, undefined);
@@ -204,6 +209,14 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
         return 'stop';
       }
       fresh.state = 'refused';
+      await store.put('outbox', fresh);
+      return 'next';
+    }
+    if (error instanceof UnresolvedRef) {
+      // What it belongs to (a report, a page, a photo made on the phone) was refused or removed.
+      fresh.state = 'refused';
+      fresh.lastStatus = 0;
+      fresh.lastError = errorText('LOCAL_DEPENDENCY_REFUSED', undefined);
       await store.put('outbox', fresh);
       return 'next';
     }
@@ -235,7 +248,11 @@ async function retryLater(record: OutboxRecord, retryAfterSeconds?: number): Pro
   schedule(delay);
 }
 
-type Delivered = { kind: 'photo' | 'voice'; answer: UploadAnswer } | { kind: 'material-add'; answer: Material } | { kind: 'material-delete' };
+type Delivered =
+  | { kind: 'photo' | 'voice'; answer: UploadAnswer }
+  | { kind: 'material-add'; answer: Material }
+  | { kind: 'material-delete' }
+  | { kind: ReportKind; answer: unknown };
 const listeners = new Set<(record: OutboxRecord, delivered: Delivered) => void>();
 
 /** Hears of each record that arrived (a screen adds the answer to what it shows). */
@@ -276,11 +293,13 @@ async function send(record: OutboxRecord): Promise<unknown> {
       return unwrap(api.DELETE('/api/materials.php', { params: { query: { id: materialId } }, fetch: progress }));
     }
   }
+  if (isReportKind(record.kind)) return sendReportRecord(record, headers, progress);
+  throw new LocalError(`unknown outbox record kind ${record.kind}`);
 }
 
 /** Starts the sender: now, when the phone comes online, when the app is shown again. */
 export async function startOutbox(): Promise<void> {
-  await reload();
+  await Promise.all([reload(), loadLocalIds()]);
   window.addEventListener('online', () => kick({ now: true }));
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') kick({ now: true });

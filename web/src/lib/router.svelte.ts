@@ -1,12 +1,46 @@
 /**
- * Screens by the address's hash (#/orders, #/order/12, #/queue, #/settings): the service serves one
- * page at /app/, the service worker has it offline, and the back button works.
+ * Screens by the address's hash (#/orders, #/order/12, #/report/7, #/report/7/page/31,
+ * #/report/7/sign, #/report/7/pdf, #/queue, #/settings): the service serves one page at /app/,
+ * the service worker has it offline, and the back button works. A report or page made on the phone
+ * and not yet sent is named by its local ref (lib/local-ids), URI-encoded.
  */
-export type Route = { name: 'orders' } | { name: 'order'; id: number } | { name: 'queue' } | { name: 'settings' };
+import type { Ref } from './db';
+
+export type Route =
+  | { name: 'orders' }
+  | { name: 'order'; id: number }
+  | { name: 'report'; ref: Ref }
+  | { name: 'page'; ref: Ref; page: Ref }
+  | { name: 'sign'; ref: Ref }
+  | { name: 'pdf'; ref: Ref }
+  | { name: 'queue' }
+  | { name: 'settings' };
+
+function parseRef(part: string | undefined): Ref | undefined {
+  if (!part) return undefined;
+  const text = decodeURIComponent(part);
+  return /^\d+$/.test(text) ? Number(text) : /^[\w#-]{1,80}$/.test(text) ? text : undefined;
+}
+
+/** The address of a report screen: `reportHash(ref)`, `reportHash(ref, 'sign')`, `reportHash(ref, 'page', page)`. */
+export function reportHash(ref: Ref, screen?: 'sign' | 'pdf' | 'page', page?: Ref): string {
+  const part = (r: Ref) => encodeURIComponent(String(r));
+  return `#/report/${part(ref)}${screen ? `/${screen}` : ''}${page !== undefined ? `/${part(page)}` : ''}`;
+}
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/');
   if (parts[0] === 'order' && /^\d+$/.test(parts[1] ?? '')) return { name: 'order', id: Number(parts[1]) };
+  const ref = parts[0] === 'report' ? parseRef(parts[1]) : undefined;
+  if (ref !== undefined) {
+    if (parts[2] === 'page') {
+      const page = parseRef(parts[3]);
+      if (page !== undefined) return { name: 'page', ref, page };
+    }
+    if (parts[2] === 'sign') return { name: 'sign', ref };
+    if (parts[2] === 'pdf') return { name: 'pdf', ref };
+    return { name: 'report', ref };
+  }
   if (parts[0] === 'queue') return { name: 'queue' };
   if (parts[0] === 'settings') return { name: 'settings' };
   return { name: 'orders' };
@@ -28,11 +62,17 @@ export function go(hash: string): void {
   location.hash = hash;
 }
 
-export function back(): void {
+/** One step back; where the app was opened on this screen, to `fallback` (the screen above it). */
+export function back(fallback = '#/orders'): void {
   if (depth > 0) {
     depth--;
     history.back();
   } else {
-    location.replace('#/orders');
+    location.replace(fallback);
   }
+}
+
+/** Shows another address for the same screen without a step back (a local ref that got its id). */
+export function replace(hash: string): void {
+  location.replace(hash);
 }

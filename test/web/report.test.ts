@@ -1,0 +1,315 @@
+/**
+ * The whole visit in Chromium at a phone's viewport with touch, against the real service on SQLite,
+ * checked through the API and the PDF the service then serves: log in, take three photos, create a
+ * report from a template, add a photo page, a before/after page and a title page, edit a note,
+ * turn a photo, drag the last page to the front with a finger, sign on the pad with finger strokes,
+ * finalize. The PDF's page count, its pages in the new order (the title page's text first) and the
+ * signature page are read from the PDF itself (pdftotext). The same walk with the phone offline from
+ * the report step to the signature ends, once online again, in the same PDF. A page edit refused
+ * because the report was finalized in another tab shows its reason, and what was queued after it
+ * still arrives. axe-core and screenshots on the report, page, signature and PDF screens.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { PDFDocument } from 'pdf-lib';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { objectFolder } from '../../src/dolibarr/documents.js';
+import { apiToken, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+
+const skip = skipReason() ?? (existsSync('/usr/bin/pdftotext') ? undefined : 'pdftotext not installed (Debian package poppler-utils)');
+const REF = 'CO2611-0009';
+const OTHER_REF = 'CO2610-0007';
+const SIGNER = 'Erika Musterfrau';
+const CLOSING = 'Abschluss und Übergabe';
+const NOTE = 'Pflaster vor dem Verfugen';
+
+interface Walked {
+  reportId: number;
+  pdf: Buffer;
+}
+
+describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { skip }, () => {
+  let world: AppWorld;
+  let scratch: string;
+
+  before(async () => {
+    world = await startWorld();
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-report-'));
+  });
+  after(async () => {
+    await world?.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  async function api(url: string, init: { method?: 'GET' | 'POST'; payload?: unknown } = {}) {
+    const res = await world.ctx.app.inject({ url, method: init.method ?? 'GET', ...(init.payload ? { payload: init.payload as object } : {}), headers: { authorization: `Bearer ${await apiToken(world)}` } });
+    assert.ok(res.statusCode < 300, `${url}: ${res.statusCode} ${res.body}`);
+    return res;
+  }
+  const folderOf = (ref: string) => objectFolder(world.ctx.config.dataRoot, world.ctx.config.entity, 'commande', ref).dir;
+  const photosIn = (ref: string) => (existsSync(folderOf(ref)) ? readdirSync(folderOf(ref)).filter((f) => f.endsWith('.jpg')) : []);
+
+  async function photo(name: string, background: string) {
+    const file = path.join(scratch, name);
+    await sharp({ create: { width: 1600, height: 1200, channels: 3, background } }).jpeg({ quality: 80 }).toFile(file);
+    return file;
+  }
+
+  async function goOffline(context: BrowserContext) {
+    await context.setOffline(true);
+    await context.route('**/*', (route) => route.abort('internetdisconnected'));
+  }
+  async function goOnline(context: BrowserContext) {
+    await context.unrouteAll({ behavior: 'wait' });
+    await context.setOffline(false);
+  }
+
+  /** A finger on the glass, from the middle of `from` along `points` (CDP touch events: pointer events of type touch). */
+  async function finger(page: Page, points: { x: number; y: number }[]) {
+    const cdp = await page.context().newCDPSession(page);
+    const [first, ...rest] = points;
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [first!] });
+    for (const point of rest) {
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [point] });
+      await page.waitForTimeout(25);
+    }
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await cdp.detach();
+  }
+
+  async function dragTo(page: Page, handle: Locator, target: Locator) {
+    const a = (await handle.boundingBox())!;
+    const b = (await target.boundingBox())!;
+    const x = a.x + a.width / 2;
+    const from = a.y + a.height / 2;
+    const to = b.y + 4;
+    await finger(page, Array.from({ length: 16 }, (_, i) => ({ x, y: from + ((to - from) * i) / 15 })));
+  }
+
+  async function strokes(page: Page, pad: Locator) {
+    const box = (await pad.boundingBox())!;
+    const at = (fx: number, fy: number) => ({ x: box.x + box.width * fx, y: box.y + box.height * fy });
+    await finger(page, Array.from({ length: 20 }, (_, i) => at(0.15 + i * 0.03, 0.5 + Math.sin(i / 2) * 0.15)));
+    await finger(page, Array.from({ length: 12 }, (_, i) => at(0.55 + i * 0.02, 0.35 + i * 0.03)));
+  }
+
+  const pdfPages = async (pdf: Buffer) => (await PDFDocument.load(pdf)).getPageCount();
+  function pageText(pdf: Buffer, n: number): string {
+    const file = path.join(scratch, `page-${Date.now()}-${n}.pdf`);
+    writeFileSync(file, pdf);
+    return execFileSync('pdftotext', ['-f', String(n), '-l', String(n), '-layout', file, '-'], { encoding: 'utf8' });
+  }
+
+  /** The visit on one order; `offline`: without network from the report step until after the signature. */
+  async function walk(page: Page, context: BrowserContext, ref: string, prefix: string, options: { offline?: boolean; shots?: boolean } = {}): Promise<Walked> {
+    const files = [await photo(`${prefix}-1.jpg`, '#b03a2e'), await photo(`${prefix}-2.jpg`, '#1f618d'), await photo(`${prefix}-3.jpg`, '#1e8449')];
+    const before = photosIn(ref).length;
+    await logIn(page);
+    await page.getByRole('link', { name: new RegExp(ref) }).click();
+    await page.getByRole('heading', { name: /^Fotos/ }).waitFor();
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Foto', exact: true }).click();
+    await (await chooser).setFiles(files);
+    await until('three photos in the order folder', () => photosIn(ref).length === before + 3);
+    await until('the photos shown as arrived', async () => (await page.locator('.pending').count()) === 0);
+    await page.waitForLoadState('networkidle');
+
+    if (options.offline) await goOffline(context);
+
+    // A report from the template, without the photos as pages (they are added one by one below).
+    await page.getByRole('button', { name: 'Neuer Bericht' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Neuer Bericht' });
+    await dialog.getByLabel('Vorlage').selectOption({ label: 'Wartung Standard (2 Seiten)' });
+    await dialog.getByText(/Alle \d+ Fotos/).click();
+    await dialog.getByRole('button', { name: 'Anlegen' }).click();
+    const pages = page.locator('ol.pages > li');
+    await until('the template pages', async () => (await pages.count()) === 2);
+
+    // A photo page, a before/after page, a title page.
+    await page.getByRole('button', { name: 'Fotos', exact: true }).click();
+    let picker = page.getByRole('dialog', { name: 'Fotos für Seiten wählen' });
+    await picker.getByRole('button', { name: `${prefix}-1.jpg` }).click();
+    await picker.getByRole('button', { name: '1 Seite hinzufügen' }).click();
+    await page.getByRole('button', { name: 'Vorher/Nachher' }).click();
+    picker = page.getByRole('dialog', { name: /Vorher-, dann das Nachher/ });
+    await picker.getByRole('button', { name: `${prefix}-2.jpg` }).click();
+    await picker.getByRole('button', { name: `${prefix}-3.jpg` }).click();
+    if (options.shots) {
+      await assertAccessible(page, 'photo picker');
+      await screenshot(page, 'report-picker');
+    }
+    await picker.getByRole('button', { name: 'Seite hinzufügen' }).click();
+    await page.getByRole('button', { name: 'Titelseite' }).click();
+    const titleDialog = page.getByRole('dialog', { name: 'Titelseite' });
+    await titleDialog.getByLabel('Titel').fill(CLOSING);
+    await titleDialog.getByRole('button', { name: 'Hinzufügen' }).click();
+    await until('five pages', async () => (await pages.count()) === 5);
+
+    // The photo page: a note, turned by 90°.
+    await page.getByRole('link', { name: /^Seite 3 Seite 3 Foto/ }).click();
+    await page.getByLabel('Notiz').fill(NOTE);
+    await page.getByRole('button', { name: 'Drehen 90°' }).click();
+    if (options.shots) {
+      await assertAccessible(page, 'page editor');
+      await assertPhoneFriendly(page, 'page editor');
+      await screenshot(page, 'report-page');
+    }
+    await page.getByRole('button', { name: 'Speichern' }).click();
+    await page.getByRole('heading', { name: /^\d+ Seiten$/ }).waitFor();
+
+    // The last page to the front, with a finger on its handle.
+    await dragTo(page, pages.nth(4).locator('.handle'), pages.nth(0));
+    await until('the title page first', async () => ((await pages.nth(0).textContent()) ?? '').includes(CLOSING));
+    const shown = (await pages.allTextContents()).map((t) => t.replace(/\s+/g, ' '));
+    assert.match(shown[1]!, /Sichtprüfung/);
+    assert.match(shown[3]!, new RegExp(NOTE));
+    if (options.shots) {
+      await assertAccessible(page, 'report');
+      await assertPhoneFriendly(page, 'report');
+      await screenshot(page, 'report');
+    }
+
+    // The customer signs.
+    await page.getByRole('button', { name: 'Unterschrift' }).click();
+    await page.getByLabel('Name der unterschreibenden Person').fill(SIGNER);
+    const pad = page.locator('canvas');
+    await pad.waitFor();
+    await page.waitForTimeout(300);
+    await strokes(page, pad);
+    if (options.shots) {
+      await assertAccessible(page, 'signature');
+      await screenshot(page, 'report-signature');
+    }
+    await page.getByRole('button', { name: 'Unterschreiben' }).click();
+    if (options.offline) {
+      await page.getByText('wird gesendet, sobald Netz da ist').waitFor();
+      if (options.shots) await screenshot(page, 'report-signed-offline');
+      await goOnline(context);
+    }
+    await page.getByText('Unterschrift gültig').waitFor({ timeout: 60_000 });
+    assert.match(await page.locator('.url a').textContent() ?? '', /\/public\/verify_signature\.php\?/);
+    if (options.shots) {
+      await assertAccessible(page, 'signature checked');
+      await screenshot(page, 'report-signed');
+    }
+
+    // The PDF: preview, finalize, then share/download.
+    await page.getByRole('button', { name: 'PDF & Abschluss' }).click();
+    await page.getByRole('img', { name: /^Seite 1 von 6$/ }).waitFor({ timeout: 60_000 });
+    if (options.shots) {
+      await assertAccessible(page, 'pdf preview');
+      await screenshot(page, 'report-preview');
+    }
+    await page.getByRole('button', { name: 'Abschließen' }).click();
+    await page.getByText(/ist abgeschlossen\./).waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Herunterladen' }).waitFor();
+    if (options.shots) {
+      await assertAccessible(page, 'pdf final');
+      await assertPhoneFriendly(page, 'pdf final');
+      await screenshot(page, 'report-final');
+    }
+    const order = await orderByRef(world, ref);
+    const reports = (await api(`/api/reports.php?element_type=commande&fk_element=${order.id}&status=final`)).json() as { items: { id: number; title: string }[] };
+    const report = reports.items.find((r) => r.title === 'Wartungsbericht');
+    assert.ok(report, 'the finalized report is listed');
+    const pdf = (await api(`/api/pdf.php?id=${report.id}`)).rawPayload;
+    return { reportId: report.id, pdf };
+  }
+
+  function normalized(pdf: Buffer, n: number) {
+    // Refs, dates, times, hashes and the order's photos' names differ between two walks; the words stay.
+    return pageText(pdf, n)
+      .split(/\s+/)
+      .filter((word) => word && !/\d/.test(word) && !/^(online|offline)-/.test(word))
+      .join(' ');
+  }
+
+  let online: Walked;
+
+  test('the whole visit: photos, report from a template, pages, note, turn, drag, signature, finalize; the PDF is checked', async () => {
+    const { page, context, errors } = await phone(world);
+    online = await walk(page, context, REF, 'online', { shots: true });
+
+    const detail = (await api(`/api/reports.php?id=${online.reportId}`)).json() as { status: string; pages: { layout: string; title: string | null; note: string | null; rotation: number; source_path: string | null; source_path_2: string | null }[] };
+    assert.equal(detail.status, 'final');
+    assert.deepEqual(
+      detail.pages.map((p) => [p.layout, p.title, p.note, p.rotation, p.source_path && path.basename(p.source_path), p.source_path_2 && path.basename(p.source_path_2)]),
+      [
+        ['title_only', CLOSING, null, 0, null, null],
+        ['title_only', 'Sichtprüfung der Anlage', null, 0, null, null],
+        ['title_only', 'Funktionsprüfung und Übergabe', null, 0, null, null],
+        ['photo', null, NOTE, 90, 'online-1.jpg', null],
+        ['before_after', null, null, 0, 'online-2.jpg', 'online-3.jpg'],
+        ['signature', 'Unterschrift', detail.pages[5]!.note, 0, detail.pages[5]!.source_path && path.basename(detail.pages[5]!.source_path), null],
+      ],
+    );
+    assert.match(detail.pages[5]!.note ?? '', new RegExp(SIGNER));
+
+    assert.equal(await pdfPages(online.pdf), 6, 'five pages and the signature page (the template has no cover sheet)');
+    assert.match(pageText(online.pdf, 1), new RegExp(CLOSING));
+    assert.match(pageText(online.pdf, 2), /Sichtprüfung der Anlage/);
+    assert.match(pageText(online.pdf, 3), /Funktionsprüfung und Übergabe/);
+    assert.match(pageText(online.pdf, 4), new RegExp(NOTE));
+    assert.match(pageText(online.pdf, 5), /Vorher[\s\S]*Nachher/);
+    const signaturePage = pageText(online.pdf, 6);
+    assert.match(signaturePage, new RegExp(SIGNER));
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('the same walk offline from the report step to the signature ends in the same PDF', async () => {
+    assert.ok(online, 'needs the online walk');
+    const { page, context, errors } = await phone(world);
+    const offline = await walk(page, context, REF, 'offline', { offline: true, shots: false });
+    assert.notEqual(offline.reportId, online.reportId);
+    assert.equal(await pdfPages(offline.pdf), await pdfPages(online.pdf));
+    for (let n = 1; n <= 6; n++) assert.equal(normalized(offline.pdf, n), normalized(online.pdf, n), `page ${n} reads the same`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('a page edit refused because the report was finalized in another tab shows why; what follows it still arrives', async () => {
+    const order = await orderByRef(world, OTHER_REF);
+    const created = (await api('/api/reports.php?action=create', { method: 'POST', payload: { fk_element: order.id, title: 'Kurzbericht' } })).json() as { id: number };
+    const added = (await api(`/api/pages.php?action=add&bericht_id=${created.id}`, { method: 'POST', payload: { layout: 'title_only', title: 'Befund' } })).json() as { id: number };
+
+    const { page, context } = await phone(world);
+    await logIn(page);
+    await page.goto(`/app/#/report/${created.id}/page/${added.id}`);
+    await page.getByLabel('Notiz').waitFor();
+    // The other tab finalizes it meanwhile.
+    const other = await context.newPage();
+    await other.goto(`/app/#/report/${created.id}/pdf`);
+    await other.getByRole('button', { name: 'Abschließen' }).click();
+    await other.getByText(/ist abgeschlossen\./).waitFor({ timeout: 60_000 });
+    await other.close();
+
+    // The first tab still shows the draft's editor: the edit goes to the outbox and is refused.
+    await page.getByLabel('Notiz').fill('Nachtrag nach Abschluss');
+    await page.getByRole('button', { name: 'Speichern' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'Eine Seitenänderung wurde vom Server abgelehnt' });
+    await refusal.waitFor();
+    assert.match((await refusal.textContent()) ?? '', /abgeschlossen/);
+    await assertAccessible(page, 'report with a refused edit');
+    await screenshot(page, 'report-refused');
+    const after = (await api(`/api/reports.php?id=${created.id}`)).json() as { status: string; pages: { note: string | null }[] };
+    assert.equal(after.status, 'final');
+    assert.equal(after.pages[0]!.note, null);
+
+    // Queued after the refused one: a new report on the same order still arrives.
+    await page.goto(`/app/#/order/${order.id}`);
+    await page.getByRole('button', { name: 'Neuer Bericht' }).click();
+    await page.getByRole('dialog', { name: 'Neuer Bericht' }).getByRole('button', { name: 'Anlegen' }).click();
+    await until('the second report at the service', async () => {
+      const list = (await api(`/api/reports.php?element_type=commande&fk_element=${order.id}`)).json() as { items: unknown[] };
+      return list.items.length === 2;
+    });
+    await page.getByRole('heading', { level: 2, name: /Servicebericht/ }).waitFor();
+    await context.close();
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * A report as the person sees it: the service's last known state with the changes still in the
+ * outbox laid over it, in the order they were made (APP.md, the outbox). A report made on the
+ * phone starts from its create record (and the pages of its template, when the phone has them).
+ * Refused changes are not laid over: they are listed, with the service's reason, for the person.
+ * Pure: the screens give it the records, the cached report and how to look things up.
+ */
+import type { ReportDetail, ReportPage } from '../api/types';
+import type { OutboxRecord, PageFields, PhotoRef, Ref, ReportCreatePayload, SignaturePayload } from './db';
+
+/** A page's image: a file of the service, or a photo or signature still on the phone. */
+export type ImageView = { url: string | null; thumb: string | null } | { blob: Blob; key: string };
+
+export interface PageView {
+  ref: Ref;
+  layout: string;
+  title: string | null;
+  note: string | null;
+  rotation: number;
+  images: ImageView[];
+  /** A change of this page waits in the outbox. */
+  pending: boolean;
+  /** Under a signature (or a signature itself), or in a final report: it cannot change. */
+  locked: boolean;
+}
+
+export interface ReportView {
+  ref: Ref;
+  /** The service's report (undefined while only the phone knows it). */
+  report?: ReportDetail;
+  title: string;
+  status: 'draft' | 'final';
+  /** Made on the phone and not yet at the service. */
+  pending: boolean;
+  pages: PageView[];
+  /** This report's changes the service refused, for the person to see (and remove). */
+  refused: OutboxRecord[];
+  /** This report's changes that wait. */
+  waiting: OutboxRecord[];
+}
+
+export interface ViewContext {
+  /** Whether two refs name the same report or page (local-ids). */
+  same(a: Ref, b: Ref): boolean;
+  /** The pages of a template, if the phone has them. */
+  templatePages(id: number): ReportPage[] | undefined;
+  /** How a photo ref shows (a file of the order by name, or a photo still in the outbox). */
+  photo(ref: PhotoRef): ImageView | undefined;
+}
+
+/** The report a record is about: a create record makes it, the others name it. */
+export function recordReport(record: OutboxRecord): Ref | undefined {
+  return record.kind === 'report-create' ? record.id : record.reportRef;
+}
+
+function serverImages(page: ReportPage): ImageView[] {
+  const images: ImageView[] = [];
+  if (page.source_path) images.push({ url: page.url, thumb: page.thumb_url });
+  if (page.source_path_2) images.push({ url: page.url_2, thumb: page.thumb_url_2 });
+  return images;
+}
+
+function fromServer(page: ReportPage, ref: Ref = page.id, pending = false): PageView {
+  return { ref, layout: page.layout, title: page.title, note: page.note, rotation: page.rotation, images: serverImages(page), pending, locked: false };
+}
+
+function images(fields: PageFields, context: ViewContext, before: ImageView[] = []): ImageView[] {
+  const layout = fields.layout;
+  if (layout === 'title_only') return [];
+  const first = fields.source ? context.photo(fields.source) : before[0];
+  const second = fields.source_2 ? context.photo(fields.source_2) : before[1];
+  if (layout === 'photo') return first ? [first] : [];
+  return [first, second].filter((image): image is ImageView => image !== undefined);
+}
+
+export function viewReport(ref: Ref, base: ReportDetail | undefined, records: readonly OutboxRecord[], context: ViewContext): ReportView | undefined {
+  const { same } = context;
+  const mine = records.filter((r) => {
+    const about = recordReport(r);
+    return about !== undefined && same(about, ref);
+  });
+  const create = mine.find((r) => r.kind === 'report-create' && r.state !== 'refused');
+  if (!base && !create) return undefined;
+  let pages: PageView[];
+  let title: string;
+  if (base) {
+    pages = base.pages.map((page) => fromServer(page));
+    title = base.title;
+  } else {
+    const settings = create!.payload as ReportCreatePayload;
+    const template = settings.template_id === undefined ? [] : (context.templatePages(settings.template_id) ?? []);
+    pages = template.map((page, index) => fromServer(page, `${create!.id}#${index}`, true));
+    title = settings.title;
+  }
+  const find = (page: Ref) => pages.findIndex((p) => same(p.ref, page));
+  for (const record of mine) {
+    if (record.state === 'refused') continue;
+    switch (record.kind) {
+      case 'page-add': {
+        const fields = record.payload as PageFields;
+        const layout = fields.layout ?? (fields.source ? 'photo' : 'title_only');
+        pages.push({
+          ref: record.id,
+          layout,
+          title: fields.title ?? null,
+          note: fields.note ?? null,
+          rotation: fields.rotation ?? 0,
+          images: images({ ...fields, layout }, context),
+          pending: true,
+          locked: false,
+        });
+        break;
+      }
+      case 'page-update': {
+        const { page, changes } = record.payload as { page: Ref; changes: PageFields };
+        const at = find(page);
+        if (at < 0) break;
+        const old = pages[at]!;
+        const layout = changes.layout ?? (old.layout as PageFields['layout']);
+        pages[at] = {
+          ...old,
+          layout: layout ?? old.layout,
+          ...('title' in changes ? { title: changes.title ?? null } : {}),
+          ...('note' in changes ? { note: changes.note ?? null } : {}),
+          ...(changes.rotation !== undefined ? { rotation: changes.rotation } : {}),
+          images: changes.layout || changes.source || changes.source_2 ? images({ ...changes, layout }, context, old.images) : old.images,
+          pending: true,
+        };
+        break;
+      }
+      case 'page-delete': {
+        const at = find((record.payload as { page: Ref }).page);
+        if (at >= 0) pages.splice(at, 1);
+        break;
+      }
+      case 'page-reorder': {
+        const order = (record.payload as { order: Ref[] }).order;
+        const placed = order.map((r) => pages.find((p) => same(p.ref, r))).filter((p): p is PageView => p !== undefined);
+        pages = [...placed, ...pages.filter((p) => !placed.includes(p))];
+        break;
+      }
+      case 'signature': {
+        const signature = record.payload as SignaturePayload;
+        pages.push({ ref: record.id, layout: 'signature', title: null, note: signature.signer_name, rotation: 0, images: [{ blob: signature.png, key: record.id }], pending: true, locked: false });
+        break;
+      }
+    }
+  }
+  const status = base?.status ?? 'draft';
+  const lastSignature = pages.findLastIndex((p) => p.layout === 'signature');
+  pages = pages.map((page, index) => ({ ...page, locked: status === 'final' || index <= lastSignature }));
+  return {
+    ref,
+    report: base,
+    title,
+    status,
+    pending: !base,
+    pages,
+    refused: mine.filter((r) => r.state === 'refused'),
+    waiting: mine.filter((r) => r.state !== 'refused'),
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * Reports on the phone: what the report screens read (a report, the templates, the cover sheets,
+ * the order's photos to pick from) and every change they make, which goes to the outbox first
+ * (lib/outbox) and shows at once through the report's view (lib/report-view).
+ * `ReportWatch` is one report on screen: the service's state (cached, then fresh), the outbox laid
+ * over it, refreshed once things are quiet after the service took a change of it.
+ */
+import { api, ApiError, NetworkError, unwrap } from '../api/client';
+import type { OdtTemplateItem, OrderFile, ReportDetail, SignedPage, TemplateItem, Verification } from '../api/types';
+import { readCache, readThrough } from './cache';
+import type { PageFields, PhotoRef, Ref, ReportCreatePayload, SignaturePayload } from './db';
+import { failureText } from './i18n.svelte';
+import { photoName, sameRef, serverId } from './local-ids.svelte';
+import { enqueue, mine, onDelivered, outbox } from './outbox.svelte';
+import { readOrderFiles } from './reads';
+import { recordReport, viewReport, type ImageView, type ReportView } from './report-view';
+
+type Order = { id: number; ref: string };
+
+export function readReport(id: number, show: (report: ReportDetail, fromCache: boolean) => void): Promise<void> {
+  return readThrough(`report:${id}`, async () => (await unwrap(api.GET('/api/reports.php', { params: { query: { id } } }))) as ReportDetail, show);
+}
+
+export function readTemplates(show: (items: TemplateItem[], fromCache: boolean) => void): Promise<void> {
+  return readThrough('templates', async () => (await unwrap(api.GET('/api/templates.php', { params: { query: { limit: 100 } } }))).items as TemplateItem[], show);
+}
+
+export function readOdtTemplates(show: (items: OdtTemplateItem[], fromCache: boolean) => void): Promise<void> {
+  return readThrough('odt-templates', async () => (await unwrap(api.GET('/api/odt_templates.php', {}))).items, show);
+}
+
+/**
+ * Keeps what making a report needs offline: the templates, their pages and the cover sheets
+ * (asked when an order is opened; quiet when there is no network).
+ */
+export async function keepReportChoices(): Promise<void> {
+  let templates: TemplateItem[] = [];
+  await Promise.allSettled([readTemplates((items) => (templates = items)), readOdtTemplates(() => {})]);
+  await Promise.allSettled(templates.map((template) => readReport(template.id, () => {})));
+}
+
+/** The pages of templates the phone has, by template id (for a report made offline). */
+const templatePages = $state<Record<number, ReportDetail['pages']>>({});
+
+async function loadTemplatePages(id: number): Promise<void> {
+  if (templatePages[id]) return;
+  const cached = await readCache<ReportDetail>(`report:${id}`);
+  if (cached) templatePages[id] = cached.value.pages;
+}
+
+// ---- changes: each one an outbox record --------------------------------------------------------
+
+/** A new report on the order; with `photos`, one photo page for each (in the order given). */
+export async function createReport(order: Order, settings: ReportCreatePayload, photos: PhotoRef[] = []): Promise<string> {
+  const record = await enqueue('report-create', order, settings);
+  for (const source of photos) await enqueue('page-add', order, { layout: 'photo', source }, { reportRef: record.id });
+  return record.id;
+}
+
+export async function addPage(order: Order, report: Ref, fields: PageFields): Promise<string> {
+  return (await enqueue('page-add', order, fields, { reportRef: report })).id;
+}
+
+export async function updatePage(order: Order, report: Ref, page: Ref, changes: PageFields): Promise<void> {
+  await enqueue('page-update', order, { page, changes }, { reportRef: report });
+}
+
+export async function deletePage(order: Order, report: Ref, page: Ref): Promise<void> {
+  await enqueue('page-delete', order, { page }, { reportRef: report });
+}
+
+/** The report's pages in a new order (every page, as the person now sees them). */
+export async function reorderPages(order: Order, report: Ref, pages: Ref[]): Promise<void> {
+  await enqueue('page-reorder', order, { order: pages }, { reportRef: report });
+}
+
+export async function signReport(order: Order, report: Ref, signature: SignaturePayload): Promise<string> {
+  return (await enqueue('signature', order, signature, { reportRef: report })).id;
+}
+
+// ---- online only: finalize, a new version, the signature's check -----------------------------
+
+export async function finalizeReport(id: number): Promise<ReportDetail> {
+  return (await unwrap(api.POST('/api/reports.php', { params: { query: { id, action: 'finalize' } } }))) as ReportDetail;
+}
+
+export async function newVersion(id: number): Promise<ReportDetail> {
+  return (await unwrap(api.POST('/api/reports.php', { params: { query: { id, action: 'new_version' } } }))) as ReportDetail;
+}
+
+export function verifySignature(pageId: number): Promise<Verification> {
+  return unwrap(api.GET('/ajax/verify_signature.php', { params: { query: { id: pageId } } }));
+}
+
+/** What the service answered when it took the signature (its hash and check link), if the phone has it. */
+export async function signedAnswer(pageId: number): Promise<SignedPage | undefined> {
+  return (await readCache<SignedPage>(`signed:${pageId}`))?.value;
+}
+
+/** The PDF: the final one, or a preview made now (`preview`). */
+export async function reportPdf(id: number, options: { preview?: boolean } = {}): Promise<Blob> {
+  const query = { id, ...(options.preview ? { preview: '1' as const } : {}) };
+  return (await unwrap(api.GET('/api/pdf.php', { params: { query }, parseAs: 'blob', cache: 'no-store' }))) as Blob;
+}
+
+// ---- one report on screen ----------------------------------------------------------------------
+
+export class ReportWatch {
+  base = $state<ReportDetail | undefined>();
+  files = $state<OrderFile[]>([]);
+  fromCache = $state(false);
+  error = $state('');
+  notFound = $state(false);
+  #deliveries = 0;
+
+  constructor(readonly ref: Ref) {}
+
+  /** The service's id of the report (once it has one). */
+  get id(): number | undefined {
+    return serverId(this.ref);
+  }
+
+  /** The order the report belongs to: from the service's report, or from the record that makes it. */
+  get order(): Order | undefined {
+    const report = this.base;
+    if (report?.fk_element && report.parent_ref) return { id: report.fk_element, ref: report.parent_ref };
+    const record = outbox.items.find((r) => r.kind === 'report-create' && sameRef(r.id, this.ref));
+    return record ? { id: record.orderId, ref: record.orderRef } : undefined;
+  }
+
+  view: ReportView | undefined = $derived.by(() =>
+    viewReport(this.ref, this.base, mine(), {
+      same: sameRef,
+      templatePages: (id) => templatePages[id],
+      photo: (ref) => this.photo(ref),
+    }),
+  );
+
+  /** A photo to pick or show: a file of the order, or a photo still in the outbox. */
+  photo(ref: PhotoRef): ImageView | undefined {
+    if ('record' in ref) {
+      const record = outbox.items.find((r) => r.id === ref.record);
+      if (record) return { blob: record.payload as Blob, key: record.id };
+    }
+    // A photo that arrived is known by the name the service gave it.
+    const name = photoName(ref);
+    const file = name === undefined ? undefined : this.files.find((f) => f.name === name);
+    return file ? { url: file.url, thumb: file.thumb_small_url ?? file.thumb_mini_url } : undefined;
+  }
+
+  /** Loads (cache, then the service) and follows the outbox; returns the clean-up. */
+  start(): () => void {
+    void this.load();
+    let refresh: ReturnType<typeof setTimeout> | undefined;
+    const stop = onDelivered((record) => {
+      const about = recordReport(record);
+      if (record.kind === 'photo' && record.orderId === this.order?.id) {
+        void this.loadFiles();
+        return;
+      }
+      if (about === undefined || !sameRef(about, this.ref)) return;
+      this.#deliveries++;
+      // The answer is in the cache already (report-sync): shown now, the service's whole state once quiet.
+      const id = this.id;
+      if (id !== undefined) void readCache<ReportDetail>(`report:${id}`).then((cached) => cached && (this.base = cached.value));
+      clearTimeout(refresh);
+      refresh = setTimeout(() => void this.load(), 1500);
+    });
+    return () => {
+      stop();
+      clearTimeout(refresh);
+    };
+  }
+
+  async load(): Promise<void> {
+    const id = this.id;
+    const order = this.order;
+    if (order) void this.loadFiles();
+    const create = outbox.items.find((r) => r.kind === 'report-create' && sameRef(r.id, this.ref));
+    const template = create ? (create.payload as ReportCreatePayload).template_id : undefined;
+    if (template !== undefined) void loadTemplatePages(template);
+    if (id === undefined) return;
+    const started = this.#deliveries;
+    this.error = '';
+    try {
+      await readReport(id, (report, cached) => {
+        // An answer older than a change the service took since would hide that change.
+        if (!cached && started !== this.#deliveries) return;
+        this.base = report;
+        this.fromCache = cached;
+        if (!this.order) void this.loadFiles();
+      });
+    } catch (failure) {
+      if (failure instanceof NetworkError) return;
+      if (failure instanceof ApiError && failure.status === 404) this.notFound = true;
+      else this.error = failureText(failure);
+    }
+  }
+
+  async loadFiles(): Promise<void> {
+    const order = this.order;
+    if (!order) return;
+    await readOrderFiles(order.id, (list) => (this.files = list.items)).catch(() => undefined);
+  }
+}
