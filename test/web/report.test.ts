@@ -83,6 +83,9 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
   }
 
   async function dragTo(page: Page, handle: Locator, target: Locator) {
+    // The list in the middle of the screen, clear of the bars at the top and the bottom.
+    await target.evaluate((row) => row.parentElement!.scrollIntoView({ block: 'center' }));
+    await page.waitForTimeout(300);
     const a = (await handle.boundingBox())!;
     const b = (await target.boundingBox())!;
     const x = a.x + a.width / 2;
