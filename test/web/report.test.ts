@@ -174,6 +174,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     if (options.shots) {
       await assertAccessible(page, 'report');
       await assertPhoneFriendly(page, 'report');
+      await page.evaluate(() => window.scrollTo(0, 0));
       await screenshot(page, 'report');
     }
 
@@ -211,6 +212,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await page.getByRole('button', { name: 'Abschließen' }).click();
     await page.getByText(/ist abgeschlossen\./).waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Herunterladen' }).waitFor();
+    await page.getByRole('img', { name: /^Seite 1 von 6$/ }).waitFor({ timeout: 60_000 });
     if (options.shots) {
       await assertAccessible(page, 'pdf final');
       await assertPhoneFriendly(page, 'pdf final');
@@ -313,6 +315,29 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
       return list.items.length === 2;
     });
     await page.getByRole('heading', { level: 2, name: /Servicebericht/ }).waitFor();
+    await context.close();
+  });
+
+  test('the report screens in the dark: no serious or critical axe violation', async () => {
+    const order = await orderByRef(world, OTHER_REF);
+    const created = (await api('/api/reports.php?action=create', { method: 'POST', payload: { fk_element: order.id, title: 'Befund im Keller' } })).json() as { id: number };
+    const added = (await api(`/api/pages.php?action=add&bericht_id=${created.id}`, { method: 'POST', payload: { layout: 'title_only', title: 'Heizraum', note: 'Leitung undicht' } })).json() as { id: number };
+    const { page, context, errors } = await phone(world, { colorScheme: 'dark' });
+    await logIn(page);
+    await page.goto(`/app/#/report/${created.id}`);
+    await page.getByRole('heading', { level: 2, name: 'Befund im Keller' }).waitFor();
+    await assertAccessible(page, 'report (dark)');
+    await screenshot(page, 'report-dark');
+    await page.goto(`/app/#/report/${created.id}/page/${added.id}`);
+    await page.getByLabel('Notiz').waitFor();
+    await assertAccessible(page, 'page editor (dark)');
+    await page.goto(`/app/#/report/${created.id}/sign`);
+    await page.getByLabel('Name der unterschreibenden Person').waitFor();
+    await assertAccessible(page, 'signature (dark)');
+    await page.goto(`/app/#/report/${created.id}/pdf`);
+    await page.getByRole('img', { name: /^Seite 1 von 1$/ }).waitFor({ timeout: 60_000 });
+    await assertAccessible(page, 'pdf preview (dark)');
+    assert.deepEqual(errors, []);
     await context.close();
   });
 });
