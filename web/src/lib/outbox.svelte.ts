@@ -2,14 +2,17 @@
  * The outbox: every change the person makes is stored on the phone first (IndexedDB) and sent
  * from here, so nothing is lost without signal, on a reload or when the app is closed.
  * - One record per change; its id (a UUID made on the phone) is the request's Idempotency-Key, so
- *   a retry after a lost answer never makes a second photo or line.
+ *   a retry after a lost answer never makes a second photo, line, report, page or signature.
+ * - Report records (report-create, page-*, signature) are sent by lib/report-sync, which first
+ *   learns what each answer names (the ids of things made offline) for the records behind it.
  * - One sender works the user's records strictly in creation order, on start, when the phone comes
  *   online, when the app becomes visible, after each new record, and on a timer with exponential
  *   backoff and jitter (capped at five minutes). Across tabs, a Web Lock keeps it to one sender.
  * - 2xx: the record is removed and the screens showing its order take the answer (onDelivered). No answer, 408, 429,
  *   5xx or 409 "still at work": retried later. 401: the sender waits for the password
  *   (lib/auth). Any other refusal (415, 413, 404, 400…): the record is marked refused with the
- *   service's message and stays until the person removes it. Nothing is dropped silently.
+ *   service's message and stays until the person removes it; so is a record whose report, page or
+ *   photo was itself refused (it can never be sent). Nothing is dropped silently.
  */
 import { ApiError, LocalError, api, unwrap, withProgress } from '../api/client';
 import type { Material, UploadAnswer } from '../api/types';
