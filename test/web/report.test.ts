@@ -174,7 +174,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     if (options.shots) {
       await assertAccessible(page, 'report');
       await assertPhoneFriendly(page, 'report');
-      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.evaluate('window.scrollTo(0, 0)');
       await screenshot(page, 'report');
     }
 

@@ -1,5 +1,5 @@
 /** Names for the shapes the app uses, taken from the generated schema (never written by hand). */
-import type { paths } from './schema';
+import type { paths } from './schema.js';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R }

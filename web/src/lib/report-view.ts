@@ -5,8 +5,8 @@
  * Refused changes are not laid over: they are listed, with the service's reason, for the person.
  * Pure: the screens give it the records, the cached report and how to look things up.
  */
-import type { ReportDetail, ReportPage } from '../api/types';
-import type { OutboxRecord, PageFields, PhotoRef, Ref, ReportCreatePayload, SignaturePayload } from './db';
+import type { ReportDetail, ReportPage } from '../api/types.js';
+import type { OutboxRecord, PageFields, PhotoRef, Ref, ReportCreatePayload, SignaturePayload } from './db.js';
 
 /** A page's image: a file of the service, or a photo or signature still on the phone. */
 export type ImageView = { url: string | null; thumb: string | null } | { blob: Blob; key: string };

@@ -1,0 +1,91 @@
+/**
+ * The app's view of a report (web/src/lib/report-view.ts): the service's last state with the
+ * waiting outbox records laid over it in order; a report made offline starts from its template's
+ * pages; refused records are listed, not applied; pages up to the last signature are locked.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ReportDetail, ReportPage } from '../../web/src/api/types.js';
+import type { OutboxRecord, Ref } from '../../web/src/lib/db.js';
+import { viewReport, type ViewContext } from '../../web/src/lib/report-view.js';
+
+let clock = 0;
+function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], extra: Partial<OutboxRecord> = {}): OutboxRecord {
+  clock++;
+  return { id: `r${clock}`, kind, userId: 1, orderId: 10, orderRef: 'CO1', payload, createdAt: clock, attempts: 0, nextAttemptAt: 0, state: 'waiting', ...extra };
+}
+
+function page(id: number, fields: Partial<ReportPage> = {}): ReportPage {
+  return { id, fk_bericht: 7, page_order: id, title: null, note: null, rotation: 0, layout: 'title_only', source_path: null, source_path_2: null, url: null, thumb_url: null, url_2: null, thumb_url_2: null, ...fields };
+}
+
+function report(pages: ReportPage[], fields: Partial<ReportDetail> = {}): ReportDetail {
+  return { id: 7, ref: 'BR1', title: 'Bericht', status: 'draft', pages, versions: [], page_count: pages.length, ...fields } as unknown as ReportDetail;
+}
+
+/** Local refs resolve through this map, as lib/local-ids does once the service answered. */
+function context(known: Record<string, number> = {}, templates: Record<number, ReportPage[]> = {}): ViewContext {
+  const id = (ref: Ref) => (typeof ref === 'number' ? ref : known[ref]);
+  return {
+    same: (a, b) => a === b || (id(a) !== undefined && id(a) === id(b)),
+    templatePages: (template) => templates[template],
+    photo: (ref) => ('name' in ref ? { url: `/f/${ref.name}`, thumb: `/t/${ref.name}` } : undefined),
+  };
+}
+
+const titles = (view: ReturnType<typeof viewReport>) => view!.pages.map((p) => p.title ?? p.layout);
+
+test('a report made offline starts from its template, takes new pages, edits, a delete and a reorder in order', () => {
+  const create = record('report-create', { title: 'Wartung', odt_template: null, template_id: 3 });
+  const tpl = [page(31, { title: 'Sicht' }), page(32, { title: 'Funktion' })];
+  const add = record('page-add', { layout: 'photo', source: { name: 'a.jpg' } }, { reportRef: create.id });
+  const title = record('page-add', { layout: 'title_only', title: 'Schluss' }, { reportRef: create.id });
+  const edit = record('page-update', { page: add.id, changes: { note: 'Notiz', rotation: 90 } }, { reportRef: create.id });
+  const gone = record('page-delete', { page: `${create.id}#1` }, { reportRef: create.id });
+  const order = record('page-reorder', { order: [title.id, `${create.id}#0`, add.id] }, { reportRef: create.id });
+  const view = viewReport(create.id, undefined, [create, add, title, edit, gone, order], context({}, { 3: tpl }));
+  assert.ok(view);
+  assert.equal(view.pending, true);
+  assert.equal(view.title, 'Wartung');
+  assert.deepEqual(titles(view), ['Schluss', 'Sicht', 'photo']);
+  const photo = view.pages[2]!;
+  assert.deepEqual([photo.note, photo.rotation, photo.pending], ['Notiz', 90, true]);
+  assert.deepEqual(photo.images, [{ url: '/f/a.jpg', thumb: '/t/a.jpg' }]);
+  assert.equal(view.waiting.length, 6);
+});
+
+test('records of other reports and refused records are not laid over; refused ones are listed', () => {
+  const base = report([page(1, { title: 'Eins' }), page(2, { title: 'Zwei' })]);
+  const other = record('page-add', { layout: 'title_only', title: 'Fremd' }, { reportRef: 99 });
+  const refused = record('page-update', { page: 1, changes: { title: 'Neu' } }, { reportRef: 7, state: 'refused', lastError: 'abgeschlossen' });
+  const view = viewReport(7, base, [other, refused], context());
+  assert.deepEqual(titles(view), ['Eins', 'Zwei']);
+  assert.deepEqual(view!.refused.map((r) => r.id), [refused.id]);
+  assert.equal(view!.waiting.length, 0);
+});
+
+test('a record naming a page by its local ref finds it once the service gave the page an id', () => {
+  // The page-add arrived (the cached report has page 5); a later edit still names its record.
+  const base = report([page(5, { title: 'Alt' })]);
+  const edit = record('page-update', { page: 'r-add', changes: { title: 'Neu' } }, { reportRef: 'r-create' });
+  const view = viewReport('r-create', base, [edit], context({ 'r-add': 5, 'r-create': 7 }));
+  assert.deepEqual(titles(view), ['Neu']);
+  assert.equal(view!.pages[0]!.pending, true);
+});
+
+test('pages up to the last signature are locked, a waiting signature too; a final report is locked whole', () => {
+  const base = report([page(1), page(2, { layout: 'signature' }), page(3)]);
+  let view = viewReport(7, base, [], context());
+  assert.deepEqual(view!.pages.map((p) => p.locked), [true, true, false]);
+  const png = new Blob([new Uint8Array([1])]);
+  const sign = record('signature', { png, signer_name: 'E. M.', confirmation_text: 'ok' }, { reportRef: 7 });
+  view = viewReport(7, base, [sign], context());
+  assert.deepEqual(view!.pages.map((p) => p.locked), [true, true, true, true]);
+  assert.equal(view!.pages[3]!.note, 'E. M.');
+  view = viewReport(7, report([page(1)], { status: 'final' }), [], context());
+  assert.deepEqual(view!.pages.map((p) => p.locked), [true]);
+});
+
+test('no report and no create record: nothing to show', () => {
+  assert.equal(viewReport(7, undefined, [], context()), undefined);
+});
