@@ -14,6 +14,7 @@ import { berichtIdempotency } from './migrations/0003-bericht-idempotency.js';
 import { standaloneIndexes } from './migrations/0004-standalone-indexes.js';
 import { berichtSignature } from './migrations/0005-bericht-signature.js';
 import { berichtFileIntent } from './migrations/0006-bericht-file-intent.js';
+import { berichtIdempotencyLongtext } from './migrations/0007-bericht-idempotency-longtext.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -31,6 +32,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0004-standalone-indexes': standaloneIndexes(handle.dialect, handle.prefix),
         '0005-bericht-signature': berichtSignature(handle.dialect, handle.prefix),
         '0006-bericht-file-intent': berichtFileIntent(handle.dialect, handle.prefix),
+        '0007-bericht-idempotency-longtext': berichtIdempotencyLongtext(handle.dialect),
       };
     },
   };
