@@ -1,8 +1,9 @@
 /**
- * Idempotency-Key for writes a phone may repeat after a lost answer (uploads, material lines from
- * the app's offline queue): the key is claimed in `bericht_idempotency` before the work (for an
- * upload, before its body is read), so two requests with one key never both do it. The unique
- * index (fk_user, idem_key) decides who was first, across processes.
+ * Idempotency-Key for writes a phone may repeat after a lost answer (what the app's offline queue
+ * sends: uploads, material lines, new reports): the key is claimed in
+ * `bericht_idempotency` before the work (for an upload, before its body is read),
+ * so two requests with one key never both do it. The unique index (fk_user, idem_key) decides
+ * who was first, across processes.
  * - key free: claimed; the caller works, then `complete` stores the answer (in the work's own
  *   transaction where it has one, so the change and its answer are kept together or not at all)
  *   or `release` frees the key again (a failed attempt may be retried with the same key);
@@ -10,7 +11,8 @@
  * - same scope, no answer yet: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After while the claim's run
  *   (process, runs.ts) lives. When it died (kill -9, power cut) the claim is settled at once: the
  *   answer it had planned is given when its result is complete (`confirm`; an upload plans its
- *   answer with its file's row), otherwise the claim is freed and claimed anew. Claims made before
+ *   answer with its file's row; work that stores its answer in its own transaction plans none:
+ *   unanswered, it did not happen), otherwise the claim is freed and claimed anew. Claims made before
  *   runs were recorded are freed after STALE_CLAIM_SECONDS;
  * - another scope (another route or object): 409 IDEMPOTENCY_KEY_REUSED.
  */
@@ -51,6 +53,32 @@ export interface IdempotencyDeps {
    * @default none is: work that stores its answer in its own transaction plans none
    */
   confirm?(planned: unknown): Promise<boolean>;
+}
+
+/** A key claimed for the caller's work: `complete` stores its answer, `release` frees the key. */
+export type IdempotentClaim = Extract<IdempotencyOutcome, { claim: unknown }>;
+
+/**
+ * Runs `work` under the Idempotency-Key `claim.key`; without a key, just runs it. A repeat gets
+ * the stored answer's body and `work` does not run (the status is the route's one success status,
+ * the one `work` stored); a failure of `work` frees the key, so the request may be retried with it.
+ * `work` stores its answer with `complete(status, body, trx)`, inside its own transaction where it
+ * has one, so a repeat finds the change and its answer together or neither.
+ */
+export async function idempotent<T>(
+  deps: IdempotencyDeps,
+  claim: { entity: number; userId: number; key: string | undefined; scope: string },
+  work: (claimed: IdempotentClaim | undefined) => Promise<T>,
+): Promise<T> {
+  if (claim.key === undefined) return work(undefined);
+  const outcome = await beginIdempotent(deps, { ...claim, key: claim.key });
+  if (outcome.replay) return outcome.replay.body as T;
+  try {
+    return await work(outcome);
+  } catch (error) {
+    await outcome.release().catch(() => undefined);
+    throw error;
+  }
 }
 
 export async function beginIdempotent(

@@ -23,13 +23,13 @@ import { MAX_CONFIRMATION_LENGTH, MAX_SIGNATURE_BYTES, signaturesRoutes } from '
 import { createSignatureService } from '../signatures/signatures.service.js';
 
 export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
-  const { config, handle, access } = ctx;
+  const { config, handle, access, runs } = ctx;
   const repo = createReportRepository(handle.dialect);
   const consts = createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId ?? '' });
   /** Dolibarr's convention: the folders listed in BERICHT_ADDON_PDF_ODT_PATH, by default doctemplates/bericht. */
   const odtTemplateDirs = async () => templateDirs(entityRoot(config.dataRoot, config.entity), (await consts.getMany([TEMPLATE_PATH_CONST])).get(TEMPLATE_PATH_CONST));
   const odtTemplates = async () => listOdtTemplates(await odtTemplateDirs());
-  const reports = createReportService({ handle, repo, access, config, odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name) });
+  const reports = createReportService({ handle, repo, access, config, runs, odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name) });
   const pages = createPageService({ handle, repo, access, config, visibleReport: reports.visibleReport, detail: reports.detail });
   const pdf = createReportPdfService({
     handle,

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
-import { ErrorResponse, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
+import { ErrorResponse, IdempotencyHeaders, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
 import type { ReportModule } from './reports.module.js';
 import { CreateReportBody, DeletedReport, MAX_REPORT_PAGES, REPORT_FORMATS, ReportDetail, ReportList, ReportsQuery } from './reports.schemas.js';
@@ -33,6 +33,10 @@ const POST_DESCRIPTION = [
     '(a signature covers the version it was given on; the new version is signed anew). Images in the report\'s work area are copied; ' +
     'attachments of the order stay shared. The old version is left exactly as it was. 201 with the new report.',
   `All need the write right. A report has at most ${MAX_REPORT_PAGES} pages.`,
+  'Header Idempotency-Key (see the header parameter), for `action=create`: a client that repeats the request after a lost answer (an offline queue) gets the first 201 and its report again, ' +
+    'and no second report is made (nor a second copy of a template\'s pages); the report and its stored answer are written in one transaction. The key belongs to the object ' +
+    '(`element_type` + `fk_element`): used for another object, or for another endpoint\'s write (also /api/templates.php?action=create_from_template), it is 409 IDEMPOTENCY_KEY_REUSED. ' +
+    'A refused request (404, 400, …) keeps no key. finalize and new_version do not use the key (a repeated finalize answers 409 REPORT_FINAL).',
 ].join('\n\n');
 
 const DELETE_DESCRIPTION =
@@ -72,6 +76,7 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
         summary: 'Create, finalize or version a report (action=create|finalize|new_version)',
         description: POST_DESCRIPTION,
         querystring: ReportsQuery,
+        headers: IdempotencyHeaders,
         response: { 200: ReportDetail, 201: ReportDetail, ...ERRORS, 503: ErrorResponse },
       },
       config: { right: 'write' },
@@ -83,7 +88,7 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
       if (action === undefined) throw new AppError('ACTION_UNKNOWN', { message: 'action erforderlich: create, finalize oder new_version', details: { known: ['create', 'finalize', 'new_version'] } });
       if (action === 'create') {
         const body = mod.parseBody(CreateReportBody, request.body);
-        return reply.code(201).send(await reports.create(user, body));
+        return reply.code(201).send(await reports.create(user, body, { key: request.headers['idempotency-key'], route: 'report:create' }));
       }
       const reportId = requireParam(id, 'id', { why: `required for action=${action}` });
       if (action === 'finalize') return pdf.finalize(user, reportId);

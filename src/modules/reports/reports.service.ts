@@ -4,7 +4,16 @@
  * PDF are in report-pdf.service.ts, pages in pages.service.ts.
  *
  * A report and its pages are written in one transaction together with the files copied into its
- * work area; a failure removes the copied files, so nothing half-made stays behind.
+ * work area; a failure removes the copied files, so nothing half-made stays behind. The answer (the
+ * new report's detail) is read in that transaction too, and with an Idempotency-Key stored in it
+ * (common/idempotency.ts): a repeat finds the report and its answer together or neither.
+ *
+ * What a crash can still leave: images copied into the new work area (a template's, or those of
+ * the report a new version is made of) reach their names before the transaction commits. A
+ * process killed in between leaves them in a `bericht/<ref>/` folder that no report owns, with no
+ * row and, for a create with a key, no answer: the dead run's claim is freed, the repeat makes the
+ * report once, under the next ref (a folder that is there is never reused), and the folder stays
+ * until someone removes it.
  */
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import { readdir, rm, stat } from 'node:fs/promises';
@@ -20,6 +29,8 @@ import { AppError } from '../../errors.js';
 import { reportStatus } from '../common/common.schemas.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import type { ElementAccess } from '../access/element-access.js';
+import { idempotent } from '../common/idempotency.js';
+import type { RunRegistry } from '../../adapters/runs.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
 import type { CreateReportBody, CreateTemplateBody, PageResponse, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
@@ -35,6 +46,7 @@ export interface ReportServiceDeps {
   repo: ReportRepository;
   access: ElementAccess;
   config: Config;
+  runs: Pick<RunRegistry, 'state'>;
   /** Cover-sheet templates a report may name. */
   odtTemplateNames(): Promise<string[]>;
 }
@@ -122,7 +134,7 @@ interface NewReport {
 }
 
 export function createReportService(deps: ReportServiceDeps) {
-  const { handle, repo, access, config } = deps;
+  const { handle, repo, access, config, runs } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
 
@@ -181,17 +193,18 @@ export function createReportService(deps: ReportServiceDeps) {
       .sort((a, b) => a.version - b.version || a.id - b.id);
   }
 
-  async function detail(user: AuthUser, row: ReportRow): Promise<ReportDetail> {
-    const pages = await repo.pages(db, Number(row.rowid));
-    return { ...toReportItem(row), pages: pages.map(toPageResponse), versions: await versionsOf(Number(row.rowid), db, user) };
+  async function detail(user: AuthUser, row: ReportRow, conn: Db = db): Promise<ReportDetail> {
+    const pages = await repo.pages(conn, Number(row.rowid));
+    return { ...toReportItem(row), pages: pages.map(toPageResponse), versions: await versionsOf(Number(row.rowid), conn, user) };
   }
 
   /**
    * Inserts the report under the next free ref of the month with its pages, copying page files
-   * into its work area inside the same transaction. Two requests at once may pick the same number:
-   * the unique index refuses the second, which tries the next one.
+   * into its work area inside the same transaction, and returns its detail, read in that
+   * transaction and handed to `answered` there (to store it as an idempotent answer). Two requests
+   * at once may pick the same number: the unique index refuses the second, which tries the next one.
    */
-  async function insertReport(user: AuthUser, input: NewReport): Promise<number> {
+  async function insertReport(user: AuthUser, input: NewReport, answered?: (trx: Db, answer: ReportDetail) => Promise<void>): Promise<ReportDetail> {
     const prefix = refPrefix(new Date(), config.timeZone);
     let bump = 0;
     for (let attempt = 0; attempt < REF_ATTEMPTS; attempt++) {
@@ -246,7 +259,9 @@ export function createReportService(deps: ReportServiceDeps) {
               tms: now,
             });
           }
-          return id;
+          const answer = await detail(user, await visibleReport(user, id, trx), trx);
+          await answered?.(trx, answer);
+          return answer;
         });
       } catch (error) {
         if (createdFolder) await rm(createdFolder, { recursive: true, force: true });
@@ -281,31 +296,42 @@ export function createReportService(deps: ReportServiceDeps) {
       return detail(user, await visibleReport(user, id));
     },
 
-    async create(user: AuthUser, body: CreateReportBody): Promise<ReportDetail> {
+    /**
+     * A new draft on a visible object, from a template's pages when `template_id` is given. With
+     * `idempotency.key`, a repeat answers the report the key made first; the key belongs to the
+     * route (`idempotency.route`, e.g. `report:create`) and the object.
+     */
+    async create(user: AuthUser, body: CreateReportBody, idempotency?: { key: string | undefined; route: string }): Promise<ReportDetail> {
       const type = body.element_type ?? 'commande';
       await parentOf(user, type, body.fk_element);
-      const template = body.template_id === undefined ? undefined : await visibleTemplate(user, body.template_id);
-      const odt = body.odt_template !== undefined ? body.odt_template : (template?.odt_template ?? null);
-      await checkOdtTemplate(odt);
-      const title = body.title ?? template?.title;
-      if (!title) throw new AppError('VALIDATION_FAILED', { message: 'title erforderlich', details: [{ field: 'body.title', message: 'required' }] });
-      const id = await insertReport(user, {
-        fields: {
-          element_type: type,
-          fk_element: body.fk_element,
-          title,
-          format: body.format ?? template?.format ?? 'A4',
-          orientation: body.orientation ?? template?.orientation ?? 'portrait',
-          odt_template: odt,
-          version: 1,
-          fk_bericht_parent: null,
-          is_template: 0,
-          template_label: null,
-        },
-        pages: template ? await repo.pages(db, Number(template.rowid)) : [],
-        copyAttachments: false,
+      const scope = `${idempotency?.route ?? 'report:create'}:${type}:${body.fk_element}`;
+      return idempotent({ db, runs }, { entity, userId: user.id, key: idempotency?.key, scope }, async (claim) => {
+        const template = body.template_id === undefined ? undefined : await visibleTemplate(user, body.template_id);
+        const odt = body.odt_template !== undefined ? body.odt_template : (template?.odt_template ?? null);
+        await checkOdtTemplate(odt);
+        const title = body.title ?? template?.title;
+        if (!title) throw new AppError('VALIDATION_FAILED', { message: 'title erforderlich', details: [{ field: 'body.title', message: 'required' }] });
+        return insertReport(
+          user,
+          {
+            fields: {
+              element_type: type,
+              fk_element: body.fk_element,
+              title,
+              format: body.format ?? template?.format ?? 'A4',
+              orientation: body.orientation ?? template?.orientation ?? 'portrait',
+              odt_template: odt,
+              version: 1,
+              fk_bericht_parent: null,
+              is_template: 0,
+              template_label: null,
+            },
+            pages: template ? await repo.pages(db, Number(template.rowid)) : [],
+            copyAttachments: false,
+          },
+          claim && ((trx, answer) => claim.complete(201, answer, trx)),
+        );
       });
-      return detail(user, await visibleReport(user, id));
     },
 
     /**
@@ -315,7 +341,7 @@ export function createReportService(deps: ReportServiceDeps) {
     async newVersion(user: AuthUser, id: number): Promise<ReportDetail> {
       const source = await visibleReport(user, id);
       if (Number(source.is_template) === 1) throw new AppError('CONFLICT', { message: 'Von einer Vorlage gibt es keine Versionen' });
-      const newId = await insertReport(user, {
+      return insertReport(user, {
         fields: {
           element_type: source.element_type,
           fk_element: source.fk_element,
@@ -333,7 +359,6 @@ export function createReportService(deps: ReportServiceDeps) {
         copyAttachments: false,
         versionOf: id,
       });
-      return detail(user, await visibleReport(user, newId));
     },
 
     /**
@@ -376,7 +401,7 @@ export function createReportService(deps: ReportServiceDeps) {
       const source = body.from_report === undefined ? undefined : await visibleReport(user, body.from_report);
       const odt = body.odt_template !== undefined ? body.odt_template : (source?.odt_template ?? null);
       await checkOdtTemplate(odt);
-      const id = await insertReport(user, {
+      return insertReport(user, {
         fields: {
           element_type: null,
           fk_element: null,
@@ -392,7 +417,6 @@ export function createReportService(deps: ReportServiceDeps) {
         pages: source ? (await repo.pages(db, Number(source.rowid))).filter((p) => p.layout !== 'signature') : [],
         copyAttachments: true,
       });
-      return detail(user, await visibleReport(user, id));
     },
   };
 }

@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
-import { ErrorResponse } from '../common/common.schemas.js';
+import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { chooseAction } from '../common/dispatch.js';
 import type { ReportModule } from './reports.module.js';
 import { CreateTemplateBody, FromTemplateBody, OdtTemplateList, ReportDetail, TemplateList, TemplatesQuery } from './reports.schemas.js';
@@ -47,12 +47,16 @@ export async function templatesRoutes(app: FastifyInstance, mod: ReportModule): 
         summary: 'Create a report from a template, or a template',
         description: [
           '`action=create_from_template`: body `{ template_id, fk_element, element_type?, title?, format?, orientation?, odt_template? }`; the same as POST /api/reports.php?action=create with template_id: ' +
-            'a new draft on the object with a copy of the template\'s pages (its images copied into the report\'s work area). Write right. 201 with the report.',
+            'a new draft on the object with a copy of the template\'s pages (its images copied into the report\'s work area). Write right. 201 with the report. ' +
+            'Header Idempotency-Key (see the header parameter): a repeat after a lost answer gets the first 201 and its report again, and no second report is made; ' +
+            'the report and its stored answer are written in one transaction. The key belongs to this action and the object (`element_type` + `fk_element`): ' +
+            'used for another object or another endpoint\'s write (also /api/reports.php?action=create), it is 409 IDEMPOTENCY_KEY_REUSED. A refused request (404, 400, …) keeps no key.',
           '`action=create`: a new template, body `{ template_label, from_report?, title?, format?, orientation?, odt_template? }`. With `from_report`, the report\'s pages (not signature pages) and their images are copied, ' +
             'so the template keeps them whatever happens to the order. Needs the template right (Dolibarr admin flag or the module\'s admin right). 201 with the template. ' +
-            'A template\'s pages are edited with /api/pages.php and it is deleted with DELETE /api/reports.php (template right).',
+            'A template\'s pages are edited with /api/pages.php and it is deleted with DELETE /api/reports.php (template right). This action does not use an Idempotency-Key.',
         ].join('\n\n'),
         querystring: TemplatesQuery,
+        headers: IdempotencyHeaders,
         response: { 201: ReportDetail, ...ERRORS },
       },
       config: { right: 'write' },
@@ -63,7 +67,8 @@ export async function templatesRoutes(app: FastifyInstance, mod: ReportModule): 
       if (action === 'create') return reply.code(201).send(await reports.createTemplate(user, mod.parseBody(CreateTemplateBody, request.body)));
       if (action === 'create_from_template') {
         const body = mod.parseBody(FromTemplateBody, request.body);
-        return reply.code(201).send(await reports.create(user, { ...body, template_id: body.template_id }));
+        const idempotency = { key: request.headers['idempotency-key'], route: 'template:create_from_template' };
+        return reply.code(201).send(await reports.create(user, { ...body, template_id: body.template_id }, idempotency));
       }
       throw new AppError('ACTION_UNKNOWN', { message: 'action erforderlich: create_from_template oder create', details: { known: ['create_from_template', 'create'] } });
     },

@@ -1,0 +1,259 @@
+/**
+ * The Idempotency-Key of the report writes the app sends from its offline queue, on every
+ * database: reports.php?action=create (also with template_id) and templates.php?action=
+ * create_from_template. For each: a repeat gets
+ * the first status and body and makes nothing twice (rows, pages, files); the key used on another
+ * route or object is 409 IDEMPOTENCY_KEY_REUSED; a malformed key is 400; a refused request keeps
+ * no key; keys are per user; an answer that cannot be stored takes the change back with it.
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { KyselyPlugin } from 'kysely';
+import sharp from 'sharp';
+import { buildApp } from '../../src/app.js';
+import { objectFolder } from '../../src/dolibarr/documents.js';
+import type { Right } from '../../src/dolibarr/rights.js';
+import { assertError } from '../helpers/assertions.js';
+import { createTestContext, type TestContext } from '../helpers/build-app.js';
+import { testDialects } from '../helpers/databases.js';
+
+/** Idempotency keys are kept as their SHA-256 (exact on every collation). */
+const storedKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+const newKey = () => randomUUID();
+const MALFORMED = ['with space', 'x'.repeat(129), 'umlaut-ä'];
+
+interface Caller {
+  id: number;
+  token: string;
+}
+
+for (const dialect of testDialects()) {
+  describe(`idempotent report writes [${dialect}]`, () => {
+    let ctx: TestContext;
+    let jpeg: Buffer;
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      jpeg = await sharp({ create: { width: 60, height: 40, channels: 3, background: '#2a7' } }).jpeg().toBuffer();
+    });
+    after(async () => ctx?.close());
+
+    async function caller(rights: Right[] = ['read', 'write', 'delete'], admin = false): Promise<Caller> {
+      const user = await ctx.make.user({ rights, admin });
+      return { id: user.id, token: await ctx.make.token(user) };
+    }
+    /** A JSON write, with an Idempotency-Key when `key` is given; `app` for a second service on the same database. */
+    const post = (who: Caller, url: string, payload: unknown, key?: string, app: FastifyInstance = ctx.app): Promise<LightMyRequestResponse> =>
+      app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${who.token}`, ...(key === undefined ? {} : { 'idempotency-key': key }) }, payload: payload as object });
+    const get = async (who: Caller, url: string) => {
+      const res = await ctx.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${who.token}` } });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json();
+    };
+    const keyRows = (key: string) => ctx.handle.db.selectFrom('bericht_idempotency').selectAll().where('idem_key', '=', storedKey(key)).execute();
+    /** The one row of `key` of `who`: its scope and stored status. */
+    async function keyRow(who: Caller, key: string) {
+      const rows = (await keyRows(key)).filter((r) => Number(r.fk_user) === who.id);
+      assert.equal(rows.length, 1);
+      return { scope: rows[0]!.scope, status: rows[0]!.status_code === null ? null : Number(rows[0]!.status_code) };
+    }
+    /** A repeat: the same status and body as `first`. */
+    function assertReplay(repeat: LightMyRequestResponse, first: LightMyRequestResponse) {
+      assert.equal(repeat.statusCode, first.statusCode, repeat.body);
+      assert.deepEqual(repeat.json(), first.json());
+    }
+    const reportsOn = async (orderId: number) =>
+      Number((await ctx.handle.db.selectFrom('bericht').select((eb) => eb.fn.countAll().as('n')).where('element_type', '=', 'commande').where('fk_element', '=', orderId).executeTakeFirstOrThrow()).n);
+    const workArea = (ref: string) => objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', ref).dir;
+    /** The files in a report's work area (none when it has no folder). */
+    const filesOf = (ref: string) => (existsSync(workArea(ref)) ? readdirSync(workArea(ref)).sort() : []);
+    /** The reports' work-area folders on disk. */
+    const workAreaFolders = () => {
+      const dir = path.join(ctx.config.dataRoot, 'bericht');
+      return existsSync(dir) ? readdirSync(dir).filter((n) => n !== 'temp').sort() : [];
+    };
+
+    async function orderWithPhoto(owner: number) {
+      const order = await ctx.make.order({ author: owner });
+      const dir = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir;
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, 'IMG_1.jpg'), jpeg);
+      return order;
+    }
+    async function draft(who: Caller, orderId?: number) {
+      const res = await post(who, '/api/reports.php?action=create', { fk_element: orderId ?? (await orderWithPhoto(who.id)).id, title: 'Wartung' });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json() as { id: number; ref: string };
+    }
+    async function addPage(who: Caller, reportId: number, body: Record<string, unknown>) {
+      const res = await post(who, `/api/pages.php?action=add&bericht_id=${reportId}`, body);
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json() as { id: number };
+    }
+    /** A template (made by an admin from a report with a photo page and a title page): it owns a copy of the photo. */
+    async function template() {
+      const admin = await caller(['read', 'write', 'delete'], true);
+      const order = await orderWithPhoto(admin.id);
+      const source = await draft(admin, order.id);
+      await addPage(admin, source.id, { source: 'IMG_1.jpg', title: 'Gerät' });
+      await addPage(admin, source.id, { title: 'Ergebnis', note: 'ohne Befund' });
+      const res = await post(admin, '/api/templates.php?action=create', { template_label: `Vorlage ${randomBytes(3).toString('hex')}`, from_report: source.id });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json() as { id: number; ref: string };
+    }
+    /**
+     * A second service on the same database whose statements updating `bericht_idempotency` fail:
+     * the key is claimed, the work done, and storing its answer fails.
+     */
+    async function appFailingToStoreAnswers(): Promise<FastifyInstance> {
+      const refuse: KyselyPlugin = {
+        transformQuery: ({ node }) => {
+          if (node.kind === 'UpdateQueryNode' && JSON.stringify(node).includes('bericht_idempotency')) throw new Error('Platte voll');
+          return node;
+        },
+        transformResult: async ({ result }) => result,
+      };
+      const app = await buildApp(ctx.config, { db: { ...ctx.handle, db: ctx.handle.db.withPlugin(refuse) }, logger: false });
+      await app.ready();
+      return app;
+    }
+
+    describe('reports.php?action=create and templates.php?action=create_from_template', () => {
+      test('a repeat gets the first 201 and report, and no second report is made', async () => {
+        const me = await caller();
+        const order = await orderWithPhoto(me.id);
+        const key = newKey();
+        const first = await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung' }, key);
+        assert.equal(first.statusCode, 201, first.body);
+        for (const again of [{ fk_element: order.id, title: 'Wartung' }, { fk_element: order.id, title: 'Anders' }]) {
+          assertReplay(await post(me, '/api/reports.php?action=create', again, key), first);
+        }
+        assert.equal(await reportsOn(order.id), 1);
+        assert.deepEqual(await keyRow(me, key), { scope: `report:create:commande:${order.id}`, status: 201 });
+        assert.deepEqual(await get(me, `/api/reports.php?id=${first.json().id}`), first.json());
+        // Without a key every request is a report of its own.
+        await draft(me, order.id);
+        await draft(me, order.id);
+        assert.equal(await reportsOn(order.id), 3);
+      });
+
+      test('from a template, on either route: one report and one copy of its images however often it is repeated', async () => {
+        const me = await caller();
+        const tpl = await template();
+        for (const [url, scope] of [
+          ['/api/reports.php?action=create', 'report:create'],
+          ['/api/templates.php?action=create_from_template', 'template:create_from_template'],
+        ] as const) {
+          const order = await orderWithPhoto(me.id);
+          const key = newKey();
+          const folders = workAreaFolders();
+          const first = await post(me, url, { fk_element: order.id, template_id: tpl.id }, key);
+          assert.equal(first.statusCode, 201, first.body);
+          const made = first.json() as { ref: string; pages: Array<{ source_path: string | null }> };
+          assert.equal(made.pages.length, 2);
+          assert.ok(made.pages[0]!.source_path?.startsWith(`bericht/${made.ref}/`));
+          const files = filesOf(made.ref);
+          assert.equal(files.length, 1);
+          assertReplay(await post(me, url, { fk_element: order.id, template_id: tpl.id }, key), first);
+          assert.equal(await reportsOn(order.id), 1);
+          assert.deepEqual(workAreaFolders(), [...folders, made.ref].sort());
+          assert.deepEqual(filesOf(made.ref), files);
+          assert.deepEqual(await keyRow(me, key), { scope: `${scope}:commande:${order.id}`, status: 201 });
+        }
+      });
+
+      test('an answer larger than 64 kB (a template with long notes) is stored whole and given again', async () => {
+        const admin = await caller(['read', 'write', 'delete'], true);
+        const tpl = await post(admin, '/api/templates.php?action=create', { template_label: 'Lange Notizen' });
+        assert.equal(tpl.statusCode, 201, tpl.body);
+        for (let i = 0; i < 8; i++) await addPage(admin, tpl.json().id, { title: `Abschnitt ${i}`, note: `Prüfung ${i}: ${'Überdruckventil geprüft, Ölstand gemessen. '.repeat(200)}`.slice(0, 10_000) });
+        const me = await caller();
+        const order = await orderWithPhoto(me.id);
+        const key = newKey();
+        const first = await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.json().id }, key);
+        assert.equal(first.statusCode, 201, first.body);
+        assert.ok(Buffer.byteLength(first.body) > 65_535, `${Buffer.byteLength(first.body)} bytes`);
+        assertReplay(await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.json().id }, key), first);
+        assert.equal(await reportsOn(order.id), 1);
+      });
+
+      test('the key of another object or route is 409 IDEMPOTENCY_KEY_REUSED; keys are per user', async () => {
+        const me = await caller();
+        const tpl = await template();
+        const order = await orderWithPhoto(me.id);
+        const other = await orderWithPhoto(me.id);
+        const invoice = await ctx.make.invoice({ author: me.id });
+        const key = newKey();
+        assert.equal((await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'Erster' }, key)).statusCode, 201);
+        assertError(await post(me, '/api/reports.php?action=create', { fk_element: other.id, title: 'Erster' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await post(me, '/api/reports.php?action=create', { element_type: 'facture', fk_element: invoice.id, title: 'Erster' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assert.equal(await reportsOn(order.id), 1);
+        assert.equal(await reportsOn(other.id), 0);
+
+        const colleague = await caller();
+        const theirs = await orderWithPhoto(colleague.id);
+        const res = await post(colleague, '/api/reports.php?action=create', { fk_element: theirs.id, title: 'Eigener' }, key);
+        assert.equal(res.statusCode, 201, res.body);
+        assert.equal(res.json().fk_user_creat, colleague.id);
+      });
+
+      test('a malformed key is 400; a refused request keeps no key, so a later valid one with it works', async () => {
+        const me = await caller();
+        const tpl = await template();
+        const order = await orderWithPhoto(me.id);
+        for (const bad of MALFORMED) {
+          assertError(await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'X' }, bad), 400, 'VALIDATION_FAILED');
+          assertError(await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, bad), 400, 'VALIDATION_FAILED');
+        }
+        const key = newKey();
+        const stranger = await ctx.make.order();
+        assertError(await post(me, '/api/reports.php?action=create', { fk_element: stranger.id, title: 'X' }, key), 404, 'ORDER_NOT_FOUND');
+        assertError(await post(me, '/api/reports.php?action=create', { fk_element: order.id }, key), 400, 'VALIDATION_FAILED');
+        assertError(await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: order.id + 100_000 }, key), 404, 'TEMPLATE_NOT_FOUND');
+        assertError(await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'X', odt_template: 'fehlt.odt' }, key), 400, 'ODT_TEMPLATE_NOT_FOUND');
+        assert.deepEqual(await keyRows(key), []);
+        assert.equal(await reportsOn(order.id), 0);
+        const res = await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key);
+        assert.equal(res.statusCode, 201, res.body);
+        assert.equal(await reportsOn(order.id), 1);
+      });
+
+      test('an answer that cannot be stored takes the report and its copied images back, and frees the key', async () => {
+        const me = await caller();
+        const tpl = await template();
+        const order = await orderWithPhoto(me.id);
+        const key = newKey();
+        const folders = workAreaFolders();
+        const failing = await appFailingToStoreAnswers();
+        try {
+          const res = await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key, failing);
+          assert.equal(res.statusCode, 500, res.body);
+        } finally {
+          await failing.close();
+        }
+        assert.equal(await reportsOn(order.id), 0);
+        assert.deepEqual(workAreaFolders(), folders);
+        assert.deepEqual(await keyRows(key), []);
+        const retry = await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key);
+        assert.equal(retry.statusCode, 201, retry.body);
+        assert.equal(await reportsOn(order.id), 1);
+      });
+    });
+
+    test('the OpenAPI document names the Idempotency-Key header of each of these writes', async () => {
+      const paths = (await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })).json().paths;
+      for (const route of ['/api/reports.php', '/api/templates.php']) {
+        const op = paths[route].post;
+        assert.ok(op.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header'), route);
+        assert.match(op.description, /Idempotency-Key/, route);
+        assert.match(op.description, /IDEMPOTENCY_KEY_REUSED/, route);
+        assert.ok(op.responses['409'], route);
+      }
+    });
+  });
+}
