@@ -1,14 +1,16 @@
 /**
  * The Idempotency-Key of the report writes the app sends from its offline queue, on every
- * database: reports.php?action=create (also with template_id) and templates.php?action=
- * create_from_template. For each: a repeat gets
+ * database: reports.php?action=create (also with template_id), templates.php?action=
+ * create_from_template, and pages.php add, update and reorder. For each: a repeat gets
  * the first status and body and makes nothing twice (rows, pages, files); the key used on another
  * route or object is 409 IDEMPOTENCY_KEY_REUSED; a malformed key is 400; a refused request keeps
  * no key; keys are per user; an answer that cannot be stored takes the change back with it.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,6 +18,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { KyselyPlugin } from 'kysely';
 import sharp from 'sharp';
 import { buildApp } from '../../src/app.js';
+import { RUN_ID } from '../../src/adapters/runs.js';
+import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import type { Right } from '../../src/dolibarr/rights.js';
 import { assertError } from '../helpers/assertions.js';
@@ -68,6 +72,8 @@ for (const dialect of testDialects()) {
     }
     const reportsOn = async (orderId: number) =>
       Number((await ctx.handle.db.selectFrom('bericht').select((eb) => eb.fn.countAll().as('n')).where('element_type', '=', 'commande').where('fk_element', '=', orderId).executeTakeFirstOrThrow()).n);
+    const pagesOf = (reportId: number) => ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').execute();
+    const setStatus = (reportId: number, status: 0 | 1) => ctx.handle.db.updateTable('bericht').set({ status }).where('rowid', '=', reportId).execute();
     const workArea = (ref: string) => objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', ref).dir;
     /** The files in a report's work area (none when it has no folder). */
     const filesOf = (ref: string) => (existsSync(workArea(ref)) ? readdirSync(workArea(ref)).sort() : []);
@@ -192,6 +198,9 @@ for (const dialect of testDialects()) {
         assertError(await post(me, '/api/reports.php?action=create', { fk_element: other.id, title: 'Erster' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
         assertError(await post(me, '/api/reports.php?action=create', { element_type: 'facture', fk_element: invoice.id, title: 'Erster' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
         assertError(await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        const report = await draft(me);
+        assertError(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Seite' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assert.equal((await pagesOf(report.id)).length, 0);
         assert.equal(await reportsOn(order.id), 1);
         assert.equal(await reportsOn(other.id), 0);
 
@@ -245,9 +254,141 @@ for (const dialect of testDialects()) {
       });
     });
 
+    describe('pages.php add, update and reorder', () => {
+      test('add: a repeat gets the first 201 and page, also after the report was finalized; no second page', async () => {
+        const me = await caller();
+        const report = await draft(me);
+        const key = newKey();
+        const url = `/api/pages.php?action=add&bericht_id=${report.id}`;
+        const first = await post(me, url, { source: 'IMG_1.jpg', title: 'Gerät' }, key);
+        assert.equal(first.statusCode, 201, first.body);
+        assertReplay(await post(me, url, { source: 'IMG_1.jpg', title: 'Gerät' }, key), first);
+        assertReplay(await post(me, url, { title: 'Anders' }, key), first);
+        await setStatus(report.id, 1);
+        assertReplay(await post(me, url, { source: 'IMG_1.jpg', title: 'Gerät' }, key), first);
+        assert.equal((await pagesOf(report.id)).length, 1);
+        assert.deepEqual(await keyRow(me, key), { scope: `page:add:${report.id}`, status: 201 });
+        // A new key on the final report is refused and kept by no one; on the draft again it adds the page.
+        const late = newKey();
+        assertError(await post(me, url, { title: 'Zu spät' }, late), 409, 'REPORT_FINAL');
+        assert.deepEqual(await keyRows(late), []);
+        await setStatus(report.id, 0);
+        assert.equal((await post(me, url, { title: 'Jetzt' }, late)).statusCode, 201);
+        assert.equal((await pagesOf(report.id)).length, 2);
+      });
+
+      test('update: a repeat gets the first 200 and page again and does not apply the change a second time', async () => {
+        const me = await caller();
+        const report = await draft(me);
+        const page = await addPage(me, report.id, { title: 'Gerät', note: 'alt' });
+        const key = newKey();
+        const first = await post(me, `/api/pages.php?id=${page.id}`, { note: 'erste Änderung' }, key);
+        assert.equal(first.statusCode, 200, first.body);
+        assert.equal(first.json().note, 'erste Änderung');
+        assert.equal((await post(me, `/api/pages.php?id=${page.id}`, { note: 'zweite Änderung' })).statusCode, 200);
+        assertReplay(await post(me, `/api/pages.php?id=${page.id}`, { note: 'erste Änderung' }, key), first);
+        assert.equal((await pagesOf(report.id))[0]!.note, 'zweite Änderung');
+        assert.deepEqual(await keyRow(me, key), { scope: `page:update:${page.id}`, status: 200 });
+      });
+
+      test('reorder: a repeat gets the first 200 and report again and does not reorder a second time', async () => {
+        const me = await caller();
+        const report = await draft(me);
+        const [a, b, c] = [await addPage(me, report.id, { title: 'A' }), await addPage(me, report.id, { title: 'B' }), await addPage(me, report.id, { title: 'C' })];
+        const key = newKey();
+        const url = `/api/pages.php?action=reorder&bericht_id=${report.id}`;
+        const first = await post(me, url, { order: [c!.id, a!.id, b!.id] }, key);
+        assert.equal(first.statusCode, 200, first.body);
+        assert.deepEqual(first.json().pages.map((p: { title: string }) => p.title), ['C', 'A', 'B']);
+        assert.equal((await post(me, url, { order: [a!.id, b!.id, c!.id] })).statusCode, 200);
+        assertReplay(await post(me, url, { order: [c!.id, a!.id, b!.id] }, key), first);
+        // Without bericht_id the report comes from the first page: the same scope.
+        assertReplay(await post(me, '/api/pages.php?action=reorder', { order: [c!.id, a!.id, b!.id] }, key), first);
+        assert.deepEqual((await pagesOf(report.id)).map((p) => p.title), ['A', 'B', 'C']);
+        assert.deepEqual(await keyRow(me, key), { scope: `page:reorder:${report.id}`, status: 200 });
+      });
+
+      test('the key of another operation or object is 409 IDEMPOTENCY_KEY_REUSED; keys are per user', async () => {
+        const me = await caller();
+        const report = await draft(me);
+        const other = await draft(me);
+        const page = await addPage(me, report.id, { title: 'Erste' });
+        const otherPage = await addPage(me, other.id, { title: 'Andere' });
+        const key = newKey();
+        assert.equal((await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Zweite' }, key)).statusCode, 201);
+        assertError(await post(me, `/api/pages.php?action=add&bericht_id=${other.id}`, { title: 'Zweite' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [page.id] }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await post(me, '/api/reports.php?action=create', { fk_element: (await orderWithPhoto(me.id)).id, title: 'X' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        const updateKey = newKey();
+        assert.equal((await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, updateKey)).statusCode, 200);
+        assertError(await post(me, `/api/pages.php?id=${otherPage.id}`, { note: 'x' }, updateKey), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assert.equal((await pagesOf(report.id)).length, 2);
+        assert.equal((await pagesOf(other.id)).length, 1);
+        assert.equal((await pagesOf(other.id))[0]!.note, null);
+
+        const colleague = await caller();
+        const theirs = await draft(colleague);
+        assert.equal((await post(colleague, `/api/pages.php?action=add&bericht_id=${theirs.id}`, { title: 'Eigene' }, key)).statusCode, 201);
+        assert.equal((await pagesOf(theirs.id)).length, 1);
+      });
+
+      test('a malformed key is 400; a refused request (404, 409, 400) keeps no key, so a later valid one with it works', async () => {
+        const me = await caller();
+        const report = await draft(me);
+        const page = await addPage(me, report.id, { title: 'A' });
+        const second = await addPage(me, report.id, { title: 'B' });
+        for (const bad of MALFORMED) {
+          assertError(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, bad), 400, 'VALIDATION_FAILED');
+          assertError(await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, bad), 400, 'VALIDATION_FAILED');
+          assertError(await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, bad), 400, 'VALIDATION_FAILED');
+        }
+        assert.equal((await pagesOf(report.id)).length, 2);
+
+        const stranger = await caller();
+        const key = newKey();
+        assertError(await post(stranger, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, key), 404, 'REPORT_NOT_FOUND');
+        assertError(await post(stranger, `/api/pages.php?id=${page.id}`, { note: 'x' }, key), 404, 'PAGE_NOT_FOUND');
+        assert.deepEqual(await keyRows(key), []);
+        assertError(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'fehlt.jpg' }, key), 404, 'FILE_NOT_FOUND');
+        assertError(await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [page.id] }, key), 400, 'PAGE_ORDER_MISMATCH');
+        await setStatus(report.id, 1);
+        assertError(await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, key), 409, 'REPORT_FINAL');
+        assertError(await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, key), 409, 'REPORT_FINAL');
+        assert.deepEqual(await keyRows(key), []);
+        await setStatus(report.id, 0);
+        const res = await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, key);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.deepEqual(await keyRow(me, key), { scope: `page:reorder:${report.id}`, status: 200 });
+      });
+
+      test('a claim at work is 409 IDEMPOTENCY_IN_PROGRESS; a dead process\'s claim is freed and the page added once', async () => {
+        const me = await caller();
+        const report = await draft(me);
+        const busy = newKey();
+        const claim = (key: string, runId: string) =>
+          ctx.handle.db.insertInto('bericht_idempotency').values({ entity: 1, fk_user: me.id, idem_key: storedKey(key), scope: `page:add:${report.id}`, status_code: null, response: null, datec: toDbDateTime(), run_id: runId }).execute();
+        await claim(busy, RUN_ID);
+        const res = await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, busy);
+        assertError(res, 409, 'IDEMPOTENCY_IN_PROGRESS');
+        assert.equal(res.headers['retry-after'], '5');
+        // A run of this host whose process is gone: its marker names a pid that has exited.
+        const deadRun = randomBytes(6).toString('hex');
+        const runs = path.join(ctx.config.dataRoot, 'bericht', 'temp', 'runs');
+        mkdirSync(runs, { recursive: true });
+        writeFileSync(path.join(runs, `${deadRun}.json`), JSON.stringify({ host: os.hostname(), pid: spawnSync(process.execPath, ['-e', '']).pid }));
+        const dead = newKey();
+        await claim(dead, deadRun);
+        const first = await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Y' }, dead);
+        assert.equal(first.statusCode, 201, first.body);
+        assertReplay(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Y' }, dead), first);
+        assert.deepEqual((await pagesOf(report.id)).map((p) => p.title), ['Y']);
+      });
+    });
+
     test('the OpenAPI document names the Idempotency-Key header of each of these writes', async () => {
       const paths = (await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })).json().paths;
-      for (const route of ['/api/reports.php', '/api/templates.php']) {
+      for (const route of ['/api/reports.php', '/api/templates.php', '/api/pages.php']) {
         const op = paths[route].post;
         assert.ok(op.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header'), route);
         assert.match(op.description, /Idempotency-Key/, route);

@@ -55,7 +55,7 @@ export const IdempotencyHeaders = Type.Object({
       description:
         'Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. ' +
         'Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again ' +
-        '(no second file, line or report); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; ' +
+        '(no second file, line, report or page); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; ' +
         'the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be ' +
         'retried with the same key. A key is remembered for 7 days.',
     }),

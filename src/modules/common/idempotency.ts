@@ -1,6 +1,6 @@
 /**
  * Idempotency-Key for writes a phone may repeat after a lost answer (what the app's offline queue
- * sends: uploads, material lines, new reports): the key is claimed in
+ * sends: uploads, material lines, new reports and pages): the key is claimed in
  * `bericht_idempotency` before the work (for an upload, before its body is read),
  * so two requests with one key never both do it. The unique index (fk_user, idem_key) decides
  * who was first, across processes.

@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
-import { ErrorResponse } from '../common/common.schemas.js';
+import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
 import type { ReportModule } from './reports.module.js';
 import { AddPageBody, DeletedPage, SignedPage, EDITABLE_LAYOUTS, MAX_REPORT_PAGES, Page, PagesQuery, ReorderBody, ReportDetail, UpdatePageBody } from './reports.schemas.js';
@@ -30,6 +30,12 @@ const POST_DESCRIPTION = [
   `5. ${SIGNATURE_DESCRIPTION}`,
   'Pages covered by a signature (every page before a signature page) cannot be changed, deleted or moved: 409 PAGE_SIGNED.',
   'A page or report that does not exist or that the caller may not see is 404 PAGE_NOT_FOUND / REPORT_NOT_FOUND.',
+  'Header Idempotency-Key (see the header parameter), for a client that repeats a request after a lost answer (an offline queue): add, update and reorder ' +
+    'return the first answer (status and body) again and do nothing twice: no second page. The change and its stored answer are written in one transaction. ' +
+    'Update and reorder would give the same result anyway; they take the key so a client can send one with every write. The key belongs to the operation and its object ' +
+    '(add and reorder: the report; update: the page): used for another operation or object, or for another endpoint\'s write, it is 409 IDEMPOTENCY_KEY_REUSED. ' +
+    'It is claimed once the report or page is found visible and before anything else is checked, so a repeat after the report was finalized still gets its first answer. ' +
+    'A refused request (404, 409 REPORT_FINAL, 400, …) keeps no key. A signature (`action=signature`) and a delete (`delete=1`) do not use the key.',
 ].join('\n\n');
 
 const DELETE_DESCRIPTION =
@@ -56,6 +62,7 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
         summary: 'Add, update, delete or reorder pages',
         description: POST_DESCRIPTION,
         querystring: PagesQuery,
+        headers: IdempotencyHeaders,
         response: { 200: Type.Union([Page, DeletedPage, ReportDetail]), 201: Type.Union([SignedPage, Page]), ...ERRORS, 413: ErrorResponse, 503: ErrorResponse },
       },
       config: { right: 'write' },
@@ -64,21 +71,22 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
       const user = callerOf(request);
       const { id, bericht_id: reportId } = request.query;
       const action = chooseAction(request.query.action, ['add', 'reorder', 'signature'] as const);
+      const key = request.headers['idempotency-key'];
       if (action === 'signature') {
         const form = await readSignatureForm(request, mod.config);
         const signed = await mod.signatures.sign(user, requireParam(reportId, 'bericht_id'), form);
         return reply.code(201).send({ ...toPageResponse(signed.page), hash: signed.hash, page_count_at_signing: signed.pageCountAtSigning, verify_url: signed.verifyUrl });
       }
       if (action === 'add') {
-        return reply.code(201).send(await pages.add(user, requireParam(reportId, 'bericht_id'), mod.parseBody(AddPageBody, request.body)));
+        return reply.code(201).send(await pages.add(user, requireParam(reportId, 'bericht_id'), mod.parseBody(AddPageBody, request.body), key));
       }
       if (action === 'reorder') {
         const body = mod.parseBody(ReorderBody, request.body);
-        return pages.reorder(user, reportId ?? body.bericht_id, body.order);
+        return pages.reorder(user, reportId ?? body.bericht_id, body.order, key);
       }
       const del = request.query.delete;
       if (del === true || del === 1 || del === '1' || del === 'true') return remove(request, requirePage(id));
-      return pages.update(user, requirePage(id), mod.parseBody(UpdatePageBody, request.body));
+      return pages.update(user, requirePage(id), mod.parseBody(UpdatePageBody, request.body), key);
     },
   );
 

@@ -3,6 +3,12 @@
  * change (a final report's are fixed: 409), only by someone who sees the report, and a template's
  * only by a template manager. Every change runs in a transaction that locks the report row, so a
  * finalize at the same moment sees the pages either before or after, never half-changed.
+ *
+ * Add, update and reorder take an Idempotency-Key (common/idempotency.ts; the app sends them from
+ * its offline queue): the answer is read and stored in the change's own transaction, so a repeat
+ * finds the change and its answer together or neither. The key is claimed once the report (or
+ * page) is found visible and before its state is checked, so a repeat after the report was
+ * finalized still gets its first answer.
  */
 import sharp from 'sharp';
 import { MAX_INPUT_PIXELS } from '../../adapters/image.js';
@@ -13,6 +19,8 @@ import type { ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import type { ElementAccess } from '../access/element-access.js';
+import type { RunRegistry } from '../../adapters/runs.js';
+import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
 import { MAX_REPORT_PAGES, type AddPageBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
 import { hasAdminRight, toPageResponse } from './reports.service.js';
@@ -26,14 +34,18 @@ export interface PageServiceDeps {
   repo: ReportRepository;
   access: ElementAccess;
   config: Config;
-  /** The report when the caller sees it, else REPORT_NOT_FOUND (the reports service's). */
-  visibleReport(user: AuthUser, id: number): Promise<ReportRow>;
-  detail(user: AuthUser, row: ReportRow): Promise<ReportDetail>;
+  runs: Pick<RunRegistry, 'state'>;
+  /** The report when the caller sees it, else REPORT_NOT_FOUND (the reports service's); `conn` may be a transaction. */
+  visibleReport(user: AuthUser, id: number, conn?: Db): Promise<ReportRow>;
+  detail(user: AuthUser, row: ReportRow, conn?: Db): Promise<ReportDetail>;
 }
 
 export function createPageService(deps: PageServiceDeps) {
-  const { handle, repo, access, config, visibleReport } = deps;
+  const { handle, repo, access, config, runs, visibleReport } = deps;
   const { db } = handle;
+  /** Runs `work` under the caller's Idempotency-Key `key` for `scope` (none: just runs it). */
+  const underKey = <T>(user: AuthUser, key: string | undefined, scope: string, work: (claim: IdempotentClaim | undefined) => Promise<T>) =>
+    idempotent({ db, runs }, { entity: config.entity, userId: user.id, key, scope }, work);
 
   /** The page and its report, when the caller sees the report; one answer for "missing" and "not yours". */
   async function visiblePage(user: AuthUser, pageId: number): Promise<{ page: PageRow; report: ReportRow }> {
@@ -41,6 +53,15 @@ export function createPageService(deps: PageServiceDeps) {
     const report = page && (await repo.getById(db, Number(page.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
     if (!page || !report) throw new AppError('PAGE_NOT_FOUND');
     return { page, report };
+  }
+
+  /** The report of the first page of `order`, for a reorder that names no report. */
+  async function reportOfFirstPage(user: AuthUser, order: number[]): Promise<number> {
+    const first = order.length > 0 ? await repo.getPage(db, order[0]!) : undefined;
+    // A page of a report the caller does not see answers as a missing one (no existence leak).
+    const seen = first && (await repo.getById(db, Number(first.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
+    if (!first || !seen) throw new AppError('PAGE_ORDER_MISMATCH', { message: 'bericht_id erforderlich (oder eine bekannte Seite in order)' });
+    return Number(first.fk_bericht);
   }
 
   function checkChangeable(report: { status: number; is_template: number }, user: AuthUser): void {
@@ -136,61 +157,70 @@ export function createPageService(deps: PageServiceDeps) {
   }
 
   return {
-    async add(user: AuthUser, reportId: number, body: AddPageBody): Promise<PageResponse> {
+    /** Appends a page; with `key`, a repeat answers the page the key added first (scope `page:add:<report>`). */
+    async add(user: AuthUser, reportId: number, body: AddPageBody, key?: string): Promise<PageResponse> {
       const report = await visibleReport(user, reportId);
-      checkChangeable(report, user);
-      const layout = body.layout ?? (body.source ? 'photo' : 'title_only');
-      const source = body.source === undefined ? null : await sourceOf(user, report, body.source);
-      const source2 = body.source_2 === undefined ? null : await sourceOf(user, report, body.source_2);
-      checkLayout(layout, source, source2, body.title ?? null);
-      const id = await db.transaction().execute(async (trx) => {
-        await lockChangeable(trx, reportId, user);
-        const pages = await repo.pages(trx, reportId);
-        if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
-        const now = toDbDateTime();
-        const pageId = await repo.insertPage(trx, {
-          fk_bericht: reportId,
-          page_order: pages.length + 1,
-          title: body.title ?? null,
-          note: body.note ?? null,
-          rotation: body.rotation ?? 0,
-          layout,
-          source_path: source,
-          source_path_2: source2,
-          datec: now,
-          tms: now,
+      return underKey(user, key, `page:add:${reportId}`, async (claim) => {
+        checkChangeable(report, user);
+        const layout = body.layout ?? (body.source ? 'photo' : 'title_only');
+        const source = body.source === undefined ? null : await sourceOf(user, report, body.source);
+        const source2 = body.source_2 === undefined ? null : await sourceOf(user, report, body.source_2);
+        checkLayout(layout, source, source2, body.title ?? null);
+        return db.transaction().execute(async (trx) => {
+          await lockChangeable(trx, reportId, user);
+          const pages = await repo.pages(trx, reportId);
+          if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
+          const now = toDbDateTime();
+          const pageId = await repo.insertPage(trx, {
+            fk_bericht: reportId,
+            page_order: pages.length + 1,
+            title: body.title ?? null,
+            note: body.note ?? null,
+            rotation: body.rotation ?? 0,
+            layout,
+            source_path: source,
+            source_path_2: source2,
+            datec: now,
+            tms: now,
+          });
+          await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
+          const page = toPageResponse((await repo.getPage(trx, pageId))!);
+          await claim?.complete(201, page, trx);
+          return page;
         });
-        await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
-        return pageId;
       });
-      return toPageResponse((await repo.getPage(db, id))!);
     },
 
-    async update(user: AuthUser, pageId: number, body: UpdatePageBody): Promise<PageResponse> {
+    /** Changes a page; with `key`, a repeat answers as the first request did (scope `page:update:<page>`). */
+    async update(user: AuthUser, pageId: number, body: UpdatePageBody, key?: string): Promise<PageResponse> {
       const { page, report } = await visiblePage(user, pageId);
-      checkChangeable(report, user);
-      if (page.layout === 'signature') throw new AppError('PAGE_SIGNED', { message: 'Eine Unterschriftsseite kann nicht geändert werden' });
-      const source = body.source === undefined ? page.source_path : await sourceOf(user, report, body.source);
-      const source2 = body.source_2 === undefined ? page.source_path_2 : await sourceOf(user, report, body.source_2);
-      const layout = body.layout ?? page.layout;
-      checkLayout(layout, source, source2, body.title === undefined ? page.title : body.title);
-      const unused = await db.transaction().execute(async (trx) => {
-        await lockChangeable(trx, Number(page.fk_bericht), user);
-        checkNotSigned(await repo.pages(trx, Number(page.fk_bericht)), pageId);
-        await repo.updatePage(trx, pageId, {
-          ...(body.title !== undefined ? { title: body.title } : {}),
-          ...(body.note !== undefined ? { note: body.note } : {}),
-          ...(body.rotation !== undefined ? { rotation: body.rotation } : {}),
-          layout,
-          source_path: source,
-          source_path_2: source2,
+      return underKey(user, key, `page:update:${pageId}`, async (claim) => {
+        checkChangeable(report, user);
+        if (page.layout === 'signature') throw new AppError('PAGE_SIGNED', { message: 'Eine Unterschriftsseite kann nicht geändert werden' });
+        const source = body.source === undefined ? page.source_path : await sourceOf(user, report, body.source);
+        const source2 = body.source_2 === undefined ? page.source_path_2 : await sourceOf(user, report, body.source_2);
+        const layout = body.layout ?? page.layout;
+        checkLayout(layout, source, source2, body.title === undefined ? page.title : body.title);
+        const { unused, changed } = await db.transaction().execute(async (trx) => {
+          await lockChangeable(trx, Number(page.fk_bericht), user);
+          checkNotSigned(await repo.pages(trx, Number(page.fk_bericht)), pageId);
+          await repo.updatePage(trx, pageId, {
+            ...(body.title !== undefined ? { title: body.title } : {}),
+            ...(body.note !== undefined ? { note: body.note } : {}),
+            ...(body.rotation !== undefined ? { rotation: body.rotation } : {}),
+            layout,
+            source_path: source,
+            source_path_2: source2,
+          });
+          await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
+          const changed = toPageResponse((await repo.getPage(trx, pageId))!);
+          await claim?.complete(200, changed, trx);
+          // An image of the work area that this page showed and no page shows any more goes.
+          return { changed, unused: await unusedWorkAreaFiles(trx, [page.source_path, page.source_path_2].filter((p) => p !== source && p !== source2)) };
         });
-        await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
-        // An image of the work area that this page showed and no page shows any more goes.
-        return unusedWorkAreaFiles(trx, [page.source_path, page.source_path_2].filter((p) => p !== source && p !== source2));
+        await removeFiles(unused);
+        return changed;
       });
-      await removeFiles(unused);
-      return toPageResponse((await repo.getPage(db, pageId))!);
     },
 
     /**
@@ -219,35 +249,36 @@ export function createPageService(deps: PageServiceDeps) {
       return { id: pageId, fk_bericht: reportId, deleted: true, files_deleted: await removeFiles(candidates) };
     },
 
-    /** Sets page_order from `order`, which must name every page of the report exactly once. */
-    async reorder(user: AuthUser, reportId: number | undefined, order: number[]): Promise<ReportDetail> {
-      if (reportId === undefined) {
-        const first = order.length > 0 ? await repo.getPage(db, order[0]!) : undefined;
-        // A page of a report the caller does not see answers as a missing one (no existence leak).
-        const seen = first && (await repo.getById(db, Number(first.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
-        if (!first || !seen) throw new AppError('PAGE_ORDER_MISMATCH', { message: 'bericht_id erforderlich (oder eine bekannte Seite in order)' });
-        reportId = Number(first.fk_bericht);
-      }
+    /**
+     * Sets page_order from `order`, which must name every page of the report exactly once; with
+     * `key`, a repeat answers as the first request did (scope `page:reorder:<report>`).
+     */
+    async reorder(user: AuthUser, givenReportId: number | undefined, order: number[], key?: string): Promise<ReportDetail> {
+      const reportId = givenReportId ?? (await reportOfFirstPage(user, order));
       const report = await visibleReport(user, reportId);
-      checkChangeable(report, user);
-      await db.transaction().execute(async (trx) => {
-        await lockChangeable(trx, reportId, user);
-        const pages = await repo.pages(trx, reportId);
-        const ids = new Set(pages.map((p) => Number(p.rowid)));
-        const duplicates = order.filter((id, i) => order.indexOf(id) !== i);
-        const unknown = order.filter((id) => !ids.has(id));
-        const missing = [...ids].filter((id) => !order.includes(id));
-        if (duplicates.length || unknown.length || missing.length) {
-          throw new AppError('PAGE_ORDER_MISMATCH', { details: { duplicates: [...new Set(duplicates)], unknown, missing } });
-        }
-        const signed = signedCount(pages);
-        if (pages.slice(0, signed + 1).some((p, index) => Number(p.rowid) !== order[index])) {
-          throw new AppError('PAGE_SIGNED', { message: 'Seiten vor einer Unterschrift und die Unterschrift selbst bleiben an ihrem Platz', details: { fixed: signed + 1 } });
-        }
-        for (const [index, id] of order.entries()) await repo.setPageOrder(trx, id, index + 1);
-        await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
+      return underKey(user, key, `page:reorder:${reportId}`, async (claim) => {
+        checkChangeable(report, user);
+        return db.transaction().execute(async (trx) => {
+          await lockChangeable(trx, reportId, user);
+          const pages = await repo.pages(trx, reportId);
+          const ids = new Set(pages.map((p) => Number(p.rowid)));
+          const duplicates = order.filter((id, i) => order.indexOf(id) !== i);
+          const unknown = order.filter((id) => !ids.has(id));
+          const missing = [...ids].filter((id) => !order.includes(id));
+          if (duplicates.length || unknown.length || missing.length) {
+            throw new AppError('PAGE_ORDER_MISMATCH', { details: { duplicates: [...new Set(duplicates)], unknown, missing } });
+          }
+          const signed = signedCount(pages);
+          if (pages.slice(0, signed + 1).some((p, index) => Number(p.rowid) !== order[index])) {
+            throw new AppError('PAGE_SIGNED', { message: 'Seiten vor einer Unterschrift und die Unterschrift selbst bleiben an ihrem Platz', details: { fixed: signed + 1 } });
+          }
+          for (const [index, id] of order.entries()) await repo.setPageOrder(trx, id, index + 1);
+          await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
+          const answer = await deps.detail(user, await visibleReport(user, reportId, trx), trx);
+          await claim?.complete(200, answer, trx);
+          return answer;
+        });
       });
-      return deps.detail(user, await visibleReport(user, reportId));
     },
   };
 }
