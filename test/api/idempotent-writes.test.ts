@@ -1,7 +1,7 @@
 /**
  * The Idempotency-Key of the report writes the app sends from its offline queue, on every
  * database: reports.php?action=create (also with template_id), templates.php?action=
- * create_from_template, and pages.php add, update and reorder. For each: a repeat gets
+ * create_from_template, and pages.php add, signature, update and reorder. For each: a repeat gets
  * the first status and body and makes nothing twice (rows, pages, files); the key used on another
  * route or object is 409 IDEMPOTENCY_KEY_REUSED; a malformed key is 400; a refused request keeps
  * no key; keys are per user; an answer that cannot be stored takes the change back with it.
@@ -25,6 +25,8 @@ import type { Right } from '../../src/dolibarr/rights.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
+import { multipart } from '../helpers/multipart.js';
+import { signaturePng } from '../helpers/signature.js';
 
 /** Idempotency keys are kept as their SHA-256 (exact on every collation). */
 const storedKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
@@ -57,6 +59,15 @@ for (const dialect of testDialects()) {
       const res = await ctx.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${who.token}` } });
       assert.equal(res.statusCode, 200, res.body);
       return res.json();
+    };
+    /** The signature form, with an Idempotency-Key when `key` is given. */
+    const sign = async (who: Caller, reportId: number, key?: string, png?: Buffer, app: FastifyInstance = ctx.app) => {
+      const form = multipart([
+        { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika Muster' },
+        { name: 'file', filename: 'signature.png', type: 'image/png', data: png ?? (await signaturePng()) },
+      ]);
+      const headers = { authorization: `Bearer ${who.token}`, 'content-type': form.contentType, ...(key === undefined ? {} : { 'idempotency-key': key }) };
+      return app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${reportId}`, headers, payload: form.payload });
     };
     const keyRows = (key: string) => ctx.handle.db.selectFrom('bericht_idempotency').selectAll().where('idem_key', '=', storedKey(key)).execute();
     /** The one row of `key` of `who`: its scope and stored status. */
@@ -319,6 +330,7 @@ for (const dialect of testDialects()) {
         assertError(await post(me, `/api/pages.php?action=add&bericht_id=${other.id}`, { title: 'Zweite' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
         assertError(await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
         assertError(await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [page.id] }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await sign(me, report.id, key), 409, 'IDEMPOTENCY_KEY_REUSED');
         assertError(await post(me, '/api/reports.php?action=create', { fk_element: (await orderWithPhoto(me.id)).id, title: 'X' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
         const updateKey = newKey();
         assert.equal((await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, updateKey)).statusCode, 200);
@@ -383,6 +395,91 @@ for (const dialect of testDialects()) {
         assert.equal(first.statusCode, 201, first.body);
         assertReplay(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Y' }, dead), first);
         assert.deepEqual((await pagesOf(report.id)).map((p) => p.title), ['Y']);
+      });
+    });
+
+    describe('pages.php?action=signature', () => {
+      const signatureFiles = (ref: string) => filesOf(ref).filter((n) => n.startsWith('unterschrift_'));
+      const signatureRows = async (reportId: number) => (await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', reportId).execute()).length;
+
+      test('a repeat gets the first 201 and signature page, also after finalizing; never a second page, row or file', async () => {
+        const me = await caller();
+        const report = await draft(me);
+        await addPage(me, report.id, { source: 'IMG_1.jpg', title: 'Gerät' });
+        const key = newKey();
+        const first = await sign(me, report.id, key);
+        assert.equal(first.statusCode, 201, first.body);
+        assert.equal(first.json().layout, 'signature');
+        assert.equal(first.json().page_count_at_signing, 1);
+        assert.equal(signatureFiles(report.ref).length, 2);
+        assertReplay(await sign(me, report.id, key), first);
+        assertReplay(await sign(me, report.id, key, await signaturePng(600, 200)), first);
+        await setStatus(report.id, 1);
+        assertReplay(await sign(me, report.id, key), first);
+        assert.deepEqual((await pagesOf(report.id)).map((p) => p.layout), ['photo', 'signature']);
+        assert.equal(await signatureRows(report.id), 1);
+        assert.equal(signatureFiles(report.ref).length, 2);
+        assert.deepEqual(await keyRow(me, key), { scope: `page:signature:${report.id}`, status: 201 });
+        const verified = await post(me, '/ajax/verify_signature.php', { id: first.json().id });
+        assert.equal(verified.json().verified, true, verified.body);
+      });
+
+      test('the key of another report or operation is 409 IDEMPOTENCY_KEY_REUSED; keys are per user', async () => {
+        const me = await caller();
+        const report = await draft(me);
+        const other = await draft(me);
+        const key = newKey();
+        assert.equal((await sign(me, report.id, key)).statusCode, 201);
+        assertError(await sign(me, other.id, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assert.equal((await pagesOf(other.id)).length, 0);
+        assert.deepEqual(signatureFiles(other.ref), []);
+
+        const colleague = await caller();
+        const theirs = await draft(colleague);
+        assert.equal((await sign(colleague, theirs.id, key)).statusCode, 201);
+        assert.equal(await signatureRows(theirs.id), 1);
+      });
+
+      test('a malformed key is 400; a refused signature keeps no key and no file, so a later valid one with it works', async () => {
+        const me = await caller();
+        const report = await draft(me);
+        for (const bad of MALFORMED) assertError(await sign(me, report.id, bad), 400, 'VALIDATION_FAILED');
+        const key = newKey();
+        const stranger = await caller();
+        assertError(await sign(stranger, report.id, key), 404, 'REPORT_NOT_FOUND');
+        assertError(await sign(me, report.id, key, jpeg), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+        await setStatus(report.id, 1);
+        assertError(await sign(me, report.id, key), 409, 'REPORT_FINAL');
+        assert.deepEqual(await keyRows(key), []);
+        assert.deepEqual(signatureFiles(report.ref), []);
+        assert.equal((await pagesOf(report.id)).length, 0);
+        await setStatus(report.id, 0);
+        const res = await sign(me, report.id, key);
+        assert.equal(res.statusCode, 201, res.body);
+        assert.equal(await signatureRows(report.id), 1);
+        assert.equal(signatureFiles(report.ref).length, 2);
+      });
+
+      test('an answer that cannot be stored takes the signature page and its files back, and frees the key', async () => {
+        const me = await caller();
+        const report = await draft(me);
+        const key = newKey();
+        const failing = await appFailingToStoreAnswers();
+        try {
+          assert.equal((await sign(me, report.id, key, undefined, failing)).statusCode, 500);
+        } finally {
+          await failing.close();
+        }
+        assert.equal((await pagesOf(report.id)).length, 0);
+        assert.equal(await signatureRows(report.id), 0);
+        assert.deepEqual(signatureFiles(report.ref), []);
+        assert.deepEqual(await keyRows(key), []);
+        const retry = await sign(me, report.id, key);
+        assert.equal(retry.statusCode, 201, retry.body);
+        assertReplay(await sign(me, report.id, key), retry);
+        assert.equal(await signatureRows(report.id), 1);
+        assert.equal(signatureFiles(report.ref).length, 2);
       });
     });
 

@@ -1,7 +1,7 @@
 /**
  * Idempotency-Key for writes a phone may repeat after a lost answer (what the app's offline queue
- * sends: uploads, material lines, new reports and pages): the key is claimed in
- * `bericht_idempotency` before the work (for an upload, before its body is read),
+ * sends: uploads, material lines, new reports, pages and signatures): the key is claimed in
+ * `bericht_idempotency` before the work (for an upload or a signature, before its body is read),
  * so two requests with one key never both do it. The unique index (fk_user, idem_key) decides
  * who was first, across processes.
  * - key free: claimed; the caller works, then `complete` stores the answer (in the work's own

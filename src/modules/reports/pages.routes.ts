@@ -12,7 +12,6 @@ import type { ReportModule } from './reports.module.js';
 import { AddPageBody, DeletedPage, SignedPage, EDITABLE_LAYOUTS, MAX_REPORT_PAGES, Page, PagesQuery, ReorderBody, ReportDetail, UpdatePageBody } from './reports.schemas.js';
 import { Type } from 'typebox';
 import { readSignatureForm, SIGNATURE_DESCRIPTION } from '../signatures/signatures.routes.js';
-import { toPageResponse } from './reports.service.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 415: ErrorResponse };
 
@@ -30,12 +29,12 @@ const POST_DESCRIPTION = [
   `5. ${SIGNATURE_DESCRIPTION}`,
   'Pages covered by a signature (every page before a signature page) cannot be changed, deleted or moved: 409 PAGE_SIGNED.',
   'A page or report that does not exist or that the caller may not see is 404 PAGE_NOT_FOUND / REPORT_NOT_FOUND.',
-  'Header Idempotency-Key (see the header parameter), for a client that repeats a request after a lost answer (an offline queue): add, update and reorder ' +
-    'return the first answer (status and body) again and do nothing twice: no second page. The change and its stored answer are written in one transaction. ' +
+  'Header Idempotency-Key (see the header parameter), for a client that repeats a request after a lost answer (an offline queue): add, signature, update and reorder ' +
+    'return the first answer (status and body) again and do nothing twice: no second page, no second signature page. The change and its stored answer are written in one transaction. ' +
     'Update and reorder would give the same result anyway; they take the key so a client can send one with every write. The key belongs to the operation and its object ' +
-    '(add and reorder: the report; update: the page): used for another operation or object, or for another endpoint\'s write, it is 409 IDEMPOTENCY_KEY_REUSED. ' +
-    'It is claimed once the report or page is found visible and before anything else is checked, so a repeat after the report was finalized still gets its first answer. ' +
-    'A refused request (404, 409 REPORT_FINAL, 400, …) keeps no key. A signature (`action=signature`) and a delete (`delete=1`) do not use the key.',
+    '(add, signature and reorder: the report; update: the page): used for another operation or object, or for another endpoint\'s write, it is 409 IDEMPOTENCY_KEY_REUSED. ' +
+    'It is claimed once the report or page is found visible and before anything else is checked, so a repeat after the report was finalized still gets its first answer; ' +
+    'for a signature, before the form is read. A refused request (404, 409 REPORT_FINAL, 400, …) keeps no key. A delete (`delete=1`) does not use the key.',
 ].join('\n\n');
 
 const DELETE_DESCRIPTION =
@@ -73,9 +72,8 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
       const action = chooseAction(request.query.action, ['add', 'reorder', 'signature'] as const);
       const key = request.headers['idempotency-key'];
       if (action === 'signature') {
-        const form = await readSignatureForm(request, mod.config);
-        const signed = await mod.signatures.sign(user, requireParam(reportId, 'bericht_id'), form);
-        return reply.code(201).send({ ...toPageResponse(signed.page), hash: signed.hash, page_count_at_signing: signed.pageCountAtSigning, verify_url: signed.verifyUrl });
+        const readForm = () => readSignatureForm(request, mod.config);
+        return reply.code(201).send(await mod.signatures.sign(user, requireParam(reportId, 'bericht_id'), readForm, key));
       }
       if (action === 'add') {
         return reply.code(201).send(await pages.add(user, requireParam(reportId, 'bericht_id'), mod.parseBody(AddPageBody, request.body), key));

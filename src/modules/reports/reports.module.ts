@@ -46,7 +46,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
   if (key.created) {
     app.log.warn({ file: config.signingKeyFile, key_id: key.keyId }, 'made a new signing key for signature seals: keep this file and back it up; every process must use the same one (SIGNING_KEY_FILE), and seals made with another key read as key_unknown');
   }
-  const signatures = createSignatureService({ handle, repo, access, config, key });
+  const signatures = createSignatureService({ handle, repo, access, config, runs, key });
   return { config, reports, pages, pdf, signatures, odtTemplates, parseBody };
 }
 

@@ -53,6 +53,7 @@ export const SignedPage = Type.Object({
   page_count_at_signing: Type.Integer(),
   verify_url: Type.String({ description: 'The public check of this signature (also in the QR code on the page).' }),
 });
+export type SignedPageResponse = Static<typeof SignedPage>;
 
 const ReportFields = {
   id: Type.Integer(),

@@ -10,6 +10,16 @@
  * that checks the pages are still those hashed, the page and its `bericht_signature` row are added.
  * Any failure removes the files.
  *
+ * With an Idempotency-Key (common/idempotency.ts; the app sends signatures from its offline queue)
+ * the key is claimed before the form is read (scope `page:signature:<report>`), and the answer is
+ * stored in the transaction that adds the page: a repeat gets the first answer and never makes a
+ * second signature page, whenever the first attempt stopped. The files come first on purpose (a
+ * page never names an image that is not there), which leaves one window: a process killed after
+ * renaming them and before the commit leaves that image and its metadata in the work area with no
+ * page, no `bericht_signature` row and no answer. Nothing refers to them (the check behind the QR
+ * code finds no row for their code); the dead run's claim is freed, the repeat signs afresh under
+ * a new code and name, and the two files stay until the report is deleted with its work area.
+ *
  * Verifying reads the metadata beside the page and answers why it fails, in this order: the
  * metadata is missing or unreadable; the seal is broken (the JSON was edited); the number of pages
  * before the signature changed; the content changed (the hash over those pages, or the composite
@@ -31,7 +41,10 @@ import { AppError } from '../../errors.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import type { ElementAccess } from '../access/element-access.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository } from '../reports/reports.repository.js';
-import { MAX_REPORT_PAGES } from '../reports/reports.schemas.js';
+import { MAX_REPORT_PAGES, type SignedPageResponse } from '../reports/reports.schemas.js';
+import { toPageResponse } from '../reports/reports.service.js';
+import type { RunRegistry } from '../../adapters/runs.js';
+import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { reportFolder, resolveSource, WORK_AREA_DIR } from '../reports/work-area.js';
 import { fileSha256, HASH_FORM, pagesHash } from './signature-hash.js';
 import { createLimiter } from '../common/limiter.js';
@@ -91,13 +104,6 @@ export interface SignInput {
   baseUrl: string;
 }
 
-export interface SignedPage {
-  page: PageRow;
-  hash: string;
-  pageCountAtSigning: number;
-  verifyUrl: string;
-}
-
 export interface PublicCheck {
   report_ref: string;
   signer_name: string;
@@ -129,8 +135,8 @@ export function verifyUrl(baseUrl: string, code: string): string {
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
 
-export function createSignatureService(deps: { handle: DbHandle; repo: ReportRepository; access: ElementAccess; config: Config; key: SigningKey }) {
-  const { handle, repo, access, config, key } = deps;
+export function createSignatureService(deps: { handle: DbHandle; repo: ReportRepository; access: ElementAccess; config: Config; runs: Pick<RunRegistry, 'state'>; key: SigningKey }) {
+  const { handle, repo, access, config, runs, key } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
   const { verifyPage } = createSignatureVerifier(deps);
@@ -177,8 +183,17 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
   }
 
   return {
-    sign(user: AuthUser, reportId: number, input: SignInput): Promise<SignedPage> {
-      return limit(() => signNow(user, reportId, input));
+    /**
+     * Signs the report `reportId` with the form `readForm` reads (read only after the key is
+     * claimed, so a repeat's answer needs no body); with `idempotencyKey`, a repeat answers the
+     * signature page the key made first.
+     */
+    async sign(user: AuthUser, reportId: number, readForm: () => Promise<SignInput>, idempotencyKey?: string): Promise<SignedPageResponse> {
+      if (!(await repo.getById(db, reportId, access.reportVisible(user, REPORT_ALIAS)))) throw new AppError('REPORT_NOT_FOUND');
+      return idempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope: `page:signature:${reportId}` }, async (claim) => {
+        const input = await readForm();
+        return limit(() => signNow(user, reportId, input, claim));
+      });
     },
 
     /** Verifies the signature page `pageId` of a report the caller sees. */
@@ -216,7 +231,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     signingKey: () => ({ algorithm: 'Ed25519', key_id: key.keyId, public_key_pem: key.publicKeyPem, public_key_raw: key.publicKeyRaw }),
   };
 
-  async function signNow(user: AuthUser, reportId: number, input: SignInput): Promise<SignedPage> {
+  async function signNow(user: AuthUser, reportId: number, input: SignInput, claim: IdempotentClaim | undefined): Promise<SignedPageResponse> {
     const report = await repo.getById(db, reportId, access.reportVisible(user, REPORT_ALIAS));
     if (!report) throw new AppError('REPORT_NOT_FOUND');
     if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht unterschrieben' });
@@ -288,7 +303,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
         await writeFileAtomic(file, data);
         written.push(file);
       }
-      const pageId = await db.transaction().execute(async (trx) => {
+      const answer = await db.transaction().execute(async (trx) => {
         const locked = await repo.lockById(trx, reportId);
         if (!locked) throw new AppError('REPORT_NOT_FOUND');
         if (Number(locked.status) !== 0) throw new AppError('REPORT_FINAL');
@@ -309,10 +324,12 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
         });
         await trx.insertInto('bericht_signature').values({ entity, fk_bericht: reportId, fk_page: id, verify_code: code, metadata_path: metaRel, signer_name: input.signerName, datec: at }).execute();
         await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
-        return id;
+        const signed: SignedPageResponse = { ...toPageResponse((await repo.getPage(trx, id))!), hash, page_count_at_signing: pages.length, verify_url: link };
+        await claim?.complete(201, signed, trx);
+        return signed;
       });
       committed = true;
-      return { page: (await repo.getPage(db, pageId))!, hash, pageCountAtSigning: pages.length, verifyUrl: link };
+      return answer;
     } catch (error) {
       if (!committed) {
         for (const file of written) await rm(file, { force: true });
