@@ -213,6 +213,8 @@ export interface paths {
          *     Pages covered by a signature (every page before a signature page) cannot be changed, deleted or moved: 409 PAGE_SIGNED.
          *
          *     A page or report that does not exist or that the caller may not see is 404 PAGE_NOT_FOUND / REPORT_NOT_FOUND.
+         *
+         *     Header Idempotency-Key (see the header parameter), for a client that repeats a request after a lost answer (an offline queue): add, signature, update and reorder return the first answer (status and body) again and do nothing twice: no second page, no second signature page. The change and its stored answer are written in one transaction. Update and reorder would give the same result anyway; they take the key so a client can send one with every write. The key belongs to the operation and its object (add, signature and reorder: the report; update: the page): used for another operation or object, or for another endpoint's write, it is 409 IDEMPOTENCY_KEY_REUSED. It is claimed once the report or page is found visible and before anything else is checked, so a repeat after the report was finalized still gets its first answer; for a signature, before the form is read. A refused request (404, 409 REPORT_FINAL, 400, …) keeps no key. A delete (`delete=1`) does not use the key.
          */
         post: operations["changePages"];
         /**
@@ -291,6 +293,8 @@ export interface paths {
          *     `action=new_version` with `id`: a new draft with the next version number and fk_bericht_parent = id, a copy of the report with all its pages except signature pages (a signature covers the version it was given on; the new version is signed anew). Images in the report's work area are copied; attachments of the order stay shared. The old version is left exactly as it was. 201 with the new report.
          *
          *     All need the write right. A report has at most 1000 pages.
+         *
+         *     Header Idempotency-Key (see the header parameter), for `action=create`: a client that repeats the request after a lost answer (an offline queue) gets the first 201 and its report again, and no second report is made (nor a second copy of a template's pages); the report and its stored answer are written in one transaction. The key belongs to the object (`element_type` + `fk_element`): used for another object, or for another endpoint's write (also /api/templates.php?action=create_from_template), it is 409 IDEMPOTENCY_KEY_REUSED. A refused request (404, 400, …) keeps no key. finalize and new_version do not use the key (a repeated finalize answers 409 REPORT_FINAL).
          */
         post: operations["changeReport"];
         /**
@@ -338,9 +342,9 @@ export interface paths {
         put?: never;
         /**
          * Create a report from a template, or a template
-         * @description `action=create_from_template`: body `{ template_id, fk_element, element_type?, title?, format?, orientation?, odt_template? }`; the same as POST /api/reports.php?action=create with template_id: a new draft on the object with a copy of the template's pages (its images copied into the report's work area). Write right. 201 with the report.
+         * @description `action=create_from_template`: body `{ template_id, fk_element, element_type?, title?, format?, orientation?, odt_template? }`; the same as POST /api/reports.php?action=create with template_id: a new draft on the object with a copy of the template's pages (its images copied into the report's work area). Write right. 201 with the report. Header Idempotency-Key (see the header parameter): a repeat after a lost answer gets the first 201 and its report again, and no second report is made; the report and its stored answer are written in one transaction. The key belongs to this action and the object (`element_type` + `fk_element`): used for another object or another endpoint's write (also /api/reports.php?action=create), it is 409 IDEMPOTENCY_KEY_REUSED. A refused request (404, 400, …) keeps no key.
          *
-         *     `action=create`: a new template, body `{ template_label, from_report?, title?, format?, orientation?, odt_template? }`. With `from_report`, the report's pages (not signature pages) and their images are copied, so the template keeps them whatever happens to the order. Needs the template right (Dolibarr admin flag or the module's admin right). 201 with the template. A template's pages are edited with /api/pages.php and it is deleted with DELETE /api/reports.php (template right).
+         *     `action=create`: a new template, body `{ template_label, from_report?, title?, format?, orientation?, odt_template? }`. With `from_report`, the report's pages (not signature pages) and their images are copied, so the template keeps them whatever happens to the order. Needs the template right (Dolibarr admin flag or the module's admin right). 201 with the template. A template's pages are edited with /api/pages.php and it is deleted with DELETE /api/reports.php (template right). This action does not use an Idempotency-Key.
          */
         post: operations["changeTemplates"];
         delete?: never;
@@ -1444,7 +1448,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, no second line); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, line, report or page); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2019,7 +2023,7 @@ export interface operations {
                 id: number;
             };
             header?: {
-                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, no second line); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, line, report or page); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2210,7 +2214,10 @@ export interface operations {
                 /** @description Page id (update, delete). */
                 id?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, line, report or page); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3250,7 +3257,10 @@ export interface operations {
                 /** @description List only drafts or only final reports. */
                 status?: "draft" | "final";
             };
-            header?: never;
+            header?: {
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, line, report or page); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3872,7 +3882,10 @@ export interface operations {
                 /** @description Search (case-insensitive substring; % and _ are literal; at most 100 characters, trimmed) over template label, title and ref. */
                 q?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, line, report or page); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4437,7 +4450,7 @@ export interface operations {
                 id: number;
             };
             header?: {
-                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, no second line); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, line, report or page); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
                 "idempotency-key"?: string;
             };
             path?: never;
