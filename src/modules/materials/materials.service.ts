@@ -12,7 +12,7 @@ import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
 import type { ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import type { Caller, ElementAccess } from '../access/element-access.js';
-import { beginIdempotent } from '../common/idempotency.js';
+import { idempotent } from '../common/idempotency.js';
 import { MATERIAL_ELEMENT_TYPES, QTY_DECIMALS, type CreateMaterialBody, type Material } from './materials.schemas.js';
 
 interface MaterialRow {
@@ -75,10 +75,8 @@ export function createMaterialService(deps: { db: Db; dialect: Dialect; access: 
       if (!label) throw new AppError('VALIDATION_FAILED', { message: 'label erforderlich', details: [{ field: 'body.label', message: 'required' }] });
       await visibleElement(user, body.element_type, body.fk_element);
       const scope = `material:${body.element_type}:${body.fk_element}`;
-      const idem = idempotencyKey === undefined ? undefined : await beginIdempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope });
-      if (idem?.replay) return idem.replay.body as Material;
-      try {
-        return await db.transaction().execute(async (trx) => {
+      return idempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope }, (claim) =>
+        db.transaction().execute(async (trx) => {
           const id = await insertId(dialect, trx.insertInto('bericht_material').values({
             entity,
             element_type: body.element_type,
@@ -91,13 +89,10 @@ export function createMaterialService(deps: { db: Db; dialect: Dialect; access: 
             datec: toDbDateTime(),
           }));
           const material = toMaterial((await trx.selectFrom('bericht_material').selectAll().where('rowid', '=', id).executeTakeFirstOrThrow()) as MaterialRow);
-          await idem?.complete(201, material, trx);
+          await claim?.complete(201, material, trx);
           return material;
-        });
-      } catch (error) {
-        await idem?.release().catch(() => undefined);
-        throw error;
-      }
+        }),
+      );
     },
 
     async remove(user: Caller, id: number): Promise<{ id: number; deleted: true }> {
