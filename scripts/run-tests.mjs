@@ -22,7 +22,7 @@ const result = spawnSync(
     '--import', 'tsx',
     '--test',
     '--test-concurrency=2',
-    '--test-timeout=180000',
+    '--test-timeout=300000',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/dialect-reporter.mjs', '--test-reporter-destination=stdout',
     ...files,

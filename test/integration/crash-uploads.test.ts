@@ -15,7 +15,7 @@ import { SEED, crashFixture, prng, walk } from '../helpers/crash.js';
 const KILLS = 20;
 const describeLinux = process.platform === 'linux' ? describe : describe.skip;
 
-describeLinux('crash recovery: kill -9 during uploads [sqlite]', { timeout: 170_000 }, () => {
+describeLinux('crash recovery: kill -9 during uploads [sqlite]', { timeout: 290_000 }, () => {
   const random = prng(SEED);
   const fx = crashFixture();
   let photo: Buffer;
