@@ -89,3 +89,12 @@ test('pages up to the last signature are locked, a waiting signature too; a fina
 test('no report and no create record: nothing to show', () => {
   assert.equal(viewReport(7, undefined, [], context()), undefined);
 });
+
+test('a report whose create was refused still shows everything made in it, for the person to send again', () => {
+  const create = record('report-create', { title: 'Abgelehnt', odt_template: 'weg.odt' }, { state: 'refused', lastError: 'Deckblatt fehlt' });
+  const add = record('page-add', { layout: 'title_only', title: 'Befund' }, { reportRef: create.id, state: 'refused', lastError: 'abhängig' });
+  const view = viewReport(create.id, undefined, [create, add], context());
+  assert.ok(view);
+  assert.deepEqual(titles(view), ['Befund']);
+  assert.deepEqual(view.refused.map((r) => r.id), [create.id, add.id]);
+});

@@ -297,9 +297,14 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     // The first tab still shows the draft's editor: the edit goes to the outbox and is refused.
     await page.getByLabel('Notiz').fill('Nachtrag nach Abschluss');
     await page.getByRole('button', { name: 'Speichern' }).click();
-    const refusal = page.getByRole('alert').filter({ hasText: 'Eine Seitenänderung wurde vom Server abgelehnt' });
+    const refusal = page.getByRole('alert').filter({ hasText: 'wurde vom Server abgelehnt' });
     await refusal.waitFor();
-    assert.match((await refusal.textContent()) ?? '', /abgeschlossen/);
+    // Which change, why, and what it held: nothing typed is out of sight.
+    const said = (await refusal.textContent()) ?? '';
+    assert.match(said, /Die Änderung an Seite 1 \(Befund\)/);
+    assert.match(said, /abgeschlossen/);
+    assert.match(said, /Notiz: Nachtrag nach Abschluss/);
+    await refusal.getByRole('button', { name: 'Erneut senden' }).waitFor();
     await assertAccessible(page, 'report with a refused edit');
     await screenshot(page, 'report-refused');
     const after = (await api(`/api/reports.php?id=${created.id}`)).json() as { status: string; pages: { note: string | null }[] };

@@ -24,13 +24,27 @@ export function loadLocalIds(): Promise<void> {
   return loaded;
 }
 
-/** Remembers what the service made of local refs (a report and its template pages, a page, a photo). */
+/**
+ * Remembers what the service made of local refs (a report and its template pages, a page, a photo).
+ * Read, merged and written in one transaction: another tab of the app may have learnt others.
+ */
 export async function learn(entries: Record<string, number | string>): Promise<void> {
   await loadLocalIds();
   const now = Date.now();
+  const tx = (await db()).transaction('settings', 'readwrite');
+  const stored = { ...((await tx.store.get(KEY)) as typeof known | undefined) };
+  for (const [local, value] of Object.entries(entries)) stored[local] = { value, at: now };
+  for (const [local, entry] of Object.entries(stored)) if (now - entry.at > KEEP_MS) delete stored[local];
+  await tx.store.put(stored, KEY);
+  await tx.done;
+  for (const [local, entry] of Object.entries(stored)) known[local] ??= entry;
   for (const [local, value] of Object.entries(entries)) known[local] = { value, at: now };
-  for (const [local, entry] of Object.entries(known)) if (now - entry.at > KEEP_MS) delete known[local];
-  await (await db()).put('settings', $state.snapshot(known), KEY);
+}
+
+/** Reads again what other tabs of the app learnt (a ref not known here may be known there). */
+export async function refreshLocalIds(): Promise<void> {
+  const stored = (await (await db()).get('settings', KEY)) as typeof known | undefined;
+  for (const [local, entry] of Object.entries(stored ?? {})) known[local] ??= entry;
 }
 
 /** The service's id of a ref, if it has one yet. */

@@ -19,8 +19,9 @@ import type { Material, UploadAnswer } from '../api/types';
 import { auth } from './auth.svelte';
 import { db, type OutboxKind, type OutboxRecord, type Ref } from './db';
 import { errorText } from './i18n.svelte';
-import { loadLocalIds } from './local-ids.svelte';
+import { loadLocalIds, sameRef } from './local-ids.svelte';
 import { afterDelivery, isReportKind, sendReportRecord, UnresolvedRef, type ReportKind } from './report-sync';
+import { recordReport } from './report-view';
 
 const MAX_DELAY_MS = 5 * 60_000;
 const FIRST_DELAY_MS = 2_000;
@@ -36,6 +37,35 @@ export const outbox = $state({
 
 async function reload(): Promise<void> {
   outbox.items = await (await db()).getAllFromIndex('outbox', 'createdAt');
+}
+
+let markReady: () => void = () => {};
+/** Settles once the records and the learnt ids are loaded (a screen opened first waits for it). */
+export const outboxReady = new Promise<void>((resolve) => (markReady = resolve));
+
+/**
+ * The next record of `mine` to send. A signature waits while an earlier change of its report was
+ * refused (the seal would cover other pages than the customer saw), and so does everything of that
+ * report after it, to keep their order; the rest of the queue goes on.
+ */
+export function nextToSend(mine: OutboxRecord[]): OutboxRecord | undefined {
+  const refused: (number | string)[] = [];
+  const held: (number | string)[] = [];
+  const among = (list: (number | string)[], ref: number | string | undefined) => ref !== undefined && list.some((r) => sameRef(r, ref));
+  for (const record of mine) {
+    const report = recordReport(record);
+    if (record.state === 'refused') {
+      if (report !== undefined) refused.push(report);
+      continue;
+    }
+    if (among(held, report)) continue;
+    if (record.kind === 'signature' && among(refused, report)) {
+      held.push(report!);
+      continue;
+    }
+    return record;
+  }
+  return undefined;
 }
 
 /** The logged-in user's records of an order, of the given kinds. */
@@ -101,6 +131,25 @@ export async function remove(id: string): Promise<boolean> {
   return true;
 }
 
+/**
+ * Sends a refused record again (what made the service refuse it may be fixed, or it only waited for
+ * its report); with it, the refused records of the same report, in their order.
+ */
+export async function retry(id: string): Promise<void> {
+  const store = await db();
+  const first = await store.get('outbox', id);
+  if (!first) return;
+  const report = recordReport(first);
+  const again = outbox.items.filter((r) => r.state === 'refused' && (r.id === id || (report !== undefined && recordReport(r) !== undefined && sameRef(recordReport(r)!, report))));
+  for (const record of again) {
+    const fresh = await store.get('outbox', record.id);
+    if (!fresh) continue;
+    await store.put('outbox', { ...fresh, state: 'waiting', attempts: 0, nextAttemptAt: Date.now() });
+  }
+  await reload();
+  kick({ now: true });
+}
+
 /** Sends now what waits, ignoring the backoff (the person pressed "send now", or the phone came online). */
 export function kick(options: { now?: boolean } = {}): void {
   if (options.now) {
@@ -161,7 +210,7 @@ async function drain(): Promise<void> {
     await reload();
     const session = auth.session;
     if (!session || auth.needsLogin || !navigator.onLine) return;
-    const next = outbox.items.find((r) => r.userId === session.user.id && r.state !== 'refused');
+    const next = nextToSend(outbox.items.filter((r) => r.userId === session.user.id));
     if (!next) return;
     const wait = next.nextAttemptAt - Date.now();
     if (wait > 0 && !ignoreBackoff) {
@@ -187,6 +236,8 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     // What the answer names is learnt before the record goes: the records behind it refer to it.
     await afterDelivery(record, answer);
     await store.delete('outbox', record.id);
+    // Gone from the screen's view before the screens take the answer (else it shows twice a moment).
+    outbox.items = outbox.items.filter((r) => r.id !== record.id);
     delivered(record, answer);
     return 'next';
   } catch (error) {
@@ -303,6 +354,7 @@ async function send(record: OutboxRecord): Promise<unknown> {
 /** Starts the sender: now, when the phone comes online, when the app is shown again. */
 export async function startOutbox(): Promise<void> {
   await Promise.all([reload(), loadLocalIds()]);
+  markReady();
   window.addEventListener('online', () => kick({ now: true }));
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') kick({ now: true });

@@ -14,7 +14,7 @@ import { api, unwrap } from '../api/client';
 import type { ReportDetail, ReportPage, SignedPage, UploadAnswer } from '../api/types';
 import { readCache, writeCache } from './cache';
 import type { OutboxRecord, PageFields, PhotoRef, ReportCreatePayload, Ref, SignaturePayload } from './db';
-import { learn, photoName, serverId } from './local-ids.svelte';
+import { learn, photoName, refreshLocalIds, serverId } from './local-ids.svelte';
 
 /** A record refers to a report, page or photo whose own record was refused or removed: it cannot be sent. */
 export class UnresolvedRef extends Error {}
@@ -46,7 +46,16 @@ function pageBody(fields: PageFields) {
 
 type Fetch = (request: Request) => Promise<Response>;
 
+/** Whether every ref the record names is known here; if not, another tab may have learnt it. */
+async function refsKnown(record: OutboxRecord): Promise<void> {
+  const payload = record.payload as { page?: Ref; order?: Ref[]; source?: PhotoRef; source_2?: PhotoRef; changes?: PageFields };
+  const photos = [payload.source, payload.source_2, payload.changes?.source, payload.changes?.source_2].filter((p): p is PhotoRef => !!p);
+  const refs = [record.kind === 'report-create' ? undefined : record.reportRef, payload.page].filter((r): r is Ref => r !== undefined);
+  if (refs.some((r) => serverId(r) === undefined) || photos.some((p) => photoName(p) === undefined)) await refreshLocalIds();
+}
+
 export async function sendReportRecord(record: OutboxRecord, headers: Record<string, string>, fetch: Fetch): Promise<unknown> {
+  await refsKnown(record);
   switch (record.kind as ReportKind) {
     case 'report-create': {
       const settings = record.payload as ReportCreatePayload;
@@ -67,6 +76,8 @@ export async function sendReportRecord(record: OutboxRecord, headers: Record<str
     }
     case 'page-delete': {
       const { page } = record.payload as { page: Ref };
+      // A page whose own record never arrived is not there: deleted, as the person wanted.
+      if (serverId(page) === undefined) return undefined;
       return unwrap(api.DELETE('/api/pages.php', { params: { query: { id: idOf(page) } }, headers, fetch }));
     }
     case 'page-reorder': {

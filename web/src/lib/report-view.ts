@@ -2,7 +2,9 @@
  * A report as the person sees it: the service's last known state with the changes still in the
  * outbox laid over it, in the order they were made (APP.md, the outbox). A report made on the
  * phone starts from its create record (and the pages of its template, when the phone has them).
- * Refused changes are not laid over: they are listed, with the service's reason, for the person.
+ * Refused changes are not laid over the service's report: they are listed, with the service's
+ * reason, for the person. A report only the phone has (its create refused) shows everything made
+ * in it, refused or not: nothing of it is at the service, and it is all the person's work.
  * Pure: the screens give it the records, the cached report and how to look things up.
  */
 import type { ReportDetail, ReportPage } from '../api/types.js';
@@ -79,7 +81,7 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
     const about = recordReport(r);
     return about !== undefined && same(about, ref);
   });
-  const create = mine.find((r) => r.kind === 'report-create' && r.state !== 'refused');
+  const create = mine.find((r) => r.kind === 'report-create');
   if (!base && !create) return undefined;
   let pages: PageView[];
   let title: string;
@@ -94,7 +96,7 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
   }
   const find = (page: Ref) => pages.findIndex((p) => same(p.ref, page));
   for (const record of mine) {
-    if (record.state === 'refused') continue;
+    if (record.state === 'refused' && base) continue;
     switch (record.kind) {
       case 'page-add': {
         const fields = record.payload as PageFields;

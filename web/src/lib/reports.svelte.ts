@@ -7,11 +7,11 @@
  */
 import { api, ApiError, NetworkError, unwrap } from '../api/client';
 import type { OdtTemplateItem, OrderFile, ReportDetail, SignedPage, TemplateItem, Verification } from '../api/types';
-import { readCache, readThrough } from './cache';
+import { readCache, readThrough, writeCache } from './cache';
 import type { PageFields, PhotoRef, Ref, ReportCreatePayload, SignaturePayload } from './db';
 import { failureText } from './i18n.svelte';
 import { photoName, sameRef, serverId } from './local-ids.svelte';
-import { enqueue, mine, onDelivered, outbox } from './outbox.svelte';
+import { enqueue, mine, onDelivered, outbox, outboxReady } from './outbox.svelte';
 import { readOrderFiles } from './reads';
 import { recordReport, viewReport, type ImageView, type ReportView } from './report-view';
 
@@ -80,8 +80,11 @@ export async function signReport(order: Order, report: Ref, signature: Signature
 
 // ---- online only: finalize, a new version, the signature's check -----------------------------
 
+/** Finalizes; the final state is kept on the phone at once (offline, the report reads final). */
 export async function finalizeReport(id: number): Promise<ReportDetail> {
-  return (await unwrap(api.POST('/api/reports.php', { params: { query: { id, action: 'finalize' } } }))) as ReportDetail;
+  const report = (await unwrap(api.POST('/api/reports.php', { params: { query: { id, action: 'finalize' } } }))) as ReportDetail;
+  await writeCache(`report:${id}`, report);
+  return report;
 }
 
 export async function newVersion(id: number): Promise<ReportDetail> {
@@ -150,7 +153,8 @@ export class ReportWatch {
 
   /** Loads (cache, then the service) and follows the outbox; returns the clean-up. */
   start(): () => void {
-    void this.load();
+    // Opened first (a reload on this screen): the records and learnt ids must be there to find the report.
+    void outboxReady.then(() => this.load());
     let refresh: ReturnType<typeof setTimeout> | undefined;
     const stop = onDelivered((record) => {
       const about = recordReport(record);
