@@ -9,31 +9,124 @@
  *    (`fieldreport:login` to `fieldreport:orders`), as the technician (2,000 of the orders) and as
  *    an administrator (all 10,000); target ≤ 1 s;
  * 3. first-screen JavaScript: every script the page loaded until the first screen, gzip-compressed
- *    (level 9, as served precompressed); target ≤ 80 kB.
- * BENCH_APP_RUNS (default 5) cold starts per user; the median is reported. Results are printed and
- * written to bench/results/app-<time>.json.
+ *    (level 9, as served precompressed); target ≤ 80 kB;
+ * 4. report screen with 50 pages (45 photo pages of real JPEG photos uploaded into the technician's
+ *    order, 5 title pages, made through the API), from navigating to `#/report/<id>` until the list
+ *    shows all 50 rows (`ol.pages > li`) drawn:
+ *    - from the order screen of the app already running (a hash change; the app installed: its
+ *      service worker has the shell and the screens' code), a first visit of that report in a new
+ *      browser profile each run; target ≤ 1 s;
+ *    - a cold load of /app/#/report/<id> with the login stored on the phone but no HTTP cache and no
+ *      service worker (the page is loaded, parsed and started before the report is even asked for).
+ *      No target: the first screen alone may take 1.5 s (1.), and this load starts the same way;
+ *      printed to show what the report itself adds to it;
+ * "Drawn" is the end of the frame that shows it: a message posted from the frame's
+ * requestAnimationFrame callback arrives after that frame's style, layout and paint.
+ * BENCH_APP_RUNS (default 5): cold starts per user, and openings of the report each way. Medians
+ * are reported. Results are printed and written to bench/results/app-<time>.json.
+ * BENCH_APP_DEBUG=1 prints each run's requests.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser } from 'playwright-core';
-import { median, PASSWORD, ROOT, startServer } from './common.js';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { login as apiLogin, median, multipart, PASSWORD, ROOT, startServer } from './common.js';
 import { seed } from './run.js';
 
 const RUNS = Number(process.env.BENCH_APP_RUNS ?? 5);
 const CHROMIUM = '/usr/bin/chromium';
-const TARGETS = { first_screen_ms: 1500, order_list_ms: 1000, first_screen_js_gzip_kb: 80 };
+const TARGETS = { first_screen_ms: 1500, order_list_ms: 1000, first_screen_js_gzip_kb: 80, report_screen_ms: 1000 };
 const SLOW_4G = { offline: false, latency: 150, downloadThroughput: (1.6 * 1_000_000) / 8, uploadThroughput: (750 * 1000) / 8 };
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'de-DE', serviceWorkers: 'allow' } as const;
+const REPORT_PAGES = 50;
+const DEMO_PHOTOS = ['Kies_Unterbau.jpg', 'Pflaster.jpg', 'Pflaster_hochkant.jpg', 'Rasen_Randbereich.jpg'];
+
+/**
+ * In the page (an init script, so also from the first byte of a load): `__drawn(check)` resolves
+ * with the time the first frame that shows `check()` true is drawn (a message posted from that
+ * frame's requestAnimationFrame callback runs after its style, layout and paint); `__rows()` is the
+ * report's list rows.
+ */
+const WATCH = `
+window.__rows = () => [...document.querySelectorAll('ol.pages > li')];
+window.__drawn = (check) => new Promise((resolve) => {
+  let seen = false;
+  const observer = new MutationObserver(() => test());
+  function test() {
+    if (seen || !check()) return;
+    seen = true;
+    observer.disconnect();
+    requestAnimationFrame(() => {
+      const frame = performance.now();
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => resolve({ frame, drawn: performance.now() });
+      channel.port2.postMessage(null);
+    });
+  }
+  observer.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['class', 'href'] });
+  test();
+});
+window.__allPages = () => window.__rows().length === ${REPORT_PAGES};
+`;
+
+/** A new browser profile at the phone's size, slowed down as a phone (CPU 4×, slow 4G). */
+async function phone(browser: Browser): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession }> {
+  const context = await browser.newContext(PHONE);
+  await context.addInitScript(WATCH);
+  const page = await context.newPage();
+  return { context, page, cdp: await throttle(context, page) };
+}
+
+async function throttle(context: BrowserContext, page: Page): Promise<CDPSession> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  return cdp;
+}
+
+/** Resolves once no request of the page has been open for `ms`. */
+function networkQuiet(page: Page): (ms?: number) => Promise<void> {
+  let open = 0;
+  let last = Date.now();
+  page.on('request', () => {
+    open++;
+    last = Date.now();
+  });
+  const done = () => {
+    open--;
+    last = Date.now();
+  };
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
+  return async (ms = 1000) => {
+    const deadline = Date.now() + 120_000;
+    while (open > 0 || Date.now() - last < ms) {
+      if (Date.now() > deadline) throw new Error(`the network never went quiet (${open} open)`);
+      await page.waitForTimeout(50);
+    }
+  };
+}
+
+/** The page's requests since `start` (ms): what, started, first byte, done, bytes. */
+function requestsSince(page: Page, start: number): Promise<string> {
+  return page.evaluate(`JSON.stringify(performance.getEntriesByType('resource').filter((e) => e.startTime >= ${start}).map((e) => [e.name.replace(location.origin, '').slice(0, 60), Math.round(e.startTime - ${start}), Math.round(e.responseStart - ${start}), Math.round(e.responseEnd - ${start}), e.transferSize]))`) as Promise<string>;
+}
+
+async function logIn(page: Page, base: string, login: string): Promise<void> {
+  await page.goto(`${base}/app/`);
+  await page.getByLabel('Benutzername').fill(login);
+  await page.getByLabel('Passwort').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Anmelden' }).click();
+  await page.getByRole('list', { name: 'Aufträge' }).getByRole('listitem').first().waitFor();
+}
 
 async function coldStart(browser: Browser, base: string, login: string) {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'de-DE', serviceWorkers: 'allow' });
+  const context = await browser.newContext(PHONE);
   try {
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    await throttle(context, page);
 
     const scripts = new Map<string, Promise<Buffer>>();
     let firstScreenDone = false;
@@ -65,6 +158,114 @@ async function coldStart(browser: Browser, base: string, login: string) {
       console.log(await page.evaluate(`JSON.stringify({ login: performance.getEntriesByName('fieldreport:login')[0].startTime, orders: performance.getEntriesByName('fieldreport:orders')[0].startTime, requests: performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).map((e) => [e.name.slice(-40), Math.round(e.startTime), Math.round(e.responseStart), Math.round(e.responseEnd), e.transferSize]) })`));
     }
     return { firstScreen, orderList, jsGzip, scripts: scripts.size };
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * A report of 50 pages on the order, made through the API as the app would: 45 photo pages, each
+ * of its own photo uploaded into the order's folder (the demo photos in turn, under new names),
+ * and a title page before every eleven of them.
+ */
+async function makeReport(base: string, token: string, orderId: number): Promise<{ id: number; photoPages: number; titlePages: number }> {
+  const call = async (url: string, body: { json: unknown } | { form: { body: Buffer; contentType: string } }) => {
+    const init = 'json' in body
+      ? { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body.json) }
+      : { headers: { authorization: `Bearer ${token}`, 'content-type': body.form.contentType }, body: body.form.body };
+    const res = await fetch(`${base}${url}`, { method: 'POST', ...init });
+    if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const photos = DEMO_PHOTOS.map((name) => readFileSync(path.join(ROOT, 'assets/demo-photos', name)));
+  const report = await call('/api/reports.php?action=create', { json: { fk_element: orderId, title: `Bericht mit ${REPORT_PAGES} Seiten` } });
+  const id = report.id as number;
+  let photoPages = 0;
+  let titlePages = 0;
+  for (let i = 0; i < REPORT_PAGES; i++) {
+    if (i % 12 === 0) {
+      await call(`/api/pages.php?action=add&bericht_id=${id}`, { json: { layout: 'title_only', title: `Abschnitt ${++titlePages}` } });
+      continue;
+    }
+    const uploaded = await call(`/api/orders.php?id=${orderId}&action=upload_photo`, { form: multipart(`Foto_${String(photoPages + 1).padStart(2, '0')}.jpg`, photos[photoPages % photos.length]!, 'image/jpeg') });
+    await call(`/api/pages.php?action=add&bericht_id=${id}`, { json: { layout: 'photo', source: uploaded.name } });
+    photoPages++;
+  }
+  const detail = (await (await fetch(`${base}/api/reports.php?id=${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { pages: unknown[] };
+  if (detail.pages.length !== REPORT_PAGES) throw new Error(`the report has ${detail.pages.length} pages`);
+  return { id, photoPages, titlePages };
+}
+
+interface Drawn {
+  frame: number;
+  drawn: number;
+}
+
+/** A phone logged in (new browser profile) on the order's screen, the app installed and the network quiet. */
+async function onOrderScreen(browser: Browser, base: string, login: string, orderId: number, reportId: number) {
+  const session = await phone(browser);
+  const { page } = session;
+  const quiet = networkQuiet(page);
+  await logIn(page, base, login);
+  await page.evaluate(`location.hash = '#/order/${orderId}'`);
+  await page.locator(`a[href="#/report/${reportId}"]`).waitFor();
+  // Installed: the service worker controls the page and has the shell and every screen's code.
+  await page.evaluate(`navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller || new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true })))`);
+  await quiet(1000);
+  return { ...session, quiet };
+}
+
+/**
+ * The report opened from the order screen of the app already running, in a new browser profile
+ * (a first visit of the report: nothing of it on the phone yet); from setting the address's hash.
+ */
+async function openReport(page: Page, reportId: number) {
+  const t = (await page.evaluate(`(async () => {
+    const shown = window.__drawn(window.__allPages);
+    performance.mark('bench:navigate');
+    const start = performance.now();
+    location.hash = '#/report/${reportId}';
+    const t = await shown;
+    performance.mark('bench:drawn');
+    return { start, ...t };
+  })()`)) as Drawn & { start: number };
+  const api = (await page.evaluate(`performance.getEntriesByType('resource').filter((e) => e.startTime >= ${t.start} && e.name.includes('/api/reports.php?id=${reportId}')).map((e) => [e.startTime - ${t.start}, e.responseEnd - ${t.start}])[0] ?? null`)) as [number, number] | null;
+  if (!api) throw new Error('the report was not asked for');
+  const result = { ms: t.drawn - t.start, frameMs: t.frame - t.start, requestMs: api[0], responseMs: api[1] };
+  if (process.env.BENCH_APP_DEBUG) console.log(`report screen: ${Math.round(result.ms)} ms (frame at ${Math.round(result.frameMs)} ms)`, await requestsSince(page, t.start));
+  return result;
+}
+
+async function reportFromOrder(browser: Browser, base: string, login: string, orderId: number, reportId: number) {
+  const { context, page } = await onOrderScreen(browser, base, login, orderId, reportId);
+  try {
+    return await openReport(page, reportId);
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * The report's address loaded cold with the login on the phone: logged in once in a new browser
+ * profile, then its HTTP cache and service worker cleared (IndexedDB, with the login, stays) and
+ * /app/#/report/<id> loaded in a new tab; from the navigation's start.
+ */
+async function reportCold(browser: Browser, base: string, login: string, reportId: number) {
+  const { context, page, cdp } = await phone(browser);
+  try {
+    await logIn(page, base, login);
+    await page.evaluate('navigator.serviceWorker.ready');
+    await cdp.send('Storage.clearDataForOrigin', { origin: base, storageTypes: 'service_workers,cache_storage' });
+    await cdp.send('Network.clearBrowserCache');
+    await page.close();
+    const tab = await context.newPage();
+    await throttle(context, tab);
+    await tab.addInitScript('window.__cold = window.__drawn(window.__allPages)');
+    const response = await tab.goto(`${base}/app/#/report/${reportId}`);
+    if (response?.fromServiceWorker()) throw new Error('the cold load came from the service worker');
+    const t = (await tab.evaluate('window.__cold')) as Drawn;
+    if (process.env.BENCH_APP_DEBUG) console.log(`cold load: ${Math.round(t.drawn)} ms (frame at ${Math.round(t.frame)} ms)`, await requestsSince(tab, 0));
+    return { ms: t.drawn, frameMs: t.frame };
   } finally {
     await context.close();
   }
@@ -103,10 +304,30 @@ async function main(): Promise<void> {
         first_screen_scripts: runs[0]!.scripts,
       });
     }
+
+    console.log(`Making a report of ${REPORT_PAGES} pages …`);
+    const token = await apiLogin(server.base, seeded.techLogin);
+    const report = await makeReport(server.base, token, seeded.orderId);
+    const viaOrder = [];
+    for (let i = 0; i < RUNS; i++) viaOrder.push(await reportFromOrder(browser, server.base, seeded.techLogin, seeded.orderId, report.id));
+    const cold = [];
+    for (let i = 0; i < RUNS; i++) cold.push(await reportCold(browser, server.base, seeded.techLogin, report.id));
+    const reportScreen = {
+      user: `technician, report of ${REPORT_PAGES} pages (${report.photoPages} photo pages, ${report.titlePages} title pages)`,
+      runs: RUNS,
+      report_screen_ms: Math.round(median(viaOrder.map((r) => r.ms))),
+      report_screen_max_ms: Math.round(Math.max(...viaOrder.map((r) => r.ms))),
+      report_request_sent_ms: Math.round(median(viaOrder.map((r) => r.requestMs))),
+      report_answer_in_ms: Math.round(median(viaOrder.map((r) => r.responseMs))),
+      report_cold_load_ms: Math.round(median(cold.map((r) => r.ms))),
+      report_cold_load_max_ms: Math.round(Math.max(...cold.map((r) => r.ms))),
+    };
+
     const worst = {
       first_screen_ms: Math.max(...perUser.map((u) => u.first_screen_ms)),
       order_list_ms: Math.max(...perUser.map((u) => u.order_list_ms)),
       first_screen_js_gzip_kb: Math.max(...perUser.map((u) => u.first_screen_js_gzip_kb)),
+      report_screen_ms: reportScreen.report_screen_ms,
     };
     const met = Object.fromEntries(Object.entries(TARGETS).map(([k, target]) => [k, worst[k as keyof typeof worst] <= target]));
     const results = {
@@ -115,6 +336,7 @@ async function main(): Promise<void> {
       conditions: { cpu_slowdown: 4, network: 'slow 4G: 150 ms RTT, 1.6 Mbit/s down, 750 kbit/s up', viewport: '390x844' },
       targets: TARGETS,
       results: perUser,
+      report_screen: reportScreen,
       met,
     };
     console.log(JSON.stringify(results, null, 2));
