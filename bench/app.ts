@@ -28,7 +28,8 @@
  * the browser's own Event Timing of the touchend, up to the next paint, is printed beside it).
  * BENCH_APP_RUNS (default 5): cold starts per user, and openings of the report each way;
  * BENCH_APP_DRAGS (default 10): drags. Medians are reported. Results are printed and written to
- * bench/results/app-<time>.json. BENCH_APP_DEBUG=1 prints each run's requests.
+ * bench/results/app-<time>.json. BENCH_APP_DEBUG=1 prints each run's requests and long animation
+ * frames; BENCH_APP_TRACE=1 writes DevTools traces (below).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -45,6 +46,16 @@ const TARGETS = { first_screen_ms: 1500, order_list_ms: 1000, first_screen_js_gz
 const SLOW_4G = { offline: false, latency: 150, downloadThroughput: (1.6 * 1_000_000) / 8, uploadThroughput: (750 * 1000) / 8 };
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'de-DE', serviceWorkers: 'allow' } as const;
 const REPORT_PAGES = 50;
+/** BENCH_APP_TRACE=1: DevTools performance traces of one more opening of the report and one more drag, into bench/results/. */
+const TRACE = !!process.env.BENCH_APP_TRACE;
+const TRACE_CATEGORIES = ['-*', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'disabled-by-default-devtools.timeline.stack', 'v8.execute', 'disabled-by-default-v8.cpu_profiler', 'blink.user_timing', 'loading', 'latencyInfo', 'blink.console'];
+function saveTrace(name: string, trace: Buffer): void {
+  const dir = path.join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `app-trace-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, trace);
+  console.log(`Trace: ${path.relative(ROOT, file)} (open in the Performance panel)`);
+}
 const DEMO_PHOTOS = ['Kies_Unterbau.jpg', 'Pflaster.jpg', 'Pflaster_hochkant.jpg', 'Rasen_Randbereich.jpg'];
 
 /**
@@ -73,6 +84,7 @@ window.__drawn = (check) => new Promise((resolve) => {
   test();
 });
 window.__allPages = () => window.__rows().length === ${REPORT_PAGES};
+${process.env.BENCH_APP_DEBUG ? "window.__loaf = []; new PerformanceObserver((list) => window.__loaf.push(...list.getEntries())).observe({ type: 'long-animation-frame', buffered: true });" : ''}
 `;
 
 /** A new browser profile at the phone's size, slowed down as a phone (CPU 4×, slow 4G). */
@@ -112,6 +124,22 @@ function networkQuiet(page: Page): (ms?: number) => Promise<void> {
       await page.waitForTimeout(50);
     }
   };
+}
+
+/**
+ * BENCH_APP_DEBUG: the long animation frames between `start` and `end` (ms): start, duration,
+ * script time, rendering time (of it style, layout and paint), and the longest scripts (what ran
+ * them, for how long).
+ */
+async function framesBetween(page: Page, start: number, end: number): Promise<string> {
+  await page.waitForTimeout(300);
+  return (await page.evaluate(`(window.__loaf ?? []).filter((f) => f.startTime + f.duration >= ${start} && f.startTime <= ${end}).map((f) => {
+    const end = f.startTime + f.duration;
+    const layout = f.styleAndLayoutStart ? end - f.styleAndLayoutStart : 0;
+    const render = f.renderStart ? end - f.renderStart : 0;
+    const scripts = [...f.scripts].sort((a, b) => b.duration - a.duration).slice(0, 3).map((s) => s.invoker.slice(0, 50) + ' ' + Math.round(s.duration)).join(', ');
+    return '  @' + Math.round(f.startTime - ${start}) + ' ' + Math.round(f.duration) + ' ms: scripts ' + Math.round(f.scripts.reduce((a, s) => a + s.duration, 0)) + ', render ' + Math.round(render) + ' (style, layout, paint ' + Math.round(layout) + ') [' + scripts + ']';
+  }).join('\\n')`)) as string;
 }
 
 /** The page's requests since `start` (ms): what, started, first byte, done, bytes. */
@@ -237,7 +265,7 @@ async function openReport(page: Page, reportId: number) {
   const api = (await page.evaluate(`performance.getEntriesByType('resource').filter((e) => e.startTime >= ${t.start} && e.name.includes('/api/reports.php?id=${reportId}')).map((e) => [e.startTime - ${t.start}, e.responseEnd - ${t.start}])[0] ?? null`)) as [number, number] | null;
   if (!api) throw new Error('the report was not asked for');
   const result = { ms: t.drawn - t.start, frameMs: t.frame - t.start, requestMs: api[0], responseMs: api[1] };
-  if (process.env.BENCH_APP_DEBUG) console.log(`report screen: ${Math.round(result.ms)} ms (frame at ${Math.round(result.frameMs)} ms)`, await requestsSince(page, t.start));
+  if (process.env.BENCH_APP_DEBUG) console.log(`report screen: ${Math.round(result.ms)} ms (frame at ${Math.round(result.frameMs)} ms)`, await requestsSince(page, t.start), `\n${await framesBetween(page, t.start, t.drawn)}`);
   return result;
 }
 
@@ -269,7 +297,7 @@ async function reportCold(browser: Browser, base: string, login: string, reportI
     const response = await tab.goto(`${base}/app/#/report/${reportId}`);
     if (response?.fromServiceWorker()) throw new Error('the cold load came from the service worker');
     const t = (await tab.evaluate('window.__cold')) as Drawn;
-    if (process.env.BENCH_APP_DEBUG) console.log(`cold load: ${Math.round(t.drawn)} ms (frame at ${Math.round(t.frame)} ms)`, await requestsSince(tab, 0));
+    if (process.env.BENCH_APP_DEBUG) console.log(`cold load: ${Math.round(t.drawn)} ms (frame at ${Math.round(t.frame)} ms)`, await requestsSince(tab, 0), `\n${await framesBetween(tab, 0, t.drawn)}`);
     return { ms: t.drawn, frameMs: t.frame };
   } finally {
     await context.close();
@@ -287,7 +315,7 @@ async function reportCold(browser: Browser, base: string, login: string, reportI
  * Between drags: the reorder at the service and the screen's refresh after it (1.5 s) done, the
  * network quiet. Each drag moves the then last page, so the pages turn round.
  */
-async function drag(page: Page, cdp: CDPSession, quiet: (ms?: number) => Promise<void>, base: string, token: string, reportId: number) {
+async function drag(page: Page, cdp: CDPSession, quiet: (ms?: number) => Promise<void>, base: string, token: string, reportId: number, trace = false) {
   const rows = page.locator('ol.pages > li:not(.sortable-fallback)');
   const last = rows.last();
   await last.evaluate((row) => row.scrollIntoView({ block: 'center' }));
@@ -300,6 +328,7 @@ async function drag(page: Page, cdp: CDPSession, quiet: (ms?: number) => Promise
     await cdp.send('Input.dispatchTouchEvent', { type, touchPoints: [{ x, y: at }] });
     await page.waitForTimeout(25);
   };
+  if (trace) await page.context().browser()!.startTracing(page, { categories: TRACE_CATEGORIES });
   await touch('touchStart', y);
   for (let step = 1; step <= 4; step++) await touch('touchMove', (y -= 8));
   await page.evaluate('window.scrollTo(0, 0)');
@@ -330,7 +359,11 @@ async function drag(page: Page, cdp: CDPSession, quiet: (ms?: number) => Promise
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
   const t = (await page.evaluate('Promise.race([window.__dropped, new Promise((_, reject) => setTimeout(() => reject(new Error("the moved page never showed first")), 20000))])')) as Drawn & { touchend: number; handled: number };
   const result = { ms: t.drawn - t.touchend, inputDelayMs: t.handled - t.touchend, nextPaintMs: (await page.evaluate('window.__paint')) as number };
-  if (process.env.BENCH_APP_DEBUG) console.log(`drag: ${Math.round(result.ms)} ms (touchend listener after ${Math.round(result.inputDelayMs)} ms, frame at ${Math.round(t.frame - t.touchend)} ms, Event Timing: next paint after ${result.nextPaintMs} ms)`);
+  if (trace) {
+    await page.waitForTimeout(500);
+    saveTrace('drag', await page.context().browser()!.stopTracing());
+  }
+  if (process.env.BENCH_APP_DEBUG) console.log(`drag: ${Math.round(result.ms)} ms (touchend listener after ${Math.round(result.inputDelayMs)} ms, frame at ${Math.round(t.frame - t.touchend)} ms, Event Timing: next paint after ${result.nextPaintMs} ms)\n${await framesBetween(page, t.touchend, t.drawn)}`);
 
   // The service has the new order, the screen took it, and it still shows the moved page first.
   const movedId = Number(moved!.split('/').pop());
@@ -390,9 +423,13 @@ async function main(): Promise<void> {
     const dragTimes = [];
     const screen = await onOrderScreen(browser, server.base, seeded.techLogin, seeded.orderId, report.id);
     try {
+      // With BENCH_APP_TRACE, one more opening of the report and one more drag, traced (tracing slows the page: not counted).
+      if (TRACE) await browser!.startTracing(screen.page, { categories: TRACE_CATEGORIES });
       await openReport(screen.page, report.id);
+      if (TRACE) saveTrace('report', await browser!.stopTracing());
       await screen.quiet(1000);
       for (let i = 0; i < DRAGS; i++) dragTimes.push(await drag(screen.page, screen.cdp, screen.quiet, server.base, token, report.id));
+      if (TRACE) await drag(screen.page, screen.cdp, screen.quiet, server.base, token, report.id, true);
     } finally {
       await screen.context.close();
     }
