@@ -17,6 +17,11 @@ import { recordReport, viewReport, type ImageView, type ReportView } from './rep
 
 type Order = { id: number; ref: string };
 
+/** Whether a page can show a photo of this type: the service takes JPEG, PNG and WebP (415 otherwise). */
+export function pageCanShow(type: string | undefined): boolean {
+  return type === 'image/jpeg' || type === 'image/png' || type === 'image/webp';
+}
+
 export function readReport(id: number, show: (report: ReportDetail, fromCache: boolean) => void): Promise<void> {
   return readThrough(`report:${id}`, async () => (await unwrap(api.GET('/api/reports.php', { params: { query: { id } } }))) as ReportDetail, show);
 }
