@@ -4,14 +4,15 @@
  * `{name}` placeholders; a key with `_one`/`_other` variants is chosen by `params.count`.
  * The service's own messages are German: an error with a known code is shown in the person's
  * language from the dictionary (`error.<CODE>`), otherwise as the service wrote it.
+ * Only German is in the first screen's JavaScript; English is loaded before the first screen is
+ * drawn, and only where the browser prefers it (`loadLanguage`).
  */
 import { ApiError, NetworkError } from '../api/client';
 import de from '../i18n/de.json';
-import en from '../i18n/en.json';
 
 export type Lang = 'de' | 'en';
 type Dictionary = Record<string, string>;
-const DICTIONARIES: Record<Lang, Dictionary> = { de, en };
+const DICTIONARIES: Partial<Record<Lang, Dictionary>> & { de: Dictionary } = { de };
 
 /** The first of the browser's languages that the app speaks; German when none. */
 export function chooseLang(preferred: readonly string[]): Lang {
@@ -24,10 +25,15 @@ export function chooseLang(preferred: readonly string[]): Lang {
 
 export const i18n = $state({ lang: chooseLang(typeof navigator === 'undefined' ? [] : navigator.languages) as Lang });
 
+/** Loads the person's language when it is not German (awaited before the first screen). */
+export async function loadLanguage(): Promise<void> {
+  if (i18n.lang === 'en' && !DICTIONARIES.en) DICTIONARIES.en = (await import('../i18n/en.json')).default;
+}
+
 const plurals = new Map<Lang, Intl.PluralRules>();
 
 export function t(key: string, params: Record<string, string | number> = {}): string {
-  const dict = DICTIONARIES[i18n.lang];
+  const dict = DICTIONARIES[i18n.lang] ?? DICTIONARIES.de;
   let text: string | undefined;
   if (typeof params.count === 'number') {
     let rules = plurals.get(i18n.lang);
@@ -53,6 +59,6 @@ export function failureText(failure: unknown, offlineKey = 'error.NETWORK'): str
 /** The message for an error of the service: the dictionary's when it knows the code. */
 export function errorText(code: string | undefined, serverMessage: string | undefined): string {
   const key = `error.${code}`;
-  if (code && key in DICTIONARIES[i18n.lang]) return t(key);
+  if (code && key in (DICTIONARIES[i18n.lang] ?? DICTIONARIES.de)) return t(key);
   return serverMessage ?? t('error.unknown');
 }
