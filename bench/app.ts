@@ -58,6 +58,9 @@ function saveTrace(name: string, trace: Buffer): void {
 }
 const DEMO_PHOTOS = ['Kies_Unterbau.jpg', 'Pflaster.jpg', 'Pflaster_hochkant.jpg', 'Rasen_Randbereich.jpg'];
 
+/** BENCH_APP_DEBUG: the page's long animation frames kept in `__loaf` (an init script). */
+const LOAF = process.env.BENCH_APP_DEBUG ? "window.__loaf = []; new PerformanceObserver((list) => window.__loaf.push(...list.getEntries())).observe({ type: 'long-animation-frame', buffered: true });" : '';
+
 /**
  * In the page (an init script, so also from the first byte of a load): `__drawn(check)` resolves
  * with the time the first frame that shows `check()` true is drawn (a message posted from that
@@ -84,7 +87,7 @@ window.__drawn = (check) => new Promise((resolve) => {
   test();
 });
 window.__allPages = () => window.__rows().length === ${REPORT_PAGES};
-${process.env.BENCH_APP_DEBUG ? "window.__loaf = []; new PerformanceObserver((list) => window.__loaf.push(...list.getEntries())).observe({ type: 'long-animation-frame', buffered: true });" : ''}
+${LOAF}
 `;
 
 /** A new browser profile at the phone's size, slowed down as a phone (CPU 4×, slow 4G). */
@@ -157,6 +160,7 @@ async function logIn(page: Page, base: string, login: string): Promise<void> {
 
 async function coldStart(browser: Browser, base: string, login: string) {
   const context = await browser.newContext(PHONE);
+  if (LOAF) await context.addInitScript(LOAF);
   try {
     const page = await context.newPage();
     await throttle(context, page);
@@ -179,6 +183,10 @@ async function coldStart(browser: Browser, base: string, login: string) {
     };
     const firstScreen = await mark('fieldreport:first-screen');
     firstScreenDone = true;
+    if (process.env.BENCH_APP_DEBUG) {
+      const doc = await page.evaluate(`(() => { const n = performance.getEntriesByType('navigation')[0]; return 'page: answer ' + Math.round(n.responseStart) + '-' + Math.round(n.responseEnd) + ' ms, interactive ' + Math.round(n.domInteractive) + ' ms, DOMContentLoaded ' + Math.round(n.domContentLoadedEventEnd) + ' ms'; })()`);
+      console.log(`first screen: ${Math.round(firstScreen)} ms; ${doc}`, await requestsSince(page, 0), `\n${await framesBetween(page, 0, firstScreen)}`);
+    }
     let jsGzip = 0;
     for (const body of scripts.values()) jsGzip += gzipSync(await body, { level: 9 }).length;
 
