@@ -103,6 +103,20 @@ export async function logIn(page: Page, login = 'techniker', password = DEMO_PAS
   await page.getByRole('list', { name: 'Aufträge' }).waitFor();
 }
 
+/**
+ * No network for anything the phone sends, the service worker's own requests included (offline
+ * emulation alone does not cover them), and back.
+ */
+export async function goOffline(context: BrowserContext): Promise<void> {
+  await context.setOffline(true);
+  await context.route('**/*', (route) => route.abort('internetdisconnected'));
+}
+
+export async function goOnline(context: BrowserContext): Promise<void> {
+  await context.unrouteAll({ behavior: 'wait' });
+  await context.setOffline(false);
+}
+
 /** Waits until `check` holds (polling), or fails naming `what`. */
 export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;

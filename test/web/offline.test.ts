@@ -15,11 +15,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { createTokenService, TOKEN_LIFETIME_SECONDS } from '../../src/modules/auth/token.js';
-import { apiToken, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { apiToken, goOffline, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
 
 const skip = skipReason();
 
@@ -52,15 +52,6 @@ describe('app: offline first in Chromium [sqlite]', { skip }, () => {
     return file;
   }
 
-  /** No network for anything the browser sends, the service worker's own requests included. */
-  async function goOffline(context: BrowserContext) {
-    await context.setOffline(true);
-    await context.route('**/*', (route) => route.abort('internetdisconnected'));
-  }
-  async function goOnline(context: BrowserContext) {
-    await context.unrouteAll({ behavior: 'wait' });
-    await context.setOffline(false);
-  }
   /** Waits until the service worker controls the page: the shell is precached and served from there. */
   async function serviceWorkerReady(page: Page) {
     await until('the service worker controls the page', async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true);

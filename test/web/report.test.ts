@@ -19,7 +19,7 @@ import { PDFDocument } from 'pdf-lib';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import { apiToken, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { apiToken, goOffline, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
 
 const skip = skipReason() ?? (existsSync('/usr/bin/pdftotext') ? undefined : 'pdftotext not installed (Debian package poppler-utils)');
 const REF = 'CO2611-0009';
@@ -58,15 +58,6 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     const file = path.join(scratch, name);
     await sharp({ create: { width: 1600, height: 1200, channels: 3, background } }).jpeg({ quality: 80 }).toFile(file);
     return file;
-  }
-
-  async function goOffline(context: BrowserContext) {
-    await context.setOffline(true);
-    await context.route('**/*', (route) => route.abort('internetdisconnected'));
-  }
-  async function goOnline(context: BrowserContext) {
-    await context.unrouteAll({ behavior: 'wait' });
-    await context.setOffline(false);
   }
 
   /** A finger on the glass, from the middle of `from` along `points` (CDP touch events: pointer events of type touch). */

@@ -266,19 +266,13 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
       await store.put('outbox', fresh);
       return 'next';
     }
-    if (error instanceof UnresolvedRef) {
-      // What it belongs to (a report, a page, a photo made on the phone) was refused or removed.
+    // Refused on the phone, where trying again will not help: what it belongs to (a report, a page,
+    // a photo made on the phone) was refused or removed, or its stored file cannot be read any more.
+    const local = error instanceof UnresolvedRef ? 'LOCAL_DEPENDENCY_REFUSED' : error instanceof LocalError ? 'LOCAL_FILE_UNREADABLE' : undefined;
+    if (local) {
       fresh.state = 'refused';
       fresh.lastStatus = 0;
-      fresh.lastError = errorText('LOCAL_DEPENDENCY_REFUSED', undefined);
-      await store.put('outbox', fresh);
-      return 'next';
-    }
-    if (error instanceof LocalError) {
-      // The file stored on the phone cannot be read any more: trying again will not help.
-      fresh.state = 'refused';
-      fresh.lastStatus = 0;
-      fresh.lastError = errorText('LOCAL_FILE_UNREADABLE', undefined);
+      fresh.lastError = errorText(local, undefined);
       await store.put('outbox', fresh);
       return 'next';
     }

@@ -8,7 +8,7 @@
 import { api, ApiError, NetworkError, unwrap } from '../api/client';
 import type { OdtTemplateItem, OrderFile, ReportDetail, SignedPage, TemplateItem, Verification } from '../api/types';
 import { readCache, readThrough, writeCache } from './cache';
-import type { PageFields, PhotoRef, Ref, ReportCreatePayload, SignaturePayload } from './db';
+import type { OutboxRecord, PageFields, PhotoRef, Ref, ReportCreatePayload, SignaturePayload } from './db';
 import { failureText } from './i18n.svelte';
 import { photoName, sameRef, serverId } from './local-ids.svelte';
 import { enqueue, mine, onDelivered, outbox, outboxReady } from './outbox.svelte';
@@ -20,6 +20,11 @@ type Order = { id: number; ref: string };
 /** Whether a page can show a photo of this type: the service takes JPEG, PNG and WebP (415 otherwise). */
 export function pageCanShow(type: string | undefined): boolean {
   return type === 'image/jpeg' || type === 'image/png' || type === 'image/webp';
+}
+
+/** A photo still in the outbox that a page can show: not refused, of a type the service takes. */
+export function pageCanShowWaiting(record: OutboxRecord): boolean {
+  return record.state !== 'refused' && pageCanShow((record.payload as Blob).type);
 }
 
 export function readReport(id: number, show: (report: ReportDetail, fromCache: boolean) => void): Promise<void> {

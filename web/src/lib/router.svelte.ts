@@ -71,8 +71,3 @@ export function back(fallback = '#/orders'): void {
     location.replace(fallback);
   }
 }
-
-/** Shows another address for the same screen without a step back (a local ref that got its id). */
-export function replace(hash: string): void {
-  location.replace(hash);
-}
