@@ -29,6 +29,8 @@ import { materialsRoutes } from './modules/materials/materials.routes.js';
 import { runDailyCleanup, scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
 import { recoverDeadRuns, type RecoveryResult } from './modules/maintenance/recovery.js';
 import { createRunRegistry } from './adapters/runs.js';
+import { createPrintQueue } from './adapters/print-image.js';
+import { printCacheDir } from './modules/reports/work-area.js';
 import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
@@ -151,10 +153,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   runs.start((error) => app.log.warn({ err: error, folder: runs.dir }, 'the run marker cannot be written: what this process leaves after a crash is removed only after some hours'));
   app.addHook('onClose', async () => runs.stop());
   const consts = createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId });
+  const printQueue = createPrintQueue(printCacheDir(config.dataRoot, config.entity), {
+    onError: (source, error) => app.log.warn({ source, err: error }, 'print-size copy not made ahead; it is made when a PDF needs it'),
+  });
+  app.addHook('onClose', async () => printQueue.close());
   const ctx: ModuleContext = {
     config,
     handle,
     runs,
+    printQueue,
     totalDecimals: totalDecimals((await consts.getMany(['MAIN_MAX_DECIMALS_TOT'])).get('MAIN_MAX_DECIMALS_TOT')),
     access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
   };

@@ -76,6 +76,41 @@ export const PDF_LAYOUT = {
 } as const;
 /** Gap between blocks on a page. */
 const GAP = mm(3);
+/** Space between the "Vorher" and "Nachher" columns. */
+const GUTTER = mm(6);
+
+/** Portrait page sizes in points, as pdfkit draws them. */
+const PAPER_SIZES: Record<PaperFormat, readonly [number, number]> = {
+  A3: [841.89, 1190.55],
+  A4: [595.28, 841.89],
+  A5: [419.53, 595.28],
+  LETTER: [612, 792],
+};
+
+/** A box on a page, in points. */
+export interface ImageBox {
+  width: number;
+  height: number;
+}
+
+/**
+ * The largest box an image of a page can be drawn in, in points: the body of a `photo` (or
+ * signature) page, or one column of a `before_after` page, with neither title nor note. A page's
+ * title, note and labels only make the box smaller, so an image made for this box prints at least
+ * as sharp as planned. `rotation` is the page's quarter turns: the box is given in the image's own
+ * upright axes, so a quarter turn swaps its sides.
+ */
+export function largestImageBox(format: PaperFormat, orientation: Orientation, layout: 'photo' | 'before_after', rotation: Rotation = 0): ImageBox {
+  const [short, long] = PAPER_SIZES[format];
+  const [pageWidth, pageHeight] = orientation === 'landscape' ? [long, short] : [short, long];
+  const bodyWidth = pageWidth - 2 * PDF_LAYOUT.side;
+  const width = layout === 'before_after' ? (bodyWidth - GUTTER) / 2 : bodyWidth;
+  const height = pageHeight - PDF_LAYOUT.top - PDF_LAYOUT.bottom;
+  return rotation === 90 || rotation === 270 ? { width: height, height: width } : { width, height };
+}
+
+/** The box of the company logo at the top left of every body page. */
+export const LOGO_BOX: ImageBox = { width: PDF_LAYOUT.logoWidth, height: PDF_LAYOUT.logoHeight };
 const SANS = 'DejaVuSans';
 const SANS_BOLD = 'DejaVuSans-Bold';
 /** Output waiting in `out` beyond which the next page waits for 'drain'. */
@@ -439,14 +474,13 @@ function drawBeforeAfterPage(doc: Doc, page: Extract<PdfPage, { kind: 'before_af
   const bottom = box.y + box.h - (page.note ? noteHeight + GAP : 0);
   style(doc, LABEL);
   const labelHeight = doc.currentLineHeight(true);
-  const gutter = mm(6);
-  const columnWidth = (box.w - gutter) / 2;
+  const columnWidth = (box.w - GUTTER) / 2;
   let drawn = 0;
   [
     { label: 'Vorher', image: before },
     { label: 'Nachher', image: after },
   ].forEach(({ label, image }, index) => {
-    const x = box.x + index * (columnWidth + gutter);
+    const x = box.x + index * (columnWidth + GUTTER);
     textIn(doc, label, { x, y, w: columnWidth, h: labelHeight }, { ...LABEL, align: 'center' });
     const imageTop = y + labelHeight + mm(1.5);
     drawn = Math.max(drawn, drawImageOrPlaceholder(doc, image, { x, y: imageTop, w: columnWidth, h: bottom - imageTop }, page.rotation));

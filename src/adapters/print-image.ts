@@ -1,12 +1,17 @@
 /**
- * Photos scaled to print size once, then reused. A 12-megapixel phone photo is decoded, turned
- * upright (EXIF orientation), fitted inside 2000×2000 px (about 270 dpi across the 190 mm of an A4 page) and written as a
- * JPEG without alpha into a cache folder. The name is a hash of the source's absolute path, size
- * and mtime, so an unchanged photo is prepared once and every later report reuses the file; a
- * replaced photo gets a new entry. A copy's time is its last use; the daily clean-up
+ * Photos scaled to print size once, then reused. A phone photo is decoded, turned upright (EXIF
+ * orientation), scaled to PRINT_DPI across the largest box it can get on its page
+ * (pdf.ts, largestImageBox) and written as a JPEG without alpha into a cache folder, in the
+ * quality that keeps it within PRINT_BITS_PER_PIXEL, so that a report of 50 photo pages stays
+ * mailable (under 5 MB). The name is a hash of the source's absolute path, size and mtime plus the
+ * pixel size, so an unchanged photo is prepared once per box and every later report reuses the
+ * file; a replaced photo gets new entries. A copy's time is its last use; the daily clean-up
  * (sweepPrintCache) removes copies unused for PRINT_CACHE_MAX_AGE_DAYS and, beyond
  * PRINT_CACHE_MAX_BYTES, the copies unused longest: a removed copy is simply made again when a PDF
  * needs it.
+ *
+ * Copies are made ahead, in the background, as photos arrive and pages are made
+ * (createPrintQueue), so that finalizing finds them ready.
  */
 import { createHash } from 'node:crypto';
 import { readdir, rm, stat, utimes } from 'node:fs/promises';
@@ -15,6 +20,7 @@ import sharp from 'sharp';
 import { AppError } from '../errors.js';
 import { writeFileAtomic } from './file-store.js';
 import { MAX_INPUT_PIXELS } from './image.js';
+import type { ImageBox } from './pdf.js';
 
 export interface PrintImage {
   /** The prepared JPEG inside the cache folder. */
@@ -25,94 +31,228 @@ export interface PrintImage {
 }
 
 /**
- * Longest side of a prepared image: about 270 dpi across the 190 mm of an A4 page, more than a
- * print needs, and a third less PDF than 2400 px. (sharp decodes a JPEG at reduced size only from a
- * reduction of 4 on, so a 12-megapixel photo is decoded whole either way: about 0.3 s of one core.)
- * @default 2000
+ * Pixels per inch of a photo's largest box on its page. A page's title and note make the drawn
+ * image smaller, so what is printed has at least this resolution: 150 dpi is sharp on paper at
+ * reading distance. A 4:3 photo on an A4 photo page is 1111 × 1482 px (portrait) or
+ * 1122 × 842 px (landscape).
+ * @default 150
  */
-export const PRINT_IMAGE_MAX_SIDE = 2000;
-/** JPEG quality of prepared images. @default 82 */
-export const PRINT_IMAGE_QUALITY = 82;
+export const PRINT_DPI = 150;
+/**
+ * Size budget of a print copy: the highest of PRINT_QUALITIES that stays within it is kept, the
+ * lowest when none does. 0.45 bits a pixel is about 93 kB for a full A4 photo page at 150 dpi,
+ * so 50 photo pages make a PDF under 5 MB; a clean photo keeps a high quality, a grainy one
+ * (high ISO) a lower one.
+ * @default 0.45
+ */
+export const PRINT_BITS_PER_PIXEL = 0.45;
+/**
+ * JPEG qualities tried, highest first (mozjpeg with its MS-SSIM-tuned tables: the smallest files of
+ * sharp's tables at equal quality in our measurements; 4:2:0 chroma).
+ */
+export const PRINT_QUALITIES = [80, 70, 60, 50, 40] as const;
 /** Print-size copies unused this long are removed by the daily clean-up. @default 30 days */
 export const PRINT_CACHE_MAX_AGE_DAYS = 30;
 /** Beyond this size the daily clean-up removes the copies unused longest. @default 2 GiB */
 export const PRINT_CACHE_MAX_BYTES = 2 * 1024 ** 3;
 
 /** Part of every cache key: raise it when the output changes, so old entries are not reused. */
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
+/** Cache file names: `<key>-<width>x<height>.jpg`, and `<key>.jpg` from before pixel sizes. */
+const CACHE_FILE = /^[0-9a-f]{64}(?:-\d+x\d+)?\.jpg$/;
 
-/** The cache file of `source` as it is now: named by its absolute path, size and mtime. */
-async function cacheFileOf(source: string, cacheDir: string): Promise<string> {
-  const absolute = path.resolve(source);
+/** The hash naming `source` as it is now (absolute path, size, mtime), for one format version. */
+async function keyOf(absolute: string, version = FORMAT_VERSION): Promise<string> {
   const { size, mtimeMs } = await stat(absolute);
-  const key = createHash('sha256').update(JSON.stringify([absolute, size, mtimeMs, FORMAT_VERSION])).digest('hex');
-  return path.join(path.resolve(cacheDir), `${key}.jpg`);
+  return createHash('sha256').update(JSON.stringify([absolute, size, mtimeMs, version])).digest('hex');
 }
 
-/** Work in progress per cache file, so two renders needing the same photo decode it once. */
+/**
+ * The pixel size at which an upright image of `width` × `height` px fills `box` (points) at `dpi`:
+ * never larger than the image, at least 1 px a side.
+ */
+export function printSize(width: number, height: number, box: ImageBox, dpi = PRINT_DPI): { width: number; height: number } {
+  const pointsPerPixel = Math.min(box.width / width, box.height / height);
+  const scale = Math.min(1, (pointsPerPixel * dpi) / 72);
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
+
+/** Work in progress per cache file, so two renders (or a render and the queue) decode a photo once. */
 const inFlight = new Map<string, Promise<PrintImage>>();
 
 /**
- * The print-size version of `source` inside `cacheDir`, made when it is missing.
+ * The print-size version of `source` for `box` (points) at `dpi` inside `cacheDir`, made when it is missing.
  * Throws AppError('IMAGE_INVALID') when sharp cannot read the photo; a missing source rejects with
  * the file system's error (code ENOENT).
  */
-export async function preparePrintImage(source: string, cacheDir: string): Promise<PrintImage> {
+export async function preparePrintImage(source: string, cacheDir: string, box: ImageBox, dpi = PRINT_DPI): Promise<PrintImage> {
   const absolute = path.resolve(source);
-  const target = await cacheFileOf(absolute, cacheDir);
+  const key = await keyOf(absolute);
+  let upright: { width: number; height: number };
+  try {
+    const meta = await sharp(absolute, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+    if (!meta.width || !meta.height) throw new Error('no size');
+    upright = (meta.orientation ?? 1) > 4 ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
+  } catch {
+    throw new AppError('IMAGE_INVALID');
+  }
+  const size = printSize(upright.width, upright.height, box, dpi);
+  const target = path.join(path.resolve(cacheDir), `${key}-${size.width}x${size.height}.jpg`);
   let work = inFlight.get(target);
   if (!work) {
-    work = reuseOrPrepare(absolute, target).finally(() => inFlight.delete(target));
+    work = reuseOrPrepare(absolute, target, size).finally(() => inFlight.delete(target));
     inFlight.set(target, work);
   }
   return work;
 }
 
 /**
- * Removes the prepared copy of `source` (as the file is now), when a photo is deleted: a print-size
- * copy of a photo someone deleted must not stay behind. A missing source or copy is fine.
+ * Removes every prepared copy of `source` (as the file is now), when a photo is deleted: a
+ * print-size copy of a photo someone deleted must not stay behind. A missing source or copy is fine.
  */
 export async function forgetPrintImage(source: string, cacheDir: string): Promise<void> {
+  const absolute = path.resolve(source);
+  let keys: string[];
   try {
-    await rm(await cacheFileOf(source, cacheDir), { force: true });
+    keys = [await keyOf(absolute), await keyOf(absolute, 1)];
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
   }
+  const names = await readdir(cacheDir).catch(() => [] as string[]);
+  const doomed = names.filter((name) => keys.some((key) => name.startsWith(`${key}-`) || name === `${key}.jpg`));
+  await Promise.all(doomed.map((name) => rm(path.join(cacheDir, name), { force: true })));
 }
 
-async function reuseOrPrepare(source: string, target: string): Promise<PrintImage> {
-  const cached = await describeCached(target);
-  if (cached) {
+async function reuseOrPrepare(source: string, target: string, size: { width: number; height: number }): Promise<PrintImage> {
+  try {
     // Its time says when it was last used: the clean-up keeps what is in use.
     const now = new Date();
-    await utimes(target, now, now).catch(() => undefined);
-    return cached;
+    await utimes(target, now, now);
+    return { path: target, ...size };
+  } catch {
+    // not made yet (or removed by the clean-up meanwhile)
   }
-  let output: { data: Buffer; info: sharp.OutputInfo };
+  let pixels: { data: Buffer; info: sharp.OutputInfo };
   try {
-    // resize() right after the input keeps libvips' shrink-on-load for JPEG and WebP.
-    output = await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS })
+    // resize() right after the input keeps libvips' shrink-on-load for JPEG and WebP (from a
+    // reduction of 3 on, in our measurements).
+    pixels = await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS })
       .rotate()
-      .resize(PRINT_IMAGE_MAX_SIDE, PRINT_IMAGE_MAX_SIDE, { fit: 'inside', withoutEnlargement: true })
+      .resize(size.width, size.height, { fit: 'fill' })
       .flatten({ background: '#ffffff' })
-      .jpeg({ quality: PRINT_IMAGE_QUALITY })
+      .raw()
       .toBuffer({ resolveWithObject: true });
   } catch {
     throw new AppError('IMAGE_INVALID');
   }
-  // Encoded in memory (under 2 MB), so a write failure is not mistaken for a broken photo.
-  await writeFileAtomic(target, output.data);
-  return { path: target, width: output.info.width, height: output.info.height };
+  const data = await encodeWithinBudget(pixels.data, pixels.info, Math.floor((size.width * size.height * PRINT_BITS_PER_PIXEL) / 8));
+  // Encoded in memory (a few hundred kB), so a write failure is not mistaken for a broken photo.
+  await writeFileAtomic(target, data);
+  return { path: target, width: pixels.info.width, height: pixels.info.height };
 }
 
-/** The cache entry's size from its header; undefined when there is none yet (or it is unreadable, so it is made again). */
-async function describeCached(target: string): Promise<PrintImage | undefined> {
-  try {
-    const { width, height } = await sharp(target).metadata();
-    return width && height ? { path: target, width, height } : undefined;
-  } catch {
-    return undefined;
+/**
+ * The JPEG of the highest quality in PRINT_QUALITIES within `budget` bytes (the lowest quality when
+ * none is): a binary search over the list, so at most three encodings.
+ */
+async function encodeWithinBudget(data: Buffer, info: sharp.OutputInfo, budget: number): Promise<Buffer> {
+  const encode = (quality: number) =>
+    sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+      .jpeg({ quality, mozjpeg: true, quantisationTable: 2, chromaSubsampling: '4:2:0' })
+      .toBuffer();
+  let low = 0; // index of the highest quality that may still fit
+  let high = PRINT_QUALITIES.length - 1;
+  let best: Buffer | undefined;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const out = await encode(PRINT_QUALITIES[middle]!);
+    if (out.length <= budget) {
+      best = out;
+      high = middle - 1;
+    } else {
+      if (middle === PRINT_QUALITIES.length - 1) best ??= out;
+      low = middle + 1;
+    }
   }
+  return best ?? encode(PRINT_QUALITIES[PRINT_QUALITIES.length - 1]!);
+}
+
+/** Print copies made at once in the background. @default 1 */
+export const PRINT_QUEUE_CONCURRENCY = 1;
+/** Copies waiting beyond this are not queued: they are made when a PDF needs them. @default 500 */
+export const PRINT_QUEUE_MAX_WAITING = 500;
+
+export interface PrintQueue {
+  /** Makes the copy of `source` for `box` soon, unless one is waiting already; never throws. */
+  add(source: string, box: ImageBox): void;
+  /** Resolves when nothing is waiting or being made. */
+  idle(): Promise<void>;
+  /** Drops what waits and resolves when the copies being made are written. */
+  close(): Promise<void>;
+}
+
+/**
+ * A small queue that makes print copies in the background, after an upload's or a page's answer:
+ * `concurrency` at a time (libvips works on its own threads, so the event loop and the API's
+ * answers are not held up), at most `maxWaiting` waiting. Work lost to a crash or a full queue is
+ * simply done when a PDF first needs the copy.
+ */
+export function createPrintQueue(
+  cacheDir: string,
+  options: { concurrency?: number; maxWaiting?: number; onError?: (source: string, error: unknown) => void } = {},
+): PrintQueue {
+  const concurrency = options.concurrency ?? PRINT_QUEUE_CONCURRENCY;
+  const maxWaiting = options.maxWaiting ?? PRINT_QUEUE_MAX_WAITING;
+  const waiting = new Map<string, { source: string; box: ImageBox }>();
+  const running = new Set<Promise<void>>();
+  let closed = false;
+  let idleWaiters: Array<() => void> = [];
+
+  function next(): void {
+    while (!closed && running.size < concurrency && waiting.size > 0) {
+      const [id, job] = waiting.entries().next().value!;
+      waiting.delete(id);
+      const run: Promise<void> = preparePrintImage(job.source, cacheDir, job.box).then(
+        () => undefined,
+        (error: unknown) => {
+          // A photo deleted meanwhile needs no copy; anything else is the caller's to hear about.
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') options.onError?.(job.source, error);
+        },
+      );
+      running.add(run);
+      void run.then(() => {
+        running.delete(run);
+        next();
+      });
+    }
+    if (running.size === 0 && (waiting.size === 0 || closed)) {
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+
+  return {
+    add(source, box) {
+      if (closed || waiting.size >= maxWaiting) return;
+      const id = JSON.stringify([path.resolve(source), box.width, box.height]);
+      if (waiting.has(id)) return;
+      waiting.set(id, { source, box });
+      // After the current request's answer is on its way.
+      setImmediate(next);
+    },
+    idle() {
+      if (running.size === 0 && waiting.size === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    async close() {
+      closed = true;
+      waiting.clear();
+      await Promise.all(running);
+      next();
+    },
+  };
 }
 
 /**
@@ -126,7 +266,7 @@ export async function sweepPrintCache(
   const maxAgeMs = (limits.maxAgeDays ?? PRINT_CACHE_MAX_AGE_DAYS) * 86_400_000;
   const maxBytes = limits.maxBytes ?? PRINT_CACHE_MAX_BYTES;
   const now = limits.now ?? Date.now();
-  const names = (await readdir(cacheDir).catch(() => [] as string[])).filter((n) => /^[0-9a-f]{64}\.jpg$/.test(n));
+  const names = (await readdir(cacheDir).catch(() => [] as string[])).filter((n) => CACHE_FILE.test(n));
   const entries = (
     await Promise.all(
       names.map(async (name) => {

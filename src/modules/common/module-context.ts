@@ -2,6 +2,7 @@
 import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/database.js';
 import type { ElementAccess } from '../access/element-access.js';
+import type { PrintQueue } from '../../adapters/print-image.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 
 export interface ModuleContext {
@@ -12,4 +13,6 @@ export interface ModuleContext {
   totalDecimals: number;
   /** This process's run and the liveness of others (runs.ts). */
   runs: RunRegistry;
+  /** Print-size copies of photos, made in the background as photos arrive and pages are made. */
+  printQueue: PrintQueue;
 }

@@ -19,12 +19,13 @@ import type { ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import type { ElementAccess } from '../access/element-access.js';
+import type { PrintQueue } from '../../adapters/print-image.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
 import { MAX_REPORT_PAGES, type AddPageBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
 import { hasAdminRight, toPageResponse } from './reports.service.js';
-import { isInWorkArea, printCacheDir, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
+import { isInWorkArea, pageImageBox, printCacheDir, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
 
 /** Image formats a page can show (what the PDF renderer decodes through sharp). */
 const PAGE_IMAGE_FORMATS = new Set(['jpeg', 'png', 'webp']);
@@ -35,13 +36,14 @@ export interface PageServiceDeps {
   access: ElementAccess;
   config: Config;
   runs: Pick<RunRegistry, 'state'>;
+  printQueue: Pick<PrintQueue, 'add'>;
   /** The report when the caller sees it, else REPORT_NOT_FOUND (the reports service's); `conn` may be a transaction. */
   visibleReport(user: AuthUser, id: number, conn?: Db): Promise<ReportRow>;
   detail(user: AuthUser, row: ReportRow, conn?: Db): Promise<ReportDetail>;
 }
 
 export function createPageService(deps: PageServiceDeps) {
-  const { handle, repo, access, config, runs, visibleReport } = deps;
+  const { handle, repo, access, config, runs, printQueue, visibleReport } = deps;
   const { db } = handle;
   /** Runs `work` under the caller's Idempotency-Key `key` for `scope` (none: just runs it). */
   const underKey = <T>(user: AuthUser, key: string | undefined, scope: string, work: (claim: IdempotentClaim | undefined) => Promise<T>) =>
@@ -62,6 +64,15 @@ export function createPageService(deps: PageServiceDeps) {
     const seen = first && (await repo.getById(db, Number(first.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
     if (!first || !seen) throw new AppError('PAGE_ORDER_MISMATCH', { message: 'bericht_id erforderlich (oder eine bekannte Seite in order)' });
     return Number(first.fk_bericht);
+  }
+
+  /** The print-size copies a page's photos need, made in the background for finalizing. */
+  function madeAhead(report: ReportRow, page: { layout: string; rotation: number | string; sources: Array<string | null> }): void {
+    if (page.layout !== 'photo' && page.layout !== 'before_after') return;
+    const box = pageImageBox(report, page);
+    for (const relPath of page.sources) {
+      if (relPath) void resolveSource(config.dataRoot, config.entity, relPath).then((file) => printQueue.add(file, box), () => undefined);
+    }
   }
 
   function checkChangeable(report: { status: number; is_template: number }, user: AuthUser): void {
@@ -187,6 +198,9 @@ export function createPageService(deps: PageServiceDeps) {
           const page = toPageResponse((await repo.getPage(trx, pageId))!);
           await claim?.complete(201, page, trx);
           return page;
+        }).then((page) => {
+          madeAhead(report, { layout, rotation: body.rotation ?? 0, sources: [source, source2] });
+          return page;
         });
       });
     },
@@ -219,6 +233,7 @@ export function createPageService(deps: PageServiceDeps) {
           return { changed, unused: await unusedWorkAreaFiles(trx, [page.source_path, page.source_path_2].filter((p) => p !== source && p !== source2)) };
         });
         await removeFiles(unused);
+        madeAhead(report, { layout, rotation: body.rotation ?? page.rotation, sources: [source, source2] });
         return changed;
       });
     },

@@ -17,7 +17,7 @@ import { tempDirPrefix, tempName } from '../../adapters/runs.js';
 import { beginIntent, endIntent } from '../maintenance/file-intents.js';
 import type { LibreOffice } from '../../adapters/libreoffice.js';
 import { fillOdtTemplate } from '../../adapters/odt.js';
-import { renderReportPdf, type PdfCover, type PdfImage, type PdfPage } from '../../adapters/pdf.js';
+import { LOGO_BOX, renderReportPdf, type ImageBox, type PdfCover, type PdfImage, type PdfPage } from '../../adapters/pdf.js';
 import { loadCoverPdf } from '../../adapters/pdf-import.js';
 import { hashFile } from '../../adapters/file-store.js';
 import { preparePrintImage } from '../../adapters/print-image.js';
@@ -34,7 +34,7 @@ import { createUploadsRepository } from '../uploads/uploads.repository.js';
 import { createLimiter } from '../common/limiter.js';
 import type { PageRow, ReportRepository, ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
-import { printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
+import { pageImageBox, printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
 
 /** PDFs rendered at once per process; more wait, and beyond MAX_WAITING get 503 PDF_BUSY. */
 const MAX_RENDERS = 2;
@@ -103,12 +103,12 @@ export function createReportPdfService(deps: ReportPdfDeps) {
    * preview). A signature sheet is drawn as it is: an opaque PNG made for print, whose bytes the
    * signature's proof covers.
    */
-  async function printImage(relPath: string | null, strict: boolean, asIs = false): Promise<PdfImage | null> {
+  async function printImage(relPath: string | null, strict: boolean, box: ImageBox | 'as-is'): Promise<PdfImage | null> {
     if (!relPath) return null;
     try {
       const file = await resolveSource(dataRoot, entity, relPath);
-      if (asIs) return { path: file };
-      return { path: (await preparePrintImage(file, printCache)).path };
+      if (box === 'as-is') return { path: file };
+      return { path: (await preparePrintImage(file, printCache, box)).path };
     } catch (error) {
       if (strict) throw error;
       logger.warn({ source: relPath, err: error }, 'report page image missing or unreadable; drawn as a placeholder');
@@ -120,7 +120,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     if (!logoName) return null;
     try {
       const file = await resolveInside(path.join(root, 'mycompany', 'logos'), logoName);
-      return { path: (await preparePrintImage(file, printCache)).path };
+      // Lettering wants more than a photo: 300 dpi.
+      return { path: (await preparePrintImage(file, printCache, LOGO_BOX, 300)).path };
     } catch (error) {
       logger.warn({ logo: logoName, err: error }, 'company logo not usable; the PDF header goes without it');
       return null;
@@ -253,7 +254,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
           page.layout === 'title_only'
             ? [null, null] as const
-            : ([await printImage(page.source_path, strict, page.layout === 'signature'), page.layout === 'before_after' ? await printImage(page.source_path_2, strict) : null] as const),
+            : ([
+                await printImage(page.source_path, strict, page.layout === 'signature' ? 'as-is' : pageImageBox(report, page)),
+                page.layout === 'before_after' ? await printImage(page.source_path_2, strict, pageImageBox(report, page)) : null,
+              ] as const),
         ),
       ] as const);
       for (const result of settled) if (result.status === 'rejected') throw result.reason;

@@ -30,7 +30,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
   const odtTemplateDirs = async () => templateDirs(entityRoot(config.dataRoot, config.entity), (await consts.getMany([TEMPLATE_PATH_CONST])).get(TEMPLATE_PATH_CONST));
   const odtTemplates = async () => listOdtTemplates(await odtTemplateDirs());
   const reports = createReportService({ handle, repo, access, config, runs, odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name) });
-  const pages = createPageService({ handle, repo, access, config, runs, visibleReport: reports.visibleReport, detail: reports.detail });
+  const pages = createPageService({ handle, repo, access, config, runs, printQueue: ctx.printQueue, visibleReport: reports.visibleReport, detail: reports.detail });
   const pdf = createReportPdfService({
     handle,
     repo,

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { tempName } from '../../adapters/runs.js';
 import { THUMBNAIL_SIZE_NAMES, thumbnailPath } from '../../adapters/image.js';
 import { forgetPrintImage } from '../../adapters/print-image.js';
+import { largestImageBox, type ImageBox } from '../../adapters/pdf.js';
 import { MODULE_DIRS, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { firstFreeName } from '../../dolibarr/filenames.js';
@@ -89,6 +90,17 @@ export async function copyIntoFolder(source: string, dir: string, share = false)
  */
 export function printCacheDir(dataRoot: string, entity: number): string {
   return path.join(entityRoot(dataRoot, entity), WORK_AREA_DIR, 'temp', 'print');
+}
+
+/**
+ * The box a page's images are prepared for (pdf.ts, largestImageBox): the report's paper and the
+ * page's layout and quarter turns.
+ */
+export function pageImageBox(report: { format: string; orientation: string }, page: { layout: string; rotation: number | string }): ImageBox {
+  const format = (['A3', 'A4', 'A5', 'LETTER'] as const).find((f) => f === report.format) ?? 'A4';
+  const orientation = report.orientation === 'landscape' ? 'landscape' : 'portrait';
+  const rotation = Number(page.rotation);
+  return largestImageBox(format, orientation, page.layout === 'before_after' ? 'before_after' : 'photo', rotation === 90 || rotation === 180 || rotation === 270 ? rotation : 0);
 }
 
 /** Removes a file, its Dolibarr thumbnails and its print-size copy; a file already gone is fine. */

@@ -20,7 +20,8 @@ import { beginIdempotent } from '../common/idempotency.js';
 import { ACCEPTED_DESCRIPTION, type UploadKind } from './upload-types.js';
 import { createUploadsRepository } from './uploads.repository.js';
 import { UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
-import { createUploadService, type IncomingFile } from './uploads.service.js';
+import { largestImageBox } from '../../adapters/pdf.js';
+import { createUploadService, type AttachedUpload, type IncomingFile } from './uploads.service.js';
 import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
 import { RowId } from '../common/common.schemas.js';
@@ -45,7 +46,7 @@ function describe(kind: UploadKind, cap: number): string {
 }
 
 export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const { config, handle, access, runs } = ctx;
+  const { config, handle, access, runs, printQueue } = ctx;
   const caps: Record<UploadKind, number> = { photo: config.uploads.maxPhotoBytes, audio: config.uploads.maxAudioBytes };
   const repo = createUploadsRepository(handle.db, handle.dialect, { fitter: createColumnFitter(handle.db, handle.dialect, handle.prefix), timeZone: config.timeZone });
   const service = createUploadService({
@@ -60,6 +61,11 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
   await app.register(multipart, {
     limits: { files: 1, fileSize: Math.max(caps.photo, caps.audio) + 1, fields: 10, fieldSize: 1024, parts: 12, fieldNameSize: 100, headerPairs: 50 },
   });
+
+  /** A photo's print-size copy for the usual page (A4 portrait), made in the background. */
+  function madeAhead(attached: AttachedUpload): void {
+    if (attached.raster) printQueue.add(attached.file, largestImageBox('A4', 'portrait', 'photo'));
+  }
 
   /** The part in the field `file`, with the route's size limit. */
   async function filePart(request: FastifyRequest, kind: UploadKind): Promise<IncomingFile> {
@@ -94,6 +100,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
         await attached.undo().catch(() => undefined);
         throw error;
       });
+      madeAhead(attached);
       return reply.code(201).send(attached.response);
     } catch (error) {
       await idem?.release().catch(() => undefined);
@@ -199,6 +206,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     async (request, reply) => {
       const { order, userId } = await tokens.resolve(request.query.token);
       const attached = await service.attach('photo', order, await filePart(request, 'photo'), userId);
+      madeAhead(attached);
       return reply.code(201).send(attached.response);
     },
   );

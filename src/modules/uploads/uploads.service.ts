@@ -58,6 +58,10 @@ export interface UploadResponse {
 
 export interface AttachedUpload {
   response: UploadResponse;
+  /** The stored file. */
+  file: string;
+  /** Whether it is a photo a report page can show (JPEG, PNG, WebP). */
+  raster: boolean;
   /** Removes the file, its thumbnails and its ecm_files row. */
   undo(): Promise<void>;
 }
@@ -261,6 +265,8 @@ export function createUploadService(deps: UploadServiceDeps) {
           await endIntent(repo.db, entity, folder.filepath, name).catch(() => undefined);
           return {
             response,
+            file: target,
+            raster: type.raster,
             undo: async () => {
               await removeFiles([target, ...thumbs]);
               await repo.deleteEcmFiles(entity, folder.filepath, name);
