@@ -32,7 +32,8 @@ export async function startServer(settings: Record<string, string>): Promise<{ c
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/fieldreport.js'), 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', ...settings },
+    // MALLOC_ARENA_MAX=2 as the README advises for a server (glibc), unless the environment says otherwise.
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', ...settings },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -2,18 +2,24 @@
  * Report PDF benchmark (`npm run bench:pdf`), against the built service in its own process on a
  * fresh SQLite database (or BENCH_DATABASE_URL):
  *
- * 1. cold: finalize a 50-page report of 12-megapixel phone photos (4000×3000 JPEG, EXIF
- *    orientation 6) with no print-size copies made yet;
- * 2. warm: finalize new versions of it (the same photos, print-size copies already made),
- *    BENCH_PDF_RUNS times (default 3), median;
- * 3. a 500-page report (the 50 photos ten times over), warm.
+ * 1. cold, as in the field: 50 12-megapixel phone photos (4000×3000 JPEG, EXIF orientation 6) are
+ *    uploaded one after another as a phone's outbox sends them, at a phone's uplink speed
+ *    (BENCH_UPLINK_MBIT, default 20 Mbit/s, a good 4G or 5G uplink; 0: as fast as the server takes
+ *    them), each answer measured; a 50-page report is made of them and finalized at once, while
+ *    the print-size copies are made in the background;
+ * 2. warm: finalize new versions of it (print-size copies ready), BENCH_PDF_RUNS times
+ *    (default 3), median;
+ * 3. a 500-page report (the 50 photos ten times over), warm;
+ * 4. a before/after page, for the resolution of that layout.
  *
- * For each: the time of the finalize request, the server's resident memory before and its peak
- * during the request (Linux VmHWM, reset before each run), the PDF's size, and the slowest answer
- * to /api/health polled every 20 ms meanwhile (how long the event loop was held).
- * Results are printed and written to bench/results/pdf-<time>.json.
+ * For each finalize: its time, the server's resident memory before and its peak during the
+ * request (Linux VmHWM, reset before each run), the PDF's size, and the slowest answer to
+ * /api/health polled every 20 ms meanwhile (how long the event loop was held). Then the resident
+ * memory after the work, and the effective resolution of the photos on the printed page
+ * (`pdfimages -list`, poppler-utils). Every figure is printed with its target.
+ * Results are written to bench/results/pdf-<time>.json.
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,13 +29,17 @@ import { insertId, toDbDateTime } from '../src/db/dialect.js';
 import { migrate } from '../src/db/migrate.js';
 import { hashPassword } from '../src/dolibarr/password.js';
 import { RIGHTS_MODULE } from '../src/dolibarr/rights.js';
-import { INSTANCE_ID, PASSWORD, ROOT, login, median, phoneJpeg, startServer } from './common.js';
+import { INSTANCE_ID, PASSWORD, ROOT, login, median, multipart, phoneJpeg, startServer } from './common.js';
 
 const env = process.env;
 const RUNS = Number(env.BENCH_PDF_RUNS ?? 3);
+const UPLINK_MBIT = Number(env.BENCH_UPLINK_MBIT ?? 20);
 const PHOTOS = 50;
 const BIG_REPORT_PAGES = 500;
 const ORDER_REF = 'CO2611-0001';
+
+/** The targets (issue of the finalize and PDF speed): printed beside each figure. */
+const TARGET = { coldMs: 1500, warmMs: 300, pdfMb: 5, dpi: 150, peakMb: 250 };
 
 async function seed(databaseUrl: string, dataRoot: string): Promise<{ loginName: string; orderId: number }> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, INSTANCE_UNIQUE_ID: INSTANCE_ID });
@@ -46,12 +56,6 @@ async function seed(databaseUrl: string, dataRoot: string): Promise<{ loginName:
     const orderId = await insertId(dialect, db.insertInto('commande').values({
       ref: `${ORDER_REF}-${Date.now() % 100000}`, entity: 1, fk_soc: customer, fk_statut: 1, fk_user_author: userId, date_commande: toDbDateTime().slice(0, 10), date_creation: toDbDateTime(),
     }));
-    const order = await db.selectFrom('commande').select('ref').where('rowid', '=', orderId).executeTakeFirstOrThrow();
-    const dir = path.join(dataRoot, 'commande', order.ref);
-    mkdirSync(dir, { recursive: true });
-    const jpeg = await phoneJpeg();
-    for (let i = 0; i < PHOTOS; i++) writeFileSync(path.join(dir, `IMG_${2000 + i}.jpg`), jpeg);
-    console.log(`${PHOTOS} photos of ${(jpeg.length / 1e6).toFixed(1)} MB (4000×3000) in ${dir}`);
     return { loginName, orderId };
   } finally {
     await handle.destroy();
@@ -68,6 +72,69 @@ function memory(pid: number): { rss: number; peak: number } {
 /** Resets the peak (VmHWM) to the current resident size (Linux: clear_refs 5). */
 function resetPeak(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** `data` as a stream sent at `mbit` Mbit/s, in 64 kB pieces, as a phone's radio sends it. */
+function atUplinkSpeed(data: Buffer, mbit: number): ReadableStream<Uint8Array> {
+  const piece = 64 * 1024;
+  const started = performance.now();
+  let sent = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      if (sent >= data.length) return controller.close();
+      const due = started + ((sent * 8) / (mbit * 1e6)) * 1000;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      controller.enqueue(new Uint8Array(data.subarray(sent, sent + piece)));
+      sent += piece;
+    },
+  });
+}
+
+/** Uploads the photos one after another, as a phone's outbox sends them; the answers' times in ms. */
+async function uploadPhotos(base: string, token: string, orderId: number): Promise<number[]> {
+  const jpeg = await phoneJpeg();
+  console.log(`Uploading ${PHOTOS} photos of ${(jpeg.length / 1e6).toFixed(1)} MB (4000×3000) ${UPLINK_MBIT > 0 ? `at ${UPLINK_MBIT} Mbit/s` : 'as fast as the server takes them'} …`);
+  const times: number[] = [];
+  for (let i = 0; i < PHOTOS; i++) {
+    const { body, contentType } = multipart(`IMG_${2000 + i}.jpg`, jpeg, 'image/jpeg');
+    const started = performance.now();
+    const res = await fetch(`${base}/api/orders.php?id=${orderId}&action=upload_photo`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+      body: UPLINK_MBIT > 0 ? atUplinkSpeed(body, UPLINK_MBIT) : body,
+      duplex: 'half',
+    } as RequestInit);
+    const text = await res.text();
+    times.push(performance.now() - started);
+    if (res.status !== 201) throw new Error(`upload: ${res.status} ${text}`);
+    if (JSON.parse(text).name !== `IMG_${2000 + i}.jpg`) throw new Error(`upload stored as ${text}`);
+  }
+  return times;
+}
+
+/** The effective resolution of the photos in a PDF (pdfimages -list: x-ppi, y-ppi), smallest and largest. */
+function imageResolution(file: string, pages?: [number, number]): { images: number; min_ppi: number; max_ppi: number } | { skipped: string } {
+  let out: string;
+  try {
+    out = execFileSync('pdfimages', ['-list', ...(pages ? ['-f', String(pages[0]), '-l', String(pages[1])] : []), file], { encoding: 'utf8' });
+  } catch (error) {
+    return { skipped: `pdfimages (poppler-utils) not usable: ${(error as Error).message.split('\n')[0]}` };
+  }
+  // Rows: page num type width height color comp bpc enc interp object ID x-ppi y-ppi size ratio; photos are the large images.
+  const ppi = out
+    .split('\n')
+    .slice(2)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols.length >= 14 && cols[2] === 'image' && Number(cols[3]) >= 400)
+    .flatMap((cols) => [Number(cols[12]), Number(cols[13])]);
+  return { images: ppi.length / 2, min_ppi: Math.min(...ppi), max_ppi: Math.max(...ppi) };
+}
+
+/** `value` beside its target: "1234 (target ≤ 1500: met)". */
+function against(value: number, target: number, unit: string, atLeast = false): string {
+  const met = atLeast ? value >= target : value <= target;
+  return `${value} ${unit} (target ${atLeast ? '≥' : '≤'} ${target} ${unit}: ${met ? 'met' : 'MISSED'})`;
 }
 
 async function api(base: string, token: string, method: string, url: string, body?: unknown) {
@@ -100,8 +167,9 @@ async function finalizeMeasured(server: ChildProcess, base: string, token: strin
   await poller;
   const after = memory(pid);
   const size = statSync(path.join(dataRoot, report.final_pdf_path)).size;
-  const result = { label, pages: report.page_count, ms: Math.round(ms), rss_before_mb: before.rss, peak_rss_mb: after.peak, peak_over_before_mb: after.peak - before.rss, pdf_mb: Number((size / 1e6).toFixed(1)), slowest_health_ms: Math.round(slowestHealth) };
-  console.log(JSON.stringify(result));
+  const pdf = path.join(dataRoot, report.final_pdf_path);
+  const result = { label, pages: report.page_count, ms: Math.round(ms), rss_before_mb: before.rss, peak_rss_mb: after.peak, peak_over_before_mb: after.peak - before.rss, pdf_mb: Number((size / 1e6).toFixed(2)), slowest_health_ms: Math.round(slowestHealth), pdf };
+  console.log(JSON.stringify({ ...result, pdf: undefined }));
   return result;
 }
 
@@ -118,37 +186,69 @@ async function main(): Promise<void> {
     const { base } = started;
     const token = await login(base, seeded.loginName);
 
-    const makeReport = async (title: string, pages: number) => {
+    const makeReport = async (title: string, pages: number, layout: 'photo' | 'before_after' = 'photo') => {
       const report = await api(base, token, 'POST', '/api/reports.php?action=create', { fk_element: seeded.orderId, title });
       for (let i = 0; i < pages; i++) {
-        await api(base, token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: `IMG_${2000 + (i % PHOTOS)}.jpg`, title: `Foto ${i + 1}: Prüfung der Anlage`, note: 'Zustand dokumentiert, Maße geprüft, Öl- und Gasleitungen dicht.' });
+        const source = `IMG_${2000 + (i % PHOTOS)}.jpg`;
+        const sources = layout === 'photo' ? { source } : { layout, source, source_2: `IMG_${2000 + ((i + 1) % PHOTOS)}.jpg` };
+        await api(base, token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { ...sources, title: `Foto ${i + 1}: Prüfung der Anlage`, note: 'Zustand dokumentiert, Maße geprüft, Öl- und Gasleitungen dicht.' });
       }
       return report.id as number;
     };
-    console.log(`Building a ${PHOTOS}-page and a ${BIG_REPORT_PAGES}-page report …`);
+    const pid = server.pid!;
+    const atStart = memory(pid).rss;
+    resetPeak(pid);
+    const uploads = await uploadPhotos(base, token, seeded.orderId);
+    const uploadPeak = memory(pid).peak;
+    console.log(`Making a ${PHOTOS}-page report and finalizing it at once …`);
     const fifty = await makeReport('Wartung Heizungsanlage (50 Seiten)', PHOTOS);
-    const big = await makeReport('Großer Bericht (500 Seiten)', BIG_REPORT_PAGES);
-
     const cold = await finalizeMeasured(server, base, token, dataRoot, fifty, 'cold, 50 pages');
+    // Memory once the work is done: what stays.
+    await new Promise((r) => setTimeout(r, 5000));
+    const afterCold = memory(pid).rss;
+
+    console.log(`Building a ${BIG_REPORT_PAGES}-page report and a before/after page …`);
+    const big = await makeReport('Großer Bericht (500 Seiten)', BIG_REPORT_PAGES);
+    const pair = await makeReport('Vorher/Nachher', 1, 'before_after');
     const warm = [];
     for (let i = 0; i < RUNS; i++) {
       const version = await api(base, token, 'POST', `/api/reports.php?id=${fifty}&action=new_version`);
       warm.push(await finalizeMeasured(server, base, token, dataRoot, version.id, `warm, 50 pages, run ${i + 1}`));
     }
     const large = await finalizeMeasured(server, base, token, dataRoot, big, `warm, ${BIG_REPORT_PAGES} pages`);
+    const beforeAfter = await finalizeMeasured(server, base, token, dataRoot, pair, 'before/after page');
+    const warmMedian = Math.round(median(warm.map((w) => w.ms)));
+    const photoDpi = imageResolution(cold.pdf);
+    const pairDpi = imageResolution(beforeAfter.pdf);
 
     const results = {
       at: new Date().toISOString(),
       node: process.version,
       cpus: os.cpus().length,
       database: databaseUrl.split(':')[0],
-      cold_50: cold,
-      warm_50_median_ms: Math.round(median(warm.map((w) => w.ms))),
-      warm_50_runs: warm,
-      warm_500: large,
+      uploads: { photos: PHOTOS, uplink_mbit: UPLINK_MBIT, median_ms: Math.round(median(uploads)), p95_ms: Math.round([...uploads].sort((a, b) => a - b)[Math.floor(uploads.length * 0.95)]!), max_ms: Math.round(Math.max(...uploads)), peak_rss_mb: uploadPeak },
+      memory: { at_start_mb: atStart, peak_uploads_mb: uploadPeak, peak_cold_finalize_mb: cold.peak_rss_mb, five_s_after_cold_mb: afterCold },
+      cold_50: { ...cold, pdf: undefined },
+      warm_50_median_ms: warmMedian,
+      warm_50_runs: warm.map((w) => ({ ...w, pdf: undefined })),
+      warm_500: { ...large, pdf: undefined },
       peak_500_vs_50_mb: large.peak_over_before_mb - median(warm.map((w) => w.peak_over_before_mb)),
+      resolution: { photo_page: photoDpi, before_after_page: pairDpi },
     };
     console.log(JSON.stringify(results, null, 2));
+    const dpi = (r: typeof photoDpi) => ('skipped' in r ? r.skipped : `${r.min_ppi}–${r.max_ppi} dpi over ${r.images} photos`);
+    console.log(
+      [
+        '',
+        `Uploads (${PHOTOS} × 12 MP, one after another, ${UPLINK_MBIT > 0 ? `${UPLINK_MBIT} Mbit/s` : 'unpaced'}): median ${results.uploads.median_ms} ms, p95 ${results.uploads.p95_ms} ms, max ${results.uploads.max_ms} ms`,
+        `Finalize, 50 photo pages right after the uploads (cold): ${against(cold.ms, TARGET.coldMs, 'ms')}`,
+        `Finalize, 50 photo pages, copies ready (warm, median of ${RUNS}): ${against(warmMedian, TARGET.warmMs, 'ms')}`,
+        `Finalize, ${BIG_REPORT_PAGES} photo pages (warm): ${large.ms} ms, peak ${large.peak_over_before_mb} MB over its start`,
+        `PDF of 50 photo pages: ${against(cold.pdf_mb, TARGET.pdfMb, 'MB')}; photos at ${dpi(photoDpi)} (target ≥ ${TARGET.dpi} dpi)`,
+        `Before/after page: photos at ${dpi(pairDpi)} (target ≥ ${TARGET.dpi} dpi)`,
+        `Server memory: ${atStart} MB at start, peak ${uploadPeak} MB during the uploads, ${against(cold.peak_rss_mb, TARGET.peakMb, 'MB')} peak during the cold finalize, ${afterCold} MB 5 s after`,
+      ].join('\n'),
+    );
     const dir = path.join(ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `pdf-${results.at.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(results, null, 2)}\n`);

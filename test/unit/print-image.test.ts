@@ -80,6 +80,15 @@ describe('preparePrintImage', () => {
     assert.ok(b2 > 150 && r2 < 80, `bottom should be blue, got ${r2},${b2}`);
   });
 
+  test('a JPEG whose name has brackets is read as itself when decoded at a reduced size', async () => {
+    const source = path.join(dir, 'Foto [1] (links).jpg');
+    await sidewaysPhoto(source);
+    const image = await preparePrintImage(source, cache, A4);
+    assert.deepEqual([image.width, image.height], [1112, 1482]);
+    const [r, , b] = await pixel(image.path, 556, 100);
+    assert.ok(r > 150 && b < 80, `top should be red, got ${r},${b}`);
+  });
+
   test('a small PNG with transparency is not enlarged and is flattened onto white', async () => {
     const source = path.join(dir, 'clear.png');
     await sharp({ create: { width: 500, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toFile(source);
