@@ -25,7 +25,7 @@ import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
 import { MAX_REPORT_PAGES, type AddPageBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
 import { hasAdminRight, toPageResponse } from './reports.service.js';
-import { isInWorkArea, pageImageBox, printCacheDir, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
+import { isInWorkArea, prepareAhead, printCacheDir, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
 
 /** Image formats a page can show (what the PDF renderer decodes through sharp). */
 const PAGE_IMAGE_FORMATS = new Set(['jpeg', 'png', 'webp']);
@@ -64,15 +64,6 @@ export function createPageService(deps: PageServiceDeps) {
     const seen = first && (await repo.getById(db, Number(first.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
     if (!first || !seen) throw new AppError('PAGE_ORDER_MISMATCH', { message: 'bericht_id erforderlich (oder eine bekannte Seite in order)' });
     return Number(first.fk_bericht);
-  }
-
-  /** The print-size copies a page's photos need, made in the background for finalizing. */
-  function madeAhead(report: ReportRow, page: { layout: string; rotation: number | string; sources: Array<string | null> }): void {
-    if (page.layout !== 'photo' && page.layout !== 'before_after') return;
-    const box = pageImageBox(report, page);
-    for (const relPath of page.sources) {
-      if (relPath) void resolveSource(config.dataRoot, config.entity, relPath).then((file) => printQueue.add(file, box), () => undefined);
-    }
   }
 
   function checkChangeable(report: { status: number; is_template: number }, user: AuthUser): void {
@@ -199,7 +190,7 @@ export function createPageService(deps: PageServiceDeps) {
           await claim?.complete(201, page, trx);
           return page;
         }).then((page) => {
-          madeAhead(report, { layout, rotation: body.rotation ?? 0, sources: [source, source2] });
+          prepareAhead(printQueue, config, report, { layout, rotation: body.rotation ?? 0, source_path: source, source_path_2: source2 });
           return page;
         });
       });
@@ -233,7 +224,7 @@ export function createPageService(deps: PageServiceDeps) {
           return { changed, unused: await unusedWorkAreaFiles(trx, [page.source_path, page.source_path_2].filter((p) => p !== source && p !== source2)) };
         });
         await removeFiles(unused);
-        madeAhead(report, { layout, rotation: body.rotation ?? page.rotation, sources: [source, source2] });
+        prepareAhead(printQueue, config, report, { layout, rotation: body.rotation ?? page.rotation, source_path: source, source_path_2: source2 });
         return changed;
       });
     },

@@ -18,7 +18,7 @@
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { forgetPrintImage } from '../../adapters/print-image.js';
+import { forgetPrintImage, type PrintQueue } from '../../adapters/print-image.js';
 import type { Selectable } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db, DbHandle } from '../../db/database.js';
@@ -34,7 +34,7 @@ import type { RunRegistry } from '../../adapters/runs.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
 import type { CreateReportBody, CreateTemplateBody, PageResponse, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
-import { copyIntoFolder, isInWorkArea, printCacheDir, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
+import { copyIntoFolder, isInWorkArea, prepareAhead, printCacheDir, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
 
 /** Tries at most this many refs when others take them at the same moment. */
 const REF_ATTEMPTS = 10;
@@ -47,6 +47,7 @@ export interface ReportServiceDeps {
   access: ElementAccess;
   config: Config;
   runs: Pick<RunRegistry, 'state'>;
+  printQueue: Pick<PrintQueue, 'add'>;
   /** Cover-sheet templates a report may name. */
   odtTemplateNames(): Promise<string[]>;
 }
@@ -134,7 +135,7 @@ interface NewReport {
 }
 
 export function createReportService(deps: ReportServiceDeps) {
-  const { handle, repo, access, config, runs } = deps;
+  const { handle, repo, access, config, runs, printQueue } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
 
@@ -209,8 +210,9 @@ export function createReportService(deps: ReportServiceDeps) {
     let bump = 0;
     for (let attempt = 0; attempt < REF_ATTEMPTS; attempt++) {
       let createdFolder: string | undefined;
+      const inserted: Array<Parameters<typeof prepareAhead>[3]> = [];
       try {
-        return await db.transaction().execute(async (trx) => {
+        const answer = await db.transaction().execute(async (trx) => {
           const number = (await repo.maxRefNumber(trx, entity, prefix)) + 1 + bump;
           const ref = `${prefix}${String(number).padStart(4, '0')}`;
           const folder = reportFolder(dataRoot, entity, ref);
@@ -246,7 +248,7 @@ export function createReportService(deps: ReportServiceDeps) {
               copied.set(relPath, own);
               return own;
             };
-            await repo.insertPage(trx, {
+            const values = {
               fk_bericht: id,
               page_order: ++order,
               title: page.title,
@@ -257,12 +259,17 @@ export function createReportService(deps: ReportServiceDeps) {
               source_path_2: await copy(page.source_path_2),
               datec: now,
               tms: now,
-            });
+            };
+            await repo.insertPage(trx, values);
+            inserted.push(values);
           }
           const answer = await detail(user, await visibleReport(user, id, trx), trx);
           await answered?.(trx, answer);
           return answer;
         });
+        // A template's or an earlier version's pages, under this report's names: their copies ahead.
+        for (const page of inserted) prepareAhead(printQueue, config, input.fields, page);
+        return answer;
       } catch (error) {
         if (createdFolder) await rm(createdFolder, { recursive: true, force: true });
         if (error instanceof RetryRef || isUniqueViolation(error)) continue;

@@ -10,7 +10,7 @@ import { copyFile, link, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { tempName } from '../../adapters/runs.js';
 import { THUMBNAIL_SIZE_NAMES, thumbnailPath } from '../../adapters/image.js';
-import { forgetPrintImage } from '../../adapters/print-image.js';
+import { forgetPrintImage, type PrintQueue } from '../../adapters/print-image.js';
 import { largestImageBox, type ImageBox } from '../../adapters/pdf.js';
 import { MODULE_DIRS, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
@@ -101,6 +101,24 @@ export function pageImageBox(report: { format: string; orientation: string }, pa
   const orientation = report.orientation === 'landscape' ? 'landscape' : 'portrait';
   const rotation = Number(page.rotation);
   return largestImageBox(format, orientation, page.layout === 'before_after' ? 'before_after' : 'photo', rotation === 90 || rotation === 180 || rotation === 270 ? rotation : 0);
+}
+
+/**
+ * Has the print-size copies of a page's photos made in the background, so that finalizing finds
+ * them ready (print-image.ts). Pages without photos, and signature sheets (drawn as they are),
+ * need none.
+ */
+export function prepareAhead(
+  queue: Pick<PrintQueue, 'add'>,
+  where: { dataRoot: string; entity: number },
+  report: { format: string; orientation: string },
+  page: { layout: string; rotation: number | string; source_path: string | null; source_path_2: string | null },
+): void {
+  if (page.layout !== 'photo' && page.layout !== 'before_after') return;
+  const box = pageImageBox(report, page);
+  for (const relPath of [page.source_path, page.layout === 'before_after' ? page.source_path_2 : null]) {
+    if (relPath) void resolveSource(where.dataRoot, where.entity, relPath).then((file) => queue.add(file, box), () => undefined);
+  }
 }
 
 /** Removes a file, its Dolibarr thumbnails and its print-size copy; a file already gone is fine. */
