@@ -13,8 +13,13 @@ import { writeFileAtomic } from './file-store.js';
 // libvips' operation cache keeps recent images, and with them the files they were read from, alive
 // to reuse them. Here every file is read for one purpose and an upload's temporary file is removed
 // once placed: cached, it would hold its disk space until evicted (on a full disk every later
-// write fails although the files are gone). So nothing is cached.
+// write fails although the files are gone). So nothing is cached: measured with `npm run bench:pdf`,
+// sharp's default cache (50 MB) kept the server about 20 MB larger and made nothing faster.
 sharp.cache(false);
+// One thread per image (sharp's own choice on glibc, made here everywhere): uploads, thumbnails,
+// print copies and PDFs already run side by side, and two threads an image made neither the
+// uploads nor finalizing faster in the same benchmark.
+sharp.concurrency(1);
 
 /** Refuse images above this many pixels (decompression bombs). @default 100 megapixels */
 export const MAX_INPUT_PIXELS = 100_000_000;
