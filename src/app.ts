@@ -34,6 +34,7 @@ import { printCacheDir } from './modules/reports/work-area.js';
 import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
+import drain from './plugins/drain.js';
 import errorHandler, { clientErrorHandler, sendError } from './plugins/error-handler.js';
 import openapi from './plugins/openapi.js';
 import requestTimeouts, { serverTimeouts } from './plugins/request-timeouts.js';
@@ -116,6 +117,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // A hop count is valid at run time (proxy-addr); Fastify's types leave numbers out.
     trustProxy: config.trustProxy as Exclude<FastifyServerOptions['trustProxy'], undefined>,
     genReqId: () => randomUUID(),
+    // A request that reaches a closing app is answered, not turned away (drain.ts).
+    return503OnClosing: false,
     requestIdHeader: 'x-request-id',
     // Fastify's defaults leave request time unbounded; see request-timeouts.ts.
     ...timeouts,
@@ -181,6 +184,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     timeZone: config.timeZone,
   });
 
+  await app.register(drain);
   await app.register(errorHandler);
   await app.register(validation);
   await app.register(requestTimeouts, { timeouts: config.timeouts });
