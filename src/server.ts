@@ -1,13 +1,14 @@
 /**
  * startServer: resolve the instance id, migrate, optionally fill demo data, build the app, listen,
- * and close cleanly on SIGINT/SIGTERM.
+ * and close cleanly on SIGINT/SIGTERM. With WORKERS above 1 the CLI starts cluster.ts instead,
+ * which uses the pieces here.
  */
 import os from 'node:os';
 import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { describeDatabase, type Config } from './config.js';
-import { createDb } from './db/database.js';
+import { createDb, type DbHandle } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { DEMO_PASSWORD, demoLogins, seedDemo } from './demo/seed.js';
 import { resolveInstanceId } from './instance-id.js';
@@ -21,8 +22,12 @@ export interface ServeOptions {
 export function baseUrl(app: FastifyInstance): string {
   const address = app.server.address();
   if (!address || typeof address === 'string') return String(address ?? '');
-  const scheme = app.server instanceof TlsServer ? 'https' : 'http';
-  return `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  return addressUrl(address.address, address.port, app.server instanceof TlsServer);
+}
+
+/** http://host:port (https:// with `tls`), an IPv6 address in brackets. */
+export function addressUrl(host: string, port: number, tls: boolean): string {
+  return `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**
@@ -38,45 +43,70 @@ export function networkAppUrls(base: string, interfaces: NodeJS.Dict<os.NetworkI
     .map((i) => `${url.protocol}//${i.address}${url.port ? `:${url.port}` : ''}/app/`);
 }
 
-export async function startServer(baseConfig: Config, options: ServeOptions): Promise<FastifyInstance> {
-  const config = resolveInstanceId(baseConfig);
-  const handle = createDb(config);
+/** The start banner of a standalone database: where the app is, and the demo logins. */
+export function startBanner(base: string, logins: readonly string[]): string {
+  return (
+    `\nfieldreport is running on ${base}\n` +
+    `  App:        ${base}/app/\n` +
+    networkAppUrls(base).map((url) => `  On the LAN: ${url}\n`).join('') +
+    `  API docs:   ${base}/api/docs\n` +
+    `  Demo login: ${logins.join(', ')} (password: ${DEMO_PASSWORD})\n` +
+    `  Try:        curl -s -X POST ${base}/api/auth.php -H 'Content-Type: application/json' -d '{"login":"${logins[0]}","password":"${DEMO_PASSWORD}"}'\n\n`
+  );
+}
+
+/** Builds the app on an open database and listens; the app closes the database with itself. */
+export async function listenApp(config: Config, handle: DbHandle): Promise<FastifyInstance> {
   let app: FastifyInstance | undefined;
   try {
-    const report = await migrate(handle, config);
-    if (options.demo) await seedDemo(handle, config);
     app = await buildApp(config, { db: handle });
     app.addHook('onClose', async () => handle.destroy());
     await app.listen({ host: config.host, port: config.port });
-
-    app.log.info({ database: describeDatabase(config.database), dataRoot: config.dataRoot, migrations: report.applied }, 'fieldreport ready');
-    // What a killed predecessor left (temporary files, half-made uploads, LibreOffice processes),
-    // in the background: the service answers meanwhile.
-    void app.recoverDeadRuns().then(
-      (recovered) => app!.log.info({ recovered }, 'recovery after earlier runs done'),
-      (error: unknown) => app!.log.error({ err: error }, 'recovery after earlier runs failed; the daily clean-up tries again'),
-    );
-    const logins = report.standalone ? await demoLogins(handle.db) : [];
-    if (logins.length > 0) {
-      const base = baseUrl(app);
-      process.stdout.write(
-        `\nfieldreport is running on ${base}\n` +
-          `  App:        ${base}/app/\n` +
-          networkAppUrls(base).map((url) => `  On the LAN: ${url}\n`).join('') +
-          `  API docs:   ${base}/api/docs\n` +
-          `  Demo login: ${logins.join(', ')} (password: ${DEMO_PASSWORD})\n` +
-          `  Try:        curl -s -X POST ${base}/api/auth.php -H 'Content-Type: application/json' -d '{"login":"${logins[0]}","password":"${DEMO_PASSWORD}"}'\n\n`,
-      );
-    }
+    return app;
   } catch (error) {
     if (app) await app.close();
     else await handle.destroy();
     throw error;
   }
+}
+
+/**
+ * What a killed predecessor left (temporary files, half-made uploads, LibreOffice processes), in
+ * the background: the service answers meanwhile.
+ */
+export function recoverInBackground(app: FastifyInstance): void {
+  void app.recoverDeadRuns().then(
+    (recovered) => app.log.info({ recovered }, 'recovery after earlier runs done'),
+    (error: unknown) => app.log.error({ err: error }, 'recovery after earlier runs failed; the daily clean-up tries again'),
+  );
+}
+
+/** One process: migrate, optionally fill demo data, serve; SIGINT/SIGTERM close it. */
+export async function startServer(baseConfig: Config, options: ServeOptions): Promise<FastifyInstance> {
+  const config = resolveInstanceId(baseConfig);
+  const handle = createDb(config);
+  let report: Awaited<ReturnType<typeof migrate>>;
+  try {
+    report = await migrate(handle, config);
+    if (options.demo) await seedDemo(handle, config);
+  } catch (error) {
+    await handle.destroy();
+    throw error;
+  }
+  const app = await listenApp(config, handle);
+  try {
+    app.log.info({ database: describeDatabase(config.database), dataRoot: config.dataRoot, migrations: report.applied }, 'fieldreport ready');
+    recoverInBackground(app);
+    const logins = report.standalone ? await demoLogins(handle.db) : [];
+    if (logins.length > 0) process.stdout.write(startBanner(baseUrl(app), logins));
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
 
   const stop = async (signal: string) => {
-    app!.log.info({ signal }, 'shutting down');
-    await app!.close();
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
