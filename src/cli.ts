@@ -13,13 +13,17 @@ import { loadSigningKey } from './modules/signatures/seal.js';
 import { createSignatureVerifier } from './modules/signatures/signatures.service.js';
 import { runDailyCleanup } from './modules/maintenance/cleanup.js';
 import { createRunRegistry } from './adapters/runs.js';
+import { startCluster } from './cluster.js';
 import { startServer } from './server.js';
 
 const HELP = `fieldreport ${VERSION}: field-service reports on top of Dolibarr
 
 Usage:
-  fieldreport serve [--demo]      migrate, then serve the API (--demo: fill a new standalone
-                                  database with demo data and print a login)
+  fieldreport serve [--demo] [--workers N]
+                                  migrate, then serve the API (--demo: fill a new standalone
+                                  database with demo data and print a login; --workers N: N
+                                  processes on the one port, or auto for one per core; default
+                                  WORKERS, else 1)
   fieldreport migrate             create or update the tables; register the module's rights
   fieldreport demo                fill a new standalone database with demo data
   fieldreport user add LOGIN [--password P] [--firstname F] [--lastname L] [--email E]
@@ -35,7 +39,7 @@ Usage:
 
 Without --password the password is read from standard input.
 Configuration comes from the environment (see README): DATABASE_URL, DATA_ROOT, DB_PREFIX, ENTITY,
-INSTANCE_UNIQUE_ID, DOLIBARR_CONF, HOST, PORT, TLS_CERT, TLS_KEY, STATE_DIR, CORS_ORIGINS, LOG_LEVEL, ...
+INSTANCE_UNIQUE_ID, DOLIBARR_CONF, HOST, PORT, WORKERS, TLS_CERT, TLS_KEY, STATE_DIR, CORS_ORIGINS, LOG_LEVEL, ...
 `;
 
 async function readStdin(): Promise<string> {
@@ -62,6 +66,7 @@ function parseCommandLine(argv: string[]) {
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
       demo: { type: 'boolean' },
+      workers: { type: 'string' },
       password: { type: 'string' },
       firstname: { type: 'string' },
       lastname: { type: 'string' },
@@ -92,10 +97,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
 
   try {
-    const config = loadConfig(env);
+    // --workers wins over WORKERS, and is checked as it is.
+    const config = loadConfig(values.workers === undefined ? env : { ...env, WORKERS: values.workers });
     switch (command) {
       case 'serve':
-        await startServer(config, { demo: values.demo === true });
+        if (config.workers > 1) await startCluster(config, { demo: values.demo === true });
+        else await startServer(config, { demo: values.demo === true });
         return 0;
       case 'migrate':
         return await withDb(config, async (handle) => {

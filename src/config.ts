@@ -88,6 +88,17 @@ export interface Config {
   instanceUniqueId: string | undefined;
   host: string;
   port: number;
+  /**
+   * Processes that serve on the one port (`serve --workers N`, node:cluster). 1 is a single
+   * process without a cluster; `auto` (environment) is one per core the process may use
+   * (os.availableParallelism()), at most MAX_WORKERS. @default 1
+   */
+  workers: number;
+  /**
+   * With more than one worker: how long SIGTERM or SIGINT waits for the workers to finish the
+   * requests they hold before they are killed (the service then exits 1). @default 60
+   */
+  shutdownSeconds: number;
   /** HTTPS: the certificate and key read from TLS_CERT and TLS_KEY (checked to belong together). @default unset: plain HTTP */
   tls: TlsConfig | undefined;
   /** Origins allowed to call the API from a browser; `*` allows any. @default * */
@@ -150,6 +161,24 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const DEFAULT_PORTS = { mysql: 3306, postgres: 5432 } as const;
+
+/**
+ * The most workers `serve` starts: each is a whole Node.js process with its own memory (about
+ * 100 MB) and database connections, so more than this is a mistake, not a bigger machine.
+ */
+export const MAX_WORKERS = 64;
+
+/** WORKERS (or `serve --workers`): a whole number 1…MAX_WORKERS, or `auto` for one per core. */
+function workersSetting(raw: string | undefined, problems: string[]): number {
+  if (raw === undefined) return 1;
+  if (raw.toLowerCase() === 'auto') return Math.min(os.availableParallelism(), MAX_WORKERS);
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > MAX_WORKERS) {
+    problems.push(`WORKERS (--workers) must be a whole number from 1 to ${MAX_WORKERS} or auto (one per core), got '${raw}'`);
+    return 1;
+  }
+  return n;
+}
 
 /** Where Vite builds the web app: dist/app of the package root (this file is src/config.ts or dist/config.js). */
 export const DEFAULT_APP_DIR = fileURLToPath(new URL('../dist/app', import.meta.url));
@@ -308,6 +337,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     instanceUniqueId,
     host: overrides.host ?? get('HOST') ?? '127.0.0.1',
     port: overrides.port ?? intSetting('PORT', get('PORT'), 8080, problems, 0, 65535),
+    workers: overrides.workers ?? workersSetting(get('WORKERS'), problems),
+    shutdownSeconds: overrides.shutdownSeconds ?? intSetting('SHUTDOWN_TIMEOUT_SECONDS', get('SHUTDOWN_TIMEOUT_SECONDS'), 60, problems, 1, 86_400),
     tls: 'tls' in overrides ? overrides.tls : loadTls(get('TLS_CERT'), get('TLS_KEY'), problems),
     corsOrigins,
     bodyLimit: overrides.bodyLimit ?? intSetting('BODY_LIMIT', get('BODY_LIMIT'), 1024 * 1024, problems, 1024, 64 * 1024 * 1024),
@@ -368,7 +399,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   return deepFreeze(structuredClone(config));
 }
 
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object') {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);

@@ -98,7 +98,7 @@ describe('cli without a database', () => {
     const { code, stdout, stderr } = await run(['--help'], noDbEnv());
     assert.equal(code, 0);
     assert.equal(stderr, '');
-    for (const word of ['serve', 'migrate', 'demo', 'user add', 'user passwd', 'user grant']) assert.ok(stdout.includes(word), word);
+    for (const word of ['serve', '--workers N', 'WORKERS', 'migrate', 'demo', 'user add', 'user passwd', 'user grant']) assert.ok(stdout.includes(word), word);
     assert.equal((await run(['-h'], noDbEnv())).code, 0);
   });
 
@@ -135,6 +135,25 @@ describe('cli without a database', () => {
     assert.match(stderr, /DATABASE_URL: scheme 'ftp' is not supported/);
     assert.match(stderr, /PORT must be a whole number/);
     noStack(stderr);
+  });
+
+  test('serve with a bad WORKERS or --workers exits 2 naming the value, before touching the database', async () => {
+    const cases: Array<{ argv: string[]; env: NodeJS.ProcessEnv; named: string }> = [
+      { argv: ['serve'], env: { WORKERS: '0' }, named: '0' },
+      { argv: ['serve'], env: { WORKERS: 'abc' }, named: 'abc' },
+      { argv: ['serve', '--workers', '0'], env: {}, named: '0' },
+      // The flag wins over the environment, and is checked as it is.
+      { argv: ['serve', '--workers', 'many'], env: { WORKERS: '2' }, named: 'many' },
+    ];
+    for (const { argv, env, named } of cases) {
+      const base = noDbEnv();
+      const { code, stdout, stderr } = await run(argv, { ...base, ...env });
+      assert.equal(code, 2, `${argv.join(' ')} ${JSON.stringify(env)}: ${stderr}`);
+      assert.match(stderr, new RegExp(`WORKERS \\(--workers\\) must be a whole number from 1 to 64 or auto \\(one per core\\), got '${named}'`));
+      assert.equal(stdout, '');
+      noStack(stderr);
+      assert.equal(existsSync(base.DATABASE_URL!.slice('sqlite:'.length)), false, 'no database made');
+    }
   });
 
   test('a DATABASE_URL with a malformed % escape exits 2 with a message, not a crash', async () => {

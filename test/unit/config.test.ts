@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, describeDatabase, loadConfig, type Config } from '../../src/config.js';
+import { ConfigError, MAX_WORKERS, describeDatabase, loadConfig, type Config } from '../../src/config.js';
 import { parsePhpAssignments, readDolibarrConf } from '../../src/dolibarr/conf-file.js';
 
 const php: { dol_encode: string; dol_encode_plain: string } = JSON.parse(
@@ -87,6 +87,30 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.port, 1234);
     assert.equal(config.dbPrefix, 'ovr_');
     assert.equal(config.entity, 3);
+  });
+});
+
+describe('loadConfig: WORKERS', () => {
+  test('one process by default; a number; auto is one per core, at most MAX_WORKERS', () => {
+    assert.equal(loadConfig({}).workers, 1);
+    assert.equal(loadConfig({ WORKERS: '4' }).workers, 4);
+    assert.equal(loadConfig({ WORKERS: String(MAX_WORKERS) }).workers, MAX_WORKERS);
+    assert.equal(loadConfig({ WORKERS: 'auto' }).workers, Math.min(os.availableParallelism(), MAX_WORKERS));
+    assert.equal(loadConfig({ WORKERS: 'AUTO' }).workers, Math.min(os.availableParallelism(), MAX_WORKERS));
+    assert.equal(loadConfig({ WORKERS: '4' }, { workers: 2 }).workers, 2);
+  });
+
+  test('0, a word, a fraction, a negative number and more than MAX_WORKERS are problems naming the value', () => {
+    for (const bad of ['0', 'abc', '1.5', '-2', '2x', String(MAX_WORKERS + 1)]) {
+      const error = configError({ WORKERS: bad });
+      assert.ok(listed(error, /^WORKERS \(--workers\) must be a whole number from 1 to 64 or auto/, new RegExp(`got '${bad.replace('.', '\\.')}'`)), `${bad}: ${error.problems.join('\n')}`);
+    }
+  });
+
+  test('SHUTDOWN_TIMEOUT_SECONDS: 60 by default, read from the environment, at least 1', () => {
+    assert.equal(loadConfig({}).shutdownSeconds, 60);
+    assert.equal(loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '300' }).shutdownSeconds, 300);
+    assert.ok(listed(configError({ SHUTDOWN_TIMEOUT_SECONDS: '0' }), /SHUTDOWN_TIMEOUT_SECONDS/));
   });
 });
 
