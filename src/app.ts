@@ -4,7 +4,6 @@
  * closed with the app.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
@@ -42,8 +41,9 @@ import proxyWarning from './plugins/proxy-warning.js';
 import securityHeaders from './plugins/security-headers.js';
 import validation from './plugins/validation.js';
 import webApp from './plugins/web-app.js';
+import { VERSION } from './version.js';
 
-export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+export { VERSION };
 
 declare module 'fastify' {
   interface FastifyInstance {

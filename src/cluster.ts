@@ -21,7 +21,7 @@
  * Each worker is a process as on another machine: its own run id and marker (runs.ts), its own
  * database connections, its own daily clean-up; nothing is shared in memory. The recovery of what
  * dead runs left runs in the first worker at start and in every replacement (which follows a
- * worker that died), not in all N at once.
+ * worker that died), not in all N at once. The primary does not load the app (it stays near 85 MB).
  */
 import cluster, { type Address, type Worker } from 'node:cluster';
 import os from 'node:os';
@@ -31,9 +31,10 @@ import type { FastifyInstance } from 'fastify';
 import { deepFreeze, describeDatabase, type Config } from './config.js';
 import { createDb } from './db/database.js';
 import { migrate } from './db/migrate.js';
-import { demoLogins, seedDemo } from './demo/seed.js';
+import { demoLogins } from './demo/logins.js';
 import { resolveInstanceId } from './instance-id.js';
-import { addressUrl, listenApp, recoverInBackground, startBanner, type ServeOptions } from './server.js';
+import type { ServeOptions } from './server.js';
+import { addressUrl, startBanner } from './start-banner.js';
 
 /** A worker that ran at least this long before it ended is replaced at once. @default 30 s */
 export const RESTART_STABLE_MS = 30_000;
@@ -118,7 +119,7 @@ export async function startCluster(baseConfig: Config, options: ServeOptions): P
   const handle = createDb(config, { poolSize: 2 });
   try {
     const report = await migrate(handle, config);
-    if (options.demo) await seedDemo(handle, config);
+    if (options.demo) await (await import('./demo/seed.js')).seedDemo(handle, config);
     applied = report.applied;
     logins = report.standalone ? await demoLogins(handle.db) : [];
   } finally {
@@ -259,8 +260,12 @@ export function runWorker(): void {
   };
 
   const start = async (config: Config, recover: boolean) => {
+    let recoverInBackground: (app: FastifyInstance) => void;
     try {
-      app = await listenApp(config, createDb(config));
+      // The app is loaded here, in the worker: the primary stays small.
+      const server = await import('./server.js');
+      recoverInBackground = server.recoverInBackground;
+      app = await server.listenApp(config, createDb(config));
     } catch (error) {
       if (stopping) process.exit(0);
       tell({ type: 'fieldreport:failed', message: (error as Error).message }, () => process.exit(1));

@@ -3,15 +3,15 @@
  * and close cleanly on SIGINT/SIGTERM. With WORKERS above 1 the CLI starts cluster.ts instead,
  * which uses the pieces here.
  */
-import os from 'node:os';
 import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { describeDatabase, type Config } from './config.js';
 import { createDb, type DbHandle } from './db/database.js';
 import { migrate } from './db/migrate.js';
-import { DEMO_PASSWORD, demoLogins, seedDemo } from './demo/seed.js';
+import { demoLogins, seedDemo } from './demo/seed.js';
 import { resolveInstanceId } from './instance-id.js';
+import { addressUrl, startBanner } from './start-banner.js';
 
 export interface ServeOptions {
   /** Fill a new standalone database with demo data and print a login. */
@@ -23,36 +23,6 @@ export function baseUrl(app: FastifyInstance): string {
   const address = app.server.address();
   if (!address || typeof address === 'string') return String(address ?? '');
   return addressUrl(address.address, address.port, app.server instanceof TlsServer);
-}
-
-/** http://host:port (https:// with `tls`), an IPv6 address in brackets. */
-export function addressUrl(host: string, port: number, tls: boolean): string {
-  return `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
-
-/**
- * When the service listens on every address (HOST=0.0.0.0 or ::), the app's addresses on this
- * computer's networks (IPv4), the ones a phone on the same network opens.
- */
-export function networkAppUrls(base: string, interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces()): string[] {
-  const url = new URL(base);
-  if (url.hostname !== '0.0.0.0' && url.hostname !== '[::]') return [];
-  return Object.values(interfaces)
-    .flat()
-    .filter((i): i is os.NetworkInterfaceInfo => !!i && i.family === 'IPv4' && !i.internal)
-    .map((i) => `${url.protocol}//${i.address}${url.port ? `:${url.port}` : ''}/app/`);
-}
-
-/** The start banner of a standalone database: where the app is, and the demo logins. */
-export function startBanner(base: string, logins: readonly string[]): string {
-  return (
-    `\nfieldreport is running on ${base}\n` +
-    `  App:        ${base}/app/\n` +
-    networkAppUrls(base).map((url) => `  On the LAN: ${url}\n`).join('') +
-    `  API docs:   ${base}/api/docs\n` +
-    `  Demo login: ${logins.join(', ')} (password: ${DEMO_PASSWORD})\n` +
-    `  Try:        curl -s -X POST ${base}/api/auth.php -H 'Content-Type: application/json' -d '{"login":"${logins[0]}","password":"${DEMO_PASSWORD}"}'\n\n`
-  );
 }
 
 /** Builds the app on an open database and listens; the app closes the database with itself. */

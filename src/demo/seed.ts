@@ -18,14 +18,14 @@ import type { Db, DbHandle } from '../db/database.js';
 import { insertId, toDbDateTime } from '../db/dialect.js';
 import { toDolibarrDateTime } from '../dolibarr/time.js';
 import { isStandalone } from '../db/migrate.js';
+import { DEMO_MARKER, DEMO_PASSWORD } from './logins.js';
 import { objectFolder } from '../dolibarr/documents.js';
 import { ecmFileRef, entityRoot, md5Hex } from '../dolibarr/ecm.js';
 import { createUploadsRepository } from '../modules/uploads/uploads.repository.js';
 import { hashPassword } from '../dolibarr/password.js';
 import { RIGHTS_MODULE, type Right } from '../dolibarr/rights.js';
 
-export const DEMO_PASSWORD = 'demo';
-export const DEMO_MARKER = 'BERICHT_DEMO';
+export { DEMO_PASSWORD, demoLogins } from './logins.js';
 
 interface DemoUser {
   login: string;
@@ -263,10 +263,4 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
     });
   }
   return true;
-}
-
-/** Logins of the demo users that can log in, when the database holds the demo. */
-export async function demoLogins(db: Db): Promise<string[]> {
-  const row = await db.selectFrom('const').select('value').where('name', '=', DEMO_MARKER).executeTakeFirst();
-  return row ? row.value.split(',').filter(Boolean) : [];
 }

@@ -16,7 +16,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { runCli } from '../helpers/cli.js';
 import { startService } from '../helpers/service-process.js';
-import { networkAppUrls } from '../../src/server.js';
+import { networkAppUrls } from '../../src/start-banner.js';
 
 interface Pair {
   cert: string;
