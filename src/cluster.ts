@@ -146,7 +146,9 @@ export async function startCluster(baseConfig: Config, options: ServeOptions): P
 
   const fork = (slot: Slot, recover: boolean) => {
     slot.restart = undefined;
-    const worker = cluster.fork();
+    // glibc gives each thread of libvips an arena of its own, and photos' memory stays with the
+    // process; two arenas keep a worker near its size at rest (README, Memory). A value set outside wins.
+    const worker = cluster.fork({ MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' });
     Object.assign(slot, { worker, ready: false, listening: false, startedAt: Date.now() });
     let failure: string | undefined;
     worker.on('message', (message: ToPrimary) => {

@@ -159,6 +159,11 @@ describeLinux('serve --workers 2 [sqlite]', { timeout: 240_000 }, () => {
     // Both workers wrote their run marker: each is a run of its own.
     const markers = readdirSync(path.join(dataRoot, 'bericht', 'temp', 'runs')).map((n) => JSON.parse(readFileSync(path.join(dataRoot, 'bericht', 'temp', 'runs', n), 'utf8')) as { pid: number });
     assert.deepEqual(markers.map((m) => m.pid).sort((a, b) => a - b), workers);
+    // Each worker runs with two malloc arenas (README, Memory) unless the environment says otherwise.
+    for (const pid of workers) {
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      assert.ok(environ.includes(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`), `worker ${pid}: ${environ.filter((e) => e.startsWith('MALLOC')).join(' ') || 'no MALLOC_ARENA_MAX'}`);
+    }
   });
 
   test('both workers write to the one SQLite file at once (WAL): 30 logins in parallel all succeed', async () => {
