@@ -9,7 +9,23 @@
 
 const partsFormatters = new Map<string, Intl.DateTimeFormat>();
 
-function partsIn(timeZone: string, date: Date): Record<string, number> {
+interface WallParts {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+// What the en-US formatter below prints for years 1 to 9999: '03/29/2026, 01:30:00'.
+const EN_US_WALL = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
+
+/**
+ * The wall time of `date` in `timeZone`. format() and one regular expression cost a third of
+ * formatToParts(), which remains for what the expression does not take (years outside 1-9999).
+ */
+function partsIn(timeZone: string, date: Date): WallParts {
   let format = partsFormatters.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
@@ -17,9 +33,11 @@ function partsIn(timeZone: string, date: Date): Record<string, number> {
     });
     partsFormatters.set(timeZone, format);
   }
+  const m = EN_US_WALL.exec(format.format(date));
+  if (m) return { year: Number(m[3]), month: Number(m[1]), day: Number(m[2]), hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6]) };
   const out: Record<string, number> = {};
   for (const part of format.formatToParts(date)) if (part.type !== 'literal') out[part.type] = Number(part.value);
-  return out;
+  return out as unknown as WallParts;
 }
 
 /** Whether `timeZone` is a time zone this runtime knows (an IANA name such as Europe/Berlin). */
@@ -35,7 +53,7 @@ export function isTimeZone(timeZone: string): boolean {
 /** Milliseconds that `timeZone` is ahead of UTC at the instant `ms`. */
 function offsetAt(timeZone: string, ms: number): number {
   const p = partsIn(timeZone, new Date(ms));
-  const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
+  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
   return wall - Math.floor(ms / 1000) * 1000;
 }
 
@@ -45,24 +63,44 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 export function toDolibarrDateTime(date: Date | number = new Date(), timeZone: string): string {
   const d = typeof date === 'number' ? new Date(date * 1000) : date;
   const p = partsIn(timeZone, d);
-  return `${pad(p.year!, 4)}-${pad(p.month!)}-${pad(p.day!)} ${pad(p.hour!)}:${pad(p.minute!)}:${pad(p.second!)}`;
+  return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
 }
+
+/** Each zone's last conversions: a list shows the same dates again and again. @default 4096 */
+const FROM_CACHE_SIZE = 4096;
+const fromCache = new Map<string, Map<string, number | null>>();
 
 /**
  * Unix seconds of a Dolibarr date-time (or date: midnight) read as wall time in `timeZone`;
  * null for NULL, '' and MySQL's zero date. In the hour a clock is turned back, the earlier instant.
+ * A pure function of its two arguments, so each zone keeps its last FROM_CACHE_SIZE answers.
  */
 export function fromDolibarrDateTime(value: string | Date | null | undefined, timeZone: string): number | null {
   if (value === null || value === undefined || value === '') return null;
   if (value instanceof Date) return Math.floor(value.getTime() / 1000);
+  let cache = fromCache.get(timeZone);
+  if (!cache) fromCache.set(timeZone, (cache = new Map()));
+  const known = cache.get(value);
+  if (known !== undefined) return known;
+  const seconds = wallToUnix(value, timeZone);
+  // The oldest answer goes first (a Map keeps insertion order).
+  if (cache.size >= FROM_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(value, seconds);
+  return seconds;
+}
+
+function wallToUnix(value: string, timeZone: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value);
   if (!m || m[1] === '0000') return null;
   const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
   if (Number.isNaN(wall)) return null;
   // The zone's offsets around that day give the candidate instants; one whose own offset gives
   // back the wall time is right (two when the clock was turned back: the earlier; none in the hour
-  // skipped when it was put forward: the later, as PHP moves such a time forward).
-  const candidates = [...new Set([-86_400_000, 0, 86_400_000].map((d) => wall - offsetAt(timeZone, wall + d)))];
+  // skipped when it was put forward: the later, as PHP moves such a time forward). With one
+  // offset all day long (most days) the one candidate is the answer either way.
+  const offsets = [-86_400_000, 0, 86_400_000].map((d) => offsetAt(timeZone, wall + d));
+  if (offsets[0] === offsets[1] && offsets[1] === offsets[2]) return Math.floor((wall - offsets[1]!) / 1000);
+  const candidates = [...new Set(offsets.map((offset) => wall - offset))];
   const valid = candidates.filter((t) => wall - offsetAt(timeZone, t) === t);
   const ms = valid.length > 0 ? Math.min(...valid) : Math.max(...candidates);
   return Math.floor(ms / 1000);
@@ -71,14 +109,14 @@ export function fromDolibarrDateTime(value: string | Date | null | undefined, ti
 /** `dd.mm.yyyy HH:MM[:SS] <zone>` for people, e.g. `29.03.2026 10:00 MESZ`, `01.01.2026 09:30 UTC`. */
 export function localTime(date: Date, timeZone: string, options: { seconds?: boolean; zone?: boolean } = {}): string {
   const p = partsIn(timeZone, date);
-  const time = `${pad(p.day!)}.${pad(p.month!)}.${pad(p.year!, 4)} ${pad(p.hour!)}:${pad(p.minute!)}${options.seconds ? `:${pad(p.second!)}` : ''}`;
+  const time = `${pad(p.day)}.${pad(p.month)}.${pad(p.year, 4)} ${pad(p.hour)}:${pad(p.minute)}${options.seconds ? `:${pad(p.second)}` : ''}`;
   return options.zone === false ? time : `${time} ${zoneName(date, timeZone)}`;
 }
 
 /** `dd.mm.yyyy` in `timeZone`. */
 export function localDate(date: Date, timeZone: string): string {
   const p = partsIn(timeZone, date);
-  return `${pad(p.day!)}.${pad(p.month!)}.${pad(p.year!, 4)}`;
+  return `${pad(p.day)}.${pad(p.month)}.${pad(p.year, 4)}`;
 }
 
 /** The zone's short German name at `date`: MEZ, MESZ, UTC, or GMT+3 and the like. */
