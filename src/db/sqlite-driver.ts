@@ -50,8 +50,32 @@ async function withBusyRetry<T>(fn: () => T, deadlineMs: number): Promise<T> {
   }
 }
 
+/** Prepared statements kept per connection, by their SQL text. @default 256 */
+export const STATEMENT_CACHE_SIZE = 256;
+
+const statements = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
+
+/**
+ * `sql` prepared on `db`, once: preparing costs as much as running a short query, and the service
+ * sends the same few statements over and over. SQLite prepares a kept statement again by itself
+ * when the schema changes. Statements run to their end at once (all/run), never left open, so
+ * one statement serves every caller.
+ */
+function prepared(db: SQLite.Database, sql: string): SQLite.Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let stmt = cache.get(sql);
+  if (!stmt) {
+    stmt = db.prepare(sql);
+    // The oldest goes first (a Map keeps insertion order).
+    if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(sql, stmt);
+  }
+  return stmt;
+}
+
 function run(db: SQLite.Database, query: CompiledQuery, statement?: SQLite.Statement): QueryResult<unknown> {
-  const stmt = statement ?? db.prepare(query.sql);
+  const stmt = statement ?? prepared(db, query.sql);
   const parameters = query.parameters as unknown[];
   if (stmt.reader) return { rows: stmt.all(parameters) };
   const { changes, lastInsertRowid } = stmt.run(parameters);
@@ -83,7 +107,7 @@ class Session implements DatabaseConnection {
     const { reader, writer, deadlineMs } = this.driver;
     if (this.release) return withBusyRetry(() => run(writer, query), deadlineMs) as Promise<QueryResult<R>>;
     if (reader !== writer) {
-      const stmt = reader.prepare(query.sql);
+      const stmt = prepared(reader, query.sql);
       if (stmt.readonly) return withBusyRetry(() => run(reader, query, stmt), deadlineMs) as Promise<QueryResult<R>>;
     }
     const release = await this.driver.writeLock.lock();
@@ -175,6 +199,8 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 export class TwoConnectionSqliteDialect extends SqliteDialect {
+  #dataVersion: SQLite.Statement | undefined;
+
   constructor(
     private readonly writer: SQLite.Database,
     private readonly reader: SQLite.Database,
@@ -184,6 +210,16 @@ export class TwoConnectionSqliteDialect extends SqliteDialect {
   }
   override createDriver(): Driver {
     return new TwoConnectionSqliteDriver(this.writer, this.reader, this.deadlineMs);
+  }
+
+  /**
+   * SQLite's data_version on the reading connection: it changes with every commit of another
+   * connection, another process's or our own writing one (not with the reading connection's own,
+   * which matters for an in-memory database: one connection; see database.ts). About a microsecond.
+   */
+  dataVersion(): number {
+    this.#dataVersion ??= this.reader.prepare('pragma data_version').pluck();
+    return this.#dataVersion.get() as number;
   }
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
