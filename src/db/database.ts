@@ -12,6 +12,7 @@ import type { Config, DatabaseConfig, Dialect } from '../config.js';
 import { TABLE_NAMES, type Database } from './tables.js';
 import { TablePrefixPlugin } from './table-prefix-plugin.js';
 import { TwoConnectionSqliteDialect, isBusy } from './sqlite-driver.js';
+import { CountingDialect } from './write-counter.js';
 
 export type Db = Kysely<Database>;
 
@@ -24,6 +25,15 @@ export interface DbHandle {
   prefix: string;
   /** A cheap check whether writes would be taken, without waiting for a lock (the health check). */
   probeWrites(): Promise<WriteState>;
+  /** The writes this process has sent so far (write-counter.ts): it changes with each of them. */
+  writes(): number;
+  /**
+   * SQLite only: a value that stays the same exactly while the database does not change, whoever
+   * changes it (SQLite's data_version with this process's own writes), read in about a
+   * microsecond, so that a result may be kept while it holds. Read it before the query whose result
+   * is kept. Undefined on MariaDB/MySQL and PostgreSQL, which offer nothing as cheap.
+   */
+  dataVersion: (() => string) | undefined;
   destroy(): Promise<void>;
 }
 
@@ -53,7 +63,11 @@ const logConnectionError: ConnectionErrorListener = (error) => {
 };
 
 /** The Kysely dialect, and what to undo when the handle is destroyed. */
-function makeDialect(database: DatabaseConfig, poolSize: number, onError: ConnectionErrorListener): { dialect: KyselyDialect; cleanup?: () => void; probeWrites?: () => WriteState } {
+function makeDialect(
+  database: DatabaseConfig,
+  poolSize: number,
+  onError: ConnectionErrorListener,
+): { dialect: KyselyDialect; cleanup?: () => void; probeWrites?: () => WriteState; dataVersion?: () => number } {
   switch (database.dialect) {
     case 'sqlite': {
       const memory = database.file === ':memory:';
@@ -91,7 +105,7 @@ function makeDialect(database: DatabaseConfig, poolSize: number, onError: Connec
       const timer = setInterval(() => optimize(writer), 3600_000);
       timer.unref();
       const dialect = new TwoConnectionSqliteDialect(writer, reader);
-      return { dialect, cleanup: () => clearInterval(timer), probeWrites: () => dialect.probeWrites() };
+      return { dialect, cleanup: () => clearInterval(timer), probeWrites: () => dialect.probeWrites(), dataVersion: () => dialect.dataVersion() };
     }
     case 'mysql': {
       const pool = createPool({
@@ -134,12 +148,17 @@ export function createDb(
   config: Pick<Config, 'database' | 'dbPrefix'>,
   options: { poolSize?: number; onConnectionError?: ConnectionErrorListener } = {},
 ): DbHandle {
-  const { dialect, cleanup, probeWrites } = makeDialect(config.database, options.poolSize ?? 10, options.onConnectionError ?? logConnectionError);
-  const db = new Kysely<Database>({ dialect, plugins: [new TablePrefixPlugin(config.dbPrefix, TABLE_NAMES)] });
+  const { dialect, cleanup, probeWrites, dataVersion } = makeDialect(config.database, options.poolSize ?? 10, options.onConnectionError ?? logConnectionError);
+  const counting = new CountingDialect(dialect);
+  const { counted } = counting;
+  const db = new Kysely<Database>({ dialect: counting, plugins: [new TablePrefixPlugin(config.dbPrefix, TABLE_NAMES)] });
   return {
     db,
     dialect: config.database.dialect,
     prefix: config.dbPrefix,
+    writes: () => counted.writes,
+    // Our own writes count too: with one connection (in memory) data_version does not see them.
+    dataVersion: dataVersion && (() => `${dataVersion()}.${counted.writes}`),
     async probeWrites() {
       if (probeWrites) return probeWrites();
       // A PostgreSQL standby, or default_transaction_read_only; MariaDB/MySQL's read_only spares
