@@ -8,6 +8,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/database.js';
+import { createListTotals } from './db/list-total.js';
 import { createConstRepository } from './dolibarr/const.repository.js';
 import { totalDecimals } from './dolibarr/price.js';
 import { createAuthService } from './modules/auth/auth.service.js';
@@ -16,7 +17,7 @@ import { createLoginThrottleRepository } from './modules/auth/login-throttle.rep
 import { createTokenService } from './modules/auth/token.js';
 import { createUserRepository } from './modules/auth/user.repository.js';
 import { healthRoutes } from './modules/health/health.routes.js';
-import { ELEMENT_TYPES, createElementAccess } from './modules/access/element-access.js';
+import { createElementAccess, namedUserColumns } from './modules/access/element-access.js';
 import type { ModuleContext } from './modules/common/module-context.js';
 import { customersRoutes } from './modules/customers/customers.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
@@ -30,7 +31,6 @@ import { recoverDeadRuns, type RecoveryResult } from './modules/maintenance/reco
 import { createRunRegistry } from './adapters/runs.js';
 import { createPrintQueue } from './adapters/print-image.js';
 import { printCacheDir } from './modules/reports/work-area.js';
-import type { ElementType } from './dolibarr/documents.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
 import drain from './plugins/drain.js';
@@ -148,10 +148,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const columnsOf = (name: string) => tables.find((t) => t.name === `${config.dbPrefix}${name}`)?.columns.map((c) => c.name);
   const userColumns = columnsOf('user');
   if (!userColumns) throw new Error(`Table ${config.dbPrefix}user not found: run \`fieldreport migrate\` first`);
-  // The fk_user_* columns each object table has here: who is "named" on an order differs by version.
-  const fkUserColumns = Object.fromEntries(
-    ELEMENT_TYPES.map((type) => [type, (columnsOf(type) ?? []).filter((c) => c.startsWith('fk_user_'))]),
-  ) as Record<ElementType, string[]>;
+  const fkUserColumns = namedUserColumns(tables, config.dbPrefix);
   const runs = createRunRegistry(config.dataRoot);
   runs.start((error) => app.log.warn({ err: error, folder: runs.dir }, 'the run marker cannot be written: what this process leaves after a crash is removed only after some hours'));
   app.addHook('onClose', async () => runs.stop());
@@ -167,6 +164,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     printQueue,
     totalDecimals: totalDecimals((await consts.getMany(['MAIN_MAX_DECIMALS_TOT'])).get('MAIN_MAX_DECIMALS_TOT')),
     access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
+    totals: createListTotals(handle),
   };
 
   const tokens = createTokenService(config.instanceUniqueId);

@@ -23,6 +23,15 @@ export function isCustomer(client: number | string | null | undefined): boolean 
   return client !== null && client !== undefined && (CUSTOMER_CLIENT_VALUES as readonly number[]).includes(Number(client));
 }
 
+/**
+ * The `fk_user_*` columns each object table has on this database (`tables` from Kysely's
+ * introspection): who is "named" on an order differs between Dolibarr versions.
+ */
+export function namedUserColumns(tables: readonly { name: string; columns: readonly { name: string }[] }[], prefix: string): Record<ElementType, string[]> {
+  const columnsOf = (type: ElementType) => tables.find((t) => t.name === `${prefix}${type}`)?.columns.map((c) => c.name) ?? [];
+  return Object.fromEntries(ELEMENT_TYPES.map((type) => [type, columnsOf(type).filter((c) => c.startsWith('fk_user_'))])) as Record<ElementType, string[]>;
+}
+
 export interface ElementRow {
   id: number;
   ref: string;

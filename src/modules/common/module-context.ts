@@ -1,6 +1,7 @@
 /** What every module's routes are given: the configuration, the database, the access rules. */
 import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/database.js';
+import type { ListTotals } from '../../db/list-total.js';
 import type { ElementAccess } from '../access/element-access.js';
 import type { PrintQueue } from '../../adapters/print-image.js';
 import type { RunRegistry } from '../../adapters/runs.js';
@@ -9,6 +10,8 @@ export interface ModuleContext {
   config: Config;
   handle: DbHandle;
   access: ElementAccess;
+  /** Pages of lists with their totals, counted as little as possible (list-total.ts). */
+  totals: ListTotals;
   /** Decimals of totals (MAIN_MAX_DECIMALS_TOT, read at start), for roundTotal. */
   totalDecimals: number;
   /** This process's run and the liveness of others (runs.ts). */

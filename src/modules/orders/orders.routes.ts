@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
+import { sendAs } from '../common/send-as.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { createOrderRepository, MAX_ORDER_REPORTS } from './orders.repository.js';
 import { createOrderService } from './orders.service.js';
@@ -30,7 +31,7 @@ const DESCRIPTION = [
 
 export async function ordersRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const orders = createOrderService({
-    orders: createOrderRepository(ctx.handle),
+    orders: createOrderRepository(ctx.handle, { access: ctx.access, totals: ctx.totals }),
     access: ctx.access,
     dataRoot: ctx.config.dataRoot,
     entity: ctx.config.entity,
@@ -55,13 +56,13 @@ export async function ordersRoutes(app: FastifyInstance, ctx: ModuleContext): Pr
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const user = callerOf(request);
       const { id, q, limit = 50, offset = 0 } = request.query;
       const action = chooseAction(request.query.action, ['photos'] as const);
       if (id === undefined) {
         if (action) requireParam(id, 'id', { why: 'required for an action' });
-        return orders.listOrders(user, { q, limit, offset });
+        return sendAs(reply, OrderList, await orders.listOrders(user, { q, limit, offset }));
       }
       if (action === 'photos') return orders.listPhotos(user, id, { limit, offset });
       return orders.getOrder(user, id);

@@ -51,7 +51,7 @@ export function createOrderService(deps: { orders: OrderRepository; access: Elem
   return {
     async listOrders(user: Caller, options: Page & { q?: string }): Promise<{ items: OrderListItem[]; total: number }> {
       const q = options.q?.trim() || undefined;
-      const { rows, total } = await orders.list({ visible: access.visible('commande', user, ORDER_ALIAS), q, limit: options.limit, offset: options.offset });
+      const { rows, total } = await orders.list(user, { q, limit: options.limit, offset: options.offset });
       return {
         items: rows.map((row) => ({ ...orderFields(row, totalDecimals, timeZone), customer: isCustomer(row.client) ? { id: Number(row.fk_soc), name: row.nom ?? null } : null })),
         total,

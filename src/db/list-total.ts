@@ -1,0 +1,49 @@
+/**
+ * A page of a list with the list's total, as every list endpoint answers (`{ items, total }`).
+ * The total is a count of every matching row, which on a large table costs more than the page
+ * itself. So:
+ * - where the page tells the total (it is not full, and not past the end), the page gives it;
+ * - on SQLite a count is kept while the database does not change (DbHandle.dataVersion: any commit,
+ *   by any process, ends it), so a list asked for again and again, as phones do, is counted once;
+ * - on MariaDB/MySQL and PostgreSQL, which offer no such cheap check, the page and the count run
+ *   side by side on two connections, as every count is needed.
+ */
+import type { CompiledQuery } from 'kysely';
+import type { DbHandle } from './database.js';
+
+/** Counts kept on SQLite, by their SQL and values; the oldest goes first. @default 512 */
+export const KEPT_COUNTS = 512;
+
+/** A compiled `select count(*) as n …`. */
+export type CountQuery = CompiledQuery<{ n: unknown }>;
+
+export interface ListTotals {
+  page<R>(rows: () => Promise<R[]>, count: CountQuery, page: { limit: number; offset: number }): Promise<{ rows: R[]; total: number }>;
+}
+
+export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion'>): ListTotals {
+  const { db, dataVersion } = handle;
+  const kept = new Map<string, { version: string; total: number }>();
+  const run = async (count: CountQuery) => Number((await db.executeQuery(count)).rows[0]?.n ?? 0);
+
+  return {
+    async page(rows, count, { limit, offset }) {
+      if (!dataVersion) {
+        const [found, total] = await Promise.all([rows(), run(count)]);
+        return { rows: found, total };
+      }
+      // Read before the queries: a count kept under it may be newer than it, never older.
+      const version = dataVersion();
+      const found = await rows();
+      if (found.length < limit && (found.length > 0 || offset === 0)) return { rows: found, total: offset + found.length };
+      const key = `${count.sql}\u0000${JSON.stringify(count.parameters, (_name, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`;
+      const known = kept.get(key);
+      if (known?.version === version) return { rows: found, total: known.total };
+      const total = await run(count);
+      kept.delete(key);
+      if (kept.size >= KEPT_COUNTS) kept.delete(kept.keys().next().value!);
+      kept.set(key, { version, total });
+      return { rows: found, total };
+    },
+  };
+}

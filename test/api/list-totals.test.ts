@@ -1,0 +1,74 @@
+/**
+ * A list's `total` is the database's, whichever way it is found (db/list-total.ts): from the page
+ * where the page tells it, from a count kept while SQLite's data version holds, or from a count.
+ * Orders added and removed by another connection (as Dolibarr adds them) show in the next answer,
+ * on every dialect; so do changes through the service's own connection. Pages past the end still
+ * give the total.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createDb, type DbHandle } from '../../src/db/database.js';
+import { createTestContext, type TestContext } from '../helpers/build-app.js';
+import { testDialects } from '../helpers/databases.js';
+import { createFactories, type Factories } from '../helpers/factories.js';
+
+for (const dialect of testDialects()) {
+  describe(`list totals [${dialect}]`, () => {
+    let ctx: TestContext;
+    let dolibarr: DbHandle;
+    let fromDolibarr: Factories;
+    let token: string;
+    let me: number;
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      dolibarr = createDb(ctx.config, { poolSize: 1 });
+      fromDolibarr = createFactories(dolibarr, ctx.config, ctx.app);
+      const user = await ctx.make.user({ rights: ['read'] });
+      me = user.id;
+      token = await ctx.make.token(user);
+      for (let i = 0; i < 3; i++) await ctx.make.order({ author: me });
+    });
+    after(async () => {
+      await dolibarr?.destroy();
+      await ctx?.close();
+    });
+
+    async function page(query: string): Promise<{ items: unknown[]; total: number }> {
+      const res = await ctx.app.inject({ method: 'GET', url: `/api/orders.php?${query}`, headers: { authorization: `Bearer ${token}` } });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json();
+    }
+
+    async function totals(): Promise<number[]> {
+      // A full page (counted), a page that is not full (told by the page), a page past the end (counted).
+      const [full, part, past] = [await page('limit=2'), await page('limit=50'), await page('limit=5&offset=100')];
+      assert.equal(full.items.length, 2);
+      assert.equal(past.items.length, 0);
+      return [full.total, part.total, part.items.length, past.total];
+    }
+
+    test('orders added and removed in Dolibarr show in the next total', async () => {
+      assert.deepEqual(await totals(), [3, 3, 3, 3]);
+      assert.deepEqual(await totals(), [3, 3, 3, 3], 'asked again');
+      const added = await fromDolibarr.order({ author: me });
+      assert.deepEqual(await totals(), [4, 4, 4, 4]);
+      await dolibarr.db.deleteFrom('commande').where('rowid', '=', added.id).execute();
+      assert.deepEqual(await totals(), [3, 3, 3, 3]);
+    });
+
+    test('an order added through the service\'s own connection shows at once', async () => {
+      const before = (await page('limit=1')).total;
+      await ctx.make.order({ author: me });
+      assert.equal((await page('limit=1')).total, before + 1);
+    });
+
+    test('a search has its own total', async () => {
+      const named = await fromDolibarr.order({ author: me, refClient: 'Heizung Keller Süd' });
+      const found = await page('limit=1&q=keller%20s%C3%BCd');
+      assert.equal(found.total, 1);
+      assert.equal((found.items[0] as { id: number }).id, named.id);
+      const all = await page('limit=1');
+      assert.ok(all.total > 1);
+    });
+  });
+}
