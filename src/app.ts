@@ -180,6 +180,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     limits: config.login,
     dummyCost: await users.maxBcryptCost(),
     timeZone: config.timeZone,
+    cache: { seconds: config.authCacheSeconds, version: handle.dataVersion ?? handle.writes },
   });
 
   await app.register(drain);

@@ -108,6 +108,14 @@ export interface Config {
   /** Fastify's trustProxy: false, true, a hop count or a list of addresses. @default false */
   trustProxy: boolean | number | string;
   login: LoginThrottleConfig;
+  /**
+   * How long a request may rely on what an earlier request with the same token read of its user
+   * (active, validity dates, admin flag, third party, rights) before reading it again: a user
+   * deactivated, a right withdrawn or sessions invalidated in Dolibarr take effect within this
+   * time. On SQLite any committed change ends it at once. 0 reads the user on every request.
+   * @default 5
+   */
+  authCacheSeconds: number;
   uploads: UploadConfig;
   timeouts: TimeoutConfig;
   transcribe: TranscribeOverrides;
@@ -167,6 +175,9 @@ const DEFAULT_PORTS = { mysql: 3306, postgres: 5432 } as const;
  * 100 MB) and database connections, so more than this is a mistake, not a bigger machine.
  */
 export const MAX_WORKERS = 64;
+
+/** The longest AUTH_CACHE_SECONDS: a withdrawn right must not linger for minutes. */
+export const MAX_AUTH_CACHE_SECONDS = 60;
 
 /** WORKERS (or `serve --workers`): a whole number 1…MAX_WORKERS, or `auto` for one per core. */
 function workersSetting(raw: string | undefined, problems: string[]): number {
@@ -348,6 +359,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxFailuresPerAddress: intSetting('LOGIN_MAX_FAILURES_PER_ADDRESS', get('LOGIN_MAX_FAILURES_PER_ADDRESS'), 30, problems, 1, 100_000),
       windowSeconds: intSetting('LOGIN_WINDOW_SECONDS', get('LOGIN_WINDOW_SECONDS'), 900, problems, 1, 86_400),
     },
+    authCacheSeconds: overrides.authCacheSeconds ?? intSetting('AUTH_CACHE_SECONDS', get('AUTH_CACHE_SECONDS'), 5, problems, 0, MAX_AUTH_CACHE_SECONDS),
     uploads: overrides.uploads ?? {
       maxPhotoBytes: intSetting('UPLOAD_MAX_PHOTO_BYTES', get('UPLOAD_MAX_PHOTO_BYTES'), 50 * 1024 * 1024, problems, 1024, 2 ** 40),
       maxAudioBytes: intSetting('UPLOAD_MAX_AUDIO_BYTES', get('UPLOAD_MAX_AUDIO_BYTES'), 200 * 1024 * 1024, problems, 1024, 2 ** 40),

@@ -5,8 +5,9 @@
  * the header variants that survive web servers which drop `Authorization`:
  * `X-Authorization` and `Redirect-Http-Authorization`, in that order; an empty value or another
  * scheme (`Basic …`) in one header passes on to the next. Routes with `auth: 'token-or-query'` (file
- * and PDF endpoints, for `<img src>`) also accept `?jwt=`. The user is reloaded on every request
- * and must hold the read right; a route may require one more right with `config: { right }`.
+ * and PDF endpoints, for `<img src>`) also accept `?jwt=`. The user is read from the database
+ * (auth.service.ts: kept per token for AUTH_CACHE_SECONDS at most) and must hold the read right; a
+ * route may require one more right with `config: { right }`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';

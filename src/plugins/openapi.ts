@@ -25,8 +25,10 @@ Times are Unix seconds; IDs are integers.
 days). Send it as \`Authorization: Bearer <token>\`; a bare token is accepted too, and so are the
 headers \`X-Authorization\` and \`Redirect-Http-Authorization\` for web servers that drop
 \`Authorization\`. The file and PDF endpoints also accept \`?jwt=\`. The signing secret is
-\`HMAC-SHA256(key = instance unique id, message = "bericht-api")\`. Every request reloads the
-user: a deactivated user or a withdrawn right takes effect at once.
+\`HMAC-SHA256(key = instance unique id, message = "bericht-api")\`. The token's user, validity and
+rights are read from the database, not from its claims; what one request read serves the next
+requests with the same token for AUTH_CACHE_SECONDS (default 5), so a deactivated user or a
+withdrawn right takes effect within that time (at once for changes the service can see).
 
 **Rights** (Dolibarr module \`bericht\`): \`read\` for every call, \`write\` to create or change,
 \`delete\` to delete, \`admin\` for template management.

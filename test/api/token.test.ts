@@ -1,6 +1,8 @@
 /**
  * Per-request authentication: where the token may come from, what makes a token invalid, and that
- * every request reloads the user (status, validity dates, rights, Dolibarr's "invalidate sessions").
+ * the user is read from the database, not the token (status, validity dates, rights, Dolibarr's
+ * "invalidate sessions"): changed through the service's connection, at once. (Changed elsewhere,
+ * within AUTH_CACHE_SECONDS: auth-cache.test.ts.)
  *
  * None of the spec's endpoints exist yet, so the app here gets three probe routes before it is
  * ready: the default (token), a file-like route (token or ?jwt=) and one that needs `write`.
@@ -215,7 +217,7 @@ for (const dialect of testDialects()) {
       }
     });
 
-    // -- Every request reloads the user --
+    // -- The user is read from the database --
 
     test('user deactivated after the token was issued → 403 AUTH_USER_DISABLED at once', async () => {
       const { user, token } = await userWithToken();

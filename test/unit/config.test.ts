@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, MAX_WORKERS, describeDatabase, loadConfig, type Config } from '../../src/config.js';
+import { ConfigError, MAX_AUTH_CACHE_SECONDS, MAX_WORKERS, describeDatabase, loadConfig, type Config } from '../../src/config.js';
 import { parsePhpAssignments, readDolibarrConf } from '../../src/dolibarr/conf-file.js';
 
 const php: { dol_encode: string; dol_encode_plain: string } = JSON.parse(
@@ -111,6 +111,17 @@ describe('loadConfig: WORKERS', () => {
     assert.equal(loadConfig({}).shutdownSeconds, 60);
     assert.equal(loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '300' }).shutdownSeconds, 300);
     assert.ok(listed(configError({ SHUTDOWN_TIMEOUT_SECONDS: '0' }), /SHUTDOWN_TIMEOUT_SECONDS/));
+  });
+});
+
+describe('loadConfig: AUTH_CACHE_SECONDS', () => {
+  test('5 by default; 0 (off) up to MAX_AUTH_CACHE_SECONDS; anything else is a problem naming the value', () => {
+    assert.equal(loadConfig({}).authCacheSeconds, 5);
+    assert.equal(loadConfig({ AUTH_CACHE_SECONDS: '0' }).authCacheSeconds, 0);
+    assert.equal(loadConfig({ AUTH_CACHE_SECONDS: String(MAX_AUTH_CACHE_SECONDS) }).authCacheSeconds, MAX_AUTH_CACHE_SECONDS);
+    for (const bad of ['-1', '1.5', 'ten', String(MAX_AUTH_CACHE_SECONDS + 1)]) {
+      assert.ok(listed(configError({ AUTH_CACHE_SECONDS: bad }), /^AUTH_CACHE_SECONDS must be a whole number from 0 to 60/, new RegExp(`got '${bad.replace('.', '\\.')}'`)), bad);
+    }
   });
 });
 

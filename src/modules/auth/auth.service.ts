@@ -6,8 +6,12 @@
  * then the module's read right, given directly or through a group. An unknown login and a wrong
  * password get the same answer in about the same time (one bcrypt comparison either way).
  *
- * Every other request reloads the user: a deactivated user or a withdrawn right takes effect at
- * once, whatever the token says.
+ * Every other request checks the token's user against the database, whatever the token says: a
+ * deactivated user, a withdrawn right or invalidated sessions take effect within
+ * AUTH_CACHE_SECONDS. What one request read is kept for the next requests with the same token for
+ * that long, unless the database changed meanwhile as far as this process can tell (any change on
+ * SQLite, this process's own writes elsewhere): reading a user and its rights is most of what a
+ * short request costs.
  */
 import { createHash } from 'node:crypto';
 import type { LoginThrottleConfig } from '../../config.js';
@@ -54,6 +58,29 @@ export interface AuthServiceDeps {
   now?: () => number;
   /** Dolibarr's time zone (TIME_ZONE): its validity dates and session cut-off are wall times there. @default UTC */
   timeZone?: string;
+  /** What authenticate() keeps between requests. @default nothing */
+  cache?: AuthCacheOptions;
+}
+
+export interface AuthCacheOptions {
+  /** How long a token's user, as read, serves later requests (AUTH_CACHE_SECONDS); 0 keeps nothing. */
+  seconds: number;
+  /**
+   * A value that changes whenever the database may have changed (DbHandle.dataVersion, else
+   * DbHandle.writes): a user read under another value is read again.
+   */
+  version: () => string | number;
+  /** Tokens kept at the most; the oldest goes first. @default 10000 */
+  size?: number;
+}
+
+interface KeptUser {
+  user: AuthUser;
+  version: string | number;
+  /** performance.now() until which it serves. */
+  until: number;
+  /** The token's exp: an expired token is never served from here. */
+  exp: number;
 }
 
 export function fullName(user: Pick<UserRecord, 'firstname' | 'lastname' | 'login'>): string {
@@ -88,6 +115,10 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
   const { users, throttle, consts, tokens, limits } = deps;
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
   const timeZone = deps.timeZone ?? 'UTC';
+  const cache = deps.cache && deps.cache.seconds > 0 ? deps.cache : undefined;
+  const cacheSize = cache?.size ?? 10_000;
+  /** By token; a Map keeps insertion order, so the first key is the oldest. */
+  const keptUsers = new Map<string, KeptUser>();
 
   /** Counts include the caller's own claimed attempt and those before it: more than the limit is refused. */
   async function checkThrottle(key: string, address: string, at: number, attempt: number): Promise<void> {
@@ -155,6 +186,14 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
     },
 
     async authenticate(token) {
+      const version = cache?.version();
+      const kept = cache && keptUsers.get(token);
+      // As jose's check: a token is expired from its exp second on.
+      if (kept) {
+        if (kept.version === version && performance.now() < kept.until && Math.floor(Date.now() / 1000) < kept.exp) return kept.user;
+        keptUsers.delete(token);
+      }
+
       const claims = await tokens.verify(token);
       const user = await users.getById(claims.sub);
       if (!user || user.login !== claims.login) throw new AppError('AUTH_TOKEN_INVALID');
@@ -162,7 +201,12 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       if (voidBefore !== null && claims.iat < voidBefore) throw new AppError('AUTH_TOKEN_INVALID');
       if (!isUsable(user, now(), timeZone)) throw new AppError('AUTH_USER_DISABLED');
       const perms = await rightsOf(user);
-      return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms };
+      const caller: AuthUser = Object.freeze({ id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms: Object.freeze(perms) });
+      if (cache && version !== undefined) {
+        if (keptUsers.size >= cacheSize) keptUsers.delete(keptUsers.keys().next().value!);
+        keptUsers.set(token, { user: caller, version, until: performance.now() + cache.seconds * 1000, exp: claims.exp });
+      }
+      return caller;
     },
   };
 }
