@@ -15,6 +15,12 @@ export function median(values: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
+/** `value` beside its target: "1234 ms (target ≤ 1500 ms: met)". */
+export function against(value: number, target: number, unit: string, atLeast = false): string {
+  const met = atLeast ? value >= target : value <= target;
+  return `${value} ${unit} (target ${atLeast ? '≥' : '≤'} ${target} ${unit}: ${met ? 'met' : 'MISSED'})`;
+}
+
 /** A port free right now (the server takes it a moment later). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -30,12 +36,16 @@ export function freePort(): Promise<number> {
 /** Starts `fieldreport serve` (the build in dist/) with `settings` and waits until it answers. */
 export async function startServer(settings: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/fieldreport.js'), 'serve'], {
+  return waitForServer(spawn(process.execPath, [path.join(ROOT, 'bin/fieldreport.js'), 'serve'], {
     cwd: ROOT,
     // MALLOC_ARENA_MAX=2 as the README advises for a server (glibc), unless the environment says otherwise.
     env: { MALLOC_ARENA_MAX: '2', ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', ...settings },
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  }), port, '/api/health');
+}
+
+/** Waits until `child`, a server on `port`, answers `probe` with a 2xx. */
+export async function waitForServer(child: ChildProcess, port: number, probe: string): Promise<{ child: ChildProcess; base: string }> {
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -44,7 +54,7 @@ export async function startServer(settings: Record<string, string>): Promise<{ c
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}:\n${out}`);
     try {
-      if ((await fetch(`${base}/api/health`)).ok) return { child, base };
+      if ((await fetch(`${base}${probe}`)).ok) return { child, base };
     } catch {
       // not listening yet
     }

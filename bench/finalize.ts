@@ -29,7 +29,7 @@ import { insertId, toDbDateTime } from '../src/db/dialect.js';
 import { migrate } from '../src/db/migrate.js';
 import { hashPassword } from '../src/dolibarr/password.js';
 import { RIGHTS_MODULE } from '../src/dolibarr/rights.js';
-import { INSTANCE_ID, PASSWORD, ROOT, login, median, multipart, phoneJpeg, startServer } from './common.js';
+import { INSTANCE_ID, PASSWORD, ROOT, against, login, median, multipart, phoneJpeg, startServer } from './common.js';
 
 const env = process.env;
 const RUNS = Number(env.BENCH_PDF_RUNS ?? 3);
@@ -129,12 +129,6 @@ function imageResolution(file: string, pages?: [number, number]): { images: numb
     .filter((cols) => cols.length >= 14 && cols[2] === 'image' && Number(cols[3]) >= 400)
     .flatMap((cols) => [Number(cols[12]), Number(cols[13])]);
   return { images: ppi.length / 2, min_ppi: Math.min(...ppi), max_ppi: Math.max(...ppi) };
-}
-
-/** `value` beside its target: "1234 (target ≤ 1500: met)". */
-function against(value: number, target: number, unit: string, atLeast = false): string {
-  const met = atLeast ? value >= target : value <= target;
-  return `${value} ${unit} (target ${atLeast ? '≥' : '≤'} ${target} ${unit}: ${met ? 'met' : 'MISSED'})`;
 }
 
 async function api(base: string, token: string, method: string, url: string, body?: unknown) {

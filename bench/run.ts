@@ -5,14 +5,18 @@
  *
  * 1. Upload of a 12-megapixel phone JPEG (4000×3000, EXIF orientation 6) until its answer, which
  *    comes after both Dolibarr thumbnails are written; checked on disk.
- * 2. The order list (GET /api/orders.php) on a database of 10,000 orders, 50 concurrent clients
- *    (autocannon), as an administrator (all orders) and as a technician (the orders naming them).
+ * 2. The order list (GET /api/orders.php, the first page of 50) on a database of 10,000 orders, 50
+ *    concurrent clients (autocannon), as an administrator (all orders) and as a technician (the
+ *    orders naming them); each beside its floor: the same query served by a bare Fastify +
+ *    better-sqlite3 process on the same file (bench/floor.ts, SQLite only), run right after it,
+ *    so that the service's share of the floor holds on a noisy machine.
  *
- * Options (environment): BENCH_DURATION seconds per load run (default 15), BENCH_CONNECTIONS
- * (default 50), BENCH_ORDERS (default 10000), BENCH_UPLOADS (default 5).
- * Results are printed and written to bench/results/<time>.json.
+ * Options (environment): BENCH_DURATION seconds per load run (default 15), each after
+ * BENCH_WARMUP unmeasured seconds (default 3), BENCH_CONNECTIONS (default 50), BENCH_ORDERS
+ * (default 10000), BENCH_UPLOADS (default 5), BENCH_WORKERS (the service's --workers, default 1).
+ * Every figure is printed with its target; results are written to bench/results/<time>.json.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,19 +27,38 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/database.js';
 import { insertId, toDbDateTime } from '../src/db/dialect.js';
+import { createListTotals } from '../src/db/list-total.js';
 import { migrate } from '../src/db/migrate.js';
 import { hashPassword } from '../src/dolibarr/password.js';
 import { RIGHTS_MODULE } from '../src/dolibarr/rights.js';
-import { INSTANCE_ID, PASSWORD, ROOT, login, median, multipart, phoneJpeg, startServer } from './common.js';
+import { createElementAccess, namedUserColumns } from '../src/modules/access/element-access.js';
+import { ORDER_ALIAS, createOrderRepository } from '../src/modules/orders/orders.repository.js';
+import { INSTANCE_ID, PASSWORD, ROOT, against, freePort, login, median, multipart, phoneJpeg, startServer, waitForServer } from './common.js';
 
 const env = process.env;
 const DURATION = Number(env.BENCH_DURATION ?? 15);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const ORDERS = Number(env.BENCH_ORDERS ?? 10_000);
 const UPLOADS = Number(env.BENCH_UPLOADS ?? 5);
+const WORKERS = Number(env.BENCH_WORKERS ?? 1);
+const WARMUP = Number(env.BENCH_WARMUP ?? 3);
+const PAGE = 50;
+
+/** The targets of the order list: printed beside each figure. */
+const TARGET = { requestsPerS: 2500, p99Ms: 30, floorShare: 40 };
+
+interface Seeded {
+  adminLogin: string;
+  techLogin: string;
+  adminId: number;
+  techId: number;
+  techOrders: number;
+  orderRef: string;
+  orderId: number;
+}
 
 
-export async function seed(databaseUrl: string, dataRoot: string): Promise<{ adminLogin: string; techLogin: string; techOrders: number; orderRef: string; orderId: number }> {
+export async function seed(databaseUrl: string, dataRoot: string): Promise<Seeded> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, INSTANCE_UNIQUE_ID: INSTANCE_ID });
   const handle = createDb(config, { poolSize: 2 });
   try {
@@ -78,7 +101,7 @@ export async function seed(databaseUrl: string, dataRoot: string): Promise<{ adm
     if (dialect === 'postgres') await sql`analyze`.execute(db);
     if (dialect === 'mysql') await sql`analyze table ${sql.table('commande')}, ${sql.table('societe')}, ${sql.table('user')}, ${sql.table('user_rights')}`.execute(db);
     const order = await db.selectFrom('commande').select(['rowid', 'ref']).where('fk_user_valid', '=', techId).orderBy('rowid', 'desc').executeTakeFirstOrThrow();
-    return { adminLogin: `bench_admin_${tag}`, techLogin: `bench_tech_${tag}`, techOrders, orderRef: order.ref, orderId: Number(order.rowid) };
+    return { adminLogin: `bench_admin_${tag}`, techLogin: `bench_tech_${tag}`, adminId, techId, techOrders, orderRef: order.ref, orderId: Number(order.rowid) };
   } finally {
     await handle.destroy();
   }
@@ -103,45 +126,102 @@ async function benchUpload(base: string, token: string, orderId: number, orderDi
   return { bytes: jpeg.length, megapixels: 12, runs: UPLOADS, median_ms: Math.round(median(times)), min_ms: Math.round(Math.min(...times)), max_ms: Math.round(Math.max(...times)) };
 }
 
-async function benchList(base: string, token: string, label: string) {
-  const result = await autocannon({
-    url: `${base}/api/orders.php?limit=50`,
-    connections: CONNECTIONS,
-    duration: DURATION,
-    headers: { authorization: `Bearer ${token}` },
+/** The SQL and values of the first page of the order list as the service sends them for `user`. */
+async function listQuery(databaseUrl: string, user: { id: number; admin: boolean }): Promise<{ sql: string; parameters: readonly unknown[] }> {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, INSTANCE_UNIQUE_ID: INSTANCE_ID });
+  const handle = createDb(config, { poolSize: 1 });
+  try {
+    const access = createElementAccess(handle.db, { entity: config.entity, userColumns: namedUserColumns(await handle.db.introspection.getTables(), config.dbPrefix) });
+    const orders = createOrderRepository(handle, { access, totals: createListTotals(handle) });
+    const { sql, parameters } = orders.listQuery({ visible: access.visible('commande', { ...user, fkSoc: null }, ORDER_ALIAS), limit: PAGE, offset: 0 }).compile();
+    return { sql, parameters };
+  } finally {
+    await handle.destroy();
+  }
+}
+
+/** bench/floor.ts serving `query` on the SQLite file `file`. */
+async function startFloor(file: string, query: { sql: string; parameters: readonly unknown[] }): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/floor.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), FLOOR_DATABASE: file, FLOOR_SQL: query.sql, FLOOR_PARAMETERS: JSON.stringify(query.parameters) },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return waitForServer(child, port, '/api/orders.php');
+}
+
+async function load(url: string, token?: string) {
+  const options = { url, connections: CONNECTIONS, headers: token ? { authorization: `Bearer ${token}` } : {} };
+  // Unmeasured first: what a server does once (compiling its code, filling its caches) is no steady-state figure.
+  if (WARMUP > 0) await autocannon({ ...options, duration: WARMUP });
+  const result = await autocannon({ ...options, duration: DURATION });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} answers other than 2xx, ${result.errors} errors`);
+  return { requests_per_s: Math.round(result.requests.average), latency_p50_ms: result.latency.p50, latency_p99_ms: result.latency.p99 };
+}
+
+async function benchList(base: string, token: string, label: string, floor?: { file: string; query: { sql: string; parameters: readonly unknown[] } }) {
+  const url = `/api/orders.php?limit=${PAGE}`;
+  const service = await load(`${base}${url}`, token);
+  let floorResult;
+  if (floor) {
+    const started = await startFloor(floor.file, floor.query);
+    try {
+      floorResult = await load(`${started.base}${url}`);
+    } finally {
+      started.child.kill('SIGTERM');
+    }
+  }
   return {
     label,
     connections: CONNECTIONS,
     duration_s: DURATION,
-    requests_per_s: Math.round(result.requests.average),
-    latency_p50_ms: result.latency.p50,
-    latency_p99_ms: result.latency.p99,
-    non_2xx: result.non2xx,
-    errors: result.errors,
+    workers: WORKERS,
+    ...service,
+    floor: floorResult ? { ...floorResult, share_percent: Math.round((100 * service.requests_per_s) / floorResult.requests_per_s) } : null,
   };
+}
+
+function describeList(list: Awaited<ReturnType<typeof benchList>>): string {
+  const lines = [
+    `Order list, ${list.label}, ${list.connections} connections × ${list.duration_s} s, ${list.workers} worker(s):`,
+    `  ${against(list.requests_per_s, TARGET.requestsPerS, 'req/s', true)}, p99 ${against(list.latency_p99_ms, TARGET.p99Ms, 'ms')}, p50 ${list.latency_p50_ms} ms`,
+  ];
+  lines.push(
+    list.floor
+      ? `  floor (bare Fastify + better-sqlite3, the same query): ${list.floor.requests_per_s} req/s, p99 ${list.floor.latency_p99_ms} ms; the service at ${against(list.floor.share_percent, TARGET.floorShare, '%', true)} of it`
+      : '  floor: measured on SQLite only',
+  );
+  return lines.join('\n');
 }
 
 async function main(): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-bench-'));
   const dataRoot = path.join(work, 'documents');
-  const databaseUrl = env.BENCH_DATABASE_URL ?? `sqlite:${path.join(work, 'bench.sqlite')}`;
+  const sqliteFile = path.join(work, 'bench.sqlite');
+  const databaseUrl = env.BENCH_DATABASE_URL ?? `sqlite:${sqliteFile}`;
   let server: ChildProcess | undefined;
   try {
     console.log(`Seeding ${ORDERS} orders into ${databaseUrl.replace(/:[^:@/]*@/, ':***@')} …`);
     const seeded = await seed(databaseUrl, dataRoot);
-    const started = await startServer({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, STATE_DIR: work });
+    const floorOf = async (user: { id: number; admin: boolean }) => (env.BENCH_DATABASE_URL ? undefined : { file: sqliteFile, query: await listQuery(databaseUrl, user) });
+    const floors = { admin: await floorOf({ id: seeded.adminId, admin: true }), tech: await floorOf({ id: seeded.techId, admin: false }) };
+    const started = await startServer({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, STATE_DIR: work, WORKERS: String(WORKERS) });
     server = started.child;
     const admin = await login(started.base, seeded.adminLogin);
     const tech = await login(started.base, seeded.techLogin);
 
     console.log(`Upload: ${UPLOADS} × a 12-megapixel JPEG …`);
     const upload = await benchUpload(started.base, tech, seeded.orderId, path.join(dataRoot, 'commande', seeded.orderRef));
-    console.log(`Order list: ${CONNECTIONS} connections × ${DURATION} s, twice …`);
-    const lists = [await benchList(started.base, admin, `admin (all ${ORDERS} orders)`), await benchList(started.base, tech, `technician (${seeded.techOrders} of ${ORDERS} orders)`)];
+    console.log(`Order list: ${CONNECTIONS} connections × ${DURATION} s, for two users, each beside its floor …`);
+    const lists = [
+      await benchList(started.base, admin, `administrator (all ${ORDERS} orders)`, floors.admin),
+      await benchList(started.base, tech, `technician (${seeded.techOrders} of ${ORDERS} orders)`, floors.tech),
+    ];
 
     const results = { at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, database: databaseUrl.split(':')[0], orders: ORDERS, upload, order_list: lists };
     console.log(JSON.stringify(results, null, 2));
+    console.log(['', `Upload of a 12-megapixel JPEG with both thumbnails: median ${upload.median_ms} ms (${upload.runs} runs, max ${upload.max_ms} ms)`, ...lists.map(describeList)].join('\n'));
     const dir = path.join(ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `${results.at.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(results, null, 2)}\n`);
