@@ -10,6 +10,8 @@
  *    orders naming them); each beside its floor: the same query served by a bare Fastify +
  *    better-sqlite3 process on the same file (bench/floor.ts, SQLite only), run right after it,
  *    so that the service's share of the floor holds on a noisy machine.
+ * 3. The other lists under the same load, as the technician: reports (one of 3 pages on each of
+ *    the technician's 2,000 orders), customers, and the photos of an order with 55 files.
  *
  * Options (environment): BENCH_DURATION seconds per load run (default 15), each after
  * BENCH_WARMUP unmeasured seconds (default 3), BENCH_CONNECTIONS (default 50), BENCH_ORDERS
@@ -18,12 +20,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
+import sharp from 'sharp';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/database.js';
 import { insertId, toDbDateTime } from '../src/db/dialect.js';
@@ -43,6 +46,8 @@ const UPLOADS = Number(env.BENCH_UPLOADS ?? 5);
 const WORKERS = Number(env.BENCH_WORKERS ?? 1);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const PAGE = 50;
+/** Photos in the order whose photo list is measured. */
+const PHOTOS = 50;
 
 /** The targets of the order list: printed beside each figure. */
 const TARGET = { requestsPerS: 2500, p99Ms: 30, floorShare: 40 };
@@ -95,12 +100,26 @@ export async function seed(databaseUrl: string, dataRoot: string): Promise<Seede
       }
       await db.insertInto('commande').values(rows).execute();
     }
+    // Reports: one on each of the technician's orders, made by the technician, with three pages each.
+    const techOrderIds = (await db.selectFrom('commande').select('rowid').where('fk_user_valid', '=', techId).execute()).map((r) => Number(r.rowid));
+    for (let start = 0; start < techOrderIds.length; start += 250) {
+      const chunk = techOrderIds.slice(start, start + 250);
+      await db
+        .insertInto('bericht')
+        .values(chunk.map((orderId, i) => ({ ref: `BRB${tag}-${String(start + i).padStart(5, '0')}`, entity: 1, element_type: 'commande', fk_element: orderId, title: `Wartung ${start + i}`, format: 'A4', orientation: 'portrait', status: (start + i) % 2, version: 1, is_template: 0, fk_user_creat: techId, datec: toDbDateTime(new Date(now - (start + i) * 3_600_000)), tms: toDbDateTime(new Date(now - (start + i) * 3_600_000)) })))
+        .execute();
+    }
+    const reportIds = (await db.selectFrom('bericht').select('rowid').where('fk_user_creat', '=', techId).execute()).map((r) => Number(r.rowid));
+    for (let start = 0; start < reportIds.length; start += 150) {
+      const pages = reportIds.slice(start, start + 150).flatMap((id) => [1, 2, 3].map((n) => ({ fk_bericht: id, page_order: n, title: `Seite ${n}`, layout: 'title', datec: toDbDateTime(), tms: toDbDateTime() })));
+      await db.insertInto('bericht_page').values(pages).execute();
+    }
+    const order = await db.selectFrom('commande').select(['rowid', 'ref']).where('fk_user_valid', '=', techId).orderBy('rowid', 'desc').executeTakeFirstOrThrow();
     // After a bulk load the planner needs statistics, which a live database has (autovacuum,
     // InnoDB's persistent stats); without them PostgreSQL plans for two rows. SQLite gathers its
     // own when the server opens the file (database.ts).
     if (dialect === 'postgres') await sql`analyze`.execute(db);
-    if (dialect === 'mysql') await sql`analyze table ${sql.table('commande')}, ${sql.table('societe')}, ${sql.table('user')}, ${sql.table('user_rights')}`.execute(db);
-    const order = await db.selectFrom('commande').select(['rowid', 'ref']).where('fk_user_valid', '=', techId).orderBy('rowid', 'desc').executeTakeFirstOrThrow();
+    if (dialect === 'mysql') await sql`analyze table ${sql.table('commande')}, ${sql.table('societe')}, ${sql.table('user')}, ${sql.table('user_rights')}, ${sql.table('bericht')}, ${sql.table('bericht_page')}`.execute(db);
     return { adminLogin: `bench_admin_${tag}`, techLogin: `bench_tech_${tag}`, adminId, techId, techOrders, orderRef: order.ref, orderId: Number(order.rowid) };
   } finally {
     await handle.destroy();
@@ -182,6 +201,23 @@ async function benchList(base: string, token: string, label: string, floor?: { f
   };
 }
 
+/** `count` photos (640×480 JPEGs, a minute apart) written into the order's folder, as Dolibarr keeps attachments. */
+async function photosInto(orderDir: string, count: number): Promise<void> {
+  mkdirSync(orderDir, { recursive: true });
+  const jpeg = await sharp(await phoneJpeg()).resize(640, 480).jpeg({ quality: 80 }).toBuffer();
+  const start = Date.now() / 1000 - count * 60;
+  for (let i = 0; i < count; i++) {
+    const file = path.join(orderDir, `Foto_${String(i).padStart(3, '0')}.jpg`);
+    writeFileSync(file, jpeg);
+    utimesSync(file, start + i * 60, start + i * 60);
+  }
+}
+
+/** Another list endpoint under the same load: no target of its own, printed for comparison. */
+async function benchOther(base: string, token: string, label: string, url: string) {
+  return { label, url, connections: CONNECTIONS, duration_s: DURATION, workers: WORKERS, ...(await load(`${base}${url}`, token)) };
+}
+
 function describeList(list: Awaited<ReturnType<typeof benchList>>): string {
   const lines = [
     `Order list, ${list.label}, ${list.connections} connections × ${list.duration_s} s, ${list.workers} worker(s):`,
@@ -218,10 +254,24 @@ async function main(): Promise<void> {
       await benchList(started.base, admin, `administrator (all ${ORDERS} orders)`, floors.admin),
       await benchList(started.base, tech, `technician (${seeded.techOrders} of ${ORDERS} orders)`, floors.tech),
     ];
+    console.log('The other lists, as the technician …');
+    await photosInto(path.join(dataRoot, 'commande', seeded.orderRef), PHOTOS);
+    const others = [
+      await benchOther(started.base, tech, `reports (${seeded.techOrders} reports of 3 pages each)`, `/api/reports.php?limit=${PAGE}`),
+      await benchOther(started.base, tech, 'customers (those of the technician\'s orders)', `/api/customers.php?limit=${PAGE}`),
+      await benchOther(started.base, tech, `an order's photos (${PHOTOS + UPLOADS} files)`, `/api/orders.php?id=${seeded.orderId}&action=photos&limit=${PAGE}`),
+    ];
 
-    const results = { at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, database: databaseUrl.split(':')[0], orders: ORDERS, upload, order_list: lists };
+    const results = { at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, database: databaseUrl.split(':')[0], orders: ORDERS, upload, order_list: lists, other_lists: others };
     console.log(JSON.stringify(results, null, 2));
-    console.log(['', `Upload of a 12-megapixel JPEG with both thumbnails: median ${upload.median_ms} ms (${upload.runs} runs, max ${upload.max_ms} ms)`, ...lists.map(describeList)].join('\n'));
+    console.log(
+      [
+        '',
+        `Upload of a 12-megapixel JPEG with both thumbnails: median ${upload.median_ms} ms (${upload.runs} runs, max ${upload.max_ms} ms)`,
+        ...lists.map(describeList),
+        ...others.map((o) => `List of ${o.label}: ${o.requests_per_s} req/s, p50 ${o.latency_p50_ms} ms, p99 ${o.latency_p99_ms} ms (no target)`),
+      ].join('\n'),
+    );
     const dir = path.join(ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `${results.at.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(results, null, 2)}\n`);
