@@ -15,6 +15,7 @@ import { standaloneIndexes } from './migrations/0004-standalone-indexes.js';
 import { berichtSignature } from './migrations/0005-bericht-signature.js';
 import { berichtFileIntent } from './migrations/0006-bericht-file-intent.js';
 import { berichtIdempotencyLongtext } from './migrations/0007-bericht-idempotency-longtext.js';
+import { berichtNewest } from './migrations/0008-bericht-newest.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -33,6 +34,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0005-bericht-signature': berichtSignature(handle.dialect, handle.prefix),
         '0006-bericht-file-intent': berichtFileIntent(handle.dialect, handle.prefix),
         '0007-bericht-idempotency-longtext': berichtIdempotencyLongtext(handle.dialect),
+        '0008-bericht-newest': berichtNewest(handle.dialect, handle.prefix),
       };
     },
   };

@@ -151,6 +151,31 @@ for (const dialect of testDialects()) {
         assert.deepEqual(detail.reports.map((r: { id: number }) => r.id).sort(), [report.id, other.id].sort());
       });
 
+      test("q finds a report by its ref, title or template label, or by its parent's ref, whatever the parent's kind", async () => {
+        const me = await caller();
+        const word = `Such${Date.now().toString(36)}`;
+        const order = await ctx.make.order({ author: me.id, ref: `CO-${word}-1` });
+        const invoice = await ctx.make.invoice({ author: me.id, ref: `FA-${word}-2` });
+        // Refs outside the BR numbering, which the service continues from the highest number.
+        const onOrder = await ctx.make.report({ creator: me.id, elementType: 'commande', element: order.id, ref: `T-${word}-a` });
+        const onInvoice = await ctx.make.report({ creator: me.id, elementType: 'facture', element: invoice.id, ref: `T-${word}-b` });
+        // A report whose element_type names another table than the order's id belongs to: no match through that order.
+        await ctx.make.report({ creator: me.id, elementType: 'propal', element: order.id, ref: 'T-x-c' });
+        const titled = await ctx.make.report({ creator: me.id, elementType: 'commande', element: (await ctx.make.order({ author: me.id })).id, ref: 'T-x-d' });
+        await ctx.handle.db.updateTable('bericht').set({ title: `Prüfung ${word.toUpperCase()}` }).where('rowid', '=', titled.id).execute();
+        const found = async (q: string) => {
+          const res = await req(me, 'GET', `/api/reports.php?q=${encodeURIComponent(q)}`);
+          assert.equal(res.statusCode, 200, res.body);
+          const body = res.json() as { items: Array<{ id: number }>; total: number };
+          assert.equal(body.total, body.items.length);
+          return body.items.map((r) => r.id).sort((a, b) => a - b);
+        };
+        assert.deepEqual(await found(word.toLowerCase()), [onOrder.id, onInvoice.id, titled.id].sort((a, b) => a - b));
+        assert.deepEqual(await found(`CO-${word}-1`), [onOrder.id]);
+        assert.deepEqual(await found(`fa-${word}`), [onInvoice.id]);
+        assert.deepEqual(await found(`${word}-b`), [onInvoice.id]);
+      });
+
       test('bad queries are 400; no token 401; no read right 403', async () => {
         const me = await caller();
         for (const q of ['id=abc', 'id=0', 'limit=0', 'limit=501', 'status=done', 'element_type=societe', `q=${'x'.repeat(101)}`]) {

@@ -23,7 +23,7 @@ const DOLIBARR_TABLES = [
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
 ];
 const MODULE_TABLES = ['bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token'];
-const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext'];
+const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest'];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
   return (await handle.db.introspection.getTables()).map((t) => t.name).sort();
@@ -463,7 +463,7 @@ for (const dialect of testDialects()) {
         // Make the migrator run 0002 once more over its own tables: its indexes exist already.
         // (The migrations after it too: the migrator runs them in order.)
         await sql`delete from llx_bericht_migration where name >= '0002-bericht-module'`.execute(handle.db);
-        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext']);
+        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest']);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');
         assertNoDuplicates(again);

@@ -29,7 +29,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
   /** Dolibarr's convention: the folders listed in BERICHT_ADDON_PDF_ODT_PATH, by default doctemplates/bericht. */
   const odtTemplateDirs = async () => templateDirs(entityRoot(config.dataRoot, config.entity), (await consts.getMany([TEMPLATE_PATH_CONST])).get(TEMPLATE_PATH_CONST));
   const odtTemplates = async () => listOdtTemplates(await odtTemplateDirs());
-  const reports = createReportService({ handle, repo, access, config, runs, printQueue: ctx.printQueue, odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name) });
+  const reports = createReportService({ handle, repo, access, config, runs, printQueue: ctx.printQueue, totals: ctx.totals, odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name) });
   const pages = createPageService({ handle, repo, access, config, runs, printQueue: ctx.printQueue, visibleReport: reports.visibleReport, detail: reports.detail });
   const pdf = createReportPdfService({
     handle,

@@ -9,6 +9,7 @@ import type { Dialect } from '../../config.js';
 import { anyContains, descNullsLast, insertId, toDbDateTime } from '../../db/dialect.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { BerichtPageTable, BerichtTable } from '../../db/tables.js';
+import type { ListTotals } from '../../db/list-total.js';
 
 export type ReportRow = Selectable<BerichtTable> & { parent_ref: string | null; page_count: number | string | bigint | null };
 export type PageRow = Selectable<BerichtPageTable>;
@@ -49,11 +50,23 @@ export function createReportRepository(dialect: Dialect) {
       ]);
   }
 
+  /** The report's parent (of `type`) has a ref that contains `q`. */
+  function parentRefContains(type: 'commande' | 'facture' | 'propal', q: string) {
+    const p = `q_${type}`;
+    return sql<SqlBool>`(b.element_type = ${type} and exists (select 1 from ${sql.table(type)} as ${sql.raw(p)} where ${sql.ref(`${p}.rowid`)} = b.fk_element and ${anyContains([`${p}.ref`], q)}))`;
+  }
+
+  /**
+   * The reports of a list, without joining their parents: the page is read in the order of
+   * idx_bericht_newest (entity, is_template, datec, rowid) and only the search looks at parents.
+   */
   function filtered(db: Db, filter: ReportFilter) {
-    let query = withParents(db)
+    let query = db
+      .selectFrom('bericht as b')
       .where(() => filter.visible)
       .where('b.is_template', '=', filter.templates ? 1 : 0);
-    if (filter.q) query = query.where(() => anyContains(['b.ref', 'b.title', 'b.template_label', 'pc.ref', 'pf.ref', 'pp.ref'], filter.q!));
+    const q = filter.q;
+    if (q) query = query.where((eb) => eb.or([anyContains(['b.ref', 'b.title', 'b.template_label'], q), ...(['commande', 'facture', 'propal'] as const).map((type) => parentRefContains(type, q))]));
     if (filter.elementType !== undefined) query = query.where('b.element_type', '=', filter.elementType);
     if (filter.fkElement !== undefined) query = query.where('b.fk_element', '=', filter.fkElement);
     if (filter.status !== undefined) query = filter.status === 0 ? query.where('b.status', '=', 0) : query.where('b.status', '<>', 0);
@@ -61,19 +74,24 @@ export function createReportRepository(dialect: Dialect) {
   }
 
   return {
-    async list(db: Db, filter: ReportFilter, page: { limit: number; offset: number }): Promise<{ rows: ReportRow[]; total: number }> {
-      const ids = await filtered(db, filter)
-        .select('b.rowid')
-        .orderBy(descNullsLast(dialect, 'b.datec'))
-        .orderBy('b.rowid', 'desc')
-        .limit(page.limit)
-        .offset(page.offset)
-        .execute();
-      const count = await filtered(db, filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-      if (ids.length === 0) return { rows: [], total: Number(count.n) };
+    /** A page of reports (or templates) with the total; `totals` counts as little as it can (list-total.ts). */
+    async list(db: Db, totals: ListTotals, filter: ReportFilter, page: { limit: number; offset: number }): Promise<{ rows: ReportRow[]; total: number }> {
+      const { rows: ids, total } = await totals.page(
+        () =>
+          filtered(db, filter)
+            .select('b.rowid')
+            .orderBy(descNullsLast(dialect, 'b.datec'))
+            .orderBy('b.rowid', 'desc')
+            .limit(page.limit)
+            .offset(page.offset)
+            .execute(),
+        filtered(db, filter).select((eb) => eb.fn.countAll().as('n')).compile(),
+        page,
+      );
+      if (ids.length === 0) return { rows: [], total };
       const rows = await selectReports(db).where('b.rowid', 'in', ids.map((r) => r.rowid)).execute();
       const byId = new Map(rows.map((r) => [Number(r.rowid), r]));
-      return { rows: ids.map((r) => byId.get(Number(r.rowid))!).filter(Boolean), total: Number(count.n) };
+      return { rows: ids.map((r) => byId.get(Number(r.rowid))!).filter(Boolean), total };
     },
 
     getById(db: Db, id: number, visible: Expression<SqlBool>): Promise<ReportRow | undefined> {

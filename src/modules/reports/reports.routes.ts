@@ -8,6 +8,7 @@ import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, IdempotencyHeaders, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
+import { sendAs } from '../common/send-as.js';
 import type { ReportModule } from './reports.module.js';
 import { CreateReportBody, DeletedReport, MAX_REPORT_PAGES, REPORT_FORMATS, ReportDetail, ReportList, ReportsQuery } from './reports.schemas.js';
 
@@ -59,12 +60,12 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
         response: { 200: Type.Union([ReportList, ReportDetail]), ...ERRORS },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const user = callerOf(request);
       const { id, q, element_type, fk_element, status, limit = 50, offset = 0 } = request.query;
       if (request.query.action) throw new AppError('ACTION_UNKNOWN', { message: 'GET kennt keine Aktion; finalize, new_version und create sind POST', details: { known: [] } });
       if (id !== undefined) return reports.get(user, id);
-      return reports.list(user, { q, elementType: element_type, fkElement: fk_element, status, limit, offset });
+      return sendAs(reply, ReportList, await reports.list(user, { q, elementType: element_type, fkElement: fk_element, status, limit, offset }));
     },
   );
 

@@ -32,6 +32,7 @@ import type { ElementAccess } from '../access/element-access.js';
 import { idempotent } from '../common/idempotency.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
+import type { ListTotals } from '../../db/list-total.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
 import type { CreateReportBody, CreateTemplateBody, PageResponse, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
 import { copyIntoFolder, isInWorkArea, prepareAhead, printCacheDir, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
@@ -48,6 +49,8 @@ export interface ReportServiceDeps {
   config: Config;
   runs: Pick<RunRegistry, 'state'>;
   printQueue: Pick<PrintQueue, 'add'>;
+  /** Pages of lists with their totals (list-total.ts). */
+  totals: ListTotals;
   /** Cover-sheet templates a report may name. */
   odtTemplateNames(): Promise<string[]>;
 }
@@ -135,7 +138,7 @@ interface NewReport {
 }
 
 export function createReportService(deps: ReportServiceDeps) {
-  const { handle, repo, access, config, runs, printQueue } = deps;
+  const { handle, repo, access, config, runs, printQueue, totals } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
 
@@ -286,6 +289,7 @@ export function createReportService(deps: ReportServiceDeps) {
     async list(user: AuthUser, query: { q?: string; elementType?: ElementType; fkElement?: number; status?: 'draft' | 'final'; limit: number; offset: number }) {
       const { rows, total } = await repo.list(
         db,
+        totals,
         {
           visible: access.reportVisible(user, REPORT_ALIAS),
           templates: false,
@@ -398,7 +402,7 @@ export function createReportService(deps: ReportServiceDeps) {
     },
 
     async listTemplates(user: AuthUser, query: { q?: string; limit: number; offset: number }) {
-      const { rows, total } = await repo.list(db, { visible: access.reportVisible(user, REPORT_ALIAS), templates: true, q: query.q?.trim() || undefined }, query);
+      const { rows, total } = await repo.list(db, totals, { visible: access.reportVisible(user, REPORT_ALIAS), templates: true, q: query.q?.trim() || undefined }, query);
       return { items: rows.map(toTemplateItem), total };
     },
 
