@@ -10,6 +10,7 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DbHandle } from '../../db/database.js';
 import { anyContains, descNullsLast } from '../../db/dialect.js';
+import type { ListTotals } from '../../db/list-total.js';
 import { CUSTOMER_CLIENT_VALUES, ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
 
 /** The parents whose reports count as a customer's reports (spec 21: "over orders and invoices"). */
@@ -84,8 +85,8 @@ export interface CustomerRepository {
 
 const SEARCH_COLUMNS = ['nom', 'name_alias', 'code_client', 'town', 'email'] as const;
 
-export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>, options: { entity: number; access: ElementAccess }): CustomerRepository {
-  const { entity, access } = options;
+export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>, options: { entity: number; access: ElementAccess; totals: ListTotals }): CustomerRepository {
+  const { entity, access, totals } = options;
 
   function customerVisible(user: Caller, alias = 's'): Expression<SqlBool> {
     const col = (c: string) => sql.ref(`${alias}.${c}`);
@@ -95,24 +96,30 @@ export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 
     ];
     if (user.fkSoc !== null) parts.push(sql`${col('rowid')} = ${user.fkSoc}`);
     if (!user.admin) {
+      // The third parties of the objects the user sees, found once (through the fk_user_* indexes)
+      // rather than by looking through every customer's objects.
       const viaObjects = ELEMENT_TYPES.map((type) => {
         const a = `v_${type}`;
-        return sql`exists (select 1 from ${sql.table(type)} as ${sql.raw(a)} where ${sql.ref(`${a}.fk_soc`)} = ${col('rowid')} and ${access.visible(type, user, a)})`;
+        return sql`${col('rowid')} in (select ${sql.ref(`${a}.fk_soc`)} from ${sql.table(type)} as ${sql.raw(a)} where ${access.visible(type, user, a)})`;
       });
       parts.push(sql`(${sql.join(viaObjects, sql` or `)})`);
     }
     return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
   }
 
-  /** Reports (not templates) on a parent of `type` that belongs to the customer `customerRef`. */
+  /**
+   * Reports (not templates) on a parent of `type` that belongs to the customer `customerRef`, that
+   * `user` may see: made by the user, or on a parent the user sees (reportVisible, with the parent
+   * at hand instead of looked up again). From the customer's objects to their reports.
+   */
   function reportCountVia(type: ReportParent, user: Caller, customerRef: string) {
     const p = `rc_${type}`;
     const b = `rb_${type}`;
-    return sql<number>`(select count(*) from ${sql.table('bericht')} as ${sql.raw(b)}
-      inner join ${sql.table(type)} as ${sql.raw(p)} on ${sql.ref(`${p}.rowid`)} = ${sql.ref(`${b}.fk_element`)}
-      where ${sql.ref(`${b}.element_type`)} = ${type} and ${sql.ref(`${b}.is_template`)} = 0 and ${sql.ref(`${b}.entity`)} = ${entity}
-        and ${sql.ref(`${p}.entity`)} = ${entity} and ${sql.ref(`${p}.fk_soc`)} = ${sql.ref(customerRef)}
-        and ${access.reportVisible(user, b)})`;
+    return sql<number>`(select count(*) from ${sql.table(type)} as ${sql.raw(p)}
+      inner join ${sql.table('bericht')} as ${sql.raw(b)} on ${sql.ref(`${b}.element_type`)} = ${type} and ${sql.ref(`${b}.fk_element`)} = ${sql.ref(`${p}.rowid`)}
+      where ${sql.ref(`${p}.fk_soc`)} = ${sql.ref(customerRef)} and ${sql.ref(`${p}.entity`)} = ${entity}
+        and ${sql.ref(`${b}.is_template`)} = 0 and ${sql.ref(`${b}.entity`)} = ${entity}
+        and (${sql.ref(`${b}.fk_user_creat`)} = ${user.id} or ${access.visible(type, user, p)}))`;
   }
 
   function searchCondition(q: string, alias = 's'): Expression<SqlBool> {
@@ -123,18 +130,26 @@ export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 
     async list(user, { q, limit, offset }) {
       let base = db.selectFrom('societe as s').where(() => customerVisible(user));
       if (q) base = base.where(() => searchCondition(q));
-      const [rows, count] = await Promise.all([
-        base
-          .select(['s.rowid', 's.nom', 's.name_alias', 's.code_client', 's.town', 's.zip', 's.email', 's.phone', 's.status'])
-          .select(sql<number>`${reportCountVia('commande', user, 's.rowid')} + ${reportCountVia('facture', user, 's.rowid')}`.as('report_count'))
-          .orderBy(sql`lower(s.nom)`)
-          .orderBy('s.rowid')
-          .limit(limit)
-          .offset(offset)
-          .execute(),
-        base.select(sql<number | string>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return { rows, total: Number(count.n) };
+      // The page is cut first and the reports counted for its customers only: a sort computes
+      // every column of every row it sorts.
+      const page = base
+        .select(['s.rowid', 's.nom', 's.name_alias', 's.code_client', 's.town', 's.zip', 's.email', 's.phone', 's.status'])
+        .orderBy(sql`lower(s.nom)`)
+        .orderBy('s.rowid')
+        .limit(limit)
+        .offset(offset);
+      return totals.page(
+        () =>
+          db
+            .selectFrom(page.as('s'))
+            .selectAll('s')
+            .select(sql<number>`${reportCountVia('commande', user, 's.rowid')} + ${reportCountVia('facture', user, 's.rowid')}`.as('report_count'))
+            .orderBy(sql`lower(s.nom)`)
+            .orderBy('s.rowid')
+            .execute(),
+        base.select(sql<number | string>`count(*)`.as('n')).compile(),
+        { limit, offset },
+      );
     },
 
     getById(id, user) {

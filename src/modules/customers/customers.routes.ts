@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
 import { chooseAction } from '../common/dispatch.js';
+import { sendAs } from '../common/send-as.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { createCustomerRepository } from './customers.repository.js';
 import { createCustomerService } from './customers.service.js';
@@ -33,7 +34,7 @@ const DESCRIPTION =
 
 export async function customersRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const service = createCustomerService({
-    customers: createCustomerRepository(ctx.handle, { entity: ctx.config.entity, access: ctx.access }),
+    customers: createCustomerRepository(ctx.handle, { entity: ctx.config.entity, access: ctx.access, totals: ctx.totals }),
     totalDecimals: ctx.totalDecimals,
     timeZone: ctx.config.timeZone,
   });
@@ -55,12 +56,12 @@ export async function customersRoutes(app: FastifyInstance, ctx: ModuleContext):
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const user = callerOf(request);
       const { id, q, action, limit = 50, offset = 0 } = request.query;
       chooseAction(action, [] as const);
       if (id !== undefined) return service.getCustomer(id, user);
-      return service.listCustomers(user, { q, limit, offset });
+      return sendAs(reply, CustomerList, await service.listCustomers(user, { q, limit, offset }));
     },
   );
 }
