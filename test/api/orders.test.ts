@@ -4,7 +4,7 @@
  * attachment list from the order's folder, and the errors.
  */
 import assert from 'node:assert/strict';
-import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, rename, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
@@ -366,6 +366,31 @@ for (const dialect of testDialects()) {
         const page = await get(me.token, `/api/orders.php?id=${order.id}&action=photos&limit=2&offset=1`);
         assert.deepEqual(page.json().items.map((p: { name: string }) => p.name), ['notiz.txt', 'plan.png']);
         assert.equal(page.json().total, 4);
+      });
+
+      test("a file written anew under its name shows its new type (types are kept per file's identity)", async () => {
+        const me = await reader();
+        const order = await ctx.make.order({ author: me.id });
+        const folder = await folderOf(order.ref);
+        await mkdir(folder.dir, { recursive: true });
+        const file = path.join(folder.dir, 'Foto.jpg');
+        const types = async () => (await get(me.token, `/api/orders.php?id=${order.id}&action=photos`)).json().items.map((p: { type: string | null }) => p.type);
+        await writeFile(file, 'noch kein Bild');
+        await utimes(file, T0, T0);
+        assert.deepEqual(await types(), [null]);
+        assert.deepEqual(await types(), [null], 'asked again');
+        // The same name, size and second: written in place (same inode), only the nanoseconds differ.
+        const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).jpeg().toBuffer();
+        await writeFile(file, jpeg);
+        await utimes(file, T0 + 0.5, T0 + 0.5);
+        assert.deepEqual(await types(), ['image/jpeg']);
+        // Replaced by another file (a new inode) with the old one's size and time.
+        const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).png().toBuffer();
+        const padded = Buffer.concat([png, Buffer.alloc(Math.max(0, jpeg.length - png.length))]).subarray(0, Math.max(png.length, jpeg.length));
+        await writeFile(`${file}.new`, padded);
+        await utimes(`${file}.new`, T0 + 0.5, T0 + 0.5);
+        await rename(`${file}.new`, file);
+        assert.deepEqual(await types(), ['image/png']);
       });
 
       test('an order without a folder has no attachments', async () => {

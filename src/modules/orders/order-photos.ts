@@ -3,7 +3,8 @@
  * `thumbs/` and every other folder, links (they could point anywhere), hidden files (a leading
  * '.', which includes uploads in progress, `.upload-<hex>.tmp`), `*.tmp` files, and what Dolibarr
  * keeps out of its own lists (PDF previews `*_preview*.png`, `.meta`). The type is read from each file's first bytes, never from its name, and only for the
- * page asked for, so a large folder costs one stat per file, not one read.
+ * page asked for, so a large folder costs one stat per file, not one read; a file's type is kept
+ * while the file stays the same.
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,11 +17,22 @@ import type { OrderPhoto } from './orders.schemas.js';
 /** Files whose type is read at the same time. @default 16 */
 const TYPE_CONCURRENCY = 16;
 
+/** File types kept, by the file's identity; the oldest goes first. @default 10000 */
+const KEPT_TYPES = 10_000;
+
 interface Entry {
   name: string;
   size: number;
   mtime: number;
+  /** Device, inode, size and modification time in nanoseconds: a file written anew has another. */
+  identity: string;
 }
+
+/**
+ * The types read, by path and identity: a list asked for again reads no file. A file replaced or
+ * written to gets a new identity (a new inode, or a new modification time), and is read again.
+ */
+const keptTypes = new Map<string, string | null>();
 
 /** Hidden and temporary files, and what Dolibarr keeps out of its own lists (PDF previews, `.meta`). */
 export function isListed(name: string): boolean {
@@ -43,8 +55,8 @@ async function entries(dir: string): Promise<Entry[]> {
       .filter((d) => d.isFile() && isListed(d.name))
       .map(async (d): Promise<Entry | undefined> => {
         try {
-          const s = await stat(path.join(dir, d.name));
-          return { name: d.name, size: s.size, mtime: Math.floor(s.mtimeMs / 1000) };
+          const s = await stat(path.join(dir, d.name), { bigint: true });
+          return { name: d.name, size: Number(s.size), mtime: Math.floor(Number(s.mtimeMs) / 1000), identity: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}` };
         } catch {
           return undefined; // deleted since readdir
         }
@@ -55,12 +67,19 @@ async function entries(dir: string): Promise<Entry[]> {
     .sort((a, b) => b.mtime - a.mtime || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-async function mimeOf(file: string): Promise<string | null> {
+async function mimeOf(file: string, identity: string): Promise<string | null> {
+  const key = `${file}\u0000${identity}`;
+  const kept = keptTypes.get(key);
+  if (kept !== undefined) return kept;
+  let type: string | null;
   try {
-    return (await fileTypeFromFile(file))?.mime ?? null;
+    type = (await fileTypeFromFile(file))?.mime ?? null;
   } catch {
-    return null; // unreadable or gone: type unknown
+    return null; // unreadable or gone: type unknown, and asked again next time
   }
+  if (keptTypes.size >= KEPT_TYPES) keptTypes.delete(keptTypes.keys().next().value!);
+  keptTypes.set(key, type);
+  return type;
 }
 
 /**
@@ -73,7 +92,7 @@ export async function listOrderPhotos(dir: string, folderName: string, page: { l
   const items: OrderPhoto[] = [];
   for (let i = 0; i < slice.length; i += TYPE_CONCURRENCY) {
     const chunk = slice.slice(i, i + TYPE_CONCURRENCY);
-    const types = await Promise.all(chunk.map((e) => mimeOf(path.join(dir, e.name))));
+    const types = await Promise.all(chunk.map((e) => mimeOf(path.join(dir, e.name), e.identity)));
     chunk.forEach((e, j) => {
       const type = types[j] ?? null;
       const url = fileUrl(folderName, e.name);
