@@ -25,13 +25,14 @@ export interface DbHandle {
   prefix: string;
   /** A cheap check whether writes would be taken, without waiting for a lock (the health check). */
   probeWrites(): Promise<WriteState>;
-  /** The writes this process has sent so far (write-counter.ts): it changes with each of them. */
+  /** The writes this process has sent so far (write-counter.ts): it changes with each of them, and when the handle is closed. */
   writes(): number;
   /**
-   * SQLite only: a value that stays the same exactly while the database does not change, whoever
-   * changes it (SQLite's data_version with this process's own writes), read in about a
-   * microsecond, so that a result may be kept while it holds. Read it before the query whose result
-   * is kept. Undefined on MariaDB/MySQL and PostgreSQL, which offer nothing as cheap.
+   * SQLite only: a value that changes whenever the database may have changed, whoever changed it
+   * (SQLite's data_version with this process's own writes; also after a rollback, a failed
+   * statement or the handle's closing), read in about a microsecond, so that a result may be kept
+   * while it holds. Read it before the query whose result is kept. Undefined on MariaDB/MySQL and
+   * PostgreSQL, which offer nothing as cheap.
    */
   dataVersion: (() => string) | undefined;
   destroy(): Promise<void>;
@@ -168,6 +169,8 @@ export function createDb(
       return rows[0]?.ro === 'on' ? 'read_only' : 'ok';
     },
     destroy: async () => {
+      // Nothing kept of the database's answers holds once it is closed.
+      counted.writes++;
       cleanup?.();
       await db.destroy();
     },

@@ -200,6 +200,7 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 
 export class TwoConnectionSqliteDialect extends SqliteDialect {
   #dataVersion: SQLite.Statement | undefined;
+  #closedReads = 0;
 
   constructor(
     private readonly writer: SQLite.Database,
@@ -218,6 +219,9 @@ export class TwoConnectionSqliteDialect extends SqliteDialect {
    * which matters for an in-memory database: one connection; see database.ts). About a microsecond.
    */
   dataVersion(): number {
+    // A closed database keeps nothing valid: a value never given before, so nothing kept matches
+    // and the query that follows fails as any query on a closed database does.
+    if (!this.reader.open) return -++this.#closedReads;
     this.#dataVersion ??= this.reader.prepare('pragma data_version').pluck();
     return this.#dataVersion.get() as number;
   }
