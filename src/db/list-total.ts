@@ -2,11 +2,13 @@
  * A page of a list with the list's total, as every list endpoint answers (`{ items, total }`).
  * The total is a count of every matching row, which on a large table costs more than the page
  * itself. So:
- * - where the page tells the total (it is not full, and not past the end), the page gives it;
- * - on SQLite a count is kept while the database does not change (DbHandle.dataVersion: any commit,
- *   by any process, ends it), so a list asked for again and again, as phones do, is counted once;
+ * - on SQLite, where the page tells the total (it is not full, and not past the end), the page
+ *   gives it; otherwise a count is kept while the database does not change (DbHandle.dataVersion:
+ *   any commit, by any process, ends it), so a list asked for again and again, as phones do, is
+ *   counted once;
  * - on MariaDB/MySQL and PostgreSQL, which offer no such cheap check, the page and the count run
- *   side by side on two connections, as every count is needed.
+ *   side by side on two connections, every time.
+ * Not for use inside a transaction: the count runs on the handle's own connections.
  */
 import type { CompiledQuery } from 'kysely';
 import type { DbHandle } from './database.js';

@@ -186,11 +186,13 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
     },
 
     async authenticate(token) {
+      // Both before anything is read: what is kept is never older than its window.
       const version = cache?.version();
+      const readAt = performance.now();
       const kept = cache && keptUsers.get(token);
       // As jose's check: a token is expired from its exp second on.
       if (kept) {
-        if (kept.version === version && performance.now() < kept.until && Math.floor(Date.now() / 1000) < kept.exp) return kept.user;
+        if (kept.version === version && readAt < kept.until && Math.floor(Date.now() / 1000) < kept.exp) return kept.user;
         keptUsers.delete(token);
       }
 
@@ -204,7 +206,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const caller: AuthUser = Object.freeze({ id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms: Object.freeze(perms) });
       if (cache && version !== undefined) {
         if (keptUsers.size >= cacheSize) keptUsers.delete(keptUsers.keys().next().value!);
-        keptUsers.set(token, { user: caller, version, until: performance.now() + cache.seconds * 1000, exp: claims.exp });
+        keptUsers.set(token, { user: caller, version, until: readAt + cache.seconds * 1000, exp: claims.exp });
       }
       return caller;
     },

@@ -24,14 +24,16 @@ interface Entry {
   name: string;
   size: number;
   mtime: number;
-  /** Device, inode, size and modification time in nanoseconds: a file written anew has another. */
+  /**
+   * Device, inode, size, and modification and change times in nanoseconds. A file written anew has
+   * another: a deleted file's inode may be given to the next one, and a copy may keep the old
+   * modification time (cp -p, rsync -t), but creating, writing or renaming a file sets its change
+   * time, which no one can set back.
+   */
   identity: string;
 }
 
-/**
- * The types read, by path and identity: a list asked for again reads no file. A file replaced or
- * written to gets a new identity (a new inode, or a new modification time), and is read again.
- */
+/** The types read, by path and identity: a list asked for again reads no file; a file written anew is read again. */
 const keptTypes = new Map<string, string | null>();
 
 /** Hidden and temporary files, and what Dolibarr keeps out of its own lists (PDF previews, `.meta`). */
@@ -56,7 +58,7 @@ async function entries(dir: string): Promise<Entry[]> {
       .map(async (d): Promise<Entry | undefined> => {
         try {
           const s = await stat(path.join(dir, d.name), { bigint: true });
-          return { name: d.name, size: Number(s.size), mtime: Math.floor(Number(s.mtimeMs) / 1000), identity: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}` };
+          return { name: d.name, size: Number(s.size), mtime: Math.floor(Number(s.mtimeMs) / 1000), identity: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` };
         } catch {
           return undefined; // deleted since readdir
         }
