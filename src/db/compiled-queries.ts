@@ -6,21 +6,18 @@
  * columns found at start).
  */
 
+import { BoundedMap } from '../bounded-map.js';
+
 /** Compiled queries kept per cache; the oldest goes first. @default 1024 */
 export const KEPT_QUERIES = 1024;
 
 export type CompiledCache<T> = (key: string, compile: () => T) => T;
 
 export function createCompiledCache<T>(size = KEPT_QUERIES): CompiledCache<T> {
-  const kept = new Map<string, T>();
+  const kept = new BoundedMap<string, T>(size);
   return (key, compile) => {
     let found = kept.get(key);
-    if (found === undefined) {
-      found = compile();
-      // A Map keeps insertion order: its first key is the oldest.
-      if (kept.size >= size) kept.delete(kept.keys().next().value!);
-      kept.set(key, found);
-    }
+    if (found === undefined) kept.set(key, (found = compile()));
     return found;
   };
 }

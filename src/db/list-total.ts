@@ -11,6 +11,7 @@
  * Not for use inside a transaction: the count runs on the handle's own connections.
  */
 import type { CompiledQuery } from 'kysely';
+import { BoundedMap } from '../bounded-map.js';
 import type { DbHandle } from './database.js';
 
 /** Counts kept on SQLite, by their SQL and values; the oldest goes first. @default 512 */
@@ -25,7 +26,7 @@ export interface ListTotals {
 
 export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion'>): ListTotals {
   const { db, dataVersion } = handle;
-  const kept = new Map<string, { version: string; total: number }>();
+  const kept = new BoundedMap<string, { version: string; total: number }>(KEPT_COUNTS);
   const run = async (count: CountQuery) => Number((await db.executeQuery(count)).rows[0]?.n ?? 0);
 
   return {
@@ -42,8 +43,6 @@ export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion'>): 
       const known = kept.get(key);
       if (known?.version === version) return { rows: found, total: known.total };
       const total = await run(count);
-      kept.delete(key);
-      if (kept.size >= KEPT_COUNTS) kept.delete(kept.keys().next().value!);
       kept.set(key, { version, total });
       return { rows: found, total };
     },

@@ -25,6 +25,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { BoundedMap } from '../bounded-map.js';
 
 /** How long a statement waits for another process's write lock. @default 5000 ms */
 export const BUSY_DEADLINE_MS = 5_000;
@@ -53,7 +54,7 @@ async function withBusyRetry<T>(fn: () => T, deadlineMs: number): Promise<T> {
 /** Prepared statements kept per connection, by their SQL text. @default 256 */
 export const STATEMENT_CACHE_SIZE = 256;
 
-const statements = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
+const statements = new WeakMap<SQLite.Database, BoundedMap<string, SQLite.Statement>>();
 
 /**
  * `sql` prepared on `db`, once: preparing costs as much as running a short query, and the service
@@ -63,14 +64,9 @@ const statements = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>()
  */
 function prepared(db: SQLite.Database, sql: string): SQLite.Statement {
   let cache = statements.get(db);
-  if (!cache) statements.set(db, (cache = new Map()));
+  if (!cache) statements.set(db, (cache = new BoundedMap(STATEMENT_CACHE_SIZE)));
   let stmt = cache.get(sql);
-  if (!stmt) {
-    stmt = db.prepare(sql);
-    // The oldest goes first (a Map keeps insertion order).
-    if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    cache.set(sql, stmt);
-  }
+  if (!stmt) cache.set(sql, (stmt = db.prepare(sql)));
   return stmt;
 }
 

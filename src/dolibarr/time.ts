@@ -7,6 +7,8 @@
  * local times with their zone (MEZ/MESZ); machine-readable metadata stays UTC ISO 8601.
  */
 
+import { BoundedMap } from '../bounded-map.js';
+
 const partsFormatters = new Map<string, Intl.DateTimeFormat>();
 
 interface WallParts {
@@ -68,7 +70,7 @@ export function toDolibarrDateTime(date: Date | number = new Date(), timeZone: s
 
 /** Each zone's last conversions: a list shows the same dates again and again. @default 4096 */
 const FROM_CACHE_SIZE = 4096;
-const fromCache = new Map<string, Map<string, number | null>>();
+const fromCache = new Map<string, BoundedMap<string, number | null>>();
 
 /**
  * Unix seconds of a Dolibarr date-time (or date: midnight) read as wall time in `timeZone`;
@@ -79,12 +81,10 @@ export function fromDolibarrDateTime(value: string | Date | null | undefined, ti
   if (value === null || value === undefined || value === '') return null;
   if (value instanceof Date) return Math.floor(value.getTime() / 1000);
   let cache = fromCache.get(timeZone);
-  if (!cache) fromCache.set(timeZone, (cache = new Map()));
+  if (!cache) fromCache.set(timeZone, (cache = new BoundedMap(FROM_CACHE_SIZE)));
   const known = cache.get(value);
   if (known !== undefined) return known;
   const seconds = wallToUnix(value, timeZone);
-  // The oldest answer goes first (a Map keeps insertion order).
-  if (cache.size >= FROM_CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(value, seconds);
   return seconds;
 }

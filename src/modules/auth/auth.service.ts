@@ -14,6 +14,7 @@
  * short request costs.
  */
 import { createHash } from 'node:crypto';
+import { BoundedMap } from '../../bounded-map.js';
 import type { LoginThrottleConfig } from '../../config.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { verifyPassword } from '../../dolibarr/password.js';
@@ -117,8 +118,8 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
   const timeZone = deps.timeZone ?? 'UTC';
   const cache = deps.cache && deps.cache.seconds > 0 ? deps.cache : undefined;
   const cacheSize = cache?.size ?? 10_000;
-  /** By token; a Map keeps insertion order, so the first key is the oldest. */
-  const keptUsers = new Map<string, KeptUser>();
+  /** By token. */
+  const keptUsers = new BoundedMap<string, KeptUser>(cacheSize);
 
   /** Counts include the caller's own claimed attempt and those before it: more than the limit is refused. */
   async function checkThrottle(key: string, address: string, at: number, attempt: number): Promise<void> {
@@ -205,7 +206,6 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const perms = await rightsOf(user);
       const caller: AuthUser = Object.freeze({ id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms: Object.freeze(perms) });
       if (cache && version !== undefined) {
-        if (keptUsers.size >= cacheSize) keptUsers.delete(keptUsers.keys().next().value!);
         keptUsers.set(token, { user: caller, version, until: readAt + cache.seconds * 1000, exp: claims.exp });
       }
       return caller;

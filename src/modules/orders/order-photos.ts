@@ -10,6 +10,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileTypeFromFile } from 'file-type';
 import { thumbnailFormatOf } from '../../adapters/image.js';
+import { BoundedMap } from '../../bounded-map.js';
 import { fileUrl } from '../files/file-path.js';
 import type { OrderPhoto } from './orders.schemas.js';
 
@@ -34,7 +35,7 @@ interface Entry {
 }
 
 /** The types read, by path and identity: a list asked for again reads no file; a file written anew is read again. */
-const keptTypes = new Map<string, string | null>();
+const keptTypes = new BoundedMap<string, string | null>(KEPT_TYPES);
 
 /** Hidden and temporary files, and what Dolibarr keeps out of its own lists (PDF previews, `.meta`). */
 export function isListed(name: string): boolean {
@@ -79,7 +80,6 @@ async function mimeOf(file: string, identity: string): Promise<string | null> {
   } catch {
     return null; // unreadable or gone: type unknown, and asked again next time
   }
-  if (keptTypes.size >= KEPT_TYPES) keptTypes.delete(keptTypes.keys().next().value!);
   keptTypes.set(key, type);
   return type;
 }
