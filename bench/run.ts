@@ -3,15 +3,16 @@
  * `fieldreport serve` runs it, on a fresh SQLite database (or BENCH_DATABASE_URL, a MariaDB/MySQL or
  * PostgreSQL database this may fill):
  *
- * 1. Upload of a 12-megapixel phone JPEG (4000×3000, EXIF orientation 6) until its answer, which
- *    comes after both Dolibarr thumbnails are written; checked on disk.
- * 2. The order list (GET /api/orders.php, the first page of 50) on a database of 10,000 orders, 50
+ * 1. The order list (GET /api/orders.php, the first page of 50) on a database of 10,000 orders, 50
  *    concurrent clients (autocannon), as an administrator (all orders) and as a technician (the
  *    orders naming them); each beside its floor: the same query served by a bare Fastify +
  *    better-sqlite3 process on the same file (bench/floor.ts, SQLite only), run right after it,
  *    so that the service's share of the floor holds on a noisy machine.
- * 3. The other lists under the same load, as the technician: reports (one of 3 pages on each of
- *    the technician's 2,000 orders), customers, and the photos of an order with 55 files.
+ * 2. The other lists under the same load, as the technician: reports (one of 3 pages on each of
+ *    the technician's 2,000 orders), customers, and the photos of an order with 50 files.
+ * 3. Last, upload of a 12-megapixel phone JPEG (4000×3000, EXIF orientation 6) until its answer,
+ *    which comes after both Dolibarr thumbnails are written; checked on disk. (Each upload's
+ *    print-size copy is made in the background afterwards: it would share the cores with a load run.)
  *
  * Options (environment): BENCH_DURATION seconds per load run (default 15), each after
  * BENCH_WARMUP unmeasured seconds (default 3), BENCH_CONNECTIONS (default 50), BENCH_ORDERS
@@ -247,8 +248,6 @@ async function main(): Promise<void> {
     const admin = await login(started.base, seeded.adminLogin);
     const tech = await login(started.base, seeded.techLogin);
 
-    console.log(`Upload: ${UPLOADS} × a 12-megapixel JPEG …`);
-    const upload = await benchUpload(started.base, tech, seeded.orderId, path.join(dataRoot, 'commande', seeded.orderRef));
     console.log(`Order list: ${CONNECTIONS} connections × ${DURATION} s, for two users, each beside its floor …`);
     const lists = [
       await benchList(started.base, admin, `administrator (all ${ORDERS} orders)`, floors.admin),
@@ -259,8 +258,11 @@ async function main(): Promise<void> {
     const others = [
       await benchOther(started.base, tech, `reports (${seeded.techOrders} reports of 3 pages each)`, `/api/reports.php?limit=${PAGE}`),
       await benchOther(started.base, tech, 'customers (those of the technician\'s orders)', `/api/customers.php?limit=${PAGE}`),
-      await benchOther(started.base, tech, `an order's photos (${PHOTOS + UPLOADS} files)`, `/api/orders.php?id=${seeded.orderId}&action=photos&limit=${PAGE}`),
+      await benchOther(started.base, tech, `an order's photos (${PHOTOS} files)`, `/api/orders.php?id=${seeded.orderId}&action=photos&limit=${PAGE}`),
     ];
+    // Last: each upload has its print-size copy made in the background afterwards, which would share the cores with a load run.
+    console.log(`Upload: ${UPLOADS} × a 12-megapixel JPEG …`);
+    const upload = await benchUpload(started.base, tech, seeded.orderId, path.join(dataRoot, 'commande', seeded.orderRef));
 
     const results = { at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, database: databaseUrl.split(':')[0], orders: ORDERS, upload, order_list: lists, other_lists: others };
     console.log(JSON.stringify(results, null, 2));
