@@ -141,7 +141,7 @@ export class TwoConnectionSqliteDriver implements Driver {
     const session = connection as Session;
     const release = await this.writeLock.lock();
     try {
-      await withBusyRetry(() => this.writer.prepare('begin immediate').run(), this.deadlineMs);
+      await withBusyRetry(() => prepared(this.writer, 'begin immediate').run(), this.deadlineMs);
     } catch (error) {
       release();
       throw error;
@@ -159,12 +159,12 @@ export class TwoConnectionSqliteDriver implements Driver {
 
   async #end(session: Session, command: 'commit' | 'rollback'): Promise<void> {
     try {
-      await withBusyRetry(() => this.writer.prepare(command).run(), this.deadlineMs);
+      await withBusyRetry(() => prepared(this.writer, command).run(), this.deadlineMs);
     } finally {
       // A commit that failed leaves the transaction open; it is rolled back so the writer is usable again.
       if (this.writer.inTransaction) {
         try {
-          this.writer.prepare('rollback').run();
+          prepared(this.writer, 'rollback').run();
         } catch {
           // nothing more to undo
         }
