@@ -24,6 +24,7 @@ import { filesRoutes } from './modules/files/files.routes.js';
 import { ordersRoutes } from './modules/orders/orders.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { transcriptionRoutes } from './modules/transcription/transcription.routes.js';
+import { capabilitiesRoutes } from './modules/capabilities/capabilities.routes.js';
 import { reportModuleRoutes } from './modules/reports/reports.module.js';
 import { materialsRoutes } from './modules/materials/materials.routes.js';
 import { runDailyCleanup, scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
@@ -212,6 +213,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(customersRoutes, ctx);
   await app.register(reportModuleRoutes, ctx);
   await app.register(transcriptionRoutes, ctx);
+  await app.register(capabilitiesRoutes, ctx);
   await app.register(materialsRoutes, ctx);
   await app.register(webApp, { appDir: config.appDir });
 

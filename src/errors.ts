@@ -56,12 +56,8 @@ export const errorCatalogue = {
   PAGE_SOURCE_REQUIRED: { status: 400, message: 'Für dieses Seitenlayout fehlt ein Bild' },
   PDF_BUSY: { status: 503, message: 'Es werden gerade zu viele PDFs erstellt, bitte gleich erneut versuchen' },
   // Speech-to-text (endpoint 25)
-  TRANSCRIBE_NOT_CONFIGURED: {
-    status: 503,
-    message:
-      'Die Spracherkennung ist nicht eingerichtet: ein Administrator muss in Dolibarr die Konstante BERICHT_TRANSCRIBE_URL setzen ' +
-      '(dazu BERICHT_TRANSCRIBE_MODE: whisper-asr oder openai, bei Bedarf BERICHT_TRANSCRIBE_API_KEY und BERICHT_TRANSCRIBE_LANG)',
-  },
+  // A technician reads this: no setting names. Which settings are missing or wrong goes to the log.
+  TRANSCRIBE_NOT_CONFIGURED: { status: 503, message: 'Die Spracherkennung ist auf diesem Server nicht eingerichtet' },
   TRANSCRIBE_FAILED: { status: 502, message: 'Der Spracherkennungsdienst hat die Aufnahme nicht in Text umgewandelt' },
   TRANSCRIBE_TIMEOUT: { status: 504, message: 'Der Spracherkennungsdienst hat nicht rechtzeitig geantwortet' },
   TRANSCRIBE_BUSY: { status: 503, message: 'Es laufen gerade zu viele Spracherkennungen, bitte gleich erneut versuchen' },

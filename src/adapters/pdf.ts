@@ -5,7 +5,8 @@
  * Page rules (spec, "Limits"): a header band in the 30 mm top margin (company logo at most
  * 40 × 18 mm at the left, header lines at the right), 10 mm side margins, 16 mm bottom margin with
  * "Seite x / y" centred in it. x and y count every page of the file, cover pages included, so the
- * footer matches the viewer's page number. Cover pages carry no header and no footer.
+ * footer matches the viewer's page number. Cover pages carry no header and no footer. A page's
+ * notice (PdfPage.notice) is a red band in the bottom margin above the page number.
  *
  * Text is real text in DejaVu Sans (embedded as a subset), so umlauts and ß are extractable.
  *
@@ -40,13 +41,18 @@ export interface PdfImage {
   path: string;
 }
 
-/** One body page. A null image (or a file that has gone) draws a grey "Bild fehlt" box. */
-export type PdfPage =
+/**
+ * One body page. A null image (or a file that has gone) draws a grey "Bild fehlt" box. `notice`:
+ * a line set apart in the bottom margin, above the page number (e.g. that a signature does not
+ * cover the page); it takes nothing from the page's body.
+ */
+export type PdfPage = (
   | { kind: 'photo'; title: string | null; note: string | null; rotation: Rotation; image: PdfImage | null }
   | { kind: 'before_after'; title: string | null; note: string | null; rotation: Rotation; before: PdfImage | null; after: PdfImage | null }
   | { kind: 'title_only'; title: string | null; note: string | null }
   /** A composite image such as a signature sheet, drawn as large as fits. */
-  | { kind: 'image'; title: string | null; note: string | null; image: PdfImage | null };
+  | { kind: 'image'; title: string | null; note: string | null; image: PdfImage | null }
+) & { notice?: string | null };
 
 /** A PDF whose pages go first (LibreOffice's rendering of the ODT cover sheet), or a plain page drawn here. */
 export type PdfCover = { kind: 'pdf'; path: string } | { kind: 'builtin'; title: string; lines: string[] };
@@ -181,6 +187,7 @@ export async function renderReportPdf(input: PdfDocumentInput, out: NodeJS.Writa
       number++;
       drawHeader(doc, input.header.lines, logo);
       drawBody(doc, page, images);
+      if (page.notice) drawNotice(doc, page.notice);
       drawFooter(doc, `Seite ${number} / ${total}`);
     }
     if (number !== total) throw new Error(`renderReportPdf: ${number - coverPages} pages, bodyPageCount said ${input.bodyPageCount}`);
@@ -414,6 +421,20 @@ function drawFooter(doc: Doc, text: string): void {
   const height = doc.currentLineHeight(true);
   const y = doc.page.height - PDF_LAYOUT.bottom / 2 - height / 2;
   textIn(doc, text, { x: PDF_LAYOUT.side, y, w: doc.page.width - 2 * PDF_LAYOUT.side, h: height }, footerStyle);
+}
+
+/**
+ * A notice across the page in the bottom margin, between the body and the page number: bold dark
+ * red text on a pale red band with a red rule, real text (searchable, and read out by screen
+ * readers), cut with an ellipsis rather than wrapped.
+ */
+function drawNotice(doc: Doc, text: string): void {
+  const noticeStyle: TextStyle = { font: SANS_BOLD, size: 8.5, color: '#8b0000', align: 'center' };
+  style(doc, noticeStyle);
+  const lineHeight = doc.currentLineHeight(true);
+  const band = { x: PDF_LAYOUT.side, y: doc.page.height - PDF_LAYOUT.bottom + mm(1), w: doc.page.width - 2 * PDF_LAYOUT.side, h: lineHeight + mm(1.2) };
+  doc.save().rect(band.x, band.y, band.w, band.h).lineWidth(0.75).fillAndStroke('#fde8e8', '#b22222').restore();
+  textIn(doc, text, { x: band.x + mm(2), y: band.y + mm(0.6), w: band.w - mm(4), h: lineHeight }, noticeStyle);
 }
 
 function drawBuiltinCover(doc: Doc, cover: { title: string; lines: string[] }, logo: PdfKitImage | null): void {

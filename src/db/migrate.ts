@@ -16,6 +16,7 @@ import { berichtSignature } from './migrations/0005-bericht-signature.js';
 import { berichtFileIntent } from './migrations/0006-bericht-file-intent.js';
 import { berichtIdempotencyLongtext } from './migrations/0007-bericht-idempotency-longtext.js';
 import { berichtNewest } from './migrations/0008-bericht-newest.js';
+import { berichtSignatureDeviceTime } from './migrations/0009-bericht-signature-device-time.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -35,6 +36,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0006-bericht-file-intent': berichtFileIntent(handle.dialect, handle.prefix),
         '0007-bericht-idempotency-longtext': berichtIdempotencyLongtext(handle.dialect),
         '0008-bericht-newest': berichtNewest(handle.dialect, handle.prefix),
+        '0009-bericht-signature-device-time': berichtSignatureDeviceTime(handle.dialect, handle.prefix),
       };
     },
   };

@@ -276,7 +276,14 @@ export interface BerichtSignatureTable {
   /** The metadata JSON beside the signature image, relative to the entity's documents root. */
   metadata_path: string;
   signer_name: string;
+  /** When the service received the signature (UTC). */
   datec: string;
+  /** When the customer signed, by the phone's clock (UTC); null when the phone sent no time (migration 0009). */
+  signed_at_device: ColumnType<DateTime, DateTime | undefined, DateTime>;
+  /** The phone's IANA time zone, e.g. Europe/Berlin; null when it sent none. */
+  signed_at_device_zone: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 plausible, 0 not (more than 5 minutes after the server's time, or more than 30 days before it); null without a device time. */
+  device_time_plausible: ColumnType<Int | null, Int | null | undefined, Int | null>;
 }
 
 export interface BerichtIdempotencyTable {

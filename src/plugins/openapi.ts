@@ -75,6 +75,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/odt_templates.php': 'getOdtTemplates',
   'GET /api/pdf.php': 'getReportPdf',
   'POST /api/transcribe.php': 'transcribeVoiceNote',
+  'GET /api/capabilities.php': 'getCapabilities',
   'GET /api/materials.php': 'getMaterials',
   'POST /api/materials.php': 'addMaterial',
   'DELETE /api/materials.php': 'deleteMaterial',
@@ -138,7 +139,7 @@ export default fp(
         security: [{ bearerAuth: [] }],
         tags: [
           { name: 'auth', description: 'Login and tokens' },
-          { name: 'system', description: 'Health and documentation' },
+          { name: 'system', description: 'Health, documentation and what the service offers' },
           { name: 'orders', description: 'Orders and their attachments' },
           { name: 'uploads', description: 'Photo and voice uploads into an order’s folder' },
           { name: 'files', description: 'Files of orders, invoices, proposals and reports' },

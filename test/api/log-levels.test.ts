@@ -1,6 +1,7 @@
 /**
  * Logs as an operator reads them: a refusal the API foresees (4xx) is one info line, a 5xx the
- * service foresees (speech-to-text not configured) one warn line, both without a stack; only a
+ * service foresees (speech-to-text not configured) one warn line (and one naming the settings at
+ * fault), all without a stack; only a
  * failure nobody foresaw is an error with its stack.
  */
 import assert from 'node:assert/strict';
@@ -71,6 +72,12 @@ describe('log levels [sqlite]', () => {
     assert.ok(line && more.length === 0);
     assert.equal(line.level, 40);
     assert.doesNotMatch(JSON.stringify(line), /"stack"/);
+    // Which setting is missing goes to the operator's log (the answer names none).
+    const setting = lines.find((l) => l.msg.startsWith('speech-to-text is not set up'));
+    assert.ok(setting, 'a warn line naming the setting');
+    assert.equal(setting.level, 40);
+    assert.match(setting.msg, /BERICHT_TRANSCRIBE_URL missing/);
+    assert.doesNotMatch(JSON.stringify(setting), /"stack"/);
   });
 
   test('a failure nobody foresaw is an error with its stack', async () => {

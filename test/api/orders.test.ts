@@ -216,6 +216,69 @@ for (const dialect of testDialects()) {
         assert.deepEqual(listIds(await get(me.token, `/api/orders.php?q=${long}`)), [order.id]);
         assertError(await get(me.token, `/api/orders.php?q=${long}D`), 400, 'VALIDATION_FAILED');
       });
+
+      test('status narrows the list to the given fk_statut values; total counts the matches; it combines with q and paging', async () => {
+        const me = await reader();
+        const tag = `st${Date.now().toString(36)}`;
+        const byStatus = new Map<number, number>();
+        for (const [index, status] of [-1, 0, 1, 2, 3].entries()) {
+          byStatus.set(status, (await ctx.make.order({ author: me.id, status, refClient: `${tag}-${status}`, date: T0 - index * DAY })).id);
+        }
+        const other = await ctx.make.order({ author: me.id, status: 1, refClient: 'anders', date: T0 - 10 * DAY });
+        const hidden = await reader();
+        await ctx.make.order({ author: hidden.id, status: 1, refClient: `${tag}-hidden`, date: T0 });
+        const ids = (...statuses: number[]) => statuses.map((s) => byStatus.get(s)!);
+
+        // The same caller and page first without, then with a status: kept queries and counts are per status.
+        const all = await get(me.token, '/api/orders.php?limit=2');
+        assert.equal(all.json().total, 6);
+        const open = await get(me.token, '/api/orders.php?status=0,1,2&limit=2');
+        assert.deepEqual(listIds(open), ids(0, 1));
+        assert.equal(open.json().total, 4, 'three states, the order "anders" included');
+        assert.deepEqual(listIds(await get(me.token, '/api/orders.php?status=0,1,2&limit=2&offset=2')), [...ids(2), other.id]);
+        // Order and repeats in the list do not matter.
+        const reordered = await get(me.token, '/api/orders.php?status=2,1,0,1&limit=2');
+        assert.deepEqual(listIds(reordered), ids(0, 1));
+        assert.equal(reordered.json().total, 4);
+        const closed = await get(me.token, '/api/orders.php?status=-1,3');
+        assert.deepEqual(listIds(closed), ids(-1, 3));
+        assert.equal(closed.json().total, 2);
+        for (const status of [-1, 0, 1, 2, 3]) {
+          const one = await get(me.token, `/api/orders.php?status=${status}&q=${tag}`);
+          assert.deepEqual(listIds(one), ids(status), `status=${status}`);
+          assert.equal(one.json().total, 1);
+        }
+        const searched = await get(me.token, `/api/orders.php?status=1,2&q=${tag}&limit=1`);
+        assert.deepEqual(listIds(searched), ids(1));
+        assert.equal(searched.json().total, 2, 'q and status together; the other user\'s order is not counted');
+        assert.deepEqual(listIds(await get(me.token, `/api/orders.php?status=1,2&q=${tag}&limit=1&offset=1`)), ids(2));
+        assert.equal((await get(me.token, `/api/orders.php?status=1&q=anders`)).json().total, 1);
+        assert.equal((await get(me.token, '/api/orders.php?limit=2')).json().total, 6, 'the list without status is as before');
+        // The detail ignores the list's filters.
+        assert.equal((await get(me.token, `/api/orders.php?id=${byStatus.get(3)}&status=0`)).statusCode, 200);
+      });
+
+      test('a status outside -1..3, no integer, an empty item or spaces is 400 VALIDATION_FAILED naming status', async () => {
+        const me = await reader();
+        for (const value of ['4', '-2', '1,5', 'a', '1.0', '', ',', '1,', ',1', '1,,2', '1, 2', ' 1', '01', '+1', '-0', '0x1', '1;2']) {
+          const body = assertError(await get(me.token, `/api/orders.php?status=${encodeURIComponent(value)}`), 400, 'VALIDATION_FAILED');
+          assert.match(JSON.stringify(body.details), /status/, `status=${JSON.stringify(value)}: ${JSON.stringify(body.details)}`);
+        }
+        assertError(await get(me.token, '/api/orders.php?status=1&status=2'), 400, 'VALIDATION_FAILED');
+      });
+
+      test('an admin sees every order of the given states; a technician only their own', async () => {
+        const admin = await reader({ admin: true });
+        const me = await reader();
+        const someone = await reader();
+        const tag = `sa${Date.now().toString(36)}`;
+        const mine = await ctx.make.order({ author: me.id, status: 2, refClient: tag, date: T0 });
+        const theirs = await ctx.make.order({ author: someone.id, status: 2, refClient: tag, date: T0 - DAY });
+        await ctx.make.order({ author: me.id, status: 3, refClient: tag, date: T0 });
+        assert.deepEqual(listIds(await get(admin.token, `/api/orders.php?status=2&q=${tag}`)), [mine.id, theirs.id]);
+        assert.deepEqual(listIds(await get(me.token, `/api/orders.php?status=2&q=${tag}`)), [mine.id]);
+        assert.equal((await get(me.token, `/api/orders.php?status=2&q=${tag}`)).json().total, 1);
+      });
     });
 
     describe('detail', () => {

@@ -137,6 +137,7 @@ for (const dialect of testDialects()) {
           thumb_url: fileLink('commande', `${order.ref}/IMG_1.jpg`, 'small'),
           url_2: null,
           thumb_url_2: null,
+          signature: null,
         });
         const row = await pageRow(page.id);
         assert.equal(row?.source_path, `commande/${order.ref}/IMG_1.jpg`);

@@ -313,30 +313,49 @@ for (const dialect of testDialects()) {
       assertError(await transcribe({ relpath: order.relpath, lang: 'de-DE' }), 400, 'VALIDATION_FAILED');
     });
 
-    test('not configured: 503 TRANSCRIBE_NOT_CONFIGURED telling which constant to set (also for an empty value)', async () => {
+    /** The warn lines about the settings logged since `from` (an index into logLines), parsed. */
+    const settingLines = (from: number) =>
+      logLines.slice(from).join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string; transcribe?: { problems?: Array<Record<string, unknown>> } })
+        .filter((l) => l.msg.startsWith('speech-to-text is not set up'));
+
+    test('not configured: 503 TRANSCRIBE_NOT_CONFIGURED naming no setting; the log names the missing or invalid one (also for an empty value)', async () => {
       const order = await orderWith('leer.webm', AUDIO.webm);
-      const res = await transcribe({ relpath: order.relpath });
-      const body = assertError(res, 503, 'TRANSCRIBE_NOT_CONFIGURED');
-      assert.match(body.error as string, /BERICHT_TRANSCRIBE_URL/);
-      assert.deepEqual(body.details, { setting: 'BERICHT_TRANSCRIBE_URL' });
+      const expectNotConfigured = async (setting: string, problem: string) => {
+        const from = logLines.length;
+        const res = await transcribe({ relpath: order.relpath });
+        const body = assertError(res, 503, 'TRANSCRIBE_NOT_CONFIGURED', 'Die Spracherkennung ist auf diesem Server nicht eingerichtet');
+        assert.equal(body.details, undefined);
+        assert.doesNotMatch(res.body, /BERICHT_|secret|whisper|openai/);
+        const [line, ...more] = settingLines(from);
+        assert.ok(line && more.length === 0, `one warn line about the settings: ${logLines.slice(from).join('')}`);
+        assert.equal(line.level, 40);
+        assert.ok(line.msg.includes(setting), line.msg);
+        assert.ok(line.transcribe?.problems?.some((p) => p.setting === setting && p.problem === problem), JSON.stringify(line));
+        return line;
+      };
+      await expectNotConfigured('BERICHT_TRANSCRIBE_URL', 'missing');
       await configure({ url: '   ', mode: 'openai' });
-      assertError(await transcribe({ relpath: order.relpath }), 503, 'TRANSCRIBE_NOT_CONFIGURED');
+      await expectNotConfigured('BERICHT_TRANSCRIBE_URL', 'missing');
       await configure({ url: 'ftp://stt.example.com' });
-      assert.match(assertError(await transcribe({ relpath: order.relpath }), 503, 'TRANSCRIBE_NOT_CONFIGURED').error as string, /BERICHT_TRANSCRIBE_URL/);
+      const ftp = await expectNotConfigured('BERICHT_TRANSCRIBE_URL', 'invalid');
+      assert.equal(ftp.transcribe?.problems?.[0]?.from, 'llx_const');
       await configure({ url: `http://user:secret@127.0.0.1:1` });
-      const withCredentials = await transcribe({ relpath: order.relpath });
-      assertError(withCredentials, 503, 'TRANSCRIBE_NOT_CONFIGURED');
-      assert.doesNotMatch(withCredentials.body, /secret/);
+      const withCredentials = await expectNotConfigured('BERICHT_TRANSCRIBE_URL', 'invalid');
+      assert.doesNotMatch(JSON.stringify(withCredentials), /secret/, 'no value in the log, not even the address');
     });
 
-    test('an unknown mode: 503 TRANSCRIBE_NOT_CONFIGURED naming the allowed modes; nothing is sent', async () => {
-      await configure({ url: whisper.url, mode: 'azure' });
+    test('an unknown mode: 503 TRANSCRIBE_NOT_CONFIGURED; the log names the mode setting and the allowed modes, never the key; nothing is sent', async () => {
+      await configure({ url: whisper.url, mode: 'azure', key: CONST_KEY, lang: 'deutsch' });
       const order = await orderWith('modus.webm', AUDIO.webm);
-      const body = assertError(await transcribe({ relpath: order.relpath }), 503, 'TRANSCRIBE_NOT_CONFIGURED');
-      assert.match(body.error as string, /BERICHT_TRANSCRIBE_MODE/);
-      assert.match(body.error as string, /whisper-asr/);
-      assert.match(body.error as string, /openai/);
-      assert.deepEqual(body.details, { setting: 'BERICHT_TRANSCRIBE_MODE', allowed: ['whisper-asr', 'openai'] });
+      const from = logLines.length;
+      const body = assertError(await transcribe({ relpath: order.relpath }), 503, 'TRANSCRIBE_NOT_CONFIGURED', 'Die Spracherkennung ist auf diesem Server nicht eingerichtet');
+      assert.equal(body.details, undefined);
+      const [line] = settingLines(from);
+      assert.ok(line, 'a warn line about the settings');
+      assert.deepEqual(line.transcribe?.problems?.map((p) => [p.setting, p.problem]), [['BERICHT_TRANSCRIBE_MODE', 'invalid'], ['BERICHT_TRANSCRIBE_LANG', 'invalid']], 'every problem at once');
+      assert.match(line.msg, /BERICHT_TRANSCRIBE_MODE invalid, BERICHT_TRANSCRIBE_LANG invalid/);
+      assert.match(JSON.stringify(line), /whisper-asr and openai/);
+      assert.ok(!logLines.join('').includes(CONST_KEY), 'the key is not logged');
       assert.equal(whisper.attempts, 0);
     });
 

@@ -1,6 +1,7 @@
 /**
  * The built web app at /app/ (APP_DIR): redirects to it, its files with the right types and cache
- * headers, its HTML with the app's Content-Security-Policy, 404 in the API's error shape for what
+ * headers, its HTML with the app's Content-Security-Policy and the preload links of what it loads
+ * first (read again after a new build), 404 in the API's error shape for what
  * is not a file (folders, dotfiles, paths out of the folder, also as the raw bytes a client may
  * send), and 503 APP_NOT_BUILT while the app is not built, with the API working meanwhile.
  */
@@ -11,7 +12,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { APP_CONTENT_SECURITY_POLICY, IMMUTABLE_CACHE, appPathSegments } from '../../src/plugins/web-app.js';
+import { APP_CONTENT_SECURITY_POLICY, IMMUTABLE_CACHE, appPathSegments, appPreloadLinks } from '../../src/plugins/web-app.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { listenLocal, rawRequest, requestBytes } from '../helpers/raw-http.js';
@@ -119,6 +120,8 @@ describe('web app [sqlite]', () => {
       assert.equal(res.headers['x-frame-options'], 'DENY');
       assert.equal(res.headers['referrer-policy'], 'no-referrer');
       assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      // What the HTML loads first, named for the browser before it reads the HTML.
+      assert.equal(res.headers.link, '</app/assets/index-abc123.js>; rel=modulepreload', url);
     }
     const head = await ctx.app.inject({ method: 'HEAD', url: '/app/' });
     assert.equal(head.statusCode, 200);
@@ -196,6 +199,37 @@ describe('web app [sqlite]', () => {
       const res = await rawRequest(port, requestBytes('GET', url, {}));
       assert.ok(res.status === 404 || res.status === 400, `${url}: ${res.status} ${res.body}`);
       assert.doesNotMatch(res.body, /geheim|"version"/, url);
+    }
+  });
+
+  test('the preload links of an HTML: module scripts and preloads, style sheets, with their crossorigin; nothing else', () => {
+    const html = [
+      '<link rel="icon" href="/app/icons/icon.svg" type="image/svg+xml" />',
+      '<script async type="module" crossorigin src="/app/assets/index-1.js"></script>',
+      '<link rel="modulepreload" crossorigin href="/app/assets/boot-2.js">',
+      '<link rel=stylesheet href=/app/assets/main-3.css>',
+      "<script type='module' src='/app/assets/x-4.js' crossorigin='use-credentials'></script>",
+      '<script src="/app/assets/classic-5.js"></script>',
+      '<link rel="manifest" href="/app/manifest.webmanifest">',
+      '<link release="x" href="/app/assets/not-a-rel.css">',
+      '<link rel="modulepreload" href="https://elsewhere.example/x.js">',
+      '<link rel="modulepreload" href="/app/assets/a,b.js">',
+    ].join('\n');
+    assert.equal(
+      appPreloadLinks(html),
+      '</app/assets/index-1.js>; rel=modulepreload; crossorigin, </app/assets/boot-2.js>; rel=modulepreload; crossorigin, </app/assets/main-3.css>; rel=preload; as=style, </app/assets/x-4.js>; rel=modulepreload; crossorigin=use-credentials',
+    );
+    assert.equal(appPreloadLinks('<html><body>nothing</body></html>'), undefined);
+  });
+
+  test('a new build of the HTML: its preload links follow without a restart', async () => {
+    const file = path.join(appDir, 'index.html');
+    try {
+      writeFileSync(file, INDEX.replace('index-abc123.js', 'index-0new0000.js'));
+      const res = await ctx.app.inject({ method: 'GET', url: '/app/' });
+      assert.equal(res.headers.link, '</app/assets/index-0new0000.js>; rel=modulepreload');
+    } finally {
+      writeFileSync(file, INDEX);
     }
   });
 

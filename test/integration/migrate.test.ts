@@ -23,7 +23,7 @@ const DOLIBARR_TABLES = [
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
 ];
 const MODULE_TABLES = ['bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token'];
-const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest'];
+const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time'];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
   return (await handle.db.introspection.getTables()).map((t) => t.name).sort();
@@ -144,6 +144,19 @@ for (const dialect of testDialects()) {
       assert.deepEqual(await counts(), before);
       assert.equal((await moduleRights(handle)).length, 4);
       assert.equal(await constValue(handle, 'MAIN_SECURITY_SALT'), salt, 'the salt is written once and kept');
+    });
+
+    test('0009 gives bericht_signature the device-time columns, nullable: a row written without them reads nulls; run again it adds nothing', async () => {
+      const columns = await columnNames(handle, 'llx_bericht_signature');
+      for (const c of ['signed_at_device', 'signed_at_device_zone', 'device_time_plausible']) assert.ok(columns.includes(c), `llx_bericht_signature.${c}`);
+      await handle.db.insertInto('bericht_signature').values({ entity: 1, fk_bericht: 1, fk_page: 999001, verify_code: 'migrate-0009-check', metadata_path: 'bericht/x/y.json', signer_name: 'Alt', datec: toDbDateTime() }).execute();
+      const row = await handle.db.selectFrom('bericht_signature').select(['signed_at_device', 'signed_at_device_zone', 'device_time_plausible']).where('verify_code', '=', 'migrate-0009-check').executeTakeFirstOrThrow();
+      assert.deepEqual(row, { signed_at_device: null, signed_at_device_zone: null, device_time_plausible: null });
+      // A run cut short is repeated: the migration adds only what is missing.
+      await sql`delete from llx_bericht_migration where name = '0009-bericht-signature-device-time'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0009-bericht-signature-device-time']);
+      assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
+      await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
     });
 
     test('another entity gets its own four rights; the first keeps its own', async () => {
@@ -463,7 +476,7 @@ for (const dialect of testDialects()) {
         // Make the migrator run 0002 once more over its own tables: its indexes exist already.
         // (The migrations after it too: the migrator runs them in order.)
         await sql`delete from llx_bericht_migration where name >= '0002-bericht-module'`.execute(handle.db);
-        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest']);
+        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time']);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');
         assertNoDuplicates(again);

@@ -16,7 +16,7 @@ function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], ex
 }
 
 function page(id: number, fields: Partial<ReportPage> = {}): ReportPage {
-  return { id, fk_bericht: 7, page_order: id, title: null, note: null, rotation: 0, layout: 'title_only', source_path: null, source_path_2: null, url: null, thumb_url: null, url_2: null, thumb_url_2: null, ...fields };
+  return { id, fk_bericht: 7, page_order: id, title: null, note: null, rotation: 0, layout: 'title_only', source_path: null, source_path_2: null, url: null, thumb_url: null, url_2: null, thumb_url_2: null, signature: null, ...fields };
 }
 
 function report(pages: ReportPage[], fields: Partial<ReportDetail> = {}): ReportDetail {
@@ -81,7 +81,7 @@ test('pages up to the last signature are locked, a waiting signature too; a fina
   const sign = record('signature', { png, signer_name: 'E. M.', confirmation_text: 'ok' }, { reportRef: 7 });
   view = viewReport(7, base, [sign], context());
   assert.deepEqual(view!.pages.map((p) => p.locked), [true, true, true, true]);
-  assert.equal(view!.pages[3]!.note, 'E. M.');
+  assert.equal(view!.pages[3]!.signature?.signer, 'E. M.');
   view = viewReport(7, report([page(1)], { status: 'final' }), [], context());
   assert.deepEqual(view!.pages.map((p) => p.locked), [true]);
 });
@@ -97,4 +97,22 @@ test('a report whose create was refused still shows everything made in it, for t
   assert.ok(view);
   assert.deepEqual(titles(view), ['Befund']);
   assert.deepEqual(view.refused.map((r) => r.id), [create.id, add.id]);
+});
+
+test('pages after the last signature are not covered by it (also a page added while the signature waits); without a signature none is', () => {
+  const signed = { signer_name: 'Erika', signed_at: 1_800_000_000, signed_at_device: 1_799_990_000, signed_at_device_zone: 'Europe/Berlin', device_time_plausible: true };
+  const base = report([page(1, { title: 'Eins' }), page(2, { layout: 'signature', title: 'Unterschrift', signature: signed }), page(3, { title: 'Nachtrag' })]);
+  const later = record('page-add', { layout: 'title_only', title: 'Noch später' }, { reportRef: 7 });
+  const view = viewReport(7, base, [later], context());
+  assert.deepEqual(view!.pages.map((p) => p.uncovered), [false, false, true, true]);
+  assert.deepEqual(view!.pages[1]!.signature, { signer: 'Erika', receivedAt: 1_800_000_000, signedAt: 1_799_990_000 });
+  const unsigned = viewReport(7, report([page(1), page(2)]), [], context());
+  assert.deepEqual(unsigned!.pages.map((p) => p.uncovered), [false, false]);
+  // A signature still on the phone covers what is before it, and keeps the moment the phone recorded.
+  const png = new Blob(['x']);
+  const waiting = record('signature', { png, signer_name: 'Nora', confirmation_text: 'ok', signed_at: 1_800_000_123_456 }, { reportRef: 7 });
+  const after = record('page-add', { layout: 'title_only', title: 'Danach' }, { reportRef: 7 });
+  const pending = viewReport(7, report([page(1)]), [waiting, after], context());
+  assert.deepEqual(pending!.pages.map((p) => [p.layout, p.uncovered]), [['title_only', false], ['signature', false], ['title_only', true]]);
+  assert.deepEqual(pending!.pages[1]!.signature, { signer: 'Nora', signedAt: 1_800_000_123 });
 });

@@ -19,6 +19,8 @@ export interface OrderListOptions {
   visible: Expression<SqlBool>;
   /** Search text, already trimmed and capped; matched as a literal substring. */
   q?: string;
+  /** Only orders with one of these fk_statut values (sorted, each once); undefined: every status. */
+  status?: readonly number[];
   limit: number;
   offset: number;
 }
@@ -26,12 +28,13 @@ export interface OrderListOptions {
 export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>, deps: { access: ElementAccess; totals: ListTotals }) {
   const { access, totals } = deps;
 
-  function base(visible: Expression<SqlBool>, q?: string) {
+  function base(visible: Expression<SqlBool>, q?: string, status?: readonly number[]) {
     let query = db
       .selectFrom('commande as c')
       .leftJoin('societe as s', 's.rowid', 'c.fk_soc')
       .where(() => visible);
     if (q) query = query.where(() => anyContains(['c.ref', 'c.ref_client', 's.nom'], q));
+    if (status) query = query.where('c.fk_statut', 'in', status);
     return query;
   }
 
@@ -50,7 +53,7 @@ export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'di
   /** One page of the list (exported for the benchmark's floor, which serves the same query). */
   function listQuery(options: OrderListOptions) {
     return (
-      base(options.visible, options.q)
+      base(options.visible, options.q, options.status)
         .select([...orderFields, 's.nom', 's.client'])
         // Newest first, orders without a date last, in a form an index on the date serves.
         .orderBy(descNullsLast(dialect, 'c.date_commande'))
@@ -60,12 +63,17 @@ export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'di
     );
   }
 
+  function countBase(visible: Expression<SqlBool>, status?: readonly number[]) {
+    const query = db.selectFrom('commande as c').where(() => visible);
+    return status ? query.where('c.fk_statut', 'in', status) : query;
+  }
+
   function compileList(user: Caller, options: Omit<OrderListOptions, 'visible'>) {
     const visible = access.visible('commande', user, ORDER_ALIAS);
     return {
       rows: listQuery({ visible, ...options }).compile(),
       // The customer is joined for the count only when the search needs its name.
-      count: (options.q ? base(visible, options.q) : db.selectFrom('commande as c').where(() => visible)).select((eb) => eb.fn.countAll().as('n')).compile(),
+      count: (options.q ? base(visible, options.q, options.status) : countBase(visible, options.status)).select((eb) => eb.fn.countAll().as('n')).compile(),
     };
   }
   /** The list's queries by caller and page: what the caller sees and the page determine them. */
@@ -76,7 +84,8 @@ export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'di
 
     /** The page of orders `user` sees, with the total. */
     async list(user: Caller, options: Omit<OrderListOptions, 'visible'>) {
-      const key = JSON.stringify([user.id, user.admin, user.fkSoc, options.limit, options.offset, options.q ?? null]);
+      // The statuses are part of the query (and so of the key) as the caller listed them, sorted and each once.
+      const key = JSON.stringify([user.id, user.admin, user.fkSoc, options.limit, options.offset, options.q ?? null, options.status ?? null]);
       const compiled = compiledLists(key, () => compileList(user, options));
       return totals.page(async () => (await db.executeQuery(compiled.rows)).rows, compiled.count, options);
     },

@@ -18,7 +18,9 @@ const DESCRIPTION = [
   '1. no `id`: the caller\'s orders as `{ items, total }`, newest first (order date descending, orders without a date last, then id descending), ' +
     'paged by `limit`/`offset`. Visible are orders of the served entity that name the caller in any `fk_user_*` column ' +
     '(author, validator, last editor, closer); a user with Dolibarr\'s admin flag sees all; an external user only those of its own third party. ' +
-    `\`q\` searches ref, ref_client and the customer's name: case-insensitive substring, \`%\` and \`_\` are literal, at most ${MAX_SEARCH_LENGTH} characters (400 above).`,
+    `\`q\` searches ref, ref_client and the customer's name: case-insensitive substring, \`%\` and \`_\` are literal, at most ${MAX_SEARCH_LENGTH} characters (400 above). ` +
+    '`status` narrows the list to orders of the given fk_statut values, comma-separated among -1, 0, 1, 2, 3 (e.g. `status=0,1,2`: not delivered, not canceled); ' +
+    'anything else is 400 VALIDATION_FAILED naming `status`. It combines with `q` and the paging, and `total` counts only the matching orders. `q` and `status` are ignored with `id`.',
   '2. `id`: the order with `note_public`, `customer` (master data only when the third party is a customer, client 1, 2 or 3; otherwise null) ' +
     `and \`reports\` (the order's reports without templates, newest first, at most ${MAX_ORDER_REPORTS}, with page_count; status "draft" or "final").`,
   '3. `id` and `action=photos`: the regular files directly in the order\'s folder (`commande/<ref>/`) as `{ items, total }`, newest first then by name, ' +
@@ -58,11 +60,11 @@ export async function ordersRoutes(app: FastifyInstance, ctx: ModuleContext): Pr
     },
     async (request, reply) => {
       const user = callerOf(request);
-      const { id, q, limit = 50, offset = 0 } = request.query;
+      const { id, q, status, limit = 50, offset = 0 } = request.query;
       const action = chooseAction(request.query.action, ['photos'] as const);
       if (id === undefined) {
         if (action) requireParam(id, 'id', { why: 'required for an action' });
-        return sendAs(reply, OrderList, await orders.listOrders(user, { q, limit, offset }));
+        return sendAs(reply, OrderList, await orders.listOrders(user, { q, status, limit, offset }));
       }
       if (action === 'photos') return orders.listPhotos(user, id, { limit, offset });
       return orders.getOrder(user, id);

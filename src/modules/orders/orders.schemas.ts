@@ -2,12 +2,24 @@
 import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, SearchText } from '../common/common.schemas.js';
 
-/** Longer search texts are cut to this many characters (not refused). @default 100 */
+/** Dolibarr's order states (llx_commande.fk_statut): canceled, draft, validated, shipment in progress, delivered. */
+export const ORDER_STATUSES = [-1, 0, 1, 2, 3] as const;
 
 export const OrdersQuery = Type.Object({
   id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Order id (llx_commande.rowid): detail, or with `action` an operation on it.' })),
   action: Type.Optional(Type.String({ maxLength: 64, description: 'Operation on the order `id`: `photos` (its attachments).' })),
   q: Type.Optional(SearchText('ref, ref_client and customer name (list only)')),
+  status: Type.Optional(
+    Type.String({
+      // Every item one of ORDER_STATUSES; an empty item, a space or another number is 400 naming `status`.
+      pattern: '^(-1|[0-3])(,(-1|[0-3]))*$',
+      maxLength: 64,
+      description:
+        'List only: orders whose fk_statut is one of these, comma-separated, each of -1 (canceled), 0 (draft), 1 (validated), 2 (shipment in progress), 3 (delivered); ' +
+        'e.g. `0,1,2` for the orders neither delivered nor canceled. Anything else (another number, no integer, an empty item, spaces) is 400 VALIDATION_FAILED naming `status`. ' +
+        'Combines with `q`, `limit` and `offset`; `total` counts the matching orders only. Not given: every status.',
+    }),
+  ),
   ...PageQuery,
 });
 export type OrdersQuery = Static<typeof OrdersQuery>;

@@ -12,7 +12,7 @@ import { AppError } from '../../errors.js';
 import { isCustomer, type Caller, type ElementAccess } from '../access/element-access.js';
 import { listOrderPhotos } from './order-photos.js';
 import { ORDER_ALIAS, type OrderRepository } from './orders.repository.js';
-import { type OrderDetail, type OrderListItem, type OrderPhoto, type OrderReport } from './orders.schemas.js';
+import { ORDER_STATUSES, type OrderDetail, type OrderListItem, type OrderPhoto, type OrderReport } from './orders.schemas.js';
 
 export interface Page {
   limit: number;
@@ -45,13 +45,27 @@ function orderFields(row: OrderRowBase, decimals: number, timeZone: string) {
   };
 }
 
+/**
+ * `status=0,1,2` as the sorted fk_statut values, each once (one key and one query for `2,1,0`
+ * and `0,1,2,1`). The schema has checked the form; a value outside ORDER_STATUSES is refused here
+ * too, so no caller can reach the query with one.
+ */
+export function parseStatusList(raw: string | undefined): number[] | undefined {
+  if (raw === undefined) return undefined;
+  const values = raw.split(',').map((item) => (/^-?\d+$/.test(item) ? Number(item) : NaN));
+  if (values.some((v) => !(ORDER_STATUSES as readonly number[]).includes(v))) {
+    throw new AppError('VALIDATION_FAILED', { details: [{ field: 'querystring.status', message: `comma-separated values of ${ORDER_STATUSES.join(', ')}` }] });
+  }
+  return [...new Set(values)].sort((a, b) => a - b);
+}
+
 export function createOrderService(deps: { orders: OrderRepository; access: ElementAccess; dataRoot: string; entity: number; totalDecimals: number; timeZone: string }) {
   const { orders, access, dataRoot, entity, totalDecimals, timeZone } = deps;
 
   return {
-    async listOrders(user: Caller, options: Page & { q?: string }): Promise<{ items: OrderListItem[]; total: number }> {
+    async listOrders(user: Caller, options: Page & { q?: string; status?: string }): Promise<{ items: OrderListItem[]; total: number }> {
       const q = options.q?.trim() || undefined;
-      const { rows, total } = await orders.list(user, { q, limit: options.limit, offset: options.offset });
+      const { rows, total } = await orders.list(user, { q, status: parseStatusList(options.status), limit: options.limit, offset: options.offset });
       return {
         items: rows.map((row) => ({ ...orderFields(row, totalDecimals, timeZone), customer: isCustomer(row.client) ? { id: Number(row.fk_soc), name: row.nom ?? null } : null })),
         total,

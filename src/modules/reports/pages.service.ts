@@ -24,7 +24,7 @@ import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
 import { MAX_REPORT_PAGES, type AddPageBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
-import { hasAdminRight, toPageResponse } from './reports.service.js';
+import { hasAdminRight, toPageResponse, withPageSignatures } from './reports.service.js';
 import { isInWorkArea, prepareAhead, printCacheDir, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
 
 /** Image formats a page can show (what the PDF renderer decodes through sharp). */
@@ -46,8 +46,8 @@ export function createPageService(deps: PageServiceDeps) {
   const { handle, repo, access, config, runs, printQueue, visibleReport } = deps;
   const { db } = handle;
   /** Runs `work` under the caller's Idempotency-Key `key` for `scope` (none: just runs it). */
-  const underKey = <T>(user: AuthUser, key: string | undefined, scope: string, work: (claim: IdempotentClaim | undefined) => Promise<T>) =>
-    idempotent({ db, runs }, { entity: config.entity, userId: user.id, key, scope }, work);
+  const underKey = async <T>(user: AuthUser, key: string | undefined, scope: string, work: (claim: IdempotentClaim | undefined) => Promise<T>) =>
+    withPageSignatures(repo, db, await idempotent({ db, runs }, { entity: config.entity, userId: user.id, key, scope }, work));
 
   /** The page and its report, when the caller sees the report; one answer for "missing" and "not yours". */
   async function visiblePage(user: AuthUser, pageId: number): Promise<{ page: PageRow; report: ReportRow }> {

@@ -37,6 +37,8 @@ export async function pdfRoutes(app: FastifyInstance, mod: ReportModule): Promis
         description:
           'The PDF of report `id` (application/pdf, inline, so it shows in a frame; `download=1` for an attachment). A final report gives its stored PDF (final_pdf_path) unchanged; ' +
           'a draft, or `preview=1`, a preview made now from the current pages (images that are gone are drawn as grey "Bild fehlt" boxes). ' +
+          'In both, every page after the report\'s last signature page carries the line "Nicht von der Unterschrift erfasst: nach der Unterschrift hinzugefügt" ' +
+          '(text, in a red band above the page number): the signature does not cover it. ' +
           'Framing is allowed to the origins in CORS_ORIGINS (Content-Security-Policy frame-ancestors). The token may come in the `jwt` query parameter. ' +
           'Errors: 404 REPORT_NOT_FOUND (missing or not visible), 404 FILE_NOT_FOUND (a final report whose file is gone), 503 PDF_BUSY when too many PDFs are being made (Retry-After).',
         querystring: PdfQuery,

@@ -36,6 +36,9 @@ import type { PageRow, ReportRepository, ReportRow } from './reports.repository.
 import type { ReportDetail } from './reports.schemas.js';
 import { pageImageBox, printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
 
+/** The line on every page after a report's last signature page (preview and final PDF). */
+export const AFTER_SIGNATURE_NOTICE = 'Nicht von der Unterschrift erfasst: nach der Unterschrift hinzugefügt';
+
 /** PDFs rendered at once per process; more wait, and beyond MAX_WAITING get 503 PDF_BUSY. */
 const MAX_RENDERS = 2;
 const MAX_WAITING = 16;
@@ -266,8 +269,13 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         Awaited<ReturnType<typeof companyLogo>>,
         Array<readonly [PdfImage | null, PdfImage | null]>,
       ];
+      // Pages after the last signature are not covered by it (they may still change): each says so.
+      const lastSignature = pages.findLastIndex((p) => p.layout === 'signature');
       async function* bodyPages(): AsyncGenerator<PdfPage> {
-        for (const [index, page] of pages.entries()) yield pdfPage(page, images[index]![0], images[index]![1]);
+        for (const [index, page] of pages.entries()) {
+          const drawn = pdfPage(page, images[index]![0], images[index]![1]);
+          yield lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: AFTER_SIGNATURE_NOTICE } : drawn;
+        }
       }
       const result = await renderReportPdf(
         {

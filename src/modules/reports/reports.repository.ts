@@ -8,11 +8,13 @@ import type { Db } from '../../db/database.js';
 import type { Dialect } from '../../config.js';
 import { anyContains, descNullsLast, insertId, toDbDateTime } from '../../db/dialect.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { BerichtPageTable, BerichtTable } from '../../db/tables.js';
+import type { BerichtPageTable, BerichtSignatureTable, BerichtTable } from '../../db/tables.js';
 import type { ListTotals } from '../../db/list-total.js';
 
 export type ReportRow = Selectable<BerichtTable> & { parent_ref: string | null; page_count: number | string | bigint | null };
 export type PageRow = Selectable<BerichtPageTable>;
+/** What a signature page's answer shows of its `bericht_signature` row. */
+export type SignatureFactsRow = Pick<Selectable<BerichtSignatureTable>, 'fk_page' | 'signer_name' | 'datec' | 'signed_at_device' | 'signed_at_device_zone' | 'device_time_plausible'>;
 export type NewReportRow = Insertable<BerichtTable>;
 export type NewPageRow = Insertable<BerichtPageTable>;
 export type ReportRowUpdate = Updateable<BerichtTable>;
@@ -106,6 +108,17 @@ export function createReportRepository(dialect: Dialect) {
 
     pages(db: Db, reportId: number): Promise<PageRow[]> {
       return db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').orderBy('rowid').execute();
+    },
+
+    /** The signature records of the pages `pageIds` (one query, whatever their number), by page id. */
+    async signatureFacts(db: Db, pageIds: number[]): Promise<Map<number, SignatureFactsRow>> {
+      if (pageIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('bericht_signature')
+        .select(['fk_page', 'signer_name', 'datec', 'signed_at_device', 'signed_at_device_zone', 'device_time_plausible'])
+        .where('fk_page', 'in', pageIds)
+        .execute();
+      return new Map(rows.map((r) => [Number(r.fk_page), r]));
     },
 
     getPage(db: Db, pageId: number): Promise<PageRow | undefined> {

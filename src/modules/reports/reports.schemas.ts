@@ -29,6 +29,29 @@ const PageTitle = Nullable(PersonText({ required: false, maxLength: 255, descrip
 const Note = Nullable(PersonText({ required: false, maxLength: 10_000, description: 'Free text of the page (at most 10000 characters).' }), 'Free text of the page, or null.');
 const AttachmentName = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 
+/** What a signature page's caption needs, from its `bericht_signature` row; null on every other page. */
+export const PageSignature = Type.Union(
+  [
+    Type.Object({
+      signer_name: Type.String({ description: 'Who signed, as typed on the phone.' }),
+      signed_at: Type.Integer({ description: 'When the service received the signature (its time), Unix seconds.' }),
+      signed_at_device: Nullable(Type.Integer(), "When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time."),
+      signed_at_device_zone: Nullable(Type.String(), "The phone's IANA time zone (e.g. Europe/Berlin), or null when it sent none."),
+      device_time_plausible: Nullable(
+        Type.Boolean(),
+        "false when the phone's time lay more than 5 minutes after the service's or more than 30 days before it (kept and marked, never refused); null without a device time.",
+      ),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page ' +
+      '(and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php).',
+  },
+);
+export type PageSignature = Static<typeof PageSignature>;
+
 export const Page = Type.Object({
   id: Type.Integer(),
   fk_bericht: Type.Integer({ description: 'The report.' }),
@@ -43,6 +66,7 @@ export const Page = Type.Object({
   thumb_url: Nullable(Type.String(), 'Its small thumbnail.'),
   url_2: Nullable(Type.String(), 'File endpoint link of source_path_2.'),
   thumb_url_2: Nullable(Type.String()),
+  signature: PageSignature,
 });
 export type PageResponse = Static<typeof Page>;
 

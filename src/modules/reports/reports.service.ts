@@ -33,8 +33,8 @@ import { idempotent } from '../common/idempotency.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
 import type { ListTotals } from '../../db/list-total.js';
-import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
-import type { CreateReportBody, CreateTemplateBody, PageResponse, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
+import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow, type SignatureFactsRow } from './reports.repository.js';
+import type { CreateReportBody, CreateTemplateBody, PageResponse, PageSignature, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
 import { copyIntoFolder, isInWorkArea, prepareAhead, printCacheDir, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
 
 /** Tries at most this many refs when others take them at the same moment. */
@@ -69,7 +69,21 @@ export function refPrefix(now = new Date(), timeZone = 'UTC'): string {
   return `BR${local.slice(2, 4)}${local.slice(5, 7)}-`;
 }
 
-export function toPageResponse(row: PageRow): PageResponse {
+/** A signature page's facts for its answer; null for any other page, or a signature page without its record. */
+function toPageSignature(row: PageRow, facts: SignatureFactsRow | undefined): PageSignature {
+  if (row.layout !== 'signature' || !facts) return null;
+  const plausible = facts.device_time_plausible;
+  return {
+    signer_name: facts.signer_name,
+    signed_at: fromDbDateTime(facts.datec) ?? 0,
+    signed_at_device: fromDbDateTime(facts.signed_at_device),
+    signed_at_device_zone: facts.signed_at_device_zone ?? null,
+    device_time_plausible: plausible === null || plausible === undefined ? null : Number(plausible) === 1,
+  };
+}
+
+/** A page as the API answers it; `signature`: the page's `bericht_signature` row, for a signature page. */
+export function toPageResponse(row: PageRow, signature?: SignatureFactsRow): PageResponse {
   return {
     id: Number(row.rowid),
     fk_bericht: Number(row.fk_bericht),
@@ -84,7 +98,33 @@ export function toPageResponse(row: PageRow): PageResponse {
     thumb_url: sourceUrl(row.source_path, 'small'),
     url_2: sourceUrl(row.source_path_2),
     thumb_url_2: sourceUrl(row.source_path_2, 'small'),
+    signature: toPageSignature(row, signature),
   };
+}
+
+/** The signature records of a report's signature pages, in one query; none asked for a report without any. */
+export function signatureFactsOf(repo: ReportRepository, conn: Db, pages: PageRow[]): Promise<Map<number, SignatureFactsRow>> {
+  return repo.signatureFacts(conn, pages.filter((p) => p.layout === 'signature').map((p) => Number(p.rowid)));
+}
+
+/**
+ * Answers kept for an Idempotency-Key (7 days) from before pages carried `signature` lack it, and
+ * the answer's schema requires it: a repeat of such a request would fail to be written. The field
+ * is filled in from the database (null for pages that are no signature pages). Answers that have
+ * it are returned as they are, without a query.
+ */
+export async function withPageSignatures<T>(repo: ReportRepository, conn: Db, answer: T): Promise<T> {
+  type StoredPage = Omit<PageResponse, 'signature'> & { signature?: PageSignature };
+  const isPage = (value: unknown): value is StoredPage => typeof value === 'object' && value !== null && 'layout' in value && 'fk_bericht' in value;
+  const candidates = isPage(answer) ? [answer] : Array.isArray((answer as { pages?: unknown })?.pages) ? ((answer as { pages: unknown[] }).pages.filter(isPage)) : [];
+  const lacking = candidates.filter((page) => page.signature === undefined);
+  if (lacking.length === 0) return answer;
+  const facts = await repo.signatureFacts(conn, lacking.filter((p) => p.layout === 'signature').map((p) => p.id));
+  for (const page of lacking) {
+    const row = facts.get(page.id);
+    page.signature = page.layout === 'signature' && row ? toPageSignature({ layout: 'signature' } as PageRow, row) : null;
+  }
+  return answer;
 }
 
 export function toReportItem(row: ReportRow): ReportListItem {
@@ -199,7 +239,8 @@ export function createReportService(deps: ReportServiceDeps) {
 
   async function detail(user: AuthUser, row: ReportRow, conn: Db = db): Promise<ReportDetail> {
     const pages = await repo.pages(conn, Number(row.rowid));
-    return { ...toReportItem(row), pages: pages.map(toPageResponse), versions: await versionsOf(Number(row.rowid), conn, user) };
+    const signatures = await signatureFactsOf(repo, conn, pages);
+    return { ...toReportItem(row), pages: pages.map((p) => toPageResponse(p, signatures.get(Number(p.rowid)))), versions: await versionsOf(Number(row.rowid), conn, user) };
   }
 
   /**
@@ -316,7 +357,7 @@ export function createReportService(deps: ReportServiceDeps) {
       const type = body.element_type ?? 'commande';
       await parentOf(user, type, body.fk_element);
       const scope = `${idempotency?.route ?? 'report:create'}:${type}:${body.fk_element}`;
-      return idempotent({ db, runs }, { entity, userId: user.id, key: idempotency?.key, scope }, async (claim) => {
+      const answer = await idempotent({ db, runs }, { entity, userId: user.id, key: idempotency?.key, scope }, async (claim) => {
         const template = body.template_id === undefined ? undefined : await visibleTemplate(user, body.template_id);
         const odt = body.odt_template !== undefined ? body.odt_template : (template?.odt_template ?? null);
         await checkOdtTemplate(odt);
@@ -343,6 +384,7 @@ export function createReportService(deps: ReportServiceDeps) {
           claim && ((trx, answer) => claim.complete(201, answer, trx)),
         );
       });
+      return withPageSignatures(repo, db, answer);
     },
 
     /**

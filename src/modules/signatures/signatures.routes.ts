@@ -15,6 +15,7 @@ import { ErrorResponse, RowId } from '../common/common.schemas.js';
 import { requireParam } from '../common/dispatch.js';
 import { multipartError } from '../common/multipart.js';
 import { publicBaseUrl } from '../common/public-url.js';
+import { DEVICE_AHEAD_SECONDS, DEVICE_MAX_AGE_SECONDS, deviceTimeShown, parseDeviceTime, parseDeviceZone, SHOWN_APART_SECONDS } from './device-time.js';
 import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE, type SignatureService, type SignInput } from './signatures.service.js';
 
 /** Largest signature PNG in bytes. */
@@ -24,13 +25,26 @@ export const MAX_CONFIRMATION_LENGTH = 2000;
 export const SIGNATURE_DESCRIPTION =
   '`action=signature&bericht_id=<report>`: multipart/form-data with the customer\'s signature as a PNG in the field `file` ' +
   `(at most ${MAX_SIGNATURE_BYTES} bytes, ${MAX_SIGNATURE_SIDE} pixels a side: 413 beyond; not a PNG by its bytes: 415; unreadable: 400 IMAGE_INVALID), ` +
-  '`signer_name` (required, 1-255 characters), `gps_lat` (-90..90) and `gps_lon` (-180..180) (optional, both or neither), and `confirmation_text` ' +
-  `(optional, at most ${MAX_CONFIRMATION_LENGTH} characters; default: "${DEFAULT_CONFIRMATION}"). ` +
+  '`signer_name` (required, 1-255 characters), `gps_lat` (-90..90) and `gps_lon` (-180..180) (optional, both or neither), `confirmation_text` ' +
+  `(optional, at most ${MAX_CONFIRMATION_LENGTH} characters; default: "${DEFAULT_CONFIRMATION}"), ` +
+  '`signed_at_device` (optional: the moment the customer signed, by the phone\'s clock, as an RFC 3339 date-time WITH its UTC offset, e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; ' +
+  'a signature sent from an offline queue reaches the service later) and `signed_at_device_zone` (optional, only with `signed_at_device`: the phone\'s IANA time zone, e.g. `Europe/Berlin`). ' +
+  'A malformed device time (no offset, no such date) or a zone that is no IANA-style name is 400 VALIDATION_FAILED naming the field; an empty field counts as absent; ' +
+  'a well-formed zone this service does not know (a newer zone database on the phone, `Etc/Unknown`) is kept as sent and the time shown at the offset the phone sent. ' +
+  `A well-formed device time is never refused however far off: it is kept and marked implausible when it lies more than ${DEVICE_AHEAD_SECONDS / 60} minutes after the server's time ` +
+  `(reason \`ahead\`) or more than ${DEVICE_MAX_AGE_SECONDS / 86400} days before it (\`too_old\`). ` +
   'Appends a signature page (layout `signature`) whose note names the signer and the time. The image is a composite: a header with the metadata, the signature, ' +
-  'a footer with the SHA-256 over all pages before it plus the report ref, the server name and time, and a QR code of the public check. Beside it, `<image>.json` holds the metadata ' +
-  '(headline, report and parent ref, customer, server time, signer, confirmation text, GPS, hash, page_count_at_signing, server name, client IP, user) sealed with the service\'s Ed25519 key. ' +
+  'a footer with the SHA-256 over all pages before it plus the report ref, the server name and time, and a QR code of the public check. ' +
+  `When the device time differs from the server's by more than ${SHOWN_APART_SECONDS} s, the header shows "Unterschrieben am (Gerät)" (the phone's local time, in its zone when sent, else at its offset, naming it) ` +
+  'and "Empfangen am (Server)" (the server\'s time in TIME_ZONE), with "– unplausibel: …" beside an implausible device time, and the note reads ' +
+  '"Unterschrieben von <signer> am <device time> Uhr (Gerät, <zone>); empfangen am <server time> Uhr (Server, <zone>)" plus that mark; within a minute (or without a device time) ' +
+  'one time, the server\'s, as "Unterschrieben von <signer> am <time> Uhr (<zone>)". Beside the image, `<image>.json` holds the metadata ' +
+  '(headline, report and parent ref, customer, `server_time` and `server_time_unix`, signer, confirmation text, GPS, hash, page_count_at_signing, server name, client IP, user, and ' +
+  '`signed_at_device` (as sent, with its offset), `signed_at_device_unix`, `signed_at_device_zone`, `device_time_difference_seconds` (server_time_unix − signed_at_device_unix: positive when received after signing), ' +
+  '`device_time_plausible`, `device_time_implausible_reason` (null, `ahead` or `too_old`); all six null without a device time) sealed with the service\'s Ed25519 key, so editing any of them breaks the seal. ' +
+  'The device time, its zone and the plausibility are also kept in the database, and every page answer carries them in `signature`. ' +
   'A body that is no readable multipart form (no or a wrong boundary, cut off): 400 UPLOAD_MISSING. Every page image must exist (409 REPORT_SOURCE_MISSING). Write right, a draft the caller sees (409 REPORT_FINAL otherwise). ' +
-  '201 with the page and `hash`, `page_count_at_signing` and `verify_url` (the public check; its address comes from PUBLIC_URL, else from the request). ' +
+  '201 with the page (its `signature` filled) and `hash`, `page_count_at_signing` and `verify_url` (the public check; its address comes from PUBLIC_URL, else from the request). ' +
   'On any error no page and no file is left. At most two signatures are made or checked at once per process (503 SIGNATURE_BUSY beyond a short queue).';
 
 function parseCoordinate(raw: string | undefined, name: string, limit: number): number | undefined {
@@ -39,6 +53,14 @@ function parseCoordinate(raw: string | undefined, name: string, limit: number): 
   if (!Number.isFinite(value) || Math.abs(value) > limit) {
     throw new AppError('VALIDATION_FAILED', { message: `${name} muss eine Zahl zwischen -${limit} und ${limit} sein`, details: [{ field: `body.${name}`, message: `must be a number in [-${limit}, ${limit}]` }] });
   }
+  return value;
+}
+
+/** An optional text field read by `parse`; empty is absent, anything `parse` refuses is 400 naming the field. */
+function parseOptional<T>(raw: string | undefined, parse: (value: string) => T | undefined, name: string, message: string, why: string): T | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = parse(raw);
+  if (value === undefined) throw new AppError('VALIDATION_FAILED', { message, details: [{ field: `body.${name}`, message: why }] });
   return value;
 }
 
@@ -95,12 +117,19 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
   if ((gpsLat === undefined) !== (gpsLon === undefined)) {
     throw new AppError('VALIDATION_FAILED', { message: 'gps_lat und gps_lon nur zusammen', details: [{ field: gpsLat === undefined ? 'body.gps_lat' : 'body.gps_lon', message: 'required with the other coordinate' }] });
   }
+  const deviceTime = parseOptional(fields.signed_at_device, parseDeviceTime, 'signed_at_device', 'signed_at_device muss ein Zeitpunkt nach RFC 3339 mit Zeitzonen-Versatz sein, z. B. 2026-11-24T09:14:03.120+01:00', 'must be an RFC 3339 date-time with a UTC offset');
+  const deviceZone = parseOptional(fields.signed_at_device_zone, parseDeviceZone, 'signed_at_device_zone', 'signed_at_device_zone muss eine IANA-Zeitzone sein, z. B. Europe/Berlin', 'must be an IANA time zone name');
+  if (deviceZone !== undefined && deviceTime === undefined) {
+    throw new AppError('VALIDATION_FAILED', { message: 'signed_at_device_zone nur zusammen mit signed_at_device', details: [{ field: 'body.signed_at_device', message: 'required with signed_at_device_zone' }] });
+  }
   if (!png) throw new AppError('UPLOAD_MISSING');
   return {
     signerName,
     confirmation,
     gpsLat,
     gpsLon,
+    deviceTime,
+    deviceZone,
     png,
     clientIp: request.ip,
     baseUrl: publicBaseUrl(config, request),
@@ -163,7 +192,11 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
       schema: {
         tags: ['signatures'],
         summary: 'Public check of a signature (the QR code on the signature page)',
-        description: 'No token needed: the unguessable `code` of one signature. An HTML page with the report ref, the signer, the time and the verification result, and nothing else. Unknown code: 404 page.',
+        description:
+          'No token needed: the unguessable `code` of one signature. An HTML page with the report ref, the signer, the time and the verification result, and nothing else, ' +
+          'taken from the sealed metadata. When the phone sent the moment of signing and it differs from the server\'s time of receipt by more than ' +
+          `${SHOWN_APART_SECONDS} s, two rows: "Unterschrieben (Gerät)" (the phone's time in its zone, or at its offset) and "Empfangen (Server)", ` +
+          'with "unplausibel: …" beside an implausible device time; else one row "Unterschrieben". Unknown code: 404 page.',
         querystring: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }),
         produces: ['text/html'],
       },
@@ -176,9 +209,15 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
       reply.header('cache-control', 'no-store');
       reply.header('x-robots-tag', 'noindex');
       if (!result) return reply.code(404).send(page('Unterschrift nicht gefunden', '<p>Zu diesem Prüfcode gibt es keine Unterschrift.</p>'));
-      const when = result.signed_at === null ? '' : localTime(new Date(result.signed_at * 1000), deps.timeZone);
       const status = result.verified ? '<p class="ok">✔ Gültig: die unterschriebenen Seiten sind unverändert.</p>' : `<p class="bad">✘ Nicht gültig: ${escapeHtml(result.message)}.</p>`;
-      return reply.send(page('Prüfung einer Unterschrift', `${status}<dl><dt>Bericht</dt><dd>${escapeHtml(result.report_ref)}</dd><dt>Unterzeichner</dt><dd>${escapeHtml(result.signer_name)}</dd><dt>Unterschrieben</dt><dd>${escapeHtml(when)}</dd></dl>`));
+      // The phone's time and the server's, when they are more than a minute apart; else one time, as before.
+      const device = deviceTimeShown(result.device_time);
+      const server = (seconds: boolean) => (result.signed_at === null ? '' : localTime(new Date(result.signed_at * 1000), deps.timeZone, { seconds }));
+      const times = device
+        ? `<dt>Unterschrieben (Gerät)</dt><dd>${escapeHtml(`${device.time} (${device.zone})`)}${device.mark ? ` <span class="bad">– ${escapeHtml(device.mark)}</span>` : ''}</dd>` +
+          `<dt>Empfangen (Server)</dt><dd>${escapeHtml(server(true))}</dd>`
+        : `<dt>Unterschrieben</dt><dd>${escapeHtml(server(false))}</dd>`;
+      return reply.send(page('Prüfung einer Unterschrift', `${status}<dl><dt>Bericht</dt><dd>${escapeHtml(result.report_ref)}</dd><dt>Unterzeichner</dt><dd>${escapeHtml(result.signer_name)}</dd>${times}</dl>`));
     },
   );
 }

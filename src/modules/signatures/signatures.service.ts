@@ -42,13 +42,14 @@ import type { AuthUser } from '../auth/auth.service.js';
 import type { ElementAccess } from '../access/element-access.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository } from '../reports/reports.repository.js';
 import { MAX_REPORT_PAGES, type SignedPageResponse } from '../reports/reports.schemas.js';
-import { toPageResponse } from '../reports/reports.service.js';
+import { toPageResponse, withPageSignatures } from '../reports/reports.service.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { reportFolder, resolveSource, WORK_AREA_DIR } from '../reports/work-area.js';
 import { fileSha256, HASH_FORM, pagesHash } from './signature-hash.js';
 import { createLimiter } from '../common/limiter.js';
 import type { SigningKey } from './seal.js';
+import { deviceTimeFacts, deviceTimeShown, type DeviceTime, type DeviceTimeFacts, type ImplausibleReason } from './device-time.js';
 
 /** Longest side of a signature PNG (a phone screen is at most a few thousand pixels). */
 export const MAX_SIGNATURE_SIDE = 4096;
@@ -76,6 +77,17 @@ export interface SignatureMetadata {
   customer: string | null;
   server_time: string;
   server_time_unix: number;
+  /**
+   * The moment of signing by the phone's clock (device-time.ts): as sent, with its offset; Unix
+   * seconds; the phone's zone; server_time_unix − signed_at_device_unix; and the plausibility.
+   * All null without a device time; absent in metadata made before they were recorded.
+   */
+  signed_at_device?: string | null;
+  signed_at_device_unix?: number | null;
+  signed_at_device_zone?: string | null;
+  device_time_difference_seconds?: number | null;
+  device_time_plausible?: boolean | null;
+  device_time_implausible_reason?: ImplausibleReason | null;
   signer_name: string;
   confirmation_text: string;
   gps_lat: number | null;
@@ -98,6 +110,10 @@ export interface SignInput {
   confirmation?: string;
   gpsLat?: number;
   gpsLon?: number;
+  /** When the customer signed, by the phone's clock (with its offset). */
+  deviceTime?: DeviceTime;
+  /** The phone's IANA zone (only with deviceTime). */
+  deviceZone?: string;
   png: Buffer;
   clientIp: string;
   /** Where people reach the service, for the QR link. */
@@ -107,7 +123,10 @@ export interface SignInput {
 export interface PublicCheck {
   report_ref: string;
   signer_name: string;
+  /** When the server received it. */
   signed_at: number | null;
+  /** The phone's time of signing, when it sent one. */
+  device_time: Partial<DeviceTimeFacts> | null;
   verified: boolean;
   reason?: VerifyReason;
   message: string;
@@ -134,6 +153,28 @@ export function verifyUrl(baseUrl: string, code: string): string {
 }
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+
+/**
+ * The signature page's note: the signer and the server's time with its zone, as before; when the
+ * phone's time differs by more than a minute, the phone's time first (in its zone), then when the
+ * server received it, and the mark of an implausible device time.
+ */
+export function signatureNote(signer: string, received: Date, timeZone: string, device: ReturnType<typeof deviceTimeShown>): string {
+  const server = `${localTime(received, timeZone, { seconds: true, zone: false })} Uhr`;
+  if (!device) return `Unterschrieben von ${signer} am ${server} (${zoneName(received, timeZone)})`;
+  return `Unterschrieben von ${signer} am ${device.time} Uhr (Gerät, ${device.zone}); empfangen am ${server} (Server, ${zoneName(received, timeZone)})${device.mark ? ` – ${device.mark}` : ''}`;
+}
+
+/**
+ * The device's instant for the database (UTC, like the module's other date-times). Years outside
+ * 1000-9999 (a phone whose clock is wildly off) do not fit MariaDB's datetime: null there, the
+ * sealed metadata keeps the time as sent.
+ */
+function deviceColumn(unix: number | null): string | null {
+  if (unix === null) return null;
+  const year = new Date(unix * 1000).getUTCFullYear();
+  return year >= 1000 && year <= 9999 ? toDbDateTime(unix) : null;
+}
 
 export function createSignatureService(deps: { handle: DbHandle; repo: ReportRepository; access: ElementAccess; config: Config; runs: Pick<RunRegistry, 'state'>; key: SigningKey }) {
   const { handle, repo, access, config, runs, key } = deps;
@@ -190,10 +231,11 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
      */
     async sign(user: AuthUser, reportId: number, readForm: () => Promise<SignInput>, idempotencyKey?: string): Promise<SignedPageResponse> {
       if (!(await repo.getById(db, reportId, access.reportVisible(user, REPORT_ALIAS)))) throw new AppError('REPORT_NOT_FOUND');
-      return idempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope: `page:signature:${reportId}` }, async (claim) => {
+      const answer = await idempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope: `page:signature:${reportId}` }, async (claim) => {
         const input = await readForm();
         return limit(() => signNow(user, reportId, input, claim));
       });
+      return withPageSignatures(repo, db, answer);
     },
 
     /** Verifies the signature page `pageId` of a report the caller sees. */
@@ -214,7 +256,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
       if (!row) return undefined;
       const page = await repo.getPage(db, Number(row.fk_page));
       const report = await db.selectFrom('bericht').select(['ref']).where('rowid', '=', Number(row.fk_bericht)).executeTakeFirst();
-      const unverified = (message: string): PublicCheck => ({ report_ref: report?.ref ?? '', signer_name: row.signer_name, signed_at: fromDbDateTime(row.datec), verified: false, message });
+      const unverified = (message: string): PublicCheck => ({ report_ref: report?.ref ?? '', signer_name: row.signer_name, signed_at: fromDbDateTime(row.datec), device_time: null, verified: false, message });
       if (!page || !report || page.layout !== 'signature' || Number(page.fk_bericht) !== Number(row.fk_bericht)) return unverified('Die Unterschriftsseite fehlt oder wurde verändert');
       const result = await limit(() => verifyPage(page, report.ref));
       if (result.metadata && result.metadata.verify_code !== code) return unverified('Der Prüfcode gehört nicht zu dieser Unterschrift');
@@ -222,6 +264,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
         report_ref: result.metadata?.report_ref ?? report.ref,
         signer_name: result.metadata?.signer_name ?? row.signer_name,
         signed_at: result.metadata?.server_time_unix ?? fromDbDateTime(row.datec),
+        device_time: result.metadata ?? null,
         verified: result.verified,
         ...(result.reason ? { reason: result.reason } : {}),
         message: result.message,
@@ -242,6 +285,11 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     const hash = await pagesHash(report.ref, pages, strictDigest);
 
     const now = new Date();
+    const serverUnix = Math.floor(now.getTime() / 1000);
+    const device = deviceTimeFacts(input.deviceTime, input.deviceZone, serverUnix);
+    // The phone's time beside the server's when they are more than a minute apart (else one time, as without it).
+    const shown = deviceTimeShown(device);
+    const serverWhen = localTime(now, config.timeZone, { seconds: true });
     const code = randomBytes(16).toString('base64url');
     const parent = await parentInfo(report.element_type, report.fk_element === null ? null : Number(report.fk_element));
     const confirmation = input.confirmation?.trim() || DEFAULT_CONFIRMATION;
@@ -253,13 +301,19 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
         { label: 'Bericht', value: `${report.ref} – ${report.title}` },
         ...(parent ? [{ label: 'Auftrag', value: parent.ref + (parent.ref_client ? ` (${parent.ref_client})` : '') }] : []),
         ...(parent?.nom ? [{ label: 'Kunde', value: parent.nom }] : []),
-        { label: 'Datum/Uhrzeit (Server)', value: localTime(now, config.timeZone, { seconds: true }) },
+        // An implausible device time's mark on a line of its own, so nobody reads over it.
+        ...(shown
+          ? [
+              { label: 'Unterschrieben am (Gerät)', value: `${shown.time} (${shown.zone})${shown.mark ? `\n– ${shown.mark}` : ''}` },
+              { label: 'Empfangen am (Server)', value: serverWhen },
+            ]
+          : [{ label: 'Datum/Uhrzeit (Server)', value: serverWhen }]),
         { label: 'Unterzeichner', value: input.signerName },
         ...(gps ? [{ label: 'GPS', value: gps }] : []),
       ],
       confirmation,
       signature: input.png,
-      footer: [`SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`, `Server: ${config.serverName} · ${localTime(now, config.timeZone, { seconds: true })} · ${now.toISOString().slice(0, 19)}Z`],
+      footer: [`SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`, `Server: ${config.serverName} · ${serverWhen} · ${now.toISOString().slice(0, 19)}Z`],
       qr: { url: link, caption: 'Prüfen' },
     });
     const metadata: SignatureMetadata = {
@@ -271,7 +325,8 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
       parent_ref: parent?.ref ?? null,
       customer: parent?.nom ?? null,
       server_time: now.toISOString(),
-      server_time_unix: Math.floor(now.getTime() / 1000),
+      server_time_unix: serverUnix,
+      ...device,
       signer_name: input.signerName,
       confirmation_text: confirmation,
       gps_lat: input.gpsLat ?? null,
@@ -314,7 +369,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
           fk_bericht: reportId,
           page_order: pages.length + 1,
           title: 'Unterschrift',
-          note: `Unterschrieben von ${input.signerName} am ${localTime(now, config.timeZone, { seconds: true, zone: false })} Uhr (${zoneName(now, config.timeZone)})`,
+          note: signatureNote(input.signerName, now, config.timeZone, shown),
           rotation: 0,
           layout: 'signature',
           source_path: imageRel,
@@ -322,9 +377,24 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
           datec: at,
           tms: at,
         });
-        await trx.insertInto('bericht_signature').values({ entity, fk_bericht: reportId, fk_page: id, verify_code: code, metadata_path: metaRel, signer_name: input.signerName, datec: at }).execute();
+        await trx
+          .insertInto('bericht_signature')
+          .values({
+            entity,
+            fk_bericht: reportId,
+            fk_page: id,
+            verify_code: code,
+            metadata_path: metaRel,
+            signer_name: input.signerName,
+            datec: at,
+            signed_at_device: deviceColumn(device.signed_at_device_unix),
+            signed_at_device_zone: device.signed_at_device_zone,
+            device_time_plausible: device.device_time_plausible === null ? null : device.device_time_plausible ? 1 : 0,
+          })
+          .execute();
         await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
-        const signed: SignedPageResponse = { ...toPageResponse((await repo.getPage(trx, id))!), hash, page_count_at_signing: pages.length, verify_url: link };
+        const facts = (await repo.signatureFacts(trx, [id])).get(id);
+        const signed: SignedPageResponse = { ...toPageResponse((await repo.getPage(trx, id))!, facts), hash, page_count_at_signing: pages.length, verify_url: link };
         await claim?.complete(201, signed, trx);
         return signed;
       });

@@ -19,11 +19,13 @@ const DESCRIPTION =
   'An order the caller may not see: 404 ORDER_NOT_FOUND, as a missing one; a missing file: 404 FILE_NOT_FOUND; ' +
   `a file that is not a recording by its bytes (${ACCEPTED_DESCRIPTION.audio}): 415 UPLOAD_TYPE_UNSUPPORTED.\n\n` +
   'Settings, Dolibarr constants of the entity (llx_const; `dolcrypt:` values are decrypted with the instance unique id), ' +
-  'each overridden by the environment variable of the same name: BERICHT_TRANSCRIBE_URL (the server\'s base address; ' +
-  'none: 503 TRANSCRIBE_NOT_CONFIGURED), BERICHT_TRANSCRIBE_MODE (`' + TRANSCRIBE_MODES.join('` or `') + '`, default `whisper-asr`; ' +
-  'another value: 503 TRANSCRIBE_NOT_CONFIGURED with `details.allowed`), BERICHT_TRANSCRIBE_API_KEY (optional, sent as ' +
+  'each overridden by the environment variable of the same name: BERICHT_TRANSCRIBE_URL (the server\'s base address, required), ' +
+  'BERICHT_TRANSCRIBE_MODE (`' + TRANSCRIBE_MODES.join('` or `') + '`, default `whisper-asr`), BERICHT_TRANSCRIBE_API_KEY (optional, sent as ' +
   '`Authorization: Bearer`), BERICHT_TRANSCRIBE_LANG (default `de`; `auto` lets the server detect it), and the constant ' +
-  'BERICHT_TRANSCRIBE_MODEL (`openai` mode, default `whisper-1`).\n\n' +
+  'BERICHT_TRANSCRIBE_MODEL (`openai` mode, default `whisper-1`). Read on every call. A missing URL or an invalid setting (an address that is not http(s), ' +
+  'holds credentials, `?` or `#`; an unknown mode; a language that is no code) is 503 TRANSCRIBE_NOT_CONFIGURED, whose message names no setting and which has no details ' +
+  '(a technician reads it); the service logs a warn line naming each setting that is missing or invalid and why (never a value). ' +
+  'Whether transcription is offered at all: GET /api/capabilities.php (`transcription`), read the same way.\n\n' +
   'Modes: `whisper-asr` speaks whisper-asr-webservice (github.com/ahmetoner/whisper-asr-webservice): ' +
   '`POST {url}/asr?task=transcribe&language=<lang>&output=json&encode=true`, the audio in the multipart field `audio_file`. ' +
   '`openai` speaks OpenAI\'s API and compatible servers: `POST {url}/v1/audio/transcriptions` (a `{url}` ending in `/v1` is not ' +

@@ -103,7 +103,7 @@ export function createTranscriptionService(deps: { config: Pick<Config, 'dataRoo
       const type = await detectUploadType(real, 'audio');
       if (!type) throw new AppError('UPLOAD_TYPE_UNSUPPORTED', { message: 'Die Datei ist keine Sprachaufnahme (WebM, MP4/M4A, MP3 oder Ogg)' });
 
-      const settings = await loadTranscribeSettings(consts, config.transcribe);
+      const settings = await loadTranscribeSettings(consts, config.transcribe, log);
       const language = input.lang !== undefined ? normalizeLanguage(input.lang) : settings.language;
       if (!language) throw new AppError('VALIDATION_FAILED', { details: [{ field: 'body.lang', message: 'must be a language code' }] });
       const relpath = `${folder.name}/${name}`;

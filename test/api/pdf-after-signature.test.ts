@@ -1,0 +1,108 @@
+/**
+ * Pages added after a report's last signature are not covered by it: in the preview and in the
+ * final PDF each carries, as text, "Nicht von der Unterschrift erfasst: nach der Unterschrift
+ * hinzugefügt"; pages before a signature, the signature pages, and reports without a signature
+ * are drawn as before. Read back with pdftotext, page by page.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { AFTER_SIGNATURE_NOTICE } from '../../src/modules/reports/report-pdf.service.js';
+import { createTestContext, type TestContext } from '../helpers/build-app.js';
+import { testDialects } from '../helpers/databases.js';
+import { pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
+import { sign } from '../helpers/signature.js';
+
+const NOTICE = 'Nicht von der Unterschrift erfasst: nach der Unterschrift hinzugefügt';
+
+for (const dialect of testDialects()) {
+  describe(`PDF pages after the last signature [${dialect}]`, { skip: pdfToolsMissing }, () => {
+    let ctx: TestContext;
+    let headers: Record<string, string>;
+    let tmp: string;
+    let orderId: number;
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      const user = await ctx.make.user({ rights: ['read', 'write'] });
+      headers = { authorization: `Bearer ${await ctx.make.token(user)}` };
+      tmp = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-pdf-notice-'));
+      const order = await ctx.make.order({ author: user.id });
+      orderId = order.id;
+    });
+    after(async () => {
+      await ctx?.close();
+      if (tmp) await rm(tmp, { recursive: true, force: true });
+    });
+
+    const req = (method: 'GET' | 'POST', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
+      ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+    async function draft(titles: string[]) {
+      const created = await req('POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Wartung' });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = created.json().id as number;
+      for (const title of titles) await addPage(id, title);
+      return id;
+    }
+    async function addPage(id: number, title: string) {
+      const res = await req('POST', `/api/pages.php?action=add&bericht_id=${id}`, { title });
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    async function signed(id: number, who: string) {
+      const res = await sign(ctx.app, headers, id, who);
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    /** The text of each page of a PDF, read by pdftotext. */
+    async function pagesOf(pdf: Buffer): Promise<string[]> {
+      assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
+      const file = path.join(tmp, `${Math.random().toString(36).slice(2)}.pdf`);
+      await writeFile(file, pdf);
+      return (await pdfText(file)).split('\f').slice(0, -1);
+    }
+    const preview = async (id: number) => pagesOf((await req('GET', `/api/pdf.php?id=${id}&preview=1`)).rawPayload);
+    /** For each page: does it carry the notice? */
+    const marked = (pages: string[]) => pages.map((text) => text.includes(NOTICE));
+
+    test('the notice is the one the service draws', () => {
+      assert.equal(AFTER_SIGNATURE_NOTICE, NOTICE);
+    });
+
+    test('a report without a signature: no page carries the notice', async () => {
+      const id = await draft(['Eins', 'Zwei']);
+      const pages = await preview(id);
+      assert.equal(pages.length, 2);
+      assert.deepEqual(marked(pages), [false, false]);
+      assert.ok(pages[0]!.includes('Eins') && pages[0]!.includes('Seite 1 / 2'), 'the text is read at all');
+    });
+
+    test('preview: the pages after the last signature carry it, the pages before and the signature pages do not', async () => {
+      const id = await draft(['Eins', 'Zwei']);
+      await signed(id, 'Erika Müller');
+      await addPage(id, 'Nachtrag A');
+      await addPage(id, 'Nachtrag B');
+      let pages = await preview(id);
+      assert.deepEqual(marked(pages), [false, false, false, true, true]);
+      assert.ok(pages[3]!.includes('Nachtrag A') && pages[4]!.includes('Nachtrag B'));
+      assert.ok(pages[2]!.includes('Unterschrieben von Erika Müller'));
+      // A second signature covers them: only what comes after it is marked.
+      await signed(id, 'Max Muster');
+      pages = await preview(id);
+      assert.deepEqual(marked(pages), [false, false, false, false, false, false]);
+      await addPage(id, 'Nachtrag C');
+      assert.deepEqual(marked(await preview(id)), [false, false, false, false, false, false, true]);
+    });
+
+    test('the final PDF carries it too, and GET /api/pdf.php serves that file', async () => {
+      const id = await draft(['Eins']);
+      await signed(id, 'Erika Müller');
+      await addPage(id, 'Nachtrag');
+      const done = await req('POST', `/api/reports.php?id=${id}&action=finalize`);
+      assert.equal(done.statusCode, 200, done.body);
+      const pages = await pagesOf((await req('GET', `/api/pdf.php?id=${id}`)).rawPayload);
+      assert.deepEqual(marked(pages), [false, false, true]);
+      assert.ok(pages[2]!.includes('Nachtrag') && pages[2]!.includes('Seite 3 / 3'));
+    });
+  });
+}
