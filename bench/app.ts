@@ -4,7 +4,7 @@
  * 750 kbit/s up), against the built service in its own process on a database of 10,000 orders.
  * Each run is a cold start (a new browser profile: no cache, no service worker):
  * 1. first screen: from navigation to the login screen drawn (the app's mark
- *    `fieldreport:first-screen`); target ≤ 1.5 s;
+ *    `fieldreport:first-screen`); target ≤ 1.2 s;
  * 2. order list: from pressing "Anmelden" to the service's first page of orders drawn
  *    (`fieldreport:login` to `fieldreport:orders`), as the technician (2,000 of the orders) and as
  *    an administrator (all 10,000); target ≤ 1 s;
@@ -17,9 +17,15 @@
  *      service worker has the shell and the screens' code), a first visit of that report in a new
  *      browser profile each run; target ≤ 1 s;
  *    - a cold load of /app/#/report/<id> with the login stored on the phone but no HTTP cache and no
- *      service worker (the page is loaded, parsed and started before the report is even asked for).
- *      No target: the first screen alone may take 1.5 s (1.), and this load starts the same way;
- *      printed to show what the report itself adds to it;
+ *      service worker (the page is loaded, parsed and started, and the report asked for, as when a
+ *      technician opens a report's link); target ≤ 1.5 s. The report must be asked for once (the
+ *      app asks for it while its code loads, and the report screen takes that answer);
+ *    - each way, the main thread in the 2 s after the list is drawn (the person starts to scroll and
+ *      tap; the thumbnails come in): the blocking time of the long animation frames then (Long
+ *      Animation Frames API: in each frame over 50 ms, the time its long tasks ran beyond 50 ms, its
+ *      rendering counted with the longest), summed; target ≤ 100 ms, so a tap never waits more than
+ *      about 150 ms. The longest of those frames and how many thumbnails were asked for until the
+ *      end of the 2 s are printed beside it;
  * 5. drag-reorder of the 50 pages with a finger (CDP touch events; SortableJS's fallback) on that
  *    screen: the last page's handle to the top of the first row; from the touchend to the first
  *    row drawn showing the moved page; target ≤ 100 ms (median), the maximum printed as well.
@@ -27,22 +33,30 @@
  * requestAnimationFrame callback arrives after that frame's style, layout and paint (for the drag,
  * the browser's own Event Timing of the touchend, up to the next paint, is printed beside it).
  * BENCH_APP_RUNS (default 5): cold starts per user, and openings of the report each way;
- * BENCH_APP_DRAGS (default 10): drags. Medians are reported. Results are printed and written to
- * bench/results/app-<time>.json. BENCH_APP_DEBUG=1 prints each run's requests and long animation
- * frames; BENCH_APP_TRACE=1 writes DevTools traces (below).
+ * BENCH_APP_DRAGS (default 10): drags. Medians are reported, each beside its target. Results are
+ * printed and written to bench/results/app-<time>.json. BENCH_APP_DEBUG=1 prints each run's requests
+ * and long animation frames; BENCH_APP_TRACE=1 writes DevTools traces (below).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
-import { login as apiLogin, median, multipart, PASSWORD, ROOT, startServer } from './common.js';
+import { against, login as apiLogin, median, multipart, PASSWORD, ROOT, startServer } from './common.js';
 import { seed } from './run.js';
 
 const RUNS = Number(process.env.BENCH_APP_RUNS ?? 5);
 const DRAGS = Number(process.env.BENCH_APP_DRAGS ?? 10);
 const CHROMIUM = '/usr/bin/chromium';
-const TARGETS = { first_screen_ms: 1500, order_list_ms: 1000, first_screen_js_gzip_kb: 80, report_screen_ms: 1000, drag_reorder_ms: 100 };
+const TARGETS = {
+  first_screen_ms: 1200,
+  order_list_ms: 1000,
+  first_screen_js_gzip_kb: 80,
+  report_screen_ms: 1000,
+  report_cold_load_ms: 1500,
+  blocked_after_report_drawn_ms: 100,
+  drag_reorder_ms: 100,
+};
 const SLOW_4G = { offline: false, latency: 150, downloadThroughput: (1.6 * 1_000_000) / 8, uploadThroughput: (750 * 1000) / 8 };
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'de-DE', serviceWorkers: 'allow' } as const;
 const REPORT_PAGES = 50;
@@ -87,8 +101,31 @@ window.__drawn = (check) => new Promise((resolve) => {
   test();
 });
 window.__allPages = () => window.__rows().length === ${REPORT_PAGES};
+window.__longFrames = [];
+new PerformanceObserver((list) => window.__longFrames.push(...list.getEntries().map((f) => ({ start: f.startTime, duration: f.duration, blocking: f.blockingDuration })))).observe({ type: 'long-animation-frame', buffered: true });
 ${LOAF}
 `;
+
+/** How long after the report's list is drawn its main thread is watched (the person starts to scroll and tap). */
+const AFTER_DRAWN_MS = 2000;
+
+/**
+ * The main thread in the AFTER_DRAWN_MS after the list was drawn at `drawn` (the page's time; the
+ * opening started at `start`): the long animation frames (frames over 50 ms) that end after the
+ * drawing and start in that window (the frame that drew the list ends before it), their blocking
+ * time summed (the browser's blockingDuration: in each frame, its long tasks' time beyond 50 ms, its
+ * rendering counted with the longest; how long a tap or a scroll waited), the longest of those
+ * frames, and how many thumbnails were asked for from the opening until the end of the window.
+ */
+async function afterDrawn(page: Page, start: number, drawn: number) {
+  const left = drawn + AFTER_DRAWN_MS - ((await page.evaluate('performance.now()')) as number);
+  if (left > 0) await page.waitForTimeout(left + 100);
+  return (await page.evaluate(`(() => {
+    const frames = window.__longFrames.filter((f) => f.start + f.duration > ${drawn} && f.start < ${drawn + AFTER_DRAWN_MS});
+    const thumbnails = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/photo.php') && e.startTime >= ${start} && e.startTime < ${drawn + AFTER_DRAWN_MS}).length;
+    return { blockedMs: frames.reduce((sum, f) => sum + f.blocking, 0), longestFrameMs: Math.max(0, ...frames.map((f) => f.duration)), thumbnails };
+  })()`)) as { blockedMs: number; longestFrameMs: number; thumbnails: number };
+}
 
 /** A new browser profile at the phone's size, slowed down as a phone (CPU 4×, slow 4G). */
 async function phone(browser: Browser): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession }> {
@@ -272,8 +309,9 @@ async function openReport(page: Page, reportId: number) {
   })()`)) as Drawn & { start: number };
   const api = (await page.evaluate(`performance.getEntriesByType('resource').filter((e) => e.startTime >= ${t.start} && e.name.includes('/api/reports.php?id=${reportId}')).map((e) => [e.startTime - ${t.start}, e.responseEnd - ${t.start}])[0] ?? null`)) as [number, number] | null;
   if (!api) throw new Error('the report was not asked for');
-  const result = { ms: t.drawn - t.start, frameMs: t.frame - t.start, requestMs: api[0], responseMs: api[1] };
-  if (process.env.BENCH_APP_DEBUG) console.log(`report screen: ${Math.round(result.ms)} ms (frame at ${Math.round(result.frameMs)} ms)`, await requestsSince(page, t.start), `\n${await framesBetween(page, t.start, t.drawn)}`);
+  const after = await afterDrawn(page, t.start, t.drawn);
+  const result = { ms: t.drawn - t.start, frameMs: t.frame - t.start, requestMs: api[0], responseMs: api[1], ...after };
+  if (process.env.BENCH_APP_DEBUG) console.log(`report screen: ${Math.round(result.ms)} ms (frame at ${Math.round(result.frameMs)} ms; then ${Math.round(after.blockedMs)} ms blocked, ${after.thumbnails} thumbnails)`, await requestsSince(page, t.start), `\n${await framesBetween(page, t.start, t.drawn + AFTER_DRAWN_MS)}`);
   return result;
 }
 
@@ -305,8 +343,11 @@ async function reportCold(browser: Browser, base: string, login: string, reportI
     const response = await tab.goto(`${base}/app/#/report/${reportId}`);
     if (response?.fromServiceWorker()) throw new Error('the cold load came from the service worker');
     const t = (await tab.evaluate('window.__cold')) as Drawn;
-    if (process.env.BENCH_APP_DEBUG) console.log(`cold load: ${Math.round(t.drawn)} ms (frame at ${Math.round(t.frame)} ms)`, await requestsSince(tab, 0), `\n${await framesBetween(tab, 0, t.drawn)}`);
-    return { ms: t.drawn, frameMs: t.frame };
+    const after = await afterDrawn(tab, 0, t.drawn);
+    const requests = (await tab.evaluate(`performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/reports.php?id=${reportId}')).length`)) as number;
+    if (requests !== 1) throw new Error(`the cold load asked for the report ${requests} times`);
+    if (process.env.BENCH_APP_DEBUG) console.log(`cold load: ${Math.round(t.drawn)} ms (frame at ${Math.round(t.frame)} ms; then ${Math.round(after.blockedMs)} ms blocked, ${after.thumbnails} thumbnails)`, await requestsSince(tab, 0), `\n${await framesBetween(tab, 0, t.drawn + AFTER_DRAWN_MS)}`);
+    return { ms: t.drawn, frameMs: t.frame, ...after };
   } finally {
     await context.close();
   }
@@ -452,6 +493,13 @@ async function main(): Promise<void> {
       report_answer_in_ms: Math.round(median(viaOrder.map((r) => r.responseMs))),
       report_cold_load_ms: Math.round(median(cold.map((r) => r.ms))),
       report_cold_load_max_ms: Math.round(Math.max(...cold.map((r) => r.ms))),
+      // The 2 s after the list is drawn: from the order screen, and cold.
+      blocked_after_drawn_ms: Math.round(median(viaOrder.map((r) => r.blockedMs))),
+      longest_frame_after_drawn_ms: Math.round(median(viaOrder.map((r) => r.longestFrameMs))),
+      thumbnails_asked_by_2s: median(viaOrder.map((r) => r.thumbnails)),
+      cold_blocked_after_drawn_ms: Math.round(median(cold.map((r) => r.blockedMs))),
+      cold_longest_frame_after_drawn_ms: Math.round(median(cold.map((r) => r.longestFrameMs))),
+      cold_thumbnails_asked_by_2s: median(cold.map((r) => r.thumbnails)),
     };
     const dragResult = {
       drags: dragTimes.length,
@@ -461,14 +509,16 @@ async function main(): Promise<void> {
       event_timing_next_paint_ms: Math.round(median(dragTimes.map((d) => d.nextPaintMs))),
     };
 
-    const worst = {
+    const worst: Record<keyof typeof TARGETS, number> = {
       first_screen_ms: Math.max(...perUser.map((u) => u.first_screen_ms)),
       order_list_ms: Math.max(...perUser.map((u) => u.order_list_ms)),
       first_screen_js_gzip_kb: Math.max(...perUser.map((u) => u.first_screen_js_gzip_kb)),
       report_screen_ms: reportScreen.report_screen_ms,
+      report_cold_load_ms: reportScreen.report_cold_load_ms,
+      blocked_after_report_drawn_ms: Math.max(reportScreen.blocked_after_drawn_ms, reportScreen.cold_blocked_after_drawn_ms),
       drag_reorder_ms: dragResult.drag_reorder_ms,
     };
-    const met = Object.fromEntries(Object.entries(TARGETS).map(([k, target]) => [k, worst[k as keyof typeof worst] <= target]));
+    const met = Object.fromEntries(Object.entries(TARGETS).map(([k, target]) => [k, worst[k as keyof typeof TARGETS] <= target]));
     const results = {
       at: new Date().toISOString(),
       chromium: browser.version(),
@@ -480,6 +530,16 @@ async function main(): Promise<void> {
       met,
     };
     console.log(JSON.stringify(results, null, 2));
+    const ms = (value: number, key: keyof typeof TARGETS) => against(value, TARGETS[key], 'ms');
+    console.log(`\nMedians of ${RUNS} runs (the ${reportScreen.user}):`);
+    for (const u of perUser) {
+      console.log(`${u.user}:\n  first screen ${ms(u.first_screen_ms, 'first_screen_ms')}\n  order list ${ms(u.order_list_ms, 'order_list_ms')} (max ${u.order_list_max_ms} ms)\n  first-screen JavaScript ${against(u.first_screen_js_gzip_kb, TARGETS.first_screen_js_gzip_kb, 'kB gzip')} in ${u.first_screen_scripts} scripts`);
+    }
+    console.log(`report screen from the order screen ${ms(reportScreen.report_screen_ms, 'report_screen_ms')} (max ${reportScreen.report_screen_max_ms} ms)`);
+    console.log(`  then, 2 s: main thread blocked ${ms(reportScreen.blocked_after_drawn_ms, 'blocked_after_report_drawn_ms')}, longest frame ${reportScreen.longest_frame_after_drawn_ms} ms, ${reportScreen.thumbnails_asked_by_2s} thumbnails asked for`);
+    console.log(`report's address, cold ${ms(reportScreen.report_cold_load_ms, 'report_cold_load_ms')} (max ${reportScreen.report_cold_load_max_ms} ms)`);
+    console.log(`  then, 2 s: main thread blocked ${ms(reportScreen.cold_blocked_after_drawn_ms, 'blocked_after_report_drawn_ms')}, longest frame ${reportScreen.cold_longest_frame_after_drawn_ms} ms, ${reportScreen.cold_thumbnails_asked_by_2s} thumbnails asked for`);
+    console.log(`drag reorder ${ms(dragResult.drag_reorder_ms, 'drag_reorder_ms')} (max ${dragResult.drag_reorder_max_ms} ms, ${dragResult.drags} drags)`);
     const dir = path.join(ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `app-${results.at.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(results, null, 2)}\n`);

@@ -44,6 +44,84 @@ function precompress(): Plugin {
     },
   };
 }
+/**
+ * The app's code in few files: boot.ts's imports in one chunk, and main.ts's (Svelte, the frame,
+ * the login and orders screens, the outbox) in another with one style sheet; and what the report
+ * screen shares with the other screens in a third. Without this the bundler cuts the first screen
+ * into seven scripts and three style sheets, by which later screens share what; over HTTP/1.1 a
+ * browser opens six connections to a server, and a seventh request waits for one of them (on a
+ * slow line, the biggest script came last). The later screens import from these.
+ */
+const firstScreen = { boot: new Set<string>(), main: new Set<string>(), screens: new Set<string>() };
+function firstScreenChunks(): Plugin {
+  return {
+    name: 'fieldreport-first-screen-chunks',
+    apply: 'build',
+    buildEnd() {
+      const closure = (start: string, into: Set<string>, skip: Set<string> = new Set()) => {
+        const queue = [start];
+        while (queue.length > 0) {
+          const id = queue.pop()!;
+          if (into.has(id) || skip.has(id)) continue;
+          into.add(id);
+          queue.push(...(this.getModuleInfo(id)?.importedIds ?? []));
+        }
+      };
+      const boot = path.join(root, 'src/boot.ts');
+      closure(boot, firstScreen.boot);
+      closure(path.join(root, 'src/main.ts'), firstScreen.main, firstScreen.boot);
+      // boot.ts stays the entry chunk: it awaits main.ts, which imports from the boot chunk.
+      firstScreen.boot.delete(boot);
+      // What the report screen shares with other screens (the image and thumbnail components, the
+      // reports' reads and changes): one chunk, not one for each piece (it waited for three).
+      const first = new Set([...firstScreen.boot, ...firstScreen.main]);
+      const report = path.join(root, 'src/screens/Report.svelte');
+      const others = new Set<string>();
+      for (const screen of this.getModuleInfo(path.join(root, 'src/lib/screens.ts'))?.dynamicallyImportedIds ?? []) {
+        if (screen !== report) closure(screen, others, first);
+      }
+      closure(report, firstScreen.screens, first);
+      for (const id of firstScreen.screens) if (id === report || !others.has(id)) firstScreen.screens.delete(id);
+    },
+  };
+}
+
+/**
+ * The page asks for the app's main part (main.ts and what it imports, its styles) together with
+ * the first script (boot.ts), which imports it only when it has run: a slow phone fetches
+ * everything at once and opens its database meanwhile. Vite preloads static imports only.
+ */
+function preloadMain(): Plugin {
+  return {
+    name: 'fieldreport-preload-main',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, { bundle, chunk: entry }) {
+        if (!bundle || !entry) return;
+        const main = Object.values(bundle).find((c) => c.type === 'chunk' && c.facadeModuleId?.endsWith('/web/src/main.ts'));
+        if (!main || main.type !== 'chunk') throw new Error('main.ts is not a chunk of its own');
+        const done = new Set([entry.fileName, ...entry.imports]);
+        const scripts: string[] = [];
+        const styles = new Set<string>();
+        const visit = (fileName: string) => {
+          const chunk = bundle[fileName];
+          if (done.has(fileName) || !chunk || chunk.type !== 'chunk') return;
+          done.add(fileName);
+          scripts.push(fileName);
+          for (const css of chunk.viteMetadata?.importedCss ?? []) styles.add(css);
+          chunk.imports.forEach(visit);
+        };
+        visit(main.fileName);
+        for (const css of entry.viteMetadata?.importedCss ?? []) styles.delete(css);
+        return [
+          ...scripts.map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/app/${file}` }, injectTo: 'head' as const })),
+          ...[...styles].map((file) => ({ tag: 'link', attrs: { rel: 'stylesheet', crossorigin: true, href: `/app/${file}` }, injectTo: 'head' as const })),
+        ];
+      },
+    },
+  };
+}
 const service = process.env.FIELDREPORT_URL ?? 'http://127.0.0.1:8080';
 const version: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -58,6 +136,17 @@ export default defineConfig({
     // The first screen's budget is 80 kB gzip (bench/app.ts measures it); report bigger chunks.
     // pdf.js (about 400 kB, 120 kB gzip) is the one allowed: it loads on the PDF screen only.
     chunkSizeWarningLimit: 450,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [
+            { name: 'main', test: (id) => firstScreen.main.has(id), priority: 1 },
+            { name: 'boot', test: (id) => firstScreen.boot.has(id), priority: 2 },
+            { name: 'screens', test: (id) => firstScreen.screens.has(id), priority: 0 },
+          ],
+        },
+      },
+    },
   },
   server: { proxy: { '/api': service, '/public': service, '/ajax': service } },
   plugins: [
@@ -104,6 +193,8 @@ export default defineConfig({
         runtimeCaching: [],
       },
     }),
+    firstScreenChunks(),
+    preloadMain(),
     precompress(),
   ],
 });

@@ -94,6 +94,15 @@ export async function phone(world: AppWorld, options: { colorScheme?: 'light' | 
   return { context, page, errors };
 }
 
+/**
+ * Opens the app at `address` and waits until its first screen is drawn (the app's own mark): the
+ * page's load event comes before that (the app's main part is loaded by its first script).
+ */
+export async function openApp(page: Page, address = '/app/'): Promise<void> {
+  await page.goto(address);
+  await page.waitForFunction(() => performance.getEntriesByName('fieldreport:first-screen').length > 0);
+}
+
 /** Logs in through the login screen and waits for the order list. */
 export async function logIn(page: Page, login = 'techniker', password = DEMO_PASSWORD): Promise<void> {
   if (!page.url().includes('/app/')) await page.goto('/app/');
@@ -126,12 +135,24 @@ export async function until(what: string, check: () => boolean | Promise<boolean
   }
 }
 
-/** A screenshot of what the person sees, at 390 × 844, into docs/screenshots/<name>.png. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * A screenshot of what the person sees, at the page's viewport (390 × 844 unless a test changed
+ * it), into docs/screenshots/<name>.png; with `small`, also at 360 × 640 into <name>-360.png.
+ */
+export async function screenshot(page: Page, name: string, options: { small?: boolean } = {}): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // The note that the app now works offline shows for a few seconds after the first visit: not in the pictures.
   await page.getByText('Die App funktioniert jetzt auch offline.').waitFor({ state: 'detached', timeout: 10_000 });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), animations: 'disabled' });
+  if (!options.small) return;
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width: 360, height: 640 });
+  try {
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-360.png`), animations: 'disabled' });
+  } finally {
+    if (viewport) await page.setViewportSize(viewport);
+  }
 }
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -158,9 +179,11 @@ export async function assertAccessible(page: Page, screen: string): Promise<void
 }
 
 /**
- * Made for one thumb on a small phone: at 360 × 640 the page does not scroll sideways, and every
- * control the person can touch (buttons, links, fields) is at least 44 × 44 px. The page is put
- * back to its viewport afterwards.
+ * Made for one thumb on a small phone: at 360 × 640 the page does not scroll sideways, every
+ * control the person can touch (buttons, links, fields) is at least 44 × 44 px, no control's text
+ * leaves it (its content is not wider or taller than its box, and every line of its text lies
+ * inside it), and no word of a control breaks across two lines ("Vorher/Nac|hher"). The page is
+ * put back to its viewport afterwards.
  */
 export async function assertPhoneFriendly(page: Page, screen: string): Promise<void> {
   const viewport = page.viewportSize();
@@ -175,14 +198,69 @@ export async function assertPhoneFriendly(page: Page, screen: string): Promise<v
         // A checkbox is also touched through its label.
         .filter(({ el }) => ![...(el.labels || [])].some((label) => { const b = label.getBoundingClientRect(); return b.width >= 44 && b.height >= 44; }))
         .map(({ el, box }) => (el.getAttribute('aria-label') || el.textContent || el.outerHTML).trim().slice(0, 60) + ' ' + Math.round(box.width) + 'x' + Math.round(box.height));
-      return { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, small };
-    })()`)) as { scrollWidth: number; clientWidth: number; small: string[] };
+      ${TEXT_IN_CONTROLS}
+      return { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, small, ...textInControls() };
+    })()`)) as { scrollWidth: number; clientWidth: number; small: string[]; overflowing: string[]; brokenWords: string[]; checked: number };
     assert.ok(found.scrollWidth <= found.clientWidth, `${screen}: scrolls sideways at 360 px (${found.scrollWidth} > ${found.clientWidth})`);
     assert.deepEqual(found.small, [], `${screen}: touch targets under 44 px`);
+    assert.ok(found.checked > 0, `${screen}: no control was measured`);
+    assert.deepEqual(found.overflowing, [], `${screen}: text leaves its control at 360 px`);
+    assert.deepEqual(found.brokenWords, [], `${screen}: a word breaks inside a control at 360 px`);
   } finally {
     if (viewport) await page.setViewportSize(viewport);
   }
 }
+
+/**
+ * In the page: every visible control with text, measured. `overflowing`: its content is wider or
+ * taller than its box, or a line of its text lies outside it; `brokenWords`: a run of letters or
+ * digits whose characters stand on two lines. Text cut on purpose (an ellipsis) is not counted.
+ */
+const TEXT_IN_CONTROLS = `
+function textInControls() {
+  const visible = [...document.querySelectorAll('button, a[href], [role=button], label, summary')]
+    .filter((el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden');
+  const controls = visible.filter((el) => (el.textContent || '').trim());
+  const overflowing = [];
+  const brokenWords = [];
+  const name = (el) => (el.getAttribute('aria-label') || el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 50);
+  for (const el of controls) {
+    const box = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    if (style.overflow === 'visible' && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)) {
+      overflowing.push(name(el) + ' (content ' + el.scrollWidth + 'x' + el.scrollHeight + ' in ' + el.clientWidth + 'x' + el.clientHeight + ')');
+      continue;
+    }
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest('[aria-hidden=true]') || !node.textContent.trim()) continue;
+      // Text an element cuts on purpose (one line with an ellipsis, or lines clamped) is cut, not overflowing.
+      const clipped = (() => { for (let p = parent; p && p !== el.parentElement; p = p.parentElement) { const s = getComputedStyle(p); if (s.overflow !== 'visible') return true; } return false; })();
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      if (!clipped) {
+        for (const rect of range.getClientRects()) {
+          if (rect.width === 0) continue;
+          if (rect.left < box.left - 1 || rect.right > box.right + 1 || rect.top < box.top - 1 || rect.bottom > box.bottom + 1) {
+            overflowing.push(name(el) + ' ("' + node.textContent.trim().slice(0, 30) + '" outside its control)');
+            break;
+          }
+        }
+      }
+      // An address shown as it is (a link's URL) may break anywhere: it has no words.
+      if (/^\\s*[a-z]+:\\/\\//i.test(node.textContent)) continue;
+      for (const word of node.textContent.matchAll(/[\\p{L}\\p{N}]+/gu)) {
+        const r = document.createRange();
+        r.setStart(node, word.index);
+        r.setEnd(node, word.index + word[0].length);
+        const tops = new Set([...r.getClientRects()].filter((q) => q.width > 0).map((q) => Math.round(q.top)));
+        if (tops.size > 1) brokenWords.push(word[0] + ' (in ' + (parent.className || parent.tagName.toLowerCase()) + ', ' + Math.round(parent.getBoundingClientRect().width) + ' px wide) in ' + name(el));
+      }
+    }
+  }
+  return { overflowing, brokenWords, checked: visible.length };
+}`;
 
 /** The order's row id by its ref, through the database (the test's own view, not the app's). */
 export async function orderByRef(world: AppWorld, ref: string): Promise<{ id: number; ref: string }> {

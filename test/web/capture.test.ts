@@ -100,7 +100,10 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     await page.getByRole('heading', { name: /^Fotos/ }).scrollIntoViewIfNeeded();
     await screenshot(page, 'order-photos');
 
-    // Full screen, then a swipe to the next.
+    // Full screen, then a swipe to the next (the next in the grid, which is newest first).
+    const gridOrder = await grid.locator('button.thumb').evaluateAll((els) => els.map((el) => /^Foto (.*) öffnen$/.exec(el.getAttribute('aria-label') ?? '')?.[1] ?? ''));
+    const next = gridOrder[gridOrder.indexOf('baustelle-2.jpg') + 1]!;
+    assert.ok(next, `a photo after baustelle-2.jpg in ${gridOrder.join(', ')}`);
     await page.getByRole('button', { name: 'Foto baustelle-2.jpg öffnen' }).click();
     const viewer = page.getByRole('dialog');
     await viewer.getByText(/baustelle-2\.jpg · \d+\//).waitFor();
@@ -111,7 +114,7 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     await page.mouse.down();
     await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2, { steps: 5 });
     await page.mouse.up();
-    await viewer.getByText(/baustelle-3\.jpg · \d+\//).waitFor();
+    await viewer.getByText(new RegExp(`${next.replace(/[.]/g, '\\.')} · \\d+/`)).waitFor();
     await page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'detached' });
     assert.deepEqual(errors, []);

@@ -27,6 +27,7 @@ const DYNAMIC: Record<string, string[]> = {
   'order.status.': ['-1', '0', '1', '2', '3'],
   'reports.status.': ['draft', 'final'],
   'signature.reason.': ['metadata_missing', 'key_unknown', 'seal_broken', 'page_count_changed', 'content_changed'],
+  'unit.': ['Stk', 'm', 'm²', 'kg', 'l', 'h', 'Pkt'],
 };
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -78,4 +79,12 @@ test('the markup of the components has no text of its own', () => {
       assert.ok(ALLOWED.has(word), `${path.relative(WEB, file)}: "${word}" is not from the dictionary`);
     }
   }
+});
+
+test('every error code of the service has a text in both languages (the app never shows the service\'s German to an English reader)', async () => {
+  const { errorCatalogue } = await import('../../src/errors.js');
+  const codes = Object.keys(errorCatalogue);
+  assert.ok(codes.length > 50, `only ${codes.length} codes found`);
+  const missing = codes.filter((code) => !(`error.${code}` in de) || !(`error.${code}` in en));
+  assert.deepEqual(missing, [], 'codes without a text in de.json or en.json');
 });

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { apiToken, assertAccessible, assertPhoneFriendly, logIn, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
+import { apiToken, assertAccessible, assertPhoneFriendly, logIn, openApp, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
 
 const skip = skipReason();
 
@@ -45,7 +45,7 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
 
   test('the login shows the service refusals; a right login opens the order list and stays over a reload', async () => {
     const { page, context, errors } = await phone(world);
-    await page.goto('/app/');
+    await openApp(page);
     await assertAccessible(page, 'login (light)');
     await assertPhoneFriendly(page, 'login');
     await screenshot(page, 'login');
@@ -79,7 +79,7 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
 
   test('in English when the browser prefers it', async () => {
     const { page, context } = await phone(world, { locale: 'en-US' });
-    await page.goto('/app/');
+    await openApp(page);
     assert.equal(await page.locator('html').getAttribute('lang'), 'en');
     await page.getByLabel('User name').fill('techniker');
     await page.getByLabel('Password').fill('wrong');
@@ -134,7 +134,7 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
 
   test('login and order list have no serious accessibility violation in dark mode', async () => {
     const { page, context } = await phone(world, { colorScheme: 'dark' });
-    await page.goto('/app/');
+    await openApp(page);
     await assertAccessible(page, 'login (dark)');
     await screenshot(page, 'login-dark');
     await logIn(page);

@@ -145,7 +145,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await until('five pages', async () => (await pages.count()) === 5);
 
     // The photo page: a note, turned by 90°.
-    await page.getByRole('link', { name: /^Seite 3 Seite 3 Foto/ }).click();
+    await page.getByRole('link', { name: new RegExp(`^Seite 3 Foto · ${prefix}-1\\.jpg`) }).click();
     await page.getByLabel('Notiz').fill(NOTE);
     await page.getByRole('button', { name: 'Drehen 90°' }).click();
     if (options.shots) {
@@ -160,7 +160,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await dragTo(page, pages.nth(4).locator('.handle'), pages.nth(0));
     await until('the title page first', async () => ((await pages.nth(0).textContent()) ?? '').includes(CLOSING));
     const shown = (await pages.allTextContents()).map((t) => t.replace(/\s+/g, ' '));
-    assert.match(shown[1]!, /Sichtprüfung/);
+    assert.match(shown[1]!, /Sichtprüfung/, shown.join(" | "));
     assert.match(shown[3]!, new RegExp(NOTE));
     if (options.shots) {
       await assertAccessible(page, 'report');
@@ -201,6 +201,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
       await screenshot(page, 'report-preview');
     }
     await page.getByRole('button', { name: 'Abschließen' }).click();
+    await page.getByRole('dialog', { name: 'Bericht endgültig abschließen?' }).getByRole('button', { name: 'Endgültig abschließen' }).click();
     await page.getByText(/ist abgeschlossen\./).waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Herunterladen' }).waitFor();
     await page.getByRole('img', { name: /^Seite 1 von 6$/ }).waitFor({ timeout: 60_000 });
@@ -282,6 +283,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     const other = await context.newPage();
     await other.goto(`/app/#/report/${created.id}/pdf`);
     await other.getByRole('button', { name: 'Abschließen' }).click();
+    await other.getByRole('dialog', { name: 'Bericht endgültig abschließen?' }).getByRole('button', { name: 'Endgültig abschließen' }).click();
     await other.getByText(/ist abgeschlossen\./).waitFor({ timeout: 60_000 });
     await other.close();
 

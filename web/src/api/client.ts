@@ -6,6 +6,7 @@
  * no upload progress.
  */
 import createClient from 'openapi-fetch';
+import { earlyToken, noteChange, takeEarly } from './early';
 import type { paths } from './schema';
 
 export type { paths };
@@ -17,6 +18,8 @@ export class ApiError extends Error {
     readonly code: string | undefined,
     message: string | undefined,
     readonly retryAfter?: number,
+    /** The service's `details` (what was wrong, or what is in the way). */
+    readonly details?: unknown,
   ) {
     super(message ?? `HTTP ${status}`);
   }
@@ -46,9 +49,18 @@ api.use({
   onRequest({ request }) {
     const token = tokenSource();
     if (token && !request.headers.has('authorization')) request.headers.set('Authorization', `Bearer ${token}`);
-    return request;
+    if (request.method !== 'GET') noteChange(1);
+    // A GET sent early (api/early.ts) answers this one.
+    return takeEarly(request) ?? request;
+  },
+  onResponse({ request }) {
+    if (request.method !== 'GET') noteChange(-1);
+  },
+  onError({ request }) {
+    if (request.method !== 'GET') noteChange(-1);
   },
 });
+earlyToken(() => tokenSource());
 
 /**
  * The data of an openapi-fetch result, or the error as an ApiError (a network failure as a
@@ -64,10 +76,10 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   }
   const { data, error, response } = result;
   if (response.ok) return data as T;
-  const body = (error ?? {}) as { code?: string; error?: string };
+  const body = (error ?? {}) as { code?: string; error?: string; details?: unknown };
   if (response.status === 401 && response.url && !response.url.includes('/api/auth.php')) unauthorized(body.code);
   const retry = Number(response.headers.get('retry-after'));
-  throw new ApiError(response.status, body.code, body.error, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+  throw new ApiError(response.status, body.code, body.error, Number.isFinite(retry) && retry > 0 ? retry : undefined, body.details);
 }
 
 /**

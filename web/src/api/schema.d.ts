@@ -47,6 +47,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/capabilities.php": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What this service offers (speech-to-text)
+         * @description What this service offers, for the app to read once per login (and again when it likes): `{ transcription }`. Read from the settings on every request, so a change in Dolibarr's setup shows at once. Needs a token and the read right (401, 403), like every endpoint; changes nothing.
+         */
+        get: operations["getCapabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/customers.php": {
         parameters: {
             query?: never;
@@ -166,7 +186,7 @@ export interface paths {
          * The caller's orders, one order, or its attachments
          * @description Three operations, chosen by `id` and `action`:
          *
-         *     1. no `id`: the caller's orders as `{ items, total }`, newest first (order date descending, orders without a date last, then id descending), paged by `limit`/`offset`. Visible are orders of the served entity that name the caller in any `fk_user_*` column (author, validator, last editor, closer); a user with Dolibarr's admin flag sees all; an external user only those of its own third party. `q` searches ref, ref_client and the customer's name: case-insensitive substring, `%` and `_` are literal, at most 100 characters (400 above).
+         *     1. no `id`: the caller's orders as `{ items, total }`, newest first (order date descending, orders without a date last, then id descending), paged by `limit`/`offset`. Visible are orders of the served entity that name the caller in any `fk_user_*` column (author, validator, last editor, closer); a user with Dolibarr's admin flag sees all; an external user only those of its own third party. `q` searches ref, ref_client and the customer's name: case-insensitive substring, `%` and `_` are literal, at most 100 characters (400 above). `status` narrows the list to orders of the given fk_statut values, comma-separated among -1, 0, 1, 2, 3 (e.g. `status=0,1,2`: not delivered, not canceled); anything else is 400 VALIDATION_FAILED naming `status`. It combines with `q` and the paging, and `total` counts only the matching orders. `q` and `status` are ignored with `id`.
          *
          *     2. `id`: the order with `note_public`, `customer` (master data only when the third party is a customer, client 1, 2 or 3; otherwise null) and `reports` (the order's reports without templates, newest first, at most 500, with page_count; status "draft" or "final").
          *
@@ -208,7 +228,7 @@ export interface paths {
          *
          *     4. `action=reorder` (`bericht_id` in the query or the body): body `{ "order": [page ids] }` must name every page of the report exactly once; page_order is rewritten in one transaction. Anything else is 400 PAGE_ORDER_MISMATCH (details: duplicates, unknown, missing) and changes nothing. 200 with the report.
          *
-         *     5. `action=signature&bericht_id=<report>`: multipart/form-data with the customer's signature as a PNG in the field `file` (at most 5242880 bytes, 4096 pixels a side: 413 beyond; not a PNG by its bytes: 415; unreadable: 400 IMAGE_INVALID), `signer_name` (required, 1-255 characters), `gps_lat` (-90..90) and `gps_lon` (-180..180) (optional, both or neither), and `confirmation_text` (optional, at most 2000 characters; default: "Hiermit bestätige ich, dass die in diesem Bericht dokumentierten Arbeiten ausgeführt wurden und der Bericht den Zustand bei Abnahme wiedergibt."). Appends a signature page (layout `signature`) whose note names the signer and the time. The image is a composite: a header with the metadata, the signature, a footer with the SHA-256 over all pages before it plus the report ref, the server name and time, and a QR code of the public check. Beside it, `<image>.json` holds the metadata (headline, report and parent ref, customer, server time, signer, confirmation text, GPS, hash, page_count_at_signing, server name, client IP, user) sealed with the service's Ed25519 key. A body that is no readable multipart form (no or a wrong boundary, cut off): 400 UPLOAD_MISSING. Every page image must exist (409 REPORT_SOURCE_MISSING). Write right, a draft the caller sees (409 REPORT_FINAL otherwise). 201 with the page and `hash`, `page_count_at_signing` and `verify_url` (the public check; its address comes from PUBLIC_URL, else from the request). On any error no page and no file is left. At most two signatures are made or checked at once per process (503 SIGNATURE_BUSY beyond a short queue).
+         *     5. `action=signature&bericht_id=<report>`: multipart/form-data with the customer's signature as a PNG in the field `file` (at most 5242880 bytes, 4096 pixels a side: 413 beyond; not a PNG by its bytes: 415; unreadable: 400 IMAGE_INVALID), `signer_name` (required, 1-255 characters), `gps_lat` (-90..90) and `gps_lon` (-180..180) (optional, both or neither), `confirmation_text` (optional, at most 2000 characters; default: "Hiermit bestätige ich, dass die in diesem Bericht dokumentierten Arbeiten ausgeführt wurden und der Bericht den Zustand bei Abnahme wiedergibt."), `signed_at_device` (optional: the moment the customer signed, by the phone's clock, as an RFC 3339 date-time WITH its UTC offset, e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; a signature sent from an offline queue reaches the service later) and `signed_at_device_zone` (optional, only with `signed_at_device`: the phone's IANA time zone, e.g. `Europe/Berlin`). A malformed device time (no offset, no such date) or a zone that is no IANA-style name is 400 VALIDATION_FAILED naming the field; an empty field counts as absent; a well-formed zone this service does not know (a newer zone database on the phone, `Etc/Unknown`) is kept as sent and the time shown at the offset the phone sent. A well-formed device time is never refused however far off: it is kept and marked implausible when it lies more than 5 minutes after the server's time (reason `ahead`) or more than 30 days before it (`too_old`). Appends a signature page (layout `signature`) whose note names the signer and the time. The image is a composite: a header with the metadata, the signature, a footer with the SHA-256 over all pages before it plus the report ref, the server name and time, and a QR code of the public check. When the device time differs from the server's by more than 60 s, the header shows "Unterschrieben am (Gerät)" (the phone's local time, in its zone when sent, else at its offset, naming it) and "Empfangen am (Server)" (the server's time in TIME_ZONE), with "– unplausibel: …" beside an implausible device time, and the note reads "Unterschrieben von <signer> am <device time> Uhr (Gerät, <zone>); empfangen am <server time> Uhr (Server, <zone>)" plus that mark; within a minute (or without a device time) one time, the server's, as "Unterschrieben von <signer> am <time> Uhr (<zone>)". Beside the image, `<image>.json` holds the metadata (headline, report and parent ref, customer, `server_time` and `server_time_unix`, signer, confirmation text, GPS, hash, page_count_at_signing, server name, client IP, user, and `signed_at_device` (as sent, with its offset), `signed_at_device_unix`, `signed_at_device_zone`, `device_time_difference_seconds` (server_time_unix − signed_at_device_unix: positive when received after signing), `device_time_plausible`, `device_time_implausible_reason` (null, `ahead` or `too_old`); all six null without a device time) sealed with the service's Ed25519 key, so editing any of them breaks the seal. The device time, its zone and the plausibility are also kept in the database, and every page answer carries them in `signature`. A body that is no readable multipart form (no or a wrong boundary, cut off): 400 UPLOAD_MISSING. Every page image must exist (409 REPORT_SOURCE_MISSING). Write right, a draft the caller sees (409 REPORT_FINAL otherwise). 201 with the page (its `signature` filled) and `hash`, `page_count_at_signing` and `verify_url` (the public check; its address comes from PUBLIC_URL, else from the request). On any error no page and no file is left. At most two signatures are made or checked at once per process (503 SIGNATURE_BUSY beyond a short queue).
          *
          *     Pages covered by a signature (every page before a signature page) cannot be changed, deleted or moved: 409 PAGE_SIGNED.
          *
@@ -236,7 +256,7 @@ export interface paths {
         };
         /**
          * A report's PDF: the final one, or a preview
-         * @description The PDF of report `id` (application/pdf, inline, so it shows in a frame; `download=1` for an attachment). A final report gives its stored PDF (final_pdf_path) unchanged; a draft, or `preview=1`, a preview made now from the current pages (images that are gone are drawn as grey "Bild fehlt" boxes). Framing is allowed to the origins in CORS_ORIGINS (Content-Security-Policy frame-ancestors). The token may come in the `jwt` query parameter. Errors: 404 REPORT_NOT_FOUND (missing or not visible), 404 FILE_NOT_FOUND (a final report whose file is gone), 503 PDF_BUSY when too many PDFs are being made (Retry-After).
+         * @description The PDF of report `id` (application/pdf, inline, so it shows in a frame; `download=1` for an attachment). A final report gives its stored PDF (final_pdf_path) unchanged; a draft, or `preview=1`, a preview made now from the current pages (images that are gone are drawn as grey "Bild fehlt" boxes). In both, every page after the report's last signature page carries the line "Nicht von der Unterschrift erfasst: nach der Unterschrift hinzugefügt" (text, in a red band above the page number): the signature does not cover it. Framing is allowed to the origins in CORS_ORIGINS (Content-Security-Policy frame-ancestors). The token may come in the `jwt` query parameter. Errors: 404 REPORT_NOT_FOUND (missing or not visible), 404 FILE_NOT_FOUND (a final report whose file is gone), 503 PDF_BUSY when too many PDFs are being made (Retry-After).
          */
         get: operations["getReportPdf"];
         put?: never;
@@ -278,7 +298,7 @@ export interface paths {
          * The caller's reports, or one report with its pages
          * @description Without `id`: the caller's reports as `{ items, total }`, newest first, paged by `limit`/`offset`. Visible are reports of the served entity that the caller created or whose parent object (order, invoice, proposal) the caller sees (DESIGN.md). Templates are left out (see /api/templates.php). Filters: `element_type` + `fk_element` (one object's reports), `status` (draft, final), `q` (ref, title, parent ref; at most 100 characters).
          *
-         *     With `id`: the report with its `pages` in page_order and `versions` (every version of it, by version number, for the editor's version links).
+         *     With `id`: the report with its `pages` in page_order and `versions` (every version of it, by version number, for the editor's version links). Every page (here and in every other answer with pages) carries `signature`: for a signature page `{ signer_name, signed_at, signed_at_device, signed_at_device_zone, device_time_plausible }` (times in Unix seconds; the device fields null when the phone sent no time), so a client can caption it in its own language; null for every other page.
          *
          *     Errors: 400 VALIDATION_FAILED, 401, 403 without the read right, 404 REPORT_NOT_FOUND (missing or not visible: the same answer).
          */
@@ -366,7 +386,7 @@ export interface paths {
          * Turn a voice recording of an order into text
          * @description Sends a voice recording of an order to the speech-to-text server and answers its text. Needs the `write` right (403 AUTH_RIGHT_MISSING): the transcript is written into the order's folder, and a hosted server costs money per call. An order the caller may not see: 404 ORDER_NOT_FOUND, as a missing one; a missing file: 404 FILE_NOT_FOUND; a file that is not a recording by its bytes (WebM (audio/webm), MP4/M4A (audio/mp4; an MP4 video container counts), MP3 (audio/mpeg), Ogg Vorbis/Opus/FLAC/Speex (stored .ogg, audio/ogg)): 415 UPLOAD_TYPE_UNSUPPORTED.
          *
-         *     Settings, Dolibarr constants of the entity (llx_const; `dolcrypt:` values are decrypted with the instance unique id), each overridden by the environment variable of the same name: BERICHT_TRANSCRIBE_URL (the server's base address; none: 503 TRANSCRIBE_NOT_CONFIGURED), BERICHT_TRANSCRIBE_MODE (`whisper-asr` or `openai`, default `whisper-asr`; another value: 503 TRANSCRIBE_NOT_CONFIGURED with `details.allowed`), BERICHT_TRANSCRIBE_API_KEY (optional, sent as `Authorization: Bearer`), BERICHT_TRANSCRIBE_LANG (default `de`; `auto` lets the server detect it), and the constant BERICHT_TRANSCRIBE_MODEL (`openai` mode, default `whisper-1`).
+         *     Settings, Dolibarr constants of the entity (llx_const; `dolcrypt:` values are decrypted with the instance unique id), each overridden by the environment variable of the same name: BERICHT_TRANSCRIBE_URL (the server's base address, required), BERICHT_TRANSCRIBE_MODE (`whisper-asr` or `openai`, default `whisper-asr`), BERICHT_TRANSCRIBE_API_KEY (optional, sent as `Authorization: Bearer`), BERICHT_TRANSCRIBE_LANG (default `de`; `auto` lets the server detect it), and the constant BERICHT_TRANSCRIBE_MODEL (`openai` mode, default `whisper-1`). Read on every call. A missing URL or an invalid setting (an address that is not http(s), holds credentials, `?` or `#`; an unknown mode; a language that is no code) is 503 TRANSCRIBE_NOT_CONFIGURED, whose message names no setting and which has no details (a technician reads it); the service logs a warn line naming each setting that is missing or invalid and why (never a value). Whether transcription is offered at all: GET /api/capabilities.php (`transcription`), read the same way.
          *
          *     Modes: `whisper-asr` speaks whisper-asr-webservice (github.com/ahmetoner/whisper-asr-webservice): `POST {url}/asr?task=transcribe&language=<lang>&output=json&encode=true`, the audio in the multipart field `audio_file`. `openai` speaks OpenAI's API and compatible servers: `POST {url}/v1/audio/transcriptions` (a `{url}` ending in `/v1` is not doubled) with `file`, `model`, `language`, `response_format=json`. The audio is streamed from disk and sent as `audio.<ext>` of its detected type (the attachment's own name stays here).
          *
@@ -454,7 +474,7 @@ export interface paths {
         };
         /**
          * Public check of a signature (the QR code on the signature page)
-         * @description No token needed: the unguessable `code` of one signature. An HTML page with the report ref, the signer, the time and the verification result, and nothing else. Unknown code: 404 page.
+         * @description No token needed: the unguessable `code` of one signature. An HTML page with the report ref, the signer, the time and the verification result, and nothing else, taken from the sealed metadata. When the phone sent the moment of signing and it differs from the server's time of receipt by more than 60 s, two rows: "Unterschrieben (Gerät)" (the phone's time in its zone, or at its offset) and "Empfangen (Server)", with "unplausibel: …" beside an implausible device time; else one row "Unterschrieben". Unknown code: 404 page.
          */
         get: operations["getPublicSignatureCheck"];
         put?: never;
@@ -874,6 +894,89 @@ export interface operations {
             };
             /** @description Default Response */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getCapabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true when speech-to-text is set up and usable for the served entity: BERICHT_TRANSCRIBE_URL is set and BERICHT_TRANSCRIBE_MODE (and BERICHT_TRANSCRIBE_LANG) are valid, read as POST /api/transcribe.php reads them (llx_const, each overridden by the environment). false: that endpoint answers 503 TRANSCRIBE_NOT_CONFIGURED. It says nothing about whether the speech-to-text server answers right now. */
+                        transcription: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1824,6 +1927,8 @@ export interface operations {
                 offset?: number;
                 /** @description Search (case-insensitive substring; % and _ are literal; at most 100 characters, trimmed) over ref, ref_client and customer name (list only). */
                 q?: string;
+                /** @description List only: orders whose fk_statut is one of these, comma-separated, each of -1 (canceled), 0 (draft), 1 (validated), 2 (shipment in progress), 3 (delivered); e.g. `0,1,2` for the orders neither delivered nor canceled. Anything else (another number, no integer, an empty item, spaces) is 400 VALIDATION_FAILED naming `status`. Combines with `q`, `limit` and `offset`; `total` counts the matching orders only. Not given: every status. */
+                status?: string;
             };
             header?: never;
             path?: never;
@@ -2240,6 +2345,19 @@ export interface operations {
                         page_order: number;
                         /** @description Degrees clockwise: 0, 90, 180, 270. */
                         rotation: number;
+                        /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
+                        signature: {
+                            /** @description false when the phone's time lay more than 5 minutes after the service's or more than 30 days before it (kept and marked, never refused); null without a device time. */
+                            device_time_plausible: boolean | null;
+                            /** @description When the service received the signature (its time), Unix seconds. */
+                            signed_at: number;
+                            /** @description When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time. */
+                            signed_at_device: number | null;
+                            /** @description The phone's IANA time zone (e.g. Europe/Berlin), or null when it sent none. */
+                            signed_at_device_zone: string | null;
+                            /** @description Who signed, as typed on the phone. */
+                            signer_name: string;
+                        } | null;
                         /** @description The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area). */
                         source_path: string | null;
                         /** @description The second image of a before/after page (the "Nachher" image). */
@@ -2290,6 +2408,19 @@ export interface operations {
                             page_order: number;
                             /** @description Degrees clockwise: 0, 90, 180, 270. */
                             rotation: number;
+                            /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
+                            signature: {
+                                /** @description false when the phone's time lay more than 5 minutes after the service's or more than 30 days before it (kept and marked, never refused); null without a device time. */
+                                device_time_plausible: boolean | null;
+                                /** @description When the service received the signature (its time), Unix seconds. */
+                                signed_at: number;
+                                /** @description When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time. */
+                                signed_at_device: number | null;
+                                /** @description The phone's IANA time zone (e.g. Europe/Berlin), or null when it sent none. */
+                                signed_at_device_zone: string | null;
+                                /** @description Who signed, as typed on the phone. */
+                                signer_name: string;
+                            } | null;
                             /** @description The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area). */
                             source_path: string | null;
                             /** @description The second image of a before/after page (the "Nachher" image). */
@@ -2347,6 +2478,19 @@ export interface operations {
                         page_order: number;
                         /** @description Degrees clockwise: 0, 90, 180, 270. */
                         rotation: number;
+                        /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
+                        signature: {
+                            /** @description false when the phone's time lay more than 5 minutes after the service's or more than 30 days before it (kept and marked, never refused); null without a device time. */
+                            device_time_plausible: boolean | null;
+                            /** @description When the service received the signature (its time), Unix seconds. */
+                            signed_at: number;
+                            /** @description When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time. */
+                            signed_at_device: number | null;
+                            /** @description The phone's IANA time zone (e.g. Europe/Berlin), or null when it sent none. */
+                            signed_at_device_zone: string | null;
+                            /** @description Who signed, as typed on the phone. */
+                            signer_name: string;
+                        } | null;
                         /** @description The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area). */
                         source_path: string | null;
                         /** @description The second image of a before/after page (the "Nachher" image). */
@@ -2372,6 +2516,19 @@ export interface operations {
                         page_order: number;
                         /** @description Degrees clockwise: 0, 90, 180, 270. */
                         rotation: number;
+                        /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
+                        signature: {
+                            /** @description false when the phone's time lay more than 5 minutes after the service's or more than 30 days before it (kept and marked, never refused); null without a device time. */
+                            device_time_plausible: boolean | null;
+                            /** @description When the service received the signature (its time), Unix seconds. */
+                            signed_at: number;
+                            /** @description When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time. */
+                            signed_at_device: number | null;
+                            /** @description The phone's IANA time zone (e.g. Europe/Berlin), or null when it sent none. */
+                            signed_at_device_zone: string | null;
+                            /** @description Who signed, as typed on the phone. */
+                            signer_name: string;
+                        } | null;
                         /** @description The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area). */
                         source_path: string | null;
                         /** @description The second image of a before/after page (the "Nachher" image). */
@@ -3094,6 +3251,19 @@ export interface operations {
                             page_order: number;
                             /** @description Degrees clockwise: 0, 90, 180, 270. */
                             rotation: number;
+                            /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
+                            signature: {
+                                /** @description false when the phone's time lay more than 5 minutes after the service's or more than 30 days before it (kept and marked, never refused); null without a device time. */
+                                device_time_plausible: boolean | null;
+                                /** @description When the service received the signature (its time), Unix seconds. */
+                                signed_at: number;
+                                /** @description When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time. */
+                                signed_at_device: number | null;
+                                /** @description The phone's IANA time zone (e.g. Europe/Berlin), or null when it sent none. */
+                                signed_at_device_zone: string | null;
+                                /** @description Who signed, as typed on the phone. */
+                                signer_name: string;
+                            } | null;
                             /** @description The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area). */
                             source_path: string | null;
                             /** @description The second image of a before/after page (the "Nachher" image). */
@@ -3303,6 +3473,19 @@ export interface operations {
                             page_order: number;
                             /** @description Degrees clockwise: 0, 90, 180, 270. */
                             rotation: number;
+                            /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
+                            signature: {
+                                /** @description false when the phone's time lay more than 5 minutes after the service's or more than 30 days before it (kept and marked, never refused); null without a device time. */
+                                device_time_plausible: boolean | null;
+                                /** @description When the service received the signature (its time), Unix seconds. */
+                                signed_at: number;
+                                /** @description When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time. */
+                                signed_at_device: number | null;
+                                /** @description The phone's IANA time zone (e.g. Europe/Berlin), or null when it sent none. */
+                                signed_at_device_zone: string | null;
+                                /** @description Who signed, as typed on the phone. */
+                                signer_name: string;
+                            } | null;
                             /** @description The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area). */
                             source_path: string | null;
                             /** @description The second image of a before/after page (the "Nachher" image). */
@@ -3377,6 +3560,19 @@ export interface operations {
                             page_order: number;
                             /** @description Degrees clockwise: 0, 90, 180, 270. */
                             rotation: number;
+                            /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
+                            signature: {
+                                /** @description false when the phone's time lay more than 5 minutes after the service's or more than 30 days before it (kept and marked, never refused); null without a device time. */
+                                device_time_plausible: boolean | null;
+                                /** @description When the service received the signature (its time), Unix seconds. */
+                                signed_at: number;
+                                /** @description When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time. */
+                                signed_at_device: number | null;
+                                /** @description The phone's IANA time zone (e.g. Europe/Berlin), or null when it sent none. */
+                                signed_at_device_zone: string | null;
+                                /** @description Who signed, as typed on the phone. */
+                                signer_name: string;
+                            } | null;
                             /** @description The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area). */
                             source_path: string | null;
                             /** @description The second image of a before/after page (the "Nachher" image). */
@@ -3928,6 +4124,19 @@ export interface operations {
                             page_order: number;
                             /** @description Degrees clockwise: 0, 90, 180, 270. */
                             rotation: number;
+                            /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
+                            signature: {
+                                /** @description false when the phone's time lay more than 5 minutes after the service's or more than 30 days before it (kept and marked, never refused); null without a device time. */
+                                device_time_plausible: boolean | null;
+                                /** @description When the service received the signature (its time), Unix seconds. */
+                                signed_at: number;
+                                /** @description When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time. */
+                                signed_at_device: number | null;
+                                /** @description The phone's IANA time zone (e.g. Europe/Berlin), or null when it sent none. */
+                                signed_at_device_zone: string | null;
+                                /** @description Who signed, as typed on the phone. */
+                                signer_name: string;
+                            } | null;
                             /** @description The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area). */
                             source_path: string | null;
                             /** @description The second image of a before/after page (the "Nachher" image). */

@@ -22,9 +22,13 @@ export type Transcript = Ok<'/api/transcribe.php', 'post'>;
 type ReportsAnswer = Ok<'/api/reports.php', 'get'>;
 export type ReportDetail = Extract<ReportsAnswer, { pages: unknown }>;
 export type ReportPage = ReportDetail['pages'][number];
+/** What a signature page says about its signing (null on every other page), for the app's own caption. */
+export type PageSignature = NonNullable<ReportPage['signature']>;
 export type TemplateList = Extract<Ok<'/api/templates.php', 'get'>, { items: unknown }>;
 export type TemplateItem = TemplateList['items'][number];
 export type OdtTemplateItem = Ok<'/api/odt_templates.php', 'get'>['items'][number];
 type Created<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: { 201: infer A } } ? Json<A> : never;
 export type SignedPage = Extract<Created<'/api/pages.php', 'post'>, { verify_url: string }>;
 export type Verification = Ok<'/ajax/verify_signature.php', 'get'>;
+/** What this service offers (read once per login). */
+export type Capabilities = Ok<'/api/capabilities.php', 'get'>;

@@ -6,7 +6,9 @@
  * owner and sends only the logged-in user's.
  */
 import { api, connectAuth, unwrap } from '../api/client';
+import { forgetCapabilities, loadCapabilities } from './capabilities.svelte';
 import { clearUserData, db, type Session } from './db';
+import { forgetKept } from './offline-orders.svelte';
 import { prefetchOrders } from './reads';
 
 export const auth = $state({
@@ -69,11 +71,15 @@ export async function login(name: string, password: string): Promise<Session> {
   await stored;
   auth.needsLogin = false;
   auth.reason = '';
+  // What the service offers (speech-to-text), once per login.
+  void loadCapabilities({ fresh: true });
   return session;
 }
 
 /** Forgets the login and every cached read on this phone; what waits in the outbox stays. */
 export async function logout(): Promise<void> {
+  forgetCapabilities();
+  forgetKept();
   await clearUserData();
   auth.session = null;
   auth.needsLogin = false;

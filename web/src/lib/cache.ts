@@ -19,14 +19,19 @@ export async function writeCache(key: string, value: unknown, epoch = userDataEp
 }
 
 /**
- * Shows the cached value (if any) through `show`, then loads, stores and shows the fresh one.
- * A failed load leaves the cached value on screen and throws.
+ * Shows the cached value (if any) through `show`, then the fresh one, and stores it. A failed load
+ * leaves the cached value on screen and throws. The load is started at once, while the cache is
+ * read (the cached value is still shown first), and the fresh value is shown before it is stored:
+ * on a slow phone neither waits for the other.
  */
 export async function readThrough<T>(key: string, load: () => Promise<T>, show: (value: T, fromCache: boolean) => void): Promise<void> {
   const epoch = userDataEpoch;
+  const loading = load();
+  // Awaited below; not an unhandled rejection while the cache is read.
+  loading.catch(() => {});
   const cached = await readCache<T>(key);
   if (cached) show(cached.value, true);
-  const fresh = await load();
-  await writeCache(key, fresh, epoch);
+  const fresh = await loading;
   show(fresh, false);
+  await writeCache(key, fresh, epoch);
 }

@@ -14,6 +14,7 @@ import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 
 export type OutboxKind =
   | 'photo'
+  | 'photo-delete'
   | 'voice'
   | 'material-add'
   | 'material-delete'
@@ -57,12 +58,19 @@ export interface SignaturePayload {
   confirmation_text: string;
   gps_lat?: number;
   gps_lon?: number;
+  /** The moment the customer signed, by the phone's clock (ms since 1970; absent in records of older versions). */
+  signed_at?: number;
+  /** The same moment as the phone's wall time with its UTC offset (RFC 3339), as sent to the service. */
+  signed_at_device?: string;
+  /** The phone's time zone then (IANA name), if it knows one. */
+  signed_at_zone?: string;
 }
 
 export type OutboxPayload =
   | Blob
   | { label: string; qty: number; unit?: string; note?: string }
   | { materialId: number; label: string }
+  | { name: string }
   | ReportCreatePayload
   | PageFields
   | { page: Ref; changes: PageFields }
@@ -82,7 +90,7 @@ export interface OutboxRecord {
   /** The report a report-create, page or signature record is about. */
   reportRef?: Ref;
   /**
-   * photo/voice: the file; material-add: the line; material-delete: the line's id; report-create:
+   * photo/voice: the file; photo-delete: the photo's name; material-add: the line; material-delete: the line's id; report-create:
    * the report's settings; page-add: the page; page-update: the page and what changes; page-delete:
    * the page; page-reorder: every page in the new order; signature: the PNG and the signer.
    */

@@ -2,29 +2,65 @@
  * Files of the service (thumbnails, photos, voice notes) fetched with the token in the
  * Authorization header, never in the URL. Thumbnails are kept as Blobs on the phone (the newest
  * KEEP_THUMBNAILS), so a grid seen once shows offline too; whole files only while on screen.
+ *
+ * A list of many thumbnails (a report's 50 pages, an order's photos) does not fetch them all at
+ * once: a thumbnail is fetched and drawn when it comes near the screen (`whenNear`,
+ * `showThumbnail`); those not shown yet are fetched afterwards one at a time, when no thumbnail on
+ * screen is loading and the phone is idle, and kept without being drawn (`keepLater`), so the
+ * whole list still shows offline later, as when they were all fetched at the start.
  */
-import { api, unwrap } from '../api/client';
+import { api, NetworkError, unwrap } from '../api/client';
 import { db, userDataEpoch } from './db';
 
 const KEEP_THUMBNAILS = 600;
 
 /** The service's file URL (`/api/photo.php?modulepart=…&file=…[&size=…]`) as a Blob. */
 export async function fileBlob(url: string, options: { keep?: boolean } = {}): Promise<Blob> {
-  const store = await db();
   const epoch = userDataEpoch;
   if (options.keep) {
-    const kept = await store.get('blobs', url);
-    if (kept) return kept.blob;
+    const kept = await keptBlob(url);
+    if (kept) return kept;
   }
   const target = new URL(url, location.origin);
   const query = Object.fromEntries(target.searchParams) as { modulepart: string; file: string; size?: 'small' | 'mini' };
   // Not into the browser's HTTP cache: after a logout the next person must not see them.
   const blob = (await unwrap(api.GET('/api/photo.php', { params: { query }, parseAs: 'blob', cache: 'no-store' }))) as Blob;
   if (options.keep && epoch === userDataEpoch) {
-    await store.put('blobs', { blob, savedAt: Date.now() }, url);
-    void trim();
+    await (await db()).put('blobs', { blob, savedAt: Date.now() }, url);
+    trimSoon();
   }
   return blob;
+}
+
+/**
+ * Kept thumbnails asked for at the same moment (the rows a list draws at once) are read in one
+ * transaction and handed over together: one update of the screen, not one for each.
+ */
+let reads: { url: string; done: (blob: Blob | undefined) => void; failed: (failure: unknown) => void }[] = [];
+
+function keptBlob(url: string): Promise<Blob | undefined> {
+  return new Promise((done, failed) => {
+    if (reads.push({ url, done, failed }) === 1) queueMicrotask(() => void readKept());
+  });
+}
+
+async function readKept(): Promise<void> {
+  const batch = reads;
+  reads = [];
+  try {
+    const tx = (await db()).transaction('blobs');
+    const kept = await Promise.all(batch.map((read) => tx.store.get(read.url)));
+    batch.forEach((read, i) => read.done(kept[i]?.blob));
+  } catch (failure) {
+    for (const read of batch) read.failed(failure);
+  }
+}
+
+/** The oldest thumbnails beyond KEEP_THUMBNAILS go once a burst of new ones is stored. */
+let trimming: ReturnType<typeof setTimeout> | undefined;
+function trimSoon(): void {
+  clearTimeout(trimming);
+  trimming = setTimeout(() => void trim(), 2000);
 }
 
 async function trim(): Promise<void> {
@@ -38,4 +74,89 @@ async function trim(): Promise<void> {
     cursor = await cursor.continue();
   }
   await tx.done;
+}
+
+// ---- thumbnails as they come into view -------------------------------------------------------
+
+/** How far beyond the screen's top and bottom a thumbnail starts loading: half a screen. */
+const AHEAD = '50% 0px';
+let observer: IntersectionObserver | undefined;
+const watched = new Map<Element, () => void>();
+
+/** Calls `near` once, when `element` comes within half a screen of the view; returns the clean-up. */
+export function whenNear(element: Element, near: () => void): () => void {
+  if (typeof IntersectionObserver === 'undefined') {
+    near();
+    return () => {};
+  }
+  observer ??= new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        const callback = entry.isIntersecting ? watched.get(entry.target) : undefined;
+        if (!callback) continue;
+        observer!.unobserve(entry.target);
+        watched.delete(entry.target);
+        callback();
+      }
+    },
+    { rootMargin: AHEAD },
+  );
+  watched.set(element, near);
+  observer.observe(element);
+  return () => {
+    if (!watched.delete(element)) return;
+    observer!.unobserve(element);
+  };
+}
+
+/** Thumbnails loading for the screen now; the ones kept for later wait for these. */
+let onScreen = 0;
+/** Thumbnails to keep that no screen has shown yet (URL → the user data's epoch when asked). */
+const later = new Map<string, number>();
+let keeping = false;
+
+/** A thumbnail for the screen (kept on the phone, as `fileBlob(url, { keep: true })`). */
+export async function showThumbnail(url: string): Promise<Blob> {
+  later.delete(url);
+  onScreen++;
+  try {
+    return await fileBlob(url, { keep: true });
+  } finally {
+    onScreen--;
+    keepNext();
+  }
+}
+
+/** A thumbnail not near the screen: fetched and kept later, one at a time, unless shown before. */
+export function keepLater(url: string): void {
+  if (!later.has(url)) later.set(url, userDataEpoch);
+  keepNext();
+}
+
+const whenIdle: (run: () => void) => void =
+  typeof requestIdleCallback === 'function' ? (run) => requestIdleCallback(run, { timeout: 2000 }) : (run) => setTimeout(run, 200);
+
+function keepNext(): void {
+  if (keeping || onScreen > 0 || later.size === 0) return;
+  keeping = true;
+  whenIdle(() => {
+    const next = onScreen > 0 ? undefined : later.entries().next().value;
+    if (!next) {
+      keeping = false;
+      keepNext();
+      return;
+    }
+    const [url, epoch] = next;
+    later.delete(url);
+    const done = () => {
+      keeping = false;
+      keepNext();
+    };
+    if (epoch !== userDataEpoch) return done();
+    fileBlob(url, { keep: true }).then(done, (failure: unknown) => {
+      // Without a connection the rest would fail too: they are fetched when shown.
+      if (failure instanceof NetworkError) later.clear();
+      done();
+    });
+  });
 }

@@ -45,6 +45,11 @@ export function t(key: string, params: Record<string, string | number> = {}): st
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 
+/** Whether the dictionaries have a text for `key` (for values that may also be free text, such as units). */
+export function hasText(key: string): boolean {
+  return key in DICTIONARIES.de;
+}
+
 /**
  * What to tell the person when a request failed: `offlineKey`'s text when no answer came (the
  * screen's own words for what needs a connection; by default "no connection"), the
@@ -52,13 +57,25 @@ export function t(key: string, params: Record<string, string | number> = {}): st
  */
 export function failureText(failure: unknown, offlineKey = 'error.NETWORK'): string {
   if (failure instanceof NetworkError) return t(offlineKey);
-  if (failure instanceof ApiError) return errorText(failure.code, failure.message);
+  if (failure instanceof ApiError) return refusalText(failure);
   return t('error.unknown');
 }
 
-/** The message for an error of the service: the dictionary's when it knows the code. */
+/**
+ * The message for an error of the service, in the person's language: the dictionary's for its code
+ * (every code the service has is there). A code this app does not know (a newer service): its
+ * German message where the person reads German, else a general text naming the code.
+ */
 export function errorText(code: string | undefined, serverMessage: string | undefined): string {
   const key = `error.${code}`;
   if (code && key in (DICTIONARIES[i18n.lang] ?? DICTIONARIES.de)) return t(key);
-  return serverMessage ?? t('error.unknown');
+  if (i18n.lang === 'de' && serverMessage) return serverMessage;
+  return code ? t('error.unknownCode', { code }) : t('error.unknown');
+}
+
+/** A refusal with what stands in its way where the service names it (the reports that show a photo). */
+export function refusalText(error: ApiError): string {
+  const reports = (error.details as { reports?: unknown } | undefined)?.reports;
+  if (error.code === 'PHOTO_IN_USE' && Array.isArray(reports) && reports.length > 0) return t('error.PHOTO_IN_USE_by', { reports: reports.join(', ') });
+  return errorText(error.code, error.message);
 }

@@ -18,7 +18,7 @@ import { ApiError, LocalError, api, unwrap, withProgress } from '../api/client';
 import type { Material, UploadAnswer } from '../api/types';
 import { auth } from './auth.svelte';
 import { db, type OutboxKind, type OutboxRecord, type Ref } from './db';
-import { errorText } from './i18n.svelte';
+import { errorText, refusalText } from './i18n.svelte';
 import { loadLocalIds, sameRef } from './local-ids.svelte';
 import { afterDelivery, isReportKind, sendReportRecord, UnresolvedRef, type ReportKind } from './report-sync';
 import { recordReport } from './report-view';
@@ -246,8 +246,9 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     fresh.attempts += 1;
     if (error instanceof ApiError) {
       fresh.lastStatus = error.status;
-      fresh.lastError = errorText(error.code, error.message);
-      if ((record.kind === 'material-delete' || record.kind === 'page-delete') && error.status === 404) {
+      fresh.lastError = refusalText(error);
+      const gone = record.kind === 'material-delete' || record.kind === 'page-delete' || (record.kind === 'photo-delete' && error.code === 'FILE_NOT_FOUND');
+      if (gone && error.status === 404) {
         // Already gone: what the person wanted.
         await store.delete('outbox', record.id);
         delivered(record, undefined);
@@ -300,6 +301,7 @@ type Delivered =
   | { kind: 'photo' | 'voice'; answer: UploadAnswer }
   | { kind: 'material-add'; answer: Material }
   | { kind: 'material-delete' }
+  | { kind: 'photo-delete' }
   | { kind: ReportKind; answer: unknown };
 const listeners = new Set<(record: OutboxRecord, delivered: Delivered) => void>();
 
@@ -339,6 +341,10 @@ async function send(record: OutboxRecord): Promise<unknown> {
     case 'material-delete': {
       const { materialId } = record.payload as { materialId: number };
       return unwrap(api.DELETE('/api/materials.php', { params: { query: { id: materialId } }, fetch: progress }));
+    }
+    case 'photo-delete': {
+      const { name } = record.payload as { name: string };
+      return unwrap(api.POST('/api/delete_photo.php', { body: { id: record.orderId, file: name }, fetch: progress }));
     }
   }
   if (isReportKind(record.kind)) return sendReportRecord(record, headers, progress);

@@ -39,16 +39,56 @@ async function keepOrders(list: OrderList, offset: number, epoch: number): Promi
   await writeCache('orders', [...known, ...list.items.filter((o) => !seen.has(o.id))], epoch);
 }
 
-/** Orders seen before, narrowed by `q` as the service would (ref, customer's ref, customer name). */
+/**
+ * Orders on the phone, narrowed by `q` as the service would (ref, customer's ref, customer name):
+ * those seen in the list and the open orders kept for offline (lib/offline-orders), newest first.
+ */
 export async function cachedOrders(q: string): Promise<OrderSummary[]> {
-  const all = (await readCache<OrderSummary[]>('orders'))?.value ?? [];
+  const [seen, kept] = await Promise.all([readCache<OrderSummary[]>('orders'), readCache<{ summaries: OrderSummary[] }>('kept-orders')]);
+  const byId = new Map<number, OrderSummary>();
+  for (const order of [...(seen?.value ?? []), ...(kept?.value.summaries ?? [])]) if (!byId.has(order.id)) byId.set(order.id, order);
+  // As the service lists them: by order date, newest first, undated last, then the newest made.
+  const all = [...byId.values()].sort((a, b) => (a.date === b.date ? 0 : a.date === null ? 1 : b.date === null ? -1 : b.date - a.date) || b.id - a.id);
   const needle = q.trim().toLowerCase();
   if (!needle) return all;
   return all.filter((o) => [o.ref, o.ref_client, o.customer?.name].some((text) => text?.toLowerCase().includes(needle)));
 }
 
-export function readOrder(id: number, show: (order: OrderDetail, fromCache: boolean) => void): Promise<void> {
-  return readThrough(`order:${id}`, async () => (await unwrap(api.GET('/api/orders.php', { params: { query: { id } } }))) as OrderDetail, show);
+/** `init`: e.g. `{ priority: 'low', signal }` for what is read ahead in the background. */
+export async function loadOrder(id: number, init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<OrderDetail> {
+  return (await unwrap(api.GET('/api/orders.php', { ...init, params: { query: { id } } }))) as OrderDetail;
+}
+
+export async function loadOrderFiles(id: number, init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<OrderFileList> {
+  return (await unwrap(api.GET('/api/orders.php', { ...init, params: { query: { id, action: 'photos', limit: 500 } } }))) as OrderFileList;
+}
+
+export function loadMaterials(orderId: number, init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<MaterialList> {
+  return unwrap(api.GET('/api/materials.php', { ...init, params: { query: { element_type: 'commande', fk_element: orderId, limit: 500 } } }));
+}
+
+export async function readOrder(id: number, show: (order: OrderDetail, fromCache: boolean) => void): Promise<void> {
+  await readThrough(`order:${id}`, () => loadOrder(id), show);
+  await noteOpened(id);
+}
+
+/** How many opened orders are remembered (the newest), and for how long they count. */
+const OPENED_KEEP = 300;
+const OPENED_FOR_MS = 30 * 24 * 3600_000;
+
+/** Remembers that the person opened an order: keeping open orders for offline never drops it (lib/offline-orders). */
+async function noteOpened(id: number): Promise<void> {
+  const epoch = userDataEpoch;
+  const opened = (await readCache<Record<string, number>>('opened-orders'))?.value ?? {};
+  opened[id] = Date.now();
+  const newest = Object.entries(opened).sort((a, b) => b[1] - a[1]).slice(0, OPENED_KEEP);
+  await writeCache('opened-orders', Object.fromEntries(newest), epoch);
+}
+
+/** Orders the person opened in the last 30 days. */
+export async function openedOrders(): Promise<Set<number>> {
+  const opened = (await readCache<Record<string, number>>('opened-orders'))?.value ?? {};
+  return new Set(Object.entries(opened).filter(([, at]) => Date.now() - at < OPENED_FOR_MS).map(([id]) => Number(id)));
 }
 
 /** An order's files as the screen now knows them (after an upload), for offline. */
@@ -57,11 +97,7 @@ export function keepOrderFiles(id: number, items: OrderFileList['items']): Promi
 }
 
 export function readOrderFiles(id: number, show: (files: OrderFileList, fromCache: boolean) => void): Promise<void> {
-  return readThrough(
-    `order-files:${id}`,
-    async () => (await unwrap(api.GET('/api/orders.php', { params: { query: { id, action: 'photos', limit: 500 } } }))) as OrderFileList,
-    show,
-  );
+  return readThrough(`order-files:${id}`, () => loadOrderFiles(id), show);
 }
 
 /** An order's material lines as the screen now knows them (after a change), for offline. */
@@ -70,9 +106,5 @@ export function keepMaterials(orderId: number, items: MaterialList['items']): Pr
 }
 
 export function readMaterials(orderId: number, show: (list: MaterialList, fromCache: boolean) => void): Promise<void> {
-  return readThrough(
-    `materials:${orderId}`,
-    () => unwrap(api.GET('/api/materials.php', { params: { query: { element_type: 'commande', fk_element: orderId, limit: 500 } } })),
-    show,
-  );
+  return readThrough(`materials:${orderId}`, () => loadMaterials(orderId), show);
 }

@@ -99,6 +99,9 @@ export async function sendReportRecord(record: OutboxRecord, headers: Record<str
         form.append('gps_lat', String(signature.gps_lat));
         form.append('gps_lon', String(signature.gps_lon));
       }
+      // When the customer signed, by the phone's clock: the service keeps it beside its own time of receipt.
+      if (signature.signed_at_device) form.append('signed_at_device', signature.signed_at_device);
+      if (signature.signed_at_zone) form.append('signed_at_device_zone', signature.signed_at_zone);
       form.append('file', signature.png, 'signature.png');
       return unwrap(
         api.POST('/api/pages.php', {

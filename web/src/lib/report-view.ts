@@ -10,8 +10,22 @@
 import type { ReportDetail, ReportPage } from '../api/types.js';
 import type { OutboxRecord, PageFields, PhotoRef, Ref, ReportCreatePayload, SignaturePayload } from './db.js';
 
-/** A page's image: a file of the service, or a photo or signature still on the phone. */
-export type ImageView = { url: string | null; thumb: string | null } | { blob: Blob; key: string };
+/**
+ * A page's image: a file of the service, or a photo or signature still on the phone; `name` is the
+ * photo's file name where it is known (it names a page that has no title).
+ */
+export type ImageView = ({ url: string | null; thumb: string | null } | { blob: Blob; key: string }) & { name?: string };
+
+/** Who signed a signature page and when (the service's facts, or the phone's while it waits). */
+export interface SignatureView {
+  signer: string;
+  /** Unix seconds: when the service received it (absent while it waits on the phone). */
+  receivedAt?: number;
+  /** Unix seconds: when the customer signed, by the phone's clock. */
+  signedAt?: number;
+  /** The phone's clock was far from the service's (ahead, or a month behind). */
+  implausible?: boolean;
+}
 
 export interface PageView {
   ref: Ref;
@@ -24,6 +38,10 @@ export interface PageView {
   pending: boolean;
   /** Under a signature (or a signature itself), or in a final report: it cannot change. */
   locked: boolean;
+  /** After the report's last signature: no signature covers it. */
+  uncovered: boolean;
+  /** A signature page's signer and times. */
+  signature?: SignatureView;
 }
 
 export interface ReportView {
@@ -55,15 +73,31 @@ export function recordReport(record: OutboxRecord): Ref | undefined {
   return record.kind === 'report-create' ? record.id : record.reportRef;
 }
 
+const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
 function serverImages(page: ReportPage): ImageView[] {
   const images: ImageView[] = [];
-  if (page.source_path) images.push({ url: page.url, thumb: page.thumb_url });
-  if (page.source_path_2) images.push({ url: page.url_2, thumb: page.thumb_url_2 });
+  if (page.source_path) images.push({ url: page.url, thumb: page.thumb_url, name: baseName(page.source_path) });
+  if (page.source_path_2) images.push({ url: page.url_2, thumb: page.thumb_url_2, name: baseName(page.source_path_2) });
   return images;
 }
 
+/** The service's facts of a signature page (older services do not give them: the note names the signer). */
+function serverSignature(page: ReportPage): SignatureView | undefined {
+  if (page.layout !== 'signature') return undefined;
+  const facts = page.signature;
+  if (!facts) return undefined;
+  return {
+    signer: facts.signer_name,
+    receivedAt: facts.signed_at,
+    ...(facts.signed_at_device !== null ? { signedAt: facts.signed_at_device } : {}),
+    ...(facts.device_time_plausible === false ? { implausible: true } : {}),
+  };
+}
+
 function fromServer(page: ReportPage, ref: Ref = page.id, pending = false): PageView {
-  return { ref, layout: page.layout, title: page.title, note: page.note, rotation: page.rotation, images: serverImages(page), pending, locked: false };
+  const signature = serverSignature(page);
+  return { ref, layout: page.layout, title: page.title, note: page.note, rotation: page.rotation, images: serverImages(page), pending, locked: false, uncovered: false, ...(signature ? { signature } : {}) };
 }
 
 function images(fields: PageFields, context: ViewContext, before: ImageView[] = []): ImageView[] {
@@ -110,6 +144,7 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
           images: images({ ...fields, layout }, context),
           pending: true,
           locked: false,
+          uncovered: false,
         });
         break;
       }
@@ -143,14 +178,25 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
       }
       case 'signature': {
         const signature = record.payload as SignaturePayload;
-        pages.push({ ref: record.id, layout: 'signature', title: null, note: signature.signer_name, rotation: 0, images: [{ blob: signature.png, key: record.id }], pending: true, locked: false });
+        pages.push({
+          ref: record.id,
+          layout: 'signature',
+          title: null,
+          note: null,
+          rotation: 0,
+          images: [{ blob: signature.png, key: record.id }],
+          pending: true,
+          locked: false,
+          uncovered: false,
+          signature: { signer: signature.signer_name, ...(signature.signed_at ? { signedAt: Math.floor(signature.signed_at / 1000) } : {}) },
+        });
         break;
       }
     }
   }
   const status = base?.status ?? 'draft';
   const lastSignature = pages.findLastIndex((p) => p.layout === 'signature');
-  pages = pages.map((page, index) => ({ ...page, locked: status === 'final' || index <= lastSignature }));
+  pages = pages.map((page, index) => ({ ...page, locked: status === 'final' || index <= lastSignature, uncovered: lastSignature >= 0 && index > lastSignature }));
   return {
     ref,
     report: base,

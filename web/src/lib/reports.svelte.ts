@@ -84,8 +84,58 @@ export async function reorderPages(order: Order, report: Ref, pages: Ref[]): Pro
   await enqueue('page-reorder', order, { order: pages }, { reportRef: report });
 }
 
+/**
+ * Now, by the phone's clock: as milliseconds, as its wall time with its UTC offset (RFC 3339, what
+ * the service keeps as `signed_at_device`), and its time zone's name where the phone knows one.
+ */
+export function deviceMoment(now = new Date()): Pick<SignaturePayload, 'signed_at' | 'signed_at_device' | 'signed_at_zone'> {
+  const two = (n: number) => String(Math.floor(Math.abs(n))).padStart(2, '0');
+  const offset = -now.getTimezoneOffset();
+  const wall = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}T${two(now.getHours())}:${two(now.getMinutes())}:${two(now.getSeconds())}.${String(now.getMilliseconds()).padStart(3, '0')}`;
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return {
+    signed_at: now.getTime(),
+    signed_at_device: `${wall}${offset < 0 ? '-' : '+'}${two(offset / 60)}:${two(offset % 60)}`,
+    // A browser that cannot place its system's zone says Etc/Unknown: then the offset alone.
+    ...(zone && zone !== 'Etc/Unknown' ? { signed_at_zone: zone } : {}),
+  };
+}
+
 export async function signReport(order: Order, report: Ref, signature: SignaturePayload): Promise<string> {
   return (await enqueue('signature', order, signature, { reportRef: report })).id;
+}
+
+/** Names of the order's photos whose deletion waits in the outbox: no new page may show them. */
+export function photosBeingDeleted(orderId: number): Set<string> {
+  return new Set(mine().filter((r) => r.orderId === orderId && r.kind === 'photo-delete' && r.state !== 'refused').map((r) => (r.payload as { name: string }).name));
+}
+
+/**
+ * What keeps a photo of the order from being deleted, as far as the phone knows: a page waiting in
+ * the outbox that shows it, or a report of the order (as last read) with a page that shows it. The
+ * service checks again (409 PHOTO_IN_USE); this answers at once, also offline.
+ */
+export async function photoUsedBy(orderId: number, photo: { name?: string; record?: string }, reportIds: number[]): Promise<{ waitingPage: boolean; reports: string[] }> {
+  const same = (ref: PhotoRef | undefined) =>
+    !!ref && (('record' in ref && ref.record === photo.record) || (photo.name !== undefined && photoName(ref) === photo.name));
+  const waitingPage = mine().some((r) => {
+    if (r.orderId !== orderId || r.state === 'refused') return false;
+    if (r.kind === 'page-add') return same((r.payload as PageFields).source) || same((r.payload as PageFields).source_2);
+    if (r.kind === 'page-update') {
+      const changes = (r.payload as { changes: PageFields }).changes;
+      return same(changes.source) || same(changes.source_2);
+    }
+    return false;
+  });
+  const reports: string[] = [];
+  if (photo.name !== undefined) {
+    const ending = `/${photo.name}`;
+    for (const id of reportIds) {
+      const report = (await readCache<ReportDetail>(`report:${id}`))?.value;
+      if (report?.pages.some((p) => p.source_path?.endsWith(ending) || p.source_path_2?.endsWith(ending))) reports.push(report.ref);
+    }
+  }
+  return { waitingPage, reports };
 }
 
 // ---- online only: finalize, a new version, the signature's check -----------------------------
@@ -153,12 +203,12 @@ export class ReportWatch {
   photo(ref: PhotoRef): ImageView | undefined {
     if ('record' in ref) {
       const record = outbox.items.find((r) => r.id === ref.record);
-      if (record) return { blob: record.payload as Blob, key: record.id };
+      if (record) return { blob: record.payload as Blob, key: record.id, ...(record.fileName ? { name: record.fileName } : {}) };
     }
     // A photo that arrived is known by the name the service gave it.
     const name = photoName(ref);
     const file = name === undefined ? undefined : this.files.find((f) => f.name === name);
-    return file ? { url: file.url, thumb: file.thumb_small_url ?? file.thumb_mini_url } : undefined;
+    return file ? { url: file.url, thumb: file.thumb_small_url ?? file.thumb_mini_url, name: file.name } : undefined;
   }
 
   /** Loads (cache, then the service) and follows the outbox; returns the clean-up. */

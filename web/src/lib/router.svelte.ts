@@ -49,8 +49,11 @@ export function parseRoute(hash: string): Route {
 export const router = $state({ route: parseRoute(typeof location === 'undefined' ? '' : location.hash) as Route });
 
 if (typeof window !== 'undefined') {
+  // The browser would keep the last screen's scroll offset: every screen opens at its top.
+  if ('scrollRestoration' in history) history.scrollRestoration = 'manual';
   window.addEventListener('hashchange', () => {
     router.route = parseRoute(location.hash);
+    window.scrollTo(0, 0);
   });
 }
 

@@ -4,11 +4,23 @@ import { db } from './db';
 export const settings = $state({
   /** Send photos as taken (for companies that want the originals) instead of reduced to 2,560 px. */
   sendOriginals: false,
+  /** How many open orders the phone keeps readable offline (lib/offline-orders). */
+  keepOrders: 100,
 });
 
+/** The choices for `keepOrders`. */
+export const KEEP_ORDERS_CHOICES = [25, 50, 100, 200] as const;
+
 export async function loadSettings(): Promise<void> {
-  const stored = await (await db()).get('settings', 'sendOriginals');
-  settings.sendOriginals = stored === true;
+  const store = await db();
+  const [originals, keep] = await Promise.all([store.get('settings', 'sendOriginals'), store.get('settings', 'keepOrders')]);
+  settings.sendOriginals = originals === true;
+  if ((KEEP_ORDERS_CHOICES as readonly unknown[]).includes(keep)) settings.keepOrders = keep as number;
+}
+
+export async function setKeepOrders(value: number): Promise<void> {
+  settings.keepOrders = value;
+  await (await db()).put('settings', value, 'keepOrders');
 }
 
 export async function setSendOriginals(value: boolean): Promise<void> {
