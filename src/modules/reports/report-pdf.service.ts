@@ -17,7 +17,10 @@ import { tempDirPrefix, tempName } from '../../adapters/runs.js';
 import { beginIntent, endIntent } from '../maintenance/file-intents.js';
 import type { LibreOffice } from '../../adapters/libreoffice.js';
 import { fillOdtTemplate } from '../../adapters/odt.js';
-import { LOGO_BOX, renderReportPdf, type ImageBox, type PdfCover, type PdfImage, type PdfPage } from '../../adapters/pdf.js';
+import { readFile } from 'node:fs/promises';
+import { LOGO_BOX, NOT_COVERED, pdfLanguageOf, renderReportPdf, type ImageBox, type PdfCover, type PdfImage, type PdfLanguage, type PdfPage, type SignatureFacts, type SummaryInput } from '../../adapters/pdf.js';
+import { wordsFor } from '../../adapters/pdf/words.js';
+import type { SignatureFactsRow } from './reports.repository.js';
 import { loadCoverPdf } from '../../adapters/pdf-import.js';
 import { hashFile } from '../../adapters/file-store.js';
 import { preparePrintImage } from '../../adapters/print-image.js';
@@ -31,13 +34,14 @@ import { ecmFileRef, entityRoot } from '../../dolibarr/ecm.js';
 import { AppError } from '../../errors.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
+import { verifyUrl } from '../signatures/signatures.service.js';
 import { createLimiter } from '../common/limiter.js';
 import type { PageRow, ReportRepository, ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
-import { pageImageBox, printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
+import { pageImageBox, photosPerSheetOf, printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
 
-/** The line on every page after a report's last signature page (preview and final PDF). */
-export const AFTER_SIGNATURE_NOTICE = 'Nicht von der Unterschrift erfasst: nach der Unterschrift hinzugefügt';
+/** The line on every sheet after a report's last signature page (preview and final PDF), in German. */
+export const AFTER_SIGNATURE_NOTICE = wordsFor('de').notCovered;
 
 /** PDFs rendered at once per process; more wait, and beyond MAX_WAITING get 503 PDF_BUSY. */
 const MAX_RENDERS = 2;
@@ -94,6 +98,19 @@ function formatDate(unix: number | null, timeZone: string, withTime = false): st
   return withTime ? localTime(date, timeZone) : localDate(date, timeZone);
 }
 
+/**
+ * A moment for the PDF's reader in the company's time zone, the zone named: German
+ * `24.11.2026 14:05 MEZ`, English `24 Nov 2026, 14:05 CET`; without the time, the date alone.
+ */
+export function formatWhen(unix: number, timeZone: string, language: PdfLanguage, withTime = true): string {
+  const date = new Date(unix * 1000);
+  if (language === 'de') return withTime ? localTime(date, timeZone) : localDate(date, timeZone);
+  const options: Intl.DateTimeFormatOptions = withTime
+    ? { timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }
+    : { timeZone, day: 'numeric', month: 'short', year: 'numeric' };
+  return new Intl.DateTimeFormat('en-GB', options).format(date);
+}
+
 export function createReportPdfService(deps: ReportPdfDeps) {
   const { handle, repo, config, consts, libreOffice, logger } = deps;
   const { dataRoot, entity } = config;
@@ -132,8 +149,12 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** The values of the cover sheet's {placeholders}, named as Dolibarr's ODT generators name them. */
-  async function coverValues(report: ReportRow, pages: number, user: AuthUser, company: Map<string, string>): Promise<Record<string, string>> {
-    const parent = report.element_type && report.fk_element !== null ? await repo.parentWithCustomer(handle.db, report.element_type as ElementType, Number(report.fk_element)) : undefined;
+  function parentOf(report: ReportRow) {
+    return report.element_type && report.fk_element !== null ? repo.parentWithCustomer(handle.db, report.element_type as ElementType, Number(report.fk_element)) : Promise.resolve(undefined);
+  }
+  type Parent = Awaited<ReturnType<typeof parentOf>>;
+
+  function coverValues(report: ReportRow, pages: number, user: AuthUser, company: Map<string, string>, parent: Parent): Record<string, string> {
     const now = Math.floor(Date.now() / 1000);
     return {
       bericht_ref: report.ref,
@@ -212,7 +233,39 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     }
   }
 
-  function pdfPage(page: PageRow, image: PdfImage | null, image2: PdfImage | null): PdfPage {
+  /** The signature's facts as the sheet prints them, times in the company's zone with the zone named. */
+  async function signatureFacts(pages: PageRow[], language: PdfLanguage): Promise<Map<number, SignatureFacts>> {
+    const ids = pages.filter((p) => p.layout === 'signature').map((p) => Number(p.rowid));
+    const [rows, metadataPaths] = await Promise.all([repo.signatureFacts(handle.db, ids), repo.signatureMetadataPaths(handle.db, ids)]);
+    const facts = new Map<number, SignatureFacts>();
+    for (const [id, row] of rows) {
+      let metadata: { hash?: string; page_count_at_signing?: number; verify_code?: string } = {};
+      try {
+        metadata = JSON.parse(await readFile(await resolveSource(dataRoot, entity, metadataPaths.get(id) ?? ''), 'utf8'));
+      } catch {
+        // Without its metadata file the sheet still shows who and when.
+      }
+      facts.set(id, toSignatureFacts(row, metadata, language));
+    }
+    return facts;
+  }
+
+  function toSignatureFacts(row: SignatureFactsRow, metadata: { hash?: string; page_count_at_signing?: number; verify_code?: string }, language: PdfLanguage): SignatureFacts {
+    const received = fromDbDateTime(row.datec);
+    const device = fromDbDateTime(row.signed_at_device);
+    const shown = (unix: number | null) => (unix === null ? null : formatWhen(unix, config.timeZone, language));
+    return {
+      signer: row.signer_name,
+      receivedAt: shown(received) ?? '',
+      signedAtDevice: device !== null && received !== null && Math.abs(device - received) > 60 ? shown(device) : null,
+      devicePlausible: row.device_time_plausible === null || row.device_time_plausible === undefined ? null : Number(row.device_time_plausible) === 1,
+      pagesCovered: typeof metadata.page_count_at_signing === 'number' ? metadata.page_count_at_signing : null,
+      hash: typeof metadata.hash === 'string' ? metadata.hash : null,
+      verifyUrl: config.publicUrl && metadata.verify_code ? verifyUrl(config.publicUrl, metadata.verify_code) : null,
+    };
+  }
+
+  function pdfPage(page: PageRow, image: PdfImage | null, image2: PdfImage | null, facts?: SignatureFacts): PdfPage {
     const rotation = (Number(page.rotation) % 360) as 0 | 90 | 180 | 270;
     switch (page.layout) {
       case 'title_only':
@@ -220,7 +273,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       case 'before_after':
         return { kind: 'before_after', title: page.title, note: page.note, rotation, before: image, after: image2 };
       case 'signature':
-        return { kind: 'image', title: page.title, note: page.note, image };
+        return { kind: 'signature', title: page.title, note: page.note, image, facts: facts ?? null };
       default:
         return { kind: 'photo', title: page.title, note: page.note, rotation, image };
     }
@@ -243,12 +296,35 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     return missing;
   }
 
+  /** The summary sheet's facts, in the customer's language. */
+  function summaryOf(report: ReportRow, values: Record<string, string>, parent: Parent, language: PdfLanguage, signatures: SignatureFacts[], materials: SummaryInput['materials']): SummaryInput {
+    const words = wordsFor(language);
+    const town = [values.company_zip, values.company_town].filter(Boolean).join(' ');
+    const facts = [
+      { label: words.order, value: values.object_ref },
+      { label: words.customerOrder, value: values.object_ref_customer },
+      { label: words.report, value: Number(report.version) > 1 ? `${report.ref}, ${words.version(Number(report.version))}` : report.ref },
+      { label: words.date, value: formatWhen(fromDbDateTime(report.datec) ?? Math.floor(Date.now() / 1000), config.timeZone, language, false) },
+      { label: words.technician, value: values.myuser_fullname },
+    ].filter((f): f is { label: string; value: string } => Boolean(f.value));
+    return {
+      title: report.title,
+      customer: parent?.nom ? { name: parent.nom, lines: [...(parent.address ?? '').split(/\r?\n/), town, parent.phone ?? ''].map((l) => l.trim()).filter(Boolean) } : null,
+      facts,
+      workDescription: parent?.note_public?.trim() || null,
+      materials,
+      signers: signatures.map((s) => ({ name: s.signer, when: s.signedAtDevice ?? s.receivedAt })),
+    };
+  }
+
   /** Renders `report` into `out`; `strict` makes a missing or unreadable image an error. */
   async function render(report: ReportRow, pages: PageRow[], user: AuthUser, out: NodeJS.WritableStream, strict: boolean): Promise<number> {
     const workDir = await mkdtemp(tempDirPrefix('pdf'));
     try {
-      const company = await consts.getMany(COMPANY_CONSTS);
-      const values = await coverValues(report, pages.length, user, company);
+      const [company, parent] = await Promise.all([consts.getMany(COMPANY_CONSTS), parentOf(report)]);
+      const values = coverValues(report, pages.length, user, company, parent);
+      const language = pdfLanguageOf(parent?.default_lang);
+      const perSheet = photosPerSheetOf(report as ReportRow & { photos_per_sheet?: number | null });
       // All three run to their end even when one fails, so nothing still writes into workDir
       // (the filled cover holds customer data) after it is removed below.
       const settled = await Promise.allSettled([
@@ -258,8 +334,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           page.layout === 'title_only'
             ? [null, null] as const
             : ([
-                await printImage(page.source_path, strict, page.layout === 'signature' ? 'as-is' : pageImageBox(report, page)),
-                page.layout === 'before_after' ? await printImage(page.source_path_2, strict, pageImageBox(report, page)) : null,
+                await printImage(page.source_path, strict, page.layout === 'signature' ? 'as-is' : pageImageBox(report, page, perSheet)),
+                page.layout === 'before_after' ? await printImage(page.source_path_2, strict, pageImageBox(report, page, perSheet)) : null,
               ] as const),
         ),
       ] as const);
@@ -271,12 +347,15 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       ];
       // Pages after the last signature are not covered by it (they may still change): each says so.
       const lastSignature = pages.findLastIndex((p) => p.layout === 'signature');
-      async function* bodyPages(): AsyncGenerator<PdfPage> {
-        for (const [index, page] of pages.entries()) {
-          const drawn = pdfPage(page, images[index]![0], images[index]![1]);
-          yield lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: AFTER_SIGNATURE_NOTICE } : drawn;
-        }
-      }
+      const [facts, materials] = await Promise.all([
+        signatureFacts(pages, language),
+        report.element_type && report.fk_element !== null ? repo.materialsOf(handle.db, entity, report.element_type, Number(report.fk_element)) : Promise.resolve([]),
+      ]);
+      const bodyPages = pages.map((page, index): PdfPage => {
+        const drawn = pdfPage(page, images[index]![0], images[index]![1], facts.get(Number(page.rowid)));
+        return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
+      });
+      const summary = summaryOf(report, values, parent, language, [...facts.values()], materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })));
       const result = await renderReportPdf(
         {
           format: report.format as 'A4',
@@ -285,9 +364,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
             logo,
             lines: [company.get('MAIN_INFO_SOCIETE_NOM') ?? '', `${report.title}`, `Bericht ${report.ref}${values.object_ref ? ` · Auftrag ${values.object_ref}` : ''}`].filter(Boolean),
           },
+          language,
+          photosPerSheet: perSheet,
           cover: coverSheet,
-          bodyPageCount: pages.length,
-          pages: bodyPages(),
+          summary,
+          pages: bodyPages,
           info: { title: `${report.ref} ${report.title}`, author: company.get('MAIN_INFO_SOCIETE_NOM') || user.name, subject: values.object_ref || undefined, creationDate: new Date() },
         },
         out,

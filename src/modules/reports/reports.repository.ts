@@ -218,9 +218,28 @@ export function createReportRepository(dialect: Dialect) {
         .selectFrom(`${type} as o` as 'commande as o')
         .leftJoin('societe as s', 's.rowid', 'o.fk_soc')
         .select(['o.ref', 'o.ref_client', 'o.note_public', sql<string | null>`${sql.ref(dateColumn)}`.as('date')])
-        .select(['s.nom', 's.name_alias', 's.address', 's.zip', 's.town', 's.email', 's.phone', 's.code_client'])
+        .select(['s.nom', 's.name_alias', 's.address', 's.zip', 's.town', 's.email', 's.phone', 's.code_client', 's.default_lang'])
         .where('o.rowid', '=', id)
         .executeTakeFirst();
+    },
+
+    /** The material lines recorded on an order (or other parent), oldest first. */
+    materialsOf(db: Db, entity: number, type: string, id: number) {
+      return db
+        .selectFrom('bericht_material')
+        .select(['label', 'qty', 'unit', 'note'])
+        .where('entity', '=', entity)
+        .where('element_type', '=', type)
+        .where('fk_element', '=', id)
+        .orderBy('rowid')
+        .execute();
+    },
+
+    /** Where the signature pages' metadata files are, by page id. */
+    async signatureMetadataPaths(db: Db, pageIds: number[]): Promise<Map<number, string>> {
+      if (pageIds.length === 0) return new Map();
+      const rows = await db.selectFrom('bericht_signature').select(['fk_page', 'metadata_path']).where('fk_page', 'in', pageIds).execute();
+      return new Map(rows.map((r) => [Number(r.fk_page), r.metadata_path]));
     },
 
     /** id, parent, ref, version and status of the reports linked to `ids` as parent or child. */

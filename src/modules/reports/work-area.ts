@@ -11,7 +11,7 @@ import path from 'node:path';
 import { tempName } from '../../adapters/runs.js';
 import { THUMBNAIL_SIZE_NAMES, thumbnailPath } from '../../adapters/image.js';
 import { forgetPrintImage, type PrintQueue } from '../../adapters/print-image.js';
-import { largestImageBox, type ImageBox } from '../../adapters/pdf.js';
+import { imageBoxFor, type ImageBox, type PhotosPerSheet } from '../../adapters/pdf.js';
 import { MODULE_DIRS, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { firstFreeName } from '../../dolibarr/filenames.js';
@@ -92,15 +92,21 @@ export function printCacheDir(dataRoot: string, entity: number): string {
   return path.join(entityRoot(dataRoot, entity), WORK_AREA_DIR, 'temp', 'print');
 }
 
+/** The report's photos per sheet (llx_bericht.photos_per_sheet): 1, 2 or 4; 4 where unset or unknown. */
+export function photosPerSheetOf(report: { photos_per_sheet?: number | string | null }): PhotosPerSheet {
+  const value = Number(report.photos_per_sheet ?? 4);
+  return value === 1 || value === 2 ? value : 4;
+}
+
 /**
- * The box a page's images are prepared for (pdf.ts, largestImageBox): the report's paper and the
- * page's layout and quarter turns.
+ * The box a page's images are prepared for (pdf/geometry.ts): the report's paper and layout, the
+ * page's kind and quarter turns.
  */
-export function pageImageBox(report: { format: string; orientation: string }, page: { layout: string; rotation: number | string }): ImageBox {
+export function pageImageBox(report: { format: string; orientation: string; photos_per_sheet?: number | string | null }, page: { layout: string; rotation: number | string }, perSheet = photosPerSheetOf(report)): ImageBox {
   const format = (['A3', 'A4', 'A5', 'LETTER'] as const).find((f) => f === report.format) ?? 'A4';
   const orientation = report.orientation === 'landscape' ? 'landscape' : 'portrait';
   const rotation = Number(page.rotation);
-  return largestImageBox(format, orientation, page.layout === 'before_after' ? 'before_after' : 'photo', rotation === 90 || rotation === 180 || rotation === 270 ? rotation : 0);
+  return imageBoxFor(format, orientation, perSheet, page.layout === 'before_after' ? 'before_after' : 'photo', rotation === 90 || rotation === 180 || rotation === 270 ? rotation : 0);
 }
 
 /**

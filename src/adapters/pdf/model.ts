@@ -1,0 +1,78 @@
+/**
+ * What the report PDF is made of, as the service hands it over: pages with their images on disk,
+ * the facts of the summary sheet and of each signature, every text already in the reader's terms
+ * (dates formatted in the company's time zone, the zone named).
+ */
+import type { PdfImage } from './images.js';
+import type { Orientation, PaperFormat, Rotation } from './kit.js';
+import type { PdfLanguage } from './words.js';
+
+/** Photo pages on one sheet: 1 (a sheet per page), 2 or 4 (compact). */
+export type PhotosPerSheet = 1 | 2 | 4;
+export const PHOTOS_PER_SHEET: readonly PhotosPerSheet[] = [1, 2, 4];
+
+/** A signature's facts, printed as text beside its burned-in sheet. */
+export interface SignatureFacts {
+  signer: string;
+  /** When the service received it, formatted with its zone. */
+  receivedAt: string;
+  /** When the customer signed by the phone's clock, formatted with its zone; null without one. */
+  signedAtDevice: string | null;
+  /** false: the phone's time is implausible (kept, and marked). */
+  devicePlausible: boolean | null;
+  pagesCovered: number | null;
+  hash: string | null;
+  verifyUrl: string | null;
+}
+
+/**
+ * One page of the report. A null image (or a file that has gone) draws a grey "Bild fehlt" box.
+ * `notice`: a line set apart in the bottom margin of the sheet the page lands on (e.g. that a
+ * signature does not cover it).
+ */
+export type PdfPage = (
+  | { kind: 'photo'; title: string | null; note: string | null; rotation: Rotation; image: PdfImage | null; takenAt?: string | null }
+  | { kind: 'before_after'; title: string | null; note: string | null; rotation: Rotation; before: PdfImage | null; after: PdfImage | null }
+  | { kind: 'title_only'; title: string | null; note: string | null }
+  /** A signature sheet: the burned-in image (drawn as it is), its facts as text. */
+  | { kind: 'signature'; title: string | null; note: string | null; image: PdfImage | null; facts: SignatureFacts | null }
+  /** Any other composite image, drawn as large as fits on a sheet of its own. */
+  | { kind: 'image'; title: string | null; note: string | null; image: PdfImage | null }
+) & { notice?: string | null };
+
+/** A PDF whose pages go first (LibreOffice's rendering of the ODT cover sheet), or a plain page drawn here. */
+export type PdfCover = { kind: 'pdf'; path: string } | { kind: 'builtin'; title: string; lines: string[] };
+
+export interface MaterialLine {
+  label: string;
+  qty: number;
+  unit: string | null;
+  note: string | null;
+}
+
+/** The summary sheet's facts; every text as it is to be printed. */
+export interface SummaryInput {
+  title: string;
+  customer: { name: string; lines: string[] } | null;
+  /** Label/value rows: order, customer's order, report and version, date, who did the work. */
+  facts: Array<{ label: string; value: string }>;
+  workDescription: string | null;
+  materials: MaterialLine[];
+  signers: Array<{ name: string; when: string }>;
+}
+
+export interface PdfDocumentInput {
+  format: PaperFormat;
+  orientation: Orientation;
+  /** The fixed texts' language. @default 'de' */
+  language?: PdfLanguage;
+  /** @default 1 */
+  photosPerSheet?: PhotosPerSheet;
+  /** Logo at the top left of every body sheet; lines at the right (e.g. company, "BR2611-0001 · Titel"). */
+  header: { logo: PdfImage | null; lines: string[] };
+  cover: PdfCover | null;
+  /** The summary sheet after the cover; none when null. */
+  summary?: SummaryInput | null;
+  pages: readonly PdfPage[];
+  info: { title: string; author?: string; subject?: string; creationDate?: Date };
+}

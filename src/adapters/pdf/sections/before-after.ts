@@ -1,0 +1,68 @@
+/**
+ * A before/after pair: "Vorher" and "Nachher" side by side across the sheet's width, each labelled
+ * above its image. One per sheet: the title above, the note under the images. Compact: a row of the
+ * sheet (two pairs fit on one), its title and note under the images.
+ */
+import type { Block } from '../flow.js';
+import { CAPTION_ROOM, LABEL_ROOM } from '../geometry.js';
+import { BODY, CAPTION, CAPTION_TITLE, drawImageIn, GAP, GUTTER, LABEL, lineHeight, measure, mm, textIn, TITLE, type Box, type Doc, type PdfKitImage } from '../kit.js';
+import type { PdfPage } from '../model.js';
+import type { PdfWords } from '../words.js';
+
+export type BeforeAfterPage = Extract<PdfPage, { kind: 'before_after' }>;
+
+export function beforeAfterSheet(page: BeforeAfterPage, body: Box): Block {
+  return {
+    height: body.h,
+    breakBefore: true,
+    breakAfter: true,
+    notice: page.notice,
+    images: [page.before, page.after],
+    draw(box, { doc, words, images }) {
+      let y = box.y;
+      if (page.title) {
+        const height = measure(doc, page.title, box.w, TITLE, box.h * 0.2);
+        textIn(doc, page.title, { ...box, h: height }, TITLE);
+        y += height + GAP;
+      }
+      const noteHeight = page.note ? measure(doc, page.note, box.w, BODY, box.h * 0.3) : 0;
+      const bottom = box.y + box.h - (page.note ? noteHeight + GAP : 0);
+      const drawn = drawPair(doc, words, page, images, { x: box.x, y, w: box.w, h: bottom - y });
+      if (page.note) textIn(doc, page.note, { x: box.x, y: drawn + GAP, w: box.w, h: noteHeight }, BODY);
+    },
+  };
+}
+
+export function beforeAfterRow(page: BeforeAfterPage, height: number): Block {
+  return {
+    height,
+    notice: page.notice,
+    images: [page.before, page.after],
+    draw(box, { doc, words, images }) {
+      const bottom = drawPair(doc, words, page, images, { ...box, h: box.h - CAPTION_ROOM });
+      let y = bottom + mm(1.2);
+      const end = box.y + box.h;
+      if (page.title) {
+        const h = Math.min(lineHeight(doc, CAPTION_TITLE), end - y);
+        textIn(doc, page.title, { x: box.x, y, w: box.w, h }, CAPTION_TITLE);
+        y += h;
+      }
+      if (page.note && end - y > 1) textIn(doc, page.note, { x: box.x, y, w: box.w, h: Math.min(measure(doc, page.note, box.w, CAPTION), end - y) }, CAPTION);
+    },
+  };
+}
+
+/** The two labelled columns in `box`; returns the bottom of the taller image. */
+function drawPair(doc: Doc, words: PdfWords, page: BeforeAfterPage, images: Array<PdfKitImage | null>, box: Box): number {
+  const labelHeight = lineHeight(doc, LABEL);
+  const width = (box.w - GUTTER) / 2;
+  const imageTop = box.y + Math.max(labelHeight + mm(1.5), LABEL_ROOM);
+  let bottom = imageTop;
+  [words.before, words.after].forEach((label, index) => {
+    const x = box.x + index * (width + GUTTER);
+    textIn(doc, label, { x, y: box.y, w: width, h: labelHeight }, { ...LABEL, align: 'center' });
+    const drawn = drawImageIn(doc, images[index] ?? null, { x, y: imageTop, w: width, h: box.y + box.h - imageTop }, page.rotation, words.missing);
+    bottom = Math.max(bottom, drawn.y + drawn.h);
+  });
+  return bottom;
+}

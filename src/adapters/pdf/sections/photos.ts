@@ -1,0 +1,95 @@
+/**
+ * Photo pages. One per sheet: the title above, the photo as large as fits, its caption (number,
+ * the time taken) and note directly under it. Compact: rows of one (2 to a sheet) or two photos
+ * (4 to a sheet), each photo with its caption directly under it: number and title, up to two lines
+ * of note, the time taken.
+ */
+import type { Block } from '../flow.js';
+import { CAPTION_ROOM } from '../geometry.js';
+import { BODY, CAPTION, CAPTION_TITLE, drawImageIn, GAP, GUTTER, measure, mm, SMALL, textIn, TITLE, type Box, type Doc } from '../kit.js';
+import type { PdfPage } from '../model.js';
+import type { PdfWords } from '../words.js';
+
+export type PhotoPage = Extract<PdfPage, { kind: 'photo' }>;
+
+/** A photo with its number in the report (1, 2, …), as its caption names it. */
+export interface NumberedPhoto {
+  page: PhotoPage;
+  number: number;
+}
+
+export function photoSheet({ page, number }: NumberedPhoto, body: Box): Block {
+  return {
+    height: body.h,
+    breakBefore: true,
+    breakAfter: true,
+    notice: page.notice,
+    images: [page.image],
+    draw(box, { doc, words, images }) {
+      let y = box.y;
+      if (page.title) {
+        const height = measure(doc, page.title, box.w, TITLE, box.h * 0.2);
+        textIn(doc, page.title, { ...box, h: height }, TITLE);
+        y += height + GAP;
+      }
+      const caption = captionLines(page, number, words, false);
+      const captionHeight = measureCaption(doc, caption, box.w, box.h * 0.3);
+      const drawn = drawImageIn(doc, images[0] ?? null, { x: box.x, y, w: box.w, h: box.y + box.h - y - captionHeight - mm(1.5) }, page.rotation, words.missing);
+      drawCaption(doc, caption, { x: box.x, y: drawn.y + drawn.h + mm(1.5), w: box.w, h: captionHeight });
+    },
+  };
+}
+
+/** A row of a compact sheet: one photo across the width, or two side by side. */
+export function photoRow(cells: NumberedPhoto[], columns: 1 | 2, height: number): Block {
+  return {
+    height,
+    notice: cells.find((c) => c.page.notice)?.page.notice ?? null,
+    images: cells.map((c) => c.page.image),
+    draw(box, { doc, words, images }) {
+      const width = columns === 1 ? box.w : (box.w - GUTTER) / 2;
+      cells.forEach(({ page, number }, index) => {
+        const x = box.x + index * (width + GUTTER);
+        const imageBox = { x, y: box.y, w: width, h: box.h - CAPTION_ROOM };
+        const drawn = drawImageIn(doc, images[index] ?? null, imageBox, page.rotation, words.missing);
+        drawCaption(doc, captionLines(page, number, words, true), { x, y: drawn.y + drawn.h + mm(1.2), w: width, h: CAPTION_ROOM - mm(1.2) });
+      });
+    },
+  };
+}
+
+interface CaptionLine {
+  text: string;
+  style: typeof CAPTION;
+  /** At most this many lines of it. */
+  lines: number;
+}
+
+function captionLines(page: PhotoPage, number: number, words: PdfWords, compact: boolean): CaptionLine[] {
+  const lines: CaptionLine[] = [];
+  // One per sheet shows the title above the photo; the caption numbers it.
+  const head = compact && page.title ? `${words.photo(number)} – ${page.title}` : words.photo(number);
+  lines.push({ text: head, style: CAPTION_TITLE, lines: 1 });
+  if (page.note) lines.push({ text: page.note, style: compact ? CAPTION : BODY, lines: compact ? 2 : 12 });
+  if (page.takenAt) lines.push({ text: words.taken(page.takenAt), style: SMALL, lines: 1 });
+  return lines;
+}
+
+function lineCap(doc: Doc, line: CaptionLine, width: number): number {
+  return Math.min(measure(doc, line.text, width, line.style), line.lines * doc.currentLineHeight(true));
+}
+
+function measureCaption(doc: Doc, lines: CaptionLine[], width: number, max: number): number {
+  return Math.min(max, lines.reduce((sum, line) => sum + lineCap(doc, line, width), 0));
+}
+
+/** The caption's lines top-down in `box`, each cut to its number of lines, all cut at the box's bottom. */
+function drawCaption(doc: Doc, lines: CaptionLine[], box: Box): void {
+  let y = box.y;
+  for (const line of lines) {
+    const height = Math.min(lineCap(doc, line, box.w), box.y + box.h - y);
+    if (height < 1) break;
+    textIn(doc, line.text, { x: box.x, y, w: box.w, h: height }, line.style);
+    y += height;
+  }
+}

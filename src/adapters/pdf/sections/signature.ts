@@ -1,0 +1,73 @@
+/**
+ * A signature sheet: one heading, the signature's facts as text (selectable, searchable: who, when
+ * by the phone and when received, both in the company's time zone with the zone named, the pages
+ * it covers, the checksum, where to verify it), then the signature sheet as the service burned it
+ * (its bytes are what the proof covers), as large as the rest of the sheet allows. Any other
+ * composite image gets a sheet of its own the same way, under its title.
+ */
+import type { Block } from '../flow.js';
+import { BODY, drawImageIn, GAP, LABEL, measure, mm, rule, textIn, TITLE, type Box, type Doc } from '../kit.js';
+import type { PdfPage, SignatureFacts } from '../model.js';
+import type { PdfWords } from '../words.js';
+
+type SignaturePage = Extract<PdfPage, { kind: 'signature' }>;
+type ImagePage = Extract<PdfPage, { kind: 'image' }>;
+
+/** The title the service gives a signature page when nobody named it. */
+const DEFAULT_TITLES = new Set(['Unterschrift', 'Signature']);
+
+export function signatureSheet(page: SignaturePage | ImagePage, body: Box): Block {
+  const facts = page.kind === 'signature' ? page.facts : null;
+  return {
+    height: body.h,
+    breakBefore: true,
+    breakAfter: true,
+    notice: page.notice,
+    images: [page.image],
+    draw(box, { doc, words, images }) {
+      const heading = page.kind === 'signature' && (!page.title || DEFAULT_TITLES.has(page.title)) ? words.signature : (page.title ?? words.signature);
+      const headingHeight = measure(doc, heading, box.w, TITLE, box.h * 0.1);
+      textIn(doc, heading, { ...box, h: headingHeight }, TITLE);
+      let y = box.y + headingHeight + GAP;
+      if (facts) {
+        y = drawFacts(doc, factRows(facts, words), { x: box.x, y, w: box.w, h: box.h * 0.35 }) + GAP;
+      } else if (page.note) {
+        // Without facts (a signature made before they were kept) its note says who and when.
+        const height = measure(doc, page.note, box.w, BODY, box.h * 0.2);
+        textIn(doc, page.note, { x: box.x, y, w: box.w, h: height }, BODY);
+        y += height + GAP;
+      }
+      rule(doc, box.x, y - GAP / 2, box.w);
+      drawImageIn(doc, images[0] ?? null, { x: box.x, y: y + mm(1), w: box.w, h: box.y + box.h - y - mm(1) }, 0, words.missing);
+    },
+  };
+}
+
+function factRows(facts: SignatureFacts, words: PdfWords): Array<{ label: string; value: string }> {
+  const rows = [{ label: words.signer, value: facts.signer }];
+  if (facts.signedAtDevice && facts.signedAtDevice !== facts.receivedAt) {
+    rows.push({ label: words.signedAtDevice, value: facts.devicePlausible === false ? `${facts.signedAtDevice} – ${words.implausible}` : facts.signedAtDevice });
+    rows.push({ label: words.receivedAtServer, value: facts.receivedAt });
+  } else {
+    rows.push({ label: words.signedAt, value: facts.receivedAt });
+  }
+  if (facts.pagesCovered !== null) rows.push({ label: words.pagesCovered, value: String(facts.pagesCovered) });
+  if (facts.hash) rows.push({ label: words.hash, value: facts.hash });
+  if (facts.verifyUrl) rows.push({ label: words.check, value: facts.verifyUrl });
+  return rows;
+}
+
+/** Label/value rows in two columns; returns the bottom. */
+function drawFacts(doc: Doc, rows: Array<{ label: string; value: string }>, box: Box): number {
+  const labelWidth = Math.min(mm(55), box.w * 0.35);
+  const valueWidth = box.w - labelWidth - mm(3);
+  let y = box.y;
+  for (const { label, value } of rows) {
+    const height = Math.max(measure(doc, label, labelWidth, LABEL), measure(doc, value, valueWidth, BODY));
+    if (y + height > box.y + box.h) break;
+    textIn(doc, label, { x: box.x, y: y + 1, w: labelWidth, h: height }, LABEL);
+    textIn(doc, value, { x: box.x + labelWidth + mm(3), y, w: valueWidth, h: height }, BODY);
+    y += height + mm(1);
+  }
+  return y;
+}

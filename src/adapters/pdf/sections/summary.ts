@@ -1,0 +1,132 @@
+/**
+ * The summary sheet, after the cover (first without one): who and where, the order's and the
+ * report's references, who did the work, the order's work description, the material lines as a
+ * table, the signers, and what follows. Each part is a block of its own in the flow, so a long
+ * material list goes on over the next sheet (under its table header again), and more parts of a
+ * visit (checklists, time on site) are more blocks here.
+ */
+import type { Block } from '../flow.js';
+import { BODY, CAPTION, HEADING, LABEL, measure, mm, rule, SANS_BOLD, SHADE, textIn, TITLE, type Box, type Doc, type TextStyle } from '../kit.js';
+import type { MaterialLine, PdfPage, SummaryInput } from '../model.js';
+import type { PdfWords } from '../words.js';
+
+const TABLE_HEAD: TextStyle = { font: SANS_BOLD, size: 9 };
+const CELL: TextStyle = { font: BODY.font, size: 9.5 };
+const PAD = mm(1.2);
+
+/** A block of text measured now and drawn as measured. */
+function textBlock(doc: Doc, text: string, textStyle: TextStyle, body: Box, extra: Partial<Block> = {}): Block {
+  const height = measure(doc, text, body.w, textStyle, body.h / 2);
+  return { height, ...extra, draw: (box, { doc }) => textIn(doc, text, box, textStyle) };
+}
+
+function heading(doc: Doc, text: string, body: Box): Block {
+  const height = measure(doc, text, body.w, HEADING) + mm(2);
+  return {
+    height,
+    keepWithNext: true,
+    draw(box, { doc }) {
+      textIn(doc, text, { ...box, y: box.y + mm(1), h: box.h - mm(1) }, HEADING);
+      rule(doc, box.x, box.y + box.h, box.w, '#666666', 0.75);
+    },
+  };
+}
+
+export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly PdfPage[], words: PdfWords, body: Box): Block[] {
+  const blocks: Block[] = [];
+  const top = textBlock(doc, `${words.summary}: ${summary.title}`, TITLE, body, { breakBefore: true });
+  blocks.push(top);
+  blocks.push(partiesBlock(doc, summary, words, body));
+  if (summary.workDescription) {
+    blocks.push(heading(doc, words.work, body));
+    blocks.push(textBlock(doc, summary.workDescription, BODY, body));
+  }
+  blocks.push(heading(doc, words.materials, body));
+  if (summary.materials.length === 0) blocks.push(textBlock(doc, words.noMaterials, CAPTION, body));
+  else blocks.push(...materialBlocks(doc, summary.materials, words, body));
+  blocks.push(heading(doc, words.signatures, body));
+  blocks.push(textBlock(doc, summary.signers.length === 0 ? words.notSigned : summary.signers.map((s) => `${words.signedBy(s.name)} · ${s.when}`).join('\n'), BODY, body));
+  blocks.push(heading(doc, words.contents, body));
+  blocks.push(textBlock(doc, contents(pages, words), BODY, body));
+  blocks[blocks.length - 1]!.breakAfter = true;
+  return blocks;
+}
+
+/** The customer at the left; the references at the right, as label/value rows. */
+function partiesBlock(doc: Doc, summary: SummaryInput, words: PdfWords, body: Box): Block {
+  const half = (body.w - mm(8)) / 2;
+  const customer = summary.customer ? [summary.customer.name, ...summary.customer.lines].join('\n') : '';
+  const labelWidth = mm(32);
+  const rows = summary.facts.map(({ label, value }) => ({ label, value, height: Math.max(measure(doc, label, labelWidth, LABEL), measure(doc, value, half - labelWidth, BODY)) }));
+  const left = customer ? measure(doc, words.customer, half, LABEL) + measure(doc, customer, half, BODY) : 0;
+  const right = rows.reduce((sum, r) => sum + r.height + mm(0.8), 0);
+  return {
+    height: Math.min(Math.max(left, right), body.h / 2),
+    draw(box, { doc }) {
+      if (customer) {
+        const labelHeight = measure(doc, words.customer, half, LABEL);
+        textIn(doc, words.customer, { x: box.x, y: box.y, w: half, h: labelHeight }, LABEL);
+        textIn(doc, summary.customer!.name, { x: box.x, y: box.y + labelHeight, w: half, h: measure(doc, summary.customer!.name, half, { ...BODY, font: SANS_BOLD }) }, { ...BODY, font: SANS_BOLD });
+        const nameHeight = measure(doc, summary.customer!.name, half, { ...BODY, font: SANS_BOLD });
+        const rest = summary.customer!.lines.join('\n');
+        if (rest) textIn(doc, rest, { x: box.x, y: box.y + labelHeight + nameHeight, w: half, h: box.h - labelHeight - nameHeight }, BODY);
+      }
+      const x = box.x + half + mm(8);
+      let y = box.y;
+      for (const row of rows) {
+        textIn(doc, row.label, { x, y: y + 0.5, w: labelWidth, h: row.height }, LABEL);
+        textIn(doc, row.value, { x: x + labelWidth, y, w: half - labelWidth, h: row.height }, BODY);
+        y += row.height + mm(0.8);
+      }
+    },
+  };
+}
+
+interface Column {
+  width: number;
+  align: 'left' | 'right';
+}
+
+function materialBlocks(doc: Doc, lines: MaterialLine[], words: PdfWords, body: Box): Block[] {
+  const columns: Column[] = [
+    { width: body.w * 0.44, align: 'left' },
+    { width: body.w * 0.12, align: 'right' },
+    { width: body.w * 0.12, align: 'left' },
+    { width: body.w * 0.32, align: 'left' },
+  ];
+  const row = (cells: string[], cellStyle: TextStyle, shaded: boolean, extra: Partial<Block> = {}): Block => {
+    const height = Math.max(...cells.map((text, i) => measure(doc, text, columns[i]!.width - 2 * PAD, cellStyle, body.h / 4))) + 2 * PAD;
+    return {
+      height,
+      ...extra,
+      draw(box, { doc }) {
+        if (shaded) doc.save().rect(box.x, box.y, box.w, box.h).fill(SHADE).restore();
+        let x = box.x;
+        cells.forEach((text, i) => {
+          const column = columns[i]!;
+          textIn(doc, text, { x: x + PAD, y: box.y + PAD, w: column.width - 2 * PAD, h: box.h - 2 * PAD }, { ...cellStyle, align: column.align });
+          x += column.width;
+        });
+        rule(doc, box.x, box.y + box.h, box.w, '#cccccc', 0.4);
+      },
+    };
+  };
+  const header = row([words.material, words.quantity, words.unit, words.note], TABLE_HEAD, true, { keepWithNext: true });
+  return [
+    header,
+    ...lines.map((line) => row([line.label, words.number(line.qty), line.unit ? (words.units[line.unit] ?? line.unit) : '', line.note ?? ''], CELL, false, { repeatOnBreak: header })),
+  ];
+}
+
+/** What follows: how many photos, pairs, sections and signatures, and the sections' titles in order. */
+function contents(pages: readonly PdfPage[], words: PdfWords): string {
+  const count = (kind: PdfPage['kind']) => pages.filter((p) => p.kind === kind).length;
+  const parts = [
+    count('photo') > 0 ? words.contentPhotos(count('photo')) : '',
+    count('before_after') > 0 ? words.contentPairs(count('before_after')) : '',
+    count('title_only') > 0 ? words.contentSections(count('title_only')) : '',
+    count('signature') > 0 ? words.contentSignatures(count('signature')) : '',
+  ].filter(Boolean);
+  const titles = pages.filter((p) => p.kind === 'title_only' && p.title).map((p) => `– ${p.title}`);
+  return [parts.join(', '), ...titles].filter(Boolean).join('\n');
+}

@@ -1,0 +1,115 @@
+/**
+ * The fixed texts of the report PDF in the customer's language (Dolibarr's llx_societe.default_lang:
+ * en_* gives English, anything else German, as Dolibarr's own documents fall back to the
+ * installation's language). The person's own words (titles, notes, material labels) are printed
+ * as typed.
+ */
+export type PdfLanguage = 'de' | 'en';
+
+const DE = {
+  number: (n: number) => new Intl.NumberFormat('de-DE', { maximumFractionDigits: 3 }).format(n),
+  page: (n: number, total: number) => `Seite ${n} / ${total}`,
+  before: 'Vorher',
+  after: 'Nachher',
+  missing: 'Bild fehlt',
+  photo: (n: number) => `Foto ${n}`,
+  taken: (when: string) => `Aufgenommen ${when}`,
+  continued: (what: string) => `${what} (Fortsetzung)`,
+  notCovered: 'Nicht von der Unterschrift erfasst: nach der Unterschrift hinzugefügt',
+  // summary
+  summary: 'Zusammenfassung',
+  customer: 'Kunde',
+  site: 'Einsatzort',
+  order: 'Auftrag',
+  customerOrder: 'Ihre Bestellung',
+  report: 'Bericht',
+  version: (v: number) => `Version ${v}`,
+  date: 'Datum',
+  technician: 'Ausgeführt von',
+  work: 'Arbeitsbeschreibung',
+  materials: 'Material',
+  material: 'Bezeichnung',
+  quantity: 'Menge',
+  unit: 'Einheit',
+  note: 'Bemerkung',
+  noMaterials: 'Kein Material erfasst.',
+  signatures: 'Unterschriften',
+  signedBy: (name: string) => `Unterschrieben von ${name}`,
+  notSigned: 'Noch nicht unterschrieben.',
+  contents: 'Inhalt',
+  contentPhotos: (n: number) => (n === 1 ? '1 Foto' : `${n} Fotos`),
+  contentPairs: (n: number) => (n === 1 ? '1 Vorher-Nachher-Vergleich' : `${n} Vorher-Nachher-Vergleiche`),
+  contentSections: (n: number) => (n === 1 ? '1 Abschnitt' : `${n} Abschnitte`),
+  contentSignatures: (n: number) => (n === 1 ? '1 Unterschrift' : `${n} Unterschriften`),
+  // signature sheet
+  signature: 'Unterschrift',
+  signer: 'Unterzeichner',
+  signedAtDevice: 'Unterschrieben am (Gerät)',
+  receivedAtServer: 'Empfangen am (Server)',
+  signedAt: 'Unterschrieben am',
+  implausible: 'Gerätezeit unplausibel; maßgeblich ist die Serverzeit',
+  pagesCovered: 'Erfasste Seiten',
+  hash: 'Prüfsumme (SHA-256)',
+  check: 'Prüfen',
+  /** The app's unit codes (stored as chosen); other units are printed as typed. */
+  units: { Stk: 'Stk', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'Pkt' } as Record<string, string>,
+};
+
+type Words = typeof DE;
+
+const EN: Words = {
+  number: (n) => new Intl.NumberFormat('en-GB', { maximumFractionDigits: 3 }).format(n),
+  page: (n, total) => `Page ${n} of ${total}`,
+  before: 'Before',
+  after: 'After',
+  missing: 'Image missing',
+  photo: (n) => `Photo ${n}`,
+  taken: (when) => `Taken ${when}`,
+  continued: (what) => `${what} (continued)`,
+  notCovered: 'Not covered by the signature: added after signing',
+  summary: 'Summary',
+  customer: 'Customer',
+  site: 'Site',
+  order: 'Order',
+  customerOrder: 'Your order',
+  report: 'Report',
+  version: (v) => `version ${v}`,
+  date: 'Date',
+  technician: 'Carried out by',
+  work: 'Work description',
+  materials: 'Materials',
+  material: 'Item',
+  quantity: 'Qty',
+  unit: 'Unit',
+  note: 'Note',
+  noMaterials: 'No materials recorded.',
+  signatures: 'Signatures',
+  signedBy: (name) => `Signed by ${name}`,
+  notSigned: 'Not signed yet.',
+  contents: 'Contents',
+  contentPhotos: (n) => (n === 1 ? '1 photo' : `${n} photos`),
+  contentPairs: (n) => (n === 1 ? '1 before/after comparison' : `${n} before/after comparisons`),
+  contentSections: (n) => (n === 1 ? '1 section' : `${n} sections`),
+  contentSignatures: (n) => (n === 1 ? '1 signature' : `${n} signatures`),
+  signature: 'Signature',
+  signer: 'Signed by',
+  signedAtDevice: 'Signed on (device)',
+  receivedAtServer: 'Received on (server)',
+  signedAt: 'Signed on',
+  implausible: "Device time implausible; the server's time applies",
+  pagesCovered: 'Pages covered',
+  hash: 'Checksum (SHA-256)',
+  check: 'Verify',
+  units: { Stk: 'pcs', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'pkg' },
+};
+
+export type PdfWords = Words;
+
+/** The language of a Dolibarr language code (en_US, en_GB, de_DE …); German when unset. */
+export function pdfLanguageOf(defaultLang: string | null | undefined): PdfLanguage {
+  return /^en([_-]|$)/i.test(defaultLang ?? '') ? 'en' : 'de';
+}
+
+export function wordsFor(language: PdfLanguage): PdfWords {
+  return language === 'en' ? EN : DE;
+}
