@@ -93,15 +93,20 @@ export function style(doc: Doc, { font, size, color = INK }: TextStyle): void {
   doc.font(font).fontSize(size).fillColor(color);
 }
 
+/** Sets font and size only: measuring writes nothing (there may be no page yet). */
+function metrics(doc: Doc, { font, size }: TextStyle): void {
+  doc.font(font).fontSize(size);
+}
+
 /** The height of one line in `textStyle`. */
 export function lineHeight(doc: Doc, textStyle: TextStyle): number {
-  style(doc, textStyle);
+  metrics(doc, textStyle);
   return doc.currentLineHeight(true);
 }
 
 /** Height `text` takes at `width`, capped at `maxHeight`. */
 export function measure(doc: Doc, text: string, width: number, textStyle: TextStyle, maxHeight = Infinity): number {
-  style(doc, textStyle);
+  metrics(doc, textStyle);
   return Math.min(doc.heightOfString(clean(text), { width }), maxHeight);
 }
 

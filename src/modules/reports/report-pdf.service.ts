@@ -351,8 +351,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         signatureFacts(pages, language),
         report.element_type && report.fk_element !== null ? repo.materialsOf(handle.db, entity, report.element_type, Number(report.fk_element)) : Promise.resolve([]),
       ]);
+      // A report with a chosen layout gets the composed document (summary sheet, signature facts as
+      // text); one without (made before the choice existed) keeps the one-per-sheet PDF it had.
+      const composed = perSheet !== 1;
       const bodyPages = pages.map((page, index): PdfPage => {
-        const drawn = pdfPage(page, images[index]![0], images[index]![1], facts.get(Number(page.rowid)));
+        const drawn = pdfPage(page, images[index]![0], images[index]![1], composed ? facts.get(Number(page.rowid)) : undefined);
         return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
       });
       const summary = summaryOf(report, values, parent, language, [...facts.values()], materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })));
@@ -367,7 +370,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           language,
           photosPerSheet: perSheet,
           cover: coverSheet,
-          summary,
+          summary: composed ? summary : null,
           pages: bodyPages,
           info: { title: `${report.ref} ${report.title}`, author: company.get('MAIN_INFO_SOCIETE_NOM') || user.name, subject: values.object_ref || undefined, creationDate: new Date() },
         },

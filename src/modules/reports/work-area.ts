@@ -92,10 +92,13 @@ export function printCacheDir(dataRoot: string, entity: number): string {
   return path.join(entityRoot(dataRoot, entity), WORK_AREA_DIR, 'temp', 'print');
 }
 
-/** The report's photos per sheet (llx_bericht.photos_per_sheet): 1, 2 or 4; 4 where unset or unknown. */
+/**
+ * The report's photos per sheet (llx_bericht.photos_per_sheet): 1, 2 or 4. A report without the
+ * field (a row from before it) is drawn one page per sheet, as it was.
+ */
 export function photosPerSheetOf(report: { photos_per_sheet?: number | string | null }): PhotosPerSheet {
-  const value = Number(report.photos_per_sheet ?? 4);
-  return value === 1 || value === 2 ? value : 4;
+  const value = Number(report.photos_per_sheet ?? 1);
+  return value === 2 || value === 4 ? value : 1;
 }
 
 /**
