@@ -17,7 +17,6 @@ import { berichtFileIntent } from './migrations/0006-bericht-file-intent.js';
 import { berichtIdempotencyLongtext } from './migrations/0007-bericht-idempotency-longtext.js';
 import { berichtNewest } from './migrations/0008-bericht-newest.js';
 import { berichtSignatureDeviceTime } from './migrations/0009-bericht-signature-device-time.js';
-import { standaloneSocieteLang } from './migrations/0011-standalone-societe-lang.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -38,7 +37,6 @@ function provider(handle: DbHandle): MigrationProvider {
         '0007-bericht-idempotency-longtext': berichtIdempotencyLongtext(handle.dialect),
         '0008-bericht-newest': berichtNewest(handle.dialect, handle.prefix),
         '0009-bericht-signature-device-time': berichtSignatureDeviceTime(handle.dialect, handle.prefix),
-        '0011-standalone-societe-lang': standaloneSocieteLang(handle.prefix),
       };
     },
   };
