@@ -17,6 +17,7 @@ import { berichtFileIntent } from './migrations/0006-bericht-file-intent.js';
 import { berichtIdempotencyLongtext } from './migrations/0007-bericht-idempotency-longtext.js';
 import { berichtNewest } from './migrations/0008-bericht-newest.js';
 import { berichtSignatureDeviceTime } from './migrations/0009-bericht-signature-device-time.js';
+import { berichtPhotosPerSheet } from './migrations/0010-bericht-photos-per-sheet.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -37,6 +38,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0007-bericht-idempotency-longtext': berichtIdempotencyLongtext(handle.dialect),
         '0008-bericht-newest': berichtNewest(handle.dialect, handle.prefix),
         '0009-bericht-signature-device-time': berichtSignatureDeviceTime(handle.dialect, handle.prefix),
+        '0010-bericht-photos-per-sheet': berichtPhotosPerSheet(handle.dialect, handle.prefix),
       };
     },
   };

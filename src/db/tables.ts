@@ -210,6 +210,8 @@ export interface BerichtTable {
   is_template: ColumnType<Int, Int | undefined, Int>;
   template_label: string | null;
   final_pdf_path: string | null;
+  /** Photo pages on one printed sheet of the PDF: 1, 2 or 4 (migration 0010; default 4). */
+  photos_per_sheet: ColumnType<Int, Int | undefined, Int>;
   fk_user_creat: Int;
   fk_user_modif: Int | null;
   datec: DateTime;

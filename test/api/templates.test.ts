@@ -135,6 +135,7 @@ for (const dialect of testDialects()) {
           format: 'A4',
           orientation: 'portrait',
           odt_template: null,
+          photos_per_sheet: 4,
           page_count: 0,
           fk_user_creat: admin.id,
           datec: item?.datec,

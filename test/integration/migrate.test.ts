@@ -23,7 +23,7 @@ const DOLIBARR_TABLES = [
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
 ];
 const MODULE_TABLES = ['bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token'];
-const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time'];
+const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet'];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
   return (await handle.db.introspection.getTables()).map((t) => t.name).sort();
@@ -152,11 +152,39 @@ for (const dialect of testDialects()) {
       await handle.db.insertInto('bericht_signature').values({ entity: 1, fk_bericht: 1, fk_page: 999001, verify_code: 'migrate-0009-check', metadata_path: 'bericht/x/y.json', signer_name: 'Alt', datec: toDbDateTime() }).execute();
       const row = await handle.db.selectFrom('bericht_signature').select(['signed_at_device', 'signed_at_device_zone', 'device_time_plausible']).where('verify_code', '=', 'migrate-0009-check').executeTakeFirstOrThrow();
       assert.deepEqual(row, { signed_at_device: null, signed_at_device_zone: null, device_time_plausible: null });
-      // A run cut short is repeated: the migration adds only what is missing.
-      await sql`delete from llx_bericht_migration where name = '0009-bericht-signature-device-time'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0009-bericht-signature-device-time']);
+      // A run cut short is repeated: the migration adds only what is missing (the migrator runs the later ones again too).
+      await sql`delete from llx_bericht_migration where name >= '0009-bericht-signature-device-time'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
+    });
+
+    test('0010 gives bericht photos_per_sheet, not null, default 4: a row written before it and one written without it read 4; run again it adds nothing', async () => {
+      const columns = await columnNames(handle, 'llx_bericht');
+      assert.ok(columns.includes('photos_per_sheet'), 'llx_bericht.photos_per_sheet');
+      const now = toDbDateTime();
+      const row = (ref: string) => ({ ref, entity: 1, title: 'Alt', format: 'A4', orientation: 'portrait', fk_user_creat: 1, datec: now, tms: now });
+      // A report from before the column: the column taken away again (as 0009 left the table), the row written, 0010 run.
+      await handle.db.schema.alterTable('bericht').dropColumn('photos_per_sheet').execute();
+      await handle.db.insertInto('bericht').values(row('BR0001-9001')).execute();
+      await sql`delete from llx_bericht_migration where name = '0010-bericht-photos-per-sheet'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet']);
+      assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
+      await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
+      const read = await handle.db.selectFrom('bericht').select(['ref', 'photos_per_sheet']).where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).orderBy('ref').execute();
+      assert.deepEqual(read.map((r) => ({ ...r, photos_per_sheet: Number(r.photos_per_sheet) })), [
+        { ref: 'BR0001-9001', photos_per_sheet: 4 },
+        { ref: 'BR0001-9002', photos_per_sheet: 4 },
+      ]);
+      await assert.rejects(
+        handle.db.updateTable('bericht').set({ photos_per_sheet: null as never }).where('ref', '=', 'BR0001-9002').execute(),
+        'the column is not null',
+      );
+      // A run cut short is repeated: the migration adds only what is missing.
+      await sql`delete from llx_bericht_migration where name = '0010-bericht-photos-per-sheet'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet']);
+      assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
+      await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
     });
 
     test('another entity gets its own four rights; the first keeps its own', async () => {
@@ -476,7 +504,7 @@ for (const dialect of testDialects()) {
         // Make the migrator run 0002 once more over its own tables: its indexes exist already.
         // (The migrations after it too: the migrator runs them in order.)
         await sql`delete from llx_bericht_migration where name >= '0002-bericht-module'`.execute(handle.db);
-        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time']);
+        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet']);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');
         assertNoDuplicates(again);

@@ -116,3 +116,27 @@ test('pages after the last signature are not covered by it (also a page added wh
   assert.deepEqual(pending!.pages.map((p) => [p.layout, p.uncovered]), [['title_only', false], ['signature', false], ['title_only', true]]);
   assert.deepEqual(pending!.pages[1]!.signature, { signer: 'Nora', signedAt: 1_800_000_123 });
 });
+
+test("photos per sheet: the service's value (4 for a report kept from before the choice), the create record's, then the waiting changes in order; refused ones not laid over", () => {
+  assert.equal(viewReport(7, report([], { photos_per_sheet: 2 }), [], context())!.photosPerSheet, 2);
+  const old = viewReport(7, report([]), [], context())!;
+  assert.deepEqual([old.photosPerSheet, old.photosPerSheetPending], [4, false]);
+
+  const create = record('report-create', { title: 'Wartung', odt_template: null, photos_per_sheet: 1 });
+  assert.equal(viewReport(create.id, undefined, [create], context())!.photosPerSheet, 1);
+  const older = record('report-create', { title: 'Wartung', odt_template: null });
+  assert.equal(viewReport(older.id, undefined, [older], context())!.photosPerSheet, 4);
+
+  const first = record('report-update', { photos_per_sheet: 1 }, { reportRef: create.id });
+  const second = record('report-update', { photos_per_sheet: 2 }, { reportRef: create.id });
+  const offline = viewReport(create.id, undefined, [create, first, second], context())!;
+  assert.deepEqual([offline.photosPerSheet, offline.photosPerSheetPending], [2, true]);
+
+  const base = report([], { photos_per_sheet: 4 });
+  const refused = record('report-update', { photos_per_sheet: 1 }, { reportRef: 7, state: 'refused', lastError: 'abgeschlossen' });
+  const view = viewReport(7, base, [refused], context())!;
+  assert.deepEqual([view.photosPerSheet, view.photosPerSheetPending], [4, false]);
+  assert.deepEqual(view.refused.map((r) => r.id), [refused.id]);
+  const waiting = record('report-update', { photos_per_sheet: 2 }, { reportRef: 7 });
+  assert.deepEqual([viewReport(7, base, [waiting], context())!.photosPerSheet, viewReport(7, base, [waiting], context())!.waiting.length], [2, 1]);
+});

@@ -14,6 +14,7 @@ import { createPageService } from './pages.service.js';
 import { pagesRoutes } from './pages.routes.js';
 import { pdfRoutes } from './pdf.routes.js';
 import { createReportPdfService } from './report-pdf.service.js';
+import { createReportSettingsService } from './report-settings.service.js';
 import { createReportRepository } from './reports.repository.js';
 import { reportsRoutes } from './reports.routes.js';
 import { createReportService } from './reports.service.js';
@@ -30,6 +31,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
   const odtTemplateDirs = async () => templateDirs(entityRoot(config.dataRoot, config.entity), (await consts.getMany([TEMPLATE_PATH_CONST])).get(TEMPLATE_PATH_CONST));
   const odtTemplates = async () => listOdtTemplates(await odtTemplateDirs());
   const reports = createReportService({ handle, repo, access, config, runs, printQueue: ctx.printQueue, totals: ctx.totals, odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name) });
+  const settings = createReportSettingsService({ handle, repo, config, runs, visibleReport: reports.visibleReport, detail: reports.detail });
   const pages = createPageService({ handle, repo, access, config, runs, printQueue: ctx.printQueue, visibleReport: reports.visibleReport, detail: reports.detail });
   const pdf = createReportPdfService({
     handle,
@@ -47,7 +49,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
     app.log.warn({ file: config.signingKeyFile, key_id: key.keyId }, 'made a new signing key for signature seals: keep this file and back it up; every process must use the same one (SIGNING_KEY_FILE), and seals made with another key read as key_unknown');
   }
   const signatures = createSignatureService({ handle, repo, access, config, runs, key });
-  return { config, reports, pages, pdf, signatures, odtTemplates, parseBody };
+  return { config, reports, settings, pages, pdf, signatures, odtTemplates, parseBody };
 }
 
 export type ReportModule = ReturnType<typeof createReportModule>;

@@ -1,5 +1,7 @@
 /**
- * Endpoints 6-10: /api/reports.php — list, detail, create, finalize, new version, delete.
+ * Endpoints 6-10: /api/reports.php — list, detail, create, finalize, new version, delete; and
+ * `action=update` (not in the spec, which has no way to change a report's own fields): a draft's
+ * `photos_per_sheet`.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
@@ -10,7 +12,7 @@ import { ErrorResponse, IdempotencyHeaders, MAX_SEARCH_LENGTH } from '../common/
 import { chooseAction, requireParam } from '../common/dispatch.js';
 import { sendAs } from '../common/send-as.js';
 import type { ReportModule } from './reports.module.js';
-import { CreateReportBody, DeletedReport, MAX_REPORT_PAGES, REPORT_FORMATS, ReportDetail, ReportList, ReportsQuery } from './reports.schemas.js';
+import { CreateReportBody, DeletedReport, MAX_REPORT_PAGES, REPORT_FORMATS, ReportDetail, ReportList, ReportsQuery, UpdateReportBody } from './reports.schemas.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 
@@ -27,13 +29,17 @@ const GET_DESCRIPTION = [
 const POST_DESCRIPTION = [
   '`action=create` (no id): a new draft on an order (`element_type` commande, the default), invoice (facture) or proposal (propal) the caller sees. ' +
     `Body: \`fk_element\` (required), \`title\` (required unless a template gives it), \`format\` (${REPORT_FORMATS.join(', ')}; default A4), ` +
-    '`orientation` (portrait, landscape; default portrait), `odt_template` (a cover sheet from /api/odt_templates.php, or null), `template_id` (start with a copy of a template\'s pages; ' +
-    'its title, format, orientation and cover sheet are used where the body gives none). The ref is BR<yy><mm>-<nnnn>, the next of the month, unique also when two reports are created at once. 201 with the report.',
+    '`orientation` (portrait, landscape; default portrait), `odt_template` (a cover sheet from /api/odt_templates.php, or null), ' +
+    '`photos_per_sheet` (1, 2 or 4 photo pages on one printed sheet of the PDF; default 4; see the field in the answer), `template_id` (start with a copy of a template\'s pages; ' +
+    'its title, format, orientation, cover sheet and photos_per_sheet are used where the body gives none). The ref is BR<yy><mm>-<nnnn>, the next of the month, unique also when two reports are created at once. 201 with the report.',
+  '`action=update` with `id`: changes a draft (or a template: template right): body `{ photos_per_sheet }` (1, 2 or 4; any other value, also "4" or null, is 400 VALIDATION_FAILED). ' +
+    'Title, format, orientation and cover sheet are fixed when the report is made. 409 REPORT_FINAL for a final report (a new version is a draft again). ' +
+    'Header Idempotency-Key: a repeat after a lost answer gets the first answer again, also once the report is final; the key belongs to this action and report. 200 with the report.',
   '`action=finalize` with `id`: renders the PDF (cover sheet, then every page), writes it to `bericht/<ref>/<ref>.pdf` (under a temporary name, then renamed), adds its llx_ecm_files row ' +
     '(gen_or_uploaded "generated"), sets final_pdf_path and the status final, all or nothing: on any failure the report stays a draft and no file is left. ' +
     '409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages). 200 with the report.',
   '`action=new_version` with `id`: a new draft with the next version number and fk_bericht_parent = id, a copy of the report with all its pages except signature pages ' +
-    '(a signature covers the version it was given on; the new version is signed anew). Images in the report\'s work area are copied; ' +
+    '(a signature covers the version it was given on; the new version is signed anew), with its photos_per_sheet. Images in the report\'s work area are copied; ' +
     'attachments of the order stay shared. The old version is left exactly as it was. 201 with the new report.',
   `All need the write right. A report has at most ${MAX_REPORT_PAGES} pages.`,
   'Header Idempotency-Key (see the header parameter), for `action=create`: a client that repeats the request after a lost answer (an offline queue) gets the first 201 and its report again, ' +
@@ -76,7 +82,7 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
     {
       schema: {
         tags: ['reports'],
-        summary: 'Create, finalize or version a report (action=create|finalize|new_version)',
+        summary: 'Create, change, finalize or version a report (action=create|update|finalize|new_version)',
         description: POST_DESCRIPTION,
         querystring: ReportsQuery,
         headers: IdempotencyHeaders,
@@ -86,14 +92,16 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
     },
     async (request, reply) => {
       const user = callerOf(request);
-      const action = chooseAction(request.query.action, ['create', 'finalize', 'new_version'] as const);
+      const known = ['create', 'update', 'finalize', 'new_version'] as const;
+      const action = chooseAction(request.query.action, known);
       const { id } = request.query;
-      if (action === undefined) throw new AppError('ACTION_UNKNOWN', { message: 'action erforderlich: create, finalize oder new_version', details: { known: ['create', 'finalize', 'new_version'] } });
+      if (action === undefined) throw new AppError('ACTION_UNKNOWN', { message: 'action erforderlich: create, update, finalize oder new_version', details: { known } });
       if (action === 'create') {
         const body = mod.parseBody(CreateReportBody, request.body);
         return reply.code(201).send(await reports.create(user, body, { key: request.headers['idempotency-key'], route: 'report:create' }));
       }
       const reportId = requireParam(id, 'id', { why: `required for action=${action}` });
+      if (action === 'update') return mod.settings.update(user, reportId, mod.parseBody(UpdateReportBody, request.body), request.headers['idempotency-key']);
       if (action === 'finalize') return pdf.finalize(user, reportId);
       return reply.code(201).send(await reports.newVersion(user, reportId));
     },

@@ -1,6 +1,7 @@
 /** Request and response shapes of reports, pages and templates (spec endpoints 6-13, 17, 23, 24). */
 import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, PersonText, RowId, SearchText } from '../common/common.schemas.js';
+import { DEFAULT_PHOTOS_PER_SHEET, PHOTOS_PER_SHEET } from './photos-per-sheet.js';
 
 /** Paper formats a report can be printed on, and their orientations. */
 export const REPORT_FORMATS = ['A4', 'A5', 'A3', 'LETTER'] as const;
@@ -24,6 +25,16 @@ const UnixOrNull = (description: string) => Nullable(Type.Integer(), description
 export const Format = Type.Union(REPORT_FORMATS.map((f) => Type.Literal(f)), { description: `Paper format: ${REPORT_FORMATS.join(', ')}.` });
 export const OrientationSchema = Type.Union(ORIENTATIONS.map((o) => Type.Literal(o)), { description: 'portrait or landscape.' });
 export const RotationSchema = Type.Union(ROTATIONS.map((r) => Type.Literal(r)), { description: 'Clockwise quarter turns of the page image, in degrees: 0, 90, 180 or 270.' });
+/** What `photos_per_sheet` means, for every schema that carries it (and so for the OpenAPI document). */
+export const PHOTOS_PER_SHEET_DESCRIPTION =
+  `The PDF's page layout: how many photo pages go on one printed sheet, one of ${PHOTOS_PER_SHEET.join(', ')} (default ${DEFAULT_PHOTOS_PER_SHEET}). ` +
+  '1: one page a sheet (a title-only page is a sheet with its title centred in large type). ' +
+  '2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs across the sheet\'s width, up to two pairs a sheet; ' +
+  'a title-only page becomes a section heading with its note in the flow. A signature page is always a sheet of its own.';
+/** 1, 2 or 4, as a JSON integer ("4" and null are refused: bodies are checked without type coercion). */
+export const PhotosPerSheetSchema = (description = PHOTOS_PER_SHEET_DESCRIPTION) =>
+  Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(4)], { description });
+
 const Title = (description: string) => PersonText({ required: true, maxLength: 255, description });
 const PageTitle = Nullable(PersonText({ required: false, maxLength: 255, description: 'Page title (at most 255 characters); a title-only page needs one.' }), 'Page title, or null.');
 const Note = Nullable(PersonText({ required: false, maxLength: 10_000, description: 'Free text of the page (at most 10000 characters).' }), 'Free text of the page, or null.');
@@ -95,6 +106,7 @@ const ReportFields = {
   is_template: Type.Boolean(),
   template_label: Nullable(Type.String()),
   final_pdf_path: Nullable(Type.String(), 'After finalizing: the PDF, relative to the documents root (`bericht/<ref>/<ref>.pdf`).'),
+  photos_per_sheet: PhotosPerSheetSchema(),
   fk_user_creat: Type.Integer(),
   page_count: Type.Integer(),
   datec: UnixOrNull('Creation time, Unix seconds.'),
@@ -122,7 +134,7 @@ export type ReportDetail = Static<typeof ReportDetail>;
 
 export const ReportsQuery = Type.Object({
   id: Type.Optional(RowId('Report id: detail, or with `action` an operation on it.')),
-  action: Type.Optional(Type.String({ maxLength: 64, description: '`create` (no id); `finalize`, `new_version` (with id).' })),
+  action: Type.Optional(Type.String({ maxLength: 64, description: '`create` (no id); `update`, `finalize`, `new_version` (with id).' })),
   q: Type.Optional(SearchText('report ref, title and parent ref (list only)')),
   element_type: Type.Optional(Type.Union(ELEMENT_TYPE_VALUES.map((t) => Type.Literal(t)), { description: 'List only reports of this kind of parent.' })),
   fk_element: Type.Optional(RowId('List only reports of this parent object (with element_type; commande when not given).')),
@@ -136,6 +148,7 @@ const ReportOptions = {
   format: Type.Optional(Format),
   orientation: Type.Optional(OrientationSchema),
   odt_template: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }), 'Cover sheet: a name from /api/odt_templates.php, or null for none.')),
+  photos_per_sheet: Type.Optional(PhotosPerSheetSchema(`${PHOTOS_PER_SHEET_DESCRIPTION} Not given: the template's (or the copied report's) choice, else ${DEFAULT_PHOTOS_PER_SHEET}.`)),
 };
 
 export const CreateReportBody = Type.Object(
@@ -143,7 +156,7 @@ export const CreateReportBody = Type.Object(
     element_type: Type.Optional(Type.Union(ELEMENT_TYPE_VALUES.map((t) => Type.Literal(t)), { description: 'Kind of parent object. @default commande' })),
     fk_element: RowId('Id of the order, invoice or proposal the report belongs to.'),
     ...ReportOptions,
-    template_id: Type.Optional(RowId("A template whose pages (and, unless given here, title, format, orientation and cover sheet) the report starts with.")),
+    template_id: Type.Optional(RowId("A template whose pages (and, unless given here, title, format, orientation, cover sheet and photos_per_sheet) the report starts with.")),
   },
   { additionalProperties: false },
 );
@@ -170,6 +183,15 @@ export const FromTemplateBody = Type.Object(
 );
 export type FromTemplateBody = Static<typeof FromTemplateBody>;
 
+/** What a draft (or a template) may change after it was made. */
+export const UpdateReportBody = Type.Object(
+  {
+    photos_per_sheet: PhotosPerSheetSchema(),
+  },
+  { additionalProperties: false },
+);
+export type UpdateReportBody = Static<typeof UpdateReportBody>;
+
 export const TemplatesQuery = Type.Object({
   id: Type.Optional(RowId('Template id.')),
   action: Type.Optional(Type.String({ maxLength: 64, description: '`create_from_template` or `create`.' })),
@@ -185,6 +207,7 @@ export const TemplateItem = Type.Object({
   format: Type.String(),
   orientation: Type.String(),
   odt_template: Nullable(Type.String()),
+  photos_per_sheet: PhotosPerSheetSchema(`${PHOTOS_PER_SHEET_DESCRIPTION} A report made from the template takes it unless its request gives one.`),
   page_count: Type.Integer(),
   fk_user_creat: Type.Integer(),
   datec: UnixOrNull('Creation time.'),

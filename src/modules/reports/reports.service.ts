@@ -35,6 +35,7 @@ import { createUploadsRepository } from '../uploads/uploads.repository.js';
 import type { ListTotals } from '../../db/list-total.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow, type SignatureFactsRow } from './reports.repository.js';
 import type { CreateReportBody, CreateTemplateBody, PageResponse, PageSignature, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
+import { DEFAULT_PHOTOS_PER_SHEET, photosPerSheetOf } from './photos-per-sheet.js';
 import { copyIntoFolder, isInWorkArea, prepareAhead, printCacheDir, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
 
 /** Tries at most this many refs when others take them at the same moment. */
@@ -111,9 +112,14 @@ export function signatureFactsOf(repo: ReportRepository, conn: Db, pages: PageRo
  * Answers kept for an Idempotency-Key (7 days) from before pages carried `signature` lack it, and
  * the answer's schema requires it: a repeat of such a request would fail to be written. The field
  * is filled in from the database (null for pages that are no signature pages). Answers that have
- * it are returned as they are, without a query.
+ * it are returned as they are, without a query. Likewise a report's answer from before reports had
+ * `photos_per_sheet` gets the default, which every report then had.
  */
 export async function withPageSignatures<T>(repo: ReportRepository, conn: Db, answer: T): Promise<T> {
+  const report = answer as { ref?: unknown; pages?: unknown; photos_per_sheet?: number };
+  if (typeof report === 'object' && report !== null && 'ref' in report && Array.isArray(report.pages) && report.photos_per_sheet === undefined) {
+    report.photos_per_sheet = DEFAULT_PHOTOS_PER_SHEET;
+  }
   type StoredPage = Omit<PageResponse, 'signature'> & { signature?: PageSignature };
   const isPage = (value: unknown): value is StoredPage => typeof value === 'object' && value !== null && 'layout' in value && 'fk_bericht' in value;
   const candidates = isPage(answer) ? [answer] : Array.isArray((answer as { pages?: unknown })?.pages) ? ((answer as { pages: unknown[] }).pages.filter(isPage)) : [];
@@ -144,6 +150,7 @@ export function toReportItem(row: ReportRow): ReportListItem {
     is_template: Number(row.is_template) === 1,
     template_label: row.template_label,
     final_pdf_path: row.final_pdf_path,
+    photos_per_sheet: photosPerSheetOf(row),
     fk_user_creat: Number(row.fk_user_creat),
     page_count: Number(row.page_count ?? 0),
     datec: fromDbDateTime(row.datec),
@@ -161,6 +168,7 @@ export function toTemplateItem(row: ReportRow): TemplateItem {
     format: row.format,
     orientation: row.orientation,
     odt_template: row.odt_template,
+    photos_per_sheet: photosPerSheetOf(row),
     page_count: Number(row.page_count ?? 0),
     fk_user_creat: Number(row.fk_user_creat),
     datec: fromDbDateTime(row.datec),
@@ -373,6 +381,7 @@ export function createReportService(deps: ReportServiceDeps) {
               format: body.format ?? template?.format ?? 'A4',
               orientation: body.orientation ?? template?.orientation ?? 'portrait',
               odt_template: odt,
+              photos_per_sheet: body.photos_per_sheet ?? (template ? photosPerSheetOf(template) : DEFAULT_PHOTOS_PER_SHEET),
               version: 1,
               fk_bericht_parent: null,
               is_template: 0,
@@ -402,6 +411,7 @@ export function createReportService(deps: ReportServiceDeps) {
           format: source.format,
           orientation: source.orientation,
           odt_template: source.odt_template,
+          photos_per_sheet: photosPerSheetOf(source),
           version: Number(source.version) + 1, // counted again under the lock
           fk_bericht_parent: id,
           is_template: 0,
@@ -462,6 +472,7 @@ export function createReportService(deps: ReportServiceDeps) {
           format: body.format ?? source?.format ?? 'A4',
           orientation: body.orientation ?? source?.orientation ?? 'portrait',
           odt_template: odt,
+          photos_per_sheet: body.photos_per_sheet ?? (source ? photosPerSheetOf(source) : DEFAULT_PHOTOS_PER_SHEET),
           version: 1,
           fk_bericht_parent: null,
           is_template: 1,

@@ -305,12 +305,14 @@ export interface paths {
         get: operations["getReports"];
         put?: never;
         /**
-         * Create, finalize or version a report (action=create|finalize|new_version)
-         * @description `action=create` (no id): a new draft on an order (`element_type` commande, the default), invoice (facture) or proposal (propal) the caller sees. Body: `fk_element` (required), `title` (required unless a template gives it), `format` (A4, A5, A3, LETTER; default A4), `orientation` (portrait, landscape; default portrait), `odt_template` (a cover sheet from /api/odt_templates.php, or null), `template_id` (start with a copy of a template's pages; its title, format, orientation and cover sheet are used where the body gives none). The ref is BR<yy><mm>-<nnnn>, the next of the month, unique also when two reports are created at once. 201 with the report.
+         * Create, change, finalize or version a report (action=create|update|finalize|new_version)
+         * @description `action=create` (no id): a new draft on an order (`element_type` commande, the default), invoice (facture) or proposal (propal) the caller sees. Body: `fk_element` (required), `title` (required unless a template gives it), `format` (A4, A5, A3, LETTER; default A4), `orientation` (portrait, landscape; default portrait), `odt_template` (a cover sheet from /api/odt_templates.php, or null), `photos_per_sheet` (1, 2 or 4 photo pages on one printed sheet of the PDF; default 4; see the field in the answer), `template_id` (start with a copy of a template's pages; its title, format, orientation, cover sheet and photos_per_sheet are used where the body gives none). The ref is BR<yy><mm>-<nnnn>, the next of the month, unique also when two reports are created at once. 201 with the report.
+         *
+         *     `action=update` with `id`: changes a draft (or a template: template right): body `{ photos_per_sheet }` (1, 2 or 4; any other value, also "4" or null, is 400 VALIDATION_FAILED). Title, format, orientation and cover sheet are fixed when the report is made. 409 REPORT_FINAL for a final report (a new version is a draft again). Header Idempotency-Key: a repeat after a lost answer gets the first answer again, also once the report is final; the key belongs to this action and report. 200 with the report.
          *
          *     `action=finalize` with `id`: renders the PDF (cover sheet, then every page), writes it to `bericht/<ref>/<ref>.pdf` (under a temporary name, then renamed), adds its llx_ecm_files row (gen_or_uploaded "generated"), sets final_pdf_path and the status final, all or nothing: on any failure the report stays a draft and no file is left. 409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages). 200 with the report.
          *
-         *     `action=new_version` with `id`: a new draft with the next version number and fk_bericht_parent = id, a copy of the report with all its pages except signature pages (a signature covers the version it was given on; the new version is signed anew). Images in the report's work area are copied; attachments of the order stay shared. The old version is left exactly as it was. 201 with the new report.
+         *     `action=new_version` with `id`: a new draft with the next version number and fk_bericht_parent = id, a copy of the report with all its pages except signature pages (a signature covers the version it was given on; the new version is signed anew), with its photos_per_sheet. Images in the report's work area are copied; attachments of the order stay shared. The old version is left exactly as it was. 201 with the new report.
          *
          *     All need the write right. A report has at most 1000 pages.
          *
@@ -2438,6 +2440,8 @@ export interface operations {
                         parent_ref: string | null;
                         /** @description The PDF endpoint: the final PDF, or a preview of a draft. */
                         pdf_url: string;
+                        /** @description The PDF's page layout: how many photo pages go on one printed sheet, one of 1, 2, 4 (default 4). 1: one page a sheet (a title-only page is a sheet with its title centred in large type). 2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs across the sheet's width, up to two pairs a sheet; a title-only page becomes a section heading with its note in the flow. A signature page is always a sheet of its own. */
+                        photos_per_sheet: 1 | 2 | 4;
                         /** @description Report number BR<yy><mm>-<nnnn>, counted per month. */
                         ref: string;
                         status: "draft" | "final";
@@ -3158,7 +3162,7 @@ export interface operations {
     getReports: {
         parameters: {
             query?: {
-                /** @description `create` (no id); `finalize`, `new_version` (with id). */
+                /** @description `create` (no id); `update`, `finalize`, `new_version` (with id). */
                 action?: string;
                 /** @description List only reports of this kind of parent. */
                 element_type?: "commande" | "facture" | "propal";
@@ -3210,6 +3214,8 @@ export interface operations {
                             parent_ref: string | null;
                             /** @description The PDF endpoint: the final PDF, or a preview of a draft. */
                             pdf_url: string;
+                            /** @description The PDF's page layout: how many photo pages go on one printed sheet, one of 1, 2, 4 (default 4). 1: one page a sheet (a title-only page is a sheet with its title centred in large type). 2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs across the sheet's width, up to two pairs a sheet; a title-only page becomes a section heading with its note in the flow. A signature page is always a sheet of its own. */
+                            photos_per_sheet: 1 | 2 | 4;
                             /** @description Report number BR<yy><mm>-<nnnn>, counted per month. */
                             ref: string;
                             status: "draft" | "final";
@@ -3281,6 +3287,8 @@ export interface operations {
                         parent_ref: string | null;
                         /** @description The PDF endpoint: the final PDF, or a preview of a draft. */
                         pdf_url: string;
+                        /** @description The PDF's page layout: how many photo pages go on one printed sheet, one of 1, 2, 4 (default 4). 1: one page a sheet (a title-only page is a sheet with its title centred in large type). 2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs across the sheet's width, up to two pairs a sheet; a title-only page becomes a section heading with its note in the flow. A signature page is always a sheet of its own. */
+                        photos_per_sheet: 1 | 2 | 4;
                         /** @description Report number BR<yy><mm>-<nnnn>, counted per month. */
                         ref: string;
                         status: "draft" | "final";
@@ -3411,7 +3419,7 @@ export interface operations {
     changeReport: {
         parameters: {
             query?: {
-                /** @description `create` (no id); `finalize`, `new_version` (with id). */
+                /** @description `create` (no id); `update`, `finalize`, `new_version` (with id). */
                 action?: string;
                 /** @description List only reports of this kind of parent. */
                 element_type?: "commande" | "facture" | "propal";
@@ -3503,6 +3511,8 @@ export interface operations {
                         parent_ref: string | null;
                         /** @description The PDF endpoint: the final PDF, or a preview of a draft. */
                         pdf_url: string;
+                        /** @description The PDF's page layout: how many photo pages go on one printed sheet, one of 1, 2, 4 (default 4). 1: one page a sheet (a title-only page is a sheet with its title centred in large type). 2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs across the sheet's width, up to two pairs a sheet; a title-only page becomes a section heading with its note in the flow. A signature page is always a sheet of its own. */
+                        photos_per_sheet: 1 | 2 | 4;
                         /** @description Report number BR<yy><mm>-<nnnn>, counted per month. */
                         ref: string;
                         status: "draft" | "final";
@@ -3590,6 +3600,8 @@ export interface operations {
                         parent_ref: string | null;
                         /** @description The PDF endpoint: the final PDF, or a preview of a draft. */
                         pdf_url: string;
+                        /** @description The PDF's page layout: how many photo pages go on one printed sheet, one of 1, 2, 4 (default 4). 1: one page a sheet (a title-only page is a sheet with its title centred in large type). 2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs across the sheet's width, up to two pairs a sheet; a title-only page becomes a section heading with its note in the flow. A signature page is always a sheet of its own. */
+                        photos_per_sheet: 1 | 2 | 4;
                         /** @description Report number BR<yy><mm>-<nnnn>, counted per month. */
                         ref: string;
                         status: "draft" | "final";
@@ -3950,6 +3962,8 @@ export interface operations {
                             odt_template: string | null;
                             orientation: string;
                             page_count: number;
+                            /** @description The PDF's page layout: how many photo pages go on one printed sheet, one of 1, 2, 4 (default 4). 1: one page a sheet (a title-only page is a sheet with its title centred in large type). 2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs across the sheet's width, up to two pairs a sheet; a title-only page becomes a section heading with its note in the flow. A signature page is always a sheet of its own. A report made from the template takes it unless its request gives one. */
+                            photos_per_sheet: 1 | 2 | 4;
                             ref: string;
                             template_label: string | null;
                             title: string;
@@ -4154,6 +4168,8 @@ export interface operations {
                         parent_ref: string | null;
                         /** @description The PDF endpoint: the final PDF, or a preview of a draft. */
                         pdf_url: string;
+                        /** @description The PDF's page layout: how many photo pages go on one printed sheet, one of 1, 2, 4 (default 4). 1: one page a sheet (a title-only page is a sheet with its title centred in large type). 2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs across the sheet's width, up to two pairs a sheet; a title-only page becomes a section heading with its note in the flow. A signature page is always a sheet of its own. */
+                        photos_per_sheet: 1 | 2 | 4;
                         /** @description Report number BR<yy><mm>-<nnnn>, counted per month. */
                         ref: string;
                         status: "draft" | "final";

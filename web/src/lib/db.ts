@@ -19,6 +19,7 @@ export type OutboxKind =
   | 'material-add'
   | 'material-delete'
   | 'report-create'
+  | 'report-update'
   | 'page-add'
   | 'page-update'
   | 'page-delete'
@@ -35,12 +36,25 @@ export type Ref = number | string;
 /** A page's image: a file of the order by its name, or a photo still in the outbox (its record). */
 export type PhotoRef = { name: string } | { record: string };
 
+/** The PDF's page layout: photo pages on one printed sheet (the service's `photos_per_sheet`). */
+export const PHOTOS_PER_SHEET = [1, 2, 4] as const;
+export type PhotosPerSheet = (typeof PHOTOS_PER_SHEET)[number];
+/** What a report has when nobody chose (also a report the phone kept from before the choice existed). */
+export const DEFAULT_PHOTOS_PER_SHEET: PhotosPerSheet = 4;
+
 export interface ReportCreatePayload {
   title: string;
   format?: string;
   orientation?: string;
   odt_template: string | null;
   template_id?: number;
+  /** Absent in records of older versions: then the template's, or 4. */
+  photos_per_sheet?: PhotosPerSheet;
+}
+
+/** What a report-update record changes of a report. */
+export interface ReportSettingsPayload {
+  photos_per_sheet: PhotosPerSheet;
 }
 
 export interface PageFields {
@@ -72,6 +86,7 @@ export type OutboxPayload =
   | { materialId: number; label: string }
   | { name: string }
   | ReportCreatePayload
+  | ReportSettingsPayload
   | PageFields
   | { page: Ref; changes: PageFields }
   | { page: Ref }
@@ -91,7 +106,7 @@ export interface OutboxRecord {
   reportRef?: Ref;
   /**
    * photo/voice: the file; photo-delete: the photo's name; material-add: the line; material-delete: the line's id; report-create:
-   * the report's settings; page-add: the page; page-update: the page and what changes; page-delete:
+   * the report's settings; report-update: what changes of them; page-add: the page; page-update: the page and what changes; page-delete:
    * the page; page-reorder: every page in the new order; signature: the PNG and the signer.
    */
   payload: OutboxPayload;

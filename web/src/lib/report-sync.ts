@@ -1,6 +1,6 @@
 /**
- * The report records of the outbox (report-create, page-add, page-update, page-delete,
- * page-reorder, signature): how each is sent, and what its answer teaches the phone.
+ * The report records of the outbox (report-create, report-update, page-add, page-update,
+ * page-delete, page-reorder, signature): how each is sent, and what its answer teaches the phone.
  * - A record names its report and pages by Ref (db.ts): things made offline are known by the id of
  *   the record that makes them until the service answered; `afterDelivery` learns their ids
  *   (lib/local-ids) before the record leaves the outbox, so the records behind it can be sent.
@@ -13,13 +13,13 @@
 import { api, unwrap } from '../api/client';
 import type { ReportDetail, ReportPage, SignedPage, UploadAnswer } from '../api/types';
 import { readCache, writeCache } from './cache';
-import type { OutboxRecord, PageFields, PhotoRef, ReportCreatePayload, Ref, SignaturePayload } from './db';
+import type { OutboxRecord, PageFields, PhotoRef, ReportCreatePayload, ReportSettingsPayload, Ref, SignaturePayload } from './db';
 import { learn, photoName, refreshLocalIds, serverId } from './local-ids.svelte';
 
 /** A record refers to a report, page or photo whose own record was refused or removed: it cannot be sent. */
 export class UnresolvedRef extends Error {}
 
-export const REPORT_KINDS = ['report-create', 'page-add', 'page-update', 'page-delete', 'page-reorder', 'signature'] as const;
+export const REPORT_KINDS = ['report-create', 'report-update', 'page-add', 'page-update', 'page-delete', 'page-reorder', 'signature'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
 export function isReportKind(kind: string): kind is ReportKind {
@@ -67,6 +67,10 @@ export async function sendReportRecord(record: OutboxRecord, headers: Record<str
           fetch,
         }),
       );
+    }
+    case 'report-update': {
+      const changes = record.payload as ReportSettingsPayload;
+      return unwrap(api.POST('/api/reports.php', { params: { query: { action: 'update', id: idOf(record.reportRef) } }, headers, body: { ...changes } as never, fetch }));
     }
     case 'page-add':
       return unwrap(api.POST('/api/pages.php', { params: { query: { action: 'add', bericht_id: idOf(record.reportRef) } }, headers, body: pageBody(record.payload as PageFields) as never, fetch }));
@@ -162,6 +166,7 @@ export async function afterDelivery(record: OutboxRecord, answer: unknown): Prom
       await updateCachedReport(reportId, (report) => ({ ...report, pages: ordered(report.pages.filter((p) => p.id !== gone)) }));
       return;
     }
+    case 'report-update':
     case 'page-reorder': {
       const report = answer as ReportDetail;
       if (report?.id) await writeCache(`report:${report.id}`, report);

@@ -8,7 +8,7 @@
  * Pure: the screens give it the records, the cached report and how to look things up.
  */
 import type { ReportDetail, ReportPage } from '../api/types.js';
-import type { OutboxRecord, PageFields, PhotoRef, Ref, ReportCreatePayload, SignaturePayload } from './db.js';
+import { DEFAULT_PHOTOS_PER_SHEET, type OutboxRecord, type PageFields, type PhotoRef, type PhotosPerSheet, type Ref, type ReportCreatePayload, type ReportSettingsPayload, type SignaturePayload } from './db.js';
 
 /**
  * A page's image: a file of the service, or a photo or signature still on the phone; `name` is the
@@ -50,6 +50,10 @@ export interface ReportView {
   report?: ReportDetail;
   title: string;
   status: 'draft' | 'final';
+  /** The PDF's page layout: photo pages on one printed sheet, with the changes still waiting. */
+  photosPerSheet: PhotosPerSheet;
+  /** A change of photosPerSheet waits in the outbox. */
+  photosPerSheetPending: boolean;
   /** Made on the phone and not yet at the service. */
   pending: boolean;
   pages: PageView[];
@@ -119,19 +123,29 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
   if (!base && !create) return undefined;
   let pages: PageView[];
   let title: string;
+  // A report the phone kept from before the service had the choice has none: it had the default.
+  let photosPerSheet: PhotosPerSheet;
+  let photosPerSheetPending = false;
   if (base) {
     pages = base.pages.map((page) => fromServer(page));
     title = base.title;
+    photosPerSheet = base.photos_per_sheet ?? DEFAULT_PHOTOS_PER_SHEET;
   } else {
     const settings = create!.payload as ReportCreatePayload;
     const template = settings.template_id === undefined ? [] : (context.templatePages(settings.template_id) ?? []);
     pages = template.map((page, index) => fromServer(page, `${create!.id}#${index}`, true));
     title = settings.title;
+    photosPerSheet = settings.photos_per_sheet ?? DEFAULT_PHOTOS_PER_SHEET;
   }
   const find = (page: Ref) => pages.findIndex((p) => same(p.ref, page));
   for (const record of mine) {
     if (record.state === 'refused' && base) continue;
     switch (record.kind) {
+      case 'report-update': {
+        photosPerSheet = (record.payload as ReportSettingsPayload).photos_per_sheet;
+        photosPerSheetPending = true;
+        break;
+      }
       case 'page-add': {
         const fields = record.payload as PageFields;
         const layout = fields.layout ?? (fields.source ? 'photo' : 'title_only');
@@ -202,6 +216,8 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
     report: base,
     title,
     status,
+    photosPerSheet,
+    photosPerSheetPending,
     pending: !base,
     pages,
     refused: mine.filter((r) => r.state === 'refused'),

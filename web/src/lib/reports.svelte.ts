@@ -8,7 +8,7 @@
 import { api, ApiError, NetworkError, unwrap } from '../api/client';
 import type { OdtTemplateItem, OrderFile, ReportDetail, SignedPage, TemplateItem, Verification } from '../api/types';
 import { readCache, readThrough, writeCache } from './cache';
-import type { OutboxRecord, PageFields, PhotoRef, Ref, ReportCreatePayload, SignaturePayload } from './db';
+import type { OutboxRecord, PageFields, PhotoRef, PhotosPerSheet, Ref, ReportCreatePayload, SignaturePayload } from './db';
 import { failureText } from './i18n.svelte';
 import { photoName, sameRef, serverId } from './local-ids.svelte';
 import { enqueue, mine, onDelivered, outbox, outboxReady } from './outbox.svelte';
@@ -65,6 +65,11 @@ export async function createReport(order: Order, settings: ReportCreatePayload, 
   const record = await enqueue('report-create', order, settings);
   for (const source of photos) await enqueue('page-add', order, { layout: 'photo', source }, { reportRef: record.id });
   return record.id;
+}
+
+/** The report's PDF page layout: how many photo pages go on one printed sheet (a draft's). */
+export async function setPhotosPerSheet(order: Order, report: Ref, photosPerSheet: PhotosPerSheet): Promise<void> {
+  await enqueue('report-update', order, { photos_per_sheet: photosPerSheet }, { reportRef: report });
 }
 
 export async function addPage(order: Order, report: Ref, fields: PageFields): Promise<string> {
