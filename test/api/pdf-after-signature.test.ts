@@ -39,8 +39,9 @@ for (const dialect of testDialects()) {
 
     const req = (method: 'GET' | 'POST', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
       ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-    async function draft(titles: string[]) {
-      const created = await req('POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Wartung' });
+    /** A draft with `titles` as its pages, one page a sheet unless `perSheet` says otherwise (the PDF's first sheet is the summary). */
+    async function draft(titles: string[], perSheet = 1) {
+      const created = await req('POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Wartung', photos_per_sheet: perSheet });
       assert.equal(created.statusCode, 201, created.body);
       const id = created.json().id as number;
       for (const title of titles) await addPage(id, title);
@@ -72,9 +73,9 @@ for (const dialect of testDialects()) {
     test('a report without a signature: no page carries the notice', async () => {
       const id = await draft(['Eins', 'Zwei']);
       const pages = await preview(id);
-      assert.equal(pages.length, 2);
-      assert.deepEqual(marked(pages), [false, false]);
-      assert.ok(pages[0]!.includes('Eins') && pages[0]!.includes('Seite 1 / 2'), 'the text is read at all');
+      assert.equal(pages.length, 3);
+      assert.deepEqual(marked(pages), [false, false, false]);
+      assert.ok(pages[1]!.includes('Eins') && pages[1]!.includes('Seite 2 / 3'), 'the text is read at all');
     });
 
     test('preview: the pages after the last signature carry it, the pages before and the signature pages do not', async () => {
@@ -83,15 +84,26 @@ for (const dialect of testDialects()) {
       await addPage(id, 'Nachtrag A');
       await addPage(id, 'Nachtrag B');
       let pages = await preview(id);
-      assert.deepEqual(marked(pages), [false, false, false, true, true]);
-      assert.ok(pages[3]!.includes('Nachtrag A') && pages[4]!.includes('Nachtrag B'));
-      assert.ok(pages[2]!.includes('Unterschrieben von Erika Müller'));
+      assert.deepEqual(marked(pages), [false, false, false, false, true, true]);
+      assert.ok(pages[4]!.includes('Nachtrag A') && pages[5]!.includes('Nachtrag B'));
+      assert.ok(pages[3]!.includes('Unterschrift') && pages[3]!.includes('Erika Müller'), pages[3]);
       // A second signature covers them: only what comes after it is marked.
       await signed(id, 'Max Muster');
       pages = await preview(id);
-      assert.deepEqual(marked(pages), [false, false, false, false, false, false]);
+      assert.deepEqual(marked(pages), [false, false, false, false, false, false, false]);
       await addPage(id, 'Nachtrag C');
-      assert.deepEqual(marked(await preview(id)), [false, false, false, false, false, false, true]);
+      assert.deepEqual(marked(await preview(id)), [false, false, false, false, false, false, false, true]);
+    });
+
+    test('4 to a sheet: the sheet with the pages added after the signature carries it, the others do not', async () => {
+      const id = await draft(['Eins', 'Zwei'], 4);
+      await signed(id, 'Erika Müller');
+      await addPage(id, 'Nachtrag A');
+      await addPage(id, 'Nachtrag B');
+      const pages = await preview(id);
+      // Summary, the two pages side by side, the signature sheet, the two late pages side by side.
+      assert.deepEqual(marked(pages), [false, false, false, true]);
+      assert.ok(pages[3]!.includes('Nachtrag A') && pages[3]!.includes('Nachtrag B'));
     });
 
     test('the final PDF carries it too, and GET /api/pdf.php serves that file', async () => {
@@ -101,8 +113,8 @@ for (const dialect of testDialects()) {
       const done = await req('POST', `/api/reports.php?id=${id}&action=finalize`);
       assert.equal(done.statusCode, 200, done.body);
       const pages = await pagesOf((await req('GET', `/api/pdf.php?id=${id}`)).rawPayload);
-      assert.deepEqual(marked(pages), [false, false, true]);
-      assert.ok(pages[2]!.includes('Nachtrag') && pages[2]!.includes('Seite 3 / 3'));
+      assert.deepEqual(marked(pages), [false, false, false, true]);
+      assert.ok(pages[3]!.includes('Nachtrag') && pages[3]!.includes('Seite 4 / 4'));
     });
   });
 }

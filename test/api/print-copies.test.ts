@@ -9,7 +9,7 @@ import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { largestImageBox } from '../../src/adapters/pdf.js';
+import { imageBoxFor } from '../../src/adapters/pdf.js';
 import { printSize } from '../../src/adapters/print-image.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
@@ -60,22 +60,22 @@ for (const dialect of testDialects()) {
       }
     }
 
-    test('an uploaded photo gets its copy for an A4 photo page without any PDF; a before/after page on landscape paper gets its own; finalizing reuses them', async () => {
+    test('an uploaded photo gets its copy for an A4 photo in the default layout (4 to a sheet) without any PDF; a before/after page on landscape paper gets its own; finalizing reuses them', async () => {
       const order = await ctx.make.order({ author: me.id });
       const before = copies();
       await upload(order.id, 'Zaehler.jpg');
       await upload(order.id, 'Ventil.jpg');
-      const onPhotoPage = printSize(2000, 3000, largestImageBox('A4', 'portrait', 'photo'));
+      const onPhotoPage = printSize(2000, 3000, imageBoxFor('A4', 'portrait', 4, 'photo'));
       const afterUpload = await shortly((names) => names.length === before.length + 2, 'copies after two uploads');
       const made = afterUpload.filter((n) => !before.includes(n));
       assert.deepEqual(made.map(sizeOf), [`${onPhotoPage.width}x${onPhotoPage.height}`, `${onPhotoPage.width}x${onPhotoPage.height}`]);
       const pixels = await sharp(path.join(cacheDir(), made[0]!)).metadata();
       assert.deepEqual([pixels.format, pixels.width, pixels.height], ['jpeg', onPhotoPage.width, onPhotoPage.height]);
 
-      // A before/after page of a landscape report: each photo in a column of landscape A4.
+      // A before/after page of a landscape report (4 to a sheet): each photo in a column of a row of landscape A4.
       const report = await api('POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Vorher/Nachher', orientation: 'landscape' });
       await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { layout: 'before_after', source: 'Zaehler.jpg', source_2: 'Ventil.jpg' });
-      const inColumn = printSize(2000, 3000, largestImageBox('A4', 'landscape', 'before_after'));
+      const inColumn = printSize(2000, 3000, imageBoxFor('A4', 'landscape', 4, 'before_after'));
       const afterPage = await shortly((names) => names.length === afterUpload.length + 2, 'copies after adding a before/after page');
       assert.deepEqual(
         afterPage.filter((n) => !afterUpload.includes(n)).map(sizeOf),

@@ -288,21 +288,22 @@ for (const dialect of testDialects()) {
 
         if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         const info = await pdfInfo(file);
-        assert.equal(info.pages, 4, 'no cover sheet chosen: one PDF page per report page');
+        assert.equal(info.pages, 2, 'no cover sheet chosen, 4 to a sheet (the default): the summary, then one sheet for the 4 pages');
         assert.ok(info.sizes.every((s) => near(s.width, A4.width) && near(s.height, A4.height)), JSON.stringify(info.sizes));
         const text = await pdfText(file);
-        for (const expected of ['Prüfung der Heizungsanlage – Ölbrenner', 'Brennraum: Maße ÄÖÜß', 'Ruß an der Düse entfernt', 'Vorher', 'Nachher', 'Wärmetauscher gereinigt', 'Übergabe an den Kunden', 'Seite 1 / 4', 'Seite 4 / 4']) {
+        for (const expected of ['Zusammenfassung: Prüfung der Heizungsanlage – Ölbrenner', 'Brennraum: Maße ÄÖÜß', 'Ruß an der Düse entfernt', 'Vorher', 'Nachher', 'Wärmetauscher gereinigt', 'Übergabe an den Kunden', 'Seite 1 / 2', 'Seite 2 / 2']) {
           assert.ok(text.includes(expected), `PDF text lacks "${expected}"`);
         }
       });
 
-      test('A5 landscape pages are A5 landscape', async (t) => {
+      test('A5 landscape pages are A5 landscape; one to a sheet gives the summary and a sheet per page', async (t) => {
         if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         const me = await caller();
-        const { report } = await fullReport(me, { format: 'A5', orientation: 'landscape' });
+        const { report } = await fullReport(me, { format: 'A5', orientation: 'landscape', photos_per_sheet: 1 });
         const res = await finalize(me, report.id);
         assert.equal(res.statusCode, 200, res.body);
         const info = await pdfInfo(path.join(ctx.config.dataRoot, res.json().final_pdf_path));
+        assert.equal(info.pages, 5);
         assert.ok(info.sizes.every((s) => near(s.width, A5.height) && near(s.height, A5.width)), JSON.stringify(info.sizes));
       });
 
@@ -380,7 +381,7 @@ for (const dialect of testDialects()) {
         assert.equal(res.statusCode, 200, res.body);
         const file = path.join(ctx.config.dataRoot, res.json().final_pdf_path);
         const info = await pdfInfo(file);
-        assert.equal(info.pages, 3, 'cover + 2 pages');
+        assert.equal(info.pages, 3, 'the cover, the summary, one sheet for both pages');
         const pages = (await pdfText(file)).split('\f');
         for (const value of ['Prüfbericht Ölheizung', report.ref, order.ref, 'Best-Ä-77', 'Müller & Söhne GmbH', 'Köln', 'Haustechnik Weiß & Söhne']) {
           assert.ok(pages[0]!.includes(value), `cover lacks "${value}": ${pages[0]}`);
@@ -408,7 +409,7 @@ for (const dialect of testDialects()) {
           assert.ok(lines.some((l) => /LibreOffice/.test(l) && /"level":40/.test(l)), lines.join(''));
           if (pdfToolsMissing) return t.skip(pdfToolsMissing);
           const file = path.join(noOffice.config.dataRoot, res.json().final_pdf_path);
-          assert.equal((await pdfInfo(file)).pages, 2);
+          assert.equal((await pdfInfo(file)).pages, 3, 'the built-in cover, the summary, the page');
           const cover = (await pdfText(file)).split('\f')[0]!;
           assert.ok(cover.includes('Ohne Büro') && cover.includes(`Bericht ${report.ref}`) && cover.includes(`Auftrag ${order.ref}`), cover);
         } finally {
@@ -568,7 +569,7 @@ for (const dialect of testDialects()) {
         if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         const tmp = path.join(ctx.config.dataRoot, 'preview-check.pdf');
         await writeFile(tmp, preview.rawPayload);
-        assert.equal((await pdfInfo(tmp)).pages, 4);
+        assert.equal((await pdfInfo(tmp)).pages, 2);
       });
 
       test('a preview draws a missing photo as a placeholder instead of failing', async (t) => {

@@ -247,8 +247,12 @@ for (const dialect of testDialects()) {
       assert.equal((await ctx.app.inject({ method: 'GET', url: '/public/verify_signature.php?code=%3Cscript%3E' })).statusCode, 404);
       if (pdfToolsMissing) return t.skip(pdfToolsMissing);
       const file = path.join(ctx.config.dataRoot, done.json().final_pdf_path);
-      assert.equal((await pdfInfo(file)).pages, 4);
-      assert.ok((await pdfText(file)).includes('Unterschrieben von Erika Müller'));
+      assert.equal((await pdfInfo(file)).pages, 3, 'the summary, one sheet of photos, the signature sheet');
+      const sheets = (await pdfText(file)).split('\f');
+      assert.ok(sheets[0]!.includes('Unterschrieben von Erika Müller'), 'the summary names the signer');
+      // The signature sheet: one heading, its facts as text (the checksum included), then the burned-in sheet.
+      assert.ok(sheets[2]!.includes('Unterschrift') && sheets[2]!.includes('Unterzeichner') && sheets[2]!.includes('Erika Müller'), sheets[2]);
+      assert.ok(sheets[2]!.replace(/\s+/g, '').includes(meta.hash), 'the checksum is text on the sheet');
     });
 
     test('`fieldreport verify REF` checks every signature offline: exit 0 when valid, 1 after tampering, 2 for an unknown report', async () => {

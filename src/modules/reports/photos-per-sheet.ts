@@ -7,9 +7,9 @@
  *   with its note in the flow.
  * A signature page is always a sheet of its own.
  */
+import { PHOTOS_PER_SHEET, type PhotosPerSheet } from '../../adapters/pdf.js';
 
-export const PHOTOS_PER_SHEET = [1, 2, 4] as const;
-export type PhotosPerSheet = (typeof PHOTOS_PER_SHEET)[number];
+export { PHOTOS_PER_SHEET, type PhotosPerSheet };
 
 /** @default 4: what a report gets when nobody chose (also every report made before the choice existed). */
 export const DEFAULT_PHOTOS_PER_SHEET: PhotosPerSheet = 4;

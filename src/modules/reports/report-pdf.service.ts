@@ -38,7 +38,8 @@ import { verifyUrl } from '../signatures/signatures.service.js';
 import { createLimiter } from '../common/limiter.js';
 import type { PageRow, ReportRepository, ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
-import { pageImageBox, photosPerSheetOf, printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
+import { photosPerSheetOf } from './photos-per-sheet.js';
+import { pageImageBox, printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
 
 /** The line on every sheet after a report's last signature page (preview and final PDF), in German. */
 export const AFTER_SIGNATURE_NOTICE = wordsFor('de').notCovered;
@@ -326,7 +327,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       // The customer's language (llx_societe.default_lang) needs the column on the standalone tables
       // too; until then every report is German, as Dolibarr's documents are without it.
       const language = pdfLanguageOf(null);
-      const perSheet = photosPerSheetOf(report as ReportRow & { photos_per_sheet?: number | null });
+      const perSheet = photosPerSheetOf(report);
       // All three run to their end even when one fails, so nothing still writes into workDir
       // (the filled cover holds customer data) after it is removed below.
       const settled = await Promise.allSettled([
@@ -353,11 +354,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         signatureFacts(pages, language),
         report.element_type && report.fk_element !== null ? repo.materialsOf(handle.db, entity, report.element_type, Number(report.fk_element)) : Promise.resolve([]),
       ]);
-      // A report with a chosen layout gets the composed document (summary sheet, signature facts as
-      // text); one without (made before the choice existed) keeps the one-per-sheet PDF it had.
-      const composed = perSheet !== 1;
       const bodyPages = pages.map((page, index): PdfPage => {
-        const drawn = pdfPage(page, images[index]![0], images[index]![1], composed ? facts.get(Number(page.rowid)) : undefined);
+        const drawn = pdfPage(page, images[index]![0], images[index]![1], facts.get(Number(page.rowid)));
         return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
       });
       const summary = summaryOf(report, values, parent, language, [...facts.values()], materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })));
@@ -372,7 +370,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           language,
           photosPerSheet: perSheet,
           cover: coverSheet,
-          summary: composed ? summary : null,
+          summary,
           pages: bodyPages,
           info: { title: `${report.ref} ${report.title}`, author: company.get('MAIN_INFO_SOCIETE_NOM') || user.name, subject: values.object_ref || undefined, creationDate: new Date() },
         },

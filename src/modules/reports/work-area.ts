@@ -11,7 +11,8 @@ import path from 'node:path';
 import { tempName } from '../../adapters/runs.js';
 import { THUMBNAIL_SIZE_NAMES, thumbnailPath } from '../../adapters/image.js';
 import { forgetPrintImage, type PrintQueue } from '../../adapters/print-image.js';
-import { imageBoxFor, type ImageBox, type PhotosPerSheet } from '../../adapters/pdf.js';
+import { imageBoxFor, type ImageBox } from '../../adapters/pdf.js';
+import { photosPerSheetOf, type PhotosPerSheet } from './photos-per-sheet.js';
 import { MODULE_DIRS, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { firstFreeName } from '../../dolibarr/filenames.js';
@@ -93,19 +94,10 @@ export function printCacheDir(dataRoot: string, entity: number): string {
 }
 
 /**
- * The report's photos per sheet (llx_bericht.photos_per_sheet): 1, 2 or 4. A report without the
- * field (a row from before it) is drawn one page per sheet, as it was.
- */
-export function photosPerSheetOf(report: { photos_per_sheet?: number | string | null }): PhotosPerSheet {
-  const value = Number(report.photos_per_sheet ?? 1);
-  return value === 2 || value === 4 ? value : 1;
-}
-
-/**
  * The box a page's images are prepared for (pdf/geometry.ts): the report's paper and layout, the
  * page's kind and quarter turns.
  */
-export function pageImageBox(report: { format: string; orientation: string; photos_per_sheet?: number | string | null }, page: { layout: string; rotation: number | string }, perSheet = photosPerSheetOf(report)): ImageBox {
+export function pageImageBox(report: { format: string; orientation: string; photos_per_sheet?: number | string | null }, page: { layout: string; rotation: number | string }, perSheet: PhotosPerSheet = photosPerSheetOf(report)): ImageBox {
   const format = (['A3', 'A4', 'A5', 'LETTER'] as const).find((f) => f === report.format) ?? 'A4';
   const orientation = report.orientation === 'landscape' ? 'landscape' : 'portrait';
   const rotation = Number(page.rotation);
