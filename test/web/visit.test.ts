@@ -315,10 +315,11 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     // The preview PDF marks it, on its own page only.
     await page.getByRole('button', { name: 'PDF & Abschluss' }).click();
     await page.getByText(/Nicht von der Unterschrift erfasst: Seite 3 \(Zusatzarbeiten\)/).first().waitFor();
-    await page.getByRole('img', { name: /^Seite 1 von 3$/ }).waitFor({ timeout: 60_000 });
+    // The summary, the heading "Befund" (alone: the signature sheet follows), the signature sheet, then the late page.
+    await page.getByRole('img', { name: /^Seite 1 von 4$/ }).waitFor({ timeout: 60_000 });
     const preview = await api<Buffer>(`/api/pdf.php?id=${made.id}&preview=1`);
-    assert.match(pdfText(preview, 3), /Nicht von der Unterschrift erfasst/);
-    assert.doesNotMatch(pdfText(preview, 1), /Nicht von der Unterschrift erfasst/);
+    assert.match(pdfText(preview, 4), /Zusatzarbeiten[\s\S]*Nicht von der Unterschrift erfasst/);
+    for (const sheet of [1, 2, 3]) assert.doesNotMatch(pdfText(preview, sheet), /Nicht von der Unterschrift erfasst/);
 
     await page.getByRole('button', { name: 'Abschließen' }).click();
     const confirm = page.getByRole('dialog', { name: 'Bericht endgültig abschließen?' });
@@ -345,11 +346,11 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
       await route.continue();
     });
     await page.goto(`/app/#/report/${made.id}/pdf`);
-    // Three pages and the signature, behind a cover sheet: the PDF has as many pages as the preview
+    // Three pages and the signature, behind a cover sheet and the summary: the PDF has as many pages as the preview
     // the service makes now, which the test reads itself.
     const preview = await api<Buffer>(`/api/pdf.php?id=${made.id}&preview=1`);
     const expected = (await PDFDocument.load(preview)).getPageCount();
-    assert.ok(expected >= 5, `a cover sheet, three pages and the signature: ${expected}`);
+    assert.ok(expected >= 4, `a cover sheet, the summary, the three pages and the signature sheet: ${expected}`);
     await page.getByRole('img', { name: new RegExp(`^Seite 1 von ${expected}$`) }).waitFor({ timeout: 90_000 });
     await page.getByRole('button', { name: 'Abschließen' }).click();
     const confirm = page.getByRole('dialog', { name: 'Bericht endgültig abschließen?' });
@@ -390,7 +391,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     const actions = page.getByRole('navigation', { name: 'PDF' });
     await actions.getByRole('button', { name: 'Herunterladen' }).waitFor();
     assert.deepEqual((await actions.getByRole('button').allTextContents()).map((t) => t.trim()), ['Herunterladen', 'Öffnen'], 'one download action, nothing called share');
-    await page.getByRole('img', { name: /^Seite 1 von 1$/ }).waitFor({ timeout: 60_000 });
+    await page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 60_000 });
     const download = page.waitForEvent('download');
     await actions.getByRole('button', { name: 'Herunterladen' }).click();
     const file = await download;
@@ -412,7 +413,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     const bar = sharing.page.getByRole('navigation', { name: 'PDF' });
     await bar.getByRole('button', { name: 'Teilen' }).waitFor();
     assert.deepEqual((await bar.getByRole('button').allTextContents()).map((t) => t.trim()), ['Teilen', 'Speichern', 'Öffnen']);
-    await sharing.page.getByRole('img', { name: /^Seite 1 von 1$/ }).waitFor({ timeout: 60_000 });
+    await sharing.page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 60_000 });
     await bar.getByRole('button', { name: 'Teilen' }).click();
     await sharing.page.getByText('Geteilt.').waitFor();
     const shared = (await sharing.page.evaluate('window.__shared')) as { name: string; type: string; size: number }[];
@@ -664,7 +665,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     assert.equal(await page.getByText('Mehr Platz: Telefon quer halten').isVisible(), false);
     await page.setViewportSize(SMALL);
     await page.goto(`/app/#/report/${made.id}/pdf`);
-    await page.getByRole('img', { name: /^Seite 1 von 2$/ }).waitFor({ timeout: 60_000 });
+    await page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 60_000 });
     await assertPhoneFriendly(page, 'pdf preview');
     await page.goto('/app/#/queue');
     await page.getByRole('heading', { level: 1, name: 'Warteschlange' }).waitFor();
