@@ -31,6 +31,7 @@ import sharp from 'sharp';
 import { AppError } from '../errors.js';
 import { MAX_INPUT_PIXELS } from './image.js';
 import { drawPdfPageAsForm, loadCoverPdf } from './pdf-import.js';
+import { isPdfaJpeg, PDFA_DOCUMENT_OPTIONS, pdfaInfo, replaceMissingGlyphs } from './pdfa.js';
 
 export type PaperFormat = 'A3' | 'A4' | 'A5' | 'LETTER';
 export type Orientation = 'portrait' | 'landscape';
@@ -155,8 +156,9 @@ export async function renderReportPdf(input: PdfDocumentInput, out: NodeJS.Writa
   // pdfkit writes every key of info, so absent values must not be there as undefined.
   if (input.info.author) info.Author = input.info.author;
   if (input.info.subject) info.Subject = input.info.subject;
-  const doc = new PDFDocument({ autoFirstPage: false, compress: true, pdfVersion: '1.7', lang: 'de-DE', displayTitle: true, info });
+  const doc = new PDFDocument({ autoFirstPage: false, compress: true, ...PDFA_DOCUMENT_OPTIONS, lang: 'de-DE', displayTitle: true, info: pdfaInfo(info) });
   escapeXmpInfo(doc);
+  replaceMissingGlyphs(doc);
   doc.registerFont(SANS, fontPath('DejaVuSans.ttf'));
   doc.registerFont(SANS_BOLD, fontPath('DejaVuSans-Bold.ttf'));
   const sink = connect(doc, out);
@@ -309,8 +311,9 @@ async function loadImage(doc: Doc, image: PdfImage | null): Promise<PdfKitImage 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  if (!isJpeg(data) && !isPlainPng(data)) {
-    // Other formats, and PNGs pdfkit would decode asynchronously: flattened onto white, lossless.
+  if (!isPdfaJpeg(data) && !isPlainPng(data)) {
+    // Other formats, CMYK JPEGs (not allowed in PDF/A beside an sRGB output intent) and PNGs pdfkit
+    // would decode asynchronously: flattened onto white in sRGB, lossless.
     try {
       data = await sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).flatten({ background: '#ffffff' }).png({ compressionLevel: 6 }).toBuffer();
     } catch {
@@ -327,8 +330,6 @@ async function loadImage(doc: Doc, image: PdfImage | null): Promise<PdfKitImage 
   if (!(parsed.width > 0 && parsed.height > 0)) throw new AppError('IMAGE_INVALID');
   return parsed;
 }
-
-const isJpeg = (data: Buffer): boolean => data.length > 3 && data[0] === 0xff && data[1] === 0xd8;
 
 /**
  * True for a PNG that pdfkit embeds synchronously: no alpha channel (colour types 4 and 6), no
