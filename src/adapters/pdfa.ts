@@ -9,12 +9,23 @@
  *   pdfaInfo makes the values plain text XML can carry (pdf.ts escapes them for the XMP).
  * - A glyph the font does not have is drawn as the font's .notdef glyph, which PDF/A does not
  *   allow: replaceMissingGlyphs has such characters (an emoji in DejaVu Sans) drawn as U+FFFD.
- * - The cover sheet's pages are imported without what PDF/A-1 forbids (pdf-import.ts).
+ * - The ODT cover sheet is converted by LibreOffice as PDF/A-1 (libreoffice.ts). LibreOffice's
+ *   PDF/A-1 export cannot keep an image's transparency: depending on the layout around it, it
+ *   drops the alpha channel, so a logo on a transparent background prints on a black box.
+ *   flattenOdtPictures puts such pictures onto white in the ODT first. The cover's pages are then
+ *   imported without what PDF/A-1 forbids (pdf-import.ts).
  *
  * pdfkit internals relied on (pdfkit 0.20; test/integration/pdfa.test.ts checks the result with
  * PDFBox Preflight): `doc._font.font` is the current font's fontkit font (hasGlyphForCodePoint),
  * and pdfkit's line wrapping measures through the document's own `widthOfString`.
  */
+import { readFile, stat } from 'node:fs/promises';
+import { unzipSync, zipSync, type Zippable } from 'fflate';
+import sharp from 'sharp';
+import { writeFileAtomic } from './file-store.js';
+import { MAX_INPUT_PIXELS } from './image.js';
+import { MAX_TEMPLATE_BYTES, MAX_TEMPLATE_ENTRIES, MAX_UNZIPPED_BYTES } from './odt.js';
+
 /** The PDFDocument options that make pdfkit write PDF/A-1b. */
 export const PDFA_DOCUMENT_OPTIONS = { pdfVersion: '1.4', subset: 'PDF/A-1b' } as const;
 
@@ -122,4 +133,76 @@ function withGlyphsOf(font: { hasGlyphForCodePoint(codePoint: number): boolean }
     }
   }
   return out;
+}
+
+// ---- the ODT cover sheet -------------------------------------------------------------------------
+
+/** sharp's formats of pictures that may carry alpha and can be written back in their own format. */
+const FLATTENED_FORMATS = new Set(['png', 'webp', 'gif', 'tiff']);
+
+/**
+ * Writes a copy of the ODF document `source` to `target` with every raster picture that has an
+ * alpha channel (Pictures/…: PNG, WebP, GIF, TIFF) put onto white, in its own format and under its
+ * own name. Returns false, writing nothing, when no picture needs it or `source` is not an ODF
+ * zip within the template limits (odt.ts); LibreOffice then converts `source` itself.
+ */
+export async function flattenOdtPictures(source: string, target: string): Promise<boolean> {
+  if ((await stat(source)).size > MAX_TEMPLATE_BYTES) return false;
+  const data = await readFile(source);
+  const order: string[] = [];
+  const stored = new Set<string>();
+  let files: Record<string, Uint8Array>;
+  try {
+    let count = 0;
+    let total = 0;
+    files = unzipSync(data, {
+      filter(file) {
+        count += 1;
+        total += file.originalSize;
+        if (count > MAX_TEMPLATE_ENTRIES || total > MAX_UNZIPPED_BYTES || file.name === '__proto__') throw new Error('beyond the template limits');
+        if (file.compression === 0) stored.add(file.name);
+        order.push(file.name);
+        return true;
+      },
+    });
+  } catch {
+    return false;
+  }
+  const mimetype = files['mimetype'];
+  if (!mimetype || !Buffer.from(mimetype).toString('latin1').startsWith('application/vnd.oasis.opendocument.')) return false;
+
+  let changed = false;
+  for (const name of order) {
+    const bytes = files[name];
+    if (!bytes || !name.startsWith('Pictures/')) continue;
+    const flattened = await flattenPicture(bytes);
+    if (flattened) {
+      files[name] = flattened;
+      changed = true;
+    }
+  }
+  if (!changed) return false;
+
+  // mimetype first and stored, as the OpenDocument spec asks; the rest in order, stored as before.
+  const zippable: Zippable = { mimetype: [mimetype, { level: 0 }] };
+  for (const name of order) {
+    const bytes = files[name];
+    if (name !== 'mimetype' && bytes) zippable[name] = [bytes, { level: stored.has(name) ? 0 : 6 }];
+  }
+  await writeFileAtomic(target, Buffer.from(zipSync(zippable)));
+  return true;
+}
+
+/** The picture put onto white in its own format, or undefined when it has no alpha or is not a raster image sharp can write. */
+async function flattenPicture(bytes: Uint8Array): Promise<Uint8Array | undefined> {
+  try {
+    const image = sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS });
+    const { format, hasAlpha } = await image.metadata();
+    if (!hasAlpha || !format || !FLATTENED_FORMATS.has(format)) return undefined;
+    const white = image.flatten({ background: '#ffffff' });
+    const out = format === 'webp' ? white.webp({ lossless: true }) : white.toFormat(format as 'png' | 'gif' | 'tiff');
+    return new Uint8Array(await out.toBuffer());
+  } catch {
+    return undefined; // unreadable: left as it is
+  }
 }
