@@ -16,6 +16,10 @@
  *   the database URL.
  * - soffice exits 0 even when it could not load the input, so success means a PDF that exists
  *   and starts with `%PDF`. It is written beside the target under a temporary name and renamed.
+ * - The PDF is PDF/A-1b (PDF_EXPORT_FILTER), so its pages can go into the report PDF, which is
+ *   PDF/A-1b too: fonts embedded, no transparency. That export may drop the alpha channel of an
+ *   image (a transparent background prints black), so an ODF document whose pictures have one is
+ *   converted from a copy with those pictures put onto white (pdfa.ts, flattenOdtPictures).
  */
 import { spawn } from 'node:child_process';
 import { constants, existsSync } from 'node:fs';
@@ -24,6 +28,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDirPrefix } from './runs.js';
 import { replaceAtomically } from './file-store.js';
+import { flattenOdtPictures } from './pdfa.js';
 
 export interface LibreOfficeOptions {
   /**
@@ -58,6 +63,11 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_CONCURRENCY = 2;
 /** Bytes of soffice's output kept for an error message. */
 const OUTPUT_TAIL_BYTES = 2000;
+/**
+ * Writer's PDF export as PDF/A-1b (SelectPdfVersion 1), in the JSON form of filter options that
+ * LibreOffice reads since 7.4.
+ */
+export const PDF_EXPORT_FILTER = 'pdf:writer_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"1"}}';
 
 export function createLibreOffice(options: LibreOfficeOptions = {}): LibreOffice {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -102,12 +112,15 @@ export function createLibreOffice(options: LibreOfficeOptions = {}): LibreOffice
       const profile = path.join(work, 'profile');
       const out = path.join(work, 'out');
       await mkdir(out);
+      // A copy under the same name (the PDF is named after it) when pictures had to be flattened.
+      const flattened = path.join(work, 'in', path.basename(source));
+      const input = (await flattenOdtPictures(source, flattened)) ? flattened : source;
       const args = [
         '--headless', '--norestore', '--nolockcheck', '--nodefault', '--nofirststartwizard',
         `-env:UserInstallation=${pathToFileURL(profile).href}`,
-        '--convert-to', 'pdf:writer_pdf_Export',
+        '--convert-to', PDF_EXPORT_FILTER,
         '--outdir', out,
-        source,
+        input,
       ];
       const env = { PATH: searchPath, HOME: work, TMPDIR: work, LANG: locale, LC_ALL: locale, SAL_USE_VCLPLUGIN: 'svp' };
       const result = await run(binary, args, env, timeoutMs);

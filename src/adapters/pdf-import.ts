@@ -6,6 +6,11 @@
  * DecodeParms included. Text stays text, so it remains extractable. Objects shared by several
  * pages are copied once. Annotations (links) are not carried over.
  *
+ * The report PDF is PDF/A-1b, and so is LibreOffice's cover (libreoffice.ts): what is copied keeps
+ * the file PDF/A-1b, as long as what the form adds does too. The page's /Group (a transparency
+ * group, which PDF/A-1 forbids) is therefore left out, as are annotations. A source that is not
+ * PDF/A-1 (transparency, fonts not embedded) makes a report PDF that is not either.
+ *
  * pdfkit internals relied on: `doc.ref(data)` and `ref.end(bytes)` (a `Filter` present when the
  * ref is made keeps pdfkit from deflating the bytes again), `ref.data` for filling a dictionary
  * after the ref exists (cycles), pdfkit's serialisation of JS values (string = name, Uint8Array =
@@ -75,7 +80,8 @@ export function drawPdfPageAsForm(doc: PDFKit.PDFDocument, source: ImportedPdf, 
     FormType: 1,
     BBox: [box.x, box.y, box.x + box.width, box.y + box.height],
     Resources: copier.copy(page.node.Resources()) ?? {},
-    ...(page.node.get(PDFName.of('Group')) ? { Group: copier.copy(page.node.get(PDFName.of('Group'))) } : {}),
+    // No /Group: a transparency group is not allowed in PDF/A-1, and a PDF/A-1 page has no
+    // transparency for it to apply to.
   });
   form.end(pageContent(page));
 

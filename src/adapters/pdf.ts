@@ -40,6 +40,7 @@ import { signatureSheet } from './pdf/sections/signature.js';
 import { summaryBlocks } from './pdf/sections/summary.js';
 import { sectionHeading, titleSheet } from './pdf/sections/title.js';
 import { wordsFor, type PdfWords } from './pdf/words.js';
+import { PDFA_DOCUMENT_OPTIONS, pdfaInfo, replaceMissingGlyphs } from './pdfa.js';
 
 export { isPlainPng, type PdfImage } from './pdf/images.js';
 export { imageBoxFor, largestImageBox, type ImageBox } from './pdf/geometry.js';
@@ -103,16 +104,9 @@ export async function renderReportPdf(input: PdfDocumentInput, out: NodeJS.Writa
   // pdfkit writes every key of info, so absent values must not be there as undefined.
   if (input.info.author) info.Author = input.info.author;
   if (input.info.subject) info.Subject = input.info.subject;
-  const doc = new PDFDocument({
-    autoFirstPage: false,
-    compress: true,
-    pdfVersion: '1.4',
-    subset: 'PDF/A-1b',
-    lang: language === 'en' ? 'en-GB' : 'de-DE',
-    displayTitle: true,
-    info,
-  } as PDFKit.PDFDocumentOptions);
+  const doc = new PDFDocument({ autoFirstPage: false, compress: true, ...PDFA_DOCUMENT_OPTIONS, lang: language === 'en' ? 'en-GB' : 'de-DE', displayTitle: true, info: pdfaInfo(info) });
   escapeXmpInfo(doc);
+  replaceMissingGlyphs(doc);
   registerFonts(doc);
   const sink = connect(doc, out);
   try {

@@ -15,6 +15,7 @@ import { objectFolder } from '../../src/dolibarr/documents.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';
+import { assertPdfA1b } from '../helpers/pdfa.js';
 
 for (const dialect of testDialects()) {
   describe(`emoji and other 4-byte characters [${dialect}]`, () => {
@@ -52,7 +53,7 @@ for (const dialect of testDialects()) {
       if (dialect === 'mysql') console.log(`# ecm_files.fullpath_orig is ${charset} here`);
     });
 
-    test('a report title, a page note, a material line and a signer name with emoji are kept as they are', async () => {
+    test('a report title, a page note, a material line and a signer name with emoji are kept as they are', async (t) => {
       const dir = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir;
       await mkdir(dir, { recursive: true });
       await sharp({ create: { width: 320, height: 240, channels: 3, background: '#963' } }).jpeg().toFile(path.join(dir, 'a.jpg'));
@@ -77,6 +78,8 @@ for (const dialect of testDialects()) {
 
       const finalized = await ctx.app.inject({ method: 'POST', url: `/api/reports.php?id=${report.id}&action=finalize`, headers });
       assert.equal(finalized.statusCode, 200, finalized.body);
+      // DejaVu Sans has no emoji: the PDF shows U+FFFD, not the font's .notdef glyph PDF/A forbids.
+      await assertPdfA1b(t, path.join(ctx.config.dataRoot, (finalized.json() as { final_pdf_path: string }).final_pdf_path), 'final PDF with emoji');
     });
   });
 }

@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test, type TestContext as NodeTestContext } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { AFTER_SIGNATURE_NOTICE } from '../../src/modules/reports/report-pdf.service.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
+import { assertPdfA1b } from '../helpers/pdfa.js';
 import { sign } from '../helpers/signature.js';
 
 const NOTICE = 'Nicht von der Unterschrift erfasst: nach der Unterschrift hinzugefügt';
@@ -55,14 +56,15 @@ for (const dialect of testDialects()) {
       const res = await sign(ctx.app, headers, id, who);
       assert.equal(res.statusCode, 201, res.body);
     }
-    /** The text of each page of a PDF, read by pdftotext. */
-    async function pagesOf(pdf: Buffer): Promise<string[]> {
+    /** The text of each page of a PDF, read by pdftotext; with `t`, the PDF is checked to be PDF/A-1b, as `label`. */
+    async function pagesOf(pdf: Buffer, check?: { t: NodeTestContext; label: string }): Promise<string[]> {
       assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
       const file = path.join(tmp, `${Math.random().toString(36).slice(2)}.pdf`);
       await writeFile(file, pdf);
+      if (check) await assertPdfA1b(check.t, file, check.label);
       return (await pdfText(file)).split('\f').slice(0, -1);
     }
-    const preview = async (id: number) => pagesOf((await req('GET', `/api/pdf.php?id=${id}&preview=1`)).rawPayload);
+    const preview = async (id: number, check?: { t: NodeTestContext; label: string }) => pagesOf((await req('GET', `/api/pdf.php?id=${id}&preview=1`)).rawPayload, check);
     /** For each page: does it carry the notice? */
     const marked = (pages: string[]) => pages.map((text) => text.includes(NOTICE));
 
@@ -78,12 +80,12 @@ for (const dialect of testDialects()) {
       assert.ok(pages[1]!.includes('Eins') && pages[1]!.includes('Seite 2 / 3'), 'the text is read at all');
     });
 
-    test('preview: the pages after the last signature carry it, the pages before and the signature pages do not', async () => {
+    test('preview: the pages after the last signature carry it, the pages before and the signature pages do not', async (t) => {
       const id = await draft(['Eins', 'Zwei']);
       await signed(id, 'Erika Müller');
       await addPage(id, 'Nachtrag A');
       await addPage(id, 'Nachtrag B');
-      let pages = await preview(id);
+      let pages = await preview(id, { t, label: 'preview with a signature and notices' });
       assert.deepEqual(marked(pages), [false, false, false, false, true, true]);
       assert.ok(pages[4]!.includes('Nachtrag A') && pages[5]!.includes('Nachtrag B'));
       assert.ok(pages[3]!.includes('Unterschrift') && pages[3]!.includes('Erika Müller'), pages[3]);
@@ -106,13 +108,13 @@ for (const dialect of testDialects()) {
       assert.ok(pages[3]!.includes('Nachtrag A') && pages[3]!.includes('Nachtrag B'));
     });
 
-    test('the final PDF carries it too, and GET /api/pdf.php serves that file', async () => {
+    test('the final PDF carries it too, and GET /api/pdf.php serves that file', async (t) => {
       const id = await draft(['Eins']);
       await signed(id, 'Erika Müller');
       await addPage(id, 'Nachtrag');
       const done = await req('POST', `/api/reports.php?id=${id}&action=finalize`);
       assert.equal(done.statusCode, 200, done.body);
-      const pages = await pagesOf((await req('GET', `/api/pdf.php?id=${id}`)).rawPayload);
+      const pages = await pagesOf((await req('GET', `/api/pdf.php?id=${id}`)).rawPayload, { t, label: 'final PDF with a signature and a notice' });
       assert.deepEqual(marked(pages), [false, false, false, true]);
       assert.ok(pages[3]!.includes('Nachtrag') && pages[3]!.includes('Seite 4 / 4'));
     });

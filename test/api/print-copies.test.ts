@@ -14,6 +14,7 @@ import { printSize } from '../../src/adapters/print-image.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';
+import { assertPdfA1b } from '../helpers/pdfa.js';
 
 /** How long a copy may take to appear: one photo's work, with room for a loaded CI machine. */
 const SHORTLY_MS = 20_000;
@@ -60,7 +61,7 @@ for (const dialect of testDialects()) {
       }
     }
 
-    test('an uploaded photo gets its copy for an A4 photo in the default layout (4 to a sheet) without any PDF; a before/after page on landscape paper gets its own; finalizing reuses them', async () => {
+    test('an uploaded photo gets its copy for an A4 photo in the default layout (4 to a sheet) without any PDF; a before/after page on landscape paper gets its own; finalizing reuses them', async (t) => {
       const order = await ctx.make.order({ author: me.id });
       const before = copies();
       await upload(order.id, 'Zaehler.jpg');
@@ -92,6 +93,7 @@ for (const dialect of testDialects()) {
       for (const name of afterPage.filter((n) => !afterUpload.includes(n))) {
         assert.ok(statSync(path.join(cacheDir(), name)).mtimeMs >= used - 1000, `${name} was used by the finalize`);
       }
+      await assertPdfA1b(t, path.join(ctx.config.dataRoot, final.final_pdf_path), 'final PDF from print copies');
     });
 
     test('a voice recording gets no print copy', async () => {

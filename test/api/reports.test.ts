@@ -19,6 +19,7 @@ import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
+import { assertPdfA1b } from '../helpers/pdfa.js';
 
 const A4 = { width: 595.28, height: 841.89 };
 const A5 = { width: 419.53, height: 595.28 };
@@ -285,6 +286,7 @@ for (const dialect of testDialects()) {
         assertError(await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: done.pages.map((p: { id: number }) => p.id).reverse() }), 409, 'REPORT_FINAL');
         assertError(await finalize(me, report.id), 409, 'REPORT_FINAL');
         assert.deepEqual(await readFile(file), bytes, 'the final PDF is untouched');
+        await assertPdfA1b(t, file, 'final PDF: photos, before/after, title page');
 
         if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         const info = await pdfInfo(file);
@@ -302,9 +304,11 @@ for (const dialect of testDialects()) {
         const { report } = await fullReport(me, { format: 'A5', orientation: 'landscape', photos_per_sheet: 1 });
         const res = await finalize(me, report.id);
         assert.equal(res.statusCode, 200, res.body);
-        const info = await pdfInfo(path.join(ctx.config.dataRoot, res.json().final_pdf_path));
+        const file = path.join(ctx.config.dataRoot, res.json().final_pdf_path);
+        const info = await pdfInfo(file);
         assert.equal(info.pages, 5);
         assert.ok(info.sizes.every((s) => near(s.width, A5.height) && near(s.height, A5.width)), JSON.stringify(info.sizes));
+        await assertPdfA1b(t, file, 'final PDF, A5 landscape');
       });
 
       test('an empty report, a missing photo or a corrupt photo leave a draft and no file', async () => {
@@ -389,6 +393,7 @@ for (const dialect of testDialects()) {
         assert.ok(!/\{(bericht|object|company|mycompany)_[a-z_]+\}/.test(pages[0]!), `a placeholder was left: ${pages[0]}`);
         assert.ok(!pages[0]!.includes('Seite 1 / 3'), 'the cover carries no footer');
         assert.ok(pages[1]!.includes('Seite 2 / 3') && pages[2]!.includes('Seite 3 / 3'));
+        await assertPdfA1b(t, file, 'final PDF with the ODT cover');
       });
 
       test('without LibreOffice the PDF still comes, with the built-in cover and a warning in the log', async (t) => {
@@ -407,8 +412,9 @@ for (const dialect of testDialects()) {
           const res = await noOffice.app.inject({ method: 'POST', url: `/api/reports.php?id=${report.id}&action=finalize`, headers });
           assert.equal(res.statusCode, 200, res.body);
           assert.ok(lines.some((l) => /LibreOffice/.test(l) && /"level":40/.test(l)), lines.join(''));
-          if (pdfToolsMissing) return t.skip(pdfToolsMissing);
           const file = path.join(noOffice.config.dataRoot, res.json().final_pdf_path);
+          await assertPdfA1b(t, file, 'final PDF with the built-in cover');
+          if (pdfToolsMissing) return t.skip(pdfToolsMissing);
           assert.equal((await pdfInfo(file)).pages, 3, 'the built-in cover, the summary, the page');
           const cover = (await pdfText(file)).split('\f')[0]!;
           assert.ok(cover.includes('Ohne Büro') && cover.includes(`Bericht ${report.ref}`) && cover.includes(`Auftrag ${order.ref}`), cover);
@@ -566,9 +572,10 @@ for (const dialect of testDialects()) {
         assert.equal(fresh.statusCode, 200);
         assert.notDeepEqual(fresh.rawPayload, stored);
 
-        if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         const tmp = path.join(ctx.config.dataRoot, 'preview-check.pdf');
         await writeFile(tmp, preview.rawPayload);
+        await assertPdfA1b(t, [tmp, path.join(ctx.config.dataRoot, done.final_pdf_path)], 'preview and final PDF');
+        if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         assert.equal((await pdfInfo(tmp)).pages, 2);
       });
 
@@ -581,9 +588,10 @@ for (const dialect of testDialects()) {
         await rm(path.join(order.dir, 'weg.jpg'));
         const res = await req(me, 'GET', `/api/pdf.php?id=${report.id}`);
         assert.equal(res.statusCode, 200);
-        if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         const tmp = path.join(ctx.config.dataRoot, 'placeholder-check.pdf');
         await writeFile(tmp, res.rawPayload);
+        await assertPdfA1b(t, tmp, 'preview with a placeholder');
+        if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         assert.ok((await pdfText(tmp)).includes('Bild fehlt'));
       });
 

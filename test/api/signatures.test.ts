@@ -18,6 +18,7 @@ import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';
 import { pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
+import { assertPdfA1b } from '../helpers/pdfa.js';
 
 
 const crc32 = (data: Buffer): number => {
@@ -245,8 +246,9 @@ for (const dialect of testDialects()) {
       assert.ok(!pub.body.includes('Müller &amp; Söhne') && !pub.body.includes(meta.hash) && !pub.body.includes(meta.client_ip), 'nothing beyond ref, signer, time and result');
       assert.equal((await ctx.app.inject({ method: 'GET', url: '/public/verify_signature.php?code=AAAAAAAAAAAAAAAAAAAAAA' })).statusCode, 404);
       assert.equal((await ctx.app.inject({ method: 'GET', url: '/public/verify_signature.php?code=%3Cscript%3E' })).statusCode, 404);
-      if (pdfToolsMissing) return t.skip(pdfToolsMissing);
       const file = path.join(ctx.config.dataRoot, done.json().final_pdf_path);
+      await assertPdfA1b(t, file, 'final PDF with a signature page');
+      if (pdfToolsMissing) return t.skip(pdfToolsMissing);
       assert.equal((await pdfInfo(file)).pages, 3, 'the summary, one sheet of photos, the signature sheet');
       const sheets = (await pdfText(file)).split('\f');
       assert.ok(sheets[0]!.includes('Unterschrieben von Erika Müller'), 'the summary names the signer');

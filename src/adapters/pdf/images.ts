@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { AppError } from '../../errors.js';
 import { MAX_INPUT_PIXELS } from '../image.js';
+import { isPdfaJpeg } from '../pdfa.js';
 import type { Doc, PdfKitImage } from './kit.js';
 
 /** A JPEG or PNG on disk, ideally print-size and upright (preparePrintImage). */
@@ -29,8 +30,9 @@ export async function loadImage(doc: Doc, image: PdfImage | null): Promise<PdfKi
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  if (!isJpeg(data) && !isPlainPng(data)) {
-    // Other formats, and PNGs pdfkit would decode asynchronously: flattened onto white, lossless.
+  if (!isPdfaJpeg(data) && !isPlainPng(data)) {
+    // Other formats, CMYK JPEGs (not allowed in PDF/A beside an sRGB output intent) and PNGs pdfkit
+    // would decode asynchronously: flattened onto white in sRGB, lossless.
     try {
       data = await sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).flatten({ background: '#ffffff' }).png({ compressionLevel: 6 }).toBuffer();
     } catch {
@@ -48,7 +50,6 @@ export async function loadImage(doc: Doc, image: PdfImage | null): Promise<PdfKi
   return parsed;
 }
 
-const isJpeg = (data: Buffer): boolean => data.length > 3 && data[0] === 0xff && data[1] === 0xd8;
 
 /**
  * True for a PNG that pdfkit embeds synchronously: no alpha channel (colour types 4 and 6), no
