@@ -105,17 +105,13 @@ describe('PDF/A-1b: images and metadata handed to renderReportPdf', () => {
     const made: string[] = [];
     for (const [format, orientation] of [['A4', 'portrait'], ['A5', 'landscape']] as const) {
       const file = path.join(dir, `direct-${format}.pdf`);
-      async function* body(): AsyncGenerator<PdfPage> {
-        yield* pages;
-      }
       await renderReportPdf(
         {
           format,
           orientation,
           header: { logo: { path: logo }, lines: ['Müller & Söhne', 'BR2611-0001 · <Wartung>'] },
           cover: { kind: 'builtin', title: TITLE, lines: ['Kunde: Müller & Söhne', 'Datum: 01.02.2026'] },
-          bodyPageCount: pages.length,
-          pages: body(),
+          pages,
           info: { title: `BR2611-0001 ${TITLE}\r\n\u0001zweite Zeile`, author: 'A & B <C>', subject: 'CO2401-0001 "x"' },
         },
         createWriteStream(file),
@@ -253,11 +249,14 @@ describe('PDF/A-1b: reports made by the service [sqlite]', { skip: pdfaSkipReaso
     return [previewFile, path.join(ctx.config.dataRoot, done.json().final_pdf_path as string)];
   }
 
-  test('photos of every kind, before/after and title pages, no cover: preview and final PDF', async (t) => {
-    const report = await draft(TITLE, everyKind);
-    const files = await previewAndFinal(report.id, 'photos');
-    await assertPdfA1b(t, files, 'photos, before/after, title pages');
-    if (hasTool('pdfinfo')) assert.equal((await pdfInfo(files[1])).pages, everyKind.length);
+  test('photos of every kind, before/after and title pages, no cover, in each layout: preview and final PDF', async (t) => {
+    for (const perSheet of [1, 2, 4]) {
+      const report = await draft(TITLE, everyKind, { photos_per_sheet: perSheet });
+      const files = await previewAndFinal(report.id, `photos-${perSheet}`);
+      await assertPdfA1b(t, files, `photos, before/after, title pages, ${perSheet} to a sheet`);
+      // One to a sheet: the summary and a sheet per page.
+      if (perSheet === 1 && hasTool('pdfinfo')) assert.equal((await pdfInfo(files[1])).pages, everyKind.length + 1);
+    }
   });
 
   test('the ODT cover sheet (demo template) converted by LibreOffice: preview and final PDF', async (t) => {
