@@ -9,9 +9,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
 import { writeFileAtomic } from '../adapters/file-store.js';
 import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from './cover-template.js';
+import { makeDemoLogo } from './logo.js';
 import { writeThumbnails } from '../adapters/image.js';
 import type { Config } from '../config.js';
 import type { Db, DbHandle } from '../db/database.js';
@@ -67,15 +67,6 @@ const ORDER_PHOTOS: string[][] = [
   ['Rasen_Randbereich.jpg', 'Pflaster_hochkant.jpg'],
   ['Pflaster.jpg', 'Kies_Unterbau.jpg', 'Rasen_Randbereich.jpg'],
 ];
-
-async function makeLogo(): Promise<Buffer> {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="160">
-    <rect width="400" height="160" rx="24" fill="#0b5394"/>
-    <circle cx="80" cy="80" r="48" fill="#f1c232"/>
-    <path d="M150 110 L200 40 L250 110 Z" fill="#ffffff"/><rect x="270" y="50" width="90" height="60" rx="8" fill="#ffffff"/>
-  </svg>`;
-  return sharp(Buffer.from(svg)).png().toBuffer();
-}
 
 function ref(prefix: string, at: Date, n: number): string {
   const yymm = at.toISOString().slice(2, 7).replace('-', '');
@@ -197,6 +188,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
       ['MAIN_INFO_SOCIETE_MAIL', 'service@muster-haustechnik.example'],
       ['MAIN_INFO_SOCIETE_TEL', '+49 89 1234560'],
       ['MAIN_INFO_SOCIETE_LOGO', 'logo.png'],
+      ['MAIN_INFO_TVAINTRA', 'DE123456789'],
       [DEMO_MARKER, USERS.filter((u) => u.active !== false && (u.rights?.includes('read') || u.group)).map((u) => u.login).join(',')],
     ];
     for (const [name, value] of company) await trx.insertInto('const').values({ name, entity, value, type: 'chaine', visible: 0 }).execute();
@@ -239,9 +231,10 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   const root = entityRoot(config.dataRoot, entity);
   const saltRow = await db.selectFrom('const').select('value').where('name', '=', 'MAIN_SECURITY_SALT').where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
   const salt = saltRow?.value ?? '';
-  await writeFileAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), await makeLogo());
-  // The cover-sheet template, where Dolibarr keeps document templates (doctemplates/<module>/).
-  await writeFileAtomic(path.join(root, 'doctemplates', 'bericht', COVER_TEMPLATE_FILENAME), Buffer.from(makeCoverTemplateOdt()));
+  const logo = await makeDemoLogo();
+  await writeFileAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), logo);
+  // The cover-sheet template, where Dolibarr keeps document templates (doctemplates/<module>/), with the same logo.
+  await writeFileAtomic(path.join(root, 'doctemplates', 'bericht', COVER_TEMPLATE_FILENAME), Buffer.from(await makeCoverTemplateOdt(logo)));
   // As an upload writes them: Dolibarr's folder of the order, thumbnails, and the ecm_files row.
   const ecm = createUploadsRepository(db, dialect, { timeZone: config.timeZone });
   for (const photo of photos) {
