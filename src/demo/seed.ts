@@ -1,17 +1,18 @@
 /**
  * Demo data for the standalone default: users with different rights, customers, suppliers,
- * orders with ref_client linked to users, invoices, proposals, a company with a logo, a few
- * real photos (with Dolibarr thumbnails and ecm_files rows) in the order folders, a draft report
- * on the first order, a report template, and an ODT cover-sheet template.
+ * orders with ref_client linked to users and a work description each, invoices, proposals, a
+ * company with a logo, a few real photos (with Dolibarr thumbnails and ecm_files rows) in the order
+ * folders, material lines and a draft maintenance report on the first order, a report template
+ * (a gas boiler's maintenance protocol), and an ODT cover-sheet template.
  *
  * Only ever on a database whose Dolibarr tables this service created (never a real Dolibarr),
  * and only while it has no users yet. Every demo user's password is DEMO_PASSWORD.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
 import { writeFileAtomic } from '../adapters/file-store.js';
 import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from './cover-template.js';
+import { makeDemoLogo } from './logo.js';
 import { writeThumbnails } from '../adapters/image.js';
 import type { Config } from '../config.js';
 import type { Db, DbHandle } from '../db/database.js';
@@ -60,22 +61,73 @@ const SUPPLIERS = [
   { nom: 'Rohr & Armatur AG', town: 'Regensburg', zip: '93047' },
 ];
 
-/** Real photographs (CC0, see assets/demo-photos/README.md), placed in the first orders' folders. */
-const PHOTO_DIR = new URL('../../assets/demo-photos/', import.meta.url);
-const ORDER_PHOTOS: string[][] = [
-  ['Pflaster.jpg', 'Kies_Unterbau.jpg'],
-  ['Rasen_Randbereich.jpg', 'Pflaster_hochkant.jpg'],
-  ['Pflaster.jpg', 'Kies_Unterbau.jpg', 'Rasen_Randbereich.jpg'],
+/**
+ * What each order is about (note_public), in order; the orders take them in turn. The first is the
+ * boiler maintenance that the draft report documents.
+ */
+const WORK: string[] = [
+  'Jährliche Wartung der Gas-Brennwerttherme Vaillant ecoTEC plus im Keller; Abgasmessung. Kunde wünscht Hinweis auf Verschleißteile.',
+  'Vor-Ort-Termin für eine Luft-Wasser-Wärmepumpe: Aufstellort im Garten und Wanddurchführung für die Leitungen prüfen, Angebot folgt.',
+  'Zuleitung für eine Wallbox (11 kW) in der Garage: Erdkabel im Kiesbett verlegen, Mauerdurchführung abdichten, Rasen wiederherstellen.',
+  'Austausch des Warmwasserspeichers (300 l) im Heizraum; Altgerät entleeren, demontieren und entsorgen.',
+  'Heizung im Obergeschoss wird nicht warm: Heizkörper entlüften, Anlagendruck prüfen, hydraulischen Abgleich kontrollieren.',
+  'E-Check der elektrischen Anlage nach DGUV Vorschrift 3 in Küche und Gastraum; Prüfprotokoll erstellen.',
+  'Backstube: zwei CEE-Steckdosen (16 A) für die neue Teigknetmaschine setzen, eigener Stromkreis mit FI/LS, Prüfung nach DIN VDE 0100-600.',
+  'Undichtes Sicherheitsventil am Warmwasserspeicher tropft: Ventil tauschen, Ausdehnungsgefäß prüfen.',
+  'Zählerschrank erneuern: Umbau auf Zählerplatz nach TAB, neuer FI/LS-Schutz für die Stromkreise im Erdgeschoss.',
+  'Thermostatköpfe in allen Behandlungsräumen gegen programmierbare Köpfe tauschen; Heizkurve anpassen.',
+  'Jährliche Wartung der Gas-Brennwerttherme Buderus Logamax plus GB192i; Abgasmessung.',
+  'Umwälzpumpe der Heizung laut und ungeregelt: Austausch gegen Hocheffizienzpumpe, Anlage neu befüllen und entlüften.',
 ];
 
-async function makeLogo(): Promise<Buffer> {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="160">
-    <rect width="400" height="160" rx="24" fill="#0b5394"/>
-    <circle cx="80" cy="80" r="48" fill="#f1c232"/>
-    <path d="M150 110 L200 40 L250 110 Z" fill="#ffffff"/><rect x="270" y="50" width="90" height="60" rx="8" fill="#ffffff"/>
-  </svg>`;
-  return sharp(Buffer.from(svg)).png().toBuffer();
+/**
+ * Real photographs (CC0, see assets/demo-photos/README.md), placed in the first orders' folders
+ * under names that fit each order's work: [file in assets/demo-photos, name in the order folder].
+ */
+const PHOTO_DIR = new URL('../../assets/demo-photos/', import.meta.url);
+const ORDER_PHOTOS: Array<Array<[asset: string, name: string]>> = [
+  [['Pflaster.jpg', 'Schornstein_Mauerwerk.jpg'], ['Kies_Unterbau.jpg', 'Neutralisationsgranulat.jpg']],
+  [['Rasen_Randbereich.jpg', 'Aufstellort_Garten.jpg'], ['Pflaster_hochkant.jpg', 'Hauswand_Durchfuehrung.jpg']],
+  [['Pflaster.jpg', 'Garagenwand.jpg'], ['Kies_Unterbau.jpg', 'Kabelgraben_Kiesbett.jpg'], ['Rasen_Randbereich.jpg', 'Rasen_wiederhergestellt.jpg']],
+];
+
+interface DemoPage {
+  layout: 'photo' | 'before_after' | 'title_only';
+  title: string;
+  note?: string;
+  /** Photo names in the first order's folder. */
+  a?: string;
+  b?: string;
 }
+
+/** The draft report on the first order: the boiler maintenance, as a technician documents it. */
+const DRAFT_TITLE = 'Wartung Gas-Brennwertheizung';
+const DRAFT_PAGES: DemoPage[] = [
+  { layout: 'photo', title: 'Abgasanlage: Schornstein', a: 'Schornstein_Mauerwerk.jpg', note: 'Mauerwerk ohne Risse und Durchfeuchtung; Abgasleitung im Schacht fest, Mündung frei.' },
+  { layout: 'title_only', title: 'Reinigung Brenner und Wärmetauscher', note: 'Brennerdichtung und Zündelektrode erneuert, Wärmetauscher gereinigt; Siphon gereinigt und neu befüllt.' },
+  { layout: 'photo', title: 'Neutralisation des Kondensats', a: 'Neutralisationsgranulat.jpg', note: 'Granulat in der Neutralisationsbox verbraucht und erneuert (2 kg); Kondensatablauf frei.' },
+  { layout: 'title_only', title: 'Abgasmessung', note: 'CO 12 ppm · CO2 9,1 % · O2 4,6 % · Abgastemperatur 46 °C · Abgasverlust 1,3 %. Werte in Ordnung.' },
+  { layout: 'title_only', title: 'Funktionsprüfung und Übergabe', note: 'Sicherheitseinrichtungen geprüft, Anlage in Betrieb übergeben. Hinweis: Ionisationselektrode zeigt Verschleiß, Austausch bei der nächsten Wartung empfohlen.' },
+];
+/** The material used on the first order, as the technician enters it. */
+const DRAFT_MATERIAL: Array<{ label: string; qty: number; unit: string; note?: string }> = [
+  { label: 'Dichtungssatz Brenner', qty: 1, unit: 'Stk' },
+  { label: 'Zündelektrode', qty: 1, unit: 'Stk' },
+  { label: 'Neutralisationsgranulat', qty: 2, unit: 'kg' },
+  { label: 'Reinigungsmittel Wärmetauscher', qty: 0.5, unit: 'l' },
+];
+
+/** The report template: the steps of a gas condensing boiler's maintenance, with blanks for the values. */
+const TEMPLATE_TITLE = 'Wartungsprotokoll Gas-Brennwertheizung';
+const TEMPLATE_LABEL = 'Wartung Gasheizung';
+const TEMPLATE_PAGES: DemoPage[] = [
+  { layout: 'title_only', title: 'Sichtprüfung Anlage und Abgasanlage', note: 'Heizgerät, Abgasleitung und Verbrennungsluftzufuhr: ohne Befund / Befund: ____' },
+  { layout: 'title_only', title: 'Reinigung Brenner und Wärmetauscher', note: 'Brennkammer, Brenner und Wärmetauscher gereinigt; Brennerdichtung erneuert: ja / nein; Siphon gereinigt und befüllt.' },
+  { layout: 'title_only', title: 'Elektroden und Ionisationsstrom', note: 'Zünd- und Ionisationselektrode: Abstand eingestellt; Ionisationsstrom ____ µA; Zustand gut / Austausch empfohlen.' },
+  { layout: 'title_only', title: 'Abgasmessung', note: 'CO ____ ppm · CO2 ____ % · O2 ____ % · Abgastemperatur ____ °C · Abgasverlust ____ %' },
+  { layout: 'title_only', title: 'Dichtheitsprüfung Gasleitung', note: 'Gasleitung und Gasarmaturen auf Dichtheit geprüft: dicht / Mangel: ____' },
+  { layout: 'title_only', title: 'Funktionsprüfung und Übergabe', note: 'Sicherheitseinrichtungen und Regelung geprüft, Anlage dem Kunden in Betrieb übergeben. Hinweise: ____' },
+];
 
 function ref(prefix: string, at: Date, n: number): string {
   const yymm = at.toISOString().slice(2, 7).replace('-', '');
@@ -95,7 +147,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   const dt = (date: Date) => toDolibarrDateTime(date, config.timeZone);
   const passCrypted = await hashPassword(DEMO_PASSWORD);
 
-  const photos: Array<{ orderId: number; orderRef: string; name: string }> = [];
+  const photos: Array<{ orderId: number; orderRef: string; asset: string; name: string }> = [];
 
   await db.transaction().execute(async (trx) => {
     const rights = await trx.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
@@ -155,7 +207,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
           fk_statut: draft ? 0 : [1, 2, 3][i % 3]!, fk_user_author: author, fk_user_valid: draft ? null : i % 4 === 0 ? userIds.get('techniker')! : author,
           total_ht: 250 + i * 120, total_tva: (250 + i * 120) * 0.19, total_ttc: (250 + i * 120) * 1.19,
           date_creation: dt(at), date_valid: draft ? null : dt(at), date_commande: dt(at).slice(0, 10),
-          date_livraison: dt(daysAgo(50 - i * 5)), note_public: i % 2 === 0 ? 'Wartung Heizungsanlage' : 'Austausch Warmwasserspeicher', tms: dt(at),
+          date_livraison: dt(daysAgo(50 - i * 5)), note_public: WORK[i % WORK.length]!, tms: dt(at),
         }));
       // Dolibarr names a draft '(PROV<rowid>)'.
       const orderRef = draft ? `(PROV${orderId})` : ref('CO', at, i + 1);
@@ -197,16 +249,18 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
       ['MAIN_INFO_SOCIETE_MAIL', 'service@muster-haustechnik.example'],
       ['MAIN_INFO_SOCIETE_TEL', '+49 89 1234560'],
       ['MAIN_INFO_SOCIETE_LOGO', 'logo.png'],
+      ['MAIN_INFO_TVAINTRA', 'DE123456789'],
       [DEMO_MARKER, USERS.filter((u) => u.active !== false && (u.rights?.includes('read') || u.group)).map((u) => u.login).join(',')],
     ];
     for (const [name, value] of company) await trx.insertInto('const').values({ name, entity, value, type: 'chaine', visible: 0 }).execute();
 
-    for (const [i, names] of ORDER_PHOTOS.entries()) {
+    for (const [i, files] of ORDER_PHOTOS.entries()) {
       const order = orders[i]!;
-      for (const name of names) photos.push({ orderId: order.id, orderRef: order.ref, name });
+      for (const [asset, name] of files) photos.push({ orderId: order.id, orderRef: order.ref, asset, name });
     }
 
-    // A draft report on the first order (its photos, a before/after page, a closing page), and a template.
+    // A draft report on the first order (two of its photos and the steps of the maintenance), its
+    // material, and a template.
     const prefix = `BR${toDbDateTime(now).slice(2, 4)}${toDbDateTime(now).slice(5, 7)}-`;
     const report = (n: number, values: { title: string; element: number | null; template: string | null; creator: number }) =>
       insertId(dialect, trx.insertInto('bericht').values({
@@ -215,22 +269,23 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
         is_template: values.template ? 1 : 0, template_label: values.template, fk_user_creat: values.creator, datec: toDbDateTime(now), tms: toDbDateTime(now),
       }));
     const first = orders[0]!;
-    const reportId = await report(1, { title: 'Pflasterarbeiten Hofeinfahrt', element: first.id, template: null, creator: userIds.get('techniker')! });
-    const templateId = await report(2, { title: 'Wartungsbericht', element: null, template: 'Wartung Standard', creator: userIds.get('admin')! });
-    const [photoA, photoB] = ORDER_PHOTOS[0]! as [string, string];
-    const pages: Array<[number, { layout: string; title: string; note?: string; a?: string; b?: string }]> = [
-      [reportId, { layout: 'photo', title: 'Fertige Pflasterfläche', note: 'Fugen gesandet und abgerüttelt.', a: photoA }],
-      [reportId, { layout: 'before_after', title: 'Unterbau und Ergebnis', a: photoB, b: photoA }],
-      [reportId, { layout: 'title_only', title: 'Abnahme durch den Kunden', note: 'Die Arbeiten wurden ohne Mängel abgenommen.' }],
-      [templateId, { layout: 'title_only', title: 'Sichtprüfung der Anlage' }],
-      [templateId, { layout: 'title_only', title: 'Funktionsprüfung und Übergabe' }],
-    ];
-    for (const [index, [bericht, page]] of pages.entries()) {
-      await trx.insertInto('bericht_page').values({
-        fk_bericht: bericht, page_order: index < 3 ? index + 1 : index - 2, title: page.title, note: page.note ?? null, rotation: 0, layout: page.layout,
-        source_path: page.a ? `commande/${objectFolder(config.dataRoot, entity, 'commande', first.ref).name}/${page.a}` : null,
-        source_path_2: page.b ? `commande/${objectFolder(config.dataRoot, entity, 'commande', first.ref).name}/${page.b}` : null,
-        datec: toDbDateTime(now), tms: toDbDateTime(now),
+    const technician = userIds.get('techniker')!;
+    const reportId = await report(1, { title: DRAFT_TITLE, element: first.id, template: null, creator: technician });
+    const templateId = await report(2, { title: TEMPLATE_TITLE, element: null, template: TEMPLATE_LABEL, creator: userIds.get('admin')! });
+    const folder = `commande/${objectFolder(config.dataRoot, entity, 'commande', first.ref).name}`;
+    for (const [bericht, pages] of [[reportId, DRAFT_PAGES], [templateId, TEMPLATE_PAGES]] as const) {
+      for (const [index, page] of pages.entries()) {
+        await trx.insertInto('bericht_page').values({
+          fk_bericht: bericht, page_order: index + 1, title: page.title, note: page.note ?? null, rotation: 0, layout: page.layout,
+          source_path: page.a ? `${folder}/${page.a}` : null, source_path_2: page.b ? `${folder}/${page.b}` : null,
+          datec: toDbDateTime(now), tms: toDbDateTime(now),
+        }).execute();
+      }
+    }
+    for (const line of DRAFT_MATERIAL) {
+      await trx.insertInto('bericht_material').values({
+        entity, element_type: 'commande', fk_element: first.id, label: line.label, qty: line.qty, unit: line.unit, note: line.note ?? null,
+        fk_user_creat: technician, datec: toDbDateTime(now),
       }).execute();
     }
   });
@@ -239,13 +294,14 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   const root = entityRoot(config.dataRoot, entity);
   const saltRow = await db.selectFrom('const').select('value').where('name', '=', 'MAIN_SECURITY_SALT').where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
   const salt = saltRow?.value ?? '';
-  await writeFileAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), await makeLogo());
-  // The cover-sheet template, where Dolibarr keeps document templates (doctemplates/<module>/).
-  await writeFileAtomic(path.join(root, 'doctemplates', 'bericht', COVER_TEMPLATE_FILENAME), Buffer.from(makeCoverTemplateOdt()));
+  const logo = await makeDemoLogo();
+  await writeFileAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), logo);
+  // The cover-sheet template, where Dolibarr keeps document templates (doctemplates/<module>/), with the same logo.
+  await writeFileAtomic(path.join(root, 'doctemplates', 'bericht', COVER_TEMPLATE_FILENAME), Buffer.from(await makeCoverTemplateOdt(logo)));
   // As an upload writes them: Dolibarr's folder of the order, thumbnails, and the ecm_files row.
   const ecm = createUploadsRepository(db, dialect, { timeZone: config.timeZone });
   for (const photo of photos) {
-    const data = await readFile(new URL(photo.name, PHOTO_DIR));
+    const data = await readFile(new URL(photo.asset, PHOTO_DIR));
     const folder = objectFolder(config.dataRoot, entity, 'commande', photo.orderRef);
     const file = path.join(folder.dir, photo.name);
     await writeFileAtomic(file, data);

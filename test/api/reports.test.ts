@@ -101,7 +101,7 @@ for (const dialect of testDialects()) {
     async function installCoverTemplate(dataRoot = ctx.config.dataRoot) {
       const dir = path.join(dataRoot, 'doctemplates', 'bericht');
       await mkdir(dir, { recursive: true });
-      await writeFile(path.join(dir, COVER_TEMPLATE_FILENAME), makeCoverTemplateOdt());
+      await writeFile(path.join(dir, COVER_TEMPLATE_FILENAME), await makeCoverTemplateOdt());
     }
     const workDir = (ref: string) => objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', ref).dir;
 

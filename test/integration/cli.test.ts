@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { unzipSync } from 'fflate';
 import { sql } from 'kysely';
 import sharp from 'sharp';
 import { buildApp } from '../../src/app.js';
@@ -526,6 +527,24 @@ for (const dialect of testDialects()) {
         const photoFiles = listFiles(path.join(s.dataRoot, 'commande')).filter((f) => !f.includes(`${path.sep}thumbs${path.sep}`));
         assert.deepEqual(photoFiles, ecm.map((r) => path.join(r.filepath.slice('commande/'.length), r.filename)).sort(), 'no file without a row, no row without a file');
         assert.equal(listFiles(s.dataRoot).filter((f) => f.endsWith('.tmp')).length, 0, 'no temporary files left');
+
+        // The draft report shows photos of its own order, that order has the material lines, the
+        // template's steps are title pages, and the cover-sheet template carries the company logo.
+        const berichte = await db.selectFrom('bericht').select(['rowid', 'fk_element', 'is_template', 'odt_template']).execute();
+        const draft = berichte.find((r) => Number(r.is_template) === 0)!;
+        const template = berichte.find((r) => Number(r.is_template) === 1)!;
+        assert.ok(draft && template && orderIds.has(Number(draft.fk_element)), 'a draft report on an order, and a template');
+        const pagesOf = (id: number) => db.selectFrom('bericht_page').select(['layout', 'source_path', 'source_path_2']).where('fk_bericht', '=', id).execute();
+        const sources = (await pagesOf(draft.rowid)).flatMap((p) => [p.source_path, p.source_path_2]).filter((x): x is string => Boolean(x));
+        assert.ok(sources.length > 0, 'the draft report has photo pages');
+        for (const source of sources) {
+          assert.ok(ecm.some((r) => `${r.filepath}/${r.filename}` === source && Number(r.src_object_id) === Number(draft.fk_element)), `${source} is a photo of the report's order`);
+        }
+        assert.ok((await pagesOf(template.rowid)).every((p) => p.layout === 'title_only'), "the template's steps are title pages");
+        const material = await db.selectFrom('bericht_material').select(['element_type', 'fk_element', 'qty']).execute();
+        assert.ok(material.length > 0 && material.every((m) => m.element_type === 'commande' && Number(m.fk_element) === Number(draft.fk_element) && Number(m.qty) > 0), 'material lines on the report\'s order');
+        const cover = unzipSync(readFileSync(path.join(s.dataRoot, 'doctemplates', 'bericht', draft.odt_template!)));
+        assert.deepEqual(Buffer.from(cover['Pictures/logo.png']!), readFileSync(path.join(s.dataRoot, 'mycompany', 'logos', 'logo.png')), 'the cover shows the company logo');
 
         // Logins.
         const techniker = await login(app, 'techniker', 'demo');

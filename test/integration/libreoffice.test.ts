@@ -13,6 +13,7 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import { fillOdtTemplate } from '../../src/adapters/odt.js';
 import { LibreOfficeError, createLibreOffice } from '../../src/adapters/libreoffice.js';
 import { makeCoverTemplateOdt, type CoverPlaceholder } from '../../src/demo/cover-template.js';
+import { DEMO_LOGO_SIZE } from '../../src/demo/logo.js';
 
 const VALUES: Record<CoverPlaceholder, string> = {
   object_ref: 'CO2401-0042',
@@ -25,6 +26,9 @@ const VALUES: Record<CoverPlaceholder, string> = {
   mycompany_address: 'Am Mühlbach 3',
   mycompany_zip: '10115',
   mycompany_town: 'Berlin',
+  mycompany_phone: '+49 30 1234567',
+  mycompany_email: 'büro@weiss-haustechnik.example',
+  mycompany_vatnumber: 'DE811234567',
   myuser_fullname: 'Jürgen Öztürk',
   current_date: '06.03.2024',
   current_datehour: '06.03.2024 14:05',
@@ -73,7 +77,7 @@ function pdfText(file: string): string {
 
 async function filledCover(name: string, values: Record<string, string>): Promise<string> {
   const template = path.join(dir, 'template_servicebericht.odt');
-  if (!existsSync(template)) writeFileSync(template, makeCoverTemplateOdt());
+  if (!existsSync(template)) writeFileSync(template, await makeCoverTemplateOdt());
   const out = path.join(dir, 'in', `${name}.odt`);
   await fillOdtTemplate(template, values, out);
   return out;
@@ -128,7 +132,7 @@ function recordedArgs(file: string): { outdir: string; profile: string } {
 }
 
 describe('LibreOffice: real conversions', () => {
-  test('the filled demo cover converts to a PDF whose text holds the values (umlauts, &, footer from styles.xml)', async (t) => {
+  test('the filled demo cover converts to a PDF whose text holds the values (umlauts, &, footer from styles.xml) and shows the logo', async (t) => {
     if (!(await realToolsOrSkip(t))) return;
     const lo = createLibreOffice();
     const input = await filledCover('BER2403-0007_servicebericht', VALUES);
@@ -140,11 +144,21 @@ describe('LibreOffice: real conversions', () => {
     assert.equal(pdf, path.join(outDir, 'BER2403-0007_servicebericht.pdf'));
     assert.equal(readFileSync(pdf).subarray(0, 5).toString('latin1'), '%PDF-');
     const text = pdfText(pdf);
-    for (const expected of ['Servicebericht', 'Prüfbericht Ölheizung', 'Müller & Söhne GmbH', 'BER2403-0007', 'CO2401-0042', 'Hauptstraße 12', 'Hinterhaus', '80331 München', 'Jürgen Öztürk', 'Haustechnik Weiß KG']) {
+    for (const expected of ['Servicebericht', 'Prüfbericht Ölheizung', 'Müller & Söhne GmbH', 'BER2403-0007', 'CO2401-0042', 'PO-4711/B', 'Hauptstraße 12', 'Hinterhaus', '80331 München', 'Jürgen Öztürk', 'Haustechnik Weiß KG']) {
       assert.ok(text.includes(expected), `the PDF text holds "${expected}":\n${text}`);
     }
     assert.doesNotMatch(text, /\{[a-z_]+\}/, 'no placeholder left');
-    assert.ok(text.includes('Haustechnik Weiß KG · Servicebericht BER2403-0007 · Version 2'), 'the footer (styles.xml) is filled');
+    for (const expected of ['Telefon +49 30 1234567', 'E-Mail büro@weiss-haustechnik.example', 'USt-IdNr. DE811234567', 'Bericht BER2403-0007 · Version 2', 'Seite 1']) {
+      assert.ok(text.includes(expected), `the footer (styles.xml) is filled: "${expected}"\n${text}`);
+    }
+    // The logo is drawn: one picture on the page, in the demo logo's proportions (LibreOffice may
+    // scale it down to its export resolution).
+    const images = execFileSync('pdfimages', ['-list', pdf], { encoding: 'utf8' }).trim().split('\n').slice(2).map((line) => line.trim().split(/\s+/));
+    const pictures = images.filter((cols) => cols[2] === 'image');
+    assert.equal(pictures.length, 1, `one picture:\n${images.join('\n')}`);
+    const [page, , , width, height] = pictures[0]!;
+    assert.equal(page, '1');
+    assert.ok(Math.abs(Number(width) / Number(height) - DEMO_LOGO_SIZE.width / DEMO_LOGO_SIZE.height) < 0.05, `the logo's proportions: ${width} × ${height}`);
 
     started = performance.now();
     await lo.convertToPdf(input, outDir);

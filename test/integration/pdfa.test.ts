@@ -150,7 +150,7 @@ describe('PDF/A-1b: the ODT cover sheet', () => {
     assert.deepEqual([...corner], [255, 255, 255], 'the transparent background is white');
 
     const plain = path.join(dir, 'schlicht.odt');
-    await writeFile(plain, makeCoverTemplateOdt());
+    await writeFile(plain, await makeCoverTemplateOdt());
     const untouched = path.join(dir, 'flach', 'schlicht.odt');
     assert.equal(await flattenOdtPictures(plain, untouched), false);
     await assert.rejects(stat(untouched), { code: 'ENOENT' });
@@ -202,7 +202,7 @@ describe('PDF/A-1b: reports made by the service [sqlite]', { skip: pdfaSkipReaso
     await writeFile(path.join(logos, 'logo.png'), await picture('png-alpha', 600, 200));
     const templates = path.join(ctx.config.dataRoot, 'doctemplates', 'bericht');
     await mkdir(templates, { recursive: true });
-    await writeFile(path.join(templates, COVER_TEMPLATE_FILENAME), makeCoverTemplateOdt());
+    await writeFile(path.join(templates, COVER_TEMPLATE_FILENAME), await makeCoverTemplateOdt());
     await writeFile(path.join(templates, RICH_TEMPLATE), await richCoverTemplate());
   });
   after(async () => ctx?.close());
@@ -289,7 +289,7 @@ describe('PDF/A-1b: reports made by the service [sqlite]', { skip: pdfaSkipReaso
       const auth = { authorization: `Bearer ${await noOffice.make.token(user)}` };
       const templates = path.join(noOffice.config.dataRoot, 'doctemplates', 'bericht');
       await mkdir(templates, { recursive: true });
-      await writeFile(path.join(templates, COVER_TEMPLATE_FILENAME), makeCoverTemplateOdt());
+      await writeFile(path.join(templates, COVER_TEMPLATE_FILENAME), await makeCoverTemplateOdt());
       const order = await noOffice.make.order({ author: user.id });
       const created = await noOffice.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers: auth, payload: { fk_element: order.id, title: TITLE, odt_template: COVER_TEMPLATE_FILENAME } });
       assert.equal(created.statusCode, 201, created.body);
@@ -338,7 +338,7 @@ describe('PDF/A-1b: reports made by the service [sqlite]', { skip: pdfaSkipReaso
  * red rectangle over the sender lines, and a link.
  */
 async function richCoverTemplate(): Promise<Uint8Array> {
-  const files = unzipSync(makeCoverTemplateOdt());
+  const files = unzipSync(await makeCoverTemplateOdt());
   const logo = await sharp({ create: { width: 400, height: 160, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
     .composite([{ input: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="160"><circle cx="80" cy="80" r="60" fill="#e03020"/></svg>') }])
     .png()

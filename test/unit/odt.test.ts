@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
+import sharp from 'sharp';
 import {
   DEFAULT_TEMPLATE_PATH,
   MAX_TEMPLATE_BYTES,
@@ -185,18 +186,26 @@ describe('fillOdtTemplate: the written zip', () => {
     assert.deepEqual(entries['Pictures/logo.png'], picture, 'other entries are copied unchanged');
   });
 
-  test('the demo cover template is a valid ODT: mimetype first and stored, every placeholder a key the service fills', async () => {
-    const odt = makeCoverTemplateOdt();
+  test('the demo cover template is a valid ODT: mimetype first and stored, the logo embedded, one heading, every placeholder a key the service fills', async () => {
+    const odt = await makeCoverTemplateOdt();
     assert.deepEqual(firstEntry(odt), { name: 'mimetype', method: 0, extraLength: 0, data: MIMETYPE });
     const entries = unzipSync(odt);
-    assert.deepEqual(Object.keys(entries).sort(), ['META-INF/manifest.xml', 'content.xml', 'meta.xml', 'mimetype', 'styles.xml']);
+    assert.deepEqual(Object.keys(entries).sort(), ['META-INF/manifest.xml', 'Pictures/logo.png', 'content.xml', 'meta.xml', 'mimetype', 'styles.xml']);
+    // The logo: a PNG, stored as it is, listed in the manifest and shown by a frame in the body.
+    assert.deepEqual([...entries['Pictures/logo.png']!.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    assert.ok(methods(odt).some(([name, method]) => name === 'Pictures/logo.png' && method === 0), 'the picture is stored');
+    assert.ok(text(entries, 'META-INF/manifest.xml').includes('manifest:full-path="Pictures/logo.png" manifest:media-type="image/png"'));
+    assert.match(text(entries, 'content.xml'), /<draw:frame [^>]*><draw:image xlink:href="Pictures\/logo\.png"/);
+    // One heading, and it is the report's title.
+    const headings = [...text(entries, 'content.xml').matchAll(/<text:h [^>]*>([^<]*)<\/text:h>/g)].map((m) => m[1]);
+    assert.deepEqual(headings, ['{bericht_title}']);
     const used = new Set(
       [text(entries, 'content.xml'), text(entries, 'styles.xml')].flatMap((xml) => [...xml.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!)),
     );
     for (const key of [
       'bericht_title', 'bericht_ref', 'bericht_version', 'bericht_date', 'object_ref', 'object_ref_customer', 'company_name',
       'company_address', 'company_zip', 'company_town', 'mycompany_name', 'mycompany_address', 'mycompany_zip',
-      'mycompany_town', 'myuser_fullname', 'current_date',
+      'mycompany_town', 'mycompany_phone', 'mycompany_email', 'mycompany_vatnumber', 'myuser_fullname',
     ]) {
       assert.ok(used.has(key), `the template uses {${key}}`);
     }
@@ -205,8 +214,18 @@ describe('fillOdtTemplate: the written zip', () => {
     const values = Object.fromEntries(Object.keys(COVER_PLACEHOLDERS).map((key) => [key, `<${key}>`]));
     const filledEntries = (await fill(odt, values)).entries;
     for (const name of ['content.xml', 'styles.xml']) assert.doesNotMatch(text(filledEntries, name), /\{[a-z_]+\}/, `${name}: no placeholder left`);
-    assert.ok(text(filledEntries, 'content.xml').includes('<text:p text:style-name="Value">&lt;company_name&gt;</text:p>'));
-    assert.ok(text(filledEntries, 'styles.xml').includes('&lt;mycompany_name&gt; · Servicebericht &lt;bericht_ref&gt;'));
+    assert.ok(text(filledEntries, 'content.xml').includes('<text:p text:style-name="Address">&lt;company_name&gt;</text:p>'));
+    assert.ok(text(filledEntries, 'styles.xml').includes('USt-IdNr. &lt;mycompany_vatnumber&gt;'));
+    assert.ok(text(filledEntries, 'styles.xml').includes('Bericht &lt;bericht_ref&gt; · Version &lt;bericht_version&gt;'));
+    assert.deepEqual(filledEntries['Pictures/logo.png'], entries['Pictures/logo.png'], 'the logo is copied unchanged');
+  });
+
+  test('the demo cover template embeds the logo it is given', async () => {
+    const logo = await sharp({ create: { width: 300, height: 100, channels: 3, background: '#123456' } }).png().toBuffer();
+    const entries = unzipSync(await makeCoverTemplateOdt(logo));
+    assert.deepEqual(Buffer.from(entries['Pictures/logo.png']!), logo);
+    // 5.6 cm wide, the height in the picture's proportions.
+    assert.match(text(entries, 'content.xml'), /<draw:frame [^>]*svg:width="5\.6cm" svg:height="1\.867cm"/);
   });
 });
 
