@@ -18,6 +18,7 @@ import { berichtIdempotencyLongtext } from './migrations/0007-bericht-idempotenc
 import { berichtNewest } from './migrations/0008-bericht-newest.js';
 import { berichtSignatureDeviceTime } from './migrations/0009-bericht-signature-device-time.js';
 import { berichtPhotosPerSheet } from './migrations/0010-bericht-photos-per-sheet.js';
+import { standaloneSocieteLang } from './migrations/0011-standalone-societe-lang.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -39,6 +40,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0008-bericht-newest': berichtNewest(handle.dialect, handle.prefix),
         '0009-bericht-signature-device-time': berichtSignatureDeviceTime(handle.dialect, handle.prefix),
         '0010-bericht-photos-per-sheet': berichtPhotosPerSheet(handle.dialect, handle.prefix),
+        '0011-standalone-societe-lang': standaloneSocieteLang(handle.prefix),
       };
     },
   };

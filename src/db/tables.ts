@@ -95,6 +95,8 @@ export interface ConstTable {
 export interface SocieteTable {
   rowid: Generated<Int>;
   nom: string | null;
+  /** The third party's language for documents, e.g. de_DE, en_US; null: the installation's (migration 0011 on standalone tables). */
+  default_lang: ColumnType<string | null, string | null | undefined, string | null>;
   name_alias: string | null;
   entity: ColumnType<Int, Int | undefined, Int>;
   status: ColumnType<Int, Int | undefined, Int>;

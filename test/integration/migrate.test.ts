@@ -23,7 +23,7 @@ const DOLIBARR_TABLES = [
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
 ];
 const MODULE_TABLES = ['bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token'];
-const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet'];
+const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang'];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
   return (await handle.db.introspection.getTables()).map((t) => t.name).sort();
@@ -154,7 +154,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(row, { signed_at_device: null, signed_at_device_zone: null, device_time_plausible: null });
       // A run cut short is repeated: the migration adds only what is missing (the migrator runs the later ones again too).
       await sql`delete from llx_bericht_migration where name >= '0009-bericht-signature-device-time'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
     });
@@ -167,8 +167,8 @@ for (const dialect of testDialects()) {
       // A report from before the column: the column taken away again (as 0009 left the table), the row written, 0010 run.
       await handle.db.schema.alterTable('bericht').dropColumn('photos_per_sheet').execute();
       await handle.db.insertInto('bericht').values(row('BR0001-9001')).execute();
-      await sql`delete from llx_bericht_migration where name = '0010-bericht-photos-per-sheet'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet']);
+      await sql`delete from llx_bericht_migration where name >= '0010-bericht-photos-per-sheet'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
       const read = await handle.db.selectFrom('bericht').select(['ref', 'photos_per_sheet']).where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).orderBy('ref').execute();
@@ -181,8 +181,8 @@ for (const dialect of testDialects()) {
         'the column is not null',
       );
       // A run cut short is repeated: the migration adds only what is missing.
-      await sql`delete from llx_bericht_migration where name = '0010-bericht-photos-per-sheet'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet']);
+      await sql`delete from llx_bericht_migration where name >= '0010-bericht-photos-per-sheet'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
     });
@@ -504,7 +504,7 @@ for (const dialect of testDialects()) {
         // Make the migrator run 0002 once more over its own tables: its indexes exist already.
         // (The migrations after it too: the migrator runs them in order.)
         await sql`delete from llx_bericht_migration where name >= '0002-bericht-module'`.execute(handle.db);
-        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet']);
+        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang']);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');
         assertNoDuplicates(again);

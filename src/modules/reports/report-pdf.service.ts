@@ -324,9 +324,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     try {
       const [company, parent] = await Promise.all([consts.getMany(COMPANY_CONSTS), parentOf(report)]);
       const values = coverValues(report, pages.length, user, company, parent);
-      // The customer's language (llx_societe.default_lang) needs the column on the standalone tables
-      // too; until then every report is German, as Dolibarr's documents are without it.
-      const language = pdfLanguageOf(null);
+      // The customer's language for the fixed texts, as Dolibarr's documents take it (German when unset).
+      const language = pdfLanguageOf(parent?.default_lang);
       const perSheet = photosPerSheetOf(report);
       // All three run to their end even when one fails, so nothing still writes into workDir
       // (the filled cover holds customer data) after it is removed below.
