@@ -18,6 +18,7 @@ import { beginIntent, endIntent } from '../maintenance/file-intents.js';
 import type { LibreOffice } from '../../adapters/libreoffice.js';
 import { fillOdtTemplate } from '../../adapters/odt.js';
 import { readFile } from 'node:fs/promises';
+import { readTakenAt, type TakenAt } from '../../adapters/exif.js';
 import { LOGO_BOX, NOT_COVERED, pdfLanguageOf, renderReportPdf, type ImageBox, type PdfCover, type PdfImage, type PdfLanguage, type PdfPage, type SignatureFacts, type SummaryInput } from '../../adapters/pdf.js';
 import { wordsFor } from '../../adapters/pdf/words.js';
 import type { SignatureFactsRow } from './reports.repository.js';
@@ -110,6 +111,20 @@ export function formatWhen(unix: number, timeZone: string, language: PdfLanguage
     ? { timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }
     : { timeZone, day: 'numeric', month: 'short', year: 'numeric' };
   return new Intl.DateTimeFormat('en-GB', options).format(date);
+}
+
+/** A photo's capture time as its camera wrote it (its local time; the offset named when known). */
+export function formatTaken(taken: TakenAt | null, language: PdfLanguage): string | null {
+  if (!taken) return null;
+  const [date, time] = taken.local.split(' ') as [string, string];
+  const [year, month, day] = date.split('-');
+  const clock = time.slice(0, 5);
+  const offset = taken.offset ? ` (UTC${taken.offset})` : '';
+  if (language === 'en') {
+    const monthName = new Intl.DateTimeFormat('en-GB', { month: 'short', timeZone: 'UTC' }).format(new Date(Date.UTC(Number(year), Number(month) - 1, 1)));
+    return `${Number(day)} ${monthName} ${year}, ${clock}${offset}`;
+  }
+  return `${day}.${month}.${year} ${clock}${offset}`;
 }
 
 export function createReportPdfService(deps: ReportPdfDeps) {
@@ -342,6 +357,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         ),
       ] as const);
       for (const result of settled) if (result.status === 'rejected') throw result.reason;
+      // When each photo was taken, from its EXIF (read from the file's header only).
+      const takenAt = await mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
+        page.layout === 'photo' && page.source_path ? formatTaken(await readTakenAt(await resolveSource(dataRoot, entity, page.source_path).catch(() => '')), language) : null,
+      );
       const [coverSheet, logo, images] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
         Awaited<ReturnType<typeof cover>>,
         Awaited<ReturnType<typeof companyLogo>>,
@@ -355,6 +374,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       ]);
       const bodyPages = pages.map((page, index): PdfPage => {
         const drawn = pdfPage(page, images[index]![0], images[index]![1], facts.get(Number(page.rowid)));
+        if (drawn.kind === 'photo') drawn.takenAt = takenAt[index];
         return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
       });
       const summary = summaryOf(report, values, parent, language, [...facts.values()], materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })));
