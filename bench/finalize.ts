@@ -167,6 +167,15 @@ async function finalizeMeasured(server: ChildProcess, base: string, token: strin
   return result;
 }
 
+/** How many sheets a PDF has (pdfinfo, poppler-utils). */
+function sheetsOf(file: string): number | string {
+  try {
+    return Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [file], { encoding: 'utf8' }))?.[1]);
+  } catch {
+    return 'pdfinfo (poppler-utils) not installed';
+  }
+}
+
 async function main(): Promise<void> {
   if (os.platform() !== 'linux') throw new Error('bench:pdf reads memory from /proc and needs Linux');
   const work = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-bench-pdf-'));
@@ -180,8 +189,8 @@ async function main(): Promise<void> {
     const { base } = started;
     const token = await login(base, seeded.loginName);
 
-    const makeReport = async (title: string, pages: number, layout: 'photo' | 'before_after' = 'photo') => {
-      const report = await api(base, token, 'POST', '/api/reports.php?action=create', { fk_element: seeded.orderId, title });
+    const makeReport = async (title: string, pages: number, layout: 'photo' | 'before_after' = 'photo', perSheet?: 1 | 2 | 4) => {
+      const report = await api(base, token, 'POST', '/api/reports.php?action=create', { fk_element: seeded.orderId, title, ...(perSheet ? { photos_per_sheet: perSheet } : {}) });
       for (let i = 0; i < pages; i++) {
         const source = `IMG_${2000 + (i % PHOTOS)}.jpg`;
         const sources = layout === 'photo' ? { source } : { layout, source, source_2: `IMG_${2000 + ((i + 1) % PHOTOS)}.jpg` };
@@ -215,6 +224,18 @@ async function main(): Promise<void> {
     const photoDpi = imageResolution(cold.pdf);
     const pairDpi = imageResolution(beforeAfter.pdf);
 
+    // Every layout: 50 photo pages finalized right after they were added, then a new version of it
+    // (copies ready), with its sheets, size and the photos' resolution.
+    const layouts = [];
+    for (const perSheet of [1, 2, 4] as const) {
+      console.log(`${PHOTOS} photo pages, ${perSheet} to a sheet …`);
+      const id = await makeReport(`Wartung (${perSheet} je Blatt)`, PHOTOS, 'photo', perSheet);
+      const first = await finalizeMeasured(server, base, token, dataRoot, id, `${perSheet} to a sheet, right after the pages`);
+      const version = await api(base, token, 'POST', `/api/reports.php?id=${id}&action=new_version`);
+      const again = await finalizeMeasured(server, base, token, dataRoot, version.id, `${perSheet} to a sheet, copies ready`);
+      layouts.push({ photos_per_sheet: perSheet, sheets: sheetsOf(first.pdf), first_ms: first.ms, warm_ms: again.ms, pdf_mb: first.pdf_mb, resolution: imageResolution(first.pdf) });
+    }
+
     const results = {
       at: new Date().toISOString(),
       node: process.version,
@@ -228,6 +249,7 @@ async function main(): Promise<void> {
       warm_500: { ...large, pdf: undefined },
       peak_500_vs_50_mb: large.peak_over_before_mb - median(warm.map((w) => w.peak_over_before_mb)),
       resolution: { photo_page: photoDpi, before_after_page: pairDpi },
+      layouts,
     };
     console.log(JSON.stringify(results, null, 2));
     const dpi = (r: typeof photoDpi) => ('skipped' in r ? r.skipped : `${r.min_ppi}–${r.max_ppi} dpi over ${r.images} photos`);
@@ -241,6 +263,10 @@ async function main(): Promise<void> {
         `PDF of 50 photo pages: ${against(cold.pdf_mb, TARGET.pdfMb, 'MB')}; photos at ${dpi(photoDpi)} (target ≥ ${TARGET.dpi} dpi)`,
         `Before/after page: photos at ${dpi(pairDpi)} (target ≥ ${TARGET.dpi} dpi)`,
         `Server memory: ${atStart} MB at start, peak ${uploadPeak} MB during the uploads, ${against(cold.peak_rss_mb, TARGET.peakMb, 'MB')} peak during the cold finalize, ${afterCold} MB 5 s after`,
+        ...layouts.map(
+          (l) =>
+            `${l.photos_per_sheet} to a sheet: ${l.sheets} sheets for ${PHOTOS} photo pages (summary included); finalize right after the pages ${against(l.first_ms, TARGET.coldMs, 'ms')}, copies ready ${against(l.warm_ms, TARGET.warmMs, 'ms')}; ${against(l.pdf_mb, TARGET.pdfMb, 'MB')}; photos at ${dpi(l.resolution)}`,
+        ),
       ].join('\n'),
     );
     const dir = path.join(ROOT, 'bench', 'results');
