@@ -177,8 +177,9 @@ function checkInput(input: SignatureSheetInput): void {
 }
 
 /**
- * The signature fitted inside `maxWidth` × `maxHeight`, enlarged at most 2× (a tiny image blown up
- * further only shows its pixels), upright, flattened onto white. Throws a plain Error for bytes
+ * The signature's strokes (the empty margin around them cut away) fitted inside `maxWidth` ×
+ * `maxHeight`, enlarged at most 2× (a tiny image blown up further only shows its pixels), upright,
+ * flattened onto white. Throws a plain Error for bytes
  * that are no PNG, JPEG or WebP, or an image above SIGNATURE_MAX_PIXELS (checked from the header,
  * before anything is decoded; limitInputPixels holds the decoder to the same bound).
  */
@@ -193,14 +194,21 @@ async function renderSignature(signature: Buffer, maxWidth: number, maxHeight: n
   const { width = 0, height = 0 } = meta;
   check(width > 0 && height > 0, 'the signature has no size');
   check(width * height <= SIGNATURE_MAX_PIXELS, `the signature has ${width}×${height} pixels, more than ${SIGNATURE_MAX_PIXELS / 1e6} megapixels`);
-  const [w, h] = (meta.orientation ?? 1) >= 5 ? [height, width] : [width, height];
-  const scale = Math.min(maxWidth / w, maxHeight / h, 2);
   try {
-    const { data, info } = await sharp(signature, { limitInputPixels: SIGNATURE_MAX_PIXELS })
-      .rotate()
+    // Upright on white, then the empty margin around the strokes cut away (a signature made small
+    // on a large pad is drawn as large as the frame allows); an image with no strokes stays whole.
+    const upright = await sharp(signature, { limitInputPixels: SIGNATURE_MAX_PIXELS }).rotate().flatten({ background: '#ffffff' }).toColourspace('srgb').png({ compressionLevel: 1 }).toBuffer();
+    const strokes = await sharp(upright)
+      .trim({ background: '#ffffff', threshold: 24 })
+      .png({ compressionLevel: 1 })
+      .toBuffer({ resolveWithObject: true })
+      .catch(() => null);
+    const source = strokes && strokes.info.width > 0 && strokes.info.height > 0 ? strokes.data : upright;
+    const { width: w = 1, height: h = 1 } = await sharp(source).metadata();
+    const scale = Math.min(maxWidth / w, maxHeight / h, 2);
+    const { data, info } = await sharp(source)
       .resize(Math.max(1, Math.round(w * scale)), Math.max(1, Math.round(h * scale)), { fit: 'fill' })
-      .flatten({ background: '#ffffff' })
-      .toColourspace('srgb')
+      .removeAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height, channels: 3 };

@@ -74,6 +74,7 @@ function boundsOf(image: Pixels, test: (r: number, g: number, b: number) => bool
   }
   return found;
 }
+const hexRgb = (hex: string) => ({ r: parseInt(hex.slice(1, 3), 16), g: parseInt(hex.slice(3, 5), 16), b: parseInt(hex.slice(5, 7), 16) });
 const isNavy = (r: number, g: number, b: number) => b > 90 && r < 80 && g < 90 && b - r > 50;
 const isBlack = (r: number, g: number, b: number) => r < 8 && g < 8 && b < 8;
 
@@ -163,6 +164,20 @@ describe('renderSignatureSheet', () => {
     const box = boundsOf(image, isNavy);
     assert.ok(box);
     assert.ok(Math.abs(box.right - box.left + 1 - 200) <= 2 && Math.abs(box.bottom - box.top + 1 - 100) <= 2, `drawn ${box.right - box.left + 1}×${box.bottom - box.top + 1}`);
+  });
+
+  test('a signature made small on a large pad is drawn large: the empty pad around the strokes is cut away', async () => {
+    // A pad of 1600 × 800 with strokes only in a 300 × 120 patch in its middle.
+    const strokes = await sharp({ create: { width: 300, height: 120, channels: 4, background: { ...hexRgb(NAVY), alpha: 1 } } }).png().toBuffer();
+    const pad = await sharp({ create: { width: 1600, height: 800, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .composite([{ input: strokes, left: 650, top: 340 }])
+      .png()
+      .toBuffer();
+    const image = await pixelsOf(await renderSignatureSheet(await sheetInput({ signature: pad, qr: null })));
+    const box = boundsOf(image, isNavy);
+    assert.ok(box);
+    // The patch alone fitted: 2× (its cap), 600 × 240, not the 300 × 120 it would be with the pad kept.
+    assert.ok(Math.abs(box.right - box.left + 1 - 600) <= 3 && Math.abs(box.bottom - box.top + 1 - 240) <= 3, `drawn ${box.right - box.left + 1}×${box.bottom - box.top + 1}`);
   });
 
   test('a 10000×4000 signature (40 megapixels) is scaled down into the frame; the sheet keeps its width', async () => {
