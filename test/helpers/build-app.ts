@@ -2,7 +2,7 @@
  * A whole service on a fresh database of one dialect: migrated, with its own documents and state
  * folders, and the app ready for `inject`. `close()` undoes everything.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -10,7 +10,9 @@ import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config, type Dialect } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
+import { entityRoot } from '../../src/dolibarr/ecm.js';
 import { createTestDatabase } from './databases.js';
+import { checkFinalizedPdfs } from './pdfa.js';
 import { createFactories, type Factories } from './factories.js';
 
 export const TEST_INSTANCE_ID = '0123456789abcdef0123456789abcdef';
@@ -34,6 +36,19 @@ export interface TestContextOptions {
   logger?: AppOptions['logger'];
   /** Extra routes (probes) registered before the app is ready. */
   routes?: (app: FastifyInstance) => void;
+}
+
+/** The final PDFs of reports in the documents folder, by their `ecm_files` rows (those still there). */
+async function finalizedPdfs(handle: DbHandle, config: Config): Promise<string[]> {
+  const rows = await handle.db
+    .selectFrom('ecm_files')
+    .select(['filepath', 'filename', 'entity'])
+    .where('src_object_type', '=', 'bericht')
+    .where('gen_or_uploaded', '=', 'generated')
+    .execute()
+    .catch(() => []);
+  const files = rows.map((r) => path.join(entityRoot(config.dataRoot, Number(r.entity)), r.filepath, r.filename)).filter((file) => file.endsWith('.pdf'));
+  return files.filter((file) => existsSync(file));
 }
 
 export async function createTestContext(
@@ -73,9 +88,14 @@ export async function createTestContext(
       make: createFactories(handle, config, app),
       async close() {
         await app.close();
-        await handle.destroy();
-        await database.drop();
-        rmSync(folder, { recursive: true, force: true });
+        try {
+          // Every PDF the service finalized here is PDF/A-1b (one Preflight run for them all).
+          await checkFinalizedPdfs(await finalizedPdfs(handle, config), path.basename(process.argv[1] ?? 'test'));
+        } finally {
+          await handle.destroy();
+          await database.drop();
+          rmSync(folder, { recursive: true, force: true });
+        }
       },
     };
   } catch (error) {

@@ -141,3 +141,20 @@ async function countValidated(t: TestContext, label: string): Promise<void> {
   // One short write with O_APPEND: lines from test files running side by side do not mix.
   if (log) await appendFile(log, `${line} [${path.basename(process.argv[1] ?? '')}]\n`);
 }
+
+/**
+ * Every PDF the service finalized in a test's documents folder (`files`: the final PDFs named by
+ * their `ecm_files` rows) checked as PDF/A-1b in one Preflight run, each counted; throws with the
+ * findings when one is not valid. Without Preflight it does nothing (the tests that assert PDF/A
+ * say why).
+ */
+export async function checkFinalizedPdfs(files: readonly string[], source: string): Promise<void> {
+  if (pdfaSkipReason || files.length === 0) return;
+  const results = await pdfaProblemsOfAll(files);
+  if (results === null) return;
+  const invalid = files.map((file, index) => [file, results[index]!] as const).filter(([, problems]) => problems.length > 0);
+  if (invalid.length > 0) throw new Error(`finalized PDFs that are not valid PDF/A-1b (${source}):\n${invalid.map(([file, problems]) => `${path.basename(file)}: ${problems.join('; ')}`).join('\n')}`);
+  const log = process.env.PDFA_VALIDATED_LOG;
+  if (log) await appendFile(log, files.map((file) => `PDF/A-1b validated: finalized ${path.basename(file)} [${source}]\n`).join(''));
+}
+
