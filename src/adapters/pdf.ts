@@ -39,7 +39,7 @@ import { photoRow, photoSheet, type NumberedPhoto } from './pdf/sections/photos.
 import { signatureSheet } from './pdf/sections/signature.js';
 import { summaryBlocks } from './pdf/sections/summary.js';
 import { sectionHeading, titleSheet } from './pdf/sections/title.js';
-import { wordsFor, type PdfWords } from './pdf/words.js';
+import { wordsFor } from './pdf/words.js';
 import { PDFA_DOCUMENT_OPTIONS, pdfaInfo, replaceMissingGlyphs } from './pdfa.js';
 
 export { isPlainPng, type PdfImage } from './pdf/images.js';
@@ -82,9 +82,8 @@ export function pageBlocks(doc: Doc, pages: readonly PdfPage[], perSheet: Photos
     }
     flushRow();
     if (page.kind === 'before_after') blocks.push(perSheet === 1 ? beforeAfterSheet(page, body) : beforeAfterRow(page, rowHeight));
-    else if (page.kind === 'title_only') blocks.push(perSheet === 1 ? titleSheet(page.title, page.note, body) : { ...sectionHeading(doc, page.title, page.note, body), notice: page.notice });
+    else if (page.kind === 'title_only') blocks.push({ ...(perSheet === 1 ? titleSheet(page.title, page.note, body) : sectionHeading(doc, page.title, page.note, body)), notice: page.notice });
     else blocks.push(signatureSheet(page, body));
-    if (page.kind === 'title_only' && perSheet === 1) blocks[blocks.length - 1]!.notice = page.notice;
   }
   flushRow();
   return blocks;

@@ -1,0 +1,64 @@
+/**
+ * The report PDF's flow (src/adapters/pdf/flow.ts): blocks of known height placed on sheets before
+ * drawing; and the EXIF capture time the captions print (src/adapters/exif.ts).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import sharp from 'sharp';
+import { parseTakenAt } from '../../src/adapters/exif.js';
+import { paginate, type Block } from '../../src/adapters/pdf/flow.js';
+import { GAP } from '../../src/adapters/pdf/kit.js';
+
+const block = (name: string, height: number, extra: Partial<Block> = {}): Block & { name: string } => ({ name, height, draw: () => undefined, ...extra });
+const names = (sheets: ReturnType<typeof paginate>) => sheets.map((s) => s.blocks.map((p) => (p.block as Block & { name: string }).name));
+
+describe('paginate', () => {
+  test('blocks go on a sheet while they fit, GAP apart; the next sheet takes the rest', () => {
+    const sheets = paginate([block('a', 40), block('b', 40), block('c', 40)], 100);
+    assert.deepEqual(names(sheets), [['a', 'b'], ['c']]);
+    assert.deepEqual(sheets[0]!.blocks.map((p) => p.y), [0, 40 + GAP]);
+  });
+
+  test('a heading keeps with what follows it: it is not left alone at the bottom of a sheet', () => {
+    assert.deepEqual(names(paginate([block('a', 60), block('h', 10, { keepWithNext: true }), block('b', 40)], 100)), [['a'], ['h', 'b']]);
+    // A chain of headings goes along too.
+    assert.deepEqual(names(paginate([block('a', 50), block('h1', 5, { keepWithNext: true }), block('h2', 5, { keepWithNext: true }), block('b', 40)], 100)), [['a'], ['h1', 'h2', 'b']]);
+  });
+
+  test('a sheet of its own: nothing before it on its sheet, nothing after it', () => {
+    assert.deepEqual(names(paginate([block('a', 10), block('s', 100, { breakBefore: true, breakAfter: true }), block('b', 10)], 100)), [['a'], ['s'], ['b']]);
+  });
+
+  test('a table goes on under its header on the next sheet', () => {
+    const header = block('head', 10, { keepWithNext: true });
+    const rows = Array.from({ length: 6 }, (_, i) => block(`r${i}`, 20, { repeatOnBreak: header }));
+    assert.deepEqual(names(paginate([header, ...rows], 100)), [['head', 'r0', 'r1', 'r2'], ['head', 'r3', 'r4', 'r5']]);
+  });
+
+  test('a sheet carries the notice of a block on it; a block taller than a sheet gets a whole one', () => {
+    const sheets = paginate([block('a', 30), block('late', 30, { breakBefore: true, notice: 'not covered' }), block('huge', 500)], 100);
+    assert.deepEqual(names(sheets), [['a'], ['late'], ['huge']]);
+    assert.deepEqual(sheets.map((s) => s.notice), [null, 'not covered', null]);
+  });
+});
+
+describe('parseTakenAt', () => {
+  const withExif = (exif: Record<string, Record<string, string>>) => sharp({ create: { width: 4, height: 4, channels: 3, background: '#fff' } }).jpeg().withExif(exif).toBuffer();
+  const exifOf = async (jpeg: Buffer) => (await sharp(jpeg).metadata()).exif!;
+
+  test('DateTimeOriginal with its offset; DateTime when there is no original; nothing without either', async () => {
+    assert.deepEqual(parseTakenAt(await exifOf(await withExif({ IFD0: { DateTime: '2026:01:01 08:00:00' }, IFD2: { DateTimeOriginal: '2026:11:24 09:12:33', OffsetTimeOriginal: '+01:00' } }))), { local: '2026-11-24 09:12:33', offset: '+01:00' });
+    assert.deepEqual(parseTakenAt(await exifOf(await withExif({ IFD0: { DateTime: '2026:01:01 08:00:00' } }))), { local: '2026-01-01 08:00:00', offset: null });
+    assert.equal(parseTakenAt(await exifOf(await withExif({ IFD0: { Make: 'Kamera' } }))), null);
+  });
+
+  test('a zero date, a malformed date and bytes that are no EXIF give nothing', async () => {
+    assert.equal(parseTakenAt(await exifOf(await withExif({ IFD2: { DateTimeOriginal: '0000:00:00 00:00:00' } }))), null);
+    assert.equal(parseTakenAt(await exifOf(await withExif({ IFD2: { DateTimeOriginal: 'gestern' } }))), null);
+    assert.equal(parseTakenAt(Buffer.from('Exif\0\0XXXX')), null);
+    assert.equal(parseTakenAt(Buffer.alloc(0)), null);
+    // An IFD pointing past the end is read as far as it goes.
+    const cut = await exifOf(await withExif({ IFD2: { DateTimeOriginal: '2026:11:24 09:12:33' } }));
+    assert.doesNotThrow(() => parseTakenAt(cut.subarray(0, 30)));
+  });
+});
