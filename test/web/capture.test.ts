@@ -8,7 +8,7 @@
  * dark; screenshots of each.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -31,6 +31,11 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     scratch = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-app-'));
     order = await orderByRef(world, REF);
     folder = objectFolder(world.ctx.config.dataRoot, world.ctx.config.entity, 'commande', REF).dir;
+    // An older photo of the order, so the newest-first grid has one after those taken here.
+    mkdirSync(folder, { recursive: true });
+    const older = path.join(folder, 'bestand.jpg');
+    await sharp({ create: { width: 640, height: 480, channels: 3, background: '#6a8caf' } }).jpeg().toFile(older);
+    utimesSync(older, new Date('2025-06-01T10:00:00Z'), new Date('2025-06-01T10:00:00Z'));
   });
   after(async () => {
     await world?.close();
