@@ -1,5 +1,5 @@
 /**
- * When a photo was taken, from its EXIF (DateTimeOriginal, else DateTime; with OffsetTimeOriginal
+ * When a photo was taken, from its EXIF (DateTimeOriginal, else DateTimeDigitized; with OffsetTimeOriginal
  * where the camera wrote one): read from the file's header by sharp, parsed here (a TIFF structure
  * of a few entries; no library needed for two tags). Cameras write the local time of the place
  * without a zone, so the time is given as written, the offset only when there is one.
@@ -14,8 +14,8 @@ export interface TakenAt {
 }
 
 const TAG_EXIF_IFD = 0x8769;
-const TAG_DATE_TIME = 0x0132;
 const TAG_DATE_TIME_ORIGINAL = 0x9003;
+const TAG_DATE_TIME_DIGITIZED = 0x9004;
 const TAG_OFFSET_TIME_ORIGINAL = 0x9011;
 const ASCII = 2;
 const LONG = 4;
@@ -61,9 +61,15 @@ export function parseTakenAt(exif: Buffer): TakenAt | null {
   const ifd0 = entries(u32(4));
   const exifPointer = ifd0.get(TAG_EXIF_IFD);
   const exifIfd = exifPointer && exifPointer[0] === LONG ? entries(exifPointer[2]) : new Map();
-  const raw = text(exifIfd.get(TAG_DATE_TIME_ORIGINAL)) ?? text(ifd0.get(TAG_DATE_TIME));
+  // When it was taken (or, written by some cameras only, digitised); not IFD0's DateTime, which is
+  // when the file was last changed.
+  const raw = text(exifIfd.get(TAG_DATE_TIME_ORIGINAL)) ?? text(exifIfd.get(TAG_DATE_TIME_DIGITIZED));
   const match = raw?.match(/^(\d{4}):(\d{2}):(\d{2}) (\d{2}):(\d{2}):(\d{2})$/);
-  if (!match || match[1] === '0000') return null;
+  if (!match) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  // A date that is no date (month 13, 31 February, year 0) is no time taken.
+  if (year < 1900 || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return null;
   const offset = text(exifIfd.get(TAG_OFFSET_TIME_ORIGINAL));
   return { local: `${match[1]}-${match[2]}-${match[3]} ${match[4]}:${match[5]}:${match[6]}`, offset: offset && /^[+-]\d{2}:\d{2}$/.test(offset) ? offset : null };
 }

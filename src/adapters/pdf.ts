@@ -35,11 +35,11 @@ import { bodyOf, drawPdfKitImage, lineHeight, mm, PDF_LAYOUT, registerFonts, rul
 import type { PdfDocumentInput, PdfPage, PhotosPerSheet } from './pdf/model.js';
 import { beforeAfterRow, beforeAfterSheet } from './pdf/sections/before-after.js';
 import { prepareCover } from './pdf/sections/cover.js';
-import { photoRow, photoSheet, type NumberedPhoto } from './pdf/sections/photos.js';
+import { notesAfterRow, photoRow, photoSheet, type NumberedPhoto } from './pdf/sections/photos.js';
 import { signatureSheet } from './pdf/sections/signature.js';
 import { summaryBlocks } from './pdf/sections/summary.js';
 import { sectionHeading, titleSheet } from './pdf/sections/title.js';
-import { wordsFor } from './pdf/words.js';
+import { wordsFor, type PdfWords } from './pdf/words.js';
 import { PDFA_DOCUMENT_OPTIONS, pdfaInfo, replaceMissingGlyphs } from './pdfa.js';
 
 export { isPlainPng, type PdfImage } from './pdf/images.js';
@@ -58,13 +58,13 @@ const OUTPUT_HIGH_WATER = 1 << 20;
  * Compact: photos in rows (one or two across), before/after pairs as rows, titles as headings;
  * signature sheets always alone on their sheet.
  */
-export function pageBlocks(doc: Doc, pages: readonly PdfPage[], perSheet: PhotosPerSheet, body: Box, rowHeight: number): Block[] {
+export function pageBlocks(doc: Doc, pages: readonly PdfPage[], perSheet: PhotosPerSheet, body: Box, rowHeight: number, words: PdfWords): Block[] {
   const blocks: Block[] = [];
   const columns = perSheet === 4 ? 2 : 1;
   let row: NumberedPhoto[] = [];
   let photos = 0;
   const flushRow = (): void => {
-    if (row.length > 0) blocks.push(photoRow(row, columns, rowHeight));
+    if (row.length > 0) blocks.push(photoRow(row, columns, rowHeight), ...notesAfterRow(doc, row, columns, body, words));
     row = [];
   };
   for (const page of pages) {
@@ -113,10 +113,11 @@ export async function renderReportPdf(input: PdfDocumentInput, out: NodeJS.Writa
     const body = bodyOf(input.format, input.orientation);
     const blocks = [
       ...(input.summary ? summaryBlocks(doc, input.summary, input.pages, words, body) : []),
-      ...pageBlocks(doc, input.pages, perSheet, body, compactRowHeight(input.format, input.orientation)),
+      ...pageBlocks(doc, input.pages, perSheet, body, compactRowHeight(input.format, input.orientation), words),
     ];
     const sheets = paginate(blocks, body.h);
     const coverSheets = cover?.sheets ?? 0;
+    if (coverSheets + sheets.length === 0) throw new Error('renderReportPdf: nothing to draw (no cover, no summary, no pages)');
     const total = coverSheets + sheets.length;
     const logo = await loadImage(doc, input.header.logo);
     const pageOptions = { size: input.format, layout: input.orientation, margin: 0 };

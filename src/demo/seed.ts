@@ -15,7 +15,7 @@ import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from './cover-template.
 import { makeDemoLogo } from './logo.js';
 import { writeThumbnails } from '../adapters/image.js';
 import type { Config } from '../config.js';
-import type { Db, DbHandle } from '../db/database.js';
+import type { DbHandle } from '../db/database.js';
 import { insertId, toDbDateTime } from '../db/dialect.js';
 import { toDolibarrDateTime } from '../dolibarr/time.js';
 import { isStandalone } from '../db/migrate.js';

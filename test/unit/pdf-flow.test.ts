@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import sharp from 'sharp';
 import { parseTakenAt } from '../../src/adapters/exif.js';
+import { htmlToText } from '../../src/dolibarr/html.js';
 import { paginate, type Block } from '../../src/adapters/pdf/flow.js';
 import { GAP } from '../../src/adapters/pdf/kit.js';
 
@@ -46,15 +47,19 @@ describe('parseTakenAt', () => {
   const withExif = (exif: Record<string, Record<string, string>>) => sharp({ create: { width: 4, height: 4, channels: 3, background: '#fff' } }).jpeg().withExif(exif).toBuffer();
   const exifOf = async (jpeg: Buffer) => (await sharp(jpeg).metadata()).exif!;
 
-  test('DateTimeOriginal with its offset; DateTime when there is no original; nothing without either', async () => {
+  test('DateTimeOriginal with its offset; DateTimeDigitized when there is no original; never the file\'s DateTime', async () => {
     assert.deepEqual(parseTakenAt(await exifOf(await withExif({ IFD0: { DateTime: '2026:01:01 08:00:00' }, IFD2: { DateTimeOriginal: '2026:11:24 09:12:33', OffsetTimeOriginal: '+01:00' } }))), { local: '2026-11-24 09:12:33', offset: '+01:00' });
-    assert.deepEqual(parseTakenAt(await exifOf(await withExif({ IFD0: { DateTime: '2026:01:01 08:00:00' } }))), { local: '2026-01-01 08:00:00', offset: null });
+    assert.deepEqual(parseTakenAt(await exifOf(await withExif({ IFD2: { DateTimeDigitized: '2026:03:02 07:00:00' } }))), { local: '2026-03-02 07:00:00', offset: null });
+    assert.equal(parseTakenAt(await exifOf(await withExif({ IFD0: { DateTime: '2026:01:01 08:00:00' } }))), null, 'when the file was changed is no time taken');
     assert.equal(parseTakenAt(await exifOf(await withExif({ IFD0: { Make: 'Kamera' } }))), null);
   });
 
   test('a zero date, a malformed date and bytes that are no EXIF give nothing', async () => {
     assert.equal(parseTakenAt(await exifOf(await withExif({ IFD2: { DateTimeOriginal: '0000:00:00 00:00:00' } }))), null);
     assert.equal(parseTakenAt(await exifOf(await withExif({ IFD2: { DateTimeOriginal: 'gestern' } }))), null);
+    for (const impossible of ['2024:13:45 10:00:00', '2024:02:30 10:00:00', '2024:00:10 10:00:00', '2024:05:05 24:00:00']) {
+      assert.equal(parseTakenAt(await exifOf(await withExif({ IFD2: { DateTimeOriginal: impossible } }))), null, impossible);
+    }
     assert.equal(parseTakenAt(Buffer.from('Exif\0\0XXXX')), null);
     assert.equal(parseTakenAt(Buffer.alloc(0)), null);
     // An IFD pointing past the end is read as far as it goes.
@@ -62,3 +67,12 @@ describe('parseTakenAt', () => {
     assert.doesNotThrow(() => parseTakenAt(cut.subarray(0, 30)));
   });
 });
+
+describe('htmlToText (a Dolibarr note as text)', () => {
+  test('plain text stays as it is; markup becomes lines, entities characters', () => {
+    assert.equal(htmlToText('  Wartung & Prüfung\nzweite Zeile '), 'Wartung & Prüfung\nzweite Zeile');
+    assert.equal(htmlToText('<p>Jährliche&nbsp;Wartung<br>Abgas&shy;messung</p><ul><li>Brenner</li><li>Zünd&amp;Ion</li></ul><p>&auml;&#246;&#xFC; &lt;ok&gt;</p>'), 'Jährliche Wartung\nAbgasmessung\n\n– Brenner\n– Zünd&Ion\n\näöü <ok>');
+    assert.equal(htmlToText('<script>alert(1)</script>Text'), 'Text');
+  });
+});
+

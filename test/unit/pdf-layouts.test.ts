@@ -121,6 +121,18 @@ describe('report PDF layouts', { skip: popplerMissing }, () => {
     assert.ok(last.includes('Not covered by the signature') && last.includes('Later'), last);
   });
 
+  test('nothing is lost to length: a long work description, 120 material lines, a long note under a compact photo go on over the next sheets', async () => {
+    const input = visit('de', 4);
+    const description = Array.from({ length: 700 }, (_, i) => `Wort${i}`).join(' ');
+    const materials = Array.from({ length: 120 }, (_, i) => ({ label: `Teil ${i}`, qty: 1234.567, unit: i === 0 ? 'constructor' : 'Stk', note: null }));
+    const longNote = Array.from({ length: 150 }, (_, i) => `Notiz${i}`).join(' ');
+    const pages = input.pages.map((p, i) => (i === 1 && p.kind === 'photo' ? { ...p, note: longNote } : p));
+    const file = await render('long.pdf', { ...input, format: 'A5', orientation: 'landscape', summary: { ...input.summary!, workDescription: description, materials }, pages });
+    const text = (await pdfText(file)).replace(/\s+/g, ' ');
+    for (const word of ['Wort0 ', 'Wort699', 'Teil 0 ', 'Teil 119', 'Notiz0 ', 'Notiz149', 'Bezeichnung (Fortsetzung)', 'constructor']) assert.ok(text.includes(word), word);
+    assert.ok(!text.includes('1.234,5 67'), 'a quantity is not broken over two lines');
+  });
+
   test('PDF/A-1b: Apache PDFBox Preflight accepts every layout', { skip: preflightMissing }, async () => {
     for (const perSheet of [1, 2, 4] as const) {
       const file = await render(`pdfa-${perSheet}.pdf`, visit('de', perSheet));

@@ -29,8 +29,10 @@ export interface Block {
   notice?: string | null;
   /** Images read for the drawing, in this order. */
   images?: Array<PdfImage | null>;
-  /** A block repeated at the top of the next sheet when the flow of this section goes on there (a table's header). */
+  /** A block put at the top of the next sheet when the flow of this section goes on there (a table's header). */
   repeatOnBreak?: Block;
+  /** Follows the block before it without the gap (a table's rows). */
+  joined?: boolean;
   /** Draws the block into `box` (the body's width, `height` tall). */
   draw(box: Box, ctx: DrawContext): void;
 }
@@ -61,8 +63,9 @@ export function paginate(blocks: readonly Block[], body: number): Sheet[] {
     current = [];
     used = 0;
   };
+  const gapBefore = (block: Block): number => (current.length === 0 || block.joined ? 0 : GAP);
   const place = (block: Block): void => {
-    const y = current.length === 0 ? 0 : used + GAP;
+    const y = used + gapBefore(block);
     current.push({ block, y });
     used = y + Math.min(block.height, body);
   };
@@ -70,8 +73,8 @@ export function paginate(blocks: readonly Block[], body: number): Sheet[] {
     if (block.breakBefore) flush();
     // The height this block needs here: itself and the chain of blocks it keeps with.
     let need = block.height;
-    for (let i = index; blocks[i]?.keepWithNext && blocks[i + 1] && !blocks[i + 1]!.breakBefore; i++) need += GAP + blocks[i + 1]!.height;
-    const start = current.length === 0 ? 0 : used + GAP;
+    for (let i = index; blocks[i]?.keepWithNext && blocks[i + 1] && !blocks[i + 1]!.breakBefore; i++) need += (blocks[i + 1]!.joined ? 0 : GAP) + blocks[i + 1]!.height;
+    const start = used + gapBefore(block);
     if (current.length > 0 && start + Math.min(need, body) > body) {
       flush();
       // A table goes on under its header again.

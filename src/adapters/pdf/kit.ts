@@ -111,6 +111,34 @@ export function measure(doc: Doc, text: string, width: number, textStyle: TextSt
 }
 
 /**
+ * `text` cut into pieces that each take at most `maxHeight` at `width` (at paragraph ends where it
+ * can, else between words), so a long text goes on over the next sheet instead of being cut.
+ */
+export function splitToHeight(doc: Doc, text: string, width: number, textStyle: TextStyle, maxHeight: number): string[] {
+  const pieces: string[] = [];
+  const fits = (candidate: string) => measure(doc, candidate, width, textStyle) <= maxHeight;
+  let rest = clean(text).trim();
+  while (rest && !fits(rest)) {
+    const words = rest.split(/(?<=\s)/);
+    // The most words that fit (at least one, so a single overlong word still moves on).
+    let low = 1;
+    let high = words.length;
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2);
+      if (fits(words.slice(0, mid).join(''))) low = mid;
+      else high = mid - 1;
+    }
+    let piece = words.slice(0, low).join('');
+    const paragraph = piece.lastIndexOf('\n');
+    if (paragraph > piece.length / 2) piece = piece.slice(0, paragraph + 1);
+    pieces.push(piece.trimEnd());
+    rest = rest.slice(piece.length).trimStart();
+  }
+  if (rest) pieces.push(rest);
+  return pieces;
+}
+
+/**
  * Wrapped text in a box. The height option matters: without it pdfkit starts a new page when
  * text runs past the bottom; with it the text is cut with an ellipsis.
  */

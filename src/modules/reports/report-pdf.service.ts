@@ -28,6 +28,7 @@ import { preparePrintImage } from '../../adapters/print-image.js';
 import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/database.js';
 import { fromDbDateTime } from '../../db/dialect.js';
+import { htmlToText } from '../../dolibarr/html.js';
 import { fromDolibarrDateTime, localDate, localTime } from '../../dolibarr/time.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { resolveInside, type ElementType } from '../../dolibarr/documents.js';
@@ -207,16 +208,17 @@ export function createReportPdfService(deps: ReportPdfDeps) {
    * The cover: the ODT template filled and converted in `workDir`; where that cannot be done, the
    * built-in cover, with a warning in the log, so the PDF is still made.
    */
-  async function cover(report: ReportRow, values: Record<string, string>, workDir: string): Promise<PdfCover | null> {
+  async function cover(report: ReportRow, values: Record<string, string>, workDir: string, language: PdfLanguage): Promise<PdfCover | null> {
+    const words = wordsFor(language);
     const builtin: PdfCover = {
       kind: 'builtin',
       title: report.title,
       lines: [
-        `Bericht ${report.ref}${Number(report.version) > 1 ? ` (Version ${report.version})` : ''}`,
-        values.object_ref ? `Auftrag ${values.object_ref}${values.object_ref_customer ? ` (Ihre Bestellung ${values.object_ref_customer})` : ''}` : '',
-        values.company_name ? `Kunde: ${values.company_name}` : '',
+        `${words.report} ${report.ref}${Number(report.version) > 1 ? ` (${words.version(Number(report.version))})` : ''}`,
+        values.object_ref ? `${words.order} ${values.object_ref}${values.object_ref_customer ? ` (${words.customerOrder} ${values.object_ref_customer})` : ''}` : '',
+        values.company_name ? `${words.customer}: ${values.company_name}` : '',
         [values.company_address, [values.company_zip, values.company_town].filter(Boolean).join(' ')].filter(Boolean).join(', '),
-        `Erstellt am ${values.current_date} von ${values.myuser_fullname}`,
+        words.made(formatWhen(Math.floor(Date.now() / 1000), config.timeZone, language, false), values.myuser_fullname ?? ''),
       ].filter(Boolean),
     };
     if (!report.odt_template) return null;
@@ -327,9 +329,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       title: report.title,
       customer: parent?.nom ? { name: parent.nom, lines: [...(parent.address ?? '').split(/\r?\n/), town, parent.phone ?? ''].map((l) => l.trim()).filter(Boolean) } : null,
       facts,
-      workDescription: parent?.note_public?.trim() || null,
+      workDescription: htmlToText(parent?.note_public ?? '') || null,
       materials,
-      signers: signatures.map((s) => ({ name: s.signer, when: s.signedAtDevice ?? s.receivedAt })),
+      // The moment of signing by the phone where it is plausible; the service's otherwise.
+      signers: signatures.map((s) => ({ name: s.signer, when: s.signedAtDevice && s.devicePlausible !== false ? s.signedAtDevice : s.receivedAt })),
     };
   }
 
@@ -341,11 +344,12 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const values = coverValues(report, pages.length, user, company, parent);
       // The customer's language for the fixed texts, as Dolibarr's documents take it (German when unset).
       const language = pdfLanguageOf(parent?.default_lang);
+      const words = wordsFor(language);
       const perSheet = photosPerSheetOf(report);
       // All three run to their end even when one fails, so nothing still writes into workDir
       // (the filled cover holds customer data) after it is removed below.
       const settled = await Promise.allSettled([
-        cover(report, values, workDir),
+        cover(report, values, workDir, language),
         companyLogo(company.get('MAIN_INFO_SOCIETE_LOGO')),
         mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
           page.layout === 'title_only'
@@ -377,14 +381,15 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         if (drawn.kind === 'photo') drawn.takenAt = takenAt[index];
         return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
       });
-      const summary = summaryOf(report, values, parent, language, [...facts.values()], materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })));
+      const signatures = pages.map((p) => facts.get(Number(p.rowid))).filter((f): f is SignatureFacts => f !== undefined);
+      const summary = summaryOf(report, values, parent, language, signatures, materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })));
       const result = await renderReportPdf(
         {
           format: report.format as 'A4',
           orientation: report.orientation as 'portrait',
           header: {
             logo,
-            lines: [company.get('MAIN_INFO_SOCIETE_NOM') ?? '', `${report.title}`, `Bericht ${report.ref}${values.object_ref ? ` · Auftrag ${values.object_ref}` : ''}`].filter(Boolean),
+            lines: [company.get('MAIN_INFO_SOCIETE_NOM') ?? '', `${report.title}`, `${words.report} ${report.ref}${values.object_ref ? ` · ${words.order} ${values.object_ref}` : ''}`].filter(Boolean),
           },
           language,
           photosPerSheet: perSheet,

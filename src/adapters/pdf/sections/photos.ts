@@ -6,7 +6,7 @@
  */
 import type { Block } from '../flow.js';
 import { CAPTION_ROOM } from '../geometry.js';
-import { BODY, CAPTION, CAPTION_TITLE, drawImageIn, GAP, GUTTER, measure, mm, SMALL, textIn, TITLE, type Box, type Doc } from '../kit.js';
+import { BODY, CAPTION, CAPTION_TITLE, drawImageIn, GAP, GUTTER, lineHeight, measure, mm, SMALL, splitToHeight, textIn, TITLE, type Box, type Doc } from '../kit.js';
 import type { PdfPage } from '../model.js';
 import type { PdfWords } from '../words.js';
 
@@ -33,11 +33,28 @@ export function photoSheet({ page, number }: NumberedPhoto, body: Box): Block {
         y += height + GAP;
       }
       const caption = captionLines(page, number, words, false);
-      const captionHeight = measureCaption(doc, caption, box.w, box.h * 0.3);
+      const captionHeight = measureCaption(doc, caption, box.w, box.h / 3);
       const drawn = drawImageIn(doc, images[0] ?? null, { x: box.x, y, w: box.w, h: box.y + box.h - y - captionHeight - mm(1.5) }, page.rotation, words.missing);
       drawCaption(doc, caption, { x: box.x, y: drawn.y + drawn.h + mm(1.5), w: box.w, h: captionHeight });
     },
   };
+}
+
+/**
+ * The notes of a compact row's photos that do not fit their two caption lines, in full, as text
+ * right after the row ("Foto 3: …"), going on over the next sheet when long; none when all fit.
+ */
+export function notesAfterRow(doc: Doc, cells: NumberedPhoto[], columns: 1 | 2, body: Box, words: PdfWords): Block[] {
+  const width = columns === 1 ? body.w : (body.w - GUTTER) / 2;
+  const longer = cells.filter(({ page }) => page.note && measure(doc, page.note, width, CAPTION) > 2 * lineHeight(doc, CAPTION) + 0.5);
+  if (longer.length === 0) return [];
+  const text = longer.map(({ page, number }) => `${words.photo(number)}: ${page.note}`).join('\n');
+  const notice = cells.find((c) => c.page.notice)?.page.notice ?? null;
+  return splitToHeight(doc, text, body.w, CAPTION, body.h * 0.9).map((piece) => ({
+    height: measure(doc, piece, body.w, CAPTION),
+    notice,
+    draw: (box, { doc }) => textIn(doc, piece, box, CAPTION),
+  }));
 }
 
 /** A row of a compact sheet: one photo across the width, or two side by side. */
@@ -70,7 +87,8 @@ function captionLines(page: PhotoPage, number: number, words: PdfWords, compact:
   // One per sheet shows the title above the photo; the caption numbers it.
   const head = compact && page.title ? `${words.photo(number)} – ${page.title}` : words.photo(number);
   lines.push({ text: head, style: CAPTION_TITLE, lines: 1 });
-  if (page.note) lines.push({ text: page.note, style: compact ? CAPTION : BODY, lines: compact ? 2 : 12 });
+  // One per sheet: the note takes up to a third of the sheet; compact: two lines (the whole note follows the row).
+  if (page.note) lines.push({ text: page.note, style: compact ? CAPTION : BODY, lines: compact ? 2 : 40 });
   if (page.takenAt) lines.push({ text: words.taken(page.takenAt), style: SMALL, lines: 1 });
   return lines;
 }

@@ -30,7 +30,8 @@ export function signatureSheet(page: SignaturePage | ImagePage, body: Box): Bloc
       textIn(doc, heading, { ...box, h: headingHeight }, TITLE);
       let y = box.y + headingHeight + GAP;
       if (facts) {
-        y = drawFacts(doc, factRows(facts, words), { x: box.x, y, w: box.w, h: box.h * 0.35 }) + GAP;
+        // Every fact is printed; the burned-in sheet takes what is left.
+        y = drawFacts(doc, factRows(facts, words), { x: box.x, y, w: box.w, h: box.h * 0.6 }) + GAP;
       } else if (page.note) {
         // Without facts (a signature made before they were kept) its note says who and when.
         const height = measure(doc, page.note, box.w, BODY, box.h * 0.2);

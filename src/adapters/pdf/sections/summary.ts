@@ -6,7 +6,7 @@
  * visit (checklists, time on site) are more blocks here.
  */
 import type { Block } from '../flow.js';
-import { BODY, CAPTION, HEADING, LABEL, measure, mm, rule, SANS_BOLD, SHADE, textIn, TITLE, type Box, type Doc, type TextStyle } from '../kit.js';
+import { BODY, CAPTION, HEADING, LABEL, measure, mm, rule, SANS_BOLD, SHADE, SMALL, splitToHeight, textIn, TITLE, type Box, type Doc, type TextStyle } from '../kit.js';
 import type { MaterialLine, PdfPage, SummaryInput } from '../model.js';
 import type { PdfWords } from '../words.js';
 
@@ -14,10 +14,13 @@ const TABLE_HEAD: TextStyle = { font: SANS_BOLD, size: 9 };
 const CELL: TextStyle = { font: BODY.font, size: 9.5 };
 const PAD = mm(1.2);
 
-/** A block of text measured now and drawn as measured. */
-function textBlock(doc: Doc, text: string, textStyle: TextStyle, body: Box, extra: Partial<Block> = {}): Block {
-  const height = measure(doc, text, body.w, textStyle, body.h / 2);
-  return { height, ...extra, draw: (box, { doc }) => textIn(doc, text, box, textStyle) };
+/** A text as blocks measured now and drawn as measured: a text longer than a sheet goes on over the next. */
+function textBlocks(doc: Doc, text: string, textStyle: TextStyle, body: Box, extra: Partial<Block> = {}): Block[] {
+  return splitToHeight(doc, text, body.w, textStyle, body.h * 0.9).map((piece, index) => ({
+    height: measure(doc, piece, body.w, textStyle),
+    ...(index === 0 ? extra : {}),
+    draw: (box, { doc }) => textIn(doc, piece, box, textStyle),
+  }));
 }
 
 function heading(doc: Doc, text: string, body: Box): Block {
@@ -34,20 +37,24 @@ function heading(doc: Doc, text: string, body: Box): Block {
 
 export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly PdfPage[], words: PdfWords, body: Box): Block[] {
   const blocks: Block[] = [];
-  const top = textBlock(doc, `${words.summary}: ${summary.title}`, TITLE, body, { breakBefore: true });
-  blocks.push(top);
+  blocks.push(...textBlocks(doc, `${words.summary}: ${summary.title}`, TITLE, body, { breakBefore: true, keepWithNext: true }));
+  // What a signature covers are the report's pages; this sheet shows the order as it is when the PDF is made.
+  blocks.push(...textBlocks(doc, words.summaryNotSigned, SMALL, body));
   blocks.push(partiesBlock(doc, summary, words, body));
   if (summary.workDescription) {
     blocks.push(heading(doc, words.work, body));
-    blocks.push(textBlock(doc, summary.workDescription, BODY, body));
+    blocks.push(...textBlocks(doc, summary.workDescription, BODY, body));
   }
   blocks.push(heading(doc, words.materials, body));
-  if (summary.materials.length === 0) blocks.push(textBlock(doc, words.noMaterials, CAPTION, body));
+  if (summary.materials.length === 0) blocks.push(...textBlocks(doc, words.noMaterials, CAPTION, body));
   else blocks.push(...materialBlocks(doc, summary.materials, words, body));
   blocks.push(heading(doc, words.signatures, body));
-  blocks.push(textBlock(doc, summary.signers.length === 0 ? words.notSigned : summary.signers.map((s) => `${words.signedBy(s.name)} · ${s.when}`).join('\n'), BODY, body));
-  blocks.push(heading(doc, words.contents, body));
-  blocks.push(textBlock(doc, contents(pages, words), BODY, body));
+  blocks.push(...textBlocks(doc, summary.signers.length === 0 ? words.notSigned : summary.signers.map((s) => `${words.signedBy(s.name)} · ${s.when}`).join('\n'), BODY, body));
+  const following = contents(pages, words);
+  if (following) {
+    blocks.push(heading(doc, words.contents, body));
+    blocks.push(...textBlocks(doc, following, BODY, body));
+  }
   blocks[blocks.length - 1]!.breakAfter = true;
   return blocks;
 }
@@ -55,25 +62,31 @@ export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly P
 /** The customer at the left; the references at the right, as label/value rows. */
 function partiesBlock(doc: Doc, summary: SummaryInput, words: PdfWords, body: Box): Block {
   const half = (body.w - mm(8)) / 2;
-  const customer = summary.customer ? [summary.customer.name, ...summary.customer.lines].join('\n') : '';
+  const NAME: TextStyle = { ...BODY, font: SANS_BOLD };
   const labelWidth = mm(32);
   const rows = summary.facts.map(({ label, value }) => ({ label, value, height: Math.max(measure(doc, label, labelWidth, LABEL), measure(doc, value, half - labelWidth, BODY)) }));
-  const left = customer ? measure(doc, words.customer, half, LABEL) + measure(doc, customer, half, BODY) : 0;
+  const customer = summary.customer;
+  const labelHeight = measure(doc, words.customer, half, LABEL);
+  const nameHeight = customer ? measure(doc, customer.name, half, NAME) : 0;
+  const rest = customer ? customer.lines.join('\n') : '';
+  const restHeight = rest ? measure(doc, rest, half, BODY) : 0;
+  const left = customer ? labelHeight + nameHeight + restHeight : 0;
   const right = rows.reduce((sum, r) => sum + r.height + mm(0.8), 0);
   return {
-    height: Math.min(Math.max(left, right), body.h / 2),
+    // A block taller than the sheet gets a sheet of its own; what does not fit there is cut at its bottom.
+    height: Math.min(Math.max(left, right), body.h),
     draw(box, { doc }) {
+      const bottom = box.y + box.h;
       if (customer) {
-        const labelHeight = measure(doc, words.customer, half, LABEL);
         textIn(doc, words.customer, { x: box.x, y: box.y, w: half, h: labelHeight }, LABEL);
-        textIn(doc, summary.customer!.name, { x: box.x, y: box.y + labelHeight, w: half, h: measure(doc, summary.customer!.name, half, { ...BODY, font: SANS_BOLD }) }, { ...BODY, font: SANS_BOLD });
-        const nameHeight = measure(doc, summary.customer!.name, half, { ...BODY, font: SANS_BOLD });
-        const rest = summary.customer!.lines.join('\n');
-        if (rest) textIn(doc, rest, { x: box.x, y: box.y + labelHeight + nameHeight, w: half, h: box.h - labelHeight - nameHeight }, BODY);
+        textIn(doc, customer.name, { x: box.x, y: box.y + labelHeight, w: half, h: Math.min(nameHeight, bottom - box.y - labelHeight) }, NAME);
+        const top = box.y + labelHeight + nameHeight;
+        if (rest && bottom - top > 1) textIn(doc, rest, { x: box.x, y: top, w: half, h: Math.min(restHeight, bottom - top) }, BODY);
       }
       const x = box.x + half + mm(8);
       let y = box.y;
       for (const row of rows) {
+        if (y + row.height > bottom + 0.5) break;
         textIn(doc, row.label, { x, y: y + 0.5, w: labelWidth, h: row.height }, LABEL);
         textIn(doc, row.value, { x: x + labelWidth, y, w: half - labelWidth, h: row.height }, BODY);
         y += row.height + mm(0.8);
@@ -88,14 +101,19 @@ interface Column {
 }
 
 function materialBlocks(doc: Doc, lines: MaterialLine[], words: PdfWords, body: Box): Block[] {
+  // The quantity column as wide as its widest number (and its heading), the rest shared out.
+  const quantities = lines.map((line) => words.number(line.qty));
+  metricsOf(doc, CELL);
+  const qtyWidth = Math.min(body.w * 0.25, Math.max(body.w * 0.1, ...[words.quantity, ...quantities].map((q) => doc.widthOfString(q) + 2 * PAD + 2)));
+  const unitWidth = body.w * 0.12;
   const columns: Column[] = [
-    { width: body.w * 0.44, align: 'left' },
-    { width: body.w * 0.12, align: 'right' },
-    { width: body.w * 0.12, align: 'left' },
-    { width: body.w * 0.32, align: 'left' },
+    { width: (body.w - qtyWidth - unitWidth) * 0.58, align: 'left' },
+    { width: qtyWidth, align: 'right' },
+    { width: unitWidth, align: 'left' },
+    { width: (body.w - qtyWidth - unitWidth) * 0.42, align: 'left' },
   ];
   const row = (cells: string[], cellStyle: TextStyle, shaded: boolean, extra: Partial<Block> = {}): Block => {
-    const height = Math.max(...cells.map((text, i) => measure(doc, text, columns[i]!.width - 2 * PAD, cellStyle, body.h / 4))) + 2 * PAD;
+    const height = Math.min(Math.max(...cells.map((text, i) => measure(doc, text, columns[i]!.width - 2 * PAD, cellStyle))) + 2 * PAD, body.h / 2);
     return {
       height,
       ...extra,
@@ -111,11 +129,20 @@ function materialBlocks(doc: Doc, lines: MaterialLine[], words: PdfWords, body: 
       },
     };
   };
-  const header = row([words.material, words.quantity, words.unit, words.note], TABLE_HEAD, true, { keepWithNext: true });
+  const headings = [words.material, words.quantity, words.unit, words.note];
+  const header = row(headings, TABLE_HEAD, true, { keepWithNext: true });
+  // On the next sheet the table goes on under its header again, marked as continued.
+  const continued = row([words.continued(words.material), ...headings.slice(1)], TABLE_HEAD, true, { keepWithNext: true });
+  const unitOf = (unit: string | null) => (unit ? (Object.hasOwn(words.units, unit) ? words.units[unit]! : unit) : '');
   return [
     header,
-    ...lines.map((line) => row([line.label, words.number(line.qty), line.unit ? (words.units[line.unit] ?? line.unit) : '', line.note ?? ''], CELL, false, { repeatOnBreak: header })),
+    ...lines.map((line, i) => row([line.label, quantities[i]!, unitOf(line.unit), line.note ?? ''], CELL, false, { repeatOnBreak: continued, joined: true })),
   ];
+}
+
+/** Sets the font and size of `textStyle` for measuring. */
+function metricsOf(doc: Doc, { font, size }: TextStyle): void {
+  doc.font(font).fontSize(size);
 }
 
 /** What follows: how many photos, pairs, sections and signatures, and the sections' titles in order. */
