@@ -16,7 +16,7 @@ import { createLibreOffice } from '../../src/adapters/libreoffice.js';
 import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from '../../src/demo/cover-template.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
-import { pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
+import { inOrder, pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 import { assertPdfA1b } from '../helpers/pdfa.js';
 import { sign } from '../helpers/signature.js';
 
@@ -26,15 +26,6 @@ const STEPS = ['Sichtprüfung der Anlage', 'Funktionsprüfung und Übergabe'];
 const CLOSING = 'Hinweise an den Kunden';
 const SIGNER = 'Erika Müller';
 
-/** Where each of `needles` is in `text`, each after the one before; -1 where one is missing or out of order. */
-function inOrder(text: string, needles: string[]): number[] {
-  let from = 0;
-  return needles.map((needle) => {
-    const at = text.indexOf(needle, from);
-    if (at >= 0) from = at + needle.length;
-    return at;
-  });
-}
 
 describe('the report of a visit as the customer reads it [sqlite]', { skip: pdfToolsMissing }, () => {
   let ctx: TestContext;

@@ -48,3 +48,13 @@ export async function pdfInfo(file: string): Promise<PdfInfo> {
 export async function pdfText(file: string): Promise<string> {
   return poppler('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
 }
+
+/** Where each of `needles` is in `text`, each after the one before; -1 where one is missing or out of order. */
+export function inOrder(text: string, needles: readonly string[]): number[] {
+  let from = 0;
+  return needles.map((needle) => {
+    const at = text.indexOf(needle, from);
+    if (at >= 0) from = at + needle.length;
+    return at;
+  });
+}

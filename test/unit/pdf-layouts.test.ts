@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { renderReportPdf, type PdfDocumentInput, type PdfPage, type PhotosPerSheet } from '../../src/adapters/pdf.js';
 import { NOT_COVERED } from '../../src/adapters/pdf.js';
-import { hasTool, pdfInfo, pdfText } from '../helpers/pdf-tools.js';
+import { hasTool, inOrder, pdfInfo, pdfText } from '../helpers/pdf-tools.js';
 
 const popplerMissing = ['pdfinfo', 'pdftotext'].every(hasTool) ? undefined : 'poppler-utils (pdfinfo, pdftotext) not installed';
 const PREFLIGHT_JARS = ['preflight', 'pdfbox2', 'fontbox2', 'xmpbox', 'commons-logging', 'javax.activation', 'jaxb-api'].map((name) => `/usr/share/java/${name}.jar`);
@@ -75,15 +75,6 @@ async function render(name: string, input: PdfDocumentInput): Promise<string> {
   return file;
 }
 
-/** Positions of `needles` in `text`, each after the one before; -1 where one is missing or out of order. */
-function inOrder(text: string, needles: string[]): number[] {
-  let from = 0;
-  return needles.map((needle) => {
-    const at = text.indexOf(needle, from);
-    if (at >= 0) from = at + needle.length;
-    return at;
-  });
-}
 
 describe('report PDF layouts', { skip: popplerMissing }, () => {
   test('the visit in 4 to a sheet: at most 5 sheets without a cover; summary, materials, captions and signer in reading order', async () => {

@@ -37,6 +37,11 @@ export interface Block {
   draw(box: Box, ctx: DrawContext): void;
 }
 
+/** A block that is a whole sheet of its own (one page per sheet, a signature sheet). */
+export function wholeSheet(body: Box, notice: string | null | undefined, images: Array<PdfImage | null>, draw: Block['draw']): Block {
+  return { height: body.h, breakBefore: true, breakAfter: true, notice: notice ?? null, images, draw };
+}
+
 export interface PlacedBlock {
   block: Block;
   y: number;

@@ -147,6 +147,14 @@ export function textIn(doc: Doc, text: string, box: Box, textStyle: TextStyle): 
   doc.text(clean(text), box.x, box.y, { width: box.w, height: Math.max(box.h, doc.currentLineHeight(true)), ellipsis: true, align: textStyle.align ?? 'left' });
 }
 
+/** A sheet's title at the top of `box` (at most a fifth of it); returns where what follows starts. */
+export function titleAtTop(doc: Doc, title: string | null, box: Box): number {
+  if (!title) return box.y;
+  const height = measure(doc, title, box.w, TITLE, box.h * 0.2);
+  textIn(doc, title, { ...box, h: height }, TITLE);
+  return box.y + height + GAP;
+}
+
 /** A thin horizontal rule. */
 export function rule(doc: Doc, x: number, y: number, w: number, color = RULE, width = 0.5): void {
   doc.save().moveTo(x, y).lineTo(x + w, y).lineWidth(width).strokeColor(color).stroke().restore();

@@ -3,34 +3,22 @@
  * above its image. One per sheet: the title above, the note under the images. Compact: a row of the
  * sheet (two pairs fit on one), its title and note under the images.
  */
-import type { Block } from '../flow.js';
+import { wholeSheet, type Block } from '../flow.js';
 import { CAPTION_ROOM, LABEL_ROOM } from '../geometry.js';
-import { BODY, CAPTION, CAPTION_TITLE, drawImageIn, GAP, GUTTER, LABEL, lineHeight, measure, mm, textIn, TITLE, type Box, type Doc, type PdfKitImage } from '../kit.js';
+import { BODY, CAPTION, CAPTION_TITLE, drawImageIn, GAP, GUTTER, LABEL, lineHeight, measure, mm, textIn, titleAtTop, type Box, type Doc, type PdfKitImage } from '../kit.js';
 import type { PdfPage } from '../model.js';
 import type { PdfWords } from '../words.js';
 
 export type BeforeAfterPage = Extract<PdfPage, { kind: 'before_after' }>;
 
 export function beforeAfterSheet(page: BeforeAfterPage, body: Box): Block {
-  return {
-    height: body.h,
-    breakBefore: true,
-    breakAfter: true,
-    notice: page.notice,
-    images: [page.before, page.after],
-    draw(box, { doc, words, images }) {
-      let y = box.y;
-      if (page.title) {
-        const height = measure(doc, page.title, box.w, TITLE, box.h * 0.2);
-        textIn(doc, page.title, { ...box, h: height }, TITLE);
-        y += height + GAP;
-      }
-      const noteHeight = page.note ? measure(doc, page.note, box.w, BODY, box.h * 0.3) : 0;
-      const bottom = box.y + box.h - (page.note ? noteHeight + GAP : 0);
-      const drawn = drawPair(doc, words, page, images, { x: box.x, y, w: box.w, h: bottom - y });
-      if (page.note) textIn(doc, page.note, { x: box.x, y: drawn + GAP, w: box.w, h: noteHeight }, BODY);
-    },
-  };
+  return wholeSheet(body, page.notice, [page.before, page.after], (box, { doc, words, images }) => {
+    const y = titleAtTop(doc, page.title, box);
+    const noteHeight = page.note ? measure(doc, page.note, box.w, BODY, box.h * 0.3) : 0;
+    const bottom = box.y + box.h - (page.note ? noteHeight + GAP : 0);
+    const drawn = drawPair(doc, words, page, images, { x: box.x, y, w: box.w, h: bottom - y });
+    if (page.note) textIn(doc, page.note, { x: box.x, y: drawn + GAP, w: box.w, h: noteHeight }, BODY);
+  });
 }
 
 export function beforeAfterRow(page: BeforeAfterPage, height: number): Block {

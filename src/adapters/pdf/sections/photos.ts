@@ -4,9 +4,9 @@
  * (4 to a sheet), each photo with its caption directly under it: number and title, up to two lines
  * of note, the time taken.
  */
-import type { Block } from '../flow.js';
+import { wholeSheet, type Block } from '../flow.js';
 import { CAPTION_ROOM } from '../geometry.js';
-import { BODY, CAPTION, CAPTION_TITLE, drawImageIn, GAP, GUTTER, lineHeight, measure, mm, SMALL, splitToHeight, textIn, TITLE, type Box, type Doc } from '../kit.js';
+import { BODY, CAPTION, CAPTION_TITLE, drawImageIn, GUTTER, lineHeight, measure, mm, SMALL, splitToHeight, textIn, titleAtTop, type Box, type Doc } from '../kit.js';
 import type { PdfPage } from '../model.js';
 import type { PdfWords } from '../words.js';
 
@@ -19,25 +19,13 @@ export interface NumberedPhoto {
 }
 
 export function photoSheet({ page, number }: NumberedPhoto, body: Box): Block {
-  return {
-    height: body.h,
-    breakBefore: true,
-    breakAfter: true,
-    notice: page.notice,
-    images: [page.image],
-    draw(box, { doc, words, images }) {
-      let y = box.y;
-      if (page.title) {
-        const height = measure(doc, page.title, box.w, TITLE, box.h * 0.2);
-        textIn(doc, page.title, { ...box, h: height }, TITLE);
-        y += height + GAP;
-      }
-      const caption = captionLines(page, number, words, false);
-      const captionHeight = measureCaption(doc, caption, box.w, box.h / 3);
-      const drawn = drawImageIn(doc, images[0] ?? null, { x: box.x, y, w: box.w, h: box.y + box.h - y - captionHeight - mm(1.5) }, page.rotation, words.missing);
-      drawCaption(doc, caption, { x: box.x, y: drawn.y + drawn.h + mm(1.5), w: box.w, h: captionHeight });
-    },
-  };
+  return wholeSheet(body, page.notice, [page.image], (box, { doc, words, images }) => {
+    const y = titleAtTop(doc, page.title, box);
+    const caption = captionLines(page, number, words, false);
+    const captionHeight = measureCaption(doc, caption, box.w, box.h / 3);
+    const drawn = drawImageIn(doc, images[0] ?? null, { x: box.x, y, w: box.w, h: box.y + box.h - y - captionHeight - mm(1.5) }, page.rotation, words.missing);
+    drawCaption(doc, caption, { x: box.x, y: drawn.y + drawn.h + mm(1.5), w: box.w, h: captionHeight });
+  });
 }
 
 /**

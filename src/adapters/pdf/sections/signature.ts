@@ -5,7 +5,7 @@
  * (its bytes are what the proof covers), as large as the rest of the sheet allows. Any other
  * composite image gets a sheet of its own the same way, under its title.
  */
-import type { Block } from '../flow.js';
+import { wholeSheet, type Block } from '../flow.js';
 import { BODY, drawImageIn, GAP, LABEL, measure, mm, rule, textIn, TITLE, type Box, type Doc } from '../kit.js';
 import type { PdfPage, SignatureFacts } from '../model.js';
 import type { PdfWords } from '../words.js';
@@ -18,13 +18,7 @@ const DEFAULT_TITLES = new Set(['Unterschrift', 'Signature']);
 
 export function signatureSheet(page: SignaturePage | ImagePage, body: Box): Block {
   const facts = page.kind === 'signature' ? page.facts : null;
-  return {
-    height: body.h,
-    breakBefore: true,
-    breakAfter: true,
-    notice: page.notice,
-    images: [page.image],
-    draw(box, { doc, words, images }) {
+  return wholeSheet(body, page.notice, [page.image], (box, { doc, words, images }) => {
       const heading = page.kind === 'signature' && (!page.title || DEFAULT_TITLES.has(page.title)) ? words.signature : (page.title ?? words.signature);
       const headingHeight = measure(doc, heading, box.w, TITLE, box.h * 0.1);
       textIn(doc, heading, { ...box, h: headingHeight }, TITLE);
@@ -40,8 +34,7 @@ export function signatureSheet(page: SignaturePage | ImagePage, body: Box): Bloc
       }
       rule(doc, box.x, y - GAP / 2, box.w);
       drawImageIn(doc, images[0] ?? null, { x: box.x, y: y + mm(1), w: box.w, h: box.y + box.h - y - mm(1) }, 0, words.missing);
-    },
-  };
+  });
 }
 
 function factRows(facts: SignatureFacts, words: PdfWords): Array<{ label: string; value: string }> {
