@@ -103,11 +103,34 @@ export async function preparePrintImage(source: string, cacheDir: string, box: I
   const target = path.join(path.resolve(cacheDir), `${key}-${size.width}x${size.height}.jpg`);
   let work = inFlight.get(target);
   if (!work) {
-    const shrink = meta.format === 'jpeg' ? jpegShrink(upright.width / size.width) : 1;
-    work = reuseOrPrepare(absolute, target, size, shrink).finally(() => inFlight.delete(target));
+    work = (async () => {
+      // A copy made for a larger box (another layout) is already upright and print-size: scaling it
+      // down takes a few milliseconds where decoding the original takes a hundred and more.
+      const larger = await largerCopy(path.resolve(cacheDir), key, size, target);
+      const from = larger ?? { file: absolute, width: upright.width, format: meta.format };
+      const shrink = from.format === 'jpeg' ? jpegShrink(from.width / size.width) : 1;
+      return reuseOrPrepare(from.file, target, size, shrink);
+    })().finally(() => inFlight.delete(target));
     inFlight.set(target, work);
   }
   return work;
+}
+
+/** The smallest existing copy of `key` at least `size` in both sides (the same photo, upright), other than `target`. */
+async function largerCopy(cacheDir: string, key: string, size: { width: number; height: number }, target: string): Promise<{ file: string; width: number; format: 'jpeg' } | null> {
+  if (await stat(target).then(() => true, () => false)) return null; // there already: reused as it is
+  const names = await readdir(cacheDir).catch(() => [] as string[]);
+  let best: { file: string; width: number; format: 'jpeg' } | null = null;
+  for (const name of names) {
+    if (!name.startsWith(`${key}-`)) continue;
+    const match = /-(\d+)x(\d+)\.jpg$/.exec(name);
+    if (!match) continue;
+    const [width, height] = [Number(match[1]), Number(match[2])];
+    // The same proportions (a copy of this photo, not a crop), and no smaller than wanted.
+    if (width < size.width || height < size.height || Math.abs(width / height - size.width / size.height) > 0.02) continue;
+    if (!best || width < best.width) best = { file: path.join(cacheDir, name), width, format: 'jpeg' };
+  }
+  return best;
 }
 
 /**

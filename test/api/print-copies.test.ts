@@ -9,7 +9,7 @@ import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { imageBoxFor } from '../../src/adapters/pdf.js';
+import { imageBoxFor, largestImageBox } from '../../src/adapters/pdf.js';
 import { printSize } from '../../src/adapters/print-image.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
@@ -61,12 +61,12 @@ for (const dialect of testDialects()) {
       }
     }
 
-    test('an uploaded photo gets its copy for an A4 photo in the default layout (4 to a sheet) without any PDF; a before/after page on landscape paper gets its own; finalizing reuses them', async (t) => {
+    test('an uploaded photo gets its copy for the largest box (an A4 photo page, one to a sheet) without any PDF; a before/after page on landscape paper gets its own; finalizing reuses them', async (t) => {
       const order = await ctx.make.order({ author: me.id });
       const before = copies();
       await upload(order.id, 'Zaehler.jpg');
       await upload(order.id, 'Ventil.jpg');
-      const onPhotoPage = printSize(2000, 3000, imageBoxFor('A4', 'portrait', 4, 'photo'));
+      const onPhotoPage = printSize(2000, 3000, largestImageBox('A4', 'portrait', 'photo'));
       const afterUpload = await shortly((names) => names.length === before.length + 2, 'copies after two uploads');
       const made = afterUpload.filter((n) => !before.includes(n));
       assert.deepEqual(made.map(sizeOf), [`${onPhotoPage.width}x${onPhotoPage.height}`, `${onPhotoPage.width}x${onPhotoPage.height}`]);

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -147,6 +147,22 @@ describe('preparePrintImage', () => {
     // 92 mm at 150 dpi = 543 px wide.
     assert.deepEqual([column.width, column.height], [543, 724]);
     assert.ok(existsSync(page.path) && existsSync(column.path));
+  });
+
+  test('a copy for a smaller box is made from a larger copy of the same photo, not from the original', async () => {
+    const source = path.join(dir, 'derived.jpg');
+    await sidewaysPhoto(source);
+    const page = await preparePrintImage(source, cache, A4);
+    // The larger copy made recognisable: what is derived from it is green all over.
+    await sharp({ create: { width: page.width, height: page.height, channels: 3, background: '#00c000' } }).jpeg().toFile(`${page.path}.new`);
+    await rename(`${page.path}.new`, page.path);
+    const small = await preparePrintImage(source, cache, { width: A4.width / 3, height: A4.height / 3 });
+    const [r, g, b] = await pixel(small.path, Math.floor(small.width / 2), Math.floor(small.height / 2));
+    assert.ok(g > 150 && r < 60 && b < 60, `derived from the larger copy: rgb(${r}, ${g}, ${b})`);
+    // A copy for a box larger than any made is made from the original.
+    const twice = await preparePrintImage(source, cache, { width: A4.width * 1.2, height: A4.height * 1.2 });
+    const [r2, g2] = await pixel(twice.path, Math.floor(twice.width / 2), Math.floor(twice.height / 4));
+    assert.ok(!(g2 > 150 && r2 < 60), `from the original: rgb(${r2}, ${g2})`);
   });
 
   test('the quality is the highest that keeps the copy within its budget: high for a plain photo, lower for a grainy one', async () => {

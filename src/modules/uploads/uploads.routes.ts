@@ -20,8 +20,7 @@ import { beginIdempotent } from '../common/idempotency.js';
 import { ACCEPTED_DESCRIPTION, type UploadKind } from './upload-types.js';
 import { createUploadsRepository } from './uploads.repository.js';
 import { UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
-import { imageBoxFor } from '../../adapters/pdf.js';
-import { DEFAULT_PHOTOS_PER_SHEET } from '../reports/photos-per-sheet.js';
+import { largestImageBox } from '../../adapters/pdf.js';
 import { createUploadService, type AttachedUpload, type IncomingFile } from './uploads.service.js';
 import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
@@ -63,9 +62,12 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     limits: { files: 1, fileSize: Math.max(caps.photo, caps.audio) + 1, fields: 10, fieldSize: 1024, parts: 12, fieldNameSize: 100, headerPairs: 50 },
   });
 
-  /** A photo's print-size copy for the usual page (A4 portrait, the default layout), made in the background. */
+  /**
+   * A photo's print-size copy for the largest box it gets (a photo page on A4 portrait, one to a
+   * sheet), made in the background: the copies for the other layouts are made from it in milliseconds.
+   */
   function madeAhead(attached: AttachedUpload): void {
-    if (attached.raster) printQueue.add(attached.file, imageBoxFor('A4', 'portrait', DEFAULT_PHOTOS_PER_SHEET, 'photo'));
+    if (attached.raster) printQueue.add(attached.file, largestImageBox('A4', 'portrait', 'photo'));
   }
 
   /** The part in the field `file`, with the route's size limit. */
