@@ -61,16 +61,20 @@ for (const dialect of testDialects()) {
       }
     }
 
-    test('an uploaded photo gets its copy for the largest box (an A4 photo page, one to a sheet) without any PDF; a before/after page on landscape paper gets its own; finalizing reuses them', async (t) => {
+    test('an uploaded photo gets its copies for the largest box (an A4 photo page, one to a sheet) and the default layout without any PDF; a before/after page on landscape paper gets its own; finalizing reuses them', async (t) => {
       const order = await ctx.make.order({ author: me.id });
       const before = copies();
       await upload(order.id, 'Zaehler.jpg');
       await upload(order.id, 'Ventil.jpg');
       const onPhotoPage = printSize(2000, 3000, largestImageBox('A4', 'portrait', 'photo'));
-      const afterUpload = await shortly((names) => names.length === before.length + 2, 'copies after two uploads');
+      const inDefaultLayout = printSize(2000, 3000, imageBoxFor('A4', 'portrait', 4, 'photo'));
+      const afterUpload = await shortly((names) => names.length === before.length + 4, 'copies after two uploads');
       const made = afterUpload.filter((n) => !before.includes(n));
-      assert.deepEqual(made.map(sizeOf), [`${onPhotoPage.width}x${onPhotoPage.height}`, `${onPhotoPage.width}x${onPhotoPage.height}`]);
-      const pixels = await sharp(path.join(cacheDir(), made[0]!)).metadata();
+      // Each photo: the copy for the largest box, and the one for the default layout (4 to a sheet).
+      const large = `${onPhotoPage.width}x${onPhotoPage.height}`;
+      const small = `${inDefaultLayout.width}x${inDefaultLayout.height}`;
+      assert.deepEqual(made.map(sizeOf).sort(), [large, large, small, small].sort());
+      const pixels = await sharp(path.join(cacheDir(), made.find((n) => sizeOf(n) === large)!)).metadata();
       assert.deepEqual([pixels.format, pixels.width, pixels.height], ['jpeg', onPhotoPage.width, onPhotoPage.height]);
 
       // A before/after page of a landscape report (4 to a sheet): each photo in a column of a row of landscape A4.
@@ -104,8 +108,9 @@ for (const dialect of testDialects()) {
       assert.equal(res.statusCode, 201, res.body);
       // A photo uploaded after it shows the queue has run past the recording.
       await upload(order.id, 'Danach.jpg');
-      const names = await shortly((n) => n.length === before.length + 1, 'the copy of the photo after the recording');
-      assert.equal(names.filter((n) => !before.includes(n)).length, 1);
+      // The photo's two copies (largest box, default layout), nothing for the recording.
+      const names = await shortly((n) => n.length === before.length + 2, 'the copies of the photo after the recording');
+      assert.equal(names.filter((n) => !before.includes(n)).length, 2);
     });
   });
 }

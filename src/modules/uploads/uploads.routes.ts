@@ -20,7 +20,8 @@ import { beginIdempotent } from '../common/idempotency.js';
 import { ACCEPTED_DESCRIPTION, type UploadKind } from './upload-types.js';
 import { createUploadsRepository } from './uploads.repository.js';
 import { UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
-import { largestImageBox } from '../../adapters/pdf.js';
+import { imageBoxFor, largestImageBox } from '../../adapters/pdf.js';
+import { DEFAULT_PHOTOS_PER_SHEET } from '../reports/photos-per-sheet.js';
 import { createUploadService, type AttachedUpload, type IncomingFile } from './uploads.service.js';
 import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
@@ -63,11 +64,15 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
   });
 
   /**
-   * A photo's print-size copy for the largest box it gets (a photo page on A4 portrait, one to a
-   * sheet), made in the background: the copies for the other layouts are made from it in milliseconds.
+   * A photo's print-size copies, made in the background: for the largest box it gets (a photo page
+   * on A4 portrait, one to a sheet; the copies for the other layouts are scaled from it), and for
+   * the default layout (4 to a sheet).
    */
   function madeAhead(attached: AttachedUpload): void {
-    if (attached.raster) printQueue.add(attached.file, largestImageBox('A4', 'portrait', 'photo'));
+    if (!attached.raster) return;
+    printQueue.add(attached.file, largestImageBox('A4', 'portrait', 'photo'));
+    // The default layout's copy right after, scaled from that one: a report finalized at once finds it.
+    printQueue.add(attached.file, imageBoxFor('A4', 'portrait', DEFAULT_PHOTOS_PER_SHEET, 'photo'));
   }
 
   /** The part in the field `file`, with the route's size limit. */
