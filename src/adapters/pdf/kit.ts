@@ -94,7 +94,7 @@ export function style(doc: Doc, { font, size, color = INK }: TextStyle): void {
 }
 
 /** Sets font and size only: measuring writes nothing (there may be no page yet). */
-function metrics(doc: Doc, { font, size }: TextStyle): void {
+export function metrics(doc: Doc, { font, size }: TextStyle): void {
   doc.font(font).fontSize(size);
 }
 

@@ -22,6 +22,7 @@ import { readTakenAt, type TakenAt } from '../../adapters/exif.js';
 import { LOGO_BOX, NOT_COVERED, pdfLanguageOf, renderReportPdf, type ImageBox, type PdfCover, type PdfImage, type PdfLanguage, type PdfPage, type SignatureFacts, type SummaryInput } from '../../adapters/pdf.js';
 import { wordsFor } from '../../adapters/pdf/words.js';
 import type { SignatureFactsRow } from './reports.repository.js';
+import { signatureFactsOf } from './reports.service.js';
 import { loadCoverPdf } from '../../adapters/pdf-import.js';
 import { hashFile } from '../../adapters/file-store.js';
 import { preparePrintImage } from '../../adapters/print-image.js';
@@ -92,16 +93,6 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
 }
 
 /**
- * Dates as Dolibarr prints them for German users, in its time zone: `dd.mm.yyyy`, and with the
- * time `dd.mm.yyyy HH:MM MEZ` (the zone named, so nobody takes it for another).
- */
-function formatDate(unix: number | null, timeZone: string, withTime = false): string {
-  if (unix === null) return '';
-  const date = new Date(unix * 1000);
-  return withTime ? localTime(date, timeZone) : localDate(date, timeZone);
-}
-
-/**
  * A moment for the PDF's reader in the company's time zone, the zone named: German
  * `24.11.2026 14:05 MEZ`, English `24 Nov 2026, 14:05 CET`; without the time, the date alone.
  */
@@ -112,6 +103,11 @@ export function formatWhen(unix: number, timeZone: string, language: PdfLanguage
     ? { timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }
     : { timeZone, day: 'numeric', month: 'short', year: 'numeric' };
   return new Intl.DateTimeFormat('en-GB', options).format(date);
+}
+
+/** A date of the cover's placeholders, as Dolibarr prints it for German users (`dd.mm.yyyy`); '' for none. */
+function dateOrEmpty(unix: number | null, timeZone: string): string {
+  return unix === null ? '' : formatWhen(unix, timeZone, 'de', false);
 }
 
 /** A photo's capture time as its camera wrote it (its local time; the offset named when known). */
@@ -177,11 +173,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       bericht_ref: report.ref,
       bericht_title: report.title,
       bericht_version: String(report.version),
-      bericht_date: formatDate(fromDbDateTime(report.datec), config.timeZone),
+      bericht_date: dateOrEmpty(fromDbDateTime(report.datec), config.timeZone),
       bericht_page_count: String(pages),
       object_ref: parent?.ref ?? '',
       object_ref_customer: parent?.ref_client ?? '',
-      object_date: formatDate(fromDolibarrDateTime(parent?.date ?? null, config.timeZone), config.timeZone),
+      object_date: dateOrEmpty(fromDolibarrDateTime(parent?.date ?? null, config.timeZone), config.timeZone),
       object_note_public: parent?.note_public ?? '',
       company_name: parent?.nom ?? '',
       company_name_alias: parent?.name_alias ?? '',
@@ -199,8 +195,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       mycompany_phone: company.get('MAIN_INFO_SOCIETE_TEL') ?? '',
       mycompany_vatnumber: company.get('MAIN_INFO_TVAINTRA') ?? '',
       myuser_fullname: user.name,
-      current_date: formatDate(now, config.timeZone),
-      current_datehour: formatDate(now, config.timeZone, true),
+      current_date: formatWhen(now, config.timeZone, 'de', false),
+      current_datehour: formatWhen(now, config.timeZone, 'de'),
     };
   }
 
@@ -253,13 +249,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
 
   /** The signature's facts as the sheet prints them, times in the company's zone with the zone named. */
   async function signatureFacts(pages: PageRow[], language: PdfLanguage): Promise<Map<number, SignatureFacts>> {
-    const ids = pages.filter((p) => p.layout === 'signature').map((p) => Number(p.rowid));
-    const [rows, metadataPaths] = await Promise.all([repo.signatureFacts(handle.db, ids), repo.signatureMetadataPaths(handle.db, ids)]);
     const facts = new Map<number, SignatureFacts>();
-    for (const [id, row] of rows) {
+    for (const [id, row] of await signatureFactsOf(repo, handle.db, pages)) {
       let metadata: { hash?: string; page_count_at_signing?: number; verify_code?: string } = {};
       try {
-        metadata = JSON.parse(await readFile(await resolveSource(dataRoot, entity, metadataPaths.get(id) ?? ''), 'utf8'));
+        metadata = JSON.parse(await readFile(await resolveSource(dataRoot, entity, row.metadata_path), 'utf8'));
       } catch {
         // Without its metadata file the sheet still shows who and when.
       }

@@ -14,7 +14,7 @@ import type { ListTotals } from '../../db/list-total.js';
 export type ReportRow = Selectable<BerichtTable> & { parent_ref: string | null; page_count: number | string | bigint | null };
 export type PageRow = Selectable<BerichtPageTable>;
 /** What a signature page's answer shows of its `bericht_signature` row. */
-export type SignatureFactsRow = Pick<Selectable<BerichtSignatureTable>, 'fk_page' | 'signer_name' | 'datec' | 'signed_at_device' | 'signed_at_device_zone' | 'device_time_plausible'>;
+export type SignatureFactsRow = Pick<Selectable<BerichtSignatureTable>, 'fk_page' | 'signer_name' | 'datec' | 'signed_at_device' | 'signed_at_device_zone' | 'device_time_plausible' | 'metadata_path'>;
 export type NewReportRow = Insertable<BerichtTable>;
 export type NewPageRow = Insertable<BerichtPageTable>;
 export type ReportRowUpdate = Updateable<BerichtTable>;
@@ -115,7 +115,7 @@ export function createReportRepository(dialect: Dialect) {
       if (pageIds.length === 0) return new Map();
       const rows = await db
         .selectFrom('bericht_signature')
-        .select(['fk_page', 'signer_name', 'datec', 'signed_at_device', 'signed_at_device_zone', 'device_time_plausible'])
+        .select(['fk_page', 'signer_name', 'datec', 'signed_at_device', 'signed_at_device_zone', 'device_time_plausible', 'metadata_path'])
         .where('fk_page', 'in', pageIds)
         .execute();
       return new Map(rows.map((r) => [Number(r.fk_page), r]));
@@ -233,13 +233,6 @@ export function createReportRepository(dialect: Dialect) {
         .where('fk_element', '=', id)
         .orderBy('rowid')
         .execute();
-    },
-
-    /** Where the signature pages' metadata files are, by page id. */
-    async signatureMetadataPaths(db: Db, pageIds: number[]): Promise<Map<number, string>> {
-      if (pageIds.length === 0) return new Map();
-      const rows = await db.selectFrom('bericht_signature').select(['fk_page', 'metadata_path']).where('fk_page', 'in', pageIds).execute();
-      return new Map(rows.map((r) => [Number(r.fk_page), r.metadata_path]));
     },
 
     /** id, parent, ref, version and status of the reports linked to `ids` as parent or child. */

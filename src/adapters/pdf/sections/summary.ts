@@ -6,7 +6,7 @@
  * visit (checklists, time on site) are more blocks here.
  */
 import type { Block } from '../flow.js';
-import { BODY, CAPTION, HEADING, LABEL, measure, mm, rule, SANS_BOLD, SHADE, SMALL, splitToHeight, textIn, TITLE, type Box, type Doc, type TextStyle } from '../kit.js';
+import { BODY, CAPTION, HEADING, LABEL, measure, metrics, mm, rule, SANS_BOLD, SHADE, SMALL, splitToHeight, textIn, TITLE, type Box, type Doc, type TextStyle } from '../kit.js';
 import type { MaterialLine, PdfPage, SummaryInput } from '../model.js';
 import type { PdfWords } from '../words.js';
 
@@ -103,7 +103,7 @@ interface Column {
 function materialBlocks(doc: Doc, lines: MaterialLine[], words: PdfWords, body: Box): Block[] {
   // The quantity column as wide as its widest number (and its heading), the rest shared out.
   const quantities = lines.map((line) => words.number(line.qty));
-  metricsOf(doc, CELL);
+  metrics(doc, CELL);
   const qtyWidth = Math.min(body.w * 0.25, Math.max(body.w * 0.1, ...[words.quantity, ...quantities].map((q) => doc.widthOfString(q) + 2 * PAD + 2)));
   const unitWidth = body.w * 0.12;
   const columns: Column[] = [
@@ -138,11 +138,6 @@ function materialBlocks(doc: Doc, lines: MaterialLine[], words: PdfWords, body: 
     header,
     ...lines.map((line, i) => row([line.label, quantities[i]!, unitOf(line.unit), line.note ?? ''], CELL, false, { repeatOnBreak: continued, joined: true })),
   ];
-}
-
-/** Sets the font and size of `textStyle` for measuring. */
-function metricsOf(doc: Doc, { font, size }: TextStyle): void {
-  doc.font(font).fontSize(size);
 }
 
 /** What follows: how many photos, pairs, sections and signatures, and the sections' titles in order. */
