@@ -274,3 +274,17 @@ export async function apiToken(world: AppWorld, login = 'techniker'): Promise<st
   assert.equal(res.statusCode, 200, res.body);
   return (res.json() as { token: string }).token;
 }
+
+/** A finger on the glass (CDP touch events: pointer events of type touch), along `points`. */
+export async function finger(page: Page, points: { x: number; y: number }[]): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  const [first, ...rest] = points;
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [first!] });
+  for (const point of rest) {
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [point] });
+    await page.waitForTimeout(25);
+  }
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+

@@ -3,6 +3,8 @@
  * poppler-utils is installed by .ci/run; where it is missing, tests that need it skip and say so.
  */
 import { execFileSync, execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
@@ -58,3 +60,12 @@ export function inOrder(text: string, needles: readonly string[]): number[] {
     return at;
   });
 }
+
+/** The text of a PDF given as bytes (an API answer), or of its page `page` (1-based), read by pdftotext with its layout; the file is written into `dir`. */
+export function pdfBytesText(pdf: Buffer, dir: string, page?: number): string {
+  const file = path.join(dir, `read-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.pdf`);
+  writeFileSync(file, pdf);
+  const range = page ? ['-f', String(page), '-l', String(page)] : [];
+  return execFileSync('pdftotext', [...range, '-layout', file, '-'], { encoding: 'utf8' });
+}
+

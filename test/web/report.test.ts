@@ -10,8 +10,7 @@
  * still arrives. axe-core and screenshots on the report, page, signature and PDF screens.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -19,7 +18,8 @@ import { PDFDocument } from 'pdf-lib';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import { apiToken, goOffline, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { pdfBytesText } from '../helpers/pdf-tools.js';
+import { apiToken, finger, goOffline, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
 
 const skip = skipReason() ?? (existsSync('/usr/bin/pdftotext') ? undefined : 'pdftotext not installed (Debian package poppler-utils)');
 const REF = 'CO2611-0009';
@@ -75,18 +75,6 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     return file;
   }
 
-  /** A finger on the glass, from the middle of `from` along `points` (CDP touch events: pointer events of type touch). */
-  async function finger(page: Page, points: { x: number; y: number }[]) {
-    const cdp = await page.context().newCDPSession(page);
-    const [first, ...rest] = points;
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [first!] });
-    for (const point of rest) {
-      await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [point] });
-      await page.waitForTimeout(25);
-    }
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-    await cdp.detach();
-  }
 
   /**
    * Drags the row at `from` with a finger on its handle up to `to`. A list taller than the screen
@@ -127,11 +115,6 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
   const pdfPages = async (pdf: Buffer) => (await PDFDocument.load(pdf)).getPageCount();
   /** `text` as a pattern whose words may be parted by any white space (a title may wrap). */
   const words = (text: string) => new RegExp(text.split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'));
-  function pageText(pdf: Buffer, n: number): string {
-    const file = path.join(scratch, `page-${Date.now()}-${n}.pdf`);
-    writeFileSync(file, pdf);
-    return execFileSync('pdftotext', ['-f', String(n), '-l', String(n), '-layout', file, '-'], { encoding: 'utf8' });
-  }
 
   /** The visit on one order; `offline`: without network from the report step until after the signature. */
   async function walk(page: Page, context: BrowserContext, ref: string, prefix: string, options: { offline?: boolean; shots?: boolean } = {}): Promise<Walked> {
@@ -256,7 +239,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
   function normalized(pdf: Buffer, n: number) {
     // Refs, dates, times, hashes and the order's photos' names differ between two walks; the words stay.
     // A hash on the signature sheet may wrap: its last letters on the next line go with it.
-    return pageText(pdf, n)
+    return pdfBytesText(pdf, scratch, n)
       .replace(/\b[0-9a-f]{16,}\s*[0-9a-f]*\b/g, ' ')
       .split(/\s+/)
       .filter((word) => word && !/\d/.test(word) && !/^(online|offline)-/.test(word))
@@ -289,8 +272,8 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     // signature sheet; no cover sheet in the template.
     const sheets = await pdfPages(online.pdf);
     assert.ok(sheets >= 3 && sheets < steps + 4, `${sheets} sheets for ${steps + 4} pages`);
-    assert.match(pageText(online.pdf, 1), /Zusammenfassung[\s\S]*Unterschriften/);
-    const body = Array.from({ length: sheets - 2 }, (_, i) => pageText(online.pdf, i + 2)).join('\n');
+    assert.match(pdfBytesText(online.pdf, scratch, 1), /Zusammenfassung[\s\S]*Unterschriften/);
+    const body = Array.from({ length: sheets - 2 }, (_, i) => pdfBytesText(online.pdf, scratch, i + 2)).join('\n');
     let rest = body.slice(body.search(new RegExp(CLOSING)));
     assert.ok(rest.length > 0, `the body starts with ${CLOSING}`);
     for (const step of template.pages) {
@@ -299,7 +282,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
       rest = rest.slice(at);
     }
     assert.match(rest, new RegExp(`${NOTE}[\\s\\S]*Vorher[\\s\\S]*Nachher`));
-    const signaturePage = pageText(online.pdf, sheets);
+    const signaturePage = pdfBytesText(online.pdf, scratch, sheets);
     assert.match(signaturePage, new RegExp(SIGNER));
     assert.deepEqual(errors, []);
     await context.close();

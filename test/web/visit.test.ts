@@ -23,8 +23,7 @@
  * The first screen's and a report's load times of row 11 are measured by `npm run bench:app`.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -32,11 +31,12 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PDFDocument } from 'pdf-lib';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { COVER_TEMPLATE_FILENAME } from '../../src/demo/cover-template.js';
-import { apiToken, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { pdfBytesText } from '../helpers/pdf-tools.js';
+import { apiToken, assertAccessible, assertPhoneFriendly, finger, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
 import { multipart } from '../helpers/multipart.js';
 import { sign } from '../helpers/signature.js';
 
@@ -117,26 +117,8 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
   async function report(id: number): Promise<{ id: number; ref: string; status: string; pages: PageRow[] }> {
     return api(`/api/reports.php?id=${id}`);
   }
-  function pdfText(pdf: Buffer, pageNumber?: number): string {
-    const file = path.join(scratch, `read-${Date.now()}-${Math.random().toString(36).slice(2)}.pdf`);
-    writeFileSync(file, pdf);
-    const range = pageNumber ? ['-f', String(pageNumber), '-l', String(pageNumber)] : [];
-    return execFileSync('pdftotext', [...range, '-layout', file, '-'], { encoding: 'utf8' });
-  }
   async function openOrderOf(page: Page, ref: string) {
     await page.getByRole('link', { name: new RegExp(ref.replace(/[()]/g, '\\$&')) }).click();
-  }
-  /** A finger on the glass (CDP touch events), along `points`. */
-  async function finger(page: Page, points: { x: number; y: number }[]) {
-    const cdp = await page.context().newCDPSession(page);
-    const [first, ...rest] = points;
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [first!] });
-    for (const point of rest) {
-      await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [point] });
-      await page.waitForTimeout(20);
-    }
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-    await cdp.detach();
   }
   /** The customer signs on the pad with a finger, named `signer`. */
   async function signOnPad(page: Page, signer: string) {
@@ -318,8 +300,8 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     // The summary, the heading "Befund" (alone: the signature sheet follows), the signature sheet, then the late page.
     await page.getByRole('img', { name: /^Seite 1 von 4$/ }).waitFor({ timeout: 60_000 });
     const preview = await api<Buffer>(`/api/pdf.php?id=${made.id}&preview=1`);
-    assert.match(pdfText(preview, 4), /Zusatzarbeiten[\s\S]*Nicht von der Unterschrift erfasst/);
-    for (const sheet of [1, 2, 3]) assert.doesNotMatch(pdfText(preview, sheet), /Nicht von der Unterschrift erfasst/);
+    assert.match(pdfBytesText(preview, scratch, 4), /Zusatzarbeiten[\s\S]*Nicht von der Unterschrift erfasst/);
+    for (const sheet of [1, 2, 3]) assert.doesNotMatch(pdfBytesText(preview, scratch, sheet), /Nicht von der Unterschrift erfasst/);
 
     await page.getByRole('button', { name: 'Abschließen' }).click();
     const confirm = page.getByRole('dialog', { name: 'Bericht endgültig abschließen?' });
