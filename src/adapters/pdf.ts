@@ -34,6 +34,7 @@ import { loadImage } from './pdf/images.js';
 import { bodyOf, drawPdfKitImage, lineHeight, mm, PDF_LAYOUT, registerFonts, rule, RULE, MUTED, SANS, SANS_BOLD, style, textIn, uprightSize, type Box, type Doc, type PdfKitImage, type TextStyle } from './pdf/kit.js';
 import type { PdfDocumentInput, PdfPage, PhotosPerSheet } from './pdf/model.js';
 import { beforeAfterRow, beforeAfterSheet } from './pdf/sections/before-after.js';
+import { checklistBlocks } from './pdf/sections/checklist.js';
 import { prepareCover } from './pdf/sections/cover.js';
 import { notesAfterRow, photoRow, photoSheet, type NumberedPhoto } from './pdf/sections/photos.js';
 import { signatureSheet } from './pdf/sections/signature.js';
@@ -45,7 +46,7 @@ import { PDFA_DOCUMENT_OPTIONS, pdfaInfo, replaceMissingGlyphs } from './pdfa.js
 export { isPlainPng, type PdfImage } from './pdf/images.js';
 export { imageBoxFor, largestImageBox, type ImageBox } from './pdf/geometry.js';
 export { PDF_LAYOUT, type Orientation, type PaperFormat, type Rotation } from './pdf/kit.js';
-export { PHOTOS_PER_SHEET, type MaterialLine, type PdfCover, type PdfDocumentInput, type PdfPage, type PhotosPerSheet, type SignatureFacts, type SummaryInput } from './pdf/model.js';
+export { PHOTOS_PER_SHEET, type ChecklistLine, type TimeRow, type MaterialLine, type PdfCover, type PdfDocumentInput, type PdfPage, type PhotosPerSheet, type SignatureFacts, type SummaryInput } from './pdf/model.js';
 export { pdfLanguageOf, type PdfLanguage } from './pdf/words.js';
 
 /** The box of the company logo at the top left of every body sheet. */
@@ -83,6 +84,7 @@ export function pageBlocks(doc: Doc, pages: readonly PdfPage[], perSheet: Photos
     flushRow();
     if (page.kind === 'before_after') blocks.push(perSheet === 1 ? beforeAfterSheet(page, body) : beforeAfterRow(page, rowHeight));
     else if (page.kind === 'title_only') blocks.push({ ...(perSheet === 1 ? titleSheet(page.title, page.note, body) : sectionHeading(doc, page.title, page.note, body)), notice: page.notice });
+    else if (page.kind === 'checklist') blocks.push(...checklistBlocks(doc, page, body, words, perSheet === 1));
     else blocks.push(signatureSheet(page, body));
   }
   flushRow();

@@ -19,6 +19,7 @@ import { berichtNewest } from './migrations/0008-bericht-newest.js';
 import { berichtSignatureDeviceTime } from './migrations/0009-bericht-signature-device-time.js';
 import { berichtPhotosPerSheet } from './migrations/0010-bericht-photos-per-sheet.js';
 import { standaloneSocieteLang } from './migrations/0011-standalone-societe-lang.js';
+import { berichtChecklistTime } from './migrations/0012-bericht-checklist-time.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -41,6 +42,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0009-bericht-signature-device-time': berichtSignatureDeviceTime(handle.dialect, handle.prefix),
         '0010-bericht-photos-per-sheet': berichtPhotosPerSheet(handle.dialect, handle.prefix),
         '0011-standalone-societe-lang': standaloneSocieteLang(handle.prefix),
+        '0012-bericht-checklist-time': berichtChecklistTime(handle.dialect, handle.prefix),
       };
     },
   };

@@ -232,6 +232,8 @@ export interface BerichtPageTable {
   source_path: string | null;
   /** The second image of a before/after page. */
   source_path_2: string | null;
+  /** A checklist page's items, JSON (modules/reports/checklist.ts); null on other pages (migration 0012). */
+  checklist: ColumnType<string | null, string | null | undefined, string | null>;
   datec: DateTime;
   tms: DateTime;
 }
@@ -258,6 +260,27 @@ export interface BerichtUploadTokenTable {
   fk_user_creat: Int;
   datec: DateTime;
   date_expiry: string;
+}
+
+/** Time on site: one interval of a technician at an object (migration 0012). Times in UTC. */
+export interface BerichtTimeTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  element_type: string;
+  fk_element: Int;
+  fk_user: Int;
+  /** The final report that took the interval; null until one is finalized. */
+  fk_bericht: Int | null;
+  arrival: string;
+  departure: DateTime;
+  /** The times as first recorded (a tap, or a manual entry), kept through corrections. */
+  arrival_tapped: DateTime;
+  departure_tapped: DateTime;
+  /** JSON array of corrections: { at, by, reason, arrival, departure } (the times before it). */
+  corrections: string | null;
+  fk_user_modif: Int | null;
+  datec: DateTime;
+  tms: DateTime;
 }
 
 /** Failed logins, kept in the database so that every process behind a balancer counts the same. */
@@ -336,6 +359,7 @@ export interface Database {
   bericht_idempotency: BerichtIdempotencyTable;
   bericht_signature: BerichtSignatureTable;
   bericht_file_intent: BerichtFileIntentTable;
+  bericht_time: BerichtTimeTable;
 }
 
 export type TableName = keyof Database;
@@ -344,5 +368,5 @@ export type TableName = keyof Database;
 export const TABLE_NAMES: readonly TableName[] = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
-  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time',
 ];

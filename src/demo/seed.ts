@@ -3,7 +3,7 @@
  * orders with ref_client linked to users and a work description each, invoices, proposals, a
  * company with a logo, a few real photos (with Dolibarr thumbnails and ecm_files rows) in the order
  * folders, material lines and a draft maintenance report on the first order, a report template
- * (a gas boiler's maintenance protocol), and an ODT cover-sheet template.
+ * (a gas boiler's maintenance protocol: a checklist with four measured values), and an ODT cover-sheet template.
  *
  * Only ever on a database whose Dolibarr tables this service created (never a real Dolibarr),
  * and only while it has no users yet. Every demo user's password is DEMO_PASSWORD.
@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../adapters/file-store.js';
 import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from './cover-template.js';
+import { defineItems, writeItems, type ItemDefinition } from '../modules/reports/checklist.js';
 import { makeDemoLogo } from './logo.js';
 import { writeThumbnails } from '../adapters/image.js';
 import type { Config } from '../config.js';
@@ -92,22 +93,47 @@ const ORDER_PHOTOS: Array<Array<[asset: string, name: string]>> = [
 ];
 
 interface DemoPage {
-  layout: 'photo' | 'before_after' | 'title_only';
+  layout: 'photo' | 'before_after' | 'title_only' | 'checklist';
   title: string;
   note?: string;
+  /** A checklist's items. */
+  items?: ItemDefinition[];
   /** Photo names in the first order's folder. */
   a?: string;
   b?: string;
 }
 
+/**
+ * The maintenance of a gas condensing boiler as a checklist: the steps of the yearly service, and
+ * four measured values with the limits a heating engineer works to: the system's water pressure of
+ * a detached house (1.0 to 2.0 bar cold), the gas flow pressure at the appliance for natural gas H
+ * (DVGW G 600: 18 to 25 mbar), CO in the undiluted flue gas (at most 1000 ppm, DVGW G 660), and the
+ * flue gas loss (at most 10 % for 25 to 50 kW, 1. BImSchV § 10).
+ */
+const CHECKLIST_TITLE = 'Prüfliste Gas-Brennwertheizung';
+const CHECKLIST: ItemDefinition[] = [
+  { label: 'Sichtprüfung Heizgerät, Aufstellraum und Verbrennungsluftzufuhr' },
+  { label: 'Abgasleitung dicht, fest und Mündung frei' },
+  { label: 'Brenner und Wärmetauscher gereinigt' },
+  { label: 'Brennerdichtung erneuert' },
+  { label: 'Zünd- und Ionisationselektrode geprüft und eingestellt' },
+  { label: 'Siphon gereinigt und befüllt' },
+  { label: 'Neutralisation geprüft, Granulat ausreichend' },
+  { label: 'Gasleitung und Gasarmaturen dicht' },
+  { label: 'Anlagendruck (kalt)', unit: 'bar', lower: 1, upper: 2 },
+  { label: 'Gas-Fließdruck am Gerät', unit: 'mbar', lower: 18, upper: 25 },
+  { label: 'CO im Abgas (unverdünnt)', unit: 'ppm', upper: 1000 },
+  { label: 'Abgasverlust', unit: '%', upper: 10 },
+  { label: 'Sicherheitseinrichtungen und Regelung geprüft, Anlage übergeben' },
+];
+
 /** The draft report on the first order: the boiler maintenance, as a technician documents it. */
 const DRAFT_TITLE = 'Wartung Gas-Brennwertheizung';
 const DRAFT_PAGES: DemoPage[] = [
+  { layout: 'checklist', title: CHECKLIST_TITLE, items: CHECKLIST },
   { layout: 'photo', title: 'Abgasanlage: Schornstein', a: 'Schornstein_Mauerwerk.jpg', note: 'Mauerwerk ohne Risse und Durchfeuchtung; Abgasleitung im Schacht fest, Mündung frei.' },
-  { layout: 'title_only', title: 'Reinigung Brenner und Wärmetauscher', note: 'Brennerdichtung und Zündelektrode erneuert, Wärmetauscher gereinigt; Siphon gereinigt und neu befüllt.' },
   { layout: 'photo', title: 'Neutralisation des Kondensats', a: 'Neutralisationsgranulat.jpg', note: 'Granulat in der Neutralisationsbox verbraucht und erneuert (2 kg); Kondensatablauf frei.' },
-  { layout: 'title_only', title: 'Abgasmessung', note: 'CO 12 ppm · CO2 9,1 % · O2 4,6 % · Abgastemperatur 46 °C · Abgasverlust 1,3 %. Werte in Ordnung.' },
-  { layout: 'title_only', title: 'Funktionsprüfung und Übergabe', note: 'Sicherheitseinrichtungen geprüft, Anlage in Betrieb übergeben. Hinweis: Ionisationselektrode zeigt Verschleiß, Austausch bei der nächsten Wartung empfohlen.' },
+  { layout: 'title_only', title: 'Hinweise und Empfehlungen', note: 'Ionisationselektrode zeigt Verschleiß, Austausch bei der nächsten Wartung empfohlen.' },
 ];
 /** The material used on the first order, as the technician enters it. */
 const DRAFT_MATERIAL: Array<{ label: string; qty: number; unit: string; note?: string }> = [
@@ -117,16 +143,12 @@ const DRAFT_MATERIAL: Array<{ label: string; qty: number; unit: string; note?: s
   { label: 'Reinigungsmittel Wärmetauscher', qty: 0.5, unit: 'l' },
 ];
 
-/** The report template: the steps of a gas condensing boiler's maintenance, with blanks for the values. */
+/** The report template: the maintenance checklist, then a page for what the customer should know. */
 const TEMPLATE_TITLE = 'Wartungsprotokoll Gas-Brennwertheizung';
 const TEMPLATE_LABEL = 'Wartung Gasheizung';
 const TEMPLATE_PAGES: DemoPage[] = [
-  { layout: 'title_only', title: 'Sichtprüfung Anlage und Abgasanlage', note: 'Heizgerät, Abgasleitung und Verbrennungsluftzufuhr: ohne Befund / Befund: ____' },
-  { layout: 'title_only', title: 'Reinigung Brenner und Wärmetauscher', note: 'Brennkammer, Brenner und Wärmetauscher gereinigt; Brennerdichtung erneuert: ja / nein; Siphon gereinigt und befüllt.' },
-  { layout: 'title_only', title: 'Elektroden und Ionisationsstrom', note: 'Zünd- und Ionisationselektrode: Abstand eingestellt; Ionisationsstrom ____ µA; Zustand gut / Austausch empfohlen.' },
-  { layout: 'title_only', title: 'Abgasmessung', note: 'CO ____ ppm · CO2 ____ % · O2 ____ % · Abgastemperatur ____ °C · Abgasverlust ____ %' },
-  { layout: 'title_only', title: 'Dichtheitsprüfung Gasleitung', note: 'Gasleitung und Gasarmaturen auf Dichtheit geprüft: dicht / Mangel: ____' },
-  { layout: 'title_only', title: 'Funktionsprüfung und Übergabe', note: 'Sicherheitseinrichtungen und Regelung geprüft, Anlage dem Kunden in Betrieb übergeben. Hinweise: ____' },
+  { layout: 'checklist', title: CHECKLIST_TITLE, items: CHECKLIST },
+  { layout: 'title_only', title: 'Hinweise und Empfehlungen', note: 'Verschleißteile, empfohlene Arbeiten, nächste Wartung.' },
 ];
 
 function ref(prefix: string, at: Date, n: number): string {
@@ -278,6 +300,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
         await trx.insertInto('bericht_page').values({
           fk_bericht: bericht, page_order: index + 1, title: page.title, note: page.note ?? null, rotation: 0, layout: page.layout,
           source_path: page.a ? `${folder}/${page.a}` : null, source_path_2: page.b ? `${folder}/${page.b}` : null,
+          checklist: page.items ? writeItems(defineItems([], page.items)) : null,
           datec: toDbDateTime(now), tms: toDbDateTime(now),
         }).execute();
       }

@@ -79,6 +79,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/materials.php': 'getMaterials',
   'POST /api/materials.php': 'addMaterial',
   'DELETE /api/materials.php': 'deleteMaterial',
+  'GET /api/times.php': 'getTimesOnSite',
+  'POST /api/times.php': 'recordTimeOnSite',
 };
 
 /** A name from method and path for a route the table lacks: `postApiExamplePhp`. */
@@ -149,6 +151,7 @@ export default fp(
           { name: 'signatures', description: 'Verifying signatures, the service’s public key, the public check' },
           { name: 'templates', description: 'Report templates and cover-sheet (ODT) templates' },
           { name: 'materials', description: 'Material lines of orders, invoices and proposals' },
+          { name: 'times', description: 'Time on site: arrival and departure at orders, invoices and proposals' },
           { name: 'transcription', description: 'Voice notes to text' },
         ],
       },

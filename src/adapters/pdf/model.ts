@@ -25,6 +25,36 @@ export interface SignatureFacts {
   verifyUrl: string | null;
 }
 
+export type CheckState = 'open' | 'ok' | 'defect' | 'na';
+
+/** A checklist item as printed: numbers as recorded (formatted in the document's language when drawn). */
+export interface ChecklistLine {
+  /** Position on its checklist, from 1. */
+  position: number;
+  label: string;
+  state: CheckState;
+  value: number | null;
+  unit: string | null;
+  lower: number | null;
+  upper: number | null;
+  deviation: 'below' | 'above' | null;
+  note: string | null;
+  /** The item's photos: the number of the photo page showing each ("Foto 3"), or its file name when no photo page shows it. */
+  photos: Array<{ number: number | null; name: string }>;
+}
+
+/** An interval of time on site, its texts formatted in the company's time zone. */
+export interface TimeRow {
+  date: string;
+  who: string;
+  from: string;
+  to: string;
+  seconds: number;
+  /** Entered or corrected by hand: the (last) reason. */
+  manual: string | null;
+  corrected: string | null;
+}
+
 /**
  * One page of the report. A null image (or a file that has gone) draws a grey "Bild fehlt" box.
  * `notice`: a line set apart in the bottom margin of the sheet the page lands on (e.g. that a
@@ -36,6 +66,8 @@ export type PdfPage = (
   | { kind: 'title_only'; title: string | null; note: string | null }
   /** A signature sheet: the burned-in image (drawn as it is), its facts as text. */
   | { kind: 'signature'; title: string | null; note: string | null; image: PdfImage | null; facts: SignatureFacts | null }
+  /** A checklist: a table of its items (in the flow, over as many sheets as it takes). */
+  | { kind: 'checklist'; title: string | null; note: string | null; items: ChecklistLine[] }
   /** Any other composite image, drawn as large as fits on a sheet of its own. */
   | { kind: 'image'; title: string | null; note: string | null; image: PdfImage | null }
 ) & { notice?: string | null };
@@ -59,6 +91,8 @@ export interface SummaryInput {
   workDescription: string | null;
   materials: MaterialLine[];
   signers: Array<{ name: string; when: string }>;
+  /** Time on site; null: none recorded and none to show (the section is left out). */
+  time?: { rows: TimeRow[]; totalSeconds: number } | null;
 }
 
 export interface PdfDocumentInput {

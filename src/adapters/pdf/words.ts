@@ -43,6 +43,38 @@ const DE = {
   contentPairs: (n: number) => (n === 1 ? '1 Vorher-Nachher-Vergleich' : `${n} Vorher-Nachher-Vergleiche`),
   contentSections: (n: number) => (n === 1 ? '1 Abschnitt' : `${n} Abschnitte`),
   contentSignatures: (n: number) => (n === 1 ? '1 Unterschrift' : `${n} Unterschriften`),
+  contentChecklists: (n: number) => (n === 1 ? '1 Prüfliste' : `${n} Prüflisten`),
+  // checklists
+  defects: 'Mängel und Abweichungen',
+  noDefects: 'Keine Mängel und keine Messwerte außerhalb der Grenzwerte.',
+  checklist: 'Prüfliste',
+  checkItem: 'Prüfpunkt',
+  result: 'Ergebnis',
+  measured: 'Messwert',
+  limit: 'Grenzwert',
+  finding: 'Befund',
+  photos: 'Fotos',
+  /** A state in words with a sign, readable without colour. */
+  states: { open: '○ nicht geprüft', ok: '✓ OK', defect: '✗ Mangel', na: '– n. z.' } as Record<'open' | 'ok' | 'defect' | 'na', string>,
+  below: (limit: string) => `unter dem Grenzwert (${limit})`,
+  above: (limit: string) => `über dem Grenzwert (${limit})`,
+  checklistCount: (items: number, defects: number, open: number) =>
+    [items === 1 ? '1 Punkt' : `${items} Punkte`, defects > 0 ? (defects === 1 ? '1 Mangel' : `${defects} Mängel`) : '', open > 0 ? `${open} nicht geprüft` : ''].filter(Boolean).join(', '),
+  // time on site
+  timeOnSite: 'Zeit vor Ort',
+  timeWho: 'Techniker',
+  timeFrom: 'Ankunft',
+  timeTo: 'Abfahrt',
+  timeDuration: 'Dauer',
+  timeTotal: 'Gesamt',
+  noTime: 'Keine Zeit vor Ort erfasst.',
+  corrected: (reason: string) => `von Hand korrigiert: ${reason}`,
+  manual: (reason: string) => `von Hand erfasst: ${reason}`,
+  duration: (seconds: number) => {
+    const minutes = Math.round(seconds / 60);
+    const h = Math.floor(minutes / 60);
+    return h > 0 ? `${h} h ${String(minutes % 60).padStart(2, '0')} min` : `${minutes} min`;
+  },
   // signature sheet
   signature: 'Unterschrift',
   signer: 'Unterzeichner',
@@ -95,6 +127,35 @@ const EN: Words = {
   contentPairs: (n) => (n === 1 ? '1 before/after comparison' : `${n} before/after comparisons`),
   contentSections: (n) => (n === 1 ? '1 section' : `${n} sections`),
   contentSignatures: (n) => (n === 1 ? '1 signature' : `${n} signatures`),
+  contentChecklists: (n) => (n === 1 ? '1 checklist' : `${n} checklists`),
+  defects: 'Defects and deviations',
+  noDefects: 'No defects and no measured values outside their limits.',
+  checklist: 'Checklist',
+  checkItem: 'Check',
+  result: 'Result',
+  measured: 'Measured',
+  limit: 'Limit',
+  finding: 'Finding',
+  photos: 'Photos',
+  states: { open: '○ not checked', ok: '✓ OK', defect: '✗ Defect', na: '– N/A' },
+  below: (limit) => `below the limit (${limit})`,
+  above: (limit) => `above the limit (${limit})`,
+  checklistCount: (items, defects, open) =>
+    [items === 1 ? '1 item' : `${items} items`, defects > 0 ? (defects === 1 ? '1 defect' : `${defects} defects`) : '', open > 0 ? `${open} not checked` : ''].filter(Boolean).join(', '),
+  timeOnSite: 'Time on site',
+  timeWho: 'Technician',
+  timeFrom: 'Arrived',
+  timeTo: 'Left',
+  timeDuration: 'Duration',
+  timeTotal: 'Total',
+  noTime: 'No time on site recorded.',
+  corrected: (reason) => `corrected by hand: ${reason}`,
+  manual: (reason) => `entered by hand: ${reason}`,
+  duration: (seconds) => {
+    const minutes = Math.round(seconds / 60);
+    const h = Math.floor(minutes / 60);
+    return h > 0 ? `${h} h ${String(minutes % 60).padStart(2, '0')} min` : `${minutes} min`;
+  },
   signature: 'Signature',
   signer: 'Signed by',
   signedAtDevice: 'Signed on (device)',

@@ -24,6 +24,7 @@ import type { Caller, ElementAccess } from '../access/element-access.js';
 import { servedContentType } from './file-path.js';
 import { forgetPrintImage } from '../../adapters/print-image.js';
 import { printCacheDir } from '../reports/work-area.js';
+import { checklistPhotoPattern } from '../reports/checklist.js';
 
 /** The `modulepart` values the file endpoint knows, and whose folder each names. */
 export const MODULE_PARTS: Readonly<Record<string, FileOwner>> = {
@@ -150,7 +151,7 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
       // The entry named is removed (a link itself, not what it points to); a folder is no attachment.
       const target = path.join(folder.dir, file);
       if ((await lstat(target)).isDirectory()) throw new AppError('FILE_NOT_FOUND');
-      // A photo a report's page shows stays: deleting it would break the report (and every later version).
+      // A photo a report's page or checklist item shows stays: deleting it would break the report (and every later version).
       const relPath = `${MODULE_DIRS.commande}/${folder.name}/${file}`;
       const usedBy = await db
         .selectFrom('bericht_page as p')
@@ -158,7 +159,7 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
         .select('b.ref')
         .distinct()
         .where('b.entity', '=', config.entity)
-        .where((eb) => eb.or([eb('p.source_path', '=', relPath), eb('p.source_path_2', '=', relPath)]))
+        .where((eb) => eb.or([eb('p.source_path', '=', relPath), eb('p.source_path_2', '=', relPath), sql<SqlBool>`p.checklist like ${checklistPhotoPattern(relPath)} escape '!'`]))
         .orderBy('b.ref')
         .limit(20)
         .execute();

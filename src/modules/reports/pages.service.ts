@@ -23,7 +23,9 @@ import type { PrintQueue } from '../../adapters/print-image.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
-import { MAX_REPORT_PAGES, type AddPageBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
+import { MAX_REPORT_PAGES, type AddPageBody, type CheckAllBody, type CheckBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
+import { MAX_AHEAD_SECONDS, MAX_BACK_SECONDS } from '../times/times.schemas.js';
+import { allRemainingOk, answerItem, defineItems, highestId, nameAnswerIn, readItems, writeItems, type StoredItem } from './checklist.js';
 import { hasAdminRight, toPageResponse, withPageSignatures } from './reports.service.js';
 import { isInWorkArea, prepareAhead, printCacheDir, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
 
@@ -150,6 +152,57 @@ export function createPageService(deps: PageServiceDeps) {
     return removed;
   }
 
+  /** A checklist page has items and no image (neither source nor source_2); other pages have no items. */
+  function checkChecklist(layout: string, hasItems: boolean, source: string | null, source2: string | null): void {
+    if (layout !== 'checklist' && hasItems) {
+      throw new AppError('VALIDATION_FAILED', { message: 'Prüfpunkte gibt es nur auf einer Prüflisten-Seite (layout checklist)', details: [{ field: 'body.checklist', message: 'only for layout checklist' }] });
+    }
+    if (layout === 'checklist' && (source || source2)) {
+      const field = source ? 'body.source' : 'body.source_2';
+      throw new AppError('VALIDATION_FAILED', { message: 'Eine Prüflisten-Seite zeigt kein Bild', details: [{ field, message: 'not for layout checklist' }] });
+    }
+  }
+
+  /** The phone's `checked_at` when plausible (the limits of a tap of time on site: MAX_AHEAD_SECONDS ahead, MAX_BACK_SECONDS back), else the service's now. */
+  function answerTime(checkedAt: number | undefined): number {
+    const now = Math.floor(Date.now() / 1000);
+    return checkedAt !== undefined && checkedAt <= now + MAX_AHEAD_SECONDS && checkedAt >= now - MAX_BACK_SECONDS ? checkedAt : now;
+  }
+
+  /**
+   * Changes a checklist page's items with `change` (run on the items as they are inside the
+   * transaction, with the report locked): the page must be a checklist of a draft report (not a
+   * template: its answers are the visit's) and not covered by a signature. `prepare` (photos to
+   * check) runs after the key is claimed and those checks, before the transaction.
+   */
+  async function changeItems(
+    user: AuthUser,
+    pageId: number,
+    key: string | undefined,
+    scope: string,
+    change: (items: StoredItem[]) => StoredItem[] | Promise<StoredItem[]>,
+    prepare?: (report: ReportRow) => Promise<void>,
+  ): Promise<PageResponse> {
+    const { page, report } = await visiblePage(user, pageId);
+    return underKey(user, key, `${scope}:${pageId}`, async (claim) => {
+      checkChangeable(report, user);
+      if (page.layout !== 'checklist') throw new AppError('VALIDATION_FAILED', { message: 'Diese Seite ist keine Prüfliste', details: [{ field: 'query.id', message: 'not a checklist page' }] });
+      if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht ausgefüllt; das geschieht im Bericht, der aus ihr entsteht' });
+      await prepare?.(report);
+      return db.transaction().execute(async (trx) => {
+        await lockChangeable(trx, Number(page.fk_bericht), user);
+        checkNotSigned(await repo.pages(trx, Number(page.fk_bericht)), pageId);
+        const current = await repo.getPage(trx, pageId);
+        if (!current) throw new AppError('PAGE_NOT_FOUND');
+        await repo.updatePage(trx, pageId, { checklist: writeItems(await change(readItems(current.checklist)), highestId(current.checklist)) });
+        await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
+        const changed = toPageResponse((await repo.getPage(trx, pageId))!);
+        await claim?.complete(200, changed, trx);
+        return changed;
+      });
+    });
+  }
+
   function checkLayout(layout: string, source: string | null, source2: string | null, title: string | null): void {
     if (layout === 'title_only' && !title) {
       throw new AppError('VALIDATION_FAILED', { message: 'Eine Titelseite braucht einen Titel', details: [{ field: 'body.title', message: 'required for a title-only page' }] });
@@ -164,10 +217,12 @@ export function createPageService(deps: PageServiceDeps) {
       const report = await visibleReport(user, reportId);
       return underKey(user, key, `page:add:${reportId}`, async (claim) => {
         checkChangeable(report, user);
-        const layout = body.layout ?? (body.source ? 'photo' : 'title_only');
+        const layout: string = body.layout ?? (body.source ? 'photo' : 'title_only');
         const source = body.source === undefined ? null : await sourceOf(user, report, body.source);
         const source2 = body.source_2 === undefined ? null : await sourceOf(user, report, body.source_2);
         checkLayout(layout, source, source2, body.title ?? null);
+        checkChecklist(layout, body.checklist !== undefined, source, source2);
+        const checklist = layout === 'checklist' ? writeItems(defineItems([], body.checklist ?? [])) : null;
         return db.transaction().execute(async (trx) => {
           await lockChangeable(trx, reportId, user);
           const pages = await repo.pages(trx, reportId);
@@ -182,6 +237,7 @@ export function createPageService(deps: PageServiceDeps) {
             layout,
             source_path: source,
             source_path_2: source2,
+            checklist,
             datec: now,
             tms: now,
           });
@@ -206,10 +262,18 @@ export function createPageService(deps: PageServiceDeps) {
         const source2 = body.source_2 === undefined ? page.source_path_2 : await sourceOf(user, report, body.source_2);
         const layout = body.layout ?? page.layout;
         checkLayout(layout, source, source2, body.title === undefined ? page.title : body.title);
+        if ((layout === 'checklist') !== (page.layout === 'checklist')) {
+          throw new AppError('VALIDATION_FAILED', { message: 'Eine Prüfliste bleibt eine Prüfliste, eine andere Seite wird keine', details: [{ field: 'body.layout', message: 'cannot change to or from checklist' }] });
+        }
+        checkChecklist(layout, body.checklist !== undefined, source, source2);
         const { unused, changed } = await db.transaction().execute(async (trx) => {
           await lockChangeable(trx, Number(page.fk_bericht), user);
           checkNotSigned(await repo.pages(trx, Number(page.fk_bericht)), pageId);
+          // The items as they are now (another answer may have come in since the page was read).
+          const before = (await repo.getPage(trx, pageId))?.checklist;
+          const items = body.checklist === undefined ? undefined : defineItems(readItems(before), body.checklist, highestId(before));
           await repo.updatePage(trx, pageId, {
+            ...(items ? { checklist: writeItems(items, highestId(before)) } : {}),
             ...(body.title !== undefined ? { title: body.title } : {}),
             ...(body.note !== undefined ? { note: body.note } : {}),
             ...(body.rotation !== undefined ? { rotation: body.rotation } : {}),
@@ -227,6 +291,47 @@ export function createPageService(deps: PageServiceDeps) {
         prepareAhead(printQueue, config, report, { layout, rotation: body.rotation ?? page.rotation, source_path: source, source_path_2: source2 });
         return changed;
       });
+    },
+
+    /**
+     * Records one answer on a checklist item (state, value, note, photos); with `key`, a repeat
+     * answers as the first request did (scope `page:check:<page>`). Photos are files of the report's
+     * parent object, checked as a page's image is.
+     */
+    async check(user: AuthUser, pageId: number, body: CheckBody, key?: string): Promise<PageResponse> {
+      const at = answerTime(body.checked_at);
+      // Checked under the key: a repeat gets its first answer even when a photo is gone since.
+      let photos: string[] | undefined;
+      const checkPhotos = async (report: ReportRow) => {
+        photos = body.photos === undefined ? undefined : [...new Set(await Promise.all(body.photos.map((name) => sourceOf(user, report, name))))];
+      };
+      return changeItems(
+        user,
+        pageId,
+        key,
+        'page:check',
+        (items) => answerItem(items, { item: body.item, state: body.state, value: body.value, note: body.note, photos, checked_at: at }, user.id, at),
+        checkPhotos,
+      );
+    },
+
+    /**
+     * A refused answer body (`error`, from the schema) naming the item it was for, when the caller
+     * sees the checklist page and it has that item; else `error` as it is (nothing of a page the
+     * caller does not see is told).
+     */
+    async nameAnswerRefusal(user: AuthUser, pageId: number, error: unknown, body: unknown): Promise<unknown> {
+      const item = (body as { item?: unknown } | null | undefined)?.item;
+      if (typeof item !== 'number') return error;
+      const seen = await visiblePage(user, pageId).catch(() => undefined);
+      if (!seen || seen.page.layout !== 'checklist') return error;
+      return nameAnswerIn(error, readItems(seen.page.checklist), item);
+    },
+
+    /** "Alle übrigen OK" (see checklist.ts, allRemainingOk); with `key` as check (scope `page:check_all:<page>`). */
+    async checkAll(user: AuthUser, pageId: number, body: CheckAllBody, key?: string): Promise<PageResponse> {
+      const at = answerTime(body.checked_at);
+      return changeItems(user, pageId, key, 'page:check_all', (items) => allRemainingOk(items, user.id, at).items);
     },
 
     /**

@@ -19,7 +19,7 @@ import type { LibreOffice } from '../../adapters/libreoffice.js';
 import { fillOdtTemplate } from '../../adapters/odt.js';
 import { readFile } from 'node:fs/promises';
 import { readTakenAt, type TakenAt } from '../../adapters/exif.js';
-import { LOGO_BOX, NOT_COVERED, pdfLanguageOf, renderReportPdf, type ImageBox, type PdfCover, type PdfImage, type PdfLanguage, type PdfPage, type SignatureFacts, type SummaryInput } from '../../adapters/pdf.js';
+import { LOGO_BOX, NOT_COVERED, pdfLanguageOf, renderReportPdf, type ChecklistLine, type ImageBox, type PdfCover, type PdfImage, type PdfLanguage, type PdfPage, type SignatureFacts, type SummaryInput } from '../../adapters/pdf.js';
 import { wordsFor } from '../../adapters/pdf/words.js';
 import type { SignatureFactsRow } from './reports.repository.js';
 import { signatureFactsOf } from './reports.service.js';
@@ -42,6 +42,9 @@ import { createLimiter } from '../common/limiter.js';
 import type { PageRow, ReportRepository, ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
 import { photosPerSheetOf } from './photos-per-sheet.js';
+import type { TimeService } from '../times/times.service.js';
+import type { TimeInterval } from '../times/times.schemas.js';
+import { deviationOf, readItems } from './checklist.js';
 import { pageImageBox, printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
 
 /** The line on every sheet after a report's last signature page (preview and final PDF), in German. */
@@ -74,6 +77,8 @@ export interface ReportPdfDeps {
   odtTemplateDirs(): Promise<string[]>;
   visibleReport(user: AuthUser, id: number): Promise<ReportRow>;
   detail(user: AuthUser, row: ReportRow): Promise<ReportDetail>;
+  /** Time on site: what a report shows, and what it takes when finalized. */
+  times: Pick<TimeService, 'ofReport' | 'scopeFor' | 'lock' | 'take'>;
   logger: FastifyBaseLogger;
 }
 
@@ -277,9 +282,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     };
   }
 
-  function pdfPage(page: PageRow, image: PdfImage | null, image2: PdfImage | null, facts?: SignatureFacts): PdfPage {
+  function pdfPage(page: PageRow, image: PdfImage | null, image2: PdfImage | null, facts: SignatureFacts | undefined, photoNumbers: Map<string, number>): PdfPage {
     const rotation = (Number(page.rotation) % 360) as 0 | 90 | 180 | 270;
     switch (page.layout) {
+      case 'checklist':
+        return { kind: 'checklist', title: page.title, note: page.note, items: checklistLines(page, photoNumbers) };
       case 'title_only':
         return { kind: 'title_only', title: page.title, note: page.note };
       case 'before_after':
@@ -291,11 +298,64 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     }
   }
 
+  /** A checklist page's items as printed; a photo by the number of the photo page showing it. */
+  function checklistLines(page: PageRow, photoNumbers: Map<string, number>): ChecklistLine[] {
+    return readItems(page.checklist).map((item, index) => ({
+      position: index + 1,
+      label: item.label,
+      state: item.state,
+      value: item.value,
+      unit: item.unit,
+      lower: item.lower,
+      upper: item.upper,
+      deviation: deviationOf(item),
+      note: item.note,
+      photos: item.photos.map((relPath) => ({ number: photoNumbers.get(relPath) ?? null, name: path.posix.basename(relPath) })),
+    }));
+  }
+
+  /** The number each photo page's image has in the PDF (Foto 1, 2, …: photo pages counted in order), by its source path. */
+  function numberPhotos(pages: PageRow[]): Map<string, number> {
+    const numbers = new Map<string, number>();
+    let count = 0;
+    for (const page of pages) {
+      if (page.layout !== 'photo') continue;
+      count++;
+      if (page.source_path && !numbers.has(page.source_path)) numbers.set(page.source_path, count);
+    }
+    return numbers;
+  }
+
+  /** Time on site as the summary prints it: dates and times in the company's zone. */
+  function timeOnSite(intervals: TimeInterval[], language: PdfLanguage): SummaryInput['time'] {
+    const closed = intervals.filter((i) => i.departure !== null);
+    if (closed.length === 0) return null;
+    const clock = (unix: number) => formatWhen(unix, config.timeZone, language).replace(/^.*?(\d{1,2}:\d{2}).*$/, '$1');
+    const rows = closed.map((i) => {
+      const last = i.corrections.at(-1);
+      return {
+        date: formatWhen(i.arrival, config.timeZone, language, false),
+        who: i.user_name,
+        from: clock(i.arrival),
+        to: clock(i.departure!),
+        seconds: i.seconds ?? 0,
+        manual: i.manual && i.corrections.length === 1 ? (i.corrections[0]?.reason ?? null) : null,
+        corrected: (!i.manual || i.corrections.length > 1) && last ? last.reason : null,
+      };
+    });
+    return { rows, totalSeconds: rows.reduce((sum, r) => sum + r.seconds, 0) };
+  }
+
+  /** The intervals of time on site a report shows (`scope`: times.scopeFor the caller), read on `conn`. */
+  async function intervalsOf(scope: ReportRow, conn = handle.db): Promise<TimeInterval[]> {
+    return deps.times.ofReport(conn, scope, await repo.lineage(conn, Number(scope.rowid)));
+  }
+
   /** Pages whose images are gone: finalizing refuses them rather than printing a placeholder. */
   async function missingSources(pages: PageRow[]): Promise<Array<{ page: number; source: string }>> {
     const missing: Array<{ page: number; source: string }> = [];
     for (const page of pages) {
-      if (page.layout === 'title_only') continue;
+      if (page.layout === 'title_only' || page.layout === 'checklist') continue;
       for (const relPath of [page.source_path, page.layout === 'before_after' ? page.source_path_2 : null]) {
         if (!relPath) continue;
         try {
@@ -309,7 +369,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** The summary sheet's facts, in the customer's language. */
-  function summaryOf(report: ReportRow, values: Record<string, string>, parent: Parent, language: PdfLanguage, signatures: SignatureFacts[], materials: SummaryInput['materials']): SummaryInput {
+  function summaryOf(report: ReportRow, values: Record<string, string>, parent: Parent, language: PdfLanguage, signatures: SignatureFacts[], materials: SummaryInput['materials'], intervals: TimeInterval[]): SummaryInput {
     const words = wordsFor(language);
     const town = [values.company_zip, values.company_town].filter(Boolean).join(' ');
     const facts = [
@@ -327,11 +387,12 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       materials,
       // The moment of signing by the phone where it is plausible; the service's otherwise.
       signers: signatures.map((s) => ({ name: s.signer, when: s.signedAtDevice && s.devicePlausible !== false ? s.signedAtDevice : s.receivedAt })),
+      time: timeOnSite(intervals, language),
     };
   }
 
   /** Renders `report` into `out`; `strict` makes a missing or unreadable image an error. */
-  async function render(report: ReportRow, pages: PageRow[], user: AuthUser, out: NodeJS.WritableStream, strict: boolean): Promise<number> {
+  async function render(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, out: NodeJS.WritableStream, strict: boolean): Promise<number> {
     const workDir = await mkdtemp(tempDirPrefix('pdf'));
     try {
       const [company, parent] = await Promise.all([consts.getMany(COMPANY_CONSTS), parentOf(report)]);
@@ -346,7 +407,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         cover(report, values, workDir, language),
         companyLogo(company.get('MAIN_INFO_SOCIETE_LOGO')),
         mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
-          page.layout === 'title_only'
+          page.layout === 'title_only' || page.layout === 'checklist'
             ? [null, null] as const
             : ([
                 await printImage(page.source_path, strict, page.layout === 'signature' ? 'as-is' : pageImageBox(report, page, perSheet)),
@@ -370,13 +431,14 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         signatureFacts(pages, language),
         report.element_type && report.fk_element !== null ? repo.materialsOf(handle.db, entity, report.element_type, Number(report.fk_element)) : Promise.resolve([]),
       ]);
+      const photoNumbers = numberPhotos(pages);
       const bodyPages = pages.map((page, index): PdfPage => {
-        const drawn = pdfPage(page, images[index]![0], images[index]![1], facts.get(Number(page.rowid)));
+        const drawn = pdfPage(page, images[index]![0], images[index]![1], facts.get(Number(page.rowid)), photoNumbers);
         if (drawn.kind === 'photo') drawn.takenAt = takenAt[index];
         return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
       });
       const signatures = pages.map((p) => facts.get(Number(p.rowid))).filter((f): f is SignatureFacts => f !== undefined);
-      const summary = summaryOf(report, values, parent, language, signatures, materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })));
+      const summary = summaryOf(report, values, parent, language, signatures, materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })), intervals);
       const result = await renderReportPdf(
         {
           format: report.format as 'A4',
@@ -401,10 +463,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** Renders into `file` (created new); on failure the stream is closed and the partial file removed. */
-  async function renderToFile(report: ReportRow, pages: PageRow[], user: AuthUser, file: string, strict: boolean): Promise<void> {
+  async function renderToFile(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, file: string, strict: boolean): Promise<void> {
     const out = createWriteStream(file, { flags: 'wx' });
     try {
-      await render(report, pages, user, out, strict);
+      await render(report, pages, intervals, user, out, strict);
     } catch (error) {
       out.destroy();
       await rm(file, { force: true });
@@ -424,7 +486,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const dir = await mkdtemp(tempDirPrefix('preview'));
       const file = path.join(dir, 'preview.pdf');
       try {
-        await limit(() => renderToFile(report, pages, user, file, false));
+        const intervals = await intervalsOf(await deps.times.scopeFor(user, report));
+        await limit(() => renderToFile(report, pages, intervals, user, file, false));
       } catch (error) {
         await rm(dir, { recursive: true, force: true });
         throw error;
@@ -457,8 +520,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const temp = path.join(folder.dir, tempName(filename));
       let placed = false;
       let intended = false;
+      const scope = await deps.times.scopeFor(user, report);
+      const intervals = await intervalsOf(scope);
       try {
-        await limit(() => renderToFile(report, pages, user, temp, true));
+        await limit(() => renderToFile(report, pages, intervals, user, temp, true));
         const md5 = await hashFile(temp, 'md5');
         const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
         // Committed before the PDF gets its name: a kill between the rename and the commit below
@@ -469,9 +534,18 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           const locked = await repo.lockById(trx, id);
           if (!locked) throw new AppError('REPORT_NOT_FOUND');
           if (Number(locked.status) !== 0) throw new AppError('REPORT_FINAL');
+          // The time on site locked before anything is read: on MariaDB the first plain read fixes the
+          // transaction's snapshot, which must come after a correction that was still at work.
+          await deps.times.lock(trx, report);
           // The pages rendered must still be the report's pages: a change meanwhile means render again.
           const now = await repo.pages(trx, id);
           if (JSON.stringify(now) !== JSON.stringify(pages)) throw new AppError('CONFLICT', { message: 'Der Bericht wurde während des Abschließens geändert; bitte erneut abschließen' });
+          // Likewise the time on site printed: the report takes exactly those intervals, unchanged
+          // (another report of the order finalized meanwhile took them: render again).
+          const taking = intervals.filter((i) => i.fk_bericht === null).map((i) => i.id);
+          if (JSON.stringify(await intervalsOf(scope, trx)) !== JSON.stringify(intervals) || (await deps.times.take(trx, id, taking)) !== taking.length) {
+            throw new AppError('CONFLICT', { message: 'Die Zeit vor Ort wurde während des Abschließens geändert; bitte erneut abschließen' });
+          }
           const relPath = `${WORK_AREA_DIR}/${folder.name}/${filename}`;
           await repo.updateReport(trx, id, { status: 1, final_pdf_path: relPath, fk_user_modif: user.id }, { status: 0 });
           const ecm = createUploadsRepository(trx, handle.dialect, { timeZone: config.timeZone });

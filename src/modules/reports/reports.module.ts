@@ -22,6 +22,8 @@ import { templatesRoutes } from './templates.routes.js';
 import { loadSigningKey } from '../signatures/seal.js';
 import { MAX_CONFIRMATION_LENGTH, MAX_SIGNATURE_BYTES, signaturesRoutes } from '../signatures/signatures.routes.js';
 import { createSignatureService } from '../signatures/signatures.service.js';
+import { createTimeService } from '../times/times.service.js';
+import { timesRoutes } from '../times/times.routes.js';
 
 export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
   const { config, handle, access, runs } = ctx;
@@ -33,6 +35,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
   const reports = createReportService({ handle, repo, access, config, runs, printQueue: ctx.printQueue, totals: ctx.totals, odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name) });
   const settings = createReportSettingsService({ handle, repo, config, runs, visibleReport: reports.visibleReport, detail: reports.detail });
   const pages = createPageService({ handle, repo, access, config, runs, printQueue: ctx.printQueue, visibleReport: reports.visibleReport, detail: reports.detail });
+  const times = createTimeService({ db: handle.db, dialect: handle.dialect, access, entity: config.entity, runs });
   const pdf = createReportPdfService({
     handle,
     repo,
@@ -42,6 +45,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
     odtTemplateDirs,
     visibleReport: reports.visibleReport,
     detail: reports.detail,
+    times,
     logger: app.log,
   });
   const key = loadSigningKey(config.signingKeyFile);
@@ -49,7 +53,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
     app.log.warn({ file: config.signingKeyFile, key_id: key.keyId }, 'made a new signing key for signature seals: keep this file and back it up; every process must use the same one (SIGNING_KEY_FILE), and seals made with another key read as key_unknown');
   }
   const signatures = createSignatureService({ handle, repo, access, config, runs, key });
-  return { config, reports, settings, pages, pdf, signatures, odtTemplates, parseBody };
+  return { config, handle, repo, reports, settings, pages, pdf, signatures, times, odtTemplates, parseBody };
 }
 
 export type ReportModule = ReturnType<typeof createReportModule>;
@@ -65,4 +69,5 @@ export async function reportModuleRoutes(app: FastifyInstance, ctx: ModuleContex
   await pagesRoutes(app, mod);
   await templatesRoutes(app, mod);
   await pdfRoutes(app, mod);
+  await timesRoutes(app, mod);
 }

@@ -235,6 +235,17 @@ export function createReportRepository(dialect: Dialect) {
         .execute();
     },
 
+    /** The report's id and those of the versions it descends from (its parent, theirs, …), nearest first. */
+    async lineage(db: Db, id: number, max = 500): Promise<number[]> {
+      const ids = [id];
+      let parent = (await db.selectFrom('bericht').select('fk_bericht_parent').where('rowid', '=', id).executeTakeFirst())?.fk_bericht_parent ?? null;
+      while (parent !== null && ids.length < max && !ids.includes(Number(parent))) {
+        ids.push(Number(parent));
+        parent = (await db.selectFrom('bericht').select('fk_bericht_parent').where('rowid', '=', Number(parent)).executeTakeFirst())?.fk_bericht_parent ?? null;
+      }
+      return ids;
+    },
+
     /** id, parent, ref, version and status of the reports linked to `ids` as parent or child. */
     async linked(db: Db, ids: number[]) {
       return db

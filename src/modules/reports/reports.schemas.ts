@@ -2,12 +2,13 @@
 import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, PersonText, RowId, SearchText } from '../common/common.schemas.js';
 import { DEFAULT_PHOTOS_PER_SHEET, PHOTOS_PER_SHEET } from './photos-per-sheet.js';
+import { ITEM_DECIMALS, MAX_CHECKLIST_ITEMS, MAX_ITEM_LABEL, MAX_ITEM_MAGNITUDE, MAX_ITEM_NOTE, MAX_ITEM_PHOTOS, MAX_ITEM_UNIT } from './checklist.js';
 
 /** Paper formats a report can be printed on, and their orientations. */
 export const REPORT_FORMATS = ['A4', 'A5', 'A3', 'LETTER'] as const;
 export const ORIENTATIONS = ['portrait', 'landscape'] as const;
 /** Page layouts a client may choose; `signature` pages are made by the signature endpoint only. */
-export const EDITABLE_LAYOUTS = ['photo', 'before_after', 'title_only'] as const;
+export const EDITABLE_LAYOUTS = ['photo', 'before_after', 'title_only', 'checklist'] as const;
 export const LAYOUTS = [...EDITABLE_LAYOUTS, 'signature'] as const;
 export const ROTATIONS = [0, 90, 180, 270] as const;
 export const ELEMENT_TYPE_VALUES = ['commande', 'facture', 'propal'] as const;
@@ -19,7 +20,7 @@ export type Orientation = (typeof ORIENTATIONS)[number];
 export type Layout = (typeof LAYOUTS)[number];
 export type Rotation = (typeof ROTATIONS)[number];
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) => Type.Union([t, Type.Null()], description ? { description } : {});
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) => Type.Union([t, Type.Null()], description ? { description } : {});
 const UnixOrNull = (description: string) => Nullable(Type.Integer(), description);
 
 export const Format = Type.Union(REPORT_FORMATS.map((f) => Type.Literal(f)), { description: `Paper format: ${REPORT_FORMATS.join(', ')}.` });
@@ -63,6 +64,88 @@ export const PageSignature = Type.Union(
 );
 export type PageSignature = Static<typeof PageSignature>;
 
+// ---- checklists --------------------------------------------------------------------------------
+
+const ItemNumber = (description: string) =>
+  Nullable(Type.Number({ minimum: -MAX_ITEM_MAGNITUDE, maximum: MAX_ITEM_MAGNITUDE, description: `${description} A JSON number within ±${MAX_ITEM_MAGNITUDE}, at most ${ITEM_DECIMALS} decimal places.` }), `${description} Or null for none.`);
+// Spelt out: a union mapped from the array is typed `never` (TypeBox cannot see its members).
+const CheckStateSchema = Type.Union([Type.Literal('open'), Type.Literal('ok'), Type.Literal('defect'), Type.Literal('na')], {
+  description: 'open (not yet checked), ok, defect (Mangel: needs a note), na (not applicable, "n. z.").',
+});
+/** What the check rules are, for every schema that carries items (and so for the OpenAPI document). */
+export const CHECKLIST_RULES =
+  `A checklist page (layout \`checklist\`) has 0 to ${MAX_CHECKLIST_ITEMS} items in order. An item: \`label\` 1-${MAX_ITEM_LABEL} characters; ` +
+  `\`unit\` up to ${MAX_ITEM_UNIT} characters (bar, %, ppm, °C, N, mA…); \`lower\` and \`upper\` limits (JSON numbers within ±${MAX_ITEM_MAGNITUDE}, at most ${ITEM_DECIMALS} decimal places; ` +
+  'either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. ' +
+  'The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), ' +
+  `\`note\` (up to ${MAX_ITEM_NOTE} characters; a defect needs one) and \`photos\` (up to ${MAX_ITEM_PHOTOS} photos of the parent object's attachments). ` +
+  'The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). ' +
+  'A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`.';
+
+export const ChecklistItemDefinition = Type.Object(
+  {
+    id: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: "An item the page already has (its answer is kept); without it, a new item." })),
+    label: PersonText({ required: true, maxLength: MAX_ITEM_LABEL, description: `What is checked (1-${MAX_ITEM_LABEL} characters).` }),
+    unit: Type.Optional(Nullable(PersonText({ required: false, maxLength: MAX_ITEM_UNIT, description: `Unit of the measured value (at most ${MAX_ITEM_UNIT} characters).` }))),
+    lower: Type.Optional(ItemNumber('Lower limit: a value below it is flagged.')),
+    upper: Type.Optional(ItemNumber('Upper limit: a value above it is flagged.')),
+  },
+  { additionalProperties: false },
+);
+export const ChecklistDefinition = Type.Array(ChecklistItemDefinition, {
+  maxItems: MAX_CHECKLIST_ITEMS,
+  description: `The checklist's items in order (at most ${MAX_CHECKLIST_ITEMS}). On update the whole list: items named by id keep their answers, items left out are removed. ${CHECKLIST_RULES}`,
+});
+
+export const ChecklistPhoto = Type.Object({
+  name: Type.String({ description: 'File name in the parent object\'s attachments.' }),
+  source_path: Type.String(),
+  url: Type.String(),
+  thumb_url: Type.String(),
+});
+export const ChecklistItem = Type.Object({
+  id: Type.Integer({ description: 'The item, unique within its page.' }),
+  label: Type.String(),
+  unit: Nullable(Type.String()),
+  lower: Nullable(Type.Number()),
+  upper: Nullable(Type.Number()),
+  state: CheckStateSchema,
+  value: Nullable(Type.Number()),
+  deviation: Nullable(Type.Union([Type.Literal('below'), Type.Literal('above')]), 'below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit.'),
+  note: Nullable(Type.String()),
+  photos: Type.Array(ChecklistPhoto),
+  checked_at: Nullable(Type.Integer(), "When it was last answered (the phone's time when it sent one), Unix seconds."),
+  checked_by: Nullable(Type.Integer(), 'Who answered it last.'),
+});
+export type ChecklistItemResponse = Static<typeof ChecklistItem>;
+
+export const CheckBody = Type.Object(
+  {
+    item: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'The item (its id on the page).' }),
+    state: Type.Optional(CheckStateSchema),
+    value: Type.Optional(ItemNumber('The measured value.')),
+    note: Type.Optional(Nullable(PersonText({ required: false, maxLength: MAX_ITEM_NOTE, description: `Note (at most ${MAX_ITEM_NOTE} characters); a defect needs one.` }))),
+    photos: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+        maxItems: MAX_ITEM_PHOTOS,
+        description: `Photos of the parent object's attachments (file names as action=photos lists them), at most ${MAX_ITEM_PHOTOS}; the whole list.`,
+      }),
+    ),
+    checked_at: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_102_444_800, description: "When the person answered, by the phone's clock (Unix seconds); a time in the future or more than 30 days back is replaced by the service's." })),
+  },
+  { additionalProperties: false },
+);
+export type CheckBody = Static<typeof CheckBody>;
+
+export const CheckAllBody = Type.Object(
+  {
+    state: Type.Literal('ok', { description: 'Only ok: "alle übrigen OK".' }),
+    checked_at: CheckBody.properties.checked_at,
+  },
+  { additionalProperties: false },
+);
+export type CheckAllBody = Static<typeof CheckAllBody>;
+
 export const Page = Type.Object({
   id: Type.Integer(),
   fk_bericht: Type.Integer({ description: 'The report.' }),
@@ -78,6 +161,7 @@ export const Page = Type.Object({
   url_2: Nullable(Type.String(), 'File endpoint link of source_path_2.'),
   thumb_url_2: Nullable(Type.String()),
   signature: PageSignature,
+  checklist: Nullable(Type.Array(ChecklistItem), `A checklist page's items in order; null on every other page. ${CHECKLIST_RULES}`),
 });
 export type PageResponse = Static<typeof Page>;
 
@@ -229,19 +313,24 @@ export const DeletedReport = Type.Object({ id: Type.Integer(), ref: Type.String(
 export const PagesQuery = Type.Object({
   id: Type.Optional(RowId('Page id (update, delete).')),
   bericht_id: Type.Optional(RowId('Report id (add, reorder, signature).')),
-  action: Type.Optional(Type.String({ maxLength: 64, description: '`add`, `reorder`; none with `id`: update (or delete with delete=1).' })),
+  action: Type.Optional(Type.String({ maxLength: 64, description: '`add`, `reorder`, `signature` (with bericht_id); `check`, `check_all` (with id); none with `id`: update (or delete with delete=1).' })),
   delete: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal(1), Type.Literal('true'), Type.Boolean()], { description: '1: delete the page `id` (POST instead of DELETE).' })),
 });
 export type PagesQuery = Static<typeof PagesQuery>;
 
 export const AddPageBody = Type.Object(
   {
-    layout: Type.Optional(Type.Union(EDITABLE_LAYOUTS.map((l) => Type.Literal(l)), { description: 'photo (one image; default when `source` is given), before_after (two), title_only (none; default without `source`).' })),
+    layout: Type.Optional(
+      Type.Union(EDITABLE_LAYOUTS.map((l) => Type.Literal(l)), {
+        description: 'photo (one image; default when `source` is given), before_after (two), title_only (none; default without `source`), checklist (items, no image; see `checklist`).',
+      }),
+    ),
     title: Type.Optional(PageTitle),
     note: Type.Optional(Note),
     rotation: Type.Optional(RotationSchema),
     source: Type.Optional(AttachmentName("The image: the name of a photo in the parent object's attachments (as listed by action=photos), e.g. IMG_1.jpg. For before_after the \"Vorher\" image.")),
     source_2: Type.Optional(AttachmentName('before_after: the "Nachher" image, likewise.')),
+    checklist: Type.Optional(ChecklistDefinition),
   },
   { additionalProperties: false },
 );
@@ -255,6 +344,7 @@ export const UpdatePageBody = Type.Object(
     layout: Type.Optional(AddPageBody.properties.layout),
     source: Type.Optional(AddPageBody.properties.source),
     source_2: Type.Optional(AddPageBody.properties.source_2),
+    checklist: Type.Optional(ChecklistDefinition),
   },
   { additionalProperties: false },
 );

@@ -34,8 +34,9 @@ import type { RunRegistry } from '../../adapters/runs.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
 import type { ListTotals } from '../../db/list-total.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow, type SignatureFactsRow } from './reports.repository.js';
-import type { CreateReportBody, CreateTemplateBody, PageResponse, PageSignature, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
+import type { ChecklistItemResponse, CreateReportBody, CreateTemplateBody, PageResponse, PageSignature, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
 import { DEFAULT_PHOTOS_PER_SHEET, photosPerSheetOf } from './photos-per-sheet.js';
+import { clearedItems, deviationOf, highestId, readItems, writeItems, type StoredItem } from './checklist.js';
 import { copyIntoFolder, isInWorkArea, prepareAhead, printCacheDir, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
 
 /** Tries at most this many refs when others take them at the same moment. */
@@ -83,6 +84,24 @@ function toPageSignature(row: PageRow, facts: SignatureFactsRow | undefined): Pa
   };
 }
 
+/** A checklist item as the API answers it: its photos with their links, its value against its limits. */
+export function toChecklistItem(item: StoredItem): ChecklistItemResponse {
+  return {
+    id: item.id,
+    label: item.label,
+    unit: item.unit,
+    lower: item.lower,
+    upper: item.upper,
+    state: item.state,
+    value: item.value,
+    deviation: deviationOf(item),
+    note: item.note,
+    photos: item.photos.map((p) => ({ name: path.posix.basename(p), source_path: p, url: sourceUrl(p)!, thumb_url: sourceUrl(p, 'small')! })),
+    checked_at: item.checked_at,
+    checked_by: item.checked_by,
+  };
+}
+
 /** A page as the API answers it; `signature`: the page's `bericht_signature` row, for a signature page. */
 export function toPageResponse(row: PageRow, signature?: SignatureFactsRow): PageResponse {
   return {
@@ -100,6 +119,7 @@ export function toPageResponse(row: PageRow, signature?: SignatureFactsRow): Pag
     url_2: sourceUrl(row.source_path_2),
     thumb_url_2: sourceUrl(row.source_path_2, 'small'),
     signature: toPageSignature(row, signature),
+    checklist: row.layout === 'checklist' ? readItems(row.checklist).map(toChecklistItem) : null,
   };
 }
 
@@ -120,9 +140,11 @@ export async function withPageSignatures<T>(repo: ReportRepository, conn: Db, an
   if (typeof report === 'object' && report !== null && 'ref' in report && Array.isArray(report.pages) && report.photos_per_sheet === undefined) {
     report.photos_per_sheet = DEFAULT_PHOTOS_PER_SHEET;
   }
-  type StoredPage = Omit<PageResponse, 'signature'> & { signature?: PageSignature };
+  type StoredPage = Omit<PageResponse, 'signature' | 'checklist'> & { signature?: PageSignature; checklist?: PageResponse['checklist'] };
   const isPage = (value: unknown): value is StoredPage => typeof value === 'object' && value !== null && 'layout' in value && 'fk_bericht' in value;
   const candidates = isPage(answer) ? [answer] : Array.isArray((answer as { pages?: unknown })?.pages) ? ((answer as { pages: unknown[] }).pages.filter(isPage)) : [];
+  // Answers from before checklists existed: no page of theirs was one.
+  for (const page of candidates) if (page.checklist === undefined) page.checklist = null;
   const lacking = candidates.filter((page) => page.signature === undefined);
   if (lacking.length === 0) return answer;
   const facts = await repo.signatureFacts(conn, lacking.filter((p) => p.layout === 'signature').map((p) => p.id));
@@ -181,6 +203,8 @@ interface NewReport {
   pages: PageRow[];
   /** Copy pages' attachments (not only work-area files) into the new work area: templates own their images. */
   copyAttachments: boolean;
+  /** Checklist pages start unanswered (a report from a template, a new template); a new version keeps the answers. */
+  clearChecks: boolean;
   /** A new version of this report: its row is locked and the version number counted in the same transaction. */
   versionOf?: number;
 }
@@ -309,6 +333,8 @@ export function createReportService(deps: ReportServiceDeps) {
               layout: page.layout,
               source_path: await copy(page.source_path),
               source_path_2: await copy(page.source_path_2),
+              // A checklist starts unanswered in a report made from a template (and in a new template).
+              checklist: page.layout !== 'checklist' ? null : writeItems(input.clearChecks ? clearedItems(readItems(page.checklist)) : readItems(page.checklist), highestId(page.checklist)),
               datec: now,
               tms: now,
             };
@@ -389,6 +415,7 @@ export function createReportService(deps: ReportServiceDeps) {
             },
             pages: template ? await repo.pages(db, Number(template.rowid)) : [],
             copyAttachments: false,
+            clearChecks: true,
           },
           claim && ((trx, answer) => claim.complete(201, answer, trx)),
         );
@@ -420,6 +447,7 @@ export function createReportService(deps: ReportServiceDeps) {
         // A signature covers the version it was given on: the new version is signed anew.
         pages: (await repo.pages(db, id)).filter((p) => p.layout !== 'signature'),
         copyAttachments: false,
+        clearChecks: false,
         versionOf: id,
       });
     },
@@ -480,6 +508,7 @@ export function createReportService(deps: ReportServiceDeps) {
         },
         pages: source ? (await repo.pages(db, Number(source.rowid))).filter((p) => p.layout !== 'signature') : [],
         copyAttachments: true,
+        clearChecks: true,
       });
     },
   };

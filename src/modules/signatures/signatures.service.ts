@@ -46,7 +46,7 @@ import { toPageResponse, withPageSignatures } from '../reports/reports.service.j
 import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { reportFolder, resolveSource, WORK_AREA_DIR } from '../reports/work-area.js';
-import { fileSha256, HASH_FORM, pagesHash } from './signature-hash.js';
+import { fileSha256, hashFormOf, pagesHash } from './signature-hash.js';
 import { createLimiter } from '../common/limiter.js';
 import type { SigningKey } from './seal.js';
 import { deviceTimeFacts, deviceTimeShown, type DeviceTime, type DeviceTimeFacts, type ImplausibleReason } from './device-time.js';
@@ -333,7 +333,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
       gps_lon: input.gpsLon ?? null,
       hash,
       hash_algorithm: 'SHA-256',
-      hash_form: HASH_FORM,
+      hash_form: hashFormOf(pages),
       page_count_at_signing: pages.length,
       server_name: config.serverName,
       client_ip: input.clientIp,

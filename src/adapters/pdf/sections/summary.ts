@@ -9,31 +9,10 @@ import type { Block } from '../flow.js';
 import { BODY, CAPTION, HEADING, LABEL, measure, metrics, mm, rule, SANS_BOLD, SHADE, SMALL, splitToHeight, textIn, TITLE, type Box, type Doc, type TextStyle } from '../kit.js';
 import type { MaterialLine, PdfPage, SummaryInput } from '../model.js';
 import type { PdfWords } from '../words.js';
+import { heading, textBlocks } from '../text-blocks.js';
+import { checklistSummaryBlocks, timeBlocks, type ChecklistPage } from './checklist.js';
+import { CELL, columnsOf, PAD, tableBlocks } from '../table.js';
 
-const TABLE_HEAD: TextStyle = { font: SANS_BOLD, size: 9 };
-const CELL: TextStyle = { font: BODY.font, size: 9.5 };
-const PAD = mm(1.2);
-
-/** A text as blocks measured now and drawn as measured: a text longer than a sheet goes on over the next. */
-function textBlocks(doc: Doc, text: string, textStyle: TextStyle, body: Box, extra: Partial<Block> = {}): Block[] {
-  return splitToHeight(doc, text, body.w, textStyle, body.h * 0.9).map((piece, index) => ({
-    height: measure(doc, piece, body.w, textStyle),
-    ...(index === 0 ? extra : {}),
-    draw: (box, { doc }) => textIn(doc, piece, box, textStyle),
-  }));
-}
-
-function heading(doc: Doc, text: string, body: Box): Block {
-  const height = measure(doc, text, body.w, HEADING) + mm(2);
-  return {
-    height,
-    keepWithNext: true,
-    draw(box, { doc }) {
-      textIn(doc, text, { ...box, y: box.y + mm(1), h: box.h - mm(1) }, HEADING);
-      rule(doc, box.x, box.y + box.h, box.w, '#666666', 0.75);
-    },
-  };
-}
 
 export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly PdfPage[], words: PdfWords, body: Box): Block[] {
   const blocks: Block[] = [];
@@ -41,6 +20,9 @@ export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly P
   // What a signature covers are the report's pages; this sheet shows the order as it is when the PDF is made.
   blocks.push(...textBlocks(doc, words.summaryNotSigned, SMALL, body));
   blocks.push(partiesBlock(doc, summary, words, body));
+  // What was found first (defects, values outside their limits), then the checklists, then the time on site.
+  blocks.push(...checklistSummaryBlocks(doc, pages.filter((p): p is ChecklistPage => p.kind === 'checklist'), words, body));
+  if (summary.time) blocks.push(...timeBlocks(doc, summary.time, words, body));
   if (summary.workDescription) {
     blocks.push(heading(doc, words.work, body));
     blocks.push(...textBlocks(doc, summary.workDescription, BODY, body));
@@ -95,49 +77,15 @@ function partiesBlock(doc: Doc, summary: SummaryInput, words: PdfWords, body: Bo
   };
 }
 
-interface Column {
-  width: number;
-  align: 'left' | 'right';
-}
-
 function materialBlocks(doc: Doc, lines: MaterialLine[], words: PdfWords, body: Box): Block[] {
   // The quantity column as wide as its widest number (and its heading), the rest shared out.
   const quantities = lines.map((line) => words.number(line.qty));
   metrics(doc, CELL);
   const qtyWidth = Math.min(body.w * 0.25, Math.max(body.w * 0.1, ...[words.quantity, ...quantities].map((q) => doc.widthOfString(q) + 2 * PAD + 2)));
-  const unitWidth = body.w * 0.12;
-  const columns: Column[] = [
-    { width: (body.w - qtyWidth - unitWidth) * 0.58, align: 'left' },
-    { width: qtyWidth, align: 'right' },
-    { width: unitWidth, align: 'left' },
-    { width: (body.w - qtyWidth - unitWidth) * 0.42, align: 'left' },
-  ];
-  const row = (cells: string[], cellStyle: TextStyle, shaded: boolean, extra: Partial<Block> = {}): Block => {
-    const height = Math.min(Math.max(...cells.map((text, i) => measure(doc, text, columns[i]!.width - 2 * PAD, cellStyle))) + 2 * PAD, body.h / 2);
-    return {
-      height,
-      ...extra,
-      draw(box, { doc }) {
-        if (shaded) doc.save().rect(box.x, box.y, box.w, box.h).fill(SHADE).restore();
-        let x = box.x;
-        cells.forEach((text, i) => {
-          const column = columns[i]!;
-          textIn(doc, text, { x: x + PAD, y: box.y + PAD, w: column.width - 2 * PAD, h: box.h - 2 * PAD }, { ...cellStyle, align: column.align });
-          x += column.width;
-        });
-        rule(doc, box.x, box.y + box.h, box.w, '#cccccc', 0.4);
-      },
-    };
-  };
-  const headings = [words.material, words.quantity, words.unit, words.note];
-  const header = row(headings, TABLE_HEAD, true, { keepWithNext: true });
-  // On the next sheet the table goes on under its header again, marked as continued.
-  const continued = row([words.continued(words.material), ...headings.slice(1)], TABLE_HEAD, true, { keepWithNext: true });
+  const columns = columnsOf(body.w, [{ share: 0.58 }, { fixed: qtyWidth, align: 'right' }, { fixed: body.w * 0.12 }, { share: 0.42 }]);
   const unitOf = (unit: string | null) => (unit ? (Object.hasOwn(words.units, unit) ? words.units[unit]! : unit) : '');
-  return [
-    header,
-    ...lines.map((line, i) => row([line.label, quantities[i]!, unitOf(line.unit), line.note ?? ''], CELL, false, { repeatOnBreak: continued, joined: true })),
-  ];
+  const rows = lines.map((line, i) => ({ cells: [line.label, quantities[i]!, unitOf(line.unit), line.note ?? ''] }));
+  return tableBlocks(doc, body, columns, [words.material, words.quantity, words.unit, words.note], rows, words);
 }
 
 /** What follows: how many photos, pairs, sections and signatures, and the sections' titles in order. */
@@ -147,8 +95,9 @@ function contents(pages: readonly PdfPage[], words: PdfWords): string {
     count('photo') > 0 ? words.contentPhotos(count('photo')) : '',
     count('before_after') > 0 ? words.contentPairs(count('before_after')) : '',
     count('title_only') > 0 ? words.contentSections(count('title_only')) : '',
+    count('checklist') > 0 ? words.contentChecklists(count('checklist')) : '',
     count('signature') > 0 ? words.contentSignatures(count('signature')) : '',
   ].filter(Boolean);
-  const titles = pages.filter((p) => p.kind === 'title_only' && p.title).map((p) => `– ${p.title}`);
+  const titles = pages.filter((p) => (p.kind === 'title_only' || p.kind === 'checklist') && p.title).map((p) => `– ${p.title}`);
   return [parts.join(', '), ...titles].filter(Boolean).join('\n');
 }
