@@ -220,11 +220,13 @@ export interface paths {
          * Add, update, delete or reorder pages
          * @description Four operations, chosen by `action`, `id` and `delete`; all need the write right and a draft report the caller sees (a final report's pages are fixed: 409 REPORT_FINAL; a template's pages need the template right: Dolibarr admin flag or the module's admin right).
          *
-         *     1. `action=add&bericht_id=<report>`: appends a page. Body: `layout` (photo, before_after, title_only), `title`, `note`, `rotation` (0, 90, 180, 270), `source` (the name of a photo in the parent order's attachments, as /api/orders.php?action=photos lists them; for a template a file of its own work area) and, for before_after, `source_2` (the "Nachher" photo). Without `layout`: photo when `source` is given, else title_only. photo needs `source`, before_after both (400 PAGE_SOURCE_REQUIRED). The photo must exist (404 FILE_NOT_FOUND) and be JPEG, PNG or WebP (415; a corrupt one 400 IMAGE_INVALID). At most 1000 pages (409 REPORT_TOO_MANY_PAGES). 201 with the page.
+         *     1. `action=add&bericht_id=<report>`: appends a page. Body: `layout` (photo, before_after, title_only, checklist), `title`, `note`, `rotation` (0, 90, 180, 270), `source` (the name of a photo in the parent order's attachments, as /api/orders.php?action=photos lists them; for a template a file of its own work area) and, for before_after, `source_2` (the "Nachher" photo). Without `layout`: photo when `source` is given, else title_only. photo needs `source`, before_after both (400 PAGE_SOURCE_REQUIRED). The photo must exist (404 FILE_NOT_FOUND) and be JPEG, PNG or WebP (415; a corrupt one 400 IMAGE_INVALID). At most 1000 pages (409 REPORT_TOO_MANY_PAGES). 201 with the page.
          *
          *     2. `id=<page>` (no action): updates the page. Body: any of `note`, `rotation`, `title`, `layout`, and `source`/`source_2` as for add. 200 with the page.
          *
          *     3. `id=<page>&delete=1`: deletes the page, like DELETE (needs the delete right too).
+         *
+         *     3a. Checklists. `layout: "checklist"` with `checklist`: the items (add; update replaces the list, keeping the answers of items named by id). `action=check&id=<page>`: one answer, body `{ item, state?, value?, note?, photos?, checked_at? }` (fields not given stay as they are; null clears). `action=check_all&id=<page>`: body `{ "state": "ok" }`, "alle übrigen OK": every item still open becomes ok, except a measurement (an item with a unit or a limit) without a value or with one outside its limits, which stays open. Both answer 200 with the page; a template is not filled in (409 CONFLICT), a page that is no checklist is 400. A checklist page (layout `checklist`) has 0 to 200 items in order. An item: `label` 1-200 characters; `unit` up to 16 characters (bar, %, ppm, °C, N, mA…); `lower` and `upper` limits (JSON numbers within ±1000000000, at most 6 decimal places; either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), `note` (up to 2000 characters; a defect needs one) and `photos` (up to 10 photos of the parent object's attachments). The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`.
          *
          *     4. `action=reorder` (`bericht_id` in the query or the body): body `{ "order": [page ids] }` must name every page of the report exactly once; page_order is rewritten in one transaction. Anything else is 400 PAGE_ORDER_MISMATCH (details: duplicates, unknown, missing) and changes nothing. 200 with the report.
          *
@@ -234,7 +236,7 @@ export interface paths {
          *
          *     A page or report that does not exist or that the caller may not see is 404 PAGE_NOT_FOUND / REPORT_NOT_FOUND.
          *
-         *     Header Idempotency-Key (see the header parameter), for a client that repeats a request after a lost answer (an offline queue): add, signature, update and reorder return the first answer (status and body) again and do nothing twice: no second page, no second signature page. The change and its stored answer are written in one transaction. Update and reorder would give the same result anyway; they take the key so a client can send one with every write. The key belongs to the operation and its object (add, signature and reorder: the report; update: the page): used for another operation or object, or for another endpoint's write, it is 409 IDEMPOTENCY_KEY_REUSED. It is claimed once the report or page is found visible and before anything else is checked, so a repeat after the report was finalized still gets its first answer; for a signature, before the form is read. A refused request (404, 409 REPORT_FINAL, 400, …) keeps no key. A delete (`delete=1`) does not use the key.
+         *     Header Idempotency-Key (see the header parameter), for a client that repeats a request after a lost answer (an offline queue): add, signature, update, reorder, check and check_all return the first answer (status and body) again and do nothing twice: no second page, no second signature page. The change and its stored answer are written in one transaction. Update and reorder would give the same result anyway; they take the key so a client can send one with every write. The key belongs to the operation and its object (add, signature and reorder: the report; update, check and check_all: the page): used for another operation or object, or for another endpoint's write, it is 409 IDEMPOTENCY_KEY_REUSED. It is claimed once the report or page is found visible and before anything else is checked, so a repeat after the report was finalized still gets its first answer; for a signature, before the form is read. A refused request (404, 409 REPORT_FINAL, 400, …) keeps no key. A delete (`delete=1`) does not use the key.
          */
         post: operations["changePages"];
         /**
@@ -369,6 +371,42 @@ export interface paths {
          *     `action=create`: a new template, body `{ template_label, from_report?, title?, format?, orientation?, odt_template? }`. With `from_report`, the report's pages (not signature pages) and their images are copied, so the template keeps them whatever happens to the order. Needs the template right (Dolibarr admin flag or the module's admin right). 201 with the template. A template's pages are edited with /api/pages.php and it is deleted with DELETE /api/reports.php (template right). This action does not use an Idempotency-Key.
          */
         post: operations["changeTemplates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/times.php": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Time on site of an object or a report
+         * @description `element_type` + `fk_element`: every interval at the object (all technicians), by arrival, as `{ items, total, total_seconds, open }` (paged by limit/offset; `total_seconds` sums all closed intervals; `open` is the caller's interval still open there). `bericht_id`: the intervals the report's PDF shows. The caller must see the object or report: 404 otherwise, as a missing one. Time on site: intervals of arrival and departure of a technician at an order, invoice or proposal; several a day. A tap's time (`at`) is the phone's, sent when the person tapped (also offline): at most 5 minutes ahead of the service's clock and at most 30 days back (400 otherwise); without `at`, the service's time. An interval lasts at most 24 hours, the departure is not before the arrival, and a technician's intervals at one object do not overlap (409 TIME_OVERLAP). A correction by hand needs a reason; each is kept with the times before it, and the first recorded times stay in `arrival_tapped`/`departure_tapped`. An interval is taken by the report finalized after it (`fk_bericht`), shown in its PDF, and no longer changes (409 TIME_REPORTED). Changes take an Idempotency-Key (the app sends them from its offline queue): a repeat gets the first answer.
+         */
+        get: operations["getTimesOnSite"];
+        put?: never;
+        /**
+         * Arrive, leave, enter or correct time on site
+         * @description Four operations, chosen by `action` and `id`; write right; the object must be visible (404 ORDER_NOT_FOUND / OBJECT_NOT_FOUND otherwise).
+         *
+         *     1. `action=arrive`, body `{ element_type, fk_element, at? }`: opens the caller's interval (201). Already open there: 409 TIME_ALREADY_OPEN.
+         *
+         *     2. `action=leave`, the same body: closes it (200). None open: 409 TIME_NOT_OPEN.
+         *
+         *     3. `action=add`, body `{ element_type, fk_element, arrival, departure, reason }`: an interval entered by hand (201).
+         *
+         *     4. `id=<interval>`, body `{ arrival?, departure?, reason }`: a correction (200); the caller's own interval, or any with the admin right (else 404 TIME_NOT_FOUND).
+         *
+         *     Time on site: intervals of arrival and departure of a technician at an order, invoice or proposal; several a day. A tap's time (`at`) is the phone's, sent when the person tapped (also offline): at most 5 minutes ahead of the service's clock and at most 30 days back (400 otherwise); without `at`, the service's time. An interval lasts at most 24 hours, the departure is not before the arrival, and a technician's intervals at one object do not overlap (409 TIME_OVERLAP). A correction by hand needs a reason; each is kept with the times before it, and the first recorded times stay in `arrival_tapped`/`departure_tapped`. An interval is taken by the report finalized after it (`fk_bericht`), shown in its PDF, and no longer changes (409 TIME_REPORTED). Changes take an Idempotency-Key (the app sends them from its offline queue): a repeat gets the first answer.
+         *
+         *     Header Idempotency-Key: the key belongs to the operation and its object (the object for 1-3, the interval for 4).
+         */
+        post: operations["recordTimeOnSite"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2312,7 +2350,7 @@ export interface operations {
     changePages: {
         parameters: {
             query?: {
-                /** @description `add`, `reorder`; none with `id`: update (or delete with delete=1). */
+                /** @description `add`, `reorder`, `signature` (with bericht_id); `check`, `check_all` (with id); none with `id`: update (or delete with delete=1). */
                 action?: string;
                 /** @description Report id (add, reorder, signature). */
                 bericht_id?: number;
@@ -2337,10 +2375,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description A checklist page's items in order; null on every other page. A checklist page (layout `checklist`) has 0 to 200 items in order. An item: `label` 1-200 characters; `unit` up to 16 characters (bar, %, ppm, °C, N, mA…); `lower` and `upper` limits (JSON numbers within ±1000000000, at most 6 decimal places; either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), `note` (up to 2000 characters; a defect needs one) and `photos` (up to 10 photos of the parent object's attachments). The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`. */
+                        checklist: {
+                            /** @description When it was last answered (the phone's time when it sent one), Unix seconds. */
+                            checked_at: number | null;
+                            /** @description Who answered it last. */
+                            checked_by: number | null;
+                            /** @description below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit. */
+                            deviation: ("below" | "above") | null;
+                            /** @description The item, unique within its page. */
+                            id: number;
+                            label: string;
+                            lower: number | null;
+                            note: string | null;
+                            photos: {
+                                /** @description File name in the parent object's attachments. */
+                                name: string;
+                                source_path: string;
+                                thumb_url: string;
+                                url: string;
+                            }[];
+                            /** @description open (not yet checked), ok, defect (Mangel: needs a note), na (not applicable, "n. z."). */
+                            state: "open" | "ok" | "defect" | "na";
+                            unit: string | null;
+                            upper: number | null;
+                            value: number | null;
+                        }[] | null;
                         /** @description The report. */
                         fk_bericht: number;
                         id: number;
-                        /** @description One of photo, before_after, title_only, signature. */
+                        /** @description One of photo, before_after, title_only, checklist, signature. */
                         layout: string;
                         note: string | null;
                         /** @description Position in the report, from 1. */
@@ -2400,10 +2464,36 @@ export interface operations {
                         page_count: number;
                         /** @description In page_order. */
                         pages: {
+                            /** @description A checklist page's items in order; null on every other page. A checklist page (layout `checklist`) has 0 to 200 items in order. An item: `label` 1-200 characters; `unit` up to 16 characters (bar, %, ppm, °C, N, mA…); `lower` and `upper` limits (JSON numbers within ±1000000000, at most 6 decimal places; either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), `note` (up to 2000 characters; a defect needs one) and `photos` (up to 10 photos of the parent object's attachments). The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`. */
+                            checklist: {
+                                /** @description When it was last answered (the phone's time when it sent one), Unix seconds. */
+                                checked_at: number | null;
+                                /** @description Who answered it last. */
+                                checked_by: number | null;
+                                /** @description below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit. */
+                                deviation: ("below" | "above") | null;
+                                /** @description The item, unique within its page. */
+                                id: number;
+                                label: string;
+                                lower: number | null;
+                                note: string | null;
+                                photos: {
+                                    /** @description File name in the parent object's attachments. */
+                                    name: string;
+                                    source_path: string;
+                                    thumb_url: string;
+                                    url: string;
+                                }[];
+                                /** @description open (not yet checked), ok, defect (Mangel: needs a note), na (not applicable, "n. z."). */
+                                state: "open" | "ok" | "defect" | "na";
+                                unit: string | null;
+                                upper: number | null;
+                                value: number | null;
+                            }[] | null;
                             /** @description The report. */
                             fk_bericht: number;
                             id: number;
-                            /** @description One of photo, before_after, title_only, signature. */
+                            /** @description One of photo, before_after, title_only, checklist, signature. */
                             layout: string;
                             note: string | null;
                             /** @description Position in the report, from 1. */
@@ -2469,12 +2559,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description A checklist page's items in order; null on every other page. A checklist page (layout `checklist`) has 0 to 200 items in order. An item: `label` 1-200 characters; `unit` up to 16 characters (bar, %, ppm, °C, N, mA…); `lower` and `upper` limits (JSON numbers within ±1000000000, at most 6 decimal places; either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), `note` (up to 2000 characters; a defect needs one) and `photos` (up to 10 photos of the parent object's attachments). The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`. */
+                        checklist: {
+                            /** @description When it was last answered (the phone's time when it sent one), Unix seconds. */
+                            checked_at: number | null;
+                            /** @description Who answered it last. */
+                            checked_by: number | null;
+                            /** @description below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit. */
+                            deviation: ("below" | "above") | null;
+                            /** @description The item, unique within its page. */
+                            id: number;
+                            label: string;
+                            lower: number | null;
+                            note: string | null;
+                            photos: {
+                                /** @description File name in the parent object's attachments. */
+                                name: string;
+                                source_path: string;
+                                thumb_url: string;
+                                url: string;
+                            }[];
+                            /** @description open (not yet checked), ok, defect (Mangel: needs a note), na (not applicable, "n. z."). */
+                            state: "open" | "ok" | "defect" | "na";
+                            unit: string | null;
+                            upper: number | null;
+                            value: number | null;
+                        }[] | null;
                         /** @description The report. */
                         fk_bericht: number;
                         /** @description SHA-256 (hex) over the pages before the signature and the report ref. */
                         hash: string;
                         id: number;
-                        /** @description One of photo, before_after, title_only, signature. */
+                        /** @description One of photo, before_after, title_only, checklist, signature. */
                         layout: string;
                         note: string | null;
                         page_count_at_signing: number;
@@ -2510,10 +2626,36 @@ export interface operations {
                         /** @description The public check of this signature (also in the QR code on the page). */
                         verify_url: string;
                     } | {
+                        /** @description A checklist page's items in order; null on every other page. A checklist page (layout `checklist`) has 0 to 200 items in order. An item: `label` 1-200 characters; `unit` up to 16 characters (bar, %, ppm, °C, N, mA…); `lower` and `upper` limits (JSON numbers within ±1000000000, at most 6 decimal places; either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), `note` (up to 2000 characters; a defect needs one) and `photos` (up to 10 photos of the parent object's attachments). The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`. */
+                        checklist: {
+                            /** @description When it was last answered (the phone's time when it sent one), Unix seconds. */
+                            checked_at: number | null;
+                            /** @description Who answered it last. */
+                            checked_by: number | null;
+                            /** @description below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit. */
+                            deviation: ("below" | "above") | null;
+                            /** @description The item, unique within its page. */
+                            id: number;
+                            label: string;
+                            lower: number | null;
+                            note: string | null;
+                            photos: {
+                                /** @description File name in the parent object's attachments. */
+                                name: string;
+                                source_path: string;
+                                thumb_url: string;
+                                url: string;
+                            }[];
+                            /** @description open (not yet checked), ok, defect (Mangel: needs a note), na (not applicable, "n. z."). */
+                            state: "open" | "ok" | "defect" | "na";
+                            unit: string | null;
+                            upper: number | null;
+                            value: number | null;
+                        }[] | null;
                         /** @description The report. */
                         fk_bericht: number;
                         id: number;
-                        /** @description One of photo, before_after, title_only, signature. */
+                        /** @description One of photo, before_after, title_only, checklist, signature. */
                         layout: string;
                         note: string | null;
                         /** @description Position in the report, from 1. */
@@ -3247,10 +3389,36 @@ export interface operations {
                         page_count: number;
                         /** @description In page_order. */
                         pages: {
+                            /** @description A checklist page's items in order; null on every other page. A checklist page (layout `checklist`) has 0 to 200 items in order. An item: `label` 1-200 characters; `unit` up to 16 characters (bar, %, ppm, °C, N, mA…); `lower` and `upper` limits (JSON numbers within ±1000000000, at most 6 decimal places; either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), `note` (up to 2000 characters; a defect needs one) and `photos` (up to 10 photos of the parent object's attachments). The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`. */
+                            checklist: {
+                                /** @description When it was last answered (the phone's time when it sent one), Unix seconds. */
+                                checked_at: number | null;
+                                /** @description Who answered it last. */
+                                checked_by: number | null;
+                                /** @description below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit. */
+                                deviation: ("below" | "above") | null;
+                                /** @description The item, unique within its page. */
+                                id: number;
+                                label: string;
+                                lower: number | null;
+                                note: string | null;
+                                photos: {
+                                    /** @description File name in the parent object's attachments. */
+                                    name: string;
+                                    source_path: string;
+                                    thumb_url: string;
+                                    url: string;
+                                }[];
+                                /** @description open (not yet checked), ok, defect (Mangel: needs a note), na (not applicable, "n. z."). */
+                                state: "open" | "ok" | "defect" | "na";
+                                unit: string | null;
+                                upper: number | null;
+                                value: number | null;
+                            }[] | null;
                             /** @description The report. */
                             fk_bericht: number;
                             id: number;
-                            /** @description One of photo, before_after, title_only, signature. */
+                            /** @description One of photo, before_after, title_only, checklist, signature. */
                             layout: string;
                             note: string | null;
                             /** @description Position in the report, from 1. */
@@ -3471,10 +3639,36 @@ export interface operations {
                         page_count: number;
                         /** @description In page_order. */
                         pages: {
+                            /** @description A checklist page's items in order; null on every other page. A checklist page (layout `checklist`) has 0 to 200 items in order. An item: `label` 1-200 characters; `unit` up to 16 characters (bar, %, ppm, °C, N, mA…); `lower` and `upper` limits (JSON numbers within ±1000000000, at most 6 decimal places; either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), `note` (up to 2000 characters; a defect needs one) and `photos` (up to 10 photos of the parent object's attachments). The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`. */
+                            checklist: {
+                                /** @description When it was last answered (the phone's time when it sent one), Unix seconds. */
+                                checked_at: number | null;
+                                /** @description Who answered it last. */
+                                checked_by: number | null;
+                                /** @description below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit. */
+                                deviation: ("below" | "above") | null;
+                                /** @description The item, unique within its page. */
+                                id: number;
+                                label: string;
+                                lower: number | null;
+                                note: string | null;
+                                photos: {
+                                    /** @description File name in the parent object's attachments. */
+                                    name: string;
+                                    source_path: string;
+                                    thumb_url: string;
+                                    url: string;
+                                }[];
+                                /** @description open (not yet checked), ok, defect (Mangel: needs a note), na (not applicable, "n. z."). */
+                                state: "open" | "ok" | "defect" | "na";
+                                unit: string | null;
+                                upper: number | null;
+                                value: number | null;
+                            }[] | null;
                             /** @description The report. */
                             fk_bericht: number;
                             id: number;
-                            /** @description One of photo, before_after, title_only, signature. */
+                            /** @description One of photo, before_after, title_only, checklist, signature. */
                             layout: string;
                             note: string | null;
                             /** @description Position in the report, from 1. */
@@ -3560,10 +3754,36 @@ export interface operations {
                         page_count: number;
                         /** @description In page_order. */
                         pages: {
+                            /** @description A checklist page's items in order; null on every other page. A checklist page (layout `checklist`) has 0 to 200 items in order. An item: `label` 1-200 characters; `unit` up to 16 characters (bar, %, ppm, °C, N, mA…); `lower` and `upper` limits (JSON numbers within ±1000000000, at most 6 decimal places; either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), `note` (up to 2000 characters; a defect needs one) and `photos` (up to 10 photos of the parent object's attachments). The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`. */
+                            checklist: {
+                                /** @description When it was last answered (the phone's time when it sent one), Unix seconds. */
+                                checked_at: number | null;
+                                /** @description Who answered it last. */
+                                checked_by: number | null;
+                                /** @description below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit. */
+                                deviation: ("below" | "above") | null;
+                                /** @description The item, unique within its page. */
+                                id: number;
+                                label: string;
+                                lower: number | null;
+                                note: string | null;
+                                photos: {
+                                    /** @description File name in the parent object's attachments. */
+                                    name: string;
+                                    source_path: string;
+                                    thumb_url: string;
+                                    url: string;
+                                }[];
+                                /** @description open (not yet checked), ok, defect (Mangel: needs a note), na (not applicable, "n. z."). */
+                                state: "open" | "ok" | "defect" | "na";
+                                unit: string | null;
+                                upper: number | null;
+                                value: number | null;
+                            }[] | null;
                             /** @description The report. */
                             fk_bericht: number;
                             id: number;
-                            /** @description One of photo, before_after, title_only, signature. */
+                            /** @description One of photo, before_after, title_only, checklist, signature. */
                             layout: string;
                             note: string | null;
                             /** @description Position in the report, from 1. */
@@ -4128,10 +4348,36 @@ export interface operations {
                         page_count: number;
                         /** @description In page_order. */
                         pages: {
+                            /** @description A checklist page's items in order; null on every other page. A checklist page (layout `checklist`) has 0 to 200 items in order. An item: `label` 1-200 characters; `unit` up to 16 characters (bar, %, ppm, °C, N, mA…); `lower` and `upper` limits (JSON numbers within ±1000000000, at most 6 decimal places; either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), `note` (up to 2000 characters; a defect needs one) and `photos` (up to 10 photos of the parent object's attachments). The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`. */
+                            checklist: {
+                                /** @description When it was last answered (the phone's time when it sent one), Unix seconds. */
+                                checked_at: number | null;
+                                /** @description Who answered it last. */
+                                checked_by: number | null;
+                                /** @description below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit. */
+                                deviation: ("below" | "above") | null;
+                                /** @description The item, unique within its page. */
+                                id: number;
+                                label: string;
+                                lower: number | null;
+                                note: string | null;
+                                photos: {
+                                    /** @description File name in the parent object's attachments. */
+                                    name: string;
+                                    source_path: string;
+                                    thumb_url: string;
+                                    url: string;
+                                }[];
+                                /** @description open (not yet checked), ok, defect (Mangel: needs a note), na (not applicable, "n. z."). */
+                                state: "open" | "ok" | "defect" | "na";
+                                unit: string | null;
+                                upper: number | null;
+                                value: number | null;
+                            }[] | null;
                             /** @description The report. */
                             fk_bericht: number;
                             id: number;
-                            /** @description One of photo, before_after, title_only, signature. */
+                            /** @description One of photo, before_after, title_only, checklist, signature. */
                             layout: string;
                             note: string | null;
                             /** @description Position in the report, from 1. */
@@ -4187,6 +4433,440 @@ export interface operations {
                             status: "draft" | "final";
                             version: number;
                         }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getTimesOnSite: {
+        parameters: {
+            query?: {
+                /** @description `arrive`, `leave`, `add`; none with `id`: a correction. */
+                action?: string;
+                /** @description A report: the intervals its PDF shows (taken by it or an earlier version, and for a draft those not yet taken). */
+                bericht_id?: number;
+                /** @description Kind of object: commande (order), facture (invoice), propal (proposal). */
+                element_type?: "commande" | "facture" | "propal";
+                /** @description The object whose intervals are listed. */
+                fk_element?: number;
+                /** @description An interval (correction). */
+                id?: number;
+                /** @description Entries per page (at most 500). */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description By arrival. */
+                        items: {
+                            /** @description Unix seconds. */
+                            arrival: number;
+                            /** @description The arrival as first recorded. */
+                            arrival_tapped: number | null;
+                            /** @description Every correction by hand, oldest first. */
+                            corrections: {
+                                /** @description The arrival before the correction (null for an interval entered by hand). */
+                                arrival: number | null;
+                                /** @description When it was corrected, Unix seconds. */
+                                at: number;
+                                /** @description Who corrected it. */
+                                by: number;
+                                /** @description The departure before the correction. */
+                                departure: number | null;
+                                reason: string;
+                            }[];
+                            /** @description Unix seconds; null while on site. */
+                            departure: number | null;
+                            /** @description The departure as first recorded. */
+                            departure_tapped: number | null;
+                            element_type: string;
+                            /** @description The final report that took it, or null. */
+                            fk_bericht: number | null;
+                            fk_element: number;
+                            /** @description The technician. */
+                            fk_user: number;
+                            id: number;
+                            /** @description Entered by hand (action=add), not tapped. */
+                            manual: boolean;
+                            /** @description departure - arrival; null while on site. */
+                            seconds: number | null;
+                            /** @description The technician's name (first and last name, else the login). */
+                            user_name: string;
+                        }[];
+                        /** @description The caller's interval still open at this object (arrived, not left), or null. */
+                        open: {
+                            /** @description Unix seconds. */
+                            arrival: number;
+                            /** @description The arrival as first recorded. */
+                            arrival_tapped: number | null;
+                            /** @description Every correction by hand, oldest first. */
+                            corrections: {
+                                /** @description The arrival before the correction (null for an interval entered by hand). */
+                                arrival: number | null;
+                                /** @description When it was corrected, Unix seconds. */
+                                at: number;
+                                /** @description Who corrected it. */
+                                by: number;
+                                /** @description The departure before the correction. */
+                                departure: number | null;
+                                reason: string;
+                            }[];
+                            /** @description Unix seconds; null while on site. */
+                            departure: number | null;
+                            /** @description The departure as first recorded. */
+                            departure_tapped: number | null;
+                            element_type: string;
+                            /** @description The final report that took it, or null. */
+                            fk_bericht: number | null;
+                            fk_element: number;
+                            /** @description The technician. */
+                            fk_user: number;
+                            id: number;
+                            /** @description Entered by hand (action=add), not tapped. */
+                            manual: boolean;
+                            /** @description departure - arrival; null while on site. */
+                            seconds: number | null;
+                            /** @description The technician's name (first and last name, else the login). */
+                            user_name: string;
+                        } | null;
+                        total: number;
+                        /** @description The sum of every closed interval listed (all pages of the list). */
+                        total_seconds: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    recordTimeOnSite: {
+        parameters: {
+            query?: {
+                /** @description `arrive`, `leave`, `add`; none with `id`: a correction. */
+                action?: string;
+                /** @description A report: the intervals its PDF shows (taken by it or an earlier version, and for a draft those not yet taken). */
+                bericht_id?: number;
+                /** @description Kind of object: commande (order), facture (invoice), propal (proposal). */
+                element_type?: "commande" | "facture" | "propal";
+                /** @description The object whose intervals are listed. */
+                fk_element?: number;
+                /** @description An interval (correction). */
+                id?: number;
+                /** @description Entries per page (at most 500). */
+                limit?: number;
+                offset?: number;
+            };
+            header?: {
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, line, report or page); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unix seconds. */
+                        arrival: number;
+                        /** @description The arrival as first recorded. */
+                        arrival_tapped: number | null;
+                        /** @description Every correction by hand, oldest first. */
+                        corrections: {
+                            /** @description The arrival before the correction (null for an interval entered by hand). */
+                            arrival: number | null;
+                            /** @description When it was corrected, Unix seconds. */
+                            at: number;
+                            /** @description Who corrected it. */
+                            by: number;
+                            /** @description The departure before the correction. */
+                            departure: number | null;
+                            reason: string;
+                        }[];
+                        /** @description Unix seconds; null while on site. */
+                        departure: number | null;
+                        /** @description The departure as first recorded. */
+                        departure_tapped: number | null;
+                        element_type: string;
+                        /** @description The final report that took it, or null. */
+                        fk_bericht: number | null;
+                        fk_element: number;
+                        /** @description The technician. */
+                        fk_user: number;
+                        id: number;
+                        /** @description Entered by hand (action=add), not tapped. */
+                        manual: boolean;
+                        /** @description departure - arrival; null while on site. */
+                        seconds: number | null;
+                        /** @description The technician's name (first and last name, else the login). */
+                        user_name: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unix seconds. */
+                        arrival: number;
+                        /** @description The arrival as first recorded. */
+                        arrival_tapped: number | null;
+                        /** @description Every correction by hand, oldest first. */
+                        corrections: {
+                            /** @description The arrival before the correction (null for an interval entered by hand). */
+                            arrival: number | null;
+                            /** @description When it was corrected, Unix seconds. */
+                            at: number;
+                            /** @description Who corrected it. */
+                            by: number;
+                            /** @description The departure before the correction. */
+                            departure: number | null;
+                            reason: string;
+                        }[];
+                        /** @description Unix seconds; null while on site. */
+                        departure: number | null;
+                        /** @description The departure as first recorded. */
+                        departure_tapped: number | null;
+                        element_type: string;
+                        /** @description The final report that took it, or null. */
+                        fk_bericht: number | null;
+                        fk_element: number;
+                        /** @description The technician. */
+                        fk_user: number;
+                        id: number;
+                        /** @description Entered by hand (action=add), not tapped. */
+                        manual: boolean;
+                        /** @description departure - arrival; null while on site. */
+                        seconds: number | null;
+                        /** @description The technician's name (first and last name, else the login). */
+                        user_name: string;
                     };
                 };
             };

@@ -32,3 +32,8 @@ export type SignedPage = Extract<Created<'/api/pages.php', 'post'>, { verify_url
 export type Verification = Ok<'/ajax/verify_signature.php', 'get'>;
 /** What this service offers (read once per login). */
 export type Capabilities = Ok<'/api/capabilities.php', 'get'>;
+/** Time on site at an order (GET /api/times.php): its intervals, their total, the caller's open one. */
+export type TimeList = Ok<'/api/times.php', 'get'>;
+export type TimeInterval = TimeList['items'][number];
+/** A checklist page's item as the service answers it. */
+export type ChecklistItem = NonNullable<ReportPage['checklist']>[number];

@@ -24,7 +24,13 @@ export type OutboxKind =
   | 'page-update'
   | 'page-delete'
   | 'page-reorder'
-  | 'signature';
+  | 'signature'
+  | 'check-item'
+  | 'check-all'
+  | 'time-arrive'
+  | 'time-leave'
+  | 'time-add'
+  | 'time-correct';
 
 /**
  * A report or page as the phone knows it: the service's id, or, for one made on the phone and not
@@ -58,12 +64,73 @@ export interface ReportSettingsPayload {
 }
 
 export interface PageFields {
-  layout?: 'photo' | 'before_after' | 'title_only';
+  layout?: 'photo' | 'before_after' | 'title_only' | 'checklist';
   title?: string | null;
   note?: string | null;
   rotation?: 0 | 90 | 180 | 270;
   source?: PhotoRef;
   source_2?: PhotoRef;
+  /** A checklist page's items in order (the whole list; an item with `id` keeps its answer). */
+  checklist?: ChecklistItemDefinition[];
+}
+
+/** A checklist item as an admin defines it in a template: what is checked, its unit and limits. */
+export interface ChecklistItemDefinition {
+  /** An item the page already has (at the service); without it, a new one. */
+  id?: number;
+  label: string;
+  unit?: string | null;
+  lower?: number | null;
+  upper?: number | null;
+}
+
+/** open: not yet checked; ok; defect (Mangel: needs a note); na (not applicable, "n. z."). */
+export type CheckState = 'open' | 'ok' | 'defect' | 'na';
+
+/**
+ * One answer to one item of a checklist page: the whole answer as the person sees it then (state,
+ * value, note, photos), so the last record sent for an item is what the item says.
+ */
+export interface CheckItemPayload {
+  page: Ref;
+  /** The item's id on the page. */
+  item: number;
+  /** Its label, for the person's list of what waits (not sent). */
+  label: string;
+  state: CheckState;
+  /** Only for a measurement (an item with a unit or limits): null clears it. */
+  value?: number | null;
+  note: string | null;
+  photos: PhotoRef[];
+  /** When the person answered, by the phone's clock (Unix seconds). */
+  checked_at: number;
+}
+
+/** "Alle übrigen OK" on a checklist page. */
+export interface CheckAllPayload {
+  page: Ref;
+  /** Unix seconds, by the phone's clock. */
+  checked_at: number;
+}
+
+/** Arrival or departure at the record's order: when the person tapped, by the phone's clock (Unix seconds). */
+export interface TimeTapPayload {
+  at: number;
+}
+
+/** An interval entered by hand at the record's order (Unix seconds), with the reason. */
+export interface TimeAddPayload {
+  arrival: number;
+  departure: number;
+  reason: string;
+}
+
+/** A correction of an interval the service knows (its id): new times and the reason. */
+export interface TimeCorrectPayload {
+  interval: number;
+  arrival?: number;
+  departure?: number;
+  reason: string;
 }
 
 export interface SignaturePayload {
@@ -91,7 +158,12 @@ export type OutboxPayload =
   | { page: Ref; changes: PageFields }
   | { page: Ref }
   | { order: Ref[] }
-  | SignaturePayload;
+  | SignaturePayload
+  | CheckItemPayload
+  | CheckAllPayload
+  | TimeTapPayload
+  | TimeAddPayload
+  | TimeCorrectPayload;
 export type OutboxState = 'waiting' | 'sending' | 'refused';
 
 export interface OutboxRecord {
@@ -102,12 +174,14 @@ export interface OutboxRecord {
   userId: number;
   orderId: number;
   orderRef: string;
-  /** The report a report-create, page or signature record is about. */
+  /** The report a report-create, page, checklist or signature record is about. */
   reportRef?: Ref;
   /**
    * photo/voice: the file; photo-delete: the photo's name; material-add: the line; material-delete: the line's id; report-create:
    * the report's settings; report-update: what changes of them; page-add: the page; page-update: the page and what changes; page-delete:
-   * the page; page-reorder: every page in the new order; signature: the PNG and the signer.
+   * the page; page-reorder: every page in the new order; signature: the PNG and the signer; check-item: one answer to a checklist item;
+   * check-all: "alle übrigen OK" on a checklist page; time-arrive/time-leave: the phone's time of the tap; time-add: an interval by hand;
+   * time-correct: an interval's new times.
    */
   payload: OutboxPayload;
   /** photo/voice: the file name to send. */

@@ -1,7 +1,8 @@
 /**
  * Files of the service (thumbnails, photos, voice notes) fetched with the token in the
  * Authorization header, never in the URL. Thumbnails are kept as Blobs on the phone (the newest
- * KEEP_THUMBNAILS), so a grid seen once shows offline too; whole files only while on screen.
+ * KEEP_THUMBNAILS), so a grid seen once shows offline too; whole files only while on screen, and
+ * the last few whole photos in memory (to mark one up offline after it was seen).
  *
  * A list of many thumbnails (a report's 50 pages, an order's photos) does not fetch them all at
  * once: a thumbnail is fetched and drawn when it comes near the screen (`whenNear`,
@@ -14,12 +15,38 @@ import { db, userDataEpoch } from './db';
 
 const KEEP_THUMBNAILS = 600;
 
+/**
+ * The whole photos last fetched (the viewer's), in memory only and for this login: a photo seen in
+ * full can be shown and marked up again without a connection. Bounded in count and bytes (a phone's
+ * photos are 3 to 15 MB); a reload or a logout forgets them.
+ */
+const WHOLE_PHOTOS = 4;
+const WHOLE_PHOTO_BYTES = 64 * 1024 * 1024;
+const wholePhotos = new Map<string, { blob: Blob; epoch: number }>();
+
+function rememberWhole(url: string, blob: Blob, epoch: number): void {
+  if (!blob.type.startsWith('image/') || blob.size > WHOLE_PHOTO_BYTES || epoch !== userDataEpoch) return;
+  wholePhotos.delete(url);
+  wholePhotos.set(url, { blob, epoch });
+  let bytes = [...wholePhotos.values()].reduce((sum, w) => sum + w.blob.size, 0);
+  for (const [oldest, whole] of wholePhotos) {
+    if (wholePhotos.size <= WHOLE_PHOTOS && bytes <= WHOLE_PHOTO_BYTES) break;
+    wholePhotos.delete(oldest);
+    bytes -= whole.blob.size;
+  }
+}
+
 /** The service's file URL (`/api/photo.php?modulepart=…&file=…[&size=…]`) as a Blob. */
 export async function fileBlob(url: string, options: { keep?: boolean } = {}): Promise<Blob> {
   const epoch = userDataEpoch;
   if (options.keep) {
     const kept = await keptBlob(url);
     if (kept) return kept;
+  } else {
+    const whole = wholePhotos.get(url);
+    if (whole?.epoch === epoch) return whole.blob;
+    // Another login's: none of them is shown again.
+    if (whole) wholePhotos.clear();
   }
   const target = new URL(url, location.origin);
   const query = Object.fromEntries(target.searchParams) as { modulepart: string; file: string; size?: 'small' | 'mini' };
@@ -28,6 +55,8 @@ export async function fileBlob(url: string, options: { keep?: boolean } = {}): P
   if (options.keep && epoch === userDataEpoch) {
     await (await db()).put('blobs', { blob, savedAt: Date.now() }, url);
     trimSoon();
+  } else if (!options.keep && !query.size) {
+    rememberWhole(url, blob, epoch);
   }
   return blob;
 }

@@ -3,8 +3,9 @@
  * from here, so nothing is lost without signal, on a reload or when the app is closed.
  * - One record per change; its id (a UUID made on the phone) is the request's Idempotency-Key, so
  *   a retry after a lost answer never makes a second photo, line, report, page or signature.
- * - Report records (report-create, page-*, signature) are sent by lib/report-sync, which first
- *   learns what each answer names (the ids of things made offline) for the records behind it.
+ * - Report records (report-create, page-*, signature, check-*) are sent by lib/report-sync, which first
+ *   learns what each answer names (the ids of things made offline) for the records behind it; time
+ *   on site (time-*) by lib/time-sync.
  * - One sender works the user's records strictly in creation order, on start, when the phone comes
  *   online, when the app becomes visible, after each new record, and on a timer with exponential
  *   backoff and jitter (capped at five minutes). Across tabs, a Web Lock keeps it to one sender.
@@ -15,13 +16,15 @@
  *   photo was itself refused (it can never be sent). Nothing is dropped silently.
  */
 import { ApiError, LocalError, api, unwrap, withProgress } from '../api/client';
-import type { Material, UploadAnswer } from '../api/types';
+import type { Material, TimeInterval, UploadAnswer } from '../api/types';
 import { auth } from './auth.svelte';
 import { db, type OutboxKind, type OutboxRecord, type Ref } from './db';
 import { errorText, refusalText } from './i18n.svelte';
 import { loadLocalIds, sameRef } from './local-ids.svelte';
 import { afterDelivery, isReportKind, sendReportRecord, UnresolvedRef, type ReportKind } from './report-sync';
 import { recordReport } from './report-view';
+import { afterTimeDelivery, sendTimeRecord } from './time-sync';
+import { isTimeKind, type TimeKind } from './time-view';
 
 const MAX_DELAY_MS = 5 * 60_000;
 const FIRST_DELAY_MS = 2_000;
@@ -234,7 +237,8 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     if (!(await store.get('outbox', record.id))) return 'next';
     const answer = await send(record);
     // What the answer names is learnt before the record goes: the records behind it refer to it.
-    await afterDelivery(record, answer);
+    if (isTimeKind(record.kind)) await afterTimeDelivery(record, answer as TimeInterval);
+    else await afterDelivery(record, answer);
     await store.delete('outbox', record.id);
     // Gone from the screen's view before the screens take the answer (else it shows twice a moment).
     outbox.items = outbox.items.filter((r) => r.id !== record.id);
@@ -302,7 +306,8 @@ type Delivered =
   | { kind: 'material-add'; answer: Material }
   | { kind: 'material-delete' }
   | { kind: 'photo-delete' }
-  | { kind: ReportKind; answer: unknown };
+  | { kind: ReportKind; answer: unknown }
+  | { kind: TimeKind; answer: TimeInterval };
 const listeners = new Set<(record: OutboxRecord, delivered: Delivered) => void>();
 
 /** Hears of each record that arrived (a screen adds the answer to what it shows). */
@@ -348,6 +353,7 @@ async function send(record: OutboxRecord): Promise<unknown> {
     }
   }
   if (isReportKind(record.kind)) return sendReportRecord(record, headers, progress);
+  if (isTimeKind(record.kind)) return sendTimeRecord(record, headers, progress);
   throw new LocalError(`unknown outbox record kind ${record.kind}`);
 }
 

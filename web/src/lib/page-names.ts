@@ -18,6 +18,8 @@ export function layoutName(layout: string): string {
       return t('page.layout.title_only');
     case 'signature':
       return t('page.signature');
+    case 'checklist':
+      return t('checklist.layout');
     default:
       return t('page.layout.photo');
   }

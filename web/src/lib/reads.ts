@@ -1,9 +1,9 @@
 /**
  * What the screens read, each through the cache (lib/cache.ts): orders, one order, its files, its
- * material lines. Offline, the orders already seen can still be searched (on the phone).
+ * material lines, time on site (of an order, of a report). Offline, the orders already seen can still be searched (on the phone).
  */
 import { api, unwrap } from '../api/client';
-import type { MaterialList, OrderDetail, OrderFileList, OrderList, OrderSummary } from '../api/types';
+import type { MaterialList, OrderDetail, OrderFileList, OrderList, OrderSummary, TimeList } from '../api/types';
 import { readCache, readThrough, writeCache } from './cache';
 import { userDataEpoch } from './db';
 
@@ -107,4 +107,15 @@ export function keepMaterials(orderId: number, items: MaterialList['items']): Pr
 
 export function readMaterials(orderId: number, show: (list: MaterialList, fromCache: boolean) => void): Promise<void> {
   return readThrough(`materials:${orderId}`, () => loadMaterials(orderId), show);
+}
+
+/** Time on site at an order: every technician's intervals, their total, the person's open one. */
+export function readOrderTimes(orderId: number, show: (list: TimeList, fromCache: boolean) => void): Promise<void> {
+  const query = { element_type: 'commande' as const, fk_element: orderId, limit: 500 };
+  return readThrough(`times:${orderId}`, () => unwrap(api.GET('/api/times.php', { params: { query } })) as Promise<TimeList>, show);
+}
+
+/** Time on site a report shows (its total goes on the report's screen). */
+export function readReportTimes(reportId: number, show: (list: TimeList, fromCache: boolean) => void): Promise<void> {
+  return readThrough(`report-times:${reportId}`, () => unwrap(api.GET('/api/times.php', { params: { query: { bericht_id: reportId, limit: 500 } } })) as Promise<TimeList>, show);
 }

@@ -1,6 +1,7 @@
 /**
  * The report records of the outbox (report-create, report-update, page-add, page-update,
- * page-delete, page-reorder, signature): how each is sent, and what its answer teaches the phone.
+ * page-delete, page-reorder, signature, and a checklist's check-item and check-all): how each is
+ * sent, and what its answer teaches the phone.
  * - A record names its report and pages by Ref (db.ts): things made offline are known by the id of
  *   the record that makes them until the service answered; `afterDelivery` learns their ids
  *   (lib/local-ids) before the record leaves the outbox, so the records behind it can be sent.
@@ -9,17 +10,19 @@
  *   gone meanwhile are left out. Nothing is sent when the order is already so.
  * - The cached report (`report:<id>`) takes each answer at once, so the report reads right offline
  *   and after a reload even before the screen asks the service again.
+ * - A checklist answer carries the item's whole answer (state, value, note, photos) and the phone's
+ *   time of the tap; answers go in the order they were given, so the last one is what stays.
  */
 import { api, unwrap } from '../api/client';
 import type { ReportDetail, ReportPage, SignedPage, UploadAnswer } from '../api/types';
 import { readCache, writeCache } from './cache';
-import type { OutboxRecord, PageFields, PhotoRef, ReportCreatePayload, ReportSettingsPayload, Ref, SignaturePayload } from './db';
+import type { CheckAllPayload, CheckItemPayload, OutboxRecord, PageFields, PhotoRef, ReportCreatePayload, ReportSettingsPayload, Ref, SignaturePayload } from './db';
 import { learn, photoName, refreshLocalIds, serverId } from './local-ids.svelte';
 
 /** A record refers to a report, page or photo whose own record was refused or removed: it cannot be sent. */
 export class UnresolvedRef extends Error {}
 
-export const REPORT_KINDS = ['report-create', 'report-update', 'page-add', 'page-update', 'page-delete', 'page-reorder', 'signature'] as const;
+export const REPORT_KINDS = ['report-create', 'report-update', 'page-add', 'page-update', 'page-delete', 'page-reorder', 'signature', 'check-item', 'check-all'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
 export function isReportKind(kind: string): kind is ReportKind {
@@ -48,8 +51,8 @@ type Fetch = (request: Request) => Promise<Response>;
 
 /** Whether every ref the record names is known here; if not, another tab may have learnt it. */
 async function refsKnown(record: OutboxRecord): Promise<void> {
-  const payload = record.payload as { page?: Ref; order?: Ref[]; source?: PhotoRef; source_2?: PhotoRef; changes?: PageFields };
-  const photos = [payload.source, payload.source_2, payload.changes?.source, payload.changes?.source_2].filter((p): p is PhotoRef => !!p);
+  const payload = record.payload as { page?: Ref; order?: Ref[]; source?: PhotoRef; source_2?: PhotoRef; changes?: PageFields; photos?: PhotoRef[] };
+  const photos = [payload.source, payload.source_2, payload.changes?.source, payload.changes?.source_2, ...(payload.photos ?? [])].filter((p): p is PhotoRef => !!p);
   const refs = [record.kind === 'report-create' ? undefined : record.reportRef, payload.page].filter((r): r is Ref => r !== undefined);
   if (refs.some((r) => serverId(r) === undefined) || photos.some((p) => photoName(p) === undefined)) await refreshLocalIds();
 }
@@ -93,6 +96,15 @@ export async function sendReportRecord(record: OutboxRecord, headers: Record<str
       const order = [...wanted.filter((id) => there.includes(id)), ...there.filter((id) => !wanted.includes(id))];
       if (order.every((id, index) => there[index] === id)) return current;
       return unwrap(api.POST('/api/pages.php', { params: { query: { action: 'reorder', bericht_id: reportId } }, headers, body: { order } as never, fetch }));
+    }
+    case 'check-item': {
+      const { page, item, state, value, note, photos, checked_at } = record.payload as CheckItemPayload;
+      const body = { item, state, note, photos: photos.map(nameOf), checked_at, ...(value !== undefined ? { value } : {}) };
+      return unwrap(api.POST('/api/pages.php', { params: { query: { action: 'check', id: idOf(page) } }, headers, body: body as never, fetch }));
+    }
+    case 'check-all': {
+      const { page, checked_at } = record.payload as CheckAllPayload;
+      return unwrap(api.POST('/api/pages.php', { params: { query: { action: 'check_all', id: idOf(page) } }, headers, body: { state: 'ok', checked_at } as never, fetch }));
     }
     case 'signature': {
       const signature = record.payload as SignaturePayload;
@@ -154,7 +166,9 @@ export async function afterDelivery(record: OutboxRecord, answer: unknown): Prom
       await updateCachedReport(page.fk_bericht, (report) => ({ ...report, pages: [...report.pages.filter((p) => p.id !== page.id), page] }));
       return;
     }
-    case 'page-update': {
+    case 'page-update':
+    case 'check-item':
+    case 'check-all': {
       const page = answer as ReportPage;
       await updateCachedReport(page.fk_bericht, (report) => ({ ...report, pages: report.pages.map((p) => (p.id === page.id ? page : p)) }));
       return;

@@ -8,7 +8,8 @@
  * Pure: the screens give it the records, the cached report and how to look things up.
  */
 import type { ReportDetail, ReportPage } from '../api/types.js';
-import { DEFAULT_PHOTOS_PER_SHEET, type OutboxRecord, type PageFields, type PhotoRef, type PhotosPerSheet, type Ref, type ReportCreatePayload, type ReportSettingsPayload, type SignaturePayload } from './db.js';
+import { applyCheck, applyCheckAll, applyDefinitions, fromServerItems, type CheckItemView } from './checklist.js';
+import { DEFAULT_PHOTOS_PER_SHEET, type CheckAllPayload, type CheckItemPayload, type OutboxRecord, type PageFields, type PhotoRef, type PhotosPerSheet, type Ref, type ReportCreatePayload, type ReportSettingsPayload, type SignaturePayload } from './db.js';
 
 /**
  * A page's image: a file of the service, or a photo or signature still on the phone; `name` is the
@@ -42,6 +43,8 @@ export interface PageView {
   uncovered: boolean;
   /** A signature page's signer and times. */
   signature?: SignatureView;
+  /** A checklist page's items, with the answers still waiting laid over them. */
+  checklist?: CheckItemView[];
 }
 
 export interface ReportView {
@@ -99,9 +102,23 @@ function serverSignature(page: ReportPage): SignatureView | undefined {
   };
 }
 
-function fromServer(page: ReportPage, ref: Ref = page.id, pending = false): PageView {
+/** `copy`: a template's page in a report made on the phone (its checklist starts unanswered, as the service copies it). */
+function fromServer(page: ReportPage, ref: Ref = page.id, pending = false, copy = false): PageView {
   const signature = serverSignature(page);
-  return { ref, layout: page.layout, title: page.title, note: page.note, rotation: page.rotation, images: serverImages(page), pending, locked: false, uncovered: false, ...(signature ? { signature } : {}) };
+  return {
+    ref,
+    layout: page.layout,
+    title: page.title,
+    note: page.note,
+    rotation: page.rotation,
+    images: serverImages(page),
+    pending,
+    locked: false,
+    uncovered: false,
+    ...(signature ? { signature } : {}),
+    // An older answer (kept on the phone from before checklists) has no `checklist`.
+    ...(page.layout === 'checklist' ? { checklist: fromServerItems(page.checklist, copy) } : {}),
+  };
 }
 
 function images(fields: PageFields, context: ViewContext, before: ImageView[] = []): ImageView[] {
@@ -133,7 +150,7 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
   } else {
     const settings = create!.payload as ReportCreatePayload;
     const template = settings.template_id === undefined ? [] : (context.templatePages(settings.template_id) ?? []);
-    pages = template.map((page, index) => fromServer(page, `${create!.id}#${index}`, true));
+    pages = template.map((page, index) => fromServer(page, `${create!.id}#${index}`, true, true));
     title = settings.title;
     photosPerSheet = settings.photos_per_sheet ?? DEFAULT_PHOTOS_PER_SHEET;
   }
@@ -159,6 +176,7 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
           pending: true,
           locked: false,
           uncovered: false,
+          ...(layout === 'checklist' ? { checklist: applyDefinitions([], fields.checklist ?? []) } : {}),
         });
         break;
       }
@@ -176,7 +194,18 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
           ...(changes.rotation !== undefined ? { rotation: changes.rotation } : {}),
           images: changes.layout || changes.source || changes.source_2 ? images({ ...changes, layout }, context, old.images) : old.images,
           pending: true,
+          ...(changes.checklist ? { checklist: applyDefinitions(old.checklist ?? [], changes.checklist) } : {}),
         };
+        break;
+      }
+      case 'check-item':
+      case 'check-all': {
+        const answer = record.payload as CheckItemPayload | CheckAllPayload;
+        const at = find(answer.page);
+        const old = pages[at];
+        if (!old?.checklist) break;
+        const checklist = record.kind === 'check-item' ? applyCheck(old.checklist, answer as CheckItemPayload) : applyCheckAll(old.checklist, answer);
+        pages[at] = { ...old, checklist, pending: true };
         break;
       }
       case 'page-delete': {

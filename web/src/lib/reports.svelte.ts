@@ -8,10 +8,10 @@
 import { api, ApiError, NetworkError, unwrap } from '../api/client';
 import type { OdtTemplateItem, OrderFile, ReportDetail, SignedPage, TemplateItem, Verification } from '../api/types';
 import { readCache, readThrough, writeCache } from './cache';
-import type { OutboxRecord, PageFields, PhotoRef, PhotosPerSheet, Ref, ReportCreatePayload, SignaturePayload } from './db';
+import type { CheckItemPayload, OutboxRecord, PageFields, PhotoRef, PhotosPerSheet, Ref, ReportCreatePayload, SignaturePayload } from './db';
 import { failureText } from './i18n.svelte';
 import { photoName, sameRef, serverId } from './local-ids.svelte';
-import { enqueue, mine, onDelivered, outbox, outboxReady } from './outbox.svelte';
+import { enqueue, mine, onDelivered, outbox, outboxReady, remove } from './outbox.svelte';
 import { readOrderFiles } from './reads';
 import { recordReport, viewReport, type ImageView, type ReportView } from './report-view';
 
@@ -87,6 +87,26 @@ export async function deletePage(order: Order, report: Ref, page: Ref): Promise<
 /** The report's pages in a new order (every page, as the person now sees them). */
 export async function reorderPages(order: Order, report: Ref, pages: Ref[]): Promise<void> {
   await enqueue('page-reorder', order, { order: pages }, { reportRef: report });
+}
+
+/**
+ * One answer to a checklist item. Each record carries the item's whole answer, so only the last one
+ * matters: an earlier answer to the same item that has not left the phone yet is dropped (quick
+ * taps, a value typed and then OK, make one request, not several), and so is one the service
+ * refused (answering again is the person's reply to it; sent again later, it would undo this one).
+ * One already on its way stays; it arrives first, and this one after it wins.
+ */
+export async function checkItem(order: Order, report: Ref, answer: CheckItemPayload): Promise<void> {
+  const earlier = mine().filter((r) => r.kind === 'check-item' && (r.state === 'waiting' || r.state === 'refused') && r.id !== outbox.sending && sameItem(r.payload as CheckItemPayload, answer));
+  for (const record of earlier) await remove(record.id);
+  await enqueue('check-item', order, answer, { reportRef: report });
+}
+
+const sameItem = (a: CheckItemPayload, b: CheckItemPayload) => a.item === b.item && sameRef(a.page, b.page);
+
+/** "Alle übrigen OK" on a checklist page, at the phone's time (Unix seconds). */
+export async function checkAllRemaining(order: Order, report: Ref, page: Ref, at: number): Promise<void> {
+  await enqueue('check-all', order, { page, checked_at: at }, { reportRef: report });
 }
 
 /**
@@ -257,7 +277,8 @@ export class ReportWatch {
         if (!cached && started !== this.#deliveries) return;
         this.base = report;
         this.fromCache = cached;
-        if (!this.order) void this.loadFiles();
+        // The order was not known before the report (a reload on this screen): its photos now.
+        if (!order) void this.loadFiles();
       });
     } catch (failure) {
       if (failure instanceof NetworkError) return;

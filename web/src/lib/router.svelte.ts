@@ -1,6 +1,7 @@
 /**
  * Screens by the address's hash (#/orders, #/order/12, #/report/7, #/report/7/page/31,
- * #/report/7/sign, #/report/7/pdf, #/queue, #/settings): the service serves one page at /app/,
+ * #/report/7/check/31 (a checklist page), #/report/7/sign, #/report/7/pdf, #/queue, #/settings,
+ * #/templates, #/templates/3, #/templates/3/page/12): the service serves one page at /app/,
  * the service worker has it offline, and the back button works. A report or page made on the phone
  * and not yet sent is named by its local ref (lib/local-ids), URI-encoded.
  */
@@ -11,10 +12,13 @@ export type Route =
   | { name: 'order'; id: number }
   | { name: 'report'; ref: Ref }
   | { name: 'page'; ref: Ref; page: Ref }
+  | { name: 'checklist'; ref: Ref; page: Ref }
   | { name: 'sign'; ref: Ref }
   | { name: 'pdf'; ref: Ref }
   | { name: 'queue' }
-  | { name: 'settings' };
+  | { name: 'settings' }
+  | { name: 'templates'; id?: number }
+  | { name: 'template-page'; id: number; page: Ref };
 
 function parseRef(part: string | undefined): Ref | undefined {
   if (!part) return undefined;
@@ -22,8 +26,8 @@ function parseRef(part: string | undefined): Ref | undefined {
   return /^\d+$/.test(text) ? Number(text) : /^[\w#-]{1,80}$/.test(text) ? text : undefined;
 }
 
-/** The address of a report screen: `reportHash(ref)`, `reportHash(ref, 'sign')`, `reportHash(ref, 'page', page)`. */
-export function reportHash(ref: Ref, screen?: 'sign' | 'pdf' | 'page', page?: Ref): string {
+/** The address of a report screen: `reportHash(ref)`, `reportHash(ref, 'sign')`, `reportHash(ref, 'page', page)`, `reportHash(ref, 'check', page)`. */
+export function reportHash(ref: Ref, screen?: 'sign' | 'pdf' | 'page' | 'check', page?: Ref): string {
   const part = (r: Ref) => encodeURIComponent(String(r));
   return `#/report/${part(ref)}${screen ? `/${screen}` : ''}${page !== undefined ? `/${part(page)}` : ''}`;
 }
@@ -33,9 +37,9 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'order' && /^\d+$/.test(parts[1] ?? '')) return { name: 'order', id: Number(parts[1]) };
   const ref = parts[0] === 'report' ? parseRef(parts[1]) : undefined;
   if (ref !== undefined) {
-    if (parts[2] === 'page') {
+    if (parts[2] === 'page' || parts[2] === 'check') {
       const page = parseRef(parts[3]);
-      if (page !== undefined) return { name: 'page', ref, page };
+      if (page !== undefined) return { name: parts[2] === 'page' ? 'page' : 'checklist', ref, page };
     }
     if (parts[2] === 'sign') return { name: 'sign', ref };
     if (parts[2] === 'pdf') return { name: 'pdf', ref };
@@ -43,6 +47,12 @@ export function parseRoute(hash: string): Route {
   }
   if (parts[0] === 'queue') return { name: 'queue' };
   if (parts[0] === 'settings') return { name: 'settings' };
+  if (parts[0] === 'templates') {
+    if (!/^\d+$/.test(parts[1] ?? '')) return { name: 'templates' };
+    const id = Number(parts[1]);
+    const page = parts[2] === 'page' ? parseRef(parts[3]) : undefined;
+    return page !== undefined ? { name: 'template-page', id, page } : { name: 'templates', id };
+  }
   return { name: 'orders' };
 }
 
@@ -55,6 +65,12 @@ if (typeof window !== 'undefined') {
     router.route = parseRoute(location.hash);
     window.scrollTo(0, 0);
   });
+}
+
+/** The address of the templates (`templateHash()`), a template's pages, or a checklist page of a template. */
+export function templateHash(id?: number, page?: Ref): string {
+  if (id === undefined) return '#/templates';
+  return `#/templates/${id}${page !== undefined ? `/page/${encodeURIComponent(String(page))}` : ''}`;
 }
 
 /** Steps taken inside the app: `back` goes back through them, else to the orders. */
