@@ -138,6 +138,7 @@ for (const dialect of testDialects()) {
           url_2: null,
           thumb_url_2: null,
           signature: null,
+          checklist: null,
         });
         const row = await pageRow(page.id);
         assert.equal(row?.source_path, `commande/${order.ref}/IMG_1.jpg`);

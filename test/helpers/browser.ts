@@ -112,6 +112,29 @@ export async function logIn(page: Page, login = 'techniker', password = DEMO_PAS
   await page.getByRole('list', { name: 'Aufträge' }).waitFor();
 }
 
+/** The phone's outbox as it is (ids and kinds, oldest first), read from the app's IndexedDB. */
+export async function outboxRecords(page: Page): Promise<Array<{ id: string; kind: string; createdAt: number }>> {
+  const records = (await page.evaluate(`new Promise((resolve, reject) => {
+    const open = indexedDB.open('fieldreport');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const all = open.result.transaction('outbox').objectStore('outbox').getAll();
+      all.onsuccess = () => resolve(all.result.map((r) => ({ id: r.id, kind: r.kind, createdAt: r.createdAt })));
+      all.onerror = () => reject(all.error);
+    };
+  })`)) as Array<{ id: string; kind: string; createdAt: number }>;
+  return records.sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/** Logs in with the English texts (a phone set to en-GB), as `login`. */
+export async function logInEnglish(page: Page, login = 'techniker', password = DEMO_PASSWORD): Promise<void> {
+  await page.goto('/app/');
+  await page.getByLabel('User name').fill(login);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('list', { name: 'Orders' }).waitFor();
+}
+
 /**
  * No network for anything the phone sends, the service worker's own requests included (offline
  * emulation alone does not cover them), and back.

@@ -4,6 +4,7 @@
  * file (thumbnails measured with sharp), and its logins tried through the API.
  */
 import assert from 'node:assert/strict';
+import { readItems } from '../../src/modules/reports/checklist.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -529,7 +530,8 @@ for (const dialect of testDialects()) {
         assert.equal(listFiles(s.dataRoot).filter((f) => f.endsWith('.tmp')).length, 0, 'no temporary files left');
 
         // The draft report shows photos of its own order, that order has the material lines, the
-        // template's steps are title pages, and the cover-sheet template carries the company logo.
+        // template's steps are a checklist with measured values and limits (the draft starts with the same
+        // checklist, unanswered), and the cover-sheet template carries the company logo.
         const berichte = await db.selectFrom('bericht').select(['rowid', 'fk_element', 'is_template', 'odt_template']).execute();
         const draft = berichte.find((r) => Number(r.is_template) === 0)!;
         const template = berichte.find((r) => Number(r.is_template) === 1)!;
@@ -540,7 +542,13 @@ for (const dialect of testDialects()) {
         for (const source of sources) {
           assert.ok(ecm.some((r) => `${r.filepath}/${r.filename}` === source && Number(r.src_object_id) === Number(draft.fk_element)), `${source} is a photo of the report's order`);
         }
-        assert.ok((await pagesOf(template.rowid)).every((p) => p.layout === 'title_only'), "the template's steps are title pages");
+        const checklistOf = async (id: number) => {
+          const row = await db.selectFrom('bericht_page').select(['checklist']).where('fk_bericht', '=', id).where('layout', '=', 'checklist').executeTakeFirst();
+          return readItems(row?.checklist);
+        };
+        const steps = await checklistOf(template.rowid);
+        assert.ok(steps.length >= 10 && steps.filter((i) => i.unit && (i.lower !== null || i.upper !== null)).length >= 4, `the template's checklist: ${JSON.stringify(steps)}`);
+        assert.deepEqual((await checklistOf(draft.rowid)).map((i) => [i.label, i.state]), steps.map((i) => [i.label, 'open']), "the draft starts with the template's checklist");
         const material = await db.selectFrom('bericht_material').select(['element_type', 'fk_element', 'qty']).execute();
         assert.ok(material.length > 0 && material.every((m) => m.element_type === 'commande' && Number(m.fk_element) === Number(draft.fk_element) && Number(m.qty) > 0), 'material lines on the report\'s order');
         const cover = unzipSync(readFileSync(path.join(s.dataRoot, 'doctemplates', 'bericht', draft.odt_template!)));

@@ -31,6 +31,7 @@ const NOTE = 'Brennkammer vor der Reinigung';
 const TEMPLATE_LABEL = 'Wartung Gasheizung';
 
 interface TemplatePage {
+  layout: string;
   title: string;
   note: string | null;
 }
@@ -43,7 +44,7 @@ interface Walked {
 describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { skip }, () => {
   let world: AppWorld;
   let scratch: string;
-  /** The demo template's title and its pages (title-only steps), as the database holds them. */
+  /** The demo template's title and its pages (a checklist, then a title page), as the database holds them. */
   let template: { title: string; pages: TemplatePage[] };
 
   before(async () => {
@@ -52,9 +53,9 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     const db = world.ctx.handle.db;
     const row = await db.selectFrom('bericht').select(['rowid', 'title']).where('is_template', '=', 1).where('template_label', '=', TEMPLATE_LABEL).executeTakeFirstOrThrow();
     const pages = await db.selectFrom('bericht_page').select(['title', 'note', 'layout']).where('fk_bericht', '=', row.rowid).orderBy('page_order').execute();
-    assert.ok(pages.length >= 2 && pages.every((p) => p.layout === 'title_only' && p.title), `the demo template: title pages ${JSON.stringify(pages)}`);
-    assert.match(pages[0]!.title!, /Sichtprüfung/);
-    template = { title: row.title!, pages: pages.map((p) => ({ title: p.title!, note: p.note })) };
+    assert.ok(pages.length >= 2 && pages.every((p) => ['checklist', 'title_only'].includes(p.layout) && p.title), `the demo template: a checklist and title pages ${JSON.stringify(pages)}`);
+    assert.equal(pages[0]!.layout, 'checklist');
+    template = { title: row.title!, pages: pages.map((p) => ({ layout: p.layout, title: p.title!, note: p.note })) };
   });
   after(async () => {
     await world?.close();
@@ -178,7 +179,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await dragUp(page, pages, steps + 2, 0);
     await until('the title page first', async () => ((await pages.nth(0).textContent()) ?? '').includes(CLOSING));
     const shown = (await pages.allTextContents()).map((t) => t.replace(/\s+/g, ' '));
-    assert.match(shown[1]!, /Sichtprüfung/, shown.join(" | "));
+    assert.match(shown[1]!, new RegExp(template.pages[0]!.title), shown.join(' | '));
     assert.match(shown[steps + 1]!, new RegExp(NOTE));
     if (options.shots) {
       await assertAccessible(page, 'report');
@@ -260,7 +261,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
       detail.pages.map((p) => [p.layout, p.title, p.note, p.rotation, p.source_path && path.basename(p.source_path), p.source_path_2 && path.basename(p.source_path_2)]),
       [
         ['title_only', CLOSING, null, 0, null, null],
-        ...template.pages.map((p) => ['title_only', p.title, p.note, 0, null, null]),
+        ...template.pages.map((p) => [p.layout, p.title, p.note, 0, null, null]),
         ['photo', null, NOTE, 90, 'online-1.jpg', null],
         ['before_after', null, null, 0, 'online-2.jpg', 'online-3.jpg'],
         ['signature', 'Unterschrift', signature.note, 0, signature.source_path && path.basename(signature.source_path), null],
@@ -271,8 +272,9 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     // 4 to a sheet (the template's choice): the summary, the headings with the photo and the pair, the
     // signature sheet; no cover sheet in the template.
     const sheets = await pdfPages(online.pdf);
-    assert.ok(sheets >= 3 && sheets < steps + 4, `${sheets} sheets for ${steps + 4} pages`);
-    assert.match(pdfBytesText(online.pdf, scratch, 1), /Zusammenfassung[\s\S]*Unterschriften/);
+    assert.ok(sheets >= 3 && sheets <= steps + 4, `${sheets} sheets for ${steps + 4} pages`);
+    const beforeSignature = Array.from({ length: sheets - 1 }, (_, i) => pdfBytesText(online.pdf, scratch, i + 1)).join('\n');
+    assert.match(beforeSignature, /Zusammenfassung[\s\S]*Unterschriften/);
     const body = Array.from({ length: sheets - 2 }, (_, i) => pdfBytesText(online.pdf, scratch, i + 2)).join('\n');
     let rest = body.slice(body.search(new RegExp(CLOSING)));
     assert.ok(rest.length > 0, `the body starts with ${CLOSING}`);

@@ -36,7 +36,7 @@ import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { COVER_TEMPLATE_FILENAME } from '../../src/demo/cover-template.js';
 import { pdfBytesText } from '../helpers/pdf-tools.js';
-import { apiToken, assertAccessible, assertPhoneFriendly, finger, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { apiToken, logInEnglish, assertAccessible, assertPhoneFriendly, finger, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
 import { multipart } from '../helpers/multipart.js';
 import { sign } from '../helpers/signature.js';
 
@@ -663,11 +663,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     const made = await signedReport(1, 'English', ['Boiler'], 'Jane Doe');
 
     const { page, context, errors } = await phone(world, { locale: 'en-GB' });
-    await page.goto('/app/');
-    await page.getByLabel('User name').fill('techniker');
-    await page.getByLabel('Password').fill('demo');
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('list', { name: 'Orders' }).waitFor();
+    await logInEnglish(page);
     await page.goto(`/app/#/order/${order.id}`);
     await page.getByRole('button', { name: 'Add material' }).click();
     const units = await page.getByLabel('Unit').locator('option').allTextContents();
