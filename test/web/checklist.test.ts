@@ -81,6 +81,8 @@ const ITEMS = [
 const berlinClock = new Intl.DateTimeFormat('de-DE', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit' });
 const berlinDate = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit' });
 const clock = (unix: number) => berlinClock.format(unix * 1000);
+/** A moment two seconds into its minute, `msAgo` before now: a tap a few seconds after setting the phone's clock to it still shows the same minute. */
+const earlyInAMinute = (msAgo: number) => new Date(Math.floor((Date.now() - msAgo) / 60_000) * 60_000 + 2_000);
 /** "2 h 35 min" / "35 min", as the app says a duration. */
 function span(seconds: number): string {
   const minutes = Math.floor(seconds / 60);
@@ -176,7 +178,7 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
 
     // In the cellar: no signal, and the phone's clock says two hours ago.
     await goOffline(context);
-    const arrivedAt = new Date(Date.now() - 2 * 3600_000);
+    const arrivedAt = earlyInAMinute(2 * 3600_000);
     await page.clock.setSystemTime(arrivedAt);
     await page.getByRole('button', { name: 'Angekommen' }).tap();
     await page.getByText(`vor Ort seit ${clock(arrivedAt.getTime() / 1000)}`).waitFor();
@@ -246,7 +248,7 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     await page.getByRole('button', { name: 'Zum Bericht' }).click();
     assert.match((await page.locator('ol.pages > li').filter({ hasText: 'Prüfpunkte Gastherme' }).textContent()) ?? '', /7 Punkte · 1 Mangel · 2 offen/);
     await page.getByRole('link', { name: `Auftrag ${order.ref}` }).click();
-    const leftAt = new Date(Date.now() - 3600_000);
+    const leftAt = earlyInAMinute(3600_000);
     await page.clock.setSystemTime(leftAt);
     await page.getByRole('button', { name: 'Abfahrt' }).click();
     await page.getByRole('button', { name: 'Angekommen' }).waitFor();
