@@ -20,6 +20,7 @@ import { berichtSignatureDeviceTime } from './migrations/0009-bericht-signature-
 import { berichtPhotosPerSheet } from './migrations/0010-bericht-photos-per-sheet.js';
 import { standaloneSocieteLang } from './migrations/0011-standalone-societe-lang.js';
 import { berichtChecklistTime } from './migrations/0012-bericht-checklist-time.js';
+import { berichtMail } from './migrations/0013-bericht-mail.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -43,6 +44,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0010-bericht-photos-per-sheet': berichtPhotosPerSheet(handle.dialect, handle.prefix),
         '0011-standalone-societe-lang': standaloneSocieteLang(handle.prefix),
         '0012-bericht-checklist-time': berichtChecklistTime(handle.dialect, handle.prefix),
+        '0013-bericht-mail': berichtMail(handle.dialect, handle.prefix),
       };
     },
   };

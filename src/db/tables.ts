@@ -337,6 +337,133 @@ export interface BerichtFileIntentTable {
   datec: string;
 }
 
+/** A report sent by e-mail: a durable job (migration 0013). Times in UTC. */
+export interface BerichtMailTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  fk_bericht: Int;
+  /** queued, sending (held by lease_owner until lease_until), sent, failed. */
+  state: string;
+  /** Addresses separated by ", " (as Dolibarr's email_to). */
+  mail_to: string;
+  mail_cc: string | null;
+  mail_bcc: string | null;
+  subject: string;
+  body: string;
+  lang: string | null;
+  attempts: ColumnType<Int, Int | undefined, Int>;
+  next_attempt_at: string;
+  expires_at: string;
+  lease_owner: string | null;
+  lease_until: DateTime;
+  message_id: string | null;
+  server_response: string | null;
+  error_code: string | null;
+  error: string | null;
+  fk_actioncomm: Int | null;
+  fk_user_author: Int;
+  datec: string;
+  date_sent: DateTime;
+  tms: DateTime;
+}
+
+/** A contact of a third party (Dolibarr's llx_socpeople; only the columns used). */
+export interface SocpeopleTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  fk_soc: Int | null;
+  civility: string | null;
+  lastname: string | null;
+  firstname: string | null;
+  email: string | null;
+  default_lang: string | null;
+  statut: ColumnType<Int, Int | undefined, Int>;
+  datec: DateTime;
+}
+
+/** Dolibarr's contact types (llx_c_type_contact). */
+export interface CTypeContactTable {
+  rowid: Generated<Int>;
+  element: string;
+  source: string;
+  code: string;
+  libelle: string;
+  active: ColumnType<Int, Int | undefined, Int>;
+  position: ColumnType<Int, Int | undefined, Int>;
+}
+
+/** An object's contacts (llx_element_contact): `statut` 4 is active. */
+export interface ElementContactTable {
+  rowid: Generated<Int>;
+  datecreate: DateTime;
+  statut: Int | null;
+  element_id: Int;
+  fk_c_type_contact: Int;
+  fk_socpeople: Int;
+}
+
+/** Dolibarr's agenda events (llx_actioncomm; key `id`). Times are Dolibarr's wall time. */
+export interface ActioncommTable {
+  id: Generated<Int>;
+  ref: string;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  datep: DateTime;
+  datep2: DateTime;
+  fk_action: Int | null;
+  code: string | null;
+  datec: DateTime;
+  tms: ColumnType<DateTime, DateTime | undefined, DateTime>;
+  fk_user_author: Int | null;
+  fk_user_mod: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  fk_project: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  fk_soc: Int | null;
+  fk_contact: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  fk_parent: ColumnType<Int, Int | undefined, Int>;
+  fk_user_action: Int | null;
+  transparency: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  priority: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  visibility: ColumnType<string | null, string | null | undefined, string | null>;
+  fulldayevent: ColumnType<Int, Int | undefined, Int>;
+  percent: Int;
+  location: ColumnType<string | null, string | null | undefined, string | null>;
+  durationp: ColumnType<number | null, number | null | undefined, number | null>;
+  label: string;
+  note: string | null;
+  email_subject: ColumnType<string | null, string | null | undefined, string | null>;
+  email_msgid: ColumnType<string | null, string | null | undefined, string | null>;
+  email_from: ColumnType<string | null, string | null | undefined, string | null>;
+  email_sender: ColumnType<string | null, string | null | undefined, string | null>;
+  email_to: ColumnType<string | null, string | null | undefined, string | null>;
+  email_tocc: ColumnType<string | null, string | null | undefined, string | null>;
+  email_tobcc: ColumnType<string | null, string | null | undefined, string | null>;
+  errors_to: ColumnType<string | null, string | null | undefined, string | null>;
+  reply_to: ColumnType<string | null, string | null | undefined, string | null>;
+  status: ColumnType<Int, Int | undefined, Int>;
+  fk_element: Int | null;
+  elementtype: string | null;
+  ip: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** Who an event is assigned to (llx_actioncomm_resources). */
+export interface ActioncommResourcesTable {
+  rowid: Generated<Int>;
+  fk_actioncomm: Int;
+  element_type: string;
+  fk_element: Int;
+  answer_status: ColumnType<string | null, string | null | undefined, string | null>;
+  mandatory: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  transparency: ColumnType<Int | null, Int | null | undefined, Int | null>;
+}
+
+/** Dolibarr's event types (llx_c_actioncomm). */
+export interface CActioncommTable {
+  id: Int;
+  code: string;
+  type: string;
+  libelle: string;
+  active: Int;
+}
+
 export interface Database {
   user: UserTable;
   usergroup: UsergroupTable;
@@ -360,6 +487,13 @@ export interface Database {
   bericht_signature: BerichtSignatureTable;
   bericht_file_intent: BerichtFileIntentTable;
   bericht_time: BerichtTimeTable;
+  bericht_mail: BerichtMailTable;
+  socpeople: SocpeopleTable;
+  c_type_contact: CTypeContactTable;
+  element_contact: ElementContactTable;
+  actioncomm: ActioncommTable;
+  actioncomm_resources: ActioncommResourcesTable;
+  c_actioncomm: CActioncommTable;
 }
 
 export type TableName = keyof Database;
@@ -368,5 +502,6 @@ export type TableName = keyof Database;
 export const TABLE_NAMES: readonly TableName[] = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
-  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail',
+  'socpeople', 'c_type_contact', 'element_contact', 'actioncomm', 'actioncomm_resources', 'c_actioncomm',
 ];
