@@ -50,6 +50,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Removes what killed processes left (recovery.ts): run at start and by the daily clean-up. */
     recoverDeadRuns(): Promise<RecoveryResult>;
+    /** The mails to send (modules/mail/mail.queue.ts): `runOnce` sends those due now. */
+    mailQueue: import('./modules/mail/mail.queue.js').MailQueue;
   }
 }
 

@@ -74,6 +74,21 @@ export interface TranscribeOverrides {
   timeoutSeconds: number;
 }
 
+/**
+ * Mail (a report sent to the customer): Dolibarr's own mail settings (`MAIN_MAIL_*` in `llx_const`,
+ * as admin/mails.php stores them) and the module's (`BERICHT_MAIL_*`); an environment variable of
+ * the same name wins. Here only what the environment gives (modules/mail/mail.settings.ts reads
+ * both), and the job's limits.
+ */
+export interface MailConfig {
+  /** Environment values of the mail settings, by their constant's name. */
+  env: Readonly<Record<string, string>>;
+  /** How long a mail is retried while the server cannot take it, in hours. @default 48 */
+  retryHours: number;
+  /** How often each process looks for mail due, in seconds; 0 sends none (another process or host does). @default 5 */
+  pollSeconds: number;
+}
+
 export interface Config {
   database: DatabaseConfig;
   /** Dolibarr's documents folder ($dolibarr_main_data_root). @default ./data/documents */
@@ -119,6 +134,7 @@ export interface Config {
   uploads: UploadConfig;
   timeouts: TimeoutConfig;
   transcribe: TranscribeOverrides;
+  mail: MailConfig;
   /** How long a QR upload link stays valid, in hours. @default 24 */
   uploadTokenHours: number;
   /** When the daily clean-up runs (UTC, HH:MM); `off` for none (run `fieldreport cleanup` instead). @default 03:30 */
@@ -375,6 +391,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       apiKey: get('BERICHT_TRANSCRIBE_API_KEY') || undefined,
       lang: get('BERICHT_TRANSCRIBE_LANG') || undefined,
       timeoutSeconds: intSetting('TRANSCRIBE_TIMEOUT_SECONDS', get('TRANSCRIBE_TIMEOUT_SECONDS'), 120, problems, 1, 3600),
+    },
+    mail: overrides.mail ?? {
+      env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^(MAIN_MAIL_|BERICHT_MAIL_)/.test(e[0]) && typeof e[1] === 'string' && e[1] !== '')),
+      retryHours: intSetting('MAIL_RETRY_HOURS', get('MAIL_RETRY_HOURS'), 48, problems, 1, 24 * 30),
+      pollSeconds: intSetting('MAIL_POLL_SECONDS', get('MAIL_POLL_SECONDS'), 5, problems, 0, 3600),
     },
     uploadTokenHours: overrides.uploadTokenHours ?? intSetting('UPLOAD_TOKEN_HOURS', get('UPLOAD_TOKEN_HOURS'), 24, problems, 1, 24 * 90),
     cleanupAt: overrides.cleanupAt ?? (get('CLEANUP_AT') || '03:30'),

@@ -152,6 +152,7 @@ export default fp(
           { name: 'templates', description: 'Report templates and cover-sheet (ODT) templates' },
           { name: 'materials', description: 'Material lines of orders, invoices and proposals' },
           { name: 'times', description: 'Time on site: arrival and departure at orders, invoices and proposals' },
+          { name: 'mails', description: 'A final report sent to the customer by e-mail: a durable job, recorded in Dolibarr\'s agenda' },
           { name: 'transcription', description: 'Voice notes to text' },
         ],
       },

@@ -463,7 +463,10 @@ for (const dialect of testDialects()) {
         assert.deepEqual(await reportRow(report.id), rowsBefore.report);
         assert.deepEqual(await ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', report.id).orderBy('rowid').execute(), rowsBefore.pages);
         assert.deepEqual(await snapshotFiles(workDir(report.ref)), filesBefore);
-        assert.deepEqual(await snapshotFiles(order.dir), orderFilesBefore);
+        // The order's documents gain the new version's PDF (a copy of its final file) and keep the rest.
+        const { [`${v2.ref}.pdf`]: v2Copy, ...orderFilesAfter } = await snapshotFiles(order.dir);
+        assert.deepEqual(orderFilesAfter, orderFilesBefore);
+        assert.equal(v2Copy, (await snapshotFiles(workDir(v2.ref)))[`${v2.ref}.pdf`]);
 
         const v3 = (await req(me, 'POST', `/api/reports.php?id=${report.id}&action=new_version`)).json();
         assert.equal(v3.version, 3, 'the next number of the whole chain, even from version 1');

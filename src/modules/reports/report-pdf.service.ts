@@ -9,7 +9,7 @@
  * is added and the file renamed into place. Any failure leaves a draft and no file.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
@@ -32,7 +32,8 @@ import { fromDbDateTime } from '../../db/dialect.js';
 import { htmlToText } from '../../dolibarr/html.js';
 import { fromDolibarrDateTime, localDate, localTime } from '../../dolibarr/time.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
-import { resolveInside, type ElementType } from '../../dolibarr/documents.js';
+import { objectFolder, resolveInside, type ElementType } from '../../dolibarr/documents.js';
+import { recordAgendaEvent } from '../../dolibarr/agenda.js';
 import { ecmFileRef, entityRoot } from '../../dolibarr/ecm.js';
 import { AppError } from '../../errors.js';
 import type { AuthUser } from '../auth/auth.service.js';
@@ -518,18 +519,33 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const target = path.join(folder.dir, filename);
       const madeFolder = await mkdir(folder.dir, { recursive: true });
       const temp = path.join(folder.dir, tempName(filename));
+      // A copy in the object's own documents (commande/<ref>/<report ref>.pdf), where Dolibarr's
+      // screens, its "send by e-mail" and its merge tools find it.
+      const parent = await parentOf(report);
+      const copy = parent && report.element_type ? objectFolder(dataRoot, entity, report.element_type as ElementType, parent.ref) : undefined;
+      const copyTarget = copy && path.join(copy.dir, filename);
+      const copyTemp = copy && path.join(copy.dir, tempName(filename));
+      const written: string[] = [];
+      const intents: Array<[string, string]> = [];
       let placed = false;
-      let intended = false;
       const scope = await deps.times.scopeFor(user, report);
       const intervals = await intervalsOf(scope);
       try {
         await limit(() => renderToFile(report, pages, intervals, user, temp, true));
+        written.push(temp);
+        if (copy && copyTemp) {
+          await mkdir(copy.dir, { recursive: true });
+          await copyFile(temp, copyTemp);
+          written.push(copyTemp);
+        }
         const md5 = await hashFile(temp, 'md5');
         const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
-        // Committed before the PDF gets its name: a kill between the rename and the commit below
-        // leaves a PDF without a row, which the intent lets the next start remove (recovery.ts).
-        await beginIntent(handle.db, entity, folder.filepath, filename);
-        intended = true;
+        // Committed before the PDFs get their names: a kill between the renames and the commit below
+        // leaves PDFs without rows, which the intents let the next start remove (recovery.ts).
+        for (const where of [folder.filepath, ...(copy ? [copy.filepath] : [])]) {
+          await beginIntent(handle.db, entity, where, filename);
+          intents.push([where, filename]);
+        }
         await handle.db.transaction().execute(async (trx) => {
           const locked = await repo.lockById(trx, id);
           if (!locked) throw new AppError('REPORT_NOT_FOUND');
@@ -549,30 +565,37 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           const relPath = `${WORK_AREA_DIR}/${folder.name}/${filename}`;
           await repo.updateReport(trx, id, { status: 1, final_pdf_path: relPath, fk_user_modif: user.id }, { status: 0 });
           const ecm = createUploadsRepository(trx, handle.dialect, { timeZone: config.timeZone });
-          await ecm.deleteEcmFiles(entity, folder.filepath, filename);
-          await ecm.createEcmFile({
-            ref: ecmFileRef(salt, folder.filepath, filename),
-            label: md5,
-            entity,
-            filepath: folder.filepath,
-            filename,
-            srcObjectType: 'bericht',
-            srcObjectId: id,
-            // A generated document has no original name: Dolibarr writes ''.
-            fullpathOrig: '',
-            fkUserC: user.id,
-            genOrUploaded: 'generated',
-          });
+          // As Dolibarr indexes a document it generates: '' as the original name, 'generated'.
+          const index = async (filepath: string, srcObjectType: string, srcObjectId: number) => {
+            await ecm.deleteEcmFiles(entity, filepath, filename);
+            await ecm.createEcmFile({ ref: ecmFileRef(salt, filepath, filename), label: md5, entity, filepath, filename, srcObjectType, srcObjectId, fullpathOrig: '', fkUserC: user.id, genOrUploaded: 'generated' });
+          };
+          await index(folder.filepath, 'bericht', id);
+          if (copy && report.element_type) await index(copy.filepath, report.element_type, Number(report.fk_element));
+          if (report.element_type && report.fk_element !== null) {
+            await recordAgendaEvent(trx, handle.dialect, {
+              entity,
+              trigger: 'BERICHT_VALIDATE',
+              label: `Bericht ${report.ref} abgeschlossen`,
+              note: [`Bericht ${report.ref} „${report.title}“ abgeschlossen`, `Seiten: ${pages.length}`, `PDF: ${filename}`].join('\n'),
+              socId: parent?.fk_soc ?? null,
+              elementType: report.element_type,
+              elementId: Number(report.fk_element),
+              userId: user.id,
+              timeZone: config.timeZone,
+            });
+          }
           await rename(temp, target);
+          if (copyTemp && copyTarget) await rename(copyTemp, copyTarget);
           placed = true;
         });
       } catch (error) {
-        await rm(placed ? target : temp, { force: true });
-        if (intended) await endIntent(handle.db, entity, folder.filepath, filename).catch(() => undefined);
+        await Promise.all((placed ? [target, ...(copyTarget ? [copyTarget] : [])] : written).map((file) => rm(file, { force: true })));
+        for (const [where, name] of intents) await endIntent(handle.db, entity, where, name).catch(() => undefined);
         if (madeFolder) await rmdir(folder.dir).catch(() => undefined); // only when still empty
         throw error;
       }
-      await endIntent(handle.db, entity, folder.filepath, filename).catch(() => undefined);
+      for (const [where, name] of intents) await endIntent(handle.db, entity, where, name).catch(() => undefined);
       return deps.detail(user, await deps.visibleReport(user, id));
     },
   };

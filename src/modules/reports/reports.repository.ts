@@ -217,7 +217,7 @@ export function createReportRepository(dialect: Dialect) {
       return db
         .selectFrom(`${type} as o` as 'commande as o')
         .leftJoin('societe as s', 's.rowid', 'o.fk_soc')
-        .select(['o.ref', 'o.ref_client', 'o.note_public', sql<string | null>`${sql.ref(dateColumn)}`.as('date')])
+        .select(['o.ref', 'o.ref_client', 'o.fk_soc', 'o.note_public', sql<string | null>`${sql.ref(dateColumn)}`.as('date')])
         .select(['s.nom', 's.name_alias', 's.address', 's.zip', 's.town', 's.email', 's.phone', 's.code_client', 's.default_lang'])
         .where('o.rowid', '=', id)
         .executeTakeFirst();

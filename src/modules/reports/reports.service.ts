@@ -24,7 +24,7 @@ import type { Config } from '../../config.js';
 import type { Db, DbHandle } from '../../db/database.js';
 import { fromDbDateTime, isUniqueViolation, toDbDateTime } from '../../db/dialect.js';
 import type { BerichtTable } from '../../db/tables.js';
-import type { ElementType } from '../../dolibarr/documents.js';
+import { objectFolder, type ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import { reportStatus } from '../common/common.schemas.js';
 import type { AuthUser } from '../auth/auth.service.js';
@@ -461,6 +461,9 @@ export function createReportService(deps: ReportServiceDeps) {
       const row = await visibleReport(user, id);
       if (Number(row.is_template) === 1 && !hasAdminRight(user)) throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
       const folder = reportFolder(dataRoot, entity, row.ref);
+      // The final PDF's copy in the object's documents (report-pdf.service.ts, finalize) goes too.
+      const parent = row.final_pdf_path && row.element_type && row.fk_element !== null ? await repo.parentWithCustomer(db, row.element_type as ElementType, Number(row.fk_element)) : undefined;
+      const copy = parent ? { folder: objectFolder(dataRoot, entity, row.element_type as ElementType, parent.ref), name: path.basename(row.final_pdf_path!) } : undefined;
       await db.transaction().execute(async (trx) => {
         const locked = await repo.lockById(trx, id);
         if (!locked) throw new AppError('REPORT_NOT_FOUND');
@@ -473,11 +476,13 @@ export function createReportService(deps: ReportServiceDeps) {
         }
         await repo.relinkChildren(trx, id, locked.fk_bericht_parent === null ? null : Number(locked.fk_bericht_parent));
         await createUploadsRepository(trx, handle.dialect).deleteEcmFiles(entity, folder.filepath);
+        if (copy) await createUploadsRepository(trx, handle.dialect).deleteEcmFiles(entity, copy.folder.filepath, copy.name);
         await trx.deleteFrom('bericht_signature').where('fk_bericht', '=', id).execute();
         await repo.deleteReport(trx, id);
       });
       await forgetPrintImages(folder.dir, printCacheDir(dataRoot, entity));
       await rm(folder.dir, { recursive: true, force: true });
+      if (copy) await rm(path.join(copy.folder.dir, copy.name), { force: true });
       return { id, ref: row.ref, deleted: true };
     },
 

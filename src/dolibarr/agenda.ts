@@ -1,0 +1,91 @@
+/**
+ * Events in Dolibarr's agenda (`llx_actioncomm`), written as Dolibarr 22's automatic events are
+ * (core/triggers/interface_50_modAgenda_ActionsAuto.class.php, which calls ActionComm::create):
+ * type AC_OTH_AUTO (`fk_action` its id in `llx_c_actioncomm`), `code` 'AC_' + the trigger's name,
+ * `datep` = `datep2` = now in Dolibarr's wall time, `durationp` 0, `percent` -1 (not applicable),
+ * `priority`, `fulldayevent` and `transparency` 0, `location` '', the author as author and owner,
+ * `fk_soc` the third party, `fk_element` + `elementtype` the object (ActionComm::create writes an
+ * order as 'order' and an invoice as 'invoice'; a proposal stays 'propal'), `ref` the event's id as
+ * text (ActionComm::create inserts '(PROV)' and then sets it), the owner in
+ * `llx_actioncomm_resources` ('user', mandatory 0, transparency 0, answer_status '0'), a single
+ * contact also in `fk_contact`, and every contact as a 'socpeople' resource. A mail also fills
+ * Dolibarr's `email_*` columns. The order's (invoice's, proposal's) Events tab lists them.
+ */
+import type { Dialect } from '../config.js';
+import type { Db } from '../db/database.js';
+import { toDolibarrDateTime } from './time.js';
+
+/** ActionComm::create's names of the object types, where they differ from Dolibarr's element names. */
+const AGENDA_ELEMENT_TYPES: Record<string, string> = { commande: 'order', facture: 'invoice', propal: 'propal' };
+
+/** The trigger names Dolibarr uses for a document of each object type sent by mail. */
+export const SENT_BY_MAIL_TRIGGER: Record<string, string> = { commande: 'ORDER_SENTBYMAIL', facture: 'BILL_SENTBYMAIL', propal: 'PROPAL_SENTBYMAIL' };
+
+export interface AgendaEvent {
+  entity: number;
+  /** The trigger's name: the code is 'AC_' + it. */
+  trigger: string;
+  /** The short text (at most 128 characters, as ActionComm::create cuts it). */
+  label: string;
+  note: string;
+  socId: number | null;
+  elementType: string;
+  elementId: number;
+  userId: number;
+  contactIds?: number[];
+  mail?: { msgid: string | null; from: string; to: string; cc: string | null; bcc: string | null; subject: string; errorsTo: string | null };
+  timeZone: string;
+  at?: Date;
+}
+
+/** Writes the event and its resources with `trx`; returns the event's id. */
+export async function recordAgendaEvent(trx: Db, dialect: Dialect, event: AgendaEvent): Promise<number> {
+  const type = await trx.selectFrom('c_actioncomm').select('id').where('code', '=', 'AC_OTH_AUTO').executeTakeFirst();
+  const now = toDolibarrDateTime(event.at ?? new Date(), event.timeZone);
+  const contacts = [...new Set(event.contactIds ?? [])];
+  const email = (value: string | null | undefined) => (value ? value.slice(0, 255) : null);
+  const query = trx.insertInto('actioncomm').values({
+    ref: '(PROV)',
+    entity: event.entity,
+    datec: now,
+    datep: now,
+    datep2: now,
+    durationp: 0,
+    fk_action: type ? Number(type.id) : null,
+    code: `AC_${event.trigger}`,
+    fk_soc: event.socId && event.socId > 0 ? event.socId : null,
+    note: event.note,
+    fk_contact: contacts.length === 1 ? contacts[0]! : null,
+    fk_user_author: event.userId,
+    fk_user_action: event.userId,
+    label: [...event.label.trim()].slice(0, 128).join(''),
+    percent: -1,
+    priority: 0,
+    fulldayevent: 0,
+    location: '',
+    transparency: 0,
+    fk_element: event.elementId,
+    elementtype: AGENDA_ELEMENT_TYPES[event.elementType] ?? event.elementType,
+    status: 0,
+    email_msgid: email(event.mail?.msgid),
+    email_from: email(event.mail?.from),
+    email_to: email(event.mail?.to),
+    email_tocc: email(event.mail?.cc),
+    email_tobcc: email(event.mail?.bcc),
+    email_subject: email(event.mail?.subject),
+    errors_to: email(event.mail?.errorsTo),
+  });
+  let id: number;
+  if (dialect === 'postgres') {
+    id = Number(((await query.returning('id').executeTakeFirstOrThrow()) as { id: number | string }).id);
+  } else {
+    const result = await query.executeTakeFirstOrThrow();
+    id = Number(result.insertId);
+  }
+  await trx.updateTable('actioncomm').set({ ref: String(id) }).where('id', '=', id).execute();
+  await trx.insertInto('actioncomm_resources').values({ fk_actioncomm: id, element_type: 'user', fk_element: event.userId, mandatory: 0, transparency: 0, answer_status: '0' }).execute();
+  for (const contact of contacts) {
+    await trx.insertInto('actioncomm_resources').values({ fk_actioncomm: id, element_type: 'socpeople', fk_element: contact, mandatory: 0, transparency: 0, answer_status: '0' }).execute();
+  }
+  return id;
+}

@@ -1,0 +1,321 @@
+/**
+ * Sends the queued mails (`bericht_mail`), in every service process, safely side by side:
+ *
+ * - A job is due when `queued` and its `next_attempt_at` has come, or `sending` under a lease that
+ *   ran out or whose process is dead (runs.ts: a kill -9 leaves its lease, the next process takes
+ *   it at once). A process takes a job with one conditional UPDATE (state, lease owner and lease
+ *   time as it read them): the database lets exactly one process win, so no two send one mail.
+ * - The lease (LEASE_SECONDS) outlasts the longest attempt (the SMTP client's time limits), so a
+ *   live process never loses a job it is sending.
+ * - Sent: `sent` with the server's answer and the Message-ID, and Dolibarr's agenda event on the
+ *   object, in one transaction. The Message-ID is the job's own (messageIdOf), the same on every
+ *   attempt: a process killed after the server took the mail and before it wrote `sent` makes the
+ *   next one send it again; that second copy has the same Message-ID, which mail programs show once.
+ * - Refused for good (wrong login, every recipient refused, too large, another 5xx): `failed` with
+ *   the reason in words. Not reached, 4xx, mail not set up: `queued` again after a pause that
+ *   doubles (RETRY_BASE_SECONDS … RETRY_MAX_SECONDS) until `expires_at`, then `failed`.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import nodemailer from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type { Dialect } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
+import { recordAgendaEvent, SENT_BY_MAIL_TRIGGER } from '../../dolibarr/agenda.js';
+import type { ConstRepository } from '../../dolibarr/const.repository.js';
+import { entityRoot } from '../../dolibarr/ecm.js';
+import { RUN_ID, type RunRegistry } from '../../adapters/runs.js';
+import { messageIdOf, type MailRow } from './mail.service.js';
+import { readMailSettings, addressList, type MailSettings, type MailTransportSettings } from './mail.settings.js';
+import { RETRY_BASE_SECONDS, RETRY_MAX_SECONDS, type MailErrorCode } from './mail.schemas.js';
+
+/** How long a process holds a job it took: longer than an attempt can last (the time limits below). */
+export const LEASE_SECONDS = 5 * 60;
+const CONNECTION_TIMEOUT_MS = 30_000;
+const SOCKET_TIMEOUT_MS = 120_000;
+/** Jobs looked at per round. */
+const BATCH = 10;
+
+export interface MailQueueDeps {
+  db: Db;
+  dialect: Dialect;
+  entity: number;
+  dataRoot: string;
+  consts: ConstRepository;
+  mailEnv: Readonly<Record<string, string>>;
+  instanceId: string;
+  timeZone: string;
+  runs: Pick<RunRegistry, 'state'>;
+  logger: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+  /** Seconds between rounds; 0: no rounds of its own (runOnce only). */
+  pollSeconds: number;
+}
+
+type Outcome =
+  | { kind: 'sent'; messageId: string; response: string; rejected: string[] }
+  | { kind: 'retry' | 'failed'; code: MailErrorCode; reason: string; response?: string };
+
+/** Backoff after `attempts` attempts: 30 s, 60 s, 2 min … at most 30 min. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** Math.max(0, Math.min(attempts - 1, 20)));
+}
+
+function transportOf(settings: MailTransportSettings) {
+  if (settings.kind === 'sendmail') return nodemailer.createTransport({ sendmail: true, newline: 'unix' });
+  const options: SMTPTransport.Options = {
+    host: settings.host,
+    port: settings.port,
+    secure: settings.secure,
+    requireTLS: settings.requireTLS,
+    tls: { rejectUnauthorized: !settings.allowSelfSigned },
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    greetingTimeout: CONNECTION_TIMEOUT_MS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
+    ...(settings.auth ? { auth: { user: settings.auth.user, pass: settings.auth.pass }, authMethod: settings.auth.method } : {}),
+  };
+  return nodemailer.createTransport(options);
+}
+
+/** Shortened to fit its column, and free of line breaks. */
+const clip = (text: string, max = 1000) => text.replace(/\s+/g, ' ').trim().slice(0, max);
+
+/** What an SMTP failure means for the job, in words a clerk understands (German, as every message). */
+export function classify(error: unknown, sizeMb: number): Extract<Outcome, { kind: 'retry' | 'failed' }> {
+  const e = error as { code?: string; responseCode?: number; response?: string; message?: string; rejected?: string[]; command?: string };
+  const response = e.response ? clip(e.response) : undefined;
+  const said = response ?? clip(e.message ?? String(error));
+  const status = e.responseCode ?? 0;
+  if (e.code === 'EAUTH') {
+    return status >= 400 && status < 500
+      ? { kind: 'retry', code: 'MAIL_AUTH_FAILED', reason: `Der Mailserver hat die Anmeldung vorübergehend abgelehnt: ${said}`, response }
+      : { kind: 'failed', code: 'MAIL_AUTH_FAILED', reason: `Der Mailserver hat die Anmeldung abgelehnt (Benutzer oder Passwort falsch, MAIN_MAIL_SMTPS_ID/MAIN_MAIL_SMTPS_PW): ${said}`, response };
+  }
+  if (status === 552 || status === 523 || /size|too (large|big)|exceeds/i.test(said) && status >= 500) {
+    return { kind: 'failed', code: 'MAIL_TOO_LARGE', reason: `Die E-Mail mit dem PDF (${sizeMb.toFixed(1)} MB) ist dem Mailserver zu groß: ${said}`, response };
+  }
+  if (e.code === 'EENVELOPE' && status >= 500) {
+    const who = e.rejected?.length ? e.rejected.join(', ') : 'die Empfänger';
+    return { kind: 'failed', code: 'MAIL_RECIPIENT_REFUSED', reason: `Der Mailserver hat ${who} abgelehnt: ${said}`, response };
+  }
+  if (status >= 500) return { kind: 'failed', code: 'MAIL_REFUSED', reason: `Der Mailserver hat die E-Mail abgelehnt: ${said}`, response };
+  if (status >= 400) return { kind: 'retry', code: 'MAIL_UNREACHABLE', reason: `Der Mailserver nimmt die E-Mail gerade nicht an: ${said}`, response };
+  return { kind: 'retry', code: 'MAIL_UNREACHABLE', reason: `Der Mailserver ist nicht erreichbar: ${said}` };
+}
+
+export function createMailQueue(deps: MailQueueDeps) {
+  const { db, entity } = deps;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<number> | undefined;
+  let again = false;
+  let stopped = false;
+
+  /** Takes the job for this process, if it is still as read; true when this process won it. */
+  async function take(job: MailRow & { lease_owner: string | null; lease_until: string | null }): Promise<boolean> {
+    const now = new Date();
+    let q = db
+      .updateTable('bericht_mail')
+      .set({ state: 'sending', lease_owner: RUN_ID, lease_until: toDbDateTime(now.getTime() + LEASE_SECONDS * 1000), attempts: Number(job.attempts) + 1, tms: toDbDateTime(now) })
+      .where('rowid', '=', Number(job.rowid))
+      .where('state', '=', job.state)
+      .where('attempts', '=', Number(job.attempts));
+    q = job.lease_owner === null ? q.where('lease_owner', 'is', null) : q.where('lease_owner', '=', job.lease_owner);
+    const result = await q.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async function due(): Promise<Array<MailRow & { lease_owner: string | null; lease_until: string | null; expires_at: string }>> {
+    const now = toDbDateTime();
+    const rows = await db
+      .selectFrom('bericht_mail')
+      .selectAll()
+      .where('entity', '=', entity)
+      .where((eb) => eb.or([eb.and([eb('state', '=', 'queued'), eb('next_attempt_at', '<=', now)]), eb('state', '=', 'sending')]))
+      .orderBy('rowid')
+      .limit(BATCH * 5)
+      .execute();
+    const out: Array<MailRow & { lease_owner: string | null; lease_until: string | null; expires_at: string }> = [];
+    for (const row of rows) {
+      if (row.state === 'sending') {
+        // Held by a process: due when the lease ran out, or at once when that process is dead.
+        const expired = (fromDbDateTime(row.lease_until) ?? 0) * 1000 < Date.now();
+        if (!expired && (row.lease_owner === RUN_ID || (await deps.runs.state(row.lease_owner ?? '')) !== 'dead')) continue;
+      }
+      out.push(row as (typeof out)[number]);
+      if (out.length >= BATCH) break;
+    }
+    return out;
+  }
+
+  async function attempt(job: MailRow, settings: MailSettings): Promise<Outcome> {
+    const report = await db.selectFrom('bericht').select(['ref', 'final_pdf_path']).where('rowid', '=', Number(job.fk_bericht)).executeTakeFirst();
+    if (!report?.final_pdf_path) return { kind: 'failed', code: 'MAIL_PDF_MISSING', reason: 'Der Bericht hat kein abgeschlossenes PDF (mehr); er wurde gelöscht oder ist ein Entwurf' };
+    const file = path.join(entityRoot(deps.dataRoot, entity), report.final_pdf_path);
+    const pdf = await readFile(file).catch(() => undefined);
+    if (!pdf) return { kind: 'failed', code: 'MAIL_PDF_MISSING', reason: `Das PDF des Berichts fehlt im Dokumentenordner (${report.final_pdf_path})` };
+    const messageId = messageIdOf(Number(job.rowid), deps.instanceId, settings.from);
+    const forced = settings.forceSendTo;
+    const transport = transportOf(settings.transport);
+    try {
+      const info = await transport.sendMail({
+        from: settings.from,
+        to: forced ?? job.mail_to,
+        ...(!forced && job.mail_cc ? { cc: job.mail_cc } : {}),
+        ...(!forced && job.mail_bcc ? { bcc: job.mail_bcc } : {}),
+        subject: job.subject,
+        text: job.body,
+        messageId: `<${messageId}>`,
+        headers: { 'X-Dolibarr-Option': 'fieldreport' },
+        ...(settings.errorsTo ? { envelope: { from: settings.errorsTo, to: addressList(forced ?? [job.mail_to, job.mail_cc, job.mail_bcc].filter(Boolean).join(',')) } } : {}),
+        attachments: [{ filename: path.basename(report.final_pdf_path), content: pdf, contentType: 'application/pdf' }],
+      });
+      const rejected = (info.rejected ?? []).map(String);
+      if (info.accepted.length === 0) return { kind: 'failed', code: 'MAIL_RECIPIENT_REFUSED', reason: `Der Mailserver hat alle Empfänger abgelehnt: ${rejected.join(', ')}`, response: clip(info.response ?? '') };
+      return { kind: 'sent', messageId, response: clip(info.response ?? ''), rejected };
+    } catch (error) {
+      return classify(error, pdf.length / (1024 * 1024));
+    } finally {
+      transport.close();
+    }
+  }
+
+  async function settle(job: MailRow & { expires_at: string }, outcome: Outcome): Promise<void> {
+    const now = new Date();
+    const mine = (q: any) => q.where('rowid', '=', Number(job.rowid)).where('lease_owner', '=', RUN_ID);
+    if (outcome.kind === 'sent') {
+      const settings = await readMailSettings(deps.consts, { env: deps.mailEnv });
+      await db.transaction().execute(async (trx) => {
+        const report = await trx.selectFrom('bericht').select(['ref', 'element_type', 'fk_element']).where('rowid', '=', Number(job.fk_bericht)).executeTakeFirst();
+        let eventId: number | null = null;
+        if (report?.element_type && report.fk_element !== null && SENT_BY_MAIL_TRIGGER[report.element_type]) {
+          eventId = await recordSentEvent(trx, job, report as { ref: string; element_type: string; fk_element: number }, outcome, settings.ok ? settings.settings : undefined, now);
+        }
+        const note = outcome.rejected.length > 0 ? `Nicht angenommen: ${outcome.rejected.join(', ')}` : null;
+        await mine(trx.updateTable('bericht_mail').set({
+          state: 'sent', message_id: outcome.messageId, server_response: outcome.response || null, error_code: outcome.rejected.length > 0 ? 'MAIL_RECIPIENT_REFUSED' : null, error: note,
+          date_sent: toDbDateTime(now), lease_owner: null, lease_until: null, fk_actioncomm: eventId, tms: toDbDateTime(now),
+        })).execute();
+      });
+      deps.logger.info({ mail: Number(job.rowid), report: Number(job.fk_bericht) }, 'report mail sent');
+      return;
+    }
+    const expired = (fromDbDateTime(job.expires_at) ?? 0) * 1000 <= now.getTime();
+    const retry = outcome.kind === 'retry' && !expired;
+    const reason = outcome.kind === 'retry' && expired ? `Bis zum Ablauf der Wiederholungen nicht versendet. Zuletzt: ${outcome.reason}` : outcome.reason;
+    await mine(db.updateTable('bericht_mail').set({
+      state: retry ? 'queued' : 'failed',
+      error_code: outcome.code,
+      error: clip(reason),
+      server_response: outcome.response ?? null,
+      next_attempt_at: toDbDateTime(now.getTime() + retryDelaySeconds(Number(job.attempts) + 1) * 1000),
+      lease_owner: null,
+      lease_until: null,
+      tms: toDbDateTime(now),
+    })).execute();
+    deps.logger.warn({ mail: Number(job.rowid), report: Number(job.fk_bericht), code: outcome.code, retry }, retry ? 'report mail not sent yet; tried again later' : 'report mail failed');
+  }
+
+  /** Dolibarr's event of a document sent by mail (actions_sendmails.inc.php and the agenda trigger). */
+  async function recordSentEvent(trx: Db, job: MailRow, report: { ref: string; element_type: string; fk_element: number }, outcome: Extract<Outcome, { kind: 'sent' }>, settings: MailSettings | undefined, at: Date): Promise<number> {
+    const type = report.element_type as 'commande' | 'facture' | 'propal';
+    const parent = await trx.selectFrom(`${type} as o` as 'commande as o').select(['o.fk_soc']).where('o.rowid', '=', report.fk_element).executeTakeFirst();
+    const to = job.mail_to.split(/,\s*/);
+    const contacts = await trx
+      .selectFrom('socpeople')
+      .select('rowid')
+      .where('fk_soc', '=', parent?.fk_soc ?? -1)
+      .where('email', 'in', to)
+      .execute()
+      .catch(() => []);
+    const from = settings?.from ?? '';
+    return recordAgendaEvent(trx, deps.dialect, {
+      entity,
+      trigger: SENT_BY_MAIL_TRIGGER[type]!,
+      label: `E-Mail gesendet von ${from} an ${job.mail_to}`,
+      note: `${job.body}\nAngehängte Dateien: ${report.ref}.pdf`,
+      socId: parent?.fk_soc ?? null,
+      elementType: type,
+      elementId: report.fk_element,
+      userId: Number(job.fk_user_author),
+      contactIds: contacts.map((c) => Number(c.rowid)),
+      mail: { msgid: outcome.messageId, from, to: job.mail_to, cc: job.mail_cc, bcc: job.mail_bcc, subject: job.subject, errorsTo: settings?.errorsTo ?? null },
+      timeZone: deps.timeZone,
+      at,
+    });
+  }
+
+  /** One round: every job due, one after the other. Returns how many this process took. */
+  async function round(): Promise<number> {
+    let taken = 0;
+    for (const job of await due()) {
+      if (stopped) break;
+      if (!(await take(job))) continue;
+      taken += 1;
+      const held = { ...job, attempts: Number(job.attempts) + 1 };
+      let outcome: Outcome;
+      try {
+        const read = await readMailSettings(deps.consts, { env: deps.mailEnv });
+        if (!read.ok) {
+          deps.logger.warn({ mail: { problems: read.problems } }, `mail is not set up: ${read.problems.map((p) => p.setting).join(', ')}`);
+          outcome = { kind: 'retry', code: 'MAIL_NOT_CONFIGURED', reason: 'Der Versand von E-Mails ist auf diesem Dienst nicht eingerichtet; die E-Mail wartet, bis er eingerichtet ist' };
+        } else {
+          outcome = await attempt(held, read.settings);
+        }
+      } catch (error) {
+        deps.logger.error({ err: error, mail: Number(job.rowid) }, 'report mail attempt failed');
+        outcome = { kind: 'retry', code: 'MAIL_UNREACHABLE', reason: 'Beim Versand ist ein Fehler im Dienst aufgetreten; die E-Mail wird erneut versucht' };
+      }
+      await settle(held, outcome).catch((error: unknown) => deps.logger.error({ err: error, mail: Number(job.rowid) }, 'report mail state not written; the lease runs out and it is taken again'));
+    }
+    return taken;
+  }
+
+  /** Runs a round now (or right after the one at work); resolves with the jobs this process took. */
+  function runOnce(): Promise<number> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = round()
+      .catch((error: unknown) => {
+        deps.logger.error({ err: error }, 'mail queue round failed');
+        return 0;
+      })
+      .finally(() => {
+        running = undefined;
+        if (again && !stopped) {
+          again = false;
+          void runOnce();
+        }
+      });
+    return running;
+  }
+
+  function schedule(): void {
+    if (stopped || deps.pollSeconds <= 0) return;
+    timer = setTimeout(() => {
+      void runOnce().finally(schedule);
+    }, deps.pollSeconds * 1000);
+    timer.unref();
+  }
+
+  return {
+    start(): void {
+      schedule();
+      if (deps.pollSeconds > 0) void runOnce();
+    },
+    /** A mail was queued: send it now rather than at the next round. */
+    kick(): void {
+      if (!stopped && deps.pollSeconds > 0) void runOnce();
+    },
+    runOnce,
+    async stop(): Promise<void> {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+export type MailQueue = ReturnType<typeof createMailQueue>;

@@ -1,0 +1,264 @@
+/**
+ * A final report sent to the customer (mail.schemas.ts, MAIL_RULES): the recipients proposed from
+ * Dolibarr (the object's customer contacts in `element_contact`, then the third party's address),
+ * subject and text from the template in the customer's language, and the send itself, which only
+ * queues a job (`bericht_mail`) in the transaction that stores the Idempotency-Key's answer. The
+ * queue (mail.queue.ts) sends it.
+ */
+import { createHash } from 'node:crypto';
+import type { Dialect } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
+import type { ConstRepository } from '../../dolibarr/const.repository.js';
+import { pdfLanguageOf, type PdfLanguage } from '../../adapters/pdf/words.js';
+import type { RunRegistry } from '../../adapters/runs.js';
+import { AppError } from '../../errors.js';
+import type { AuthUser } from '../auth/auth.service.js';
+import { idempotent } from '../common/idempotency.js';
+import type { ReportRepository, ReportRow } from '../reports/reports.repository.js';
+import { verifyUrl } from '../signatures/signatures.service.js';
+import { mailText, type Substitutions } from './mail-text.js';
+import { addressList, readMailSettings, type MailSettings } from './mail.settings.js';
+import type { MailJob, MailProposal, SendMailBody } from './mail.schemas.js';
+import { MAX_RECIPIENTS } from './mail.schemas.js';
+
+export interface MailRow {
+  rowid: number;
+  fk_bericht: number;
+  state: string;
+  mail_to: string;
+  mail_cc: string | null;
+  mail_bcc: string | null;
+  subject: string;
+  body: string;
+  lang: string | null;
+  attempts: number;
+  next_attempt_at: string;
+  message_id: string | null;
+  server_response: string | null;
+  error_code: string | null;
+  error: string | null;
+  datec: string;
+  date_sent: string | null;
+  fk_user_author: number;
+}
+
+const split = (value: string | null) => (value ? value.split(/,\s*/).filter(Boolean) : []);
+
+export function toMailJob(row: MailRow): MailJob {
+  const state = row.state as MailJob['state'];
+  return {
+    id: Number(row.rowid),
+    bericht_id: Number(row.fk_bericht),
+    state,
+    to: split(row.mail_to),
+    cc: split(row.mail_cc),
+    bcc: split(row.mail_bcc),
+    subject: row.subject,
+    text: row.body,
+    lang: row.lang ?? 'de',
+    attempts: Number(row.attempts),
+    next_attempt: state === 'queued' ? fromDbDateTime(row.next_attempt_at) : null,
+    message_id: row.message_id,
+    server_response: row.server_response,
+    error_code: row.error_code,
+    error: row.error,
+    created: fromDbDateTime(row.datec) ?? 0,
+    sent: fromDbDateTime(row.date_sent),
+    fk_user_author: Number(row.fk_user_author),
+  };
+}
+
+export interface MailServiceDeps {
+  db: Db;
+  dialect: Dialect;
+  entity: number;
+  consts: ConstRepository;
+  mailEnv: Readonly<Record<string, string>>;
+  retryHours: number;
+  runs: Pick<RunRegistry, 'state'>;
+  repo: ReportRepository;
+  visibleReport(user: AuthUser, id: number, conn?: Db): Promise<ReportRow>;
+  /** Called after a mail was queued, so a process sends it at once. */
+  queued(): void;
+}
+
+/** Lower-cased, duplicates dropped, in the order given. */
+function distinct(addresses: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return addresses.filter((a) => {
+    const key = a.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export function createMailService(deps: MailServiceDeps) {
+  const { db, entity, consts } = deps;
+
+  const settings = async (): Promise<MailSettings | undefined> => {
+    const read = await readMailSettings(consts, { env: deps.mailEnv });
+    return read.ok ? read.settings : undefined;
+  };
+
+  async function finalReport(user: AuthUser, id: number): Promise<ReportRow> {
+    const report = await deps.visibleReport(user, id);
+    if (Number(report.is_template) === 1) throw new AppError('REPORT_NOT_FOUND');
+    if (Number(report.status) !== 1 || !report.final_pdf_path) throw new AppError('REPORT_NOT_FINAL');
+    return report;
+  }
+
+  /** What the mail of `report` says, with the values Dolibarr's substitutions take. */
+  async function context(user: AuthUser, report: ReportRow, baseUrl: string) {
+    const type = report.element_type as 'commande' | 'facture' | 'propal';
+    const parent = report.fk_element === null ? undefined : await deps.repo.parentWithCustomer(db, type, Number(report.fk_element));
+    const language: PdfLanguage = pdfLanguageOf(parent?.default_lang);
+    const [company, signature] = await Promise.all([
+      consts.getMany(['MAIN_INFO_SOCIETE_NOM']),
+      db.selectFrom('bericht_signature').select('verify_code').where('fk_bericht', '=', Number(report.rowid)).orderBy('rowid', 'desc').executeTakeFirst(),
+    ]);
+    const values: Substitutions = {
+      __REF__: report.ref,
+      __REPORT_TITLE__: report.title,
+      __ORDER_REF__: parent?.ref ?? '',
+      __REF_CLIENT__: parent?.ref_client ?? '',
+      __THIRDPARTY_NAME__: parent?.nom ?? '',
+      __MYCOMPANY_NAME__: company.get('MAIN_INFO_SOCIETE_NOM') ?? '',
+      __USER_FULLNAME__: user.name,
+      __CHECK_URL__: signature ? verifyUrl(baseUrl, signature.verify_code) : '',
+    };
+    return { type, parent, language, values };
+  }
+
+  /** The object's active customer contacts with an address (Dolibarr's element_contact), then the third party's own. */
+  async function recipientsOf(type: string, id: number, parent: { nom: string | null; email: string | null; fk_soc: number | null } | undefined) {
+    const contacts = await db
+      .selectFrom('element_contact as ec')
+      .innerJoin('c_type_contact as tc', 'tc.rowid', 'ec.fk_c_type_contact')
+      .innerJoin('socpeople as p', 'p.rowid', 'ec.fk_socpeople')
+      .select(['p.rowid', 'p.email', 'p.firstname', 'p.lastname', 'tc.code'])
+      .where('ec.element_id', '=', id)
+      .where('tc.element', '=', type)
+      .where('tc.source', '=', 'external')
+      .where('ec.statut', '=', 4)
+      .orderBy('tc.position')
+      .orderBy('ec.rowid')
+      .execute()
+      .catch(() => []); // a Dolibarr without those tables' columns as expected: no contacts proposed
+    const list: MailProposal['to'] = [];
+    const seen = new Set<string>();
+    const add = (email: string | null | undefined, entry: Omit<MailProposal['to'][number], 'email'>) => {
+      for (const address of addressList(email ?? '')) {
+        if (seen.has(address.toLowerCase())) continue;
+        seen.add(address.toLowerCase());
+        list.push({ email: address, ...entry });
+      }
+    };
+    for (const c of contacts) add(c.email, { name: [c.firstname, c.lastname].filter(Boolean).join(' '), source: 'contact', type: c.code });
+    add(parent?.email, { name: parent?.nom ?? '', source: 'thirdparty', type: null });
+    return list;
+  }
+
+  /** The copies the settings add: the office's, and the sender's own when asked for. */
+  async function copiesOf(mail: MailSettings | undefined, user: AuthUser): Promise<string[]> {
+    if (!mail) return [];
+    const own = mail.copyAuthor ? (await db.selectFrom('user').select('email').where('rowid', '=', user.id).executeTakeFirst())?.email : undefined;
+    return [...mail.copyTo, ...addressList(own ?? '')];
+  }
+
+  async function one(user: AuthUser, id: number): Promise<MailRow> {
+    const row = (await db.selectFrom('bericht_mail').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst()) as MailRow | undefined;
+    if (!row) throw new AppError('MAIL_NOT_FOUND');
+    // Visible with its report: a mail of a report the caller may not see does not exist for them.
+    await deps.visibleReport(user, Number(row.fk_bericht)).catch((error: unknown) => {
+      throw error instanceof AppError && error.code === 'REPORT_NOT_FOUND' ? new AppError('MAIL_NOT_FOUND') : error;
+    });
+    return row;
+  }
+
+  return {
+    async propose(user: AuthUser, reportId: number, baseUrl: string): Promise<MailProposal> {
+      const report = await finalReport(user, reportId);
+      const { type, parent, language, values } = await context(user, report, baseUrl);
+      const mail = await settings();
+      const text = mailText(language, mail?.templates[language] ?? {}, values);
+      return {
+        bericht_id: reportId,
+        configured: !!mail,
+        to: report.fk_element === null ? [] : await recipientsOf(type, Number(report.fk_element), parent),
+        cc: distinct(await copiesOf(mail, user)),
+        subject: text.subject,
+        text: text.text,
+        lang: language,
+      };
+    },
+
+    async send(user: AuthUser, body: SendMailBody, key: string | undefined, baseUrl: string): Promise<MailJob> {
+      const report = await finalReport(user, body.bericht_id);
+      const scope = `mail:send:${body.bericht_id}`;
+      return idempotent({ db, runs: deps.runs }, { entity, userId: user.id, key, scope }, async (claim) => {
+        const { language, values } = await context(user, report, baseUrl);
+        const mail = await settings();
+        const to = distinct(body.to);
+        const copies = await copiesOf(mail, user);
+        const cc = distinct([...(body.cc ?? []), ...copies]).filter((a) => !to.some((t) => t.toLowerCase() === a.toLowerCase()));
+        if (to.length + (body.cc?.length ?? 0) > MAX_RECIPIENTS) {
+          throw new AppError('VALIDATION_FAILED', { message: `Höchstens ${MAX_RECIPIENTS} Empfänger`, details: [{ field: 'body.cc', message: `at most ${MAX_RECIPIENTS} recipients in to and cc together` }] });
+        }
+        const text = mailText(language, mail?.templates[language] ?? {}, values);
+        const now = new Date();
+        const job = await db.transaction().execute(async (trx) => {
+          const id = await insertId(
+            deps.dialect,
+            trx.insertInto('bericht_mail').values({
+              entity,
+              fk_bericht: body.bericht_id,
+              state: 'queued',
+              mail_to: to.join(', '),
+              mail_cc: cc.length > 0 ? cc.join(', ') : null,
+              mail_bcc: mail?.autocopyTo ?? null,
+              subject: body.subject?.replace(/[\r\n]+/g, ' ') ?? text.subject,
+              body: body.text ?? text.text,
+              lang: language,
+              attempts: 0,
+              next_attempt_at: toDbDateTime(now),
+              expires_at: toDbDateTime(now.getTime() + deps.retryHours * 3600_000),
+              fk_user_author: user.id,
+              datec: toDbDateTime(now),
+              tms: toDbDateTime(now),
+            }),
+          );
+          const answer = toMailJob((await trx.selectFrom('bericht_mail').selectAll().where('rowid', '=', id).executeTakeFirstOrThrow()) as MailRow);
+          await claim?.complete(201, answer, trx);
+          return answer;
+        });
+        deps.queued();
+        return job;
+      });
+    },
+
+    async list(user: AuthUser, reportId: number, page: { limit: number; offset: number }) {
+      await deps.visibleReport(user, reportId);
+      const base = db.selectFrom('bericht_mail').where('entity', '=', entity).where('fk_bericht', '=', reportId);
+      const [rows, total] = await Promise.all([
+        base.selectAll().orderBy('rowid', 'desc').limit(page.limit).offset(page.offset).execute(),
+        base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { items: (rows as MailRow[]).map(toMailJob), total: Number(total.n) };
+    },
+
+    async get(user: AuthUser, id: number): Promise<MailJob> {
+      return toMailJob(await one(user, id));
+    },
+  };
+}
+
+/** The Message-ID of a job: the same on every attempt, so a mail sent twice after a crash is recognisable as one. */
+export function messageIdOf(jobId: number, instanceId: string, from: string): string {
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'fieldreport.invalid';
+  const instance = createHash('sha256').update(instanceId).digest('hex').slice(0, 12);
+  return `fieldreport.bericht-mail.${jobId}.${instance}@${domain}`;
+}
+
+export type MailService = ReturnType<typeof createMailService>;
