@@ -31,6 +31,7 @@ import { runDailyCleanup, scheduleDailyCleanup } from './modules/maintenance/cle
 import { recoverDeadRuns, type RecoveryResult } from './modules/maintenance/recovery.js';
 import { createRunRegistry } from './adapters/runs.js';
 import { createPrintQueue } from './adapters/print-image.js';
+import { createMailQueue } from './modules/mail/mail.queue.js';
 import { printCacheDir } from './modules/reports/work-area.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
@@ -160,11 +161,20 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     onError: (source, error) => app.log.warn({ source, err: error }, 'print-size copy not made ahead; it is made when a PDF needs it'),
   });
   app.addHook('onClose', async () => printQueue.close());
+  // Every process sends the report mails due: started once the app is ready, stopped with it.
+  const mailQueue = createMailQueue({
+    db: handle.db, dialect: handle.dialect, entity: config.entity, dataRoot: config.dataRoot, consts, mailEnv: config.mail.env,
+    instanceId: config.instanceUniqueId, timeZone: config.timeZone, runs, logger: app.log, pollSeconds: config.mail.pollSeconds,
+  });
+  app.decorate('mailQueue', mailQueue);
+  app.addHook('onReady', async () => mailQueue.start());
+  app.addHook('onClose', async () => mailQueue.stop());
   const ctx: ModuleContext = {
     config,
     handle,
     runs,
     printQueue,
+    mailQueue,
     totalDecimals: totalDecimals((await consts.getMany(['MAIN_MAX_DECIMALS_TOT'])).get('MAIN_MAX_DECIMALS_TOT')),
     access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
     totals: createListTotals(handle),

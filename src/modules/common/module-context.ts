@@ -5,6 +5,7 @@ import type { ListTotals } from '../../db/list-total.js';
 import type { ElementAccess } from '../access/element-access.js';
 import type { PrintQueue } from '../../adapters/print-image.js';
 import type { RunRegistry } from '../../adapters/runs.js';
+import type { MailQueue } from '../mail/mail.queue.js';
 
 export interface ModuleContext {
   config: Config;
@@ -18,4 +19,6 @@ export interface ModuleContext {
   runs: RunRegistry;
   /** Print-size copies of photos, made in the background as photos arrive and pages are made. */
   printQueue: PrintQueue;
+  /** The report mails to send, in every process (mail.queue.ts). */
+  mailQueue: MailQueue;
 }

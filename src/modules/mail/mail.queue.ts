@@ -116,7 +116,7 @@ export function createMailQueue(deps: MailQueueDeps) {
     const now = new Date();
     let q = db
       .updateTable('bericht_mail')
-      .set({ state: 'sending', lease_owner: RUN_ID, lease_until: toDbDateTime(now.getTime() + LEASE_SECONDS * 1000), attempts: Number(job.attempts) + 1, tms: toDbDateTime(now) })
+      .set({ state: 'sending', lease_owner: RUN_ID, lease_until: toDbDateTime(new Date(now.getTime() + LEASE_SECONDS * 1000)), attempts: Number(job.attempts) + 1, tms: toDbDateTime(now) })
       .where('rowid', '=', Number(job.rowid))
       .where('state', '=', job.state)
       .where('attempts', '=', Number(job.attempts));
@@ -208,7 +208,7 @@ export function createMailQueue(deps: MailQueueDeps) {
       error_code: outcome.code,
       error: clip(reason),
       server_response: outcome.response ?? null,
-      next_attempt_at: toDbDateTime(now.getTime() + retryDelaySeconds(Number(job.attempts) + 1) * 1000),
+      next_attempt_at: toDbDateTime(new Date(now.getTime() + retryDelaySeconds(Number(job.attempts)) * 1000)),
       lease_owner: null,
       lease_until: null,
       tms: toDbDateTime(now),

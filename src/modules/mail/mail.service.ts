@@ -223,7 +223,7 @@ export function createMailService(deps: MailServiceDeps) {
               lang: language,
               attempts: 0,
               next_attempt_at: toDbDateTime(now),
-              expires_at: toDbDateTime(now.getTime() + deps.retryHours * 3600_000),
+              expires_at: toDbDateTime(new Date(now.getTime() + deps.retryHours * 3600_000)),
               fk_user_author: user.id,
               datec: toDbDateTime(now),
               tms: toDbDateTime(now),

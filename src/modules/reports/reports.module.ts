@@ -24,7 +24,6 @@ import { MAX_CONFIRMATION_LENGTH, MAX_SIGNATURE_BYTES, signaturesRoutes } from '
 import { createSignatureService } from '../signatures/signatures.service.js';
 import { createTimeService } from '../times/times.service.js';
 import { timesRoutes } from '../times/times.routes.js';
-import { createMailQueue } from '../mail/mail.queue.js';
 import { mailRoutes } from '../mail/mail.routes.js';
 import { createMailService } from '../mail/mail.service.js';
 
@@ -56,15 +55,11 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
     app.log.warn({ file: config.signingKeyFile, key_id: key.keyId }, 'made a new signing key for signature seals: keep this file and back it up; every process must use the same one (SIGNING_KEY_FILE), and seals made with another key read as key_unknown');
   }
   const signatures = createSignatureService({ handle, repo, access, config, runs, key });
-  const mailQueue = createMailQueue({
-    db: handle.db, dialect: handle.dialect, entity: config.entity, dataRoot: config.dataRoot, consts, mailEnv: config.mail.env,
-    instanceId: config.instanceUniqueId ?? '', timeZone: config.timeZone, runs, logger: app.log, pollSeconds: config.mail.pollSeconds,
-  });
   const mails = createMailService({
     db: handle.db, dialect: handle.dialect, entity: config.entity, consts, mailEnv: config.mail.env, retryHours: config.mail.retryHours,
-    runs, repo, visibleReport: reports.visibleReport, queued: () => mailQueue.kick(),
+    runs, repo, visibleReport: reports.visibleReport, queued: () => ctx.mailQueue.kick(),
   });
-  return { config, handle, repo, reports, settings, pages, pdf, signatures, times, mails, mailQueue, odtTemplates, parseBody };
+  return { config, handle, repo, reports, settings, pages, pdf, signatures, times, mails, odtTemplates, parseBody };
 }
 
 export type ReportModule = ReturnType<typeof createReportModule>;
@@ -82,8 +77,4 @@ export async function reportModuleRoutes(app: FastifyInstance, ctx: ModuleContex
   await pdfRoutes(app, mod);
   await timesRoutes(app, mod);
   await mailRoutes(app, mod);
-  // Every process sends the mails due (mail.queue.ts): started once the app is ready, stopped with it.
-  app.addHook('onReady', async () => mod.mailQueue.start());
-  app.addHook('onClose', async () => mod.mailQueue.stop());
-  app.decorate('mailQueue', mod.mailQueue);
 }
