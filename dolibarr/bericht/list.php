@@ -151,30 +151,29 @@ print '<table class="tagtable nobottomiftotal liste" id="bericht-list">';
 // Filter row
 print '<tr class="liste_titre_filter">';
 print '<td class="liste_titre"><input class="flat maxwidth100" type="text" name="search_text" value="'.dol_escape_htmltag($search_text).'" placeholder="'.dol_escape_htmltag($langs->trans('BerichtSearchText')).'"></td>';
-print '<td class="liste_titre"><select class="flat" name="search_element">';
+print '<td class="liste_titre"><select class="flat maxwidth100" name="search_element">';
 print '<option value=""></option>';
 foreach (BerichtReports::ELEMENTS as $type => $e) {
 	print '<option value="'.$type.'"'.($search_element === $type ? ' selected' : '').'>'.dol_escape_htmltag($langs->trans($e['label'])).'</option>';
 }
-print '</select></td>';
-print '<td class="liste_titre"><input class="flat maxwidth100" type="text" name="search_societe" value="'.dol_escape_htmltag($search_societe).'"></td>';
-print '<td class="liste_titre"><select class="flat" name="search_status">';
+print '</select><br>';
+print '<input class="flat maxwidth100" type="text" name="search_societe" value="'.dol_escape_htmltag($search_societe).'" placeholder="'.dol_escape_htmltag($langs->trans('ThirdParty')).'"></td>';
+print '<td class="liste_titre"><select class="flat maxwidth100" name="search_status">';
 print '<option value=""></option>';
 print '<option value="0"'.($search_status === '0' ? ' selected' : '').'>'.dol_escape_htmltag($langs->trans('BerichtStatusDraft')).'</option>';
 print '<option value="1"'.($search_status === '1' ? ' selected' : '').'>'.dol_escape_htmltag($langs->trans('BerichtStatusFinal')).'</option>';
 print '</select></td>';
 print '<td class="liste_titre"></td>';
-print '<td class="liste_titre"><select class="flat maxwidth150" name="search_user">';
+print '<td class="liste_titre nowraponall"><select class="flat maxwidth100" name="search_user">';
 print '<option value="0"></option>';
 foreach ($reports->authors($user) as $uid => $name) {
 	print '<option value="'.((int) $uid).'"'.($search_user == $uid ? ' selected' : '').'>'.dol_escape_htmltag($name).'</option>';
 }
-print '</select></td>';
-print '<td class="liste_titre nowraponall">';
-print '<input class="flat" type="date" name="search_date_start" value="'.dol_escape_htmltag($search_date_start).'" title="'.dol_escape_htmltag($langs->trans('From')).'"><br>';
-print '<input class="flat" type="date" name="search_date_end" value="'.dol_escape_htmltag($search_date_end).'" title="'.dol_escape_htmltag($langs->trans('to')).'">';
+print '</select><br>';
+print '<input class="flat maxwidth100" type="date" name="search_date_start" value="'.dol_escape_htmltag($search_date_start).'" title="'.dol_escape_htmltag($langs->trans('BerichtCreatedFrom')).'"><br>';
+print '<input class="flat maxwidth100" type="date" name="search_date_end" value="'.dol_escape_htmltag($search_date_end).'" title="'.dol_escape_htmltag($langs->trans('BerichtCreatedTo')).'">';
 print '</td>';
-print '<td class="liste_titre"></td><td class="liste_titre"></td><td class="liste_titre"></td>';
+print '<td class="liste_titre"></td><td class="liste_titre"></td>';
 print '<td class="liste_titre center maxwidthsearch">';
 print '<button type="submit" class="liste_titre button_search reposition" name="button_search_x" value="x"><span class="fas fa-search"></span></button>';
 print '<button type="submit" class="liste_titre button_removefilter reposition" name="button_removefilter_x" value="x"><span class="fas fa-times"></span></button>';
@@ -184,13 +183,10 @@ print '</tr>';
 // Titles
 print '<tr class="liste_titre">';
 print_liste_field_titre('BerichtRef', $_SERVER['PHP_SELF'], 'b.ref', '', $param, '', $sortfield, $sortorder);
-print_liste_field_titre('BerichtObject', $_SERVER['PHP_SELF'], 'parent_ref', '', $param, '', $sortfield, $sortorder);
-print_liste_field_titre('ThirdParty', $_SERVER['PHP_SELF'], 's.nom', '', $param, '', $sortfield, $sortorder);
+print_liste_field_titre('BerichtObjectAndCustomer', $_SERVER['PHP_SELF'], 'parent_ref', '', $param, '', $sortfield, $sortorder);
 print_liste_field_titre('Status', $_SERVER['PHP_SELF'], 'b.status', '', $param, '', $sortfield, $sortorder);
 print_liste_field_titre('BerichtPages', $_SERVER['PHP_SELF'], '', '', $param, '', $sortfield, $sortorder, 'right ');
-print_liste_field_titre('BerichtAuthor', $_SERVER['PHP_SELF'], 'u.lastname', '', $param, '', $sortfield, $sortorder);
-print_liste_field_titre('BerichtDateCreation', $_SERVER['PHP_SELF'], 'b.datec', '', $param, '', $sortfield, $sortorder);
-print_liste_field_titre('BerichtDateFinal', $_SERVER['PHP_SELF'], 'b.tms', '', $param, '', $sortfield, $sortorder);
+print_liste_field_titre('BerichtAuthorCreated', $_SERVER['PHP_SELF'], 'b.datec', '', $param, '', $sortfield, $sortorder);
 print_liste_field_titre('BerichtSignatures', $_SERVER['PHP_SELF'], '', '', $param, '', $sortfield, $sortorder);
 print_liste_field_titre('BerichtMail', $_SERVER['PHP_SELF'], '', '', $param, '', $sortfield, $sortorder);
 print_liste_field_titre('BerichtPdf', $_SERVER['PHP_SELF'], '', '', $param, '', $sortfield, $sortorder);
@@ -199,26 +195,24 @@ print '</tr>';
 foreach ($rows as $row) {
 	$e = BerichtReports::ELEMENTS[$row->element_type];
 	print '<tr class="oddeven" data-rowid="'.((int) $row->rowid).'">';
-	print '<td class="nowraponall">'.bericht_ref_cell($row).'<br><span class="small">'.dol_escape_htmltag(dol_trunc($row->title, 60)).'</span></td>';
+	print '<td class="nowraponall">'.bericht_ref_cell($row).'</td>';
 	print '<td class="nowraponall">';
-	print '<a href="'.DOL_URL_ROOT.$e['card'].((int) $row->fk_element).'">'.dol_escape_htmltag($row->parent_ref).'</a>';
+	print '<a href="'.DOL_URL_ROOT.$e['card'].((int) $row->fk_element).'" title="'.dol_escape_htmltag($langs->trans($e['label'])).'">'.img_picto('', $e['picto'], 'class="pictofixedwidth"').dol_escape_htmltag($row->parent_ref).'</a>';
 	print ' <a class="small" href="'.dol_buildpath('/bericht/tab.php', 1).'?element='.urlencode($row->element_type).'&id='.((int) $row->fk_element).'" title="'.dol_escape_htmltag($langs->trans('BerichtTab')).'">'.img_picto($langs->trans('BerichtTab'), 'technic').'</a>';
-	print '<br><span class="small opacitymedium">'.dol_escape_htmltag($langs->trans($e['label'])).'</span>';
+	if ($row->socid) {
+		print '<br><a class="tdoverflowmax100 inline-block" href="'.DOL_URL_ROOT.'/societe/card.php?socid='.((int) $row->socid).'">'.dol_escape_htmltag($row->soc_name).'</a>';
+	}
 	print '</td>';
-	print '<td class="tdoverflowmax150">'.($row->socid ? '<a href="'.DOL_URL_ROOT.'/societe/card.php?socid='.((int) $row->socid).'">'.dol_escape_htmltag($row->soc_name).'</a>' : '').'</td>';
 	print '<td class="nowraponall">'.bericht_status_badge($row).'</td>';
 	print '<td class="right">'.((int) $row->nbpages).'</td>';
-	print '<td class="tdoverflowmax150">'.bericht_author_cell($row).'</td>';
-	print '<td class="nowraponall">'.bericht_date($row->datec).'</td>';
-	// No date of finalizing in the table; a final report is not changed any more, so its last change is that moment.
-	print '<td class="nowraponall">'.((int) $row->status === 1 ? bericht_date($row->tms) : '').'</td>';
+	print '<td>'.bericht_author_cell($row).'</td>';
 	print '<td>'.bericht_signatures_cell($row).'</td>';
 	print '<td>'.bericht_mail_cell($row).'</td>';
 	print '<td class="nowraponall">'.bericht_pdf_cell($row).'</td>';
 	print '</tr>';
 }
 if ($num == 0) {
-	print '<tr class="oddeven"><td colspan="11"><span class="opacitymedium">'.$langs->trans('NoRecordFound').'</span></td></tr>';
+	print '<tr class="oddeven"><td colspan="8"><span class="opacitymedium">'.$langs->trans('NoRecordFound').'</span></td></tr>';
 }
 print '</table>';
 print '</div>';

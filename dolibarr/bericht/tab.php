@@ -104,7 +104,7 @@ print load_fiche_titre($langs->trans('BerichtTabTitle'), '', 'technic');
 print '<div class="div-table-responsive">';
 print '<table class="noborder centpercent" id="bericht-tab">';
 print '<tr class="liste_titre">';
-foreach (array('BerichtRef', 'BerichtTitle', 'Status', 'BerichtPages', 'BerichtAuthor', 'BerichtDateCreation', 'BerichtDateFinal', 'BerichtSignatures', 'BerichtMail', 'BerichtPdf') as $key) {
+foreach (array('BerichtRef', 'Status', 'BerichtPages', 'BerichtAuthorCreated', 'BerichtSignatures', 'BerichtMail', 'BerichtPdf') as $key) {
 	print '<th class="wrapcolumntitle">'.$langs->trans($key).'</th>';
 }
 print '</tr>';
@@ -118,13 +118,9 @@ if ($element === 'commande' && !empty($conf->commande->multidir_output[$object->
 foreach ($rows as $row) {
 	print '<tr class="oddeven" data-rowid="'.((int) $row->rowid).'">';
 	print '<td class="nowraponall">'.bericht_ref_cell($row).'</td>';
-	print '<td class="tdoverflowmax300" title="'.dol_escape_htmltag($row->title).'">'.dol_escape_htmltag($row->title).'</td>';
 	print '<td class="nowraponall">'.bericht_status_badge($row).'</td>';
 	print '<td class="right">'.((int) $row->nbpages).'</td>';
-	print '<td class="tdoverflowmax150">'.bericht_author_cell($row).'</td>';
-	print '<td class="nowraponall">'.bericht_date($row->datec).'</td>';
-	// The table has no date of finalizing; a final report is not changed any more, so its last change is that moment.
-	print '<td class="nowraponall">'.((int) $row->status === 1 ? bericht_date($row->tms) : '').'</td>';
+	print '<td>'.bericht_author_cell($row).'</td>';
 	print '<td>'.bericht_signatures_cell($row).'</td>';
 	print '<td>'.bericht_mail_cell($row).'</td>';
 	print '<td class="nowraponall">'.bericht_pdf_cell($row);
@@ -135,7 +131,7 @@ foreach ($rows as $row) {
 	print '</tr>';
 }
 if (!$rows) {
-	print '<tr class="oddeven"><td colspan="10"><span class="opacitymedium">'.$langs->trans('BerichtNoReports').'</span></td></tr>';
+	print '<tr class="oddeven"><td colspan="7"><span class="opacitymedium">'.$langs->trans('BerichtNoReports').'</span></td></tr>';
 }
 print '</table>';
 print '</div>';

@@ -17,9 +17,9 @@ class BerichtReports
 {
 	/** The objects a report can belong to: element_type => what Dolibarr calls them. */
 	const ELEMENTS = array(
-		'commande' => array('table' => 'commande', 'right' => 'commande', 'alias' => 'co', 'card' => '/commande/card.php?id=', 'label' => 'CustomerOrder'),
-		'facture' => array('table' => 'facture', 'right' => 'facture', 'alias' => 'fa', 'card' => '/compta/facture/card.php?id=', 'label' => 'InvoiceCustomer'),
-		'propal' => array('table' => 'propal', 'right' => 'propal', 'alias' => 'pr', 'card' => '/comm/propal/card.php?id=', 'label' => 'Proposal'),
+		'commande' => array('table' => 'commande', 'right' => 'commande', 'alias' => 'co', 'card' => '/commande/card.php?id=', 'label' => 'CustomerOrder', 'picto' => 'order'),
+		'facture' => array('table' => 'facture', 'right' => 'facture', 'alias' => 'fa', 'card' => '/compta/facture/card.php?id=', 'label' => 'InvoiceCustomer', 'picto' => 'bill'),
+		'propal' => array('table' => 'propal', 'right' => 'propal', 'alias' => 'pr', 'card' => '/comm/propal/card.php?id=', 'label' => 'Proposal', 'picto' => 'propal'),
 	);
 
 	/** The list's sortable columns: request value => SQL. Anything else sorts by creation date. */

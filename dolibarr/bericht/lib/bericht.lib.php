@@ -15,7 +15,13 @@ function bericht_status_badge($row)
 	global $langs;
 	$final = ((int) $row->status === 1);
 	$label = $langs->trans($final ? 'BerichtStatusFinal' : 'BerichtStatusDraft');
-	return dolGetStatus($label, $label, '', $final ? 'status4' : 'status0', 1);
+	$out = dolGetStatus($label, $label, '', $final ? 'status4' : 'status0', 5);
+	// The table has no date of finalizing; a final report is not changed any more, so its last
+	// change (tms) is that moment.
+	if ($final && !empty($row->tms)) {
+		$out .= '<br><span class="small opacitymedium nowraponall">'.bericht_date($row->tms).'</span>';
+	}
+	return $out;
 }
 
 /**
@@ -48,7 +54,7 @@ function bericht_signatures_cell($row)
 	$out = array();
 	foreach ($row->signatures as $sig) {
 		$out[] = '<span class="nowraponall">'.img_picto('', 'fa-signature', 'class="pictofixedwidth"').dol_escape_htmltag($sig->signer_name)
-			.'</span> <span class="opacitymedium nowraponall">'.bericht_date($sig->datec).'</span>';
+			.'</span><br><span class="small opacitymedium nowraponall">'.bericht_date($sig->datec).'</span>';
 	}
 	return implode('<br>', $out);
 }
@@ -69,9 +75,9 @@ function bericht_mail_cell($row)
 	$states = array('queued' => 'status1', 'sending' => 'status3', 'sent' => 'status4', 'failed' => 'status8');
 	$state = isset($states[$mail->state]) ? $mail->state : 'unknown';
 	$label = $langs->trans('BerichtMail_'.$state);
-	$out = dolGetStatus($label, $label, '', isset($states[$state]) ? $states[$state] : 'status0', 1);
-	$out .= ' <span class="opacitymedium nowraponall">'.bericht_date($state === 'sent' && !empty($mail->date_sent) ? $mail->date_sent : $mail->datec).'</span>';
-	$out .= '<br><span class="small">'.$langs->trans('BerichtMailTo').' '.dol_escape_htmltag($mail->mail_to).'</span>';
+	$out = dolGetStatus($label, $label, '', isset($states[$state]) ? $states[$state] : 'status0', 5);
+	$out .= '<br><span class="small opacitymedium nowraponall">'.bericht_date($state === 'sent' && !empty($mail->date_sent) ? $mail->date_sent : $mail->datec).'</span>';
+	$out .= '<br><span class="small tdoverflowmax100 inline-block" title="'.dol_escape_htmltag($mail->mail_to).'">'.$langs->trans('BerichtMailTo').' '.dol_escape_htmltag($mail->mail_to).'</span>';
 	if ($state === 'failed' && !empty($mail->error)) {
 		$out .= '<br><span class="small error">'.dol_escape_htmltag(dol_trunc($mail->error, 120)).'</span>';
 	}
@@ -96,7 +102,7 @@ function bericht_pdf_cell($row)
 	}
 	$url = DOL_URL_ROOT.'/document.php?modulepart=bericht&entity='.((int) $conf->entity).'&file='.urlencode($file);
 	return '<a href="'.dol_escape_htmltag($url).'" target="_blank" rel="noopener" title="'.dol_escape_htmltag($langs->trans('BerichtOpenPdf')).'">'
-		.img_pdf($langs->trans('BerichtOpenPdf')).' '.dol_escape_htmltag(basename($file)).'</a>';
+		.img_pdf($langs->trans('BerichtOpenPdf')).' '.$langs->trans('BerichtPdf').'</a>';
 }
 
 /**
@@ -109,6 +115,7 @@ function bericht_ref_cell($row)
 {
 	global $langs;
 	$out = '<span class="nowraponall">'.img_picto('', 'technic', 'class="pictofixedwidth"').'<strong>'.dol_escape_htmltag($row->ref).'</strong></span>';
+	$out .= '<br><span class="small tdoverflowmax100 inline-block" title="'.dol_escape_htmltag($row->title).'">'.dol_escape_htmltag($row->title).'</span>';
 	if ((int) $row->version > 1 || $row->newer_ref !== null) {
 		$out .= ' <span class="opacitymedium">'.$langs->trans('BerichtVersionN', (int) $row->version).'</span>';
 	}
@@ -119,7 +126,7 @@ function bericht_ref_cell($row)
 }
 
 /**
- * The author's name.
+ * The author's name and, below, when the report was made.
  *
  * @param object $row A report row
  * @return string HTML
@@ -127,5 +134,6 @@ function bericht_ref_cell($row)
 function bericht_author_cell($row)
 {
 	$name = trim($row->user_firstname.' '.$row->user_lastname);
-	return dol_escape_htmltag($name !== '' ? $name : (string) $row->user_login);
+	return '<span class="tdoverflowmax125 inline-block">'.dol_escape_htmltag($name !== '' ? $name : (string) $row->user_login).'</span>'
+		.'<br><span class="small opacitymedium nowraponall">'.bericht_date($row->datec).'</span>';
 }
