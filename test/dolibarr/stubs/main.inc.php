@@ -54,7 +54,7 @@ class DoliDB
 	}
 	public function escapeforlike($s)
 	{
-		return (string) $s; str_replace(array('\\', '_', '%'), array('\\\\', '\_', '\%'), (string) $s);
+		return str_replace(array('\\', '_', '%'), array('\\\\', '\_', '\%'), (string) $s);
 	}
 	public function plimit($limit = 0, $offset = 0)
 	{
