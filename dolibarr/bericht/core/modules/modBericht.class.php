@@ -42,8 +42,12 @@ class modBericht extends DolibarrModules
 		$this->const_name = 'MAIN_MODULE_'.strtoupper($this->name);
 		$this->picto = 'technic';
 
-		$this->module_parts = array();
-		// The reports' work area in the documents folder, as the service writes it.
+		// Hook checkSecureAccess (class/actions_bericht.class.php): external users open only the
+		// PDFs of their own third party's reports through document.php.
+		$this->module_parts = array('hooks' => array('data' => array('main', 'document'), 'entity' => '0'));
+		// The reports' work area in the documents folder, as the service writes it. Dolibarr sets
+		// $conf->bericht->dir_output to <documents>/bericht for an enabled module: document.php's
+		// generic case then serves modulepart=bericht to users with the right bericht read.
 		$this->dirs = array('/bericht/temp');
 		$this->config_page_url = array();
 
@@ -58,11 +62,30 @@ class modBericht extends DolibarrModules
 		$this->need_dolibarr_version = array(19, 0);
 
 		$this->const = array();
+		// The "Berichte" tab on orders, invoices and proposals.
 		$this->tabs = array();
+		foreach (array('order' => 'commande', 'invoice' => 'facture', 'propal' => 'propal') as $objecttype => $element) {
+			$this->tabs[] = array('data' => $objecttype.':+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element='.$element.'&id=__ID__');
+		}
 		$this->dictionaries = array();
 		$this->boxes = array();
 		$this->cronjobs = array();
+		// "Berichte" in the left menu of the commercial area (where orders and proposals are).
 		$this->menu = array();
+		$this->menu[] = array(
+			'fk_menu' => 'fk_mainmenu=commercial',
+			'type' => 'left',
+			'titre' => 'BerichtList',
+			'mainmenu' => 'commercial',
+			'leftmenu' => 'bericht',
+			'url' => '/bericht/list.php',
+			'langs' => 'bericht@bericht',
+			'position' => 1000 + 436,
+			'enabled' => 'isModEnabled("bericht")',
+			'perms' => '$user->hasRight("bericht","read")',
+			'target' => '',
+			'user' => 2,
+		);
 
 		// The rights, as the service registers them: [0] id, [1] label, [2] type, [3] by default, [4] perms, [5] subperms.
 		$this->rights = array();

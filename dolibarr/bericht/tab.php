@@ -1,0 +1,140 @@
+<?php
+/* fieldreport: the "Berichte" tab of an order, invoice or proposal: the object's reports.
+ *
+ * URL: custom/bericht/tab.php?element=commande|facture|propal&id=<rowid> (registered in the
+ * descriptor's $this->tabs). Needs the module's read right and Dolibarr's right to see the object
+ * (restrictedArea: read right of orders/invoices/proposals, own third party for external users).
+ *
+ * This program is free software: GNU General Public License, version 3 or later.
+ */
+
+// Load Dolibarr environment (module in htdocs/custom/bericht or htdocs/bericht)
+$res = 0;
+if (!$res && file_exists(__DIR__.'/../../main.inc.php')) {
+	$res = @include __DIR__.'/../../main.inc.php';
+}
+if (!$res && file_exists(__DIR__.'/../main.inc.php')) {
+	$res = @include __DIR__.'/../main.inc.php';
+}
+if (!$res) {
+	die('Include of main fails');
+}
+require_once __DIR__.'/class/berichtreports.class.php';
+require_once __DIR__.'/lib/bericht.lib.php';
+require_once DOL_DOCUMENT_ROOT.'/core/lib/files.lib.php';
+
+/**
+ * @var Conf $conf
+ * @var DoliDB $db
+ * @var HookManager $hookmanager
+ * @var Translate $langs
+ * @var User $user
+ */
+
+$langs->loadLangs(array('bericht@bericht', 'orders', 'bills', 'propal', 'companies'));
+
+$element = GETPOST('element', 'aZ09');
+$id = GETPOSTINT('id');
+
+// What each object type needs: class, tab head, picto, list.
+$objects = array(
+	'commande' => array('class' => 'Commande', 'file' => '/commande/class/commande.class.php', 'lib' => '/core/lib/order.lib.php', 'head' => 'commande_prepare_head', 'picto' => 'order', 'list' => '/commande/list.php'),
+	'facture' => array('class' => 'Facture', 'file' => '/compta/facture/class/facture.class.php', 'lib' => '/core/lib/invoice.lib.php', 'head' => 'facture_prepare_head', 'picto' => 'bill', 'list' => '/compta/facture/list.php'),
+	'propal' => array('class' => 'Propal', 'file' => '/comm/propal/class/propal.class.php', 'lib' => '/core/lib/propal.lib.php', 'head' => 'propal_prepare_head', 'picto' => 'propal', 'list' => '/comm/propal/list.php'),
+);
+if (!isset($objects[$element]) || $id <= 0) {
+	httponly_accessforbidden('Bad value for parameter element or id', 400);
+}
+$def = $objects[$element];
+
+// Security: the module's read right, then Dolibarr's own check of the object (rights, external users' third party).
+if (!isModEnabled('bericht') || !$user->hasRight('bericht', 'read')) {
+	accessforbidden();
+}
+$socid = ($user->socid > 0 ? $user->socid : 0);
+restrictedArea($user, $element, $id);
+
+require_once DOL_DOCUMENT_ROOT.$def['file'];
+require_once DOL_DOCUMENT_ROOT.$def['lib'];
+$object = new $def['class']($db);
+if ($object->fetch($id) <= 0) {
+	httponly_accessforbidden($langs->trans('ErrorRecordNotFound'), 404);
+}
+$object->fetch_thirdparty();
+
+$hookmanager->initHooks(array('berichttab', 'globalcard'));
+
+$reports = new BerichtReports($db, $conf->entity);
+$rows = $reports->fetchForObject($user, $element, $object->id);
+if (!is_array($rows)) {
+	dol_print_error($db, $reports->error);
+	exit;
+}
+
+
+/*
+ * View
+ */
+
+$title = $object->ref.' - '.$langs->trans('BerichtTab');
+llxHeader('', $title, '', '', 0, 0, '', '', '', 'mod-bericht page-tab');
+
+$headfunction = $def['head'];
+$head = $headfunction($object);
+print dol_get_fiche_head($head, 'bericht', $langs->trans(BerichtReports::ELEMENTS[$element]['label']), -1, $def['picto']);
+
+$linkback = '<a href="'.DOL_URL_ROOT.$def['list'].'?restore_lastsearch_values=1'.($socid ? '&socid='.((int) $socid) : '').'">'.$langs->trans('BackToList').'</a>';
+$morehtmlref = '<div class="refidno">';
+if (!empty($object->ref_client)) {
+	$morehtmlref .= $langs->trans('RefCustomer').': '.dol_escape_htmltag($object->ref_client).'<br>';
+}
+if (is_object($object->thirdparty)) {
+	$morehtmlref .= $object->thirdparty->getNomUrl(1);
+}
+$morehtmlref .= '</div>';
+dol_banner_tab($object, 'id', $linkback, 1, 'rowid', 'ref', $morehtmlref, '&element='.urlencode($element));
+
+print '<div class="fichecenter">';
+print '<div class="underbanner clearboth"></div>';
+print '</div>';
+print dol_get_fiche_end();
+
+print load_fiche_titre($langs->trans('BerichtTabTitle'), '', 'technic');
+
+print '<div class="div-table-responsive">';
+print '<table class="noborder centpercent" id="bericht-tab">';
+print '<tr class="liste_titre">';
+foreach (array('BerichtRef', 'Status', 'BerichtPages', 'BerichtAuthorCreated', 'BerichtSignatures', 'BerichtMail', 'BerichtPdf') as $key) {
+	print '<th class="wrapcolumntitle">'.$langs->trans($key).'</th>';
+}
+print '</tr>';
+
+// A copy of the final PDF in the order's own documents (the service puts it there).
+$objectdir = '';
+if ($element === 'commande' && !empty($conf->commande->multidir_output[$object->entity ?: $conf->entity])) {
+	$objectdir = $conf->commande->multidir_output[$object->entity ?: $conf->entity].'/'.dol_sanitizeFileName($object->ref);
+}
+
+foreach ($rows as $row) {
+	print '<tr class="oddeven" data-rowid="'.((int) $row->rowid).'">';
+	print '<td class="nowraponall">'.bericht_ref_cell($row).'</td>';
+	print '<td class="nowraponall">'.bericht_status_badge($row).'</td>';
+	print '<td class="right">'.((int) $row->nbpages).'</td>';
+	print '<td>'.bericht_author_cell($row).'</td>';
+	print '<td>'.bericht_signatures_cell($row).'</td>';
+	print '<td>'.bericht_mail_cell($row).'</td>';
+	print '<td class="nowraponall">'.bericht_pdf_cell($row);
+	if ($objectdir !== '' && BerichtReports::pdfFile($row) !== '' && dol_is_file($objectdir.'/'.dol_sanitizeFileName($row->ref).'.pdf')) {
+		print '<br><span class="small opacitymedium">'.$langs->trans('BerichtCopyInOrderDocuments').'</span>';
+	}
+	print '</td>';
+	print '</tr>';
+}
+if (!$rows) {
+	print '<tr class="oddeven"><td colspan="7"><span class="opacitymedium">'.$langs->trans('BerichtNoReports').'</span></td></tr>';
+}
+print '</table>';
+print '</div>';
+
+llxFooter();
+$db->close();

@@ -1,0 +1,263 @@
+/**
+ * The Dolibarr module's pages (dolibarr/bericht: the "Berichte" tab, the reports list, the
+ * document hook) run with Debian's PHP against stand-ins of Dolibarr's main.inc.php, DoliDB
+ * (SQLite through PDO), User and the object classes (test/dolibarr/stubs), on the service's report
+ * tables filled from test/dolibarr/fixtures.sql. Without PHP the tests are skipped with the reason;
+ * PHP without pdo_sqlite (Debian: php-sqlite3) is a failure, not a skip.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MODULE = path.join(ROOT, 'dolibarr/bericht');
+const STUBS = path.join(ROOT, 'test/dolibarr/stubs');
+
+const php = spawnSync('php', ['--version'], { encoding: 'utf8' });
+const reason = php.status === 0 ? undefined : 'php is not installed (apt-get install php-cli php-sqlite3)';
+if (reason) console.log(`# Dolibarr module page tests skipped: ${reason}`);
+
+function phpFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) phpFiles(full, out);
+    else if (name.endsWith('.php')) out.push(full);
+  }
+  return out;
+}
+
+interface FakeUser {
+  id: number;
+  socid?: number;
+  rights: string[];
+}
+const ALL = ['bericht.read', 'commande.lire', 'facture.lire', 'propal.lire', 'societe.client.voir'];
+const office: FakeUser = { id: 20, rights: ALL };
+const noReportRight: FakeUser = { id: 21, rights: ALL.filter((r) => r !== 'bericht.read') };
+const ordersOnly: FakeUser = { id: 22, rights: ['bericht.read', 'commande.lire', 'societe.client.voir'] };
+const external: FakeUser = { id: 23, socid: 2, rights: ['bericht.read', 'commande.lire', 'facture.lire', 'propal.lire'] };
+// Sales representative of third party 2 only, without the right to see all customers.
+const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', 'facture.lire', 'propal.lire'] };
+
+(reason ? describe.skip : describe)('the Dolibarr module pages', () => {
+  let root = '';
+  let htdocs = '';
+  let dbFile = '';
+  let docs = '';
+
+  before(() => {
+    const pdo = spawnSync('php', ['-r', 'echo extension_loaded("pdo_sqlite") ? "yes" : "no";'], { encoding: 'utf8' });
+    assert.equal(pdo.stdout, 'yes', 'PHP has no pdo_sqlite: apt-get install php-sqlite3');
+    root = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-dolibarr-pages-'));
+    htdocs = path.join(root, 'htdocs');
+    cpSync(STUBS, htdocs, { recursive: true });
+    cpSync(MODULE, path.join(htdocs, 'custom/bericht'), { recursive: true });
+    dbFile = path.join(root, 'dolibarr.sqlite');
+    const seed = spawnSync('php', [path.join(htdocs, 'seed.php'), dbFile, path.join(ROOT, 'test/dolibarr/fixtures.sql')], { encoding: 'utf8' });
+    assert.equal(seed.status, 0, seed.stderr + seed.stdout);
+    docs = path.join(root, 'documents');
+    for (const ref of ['BR2611-0001', 'BR2611-0003']) {
+      mkdirSync(path.join(docs, 'bericht', ref), { recursive: true });
+      writeFileSync(path.join(docs, 'bericht', ref, `${ref}.pdf`), '%PDF-1.4\n');
+    }
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  function run(page: 'tab.php' | 'list.php', user: FakeUser, get: Record<string, string | number>) {
+    const log = path.join(root, `queries-${process.hrtime.bigint()}.log`);
+    writeFileSync(log, '');
+    const result = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'custom/bericht', page)], {
+      encoding: 'utf8',
+      env: { ...process.env, FAKE_DB: dbFile, FAKE_DOCS: docs, FAKE_QUERY_LOG: log, FAKE_USER: JSON.stringify(user), FAKE_GET: JSON.stringify(get) },
+    });
+    const html = result.stdout;
+    const rows = new Map<number, string>();
+    for (const m of html.matchAll(/<tr class="oddeven" data-rowid="(\d+)">([\s\S]*?)<\/tr>/g)) rows.set(Number(m[1]), m[2]!);
+    return { status: result.status, stderr: result.stderr, html, ids: [...rows.keys()], rows, queries: readFileSync(log, 'utf8') };
+  }
+  const text = (html: string) => html.replace(/<br>/g, ' ').replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+  function ok(r: ReturnType<typeof run>) {
+    assert.equal(r.status, 0, `exit ${r.status}: ${r.html.slice(0, 300)} ${r.stderr}`);
+    assert.equal(r.stderr, '', 'no PHP notice or warning');
+    return r;
+  }
+
+  test('every PHP file of the module passes php -l', () => {
+    const files = phpFiles(MODULE);
+    assert.ok(files.length >= 6, `found ${files.length} files`);
+    for (const file of files) {
+      const lint = spawnSync('php', ['-l', file], { encoding: 'utf8' });
+      assert.equal(lint.status, 0, `${file}: ${lint.stdout}${lint.stderr}`);
+    }
+  });
+
+  test("the order's tab lists its reports, newest first, without templates or other entities' rows", () => {
+    const r = ok(run('tab.php', office, { element: 'commande', id: 1 }));
+    assert.deepEqual(r.ids, [7, 2, 1]);
+    assert.match(r.html, /data-active="bericht"/);
+    assert.match(r.html, /<div class="banner">CO2611-0001<\/div>/);
+  });
+
+  test('a final report shows status, pages, author, dates, signer, the newest mail and its PDF through document.php', () => {
+    const row = ok(run('tab.php', office, { element: 'commande', id: 1 })).rows.get(1)!;
+    const t = text(row);
+    assert.match(t, /BR2611-0001/);
+    assert.match(t, /Jahreswartung Kühlzelle/);
+    assert.match(t, /Abgeschlossen 02\.11\.2026 09:30/, 'final, with its last change as the moment of finalizing');
+    assert.match(row, /<td class="right">3<\/td>/, 'three pages');
+    assert.match(t, /Max Müller 02\.11\.2026 08:00/);
+    assert.match(t, /Anna Krüger 02\.11\.2026 09:15/);
+    assert.match(t, /gesendet 02\.11\.2026 11:01 an einkauf@sonnenschein\.example/, 'the newest mail job, sent');
+    assert.doesNotMatch(t, /fehlgeschlagen|alt@sonnenschein/, 'the older failed job is not shown');
+    assert.match(row, /href="\/document\.php\?modulepart=bericht&amp;entity=1&amp;file=BR2611-0001%2FBR2611-0001\.pdf"/);
+    assert.match(t, /ersetzt durch BR2611-0007/);
+  });
+
+  test('a draft: not signed, not sent, no PDF; its title is escaped; a newer version says so', () => {
+    const r = ok(run('tab.php', office, { element: 'commande', id: 1 }));
+    const draft = r.rows.get(2)!;
+    assert.match(text(draft), /Entwurf/);
+    assert.match(text(draft), /nicht unterschrieben/);
+    assert.match(text(draft), /nicht versendet/);
+    assert.doesNotMatch(draft, /document\.php/);
+    assert.match(draft, /Tür &lt;b&gt;Dichtung&lt;\/b&gt; &amp; Co/);
+    assert.doesNotMatch(draft, /<b>Dichtung<\/b>/);
+    assert.match(text(r.rows.get(7)!), /Version 2/);
+  });
+
+  test('a failed mail shows its reason; a missing PDF file is named, not linked', () => {
+    const order = ok(run('tab.php', office, { element: 'commande', id: 2 }));
+    assert.deepEqual(order.ids, [3]);
+    assert.match(text(order.rows.get(3)!), /fehlgeschlagen 10\.11\.2026 09:00 an huber@metzgerei\.example 550 mailbox unavailable/);
+    assert.match(text(order.rows.get(3)!), /Hans Huber/);
+    const proposal = ok(run('tab.php', office, { element: 'propal', id: 1 }));
+    assert.deepEqual(proposal.ids, [5]);
+    assert.match(text(proposal.rows.get(5)!), /PDF-Datei fehlt/);
+    assert.doesNotMatch(proposal.rows.get(5)!, /document\.php/);
+    assert.deepEqual(ok(run('tab.php', office, { element: 'facture', id: 1 })).ids, [4]);
+  });
+
+  test('the tab refuses users without the read right, without the right on the object, or of another third party', () => {
+    for (const [user, get] of [
+      [noReportRight, { element: 'commande', id: 1 }],
+      [ordersOnly, { element: 'facture', id: 1 }],
+      [external, { element: 'commande', id: 1 }],
+    ] as const) {
+      const r = run('tab.php', user, get);
+      assert.equal(r.status, 3, `user ${user.id} on ${get.element}: ${r.html.slice(0, 200)}`);
+      assert.equal(r.html, 'ACCESSFORBIDDEN');
+      assert.equal(r.ids.length, 0);
+    }
+    assert.deepEqual(ok(run('tab.php', external, { element: 'commande', id: 2 })).ids, [3], "the external user's own order");
+    const bad = run('tab.php', office, { element: 'societe', id: 1 });
+    assert.equal(bad.status, 4);
+  });
+
+  test('the list shows every report the user may see, by object rights, third party and sales representative', () => {
+    const all = ok(run('list.php', office, {}));
+    assert.deepEqual(all.ids, [7, 5, 4, 3, 2, 1]);
+    assert.match(all.html, /data-total="6"/);
+    const row = text(all.rows.get(5)!);
+    assert.match(row, /PR2611-0001/);
+    assert.match(row, /Metzgerei Huber/);
+    assert.match(all.rows.get(5)!, /href="\/comm\/propal\/card\.php\?id=1"/);
+    assert.match(all.rows.get(4)!, /href="\/compta\/facture\/card\.php\?id=1"/);
+    assert.match(all.rows.get(1)!, /href="\/custom\/bericht\/tab\.php\?element=commande&id=1"/);
+    assert.match(all.rows.get(1)!, /document\.php\?modulepart=bericht/);
+    assert.deepEqual(ok(run('list.php', ordersOnly, {})).ids, [7, 3, 2, 1]);
+    assert.deepEqual(ok(run('list.php', external, {})).ids, [5, 3]);
+    assert.deepEqual(ok(run('list.php', salesRep, {})).ids, [5, 3]);
+    const refused = run('list.php', noReportRight, {});
+    assert.equal(refused.status, 3);
+    assert.equal(refused.html, 'ACCESSFORBIDDEN');
+  });
+
+  test('filters narrow the list: status, object type, technician, customer, ref/title, date range', () => {
+    const ids = (get: Record<string, string | number>) => ok(run('list.php', office, get)).ids;
+    assert.deepEqual(ids({ search_status: '1' }), [5, 3, 1]);
+    assert.deepEqual(ids({ search_status: '0' }), [7, 4, 2]);
+    assert.deepEqual(ids({ search_element: 'facture' }), [4]);
+    assert.deepEqual(ids({ search_user: 11 }), [3, 2]);
+    assert.deepEqual(ids({ search_societe: 'Huber' }), [5, 3]);
+    assert.deepEqual(ids({ search_text: 'Jahreswartung' }), [7, 1]);
+    assert.deepEqual(ids({ search_text: 'BR2611-0004' }), [4]);
+    assert.deepEqual(ids({ search_date_start: '2026-11-10', search_date_end: '2026-11-15' }), [5, 4, 3]);
+    assert.deepEqual(ids({ search_status: '1', search_societe: 'Sonnenschein' }), [1]);
+    const filtered = ok(run('list.php', office, { search_status: '1' }));
+    assert.match(filtered.html, /data-total="3"/);
+    assert.match(filtered.html, /<option value="1" selected>/);
+  });
+
+  test('sorting and paging as Dolibarr lists do', () => {
+    assert.deepEqual(ok(run('list.php', office, { sortfield: 'b.ref', sortorder: 'ASC' })).ids, [1, 2, 3, 4, 5, 7]);
+    const second = ok(run('list.php', office, { limit: 2, page: 1 }));
+    assert.deepEqual(second.ids, [4, 3]);
+    assert.match(second.html, /data-page="1" data-num="2" data-total="6"/);
+    assert.deepEqual(ok(run('list.php', office, { limit: 2, pageplusone: 3 })).ids, [2, 1]);
+  });
+
+  test('search input is escaped in SQL; unknown sort fields and malformed values are ignored', () => {
+    const quote = ok(run('list.php', office, { search_text: "x' OR '1'='1" }));
+    assert.deepEqual(quote.ids, []);
+    assert.match(quote.queries, /LIKE '%x'' OR ''1''=''1%'/);
+    // LIKE wildcards typed by the user are literal.
+    assert.deepEqual(ok(run('list.php', office, { search_societe: '%' })).ids, []);
+    assert.match(ok(run('list.php', office, { search_societe: '%' })).queries, /s\.nom LIKE '%\\%%'/);
+    const sort = ok(run('list.php', office, { sortfield: 'b.ref;DELETE FROM llx_bericht', sortorder: 'ASC;--' }));
+    assert.deepEqual(sort.ids, [7, 5, 4, 3, 2, 1]);
+    assert.match(sort.queries, /ORDER BY b\.datec DESC, b\.rowid DESC/);
+    assert.doesNotMatch(sort.queries, /DELETE/);
+    const notANumber = ok(run('list.php', office, { search_user: '10 OR 1=1' }));
+    assert.deepEqual(notANumber.ids, [7, 5, 4, 1]);
+    assert.match(notANumber.queries, /b\.fk_user_creat = 10(?! OR)/);
+    assert.deepEqual(ok(run('list.php', office, { search_status: "1' OR '1'='1", search_element: "x' OR 1=1", search_date_start: '2026-13-45' })).ids, [7, 5, 4, 3, 2, 1]);
+    assert.deepEqual(ok(run('tab.php', office, { element: 'commande', id: '1 OR 1=1' })).ids, [7, 2, 1]);
+  });
+
+  test("document.php hook: an external user's PDF access is checked against the report's third party", () => {
+    const script = (user: FakeUser, file: string) => `
+      putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(user))});
+      require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
+      require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/actions_bericht.class.php'))};
+      $h = new ActionsBericht($db); $o = null; $a = '';
+      $r = $h->checkSecureAccess(array('modulepart' => 'bericht', 'original_file' => ${JSON.stringify(docs)}.'/bericht/'.${JSON.stringify(file)}, 'entity' => 1, 'fuser' => $user), $o, $a);
+      $rows = array();
+      if ($r > 0) { $st = $db->query($h->resArray['sqlprotectagainstexternals']); if (!$st) { echo 'SQLERROR'; exit(1); } while ($x = $db->fetch_object($st)) $rows[] = (int) $x->fk_soc; }
+      echo json_encode(array('r' => $r, 'soc' => $rows));
+    `;
+    const check = (user: FakeUser, file: string) => {
+      const res = spawnSync('php', ['-r', script(user, file)], { encoding: 'utf8' });
+      assert.equal(res.status, 0, res.stdout + res.stderr);
+      return JSON.parse(res.stdout) as { r: number; soc: number[] };
+    };
+    // document.php refuses an external user when a row's fk_soc differs from the user's.
+    assert.deepEqual(check(external, 'BR2611-0003/BR2611-0003.pdf'), { r: 1, soc: [2] });
+    assert.deepEqual(check(external, 'BR2611-0001/BR2611-0001.pdf'), { r: 1, soc: [1] });
+    assert.deepEqual(check(external, "BR'x/BR'x.pdf"), { r: 1, soc: [] });
+    assert.deepEqual(check(office, 'BR2611-0001/BR2611-0001.pdf'), { r: 0, soc: [] });
+  });
+
+  test('the descriptor registers the tabs on orders, invoices and proposals, the list menu entry and the hook', () => {
+    const base = path.join(root, 'descriptor');
+    mkdirSync(path.join(base, 'core/modules'), { recursive: true });
+    writeFileSync(path.join(base, 'core/modules/DolibarrModules.class.php'), '<?php\n#[\\AllowDynamicProperties]\nclass DolibarrModules {}\n');
+    const res = spawnSync('php', ['-r', `define('DOL_DOCUMENT_ROOT', ${JSON.stringify(base)}); require ${JSON.stringify(path.join(MODULE, 'core/modules/modBericht.class.php'))};
+      $m = new modBericht(null); echo json_encode(array('tabs' => $m->tabs, 'menu' => $m->menu, 'parts' => $m->module_parts));`], { encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    const d = JSON.parse(res.stdout) as { tabs: { data: string }[]; menu: Record<string, unknown>[]; parts: { hooks: { data: string[] } } };
+    assert.deepEqual(d.tabs.map((t) => t.data), [
+      'order:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=commande&id=__ID__',
+      'invoice:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=facture&id=__ID__',
+      'propal:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=propal&id=__ID__',
+    ]);
+    assert.equal(d.menu.length, 1);
+    assert.equal(d.menu[0]!.url, '/bericht/list.php');
+    assert.equal(d.menu[0]!.fk_menu, 'fk_mainmenu=commercial');
+    assert.equal(d.menu[0]!.perms, '$user->hasRight("bericht","read")');
+    assert.ok(d.parts.hooks.data.includes('main'));
+  });
+});

@@ -1,0 +1,45 @@
+-- Test data for the module's pages: the service's report tables (columns as in its migrations)
+-- and the few Dolibarr tables the module reads. Times of the service's tables are UTC.
+CREATE TABLE llx_user (rowid INTEGER PRIMARY KEY, login TEXT, firstname TEXT, lastname TEXT);
+CREATE TABLE llx_societe (rowid INTEGER PRIMARY KEY, nom TEXT, entity INTEGER DEFAULT 1);
+CREATE TABLE llx_societe_commerciaux (rowid INTEGER PRIMARY KEY, fk_soc INTEGER, fk_user INTEGER);
+CREATE TABLE llx_commande (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
+CREATE TABLE llx_facture (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
+CREATE TABLE llx_propal (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
+CREATE TABLE llx_bericht (rowid INTEGER PRIMARY KEY, ref TEXT NOT NULL, entity INTEGER NOT NULL DEFAULT 1, element_type TEXT, fk_element INTEGER,
+  title TEXT NOT NULL, format TEXT NOT NULL DEFAULT 'A4', orientation TEXT NOT NULL DEFAULT 'portrait', odt_template TEXT, status INTEGER NOT NULL DEFAULT 0,
+  version INTEGER NOT NULL DEFAULT 1, fk_bericht_parent INTEGER, is_template INTEGER NOT NULL DEFAULT 0, template_label TEXT, final_pdf_path TEXT,
+  fk_user_creat INTEGER NOT NULL, fk_user_modif INTEGER, datec TEXT, tms TEXT, photos_per_sheet INTEGER NOT NULL DEFAULT 4);
+CREATE TABLE llx_bericht_page (rowid INTEGER PRIMARY KEY, fk_bericht INTEGER NOT NULL, page_order INTEGER NOT NULL DEFAULT 0, title TEXT, layout TEXT NOT NULL DEFAULT 'photo');
+CREATE TABLE llx_bericht_signature (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, fk_bericht INTEGER NOT NULL, fk_page INTEGER NOT NULL,
+  verify_code TEXT NOT NULL, metadata_path TEXT NOT NULL, signer_name TEXT NOT NULL, datec TEXT NOT NULL);
+CREATE TABLE llx_bericht_mail (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, fk_bericht INTEGER NOT NULL, state TEXT NOT NULL,
+  mail_to TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL DEFAULT '', message_id TEXT, error_code TEXT, error TEXT,
+  fk_user_author INTEGER NOT NULL, datec TEXT NOT NULL, date_sent TEXT, tms TEXT);
+
+INSERT INTO llx_user VALUES (1, 'admin', '', 'SuperAdmin'), (10, 'mmueller', 'Max', 'Müller'), (11, 'lschmidt', 'Lena', 'Schmidt');
+INSERT INTO llx_societe VALUES (1, 'Bäckerei Sonnenschein KG', 1), (2, 'Metzgerei Huber', 1);
+INSERT INTO llx_societe_commerciaux (fk_soc, fk_user) VALUES (2, 11);
+INSERT INTO llx_commande VALUES (1, 'CO2611-0001', 1, 1), (2, 'CO2611-0002', 2, 1), (3, 'CO2611-0003', 1, 2);
+INSERT INTO llx_facture VALUES (1, 'FA2611-0001', 1, 1);
+INSERT INTO llx_propal VALUES (1, 'PR2611-0001', 2, 1);
+
+INSERT INTO llx_bericht (rowid, ref, entity, element_type, fk_element, title, status, version, fk_bericht_parent, is_template, final_pdf_path, fk_user_creat, datec, tms) VALUES
+ (1, 'BR2611-0001', 1, 'commande', 1, 'Jahreswartung Kühlzelle', 1, 1, NULL, 0, 'bericht/BR2611-0001/BR2611-0001.pdf', 10, '2026-11-02 08:00:00', '2026-11-02 09:30:00'),
+ (2, 'BR2611-0002', 1, 'commande', 1, 'Tür <b>Dichtung</b> & Co', 0, 1, NULL, 0, NULL, 11, '2026-11-05 10:00:00', '2026-11-05 10:20:00'),
+ (3, 'BR2611-0003', 1, 'commande', 2, 'Störung Tiefkühler', 1, 1, NULL, 0, 'bericht/BR2611-0003/BR2611-0003.pdf', 11, '2026-11-10 07:00:00', '2026-11-10 08:00:00'),
+ (4, 'BR2611-0004', 1, 'facture', 1, 'Abnahme Rechnung', 0, 1, NULL, 0, NULL, 10, '2026-11-12 12:00:00', '2026-11-12 12:00:00'),
+ (5, 'BR2611-0005', 1, 'propal', 1, 'Besichtigung vor Angebot', 1, 1, NULL, 0, 'bericht/BR2611-0005/BR2611-0005.pdf', 10, '2026-11-15 09:00:00', '2026-11-15 09:45:00'),
+ (6, 'BR2611-0006', 1, 'commande', 1, 'Vorlage Wartung', 0, 1, NULL, 1, NULL, 1, '2026-11-16 09:00:00', '2026-11-16 09:00:00'),
+ (7, 'BR2611-0007', 1, 'commande', 1, 'Jahreswartung Kühlzelle', 0, 2, 1, 0, NULL, 10, '2026-11-20 08:00:00', '2026-11-20 08:00:00'),
+ (8, 'BR2611-0008', 2, 'commande', 1, 'Andere Firma', 0, 1, NULL, 0, NULL, 10, '2026-11-21 08:00:00', '2026-11-21 08:00:00'),
+ (9, 'BR2611-0009', 1, 'commande', 3, 'Auftrag der anderen Firma', 0, 1, NULL, 0, NULL, 10, '2026-11-22 08:00:00', '2026-11-22 08:00:00');
+
+INSERT INTO llx_bericht_page (fk_bericht, page_order, title) VALUES (1, 1, 'a'), (1, 2, 'b'), (1, 3, 'Unterschrift'), (2, 1, 'a'), (7, 1, 'a'), (7, 2, 'b');
+INSERT INTO llx_bericht_signature (entity, fk_bericht, fk_page, verify_code, metadata_path, signer_name, datec) VALUES
+ (1, 1, 3, 'v1', 'bericht/BR2611-0001/u.json', 'Anna Krüger', '2026-11-02 09:15:00'),
+ (1, 3, 9, 'v3', 'bericht/BR2611-0003/u.json', 'Hans Huber', '2026-11-10 07:50:00');
+INSERT INTO llx_bericht_mail (entity, fk_bericht, state, mail_to, subject, error_code, error, fk_user_author, datec, date_sent) VALUES
+ (1, 1, 'failed', 'alt@sonnenschein.example', 'Bericht', 'SMTP_REJECTED', '550 mailbox unavailable', 10, '2026-11-02 10:00:00', NULL),
+ (1, 1, 'sent', 'einkauf@sonnenschein.example', 'Bericht', NULL, NULL, 10, '2026-11-02 11:00:00', '2026-11-02 11:01:00'),
+ (1, 3, 'failed', 'huber@metzgerei.example', 'Bericht', 'SMTP_REJECTED', '550 mailbox unavailable', 11, '2026-11-10 09:00:00', NULL);

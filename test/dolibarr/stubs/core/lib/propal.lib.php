@@ -1,0 +1,6 @@
+<?php
+/* Stand-in: the tab head of Dolibarr's propal card. */
+function propal_prepare_head($object)
+{
+	return array();
+}

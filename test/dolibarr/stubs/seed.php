@@ -1,0 +1,6 @@
+<?php
+/* Makes the SQLite test database: php seed.php <database file> <fixtures.sql> */
+$pdo = new PDO('sqlite:'.$argv[1]);
+$pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
+$pdo->exec(file_get_contents($argv[2]));
+echo "ok\n";
