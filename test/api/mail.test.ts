@@ -135,13 +135,13 @@ for (const dialect of testDialects()) {
       assert.equal(Number(event.fk_user_author), me.id);
       assert.equal(Number(event.fk_user_action), me.id);
       assert.equal(Number(event.fk_contact), report.contactId, 'the one contact it went to');
-      assert.equal(event.label, 'E-Mail gesendet von Service Firma <service@example.com> an erika@sonnenschein.example');
+      assert.equal(event.label, 'E-Mail gesendet von Service Firma an erika@sonnenschein.example');
       assert.equal(event.email_msgid, state.message_id);
       assert.equal(event.email_from, 'Service Firma <service@example.com>');
       assert.equal(event.email_to, 'erika@sonnenschein.example');
       assert.equal(event.email_tocc, 'buero@heiztechnik.example');
       assert.equal(event.email_subject, mail.parsed.subject);
-      assert.match(event.note ?? '', new RegExp(`please find attached[\\s\\S]*Angehängte Dateien: ${report.ref}\\.pdf`));
+      assert.match(event.note ?? '', new RegExp(`please find attached[\\s\\S]*Heiztechnik Nord GmbH\\n\\nAngehängte Dateien: ${report.ref}\\.pdf$`));
       assert.equal(event.datep, event.datep2);
       const resources = await ctx.handle.db.selectFrom('actioncomm_resources').select(['element_type', 'fk_element']).where('fk_actioncomm', '=', Number(event.id)).orderBy('rowid').execute();
       assert.deepEqual(resources.map((r) => [r.element_type, Number(r.fk_element)]), [['user', me.id], ['socpeople', report.contactId]]);
@@ -286,6 +286,8 @@ for (const dialect of testDialects()) {
       assert.deepEqual([partly.state, partly.error_code], ['sent', 'MAIL_RECIPIENT_REFUSED']);
       assert.match(partly.error, /Nicht angenommen: refuse-too@sonnenschein\.example/);
       assert.deepEqual(smtp.received[before]!.envelope.to, ['erika@sonnenschein.example']);
+      const event = await ctx.handle.db.selectFrom('actioncomm').select(['label', 'email_to']).where('email_msgid', '=', partly.message_id).executeTakeFirstOrThrow();
+      assert.deepEqual(event, { label: 'E-Mail gesendet von Service Firma an erika@sonnenschein.example...', email_to: 'erika@sonnenschein.example,refuse-too@sonnenschein.example' });
 
       const small = await startSmtp({ sizeLimit: 20_000 });
       try {

@@ -78,6 +78,12 @@ function transportOf(settings: MailTransportSettings) {
   return nodemailer.createTransport(options);
 }
 
+/** An address as Dolibarr shows it in an event's label (getValidAddress mode 4): the name when there is one, else the address. */
+export function shownAddress(address: string): string {
+  const named = /^\s*"?([^"<]*?)"?\s*<([^>]+)>\s*$/.exec(address);
+  return named ? named[1] || named[2]! : address.trim();
+}
+
 /** Shortened to fit its column, and free of line breaks. */
 const clip = (text: string, max = 1000) => text.replace(/\s+/g, ' ').trim().slice(0, max);
 
@@ -232,14 +238,17 @@ export function createMailQueue(deps: MailQueueDeps) {
     return recordAgendaEvent(trx, deps.dialect, {
       entity,
       trigger: SENT_BY_MAIL_TRIGGER[type]!,
-      label: `E-Mail gesendet von ${from} an ${job.mail_to}`,
-      note: `${job.body}\nAngehängte Dateien: ${report.ref}.pdf`,
+      // As actions_sendmails.inc.php words it: MailSentByTo with the sender's name and the first recipient (getValidAddress mode 4, one shown).
+      label: `E-Mail gesendet von ${shownAddress(from)} an ${shownAddress(to[0] ?? '')}${to.length > 1 ? '...' : ''}`,
+      // The mail's text, then the agenda trigger's line of attached files (dol_concatdesc with "\n").
+      note: `${job.body}\n\nAngehängte Dateien: ${report.ref}.pdf`,
       socId: parent?.fk_soc ?? null,
       elementType: type,
       elementId: report.fk_element,
       userId: Number(job.fk_user_author),
       contactIds: contacts.map((c) => Number(c.rowid)),
-      mail: { msgid: outcome.messageId, from, to: job.mail_to, cc: job.mail_cc, bcc: job.mail_bcc, subject: job.subject, errorsTo: settings?.errorsTo ?? null },
+      // Dolibarr joins the addresses with ',' alone.
+      mail: { msgid: outcome.messageId, from, to: to.join(','), cc: job.mail_cc?.split(/,\s*/).join(',') ?? null, bcc: job.mail_bcc?.split(/,\s*/).join(',') ?? null, subject: job.subject, errorsTo: settings?.errorsTo ?? null },
       timeZone: deps.timeZone,
       at,
     });
