@@ -81,6 +81,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'DELETE /api/materials.php': 'deleteMaterial',
   'GET /api/times.php': 'getTimesOnSite',
   'POST /api/times.php': 'recordTimeOnSite',
+  'GET /api/mails.php': 'getReportMails',
+  'POST /api/mails.php': 'sendReportMail',
 };
 
 /** A name from method and path for a route the table lacks: `postApiExamplePhp`. */
