@@ -20,6 +20,7 @@ import type { DbHandle } from '../db/database.js';
 import { insertId, toDbDateTime } from '../db/dialect.js';
 import { toDolibarrDateTime } from '../dolibarr/time.js';
 import { isStandalone } from '../db/migrate.js';
+import { CONTACT_TYPES } from '../db/migrations/0013-bericht-mail.js';
 import { DEMO_MARKER, DEMO_PASSWORD } from './logins.js';
 import { objectFolder } from '../dolibarr/documents.js';
 import { ecmFileRef, entityRoot, md5Hex } from '../dolibarr/ecm.js';
@@ -57,6 +58,8 @@ const CUSTOMERS = [
   { nom: 'Stadtwerke Freising', alias: 'SWF', client: 2, town: 'Freising', zip: '85354', address: 'Am Wörth 1' },
   { nom: 'Gasthaus Zur Post', alias: null, client: 1, town: 'Erding', zip: '85435', address: 'Landshuter Straße 2' },
 ];
+/** The customer's contact person, one for each customer above (the address is made from the name). */
+const CONTACTS: Array<[string, string]> = [['Erika', 'Sonnenschein'], ['Josef', 'Huber'], ['Petra', 'Mueller'], ['Lena', 'Weiss'], ['Tobias', 'Brandl'], ['Anna', 'Wirt']];
 const SUPPLIERS = [
   { nom: 'Heizungsgroßhandel Süd GmbH', town: 'Nürnberg', zip: '90402' },
   { nom: 'Rohr & Armatur AG', town: 'Regensburg', zip: '93047' },
@@ -208,6 +211,14 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
           phone: `+49 89 ${String(4711000 + i * 37)}`, email: `info@kunde${i + 1}.example`, datec: dt(daysAgo(400 - i)),
         })));
     }
+    // A contact person at each customer, linked to its orders as the customer contact (Dolibarr's
+    // element_contact): the app proposes them when a report is sent.
+    const contactIds: number[] = [];
+    for (const [i, name] of CONTACTS.entries()) {
+      contactIds.push(await insertId(dialect, trx
+        .insertInto('socpeople')
+        .values({ fk_soc: customerIds[i % customerIds.length]!, entity, firstname: name[0], lastname: name[1], email: `${name[0].toLowerCase()}.${name[1].toLowerCase()}@kunde${(i % customerIds.length) + 1}.example`, statut: 1, datec: dt(daysAgo(390 - i)) })));
+    }
     for (const [i, s] of SUPPLIERS.entries()) {
       await trx
         .insertInto('societe')
@@ -235,6 +246,11 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
       const orderRef = draft ? `(PROV${orderId})` : ref('CO', at, i + 1);
       if (draft) await trx.updateTable('commande').set({ ref: orderRef }).where('rowid', '=', orderId).execute();
       orders.push({ id: orderId, ref: orderRef, soc: customerIds[i % customerIds.length]! });
+      const contact = contactIds[i % customerIds.length];
+      if (contact !== undefined) {
+        const type = CONTACT_TYPES.find((t) => t.element === 'commande' && t.code === 'CUSTOMER')!.rowid;
+        await trx.insertInto('element_contact').values({ element_id: orderId, fk_c_type_contact: type, fk_socpeople: contact, statut: 4, datecreate: dt(at) }).execute();
+      }
     }
 
     for (let i = 0; i < 5; i++) {
