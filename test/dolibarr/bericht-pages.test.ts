@@ -67,12 +67,12 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  function run(page: 'tab.php' | 'list.php', user: FakeUser, get: Record<string, string | number>) {
+  function run(page: 'tab.php' | 'list.php', user: FakeUser, get: Record<string, string | number>, consts: Record<string, string> = {}) {
     const log = path.join(root, `queries-${process.hrtime.bigint()}.log`);
     writeFileSync(log, '');
     const result = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'custom/bericht', page)], {
       encoding: 'utf8',
-      env: { ...process.env, FAKE_DB: dbFile, FAKE_DOCS: docs, FAKE_QUERY_LOG: log, FAKE_USER: JSON.stringify(user), FAKE_GET: JSON.stringify(get) },
+      env: { ...process.env, FAKE_DB: dbFile, FAKE_DOCS: docs, FAKE_QUERY_LOG: log, FAKE_USER: JSON.stringify(user), FAKE_GET: JSON.stringify(get), FAKE_CONST: JSON.stringify(consts) },
     });
     const html = result.stdout;
     const rows = new Map<number, string>();
@@ -115,6 +115,15 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.doesNotMatch(t, /fehlgeschlagen|alt@sonnenschein/, 'the older failed job is not shown');
     assert.match(row, /href="\/document\.php\?modulepart=bericht&amp;entity=1&amp;file=BR2611-0001%2FBR2611-0001\.pdf"/);
     assert.match(t, /ersetzt durch BR2611-0007/);
+  });
+
+  test("with the service's address set, each signature links to the service's public check", () => {
+    const without = ok(run('tab.php', office, { element: 'commande', id: 1 })).rows.get(1)!;
+    assert.doesNotMatch(without, /verify_signature/);
+    const row = ok(run('tab.php', office, { element: 'commande', id: 1 }, { BERICHT_SERVICE_URL: 'https://berichte.example.com/' })).rows.get(1)!;
+    assert.match(row, /<a class="small" rel="noopener" target="_blank" href="https:\/\/berichte\.example\.com\/public\/verify_signature\.php\?code=v1" title="Prüfen, ob der Bericht seit der Unterschrift unverändert ist[^"]*">prüfen<\/a>/);
+    const odd = ok(run('tab.php', office, { element: 'commande', id: 1 }, { BERICHT_SERVICE_URL: 'javascript:alert(1)' })).rows.get(1)!;
+    assert.doesNotMatch(odd, /verify_signature|javascript:/, 'only an http(s) address is linked');
   });
 
   test('a draft: not signed, not sent, no PDF; its title is escaped; a newer version says so', () => {

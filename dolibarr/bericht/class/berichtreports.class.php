@@ -225,7 +225,7 @@ class BerichtReports
 
 		$details = array(
 			"SELECT fk_bericht, COUNT(rowid) as nb FROM ".$p."bericht_page WHERE fk_bericht IN (".$ids.") GROUP BY fk_bericht",
-			"SELECT fk_bericht, signer_name, datec FROM ".$p."bericht_signature WHERE fk_bericht IN (".$ids.") AND entity = ".((int) $this->entity)." ORDER BY datec, rowid",
+			"SELECT fk_bericht, signer_name, datec, verify_code FROM ".$p."bericht_signature WHERE fk_bericht IN (".$ids.") AND entity = ".((int) $this->entity)." ORDER BY datec, rowid",
 			// Newest job first: only the first row of each report is kept.
 			"SELECT fk_bericht, state, mail_to, datec, date_sent, error FROM ".$p."bericht_mail WHERE fk_bericht IN (".$ids.") AND entity = ".((int) $this->entity)." ORDER BY fk_bericht, datec DESC, rowid DESC",
 			"SELECT fk_bericht_parent as fk_bericht, ref FROM ".$p."bericht WHERE fk_bericht_parent IN (".$ids.") AND entity = ".((int) $this->entity)." ORDER BY version DESC, rowid DESC",

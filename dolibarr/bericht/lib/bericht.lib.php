@@ -40,7 +40,9 @@ function bericht_date($value)
 }
 
 /**
- * Who signed, and when, from llx_bericht_signature; "not signed" without a row.
+ * Who signed, and when, from llx_bericht_signature; "not signed" without a row. With the service's
+ * address in BERICHT_SERVICE_URL, each signature links to the service's public check of it, which
+ * says whether the report is unaltered since it was signed.
  *
  * @param object $row A report row with its signatures
  * @return string HTML
@@ -51,10 +53,15 @@ function bericht_signatures_cell($row)
 	if (empty($row->signatures)) {
 		return '<span class="opacitymedium">'.$langs->trans('BerichtNotSigned').'</span>';
 	}
+	$service = rtrim(getDolGlobalString('BERICHT_SERVICE_URL'), '/');
 	$out = array();
 	foreach ($row->signatures as $sig) {
+		$check = '';
+		if (preg_match('/^https?:\/\//', $service) && preg_match('/^[A-Za-z0-9_-]+$/', (string) $sig->verify_code)) {
+			$check = ' <a class="small" rel="noopener" target="_blank" href="'.dol_escape_htmltag($service.'/public/verify_signature.php?code='.$sig->verify_code).'" title="'.dol_escape_htmltag($langs->trans('BerichtCheckTitle')).'">'.$langs->trans('BerichtCheck').'</a>';
+		}
 		$out[] = '<span class="nowraponall">'.img_picto('', 'fa-signature', 'class="pictofixedwidth"').dol_escape_htmltag($sig->signer_name)
-			.'</span><br><span class="small opacitymedium nowraponall">'.bericht_date($sig->datec).'</span>';
+			.'</span><br><span class="small opacitymedium nowraponall">'.bericht_date($sig->datec).'</span>'.$check;
 	}
 	return implode('<br>', $out);
 }

@@ -157,6 +157,12 @@ function GETPOSTINT($k)
 {
 	return (int) GETPOST($k, 'int');
 }
+function getDolGlobalString($k, $default = '')
+{
+	$all = json_decode(getenv('FAKE_CONST') ?: '{}', true);
+	return isset($all[$k]) ? (string) $all[$k] : $default;
+}
+
 function isModEnabled($m)
 {
 	return true;
