@@ -118,7 +118,7 @@ export function createMailQueue(deps: MailQueueDeps) {
   let stopped = false;
 
   /** Takes the job for this process, if it is still as read; true when this process won it. */
-  async function take(job: MailRow & { lease_owner: string | null; lease_until: string | null }): Promise<boolean> {
+  async function take(job: MailRow): Promise<boolean> {
     const now = new Date();
     let q = db
       .updateTable('bericht_mail')
@@ -131,7 +131,7 @@ export function createMailQueue(deps: MailQueueDeps) {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async function due(): Promise<Array<MailRow & { lease_owner: string | null; lease_until: string | null; expires_at: string }>> {
+  async function due(): Promise<Array<MailRow>> {
     const now = toDbDateTime();
     const rows = await db
       .selectFrom('bericht_mail')
@@ -141,14 +141,14 @@ export function createMailQueue(deps: MailQueueDeps) {
       .orderBy('rowid')
       .limit(BATCH * 5)
       .execute();
-    const out: Array<MailRow & { lease_owner: string | null; lease_until: string | null; expires_at: string }> = [];
+    const out: Array<MailRow> = [];
     for (const row of rows) {
       if (row.state === 'sending') {
         // Held by a process: due when the lease ran out, or at once when that process is dead.
         const expired = (fromDbDateTime(row.lease_until) ?? 0) * 1000 < Date.now();
         if (!expired && (row.lease_owner === RUN_ID || (await deps.runs.state(row.lease_owner ?? '')) !== 'dead')) continue;
       }
-      out.push(row as (typeof out)[number]);
+      out.push(row);
       if (out.length >= BATCH) break;
     }
     return out;
@@ -186,7 +186,7 @@ export function createMailQueue(deps: MailQueueDeps) {
     }
   }
 
-  async function settle(job: MailRow & { expires_at: string }, outcome: Outcome): Promise<void> {
+  async function settle(job: MailRow, outcome: Outcome): Promise<void> {
     const now = new Date();
     const mine = (q: any) => q.where('rowid', '=', Number(job.rowid)).where('lease_owner', '=', RUN_ID);
     if (outcome.kind === 'sent') {

@@ -6,6 +6,8 @@
  * queue (mail.queue.ts) sends it.
  */
 import { createHash } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { BerichtMailTable } from '../../db/tables.js';
 import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
@@ -22,26 +24,8 @@ import { addressList, readMailSettings, type MailSettings } from './mail.setting
 import type { MailJob, MailProposal, SendMailBody } from './mail.schemas.js';
 import { MAX_RECIPIENTS } from './mail.schemas.js';
 
-export interface MailRow {
-  rowid: number;
-  fk_bericht: number;
-  state: string;
-  mail_to: string;
-  mail_cc: string | null;
-  mail_bcc: string | null;
-  subject: string;
-  body: string;
-  lang: string | null;
-  attempts: number;
-  next_attempt_at: string;
-  message_id: string | null;
-  server_response: string | null;
-  error_code: string | null;
-  error: string | null;
-  datec: string;
-  date_sent: string | null;
-  fk_user_author: number;
-}
+/** A row of `bericht_mail` as read. */
+export type MailRow = Selectable<BerichtMailTable>;
 
 const split = (value: string | null) => (value ? value.split(/,\s*/).filter(Boolean) : []);
 
@@ -168,7 +152,7 @@ export function createMailService(deps: MailServiceDeps) {
   }
 
   async function one(user: AuthUser, id: number): Promise<MailRow> {
-    const row = (await db.selectFrom('bericht_mail').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst()) as MailRow | undefined;
+    const row = (await db.selectFrom('bericht_mail').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst());
     if (!row) throw new AppError('MAIL_NOT_FOUND');
     // Visible with its report: a mail of a report the caller may not see does not exist for them.
     await deps.visibleReport(user, Number(row.fk_bericht)).catch((error: unknown) => {
@@ -229,7 +213,7 @@ export function createMailService(deps: MailServiceDeps) {
               tms: toDbDateTime(now),
             }),
           );
-          const answer = toMailJob((await trx.selectFrom('bericht_mail').selectAll().where('rowid', '=', id).executeTakeFirstOrThrow()) as MailRow);
+          const answer = toMailJob(await trx.selectFrom('bericht_mail').selectAll().where('rowid', '=', id).executeTakeFirstOrThrow());
           await claim?.complete(201, answer, trx);
           return answer;
         });
@@ -245,7 +229,7 @@ export function createMailService(deps: MailServiceDeps) {
         base.selectAll().orderBy('rowid', 'desc').limit(page.limit).offset(page.offset).execute(),
         base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
       ]);
-      return { items: (rows as MailRow[]).map(toMailJob), total: Number(total.n) };
+      return { items: rows.map(toMailJob), total: Number(total.n) };
     },
 
     async get(user: AuthUser, id: number): Promise<MailJob> {
