@@ -98,7 +98,7 @@ export function classify(error: unknown, sizeMb: number): Extract<Outcome, { kin
       ? { kind: 'retry', code: 'MAIL_AUTH_FAILED', reason: `Der Mailserver hat die Anmeldung vorübergehend abgelehnt: ${said}`, response }
       : { kind: 'failed', code: 'MAIL_AUTH_FAILED', reason: `Der Mailserver hat die Anmeldung abgelehnt (Benutzer oder Passwort falsch, MAIN_MAIL_SMTPS_ID/MAIN_MAIL_SMTPS_PW): ${said}`, response };
   }
-  if (status === 552 || status === 523 || /size|too (large|big)|exceeds/i.test(said) && status >= 500) {
+  if (status === 552 || status === 523 || (status >= 500 && /size|too (large|big)|exceeds/i.test(said))) {
     return { kind: 'failed', code: 'MAIL_TOO_LARGE', reason: `Die E-Mail mit dem PDF (${sizeMb.toFixed(1)} MB) ist dem Mailserver zu groß: ${said}`, response };
   }
   if (e.code === 'EENVELOPE' && status >= 500) {
