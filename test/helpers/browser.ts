@@ -311,3 +311,30 @@ export async function finger(page: Page, points: { x: number; y: number }[]): Pr
   await cdp.detach();
 }
 
+
+/** The phone's outbox records with their JSON payloads (not Blobs), oldest first, read from the app's IndexedDB. */
+export async function outboxPayloads(page: Page): Promise<Array<{ id: string; kind: string; state: string; payload: unknown }>> {
+  const records = (await page.evaluate(`new Promise((resolve, reject) => {
+    const open = indexedDB.open('fieldreport');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const all = open.result.transaction('outbox').objectStore('outbox').getAll();
+      all.onsuccess = () => resolve(all.result.map((r) => ({ id: r.id, kind: r.kind, state: r.state, createdAt: r.createdAt, payload: r.payload instanceof Blob ? null : r.payload })));
+      all.onerror = () => reject(all.error);
+    };
+  })`)) as Array<{ id: string; kind: string; state: string; createdAt: number; payload: unknown }>;
+  return records.sort((a, b) => a.createdAt - b.createdAt).map(({ createdAt: _, ...r }) => r);
+}
+
+/** What the app keeps on the phone for a read (lib/cache.ts) under `key`, if anything. */
+export async function cachedRead(page: Page, key: string): Promise<unknown> {
+  return page.evaluate(`new Promise((resolve, reject) => {
+    const open = indexedDB.open('fieldreport');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const one = open.result.transaction('cache').objectStore('cache').get(${JSON.stringify(key)});
+      one.onsuccess = () => resolve(one.result ? one.result.value : undefined);
+      one.onerror = () => reject(one.error);
+    };
+  })`);
+}

@@ -372,7 +372,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await page.getByText(/ist abgeschlossen\./).waitFor();
     const actions = page.getByRole('navigation', { name: 'PDF' });
     await actions.getByRole('button', { name: 'Herunterladen' }).waitFor();
-    assert.deepEqual((await actions.getByRole('button').allTextContents()).map((t) => t.trim()), ['Herunterladen', 'Öffnen'], 'one download action, nothing called share');
+    assert.deepEqual((await actions.getByRole('button').allTextContents()).map((t) => t.trim()), ['An Kunden senden', 'Herunterladen', 'Öffnen'], 'one download action, nothing called share');
     await page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 60_000 });
     const download = page.waitForEvent('download');
     await actions.getByRole('button', { name: 'Herunterladen' }).click();
@@ -394,7 +394,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await sharing.page.goto(`/app/#/report/${made.id}/pdf`);
     const bar = sharing.page.getByRole('navigation', { name: 'PDF' });
     await bar.getByRole('button', { name: 'Teilen' }).waitFor();
-    assert.deepEqual((await bar.getByRole('button').allTextContents()).map((t) => t.trim()), ['Teilen', 'Speichern', 'Öffnen']);
+    assert.deepEqual((await bar.getByRole('button').allTextContents()).map((t) => t.trim()), ['An Kunden senden', 'Teilen', 'Speichern', 'Öffnen']);
     await sharing.page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 60_000 });
     await bar.getByRole('button', { name: 'Teilen' }).click();
     await sharing.page.getByText('Geteilt.').waitFor();

@@ -127,6 +127,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mails.php": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A report's mails, one mail, or what a new one would say
+         * @description 1. `bericht_id`: the report's mails, newest first, as `{ items, total }` (paged by limit/offset).
+         *
+         *     2. `id`: one mail with its state (404 MAIL_NOT_FOUND when its report is not visible to the caller).
+         *
+         *     3. `action=propose&bericht_id=`: the recipients Dolibarr knows for the report's object (its customer contacts, then the third party's address), the copies the settings add, and subject and text from the template in the customer's language; `configured` false when mail is not set up. 409 REPORT_NOT_FINAL for a draft.
+         *
+         *     A final report is sent as a PDF attachment with its public check link, to at most 20 addresses in `to` and `cc` together (each an address as name@domain, at most 254 characters; a name, quotes, angle brackets, spaces or line breaks are 400). Subject (at most 255 characters, one line) and text (at most 20000) default to the template in the customer's language (BERICHT_MAIL_SUBJECT/BERICHT_MAIL_TEXT, `_EN` for English; substitutions `__REF__`, `__REPORT_TITLE__`, `__ORDER_REF__`, `__REF_CLIENT__`, `__THIRDPARTY_NAME__`, `__MYCOMPANY_NAME__`, `__USER_FULLNAME__`, `__CHECK_URL__`). Copies: the office (BERICHT_MAIL_COPY_TO) and the sender (BERICHT_MAIL_COPY_AUTHOR=1) in Cc, MAIN_MAIL_AUTOCOPY_TO in Bcc; MAIN_MAIL_FORCE_SENDTO sends every mail there instead. A send is a job kept in the database: `queued` until a service process takes it, `sending` while one holds it, `sent` with the server's message id, or `failed` with `error_code` and the reason in words in `error`. A server that cannot be reached or answers 4xx is tried again (after 30 s, doubled each time, at most 30 min apart) until MAIL_RETRY_HOURS after the send (then failed, MAIL_UNREACHABLE); a wrong login (MAIL_AUTH_FAILED), every recipient refused (MAIL_RECIPIENT_REFUSED), a mail too large for the server (MAIL_TOO_LARGE) or another refusal (MAIL_REFUSED) fail at once. Sent, it is recorded in Dolibarr's agenda on the object (AC_ORDER_SENTBYMAIL, AC_BILL_SENTBYMAIL, AC_PROPAL_SENTBYMAIL). Each job is taken by one process at a time (a lease in the database), so several processes or hosts never send it twice; with an Idempotency-Key a repeated send is the first one.
+         */
+        get: operations["getApiMailsPhp"];
+        put?: never;
+        /**
+         * Send a final report by e-mail
+         * @description `action=send`, body `{ bericht_id, to, cc?, subject?, text? }`; write right. 201 with the mail, `queued`: a service process sends it within seconds (GET `id` shows its state). 409 REPORT_NOT_FINAL for a draft; 404 REPORT_NOT_FOUND for a report the caller may not see.
+         *
+         *     A final report is sent as a PDF attachment with its public check link, to at most 20 addresses in `to` and `cc` together (each an address as name@domain, at most 254 characters; a name, quotes, angle brackets, spaces or line breaks are 400). Subject (at most 255 characters, one line) and text (at most 20000) default to the template in the customer's language (BERICHT_MAIL_SUBJECT/BERICHT_MAIL_TEXT, `_EN` for English; substitutions `__REF__`, `__REPORT_TITLE__`, `__ORDER_REF__`, `__REF_CLIENT__`, `__THIRDPARTY_NAME__`, `__MYCOMPANY_NAME__`, `__USER_FULLNAME__`, `__CHECK_URL__`). Copies: the office (BERICHT_MAIL_COPY_TO) and the sender (BERICHT_MAIL_COPY_AUTHOR=1) in Cc, MAIN_MAIL_AUTOCOPY_TO in Bcc; MAIN_MAIL_FORCE_SENDTO sends every mail there instead. A send is a job kept in the database: `queued` until a service process takes it, `sending` while one holds it, `sent` with the server's message id, or `failed` with `error_code` and the reason in words in `error`. A server that cannot be reached or answers 4xx is tried again (after 30 s, doubled each time, at most 30 min apart) until MAIL_RETRY_HOURS after the send (then failed, MAIL_UNREACHABLE); a wrong login (MAIL_AUTH_FAILED), every recipient refused (MAIL_RECIPIENT_REFUSED), a mail too large for the server (MAIL_TOO_LARGE) or another refusal (MAIL_REFUSED) fail at once. Sent, it is recorded in Dolibarr's agenda on the object (AC_ORDER_SENTBYMAIL, AC_BILL_SENTBYMAIL, AC_PROPAL_SENTBYMAIL). Each job is taken by one process at a time (a lease in the database), so several processes or hosts never send it twice; with an Idempotency-Key a repeated send is the first one.
+         *
+         *     Header Idempotency-Key: the key belongs to the report; a repeat (the app sends from its offline queue) gets the first answer and queues nothing.
+         */
+        post: operations["postApiMailsPhp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/materials.php": {
         parameters: {
             query?: never;
@@ -1437,6 +1471,368 @@ export interface operations {
             };
             /** @description Default Response */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiMailsPhp: {
+        parameters: {
+            query?: {
+                /** @description `propose` (GET: recipients, subject and text proposed for a report), `send` (POST). */
+                action?: string;
+                /** @description The report. */
+                bericht_id?: number;
+                /** @description One mail. */
+                id?: number;
+                /** @description Entries per page (at most 500). */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description Attempts made so far. */
+                            attempts: number;
+                            /** @description Hidden copies (MAIN_MAIL_AUTOCOPY_TO). */
+                            bcc: string[];
+                            bericht_id: number;
+                            cc: string[];
+                            /** @description Unix seconds. */
+                            created: number;
+                            error: string | null;
+                            error_code: string | null;
+                            fk_user_author: number;
+                            id: number;
+                            /** @description de or en: the language of the template and the PDF. */
+                            lang: string;
+                            message_id: string | null;
+                            next_attempt: number | null;
+                            sent: number | null;
+                            server_response: string | null;
+                            state: "queued" | "sending" | "sent" | "failed";
+                            subject: string;
+                            text: string;
+                            to: string[];
+                        }[];
+                        total: number;
+                    } | {
+                        /** @description Attempts made so far. */
+                        attempts: number;
+                        /** @description Hidden copies (MAIN_MAIL_AUTOCOPY_TO). */
+                        bcc: string[];
+                        bericht_id: number;
+                        cc: string[];
+                        /** @description Unix seconds. */
+                        created: number;
+                        error: string | null;
+                        error_code: string | null;
+                        fk_user_author: number;
+                        id: number;
+                        /** @description de or en: the language of the template and the PDF. */
+                        lang: string;
+                        message_id: string | null;
+                        next_attempt: number | null;
+                        sent: number | null;
+                        server_response: string | null;
+                        state: "queued" | "sending" | "sent" | "failed";
+                        subject: string;
+                        text: string;
+                        to: string[];
+                    } | {
+                        bericht_id: number;
+                        /** @description Copies the settings add (the office, the sender). */
+                        cc: string[];
+                        /** @description false: mail is not set up on this service; a send would fail with MAIL_NOT_CONFIGURED. */
+                        configured: boolean;
+                        lang: string;
+                        subject: string;
+                        text: string;
+                        /** @description The object's customer contacts, then the third party's address; the app proposes the first. */
+                        to: {
+                            email: string;
+                            name: string;
+                            /** @description contact: one of the object's contacts in Dolibarr (element_contact); thirdparty: the customer's own address. */
+                            source: "contact" | "thirdparty";
+                            type: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    postApiMailsPhp: {
+        parameters: {
+            query?: {
+                /** @description `propose` (GET: recipients, subject and text proposed for a report), `send` (POST). */
+                action?: string;
+                /** @description The report. */
+                bericht_id?: number;
+                /** @description One mail. */
+                id?: number;
+                /** @description Entries per page (at most 500). */
+                limit?: number;
+                offset?: number;
+            };
+            header?: {
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, line, report or page); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attempts made so far. */
+                        attempts: number;
+                        /** @description Hidden copies (MAIN_MAIL_AUTOCOPY_TO). */
+                        bcc: string[];
+                        bericht_id: number;
+                        cc: string[];
+                        /** @description Unix seconds. */
+                        created: number;
+                        error: string | null;
+                        error_code: string | null;
+                        fk_user_author: number;
+                        id: number;
+                        /** @description de or en: the language of the template and the PDF. */
+                        lang: string;
+                        message_id: string | null;
+                        next_attempt: number | null;
+                        sent: number | null;
+                        server_response: string | null;
+                        state: "queued" | "sending" | "sent" | "failed";
+                        subject: string;
+                        text: string;
+                        to: string[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -37,3 +37,11 @@ export type TimeList = Ok<'/api/times.php', 'get'>;
 export type TimeInterval = TimeList['items'][number];
 /** A checklist page's item as the service answers it. */
 export type ChecklistItem = NonNullable<ReportPage['checklist']>[number];
+/** A report's mails (GET /api/mails.php?bericht_id=), newest first. */
+type MailsAnswer = Ok<'/api/mails.php', 'get'>;
+export type MailList = Extract<MailsAnswer, { items: unknown }>;
+/** One mail to the customer: queued, sending, sent or failed (with the reason). */
+export type MailJob = MailList['items'][number];
+/** What a new mail of a final report would say: recipients Dolibarr knows, the settings' copies, subject and text. */
+export type MailProposal = Extract<MailsAnswer, { configured: boolean }>;
+export type MailRecipient = MailProposal['to'][number];

@@ -30,7 +30,8 @@ export type OutboxKind =
   | 'time-arrive'
   | 'time-leave'
   | 'time-add'
-  | 'time-correct';
+  | 'time-correct'
+  | 'mail-send';
 
 /**
  * A report or page as the phone knows it: the service's id, or, for one made on the phone and not
@@ -133,6 +134,18 @@ export interface TimeCorrectPayload {
   reason: string;
 }
 
+/**
+ * A final report sent to the customer by e-mail (/api/mails.php?action=send). Without subject and
+ * text (written offline with no proposal on the phone) the service takes its template's.
+ */
+export interface MailSendPayload {
+  bericht_id: number;
+  to: string[];
+  cc?: string[];
+  subject?: string;
+  text?: string;
+}
+
 export interface SignaturePayload {
   png: Blob;
   signer_name: string;
@@ -163,7 +176,8 @@ export type OutboxPayload =
   | CheckAllPayload
   | TimeTapPayload
   | TimeAddPayload
-  | TimeCorrectPayload;
+  | TimeCorrectPayload
+  | MailSendPayload;
 export type OutboxState = 'waiting' | 'sending' | 'refused';
 
 export interface OutboxRecord {
@@ -181,7 +195,7 @@ export interface OutboxRecord {
    * the report's settings; report-update: what changes of them; page-add: the page; page-update: the page and what changes; page-delete:
    * the page; page-reorder: every page in the new order; signature: the PNG and the signer; check-item: one answer to a checklist item;
    * check-all: "alle übrigen OK" on a checklist page; time-arrive/time-leave: the phone's time of the tap; time-add: an interval by hand;
-   * time-correct: an interval's new times.
+   * time-correct: an interval's new times; mail-send: the report's mail (recipients, subject, text).
    */
   payload: OutboxPayload;
   /** photo/voice: the file name to send. */

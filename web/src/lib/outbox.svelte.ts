@@ -5,7 +5,7 @@
  *   a retry after a lost answer never makes a second photo, line, report, page or signature.
  * - Report records (report-create, page-*, signature, check-*) are sent by lib/report-sync, which first
  *   learns what each answer names (the ids of things made offline) for the records behind it; time
- *   on site (time-*) by lib/time-sync.
+ *   on site (time-*) by lib/time-sync; a report's mail to the customer (mail-send) by lib/mail-sync.
  * - One sender works the user's records strictly in creation order, on start, when the phone comes
  *   online, when the app becomes visible, after each new record, and on a timer with exponential
  *   backoff and jitter (capped at five minutes). Across tabs, a Web Lock keeps it to one sender.
@@ -16,11 +16,13 @@
  *   photo was itself refused (it can never be sent). Nothing is dropped silently.
  */
 import { ApiError, LocalError, api, unwrap, withProgress } from '../api/client';
-import type { Material, TimeInterval, UploadAnswer } from '../api/types';
+import type { MailJob, Material, TimeInterval, UploadAnswer } from '../api/types';
 import { auth } from './auth.svelte';
 import { db, type OutboxKind, type OutboxRecord, type Ref } from './db';
 import { errorText, refusalText } from './i18n.svelte';
 import { loadLocalIds, sameRef } from './local-ids.svelte';
+import { afterMailDelivery, sendMailRecord } from './mail-sync';
+import { isMailKind, type MailKind } from './mail-view';
 import { afterDelivery, isReportKind, sendReportRecord, UnresolvedRef, type ReportKind } from './report-sync';
 import { recordReport } from './report-view';
 import { afterTimeDelivery, sendTimeRecord } from './time-sync';
@@ -238,6 +240,7 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     const answer = await send(record);
     // What the answer names is learnt before the record goes: the records behind it refer to it.
     if (isTimeKind(record.kind)) await afterTimeDelivery(record, answer as TimeInterval);
+    else if (isMailKind(record.kind)) await afterMailDelivery(record, answer as MailJob);
     else await afterDelivery(record, answer);
     await store.delete('outbox', record.id);
     // Gone from the screen's view before the screens take the answer (else it shows twice a moment).
@@ -307,7 +310,8 @@ type Delivered =
   | { kind: 'material-delete' }
   | { kind: 'photo-delete' }
   | { kind: ReportKind; answer: unknown }
-  | { kind: TimeKind; answer: TimeInterval };
+  | { kind: TimeKind; answer: TimeInterval }
+  | { kind: MailKind; answer: MailJob };
 const listeners = new Set<(record: OutboxRecord, delivered: Delivered) => void>();
 
 /** Hears of each record that arrived (a screen adds the answer to what it shows). */
@@ -354,6 +358,7 @@ async function send(record: OutboxRecord): Promise<unknown> {
   }
   if (isReportKind(record.kind)) return sendReportRecord(record, headers, progress);
   if (isTimeKind(record.kind)) return sendTimeRecord(record, headers, progress);
+  if (isMailKind(record.kind)) return sendMailRecord(record, headers, progress);
   throw new LocalError(`unknown outbox record kind ${record.kind}`);
 }
 

@@ -1,9 +1,10 @@
 /**
  * What the screens read, each through the cache (lib/cache.ts): orders, one order, its files, its
- * material lines, time on site (of an order, of a report). Offline, the orders already seen can still be searched (on the phone).
+ * material lines, time on site (of an order, of a report), a final report's mails and the proposal for a new one.
+ * Offline, the orders already seen can still be searched (on the phone).
  */
 import { api, unwrap } from '../api/client';
-import type { MaterialList, OrderDetail, OrderFileList, OrderList, OrderSummary, TimeList } from '../api/types';
+import type { MailList, MailProposal, MaterialList, OrderDetail, OrderFileList, OrderList, OrderSummary, TimeList } from '../api/types';
 import { readCache, readThrough, writeCache } from './cache';
 import { userDataEpoch } from './db';
 
@@ -118,4 +119,35 @@ export function readOrderTimes(orderId: number, show: (list: TimeList, fromCache
 /** Time on site a report shows (its total goes on the report's screen). */
 export function readReportTimes(reportId: number, show: (list: TimeList, fromCache: boolean) => void): Promise<void> {
   return readThrough(`report-times:${reportId}`, () => unwrap(api.GET('/api/times.php', { params: { query: { bericht_id: reportId, limit: 500 } } })) as Promise<TimeList>, show);
+}
+
+/**
+ * What a mail of a final report would say (recipients, the settings' copies, subject and text):
+ * read when the final report is shown with signal, so the send dialog has it offline later.
+ */
+export function readMailProposal(reportId: number, show: (proposal: MailProposal, fromCache: boolean) => void): Promise<void> {
+  const query = { action: 'propose', bericht_id: reportId };
+  return readThrough(`mail-proposal:${reportId}`, () => unwrap(api.GET('/api/mails.php', { params: { query } })) as Promise<MailProposal>, show);
+}
+
+/** The proposal the phone has for a report, if any (offline: the last one read). */
+export async function cachedMailProposal(reportId: number): Promise<MailProposal | undefined> {
+  return (await readCache<MailProposal>(`mail-proposal:${reportId}`))?.value;
+}
+
+function loadReportMails(reportId: number): Promise<MailList> {
+  return unwrap(api.GET('/api/mails.php', { params: { query: { bericht_id: reportId, limit: 50 } } })) as Promise<MailList>;
+}
+
+/** A report's mails, newest first: the phone's last answer at once, then the service's. */
+export function readReportMails(reportId: number, show: (list: MailList, fromCache: boolean) => void): Promise<void> {
+  return readThrough(`mails:${reportId}`, () => loadReportMails(reportId), show);
+}
+
+/** The service's list again (while a mail is on its way), kept for offline. */
+export async function refreshReportMails(reportId: number): Promise<MailList> {
+  const epoch = userDataEpoch;
+  const list = await loadReportMails(reportId);
+  await writeCache(`mails:${reportId}`, list, epoch);
+  return list;
 }
