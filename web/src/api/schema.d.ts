@@ -144,7 +144,7 @@ export interface paths {
          *
          *     A final report is sent as a PDF attachment with its public check link, to at most 20 addresses in `to` and `cc` together (each an address as name@domain, at most 254 characters; a name, quotes, angle brackets, spaces or line breaks are 400). Subject (at most 255 characters, one line) and text (at most 20000) default to the template in the customer's language (BERICHT_MAIL_SUBJECT/BERICHT_MAIL_TEXT, `_EN` for English; substitutions `__REF__`, `__REPORT_TITLE__`, `__ORDER_REF__`, `__REF_CLIENT__`, `__THIRDPARTY_NAME__`, `__MYCOMPANY_NAME__`, `__USER_FULLNAME__`, `__CHECK_URL__`). Copies: the office (BERICHT_MAIL_COPY_TO) and the sender (BERICHT_MAIL_COPY_AUTHOR=1) in Cc, MAIN_MAIL_AUTOCOPY_TO in Bcc; MAIN_MAIL_FORCE_SENDTO sends every mail there instead. A send is a job kept in the database: `queued` until a service process takes it, `sending` while one holds it, `sent` with the server's message id, or `failed` with `error_code` and the reason in words in `error`. A server that cannot be reached or answers 4xx is tried again (after 30 s, doubled each time, at most 30 min apart) until MAIL_RETRY_HOURS after the send (then failed, MAIL_UNREACHABLE); a wrong login (MAIL_AUTH_FAILED), every recipient refused (MAIL_RECIPIENT_REFUSED), a mail too large for the server (MAIL_TOO_LARGE) or another refusal (MAIL_REFUSED) fail at once. Sent, it is recorded in Dolibarr's agenda on the object (AC_ORDER_SENTBYMAIL, AC_BILL_SENTBYMAIL, AC_PROPAL_SENTBYMAIL). Each job is taken by one process at a time (a lease in the database), so several processes or hosts never send it twice; with an Idempotency-Key a repeated send is the first one.
          */
-        get: operations["getApiMailsPhp"];
+        get: operations["getReportMails"];
         put?: never;
         /**
          * Send a final report by e-mail
@@ -154,7 +154,7 @@ export interface paths {
          *
          *     Header Idempotency-Key: the key belongs to the report; a repeat (the app sends from its offline queue) gets the first answer and queues nothing.
          */
-        post: operations["postApiMailsPhp"];
+        post: operations["sendReportMail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1486,7 +1486,7 @@ export interface operations {
             };
         };
     };
-    getApiMailsPhp: {
+    getReportMails: {
         parameters: {
             query?: {
                 /** @description `propose` (GET: recipients, subject and text proposed for a report), `send` (POST). */
@@ -1687,7 +1687,7 @@ export interface operations {
             };
         };
     };
-    postApiMailsPhp: {
+    sendReportMail: {
         parameters: {
             query?: {
                 /** @description `propose` (GET: recipients, subject and text proposed for a report), `send` (POST). */
