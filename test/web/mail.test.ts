@@ -68,11 +68,13 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     if (on) await db.insertInto('const').values({ name: 'BERICHT_MAIL_COPY_TO', entity: 1, value: OFFICE, type: 'chaine', visible: 0 }).execute();
   }
 
-  /** The `n`th order's customer gets a contact (Erika, the order's CUSTOMER contact); a signed report of it, finalized. */
+  /** The `n`th order's customer gets a contact (Erika, the order's only CUSTOMER contact); a signed report of it, finalized. */
   async function finalReport(n: number): Promise<{ id: number; ref: string; pdf: Buffer }> {
     const db = world.ctx.handle.db;
     const order = orders[n]!;
     const { fk_soc } = await db.selectFrom('commande').select('fk_soc').where('rowid', '=', order.id).executeTakeFirstOrThrow();
+    // The demo's own contact of the order gives way: Erika is the order's one customer contact here.
+    await db.deleteFrom('element_contact').where('element_id', '=', order.id).execute();
     const made = await db.insertInto('socpeople').values({ fk_soc, entity: 1, firstname: 'Erika', lastname: 'Sonnenschein', email: CONTACT, statut: 1, datec: toDbDateTime() }).executeTakeFirst();
     const type = await db.selectFrom('c_type_contact').select('rowid').where('element', '=', 'commande').where('code', '=', 'CUSTOMER').executeTakeFirstOrThrow();
     await db.insertInto('element_contact').values({ element_id: order.id, fk_c_type_contact: Number(type.rowid), fk_socpeople: Number(made.insertId), statut: 4, datecreate: toDbDateTime() }).execute();
