@@ -362,6 +362,8 @@ export interface BerichtMailTable {
   error: string | null;
   fk_actioncomm: Int | null;
   fk_user_author: Int;
+  /** The address the send came from. */
+  ip: string | null;
   datec: string;
   date_sent: DateTime;
   tms: DateTime;

@@ -34,6 +34,8 @@ export interface AgendaEvent {
   userId: number;
   contactIds?: number[];
   mail?: { msgid: string | null; from: string; to: string; cc: string | null; bcc: string | null; subject: string; errorsTo: string | null };
+  /** The address the action came from (ActionComm's `ip`). */
+  ip?: string | null;
   timeZone: string;
   at?: Date;
 }
@@ -67,6 +69,7 @@ export async function recordAgendaEvent(trx: Db, dialect: Dialect, event: Agenda
     fk_element: event.elementId,
     elementtype: AGENDA_ELEMENT_TYPES[event.elementType] ?? event.elementType,
     status: 0,
+    ip: event.ip ? event.ip.slice(0, 250) : null,
     email_msgid: email(event.mail?.msgid),
     email_from: email(event.mail?.from),
     email_to: email(event.mail?.to),

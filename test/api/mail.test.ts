@@ -6,6 +6,7 @@
  * a refused recipient, a PDF too large for the server, two processes racing for one job.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -121,6 +122,11 @@ for (const dialect of testDialects()) {
       const state = (await get(`/api/mails.php?id=${job.id}`)).json();
       assert.equal(state.state, 'sent');
       assert.equal(`<${state.message_id}>`, mail.parsed.messageId);
+      // Dolibarr's form, with the order's tracking id its e-mail collector reads back from a reply.
+      const host = createHash('sha1').update(`dolibarr${ctx.config.instanceUniqueId}`).digest('hex');
+      assert.match(state.message_id, new RegExp(`^\\d+\\.${job.id}\\.fieldreport-dolibarr-ord${report.order.id}@${host}$`));
+      assert.equal(mail.parsed.headers.get('x-dolibarr-trackid'), `ord${report.order.id}@${host}`);
+      assert.deepEqual(mail.parsed.to && !Array.isArray(mail.parsed.to) ? mail.parsed.to.value : undefined, [{ name: 'Erika Sonnenschein', address: 'erika@sonnenschein.example' }]);
       assert.match(state.server_response, /queued as TEST/);
       assert.equal(state.attempts, 1);
 
@@ -135,10 +141,12 @@ for (const dialect of testDialects()) {
       assert.equal(Number(event.fk_user_author), me.id);
       assert.equal(Number(event.fk_user_action), me.id);
       assert.equal(Number(event.fk_contact), report.contactId, 'the one contact it went to');
-      assert.equal(event.label, 'E-Mail gesendet von Service Firma an erika@sonnenschein.example');
+      assert.equal(event.label, 'E-Mail gesendet von Service Firma an Erika Sonnenschein');
+      assert.equal(event.ip, '127.0.0.1', 'the address the send came from');
+      assert.equal(events[0]!.ip, '127.0.0.1', 'and the finalize');
       assert.equal(event.email_msgid, state.message_id);
       assert.equal(event.email_from, 'Service Firma <service@example.com>');
-      assert.equal(event.email_to, 'erika@sonnenschein.example');
+      assert.equal(event.email_to, 'Erika Sonnenschein <erika@sonnenschein.example>');
       assert.equal(event.email_tocc, 'buero@heiztechnik.example');
       assert.equal(event.email_subject, mail.parsed.subject);
       assert.match(event.note ?? '', new RegExp(`please find attached[\\s\\S]*Heiztechnik Nord GmbH\\n\\nAngehängte Dateien: ${report.ref}\\.pdf$`));
@@ -287,7 +295,7 @@ for (const dialect of testDialects()) {
       assert.match(partly.error, /Nicht angenommen: refuse-too@sonnenschein\.example/);
       assert.deepEqual(smtp.received[before]!.envelope.to, ['erika@sonnenschein.example']);
       const event = await ctx.handle.db.selectFrom('actioncomm').select(['label', 'email_to']).where('email_msgid', '=', partly.message_id).executeTakeFirstOrThrow();
-      assert.deepEqual(event, { label: 'E-Mail gesendet von Service Firma an erika@sonnenschein.example...', email_to: 'erika@sonnenschein.example,refuse-too@sonnenschein.example' });
+      assert.deepEqual(event, { label: 'E-Mail gesendet von Service Firma an Erika Sonnenschein...', email_to: 'Erika Sonnenschein <erika@sonnenschein.example>,refuse-too@sonnenschein.example' });
 
       const small = await startSmtp({ sizeLimit: 20_000 });
       try {

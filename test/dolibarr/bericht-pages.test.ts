@@ -232,10 +232,10 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(user))});
       require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
       require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/actions_bericht.class.php'))};
-      $h = new ActionsBericht($db); $o = null; $a = '';
-      $r = $h->checkSecureAccess(array('modulepart' => 'bericht', 'original_file' => ${JSON.stringify(docs)}.'/bericht/'.${JSON.stringify(file)}, 'entity' => 1, 'fuser' => $user), $o, $a);
+      $hookmanager->hooks[] = new ActionsBericht($db); $o = null; $a = '';
+      $r = $hookmanager->executeHooks('checkSecureAccess', array('modulepart' => 'bericht', 'original_file' => ${JSON.stringify(docs)}.'/bericht/'.${JSON.stringify(file)}, 'entity' => 1, 'fuser' => $user), $o, $a);
       $rows = array();
-      if ($r > 0) { $st = $db->query($h->resArray['sqlprotectagainstexternals']); if (!$st) { echo 'SQLERROR'; exit(1); } while ($x = $db->fetch_object($st)) $rows[] = (int) $x->fk_soc; }
+      if ($r > 0) { $st = $db->query($hookmanager->resArray['sqlprotectagainstexternals']); if (!$st) { echo 'SQLERROR'; exit(1); } while ($x = $db->fetch_object($st)) $rows[] = (int) $x->fk_soc; }
       echo json_encode(array('r' => $r, 'soc' => $rows));
     `;
     const check = (user: FakeUser, file: string) => {

@@ -15,8 +15,8 @@ class ActionsBericht
 {
 	/** @var DoliDB */
 	public $db;
-	/** @var array<string,mixed> */
-	public $resArray = array();
+	/** @var array<string,mixed> What the hook hands back: Dolibarr's HookManager merges it into its resArray */
+	public $results = array();
 	/** @var string[] */
 	public $errors = array();
 
@@ -32,7 +32,7 @@ class ActionsBericht
 	 * @param array<string,mixed> $parameters modulepart, original_file (full path), entity, fuser
 	 * @param object|null         $object     Current object
 	 * @param string              $action     Current action
-	 * @return int 0: nothing to add, 1: resArray holds sqlprotectagainstexternals
+	 * @return int 0: nothing to add, 1: results holds sqlprotectagainstexternals
 	 */
 	public function checkSecureAccess($parameters, &$object, &$action)
 	{
@@ -51,7 +51,7 @@ class ActionsBericht
 		$sql .= " LEFT JOIN ".$p."facture as fa ON b.element_type = 'facture' AND fa.rowid = b.fk_element";
 		$sql .= " LEFT JOIN ".$p."propal as pr ON b.element_type = 'propal' AND pr.rowid = b.fk_element";
 		$sql .= " WHERE b.ref = '".$this->db->escape($ref)."' AND b.entity = ".((int) $parameters['entity']);
-		$this->resArray = array('sqlprotectagainstexternals' => $sql);
+		$this->results = array('sqlprotectagainstexternals' => $sql);
 		return 1;
 	}
 }

@@ -4,7 +4,8 @@
  *   `sending` (a process holds it until `lease_until`), `sent` (with the server's `message_id`)
  *   or `failed` (with `error_code` and the reason in words). `attempts` and `next_attempt_at` drive
  *   the retries; `expires_at` ends them. `fk_actioncomm` is the event recorded in Dolibarr's
- *   agenda once it is sent. Times in UTC, as in every module table.
+ *   agenda once it is sent; `ip` the address the send came from (Dolibarr keeps it with the event).
+ *   Times in UTC, as in every module table.
  * - On the Dolibarr tables this service created itself (the standalone default), the subset of
  *   Dolibarr's that a real Dolibarr has and delivery reads or writes, with Dolibarr's names and
  *   columns (install/mysql/tables/*.sql of Dolibarr 22): contacts (`socpeople`), an object's
@@ -68,6 +69,7 @@ export function berichtMail(dialect: Dialect, prefix: string) {
         .addColumn('error', 'varchar(1000)')
         .addColumn('fk_actioncomm', 'integer')
         .addColumn('fk_user_author', 'integer', (c) => c.notNull())
+        .addColumn('ip', 'varchar(250)')
         .addColumn('datec', ty.datetime, (c) => c.notNull())
         .addColumn('date_sent', ty.datetime)
         .addColumn('tms', ty.datetime)

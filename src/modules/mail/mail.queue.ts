@@ -27,7 +27,7 @@ import { recordAgendaEvent, SENT_BY_MAIL_TRIGGER } from '../../dolibarr/agenda.j
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { RUN_ID, type RunRegistry } from '../../adapters/runs.js';
-import { messageIdOf, type MailRow } from './mail.service.js';
+import { mailIdHost, messageIdOf, trackIdOf, type MailRow } from './mail.service.js';
 import { readMailSettings, addressList, type MailSettings, type MailTransportSettings } from './mail.settings.js';
 import { RETRY_BASE_SECONDS, RETRY_MAX_SECONDS, type MailErrorCode } from './mail.schemas.js';
 
@@ -82,6 +82,16 @@ function transportOf(settings: MailTransportSettings) {
 export function shownAddress(address: string): string {
   const named = /^\s*"?([^"<]*?)"?\s*<([^>]+)>\s*$/.exec(address);
   return named ? named[1] || named[2]! : address.trim();
+}
+
+/**
+ * The sender: MAIN_MAIL_EMAIL_FROM, named after the company (MAIN_INFO_SOCIETE_NOM) when it is a
+ * bare address, as Dolibarr's mails are. `written` is the form Dolibarr keeps in an event.
+ */
+export function senderOf(from: string, company: string | undefined): { header: string | { name: string; address: string }; written: string } {
+  const name = company?.replace(/[\r\n]+/g, ' ').trim();
+  if (from.includes('<') || !name) return { header: from, written: from };
+  return { header: { name, address: from.trim() }, written: `${name} <${from.trim()}>` };
 }
 
 /** Shortened to fit its column, and free of line breaks. */
@@ -154,29 +164,54 @@ export function createMailQueue(deps: MailQueueDeps) {
     return out;
   }
 
-  async function attempt(job: MailRow, settings: MailSettings): Promise<Outcome> {
-    const report = await db.selectFrom('bericht').select(['ref', 'final_pdf_path']).where('rowid', '=', Number(job.fk_bericht)).executeTakeFirst();
+  /** What a mail of `job` says about its report: the object, its third party, the names Dolibarr knows for the addresses. */
+  async function contextOf(job: MailRow) {
+    const report = await db.selectFrom('bericht').select(['ref', 'final_pdf_path', 'element_type', 'fk_element']).where('rowid', '=', Number(job.fk_bericht)).executeTakeFirst();
+    const type = report?.element_type && SENT_BY_MAIL_TRIGGER[report.element_type] ? (report.element_type as 'commande' | 'facture' | 'propal') : undefined;
+    const parent = type && report?.fk_element != null ? await db.selectFrom(`${type} as o` as 'commande as o').select('o.fk_soc').where('o.rowid', '=', Number(report.fk_element)).executeTakeFirst() : undefined;
+    const socId = parent?.fk_soc ?? null;
+    // Names by address: the third party's contacts, then the third party itself (Dolibarr's mails name them).
+    const names = new Map<string, { name: string; contact?: number }>();
+    if (socId) {
+      const contacts = await db.selectFrom('socpeople').select(['rowid', 'firstname', 'lastname', 'email']).where('fk_soc', '=', socId).execute().catch(() => []);
+      for (const c of contacts) {
+        for (const address of addressList(c.email ?? '')) names.set(address.toLowerCase(), { name: [c.firstname, c.lastname].filter(Boolean).join(' '), contact: Number(c.rowid) });
+      }
+      const soc = await db.selectFrom('societe').select(['nom', 'email']).where('rowid', '=', socId).executeTakeFirst();
+      for (const address of addressList(soc?.email ?? '')) if (!names.has(address.toLowerCase())) names.set(address.toLowerCase(), { name: soc?.nom ?? '' });
+    }
+    const named = (list: string | null) => addressList(list ?? '').map((address) => ({ name: names.get(address.toLowerCase())?.name ?? '', address }));
+    return { report, type, socId, names, named };
+  }
+
+  /** "Name <address>" as Dolibarr writes recipients, or the bare address. */
+  const written = (r: { name: string; address: string }) => (r.name ? `${r.name} <${r.address}>` : r.address);
+
+  async function attempt(job: MailRow, settings: MailSettings, company: string | undefined, idPrefix: string | undefined): Promise<Outcome> {
+    const { report, type, named } = await contextOf(job);
     if (!report?.final_pdf_path) return { kind: 'failed', code: 'MAIL_PDF_MISSING', reason: 'Der Bericht hat kein abgeschlossenes PDF (mehr); er wurde gelöscht oder ist ein Entwurf' };
     const file = path.join(entityRoot(deps.dataRoot, entity), report.final_pdf_path);
     const pdf = await readFile(file).catch(() => undefined);
     if (!pdf) return { kind: 'failed', code: 'MAIL_PDF_MISSING', reason: `Das PDF des Berichts fehlt im Dokumentenordner (${report.final_pdf_path})` };
-    const messageId = messageIdOf(Number(job.rowid), deps.instanceId, settings.from);
+    const host = mailIdHost(deps.instanceId, idPrefix);
+    const trackId = trackIdOf(type ?? null, report.fk_element === null ? null : Number(report.fk_element));
+    const messageId = messageIdOf(job, trackId, host);
     const forced = settings.forceSendTo;
     const transport = transportOf(settings.transport);
     try {
       const info = await transport.sendMail({
-        from: settings.from,
-        to: forced ?? job.mail_to,
-        ...(!forced && job.mail_cc ? { cc: job.mail_cc } : {}),
+        from: senderOf(settings.from, company).header,
+        to: forced ?? named(job.mail_to),
+        ...(!forced && job.mail_cc ? { cc: named(job.mail_cc) } : {}),
         ...(!forced && job.mail_bcc ? { bcc: job.mail_bcc } : {}),
         subject: job.subject,
         text: job.body,
         messageId: `<${messageId}>`,
-        headers: { 'X-Dolibarr-Option': 'fieldreport' },
+        headers: { ...(trackId ? { 'X-Dolibarr-TRACKID': `${trackId}@${host}` } : {}), 'X-Mailer': 'fieldreport' },
         ...(settings.errorsTo ? { envelope: { from: settings.errorsTo, to: addressList(forced ?? [job.mail_to, job.mail_cc, job.mail_bcc].filter(Boolean).join(',')) } } : {}),
         attachments: [{ filename: path.basename(report.final_pdf_path), content: pdf, contentType: 'application/pdf' }],
       });
-      const rejected = (info.rejected ?? []).map(String);
+      const rejected = (info.rejected ?? []).map((r) => (typeof r === 'string' ? r : r.address));
       if (info.accepted.length === 0) return { kind: 'failed', code: 'MAIL_RECIPIENT_REFUSED', reason: `Der Mailserver hat alle Empfänger abgelehnt: ${rejected.join(', ')}`, response: clip(info.response ?? '') };
       return { kind: 'sent', messageId, response: clip(info.response ?? ''), rejected };
     } catch (error) {
@@ -186,17 +221,12 @@ export function createMailQueue(deps: MailQueueDeps) {
     }
   }
 
-  async function settle(job: MailRow, outcome: Outcome): Promise<void> {
+  async function settle(job: MailRow, outcome: Outcome, sender?: string, errorsTo?: string): Promise<void> {
     const now = new Date();
     const mine = (q: any) => q.where('rowid', '=', Number(job.rowid)).where('lease_owner', '=', RUN_ID);
     if (outcome.kind === 'sent') {
-      const settings = await readMailSettings(deps.consts, { env: deps.mailEnv });
       await db.transaction().execute(async (trx) => {
-        const report = await trx.selectFrom('bericht').select(['ref', 'element_type', 'fk_element']).where('rowid', '=', Number(job.fk_bericht)).executeTakeFirst();
-        let eventId: number | null = null;
-        if (report?.element_type && report.fk_element !== null && SENT_BY_MAIL_TRIGGER[report.element_type]) {
-          eventId = await recordSentEvent(trx, job, report as { ref: string; element_type: string; fk_element: number }, outcome, settings.ok ? settings.settings : undefined, now);
-        }
+        const eventId = await recordSentEvent(trx, job, outcome, sender ?? '', errorsTo ?? null, now);
         const note = outcome.rejected.length > 0 ? `Nicht angenommen: ${outcome.rejected.join(', ')}` : null;
         await mine(trx.updateTable('bericht_mail').set({
           state: 'sent', message_id: outcome.messageId, server_response: outcome.response || null, error_code: outcome.rejected.length > 0 ? 'MAIL_RECIPIENT_REFUSED' : null, error: note,
@@ -223,32 +253,27 @@ export function createMailQueue(deps: MailQueueDeps) {
   }
 
   /** Dolibarr's event of a document sent by mail (actions_sendmails.inc.php and the agenda trigger). */
-  async function recordSentEvent(trx: Db, job: MailRow, report: { ref: string; element_type: string; fk_element: number }, outcome: Extract<Outcome, { kind: 'sent' }>, settings: MailSettings | undefined, at: Date): Promise<number> {
-    const type = report.element_type as 'commande' | 'facture' | 'propal';
-    const parent = await trx.selectFrom(`${type} as o` as 'commande as o').select(['o.fk_soc']).where('o.rowid', '=', report.fk_element).executeTakeFirst();
-    const to = job.mail_to.split(/,\s*/);
-    const contacts = await trx
-      .selectFrom('socpeople')
-      .select('rowid')
-      .where('fk_soc', '=', parent?.fk_soc ?? -1)
-      .where('email', 'in', to)
-      .execute()
-      .catch(() => []);
-    const from = settings?.from ?? '';
+  async function recordSentEvent(trx: Db, job: MailRow, outcome: Extract<Outcome, { kind: 'sent' }>, from: string, errorsTo: string | null, at: Date): Promise<number | null> {
+    const { report, type, socId, names, named } = await contextOf(job);
+    if (!report || !type || report.fk_element === null) return null;
+    const to = named(job.mail_to);
+    const contacts = to.map((r) => names.get(r.address.toLowerCase())?.contact).filter((id): id is number => id !== undefined);
+    // Dolibarr joins the addresses with ',' alone.
+    const joined = (list: Array<{ name: string; address: string }>) => (list.length > 0 ? list.map(written).join(',') : null);
     return recordAgendaEvent(trx, deps.dialect, {
       entity,
       trigger: SENT_BY_MAIL_TRIGGER[type]!,
       // As actions_sendmails.inc.php words it: MailSentByTo with the sender's name and the first recipient (getValidAddress mode 4, one shown).
-      label: `E-Mail gesendet von ${shownAddress(from)} an ${shownAddress(to[0] ?? '')}${to.length > 1 ? '...' : ''}`,
+      label: `E-Mail gesendet von ${shownAddress(from)} an ${shownAddress(to[0] ? written(to[0]) : '')}${to.length > 1 ? '...' : ''}`,
       // The mail's text, then the agenda trigger's line of attached files (dol_concatdesc with "\n").
-      note: `${job.body}\n\nAngehängte Dateien: ${report.ref}.pdf`,
-      socId: parent?.fk_soc ?? null,
+      note: `${job.body}\n\nAngehängte Dateien: ${path.basename(report.final_pdf_path ?? `${report.ref}.pdf`)}`,
+      socId,
       elementType: type,
-      elementId: report.fk_element,
+      elementId: Number(report.fk_element),
       userId: Number(job.fk_user_author),
-      contactIds: contacts.map((c) => Number(c.rowid)),
-      // Dolibarr joins the addresses with ',' alone.
-      mail: { msgid: outcome.messageId, from, to: to.join(','), cc: job.mail_cc?.split(/,\s*/).join(',') ?? null, bcc: job.mail_bcc?.split(/,\s*/).join(',') ?? null, subject: job.subject, errorsTo: settings?.errorsTo ?? null },
+      contactIds: contacts,
+      mail: { msgid: outcome.messageId, from, to: joined(to) ?? job.mail_to, cc: joined(named(job.mail_cc)), bcc: joined(named(job.mail_bcc)), subject: job.subject, errorsTo },
+      ip: job.ip,
       timeZone: deps.timeZone,
       at,
     });
@@ -263,19 +288,26 @@ export function createMailQueue(deps: MailQueueDeps) {
       taken += 1;
       const held = { ...job, attempts: Number(job.attempts) + 1 };
       let outcome: Outcome;
+      let sender: string | undefined;
+      let errorsTo: string | undefined;
       try {
         const read = await readMailSettings(deps.consts, { env: deps.mailEnv });
+        const more = await deps.consts.getMany(['MAIN_INFO_SOCIETE_NOM', 'MAIL_PREFIX_FOR_EMAIL_ID']);
+        if (read.ok) {
+          sender = senderOf(read.settings.from, more.get('MAIN_INFO_SOCIETE_NOM')).written;
+          errorsTo = read.settings.errorsTo;
+        }
         if (!read.ok) {
           deps.logger.warn({ mail: { problems: read.problems } }, `mail is not set up: ${read.problems.map((p) => p.setting).join(', ')}`);
           outcome = { kind: 'retry', code: 'MAIL_NOT_CONFIGURED', reason: 'Der Versand von E-Mails ist auf diesem Dienst nicht eingerichtet; die E-Mail wartet, bis er eingerichtet ist' };
         } else {
-          outcome = await attempt(held, read.settings);
+          outcome = await attempt(held, read.settings, more.get('MAIN_INFO_SOCIETE_NOM'), more.get('MAIL_PREFIX_FOR_EMAIL_ID'));
         }
       } catch (error) {
         deps.logger.error({ err: error, mail: Number(job.rowid) }, 'report mail attempt failed');
         outcome = { kind: 'retry', code: 'MAIL_UNREACHABLE', reason: 'Beim Versand ist ein Fehler im Dienst aufgetreten; die E-Mail wird erneut versucht' };
       }
-      await settle(held, outcome).catch((error: unknown) => deps.logger.error({ err: error, mail: Number(job.rowid) }, 'report mail state not written; the lease runs out and it is taken again'));
+      await settle(held, outcome, sender, errorsTo).catch((error: unknown) => deps.logger.error({ err: error, mail: Number(job.rowid) }, 'report mail state not written; the lease runs out and it is taken again'));
     }
     return taken;
   }

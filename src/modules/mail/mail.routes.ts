@@ -64,7 +64,7 @@ export async function mailRoutes(app: FastifyInstance, mod: ReportModule): Promi
     },
     async (request, reply) => {
       chooseAction(requireParam(request.query.action, 'action'), ['send'] as const);
-      const job = await mails.send(callerOf(request), mod.parseBody(SendMailBody, request.body), request.headers['idempotency-key'], publicBaseUrl(mod.config, request));
+      const job = await mails.send(callerOf(request), mod.parseBody(SendMailBody, request.body), request.headers['idempotency-key'], { baseUrl: publicBaseUrl(mod.config, request), ip: request.ip });
       return reply.code(201).send(job);
     },
   );

@@ -178,11 +178,11 @@ export function createMailService(deps: MailServiceDeps) {
       };
     },
 
-    async send(user: AuthUser, body: SendMailBody, key: string | undefined, baseUrl: string): Promise<MailJob> {
+    async send(user: AuthUser, body: SendMailBody, key: string | undefined, request: { baseUrl: string; ip: string }): Promise<MailJob> {
       const report = await finalReport(user, body.bericht_id);
       const scope = `mail:send:${body.bericht_id}`;
       return idempotent({ db, runs: deps.runs }, { entity, userId: user.id, key, scope }, async (claim) => {
-        const { language, values } = await context(user, report, baseUrl);
+        const { language, values } = await context(user, report, request.baseUrl);
         const mail = await settings();
         const to = distinct(body.to);
         const copies = await copiesOf(mail, user);
@@ -209,6 +209,7 @@ export function createMailService(deps: MailServiceDeps) {
               next_attempt_at: toDbDateTime(now),
               expires_at: toDbDateTime(new Date(now.getTime() + deps.retryHours * 3600_000)),
               fk_user_author: user.id,
+              ip: request.ip.slice(0, 250),
               datec: toDbDateTime(now),
               tms: toDbDateTime(now),
             }),
@@ -238,11 +239,26 @@ export function createMailService(deps: MailServiceDeps) {
   };
 }
 
-/** The Message-ID of a job: the same on every attempt, so a mail sent twice after a crash is recognisable as one. */
-export function messageIdOf(jobId: number, instanceId: string, from: string): string {
-  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'fieldreport.invalid';
-  const instance = createHash('sha256').update(instanceId).digest('hex').slice(0, 12);
-  return `fieldreport.bericht-mail.${jobId}.${instance}@${domain}`;
+/** Dolibarr's tracking id of an object in mail ids (CMailFile; its e-mail collector reads it back): ord12, inv3, pro7. */
+const TRACK_PREFIX: Record<string, string> = { commande: 'ord', facture: 'inv', propal: 'pro' };
+export function trackIdOf(elementType: string | null, elementId: number | null): string | undefined {
+  const prefix = elementType ? TRACK_PREFIX[elementType] : undefined;
+  return prefix && elementId ? `${prefix}${elementId}` : undefined;
+}
+
+/** Dolibarr's host part of mail ids (dol_getprefix('email')): MAIL_PREFIX_FOR_EMAIL_ID, else sha1('dolibarr' + instance id). */
+export function mailIdHost(instanceId: string, prefix: string | undefined): string {
+  return prefix && prefix !== 'SERVER_NAME' ? prefix : createHash('sha1').update(`dolibarr${instanceId}`).digest('hex');
+}
+
+/**
+ * The Message-ID of a job, in Dolibarr's form (`<time>.<n>.<mailer>-dolibarr-<trackid>@<host>`), so
+ * Dolibarr's e-mail collector links a reply to the order; the same on every attempt (the job's
+ * creation time and id), so a mail sent twice after a crash is recognisable as one.
+ */
+export function messageIdOf(job: { rowid: number; datec: string }, trackId: string | undefined, host: string): string {
+  const created = Math.floor(new Date(`${job.datec.replace(' ', 'T')}Z`).getTime() / 1000);
+  return `${created}.${job.rowid}.fieldreport-dolibarr${trackId ? `-${trackId}` : ''}@${host}`;
 }
 
 export type MailService = ReturnType<typeof createMailService>;

@@ -505,7 +505,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       return { path: await resolveSource(dataRoot, entity, report.final_pdf_path), filename: path.basename(report.final_pdf_path) };
     },
 
-    async finalize(user: AuthUser, id: number): Promise<ReportDetail> {
+    /** `from.ip`: where the request came from, kept with Dolibarr's event. */
+    async finalize(user: AuthUser, id: number, from: { ip?: string } = {}): Promise<ReportDetail> {
       const report = await deps.visibleReport(user, id);
       if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht abgeschlossen' });
       if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
@@ -582,6 +583,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
               elementType: report.element_type,
               elementId: Number(report.fk_element),
               userId: user.id,
+              ip: from.ip ?? null,
               timeZone: config.timeZone,
             });
           }

@@ -102,7 +102,7 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
       }
       const reportId = requireParam(id, 'id', { why: `required for action=${action}` });
       if (action === 'update') return mod.settings.update(user, reportId, mod.parseBody(UpdateReportBody, request.body), request.headers['idempotency-key']);
-      if (action === 'finalize') return pdf.finalize(user, reportId);
+      if (action === 'finalize') return pdf.finalize(user, reportId, { ip: request.ip });
       return reply.code(201).send(await reports.newVersion(user, reportId));
     },
   );

@@ -111,12 +111,30 @@ class Translate
 
 class HookManager
 {
+	/** @var array<string,mixed> What the hooks put into their ->results, merged as Dolibarr's HookManager merges it */
+	public $resArray = array();
+	/** @var object[] Action classes registered (Dolibarr's initHooks finds them by the modules' module_parts) */
+	public $hooks = array();
 	public function initHooks($c)
 	{
 	}
-	public function executeHooks()
+	/** As Dolibarr's: each hook's method runs; only what it puts into ->results reaches ->resArray. */
+	public function executeHooks($method = '', $parameters = array(), &$object = null, &$action = '')
 	{
-		return 0;
+		$this->resArray = array();
+		$ret = 0;
+		foreach ($this->hooks as $instance) {
+			if (!method_exists($instance, $method)) {
+				continue;
+			}
+			$instance->results = array();
+			$r = $instance->$method($parameters, $object, $action);
+			$ret = max($ret, (int) $r);
+			if (!empty($instance->results) && is_array($instance->results)) {
+				$this->resArray = array_merge_recursive($this->resArray, $instance->results);
+			}
+		}
+		return $ret;
 	}
 }
 
