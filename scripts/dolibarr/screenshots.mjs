@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Screenshots of the module's screens in a running Dolibarr, in Chromium (1280×800):
 // the "Berichte" tab of an order and the reports list, and a check that the first report PDF
-// linked in the tab opens through document.php with the logged-in session.
+// linked in the tab opens through document.php with the logged-in session; then Dolibarr's own
+// tabs of the same order: its events (the service's events beside Dolibarr's) and its documents
+// (the report PDFs copied there), and the files Dolibarr's own "send by e-mail" form attaches.
 //   DOLIBARR_URL=http://127.0.0.1:8092 DOLIBARR_LOGIN=admin DOLIBARR_PASSWORD=... ORDER_ID=1 \
 //     node scripts/dolibarr/screenshots.mjs
 import path from 'node:path';
@@ -45,6 +47,30 @@ try {
   await page.waitForSelector('#bericht-list');
   await page.screenshot({ path: path.join(ROOT, 'docs/screenshots/dolibarr-list.png') });
   console.log(`list: ${page.url()} (${await page.locator('#bericht-list tr[data-rowid]').count()} reports)`);
+
+  // The order's events ("Ereignisse/Agenda"), scrolled to the list of events.
+  await page.goto(`${base}/commande/agenda.php?id=${orderId}`);
+  const events = page.locator('table.noborder:has(tr.liste_titre) tr.oddeven');
+  await events.first().waitFor();
+  await page.evaluate(() => {
+    const table = [...document.querySelectorAll('table.noborder')].find((t) => t.querySelector('tr.oddeven'));
+    if (table) window.scrollTo(0, table.getBoundingClientRect().top + window.scrollY - 120);
+  });
+  await page.screenshot({ path: path.join(ROOT, 'docs/screenshots/dolibarr-events.png') });
+  for (const text of await events.allInnerTexts()) console.log(`event: ${text.replace(/\s+/g, ' ').trim()}`);
+
+  // The order's documents ("Verknüpfte Dokumente").
+  await page.goto(`${base}/commande/document.php?id=${orderId}`);
+  await page.screenshot({ path: path.join(ROOT, 'docs/screenshots/dolibarr-documents.png') });
+  const docs = await page.locator('#tablelines tr.oddeven a[href*="document.php"]').allInnerTexts();
+  console.log(`documents: ${[...new Set(docs.map((d) => d.trim()).filter(Boolean))].join(', ')}`);
+
+  // Dolibarr's own "send by e-mail" form of the order: the files it attaches.
+  await page.goto(`${base}/commande/card.php?id=${orderId}`);
+  await Promise.all([page.waitForNavigation(), page.click('a.butAction[href*="action=presend"]')]);
+  await page.waitForSelector('#addedfile');
+  const attached = (await page.locator('[id^="attachfile_"]').allInnerTexts()).map((t) => t.trim());
+  console.log(`mail form attaches: ${attached.join(', ') || '(nothing)'}`);
 } finally {
   await browser.close();
 }
