@@ -86,7 +86,7 @@ function bericht_mail_cell($row)
 	$out .= '<br><span class="small opacitymedium nowraponall">'.bericht_date($state === 'sent' && !empty($mail->date_sent) ? $mail->date_sent : $mail->datec).'</span>';
 	$out .= '<br><span class="small tdoverflowmax100 inline-block" title="'.dol_escape_htmltag($mail->mail_to).'">'.$langs->trans('BerichtMailTo').' '.dol_escape_htmltag($mail->mail_to).'</span>';
 	if ($state === 'failed' && !empty($mail->error)) {
-		$out .= '<br><span class="small error">'.dol_escape_htmltag(dol_trunc($mail->error, 120)).'</span>';
+		$out .= '<br><span class="small error tdoverflowmax150 inline-block" title="'.dol_escape_htmltag($mail->error).'">'.dol_escape_htmltag(dol_trunc($mail->error, 60)).'</span>';
 	}
 	return $out;
 }
