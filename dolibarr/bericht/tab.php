@@ -109,11 +109,8 @@ foreach (array('BerichtRef', 'Status', 'BerichtPages', 'BerichtAuthorCreated', '
 }
 print '</tr>';
 
-// A copy of the final PDF in the order's own documents (the service puts it there).
-$objectdir = '';
-if ($element === 'commande' && !empty($conf->commande->multidir_output[$object->entity ?: $conf->entity])) {
-	$objectdir = $conf->commande->multidir_output[$object->entity ?: $conf->entity].'/'.dol_sanitizeFileName($object->ref);
-}
+// A copy of the final PDF in the object's own documents (the service puts it there).
+$objectdir = bericht_object_dir($element, $object->ref, $object->entity ?: $conf->entity);
 
 foreach ($rows as $row) {
 	print '<tr class="oddeven" data-rowid="'.((int) $row->rowid).'">';

@@ -268,5 +268,36 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.equal(d.menu[0]!.fk_menu, 'fk_mainmenu=commercial');
     assert.equal(d.menu[0]!.perms, '$user->hasRight("bericht","read")');
     assert.ok(d.parts.hooks.data.includes('main'));
+    assert.ok(d.parts.hooks.data.includes('formmail'), "the hook of Dolibarr's e-mail form");
+  });
+
+  test("Dolibarr's e-mail form of an order or proposal attaches its newest final report (its copy in the object's documents)", () => {
+    for (const [folder, ref] of [['commande/CO2611-0001', 'BR2611-0001'], ['propale/PR2611-0001', 'BR2611-0005']]) {
+      mkdirSync(path.join(docs, folder), { recursive: true });
+      writeFileSync(path.join(docs, folder, `${ref}.pdf`), '%PDF-1.4\n');
+    }
+    const attached = (user: FakeUser, trackid: string, get: Record<string, string> = { mode: 'init' }) => {
+      const res = spawnSync('php', ['-r', `
+        putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(user))}); putenv('FAKE_GET=' . ${JSON.stringify(JSON.stringify(get))});
+        require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
+        require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/actions_bericht.class.php'))};
+        class FormMail { public $trackid; public $files = array(); public function add_attached_files($path, $file = '', $type = '') { $this->files[] = array($path, $file, $type); } }
+        $form = new FormMail(); $form->trackid = ${JSON.stringify(trackid)}; $a = '';
+        $hookmanager->hooks[] = new ActionsBericht($db);
+        $r = $hookmanager->executeHooks('getFormMail', array('trackid' => ${JSON.stringify(trackid)}), $form, $a);
+        echo json_encode(array('r' => $r, 'files' => $form->files));`], { encoding: 'utf8' });
+      assert.equal(res.status, 0, res.stdout + res.stderr);
+      assert.equal(res.stderr, '');
+      const out = JSON.parse(res.stdout) as { r: number; files: string[][] };
+      assert.equal(out.r, 0, 'the form stays Dolibarr\'s own');
+      return out.files.map(([file, name, type]) => [path.relative(docs, file!), name, type]);
+    };
+    assert.deepEqual(attached(office, 'ord1'), [['commande/CO2611-0001/BR2611-0001.pdf', 'BR2611-0001.pdf', 'application/pdf']], 'the final report, not the newer draft');
+    assert.deepEqual(attached(office, 'pro1'), [['propale/PR2611-0001/BR2611-0005.pdf', 'BR2611-0005.pdf', 'application/pdf']]);
+    assert.deepEqual(attached(office, 'ord1', {}), [], 'only when the form opens, not when it is sent or reloaded');
+    assert.deepEqual(attached(office, 'inv1'), [], 'an invoice with only a draft report');
+    assert.deepEqual(attached(office, 'ord2'), [], 'a final report whose copy is not in the documents');
+    assert.deepEqual(attached(noReportRight, 'ord1'), [], "without the module's read right");
+    assert.deepEqual(attached(office, "ord1' OR 1=1"), [], 'a trackid of another form');
   });
 });

@@ -4,6 +4,8 @@
  * This program is free software: GNU General Public License, version 3 or later.
  */
 
+require_once __DIR__.'/../lib/bericht.lib.php';
+
 /**
  * Hook checkSecureAccess (document.php): for modulepart=bericht, Dolibarr's generic case lets every
  * user with the right bericht read open a file. External users (user->socid) must only get the
@@ -53,5 +55,47 @@ class ActionsBericht
 		$sql .= " WHERE b.ref = '".$this->db->escape($ref)."' AND b.entity = ".((int) $parameters['entity']);
 		$this->results = array('sqlprotectagainstexternals' => $sql);
 		return 1;
+	}
+
+	/**
+	 * Hook getFormMail (Dolibarr's "send by e-mail" form of an order, invoice or proposal): when the
+	 * form opens, the newest final report of the object is attached beside the object's own PDF (its
+	 * copy in the object's documents). The clerk may remove it as any attachment.
+	 *
+	 * @param array<string,mixed> $parameters trackid (ord12, inv3, pro7)
+	 * @param FormMail            $object     The form
+	 * @param string              $action     Current action
+	 * @return int 0: the form as Dolibarr makes it
+	 */
+	public function getFormMail($parameters, &$object, &$action)
+	{
+		global $conf, $user;
+		if (GETPOST('mode', 'alpha') !== 'init' || !$user->hasRight('bericht', 'read')) {
+			return 0;
+		}
+		$types = array('ord' => 'commande', 'inv' => 'facture', 'pro' => 'propal');
+		$reg = array();
+		if (!preg_match('/^(ord|inv|pro)(\d+)$/', (string) ($parameters['trackid'] ?? ''), $reg)) {
+			return 0;
+		}
+		$element = $types[$reg[1]];
+		$p = $this->db->prefix();
+		$sql = "SELECT b.ref, o.ref as objectref, o.entity FROM ".$p."bericht as b";
+		$sql .= " INNER JOIN ".$p.$element." as o ON o.rowid = b.fk_element";
+		$sql .= " WHERE b.element_type = '".$this->db->escape($element)."' AND b.fk_element = ".((int) $reg[2]);
+		$sql .= " AND b.status = 1 AND b.is_template = 0 AND b.entity = ".((int) $conf->entity);
+		$sql .= " ORDER BY b.rowid DESC";
+		$sql .= $this->db->plimit(1);
+		$resql = $this->db->query($sql);
+		$obj = $resql ? $this->db->fetch_object($resql) : null;
+		if (!$obj) {
+			return 0;
+		}
+		$dir = bericht_object_dir($element, $obj->objectref, (int) $obj->entity);
+		$file = $dir.'/'.dol_sanitizeFileName($obj->ref).'.pdf';
+		if ($dir !== '' && is_readable($file)) {
+			$object->add_attached_files($file, basename($file), 'application/pdf');
+		}
+		return 0;
 	}
 }

@@ -144,3 +144,21 @@ function bericht_author_cell($row)
 	return '<span class="tdoverflowmax125 inline-block">'.dol_escape_htmltag($name !== '' ? $name : (string) $row->user_login).'</span>'
 		.'<br><span class="small opacitymedium nowraponall">'.bericht_date($row->datec).'</span>';
 }
+
+/**
+ * The documents folder of an order, invoice or proposal, where the service puts a copy of each final
+ * report's PDF (<report ref>.pdf); '' when Dolibarr has none for it.
+ *
+ * @param string $element   commande, facture or propal
+ * @param string $objectref The object's ref
+ * @param int    $entity    The object's entity
+ * @return string
+ */
+function bericht_object_dir($element, $objectref, $entity)
+{
+	global $conf;
+	if (!in_array($element, array('commande', 'facture', 'propal'), true) || empty($conf->$element->multidir_output[$entity])) {
+		return '';
+	}
+	return $conf->$element->multidir_output[$entity].'/'.dol_sanitizeFileName($objectref);
+}

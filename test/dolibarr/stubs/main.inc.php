@@ -152,6 +152,8 @@ $conf->entity = 1;
 $conf->liste_limit = 20;
 $conf->bericht = (object) array('dir_output' => DOL_DATA_ROOT.'/bericht');
 $conf->commande = (object) array('multidir_output' => array(1 => DOL_DATA_ROOT.'/commande'));
+$conf->facture = (object) array('multidir_output' => array(1 => DOL_DATA_ROOT.'/facture'));
+$conf->propal = (object) array('multidir_output' => array(1 => DOL_DATA_ROOT.'/propale'));
 $_GET = json_decode(getenv('FAKE_GET') ?: '{}', true);
 $_POST = array();
 $_SERVER['PHP_SELF'] = '/custom/bericht/'.basename($_SERVER['SCRIPT_FILENAME'] ?? 'page.php');
