@@ -163,7 +163,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onClose', async () => printQueue.close());
   // Every process sends the report mails due: started once the app is ready, stopped with it.
   const mailQueue = createMailQueue({
-    db: handle.db, dialect: handle.dialect, entity: config.entity, dataRoot: config.dataRoot, consts, mailEnv: config.mail.env,
+    db: handle.db, dialect: handle.dialect, prefix: handle.prefix, entity: config.entity, dataRoot: config.dataRoot, consts, mailEnv: config.mail.env,
     instanceId: config.instanceUniqueId, timeZone: config.timeZone, runs, logger: app.log, pollSeconds: config.mail.pollSeconds,
   });
   app.decorate('mailQueue', mailQueue);

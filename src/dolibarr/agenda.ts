@@ -13,6 +13,7 @@
  */
 import type { Dialect } from '../config.js';
 import type { Db } from '../db/database.js';
+import type { ColumnFitter } from './charset.js';
 import { toDolibarrDateTime } from './time.js';
 
 /** ActionComm::create's names of the object types, where they differ from Dolibarr's element names. */
@@ -40,12 +41,17 @@ export interface AgendaEvent {
   at?: Date;
 }
 
-/** Writes the event and its resources with `trx`; returns the event's id. */
-export async function recordAgendaEvent(trx: Db, dialect: Dialect, event: AgendaEvent): Promise<number> {
+/**
+ * Writes the event and its resources with `trx`; returns the event's id. Text goes through
+ * `fitter`: Dolibarr's tables are `utf8` (3 bytes a character) on a MariaDB its installer made, and
+ * a report's title or a mail's text may hold an emoji.
+ */
+export async function recordAgendaEvent(trx: Db, dialect: Dialect, fitter: ColumnFitter, event: AgendaEvent): Promise<number> {
   const type = await trx.selectFrom('c_actioncomm').select('id').where('code', '=', 'AC_OTH_AUTO').executeTakeFirst();
   const now = toDolibarrDateTime(event.at ?? new Date(), event.timeZone);
   const contacts = [...new Set(event.contactIds ?? [])];
-  const email = (value: string | null | undefined) => (value ? value.slice(0, 255) : null);
+  const fit = (column: string, value: string) => fitter.fit('actioncomm', column, value);
+  const email = async (column: string, value: string | null | undefined) => (value ? fit(column, value.slice(0, 255)) : null);
   const query = trx.insertInto('actioncomm').values({
     ref: '(PROV)',
     entity: event.entity,
@@ -56,11 +62,11 @@ export async function recordAgendaEvent(trx: Db, dialect: Dialect, event: Agenda
     fk_action: type ? Number(type.id) : null,
     code: `AC_${event.trigger}`,
     fk_soc: event.socId && event.socId > 0 ? event.socId : null,
-    note: event.note,
+    note: await fit('note', event.note),
     fk_contact: contacts.length === 1 ? contacts[0]! : null,
     fk_user_author: event.userId,
     fk_user_action: event.userId,
-    label: [...event.label.trim()].slice(0, 128).join(''),
+    label: await fit('label', [...event.label.trim()].slice(0, 128).join('')),
     percent: -1,
     priority: 0,
     fulldayevent: 0,
@@ -70,13 +76,13 @@ export async function recordAgendaEvent(trx: Db, dialect: Dialect, event: Agenda
     elementtype: AGENDA_ELEMENT_TYPES[event.elementType] ?? event.elementType,
     status: 0,
     ip: event.ip ? event.ip.slice(0, 250) : null,
-    email_msgid: email(event.mail?.msgid),
-    email_from: email(event.mail?.from),
-    email_to: email(event.mail?.to),
-    email_tocc: email(event.mail?.cc),
-    email_tobcc: email(event.mail?.bcc),
-    email_subject: email(event.mail?.subject),
-    errors_to: email(event.mail?.errorsTo),
+    email_msgid: await email('email_msgid', event.mail?.msgid),
+    email_from: await email('email_from', event.mail?.from),
+    email_to: await email('email_to', event.mail?.to),
+    email_tocc: await email('email_tocc', event.mail?.cc),
+    email_tobcc: await email('email_tobcc', event.mail?.bcc),
+    email_subject: await email('email_subject', event.mail?.subject),
+    errors_to: await email('errors_to', event.mail?.errorsTo),
   });
   let id: number;
   if (dialect === 'postgres') {

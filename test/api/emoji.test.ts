@@ -80,6 +80,11 @@ for (const dialect of testDialects()) {
       assert.equal(finalized.statusCode, 200, finalized.body);
       // DejaVu Sans has no emoji: the PDF shows U+FFFD, not the font's .notdef glyph PDF/A forbids.
       await assertPdfA1b(t, path.join(ctx.config.dataRoot, (finalized.json() as { final_pdf_path: string }).final_pdf_path), 'final PDF with emoji');
+      // Dolibarr's event of the finalize holds the title as its column can.
+      const event = await ctx.handle.db.selectFrom('actioncomm').select(['label', 'note']).where('code', '=', 'AC_BERICHT_VALIDATE').where('fk_element', '=', order.id).executeTakeFirstOrThrow();
+      const utf8mb3 = ['utf8', 'utf8mb3'].includes((await sql<{ cs: string | null }>`select character_set_name as cs from information_schema.columns
+        where table_schema = database() and table_name = ${`${ctx.config.dbPrefix}actioncomm`} and column_name = 'note'`.execute(ctx.handle.db).catch(() => ({ rows: [] as Array<{ cs: string | null }> }))).rows[0]?.cs ?? '');
+      assert.match(event.note ?? '', utf8mb3 ? /„Wartung \uFFFD Heizung“/ : /„Wartung 🔧 Heizung“/);
     });
   });
 }

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { createDb } from '../../src/db/database.js';
 import { toDbDateTime } from '../../src/db/dialect.js';
@@ -162,6 +163,24 @@ for (const dialect of testDialects()) {
       assert.equal(await runQueue(), 0);
       assert.equal(smtp.received.length, before + 1);
       assert.equal((await get(`/api/mails.php?bericht_id=${report.id}`)).json().total, 1);
+    });
+
+    test('a subject and text with emoji: the mail keeps them; Dolibarr\'s event holds what its columns can (utf8 on a MariaDB Dolibarr made)', async () => {
+      const report = await finalReport();
+      const job = (await post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'], subject: 'Bericht 🔧 fertig', text: 'Alles dicht 👍' })).json();
+      const before = smtp.received.length;
+      await runQueue();
+      const [mail] = (await smtp.waitFor(before + 1)).slice(before);
+      assert.deepEqual([mail!.parsed.subject, mail!.parsed.text?.trim()], ['Bericht 🔧 fertig', 'Alles dicht 👍']);
+      const state = (await get(`/api/mails.php?id=${job.id}`)).json();
+      assert.equal(state.state, 'sent', state.error);
+      const event = await ctx.handle.db.selectFrom('actioncomm').select(['email_subject', 'note']).where('email_msgid', '=', state.message_id).executeTakeFirstOrThrow();
+      const charset = dialect === 'mysql'
+        ? (await ctx.handle.db.selectFrom(sql<{ cs: string }>`(select character_set_name as cs from information_schema.columns where table_schema = database() and table_name = ${`${ctx.config.dbPrefix}actioncomm`} and column_name = 'email_subject')`.as('c')).select('cs').executeTakeFirst())?.cs
+        : undefined;
+      const fitted = charset === 'utf8' || charset === 'utf8mb3';
+      assert.equal(event.email_subject, fitted ? 'Bericht \uFFFD fertig' : 'Bericht 🔧 fertig');
+      assert.match(event.note ?? '', fitted ? /^Alles dicht \uFFFD/ : /^Alles dicht 👍/);
     });
 
     test('the final PDF lies in the order\'s documents too, indexed in ecm_files as generated; deleting the report removes it there', async () => {

@@ -272,7 +272,7 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
   });
 
   test("Dolibarr's e-mail form of an order or proposal attaches its newest final report (its copy in the object's documents)", () => {
-    for (const [folder, ref] of [['commande/CO2611-0001', 'BR2611-0001'], ['propale/PR2611-0001', 'BR2611-0005']]) {
+    for (const [folder, ref] of [['commande/CO2611-0001', 'BR2611-0001'], ['propale/PR2611-0001', 'BR2611-0005']] as const) {
       mkdirSync(path.join(docs, folder), { recursive: true });
       writeFileSync(path.join(docs, folder, `${ref}.pdf`), '%PDF-1.4\n');
     }

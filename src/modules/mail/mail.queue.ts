@@ -24,6 +24,7 @@ import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
 import { recordAgendaEvent, SENT_BY_MAIL_TRIGGER } from '../../dolibarr/agenda.js';
+import { createColumnFitter } from '../../dolibarr/charset.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { RUN_ID, type RunRegistry } from '../../adapters/runs.js';
@@ -41,6 +42,8 @@ const BATCH = 10;
 export interface MailQueueDeps {
   db: Db;
   dialect: Dialect;
+  /** The table prefix (llx_), to read the character set of Dolibarr's columns. */
+  prefix: string;
   entity: number;
   dataRoot: string;
   consts: ConstRepository;
@@ -122,6 +125,7 @@ export function classify(error: unknown, sizeMb: number): Extract<Outcome, { kin
 
 export function createMailQueue(deps: MailQueueDeps) {
   const { db, entity } = deps;
+  const fitter = createColumnFitter(db, deps.dialect, deps.prefix);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<number> | undefined;
   let again = false;
@@ -260,7 +264,7 @@ export function createMailQueue(deps: MailQueueDeps) {
     const contacts = to.map((r) => names.get(r.address.toLowerCase())?.contact).filter((id): id is number => id !== undefined);
     // Dolibarr joins the addresses with ',' alone.
     const joined = (list: Array<{ name: string; address: string }>) => (list.length > 0 ? list.map(written).join(',') : null);
-    return recordAgendaEvent(trx, deps.dialect, {
+    return recordAgendaEvent(trx, deps.dialect, fitter, {
       entity,
       trigger: SENT_BY_MAIL_TRIGGER[type]!,
       // As actions_sendmails.inc.php words it: MailSentByTo with the sender's name and the first recipient (getValidAddress mode 4, one shown).

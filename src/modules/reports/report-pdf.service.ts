@@ -34,6 +34,7 @@ import { fromDolibarrDateTime, localDate, localTime } from '../../dolibarr/time.
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { objectFolder, resolveInside, type ElementType } from '../../dolibarr/documents.js';
 import { recordAgendaEvent } from '../../dolibarr/agenda.js';
+import { createColumnFitter } from '../../dolibarr/charset.js';
 import { ecmFileRef, entityRoot } from '../../dolibarr/ecm.js';
 import { AppError } from '../../errors.js';
 import type { AuthUser } from '../auth/auth.service.js';
@@ -142,6 +143,9 @@ export function createReportPdfService(deps: ReportPdfDeps) {
    * preview). A signature sheet is drawn as it is: an opaque PNG made for print, whose bytes the
    * signature's proof covers.
    */
+  /** Text into Dolibarr's agenda fitted to its columns' character set (charset.ts). */
+  const agendaFitter = createColumnFitter(handle.db, handle.dialect, handle.prefix);
+
   async function printImage(relPath: string | null, strict: boolean, box: ImageBox | 'as-is'): Promise<PdfImage | null> {
     if (!relPath) return null;
     try {
@@ -574,7 +578,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           await index(folder.filepath, 'bericht', id);
           if (copy && report.element_type) await index(copy.filepath, report.element_type, Number(report.fk_element));
           if (report.element_type && report.fk_element !== null) {
-            await recordAgendaEvent(trx, handle.dialect, {
+            await recordAgendaEvent(trx, handle.dialect, agendaFitter, {
               entity,
               trigger: 'BERICHT_VALIDATE',
               label: `Bericht ${report.ref} abgeschlossen`,
