@@ -177,7 +177,7 @@ export function createMailQueue(deps: MailQueueDeps) {
     // Names by address: the third party's contacts, then the third party itself (Dolibarr's mails name them).
     const names = new Map<string, { name: string; contact?: number }>();
     if (socId) {
-      const contacts = await db.selectFrom('socpeople').select(['rowid', 'firstname', 'lastname', 'email']).where('fk_soc', '=', socId).execute().catch(() => []);
+      const contacts = await db.selectFrom('socpeople').select(['rowid', 'firstname', 'lastname', 'email']).where('fk_soc', '=', socId).execute();
       for (const c of contacts) {
         for (const address of addressList(c.email ?? '')) names.set(address.toLowerCase(), { name: [c.firstname, c.lastname].filter(Boolean).join(' '), contact: Number(c.rowid) });
       }

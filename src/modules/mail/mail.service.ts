@@ -128,8 +128,7 @@ export function createMailService(deps: MailServiceDeps) {
       .where('ec.statut', '=', 4)
       .orderBy('tc.position')
       .orderBy('ec.rowid')
-      .execute()
-      .catch(() => []); // a Dolibarr without those tables' columns as expected: no contacts proposed
+      .execute();
     const list: MailProposal['to'] = [];
     const seen = new Set<string>();
     const add = (email: string | null | undefined, entry: Omit<MailProposal['to'][number], 'email'>) => {
@@ -152,7 +151,7 @@ export function createMailService(deps: MailServiceDeps) {
   }
 
   async function one(user: AuthUser, id: number): Promise<MailRow> {
-    const row = (await db.selectFrom('bericht_mail').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst());
+    const row = await db.selectFrom('bericht_mail').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst();
     if (!row) throw new AppError('MAIL_NOT_FOUND');
     // Visible with its report: a mail of a report the caller may not see does not exist for them.
     await deps.visibleReport(user, Number(row.fk_bericht)).catch((error: unknown) => {
