@@ -44,6 +44,8 @@ import securityHeaders from './plugins/security-headers.js';
 import validation from './plugins/validation.js';
 import webApp from './plugins/web-app.js';
 import { VERSION } from './version.js';
+import { loadSealCertificate } from './modules/signatures/seal-certificate.js';
+import { createPdfSeal } from './modules/signatures/pdf-seal.service.js';
 
 export { VERSION };
 
@@ -53,6 +55,8 @@ declare module 'fastify' {
     recoverDeadRuns(): Promise<RecoveryResult>;
     /** The mails to send (modules/mail/mail.queue.ts): `runOnce` sends those due now. */
     mailQueue: import('./modules/mail/mail.queue.js').MailQueue;
+    /** The PDF seal (modules/signatures/pdf-seal.service.ts): `queue.runOnce` adds the time stamps due now. */
+    pdfSeal: import('./modules/signatures/pdf-seal.service.js').PdfSeal;
   }
 }
 
@@ -169,12 +173,27 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('mailQueue', mailQueue);
   app.addHook('onReady', async () => mailQueue.start());
   app.addHook('onClose', async () => mailQueue.stop());
+  // The PDF seal's certificate: the configured PKCS#12, else the one made at first start in the company's name.
+  const sealCertificate = loadSealCertificate({
+    keyFile: config.seal.keyFile,
+    p12File: config.seal.p12File,
+    p12Password: config.seal.p12Password,
+    companyName: (await consts.getMany(['MAIN_INFO_SOCIETE_NOM'])).get('MAIN_INFO_SOCIETE_NOM') ?? '',
+  });
+  if (sealCertificate.created) {
+    app.log.warn({ file: sealCertificate.file, subject: sealCertificate.subject }, 'made a new key and self-signed certificate for the PDF seal: keep this file and back it up; every process must use the same one (SEAL_KEY_FILE), or configure a CA certificate (SEAL_P12_FILE)');
+  }
+  const pdfSeal = createPdfSeal({ handle, config, certificate: sealCertificate, runs, logger: app.log });
+  app.decorate('pdfSeal', pdfSeal);
+  app.addHook('onReady', async () => pdfSeal.queue.start());
+  app.addHook('onClose', async () => pdfSeal.queue.stop());
   const ctx: ModuleContext = {
     config,
     handle,
     runs,
     printQueue,
     mailQueue,
+    pdfSeal,
     totalDecimals: totalDecimals((await consts.getMany(['MAIN_MAX_DECIMALS_TOT'])).get('MAIN_MAX_DECIMALS_TOT')),
     access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
     totals: createListTotals(handle),

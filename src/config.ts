@@ -89,6 +89,28 @@ export interface MailConfig {
   pollSeconds: number;
 }
 
+/**
+ * The PDF seal: the instance's key and certificate, and an RFC 3161 time-stamp authority
+ * (modules/signatures/seal-certificate.ts, pdf-seal.service.ts).
+ */
+export interface SealConfig {
+  /** The self-signed key and certificate made at first start (PEM). @default STATE_DIR/seal.pem */
+  keyFile: string;
+  /** A PKCS#12 file with a key and certificate from a CA; wins over keyFile. */
+  p12File: string | undefined;
+  /** The PKCS#12 file's password. */
+  p12Password: string | undefined;
+  /** The time-stamp authority's address (RFC 3161 over HTTP); none: seals without trusted time. */
+  tsaUrl: string | undefined;
+  /** HTTP basic credentials for the authority, when it wants them. */
+  tsaUsername: string | undefined;
+  tsaPassword: string | undefined;
+  /** How long a finalize waits for the authority before sealing without it, in seconds. @default 10 */
+  tsaTimeoutSeconds: number;
+  /** How often each process looks for time stamps still to add, in seconds; 0: none here. @default 30 */
+  pollSeconds: number;
+}
+
 export interface Config {
   database: DatabaseConfig;
   /** Dolibarr's documents folder ($dolibarr_main_data_root). @default ./data/documents */
@@ -156,6 +178,8 @@ export interface Config {
    * Several processes must share one file. @default STATE_DIR/signing_key.pem
    */
   signingKeyFile: string;
+  /** The PDF seal (PAdES signature on every final report) and its trusted time. */
+  seal: SealConfig;
   /** Name of this server in signature metadata. @default the host name */
   serverName: string;
   /**
@@ -402,6 +426,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     timeZone: overrides.timeZone ?? (get('TIME_ZONE') || processTimeZone()),
     logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
     libreOfficeBinary: overrides.libreOfficeBinary ?? (get('LIBREOFFICE_BINARY') || undefined),
+    seal: overrides.seal ?? {
+      keyFile: path.resolve(get('SEAL_KEY_FILE') ?? path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'seal.pem')),
+      p12File: get('SEAL_P12_FILE') ? path.resolve(get('SEAL_P12_FILE')!) : undefined,
+      p12Password: get('SEAL_P12_PASSWORD'),
+      tsaUrl: get('TSA_URL')?.trim() || undefined,
+      tsaUsername: get('TSA_USERNAME') || undefined,
+      tsaPassword: get('TSA_PASSWORD') || undefined,
+      tsaTimeoutSeconds: intSetting('TSA_TIMEOUT_SECONDS', get('TSA_TIMEOUT_SECONDS'), 10, problems, 1, 120),
+      pollSeconds: intSetting('TSA_POLL_SECONDS', get('TSA_POLL_SECONDS'), 30, problems, 0, 3600),
+    },
     signingKeyFile: path.resolve(overrides.signingKeyFile ?? get('SIGNING_KEY_FILE') ?? path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'signing_key.pem')),
     serverName: overrides.serverName ?? (get('SERVER_NAME') || os.hostname()),
     publicUrl: overrides.publicUrl ?? (get('PUBLIC_URL')?.replace(/\/+$/, '') || undefined),
@@ -418,6 +452,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   // Node refuses a headers timeout above the request timeout; a body limit above it would never act.
   for (const [name, seconds] of [['HEADERS_TIMEOUT_SECONDS', config.timeouts.headersSeconds], ['BODY_TIMEOUT_SECONDS', config.timeouts.bodySeconds]] as const) {
     if (seconds > config.timeouts.requestSeconds) problems.push(`${name} (${seconds}) must not be above REQUEST_TIMEOUT_SECONDS (${config.timeouts.requestSeconds})`);
+  }
+  if (config.seal.tsaUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/\S*)?$/.test(config.seal.tsaUrl)) {
+    problems.push(`TSA_URL '${config.seal.tsaUrl}' is not an address like https://freetsa.org/tsr`);
   }
   if (config.publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(config.publicUrl)) {
     problems.push(`PUBLIC_URL '${config.publicUrl}' is not an address like https://berichte.example.com`);

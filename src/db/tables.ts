@@ -337,6 +337,31 @@ export interface BerichtFileIntentTable {
   datec: string;
 }
 
+/** The PDF seal of a final report, and its document time stamp still to add (migration 0015). Times in UTC. */
+export interface BerichtSealTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  fk_bericht: Int;
+  ref: string;
+  version: Int;
+  /** SHA-256 hex of the bytes the seal covers. */
+  digest: string;
+  pdf_id: string | null;
+  sealed_sha256: string;
+  stamped_sha256: string | null;
+  cert_sha256: string;
+  /** none, embedded, pending, added, failed. */
+  timestamp: string;
+  attempts: ColumnType<Int, Int | undefined, Int>;
+  next_attempt_at: DateTime;
+  lease_owner: string | null;
+  lease_until: DateTime;
+  error: string | null;
+  stamped_at: DateTime;
+  datec: string;
+  tms: DateTime;
+}
+
 /** A report sent by e-mail: a durable job (migration 0013). Times in UTC. */
 export interface BerichtMailTable {
   rowid: Generated<Int>;
@@ -490,6 +515,7 @@ export interface Database {
   bericht_file_intent: BerichtFileIntentTable;
   bericht_time: BerichtTimeTable;
   bericht_mail: BerichtMailTable;
+  bericht_seal: BerichtSealTable;
   socpeople: SocpeopleTable;
   c_type_contact: CTypeContactTable;
   element_contact: ElementContactTable;
@@ -504,6 +530,6 @@ export type TableName = keyof Database;
 export const TABLE_NAMES: readonly TableName[] = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
-  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail', 'bericht_seal',
   'socpeople', 'c_type_contact', 'element_contact', 'actioncomm', 'actioncomm_resources', 'c_actioncomm',
 ];

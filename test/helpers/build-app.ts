@@ -36,6 +36,8 @@ export interface TestContextOptions {
   logger?: AppOptions['logger'];
   /** Extra routes (probes) registered before the app is ready. */
   routes?: (app: FastifyInstance) => void;
+  /** Runs on the migrated database before the app starts (settings its first start reads). */
+  beforeApp?: (handle: DbHandle) => Promise<void>;
 }
 
 /** The final PDFs of reports in the documents folder, by their `ecm_files` rows (those still there). */
@@ -77,6 +79,7 @@ export async function createTestContext(
   };
   try {
     await migrate(handle, config);
+    await options.beforeApp?.(handle);
     const app = await buildApp(config, { db: handle, logger: options.logger ?? false });
     options.routes?.(app);
     await app.ready();

@@ -6,6 +6,7 @@ import type { ElementAccess } from '../access/element-access.js';
 import type { PrintQueue } from '../../adapters/print-image.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import type { MailQueue } from '../mail/mail.queue.js';
+import type { PdfSeal } from '../signatures/pdf-seal.service.js';
 
 export interface ModuleContext {
   config: Config;
@@ -21,4 +22,6 @@ export interface ModuleContext {
   printQueue: PrintQueue;
   /** The report mails to send, in every process (mail.queue.ts). */
   mailQueue: MailQueue;
+  /** The PDF seal of final reports and its time-stamp queue. */
+  pdfSeal: PdfSeal;
 }

@@ -40,6 +40,7 @@ import { AppError } from '../../errors.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
 import { verifyUrl } from '../signatures/signatures.service.js';
+import type { PdfSeal } from '../signatures/pdf-seal.service.js';
 import { createLimiter } from '../common/limiter.js';
 import type { PageRow, ReportRepository, ReportRow } from './reports.repository.js';
 import type { ReportDetail } from './reports.schemas.js';
@@ -81,6 +82,8 @@ export interface ReportPdfDeps {
   detail(user: AuthUser, row: ReportRow): Promise<ReportDetail>;
   /** Time on site: what a report shows, and what it takes when finalized. */
   times: Pick<TimeService, 'ofReport' | 'scopeFor' | 'lock' | 'take'>;
+  /** The PDF seal every final report gets (PAdES), and its record. */
+  seal: Pick<PdfSeal, 'seal' | 'record' | 'queue'>;
   logger: FastifyBaseLogger;
 }
 
@@ -533,11 +536,16 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const written: string[] = [];
       const intents: Array<[string, string]> = [];
       let placed = false;
+      let sealedTimestamp: string | undefined;
       const scope = await deps.times.scopeFor(user, report);
       const intervals = await intervalsOf(scope);
       try {
         await limit(() => renderToFile(report, pages, intervals, user, temp, true));
         written.push(temp);
+        // Sealed before anything else sees it: every copy of the final PDF carries the seal.
+        const company = (await consts.getMany(['MAIN_INFO_SOCIETE_NOM'])).get('MAIN_INFO_SOCIETE_NOM') ?? '';
+        const sealed = await deps.seal.seal(temp, report, { company });
+        sealedTimestamp = sealed.timestamp;
         if (copy && copyTemp) {
           await mkdir(copy.dir, { recursive: true });
           await copyFile(temp, copyTemp);
@@ -575,6 +583,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
             await ecm.deleteEcmFiles(entity, filepath, filename);
             await ecm.createEcmFile({ ref: ecmFileRef(salt, filepath, filename), label: md5, entity, filepath, filename, srcObjectType, srcObjectId, fullpathOrig: '', fkUserC: user.id, genOrUploaded: 'generated' });
           };
+          await deps.seal.record(trx, report, sealed);
           await index(folder.filepath, 'bericht', id);
           if (copy && report.element_type) await index(copy.filepath, report.element_type, Number(report.fk_element));
           if (report.element_type && report.fk_element !== null) {
@@ -602,6 +611,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         throw error;
       }
       for (const [where, name] of intents) await endIntent(handle.db, entity, where, name).catch(() => undefined);
+      if (sealedTimestamp === 'pending') deps.seal.queue.kick();
       return deps.detail(user, await deps.visibleReport(user, id));
     },
   };

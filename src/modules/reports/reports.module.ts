@@ -48,6 +48,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
     visibleReport: reports.visibleReport,
     detail: reports.detail,
     times,
+    seal: ctx.pdfSeal,
     logger: app.log,
   });
   const key = loadSigningKey(config.signingKeyFile);
@@ -59,7 +60,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
     db: handle.db, dialect: handle.dialect, entity: config.entity, consts, mailEnv: config.mail.env, retryHours: config.mail.retryHours,
     runs, repo, visibleReport: reports.visibleReport, queued: () => ctx.mailQueue.kick(),
   });
-  return { config, handle, repo, reports, settings, pages, pdf, signatures, times, mails, odtTemplates, parseBody };
+  return { config, handle, repo, pdfSeal: ctx.pdfSeal, reports, settings, pages, pdf, signatures, times, mails, odtTemplates, parseBody };
 }
 
 export type ReportModule = ReturnType<typeof createReportModule>;
@@ -71,7 +72,7 @@ export async function reportModuleRoutes(app: FastifyInstance, ctx: ModuleContex
     limits: { files: 1, fileSize: MAX_SIGNATURE_BYTES + 1, fields: 10, fieldSize: MAX_CONFIRMATION_LENGTH * 4, parts: 12, fieldNameSize: 100, headerPairs: 50 },
   });
   await reportsRoutes(app, mod);
-  await signaturesRoutes(app, { signatures: mod.signatures, timeZone: ctx.config.timeZone });
+  await signaturesRoutes(app, { signatures: mod.signatures, pdfSeal: ctx.pdfSeal, timeZone: ctx.config.timeZone });
   await pagesRoutes(app, mod);
   await templatesRoutes(app, mod);
   await pdfRoutes(app, mod);

@@ -6,7 +6,7 @@
 import { localTime } from '../../dolibarr/time.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { MultipartFile } from '@fastify/multipart';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
@@ -16,6 +16,7 @@ import { requireParam } from '../common/dispatch.js';
 import { multipartError } from '../common/multipart.js';
 import { publicBaseUrl } from '../common/public-url.js';
 import { DEVICE_AHEAD_SECONDS, DEVICE_MAX_AGE_SECONDS, deviceTimeShown, parseDeviceTime, parseDeviceZone, SHOWN_APART_SECONDS } from './device-time.js';
+import { MAX_CHECK_BYTES, type CheckVerdict, type PdfSeal } from './pdf-seal.service.js';
 import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE, type SignatureService, type SignInput } from './signatures.service.js';
 
 /** Largest signature PNG in bytes. */
@@ -138,7 +139,7 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export async function signaturesRoutes(app: FastifyInstance, deps: { signatures: SignatureService; timeZone: string }): Promise<void> {
+export async function signaturesRoutes(app: FastifyInstance, deps: { signatures: SignatureService; pdfSeal: PdfSeal; timeZone: string }): Promise<void> {
   const { signatures } = deps;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const VerifyQuery = Type.Object({
@@ -197,17 +198,16 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
           'taken from the sealed metadata. When the phone sent the moment of signing and it differs from the server\'s time of receipt by more than ' +
           `${SHOWN_APART_SECONDS} s, two rows: "Unterschrieben (Gerät)" (the phone's time in its zone, or at its offset) and "Empfangen (Server)", ` +
           'with "unplausibel: …" beside an implausible device time; else one row "Unterschrieben". Unknown code: 404 page.',
-        querystring: Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }),
+        querystring: Type.Object({ code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }),
         produces: ['text/html'],
       },
       config: { auth: 'public' },
     },
     async (request, reply) => {
+      publicPageHeaders(reply);
+      // Without a code: the form to check a PDF file.
+      if (request.query.code === undefined) return reply.send(page('Prüfung eines Berichts', uploadForm()));
       const result = /^[A-Za-z0-9_-]{16,64}$/.test(request.query.code) ? await signatures.verifyByCode(request.query.code) : undefined;
-      reply.header('content-type', 'text/html; charset=utf-8');
-      reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
-      reply.header('cache-control', 'no-store');
-      reply.header('x-robots-tag', 'noindex');
       if (!result) return reply.code(404).send(page('Unterschrift nicht gefunden', '<p>Zu diesem Prüfcode gibt es keine Unterschrift.</p>'));
       const status = result.verified ? '<p class="ok">✔ Gültig: die unterschriebenen Seiten sind unverändert.</p>' : `<p class="bad">✘ Nicht gültig: ${escapeHtml(result.message)}.</p>`;
       // The phone's time and the server's, when they are more than a minute apart; else one time, as before.
@@ -220,6 +220,110 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
       return reply.send(page('Prüfung einer Unterschrift', `${status}<dl><dt>Bericht</dt><dd>${escapeHtml(result.report_ref)}</dd><dt>Unterzeichner</dt><dd>${escapeHtml(result.signer_name)}</dd>${times}</dl>`));
     },
   );
+
+  typed.post(
+    '/public/verify_signature.php',
+    {
+      schema: {
+        tags: ['signatures'],
+        summary: 'Public check of a report PDF (uploaded)',
+        description:
+          'No token needed. multipart/form-data with a PDF in the field `file` (at most ' + `${MAX_CHECK_BYTES / (1024 * 1024)} MB` + '; read in memory and never stored). ' +
+          'An HTML page that says, in words, which of four it is: a report sealed by this service and unaltered (with the report ref, version, the customers who signed, ' +
+          'when it was sealed and, when present, the trusted time of its time stamp); a report of this service altered after sealing (its content changed, its seal damaged, ' +
+          'or changes appended after the seal); a PDF this service did not seal (naming who else signed it, if anyone); or a file that is no PDF. ' +
+          'Answers 200 for each of the four; 400 without a file, 413 beyond the size limit (each as a page saying so).',
+        consumes: ['multipart/form-data'],
+        produces: ['text/html'],
+      },
+      config: { auth: 'public' },
+    },
+    async (request, reply) => {
+      publicPageHeaders(reply);
+      let upload: Buffer | undefined;
+      if (request.isMultipart()) {
+        try {
+          for await (const part of request.parts({ limits: { fileSize: MAX_CHECK_BYTES + 1, files: 1 } })) {
+            if (part.type !== 'file') continue;
+            if (part.fieldname !== 'file' || upload) {
+              part.file.resume();
+              continue;
+            }
+            upload = await part.toBuffer();
+            if (part.file.truncated || upload.length > MAX_CHECK_BYTES) {
+              return reply.code(413).send(page('Prüfung eines Berichts', `<p class="bad">✘ Die Datei ist zu groß: höchstens ${MAX_CHECK_BYTES / (1024 * 1024)} MB.</p>${uploadForm()}`));
+            }
+          }
+        } catch (error) {
+          if ((error as { statusCode?: number }).statusCode === 413) {
+            return reply.code(413).send(page('Prüfung eines Berichts', `<p class="bad">✘ Die Datei ist zu groß: höchstens ${MAX_CHECK_BYTES / (1024 * 1024)} MB.</p>${uploadForm()}`));
+          }
+          return reply.code(400).send(page('Prüfung eines Berichts', `<p class="bad">✘ Die Datei kam nicht vollständig an; bitte erneut wählen.</p>${uploadForm()}`));
+        }
+      }
+      if (!upload || upload.length === 0) return reply.code(400).send(page('Prüfung eines Berichts', `<p class="bad">✘ Bitte eine PDF-Datei wählen.</p>${uploadForm()}`));
+      const verdict = await deps.pdfSeal.check(upload);
+      upload = undefined;
+      return reply.send(page('Prüfung eines Berichts', `${verdictHtml(verdict, deps.timeZone)}${uploadForm('Weitere Datei prüfen')}`));
+    },
+  );
+
+  typed.get(
+    '/api/seal_certificate.php',
+    {
+      schema: {
+        tags: ['signatures'],
+        summary: "The certificate of the service's PDF seal",
+        description: 'No token needed. The X.509 certificate (PEM) every final report PDF is sealed with, for checking without this service, e.g. `openssl cms -verify -CAfile` it.',
+        produces: ['application/x-pem-file'],
+      },
+      config: { auth: 'public' },
+    },
+    async (_request, reply) => reply.header('content-type', 'application/x-pem-file; charset=utf-8').header('content-disposition', 'attachment; filename="berichtssiegel.pem"').send(deps.pdfSeal.certificatePem()),
+  );
+}
+
+function publicPageHeaders(reply: FastifyReply): void {
+  reply.header('content-type', 'text/html; charset=utf-8');
+  reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
+  reply.header('cache-control', 'no-store');
+  reply.header('x-robots-tag', 'noindex');
+}
+
+function uploadForm(label = 'PDF prüfen'): string {
+  return '<form method="post" action="/public/verify_signature.php" enctype="multipart/form-data">' +
+    '<p>Wählen Sie das PDF eines Berichts: hier wird geprüft, ob es von diesem Dienst versiegelt und seitdem unverändert ist. Die Datei wird nur geprüft, nicht gespeichert.</p>' +
+    '<label for="file">PDF-Datei</label><br><input id="file" type="file" name="file" accept="application/pdf,.pdf" required> ' +
+    `<button type="submit">${escapeHtml(label)}</button></form>`;
+}
+
+function verdictHtml(verdict: CheckVerdict, timeZone: string): string {
+  const when = (date: Date) => escapeHtml(localTime(date, timeZone, { seconds: true }));
+  switch (verdict.verdict) {
+    case 'not_pdf':
+      return '<p class="bad" id="verdict" data-verdict="not_pdf">✘ Keine PDF-Datei: die gewählte Datei ist kein PDF.</p>';
+    case 'not_ours':
+      return '<p class="bad" id="verdict" data-verdict="not_ours">✘ Nicht von diesem Dienst: dieses PDF trägt kein Siegel dieses Dienstes.</p>' +
+        (verdict.signer ? `<p>Es ist von „${escapeHtml(verdict.signer)}“ signiert, nicht mit dem Zertifikat dieses Dienstes.</p>` : '<p>Es ist nicht elektronisch signiert.</p>');
+    case 'altered': {
+      const why = {
+        content_changed: 'Sein Inhalt wurde nach dem Versiegeln geändert: das Siegel passt nicht mehr zu den Bytes der Datei.',
+        signature_broken: 'Das Siegel selbst wurde beschädigt oder entfernt.',
+        appended: 'Nach dem Versiegeln wurden Änderungen an die Datei angehängt.',
+      }[verdict.why];
+      return `<p class="bad" id="verdict" data-verdict="altered">✘ Verändert: dieses PDF ist ein Bericht dieses Dienstes${verdict.report ? ` (${escapeHtml(verdict.report.ref)}${verdict.report.version > 1 ? `, Version ${verdict.report.version}` : ''})` : ''}, wurde aber nach dem Versiegeln verändert.</p><p>${why} Maßgeblich ist das Original.</p>`;
+    }
+    case 'unaltered': {
+      const rows = [
+        verdict.report ? `<dt>Bericht</dt><dd>${escapeHtml(verdict.report.ref)}</dd><dt>Version</dt><dd>${verdict.report.version}</dd>` : '',
+        verdict.report ? `<dt>Unterschrieben von</dt><dd>${verdict.report.signers.length > 0 ? verdict.report.signers.map(escapeHtml).join(', ') : '–'}</dd>` : '',
+        `<dt>Versiegelt von</dt><dd>${escapeHtml(verdict.signer)}</dd>`,
+        verdict.sealedAt ? `<dt>Versiegelt am</dt><dd>${when(verdict.sealedAt)}</dd>` : '',
+        verdict.timestamp ? `<dt>Zeitstempel</dt><dd>${when(verdict.timestamp.at)}${verdict.timestamp.authority ? ` (${escapeHtml(verdict.timestamp.authority)})` : ''}</dd>` : '',
+      ].join('');
+      return `<p class="ok" id="verdict" data-verdict="unaltered">✔ Unverändert: dieses PDF wurde von diesem Dienst versiegelt und seitdem nicht verändert.</p><dl>${rows}</dl>`;
+    }
+  }
 }
 
 function page(title: string, body: string): string {

@@ -1,0 +1,405 @@
+/**
+ * The PDF seal of final reports (PAdES, pdf-sign.ts) and everything around it:
+ *
+ * - seal(): signs a rendered report PDF with the instance's certificate (seal-certificate.ts). With
+ *   a time-stamp authority configured (TSA_URL), the signature carries its token (B-T); when the
+ *   authority does not answer within TSA_TIMEOUT_SECONDS, the report is sealed without it (B-B) and
+ *   its record says `pending`.
+ * - record(): the `bericht_seal` row, written in the finalize transaction.
+ * - The time-stamp queue: in every process, the pending records are taken one at a time (lease by
+ *   a conditional UPDATE, as for mails); the authority's document time stamp is appended to the
+ *   final PDF and its copy in the object's documents as an incremental update (the first signature
+ *   stays valid), the files replaced atomically and their `ecm_files` checksum updated. The
+ *   authority not answering: again after a pause that doubles (30 s … 1 h), for as long as it takes.
+ * - check(): what an uploaded PDF is: sealed by this instance and unaltered (which report), altered
+ *   after sealing, or not ours. Read in memory, never stored.
+ */
+import { createHash, X509Certificate } from 'node:crypto';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Db, DbHandle } from '../../db/database.js';
+import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
+import { entityRoot } from '../../dolibarr/ecm.js';
+import { RUN_ID, tempName, type RunRegistry } from '../../adapters/runs.js';
+import { addDocumentTimestamp, documentId, findSignatures, sealPdf, type FoundSignature } from '../../adapters/pdf-sign.js';
+import { requestTimestamp, TsaError, type TsaSettings } from '../../adapters/tsa.js';
+import { certificatePem, type SealCertificate } from './seal-certificate.js';
+
+/** The largest PDF the public check reads (in memory). */
+export const MAX_CHECK_BYTES = 64 * 1024 * 1024;
+/** How long a process holds a time-stamp job: longer than an attempt can take. */
+const LEASE_SECONDS = 5 * 60;
+const RETRY_BASE_SECONDS = 30;
+const RETRY_MAX_SECONDS = 3600;
+const BATCH = 10;
+
+export const SEAL_FIELD = 'Siegel';
+export const TIMESTAMP_FIELD = 'Zeitstempel';
+
+export type TimestampState = 'none' | 'embedded' | 'pending' | 'added' | 'failed';
+
+export interface SealOutcome {
+  digest: string;
+  pdfId: string | undefined;
+  sha256: string;
+  timestamp: TimestampState;
+}
+
+export interface SealReport {
+  rowid: number | string;
+  ref: string;
+  version: number | string;
+}
+
+/** The answer of a check of an uploaded PDF. */
+export type CheckVerdict =
+  | { verdict: 'not_pdf' }
+  | { verdict: 'not_ours'; signer?: string }
+  | { verdict: 'altered'; report?: { ref: string; version: number }; why: 'content_changed' | 'signature_broken' | 'appended' }
+  | {
+      verdict: 'unaltered';
+      report?: { id: number; ref: string; version: number; signers: string[] };
+      sealedAt: Date | undefined;
+      signer: string;
+      timestamp?: { at: Date; authority: string | undefined };
+    };
+
+/** A PDF date (`D:YYYYMMDDHHmmss+HH'mm'` or `Z`) as a moment; undefined when it is none. */
+export function pdfDateOf(text: string | undefined): Date | undefined {
+  const m = text && /^D:(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:([+-])(\d{2})'?(\d{2})'?|Z)?/.exec(text);
+  if (!m) return undefined;
+  const utc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  const offset = m[7] ? (m[7] === '-' ? -1 : 1) * (Number(m[8]) * 60 + Number(m[9])) * 60_000 : 0;
+  return new Date(utc - offset);
+}
+
+const sha256Hex = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** Backoff after `attempts` attempts: 30 s, 60 s, 2 min … at most an hour. */
+export const timestampRetrySeconds = (attempts: number) => Math.min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** Math.max(0, Math.min(attempts - 1, 20)));
+
+export interface PdfSealDeps {
+  handle: DbHandle;
+  config: Pick<Config, 'entity' | 'dataRoot' | 'seal'>;
+  certificate: SealCertificate;
+  runs: Pick<RunRegistry, 'state'>;
+  logger: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+}
+
+export function createPdfSeal(deps: PdfSealDeps) {
+  const { handle, config, certificate, logger } = deps;
+  const db = handle.db;
+  const entity = config.entity;
+  const tsa: TsaSettings | undefined = config.seal.tsaUrl
+    ? { url: config.seal.tsaUrl, username: config.seal.tsaUsername, password: config.seal.tsaPassword, timeoutMs: config.seal.tsaTimeoutSeconds * 1000 }
+    : undefined;
+  const subjectOf = (der: Buffer) => {
+    try {
+      return new X509Certificate(der).subject.split('\n').find((l) => l.startsWith('CN='))?.slice(3) ?? new X509Certificate(der).subject;
+    } catch {
+      return '?';
+    }
+  };
+  const signerName = subjectOf(certificate.certificate);
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<number> | undefined;
+  let again = false;
+  let stopped = false;
+
+  /** Seals the PDF `file` in place. */
+  async function seal(file: string, report: SealReport, options: { company: string; at?: Date }): Promise<SealOutcome> {
+    const pdf = await readFile(file);
+    let tsaProblem: string | undefined;
+    const sealed = await sealPdf(pdf, {
+      signer: certificate,
+      fieldName: SEAL_FIELD,
+      name: options.company || signerName,
+      reason: `Bericht ${report.ref}${Number(report.version) > 1 ? `, Version ${report.version}` : ''} abgeschlossen und versiegelt`,
+      contactInfo: undefined,
+      date: options.at ?? new Date(),
+      timestamp: tsa
+        ? async (imprint) => {
+            try {
+              return await requestTimestamp(tsa, imprint);
+            } catch (error) {
+              if (!(error instanceof TsaError)) throw error;
+              tsaProblem = error.message;
+              return undefined;
+            }
+          }
+        : undefined,
+    });
+    if (tsaProblem) logger.warn({ report: report.ref, tsa: tsa?.url, problem: tsaProblem }, 'time-stamp authority not reached at finalize: the report is sealed without trusted time, which is added when the authority answers');
+    await writeFile(file, sealed.pdf);
+    return {
+      digest: sealed.digest.toString('hex'),
+      pdfId: documentId(sealed.pdf),
+      sha256: sha256Hex(sealed.pdf),
+      timestamp: !tsa ? 'none' : sealed.timestamped ? 'embedded' : 'pending',
+    };
+  }
+
+  /** The seal's record, in the finalize transaction `trx`. */
+  async function record(trx: Db, report: SealReport, outcome: SealOutcome): Promise<void> {
+    const now = toDbDateTime();
+    await trx
+      .insertInto('bericht_seal')
+      .values({
+        entity,
+        fk_bericht: Number(report.rowid),
+        ref: report.ref,
+        version: Number(report.version),
+        digest: outcome.digest,
+        pdf_id: outcome.pdfId ?? null,
+        sealed_sha256: outcome.sha256,
+        stamped_sha256: null,
+        cert_sha256: certificate.fingerprint,
+        timestamp: outcome.timestamp,
+        attempts: 0,
+        next_attempt_at: outcome.timestamp === 'pending' ? now : null,
+        lease_owner: null,
+        lease_until: null,
+        error: null,
+        stamped_at: null,
+        datec: now,
+        tms: now,
+      })
+      .execute();
+  }
+
+  // ---- the time-stamp queue ----------------------------------------------------------------------
+
+  type SealRow = Awaited<ReturnType<typeof due>>[number];
+
+  async function due() {
+    const now = toDbDateTime();
+    const rows = await db
+      .selectFrom('bericht_seal')
+      .selectAll()
+      .where('entity', '=', entity)
+      .where('timestamp', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('rowid')
+      .limit(BATCH * 5)
+      .execute();
+    const out: typeof rows = [];
+    for (const row of rows) {
+      if (row.lease_owner !== null) {
+        const expired = (fromDbDateTime(row.lease_until) ?? 0) * 1000 < Date.now();
+        if (!expired && (row.lease_owner === RUN_ID || (await deps.runs.state(row.lease_owner)) !== 'dead')) continue;
+      }
+      out.push(row);
+      if (out.length >= BATCH) break;
+    }
+    return out;
+  }
+
+  async function take(row: SealRow): Promise<boolean> {
+    const now = new Date();
+    let q = db
+      .updateTable('bericht_seal')
+      .set({ lease_owner: RUN_ID, lease_until: toDbDateTime(new Date(now.getTime() + LEASE_SECONDS * 1000)), attempts: Number(row.attempts) + 1, tms: toDbDateTime(now) })
+      .where('rowid', '=', Number(row.rowid))
+      .where('timestamp', '=', 'pending')
+      .where('attempts', '=', Number(row.attempts));
+    q = row.lease_owner === null ? q.where('lease_owner', 'is', null) : q.where('lease_owner', '=', row.lease_owner);
+    return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
+  }
+
+  /** The files of this sealed PDF (the report's, the copy in the object's documents), by their ecm_files rows. */
+  async function filesOf(row: SealRow, conn: Db = db) {
+    const report = await conn.selectFrom('bericht').select(['final_pdf_path', 'status']).where('rowid', '=', Number(row.fk_bericht)).executeTakeFirst();
+    if (!report?.final_pdf_path || Number(report.status) === 0) return undefined;
+    const filename = path.posix.basename(report.final_pdf_path);
+    const rows = await conn.selectFrom('ecm_files').select(['rowid', 'filepath', 'filename', 'label']).where('entity', '=', entity).where('filename', '=', filename).execute();
+    const root = entityRoot(config.dataRoot, entity);
+    return { main: path.join(root, report.final_pdf_path), rows: rows.map((r) => ({ ...r, file: path.join(root, r.filepath, r.filename) })) };
+  }
+
+  async function settle(row: SealRow, set: { timestamp?: TimestampState; error?: string | null; stamped_sha256?: string; stamped_at?: string; retry?: boolean }, conn: Db = db) {
+    const now = new Date();
+    await conn
+      .updateTable('bericht_seal')
+      .set({
+        ...(set.timestamp ? { timestamp: set.timestamp } : {}),
+        ...(set.error !== undefined ? { error: set.error?.slice(0, 1000) ?? null } : {}),
+        ...(set.stamped_sha256 ? { stamped_sha256: set.stamped_sha256, stamped_at: set.stamped_at } : {}),
+        ...(set.retry ? { next_attempt_at: toDbDateTime(new Date(now.getTime() + timestampRetrySeconds(Number(row.attempts) + 1) * 1000)) } : {}),
+        lease_owner: null,
+        lease_until: null,
+        tms: toDbDateTime(now),
+      })
+      .where('rowid', '=', Number(row.rowid))
+      .where('lease_owner', '=', RUN_ID)
+      .execute();
+  }
+
+  /** One job: the document time stamp added to every file of the sealed PDF. */
+  async function stamp(row: SealRow): Promise<void> {
+    if (!tsa) return settle(row, { error: 'Kein Zeitstempeldienst eingerichtet (TSA_URL)', retry: true });
+    const files = await filesOf(row);
+    if (!files) return settle(row, { timestamp: 'failed', error: 'Der Bericht hat kein abgeschlossenes PDF mehr' });
+    const pdf = await readFile(files.main).catch(() => undefined);
+    if (!pdf) return settle(row, { timestamp: 'failed', error: `Das PDF fehlt im Dokumentenordner` });
+    if (sha256Hex(pdf) !== row.sealed_sha256) return settle(row, { timestamp: 'failed', error: 'Das PDF wurde nach dem Versiegeln verändert; es bekommt keinen Zeitstempel' });
+    let stamped: Buffer;
+    try {
+      stamped = await addDocumentTimestamp(pdf, TIMESTAMP_FIELD, (imprint) => requestTimestamp(tsa, imprint));
+    } catch (error) {
+      if (!(error instanceof TsaError)) throw error;
+      logger.warn({ report: row.ref, tsa: tsa.url, problem: error.message }, 'time-stamp authority still not reached; tried again later');
+      return settle(row, { error: error.message, retry: true });
+    }
+    const md5 = createHash('md5').update(stamped).digest('hex');
+    const sealedMd5 = createHash('md5').update(pdf).digest('hex');
+    // Written beside each file first; renamed into place only while the report is still final, in one transaction with the records.
+    const targets = files.rows.filter((r) => r.label === sealedMd5 || r.file === files.main);
+    const temps: Array<[string, string]> = [];
+    try {
+      for (const t of targets) {
+        const temp = path.join(path.dirname(t.file), tempName(path.basename(t.file)));
+        await writeFile(temp, stamped, { flag: 'wx' });
+        temps.push([temp, t.file]);
+      }
+      await db.transaction().execute(async (trx) => {
+        const still = await filesOf(row, trx);
+        if (!still || still.main !== files.main) throw new TsaError('the report changed meanwhile');
+        for (const t of targets) await trx.updateTable('ecm_files').set({ label: md5 }).where('rowid', '=', Number(t.rowid)).execute();
+        await settle(row, { timestamp: 'added', error: null, stamped_sha256: sha256Hex(stamped), stamped_at: toDbDateTime() }, trx);
+        for (const [temp, file] of temps) await rename(temp, file);
+        temps.length = 0;
+      });
+      logger.info({ report: row.ref }, 'document time stamp added to the sealed report');
+    } finally {
+      for (const [temp] of temps) await rm(temp, { force: true });
+    }
+  }
+
+  async function round(): Promise<number> {
+    let taken = 0;
+    for (const row of await due()) {
+      if (stopped) break;
+      if (!(await take(row))) continue;
+      taken++;
+      const held = { ...row, attempts: Number(row.attempts) + 1, lease_owner: RUN_ID };
+      try {
+        await stamp(held);
+      } catch (error) {
+        logger.error({ err: error, report: row.ref }, 'document time stamp failed; tried again later');
+        await settle(held, { error: (error as Error).message, retry: true }).catch(() => undefined);
+      }
+    }
+    return taken;
+  }
+
+  function runOnce(): Promise<number> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = round()
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'time-stamp queue round failed');
+        return 0;
+      })
+      .finally(() => {
+        running = undefined;
+        if (again && !stopped) {
+          again = false;
+          void runOnce();
+        }
+      });
+    return running;
+  }
+
+  function schedule(): void {
+    if (stopped || config.seal.pollSeconds <= 0 || !tsa) return;
+    timer = setTimeout(() => void runOnce().finally(schedule), config.seal.pollSeconds * 1000);
+    timer.unref();
+  }
+
+  // ---- the check of an uploaded PDF --------------------------------------------------------------
+
+  /** Certificates this instance has sealed with: the current one and every one a record names. */
+  async function isOurs(cert: Buffer | undefined): Promise<boolean> {
+    if (!cert) return false;
+    const fingerprint = sha256Hex(cert);
+    if (fingerprint === certificate.fingerprint) return true;
+    return Boolean(await db.selectFrom('bericht_seal').select('rowid').where('entity', '=', entity).where('cert_sha256', '=', fingerprint).executeTakeFirst());
+  }
+
+  async function check(bytes: Buffer): Promise<CheckVerdict> {
+    if (bytes.length < 8 || bytes.subarray(0, 5).toString('latin1') !== '%PDF-') return { verdict: 'not_pdf' };
+    const found = findSignatures(bytes);
+    const fileHash = sha256Hex(bytes);
+    const signatures = found.filter((s) => s.kind === 'signature');
+    const ours: FoundSignature[] = [];
+    for (const s of signatures) if (await isOurs(s.certificate)) ours.push(s);
+    const byFile = await db
+      .selectFrom('bericht_seal')
+      .selectAll()
+      .where('entity', '=', entity)
+      .where((eb) => eb.or([eb('sealed_sha256', '=', fileHash), eb('stamped_sha256', '=', fileHash)]))
+      .executeTakeFirst();
+    const first = ours[0];
+    if (first) {
+      const record = first.digest ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('digest', '=', first.digest.toString('hex')).executeTakeFirst() : undefined;
+      const named = record ?? byFile;
+      const signersOf = async (id: number) =>
+        (await db.selectFrom('bericht_signature').select('signer_name').where('fk_bericht', '=', id).orderBy('datec').orderBy('rowid').execute()).map((r) => r.signer_name);
+      const reportOf = async (r: NonNullable<typeof named>) => ({ id: Number(r.fk_bericht), ref: r.ref, version: Number(r.version), signers: await signersOf(Number(r.fk_bericht)) });
+      if (!first.valid) {
+        const id = documentId(bytes);
+        const byId = id ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('pdf_id', '=', id).executeTakeFirst() : undefined;
+        return { verdict: 'altered', report: byId ? { ref: byId.ref, version: Number(byId.version) } : undefined, why: first.problem === 'digest_mismatch' ? 'content_changed' : 'signature_broken' };
+      }
+      // Whatever came after the seal must be exactly the time stamp this instance added (the whole file as recorded); else it is a change.
+      const untouched = first.coversWholeFile || (byFile !== undefined && byFile.digest === first.digest?.toString('hex'));
+      if (!untouched) return { verdict: 'altered', report: named ? { ref: named.ref, version: Number(named.version) } : undefined, why: 'appended' };
+      const stampOf = (s: FoundSignature | undefined) => (s?.timestamp?.valid && s.timestamp.info ? { at: s.timestamp.info.genTime, authority: s.certificate ? subjectOf(s.certificate) : undefined } : undefined);
+      const docStamp = found.find((s) => s.kind === 'timestamp' && s.valid);
+      const embedded = first.timestamp?.valid && first.timestamp.info ? { at: first.timestamp.info.genTime, authority: undefined } : undefined;
+      return {
+        verdict: 'unaltered',
+        report: named ? await reportOf(named) : undefined,
+        sealedAt: pdfDateOf(first.signedAt),
+        signer: subjectOf(first.certificate!),
+        timestamp: embedded ?? stampOf(docStamp),
+      };
+    }
+    // No signature of ours that can be read: a damaged seal of one of our reports, or someone else's file.
+    const id = documentId(bytes);
+    const byId = id ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('pdf_id', '=', id).executeTakeFirst() : undefined;
+    if (byId) return { verdict: 'altered', report: { ref: byId.ref, version: Number(byId.version) }, why: 'signature_broken' };
+    const other = signatures.find((s) => s.certificate);
+    return { verdict: 'not_ours', signer: other?.certificate ? subjectOf(other.certificate) : undefined };
+  }
+
+  return {
+    seal,
+    record,
+    check,
+    certificatePem: () => certificatePem(certificate),
+    certificate: { subject: certificate.subject, fingerprint: certificate.fingerprint, source: certificate.source, validTo: certificate.validTo },
+    queue: {
+      start(): void {
+        schedule();
+        if (config.seal.pollSeconds > 0 && tsa) void runOnce();
+      },
+      kick(): void {
+        if (!stopped && config.seal.pollSeconds > 0 && tsa) void runOnce();
+      },
+      runOnce,
+      async stop(): Promise<void> {
+        stopped = true;
+        clearTimeout(timer);
+        await running;
+      },
+    },
+  };
+}
+
+export type PdfSeal = ReturnType<typeof createPdfSeal>;
