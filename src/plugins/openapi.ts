@@ -68,6 +68,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /ajax/verify_signature.php': 'verifySignaturePost',
   'GET /api/signing_key.php': 'getSigningKey',
   'GET /public/verify_signature.php': 'getPublicSignatureCheck',
+  'POST /public/verify_signature.php': 'checkReportPdf',
+  'GET /api/seal_certificate.php': 'getSealCertificate',
   'POST /api/pages.php': 'changePages',
   'DELETE /api/pages.php': 'deletePage',
   'GET /api/templates.php': 'getTemplates',

@@ -365,6 +365,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/seal_certificate.php": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The certificate of the service's PDF seal
+         * @description No token needed. The X.509 certificate (PEM) every final report PDF is sealed with, for checking without this service, e.g. `openssl cms -verify -CAfile` it.
+         */
+        get: operations["getSealCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/signing_key.php": {
         parameters: {
             query?: never;
@@ -552,7 +572,11 @@ export interface paths {
          */
         get: operations["getPublicSignatureCheck"];
         put?: never;
-        post?: never;
+        /**
+         * Public check of a report PDF (uploaded)
+         * @description No token needed. multipart/form-data with a PDF in the field `file` (at most 64 MB; read in memory and never stored). An HTML page that says, in words, which of four it is: a report sealed by this service and unaltered (with the report ref, version, the customers who signed, when it was sealed and, when present, the trusted time of its time stamp); a report of this service altered after sealing (its content changed, its seal damaged, or changes appended after the seal); a PDF this service did not seal (naming who else signed it, if anyone); or a file that is no PDF. Answers 200 for each of the four; 400 without a file, 413 beyond the size limit (each as a page saying so).
+         */
+        post: operations["checkReportPdf"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4493,6 +4517,56 @@ export interface operations {
             };
         };
     };
+    getSealCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-pem-file": unknown;
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-pem-file": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-pem-file": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     getSigningKey: {
         parameters: {
             query?: never;
@@ -6181,9 +6255,59 @@ export interface operations {
     };
     getPublicSignatureCheck: {
         parameters: {
-            query: {
-                code: string;
+            query?: {
+                code?: string;
             };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    checkReportPdf: {
+        parameters: {
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
