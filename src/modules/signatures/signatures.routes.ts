@@ -328,6 +328,6 @@ function verdictHtml(verdict: CheckVerdict, timeZone: string): string {
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="de"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>` +
-    '<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5}.ok{color:#186a3b;font-weight:bold}.bad{color:#a31515;font-weight:bold}dt{font-weight:bold;margin-top:.5rem}dd{margin:0}</style>' +
+    '<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5}.ok{color:#186a3b;font-weight:bold}.bad{color:#a31515;font-weight:bold}dt{font-weight:bold;margin-top:.5rem}dd{margin:0;overflow-wrap:anywhere}form{margin-top:1.5rem}label{font-weight:bold}input[type=file]{min-height:44px;margin:.5rem 0;max-width:100%;font-size:1rem}button{min-height:44px;padding:0 1rem;font-size:1rem}</style>' +
     `</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
