@@ -89,37 +89,38 @@ function describe(certificate: Buffer, chain: Buffer[], privateKey: KeyObject, s
 /** The key and certificates of a PKCS#12 file; a wrong password or an unreadable file is an Error saying so. */
 export function readPkcs12(file: string, password: string): SealCertificate {
   let p12: forge.pkcs12.Pkcs12Pfx;
+  // forge decodes RSA keys and certificates into objects whose re-encoding is not always the
+  // original (and fails for EC): it keeps the ASN.1 of what it could not decode, so decoding is
+  // refused here and the original DER of every key and certificate is taken as it is.
+  const { certificateFromAsn1, privateKeyFromAsn1 } = forge.pki;
+  const keepRaw = () => {
+    throw new Error('kept as ASN.1');
+  };
   try {
+    forge.pki.certificateFromAsn1 = keepRaw;
+    forge.pki.privateKeyFromAsn1 = keepRaw;
     p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(readFileSync(file).toString('binary')), password);
   } catch (error) {
     const message = (error as Error).message;
     throw new Error(`SEAL_P12_FILE ${file} cannot be read${/MAC|password/i.test(message) ? ': wrong SEAL_P12_PASSWORD' : `: ${message}`}`);
+  } finally {
+    forge.pki.certificateFromAsn1 = certificateFromAsn1;
+    forge.pki.privateKeyFromAsn1 = privateKeyFromAsn1;
   }
   const der = (node: forge.asn1.Asn1 | undefined) => (node ? Buffer.from(forge.asn1.toDer(node).getBytes(), 'binary') : undefined);
   const keys: KeyObject[] = [];
   for (const type of [forge.pki.oids.pkcs8ShroudedKeyBag!, forge.pki.oids.keyBag!]) {
     for (const bag of p12.getBags({ bagType: type })[type] ?? []) {
-      // forge decodes RSA keys only; the PrivateKeyInfo it keeps in `asn1` serves for EC too.
-      const info = bag.key ? der(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key))) : der(bag.asn1);
+      const info = der(bag.asn1);
       if (info) keys.push(createPrivateKey({ key: info, format: 'der', type: 'pkcs8' }));
     }
   }
-  const certificates = (p12.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? [])
-    .map((bag) => (bag.cert ? der(forge.pki.certificateToAsn1(bag.cert)) : der(bag.asn1 && bagCertificate(bag.asn1))))
-    .filter((c) => c !== undefined) as Buffer[];
+  const certificates = (p12.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? []).map((bag) => der(bag.asn1)).filter((c) => c !== undefined) as Buffer[];
   if (keys.length !== 1) throw new Error(`SEAL_P12_FILE ${file} holds ${keys.length} private keys; it must hold exactly one`);
   const key = keys[0]!;
   const own = certificates.find((c) => new X509Certificate(c).checkPrivateKey(key));
   if (!own) throw new Error(`SEAL_P12_FILE ${file} holds no certificate for its private key`);
   return describe(own, certificates.filter((c) => c !== own), key, 'pkcs12', false, file);
-}
-
-/** A certBag's x509Certificate (its [0] EXPLICIT OCTET STRING holds the DER), as forge keeps it when it cannot decode the certificate. */
-function bagCertificate(asn1: forge.asn1.Asn1): forge.asn1.Asn1 | undefined {
-  const value = (asn1.value as forge.asn1.Asn1[])?.[1];
-  const octets = (value?.value as forge.asn1.Asn1[] | undefined)?.[0];
-  if (!octets || typeof octets.value !== 'string') return undefined;
-  return forge.asn1.fromDer(octets.value);
 }
 
 /**
