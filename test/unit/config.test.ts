@@ -548,3 +548,27 @@ $dolibarr_main_db_host = 'real';
     assert.equal(conf.problems.length, 2, conf.problems.map((p) => p.message).join('\n'));
   });
 });
+
+describe('loadConfig: the PDF seal', () => {
+  test('defaults: the key beside the state, no authority, 10 s to wait, a look every 30 s', () => {
+    const config = loadConfig({ STATE_DIR: '/var/lib/fieldreport' });
+    assert.equal(config.seal.keyFile, '/var/lib/fieldreport/seal.pem');
+    assert.equal(config.seal.p12File, undefined);
+    assert.equal(config.seal.tsaUrl, undefined);
+    assert.equal(config.seal.tsaTimeoutSeconds, 10);
+    assert.equal(config.seal.pollSeconds, 30);
+  });
+
+  test('a time-stamp authority with credentials, and a PKCS#12 file, are taken as given', () => {
+    const config = loadConfig({ TSA_URL: 'https://freetsa.org/tsr', TSA_USERNAME: 'u', TSA_PASSWORD: 'p', TSA_TIMEOUT_SECONDS: '3', SEAL_P12_FILE: '/etc/fieldreport/seal.p12', SEAL_P12_PASSWORD: 'x' });
+    assert.deepEqual([config.seal.tsaUrl, config.seal.tsaUsername, config.seal.tsaPassword, config.seal.tsaTimeoutSeconds], ['https://freetsa.org/tsr', 'u', 'p', 3]);
+    assert.equal(config.seal.p12File, '/etc/fieldreport/seal.p12');
+  });
+
+  test('an authority that is no http(s) address and a wait of 0 or a word are problems naming the setting', () => {
+    const error = configError({ TSA_URL: 'ftp://tsa.example.com', TSA_TIMEOUT_SECONDS: '0', TSA_POLL_SECONDS: 'oft' });
+    assert.ok(listed(error, /TSA_URL/, /ftp:/), error.problems.join('\n'));
+    assert.ok(listed(error, /TSA_TIMEOUT_SECONDS/), error.problems.join('\n'));
+    assert.ok(listed(error, /TSA_POLL_SECONDS/), error.problems.join('\n'));
+  });
+});
