@@ -15,6 +15,7 @@ import { ErrorResponse, RowId } from '../common/common.schemas.js';
 import { requireParam } from '../common/dispatch.js';
 import { multipartError } from '../common/multipart.js';
 import { publicBaseUrl } from '../common/public-url.js';
+import { createLimiter } from '../common/limiter.js';
 import { DEVICE_AHEAD_SECONDS, DEVICE_MAX_AGE_SECONDS, deviceTimeShown, parseDeviceTime, parseDeviceZone, SHOWN_APART_SECONDS } from './device-time.js';
 import { MAX_CHECK_BYTES, type CheckVerdict, type PdfSeal } from './pdf-seal.service.js';
 import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE, type SignatureService, type SignInput } from './signatures.service.js';
@@ -141,6 +142,8 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 export async function signaturesRoutes(app: FastifyInstance, deps: { signatures: SignatureService; pdfSeal: PdfSeal; timeZone: string }): Promise<void> {
   const { signatures } = deps;
+  /** Uploaded PDFs checked at once (each up to MAX_CHECK_BYTES in memory); beyond a short queue, 503. */
+  const checks = createLimiter(2, 4, () => new AppError('SIGNATURE_BUSY'));
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const VerifyQuery = Type.Object({
     id: Type.Optional(RowId('The signature page.')),
@@ -240,33 +243,44 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
     },
     async (request, reply) => {
       publicPageHeaders(reply);
-      let upload: Buffer | undefined;
-      if (request.isMultipart()) {
-        try {
-          for await (const part of request.parts({ limits: { fileSize: MAX_CHECK_BYTES + 1, files: 1 } })) {
-            if (part.type !== 'file') continue;
-            if (part.fieldname !== 'file' || upload) {
-              part.file.resume();
-              continue;
-            }
-            upload = await part.toBuffer();
-            if (part.file.truncated || upload.length > MAX_CHECK_BYTES) {
-              return reply.code(413).send(page('Prüfung eines Berichts', `<p class="bad">✘ Die Datei ist zu groß: höchstens ${MAX_CHECK_BYTES / (1024 * 1024)} MB.</p>${uploadForm()}`));
-            }
-          }
-        } catch (error) {
-          if ((error as { statusCode?: number }).statusCode === 413) {
-            return reply.code(413).send(page('Prüfung eines Berichts', `<p class="bad">✘ Die Datei ist zu groß: höchstens ${MAX_CHECK_BYTES / (1024 * 1024)} MB.</p>${uploadForm()}`));
-          }
-          return reply.code(400).send(page('Prüfung eines Berichts', `<p class="bad">✘ Die Datei kam nicht vollständig an; bitte erneut wählen.</p>${uploadForm()}`));
-        }
+      try {
+        return await checks(() => checkUpload(request, reply));
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'SIGNATURE_BUSY') throw error;
+        request.raw.resume();
+        return reply.code(503).header('retry-after', '5').send(page('Prüfung eines Berichts', '<p class="bad">✘ Gerade werden zu viele Dateien geprüft; bitte in einigen Sekunden erneut versuchen.</p>'));
       }
-      if (!upload || upload.length === 0) return reply.code(400).send(page('Prüfung eines Berichts', `<p class="bad">✘ Bitte eine PDF-Datei wählen.</p>${uploadForm()}`));
-      const verdict = await deps.pdfSeal.check(upload);
-      upload = undefined;
-      return reply.send(page('Prüfung eines Berichts', `${verdictHtml(verdict, deps.timeZone)}${uploadForm('Weitere Datei prüfen')}`));
     },
   );
+
+  /** Reads the uploaded PDF (in memory, within the limit) and answers the verdict's page. */
+  async function checkUpload(request: FastifyRequest, reply: FastifyReply) {
+    let upload: Buffer | undefined;
+    if (request.isMultipart()) {
+      try {
+        for await (const part of request.parts({ limits: { fileSize: MAX_CHECK_BYTES + 1, files: 1 } })) {
+          if (part.type !== 'file') continue;
+          if (part.fieldname !== 'file' || upload) {
+            part.file.resume();
+            continue;
+          }
+          upload = await part.toBuffer();
+          if (part.file.truncated || upload.length > MAX_CHECK_BYTES) {
+            return reply.code(413).send(page('Prüfung eines Berichts', `<p class="bad">✘ Die Datei ist zu groß: höchstens ${MAX_CHECK_BYTES / (1024 * 1024)} MB.</p>${uploadForm()}`));
+          }
+        }
+      } catch (error) {
+        if ((error as { statusCode?: number }).statusCode === 413) {
+          return reply.code(413).send(page('Prüfung eines Berichts', `<p class="bad">✘ Die Datei ist zu groß: höchstens ${MAX_CHECK_BYTES / (1024 * 1024)} MB.</p>${uploadForm()}`));
+        }
+        return reply.code(400).send(page('Prüfung eines Berichts', `<p class="bad">✘ Die Datei kam nicht vollständig an; bitte erneut wählen.</p>${uploadForm()}`));
+      }
+    }
+    if (!upload || upload.length === 0) return reply.code(400).send(page('Prüfung eines Berichts', `<p class="bad">✘ Bitte eine PDF-Datei wählen.</p>${uploadForm()}`));
+    const verdict = await deps.pdfSeal.check(upload);
+    upload = undefined;
+    return reply.send(page('Prüfung eines Berichts', `${verdictHtml(verdict, deps.timeZone)}${uploadForm('Weitere Datei prüfen')}`));
+  }
 
   typed.get(
     '/api/seal_certificate.php',
