@@ -7,7 +7,9 @@
  * offline when the signature is made, so it goes through the outbox. The strokes file the service
  * stored in the documents folder is compared with what was drawn, sample for sample: coordinates
  * (within rounding), time, pressure, pointer type, order and stroke grouping; the sealed metadata
- * sums it up and the signature verifies. axe-core on the signature screen at 390 × 844 and 360 × 640.
+ * sums it up and the signature verifies. A stroke past the service's limits (50 000 samples made in
+ * the page) is taken off the pad again, the screen says so, and only the strokes before it are sent.
+ * axe-core on the signature screen at 390 × 844 and 360 × 640, with and without that note.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -216,6 +218,44 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
       pointer_types: ['pen', 'touch'],
     });
     assert.match(checked.metadata.user_agent, /Chrome\//);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('a stroke past what the service takes is taken off the pad again and the screen says so; the strokes before it are sent', async () => {
+    const order = (await api<{ items: Array<{ id: number; status: number }> }>('/api/orders.php?limit=500')).items.find((o) => o.status === 1)!;
+    const made = await api<{ id: number }>('/api/reports.php?action=create', { method: 'POST', payload: { fk_element: order.id, title: 'Volles Feld' } });
+    await api(`/api/pages.php?action=add&bericht_id=${made.id}`, { method: 'POST', payload: { layout: 'title_only', title: 'Zähler' } });
+    const { page, context, errors } = await phone(world);
+    await logIn(page);
+    await page.goto(`/app/#/report/${made.id}/sign`);
+    await page.getByLabel('Name der unterschreibenden Person').fill('Fritz Voll');
+    await page.locator('canvas').scrollIntoViewIfNeeded();
+    await page.waitForTimeout(300);
+    const box = await padBox(page);
+    const cdp = await context.newCDPSession(page);
+    const kept = await penStroke(cdp, box, Array.from({ length: 10 }, (_, i) => [40 + i * 9, 90 + i * 4] as [number, number]), (i) => 0.3 + i * 0.05, Date.now() / 1000, 3);
+    await cdp.detach();
+    // A stroke of 50 000 samples more (events made in the page: one sample each), as no hand draws.
+    await page.evaluate(`(() => {
+      const canvas = document.querySelector('canvas');
+      const b = canvas.getBoundingClientRect();
+      const at = (i) => ({ pointerId: 41, pointerType: 'pen', isPrimary: true, clientX: b.left + 30 + (i % 200), clientY: b.top + 200 + (i % 7), pressure: 0.5, buttons: 1, bubbles: true, cancelable: true });
+      canvas.dispatchEvent(new PointerEvent('pointerdown', at(0)));
+      for (let i = 1; i <= 50000; i++) canvas.dispatchEvent(new PointerEvent('pointermove', at(i)));
+      canvas.dispatchEvent(new PointerEvent('pointerup', { ...at(50001), buttons: 0, pressure: 0 }));
+    })()`);
+    await page.getByText('Das Unterschriftsfeld ist voll').waitFor();
+    await assertAccessible(page, 'signature pad full');
+    await page.setViewportSize({ width: 360, height: 640 });
+    await page.waitForTimeout(300);
+    await assertAccessible(page, 'signature pad full at 360 × 640');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: 'Unterschreiben' }).click();
+    await page.getByText('Unterschrift gültig').waitFor({ timeout: 60_000 });
+    const signed = (await api<{ pages: Array<{ source_path: string }> }>(`/api/reports.php?id=${made.id}`)).pages.at(-1)!;
+    const stored = JSON.parse(readFileSync(path.join(world.ctx.config.dataRoot, signed.source_path.replace(/\.png$/, '.strokes.json')), 'utf8')) as { strokes: Array<{ pointer_type: string; samples: number[][] }> };
+    assert.deepEqual(stored.strokes.map((s) => [s.pointer_type, s.samples.length]), [['pen', kept.samples.length]], 'only the stroke before the full one');
     assert.deepEqual(errors, []);
     await context.close();
   });
