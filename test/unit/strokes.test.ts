@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MAX_STROKE_SAMPLES as SERVICE_MAX_SAMPLES, MAX_STROKES as SERVICE_MAX_STROKES, parseStrokes } from '../../src/modules/signatures/strokes.js';
-import { MAX_SAMPLES, MAX_STROKES, StrokeRecorder } from '../../web/src/lib/strokes.js';
+import { MAX_SAMPLES, MAX_STROKES, StrokeRecorder, type PointerSample } from '../../web/src/lib/strokes.js';
 
 const BOX = { left: 10.5, top: 200, width: 366, height: 506.39 };
-const canvas = { getBoundingClientRect: () => BOX } as unknown as HTMLElement;
+const canvas = { getBoundingClientRect: () => BOX };
 
 interface Fake {
   pointerId: number;
@@ -23,9 +23,9 @@ interface Fake {
   coalesced?: Fake[];
 }
 /** A pointer event as the recorder reads it. */
-function ev(f: Partial<Fake> & Pick<Fake, 'clientX' | 'clientY' | 'timeStamp'>): PointerEvent {
+function ev(f: Partial<Fake> & Pick<Fake, 'clientX' | 'clientY' | 'timeStamp'>): PointerSample {
   const e: Fake = { pointerId: 2, pointerType: 'pen', pressure: 0.5, ...f };
-  return { ...e, getCoalescedEvents: () => (e.coalesced ?? []).map((c) => ev(c)) } as unknown as PointerEvent;
+  return { ...e, getCoalescedEvents: () => (e.coalesced ?? []).map((c) => ev(c)) };
 }
 
 test('samples are relative to the pad and the first sample, rounded; coalesced events are kept one by one; the record passes the service', () => {

@@ -34,6 +34,21 @@ const round = (value: number, places: number) => {
 };
 const KINDS: readonly string[] = ['mouse', 'pen', 'touch'];
 
+/** What is read of a pointer event (a PointerEvent is one). */
+export interface PointerSample {
+  readonly pointerId: number;
+  readonly pointerType: string;
+  readonly clientX: number;
+  readonly clientY: number;
+  readonly pressure: number;
+  readonly timeStamp: number;
+  getCoalescedEvents?(): PointerSample[];
+}
+/** What is read of the pad's canvas. */
+interface Surface {
+  getBoundingClientRect(): { left: number; top: number; width: number; height: number };
+}
+
 /** A stroke as kept here: `unusable` when the recorder could not follow it. */
 type Kept = Stroke & { unusable?: true };
 
@@ -51,14 +66,14 @@ export class StrokeRecorder {
    */
   private unusable = 0;
 
-  constructor(private readonly canvas: HTMLElement) {}
+  constructor(private readonly canvas: Surface) {}
 
   get samples(): number {
     return this.count;
   }
 
   /** A stroke begins (the pad's beginStroke), at `down`, its pointerdown. */
-  begin(down: PointerEvent | undefined): void {
+  begin(down: PointerSample | undefined): void {
     const kind = down && KINDS.includes(down.pointerType) ? (down.pointerType as PointerKind) : undefined;
     const stroke: Kept = { pointer_type: kind ?? 'mouse', samples: [] };
     this.strokes.push(stroke);
@@ -73,7 +88,7 @@ export class StrokeRecorder {
   }
 
   /** A pointermove or pointerup anywhere: the drawing pointer's samples, coalesced ones included. */
-  move(event: PointerEvent): void {
+  move(event: PointerSample): void {
     if (!this.current || event.pointerId !== this.current.pointerId) return;
     const merged = typeof event.getCoalescedEvents === 'function' ? event.getCoalescedEvents() : [];
     this.take(merged.length > 0 ? merged : [event]);
@@ -93,7 +108,11 @@ export class StrokeRecorder {
     this.count -= stroke.samples.length;
     if (stroke.unusable) this.unusable--;
     if (this.strokes.length === 0) this.clear();
-    else this.lastT = this.strokes.findLast((s) => s.samples.length > 0)?.samples.at(-1)?.[2] ?? 0;
+    else if (this.count === 0) {
+      // Only strokes without samples are left: the next sample starts the clock again.
+      this.origin = undefined;
+      this.lastT = 0;
+    } else this.lastT = this.strokes.findLast((s) => s.samples.length > 0)?.samples.at(-1)?.[2] ?? 0;
   }
 
   clear(): void {
@@ -119,7 +138,7 @@ export class StrokeRecorder {
     });
   }
 
-  private take(events: PointerEvent[]): void {
+  private take(events: PointerSample[]): void {
     const current = this.current!;
     // Where the canvas is now (the page does not scroll under a stroke: touch-action none).
     const box = this.canvas.getBoundingClientRect();
@@ -128,11 +147,9 @@ export class StrokeRecorder {
         current.overflow = true;
         return;
       }
-      if (this.origin === undefined) {
-        this.origin = e.timeStamp;
-        this.startedAt = performance.timeOrigin + e.timeStamp;
-      }
-      const t = Math.max(round(e.timeStamp - this.origin, 3), this.lastT);
+      const origin = (this.origin ??= e.timeStamp);
+      if (this.count === 0) this.startedAt = performance.timeOrigin + origin;
+      const t = Math.max(round(e.timeStamp - origin, 3), this.lastT);
       const pressure = Number.isFinite(e.pressure) ? Math.min(1, Math.max(0, e.pressure)) : 0;
       current.stroke.samples.push([round(e.clientX - box.left, 2), round(e.clientY - box.top, 2), t, round(pressure, 4)]);
       this.lastT = t;
