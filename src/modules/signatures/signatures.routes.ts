@@ -19,10 +19,15 @@ import { createLimiter } from '../common/limiter.js';
 import { DEVICE_AHEAD_SECONDS, DEVICE_MAX_AGE_SECONDS, deviceTimeShown, parseDeviceTime, parseDeviceZone, SHOWN_APART_SECONDS } from './device-time.js';
 import { MAX_CHECK_BYTES, type CheckVerdict, type PdfSeal } from './pdf-seal.service.js';
 import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE, type SignatureService, type SignInput } from './signatures.service.js';
+import { MAX_STROKE_SAMPLES, MAX_STROKES, MAX_STROKES_BYTES, parseStrokes, STROKES_FORMAT, strokesInWords, strokesTooLarge } from './strokes.js';
 
 /** Largest signature PNG in bytes. */
 export const MAX_SIGNATURE_BYTES = 5 * 1024 * 1024;
 export const MAX_CONFIRMATION_LENGTH = 2000;
+/** Any text field but `strokes`, in bytes (a confirmation text of MAX_CONFIRMATION_LENGTH characters fits). */
+const MAX_FIELD_BYTES = MAX_CONFIRMATION_LENGTH * 4;
+/** The request's User-Agent as kept in the metadata, in characters. */
+export const MAX_USER_AGENT_LENGTH = 512;
 
 export const SIGNATURE_DESCRIPTION =
   '`action=signature&bericht_id=<report>`: multipart/form-data with the customer\'s signature as a PNG in the field `file` ' +
@@ -31,7 +36,14 @@ export const SIGNATURE_DESCRIPTION =
   `(optional, at most ${MAX_CONFIRMATION_LENGTH} characters; default: "${DEFAULT_CONFIRMATION}"), ` +
   '`signed_at_device` (optional: the moment the customer signed, by the phone\'s clock, as an RFC 3339 date-time WITH its UTC offset, e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; ' +
   'a signature sent from an offline queue reaches the service later) and `signed_at_device_zone` (optional, only with `signed_at_device`: the phone\'s IANA time zone, e.g. `Europe/Berlin`). ' +
+  `\`strokes\` (optional: every pointer sample of the drawing, JSON of the form \`${STROKES_FORMAT}\`: ` +
+  '`{ "format", "started_at_unix_ms" (the first sample by the phone\'s clock), "pad": { "width", "height" (CSS px), "pixel_ratio" }, "sample_fields": ["x","y","t","pressure"], ' +
+  '"strokes": [ { "pointer_type": "mouse"|"pen"|"touch", "samples": [[x, y, t, pressure], …] }, … ] }`; x and y in CSS pixels from the top-left corner of the pad\'s canvas, ' +
+  't in ms since the first sample (0 for it, never decreasing), pressure 0..1; unknown keys are refused; a text field, or a file part; ' +
+  `at most ${MAX_STROKES_BYTES} bytes, ${MAX_STROKES} strokes and ${MAX_STROKE_SAMPLES} samples: 413 STROKES_TOO_LARGE beyond; malformed or wrong: 400 VALIDATION_FAILED naming \`body.strokes\` and where in it; ` +
+  'stored byte for byte as `<image>.strokes.json` and summed up in the sealed metadata as `strokes`: `{ format, sha256, bytes, strokes, samples, duration_ms, pointer_types }`; absent: no stroke record). ' +
   'A malformed device time (no offset, no such date) or a zone that is no IANA-style name is 400 VALIDATION_FAILED naming the field; an empty field counts as absent; ' +
+  `any text field but \`strokes\` longer than ${MAX_FIELD_BYTES} bytes is 400 naming it; ` +
   'a well-formed zone this service does not know (a newer zone database on the phone, `Etc/Unknown`) is kept as sent and the time shown at the offset the phone sent. ' +
   `A well-formed device time is never refused however far off: it is kept and marked implausible when it lies more than ${DEVICE_AHEAD_SECONDS / 60} minutes after the server's time ` +
   `(reason \`ahead\`) or more than ${DEVICE_MAX_AGE_SECONDS / 86400} days before it (\`too_old\`). ` +
@@ -43,7 +55,8 @@ export const SIGNATURE_DESCRIPTION =
   'one time, the server\'s, as "Unterschrieben von <signer> am <time> Uhr (<zone>)". Beside the image, `<image>.json` holds the metadata ' +
   '(headline, report and parent ref, customer, `server_time` and `server_time_unix`, signer, confirmation text, GPS, hash, page_count_at_signing, server name, client IP, user, and ' +
   '`signed_at_device` (as sent, with its offset), `signed_at_device_unix`, `signed_at_device_zone`, `device_time_difference_seconds` (server_time_unix − signed_at_device_unix: positive when received after signing), ' +
-  '`device_time_plausible`, `device_time_implausible_reason` (null, `ahead` or `too_old`); all six null without a device time) sealed with the service\'s Ed25519 key, so editing any of them breaks the seal. ' +
+  '`device_time_plausible`, `device_time_implausible_reason` (null, `ahead` or `too_old`); all six null without a device time; `user_agent` (the request\'s User-Agent, ' +
+  `at most ${MAX_USER_AGENT_LENGTH} characters, control characters replaced; null without one) and \`strokes\` (above; null without strokes)) sealed with the service's Ed25519 key, so editing any of them breaks the seal. ` +
   'The device time, its zone and the plausibility are also kept in the database, and every page answer carries them in `signature`. ' +
   'A body that is no readable multipart form (no or a wrong boundary, cut off): 400 UPLOAD_MISSING. Every page image must exist (409 REPORT_SOURCE_MISSING). Write right, a draft the caller sees (409 REPORT_FINAL otherwise). ' +
   '201 with the page (its `signature` filled) and `hash`, `page_count_at_signing` and `verify_url` (the public check; its address comes from PUBLIC_URL, else from the request). ' +
@@ -81,24 +94,61 @@ async function readPng(part: MultipartFile): Promise<Buffer> {
   return data;
 }
 
-/** The signature form: fields and the PNG (read whole: it is small and capped). */
+/** The strokes sent as a file part, read whole up to its cap. */
+async function readStrokesFile(part: MultipartFile): Promise<Buffer> {
+  let data: Buffer;
+  try {
+    data = await part.toBuffer();
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 413) throw strokesTooLarge(`mehr als ${MAX_STROKES_BYTES} Bytes`);
+    throw error;
+  }
+  if (part.file.truncated || data.length > MAX_STROKES_BYTES) throw strokesTooLarge(`mehr als ${MAX_STROKES_BYTES} Bytes`);
+  return data;
+}
+
+/** The request's User-Agent for the metadata: capped, control characters replaced; null without one. */
+export function userAgentOf(request: FastifyRequest): string | null {
+  const raw = request.headers['user-agent'];
+  if (typeof raw !== 'string' || !raw.trim()) return null;
+  return raw.trim().slice(0, MAX_USER_AGENT_LENGTH).replace(/\p{Cc}/gu, '\uFFFD');
+}
+
+/** The signature form: fields, the PNG and the strokes (read whole: they are small and capped). */
 export async function readSignatureForm(request: FastifyRequest, config: Config): Promise<SignInput> {
   if (!request.isMultipart()) throw new AppError('UPLOAD_MISSING', { message: 'Die Unterschrift kommt als multipart/form-data mit dem PNG im Feld "file"' });
   const fields: Record<string, string> = {};
   let png: Buffer | undefined;
+  let strokesRaw: Buffer | undefined;
   try {
-    for await (const part of request.parts({ limits: { fileSize: MAX_SIGNATURE_BYTES + 1 } })) {
+    // The strokes may be megabytes; every other field stays small (checked as each arrives, so a
+    // form of many large fields is refused at the first).
+    for await (const part of request.parts({ limits: { files: 2, fileSize: Math.max(MAX_SIGNATURE_BYTES, MAX_STROKES_BYTES) + 1, fieldSize: MAX_STROKES_BYTES + 1 } })) {
       if (part.type === 'file') {
-        if (part.fieldname !== 'file' || png) {
-          part.file.resume();
-          continue;
+        if (part.fieldname === 'strokes' && !strokesRaw) strokesRaw = await readStrokesFile(part);
+        else if (part.fieldname === 'file' && !png) png = await readPng(part);
+        else part.file.resume();
+        continue;
+      }
+      if (part.fieldname === 'strokes') {
+        if (part.valueTruncated) throw strokesTooLarge(`mehr als ${MAX_STROKES_BYTES} Bytes`);
+        // Sent with Content-Type application/json, @fastify/multipart has parsed it already: its JSON again.
+        const text = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
+        if (!strokesRaw && text.trim() !== '') strokesRaw = Buffer.from(text, 'utf8');
+        continue;
+      }
+      if (typeof part.value === 'string') {
+        if (part.valueTruncated || Buffer.byteLength(part.value) > MAX_FIELD_BYTES) {
+          throw new AppError('VALIDATION_FAILED', { message: `Das Feld ${part.fieldname.slice(0, 100)} ist zu lang`, details: [{ field: `body.${part.fieldname.slice(0, 100)}`, message: `at most ${MAX_FIELD_BYTES} bytes` }] });
         }
-        png = await readPng(part);
-      } else if (typeof part.value === 'string') {
         fields[part.fieldname] = part.value;
       }
     }
   } catch (error) {
+    // A field declared application/json that is no JSON (or cut off by the size cap).
+    if ((error as { code?: unknown }).code === 'FST_INVALID_JSON_FIELD_ERROR') {
+      throw new AppError('VALIDATION_FAILED', { message: 'Ein Feld mit Content-Type application/json ist kein gültiges JSON', details: [{ field: 'body', message: 'a field declared application/json is no valid JSON' }] });
+    }
     // A body busboy cannot read (no or wrong boundary, cut off) is 400, as for photo uploads.
     throw multipartError(error);
   }
@@ -124,8 +174,11 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
   if (deviceZone !== undefined && deviceTime === undefined) {
     throw new AppError('VALIDATION_FAILED', { message: 'signed_at_device_zone nur zusammen mit signed_at_device', details: [{ field: 'body.signed_at_device', message: 'required with signed_at_device_zone' }] });
   }
+  const strokes = strokesRaw ? parseStrokes(strokesRaw) : undefined;
   if (!png) throw new AppError('UPLOAD_MISSING');
   return {
+    strokes,
+    userAgent: userAgentOf(request),
     signerName,
     confirmation,
     gpsLat,
@@ -151,10 +204,13 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
   });
   const verifyDescription =
     'Verifies the signature page `id` (or `page_id`; in the query, or for POST also in a JSON body) of a report the caller sees: reads the metadata JSON beside it, checks the service\'s Ed25519 seal, ' +
-    'compares the number of pages before the signature with page_count_at_signing, and recomputes the SHA-256 over those pages plus the report ref, and the composite image\'s SHA-256. ' +
-    'Answers `{ verified, reason?, message, page_id, report_id, report_ref, checks, metadata }`; `reason` when not verified: metadata_missing, ' +
+    'compares the number of pages before the signature with page_count_at_signing, and recomputes the SHA-256 over those pages plus the report ref, and the composite image\'s SHA-256, ' +
+    'and, when the metadata names a stroke record (`strokes`), the SHA-256 of `<image>.strokes.json`. ' +
+    'Answers `{ verified, reason?, message, page_id, report_id, report_ref, checks, metadata }`; `checks.strokes` is null when the signature has no stroke record ' +
+    '(made before they were kept, or sent without) or the check was not reached; `reason` when not verified: metadata_missing, ' +
     'key_unknown (sealed with another key than this service\'s SIGNING_KEY_FILE: check the key, not the report), seal_broken (the metadata was edited), ' +
-    'page_count_changed (pages before the signature were deleted or added), content_changed (a page, its order, a title, note, rotation or image file, or the signature image changed). ' +
+    'page_count_changed (pages before the signature were deleted or added), content_changed (a page, its order, a title, note, rotation or image file, or the signature image changed), ' +
+    'strokes_changed (the stroke record beside the signature is gone or was edited). ' +
     '404 PAGE_NOT_FOUND for a page that is no signature page or not visible.';
   const handler = async (request: FastifyRequest<{ Querystring: { id?: number; page_id?: number } }>) => {
     const body = (request.body ?? {}) as { id?: unknown; page_id?: unknown };
@@ -165,12 +221,14 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
   const Check = Type.Union([Type.Boolean(), Type.Null()], { description: 'null: not reached' });
   const VerifyResponse = Type.Object({
     verified: Type.Boolean(),
-    reason: Type.Optional(Type.Union([Type.Literal('metadata_missing'), Type.Literal('key_unknown'), Type.Literal('seal_broken'), Type.Literal('page_count_changed'), Type.Literal('content_changed')])),
+    reason: Type.Optional(
+      Type.Union([Type.Literal('metadata_missing'), Type.Literal('key_unknown'), Type.Literal('seal_broken'), Type.Literal('page_count_changed'), Type.Literal('content_changed'), Type.Literal('strokes_changed')]),
+    ),
     message: Type.String({ description: 'The result in German, for people.' }),
     page_id: Type.Integer(),
     report_id: Type.Integer(),
     report_ref: Type.String(),
-    checks: Type.Object({ metadata: Type.Boolean(), seal: Check, page_count: Check, hash: Check, image: Check }),
+    checks: Type.Object({ metadata: Type.Boolean(), seal: Check, page_count: Check, hash: Check, image: Check, strokes: Type.Union([Type.Boolean(), Type.Null()], { description: 'null: no stroke record, or not reached' }) }),
     metadata: Type.Union([Type.Object({}, { additionalProperties: true, description: 'The metadata JSON as stored beside the signature image.' }), Type.Null()]),
   });
   const schema = { tags: ['signatures'], summary: 'Verify a signature page', description: verifyDescription, querystring: VerifyQuery, response: { 200: VerifyResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse } };
@@ -200,7 +258,8 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
           'No token needed: the unguessable `code` of one signature. An HTML page with the report ref, the signer, the time and the verification result, and nothing else, ' +
           'taken from the sealed metadata. When the phone sent the moment of signing and it differs from the server\'s time of receipt by more than ' +
           `${SHOWN_APART_SECONDS} s, two rows: "Unterschrieben (Gerät)" (the phone's time in its zone, or at its offset) and "Empfangen (Server)", ` +
-          'with "unplausibel: …" beside an implausible device time; else one row "Unterschrieben". Unknown code: 404 page.',
+          'with "unplausibel: …" beside an implausible device time; else one row "Unterschrieben". With a stroke record, "Strichaufzeichnung" (strokes, samples and the pointer types) ' +
+          'and "Dauer des Unterschreibens" (first touch to last lift); without one, "Strichaufzeichnung: keine". Unknown code: 404 page. Without a code: the form to check a report PDF (POST).',
         querystring: Type.Object({ code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }),
         produces: ['text/html'],
       },
@@ -220,7 +279,14 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
         ? `<dt>Unterschrieben (Gerät)</dt><dd>${escapeHtml(`${device.time} (${device.zone})`)}${device.mark ? ` <span class="bad">– ${escapeHtml(device.mark)}</span>` : ''}</dd>` +
           `<dt>Empfangen (Server)</dt><dd>${escapeHtml(server(true))}</dd>`
         : `<dt>Unterschrieben</dt><dd>${escapeHtml(server(false))}</dd>`;
-      return reply.send(page('Prüfung einer Unterschrift', `${status}<dl><dt>Bericht</dt><dd>${escapeHtml(result.report_ref)}</dd><dt>Unterzeichner</dt><dd>${escapeHtml(result.signer_name)}</dd>${times}</dl>`));
+      // What the sealed metadata says of the recorded strokes (its file is checked with the rest).
+      const words = result.strokes ? strokesInWords(result.strokes) : undefined;
+      const strokes = words
+        ? `<dt>Strichaufzeichnung</dt><dd>${escapeHtml(words.counts)}</dd><dt>Dauer des Unterschreibens</dt><dd>${escapeHtml(words.duration)}</dd>`
+        : result.strokes === null
+          ? '<dt>Strichaufzeichnung</dt><dd>keine</dd>'
+          : '';
+      return reply.send(page('Prüfung einer Unterschrift', `${status}<dl><dt>Bericht</dt><dd>${escapeHtml(result.report_ref)}</dd><dt>Unterzeichner</dt><dd>${escapeHtml(result.signer_name)}</dd>${times}${strokes}</dl>`));
     },
   );
 

@@ -20,10 +20,15 @@
  * code finds no row for their code); the dead run's claim is freed, the repeat signs afresh under
  * a new code and name, and the two files stay until the report is deleted with its work area.
  *
+ * With the signature the phone may send every pointer sample of the drawing (strokes.ts): checked,
+ * stored byte for byte as `<image>.strokes.json` (written with the image, removed with it on any
+ * failure) and summed up in the metadata as `strokes`, with the SHA-256 of the stored file, so the
+ * seal covers it.
+ *
  * Verifying reads the metadata beside the page and answers why it fails, in this order: the
  * metadata is missing or unreadable; the seal is broken (the JSON was edited); the number of pages
  * before the signature changed; the content changed (the hash over those pages, or the composite
- * image itself).
+ * image itself); the strokes file is gone or differs from what the metadata names.
  */
 import { localTime, zoneName } from '../../dolibarr/time.js';
 import { createHash, randomBytes } from 'node:crypto';
@@ -50,6 +55,7 @@ import { fileSha256, hashFormOf, pagesHash } from './signature-hash.js';
 import { createLimiter } from '../common/limiter.js';
 import type { SigningKey } from './seal.js';
 import { deviceTimeFacts, deviceTimeShown, type DeviceTime, type DeviceTimeFacts, type ImplausibleReason } from './device-time.js';
+import { strokesPathOf, type ParsedStrokes, type StrokesSummary } from './strokes.js';
 
 /** Longest side of a signature PNG (a phone screen is at most a few thousand pixels). */
 export const MAX_SIGNATURE_SIDE = 4096;
@@ -58,13 +64,14 @@ export const DEFAULT_CONFIRMATION =
   'Hiermit bestätige ich, dass die in diesem Bericht dokumentierten Arbeiten ausgeführt wurden und der Bericht den Zustand bei Abnahme wiedergibt.';
 const HEADLINE = 'Abnahmebestätigung – Unterschrift';
 
-export type VerifyReason = 'metadata_missing' | 'key_unknown' | 'seal_broken' | 'page_count_changed' | 'content_changed';
+export type VerifyReason = 'metadata_missing' | 'key_unknown' | 'seal_broken' | 'page_count_changed' | 'content_changed' | 'strokes_changed';
 const REASON_TEXT: Record<VerifyReason, string> = {
   metadata_missing: 'Die Signaturdaten fehlen oder sind unlesbar',
   key_unknown: 'Das Siegel stammt von einem anderen Schlüssel als dem dieses Dienstes (SIGNING_KEY_FILE); es kann hier nicht geprüft werden',
   seal_broken: 'Das Siegel ist gebrochen: die Signaturdaten wurden verändert',
   page_count_changed: 'Die Zahl der unterschriebenen Seiten hat sich geändert',
   content_changed: 'Der Inhalt der unterschriebenen Seiten hat sich geändert',
+  strokes_changed: 'Die Aufzeichnung der Striche (Stiftdaten) der Unterschrift fehlt oder wurde verändert',
 };
 
 export interface SignatureMetadata {
@@ -98,10 +105,17 @@ export interface SignatureMetadata {
   page_count_at_signing: number;
   server_name: string;
   client_ip: string;
+  /** The signing request's User-Agent (capped); null without one; absent in metadata made before it was recorded. */
+  user_agent?: string | null;
   user: { id: number; login: string; name: string };
   signature_sha256: string;
   image_sha256: string;
   verify_code: string;
+  /**
+   * The stroke record stored beside the image (`<image>.strokes.json`); null when the phone sent
+   * none; absent in metadata made before strokes were recorded.
+   */
+  strokes?: StrokesSummary | null;
   seal?: unknown;
 }
 
@@ -115,7 +129,11 @@ export interface SignInput {
   /** The phone's IANA zone (only with deviceTime). */
   deviceZone?: string;
   png: Buffer;
+  /** Every pointer sample of the drawing, checked (strokes.ts), when the phone sent them. */
+  strokes?: ParsedStrokes;
   clientIp: string;
+  /** The request's User-Agent (capped), or null. */
+  userAgent: string | null;
   /** Where people reach the service, for the QR link. */
   baseUrl: string;
 }
@@ -127,6 +145,8 @@ export interface PublicCheck {
   signed_at: number | null;
   /** The phone's time of signing, when it sent one. */
   device_time: Partial<DeviceTimeFacts> | null;
+  /** The sealed summary of the strokes; null when none were recorded; absent when the metadata could not be read. */
+  strokes?: StrokesSummary | null;
   verified: boolean;
   reason?: VerifyReason;
   message: string;
@@ -139,7 +159,8 @@ export interface VerifyResult {
   page_id: number;
   report_id: number;
   report_ref: string;
-  checks: { metadata: boolean; seal: boolean | null; page_count: boolean | null; hash: boolean | null; image: boolean | null };
+  /** `strokes`: null when the signature has no stroke record or the check was not reached. */
+  checks: { metadata: boolean; seal: boolean | null; page_count: boolean | null; hash: boolean | null; image: boolean | null; strokes: boolean | null };
   metadata: SignatureMetadata | null;
 }
 
@@ -265,6 +286,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
         signer_name: result.metadata?.signer_name ?? row.signer_name,
         signed_at: result.metadata?.server_time_unix ?? fromDbDateTime(row.datec),
         device_time: result.metadata ?? null,
+        ...(result.metadata ? { strokes: result.metadata.strokes ?? null } : {}),
         verified: result.verified,
         ...(result.reason ? { reason: result.reason } : {}),
         message: result.message,
@@ -337,10 +359,12 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
       page_count_at_signing: pages.length,
       server_name: config.serverName,
       client_ip: input.clientIp,
+      user_agent: input.userAgent,
       user: { id: user.id, login: user.login, name: user.name },
       signature_sha256: createHash('sha256').update(input.png).digest('hex'),
       image_sha256: createHash('sha256').update(sheet).digest('hex'),
       verify_code: code,
+      strokes: input.strokes?.summary ?? null,
     };
     metadata.seal = key.seal(metadata);
 
@@ -350,11 +374,14 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     const metaRel = metadataPathOf(imageRel);
     const imageFile = path.join(folder.dir, `${base}.png`);
     const metaFile = path.join(folder.dir, `${base}.json`);
+    const strokesFile = path.join(folder.dir, path.basename(strokesPathOf(imageRel)));
     const written: string[] = [];
     let committed = false;
     const madeFolder = await mkdir(folder.dir, { recursive: true });
+    // The strokes before the metadata that names them: metadata on disk never names a missing file.
+    const files: Array<readonly [string, Buffer | string]> = [[imageFile, sheet], ...(input.strokes ? [[strokesFile, input.strokes.data] as const] : []), [metaFile, `${JSON.stringify(metadata, null, 2)}\n`]];
     try {
-      for (const [file, data] of [[imageFile, sheet], [metaFile, `${JSON.stringify(metadata, null, 2)}\n`]] as const) {
+      for (const [file, data] of files) {
         await writeFileAtomic(file, data);
         written.push(file);
       }
@@ -436,30 +463,44 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
     }
   };
 
+  /**
+   * The strokes check: null when the metadata names no strokes (a signature made before they were
+   * recorded, or without them), true when the file beside the image has the SHA-256 the metadata
+   * names, false when it is gone or differs.
+   */
+  async function strokesOk(imageRelPath: string, summary: StrokesSummary | null | undefined): Promise<boolean | null> {
+    if (!summary) return null;
+    return (await digest(strokesPathOf(imageRelPath))) === summary.sha256;
+  }
+
   async function verifyPage(page: PageRow, reportRef: string): Promise<VerifyResult> {
     const reportId = Number(page.fk_bericht);
     const base = { page_id: Number(page.rowid), report_id: reportId, report_ref: reportRef };
     const fail = (reason: VerifyReason, checks: VerifyResult['checks'], metadata: SignatureMetadata | null): VerifyResult => ({ verified: false, reason, message: REASON_TEXT[reason], ...base, checks, metadata });
+    const notReached = { page_count: null, hash: null, image: null, strokes: null };
     let metadata: SignatureMetadata | null = null;
     try {
       if (!page.source_path) throw new Error('no image');
       metadata = JSON.parse(await readFile(await resolveSource(dataRoot, entity, metadataPathOf(page.source_path)), 'utf8')) as SignatureMetadata;
       if (!metadata || typeof metadata !== 'object' || typeof metadata.hash !== 'string') throw new Error('not metadata');
     } catch {
-      return fail('metadata_missing', { metadata: false, seal: null, page_count: null, hash: null, image: null }, null);
+      return fail('metadata_missing', { metadata: false, seal: null, ...notReached }, null);
     }
     const { seal, ...sealed } = metadata;
-    if ((seal as { key_id?: unknown } | undefined)?.key_id !== key.keyId) return fail('key_unknown', { metadata: true, seal: null, page_count: null, hash: null, image: null }, metadata);
-    if (!key.check(sealed, seal)) return fail('seal_broken', { metadata: true, seal: false, page_count: null, hash: null, image: null }, metadata);
+    if ((seal as { key_id?: unknown } | undefined)?.key_id !== key.keyId) return fail('key_unknown', { metadata: true, seal: null, ...notReached }, metadata);
+    if (!key.check(sealed, seal)) return fail('seal_broken', { metadata: true, seal: false, ...notReached }, metadata);
     // Sealed metadata of another report's signature, put beside this page, proves nothing here.
-    if (metadata.report_id !== reportId) return fail('content_changed', { metadata: true, seal: true, page_count: null, hash: false, image: null }, metadata);
+    if (metadata.report_id !== reportId) return fail('content_changed', { metadata: true, seal: true, ...notReached, hash: false }, metadata);
     const pages = await repo.pages(db, reportId);
     const before = pages.slice(0, pages.findIndex((p) => Number(p.rowid) === Number(page.rowid)));
-    if (before.length !== metadata.page_count_at_signing) return fail('page_count_changed', { metadata: true, seal: true, page_count: false, hash: null, image: null }, metadata);
+    if (before.length !== metadata.page_count_at_signing) return fail('page_count_changed', { metadata: true, seal: true, ...notReached, page_count: false }, metadata);
     const hashOk = (await pagesHash(reportRef, before, digest)) === metadata.hash;
     const imageOk = (await digest(page.source_path!)) === metadata.image_sha256;
-    if (!hashOk || !imageOk) return fail('content_changed', { metadata: true, seal: true, page_count: true, hash: hashOk, image: imageOk }, metadata);
-    return { verified: true, message: 'Die Unterschrift ist gültig: die unterschriebenen Seiten sind unverändert', ...base, checks: { metadata: true, seal: true, page_count: true, hash: true, image: true }, metadata };
+    const strokes = await strokesOk(page.source_path!, metadata.strokes);
+    const checks = { metadata: true, seal: true, page_count: true, hash: hashOk, image: imageOk, strokes };
+    if (!hashOk || !imageOk) return fail('content_changed', checks, metadata);
+    if (strokes === false) return fail('strokes_changed', checks, metadata);
+    return { verified: true, message: 'Die Unterschrift ist gültig: die unterschriebenen Seiten sind unverändert', ...base, checks, metadata };
   }
 
   return {
@@ -484,7 +525,7 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
           page_id: Number(row.fk_page),
           report_id: reportId,
           report_ref: report.ref,
-          checks: { metadata: false, seal: null, page_count: false, hash: null, image: null },
+          checks: { metadata: false, seal: null, page_count: false, hash: null, image: null, strokes: null },
           metadata: null,
         });
       }

@@ -158,6 +158,11 @@ export interface SignaturePayload {
   signed_at_device?: string;
   /** The phone's time zone then (IANA name), if it knows one. */
   signed_at_zone?: string;
+  /**
+   * Every pointer sample of the drawing (JSON, format fieldreport-strokes/1, lib/strokes.ts), sent
+   * as the field `strokes` exactly as kept; absent in records of older versions.
+   */
+  strokes?: string;
 }
 
 export type OutboxPayload =

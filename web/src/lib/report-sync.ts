@@ -118,6 +118,8 @@ export async function sendReportRecord(record: OutboxRecord, headers: Record<str
       // When the customer signed, by the phone's clock: the service keeps it beside its own time of receipt.
       if (signature.signed_at_device) form.append('signed_at_device', signature.signed_at_device);
       if (signature.signed_at_zone) form.append('signed_at_device_zone', signature.signed_at_zone);
+      // Every pointer sample of the drawing: a text field, so the service keeps these very bytes.
+      if (signature.strokes) form.append('strokes', signature.strokes);
       form.append('file', signature.png, 'signature.png');
       return unwrap(
         api.POST('/api/pages.php', {
