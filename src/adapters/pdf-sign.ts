@@ -352,6 +352,9 @@ export interface FoundSignature {
   signedAt?: string;
 }
 
+/** Signatures read from one file at most: each hashes up to the whole file. */
+const MAX_SIGNATURES = 32;
+
 const byteRangePattern = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g;
 
 /** Every signature and document time stamp in `pdf`, in file order, each checked against the bytes it covers. */
@@ -359,6 +362,7 @@ export function findSignatures(pdf: Buffer): FoundSignature[] {
   const text = latin1(pdf);
   const found: FoundSignature[] = [];
   for (const m of text.matchAll(byteRangePattern)) {
+    if (found.length >= MAX_SIGNATURES) break;
     const byteRange = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] as [number, number, number, number];
     const objStart = text.lastIndexOf(' obj', m.index);
     const objEnd = text.indexOf('endobj', m.index);
