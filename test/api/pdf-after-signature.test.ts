@@ -115,8 +115,10 @@ for (const dialect of testDialects()) {
       const done = await req('POST', `/api/reports.php?id=${id}&action=finalize`);
       assert.equal(done.statusCode, 200, done.body);
       const pages = await pagesOf((await req('GET', `/api/pdf.php?id=${id}`)).rawPayload, { t, label: 'final PDF with a signature and a notice' });
-      assert.deepEqual(marked(pages), [false, false, false, true]);
-      assert.ok(pages[3]!.includes('Nachtrag') && pages[3]!.includes('Seite 4 / 4'));
+      // The evidence sheet at the end belongs to no page: it carries no notice.
+      assert.deepEqual(marked(pages), [false, false, false, true, false]);
+      assert.ok(pages[3]!.includes('Nachtrag') && pages[3]!.includes('Seite 4 / 5'));
+      assert.ok(pages[4]!.includes('Nachweisblatt'));
     });
   });
 }
