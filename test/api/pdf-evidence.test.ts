@@ -5,7 +5,8 @@
  * the metadata names one, a page added after it, the finalization with the request's IP), each
  * signature's hash equal to its metadata's, each image's SHA-256 equal to its file's (in full up
  * to 60 images, the first 16 characters in a grid beyond), the commands that check the seal, and
- * PDF/A-1b. The preview goes without it. On every database.
+ * PDF/A-1b. The preview shows it marked as one, with the final PDF's number of sheets. On every
+ * database.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -182,16 +183,35 @@ for (const dialect of testDialects()) {
       await assertPdfA1b(t, file, 'final PDF with its evidence sheet');
     });
 
-    test('the preview has no evidence sheet', async () => {
-      const { id: orderId } = await order(1);
-      const report = await call<{ id: number }>(anna, 'POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Vorschau' });
+    test('the preview shows it marked as a preview, with as many sheets as the final PDF then has', async (t) => {
+      const { id: orderId, hashes } = await order(2);
+      const report = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Vorschau' });
       await call(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'foto-1.jpg' });
-      const res = await ctx.app.inject({ method: 'GET', url: `/api/pdf.php?id=${report.id}&preview=1`, headers: anna.headers });
+      await call(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { layout: 'before_after', source: 'foto-1.jpg', source_2: 'foto-2.jpg' });
+      await signAs(report.id, '203.0.113.7');
+      const res = await ctx.app.inject({ method: 'GET', url: `/api/pdf.php?id=${report.id}&preview=1`, headers: anna.headers, remoteAddress: '192.0.2.10' });
       assert.equal(res.statusCode, 200);
       const file = path.join(tmp, `preview-${report.id}.pdf`);
       await writeFile(file, res.rawPayload);
-      const text = await pdfText(file);
-      assert.ok(!text.includes('Nachweisblatt') && !text.includes('SHA-256'), text);
+      const pages = (await pdfText(file)).split('\f').slice(0, -1);
+      const first = pages.findIndex((p) => p.includes('Nachweisblatt (Vorschau)'));
+      assert.equal(first, pages.length - 1, 'the last sheet');
+      const sheet = flat(pages[first]!);
+      const found = inOrder(sheet, [
+        'Vorschau: Beim Abschließen wird das PDF mit dem Zertifikat von Heizung Schmidt GmbH elektronisch versiegelt',
+        'Bericht angelegt Anna Technik',
+        `Unterschrift (Berichtsseite 3) ${SIGNER}`,
+        'Vorschau erstellt, noch nicht abgeschlossen Anna Technik IP 192.0.2.10',
+        `1 Foto foto-1.jpg ${hashes.get('foto-1.jpg')}`,
+        `2 Vorher foto-1.jpg ${hashes.get('foto-1.jpg')}`,
+        `2 Nachher foto-2.jpg ${hashes.get('foto-2.jpg')}`,
+      ]);
+      assert.ok(!found.includes(-1), `${JSON.stringify(found)}\n${sheet}`);
+      assert.ok(!sheet.includes('Dieses PDF ist mit dem Zertifikat') && !sheet.includes('Bericht abgeschlossen'), 'a preview claims no seal and no finalization');
+      await assertPdfA1b(t, file, 'preview with its evidence sheet');
+      await call(anna, 'POST', `/api/reports.php?id=${report.id}&action=finalize`, {});
+      const final = await finalPdf(report.id);
+      assert.equal(final.pages.length, pages.length, 'the page count the preview showed');
     });
 
     test('pages from before their people were recorded, a signature without metadata, no browser named: said so, nothing invented', async () => {
@@ -239,7 +259,7 @@ for (const dialect of testDialects()) {
         await assertPdfA1b(t, file, 'final PDF with its evidence sheet, English');
       });
 
-      test('500 pages: every image by its first 16 characters in a grid of a few sheets, each file read once', async (t) => {
+      test('500 pages: every image by its first 16 characters in a grid of a few sheets, the pages added in one line', async (t) => {
         const { id: orderId, hashes } = await order(5);
         const report = await call<{ id: number }>(anna, 'POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Groß', photos_per_sheet: 4 });
         // The pages written directly: 500 adds through the API would only test the API.

@@ -582,7 +582,9 @@ for (const dialect of testDialects()) {
         await writeFile(tmp, preview.rawPayload);
         await assertPdfA1b(t, [tmp, path.join(ctx.config.dataRoot, done.final_pdf_path)], 'preview and final PDF');
         if (pdfToolsMissing) return t.skip(pdfToolsMissing);
-        assert.equal((await pdfInfo(tmp)).pages, 2);
+        // The summary, a sheet for the 4 pages, the evidence sheet marked as a preview: as many as the final PDF.
+        assert.equal((await pdfInfo(tmp)).pages, 3);
+        assert.equal((await pdfInfo(path.join(ctx.config.dataRoot, done.final_pdf_path))).pages, 3);
       });
 
       test('a preview draws a missing photo as a placeholder instead of failing', async (t) => {

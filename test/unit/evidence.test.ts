@@ -51,6 +51,7 @@ function facts(pages: PageRow[], extra: Partial<EvidenceFacts> = {}): EvidenceFa
     userNames: new Map([[1, 'Anna'], [2, 'Bernd']]),
     versionOf: 'BR2611-0006',
     finalized: { at: Date.UTC(2026, 10, 24, 12) / 1000, by: 'Anna', ip: '198.51.100.1' },
+    preview: false,
     digests: new Map(),
     file: 'BR2611-0007.pdf',
     company: 'Firma',
@@ -97,6 +98,12 @@ test('evidenceOf: pages added one after another by one person are one line; anot
       [6, 'photo', '16.jpg', null],
     ],
   );
+});
+
+test('evidenceOf for a preview: the last line is the preview made, not a finalization', () => {
+  const sheet = evidenceOf(facts([page(11, 'photo', '2026-11-24 08:01:05', '2026-11-24 08:01:05', 1)], { preview: true }));
+  assert.deepEqual(sheet.events.at(-1), { kind: 'previewed', at: '24.11.2026 12:00:00 UTC', by: 'Anna', ip: '198.51.100.1' });
+  assert.equal(sheet.preview, true);
 });
 
 test('evidenceOf in English: times with seconds and the zone', () => {

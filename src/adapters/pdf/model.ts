@@ -120,7 +120,8 @@ export type EvidenceEvent =
       /** The user who sent it in. */
       sentBy: string | null;
     }
-  | { kind: 'finalized'; at: string; by: string; ip: string | null };
+  /** The final PDF made; in a preview, the preview made (the report not final yet). */
+  | { kind: 'finalized' | 'previewed'; at: string; by: string; ip: string | null };
 
 /** A signature's hash over the report pages before it, as its sealed metadata holds it (null: the metadata is gone). */
 export interface EvidenceSignature {
@@ -151,6 +152,8 @@ export interface EvidenceInput {
   images: EvidenceImage[];
   /** The public check page, when PUBLIC_URL is set. */
   checkPage: string | null;
+  /** Drawn in a preview: marked as one. */
+  preview?: boolean;
 }
 
 export interface PdfDocumentInput {
@@ -166,7 +169,7 @@ export interface PdfDocumentInput {
   /** The summary sheet after the cover; none when null. */
   summary?: SummaryInput | null;
   pages: readonly PdfPage[];
-  /** The evidence sheet after the pages (the final PDF); none when null. */
+  /** The evidence sheet after the pages; none when null. */
   evidence?: EvidenceInput | null;
   info: { title: string; author?: string; subject?: string; creationDate?: Date };
 }

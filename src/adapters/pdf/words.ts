@@ -87,9 +87,12 @@ const DE = {
   check: 'Prüfen',
   // evidence sheet
   evidence: 'Nachweisblatt',
+  evidencePreview: 'Nachweisblatt (Vorschau)',
   evidenceOf: (ref: string, title: string, version: number) => `Bericht ${ref} „${title}“${version > 1 ? `, Version ${version}` : ''}`,
   sealed: (company: string | null) =>
     `Dieses PDF ist mit dem Zertifikat ${company ? `von ${company}` : 'des Betreibers'} elektronisch versiegelt (PDF-Signatur nach PAdES). Jede Änderung an der Datei nach dem Versiegeln macht die Signatur ungültig; das Siegel deckt auch dieses Blatt.`,
+  sealedLater: (company: string | null) =>
+    `Vorschau: Beim Abschließen wird das PDF mit dem Zertifikat ${company ? `von ${company}` : 'des Betreibers'} elektronisch versiegelt (PDF-Signatur nach PAdES). Jede Änderung an der Datei danach macht die Signatur ungültig; das Siegel deckt auch dieses Blatt.`,
   history: 'Verlauf',
   historyNote: 'Zeiten nach der Uhr des Servers. Erfasst sind je Berichtsseite (Seite des Berichts in seiner Reihenfolge, nicht Blatt dieses PDFs) ihr Hinzufügen und ihre letzte Änderung.',
   when: 'Zeitpunkt',
@@ -102,6 +105,7 @@ const DE = {
   pagesChanged: (pages: string, count: number) => `${count === 1 ? 'Berichtsseite' : 'Berichtsseiten'} ${pages} geändert (letzte Änderung)`,
   signedEvent: (page: number) => `Unterschrift (Berichtsseite ${page})`,
   finalizedEvent: 'Bericht abgeschlossen, dieses PDF erstellt',
+  previewedEvent: 'Vorschau erstellt, noch nicht abgeschlossen',
   deviceTime: (when: string) => `Gerätezeit ${when}`,
   ip: (ip: string) => `IP ${ip}`,
   userAgent: (agent: string) => `Browser: ${agent}`,
@@ -216,9 +220,12 @@ const EN: Words = {
   hash: 'Checksum (SHA-256)',
   check: 'Verify',
   evidence: 'Evidence sheet',
+  evidencePreview: 'Evidence sheet (preview)',
   evidenceOf: (ref, title, version) => `Report ${ref} “${title}”${version > 1 ? `, version ${version}` : ''}`,
   sealed: (company) =>
     `This PDF is electronically sealed with the certificate of ${company ?? 'the operator'} (a PDF signature, PAdES). Any change to the file after sealing makes the signature invalid; the seal covers this sheet too.`,
+  sealedLater: (company) =>
+    `Preview: on finalizing, the PDF is electronically sealed with the certificate of ${company ?? 'the operator'} (a PDF signature, PAdES). Any change to the file after that makes the signature invalid; the seal covers this sheet too.`,
   history: 'History',
   historyNote: "Times by the server's clock. Recorded for each report page (a page of the report in its order, not a sheet of this PDF): when it was added and when it was last changed.",
   when: 'Time',
@@ -231,6 +238,7 @@ const EN: Words = {
   pagesChanged: (pages, count) => `${count === 1 ? 'Report page' : 'Report pages'} ${pages} changed (last change)`,
   signedEvent: (page) => `Signature (report page ${page})`,
   finalizedEvent: 'Report finalized, this PDF made',
+  previewedEvent: 'Preview made, not finalized yet',
   deviceTime: (when) => `Device time ${when}`,
   ip: (ip) => `IP ${ip}`,
   userAgent: (agent) => `Browser: ${agent}`,

@@ -5,8 +5,8 @@
  * fk_user_creat, tms, fk_user_modif; migration 0014, so pages from before name nobody), each
  * signature's row and sealed metadata (the phone's and the server's time, IP, browser as
  * `user_agent` where the metadata has it, position, who sent it in, the hash over the pages before
- * it), the finalization (now, by the caller, from the request's IP), and the SHA-256 of every
- * image file.
+ * it), the finalization (now, by the caller, from the request's IP; in a preview, the preview's
+ * moment and a mark that the report is not final yet), and the SHA-256 of every image file.
  *
  * Events are put in time order; pages added (or changed) one after another by one person, with no
  * other event between, are one line ("Berichtsseiten 1–50 hinzugefügt"), so a 500-page report's
@@ -86,6 +86,8 @@ export interface EvidenceFacts {
   /** The ref of the report this one is a version of. */
   versionOf: string | null;
   finalized: { at: number; by: string; ip: string | null };
+  /** A preview: the sheet says so, and that the report is not final yet. */
+  preview: boolean;
   /** SHA-256 by the image's relative path; null: the file is gone. */
   digests: ReadonlyMap<string, string | null>;
   file: string;
@@ -170,7 +172,7 @@ export function evidenceOf(facts: EvidenceFacts): EvidenceInput {
         break;
       }
       case 'finalized':
-        events.push({ kind: 'finalized', at: when(atom.at), by: facts.finalized.by, ip: facts.finalized.ip });
+        events.push({ kind: facts.preview ? 'previewed' : 'finalized', at: when(atom.at), by: facts.finalized.by, ip: facts.finalized.ip });
         break;
     }
   }
@@ -193,5 +195,6 @@ export function evidenceOf(facts: EvidenceFacts): EvidenceInput {
     signatures,
     images,
     checkPage: facts.checkPage,
+    preview: facts.preview,
   };
 }

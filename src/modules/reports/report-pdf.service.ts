@@ -71,11 +71,16 @@ const COMPANY_CONSTS = [
   'MAIN_INFO_TVAINTRA',
 ] as const;
 
-/** The final PDF's render: when it is finalized (Unix seconds), from which IP, under which file name. */
-interface FinalRender {
+/**
+ * What the evidence sheet says of the PDF being made: when (Unix seconds), from which IP, under
+ * which file name the final PDF is kept; `preview`: a preview, marked as such (its sheet is the one
+ * the final PDF will have, so the preview's page count is the final PDF's).
+ */
+interface EvidenceRender {
   at: number;
   ip: string | null;
   file: string;
+  preview: boolean;
 }
 
 export interface ReportPdfDeps {
@@ -306,7 +311,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** The evidence sheet's facts for the final PDF of `report`. */
-  async function evidence(report: ReportRow, pages: PageRow[], records: Map<number, SignatureRecord>, digests: Map<string, string | null>, final: FinalRender, user: AuthUser, company: string | null, language: PdfLanguage): Promise<EvidenceInput> {
+  async function evidence(report: ReportRow, pages: PageRow[], records: Map<number, SignatureRecord>, digests: Map<string, string | null>, made: EvidenceRender, user: AuthUser, company: string | null, language: PdfLanguage): Promise<EvidenceInput> {
     const parentId = report.fk_bericht_parent === null ? null : Number(report.fk_bericht_parent);
     const [userNames, linked] = await Promise.all([repo.userNames(handle.db, userIdsOf(report, pages)), parentId === null ? Promise.resolve([]) : repo.linked(handle.db, [parentId])]);
     return evidenceOf({
@@ -315,9 +320,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       signatures: records,
       userNames,
       versionOf: linked.find((r) => Number(r.rowid) === parentId)?.ref ?? null,
-      finalized: { at: final.at, by: user.name, ip: final.ip },
+      finalized: { at: made.at, by: user.name, ip: made.ip },
+      preview: made.preview,
       digests,
-      file: final.file,
+      file: made.file,
       company,
       checkPage: config.publicUrl ? `${config.publicUrl.replace(/\/+$/, '')}/public/verify_signature.php` : null,
       timeZone: config.timeZone,
@@ -450,10 +456,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /**
-   * Renders `report` into `out`; `strict` makes a missing or unreadable image an error. `final`:
-   * the final PDF, which ends with the evidence sheet (the preview goes without).
+   * Renders `report` into `out`, ending with the evidence sheet as `made` describes the PDF;
+   * `strict` makes a missing or unreadable image an error.
    */
-  async function render(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, out: NodeJS.WritableStream, strict: boolean, final: FinalRender | null = null): Promise<number> {
+  async function render(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, out: NodeJS.WritableStream, strict: boolean, made: EvidenceRender): Promise<number> {
     const workDir = await mkdtemp(tempDirPrefix('pdf'));
     try {
       const [company, parent] = await Promise.all([consts.getMany(COMPANY_CONSTS), parentOf(report)]);
@@ -475,7 +481,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
                 page.layout === 'before_after' ? await printImage(page.source_path_2, strict, pageImageBox(report, page, perSheet)) : null,
               ] as const),
         ),
-        final ? imageDigests(pages) : Promise.resolve(null),
+        imageDigests(pages),
       ] as const);
       for (const result of settled) if (result.status === 'rejected') throw result.reason;
       // When each photo was taken, from its EXIF (read from the file's header only).
@@ -486,7 +492,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         Awaited<ReturnType<typeof cover>>,
         Awaited<ReturnType<typeof companyLogo>>,
         Array<readonly [PdfImage | null, PdfImage | null]>,
-        Map<string, string | null> | null,
+        Map<string, string | null>,
       ];
       // Pages after the last signature are not covered by it (they may still change): each says so.
       const lastSignature = pages.findLastIndex((p) => p.layout === 'signature');
@@ -503,7 +509,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const signatures = pages.map((p) => facts.get(Number(p.rowid))).filter((f): f is SignatureFacts => f !== undefined);
       const summary = summaryOf(report, values, parent, language, signatures, materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })), intervals);
       const companyName = company.get('MAIN_INFO_SOCIETE_NOM') || null;
-      const evidenceSheet = final && digests ? await evidence(report, pages, records, digests, final, user, companyName, language) : null;
+      const evidenceSheet = await evidence(report, pages, records, digests, made, user, companyName, language);
       const result = await renderReportPdf(
         {
           format: report.format as 'A4',
@@ -529,10 +535,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** Renders into `file` (created new); on failure the stream is closed and the partial file removed. */
-  async function renderToFile(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, file: string, strict: boolean, final: FinalRender | null = null): Promise<void> {
+  async function renderToFile(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, file: string, strict: boolean, made: EvidenceRender): Promise<void> {
     const out = createWriteStream(file, { flags: 'wx' });
     try {
-      await render(report, pages, intervals, user, out, strict, final);
+      await render(report, pages, intervals, user, out, strict, made);
     } catch (error) {
       out.destroy();
       await rm(file, { force: true });
@@ -546,14 +552,15 @@ export function createReportPdfService(deps: ReportPdfDeps) {
      * as soon as the PDF is made, however slowly the client reads. The file goes when the stream closes.
      * Images that are gone are drawn as placeholders.
      */
-    async preview(user: AuthUser, id: number): Promise<{ stream: Readable; filename: string }> {
+    async preview(user: AuthUser, id: number, from: { ip?: string } = {}): Promise<{ stream: Readable; filename: string }> {
       const report = await deps.visibleReport(user, id);
       const pages = await repo.pages(handle.db, id);
       const dir = await mkdtemp(tempDirPrefix('preview'));
       const file = path.join(dir, 'preview.pdf');
       try {
         const intervals = await intervalsOf(await deps.times.scopeFor(user, report));
-        await limit(() => renderToFile(report, pages, intervals, user, file, false));
+        const made: EvidenceRender = { at: Math.floor(Date.now() / 1000), ip: from.ip ?? null, file: `${reportFolder(dataRoot, entity, report.ref).name}.pdf`, preview: true };
+        await limit(() => renderToFile(report, pages, intervals, user, file, false, made));
       } catch (error) {
         await rm(dir, { recursive: true, force: true });
         throw error;
@@ -598,8 +605,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const intervals = await intervalsOf(scope);
       try {
         // The finalization as the evidence sheet prints it: now, by the caller, from where the request came.
-        const final: FinalRender = { at: Math.floor(Date.now() / 1000), ip: from.ip ?? null, file: filename };
-        await limit(() => renderToFile(report, pages, intervals, user, temp, true, final));
+        const made: EvidenceRender = { at: Math.floor(Date.now() / 1000), ip: from.ip ?? null, file: filename, preview: false };
+        await limit(() => renderToFile(report, pages, intervals, user, temp, true, made));
         written.push(temp);
         if (copy && copyTemp) {
           await mkdir(copy.dir, { recursive: true });

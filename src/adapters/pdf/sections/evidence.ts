@@ -1,5 +1,6 @@
 /**
- * The evidence sheet at the end of the final PDF, as signing tools add an audit trail: the seal's
+ * The evidence sheet at the end of the final PDF, as signing tools add an audit trail (the preview
+ * shows it too, marked as a preview, so it has the final PDF's number of sheets): the seal's
  * sentence, the history (report created, report pages added and changed, each signature with the
  * phone's and the server's time, IP, browser and position, the finalization), the checksums that
  * tie it together (each signature's hash over the pages before it, each image file's SHA-256) and
@@ -44,9 +45,9 @@ const SUBHEADING: TextStyle = CAPTION_TITLE;
 
 export function evidenceBlocks(doc: Doc, evidence: EvidenceInput, words: PdfWords, body: Box): Block[] {
   const blocks: Block[] = [];
-  blocks.push(...textBlocks(doc, words.evidence, TITLE, body, { breakBefore: true, keepWithNext: true }));
+  blocks.push(...textBlocks(doc, evidence.preview ? words.evidencePreview : words.evidence, TITLE, body, { breakBefore: true, keepWithNext: true }));
   blocks.push(...textBlocks(doc, words.evidenceOf(evidence.report.ref, evidence.report.title, evidence.report.version), { ...BODY, font: SANS_BOLD }, body, { keepWithNext: true }));
-  blocks.push(...joined(textBlocks(doc, words.sealed(evidence.sealedBy), CAPTION, body)));
+  blocks.push(...joined(textBlocks(doc, evidence.preview ? words.sealedLater(evidence.sealedBy) : words.sealed(evidence.sealedBy), CAPTION, body)));
 
   blocks.push(heading(doc, words.history, body));
   blocks.push(...joined(textBlocks(doc, words.historyNote, SMALL, body, { keepWithNext: true })));
@@ -86,7 +87,8 @@ function historyBlocks(doc: Doc, events: EvidenceEvent[], words: PdfWords, body:
         return { cells: [event.at, words.signedEvent(event.page), event.signer], bold: true, under: details.join(' · ') || null };
       }
       case 'finalized':
-        return { cells: [event.at, words.finalizedEvent, event.by], bold: true, under: event.ip ? words.ip(event.ip) : null };
+      case 'previewed':
+        return { cells: [event.at, event.kind === 'finalized' ? words.finalizedEvent : words.previewedEvent, event.by], bold: true, under: event.ip ? words.ip(event.ip) : null };
     }
   });
   // As wide as the longest time on one line (in bold, the wider), the person beside the event.
