@@ -1,6 +1,6 @@
 /**
  * The report PDF: a small document builder that composes sections (./pdf/sections: cover, summary,
- * photos, before/after, titles, signature sheets) laid out in the report's layout (photos 1, 2 or 4
+ * photos, before/after, titles, signature sheets, the final PDF's evidence sheet) laid out in the report's layout (photos 1, 2 or 4
  * to a sheet), places their blocks on sheets before drawing (./pdf/flow.ts), then draws sheet by
  * sheet with pdfkit, streaming to `out`: each sheet's images are read when it is drawn
  * (./pdf/images.ts), so a 500-page report never sits in memory.
@@ -36,6 +36,7 @@ import type { PdfDocumentInput, PdfPage, PhotosPerSheet } from './pdf/model.js';
 import { beforeAfterRow, beforeAfterSheet } from './pdf/sections/before-after.js';
 import { checklistBlocks } from './pdf/sections/checklist.js';
 import { prepareCover } from './pdf/sections/cover.js';
+import { evidenceBlocks } from './pdf/sections/evidence.js';
 import { notesAfterRow, photoRow, photoSheet, type NumberedPhoto } from './pdf/sections/photos.js';
 import { signatureSheet } from './pdf/sections/signature.js';
 import { summaryBlocks } from './pdf/sections/summary.js';
@@ -46,7 +47,7 @@ import { PDFA_DOCUMENT_OPTIONS, pdfaInfo, replaceMissingGlyphs } from './pdfa.js
 export { isPlainPng, type PdfImage } from './pdf/images.js';
 export { imageBoxFor, largestImageBox, type ImageBox } from './pdf/geometry.js';
 export { PDF_LAYOUT, type Orientation, type PaperFormat, type Rotation } from './pdf/kit.js';
-export { PHOTOS_PER_SHEET, type ChecklistLine, type TimeRow, type MaterialLine, type PdfCover, type PdfDocumentInput, type PdfPage, type PhotosPerSheet, type SignatureFacts, type SummaryInput } from './pdf/model.js';
+export { PHOTOS_PER_SHEET, type EvidenceEvent, type EvidenceImage, type EvidenceInput, type EvidenceSignature, type ChecklistLine, type TimeRow, type MaterialLine, type PdfCover, type PdfDocumentInput, type PdfPage, type PhotosPerSheet, type SignatureFacts, type SummaryInput } from './pdf/model.js';
 export { pdfLanguageOf, type PdfLanguage } from './pdf/words.js';
 
 /** The box of the company logo at the top left of every body sheet. */
@@ -116,6 +117,7 @@ export async function renderReportPdf(input: PdfDocumentInput, out: NodeJS.Writa
     const blocks = [
       ...(input.summary ? summaryBlocks(doc, input.summary, input.pages, words, body) : []),
       ...pageBlocks(doc, input.pages, perSheet, body, compactRowHeight(input.format, input.orientation), words),
+      ...(input.evidence ? evidenceBlocks(doc, input.evidence, words, body) : []),
     ];
     const sheets = paginate(blocks, body.h);
     const coverSheets = cover?.sheets ?? 0;

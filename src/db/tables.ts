@@ -234,6 +234,9 @@ export interface BerichtPageTable {
   source_path_2: string | null;
   /** A checklist page's items, JSON (modules/reports/checklist.ts); null on other pages (migration 0012). */
   checklist: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Who added the page and who changed it last (migration 0016); null on pages from before, and on signature pages. */
+  fk_user_creat: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  fk_user_modif: ColumnType<Int | null, Int | null | undefined, Int | null>;
   datec: DateTime;
   tms: DateTime;
 }

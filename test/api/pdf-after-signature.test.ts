@@ -75,9 +75,10 @@ for (const dialect of testDialects()) {
     test('a report without a signature: no page carries the notice', async () => {
       const id = await draft(['Eins', 'Zwei']);
       const pages = await preview(id);
-      assert.equal(pages.length, 3);
-      assert.deepEqual(marked(pages), [false, false, false]);
-      assert.ok(pages[1]!.includes('Eins') && pages[1]!.includes('Seite 2 / 3'), 'the text is read at all');
+      // The summary, the two pages, the evidence sheet.
+      assert.equal(pages.length, 4);
+      assert.deepEqual(marked(pages), [false, false, false, false]);
+      assert.ok(pages[1]!.includes('Eins') && pages[1]!.includes('Seite 2 / 4'), 'the text is read at all');
     });
 
     test('preview: the pages after the last signature carry it, the pages before and the signature pages do not', async (t) => {
@@ -86,15 +87,16 @@ for (const dialect of testDialects()) {
       await addPage(id, 'Nachtrag A');
       await addPage(id, 'Nachtrag B');
       let pages = await preview(id, { t, label: 'preview with a signature and notices' });
-      assert.deepEqual(marked(pages), [false, false, false, false, true, true]);
+      // The evidence sheet at the end belongs to no page: it carries no notice.
+      assert.deepEqual(marked(pages), [false, false, false, false, true, true, false]);
       assert.ok(pages[4]!.includes('Nachtrag A') && pages[5]!.includes('Nachtrag B'));
       assert.ok(pages[3]!.includes('Unterschrift') && pages[3]!.includes('Erika Müller'), pages[3]);
       // A second signature covers them: only what comes after it is marked.
       await signed(id, 'Max Muster');
       pages = await preview(id);
-      assert.deepEqual(marked(pages), [false, false, false, false, false, false, false]);
+      assert.deepEqual(marked(pages), [false, false, false, false, false, false, false, false]);
       await addPage(id, 'Nachtrag C');
-      assert.deepEqual(marked(await preview(id)), [false, false, false, false, false, false, false, true]);
+      assert.deepEqual(marked(await preview(id)), [false, false, false, false, false, false, false, true, false]);
     });
 
     test('4 to a sheet: the sheet with the pages added after the signature carries it, the others do not', async () => {
@@ -103,8 +105,8 @@ for (const dialect of testDialects()) {
       await addPage(id, 'Nachtrag A');
       await addPage(id, 'Nachtrag B');
       const pages = await preview(id);
-      // Summary, the two pages side by side, the signature sheet, the two late pages side by side.
-      assert.deepEqual(marked(pages), [false, false, false, true]);
+      // Summary, the two pages side by side, the signature sheet, the two late pages side by side, the evidence sheet.
+      assert.deepEqual(marked(pages), [false, false, false, true, false]);
       assert.ok(pages[3]!.includes('Nachtrag A') && pages[3]!.includes('Nachtrag B'));
     });
 
@@ -115,8 +117,10 @@ for (const dialect of testDialects()) {
       const done = await req('POST', `/api/reports.php?id=${id}&action=finalize`);
       assert.equal(done.statusCode, 200, done.body);
       const pages = await pagesOf((await req('GET', `/api/pdf.php?id=${id}`)).rawPayload, { t, label: 'final PDF with a signature and a notice' });
-      assert.deepEqual(marked(pages), [false, false, false, true]);
-      assert.ok(pages[3]!.includes('Nachtrag') && pages[3]!.includes('Seite 4 / 4'));
+      // The evidence sheet at the end belongs to no page: it carries no notice.
+      assert.deepEqual(marked(pages), [false, false, false, true, false]);
+      assert.ok(pages[3]!.includes('Nachtrag') && pages[3]!.includes('Seite 4 / 5'));
+      assert.ok(pages[4]!.includes('Nachweisblatt'));
     });
   });
 }

@@ -2,7 +2,7 @@
  * The report of a real visit as the customer reads it, made by the service in the default layout
  * (4 to a sheet): the demo's ODT cover, 6 photos (untitled, with their EXIF capture time), a
  * template's 2 title pages, a before/after pair, one more title page, 3 material lines, the
- * order's work description and a signature. At most 6 sheets; every material label, the work
+ * order's work description and a signature. At most 6 sheets and the evidence sheet; every material label, the work
  * description, every photo's caption and the signer's name in pdftotext's text in reading order;
  * PDF/A-1b by Apache PDFBox Preflight; the same in English for an English customer.
  */
@@ -25,6 +25,11 @@ const MATERIALS = ['Dichtungssatz Brenner', 'Zündelektrode', 'Reinigungsmittel'
 const STEPS = ['Sichtprüfung der Anlage', 'Funktionsprüfung und Übergabe'];
 const CLOSING = 'Hinweise an den Kunden';
 const SIGNER = 'Erika Müller';
+
+/** The index of the sheet where the evidence sheet begins (pdftotext's text, sheets split by form feeds); -1 without. */
+function evidenceSheetAt(text: string, heading = 'Nachweisblatt'): number {
+  return text.split('\f').findIndex((sheet) => sheet.includes(heading));
+}
 
 
 describe('the report of a visit as the customer reads it [sqlite]', { skip: pdfToolsMissing }, () => {
@@ -84,12 +89,14 @@ describe('the report of a visit as the customer reads it [sqlite]', { skip: pdfT
     return file;
   }
 
-  test('German: at most 6 sheets, everything in reading order, PDF/A-1b', async (t) => {
+  test('German: at most 6 sheets and the evidence sheet, everything in reading order, PDF/A-1b', async (t) => {
     // (The renders in docs/screenshots/report-pdf-*.png are made from this file: KEEP_PDF=<folder>.)
     if (!(await createLibreOffice().available())) return t.skip('LibreOffice (soffice) is not installed');
     const file = await visit(null);
     const sheets = (await pdfInfo(file)).pages;
-    assert.ok(sheets <= 6, `${sheets} sheets`);
+    // The report in at most 6 sheets, then its evidence sheet on one more.
+    assert.ok(sheets <= 7, `${sheets} sheets`);
+    assert.equal(evidenceSheetAt(await pdfText(file)), sheets - 1, 'the evidence sheet is the last sheet, and one only');
     const text = (await pdfText(file)).replace(/\s+/g, ' ');
     // Two photos side by side are read line by line: both numbers, then both times taken.
     const order = inOrder(text, ['Zusammenfassung', 'Arbeitsbeschreibung', WORK, 'Material', ...MATERIALS, SIGNER, ...STEPS, ...[1, 2, 3, 4, 5, 6].map((n) => `Foto ${n}`), 'Vorher', 'Nachher', 'Wärmetauscher', CLOSING, 'Unterschrift', SIGNER]);
@@ -103,7 +110,8 @@ describe('the report of a visit as the customer reads it [sqlite]', { skip: pdfT
     if (!(await createLibreOffice().available())) return t.skip('LibreOffice (soffice) is not installed');
     const file = await visit('en_GB');
     const sheets = (await pdfInfo(file)).pages;
-    assert.ok(sheets <= 6, `${sheets} sheets`);
+    assert.ok(sheets <= 7, `${sheets} sheets`);
+    assert.equal(evidenceSheetAt(await pdfText(file), 'Evidence sheet'), sheets - 1, 'the evidence sheet is the last sheet, and one only');
     const text = (await pdfText(file)).replace(/\s+/g, ' ');
     const order = inOrder(text, ['Summary', 'Work description', WORK, 'Materials', ...MATERIALS, SIGNER, ...STEPS, ...[1, 2, 3, 4, 5, 6].map((n) => `Photo ${n}`), 'Before', 'After', 'Wärmetauscher', CLOSING, 'Signature', SIGNER]);
     assert.ok(!order.includes(-1), `missing or out of order: ${JSON.stringify(order)}\n${text}`);

@@ -290,10 +290,10 @@ for (const dialect of testDialects()) {
 
         if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         const info = await pdfInfo(file);
-        assert.equal(info.pages, 2, 'no cover sheet chosen, 4 to a sheet (the default): the summary, then one sheet for the 4 pages');
+        assert.equal(info.pages, 3, 'no cover sheet chosen, 4 to a sheet (the default): the summary, one sheet for the 4 pages, the evidence sheet');
         assert.ok(info.sizes.every((s) => near(s.width, A4.width) && near(s.height, A4.height)), JSON.stringify(info.sizes));
         const text = await pdfText(file);
-        for (const expected of ['Zusammenfassung: Prüfung der Heizungsanlage – Ölbrenner', 'Brennraum: Maße ÄÖÜß', 'Ruß an der Düse entfernt', 'Vorher', 'Nachher', 'Wärmetauscher gereinigt', 'Übergabe an den Kunden', 'Seite 1 / 2', 'Seite 2 / 2']) {
+        for (const expected of ['Zusammenfassung: Prüfung der Heizungsanlage – Ölbrenner', 'Brennraum: Maße ÄÖÜß', 'Ruß an der Düse entfernt', 'Vorher', 'Nachher', 'Wärmetauscher gereinigt', 'Übergabe an den Kunden', 'Seite 1 / 3', 'Seite 2 / 3', 'Nachweisblatt', 'Seite 3 / 3']) {
           assert.ok(text.includes(expected), `PDF text lacks "${expected}"`);
         }
       });
@@ -306,7 +306,10 @@ for (const dialect of testDialects()) {
         assert.equal(res.statusCode, 200, res.body);
         const file = path.join(ctx.config.dataRoot, res.json().final_pdf_path);
         const info = await pdfInfo(file);
-        assert.equal(info.pages, 5);
+        // The summary, 4 page sheets, then the evidence sheet (over more than one A5 sheet).
+        const sheets = (await pdfText(file)).split('\f').slice(0, -1);
+        assert.equal(sheets.findIndex((text) => text.includes('Nachweisblatt')), 5);
+        assert.ok(info.pages >= 6 && info.pages <= 8, `${info.pages} sheets`);
         assert.ok(info.sizes.every((s) => near(s.width, A5.height) && near(s.height, A5.width)), JSON.stringify(info.sizes));
         await assertPdfA1b(t, file, 'final PDF, A5 landscape');
       });
@@ -385,14 +388,14 @@ for (const dialect of testDialects()) {
         assert.equal(res.statusCode, 200, res.body);
         const file = path.join(ctx.config.dataRoot, res.json().final_pdf_path);
         const info = await pdfInfo(file);
-        assert.equal(info.pages, 3, 'the cover, the summary, one sheet for both pages');
+        assert.equal(info.pages, 4, 'the cover, the summary, one sheet for both pages, the evidence sheet');
         const pages = (await pdfText(file)).split('\f');
         for (const value of ['Prüfbericht Ölheizung', report.ref, order.ref, 'Best-Ä-77', 'Müller & Söhne GmbH', 'Köln', 'Haustechnik Weiß & Söhne']) {
           assert.ok(pages[0]!.includes(value), `cover lacks "${value}": ${pages[0]}`);
         }
         assert.ok(!/\{(bericht|object|company|mycompany)_[a-z_]+\}/.test(pages[0]!), `a placeholder was left: ${pages[0]}`);
-        assert.ok(!pages[0]!.includes('Seite 1 / 3'), 'the cover carries no footer');
-        assert.ok(pages[1]!.includes('Seite 2 / 3') && pages[2]!.includes('Seite 3 / 3'));
+        assert.ok(!pages[0]!.includes('Seite 1 / 4'), 'the cover carries no footer');
+        assert.ok(pages[1]!.includes('Seite 2 / 4') && pages[2]!.includes('Seite 3 / 4') && pages[3]!.includes('Nachweisblatt') && pages[3]!.includes('Seite 4 / 4'));
         await assertPdfA1b(t, file, 'final PDF with the ODT cover');
       });
 
@@ -415,7 +418,7 @@ for (const dialect of testDialects()) {
           const file = path.join(noOffice.config.dataRoot, res.json().final_pdf_path);
           await assertPdfA1b(t, file, 'final PDF with the built-in cover');
           if (pdfToolsMissing) return t.skip(pdfToolsMissing);
-          assert.equal((await pdfInfo(file)).pages, 3, 'the built-in cover, the summary, the page');
+          assert.equal((await pdfInfo(file)).pages, 4, 'the built-in cover, the summary, the page, the evidence sheet');
           const cover = (await pdfText(file)).split('\f')[0]!;
           assert.ok(cover.includes('Ohne Büro') && cover.includes(`Bericht ${report.ref}`) && cover.includes(`Auftrag ${order.ref}`), cover);
         } finally {
@@ -579,7 +582,9 @@ for (const dialect of testDialects()) {
         await writeFile(tmp, preview.rawPayload);
         await assertPdfA1b(t, [tmp, path.join(ctx.config.dataRoot, done.final_pdf_path)], 'preview and final PDF');
         if (pdfToolsMissing) return t.skip(pdfToolsMissing);
-        assert.equal((await pdfInfo(tmp)).pages, 2);
+        // The summary, a sheet for the 4 pages, the evidence sheet marked as a preview: as many as the final PDF.
+        assert.equal((await pdfInfo(tmp)).pages, 3);
+        assert.equal((await pdfInfo(path.join(ctx.config.dataRoot, done.final_pdf_path))).pages, 3);
       });
 
       test('a preview draws a missing photo as a placeholder instead of failing', async (t) => {

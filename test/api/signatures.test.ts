@@ -249,7 +249,7 @@ for (const dialect of testDialects()) {
       const file = path.join(ctx.config.dataRoot, done.json().final_pdf_path);
       await assertPdfA1b(t, file, 'final PDF with a signature page');
       if (pdfToolsMissing) return t.skip(pdfToolsMissing);
-      assert.equal((await pdfInfo(file)).pages, 3, 'the summary, one sheet of photos, the signature sheet');
+      assert.equal((await pdfInfo(file)).pages, 4, 'the summary, one sheet of photos, the signature sheet, the evidence sheet');
       const sheets = (await pdfText(file)).split('\f');
       assert.ok(sheets[0]!.includes('Unterschrieben von Erika Müller'), 'the summary names the signer');
       // The signature sheet: one heading, its facts as text (the checksum included), then the burned-in sheet.

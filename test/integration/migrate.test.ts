@@ -23,7 +23,7 @@ const DOLIBARR_TABLES = [
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
 ];
 const MODULE_TABLES = ['bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_time', 'bericht_mail', 'bericht_seal'];
-const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0015-bericht-seal'];
+const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0015-bericht-seal', '0016-bericht-page-users'];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
   return (await handle.db.introspection.getTables()).map((t) => t.name).sort();
@@ -154,7 +154,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(row, { signed_at_device: null, signed_at_device_zone: null, device_time_plausible: null });
       // A run cut short is repeated: the migration adds only what is missing (the migrator runs the later ones again too).
       await sql`delete from llx_bericht_migration where name >= '0009-bericht-signature-device-time'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0015-bericht-seal']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0015-bericht-seal', '0016-bericht-page-users']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
     });
@@ -168,7 +168,7 @@ for (const dialect of testDialects()) {
       await handle.db.schema.alterTable('bericht').dropColumn('photos_per_sheet').execute();
       await handle.db.insertInto('bericht').values(row('BR0001-9001')).execute();
       await sql`delete from llx_bericht_migration where name >= '0010-bericht-photos-per-sheet'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0015-bericht-seal']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0015-bericht-seal', '0016-bericht-page-users']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
       const read = await handle.db.selectFrom('bericht').select(['ref', 'photos_per_sheet']).where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).orderBy('ref').execute();
@@ -182,9 +182,24 @@ for (const dialect of testDialects()) {
       );
       // A run cut short is repeated: the migration adds only what is missing.
       await sql`delete from llx_bericht_migration where name >= '0010-bericht-photos-per-sheet'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0015-bericht-seal']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0015-bericht-seal', '0016-bericht-page-users']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
+    });
+
+    test('0016 gives bericht_page fk_user_creat and fk_user_modif, nullable: a page written without them reads nulls; run again it adds nothing', async () => {
+      const columns = await columnNames(handle, 'llx_bericht_page');
+      for (const c of ['fk_user_creat', 'fk_user_modif']) assert.ok(columns.includes(c), `llx_bericht_page.${c}`);
+      const now = toDbDateTime();
+      await handle.db.insertInto('bericht_page').values({ fk_bericht: 999014, page_order: 1, title: 'Alt', note: null, layout: 'title_only', source_path: null, source_path_2: null, datec: now, tms: now }).execute();
+      const row = await handle.db.selectFrom('bericht_page').select(['fk_user_creat', 'fk_user_modif']).where('fk_bericht', '=', 999014).executeTakeFirstOrThrow();
+      assert.deepEqual(row, { fk_user_creat: null, fk_user_modif: null });
+      // A run cut short is repeated: the migration adds only what is missing.
+      await handle.db.schema.alterTable('bericht_page').dropColumn('fk_user_modif').execute();
+      await sql`delete from llx_bericht_migration where name >= '0016-bericht-page-users'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0016-bericht-page-users']);
+      assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
+      await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
     });
 
     test('another entity gets its own four rights; the first keeps its own', async () => {
@@ -504,7 +519,7 @@ for (const dialect of testDialects()) {
         // Make the migrator run 0002 once more over its own tables: its indexes exist already.
         // (The migrations after it too: the migrator runs them in order.)
         await sql`delete from llx_bericht_migration where name >= '0002-bericht-module'`.execute(handle.db);
-        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0015-bericht-seal']);
+        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0015-bericht-seal', '0016-bericht-page-users']);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');
         assertNoDuplicates(again);

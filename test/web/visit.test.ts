@@ -297,11 +297,11 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     // The preview PDF marks it, on its own page only.
     await page.getByRole('button', { name: 'PDF & Abschluss' }).click();
     await page.getByText(/Nicht von der Unterschrift erfasst: Seite 3 \(Zusatzarbeiten\)/).first().waitFor();
-    // The summary, the heading "Befund" (alone: the signature sheet follows), the signature sheet, then the late page.
-    await page.getByRole('img', { name: /^Seite 1 von 4$/ }).waitFor({ timeout: 60_000 });
+    // The summary, the heading "Befund" (alone: the signature sheet follows), the signature sheet, the late page, the evidence sheet.
+    await page.getByRole('img', { name: /^Seite 1 von 5$/ }).waitFor({ timeout: 60_000 });
     const preview = await api<Buffer>(`/api/pdf.php?id=${made.id}&preview=1`);
     assert.match(pdfBytesText(preview, scratch, 4), /Zusatzarbeiten[\s\S]*Nicht von der Unterschrift erfasst/);
-    for (const sheet of [1, 2, 3]) assert.doesNotMatch(pdfBytesText(preview, scratch, sheet), /Nicht von der Unterschrift erfasst/);
+    for (const sheet of [1, 2, 3, 5]) assert.doesNotMatch(pdfBytesText(preview, scratch, sheet), /Nicht von der Unterschrift erfasst/);
 
     await page.getByRole('button', { name: 'Abschließen' }).click();
     const confirm = page.getByRole('dialog', { name: 'Bericht endgültig abschließen?' });

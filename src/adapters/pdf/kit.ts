@@ -53,6 +53,8 @@ export function bodyOf(format: PaperFormat, orientation: Orientation): Box {
 
 export const SANS = 'DejaVuSans';
 export const SANS_BOLD = 'DejaVuSans-Bold';
+/** For checksums and commands (evidence sheet): embedded only in a PDF that uses it. */
+export const MONO = 'DejaVuSansMono';
 
 let fontDir: string | undefined;
 export function fontPath(file: string): string {
@@ -64,6 +66,7 @@ export function fontPath(file: string): string {
 export function registerFonts(doc: Doc): void {
   doc.registerFont(SANS, fontPath('DejaVuSans.ttf'));
   doc.registerFont(SANS_BOLD, fontPath('DejaVuSans-Bold.ttf'));
+  doc.registerFont(MONO, fontPath('DejaVuSansMono.ttf'));
 }
 
 export const INK = '#000000';

@@ -95,6 +95,67 @@ export interface SummaryInput {
   time?: { rows: TimeRow[]; totalSeconds: number } | null;
 }
 
+/**
+ * An event of the evidence sheet's history, its times formatted (with seconds and the zone
+ * named); `by` null: who did it was not recorded.
+ */
+export type EvidenceEvent =
+  | { kind: 'created'; at: string; by: string | null; version: number; versionOf: string | null }
+  /** Report pages added or changed (their last change), one after another by one person: `pages` as ranges ("1–12, 14"), `count` of them. */
+  | { kind: 'pages_added' | 'pages_changed'; at: string; until: string | null; by: string | null; pages: string; count: number }
+  | {
+      kind: 'signed';
+      /** When the service received it. */
+      at: string;
+      signer: string;
+      /** The signature's report page. */
+      page: number;
+      /** The phone's time of signing, when it sent one; false plausibility marks it. */
+      deviceTime: string | null;
+      devicePlausible: boolean | null;
+      ip: string | null;
+      userAgent: string | null;
+      /** "lat, lon" when the phone sent a position. */
+      position: string | null;
+      /** The user who sent it in. */
+      sentBy: string | null;
+    }
+  /** The final PDF made; in a preview, the preview made (the report not final yet). */
+  | { kind: 'finalized' | 'previewed'; at: string; by: string; ip: string | null };
+
+/** A signature's hash over the report pages before it, as its sealed metadata holds it (null: the metadata is gone). */
+export interface EvidenceSignature {
+  page: number;
+  signer: string;
+  hash: string | null;
+  form: string | null;
+  pagesCovered: number | null;
+}
+
+/** One image of a report page and the SHA-256 of its file (null: the file is gone). */
+export interface EvidenceImage {
+  page: number;
+  part: 'photo' | 'before' | 'after' | 'signature' | { checklistItem: number };
+  name: string;
+  sha256: string | null;
+}
+
+/** The evidence sheet at the end of the final PDF: what happened, the hashes that tie it together, how to check them. */
+export interface EvidenceInput {
+  report: { ref: string; title: string; version: number };
+  /** The PDF's file name, for the commands that check it. */
+  file: string;
+  /** Whose certificate seals the PDF (the company's name); null: unknown. */
+  sealedBy: string | null;
+  events: EvidenceEvent[];
+  signatures: EvidenceSignature[];
+  images: EvidenceImage[];
+  /** The public check page, when PUBLIC_URL is set. */
+  checkPage: string | null;
+  /** Drawn in a preview: marked as one. */
+  preview?: boolean;
+}
+
 export interface PdfDocumentInput {
   format: PaperFormat;
   orientation: Orientation;
@@ -108,5 +169,7 @@ export interface PdfDocumentInput {
   /** The summary sheet after the cover; none when null. */
   summary?: SummaryInput | null;
   pages: readonly PdfPage[];
+  /** The evidence sheet after the pages; none when null. */
+  evidence?: EvidenceInput | null;
   info: { title: string; author?: string; subject?: string; creationDate?: Date };
 }

@@ -18,7 +18,21 @@ export const PAD = mm(1.2);
 export interface TableColumn {
   width: number;
   align?: 'left' | 'right';
+  /** The column's cells in this style instead of the table's (a checksum in a fixed-width font). */
+  style?: TextStyle;
 }
+
+/** A table's text styles. @default the report's: 9 pt headings, 9.5 pt cells, 9 pt text under a row */
+export interface TableStyles {
+  head: TextStyle;
+  cell: TextStyle;
+  bold: TextStyle;
+  under: TextStyle;
+  /** Space above and below a cell's text. @default PAD */
+  padY?: number;
+}
+
+const DEFAULT_STYLES: TableStyles = { head: TABLE_HEAD, cell: CELL, bold: CELL_BOLD, under: UNDER };
 
 export interface TableRow {
   cells: string[];
@@ -30,14 +44,16 @@ export interface TableRow {
 }
 
 /** The widths of `fractions` of `width` (fractions of the rest after fixed widths). */
-export function columnsOf(width: number, specs: Array<{ fixed?: number; share?: number; align?: 'left' | 'right' }>): TableColumn[] {
+export function columnsOf(width: number, specs: Array<{ fixed?: number; share?: number; align?: 'left' | 'right'; style?: TextStyle }>): TableColumn[] {
   const fixed = specs.reduce((sum, s) => sum + (s.fixed ?? 0), 0);
   const shares = specs.reduce((sum, s) => sum + (s.share ?? 0), 0) || 1;
-  return specs.map((s) => ({ width: s.fixed ?? ((width - fixed) * (s.share ?? 0)) / shares, align: s.align ?? 'left' }));
+  return specs.map((s) => ({ width: s.fixed ?? ((width - fixed) * (s.share ?? 0)) / shares, align: s.align ?? 'left', ...(s.style ? { style: s.style } : {}) }));
 }
 
-function rowBlock(doc: Doc, columns: TableColumn[], cells: string[], cellStyle: TextStyle, shaded: boolean, body: Box, extra: Partial<Block> = {}, ruled = true): Block {
-  const height = Math.min(Math.max(...cells.map((text, i) => measure(doc, text, columns[i]!.width - 2 * PAD, cellStyle))) + 2 * PAD, body.h / 2);
+/** A row's cells; `head`: a heading row, whose cells keep the heading style in every column. */
+function rowBlock(doc: Doc, columns: TableColumn[], cells: string[], rowStyle: TextStyle, shaded: boolean, body: Box, extra: Partial<Block> = {}, ruled = true, head = false, padY = PAD): Block {
+  const styleOf = (i: number): TextStyle => (head ? rowStyle : (columns[i]!.style ?? rowStyle));
+  const height = Math.min(Math.max(...cells.map((text, i) => measure(doc, text, columns[i]!.width - 2 * PAD, styleOf(i)))) + 2 * padY, body.h / 2);
   return {
     height,
     ...extra,
@@ -46,7 +62,7 @@ function rowBlock(doc: Doc, columns: TableColumn[], cells: string[], cellStyle: 
       let x = box.x;
       cells.forEach((text, i) => {
         const column = columns[i]!;
-        textIn(doc, text, { x: x + PAD, y: box.y + PAD, w: column.width - 2 * PAD, h: box.h - 2 * PAD }, { ...cellStyle, align: column.align ?? 'left' });
+        textIn(doc, text, { x: x + PAD, y: box.y + padY, w: column.width - 2 * PAD, h: box.h - 2 * padY }, { ...styleOf(i), align: column.align ?? 'left' });
         x += column.width;
       });
       if (ruled) rule(doc, box.x, box.y + box.h, box.w, '#cccccc', 0.4);
@@ -55,23 +71,24 @@ function rowBlock(doc: Doc, columns: TableColumn[], cells: string[], cellStyle: 
 }
 
 /** The blocks of a table with `headings` over `columns` and its `rows`. */
-export function tableBlocks(doc: Doc, body: Box, columns: TableColumn[], headings: string[], rows: TableRow[], words: PdfWords): Block[] {
-  const header = rowBlock(doc, columns, headings, TABLE_HEAD, true, body, { keepWithNext: true });
-  const continued = rowBlock(doc, columns, [words.continued(headings[0]!), ...headings.slice(1)], TABLE_HEAD, true, body, { keepWithNext: true });
+export function tableBlocks(doc: Doc, body: Box, columns: TableColumn[], headings: string[], rows: TableRow[], words: PdfWords, styles: TableStyles = DEFAULT_STYLES): Block[] {
+  const padY = styles.padY ?? PAD;
+  const header = rowBlock(doc, columns, headings, styles.head, true, body, { keepWithNext: true }, true, true, padY);
+  const continued = rowBlock(doc, columns, [words.continued(headings[0]!), ...headings.slice(1)], styles.head, true, body, { keepWithNext: true }, true, true, padY);
   const indent = columns[0]!.width;
   const blocks: Block[] = [header];
   for (const row of rows) {
-    const pieces = row.under ? splitToHeight(doc, row.under, body.w - indent - 2 * PAD, UNDER, body.h * 0.8) : [];
+    const pieces = row.under ? splitToHeight(doc, row.under, body.w - indent - 2 * PAD, styles.under, body.h * 0.8) : [];
     // A row with a text under it keeps with the text's first piece; the rule goes under the text.
-    blocks.push(rowBlock(doc, columns, row.cells, row.bold ? CELL_BOLD : CELL, Boolean(row.shaded), body, { repeatOnBreak: continued, joined: true, keepWithNext: pieces.length > 0 }, pieces.length === 0));
+    blocks.push(rowBlock(doc, columns, row.cells, row.bold ? styles.bold : styles.cell, Boolean(row.shaded), body, { repeatOnBreak: continued, joined: true, keepWithNext: pieces.length > 0 }, pieces.length === 0, false, padY));
     pieces.forEach((piece, index) => {
-      const height = measure(doc, piece, body.w - indent - 2 * PAD, UNDER) + 2 * PAD;
+      const height = measure(doc, piece, body.w - indent - 2 * PAD, styles.under) + 2 * padY;
       blocks.push({
         height,
         joined: true,
         repeatOnBreak: continued,
         draw(box, { doc }) {
-          textIn(doc, piece, { x: box.x + indent + PAD, y: box.y + PAD, w: box.w - indent - 2 * PAD, h: box.h - 2 * PAD }, UNDER);
+          textIn(doc, piece, { x: box.x + indent + PAD, y: box.y + padY, w: box.w - indent - 2 * PAD, h: box.h - 2 * padY }, styles.under);
           if (index === pieces.length - 1) rule(doc, box.x, box.y + box.h, box.w, '#cccccc', 0.4);
         },
       });

@@ -194,7 +194,7 @@ export function createPageService(deps: PageServiceDeps) {
         checkNotSigned(await repo.pages(trx, Number(page.fk_bericht)), pageId);
         const current = await repo.getPage(trx, pageId);
         if (!current) throw new AppError('PAGE_NOT_FOUND');
-        await repo.updatePage(trx, pageId, { checklist: writeItems(await change(readItems(current.checklist)), highestId(current.checklist)) });
+        await repo.updatePage(trx, pageId, { checklist: writeItems(await change(readItems(current.checklist)), highestId(current.checklist)), fk_user_modif: user.id });
         await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
         const changed = toPageResponse((await repo.getPage(trx, pageId))!);
         await claim?.complete(200, changed, trx);
@@ -238,6 +238,7 @@ export function createPageService(deps: PageServiceDeps) {
             source_path: source,
             source_path_2: source2,
             checklist,
+            fk_user_creat: user.id,
             datec: now,
             tms: now,
           });
@@ -280,6 +281,7 @@ export function createPageService(deps: PageServiceDeps) {
             layout,
             source_path: source,
             source_path_2: source2,
+            fk_user_modif: user.id,
           });
           await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
           const changed = toPageResponse((await repo.getPage(trx, pageId))!);

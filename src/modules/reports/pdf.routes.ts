@@ -58,7 +58,7 @@ export async function pdfRoutes(app: FastifyInstance, mod: ReportModule): Promis
           return reply.send(createReadStream(final.path));
         }
       }
-      const preview = await pdf.preview(user, id);
+      const preview = await pdf.preview(user, id, { ip: request.ip });
       pdfHeaders(reply, preview.filename, download, 'private, no-store');
       return reply.send(preview.stream);
     },

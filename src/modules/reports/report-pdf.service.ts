@@ -19,12 +19,14 @@ import type { LibreOffice } from '../../adapters/libreoffice.js';
 import { fillOdtTemplate } from '../../adapters/odt.js';
 import { readFile } from 'node:fs/promises';
 import { readTakenAt, type TakenAt } from '../../adapters/exif.js';
-import { LOGO_BOX, NOT_COVERED, pdfLanguageOf, renderReportPdf, type ChecklistLine, type ImageBox, type PdfCover, type PdfImage, type PdfLanguage, type PdfPage, type SignatureFacts, type SummaryInput } from '../../adapters/pdf.js';
+import { LOGO_BOX, NOT_COVERED, pdfLanguageOf, renderReportPdf, type ChecklistLine, type EvidenceInput, type ImageBox, type PdfCover, type PdfImage, type PdfLanguage, type PdfPage, type SignatureFacts, type SummaryInput } from '../../adapters/pdf.js';
 import { wordsFor } from '../../adapters/pdf/words.js';
 import type { SignatureFactsRow } from './reports.repository.js';
 import { signatureFactsOf } from './reports.service.js';
 import { loadCoverPdf } from '../../adapters/pdf-import.js';
 import { hashFile } from '../../adapters/file-store.js';
+import { sha256OfFile } from '../../adapters/file-digest.js';
+import { evidenceOf, imagesOf, userIdsOf, type SignatureRecord } from './evidence.js';
 import { preparePrintImage } from '../../adapters/print-image.js';
 import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/database.js';
@@ -69,6 +71,18 @@ const COMPANY_CONSTS = [
   'MAIN_INFO_SOCIETE_LOGO',
   'MAIN_INFO_TVAINTRA',
 ] as const;
+
+/**
+ * What the evidence sheet says of the PDF being made: when (Unix seconds), from which IP, under
+ * which file name the final PDF is kept; `preview`: a preview, marked as such (its sheet is the one
+ * the final PDF will have, so the preview's page count is the final PDF's).
+ */
+interface EvidenceRender {
+  at: number;
+  ip: string | null;
+  file: string;
+  preview: boolean;
+}
 
 export interface ReportPdfDeps {
   handle: DbHandle;
@@ -260,19 +274,64 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     }
   }
 
-  /** The signature's facts as the sheet prints them, times in the company's zone with the zone named. */
-  async function signatureFacts(pages: PageRow[], language: PdfLanguage): Promise<Map<number, SignatureFacts>> {
+  /**
+   * The signature's facts as the sheet prints them, times in the company's zone with the zone
+   * named; and its row and metadata as read, for the evidence sheet (each metadata file read once).
+   */
+  async function signatureFacts(pages: PageRow[], language: PdfLanguage): Promise<{ facts: Map<number, SignatureFacts>; records: Map<number, SignatureRecord> }> {
     const facts = new Map<number, SignatureFacts>();
+    const records = new Map<number, SignatureRecord>();
     for (const [id, row] of await signatureFactsOf(repo, handle.db, pages)) {
-      let metadata: { hash?: string; page_count_at_signing?: number; verify_code?: string } = {};
+      let metadata: Record<string, unknown> = {};
       try {
-        metadata = JSON.parse(await readFile(await resolveSource(dataRoot, entity, row.metadata_path), 'utf8'));
+        const read: unknown = JSON.parse(await readFile(await resolveSource(dataRoot, entity, row.metadata_path), 'utf8'));
+        if (read && typeof read === 'object' && !Array.isArray(read)) metadata = read as Record<string, unknown>;
       } catch {
         // Without its metadata file the sheet still shows who and when.
       }
-      facts.set(id, toSignatureFacts(row, metadata, language));
+      facts.set(id, toSignatureFacts(row, metadata as { hash?: string; page_count_at_signing?: number; verify_code?: string }, language));
+      records.set(id, { row, metadata });
     }
-    return facts;
+    return { facts, records };
+  }
+
+  /**
+   * The SHA-256 of every image file the pages name (each file once, however many pages show it;
+   * a file unchanged since an earlier PDF is not read again: file-digest.ts), null for one that is gone.
+   */
+  async function imageDigests(pages: PageRow[]): Promise<Map<string, string | null>> {
+    const relPaths = [...new Set(imagesOf(pages).map((image) => image.relPath))];
+    const digests = await mapLimited(relPaths, PREPARE_CONCURRENCY, async (relPath) => {
+      try {
+        return await sha256OfFile(await resolveSource(dataRoot, entity, relPath));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (error instanceof AppError || code === 'ENOENT' || code === 'ENOTDIR') return null;
+        throw error;
+      }
+    });
+    return new Map(relPaths.map((relPath, i) => [relPath, digests[i]!]));
+  }
+
+  /** The evidence sheet's facts for the final PDF of `report`. */
+  async function evidence(report: ReportRow, pages: PageRow[], records: Map<number, SignatureRecord>, digests: Map<string, string | null>, made: EvidenceRender, user: AuthUser, company: string | null, language: PdfLanguage): Promise<EvidenceInput> {
+    const parentId = report.fk_bericht_parent === null ? null : Number(report.fk_bericht_parent);
+    const [userNames, linked] = await Promise.all([repo.userNames(handle.db, userIdsOf(report, pages)), parentId === null ? Promise.resolve([]) : repo.linked(handle.db, [parentId])]);
+    return evidenceOf({
+      report,
+      pages,
+      signatures: records,
+      userNames,
+      versionOf: linked.find((r) => Number(r.rowid) === parentId)?.ref ?? null,
+      finalized: { at: made.at, by: user.name, ip: made.ip },
+      preview: made.preview,
+      digests,
+      file: made.file,
+      company,
+      checkPage: config.publicUrl ? `${config.publicUrl.replace(/\/+$/, '')}/public/verify_signature.php` : null,
+      timeZone: config.timeZone,
+      language,
+    });
   }
 
   function toSignatureFacts(row: SignatureFactsRow, metadata: { hash?: string; page_count_at_signing?: number; verify_code?: string }, language: PdfLanguage): SignatureFacts {
@@ -399,8 +458,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     };
   }
 
-  /** Renders `report` into `out`; `strict` makes a missing or unreadable image an error. */
-  async function render(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, out: NodeJS.WritableStream, strict: boolean): Promise<number> {
+  /**
+   * Renders `report` into `out`, ending with the evidence sheet as `made` describes the PDF;
+   * `strict` makes a missing or unreadable image an error.
+   */
+  async function render(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, out: NodeJS.WritableStream, strict: boolean, made: EvidenceRender): Promise<number> {
     const workDir = await mkdtemp(tempDirPrefix('pdf'));
     try {
       const [company, parent] = await Promise.all([consts.getMany(COMPANY_CONSTS), parentOf(report)]);
@@ -422,20 +484,22 @@ export function createReportPdfService(deps: ReportPdfDeps) {
                 page.layout === 'before_after' ? await printImage(page.source_path_2, strict, pageImageBox(report, page, perSheet)) : null,
               ] as const),
         ),
+        imageDigests(pages),
       ] as const);
       for (const result of settled) if (result.status === 'rejected') throw result.reason;
       // When each photo was taken, from its EXIF (read from the file's header only).
       const takenAt = await mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
         page.layout === 'photo' && page.source_path ? formatTaken(await readTakenAt(await resolveSource(dataRoot, entity, page.source_path).catch(() => '')), language) : null,
       );
-      const [coverSheet, logo, images] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+      const [coverSheet, logo, images, digests] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
         Awaited<ReturnType<typeof cover>>,
         Awaited<ReturnType<typeof companyLogo>>,
         Array<readonly [PdfImage | null, PdfImage | null]>,
+        Map<string, string | null>,
       ];
       // Pages after the last signature are not covered by it (they may still change): each says so.
       const lastSignature = pages.findLastIndex((p) => p.layout === 'signature');
-      const [facts, materials] = await Promise.all([
+      const [{ facts, records }, materials] = await Promise.all([
         signatureFacts(pages, language),
         report.element_type && report.fk_element !== null ? repo.materialsOf(handle.db, entity, report.element_type, Number(report.fk_element)) : Promise.resolve([]),
       ]);
@@ -447,6 +511,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       });
       const signatures = pages.map((p) => facts.get(Number(p.rowid))).filter((f): f is SignatureFacts => f !== undefined);
       const summary = summaryOf(report, values, parent, language, signatures, materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })), intervals);
+      const companyName = company.get('MAIN_INFO_SOCIETE_NOM') || null;
+      const evidenceSheet = await evidence(report, pages, records, digests, made, user, companyName, language);
       const result = await renderReportPdf(
         {
           format: report.format as 'A4',
@@ -460,6 +526,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           cover: coverSheet,
           summary,
           pages: bodyPages,
+          evidence: evidenceSheet,
           info: { title: `${report.ref} ${report.title}`, author: company.get('MAIN_INFO_SOCIETE_NOM') || user.name, subject: values.object_ref || undefined, creationDate: new Date() },
         },
         out,
@@ -471,10 +538,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** Renders into `file` (created new); on failure the stream is closed and the partial file removed. */
-  async function renderToFile(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, file: string, strict: boolean): Promise<void> {
+  async function renderToFile(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, file: string, strict: boolean, made: EvidenceRender): Promise<void> {
     const out = createWriteStream(file, { flags: 'wx' });
     try {
-      await render(report, pages, intervals, user, out, strict);
+      await render(report, pages, intervals, user, out, strict, made);
     } catch (error) {
       out.destroy();
       await rm(file, { force: true });
@@ -488,14 +555,15 @@ export function createReportPdfService(deps: ReportPdfDeps) {
      * as soon as the PDF is made, however slowly the client reads. The file goes when the stream closes.
      * Images that are gone are drawn as placeholders.
      */
-    async preview(user: AuthUser, id: number): Promise<{ stream: Readable; filename: string }> {
+    async preview(user: AuthUser, id: number, from: { ip?: string } = {}): Promise<{ stream: Readable; filename: string }> {
       const report = await deps.visibleReport(user, id);
       const pages = await repo.pages(handle.db, id);
       const dir = await mkdtemp(tempDirPrefix('preview'));
       const file = path.join(dir, 'preview.pdf');
       try {
         const intervals = await intervalsOf(await deps.times.scopeFor(user, report));
-        await limit(() => renderToFile(report, pages, intervals, user, file, false));
+        const made: EvidenceRender = { at: Math.floor(Date.now() / 1000), ip: from.ip ?? null, file: `${reportFolder(dataRoot, entity, report.ref).name}.pdf`, preview: true };
+        await limit(() => renderToFile(report, pages, intervals, user, file, false, made));
       } catch (error) {
         await rm(dir, { recursive: true, force: true });
         throw error;
@@ -540,7 +608,9 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const scope = await deps.times.scopeFor(user, report);
       const intervals = await intervalsOf(scope);
       try {
-        await limit(() => renderToFile(report, pages, intervals, user, temp, true));
+        // The finalization as the evidence sheet prints it: now, by the caller, from where the request came.
+        const made: EvidenceRender = { at: Math.floor(Date.now() / 1000), ip: from.ip ?? null, file: filename, preview: false };
+        await limit(() => renderToFile(report, pages, intervals, user, temp, true, made));
         written.push(temp);
         // Sealed before anything else sees it: every copy of the final PDF carries the seal.
         const company = (await consts.getMany(['MAIN_INFO_SOCIETE_NOM'])).get('MAIN_INFO_SOCIETE_NOM') ?? '';

@@ -121,6 +121,14 @@ export function createReportRepository(dialect: Dialect) {
       return new Map(rows.map((r) => [Number(r.fk_page), r]));
     },
 
+    /** Dolibarr users' names (first and last name, else the login) by id, for the ids given that exist. */
+    async userNames(db: Db, ids: number[]): Promise<Map<number, string>> {
+      const wanted = [...new Set(ids)];
+      if (wanted.length === 0) return new Map();
+      const rows = await db.selectFrom('user').select(['rowid', 'login', 'firstname', 'lastname']).where('rowid', 'in', wanted).execute();
+      return new Map(rows.map((r) => [Number(r.rowid), [r.firstname, r.lastname].map((s) => (s ?? '').trim()).filter(Boolean).join(' ') || r.login]));
+    },
+
     getPage(db: Db, pageId: number): Promise<PageRow | undefined> {
       return db.selectFrom('bericht_page').selectAll().where('rowid', '=', pageId).executeTakeFirst();
     },

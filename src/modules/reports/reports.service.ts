@@ -335,6 +335,8 @@ export function createReportService(deps: ReportServiceDeps) {
               source_path_2: await copy(page.source_path_2),
               // A checklist starts unanswered in a report made from a template (and in a new template).
               checklist: page.layout !== 'checklist' ? null : writeItems(input.clearChecks ? clearedItems(readItems(page.checklist)) : readItems(page.checklist), highestId(page.checklist)),
+              // Copied into this report now, by its maker.
+              fk_user_creat: user.id,
               datec: now,
               tms: now,
             };
