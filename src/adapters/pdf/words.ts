@@ -131,14 +131,14 @@ const DE = {
   howSeal: (company: string | null, file: string) =>
     `Das Siegel: pdfsig ${file} (pdfsig aus poppler-utils) zeigt die PDF-Signatur, das Zertifikat ${company ? `von ${company}` : 'des Betreibers'} und ob das Dokument seit dem Versiegeln unverändert ist („Signature is Valid“, „Total document signed“); Adobe Acrobat Reader zeigt dasselbe.`,
   howOpenssl: (file: string) =>
-    `Mit OpenSSL: pdfsig -dump legt die Signatur (CMS, DER) als ${file}.sig0 ab. Signiert sind die Bytes der Datei außerhalb des Signaturwerts, die pdfsig als „Signed Ranges: [0 - b], [c - e]“ nennt; zertifikat.pem ist das Zertifikat des Betreibers oder das Stammzertifikat seiner Zertifizierungsstelle.`,
+    `Mit OpenSSL: pdfsig -dump legt die Signatur (CMS, DER) als ${file}.sig0 ab. Signiert sind die Bytes der Datei außerhalb des Signaturwerts, die pdfsig als „Signed Ranges: [0 - b], [c - e]“ nennt; zertifikat.pem ist das Zertifikat des Betreibers (beim Dienst unter /api/seal_certificate.php) oder das Stammzertifikat seiner Zertifizierungsstelle.`,
   signedBytes: 'signiert.bin',
   certificate: 'zertifikat.pem',
   howImages: 'Die Bilder: sha256sum foto.jpg ergibt für eine Bilddatei (in Dolibarr bei den Dokumenten des Auftrags oder des Berichts) ihre SHA-256 oben.',
   howHash: 'Die Unterschriften: ihre Prüfsumme ist die SHA-256 über die kanonische JSON-Form (Schlüssel sortiert, ohne Leerzeichen, UTF-8) von',
   howHashAfter:
     'mit den Berichtsseiten vor der Unterschrift in ihrer Reihenfolge: image und image_2 sind die SHA-256 ihrer Bilder (null ohne Bild), title und note wie gedruckt, rotation in Grad. Die Form fieldreport-pages/2 gibt einer Prüfliste dazu „checklist“: ihre Punkte mit den SHA-256 ihrer Fotos.',
-  howOnline: (url: string) => `Beim Dienst: ${url} prüft jede Unterschrift gegen die dort gespeicherten Seiten; der QR-Code jedes Unterschriftsblatts führt dorthin.`,
+  howOnline: (url: string) => `Beim Dienst: ${url} prüft jede Unterschrift gegen die dort gespeicherten Seiten (der QR-Code jedes Unterschriftsblatts führt dorthin) und sagt zu einer dort gewählten PDF-Datei, ob sie dieser versiegelte Bericht ist, unverändert.`,
   /** The app's unit codes (stored as chosen); other units are printed as typed. */
   units: { Stk: 'Stk', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'Pkt' } as Record<string, string>,
 };
@@ -264,14 +264,14 @@ const EN: Words = {
   howSeal: (company, file) =>
     `The seal: pdfsig ${file} (pdfsig from poppler-utils) shows the PDF signature, the certificate of ${company ?? 'the operator'} and whether the document is unaltered since sealing (“Signature is Valid”, “Total document signed”); Adobe Acrobat Reader shows the same.`,
   howOpenssl: (file) =>
-    `With OpenSSL: pdfsig -dump saves the signature (CMS, DER) as ${file}.sig0. Signed are the file's bytes outside the signature value, which pdfsig names as “Signed Ranges: [0 - b], [c - e]”; certificate.pem is the operator's certificate or the root certificate of its certification authority.`,
+    `With OpenSSL: pdfsig -dump saves the signature (CMS, DER) as ${file}.sig0. Signed are the file's bytes outside the signature value, which pdfsig names as “Signed Ranges: [0 - b], [c - e]”; certificate.pem is the operator's certificate (at the service under /api/seal_certificate.php) or the root certificate of its certification authority.`,
   signedBytes: 'signed.bin',
   certificate: 'certificate.pem',
   howImages: 'The images: sha256sum photo.jpg gives for an image file (in Dolibarr among the documents of the order or the report) its SHA-256 above.',
   howHash: 'The signatures: their checksum is the SHA-256 over the canonical JSON form (keys sorted, no whitespace, UTF-8) of',
   howHashAfter:
     'with the report pages before the signature in their order: image and image_2 are the SHA-256 of their images (null without one), title and note as printed, rotation in degrees. The form fieldreport-pages/2 gives a checklist “checklist” as well: its items with the SHA-256 of their photos.',
-  howOnline: (url) => `At the service: ${url} checks every signature against the pages stored there; the QR code of each signature sheet leads there.`,
+  howOnline: (url) => `At the service: ${url} checks every signature against the pages stored there (the QR code of each signature sheet leads there) and tells of a PDF file chosen there whether it is this sealed report, unaltered.`,
   units: { Stk: 'pcs', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'pkg' },
 };
 
