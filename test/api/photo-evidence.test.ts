@@ -153,6 +153,20 @@ for (const dialect of testDialects()) {
       assert.deepEqual(filesIn(folderOf(order.ref)), ['thumbs', 'x.jpg']);
     });
 
+    test('a second and a third file in the form are passed over as before; fields between and after them still count', async () => {
+      const order = await ctx.make.order({ author: writer.id });
+      const res = await post(photoUrl(order.id), [
+        { filename: 'eins.jpg', data: plain },
+        text('gps_lat', '48.5'),
+        { name: 'anhang', filename: 'zwei.jpg', data: camera },
+        text('gps_lon', '11.5'),
+        { name: 'noch', filename: 'drei.jpg', data: camera },
+      ]);
+      assert.equal(res.statusCode, 201, res.body);
+      assert.deepEqual([res.json().name, res.json().evidence.sha256, res.json().evidence.gps_lat, res.json().evidence.gps_lon], ['eins.jpg', sha256(plain), 48.5, 11.5]);
+      assert.deepEqual(filesIn(folderOf(order.ref)), ['eins.jpg', 'thumbs']);
+    });
+
     test('the QR upload page records evidence too, and refuses bad fields the same way', async () => {
       const order = await ctx.make.order({ author: writer.id });
       const made = await json('POST', '/api/upload_token.php', { fk_element: order.id });
