@@ -21,6 +21,7 @@ import { berichtPhotosPerSheet } from './migrations/0010-bericht-photos-per-shee
 import { standaloneSocieteLang } from './migrations/0011-standalone-societe-lang.js';
 import { berichtChecklistTime } from './migrations/0012-bericht-checklist-time.js';
 import { berichtMail } from './migrations/0013-bericht-mail.js';
+import { berichtPhotoEvidence } from './migrations/0014-bericht-photo-evidence.js';
 import { berichtSeal } from './migrations/0015-bericht-seal.js';
 import { berichtPageUsers } from './migrations/0016-bericht-page-users.js';
 
@@ -47,6 +48,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0011-standalone-societe-lang': standaloneSocieteLang(handle.prefix),
         '0012-bericht-checklist-time': berichtChecklistTime(handle.dialect, handle.prefix),
         '0013-bericht-mail': berichtMail(handle.dialect, handle.prefix),
+        '0014-bericht-photo-evidence': berichtPhotoEvidence(handle.dialect, handle.prefix),
         '0015-bericht-seal': berichtSeal(handle.dialect, handle.prefix),
         '0016-bericht-page-users': berichtPageUsers(handle.dialect, handle.prefix),
       };

@@ -365,6 +365,34 @@ export interface BerichtSealTable {
   tms: DateTime;
 }
 
+/** What the service recorded of a photo it received (migration 0014): one row per file. */
+export interface BerichtPhotoEvidenceTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  /** As in ecm_files: the folder relative to the entity's documents root (`commande/CO2401-0001`). */
+  filepath: string;
+  filename: string;
+  /** SHA-256 (hex) of the bytes received. */
+  sha256: string;
+  size: Int;
+  /** EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it: `YYYY-MM-DD HH:MM:SS`, its local time. */
+  exif_taken_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** EXIF OffsetTimeOriginal (`+01:00`), when written. */
+  exif_offset: ColumnType<string | null, string | null | undefined, string | null>;
+  /** EXIF GPS position in 1e-7 degrees. */
+  exif_lat_e7: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  exif_lon_e7: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  /** The phone's capture time as sent: RFC 3339 with its offset. */
+  device_taken_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The phone's position at capture in 1e-7 degrees (only when the person allowed it). */
+  device_lat_e7: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  device_lon_e7: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  /** Who uploaded it (the link's creator for a QR upload). */
+  fk_user: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  /** When the service received it (UTC). */
+  datec: string;
+}
+
 /** A report sent by e-mail: a durable job (migration 0013). Times in UTC. */
 export interface BerichtMailTable {
   rowid: Generated<Int>;
@@ -519,6 +547,7 @@ export interface Database {
   bericht_time: BerichtTimeTable;
   bericht_mail: BerichtMailTable;
   bericht_seal: BerichtSealTable;
+  bericht_photo_evidence: BerichtPhotoEvidenceTable;
   socpeople: SocpeopleTable;
   c_type_contact: CTypeContactTable;
   element_contact: ElementContactTable;
@@ -533,6 +562,6 @@ export type TableName = keyof Database;
 export const TABLE_NAMES: readonly TableName[] = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
-  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail', 'bericht_seal',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail', 'bericht_seal', 'bericht_photo_evidence',
   'socpeople', 'c_type_contact', 'element_contact', 'actioncomm', 'actioncomm_resources', 'c_actioncomm',
 ];

@@ -139,6 +139,9 @@ for (const dialect of testDialects()) {
           thumb_url_2: null,
           signature: null,
           checklist: null,
+          // Placed in the folder without an upload: no evidence was recorded for it.
+          evidence: null,
+          evidence_2: null,
         });
         const row = await pageRow(page.id);
         assert.equal(row?.source_path, `commande/${order.ref}/IMG_1.jpg`);

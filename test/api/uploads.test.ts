@@ -82,8 +82,22 @@ for (const dialect of testDialects()) {
         url: `/api/photo.php?modulepart=commande&file=${file}`,
         thumb_small_url: `/api/photo.php?modulepart=commande&file=${file}&size=small`,
         thumb_mini_url: `/api/photo.php?modulepart=commande&file=${file}&size=mini`,
+        evidence: {
+          sha256: createHash('sha256').update(jpeg).digest('hex'),
+          size: jpeg.length,
+          received_at: body.evidence.received_at,
+          exif_taken_at: null,
+          exif_offset: null,
+          exif_gps_lat: null,
+          exif_gps_lon: null,
+          taken_at_device: null,
+          taken_at_device_unix: null,
+          gps_lat: null,
+          gps_lon: null,
+        },
       });
       assert.ok(Math.abs(body.mtime - Date.now() / 1000) < 60);
+      assert.ok(Math.abs(body.evidence.received_at - Date.now() / 1000) < 60);
 
       const dir = folderOf(order.ref);
       assert.deepEqual(filesIn(dir), ['IMG_0001.jpg', 'thumbs']);
@@ -176,6 +190,7 @@ for (const dialect of testDialects()) {
         assert.equal(body.url, `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/${stored}`)}`);
         assert.equal(body.thumb_small_url, null);
         assert.equal(body.thumb_mini_url, null);
+        assert.equal(body.evidence, null, 'no photo evidence for a recording');
       }
       assert.deepEqual(filesIn(folderOf(order.ref)), cases.map((c) => c[2]).sort());
       const rows = await ecmRows(`commande/${order.ref}`);

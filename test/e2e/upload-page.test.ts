@@ -2,7 +2,7 @@
  * The QR upload page in a real browser: Debian's Chromium, driven by playwright-core, against the
  * service listening on 127.0.0.1 (SQLite). A link made through the API opens the phone page, two
  * photos chosen in the file input go up one after another, the page says so, and the order lists
- * both with thumbnails; a file that is no image is refused on the page; an expired and an unknown
+ * both with thumbnails and the phone's capture time; a file that is no image is refused on the page; an expired and an unknown
  * link show their German message with 410 and 404.
  * Without /usr/bin/chromium (Debian package `chromium`, which .ci/run installs) the test is skipped.
  */
@@ -74,7 +74,7 @@ describe('QR upload page in Chromium [sqlite]', () => {
     const before = await photo('vorher.jpg', 1200, 900, '#5a7d9a');
     const afterwards = await photo('nachher.jpg', 900, 1200, '#9a5a3c');
 
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'de-DE' });
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'de-DE', timezoneId: 'Europe/Berlin' });
     try {
       const page = await context.newPage();
       const problems: string[] = [];
@@ -118,6 +118,15 @@ describe('QR upload page in Chromium [sqlite]', () => {
         const meta = await sharp(path.join(folder.dir, `${name}.jpg`)).metadata();
         assert.deepEqual([meta.format, meta.width, meta.height], ['jpeg', width, height], name);
         for (const size of ['small', 'mini']) assert.ok(existsSync(path.join(folder.dir, 'thumbs', `${name}_${size}.jpg`)), `${name}_${size}.jpg`);
+      }
+
+      // Each photo went with the phone's capture time (the file's time), RFC 3339 at the phone's offset; no position.
+      const evidence = await ctx.handle.db.selectFrom('bericht_photo_evidence').selectAll().where('filepath', '=', `commande/${folder.name}`).orderBy('filename').execute();
+      assert.deepEqual(evidence.map((e) => e.filename), ['nachher.jpg', 'vorher.jpg']);
+      for (const row of evidence) {
+        assert.match(row.device_taken_at ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0[12]:00$/, row.filename);
+        assert.ok(Math.abs(Date.parse(row.device_taken_at!) - Date.now()) < 5 * 60_000, `${row.filename}: ${row.device_taken_at}`);
+        assert.deepEqual([row.device_lat_e7, row.device_lon_e7], [null, null]);
       }
 
       // A file that is no image: the page shows the service's refusal, nothing more is stored.

@@ -16,7 +16,7 @@ function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], ex
 }
 
 function page(id: number, fields: Partial<ReportPage> = {}): ReportPage {
-  return { id, fk_bericht: 7, page_order: id, title: null, note: null, rotation: 0, layout: 'title_only', source_path: null, source_path_2: null, url: null, thumb_url: null, url_2: null, thumb_url_2: null, signature: null, checklist: null, ...fields };
+  return { id, fk_bericht: 7, page_order: id, title: null, note: null, rotation: 0, layout: 'title_only', source_path: null, source_path_2: null, url: null, thumb_url: null, url_2: null, thumb_url_2: null, signature: null, checklist: null, evidence: null, evidence_2: null, ...fields };
 }
 
 function report(pages: ReportPage[], fields: Partial<ReportDetail> = {}): ReportDetail {

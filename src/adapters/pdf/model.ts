@@ -55,14 +55,22 @@ export interface TimeRow {
   corrected: string | null;
 }
 
+/** What is printed under a photo of when and where it was taken, each a line already worded; null for none. */
+export interface PhotoCapture {
+  when: string | null;
+  where: string | null;
+}
+
 /**
  * One page of the report. A null image (or a file that has gone) draws a grey "Bild fehlt" box.
  * `notice`: a line set apart in the bottom margin of the sheet the page lands on (e.g. that a
  * signature does not cover it).
  */
 export type PdfPage = (
-  | { kind: 'photo'; title: string | null; note: string | null; rotation: Rotation; image: PdfImage | null; takenAt?: string | null }
-  | { kind: 'before_after'; title: string | null; note: string | null; rotation: Rotation; before: PdfImage | null; after: PdfImage | null }
+  /** `capture`, when given, is printed under the photo instead of "Aufgenommen `takenAt`". */
+  | { kind: 'photo'; title: string | null; note: string | null; rotation: Rotation; image: PdfImage | null; takenAt?: string | null; capture?: PhotoCapture | null }
+  /** `captures`: under the before and the after image. */
+  | { kind: 'before_after'; title: string | null; note: string | null; rotation: Rotation; before: PdfImage | null; after: PdfImage | null; captures?: readonly [PhotoCapture | null, PhotoCapture | null] }
   | { kind: 'title_only'; title: string | null; note: string | null }
   /** A signature sheet: the burned-in image (drawn as it is), its facts as text. */
   | { kind: 'signature'; title: string | null; note: string | null; image: PdfImage | null; facts: SignatureFacts | null }

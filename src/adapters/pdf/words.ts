@@ -14,6 +14,13 @@ const DE = {
   missing: 'Bild fehlt',
   photo: (n: number) => `Foto ${n}`,
   taken: (when: string) => `Aufgenommen ${when}`,
+  /** The phone's time only (the camera wrote none), with its zone (`UTC+01:00`). */
+  takenDevice: (when: string, zone: string) => `Aufgenommen ${when} (${zone}, laut Gerät)`,
+  /** Camera and phone disagree: both, each with its zone where known. */
+  takenBoth: (camera: string, cameraZone: string | null, device: string, deviceZone: string) =>
+    `Aufgenommen ${camera} (${cameraZone ? `${cameraZone}, ` : ''}Kamera), ${device} (${deviceZone}, Gerät)`,
+  place: (where: string) => `Ort ${where}`,
+  placeBoth: (camera: string, device: string) => `Ort ${camera} (Kamera), ${device} (Gerät)`,
   continued: (what: string) => `${what} (Fortsetzung)`,
   notCovered: 'Nicht von der Unterschrift erfasst: nach der Unterschrift hinzugefügt',
   // summary
@@ -153,6 +160,10 @@ const EN: Words = {
   missing: 'Image missing',
   photo: (n) => `Photo ${n}`,
   taken: (when) => `Taken ${when}`,
+  takenDevice: (when, zone) => `Taken ${when} (${zone}, by the device)`,
+  takenBoth: (camera, cameraZone, device, deviceZone) => `Taken ${camera} (${cameraZone ? `${cameraZone}, ` : ''}camera), ${device} (${deviceZone}, device)`,
+  place: (where) => `Place ${where}`,
+  placeBoth: (camera, device) => `Place ${camera} (camera), ${device} (device)`,
   continued: (what) => `${what} (continued)`,
   notCovered: 'Not covered by the signature: added after signing',
   summary: 'Summary',

@@ -25,6 +25,7 @@ import { servedContentType } from './file-path.js';
 import { forgetPrintImage } from '../../adapters/print-image.js';
 import { printCacheDir } from '../reports/work-area.js';
 import { checklistPhotoPattern } from '../reports/checklist.js';
+import { deleteEvidence } from '../photo-evidence/photo-evidence.repository.js';
 
 /** The `modulepart` values the file endpoint knows, and whose folder each names. */
 export const MODULE_PARTS: Readonly<Record<string, FileOwner>> = {
@@ -181,6 +182,7 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
         .where('filename', '=', file)
         .where('entity', '=', config.entity)
         .execute();
+      await deleteEvidence(db, config.entity, folder.filepath, file);
       return { deleted: true, name: file };
     },
   };

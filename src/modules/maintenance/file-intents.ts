@@ -12,6 +12,7 @@ import { RUN_ID, leftoverJudge, type RunRegistry } from '../../adapters/runs.js'
 import type { Db } from '../../db/database.js';
 import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
 import { isInside } from '../../dolibarr/documents.js';
+import { deleteEvidence } from '../photo-evidence/photo-evidence.repository.js';
 
 export interface FileIntent {
   rowid: number;
@@ -57,6 +58,8 @@ export async function settleIntent(db: Db, dataRoot: string, intent: FileIntent)
   if (!kept) {
     await Promise.all([found.path, ...THUMBNAIL_SIZE_NAMES.map((size) => thumbnailPath(found.path, size))].map((f) => rm(f, { force: true })));
     if (found.rowid !== undefined) await db.deleteFrom('ecm_files').where('rowid', '=', found.rowid).execute();
+    // A photo's evidence was written with the row (uploads.repository.ts, reserveFile): it goes with it.
+    await deleteEvidence(db, intent.entity, intent.filepath, intent.filename);
   }
   await db.deleteFrom('bericht_file_intent').where('rowid', '=', intent.rowid).execute();
   return kept;

@@ -26,7 +26,7 @@ import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } fro
 import { MAX_REPORT_PAGES, type AddPageBody, type CheckAllBody, type CheckBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
 import { MAX_AHEAD_SECONDS, MAX_BACK_SECONDS } from '../times/times.schemas.js';
 import { allRemainingOk, answerItem, defineItems, highestId, nameAnswerIn, readItems, writeItems, type StoredItem } from './checklist.js';
-import { hasAdminRight, toPageResponse, withPageSignatures } from './reports.service.js';
+import { hasAdminRight, pageEvidenceOf, toPageResponse, withPageSignatures } from './reports.service.js';
 import { isInWorkArea, prepareAhead, printCacheDir, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
 
 /** Image formats a page can show (what the PDF renderer decodes through sharp). */
@@ -50,6 +50,12 @@ export function createPageService(deps: PageServiceDeps) {
   /** Runs `work` under the caller's Idempotency-Key `key` for `scope` (none: just runs it). */
   const underKey = async <T>(user: AuthUser, key: string | undefined, scope: string, work: (claim: IdempotentClaim | undefined) => Promise<T>) =>
     withPageSignatures(repo, db, await idempotent({ db, runs }, { entity: config.entity, userId: user.id, key, scope }, work));
+
+  /** The page `pageId` as answered, with its images' evidence; read in `conn` (the change's transaction). */
+  async function pageAnswer(conn: Db, pageId: number): Promise<PageResponse> {
+    const row = (await repo.getPage(conn, pageId))!;
+    return toPageResponse(row, undefined, await pageEvidenceOf(conn, config.entity, [row]));
+  }
 
   /** The page and its report, when the caller sees the report; one answer for "missing" and "not yours". */
   async function visiblePage(user: AuthUser, pageId: number): Promise<{ page: PageRow; report: ReportRow }> {
@@ -196,7 +202,7 @@ export function createPageService(deps: PageServiceDeps) {
         if (!current) throw new AppError('PAGE_NOT_FOUND');
         await repo.updatePage(trx, pageId, { checklist: writeItems(await change(readItems(current.checklist)), highestId(current.checklist)), fk_user_modif: user.id });
         await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
-        const changed = toPageResponse((await repo.getPage(trx, pageId))!);
+        const changed = await pageAnswer(trx, pageId);
         await claim?.complete(200, changed, trx);
         return changed;
       });
@@ -243,7 +249,7 @@ export function createPageService(deps: PageServiceDeps) {
             tms: now,
           });
           await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
-          const page = toPageResponse((await repo.getPage(trx, pageId))!);
+          const page = await pageAnswer(trx, pageId);
           await claim?.complete(201, page, trx);
           return page;
         }).then((page) => {
@@ -284,7 +290,7 @@ export function createPageService(deps: PageServiceDeps) {
             fk_user_modif: user.id,
           });
           await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
-          const changed = toPageResponse((await repo.getPage(trx, pageId))!);
+          const changed = await pageAnswer(trx, pageId);
           await claim?.complete(200, changed, trx);
           // An image of the work area that this page showed and no page shows any more goes.
           return { changed, unused: await unusedWorkAreaFiles(trx, [page.source_path, page.source_path_2].filter((p) => p !== source && p !== source2)) };

@@ -18,14 +18,16 @@ import { beginIntent, endIntent } from '../maintenance/file-intents.js';
 import type { LibreOffice } from '../../adapters/libreoffice.js';
 import { fillOdtTemplate } from '../../adapters/odt.js';
 import { readFile } from 'node:fs/promises';
-import { readTakenAt, type TakenAt } from '../../adapters/exif.js';
+import { readPhotoExif } from '../../adapters/exif.js';
 import { LOGO_BOX, NOT_COVERED, pdfLanguageOf, renderReportPdf, type ChecklistLine, type EvidenceInput, type ImageBox, type PdfCover, type PdfImage, type PdfLanguage, type PdfPage, type SignatureFacts, type SummaryInput } from '../../adapters/pdf.js';
-import { wordsFor } from '../../adapters/pdf/words.js';
+import { wordsFor, type PdfWords } from '../../adapters/pdf/words.js';
+import type { PhotoCapture } from '../../adapters/pdf/model.js';
+import { photoCapture } from './photo-capture.js';
+import { sha256OfFile } from '../../adapters/file-digest.js';
 import type { SignatureFactsRow } from './reports.repository.js';
-import { signatureFactsOf } from './reports.service.js';
+import { pageEvidenceOf, signatureFactsOf } from './reports.service.js';
 import { loadCoverPdf } from '../../adapters/pdf-import.js';
 import { hashFile } from '../../adapters/file-store.js';
-import { sha256OfFile } from '../../adapters/file-digest.js';
 import { evidenceOf, imagesOf, userIdsOf, type SignatureRecord } from './evidence.js';
 import { preparePrintImage } from '../../adapters/print-image.js';
 import type { Config } from '../../config.js';
@@ -135,19 +137,6 @@ function dateOrEmpty(unix: number | null, timeZone: string): string {
 }
 
 /** A photo's capture time as its camera wrote it (its local time; the offset named when known). */
-export function formatTaken(taken: TakenAt | null, language: PdfLanguage): string | null {
-  if (!taken) return null;
-  const [date, time] = taken.local.split(' ') as [string, string];
-  const [year, month, day] = date.split('-');
-  const clock = time.slice(0, 5);
-  const offset = taken.offset ? ` (UTC${taken.offset})` : '';
-  if (language === 'en') {
-    const monthName = new Intl.DateTimeFormat('en-GB', { month: 'short', timeZone: 'UTC' }).format(new Date(Date.UTC(Number(year), Number(month) - 1, 1)));
-    return `${Number(day)} ${monthName} ${year}, ${clock}${offset}`;
-  }
-  return `${day}.${month}.${year} ${clock}${offset}`;
-}
-
 export function createReportPdfService(deps: ReportPdfDeps) {
   const { handle, repo, config, consts, libreOffice, logger } = deps;
   const { dataRoot, entity } = config;
@@ -459,6 +448,25 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /**
+   * When and where the images of photo and before/after pages were taken (photo-capture.ts): each
+   * image's EXIF, and its evidence where that was recorded for the bytes the file holds now.
+   */
+  async function photoCaptures(pages: PageRow[], language: PdfLanguage, words: PdfWords): Promise<Array<readonly [PhotoCapture | null, PhotoCapture | null]>> {
+    const evidence = await pageEvidenceOf(handle.db, entity, pages.filter((p) => p.layout === 'photo' || p.layout === 'before_after'));
+    const captureOf = async (relPath: string | null): Promise<PhotoCapture | null> => {
+      if (!relPath) return null;
+      const file = await resolveSource(dataRoot, entity, relPath).catch(() => undefined);
+      if (!file) return null;
+      const recorded = evidence.get(relPath);
+      const [camera, sha256] = await Promise.all([readPhotoExif(file), recorded ? sha256OfFile(file).catch(() => undefined) : undefined]);
+      return photoCapture(camera, recorded && recorded.sha256 === sha256 ? recorded : undefined, language, words);
+    };
+    return mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
+      page.layout === 'photo' ? ([await captureOf(page.source_path), null] as const) : page.layout === 'before_after' ? ([await captureOf(page.source_path), await captureOf(page.source_path_2)] as const) : ([null, null] as const),
+    );
+  }
+
+  /**
    * Renders `report` into `out`, ending with the evidence sheet as `made` describes the PDF;
    * `strict` makes a missing or unreadable image an error.
    */
@@ -487,10 +495,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         imageDigests(pages),
       ] as const);
       for (const result of settled) if (result.status === 'rejected') throw result.reason;
-      // When each photo was taken, from its EXIF (read from the file's header only).
-      const takenAt = await mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
-        page.layout === 'photo' && page.source_path ? formatTaken(await readTakenAt(await resolveSource(dataRoot, entity, page.source_path).catch(() => '')), language) : null,
-      );
+      // When and where each photo was taken: its EXIF (read from the file's header only) and its evidence.
+      const captures = await photoCaptures(pages, language, words);
       const [coverSheet, logo, images, digests] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
         Awaited<ReturnType<typeof cover>>,
         Awaited<ReturnType<typeof companyLogo>>,
@@ -506,7 +512,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const photoNumbers = numberPhotos(pages);
       const bodyPages = pages.map((page, index): PdfPage => {
         const drawn = pdfPage(page, images[index]![0], images[index]![1], facts.get(Number(page.rowid)), photoNumbers);
-        if (drawn.kind === 'photo') drawn.takenAt = takenAt[index];
+        if (drawn.kind === 'photo') drawn.capture = captures[index]![0];
+        if (drawn.kind === 'before_after') drawn.captures = captures[index]!;
         return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
       });
       const signatures = pages.map((p) => facts.get(Number(p.rowid))).filter((f): f is SignatureFacts => f !== undefined);

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, PersonText, RowId, SearchText } from '../common/common.schemas.js';
 import { DEFAULT_PHOTOS_PER_SHEET, PHOTOS_PER_SHEET } from './photos-per-sheet.js';
 import { ITEM_DECIMALS, MAX_CHECKLIST_ITEMS, MAX_ITEM_LABEL, MAX_ITEM_MAGNITUDE, MAX_ITEM_NOTE, MAX_ITEM_PHOTOS, MAX_ITEM_UNIT } from './checklist.js';
+import { PageEvidence } from '../photo-evidence/photo-evidence.schemas.js';
 
 /** Paper formats a report can be printed on, and their orientations. */
 export const REPORT_FORMATS = ['A4', 'A5', 'A3', 'LETTER'] as const;
@@ -162,6 +163,8 @@ export const Page = Type.Object({
   thumb_url_2: Nullable(Type.String()),
   signature: PageSignature,
   checklist: Nullable(Type.Array(ChecklistItem), `A checklist page's items in order; null on every other page. ${CHECKLIST_RULES}`),
+  evidence: PageEvidence('the page\'s image (`source_path`): what the service recorded when the photo was uploaded'),
+  evidence_2: PageEvidence('the second image of a before/after page (`source_path_2`)'),
 });
 export type PageResponse = Static<typeof Page>;
 

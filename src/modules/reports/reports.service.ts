@@ -32,6 +32,8 @@ import type { ElementAccess } from '../access/element-access.js';
 import { idempotent } from '../common/idempotency.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { createUploadsRepository } from '../uploads/uploads.repository.js';
+import { copyEvidence, evidenceByPaths } from '../photo-evidence/photo-evidence.repository.js';
+import { toEvidenceResponse, type PhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
 import type { ListTotals } from '../../db/list-total.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow, type SignatureFactsRow } from './reports.repository.js';
 import type { ChecklistItemResponse, CreateReportBody, CreateTemplateBody, PageResponse, PageSignature, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
@@ -102,8 +104,15 @@ export function toChecklistItem(item: StoredItem): ChecklistItemResponse {
   };
 }
 
-/** A page as the API answers it; `signature`: the page's `bericht_signature` row, for a signature page. */
-export function toPageResponse(row: PageRow, signature?: SignatureFactsRow): PageResponse {
+/**
+ * A page as the API answers it; `signature`: the page's `bericht_signature` row, for a signature
+ * page; `evidence`: the photo evidence of its images by path (evidenceByPaths), none when not given.
+ */
+export function toPageResponse(row: PageRow, signature?: SignatureFactsRow, evidence?: ReadonlyMap<string, PhotoEvidenceRow>): PageResponse {
+  const evidenceOf = (relPath: string | null) => {
+    const found = relPath === null ? undefined : evidence?.get(relPath);
+    return found ? toEvidenceResponse(found) : null;
+  };
   return {
     id: Number(row.rowid),
     fk_bericht: Number(row.fk_bericht),
@@ -120,7 +129,14 @@ export function toPageResponse(row: PageRow, signature?: SignatureFactsRow): Pag
     thumb_url_2: sourceUrl(row.source_path_2, 'small'),
     signature: toPageSignature(row, signature),
     checklist: row.layout === 'checklist' ? readItems(row.checklist).map(toChecklistItem) : null,
+    evidence: evidenceOf(row.source_path),
+    evidence_2: evidenceOf(row.source_path_2),
   };
+}
+
+/** The photo evidence of `pages`' images, by path, in one query (a few for a long report). */
+export function pageEvidenceOf(conn: Db, entity: number, pages: readonly Pick<PageRow, 'source_path' | 'source_path_2'>[]): Promise<Map<string, PhotoEvidenceRow>> {
+  return evidenceByPaths(conn, entity, pages.flatMap((p) => [p.source_path, p.source_path_2]));
 }
 
 /** The signature records of a report's signature pages, in one query; none asked for a report without any. */
@@ -140,11 +156,21 @@ export async function withPageSignatures<T>(repo: ReportRepository, conn: Db, an
   if (typeof report === 'object' && report !== null && 'ref' in report && Array.isArray(report.pages) && report.photos_per_sheet === undefined) {
     report.photos_per_sheet = DEFAULT_PHOTOS_PER_SHEET;
   }
-  type StoredPage = Omit<PageResponse, 'signature' | 'checklist'> & { signature?: PageSignature; checklist?: PageResponse['checklist'] };
+  type StoredPage = Omit<PageResponse, 'signature' | 'checklist' | 'evidence' | 'evidence_2'> & {
+    signature?: PageSignature;
+    checklist?: PageResponse['checklist'];
+    evidence?: PageResponse['evidence'];
+    evidence_2?: PageResponse['evidence_2'];
+  };
   const isPage = (value: unknown): value is StoredPage => typeof value === 'object' && value !== null && 'layout' in value && 'fk_bericht' in value;
   const candidates = isPage(answer) ? [answer] : Array.isArray((answer as { pages?: unknown })?.pages) ? ((answer as { pages: unknown[] }).pages.filter(isPage)) : [];
-  // Answers from before checklists existed: no page of theirs was one.
-  for (const page of candidates) if (page.checklist === undefined) page.checklist = null;
+  // Answers from before checklists existed: no page of theirs was one. Answers from before photo
+  // evidence was kept: none was recorded for their images then.
+  for (const page of candidates) {
+    if (page.checklist === undefined) page.checklist = null;
+    if (page.evidence === undefined) page.evidence = null;
+    if (page.evidence_2 === undefined) page.evidence_2 = null;
+  }
   const lacking = candidates.filter((page) => page.signature === undefined);
   if (lacking.length === 0) return answer;
   const facts = await repo.signatureFacts(conn, lacking.filter((p) => p.layout === 'signature').map((p) => p.id));
@@ -272,7 +298,8 @@ export function createReportService(deps: ReportServiceDeps) {
   async function detail(user: AuthUser, row: ReportRow, conn: Db = db): Promise<ReportDetail> {
     const pages = await repo.pages(conn, Number(row.rowid));
     const signatures = await signatureFactsOf(repo, conn, pages);
-    return { ...toReportItem(row), pages: pages.map((p) => toPageResponse(p, signatures.get(Number(p.rowid)))), versions: await versionsOf(Number(row.rowid), conn, user) };
+    const evidence = await pageEvidenceOf(conn, entity, pages);
+    return { ...toReportItem(row), pages: pages.map((p) => toPageResponse(p, signatures.get(Number(p.rowid)), evidence)), versions: await versionsOf(Number(row.rowid), conn, user) };
   }
 
   /**
@@ -321,6 +348,8 @@ export function createReportService(deps: ReportServiceDeps) {
               }
               createdFolder = folder.dir;
               const own = `${WORK_AREA_DIR}/${folder.name}/${await copyIntoFolder(source, folder.dir, isInWorkArea(relPath))}`;
+              // The same bytes under the report's own name: the photo's evidence goes with them.
+              await copyEvidence(trx, entity, relPath, own);
               copied.set(relPath, own);
               return own;
             };

@@ -14,6 +14,22 @@
  * `{ position, label, unit, lower, upper, state, value, note, photos: [{ path, sha256 }] }`
  * (checklist.ts, hashedItems). Pages without a checklist page keep version 1 and hash as they
  * always did, so every signature made before checklists existed still verifies.
+ * Version `fieldreport-pages/3` is version 2 with photo evidence (migration 0014, photo-evidence.ts):
+ * the form says `fieldreport-pages/3`, and every page has two more keys, `"evidence"` and
+ * `"evidence_2"`, for its `image` and `image_2`: null, or what the service recorded when it
+ * received that photo,
+ *
+ *   { "sha256": "<hex of the bytes received>", "size": 123456, "received_at": <Unix seconds>,
+ *     "exif_taken_at": "2026-11-24 09:12:33" | null, "exif_offset": "+01:00" | null,
+ *     "exif_gps_lat": "48.1374300" | null, "exif_gps_lon": "11.5754900" | null,
+ *     "taken_at_device": "2026-11-24T09:12:40.120+01:00" | null,
+ *     "gps_lat": "48.1374300" | null, "gps_lon": "11.5754900" | null }
+ *
+ * (places as texts with seven decimals, the phone's time as it sent it). Evidence counts only for
+ * the bytes it was recorded for: when its sha256 is not the image's (a file replaced outside the
+ * service), the key is null. Version 3 is used when at least one page has evidence; pages without
+ * any keep version 1 or 2, so every signature made before evidence was kept still verifies (its
+ * check reads no evidence: the form the sealed metadata names decides).
  * So swapping two pages, editing a title or note, turning an image, replacing an image file or
  * changing the report's ref each change the hash. An earlier signature page is a page like any
  * other (its composite image holds that signature's own hash): signatures form a chain.
@@ -25,9 +41,13 @@ import { hashedItems, readItems } from '../reports/checklist.js';
 
 export const HASH_FORM = 'fieldreport-pages/1';
 export const HASH_FORM_CHECKLISTS = 'fieldreport-pages/2';
+export const HASH_FORM_EVIDENCE = 'fieldreport-pages/3';
 
-/** The form of the hash over `pages`: version 2 when one of them is a checklist. */
+/** The form of the hash over `pages` without evidence: version 2 when one of them is a checklist. */
 export const hashFormOf = (pages: readonly Pick<HashedPage, 'layout'>[]): string => (pages.some((p) => p.layout === 'checklist') ? HASH_FORM_CHECKLISTS : HASH_FORM);
+
+/** A photo's evidence as the hash covers it (photo-evidence.ts, hashedEvidence). */
+export type HashedEvidence = { sha256: string } & Record<string, string | number | null>;
 
 export interface HashedPage {
   layout: string;
@@ -48,21 +68,58 @@ export const fileSha256 = (file: string): Promise<string> => hashFile(file, 'sha
  * `source_path`, or undefined when the file is missing.
  */
 export async function pagesHash(ref: string, pages: readonly HashedPage[], digest: (relPath: string) => Promise<string | undefined>): Promise<string> {
+  return (await pagesDigest(ref, pages, digest)).hash;
+}
+
+/** The canonical byte form (canonical JSON, UTF-8) the hash is taken of, and its form; see the module comment. */
+export async function pagesCanonical(
+  ref: string,
+  pages: readonly HashedPage[],
+  digest: (relPath: string) => Promise<string | undefined>,
+  evidence?: (relPath: string) => HashedEvidence | undefined,
+): Promise<{ canonical: string; form: string }> {
   const image = async (relPath: string | null) => (relPath ? ((await digest(relPath)) ?? 'missing') : null);
+  /** The evidence of the image at `relPath` whose bytes hash to `sha256`; null without (or for other bytes). */
+  const evidenceOf = (relPath: string | null, sha256: string | null): HashedEvidence | null => {
+    const found = relPath && sha256 ? evidence?.(relPath) : undefined;
+    return found && found.sha256 === sha256 ? found : null;
+  };
   // One file at a time: a report may have a thousand pages of several megabytes each.
   const hashed = [];
+  let withEvidence = false;
   for (const [index, page] of pages.entries()) {
+    const [first, second] = [await image(page.source_path), await image(page.source_path_2)];
+    const facts = [evidenceOf(page.source_path, first), evidenceOf(page.source_path_2, second)] as const;
+    if (facts[0] || facts[1]) withEvidence = true;
     hashed.push({
       position: index + 1,
       layout: page.layout,
       title: page.title,
       note: page.note,
       rotation: Number(page.rotation),
-      image: await image(page.source_path),
-      image_2: await image(page.source_path_2),
+      image: first,
+      image_2: second,
       ...(page.layout === 'checklist' ? { checklist: await hashedItems(readItems(page.checklist), async (p) => (await image(p))!) } : {}),
+      evidence: facts[0],
+      evidence_2: facts[1],
     });
   }
-  const form = { form: hashFormOf(pages), report: ref, pages: hashed };
-  return createHash('sha256').update(canonicalJson(form), 'utf8').digest('hex');
+  // Without evidence, forms 1 and 2 exactly as they always were: no evidence keys.
+  const form = withEvidence ? HASH_FORM_EVIDENCE : hashFormOf(pages);
+  const body = withEvidence ? hashed : hashed.map(({ evidence: _e, evidence_2: _e2, ...page }) => page);
+  return { canonical: canonicalJson({ form, report: ref, pages: body }), form };
+}
+
+/**
+ * The hash over `pages` and the form it took. With `evidence` (a photo's recorded evidence by
+ * path), pages whose images have evidence make it form 3; without, form 1 or 2 as always.
+ */
+export async function pagesDigest(
+  ref: string,
+  pages: readonly HashedPage[],
+  digest: (relPath: string) => Promise<string | undefined>,
+  evidence?: (relPath: string) => HashedEvidence | undefined,
+): Promise<{ hash: string; form: string }> {
+  const { canonical, form } = await pagesCanonical(ref, pages, digest, evidence);
+  return { hash: createHash('sha256').update(canonical, 'utf8').digest('hex'), form };
 }

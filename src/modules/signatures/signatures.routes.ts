@@ -13,6 +13,7 @@ import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, RowId } from '../common/common.schemas.js';
 import { requireParam } from '../common/dispatch.js';
+import { parseCoordinate, parseOptional } from '../common/form-fields.js';
 import { multipartError } from '../common/multipart.js';
 import { publicBaseUrl } from '../common/public-url.js';
 import { createLimiter } from '../common/limiter.js';
@@ -61,23 +62,6 @@ export const SIGNATURE_DESCRIPTION =
   'A body that is no readable multipart form (no or a wrong boundary, cut off): 400 UPLOAD_MISSING. Every page image must exist (409 REPORT_SOURCE_MISSING). Write right, a draft the caller sees (409 REPORT_FINAL otherwise). ' +
   '201 with the page (its `signature` filled) and `hash`, `page_count_at_signing` and `verify_url` (the public check; its address comes from PUBLIC_URL, else from the request). ' +
   'On any error no page and no file is left. At most two signatures are made or checked at once per process (503 SIGNATURE_BUSY beyond a short queue).';
-
-function parseCoordinate(raw: string | undefined, name: string, limit: number): number | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const value = Number(raw.trim().replace(',', '.'));
-  if (!Number.isFinite(value) || Math.abs(value) > limit) {
-    throw new AppError('VALIDATION_FAILED', { message: `${name} muss eine Zahl zwischen -${limit} und ${limit} sein`, details: [{ field: `body.${name}`, message: `must be a number in [-${limit}, ${limit}]` }] });
-  }
-  return value;
-}
-
-/** An optional text field read by `parse`; empty is absent, anything `parse` refuses is 400 naming the field. */
-function parseOptional<T>(raw: string | undefined, parse: (value: string) => T | undefined, name: string, message: string, why: string): T | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const value = parse(raw);
-  if (value === undefined) throw new AppError('VALIDATION_FAILED', { message, details: [{ field: `body.${name}`, message: why }] });
-  return value;
-}
 
 /** The signature part read whole (it is small and capped); over the cap is 413 SIGNATURE_TOO_LARGE. */
 async function readPng(part: MultipartFile): Promise<Buffer> {

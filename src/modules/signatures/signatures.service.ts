@@ -47,11 +47,12 @@ import type { AuthUser } from '../auth/auth.service.js';
 import type { ElementAccess } from '../access/element-access.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository } from '../reports/reports.repository.js';
 import { MAX_REPORT_PAGES, type SignedPageResponse } from '../reports/reports.schemas.js';
-import { toPageResponse, withPageSignatures } from '../reports/reports.service.js';
+import { pageEvidenceOf, toPageResponse, withPageSignatures } from '../reports/reports.service.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { reportFolder, resolveSource, WORK_AREA_DIR } from '../reports/work-area.js';
-import { fileSha256, hashFormOf, pagesHash } from './signature-hash.js';
+import { fileSha256, HASH_FORM_EVIDENCE, pagesDigest, type HashedEvidence } from './signature-hash.js';
+import { hashedEvidence, type PhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
 import { createLimiter } from '../common/limiter.js';
 import type { SigningKey } from './seal.js';
 import { deviceTimeFacts, deviceTimeShown, type DeviceTime, type DeviceTimeFacts, type ImplausibleReason } from './device-time.js';
@@ -162,6 +163,14 @@ export interface VerifyResult {
   /** `strokes`: null when the signature has no stroke record or the check was not reached. */
   checks: { metadata: boolean; seal: boolean | null; page_count: boolean | null; hash: boolean | null; image: boolean | null; strokes: boolean | null };
   metadata: SignatureMetadata | null;
+}
+
+/** The hash's view of the photo evidence read for a report's pages (by path). */
+function evidenceLookup(rows: ReadonlyMap<string, PhotoEvidenceRow>): (relPath: string) => HashedEvidence | undefined {
+  return (relPath) => {
+    const row = rows.get(relPath);
+    return row ? (hashedEvidence(row) as HashedEvidence) : undefined;
+  };
 }
 
 /** `<image>.json`: the metadata file beside a signature image. */
@@ -304,7 +313,9 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     await checkPng(input.png);
     const pages = await repo.pages(db, reportId);
     if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
-    const hash = await pagesHash(report.ref, pages, strictDigest);
+    // The photos' evidence is page content: with any, the hash takes form 3 (signature-hash.ts).
+    const evidence = await pageEvidenceOf(db, entity, pages);
+    const { hash, form: hashForm } = await pagesDigest(report.ref, pages, strictDigest, evidenceLookup(evidence));
 
     const now = new Date();
     const serverUnix = Math.floor(now.getTime() / 1000);
@@ -355,7 +366,7 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
       gps_lon: input.gpsLon ?? null,
       hash,
       hash_algorithm: 'SHA-256',
-      hash_form: hashFormOf(pages),
+      hash_form: hashForm,
       page_count_at_signing: pages.length,
       server_name: config.serverName,
       client_ip: input.clientIp,
@@ -494,7 +505,9 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
     const pages = await repo.pages(db, reportId);
     const before = pages.slice(0, pages.findIndex((p) => Number(p.rowid) === Number(page.rowid)));
     if (before.length !== metadata.page_count_at_signing) return fail('page_count_changed', { metadata: true, seal: true, ...notReached, page_count: false }, metadata);
-    const hashOk = (await pagesHash(reportRef, before, digest)) === metadata.hash;
+    // Evidence is read only for a signature whose hash covered it (form 3): older ones hash as they always did.
+    const evidence = metadata.hash_form === HASH_FORM_EVIDENCE ? evidenceLookup(await pageEvidenceOf(db, entity, before)) : undefined;
+    const hashOk = (await pagesDigest(reportRef, before, digest, evidence)).hash === metadata.hash;
     const imageOk = (await digest(page.source_path!)) === metadata.image_sha256;
     const strokes = await strokesOk(page.source_path!, metadata.strokes);
     const checks = { metadata: true, seal: true, page_count: true, hash: hashOk, image: imageOk, strokes };

@@ -1,7 +1,9 @@
 /**
  * The page behind a QR upload link: made for a phone (camera button, several photos at once,
  * progress per photo, German text). It sends each photo to the same address, one at a time, as
- * the photo upload does (multipart, field `file`). Script and style carry a per-response nonce;
+ * the photo upload does (multipart, field `file`), with the phone's capture time (`taken_at_device`:
+ * the file's time where the phone gives one, else the moment it was chosen); never a position (no
+ * one switched that on here). Script and style carry a per-response nonce;
  * nothing else may run or load.
  */
 import { localTime } from '../../dolibarr/time.js';
@@ -29,7 +31,14 @@ const SCRIPT = `
   const list = document.getElementById('list');
   const summary = document.getElementById('summary');
   let done = 0, failed = 0, total = 0, queue = Promise.resolve();
-  function upload(file, row) {
+  const pad = (n) => String(n).padStart(2, '0');
+  // The phone's time as RFC 3339 with its offset (the service keeps it as the photo's capture time).
+  function stamp(ms) {
+    const offset = -new Date(ms).getTimezoneOffset();
+    const local = new Date(ms + offset * 60000).toISOString().slice(0, 23);
+    return local + (offset < 0 ? '-' : '+') + pad(Math.floor(Math.abs(offset) / 60)) + ':' + pad(Math.abs(offset) % 60);
+  }
+  function upload(file, row, taken) {
     return new Promise((resolve) => {
       const bar = row.querySelector('progress');
       const state = row.querySelector('.state');
@@ -45,6 +54,7 @@ const SCRIPT = `
       };
       xhr.onerror = () => { state.textContent = '✘ Keine Verbindung'; state.className = 'state bad'; failed++; resolve(); };
       const form = new FormData();
+      form.append('taken_at_device', taken);
       form.append('file', file, file.name);
       xhr.send(form);
     }).then(() => {
@@ -52,7 +62,10 @@ const SCRIPT = `
     });
   }
   input.addEventListener('change', () => {
+    const now = Date.now();
     for (const file of Array.from(input.files || [])) {
+      // Taken with the camera just now, or chosen from the gallery: the file's own time where the phone gives one.
+      const taken = stamp(file.lastModified > 0 && file.lastModified <= now ? file.lastModified : now);
       total++;
       const row = document.createElement('li');
       const name = document.createElement('span');
@@ -65,7 +78,7 @@ const SCRIPT = `
       state.textContent = 'wartet …';
       row.append(name, bar, state);
       list.append(row);
-      queue = queue.then(() => upload(file, row));
+      queue = queue.then(() => upload(file, row, taken));
     }
     input.value = '';
   });
@@ -91,7 +104,8 @@ export function uploadPage(nonce: string, orderRef: string, expires: number, tim
     nonce,
     `Fotos zu ${orderRef}`,
     `<h1>Fotos zum Auftrag ${esc(orderRef)}</h1>` +
-      `<p class="hint">Die Fotos kommen direkt in die Unterlagen des Auftrags. Dieser Link gilt bis ${esc(until)}.</p>` +
+      `<p class="hint">Die Fotos kommen direkt in die Unterlagen des Auftrags. Dieser Link gilt bis ${esc(until)}. ` +
+      `Mit jedem Foto wird die Uhrzeit des Telefons als Aufnahmezeit gesendet, kein Standort.</p>` +
       `<label class="button" for="photos">📷 Fotos aufnehmen oder auswählen</label>` +
       `<input id="photos" type="file" accept="image/jpeg,image/png,image/webp,image/heic,image/heif" multiple>` +
       `<ul id="list" aria-live="polite"></ul><p id="summary" role="status"></p>`,

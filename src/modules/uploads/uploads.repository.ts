@@ -10,6 +10,8 @@ import type { ColumnFitter } from '../../dolibarr/charset.js';
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import { beginIntent, endIntent } from '../maintenance/file-intents.js';
 import { createIdempotencyRepository } from '../common/idempotency.repository.js';
+import { deleteEvidence, recordEvidence } from '../photo-evidence/photo-evidence.repository.js';
+import type { NewPhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
 
 export interface NewEcmFile {
   ref: string;
@@ -79,33 +81,36 @@ export function createUploadsRepository(db: Db, dialect: Dialect, options: Uploa
     /**
      * Reserves `file.filename` for a file about to be placed: its `ecm_files` row (the unique index
      * on filepath, filename and entity decides between two requests wanting one name: the loser
-     * gets the driver's unique violation), an intent of this run (file-intents.ts), and the answer
-     * planned for an idempotency claim, all in one transaction.
+     * gets the driver's unique violation), an intent of this run (file-intents.ts), the answer
+     * planned for an idempotency claim and a photo's evidence, all in one transaction.
      */
-    async reserveFile(file: NewEcmFile, plan?: { userId: number; key: string; response: string }): Promise<number> {
+    async reserveFile(file: NewEcmFile, plan?: { userId: number; key: string; response: string }, evidence?: NewPhotoEvidenceRow): Promise<number> {
       return db.transaction().execute(async (trx) => {
         const rowid = await createUploadsRepository(trx, dialect, options).createEcmFile(file);
         await beginIntent(trx, file.entity, file.filepath, file.filename);
         if (plan) {
           await createIdempotencyRepository(trx).planResponse(plan.userId, plan.key, plan.response);
         }
+        if (evidence) await recordEvidence(trx, evidence);
         return rowid;
       });
     },
 
-    /** Undoes reserveFile: the row and this run's intent. */
+    /** Undoes reserveFile: the row, this run's intent and the file's evidence. */
     async releaseFile(rowid: number, file: { entity: number; filepath: string; filename: string }): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('ecm_files').where('rowid', '=', rowid).execute();
         await endIntent(trx, file.entity, file.filepath, file.filename);
+        await deleteEvidence(trx, file.entity, file.filepath, file.filename);
       });
     },
 
-    /** Removes the index rows of one file (`filename`) or of every file in a folder. */
+    /** Removes the index rows of one file (`filename`) or of every file in a folder, and their photo evidence. */
     async deleteEcmFiles(entity: number, filepath: string, filename?: string): Promise<void> {
       let query = db.deleteFrom('ecm_files').where('entity', '=', entity).where('filepath', '=', filepath);
       if (filename !== undefined) query = query.where('filename', '=', filename);
       await query.execute();
+      await deleteEvidence(db, entity, filepath, filename);
     },
   };
 }

@@ -5,7 +5,7 @@
  * tight limits: one file, at most 10 small fields, 12 parts; the file size limit is the route's cap + 1,
  * so a file over the cap is known after cap + 1 bytes.
  */
-import multipart from '@fastify/multipart';
+import multipart, { type Multipart } from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createConstRepository } from '../../dolibarr/const.repository.js';
@@ -23,6 +23,7 @@ import { UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.sc
 import { imageBoxFor, largestImageBox } from '../../adapters/pdf.js';
 import { DEFAULT_PHOTOS_PER_SHEET } from '../reports/photos-per-sheet.js';
 import { createUploadService, type AttachedUpload, type IncomingFile } from './uploads.service.js';
+import { EVIDENCE_FIELDS } from '../photo-evidence/photo-evidence.js';
 import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
 import { RowId } from '../common/common.schemas.js';
@@ -30,7 +31,20 @@ import { publicBaseUrl } from '../common/public-url.js';
 import { contentSecurityPolicy, messagePage, uploadPage } from './upload-page.js';
 import { createUploadTokenService } from './upload-tokens.service.js';
 
+/** A form field that is no proper text field: 400 naming it. */
+const fieldRefused = (name: string, why: string) =>
+  new AppError('VALIDATION_FAILED', { message: `Das Feld ${name} ist ungültig (${why === 'too long' ? 'zu lang' : why === 'given more than once' ? 'mehrfach angegeben' : 'eine Datei statt Text'})`, details: [{ field: `body.${name}`, message: why }] });
+
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 413: ErrorResponse, 415: ErrorResponse };
+
+const EVIDENCE_DESCRIPTION =
+  'Photo evidence: optional text fields beside `file` (before or after it): `taken_at_device`, the phone\'s capture time as an RFC 3339 date-time WITH its UTC offset ' +
+  '(e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; kept as sent however far off), and `gps_lat` (-90..90) with `gps_lon` (-180..180), the phone\'s position at capture ' +
+  '(both or neither; the app sends them only when the person switched it on). An empty field counts as absent. A malformed time, one coordinate alone, ' +
+  'a coordinate out of range or no number, or one of these fields sent as a file, cut off or twice: 400 VALIDATION_FAILED naming the field (`details[0].field`, e.g. `body.gps_lat`), and nothing is stored. ' +
+  'The service records the SHA-256 of the bytes received, EXIF DateTimeOriginal (else DateTimeDigitized, with OffsetTimeOriginal) and EXIF GPS position where present, ' +
+  'and the fields sent; the answer\'s `evidence` holds it, the pages that show the photo carry it (`evidence`, `evidence_2`), a signature\'s hash covers it ' +
+  '(form `fieldreport-pages/3`) and the PDF prints time and place under the photo. ';
 
 function describe(kind: UploadKind, cap: number): string {
   return (
@@ -38,7 +52,8 @@ function describe(kind: UploadKind, cap: number): string {
     `Accepted, decided from the bytes, not the name: ${ACCEPTED_DESCRIPTION[kind]}; anything else 415 UPLOAD_TYPE_UNSUPPORTED. ` +
     `At most ${cap} bytes (configurable, UPLOAD_MAX_${kind === 'photo' ? 'PHOTO' : 'AUDIO'}_BYTES); larger: 413 UPLOAD_TOO_LARGE. ` +
     (kind === 'photo'
-      ? 'JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). '
+      ? 'JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). ' +
+        EVIDENCE_DESCRIPTION
       : '') +
     'The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), ' +
     'with an llx_ecm_files row (gen_or_uploaded "uploaded"). No report or page is touched. Needs the write right; ' +
@@ -75,21 +90,51 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     printQueue.add(attached.file, imageBoxFor('A4', 'portrait', DEFAULT_PHOTOS_PER_SHEET, 'photo'));
   }
 
-  /** The part in the field `file`, with the route's size limit. */
+  /**
+   * The part in the field `file`, with the route's size limit, and the form's text fields: those
+   * before the file at once, those after it once the file was read (`fields`). A second file part
+   * is passed over, as before (a photo's evidence field sent as a file is refused, naming it).
+   */
   async function filePart(request: FastifyRequest, kind: UploadKind): Promise<IncomingFile> {
     if (!request.isMultipart()) throw new AppError('UPLOAD_MISSING');
-    let part;
+    // Two files: a second one is seen (by its name) and passed over; a third ends the reading.
+    const parts = request.parts({ limits: { fileSize: caps[kind] + 1, files: 2 } })[Symbol.asyncIterator]();
+    const fields: Record<string, string> = {};
+    const take = (part: Multipart): void => {
+      const name = part.fieldname;
+      if (part.type === 'file') {
+        part.file.resume();
+        if ((EVIDENCE_FIELDS as readonly string[]).includes(name)) throw fieldRefused(name, 'must be a text field, not a file');
+        return;
+      }
+      if (part.valueTruncated || typeof part.value !== 'string') throw fieldRefused(name, 'too long');
+      if (name in fields && (EVIDENCE_FIELDS as readonly string[]).includes(name)) throw fieldRefused(name, 'given more than once');
+      fields[name] = part.value;
+    };
+    let next;
     try {
-      part = await request.file({ limits: { fileSize: caps[kind] + 1 } });
+      while (!(next = await parts.next()).done && next.value.type !== 'file') take(next.value);
+      // The first file, if it is the photo; else one that comes after another part under another name is no photo either.
+      if (!next.done && next.value.fieldname !== 'file') take(next.value);
     } catch (error) {
       throw multipartError(error);
     }
-    if (!part) throw new AppError('UPLOAD_MISSING');
-    if (part.fieldname !== 'file') {
-      part.file.resume();
-      throw new AppError('UPLOAD_MISSING');
-    }
-    return { stream: part.file, filename: part.filename ?? '' };
+    const part = next.done ? undefined : next.value;
+    if (!part || part.type !== 'file' || part.fieldname !== 'file') throw new AppError('UPLOAD_MISSING');
+    return {
+      stream: part.file,
+      filename: part.filename ?? '',
+      async fields() {
+        try {
+          for (let rest = await parts.next(); !rest.done; rest = await parts.next()) take(rest.value);
+        } catch (error) {
+          // A third file ends the reading, as before (the fields read so far count).
+          if ((error as { code?: string }).code === 'FST_FILES_LIMIT') return fields;
+          throw multipartError(error);
+        }
+        return fields;
+      },
+    };
   }
 
   async function upload(request: FastifyRequest, reply: FastifyReply, kind: UploadKind, route: string, orderId: number) {
@@ -101,7 +146,12 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
       typeof key === 'string'
         ? await beginIdempotent({ db: handle.db, runs, confirm: (planned) => service.confirm(order, planned) }, { entity: config.entity, userId: caller.id, key, scope: `${route}:${order.id}` })
         : undefined;
-    if (idem?.replay) return reply.code(idem.replay.statusCode).send(idem.replay.body);
+    if (idem?.replay) {
+      // An answer stored before uploads carried `evidence` (kept 7 days): none was recorded then.
+      const body = idem.replay.body as { evidence?: unknown } | null;
+      if (body && typeof body === 'object' && idem.replay.statusCode === 201 && body.evidence === undefined) body.evidence = null;
+      return reply.code(idem.replay.statusCode).send(body);
+    }
     try {
       const attached = await service.attach(kind, order, await filePart(request, kind), caller.id, idem?.claim);
       await idem?.complete(201, attached.response).catch(async (error: unknown) => {

@@ -1,6 +1,7 @@
 /** Request and response schemas of the upload endpoints (5 and 19). */
 import { Type, type Static } from 'typebox';
 import { RowId } from '../common/common.schemas.js';
+import { PhotoEvidence } from '../photo-evidence/photo-evidence.schemas.js';
 
 export const UploadPhotoQuery = Type.Object({
   id: RowId('Order id (llx_commande.rowid).'),
@@ -20,7 +21,8 @@ export const UploadResponse = Type.Object(
     url: Type.String({ description: 'The file endpoint link: /api/photo.php?modulepart=commande&file=<folder>/<name> (URI-encoded).' }),
     thumb_small_url: Type.Union([Type.String(), Type.Null()], { description: 'Link to the 480×270 thumbnail (`&size=small`); null for audio and HEIC/HEIF.' }),
     thumb_mini_url: Type.Union([Type.String(), Type.Null()], { description: 'Link to the 128×72 thumbnail (`&size=mini`); null for audio and HEIC/HEIF.' }),
+    evidence: Type.Union([PhotoEvidence, Type.Null()], { description: 'For a photo, what the service recorded on receiving it (see PhotoEvidence); null for a voice recording.' }),
   },
-  { description: 'The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos).' },
+  { description: 'The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos), plus `evidence`.' },
 );
 export type UploadResponseBody = Static<typeof UploadResponse>;

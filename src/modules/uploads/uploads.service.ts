@@ -37,12 +37,21 @@ import { firstFreeName, uploadFileName } from '../../dolibarr/filenames.js';
 import { AppError } from '../../errors.js';
 import { detectUploadType, type AcceptedType, type UploadKind } from './upload-types.js';
 import type { UploadsRepository } from './uploads.repository.js';
+import { readPhotoExif } from '../../adapters/exif.js';
+import { toDbDateTime } from '../../db/dialect.js';
+import { newEvidenceRow, readEvidenceFields, toEvidenceResponse, type NewPhotoEvidenceRow, type PhotoEvidenceResponse } from '../photo-evidence/photo-evidence.js';
 
 export interface IncomingFile {
   /** The part's content; `truncated` is set by busboy when the size limit cut it. */
   stream: Readable & { truncated?: boolean };
   /** The name the client sent (may be empty, may hold anything). */
   filename: string;
+  /**
+   * The form's text fields, before and after the file (read on after the file was received);
+   * a field that is malformed as a field (a file under its name, cut off, twice) is 400 naming it.
+   * @default none
+   */
+  fields?: () => Promise<Record<string, string>>;
 }
 
 /** The attachment entry, the same shape the order's attachment list uses. */
@@ -54,6 +63,8 @@ export interface UploadResponse {
   url: string;
   thumb_small_url: string | null;
   thumb_mini_url: string | null;
+  /** A photo's evidence (photo-evidence.ts); null for audio. */
+  evidence: PhotoEvidenceResponse | null;
 }
 
 export interface AttachedUpload {
@@ -81,8 +92,10 @@ export interface UploadServiceDeps {
 export const UPLOAD_IDLE_MS = 60_000;
 
 /** Streams `stream` to `temp`, hashing and counting; `tooLarge` when it passed `cap` or was cut. */
-async function receive(file: IncomingFile, temp: string, cap: number): Promise<{ size: number; md5: string; tooLarge: boolean }> {
+async function receive(file: IncomingFile, temp: string, cap: number): Promise<{ size: number; md5: string; sha256: string; tooLarge: boolean }> {
   const hash = createHash('md5');
+  // The photo's evidence: the SHA-256 of the bytes as they arrived, before anything reads them.
+  const sha256 = createHash('sha256');
   let size = 0;
   // A phone that drops off without closing the connection would otherwise hold the upload open.
   let idle: NodeJS.Timeout | undefined;
@@ -92,6 +105,7 @@ async function receive(file: IncomingFile, temp: string, cap: number): Promise<{
       idle?.refresh();
       size += chunk.length;
       hash.update(chunk);
+      sha256.update(chunk);
       done(null, chunk);
     },
   });
@@ -103,7 +117,7 @@ async function receive(file: IncomingFile, temp: string, cap: number): Promise<{
     // A body that breaks off at once can fail the pipeline while the file is still being opened:
     // until the stream has closed, a removal of the file could be followed by its creation.
     if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return { size, md5: '', tooLarge: true };
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return { size, md5: '', sha256: '', tooLarge: true };
     if (error instanceof AppError) throw error;
     // A system error writing the file (ENOSPC, EACCES, …) is ours; anything else is a body that
     // ended early or broke the multipart form: the client's.
@@ -113,7 +127,7 @@ async function receive(file: IncomingFile, temp: string, cap: number): Promise<{
   } finally {
     clearTimeout(idle);
   }
-  return { size, md5: hash.digest('hex'), tooLarge: size > cap || file.stream.truncated === true };
+  return { size, md5: hash.digest('hex'), sha256: sha256.digest('hex'), tooLarge: size > cap || file.stream.truncated === true };
 }
 
 /** A raster image sharp can open, within the pixel limit; anything else is IMAGE_INVALID. */
@@ -159,6 +173,7 @@ async function placeExclusive(temp: string, target: string): Promise<boolean> {
 interface Received {
   type: AcceptedType;
   md5: string;
+  sha256: string;
   size: number;
   mtime: number;
 }
@@ -177,7 +192,7 @@ export function createUploadService(deps: UploadServiceDeps) {
     if (!type) throw new AppError('UPLOAD_TYPE_UNSUPPORTED');
     if (type.raster) await checkImage(temp);
     const info = await stat(temp);
-    return { type, md5: received.md5, size: received.size, mtime: Math.floor(info.mtimeMs / 1000) };
+    return { type, md5: received.md5, sha256: received.sha256, size: received.size, mtime: Math.floor(info.mtimeMs / 1000) };
   }
 
   /** Both thumbnails of the file to be `target`, read from the temporary file. */
@@ -211,6 +226,18 @@ export function createUploadService(deps: UploadServiceDeps) {
       try {
         const received = await receiveChecked(kind, file, temp);
         const { type } = received;
+        // A photo's evidence: what the phone sent with it (a malformed field refuses the upload:
+        // the temporary file goes) and its EXIF time and place, as received.
+        const evidenceOf =
+          kind === 'photo'
+            ? await (async () => {
+                const input = readEvidenceFields((await file.fields?.()) ?? {});
+                const exif = await readPhotoExif(temp);
+                const at = toDbDateTime();
+                return (name: string): NewPhotoEvidenceRow =>
+                  newEvidenceRow({ entity, filepath: folder.filepath, filename: name }, { sha256: received.sha256, size: received.size, at, userId }, exif, input);
+              })()
+            : undefined;
         const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
         const wanted = uploadFileName(file.filename, type.ext);
         // Names are compared without case: MariaDB's ecm_files key folds case, and 'Photo.jpg'
@@ -221,6 +248,7 @@ export function createUploadService(deps: UploadServiceDeps) {
           const target = path.join(folder.dir, name);
           // uploadFileName leaves no separator; checked anyway, as every path built from input is.
           if (path.dirname(target) !== folder.dir) throw new AppError('FILE_PATH_INVALID');
+          const evidence = evidenceOf?.(name);
           const response: UploadResponse = {
             name,
             size: received.size,
@@ -229,6 +257,7 @@ export function createUploadService(deps: UploadServiceDeps) {
             url: fileUrl(folder.name, name),
             thumb_small_url: type.raster ? fileUrl(folder.name, name, 'small') : null,
             thumb_mini_url: type.raster ? fileUrl(folder.name, name, 'mini') : null,
+            evidence: evidence ? toEvidenceResponse(evidence) : null,
           };
           const ecm = { entity, filepath: folder.filepath, filename: name };
           // 1. The row reserves the name (and records the intent and the planned answer).
@@ -237,6 +266,7 @@ export function createUploadService(deps: UploadServiceDeps) {
             rowid = await repo.reserveFile(
               { ...ecm, ref: ecmFileRef(salt, folder.filepath, name), label: received.md5, srcObjectType: 'commande', srcObjectId: order.id, fullpathOrig: file.filename, fkUserC: userId },
               claim && { ...claim, response: JSON.stringify(response) },
+              evidence,
             );
           } catch (error) {
             if (!isUniqueViolation(error)) throw error;

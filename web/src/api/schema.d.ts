@@ -232,7 +232,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a photo into the order folder (action=upload_photo)
-         * @description Multipart/form-data with the file in the field `file` (a part under another name, or none: 400 UPLOAD_MISSING). Accepted, decided from the bytes, not the name: JPEG (stored .jpg), PNG, WebP, HEIC/HEIF (stored as sent, no thumbnails); anything else 415 UPLOAD_TYPE_UNSUPPORTED. At most 52428800 bytes (configurable, UPLOAD_MAX_PHOTO_BYTES); larger: 413 UPLOAD_TOO_LARGE. JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), with an llx_ecm_files row (gen_or_uploaded "uploaded"). No report or page is touched. Needs the write right; an order the caller cannot see is 404 ORDER_NOT_FOUND. Header Idempotency-Key: see the header parameter.
+         * @description Multipart/form-data with the file in the field `file` (a part under another name, or none: 400 UPLOAD_MISSING). Accepted, decided from the bytes, not the name: JPEG (stored .jpg), PNG, WebP, HEIC/HEIF (stored as sent, no thumbnails); anything else 415 UPLOAD_TYPE_UNSUPPORTED. At most 52428800 bytes (configurable, UPLOAD_MAX_PHOTO_BYTES); larger: 413 UPLOAD_TOO_LARGE. JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). Photo evidence: optional text fields beside `file` (before or after it): `taken_at_device`, the phone's capture time as an RFC 3339 date-time WITH its UTC offset (e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; kept as sent however far off), and `gps_lat` (-90..90) with `gps_lon` (-180..180), the phone's position at capture (both or neither; the app sends them only when the person switched it on). An empty field counts as absent. A malformed time, one coordinate alone, a coordinate out of range or no number, or one of these fields sent as a file, cut off or twice: 400 VALIDATION_FAILED naming the field (`details[0].field`, e.g. `body.gps_lat`), and nothing is stored. The service records the SHA-256 of the bytes received, EXIF DateTimeOriginal (else DateTimeDigitized, with OffsetTimeOriginal) and EXIF GPS position where present, and the fields sent; the answer's `evidence` holds it, the pages that show the photo carry it (`evidence`, `evidence_2`), a signature's hash covers it (form `fieldreport-pages/3`) and the PDF prints time and place under the photo. The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), with an llx_ecm_files row (gen_or_uploaded "uploaded"). No report or page is touched. Needs the write right; an order the caller cannot see is 404 ORDER_NOT_FOUND. Header Idempotency-Key: see the header parameter.
          */
         post: operations["uploadOrderPhoto"];
         delete?: never;
@@ -550,7 +550,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a photo through a QR link (no login)
-         * @description Multipart/form-data with the file in the field `file` (a part under another name, or none: 400 UPLOAD_MISSING). Accepted, decided from the bytes, not the name: JPEG (stored .jpg), PNG, WebP, HEIC/HEIF (stored as sent, no thumbnails); anything else 415 UPLOAD_TYPE_UNSUPPORTED. At most 52428800 bytes (configurable, UPLOAD_MAX_PHOTO_BYTES); larger: 413 UPLOAD_TOO_LARGE. JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), with an llx_ecm_files row (gen_or_uploaded "uploaded"). No report or page is touched. No login: the link's token (404 UPLOAD_TOKEN_NOT_FOUND, 410 UPLOAD_TOKEN_EXPIRED) names the order. Header Idempotency-Key: see the header parameter.
+         * @description Multipart/form-data with the file in the field `file` (a part under another name, or none: 400 UPLOAD_MISSING). Accepted, decided from the bytes, not the name: JPEG (stored .jpg), PNG, WebP, HEIC/HEIF (stored as sent, no thumbnails); anything else 415 UPLOAD_TYPE_UNSUPPORTED. At most 52428800 bytes (configurable, UPLOAD_MAX_PHOTO_BYTES); larger: 413 UPLOAD_TOO_LARGE. JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). Photo evidence: optional text fields beside `file` (before or after it): `taken_at_device`, the phone's capture time as an RFC 3339 date-time WITH its UTC offset (e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; kept as sent however far off), and `gps_lat` (-90..90) with `gps_lon` (-180..180), the phone's position at capture (both or neither; the app sends them only when the person switched it on). An empty field counts as absent. A malformed time, one coordinate alone, a coordinate out of range or no number, or one of these fields sent as a file, cut off or twice: 400 VALIDATION_FAILED naming the field (`details[0].field`, e.g. `body.gps_lat`), and nothing is stored. The service records the SHA-256 of the bytes received, EXIF DateTimeOriginal (else DateTimeDigitized, with OffsetTimeOriginal) and EXIF GPS position where present, and the fields sent; the answer's `evidence` holds it, the pages that show the photo carry it (`evidence`, `evidence_2`), a signature's hash covers it (form `fieldreport-pages/3`) and the PDF prints time and place under the photo. The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), with an llx_ecm_files row (gen_or_uploaded "uploaded"). No report or page is touched. No login: the link's token (404 UPLOAD_TOKEN_NOT_FOUND, 410 UPLOAD_TOKEN_EXPIRED) names the order. Header Idempotency-Key: see the header parameter.
          */
         post: operations["uploadPhotoWithToken"];
         delete?: never;
@@ -2610,13 +2610,38 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos). */
+            /** @description The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos), plus `evidence`. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @description For a photo, what the service recorded on receiving it (see PhotoEvidence); null for a voice recording. */
+                        evidence: {
+                            /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lat: number | null;
+                            /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lon: number | null;
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            exif_offset: string | null;
+                            /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                            exif_taken_at: string | null;
+                            /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lat: number | null;
+                            /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lon: number | null;
+                            /** @description When the service received them, Unix seconds (the server's clock). */
+                            received_at: number;
+                            /** @description SHA-256 (hex) of the bytes the service received. */
+                            sha256: string;
+                            /** @description Bytes received. */
+                            size: number;
+                            /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                            taken_at_device: string | null;
+                            /** @description That instant, Unix seconds. */
+                            taken_at_device_unix: number | null;
+                        } | null;
                         /** @description Modification time, Unix seconds. */
                         mtime: number;
                         /** @description Stored file name in the order folder (cleaned as dol_sanitizeFileName, extension from the detected type, `_2`, `_3` … when taken). */
@@ -2825,6 +2850,56 @@ export interface operations {
                             upper: number | null;
                             value: number | null;
                         }[] | null;
+                        /** @description The evidence of the page's image (`source_path`): what the service recorded when the photo was uploaded, or null when none was recorded (a file from before, or placed outside the upload). */
+                        evidence: {
+                            /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lat: number | null;
+                            /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lon: number | null;
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            exif_offset: string | null;
+                            /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                            exif_taken_at: string | null;
+                            /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lat: number | null;
+                            /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lon: number | null;
+                            /** @description When the service received them, Unix seconds (the server's clock). */
+                            received_at: number;
+                            /** @description SHA-256 (hex) of the bytes the service received. */
+                            sha256: string;
+                            /** @description Bytes received. */
+                            size: number;
+                            /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                            taken_at_device: string | null;
+                            /** @description That instant, Unix seconds. */
+                            taken_at_device_unix: number | null;
+                        } | null;
+                        /** @description The evidence of the second image of a before/after page (`source_path_2`), or null when none was recorded (a file from before, or placed outside the upload). */
+                        evidence_2: {
+                            /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lat: number | null;
+                            /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lon: number | null;
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            exif_offset: string | null;
+                            /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                            exif_taken_at: string | null;
+                            /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lat: number | null;
+                            /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lon: number | null;
+                            /** @description When the service received them, Unix seconds (the server's clock). */
+                            received_at: number;
+                            /** @description SHA-256 (hex) of the bytes the service received. */
+                            sha256: string;
+                            /** @description Bytes received. */
+                            size: number;
+                            /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                            taken_at_device: string | null;
+                            /** @description That instant, Unix seconds. */
+                            taken_at_device_unix: number | null;
+                        } | null;
                         /** @description The report. */
                         fk_bericht: number;
                         id: number;
@@ -2914,6 +2989,56 @@ export interface operations {
                                 upper: number | null;
                                 value: number | null;
                             }[] | null;
+                            /** @description The evidence of the page's image (`source_path`): what the service recorded when the photo was uploaded, or null when none was recorded (a file from before, or placed outside the upload). */
+                            evidence: {
+                                /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lat: number | null;
+                                /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lon: number | null;
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                exif_offset: string | null;
+                                /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                                exif_taken_at: string | null;
+                                /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lat: number | null;
+                                /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lon: number | null;
+                                /** @description When the service received them, Unix seconds (the server's clock). */
+                                received_at: number;
+                                /** @description SHA-256 (hex) of the bytes the service received. */
+                                sha256: string;
+                                /** @description Bytes received. */
+                                size: number;
+                                /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                                taken_at_device: string | null;
+                                /** @description That instant, Unix seconds. */
+                                taken_at_device_unix: number | null;
+                            } | null;
+                            /** @description The evidence of the second image of a before/after page (`source_path_2`), or null when none was recorded (a file from before, or placed outside the upload). */
+                            evidence_2: {
+                                /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lat: number | null;
+                                /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lon: number | null;
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                exif_offset: string | null;
+                                /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                                exif_taken_at: string | null;
+                                /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lat: number | null;
+                                /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lon: number | null;
+                                /** @description When the service received them, Unix seconds (the server's clock). */
+                                received_at: number;
+                                /** @description SHA-256 (hex) of the bytes the service received. */
+                                sha256: string;
+                                /** @description Bytes received. */
+                                size: number;
+                                /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                                taken_at_device: string | null;
+                                /** @description That instant, Unix seconds. */
+                                taken_at_device_unix: number | null;
+                            } | null;
                             /** @description The report. */
                             fk_bericht: number;
                             id: number;
@@ -3009,6 +3134,56 @@ export interface operations {
                             upper: number | null;
                             value: number | null;
                         }[] | null;
+                        /** @description The evidence of the page's image (`source_path`): what the service recorded when the photo was uploaded, or null when none was recorded (a file from before, or placed outside the upload). */
+                        evidence: {
+                            /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lat: number | null;
+                            /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lon: number | null;
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            exif_offset: string | null;
+                            /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                            exif_taken_at: string | null;
+                            /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lat: number | null;
+                            /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lon: number | null;
+                            /** @description When the service received them, Unix seconds (the server's clock). */
+                            received_at: number;
+                            /** @description SHA-256 (hex) of the bytes the service received. */
+                            sha256: string;
+                            /** @description Bytes received. */
+                            size: number;
+                            /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                            taken_at_device: string | null;
+                            /** @description That instant, Unix seconds. */
+                            taken_at_device_unix: number | null;
+                        } | null;
+                        /** @description The evidence of the second image of a before/after page (`source_path_2`), or null when none was recorded (a file from before, or placed outside the upload). */
+                        evidence_2: {
+                            /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lat: number | null;
+                            /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lon: number | null;
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            exif_offset: string | null;
+                            /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                            exif_taken_at: string | null;
+                            /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lat: number | null;
+                            /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lon: number | null;
+                            /** @description When the service received them, Unix seconds (the server's clock). */
+                            received_at: number;
+                            /** @description SHA-256 (hex) of the bytes the service received. */
+                            sha256: string;
+                            /** @description Bytes received. */
+                            size: number;
+                            /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                            taken_at_device: string | null;
+                            /** @description That instant, Unix seconds. */
+                            taken_at_device_unix: number | null;
+                        } | null;
                         /** @description The report. */
                         fk_bericht: number;
                         /** @description SHA-256 (hex) over the pages before the signature and the report ref. */
@@ -3076,6 +3251,56 @@ export interface operations {
                             upper: number | null;
                             value: number | null;
                         }[] | null;
+                        /** @description The evidence of the page's image (`source_path`): what the service recorded when the photo was uploaded, or null when none was recorded (a file from before, or placed outside the upload). */
+                        evidence: {
+                            /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lat: number | null;
+                            /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lon: number | null;
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            exif_offset: string | null;
+                            /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                            exif_taken_at: string | null;
+                            /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lat: number | null;
+                            /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lon: number | null;
+                            /** @description When the service received them, Unix seconds (the server's clock). */
+                            received_at: number;
+                            /** @description SHA-256 (hex) of the bytes the service received. */
+                            sha256: string;
+                            /** @description Bytes received. */
+                            size: number;
+                            /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                            taken_at_device: string | null;
+                            /** @description That instant, Unix seconds. */
+                            taken_at_device_unix: number | null;
+                        } | null;
+                        /** @description The evidence of the second image of a before/after page (`source_path_2`), or null when none was recorded (a file from before, or placed outside the upload). */
+                        evidence_2: {
+                            /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lat: number | null;
+                            /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lon: number | null;
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            exif_offset: string | null;
+                            /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                            exif_taken_at: string | null;
+                            /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lat: number | null;
+                            /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lon: number | null;
+                            /** @description When the service received them, Unix seconds (the server's clock). */
+                            received_at: number;
+                            /** @description SHA-256 (hex) of the bytes the service received. */
+                            sha256: string;
+                            /** @description Bytes received. */
+                            size: number;
+                            /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                            taken_at_device: string | null;
+                            /** @description That instant, Unix seconds. */
+                            taken_at_device_unix: number | null;
+                        } | null;
                         /** @description The report. */
                         fk_bericht: number;
                         id: number;
@@ -3839,6 +4064,56 @@ export interface operations {
                                 upper: number | null;
                                 value: number | null;
                             }[] | null;
+                            /** @description The evidence of the page's image (`source_path`): what the service recorded when the photo was uploaded, or null when none was recorded (a file from before, or placed outside the upload). */
+                            evidence: {
+                                /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lat: number | null;
+                                /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lon: number | null;
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                exif_offset: string | null;
+                                /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                                exif_taken_at: string | null;
+                                /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lat: number | null;
+                                /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lon: number | null;
+                                /** @description When the service received them, Unix seconds (the server's clock). */
+                                received_at: number;
+                                /** @description SHA-256 (hex) of the bytes the service received. */
+                                sha256: string;
+                                /** @description Bytes received. */
+                                size: number;
+                                /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                                taken_at_device: string | null;
+                                /** @description That instant, Unix seconds. */
+                                taken_at_device_unix: number | null;
+                            } | null;
+                            /** @description The evidence of the second image of a before/after page (`source_path_2`), or null when none was recorded (a file from before, or placed outside the upload). */
+                            evidence_2: {
+                                /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lat: number | null;
+                                /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lon: number | null;
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                exif_offset: string | null;
+                                /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                                exif_taken_at: string | null;
+                                /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lat: number | null;
+                                /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lon: number | null;
+                                /** @description When the service received them, Unix seconds (the server's clock). */
+                                received_at: number;
+                                /** @description SHA-256 (hex) of the bytes the service received. */
+                                sha256: string;
+                                /** @description Bytes received. */
+                                size: number;
+                                /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                                taken_at_device: string | null;
+                                /** @description That instant, Unix seconds. */
+                                taken_at_device_unix: number | null;
+                            } | null;
                             /** @description The report. */
                             fk_bericht: number;
                             id: number;
@@ -4089,6 +4364,56 @@ export interface operations {
                                 upper: number | null;
                                 value: number | null;
                             }[] | null;
+                            /** @description The evidence of the page's image (`source_path`): what the service recorded when the photo was uploaded, or null when none was recorded (a file from before, or placed outside the upload). */
+                            evidence: {
+                                /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lat: number | null;
+                                /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lon: number | null;
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                exif_offset: string | null;
+                                /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                                exif_taken_at: string | null;
+                                /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lat: number | null;
+                                /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lon: number | null;
+                                /** @description When the service received them, Unix seconds (the server's clock). */
+                                received_at: number;
+                                /** @description SHA-256 (hex) of the bytes the service received. */
+                                sha256: string;
+                                /** @description Bytes received. */
+                                size: number;
+                                /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                                taken_at_device: string | null;
+                                /** @description That instant, Unix seconds. */
+                                taken_at_device_unix: number | null;
+                            } | null;
+                            /** @description The evidence of the second image of a before/after page (`source_path_2`), or null when none was recorded (a file from before, or placed outside the upload). */
+                            evidence_2: {
+                                /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lat: number | null;
+                                /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lon: number | null;
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                exif_offset: string | null;
+                                /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                                exif_taken_at: string | null;
+                                /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lat: number | null;
+                                /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lon: number | null;
+                                /** @description When the service received them, Unix seconds (the server's clock). */
+                                received_at: number;
+                                /** @description SHA-256 (hex) of the bytes the service received. */
+                                sha256: string;
+                                /** @description Bytes received. */
+                                size: number;
+                                /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                                taken_at_device: string | null;
+                                /** @description That instant, Unix seconds. */
+                                taken_at_device_unix: number | null;
+                            } | null;
                             /** @description The report. */
                             fk_bericht: number;
                             id: number;
@@ -4204,6 +4529,56 @@ export interface operations {
                                 upper: number | null;
                                 value: number | null;
                             }[] | null;
+                            /** @description The evidence of the page's image (`source_path`): what the service recorded when the photo was uploaded, or null when none was recorded (a file from before, or placed outside the upload). */
+                            evidence: {
+                                /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lat: number | null;
+                                /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lon: number | null;
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                exif_offset: string | null;
+                                /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                                exif_taken_at: string | null;
+                                /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lat: number | null;
+                                /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lon: number | null;
+                                /** @description When the service received them, Unix seconds (the server's clock). */
+                                received_at: number;
+                                /** @description SHA-256 (hex) of the bytes the service received. */
+                                sha256: string;
+                                /** @description Bytes received. */
+                                size: number;
+                                /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                                taken_at_device: string | null;
+                                /** @description That instant, Unix seconds. */
+                                taken_at_device_unix: number | null;
+                            } | null;
+                            /** @description The evidence of the second image of a before/after page (`source_path_2`), or null when none was recorded (a file from before, or placed outside the upload). */
+                            evidence_2: {
+                                /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lat: number | null;
+                                /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lon: number | null;
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                exif_offset: string | null;
+                                /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                                exif_taken_at: string | null;
+                                /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lat: number | null;
+                                /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lon: number | null;
+                                /** @description When the service received them, Unix seconds (the server's clock). */
+                                received_at: number;
+                                /** @description SHA-256 (hex) of the bytes the service received. */
+                                sha256: string;
+                                /** @description Bytes received. */
+                                size: number;
+                                /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                                taken_at_device: string | null;
+                                /** @description That instant, Unix seconds. */
+                                taken_at_device_unix: number | null;
+                            } | null;
                             /** @description The report. */
                             fk_bericht: number;
                             id: number;
@@ -4848,6 +5223,56 @@ export interface operations {
                                 upper: number | null;
                                 value: number | null;
                             }[] | null;
+                            /** @description The evidence of the page's image (`source_path`): what the service recorded when the photo was uploaded, or null when none was recorded (a file from before, or placed outside the upload). */
+                            evidence: {
+                                /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lat: number | null;
+                                /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lon: number | null;
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                exif_offset: string | null;
+                                /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                                exif_taken_at: string | null;
+                                /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lat: number | null;
+                                /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lon: number | null;
+                                /** @description When the service received them, Unix seconds (the server's clock). */
+                                received_at: number;
+                                /** @description SHA-256 (hex) of the bytes the service received. */
+                                sha256: string;
+                                /** @description Bytes received. */
+                                size: number;
+                                /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                                taken_at_device: string | null;
+                                /** @description That instant, Unix seconds. */
+                                taken_at_device_unix: number | null;
+                            } | null;
+                            /** @description The evidence of the second image of a before/after page (`source_path_2`), or null when none was recorded (a file from before, or placed outside the upload). */
+                            evidence_2: {
+                                /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lat: number | null;
+                                /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                exif_gps_lon: number | null;
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                exif_offset: string | null;
+                                /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                                exif_taken_at: string | null;
+                                /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lat: number | null;
+                                /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                                gps_lon: number | null;
+                                /** @description When the service received them, Unix seconds (the server's clock). */
+                                received_at: number;
+                                /** @description SHA-256 (hex) of the bytes the service received. */
+                                sha256: string;
+                                /** @description Bytes received. */
+                                size: number;
+                                /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                                taken_at_device: string | null;
+                                /** @description That instant, Unix seconds. */
+                                taken_at_device_unix: number | null;
+                            } | null;
                             /** @description The report. */
                             fk_bericht: number;
                             id: number;
@@ -5847,13 +6272,38 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos). */
+            /** @description The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos), plus `evidence`. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @description For a photo, what the service recorded on receiving it (see PhotoEvidence); null for a voice recording. */
+                        evidence: {
+                            /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lat: number | null;
+                            /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lon: number | null;
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            exif_offset: string | null;
+                            /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                            exif_taken_at: string | null;
+                            /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lat: number | null;
+                            /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lon: number | null;
+                            /** @description When the service received them, Unix seconds (the server's clock). */
+                            received_at: number;
+                            /** @description SHA-256 (hex) of the bytes the service received. */
+                            sha256: string;
+                            /** @description Bytes received. */
+                            size: number;
+                            /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                            taken_at_device: string | null;
+                            /** @description That instant, Unix seconds. */
+                            taken_at_device_unix: number | null;
+                        } | null;
                         /** @description Modification time, Unix seconds. */
                         mtime: number;
                         /** @description Stored file name in the order folder (cleaned as dol_sanitizeFileName, extension from the detected type, `_2`, `_3` … when taken). */
@@ -6081,13 +6531,38 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos). */
+            /** @description The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos), plus `evidence`. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @description For a photo, what the service recorded on receiving it (see PhotoEvidence); null for a voice recording. */
+                        evidence: {
+                            /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lat: number | null;
+                            /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lon: number | null;
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            exif_offset: string | null;
+                            /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                            exif_taken_at: string | null;
+                            /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lat: number | null;
+                            /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lon: number | null;
+                            /** @description When the service received them, Unix seconds (the server's clock). */
+                            received_at: number;
+                            /** @description SHA-256 (hex) of the bytes the service received. */
+                            sha256: string;
+                            /** @description Bytes received. */
+                            size: number;
+                            /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                            taken_at_device: string | null;
+                            /** @description That instant, Unix seconds. */
+                            taken_at_device_unix: number | null;
+                        } | null;
                         /** @description Modification time, Unix seconds. */
                         mtime: number;
                         /** @description Stored file name in the order folder (cleaned as dol_sanitizeFileName, extension from the detected type, `_2`, `_3` … when taken). */

@@ -58,6 +58,7 @@ export async function markUpPhoto(order: { id: number; ref: string }, photo: Pho
         name: name ?? '',
         load,
         async onsave(marked: Blob) {
+          // No capture of its own (lib/capture): a marked copy was not taken; its EXIF keeps the original's time.
           const record = await enqueue('photo', order, marked, { fileName: markedName(name ?? '', taken) });
           made = { record: record.id };
         },

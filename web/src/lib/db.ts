@@ -146,6 +146,15 @@ export interface MailSendPayload {
   text?: string;
 }
 
+/** A photo's capture by the phone, sent with it as the service's photo evidence. */
+export interface PhotoCapture {
+  /** The phone's time of capture, its wall time with its UTC offset (RFC 3339): `taken_at_device`. */
+  takenAt: string;
+  /** Its position then (`gps_lat`/`gps_lon`), only when the person switched it on. */
+  lat?: number;
+  lon?: number;
+}
+
 export interface SignaturePayload {
   png: Blob;
   signer_name: string;
@@ -205,6 +214,8 @@ export interface OutboxRecord {
   payload: OutboxPayload;
   /** photo/voice: the file name to send. */
   fileName?: string;
+  /** photo: when (and, if the person allows it, where) the phone took it (lib/capture); absent for a marked-up copy and in records of older versions. */
+  capture?: PhotoCapture;
   createdAt: number;
   attempts: number;
   nextAttemptAt: number;

@@ -18,7 +18,7 @@
 import { ApiError, LocalError, api, unwrap, withProgress } from '../api/client';
 import type { MailJob, Material, TimeInterval, UploadAnswer } from '../api/types';
 import { auth } from './auth.svelte';
-import { db, type OutboxKind, type OutboxRecord, type Ref } from './db';
+import { db, type OutboxKind, type OutboxRecord, type PhotoCapture, type Ref } from './db';
 import { errorText, refusalText } from './i18n.svelte';
 import { loadLocalIds, sameRef } from './local-ids.svelte';
 import { afterMailDelivery, sendMailRecord } from './mail-sync';
@@ -98,7 +98,7 @@ export async function enqueue(
   kind: OutboxKind,
   order: { id: number; ref: string },
   payload: OutboxRecord['payload'],
-  extra: { fileName?: string; reportRef?: Ref } = {},
+  extra: { fileName?: string; reportRef?: Ref; capture?: PhotoCapture } = {},
 ): Promise<OutboxRecord> {
   if (!auth.session) throw new Error('not logged in');
   const now = Date.now();
@@ -115,6 +115,7 @@ export async function enqueue(
     state: 'waiting',
     ...(extra.fileName ? { fileName: extra.fileName } : {}),
     ...(extra.reportRef !== undefined ? { reportRef: extra.reportRef } : {}),
+    ...(extra.capture ? { capture: extra.capture } : {}),
   };
   // Two records made in the same millisecond keep their order.
   const last = outbox.items.at(-1);
@@ -337,6 +338,14 @@ async function send(record: OutboxRecord): Promise<unknown> {
     case 'photo':
     case 'voice': {
       const form = new FormData();
+      // Before the file: when and where the phone took the photo (the service's photo evidence).
+      if (record.capture) {
+        form.append('taken_at_device', record.capture.takenAt);
+        if (record.capture.lat !== undefined && record.capture.lon !== undefined) {
+          form.append('gps_lat', String(record.capture.lat));
+          form.append('gps_lon', String(record.capture.lon));
+        }
+      }
       form.append('file', record.payload as Blob, record.fileName ?? 'file');
       const common = { headers, body: {} as never, bodySerializer: () => form, fetch: progress };
       return record.kind === 'photo'

@@ -6,6 +6,15 @@ export const settings = $state({
   sendOriginals: false,
   /** How many open orders the phone keeps readable offline (lib/offline-orders). */
   keepOrders: 100,
+  /**
+   * Send the phone's position with each photo taken with the camera (lib/capture), for the person
+   * logged in (`photoPositionUser`): each person decides for themselves, and it is off unless they
+   * switch it on (the position is printed in the customer's report).
+   * @default false
+   */
+  photoPosition: false,
+  /** Whose choice `photoPosition` is (a user id; 0 before it is read). */
+  photoPositionUser: 0,
 });
 
 /** The choices for `keepOrders`. */
@@ -26,4 +35,18 @@ export async function setKeepOrders(value: number): Promise<void> {
 export async function setSendOriginals(value: boolean): Promise<void> {
   settings.sendOriginals = value;
   await (await db()).put('settings', value, 'sendOriginals');
+}
+
+/** Whether `userId` switched the position for photos on (read from the phone's store, and kept in `settings`). */
+export async function loadPhotoPosition(userId: number): Promise<boolean> {
+  const allowed = (await (await db()).get('settings', `photoPosition:${userId}`)) === true;
+  settings.photoPosition = allowed;
+  settings.photoPositionUser = userId;
+  return allowed;
+}
+
+export async function setPhotoPosition(userId: number, value: boolean): Promise<void> {
+  settings.photoPosition = value;
+  settings.photoPositionUser = userId;
+  await (await db()).put('settings', value, `photoPosition:${userId}`);
 }

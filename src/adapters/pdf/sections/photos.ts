@@ -1,8 +1,9 @@
 /**
  * Photo pages. One per sheet: the title above, the photo as large as fits, its caption (number,
- * the time taken) and note directly under it. Compact: rows of one (2 to a sheet) or two photos
- * (4 to a sheet), each photo with its caption directly under it: number and title, up to two lines
- * of note, the time taken.
+ * note, when and where it was taken) directly under it. Compact: rows of one (2 to a sheet) or two
+ * photos (4 to a sheet), each photo with its caption directly under it: number and title, up to
+ * two lines of note, when and where it was taken; a caption that needs more than the row's caption
+ * room (both the camera's and the phone's time and place) takes it from the row's images.
  */
 import { wholeSheet, type Block } from '../flow.js';
 import { CAPTION_ROOM } from '../geometry.js';
@@ -53,11 +54,15 @@ export function photoRow(cells: NumberedPhoto[], columns: 1 | 2, height: number)
     images: cells.map((c) => c.page.image),
     draw(box, { doc, words, images }) {
       const width = columns === 1 ? box.w : (box.w - GUTTER) / 2;
-      cells.forEach(({ page, number }, index) => {
+      const captions = cells.map(({ page, number }) => captionLines(page, number, words, true));
+      // The room the tallest caption needs beyond the row's, taken from all its images alike.
+      const room = CAPTION_ROOM - mm(1.2);
+      const extra = Math.min(box.h / 3, Math.max(0, ...captions.map((lines) => measureCaption(doc, lines, width, Infinity) - room)));
+      cells.forEach(({ page }, index) => {
         const x = box.x + index * (width + GUTTER);
-        const imageBox = { x, y: box.y, w: width, h: box.h - CAPTION_ROOM };
+        const imageBox = { x, y: box.y, w: width, h: box.h - CAPTION_ROOM - extra };
         const drawn = drawImageIn(doc, images[index] ?? null, imageBox, page.rotation, words.missing);
-        drawCaption(doc, captionLines(page, number, words, true), { x, y: drawn.y + drawn.h + mm(1.2), w: width, h: CAPTION_ROOM - mm(1.2) });
+        drawCaption(doc, captions[index]!, { x, y: drawn.y + drawn.h + mm(1.2), w: width, h: room + extra });
       });
     },
   };
@@ -77,7 +82,13 @@ function captionLines(page: PhotoPage, number: number, words: PdfWords, compact:
   lines.push({ text: head, style: CAPTION_TITLE, lines: 1 });
   // One per sheet: the note takes up to a third of the sheet; compact: two lines (the whole note follows the row).
   if (page.note) lines.push({ text: page.note, style: compact ? CAPTION : BODY, lines: compact ? 2 : 40 });
-  if (page.takenAt) lines.push({ text: words.taken(page.takenAt), style: SMALL, lines: 1 });
+  // When and where it was taken: the time over up to two lines (camera and phone), the place too.
+  if (page.capture) {
+    if (page.capture.when) lines.push({ text: page.capture.when, style: SMALL, lines: 2 });
+    if (page.capture.where) lines.push({ text: page.capture.where, style: SMALL, lines: 2 });
+  } else if (page.takenAt) {
+    lines.push({ text: words.taken(page.takenAt), style: SMALL, lines: 1 });
+  }
   return lines;
 }
 
