@@ -144,7 +144,7 @@ const DE = {
   howImages: 'Die Bilder: sha256sum foto.jpg ergibt für eine Bilddatei (in Dolibarr bei den Dokumenten des Auftrags oder des Berichts) ihre SHA-256 oben.',
   howHash: 'Die Unterschriften: ihre Prüfsumme ist die SHA-256 über die kanonische JSON-Form (Schlüssel sortiert, ohne Leerzeichen, UTF-8) von',
   howHashAfter:
-    'mit den Berichtsseiten vor der Unterschrift in ihrer Reihenfolge: image und image_2 sind die SHA-256 ihrer Bilder (null ohne Bild), title und note wie gedruckt, rotation in Grad. Die Form fieldreport-pages/2 gibt einer Prüfliste dazu „checklist“: ihre Punkte mit den SHA-256 ihrer Fotos.',
+    'mit den Berichtsseiten vor der Unterschrift in ihrer Reihenfolge: image und image_2 sind die SHA-256 ihrer Bilder (null ohne Bild), title und note wie gedruckt, rotation in Grad. Die Form fieldreport-pages/2 gibt einer Prüfliste dazu „checklist“: ihre Punkte mit den SHA-256 ihrer Fotos; die Form fieldreport-pages/3 jeder Seite „evidence“ und „evidence_2“: was der Dienst beim Empfang ihrer Fotos festhielt (SHA-256, Aufnahmezeit und Ort laut Kamera und Gerät).',
   howOnline: (url: string) => `Beim Dienst: ${url} prüft jede Unterschrift gegen die dort gespeicherten Seiten (der QR-Code jedes Unterschriftsblatts führt dorthin) und sagt zu einer dort gewählten PDF-Datei, ob sie dieser versiegelte Bericht ist, unverändert.`,
   /** The app's unit codes (stored as chosen); other units are printed as typed. */
   units: { Stk: 'Stk', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'Pkt' } as Record<string, string>,
@@ -281,7 +281,7 @@ const EN: Words = {
   howImages: 'The images: sha256sum photo.jpg gives for an image file (in Dolibarr among the documents of the order or the report) its SHA-256 above.',
   howHash: 'The signatures: their checksum is the SHA-256 over the canonical JSON form (keys sorted, no whitespace, UTF-8) of',
   howHashAfter:
-    'with the report pages before the signature in their order: image and image_2 are the SHA-256 of their images (null without one), title and note as printed, rotation in degrees. The form fieldreport-pages/2 gives a checklist “checklist” as well: its items with the SHA-256 of their photos.',
+    'with the report pages before the signature in their order: image and image_2 are the SHA-256 of their images (null without one), title and note as printed, rotation in degrees. The form fieldreport-pages/2 gives a checklist “checklist” as well: its items with the SHA-256 of their photos; the form fieldreport-pages/3 gives every page “evidence” and “evidence_2”: what the service recorded on receiving its photos (SHA-256, capture time and place by camera and phone).',
   howOnline: (url) => `At the service: ${url} checks every signature against the pages stored there (the QR code of each signature sheet leads there) and tells of a PDF file chosen there whether it is this sealed report, unaltered.`,
   units: { Stk: 'pcs', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'pkg' },
 };
