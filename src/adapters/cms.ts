@@ -109,6 +109,9 @@ export async function createCmsSignature(
   return { der: sequence(oid(OID.signedData), tlv(context(0), signedData)), timestamped: Boolean(token) };
 }
 
+/** Certificates read from one signature at most (a chain is a handful). */
+const MAX_CERTIFICATES = 20;
+
 /** What a CMS SignedData holds, as read. */
 export interface ParsedCms {
   certificates: Buffer[];
@@ -139,7 +142,7 @@ export function parseCms(der: Buffer): ParsedCms {
   let index = 3;
   const certificates: Buffer[] = [];
   if (signedData[index]?.tag === context(0)) {
-    for (const cert of children(signedData[index]!)) if (cert.tag === TAG.SEQUENCE) certificates.push(rawOf(cert));
+    for (const cert of children(signedData[index]!, MAX_CERTIFICATES)) if (cert.tag === TAG.SEQUENCE) certificates.push(rawOf(cert));
     index++;
   }
   if (signedData[index]?.tag === context(1)) index++; // CRLs

@@ -125,10 +125,11 @@ export function readNode(buf: Buffer, pos = 0, limit = buf.length): DerNode {
   return { tag, start: pos, contentStart: pos + header, end, buf };
 }
 
-/** The elements inside a constructed element. */
-export function children(node: DerNode): DerNode[] {
+/** The elements inside a constructed element; more than `max` is a DerError. */
+export function children(node: DerNode, max = 64): DerNode[] {
   const out: DerNode[] = [];
   for (let pos = node.contentStart; pos < node.end; ) {
+    if (out.length >= max) throw new DerError(`ASN.1: more than ${max} elements at ${node.start}`);
     const child = readNode(node.buf, pos, node.end);
     out.push(child);
     pos = child.end;

@@ -11,8 +11,10 @@
  * PDF/A-1b holds: the widget prints (F 132: Print, Locked), has a zero-size empty appearance, and
  * the trailer keeps the document's /ID.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { checkCms, checkTimestampToken, createCmsSignature, sha256, type CmsSigner, type TstInfo } from './cms.js';
+import { randomBytes } from 'node:crypto';
+import { checkCms, checkTimestampToken, createCmsSignature, digestWith, OID, sha256, type CmsSigner, type TstInfo } from './cms.js';
+
+const OID_SHA256 = OID.sha256;
 
 export class PdfSignError extends Error {}
 
@@ -325,11 +327,20 @@ export async function sealPdf(pdf: Buffer, options: SealOptions): Promise<{ pdf:
   return { pdf: fillContents(prepared, der), timestamped, digest };
 }
 
-/** `pdf` with a document time stamp (ETSI.RFC3161) from `stamp`, which gets the covered bytes' SHA-256 and answers the token. */
+/**
+ * `pdf` with a document time stamp (ETSI.RFC3161) from `stamp`, which gets the covered bytes'
+ * SHA-256 and answers the token. A token larger than the room made for it (an authority sending a
+ * long certificate chain) is asked for once more with room for its size.
+ */
 export async function addDocumentTimestamp(pdf: Buffer, fieldName: string, stamp: (imprint: Buffer) => Promise<Buffer>): Promise<Buffer> {
-  const prepared = prepare(pdf, ['/Type /DocTimeStamp', '/Filter /Adobe.PPKLite', '/SubFilter /ETSI.RFC3161'], fieldName, TIMESTAMP_ROOM);
-  const ranges = fixByteRange(prepared);
-  return fillContents(prepared, await stamp(sha256(Buffer.concat(ranges))));
+  let room = TIMESTAMP_ROOM;
+  for (let attempt = 0; ; attempt++) {
+    const prepared = prepare(pdf, ['/Type /DocTimeStamp', '/Filter /Adobe.PPKLite', '/SubFilter /ETSI.RFC3161'], fieldName, room);
+    const ranges = fixByteRange(prepared);
+    const token = await stamp(sha256(Buffer.concat(ranges)));
+    if (token.length <= room || attempt > 0) return fillContents(prepared, token);
+    room = token.length + 1024;
+  }
 }
 
 // ---- reading signatures back ---------------------------------------------------------------------
@@ -352,45 +363,47 @@ export interface FoundSignature {
   signedAt?: string;
 }
 
-/** Signatures read from one file at most: each hashes up to the whole file. */
-const MAX_SIGNATURES = 32;
+/** Signatures checked in one file at most: each hashes up to the whole file. */
+const MAX_SIGNATURES = 8;
+/** The largest /Contents read as a signature (hex digits): far beyond any placeholder this service writes. */
+const MAX_CONTENTS_HEX = 1024 * 1024;
 
 const byteRangePattern = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g;
 
-/** Every signature and document time stamp in `pdf`, in file order, each checked against the bytes it covers. */
+/**
+ * Every signature and document time stamp in `pdf`, in file order, each checked against the bytes
+ * it covers. Only a /ByteRange that can be one counts: it starts at 0, leaves out exactly a hex
+ * string of a sane size, lies outside that gap and ends within the file; text that merely looks
+ * like one (in a title, say) is passed over, a gap named twice is read once.
+ */
 export function findSignatures(pdf: Buffer): FoundSignature[] {
   const text = latin1(pdf);
   const found: FoundSignature[] = [];
+  const seen = new Set<string>();
   for (const m of text.matchAll(byteRangePattern)) {
     if (found.length >= MAX_SIGNATURES) break;
     const byteRange = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] as [number, number, number, number];
+    const [a, b, c, d] = byteRange;
+    if (a !== 0 || b <= 0 || c <= b || c - b > MAX_CONTENTS_HEX + 2 || c + d > pdf.length || pdf[b] !== 0x3c || pdf[c - 1] !== 0x3e || (m.index >= b && m.index < c)) continue;
+    const hex = text.slice(b + 1, c - 1);
+    if (!/^[0-9A-Fa-f]*$/.test(hex) || hex.length % 2 || seen.has(`${b}:${c}`)) continue;
+    seen.add(`${b}:${c}`);
     const objStart = text.lastIndexOf(' obj', m.index);
     const objEnd = text.indexOf('endobj', m.index);
     const dict = text.slice(objStart < 0 ? 0 : objStart, objEnd < 0 ? text.length : objEnd);
     const subFilter = /\/SubFilter\s*\/([A-Za-z0-9.#_-]+)/.exec(dict)?.[1];
     const kind = /\/Type\s*\/DocTimeStamp\b/.test(dict) || subFilter === 'ETSI.RFC3161' ? 'timestamp' : 'signature';
     const signedAt = /\/M\s*\(([^)]*)\)/.exec(dict)?.[1];
-    const [a, b, c, d] = byteRange;
-    const coversWholeFile = c + d === pdf.length;
-    const base: FoundSignature = { kind, subFilter, byteRange, coversWholeFile, valid: false, signedAt };
-    if (a !== 0 || b <= 0 || c <= b || c + d > pdf.length || pdf[b] !== 0x3c || pdf[c - 1] !== 0x3e || (m.index >= b && m.index < c)) {
-      found.push({ ...base, problem: 'byte_range' });
-      continue;
-    }
-    const hex = text.slice(b + 1, c - 1);
-    if (!/^[0-9A-Fa-f]*$/.test(hex) || hex.length % 2) {
-      found.push({ ...base, problem: 'unreadable' });
-      continue;
-    }
+    const base: FoundSignature = { kind, subFilter, byteRange, coversWholeFile: c + d === pdf.length, valid: false, signedAt };
     const der = Buffer.from(hex, 'hex');
     const ranges = [pdf.subarray(0, b), pdf.subarray(c, c + d)];
-    const digest = createHash('sha256').update(ranges[0]!).update(ranges[1]!).digest();
+    const digest = digestWith(OID_SHA256, ...ranges);
     if (kind === 'timestamp') {
       const check = checkTimestampToken(der, ranges);
       found.push({ ...base, valid: check.valid, problem: check.valid ? undefined : 'digest_mismatch', certificate: check.certificate, digest, timestamp: { valid: check.valid, info: check.info } });
       continue;
     }
-    const check = checkCms(der, (alg) => (alg === '2.16.840.1.101.3.4.2.1' ? digest : createHash(alg === '2.16.840.1.101.3.4.2.3' ? 'sha512' : alg === '2.16.840.1.101.3.4.2.2' ? 'sha384' : 'sha1').update(ranges[0]!).update(ranges[1]!).digest()));
+    const check = checkCms(der, (alg) => (alg === OID_SHA256 ? digest : digestWith(alg, ...ranges)));
     const token = check.parsed?.timestampToken;
     found.push({
       ...base,

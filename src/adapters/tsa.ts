@@ -59,10 +59,31 @@ export async function requestTimestamp(tsa: TsaSettings, imprint: Buffer): Promi
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     throw new TsaError(`the authority at ${tsa.url} is not reachable (${(error as Error).name === 'TimeoutError' ? `no answer within ${tsa.timeoutMs} ms` : cause ?? (error as Error).message})`);
   }
-  if (!response.ok) throw new TsaError(`the authority answered HTTP ${response.status}${response.status === 401 ? ' (check TSA_USERNAME and TSA_PASSWORD)' : ''}`);
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new TsaError(`the authority answered HTTP ${response.status}${response.status === 401 ? ' (check TSA_USERNAME and TSA_PASSWORD)' : ''}`);
+  }
   const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > MAX_RESPONSE_BYTES) throw new TsaError(`the authority's answer is too large (${length} bytes)`);
-  const body = Buffer.from(await response.arrayBuffer());
-  if (body.length > MAX_RESPONSE_BYTES) throw new TsaError(`the authority's answer is too large (${body.length} bytes)`);
+  if (length > MAX_RESPONSE_BYTES) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new TsaError(`the authority's answer is too large (${length} bytes)`);
+  }
+  // Read within the size limit and the time limit; a body cut off or stalled is the authority not answering.
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.length;
+      if (size > MAX_RESPONSE_BYTES) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new TsaError(`the authority's answer is too large (more than ${MAX_RESPONSE_BYTES} bytes)`);
+      }
+      chunks.push(Buffer.from(chunk));
+    }
+  } catch (error) {
+    if (error instanceof TsaError) throw error;
+    throw new TsaError(`the authority's answer broke off (${(error as Error).name === 'TimeoutError' ? `not complete within ${tsa.timeoutMs} ms` : (error as Error).message})`);
+  }
+  const body = Buffer.concat(chunks);
   return tokenOfResponse(body, imprint, nonce);
 }

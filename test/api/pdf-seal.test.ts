@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import type { LightMyRequestResponse } from 'fastify';
 import { parseCms } from '../../src/adapters/cms.js';
 import { entityRoot } from '../../src/dolibarr/ecm.js';
+import { fromDbDateTime } from '../../src/db/dialect.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';
@@ -168,6 +169,22 @@ for (const dialect of testDialects()) {
       assert.equal(text.verdict, 'not_pdf', text.body);
     });
 
+    test('a report whose title looks like a signature\'s byte range is still recognised, unaltered', async () => {
+      const inject = (url: string, payload?: object) => ctx.app.inject({ method: 'POST', url, headers, ...(payload ? { payload } : {}) });
+      const created = await inject('/api/reports.php?action=create', { fk_element: orderId, title: '/ByteRange[0 0 0 0] '.repeat(12).trim() });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = created.json().id as number;
+      assert.equal((await inject(`/api/pages.php?action=add&bericht_id=${id}`, { title: '/ByteRange [0 1 2 3]' })).statusCode, 201);
+      const done = await inject(`/api/reports.php?id=${id}&action=finalize`);
+      assert.equal(done.statusCode, 200, done.body);
+      const pdf = await readFile(path.join(entityRoot(ctx.config.dataRoot, ctx.config.entity), done.json().final_pdf_path as string));
+      const body = multipartBody([{ name: 'file', filename: 'b.pdf', contentType: 'application/pdf', data: pdf }]);
+      const checked = await ctx.app.inject({ method: 'POST', url: '/public/verify_signature.php', headers: body.headers, payload: body.payload });
+      assert.match(checked.body, /data-verdict="unaltered"/);
+      const changed = multipartBody([{ name: 'file', filename: 'b.pdf', contentType: 'application/pdf', data: changeOneByte(pdf) }]);
+      assert.match((await ctx.app.inject({ method: 'POST', url: '/public/verify_signature.php', headers: changed.headers, payload: changed.payload })).body, /data-verdict="altered"/);
+    });
+
     test('the check refuses a missing file and a file beyond the limit in words, and stores nothing', async () => {
       const empty = multipartBody([{ name: 'other', value: 'x' }]);
       const none = await ctx.app.inject({ method: 'POST', url: '/public/verify_signature.php', headers: empty.headers, payload: empty.payload });
@@ -225,6 +242,9 @@ for (const dialect of testDialects()) {
         const waiting = await stamped.handle.db.selectFrom('bericht_seal').selectAll().where('fk_bericht', '=', id).executeTakeFirstOrThrow();
         assert.equal(waiting.timestamp, 'pending');
         assert.match(waiting.error ?? '', /not reachable/);
+        // Asked again 30 s after the first failed attempt (then 1 min, 2 min … every hour).
+        const wait = (fromDbDateTime(waiting.next_attempt_at)! - Date.now() / 1000);
+        assert.ok(wait > 20 && wait <= 31, `next attempt in ${wait} s`);
         // Due again now (the pause after a failure is minutes).
         await stamped.handle.db.updateTable('bericht_seal').set({ next_attempt_at: '2000-01-01 00:00:00' }).where('fk_bericht', '=', id).execute();
 

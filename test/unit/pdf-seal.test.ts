@@ -148,6 +148,51 @@ describe('the incremental update', () => {
   });
 });
 
+describe('reading signatures from a file someone else made', () => {
+  test('text that looks like a /ByteRange (in a title) is passed over, and the real seal is still read', async () => {
+    const pdf = await smallPdf();
+    const decoy = Buffer.from(`\n% ${'/ByteRange[0 0 0 0] '.repeat(40)}\n`, 'latin1');
+    // The decoys inside the signed bytes, before the seal: as a report title in the Info dictionary would put them.
+    const withDecoys = Buffer.concat([pdf.subarray(0, 9), decoy, pdf.subarray(9)]);
+    const fixed = Buffer.from(withDecoys.toString('latin1').replace(/startxref\n(\d+)/, (_, n) => `startxref\n${Number(n) + decoy.length}`).replace(/(\d{10}) 00000 n/g, (m, n) => (Number(n) === 0 ? m : `${String(Number(n) + decoy.length).padStart(10, '0')} 00000 n`)), 'latin1');
+    const seal = loadSealCertificate({ keyFile: path.join(dir, 'seal.pem'), companyName: 'x' });
+    const sealed = (await sealPdf(fixed, { signer: seal, fieldName: 'Siegel', date: new Date() })).pdf;
+    const found = findSignatures(sealed);
+    assert.equal(found.length, 1);
+    assert.equal(found[0]!.valid, true);
+  });
+
+  test('a gap too large for a signature, and a signature with a thousand certificates, are not read as signatures', async () => {
+    const pdf = await smallPdf();
+    const seal = loadSealCertificate({ keyFile: path.join(dir, 'seal.pem'), companyName: 'x' });
+    const digest = createHash('sha256').update('x').digest();
+    const { der } = await createCmsSignature(seal, digest);
+    // The same signature with its certificate set padded by a thousand empty SEQUENCEs.
+    const parsed = parseCms(der);
+    assert.equal(parsed.certificates.length, 1);
+    const padded = Buffer.from(der.toString('hex').replace(seal.certificate.toString('hex'), seal.certificate.toString('hex') + '3000'.repeat(1000)), 'hex');
+    assert.deepEqual(checkCms(padded, () => digest), { valid: false, reason: 'unreadable' });
+    const started = process.hrtime.bigint();
+    const gap = `/ByteRange [0 ${pdf.length + 30} ${pdf.length + 30 + 4 * 1024 * 1024 + 2} 0]\n<${'0'.repeat(4 * 1024 * 1024)}>`;
+    const huge = Buffer.concat([pdf, Buffer.from(`\n% ${' '.repeat(10)}${gap}`, 'latin1')]);
+    assert.deepEqual(findSignatures(huge), []);
+    assert.ok(Number(process.hrtime.bigint() - started) / 1e6 < 5000);
+  });
+
+  test('a document time stamp larger than its room gets room for its size', async () => {
+    const pdf = await smallPdf();
+    const { addDocumentTimestamp } = await import('../../src/adapters/pdf-sign.js');
+    const sizes: number[] = [];
+    const token = Buffer.concat([Buffer.from('3082', 'hex'), Buffer.alloc(20_000, 0x41)]);
+    const stamped = await addDocumentTimestamp(pdf, 'Zeitstempel', async () => {
+      sizes.push(token.length);
+      return token;
+    });
+    assert.equal(sizes.length, 2, 'asked once more, with room for the token');
+    assert.ok(stamped.toString('latin1').includes(token.toString('hex').toUpperCase()));
+  });
+});
+
 describe('PKCS#12 from an administrator', () => {
   test('an RSA key and certificate with its CA from OpenSSL\'s defaults, and an EC one, sign; a wrong password says so', async () => {
     const p = (name: string) => path.join(dir, name);
@@ -189,6 +234,34 @@ describe('PKCS#12 from an administrator', () => {
 });
 
 describe('RFC 3161 messages', () => {
+  test('an authority that stalls after its headers, or sends an endless answer, is a TsaError in time', async () => {
+    const { createServer } = await import('node:http');
+    const { requestTimestamp } = await import('../../src/adapters/tsa.js');
+    const server = createServer((req, res) => {
+      req.resume();
+      if (req.url === '/stall') {
+        res.writeHead(200, { 'content-type': 'application/timestamp-reply' });
+        res.write('0');
+        return; // never ends
+      }
+      res.writeHead(200, { 'content-type': 'application/timestamp-reply' });
+      const chunk = Buffer.alloc(64 * 1024, 0x41);
+      const pump = () => { while (res.write(chunk)) { /* until the socket is full */ } };
+      res.on('drain', pump);
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const imprint = createHash('sha256').update('x').digest();
+      await assert.rejects(requestTimestamp({ url: `http://127.0.0.1:${port}/stall`, timeoutMs: 500 }, imprint), (e: Error) => e instanceof TsaError && /broke off/.test(e.message));
+      await assert.rejects(requestTimestamp({ url: `http://127.0.0.1:${port}/huge`, timeoutMs: 5000 }, imprint), (e: Error) => e instanceof TsaError && /too large/.test(e.message));
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   test('the request is what openssl ts reads: SHA-256 imprint, nonce, certificate requested', async () => {
     const imprint = createHash('sha256').update('x').digest();
     await writeFile(path.join(dir, 'q.tsq'), timestampRequest(imprint, Buffer.from('0102030405060708', 'hex')));

@@ -23,9 +23,10 @@ import type { Db, DbHandle } from '../../db/database.js';
 import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { RUN_ID, tempName, type RunRegistry } from '../../adapters/runs.js';
-import { addDocumentTimestamp, documentId, findSignatures, sealPdf, type FoundSignature } from '../../adapters/pdf-sign.js';
+import { addDocumentTimestamp, documentId, findSignatures, PdfSignError, sealPdf, type FoundSignature } from '../../adapters/pdf-sign.js';
 import { requestTimestamp, TsaError, type TsaSettings } from '../../adapters/tsa.js';
 import { certificatePem, type SealCertificate } from './seal-certificate.js';
+import { createReportRepository } from '../reports/reports.repository.js';
 
 /** The largest PDF the public check reads (in memory). */
 export const MAX_CHECK_BYTES = 64 * 1024 * 1024;
@@ -92,6 +93,7 @@ export function createPdfSeal(deps: PdfSealDeps) {
   const { handle, config, certificate, logger } = deps;
   const db = handle.db;
   const entity = config.entity;
+  const repo = createReportRepository(handle.dialect);
   const tsa: TsaSettings | undefined = config.seal.tsaUrl
     ? { url: config.seal.tsaUrl, username: config.seal.tsaUsername, password: config.seal.tsaPassword, timeoutMs: config.seal.tsaTimeoutSeconds * 1000 }
     : undefined;
@@ -125,8 +127,8 @@ export function createPdfSeal(deps: PdfSealDeps) {
             try {
               return await requestTimestamp(tsa, imprint);
             } catch (error) {
-              if (!(error instanceof TsaError)) throw error;
-              tsaProblem = error.message;
+              // Whatever went wrong with the authority, the finalize goes on without its token.
+              tsaProblem = (error as Error).message;
               return undefined;
             }
           }
@@ -219,44 +221,52 @@ export function createPdfSeal(deps: PdfSealDeps) {
     return { main: path.join(root, report.final_pdf_path), rows: rows.map((r) => ({ ...r, file: path.join(root, r.filepath, r.filename) })) };
   }
 
-  async function settle(row: SealRow, set: { timestamp?: TimestampState; error?: string | null; stamped_sha256?: string; stamped_at?: string; retry?: boolean }, conn: Db = db) {
+  /** Writes the job's outcome while this process holds it; true when it did (false: the lease was lost). */
+  async function settle(row: SealRow, set: { timestamp?: TimestampState; error?: string | null; stamped_sha256?: string; stamped_at?: string; retry?: boolean }, conn: Db = db): Promise<boolean> {
     const now = new Date();
-    await conn
+    const result = await conn
       .updateTable('bericht_seal')
       .set({
         ...(set.timestamp ? { timestamp: set.timestamp } : {}),
         ...(set.error !== undefined ? { error: set.error?.slice(0, 1000) ?? null } : {}),
         ...(set.stamped_sha256 ? { stamped_sha256: set.stamped_sha256, stamped_at: set.stamped_at } : {}),
-        ...(set.retry ? { next_attempt_at: toDbDateTime(new Date(now.getTime() + timestampRetrySeconds(Number(row.attempts) + 1) * 1000)) } : {}),
+        // `row.attempts` counts the attempt just made: 30 s after the first, then 1 min, 2 min …
+        ...(set.retry ? { next_attempt_at: toDbDateTime(new Date(now.getTime() + timestampRetrySeconds(Number(row.attempts)) * 1000)) } : {}),
         lease_owner: null,
         lease_until: null,
         tms: toDbDateTime(now),
       })
       .where('rowid', '=', Number(row.rowid))
       .where('lease_owner', '=', RUN_ID)
-      .execute();
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /** One job: the document time stamp added to every file of the sealed PDF. */
   async function stamp(row: SealRow): Promise<void> {
-    if (!tsa) return settle(row, { error: 'Kein Zeitstempeldienst eingerichtet (TSA_URL)', retry: true });
+    if (!tsa) return void (await settle(row, { error: 'Kein Zeitstempeldienst eingerichtet (TSA_URL)', retry: true }));
     const files = await filesOf(row);
-    if (!files) return settle(row, { timestamp: 'failed', error: 'Der Bericht hat kein abgeschlossenes PDF mehr' });
+    if (!files) return void (await settle(row, { timestamp: 'failed', error: 'Der Bericht hat kein abgeschlossenes PDF mehr' }));
     const pdf = await readFile(files.main).catch(() => undefined);
-    if (!pdf) return settle(row, { timestamp: 'failed', error: `Das PDF fehlt im Dokumentenordner` });
-    if (sha256Hex(pdf) !== row.sealed_sha256) return settle(row, { timestamp: 'failed', error: 'Das PDF wurde nach dem Versiegeln verändert; es bekommt keinen Zeitstempel' });
+    if (!pdf) return void (await settle(row, { timestamp: 'failed', error: 'Das PDF fehlt im Dokumentenordner' }));
+    if (sha256Hex(pdf) !== row.sealed_sha256) return void (await settle(row, { timestamp: 'failed', error: 'Das PDF wurde nach dem Versiegeln verändert; es bekommt keinen Zeitstempel' }));
     let stamped: Buffer;
     try {
       stamped = await addDocumentTimestamp(pdf, TIMESTAMP_FIELD, (imprint) => requestTimestamp(tsa, imprint));
     } catch (error) {
+      // A file this service cannot extend will not become one by waiting.
+      if (error instanceof PdfSignError) return void (await settle(row, { timestamp: 'failed', error: `Der Zeitstempel kann nicht angefügt werden: ${error.message}` }));
       if (!(error instanceof TsaError)) throw error;
       logger.warn({ report: row.ref, tsa: tsa.url, problem: error.message }, 'time-stamp authority still not reached; tried again later');
-      return settle(row, { error: error.message, retry: true });
+      return void (await settle(row, { error: error.message, retry: true }));
     }
     const md5 = createHash('md5').update(stamped).digest('hex');
-    const sealedMd5 = createHash('md5').update(pdf).digest('hex');
-    // Written beside each file first; renamed into place only while the report is still final, in one transaction with the records.
-    const targets = files.rows.filter((r) => r.label === sealedMd5 || r.file === files.main);
+    // Every file that still holds the sealed bytes: the report's, and its copy in the object's documents.
+    const targets: typeof files.rows = [];
+    for (const t of files.rows) {
+      const bytes = await readFile(t.file).catch(() => undefined);
+      if (bytes && sha256Hex(bytes) === row.sealed_sha256) targets.push(t);
+    }
     const temps: Array<[string, string]> = [];
     try {
       for (const t of targets) {
@@ -264,14 +274,20 @@ export function createPdfSeal(deps: PdfSealDeps) {
         await writeFile(temp, stamped, { flag: 'wx' });
         temps.push([temp, t.file]);
       }
+      // The record first: the check takes the sealed file and the time-stamped one alike, so a
+      // process killed before the renames below leaves a true record and the sealed files.
       await db.transaction().execute(async (trx) => {
+        if (!(await repo.lockById(trx, Number(row.fk_bericht)))) throw new Error('the report was deleted meanwhile');
         const still = await filesOf(row, trx);
-        if (!still || still.main !== files.main) throw new TsaError('the report changed meanwhile');
+        if (!still || still.main !== files.main) throw new Error('the report changed meanwhile');
         for (const t of targets) await trx.updateTable('ecm_files').set({ label: md5 }).where('rowid', '=', Number(t.rowid)).execute();
-        await settle(row, { timestamp: 'added', error: null, stamped_sha256: sha256Hex(stamped), stamped_at: toDbDateTime() }, trx);
-        for (const [temp, file] of temps) await rename(temp, file);
-        temps.length = 0;
+        if (!(await settle(row, { timestamp: 'added', error: null, stamped_sha256: sha256Hex(stamped), stamped_at: toDbDateTime() }, trx))) {
+          throw new Error('another process took the job meanwhile');
+        }
       });
+      for (const [temp, file] of temps.splice(0)) await rename(temp, file);
+      // Deleted while the files were put in place: they go with the report.
+      if (!(await filesOf(row))) await Promise.all(targets.map((t) => rm(t.file, { force: true })));
       logger.info({ report: row.ref }, 'document time stamp added to the sealed report');
     } finally {
       for (const [temp] of temps) await rm(temp, { force: true });
@@ -345,29 +361,37 @@ export function createPdfSeal(deps: PdfSealDeps) {
       .where((eb) => eb.or([eb('sealed_sha256', '=', fileHash), eb('stamped_sha256', '=', fileHash)]))
       .executeTakeFirst();
     const first = ours[0];
+    const signersOf = async (id: number) =>
+      (await db.selectFrom('bericht_signature').select('signer_name').where('fk_bericht', '=', id).orderBy('datec').orderBy('rowid').execute()).map((r) => r.signer_name);
+    type SealRecord = NonNullable<typeof byFile>;
+    const reportOf = async (r: SealRecord) => ({ id: Number(r.fk_bericht), ref: r.ref, version: Number(r.version), signers: await signersOf(Number(r.fk_bericht)) });
+    const stampOf = (s: FoundSignature | undefined) => (s?.timestamp?.valid && s.timestamp.info ? { at: s.timestamp.info.genTime, authority: s.kind === 'timestamp' && s.certificate ? subjectOf(s.certificate) : undefined } : undefined);
+    const timestamp = stampOf(first) ?? stampOf(found.find((s) => s.kind === 'timestamp' && s.valid));
+    // Byte for byte a file this instance made (as sealed, or with its later time stamp): unaltered, whatever else it holds.
+    if (byFile) {
+      return {
+        verdict: 'unaltered',
+        report: await reportOf(byFile),
+        sealedAt: pdfDateOf(first?.signedAt) ?? new Date((fromDbDateTime(byFile.datec) ?? 0) * 1000),
+        signer: first?.valid && first.certificate ? subjectOf(first.certificate) : byFile.cert_sha256 === certificate.fingerprint ? signerName : 'Zertifikat dieses Dienstes',
+        timestamp,
+      };
+    }
     if (first) {
       const record = first.digest ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('digest', '=', first.digest.toString('hex')).executeTakeFirst() : undefined;
-      const named = record ?? byFile;
-      const signersOf = async (id: number) =>
-        (await db.selectFrom('bericht_signature').select('signer_name').where('fk_bericht', '=', id).orderBy('datec').orderBy('rowid').execute()).map((r) => r.signer_name);
-      const reportOf = async (r: NonNullable<typeof named>) => ({ id: Number(r.fk_bericht), ref: r.ref, version: Number(r.version), signers: await signersOf(Number(r.fk_bericht)) });
       if (!first.valid) {
         const id = documentId(bytes);
         const byId = id ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('pdf_id', '=', id).executeTakeFirst() : undefined;
         return { verdict: 'altered', report: byId ? { ref: byId.ref, version: Number(byId.version) } : undefined, why: first.problem === 'digest_mismatch' ? 'content_changed' : 'signature_broken' };
       }
-      // Whatever came after the seal must be exactly the time stamp this instance added (the whole file as recorded); else it is a change.
-      const untouched = first.coversWholeFile || (byFile !== undefined && byFile.digest === first.digest?.toString('hex'));
-      if (!untouched) return { verdict: 'altered', report: named ? { ref: named.ref, version: Number(named.version) } : undefined, why: 'appended' };
-      const stampOf = (s: FoundSignature | undefined) => (s?.timestamp?.valid && s.timestamp.info ? { at: s.timestamp.info.genTime, authority: s.certificate ? subjectOf(s.certificate) : undefined } : undefined);
-      const docStamp = found.find((s) => s.kind === 'timestamp' && s.valid);
-      const embedded = first.timestamp?.valid && first.timestamp.info ? { at: first.timestamp.info.genTime, authority: undefined } : undefined;
+      // Whatever came after the seal would have to be the time stamp this instance added, and then the file is one it recorded (above): a change.
+      if (!first.coversWholeFile) return { verdict: 'altered', report: record ? { ref: record.ref, version: Number(record.version) } : undefined, why: 'appended' };
       return {
         verdict: 'unaltered',
-        report: named ? await reportOf(named) : undefined,
+        report: record ? await reportOf(record) : undefined,
         sealedAt: pdfDateOf(first.signedAt),
         signer: subjectOf(first.certificate!),
-        timestamp: embedded ?? stampOf(docStamp),
+        timestamp,
       };
     }
     // No signature of ours that can be read: a damaged seal of one of our reports, or someone else's file.
@@ -382,7 +406,8 @@ export function createPdfSeal(deps: PdfSealDeps) {
     seal,
     record,
     check,
-    certificatePem: () => certificatePem(certificate),
+    /** The certificate and its chain (PEM), as a checker needs them. */
+    certificatePem: () => [certificate.certificate, ...certificate.chain].map((c) => certificatePem({ certificate: c })).join(''),
     certificate: { subject: certificate.subject, fingerprint: certificate.fingerprint, source: certificate.source, validTo: certificate.validTo },
     queue: {
       start(): void {
