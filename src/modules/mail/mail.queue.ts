@@ -28,6 +28,7 @@ import { createColumnFitter } from '../../dolibarr/charset.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { RUN_ID, type RunRegistry } from '../../adapters/runs.js';
+import { createPoller } from '../common/poller.js';
 import { mailIdHost, messageIdOf, trackIdOf, type MailRow } from './mail.service.js';
 import { readMailSettings, addressList, type MailSettings, type MailTransportSettings } from './mail.settings.js';
 import { RETRY_BASE_SECONDS, RETRY_MAX_SECONDS, type MailErrorCode } from './mail.schemas.js';
@@ -126,10 +127,6 @@ export function classify(error: unknown, sizeMb: number): Extract<Outcome, { kin
 export function createMailQueue(deps: MailQueueDeps) {
   const { db, entity } = deps;
   const fitter = createColumnFitter(db, deps.dialect, deps.prefix);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<number> | undefined;
-  let again = false;
-  let stopped = false;
 
   /** Takes the job for this process, if it is still as read; true when this process won it. */
   async function take(job: MailRow): Promise<boolean> {
@@ -287,7 +284,7 @@ export function createMailQueue(deps: MailQueueDeps) {
   async function round(): Promise<number> {
     let taken = 0;
     for (const job of await due()) {
-      if (stopped) break;
+      if (poller.stopped) break;
       if (!(await take(job))) continue;
       taken += 1;
       const held = { ...job, attempts: Number(job.attempts) + 1 };
@@ -316,51 +313,8 @@ export function createMailQueue(deps: MailQueueDeps) {
     return taken;
   }
 
-  /** Runs a round now (or right after the one at work); resolves with the jobs this process took. */
-  function runOnce(): Promise<number> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = round()
-      .catch((error: unknown) => {
-        deps.logger.error({ err: error }, 'mail queue round failed');
-        return 0;
-      })
-      .finally(() => {
-        running = undefined;
-        if (again && !stopped) {
-          again = false;
-          void runOnce();
-        }
-      });
-    return running;
-  }
-
-  function schedule(): void {
-    if (stopped || deps.pollSeconds <= 0) return;
-    timer = setTimeout(() => {
-      void runOnce().finally(schedule);
-    }, deps.pollSeconds * 1000);
-    timer.unref();
-  }
-
-  return {
-    start(): void {
-      schedule();
-      if (deps.pollSeconds > 0) void runOnce();
-    },
-    /** A mail was queued: send it now rather than at the next round. */
-    kick(): void {
-      if (!stopped && deps.pollSeconds > 0) void runOnce();
-    },
-    runOnce,
-    async stop(): Promise<void> {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  const poller = createPoller(deps.pollSeconds, round, (error) => deps.logger.error({ err: error }, 'mail queue round failed'));
+  return poller;
 }
 
 export type MailQueue = ReturnType<typeof createMailQueue>;

@@ -23,6 +23,7 @@ import type { Db, DbHandle } from '../../db/database.js';
 import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { RUN_ID, tempName, type RunRegistry } from '../../adapters/runs.js';
+import { createPoller } from '../common/poller.js';
 import { addDocumentTimestamp, documentId, findSignatures, PdfSignError, sealPdf, type FoundSignature } from '../../adapters/pdf-sign.js';
 import { requestTimestamp, TsaError, type TsaSettings } from '../../adapters/tsa.js';
 import { certificatePem, type SealCertificate } from './seal-certificate.js';
@@ -106,10 +107,6 @@ export function createPdfSeal(deps: PdfSealDeps) {
   };
   const signerName = subjectOf(certificate.certificate);
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<number> | undefined;
-  let again = false;
-  let stopped = false;
 
   /** Seals the PDF `file` in place. */
   async function seal(file: string, report: SealReport, options: { company: string; at?: Date }): Promise<SealOutcome> {
@@ -297,7 +294,7 @@ export function createPdfSeal(deps: PdfSealDeps) {
   async function round(): Promise<number> {
     let taken = 0;
     for (const row of await due()) {
-      if (stopped) break;
+      if (poller.stopped) break;
       if (!(await take(row))) continue;
       taken++;
       const held = { ...row, attempts: Number(row.attempts) + 1, lease_owner: RUN_ID };
@@ -311,31 +308,8 @@ export function createPdfSeal(deps: PdfSealDeps) {
     return taken;
   }
 
-  function runOnce(): Promise<number> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = round()
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'time-stamp queue round failed');
-        return 0;
-      })
-      .finally(() => {
-        running = undefined;
-        if (again && !stopped) {
-          again = false;
-          void runOnce();
-        }
-      });
-    return running;
-  }
-
-  function schedule(): void {
-    if (stopped || config.seal.pollSeconds <= 0 || !tsa) return;
-    timer = setTimeout(() => void runOnce().finally(schedule), config.seal.pollSeconds * 1000);
-    timer.unref();
-  }
+  // Rounds only where an authority is configured; pending records wait for one.
+  const poller = createPoller(tsa ? config.seal.pollSeconds : 0, round, (error) => logger.error({ err: error }, 'time-stamp queue round failed'));
 
   // ---- the check of an uploaded PDF --------------------------------------------------------------
 
@@ -409,21 +383,7 @@ export function createPdfSeal(deps: PdfSealDeps) {
     /** The certificate and its chain (PEM), as a checker needs them. */
     certificatePem: () => [certificate.certificate, ...certificate.chain].map((c) => certificatePem({ certificate: c })).join(''),
     certificate: { subject: certificate.subject, fingerprint: certificate.fingerprint, source: certificate.source, validTo: certificate.validTo },
-    queue: {
-      start(): void {
-        schedule();
-        if (config.seal.pollSeconds > 0 && tsa) void runOnce();
-      },
-      kick(): void {
-        if (!stopped && config.seal.pollSeconds > 0 && tsa) void runOnce();
-      },
-      runOnce,
-      async stop(): Promise<void> {
-        stopped = true;
-        clearTimeout(timer);
-        await running;
-      },
-    },
+    queue: poller,
   };
 }
 
