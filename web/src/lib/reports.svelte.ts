@@ -96,7 +96,16 @@ export async function reorderPages(order: Order, report: Ref, pages: Ref[]): Pro
  * refused (answering again is the person's reply to it; sent again later, it would undo this one).
  * One already on its way stays; it arrives first, and this one after it wins.
  */
-export async function checkItem(order: Order, report: Ref, answer: CheckItemPayload): Promise<void> {
+/** Answers are queued one after the other: a value kept on leaving its field and the OK tapped right after it must not overtake each other. */
+let checking: Promise<unknown> = Promise.resolve();
+
+export function checkItem(order: Order, report: Ref, answer: CheckItemPayload): Promise<void> {
+  const run = checking.then(() => checkItemNow(order, report, answer));
+  checking = run.catch(() => undefined);
+  return run;
+}
+
+async function checkItemNow(order: Order, report: Ref, answer: CheckItemPayload): Promise<void> {
   const earlier = mine().filter((r) => r.kind === 'check-item' && (r.state === 'waiting' || r.state === 'refused') && r.id !== outbox.sending && sameItem(r.payload as CheckItemPayload, answer));
   for (const record of earlier) await remove(record.id);
   await enqueue('check-item', order, answer, { reportRef: report });
