@@ -55,12 +55,17 @@ describeLinux('crash recovery: kill -9 during uploads [sqlite]', { timeout: 290_
   test(`${KILLS} kills during uploads: a retry with the same key gives one complete photo`, async () => {
     const before = folderAndIndex();
     assert.deepEqual(before.files, before.rows, 'the folder and its rows agree to begin with');
-    // How long one upload takes here, so the kills fall inside the work.
-    const started = Date.now();
-    const probe = await upload(`crash-probe-${SEED}`);
-    assert.equal(probe.status, 201);
-    const uploadMs = Date.now() - started;
-    before.files.push(((await probe.json()) as { name: string }).name);
+    // How long one upload takes here, so the kills fall inside the work: the quicker of two, as the
+    // first also pays for the process warming up (a slow first one made most kills land too late).
+    const timings: number[] = [];
+    for (const n of [1, 2]) {
+      const started = Date.now();
+      const probe = await upload(`crash-probe-${SEED}-${n}`);
+      assert.equal(probe.status, 201);
+      timings.push(Date.now() - started);
+      before.files.push(((await probe.json()) as { name: string }).name);
+    }
+    const uploadMs = Math.min(...timings);
 
     const names = new Set<string>();
     let killedBeforeAnswer = 0;
