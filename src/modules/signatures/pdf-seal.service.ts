@@ -22,6 +22,7 @@ import type { Config } from '../../config.js';
 import type { Db, DbHandle } from '../../db/database.js';
 import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
+import { hashFile } from '../../adapters/file-store.js';
 import { RUN_ID, tempName, type RunRegistry } from '../../adapters/runs.js';
 import { createPoller } from '../common/poller.js';
 import { addDocumentTimestamp, documentId, findSignatures, PdfSignError, sealPdf, type FoundSignature } from '../../adapters/pdf-sign.js';
@@ -100,7 +101,8 @@ export function createPdfSeal(deps: PdfSealDeps) {
     : undefined;
   const subjectOf = (der: Buffer) => {
     try {
-      return new X509Certificate(der).subject.split('\n').find((l) => l.startsWith('CN='))?.slice(3) ?? new X509Certificate(der).subject;
+      const { subject } = new X509Certificate(der);
+      return subject.split('\n').find((l) => l.startsWith('CN='))?.slice(3) ?? subject;
     } catch {
       return '?';
     }
@@ -261,8 +263,9 @@ export function createPdfSeal(deps: PdfSealDeps) {
     // Every file that still holds the sealed bytes: the report's, and its copy in the object's documents.
     const targets: typeof files.rows = [];
     for (const t of files.rows) {
-      const bytes = await readFile(t.file).catch(() => undefined);
-      if (bytes && sha256Hex(bytes) === row.sealed_sha256) targets.push(t);
+      // The report's own file was read and checked above; a copy is hashed as a stream.
+      const sha256 = t.file === files.main ? row.sealed_sha256 : await hashFile(t.file, 'sha256').catch(() => undefined);
+      if (sha256 === row.sealed_sha256) targets.push(t);
     }
     const temps: Array<[string, string]> = [];
     try {
