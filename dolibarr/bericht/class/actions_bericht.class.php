@@ -5,13 +5,22 @@
  */
 
 require_once __DIR__.'/../lib/bericht.lib.php';
+require_once __DIR__.'/berichtreports.class.php';
 
 /**
- * Hook checkSecureAccess (document.php): for modulepart=bericht, Dolibarr's generic case lets every
- * user with the right bericht read open a file. External users (user->socid) must only get the
- * reports of their own third party: the query handed back makes document.php compare the third
- * party of the report's order, invoice or proposal with the user's (and refuse a report whose
- * object it cannot find).
+ * Hook checkSecureAccess (document.php, viewimage.php, the REST API's documents): Dolibarr's generic
+ * case lets every user with the right bericht read open any file below <documents>/bericht, and it
+ * takes a hook's "nothing found" as allowed. This hook therefore decides itself and fails closed:
+ * a path that Dolibarr would resolve below a bericht folder (or any modulepart of this module) is
+ * served only when, read as the file system reads it, it names a file of one report
+ * (<ref>/<file> or <ref>/thumbs/<file>) that the user may read as the module's list shows it
+ * (object rights, an external user's own third party, sales representative), in the entity the
+ * link names and the user works in. Everything else is refused with 403: work files (temp/, print
+ * copies, run markers, temporary names), the module's other moduleparts (bericht_temp, ...), paths
+ * that climb, hold encoded or control characters, or name no report, another customer's or
+ * another entity's report.
+ *
+ * The Dolibarr module's getFormMail hook is below.
  */
 class ActionsBericht
 {
@@ -31,29 +40,179 @@ class ActionsBericht
 	}
 
 	/**
+	 * The segments of a path as the file system resolves it: backslashes are separators, empty and
+	 * "." segments vanish, ".." removes the segment before it. null when the path cannot be read
+	 * plainly: it climbs above its start, holds a control character, or a percent- or
+	 * entity-encoded character (no file the module serves has one, so such a path is refused
+	 * rather than guessed at).
+	 *
+	 * @param string $path Path
+	 * @return string[]|null
+	 */
+	public static function pathSegments($path)
+	{
+		$path = (string) $path;
+		if ($path === '' || preg_match('/[\x00-\x1f\x7f]/', $path)) {
+			return null;
+		}
+		if (rawurldecode($path) !== $path || html_entity_decode($path, ENT_QUOTES | ENT_HTML5, 'UTF-8') !== $path) {
+			return null;
+		}
+		$out = array();
+		foreach (explode('/', str_replace('\\', '/', $path)) as $segment) {
+			if ($segment === '' || $segment === '.') {
+				continue;
+			}
+			if ($segment === '..') {
+				if (!$out) {
+					return null;
+				}
+				array_pop($out);
+				continue;
+			}
+			$out[] = $segment;
+		}
+		return $out;
+	}
+
+	/**
+	 * The module's documents folders Dolibarr knows: entity => the folder and its segments.
+	 *
+	 * @return array<int,array{0:string,1:string[]}>
+	 */
+	private function roots()
+	{
+		global $conf;
+		$roots = array();
+		$module = isset($conf->bericht) ? $conf->bericht : null;
+		if (!$module) {
+			return $roots;
+		}
+		if (!empty($module->multidir_output) && is_array($module->multidir_output)) {
+			foreach ($module->multidir_output as $entity => $dir) {
+				$segments = self::pathSegments((string) $dir);
+				if ($segments) {
+					$roots[(int) $entity] = array((string) $dir, $segments);
+				}
+			}
+		}
+		if (!empty($module->dir_output) && !isset($roots[(int) $conf->entity])) {
+			$segments = self::pathSegments((string) $module->dir_output);
+			if ($segments) {
+				$roots[(int) $conf->entity] = array((string) $module->dir_output, $segments);
+			}
+		}
+		return $roots;
+	}
+
+	/**
 	 * @param array<string,mixed> $parameters modulepart, original_file (full path), entity, fuser
 	 * @param object|null         $object     Current object
 	 * @param string              $action     Current action
-	 * @return int 0: nothing to add, 1: results holds sqlprotectagainstexternals
+	 * @return int 0: not a file of this module; 1: allowed, results holds the file that was checked
+	 *             (original_file) and, for external users, sqlprotectagainstexternals; a refusal
+	 *             ends the request with 403
 	 */
 	public function checkSecureAccess($parameters, &$object, &$action)
 	{
-		if (($parameters['modulepart'] ?? '') !== 'bericht') {
+		global $conf, $user;
+		$modulepart = (string) ($parameters['modulepart'] ?? '');
+		$fuser = is_object($parameters['fuser'] ?? null) ? $parameters['fuser'] : $user;
+		$segments = self::pathSegments((string) ($parameters['original_file'] ?? ''));
+
+		// Below which of the module's folders does the path lie (as the file system resolves it)?
+		$entity = null;
+		$rest = null;
+		if ($segments !== null) {
+			foreach ($this->roots() as $rootEntity => $root) {
+				if (count($segments) > count($root[1]) && array_slice($segments, 0, count($root[1])) === $root[1]) {
+					$entity = $rootEntity;
+					$rest = array_slice($segments, count($root[1]));
+					break;
+				}
+			}
+		}
+		if ($rest === null && stripos($modulepart, 'bericht') === false) {
 			return 0;
 		}
-		$fuser = $parameters['fuser'];
-		if (empty($fuser->socid)) {
-			return 0;
+
+		// Only the modulepart bericht serves files; bericht_temp, bericht_user, massfilesarea_bericht
+		// and the like lead to work folders.
+		if ($modulepart !== 'bericht' || $rest === null || !is_object($fuser)) {
+			return $this->refuse();
 		}
-		// <documents>/bericht/<ref>/<file>: the folder is the report's ref.
-		$ref = basename(dirname((string) $parameters['original_file']));
+		if ((int) $entity !== (int) ($parameters['entity'] ?? 0) || !in_array((string) $entity, array_map('trim', explode(',', (string) getEntity('bericht'))), true)) {
+			return $this->refuse();
+		}
+		// <ref>/<file> or <ref>/thumbs/<file> (Dolibarr's thumbnails); temp/ and anything else is no report's.
+		if (!(count($rest) === 2 || (count($rest) === 3 && $rest[1] === 'thumbs'))) {
+			return $this->refuse();
+		}
+		$ref = $rest[0];
+		$name = $rest[count($rest) - 1];
+		// A leading dot: the service's temporary names while a file is written; Dolibarr's file names never hold these characters.
+		if ($ref === 'temp' || $name[0] === '.' || preg_match('/[:*?"<>|]/', $ref.$name)) {
+			return $this->refuse();
+		}
+		if (empty($fuser->admin) && !$fuser->hasRight('bericht', 'read')) {
+			return $this->refuse();
+		}
+
 		$p = $this->db->prefix();
-		$sql = "SELECT COALESCE(co.fk_soc, fa.fk_soc, pr.fk_soc, 0) as fk_soc FROM ".$p."bericht as b";
-		$sql .= " LEFT JOIN ".$p."commande as co ON b.element_type = 'commande' AND co.rowid = b.fk_element";
-		$sql .= " LEFT JOIN ".$p."facture as fa ON b.element_type = 'facture' AND fa.rowid = b.fk_element";
-		$sql .= " LEFT JOIN ".$p."propal as pr ON b.element_type = 'propal' AND pr.rowid = b.fk_element";
-		$sql .= " WHERE b.ref = '".$this->db->escape($ref)."' AND b.entity = ".((int) $parameters['entity']);
-		$this->results = array('sqlprotectagainstexternals' => $sql);
+		$resql = $this->db->query("SELECT b.rowid, b.ref, b.is_template FROM ".$p."bericht as b WHERE b.ref = '".$this->db->escape($ref)."' AND b.entity = ".((int) $entity));
+		$report = $resql ? $this->db->fetch_object($resql) : null;
+		// The database may compare case- or trailing-space-insensitively; the folder must be the ref itself.
+		if (!$report || (string) $report->ref !== $ref) {
+			return $this->refuse();
+		}
+		if (!empty($report->is_template)) {
+			// A template belongs to no customer: only the office sees its images.
+			if (!empty($fuser->socid)) {
+				return $this->refuse();
+			}
+		} else {
+			$reports = new BerichtReports($this->db, (int) $entity);
+			$resql = $this->db->query("SELECT b.rowid".$reports->fromWhere($fuser)." AND b.rowid = ".((int) $report->rowid));
+			if (!$resql || !$this->db->fetch_object($resql)) {
+				return $this->refuse();
+			}
+		}
+
+		// What Dolibarr serves is the file that was checked, whatever spelling reached the hook.
+		$root = $this->roots()[$entity][0];
+		$this->results = array('original_file' => rtrim($root, '/\\').'/'.implode('/', $rest));
+		if (!empty($fuser->socid)) {
+			// document.php and viewimage.php compare it with the external user's third party as well.
+			$sql = "SELECT COALESCE(co.fk_soc, fa.fk_soc, pr.fk_soc, 0) as fk_soc FROM ".$p."bericht as b";
+			$sql .= " LEFT JOIN ".$p."commande as co ON b.element_type = 'commande' AND co.rowid = b.fk_element";
+			$sql .= " LEFT JOIN ".$p."facture as fa ON b.element_type = 'facture' AND fa.rowid = b.fk_element";
+			$sql .= " LEFT JOIN ".$p."propal as pr ON b.element_type = 'propal' AND pr.rowid = b.fk_element";
+			$sql .= " WHERE b.rowid = ".((int) $report->rowid);
+			$this->results['sqlprotectagainstexternals'] = $sql;
+		}
+		return 1;
+	}
+
+	/**
+	 * Refuses the file: 403 and the end of the request, as Dolibarr's document.php ends a refused
+	 * one. Dolibarr cannot be told "refused" through a hook's results (it reads accessallowed only
+	 * when it is not empty), so should a caller go on without its security library, what is handed
+	 * back names no file and makes document.php's check of external users refuse too.
+	 *
+	 * @return int 1
+	 */
+	private function refuse()
+	{
+		global $langs;
+		$this->results = array('original_file' => '/nonexistent/../bericht-refused', 'sqlprotectagainstexternals' => 'SELECT -1 as fk_soc');
+		if (function_exists('httponly_accessforbidden')) {
+			$message = 'Access to this file is refused';
+			if (is_object($langs)) {
+				$langs->loadLangs(array('bericht@bericht'));
+				$message = $langs->trans('BerichtFileRefused');
+			}
+			httponly_accessforbidden($message, 403);
+		}
 		return 1;
 	}
 

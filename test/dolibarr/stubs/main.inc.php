@@ -150,7 +150,10 @@ $hookmanager = new HookManager();
 $conf = new stdClass();
 $conf->entity = 1;
 $conf->liste_limit = 20;
-$conf->bericht = (object) array('dir_output' => DOL_DATA_ROOT.'/bericht');
+// As Dolibarr's Conf for an enabled module; FAKE_MULTIDIR (JSON entity => folder) adds the folders of
+// other entities, as Multicompany does.
+$conf->bericht = (object) array('dir_output' => DOL_DATA_ROOT.'/bericht', 'dir_temp' => DOL_DATA_ROOT.'/bericht/temp',
+	'multidir_output' => array(1 => DOL_DATA_ROOT.'/bericht') + (array) json_decode(getenv('FAKE_MULTIDIR') ?: '{}', true));
 $conf->commande = (object) array('multidir_output' => array(1 => DOL_DATA_ROOT.'/commande'));
 $conf->facture = (object) array('multidir_output' => array(1 => DOL_DATA_ROOT.'/facture'));
 $conf->propal = (object) array('multidir_output' => array(1 => DOL_DATA_ROOT.'/propale'));

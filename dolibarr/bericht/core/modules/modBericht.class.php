@@ -42,10 +42,11 @@ class modBericht extends DolibarrModules
 		$this->const_name = 'MAIN_MODULE_'.strtoupper($this->name);
 		$this->picto = 'technic';
 
-		// Hooks (class/actions_bericht.class.php): checkSecureAccess, so external users open only the
-		// PDFs of their own third party's reports through document.php; getFormMail, so Dolibarr's
+		// Hooks (class/actions_bericht.class.php): checkSecureAccess, so document.php, viewimage.php
+		// and the REST API ('api') serve a file below bericht/ only to users who may read its report
+		// (external users: their own third party's) and never a work file; getFormMail, so Dolibarr's
 		// "send by e-mail" form of an order, invoice or proposal attaches its newest final report.
-		$this->module_parts = array('hooks' => array('data' => array('main', 'document', 'formmail'), 'entity' => '0'));
+		$this->module_parts = array('hooks' => array('data' => array('main', 'document', 'formmail', 'api'), 'entity' => '0'));
 		// The reports' work area in the documents folder, as the service writes it. Dolibarr sets
 		// $conf->bericht->dir_output to <documents>/bericht for an enabled module: document.php's
 		// generic case then serves modulepart=bericht to users with the right bericht read.
