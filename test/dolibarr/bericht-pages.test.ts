@@ -427,6 +427,37 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.match(allowed.res.sqlprotectagainstexternals, /SELECT COALESCE\(co\.fk_soc, fa\.fk_soc, pr\.fk_soc, 0\) as fk_soc FROM llx_bericht as b/);
   });
 
+  test("the trash icon of an order's documents does not delete a photo a signed report shows, and names the report", () => {
+    const deleting = (file: string, get: Record<string, string> = { action: 'confirm_deletefile', confirm: 'yes' }) => {
+      const res = spawnSync('php', ['-r', `
+        putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(office))}); putenv('FAKE_GET=' . ${JSON.stringify(JSON.stringify(get))});
+        require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
+        require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/actions_bericht.class.php'))};
+        $hookmanager->hooks[] = new ActionsBericht($db); $o = null; $a = '';
+        $r = $hookmanager->executeHooks('deleteFile', array('file' => ${JSON.stringify(docs)}.'/'.${JSON.stringify(file)}, 'disableglob' => 0, 'nophperrors' => 0), $o, $a);
+        echo 'RESULT '.$r;`], { encoding: 'utf8' });
+      assert.equal(res.status, 0, res.stdout + res.stderr);
+      assert.equal(res.stderr, '');
+      return res.stdout.trim();
+    };
+    // dol_delete_file deletes nothing when the hooks answer < 0, and the page shows the message.
+    const refused = deleting('commande/CO2611-0001/Heizung vorher.jpg');
+    assert.equal(refused, 'EVENT errors: Die Datei Heizung vorher.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001 (die Unterschrift deckt sie ab).\nRESULT -1');
+    assert.match(deleting('commande/CO2611-0001/Dichtung.jpg'), /^EVENT errors: Die Datei Dichtung\.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001/, "a checklist's photo");
+    assert.match(deleting('commande/CO2611-0002/Tiefkühler 2.jpg'), /Bericht BR2611-0003 /, 'the second image of a before/after page');
+    for (const file of [
+      'commande/CO2611-0001/Entwurf.jpg', // only a draft shows it
+      'commande/CO2611-0001/Heizung nachher.jpg', // only an unsigned new version shows it
+      'commande/CO2611-0002/Nach der Unterschrift.jpg', // a page after the signature
+      'commande/CO2611-0001/anderes.jpg',
+      'commande/CO2611-0001/Dichtung.jp',
+      'bericht/BR2611-0001/BR2611-0001.pdf',
+    ]) {
+      assert.equal(deleting(file), 'RESULT 0', file);
+    }
+    assert.equal(deleting('commande/CO2611-0001/Heizung vorher.jpg', {}), 'RESULT 0', 'deleting the whole order (no confirm_deletefile) is left alone');
+  });
+
   test('the descriptor registers the tabs on orders, invoices and proposals, the list menu entry and the hook', () => {
     const base = path.join(root, 'descriptor');
     mkdirSync(path.join(base, 'core/modules'), { recursive: true });
@@ -447,6 +478,7 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.ok(d.parts.hooks.data.includes('main'));
     assert.ok(d.parts.hooks.data.includes('formmail'), "the hook of Dolibarr's e-mail form");
     assert.ok(d.parts.hooks.data.includes('api'), 'the access hook in the REST API too');
+    assert.ok(d.parts.hooks.data.includes('fileslib'), "the hook of Dolibarr's file deletion");
   });
 
   test("Dolibarr's e-mail form of an order or proposal attaches its newest final report (its copy in the object's documents)", () => {

@@ -217,6 +217,73 @@ class ActionsBericht
 	}
 
 	/**
+	 * Hook deleteFile (Dolibarr's dol_delete_file, context fileslib): the trash icon of an order's,
+	 * invoice's or proposal's document tab (and of the ECM screens), confirm_deletefile, is refused
+	 * for a file a signed report shows (a page before a signature page shows it, also as a
+	 * checklist's photo), with words that name the report. The signature stays valid either way
+	 * (the service keeps what a signature covers in the report's folder); this only says so before
+	 * the office loses the photo from the order. Deleting a whole order, invoice or proposal is left
+	 * alone.
+	 *
+	 * @param array<string,mixed> $parameters file (full path)
+	 * @param object|null         $object     The object whose documents are shown
+	 * @param string              $action     Current action
+	 * @return int 0: delete as Dolibarr does; -1: refused (dol_delete_file deletes nothing)
+	 */
+	public function deleteFile($parameters, &$object, &$action)
+	{
+		global $conf, $langs;
+		if (GETPOST('action', 'aZ09') !== 'confirm_deletefile') {
+			return 0;
+		}
+		$file = str_replace('\\', '/', (string) ($parameters['file'] ?? ''));
+		// The file as the service names it: <module folder>/<object ref>/<name>, relative to the entity's documents.
+		$folders = array('commande' => 'commande', 'facture' => 'facture', 'propal' => 'propale');
+		$rel = null;
+		$entity = (int) $conf->entity;
+		foreach ($folders as $module => $folder) {
+			$dirs = (isset($conf->$module->multidir_output) && is_array($conf->$module->multidir_output)) ? $conf->$module->multidir_output : array();
+			foreach ($dirs as $dirEntity => $dir) {
+				$dir = rtrim(str_replace('\\', '/', (string) $dir), '/').'/';
+				if ($dir !== '/' && strpos($file, $dir) === 0) {
+					$rel = $folder.'/'.substr($file, strlen($dir));
+					$entity = (int) $dirEntity;
+					break 2;
+				}
+			}
+		}
+		if ($rel === null) {
+			return 0;
+		}
+		$p = $this->db->prefix();
+		$quoted = "'".$this->db->escape($rel)."'";
+		$sql = "SELECT DISTINCT b.ref FROM ".$p."bericht_page as pg INNER JOIN ".$p."bericht as b ON b.rowid = pg.fk_bericht";
+		$sql .= " WHERE b.entity = ".((int) $entity);
+		$sql .= " AND (pg.source_path = ".$quoted." OR pg.source_path_2 = ".$quoted;
+		$sql .= " OR pg.checklist LIKE '%".$this->db->escape($this->db->escapeforlike(json_encode($rel, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE)))."%')";
+		$sql .= " AND EXISTS (SELECT 1 FROM ".$p."bericht_page as sg WHERE sg.fk_bericht = pg.fk_bericht AND sg.layout = 'signature' AND sg.page_order > pg.page_order)";
+		$sql .= " ORDER BY b.ref";
+		$resql = $this->db->query($sql);
+		if (!$resql) {
+			return 0;
+		}
+		$refs = array();
+		while ($obj = $this->db->fetch_object($resql)) {
+			$refs[] = $obj->ref;
+		}
+		if (!$refs) {
+			return 0;
+		}
+		$langs->loadLangs(array('bericht@bericht'));
+		$message = $langs->trans('BerichtFileSigned', basename($file), implode(', ', $refs));
+		$this->errors[] = $message;
+		if (function_exists('setEventMessages')) {
+			setEventMessages($message, null, 'errors');
+		}
+		return -1;
+	}
+
+	/**
 	 * Hook getFormMail (Dolibarr's "send by e-mail" form of an order, invoice or proposal): when the
 	 * form opens, the newest final report of the object is attached beside the object's own PDF (its
 	 * copy in the object's documents). The clerk may remove it as any attachment.

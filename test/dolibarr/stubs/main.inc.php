@@ -129,7 +129,7 @@ class HookManager
 			}
 			$instance->results = array();
 			$r = $instance->$method($parameters, $object, $action);
-			$ret = max($ret, (int) $r);
+			$ret += (int) $r; // Dolibarr adds the answers of 'addreplace' hooks
 			if (!empty($instance->results) && is_array($instance->results)) {
 				$this->resArray = array_merge_recursive($this->resArray, $instance->results);
 			}
@@ -203,6 +203,11 @@ function httponly_accessforbidden($m, $code = 403)
 {
 	echo 'FORBIDDEN '.$code.' '.$m;
 	exit(4);
+}
+/** Dolibarr's messages shown on the next page: printed here, one line each. */
+function setEventMessages($mesg, $mesgs, $style = 'mesgs')
+{
+	echo 'EVENT '.$style.': '.$mesg."\n";
 }
 function dol_print_error($db, $e = '')
 {

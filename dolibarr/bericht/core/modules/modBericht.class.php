@@ -45,8 +45,10 @@ class modBericht extends DolibarrModules
 		// Hooks (class/actions_bericht.class.php): checkSecureAccess, so document.php, viewimage.php
 		// and the REST API ('api') serve a file below bericht/ only to users who may read its report
 		// (external users: their own third party's) and never a work file; getFormMail, so Dolibarr's
-		// "send by e-mail" form of an order, invoice or proposal attaches its newest final report.
-		$this->module_parts = array('hooks' => array('data' => array('main', 'document', 'formmail', 'api'), 'entity' => '0'));
+		// "send by e-mail" form of an order, invoice or proposal attaches its newest final report;
+		// deleteFile ('fileslib'), so a document tab's trash icon does not delete a photo a signed
+		// report shows, and says which report.
+		$this->module_parts = array('hooks' => array('data' => array('main', 'document', 'formmail', 'api', 'fileslib'), 'entity' => '0'));
 		// The reports' work area in the documents folder, as the service writes it. Dolibarr sets
 		// $conf->bericht->dir_output to <documents>/bericht for an enabled module: document.php's
 		// generic case then serves modulepart=bericht to users with the right bericht read.
