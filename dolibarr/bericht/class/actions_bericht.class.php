@@ -209,7 +209,7 @@ class ActionsBericht
 			$message = 'Access to this file is refused';
 			if (is_object($langs)) {
 				$langs->loadLangs(array('bericht@bericht'));
-				$message = $langs->trans('BerichtFileRefused');
+				$message = $langs->transnoentitiesnoconv('BerichtFileRefused');
 			}
 			httponly_accessforbidden($message, 403);
 		}

@@ -107,6 +107,11 @@ class Translate
 	{
 		return isset($this->tab[$key]) ? sprintf($this->tab[$key], $p1, $p2) : $key;
 	}
+	/** As trans, without HTML entities (Dolibarr's trans encodes them). */
+	public function transnoentitiesnoconv($key, $p1 = '', $p2 = '')
+	{
+		return $this->trans($key, $p1, $p2);
+	}
 }
 
 class HookManager
