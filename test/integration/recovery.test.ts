@@ -46,6 +46,8 @@ for (const dialect of testDialects()) {
       writeFileSync(path.join(runs.dir, `${foreignLive}.json`), JSON.stringify({ host: 'another-host', pid: 1 }));
       const dir = path.join(root, 'commande', 'CO2611-0001');
       mkdirSync(path.join(dir, 'thumbs'), { recursive: true });
+      const keptDir = path.join(root, 'bericht', 'BR2611-0001', 'signiert', 'unterschrift_20261127150345_8Ruyrq', 'commande', 'CO2611-0001');
+      mkdirSync(keptDir, { recursive: true });
       const put = (name: string, ageMs = 0, folder = dir) => {
         const file = path.join(folder, name);
         writeFileSync(file, 'x');
@@ -58,6 +60,7 @@ for (const dialect of testDialects()) {
         put(`.Foto_small.jpg.${dead}.0123456789ab.tmp`, 0, path.join(dir, 'thumbs')),
         put('.upload-0123456789abcdef.tmp', ORPHAN_AGE_MS + 60_000),
         put(`.x.fffffffffff0.0123456789ab.tmp`, ORPHAN_AGE_MS + 60_000), // no marker, old
+        put(`.kept.${dead}.0123456789ab.tmp`, 0, keptDir), // a copy a signature was keeping
       ];
       const kept = [
         put(`.Foto.jpg.${RUN_ID}.0123456789ab.tmp`),
@@ -66,6 +69,7 @@ for (const dialect of testDialects()) {
         put(`.y.fffffffffff1.0123456789ab.tmp`), // no marker, young
         put('Foto.jpg'),
         put('notiz.tmp'),
+        put('Foto.jpg', 0, keptDir),
       ];
       const result = await recoverDeadRuns({ db: ctx.handle.db, dataRoot: root, entity: ctx.config.entity, runs });
       for (const file of gone) assert.equal(existsSync(file), false, `${file} removed`);

@@ -3,8 +3,9 @@
  * clean-up (runs.ts says how a run is proven dead):
  * 1. intents of dead runs: the file and its `ecm_files` row made to agree (file-intents.ts);
  * 2. temporary files of dead runs in the folders the service writes: the order folders
- *    (`commande/<ref>/` and their `thumbs/`), the reports' work areas (`bericht/<ref>/`) and the
- *    print-size copies (`bericht/temp/print/`);
+ *    (`commande/<ref>/` and their `thumbs/`), the reports' work areas (`bericht/<ref>/`), the
+ *    print-size copies (`bericht/temp/print/`) and the copies signatures keep
+ *    (`bericht/<ref>/signiert/<signature>/<area>/<object ref>/`);
  * 3. working folders of dead runs in TMPDIR (PDF, preview, LibreOffice profiles);
  * 4. LibreOffice processes still running on a dead run's profile (Linux: read from /proc);
  * 5. markers of dead runs.
@@ -18,6 +19,7 @@ import { ORPHAN_AGE_MS, RUN_ID, leftoverJudge, pidAlive, runOfTempDir, runOfTemp
 import type { Db } from '../../db/database.js';
 import { MODULE_DIRS } from '../../dolibarr/documents.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
+import { KEPT_DIR } from '../reports/kept-copies.js';
 import { settleDeadIntents } from './file-intents.js';
 
 export interface RecoveryResult {
@@ -41,6 +43,12 @@ async function writtenFolders(root: string): Promise<string[]> {
     for (const dir of await subfolders(path.join(root, area))) folders.push(dir, path.join(dir, 'thumbs'));
   }
   folders.push(path.join(root, MODULE_DIRS.bericht, 'temp', 'print'));
+  // What signatures keep (kept-copies.ts): bericht/<ref>/signiert/<signature>/<area>/<object ref>/.
+  for (const report of await subfolders(path.join(root, MODULE_DIRS.bericht))) {
+    for (const signature of await subfolders(path.join(report, KEPT_DIR))) {
+      for (const area of await subfolders(signature)) folders.push(...(await subfolders(area)));
+    }
+  }
   return folders;
 }
 
