@@ -149,6 +149,27 @@ for (const dialect of testDialects()) {
       assert.doesNotMatch(text, /fehlt|missing/i, 'no placeholder for a missing image');
     });
 
+    test("a new version of a signed report takes a photo deleted in Dolibarr from the signature's kept copy", async () => {
+      const me = await caller();
+      const r = await report(me);
+      assert.equal((await sign(me, r.id)).statusCode, 201);
+      assert.equal((await req(me, 'POST', `/api/reports.php?id=${r.id}&action=finalize`)).statusCode, 200);
+      const bytes = await readFile(path.join(r.orderDir, 'Heizung vorher.jpg'));
+      await deleteAsDolibarr(r.order, r.orderDir, 'Heizung vorher.jpg');
+      const v2 = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=new_version`);
+      assert.equal(v2.statusCode, 201, v2.body);
+      const next = v2.json() as { id: number; ref: string; pages: Array<{ source_path: string | null; source_path_2: string | null }> };
+      const own = `bericht/${next.ref}/Heizung vorher.jpg`;
+      assert.deepEqual(next.pages.map((p) => [p.source_path, p.source_path_2]), [
+        [own, null],
+        [own, `commande/${r.order.ref}/Heizung nachher.jpg`],
+        [`commande/${r.order.ref}/Zaehler.png`, null],
+      ], 'the deleted photo from the kept copy, once, into the new work area; the others stay the order\'s');
+      assert.deepEqual(await readFile(path.join(ctx.config.dataRoot, own)), bytes);
+      const done = await req(me, 'POST', `/api/reports.php?id=${next.id}&action=finalize`);
+      assert.equal(done.statusCode, 200, done.body);
+    });
+
     test('a signature that fails leaves no kept copies behind; pages after the signature get none', async () => {
       const me = await caller();
       const r = await report(me);
