@@ -194,10 +194,12 @@ class ActionsBericht
 	}
 
 	/**
-	 * Refuses the file: 403 and the end of the request, as Dolibarr's document.php ends a refused
-	 * one. Dolibarr cannot be told "refused" through a hook's results (it reads accessallowed only
-	 * when it is not empty), so should a caller go on without its security library, what is handed
-	 * back names no file and makes document.php's check of external users refuse too.
+	 * Refuses the file: Dolibarr's httponly_accessforbidden, HTTP 403 and the end of the request
+	 * (document.php's own refusal, accessforbidden(), answers 200 with an error page). Dolibarr
+	 * cannot be told "refused" through a hook's results (it reads accessallowed only when it is not
+	 * empty), so should a caller go on without its security library, what is handed back names no
+	 * file (a path with '..', which document.php, viewimage.php and the REST API refuse) and makes
+	 * the check of external users refuse too.
 	 *
 	 * @return int 1
 	 */
