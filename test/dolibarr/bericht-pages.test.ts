@@ -418,6 +418,14 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       return { status: res.status, out: res.stdout };
     };
     assert.deepEqual(check(office, 'commande', 'commande/CO2611-0001/CO2611-0001.pdf'), { status: 0, out: '{"r":0,"res":[]}' });
+    // Another module whose name holds the word keeps its downloads.
+    for (const modulepart of ['arbeitsbericht', 'berichte', 'arbeitsbericht_temp', 'massfilesarea_arbeitsbericht']) {
+      assert.deepEqual(check(office, modulepart, `${modulepart}/AB-0001/AB-0001.pdf`), { status: 0, out: '{"r":0,"res":[]}' }, modulepart);
+    }
+    // The module's own moduleparts, wherever they point, are refused.
+    for (const modulepart of ['bericht_temp', 'bericht_user', 'bericht_user_temp', 'massfilesarea_bericht']) {
+      assert.equal(check(office, modulepart, 'elsewhere/x.pdf').status, 4, modulepart);
+    }
     // A refusal ends the request with 403, as document.php ends one.
     const refused = check(external, 'bericht', 'bericht/BR2611-0001/./BR2611-0001.pdf');
     assert.equal(refused.status, 4);

@@ -24,6 +24,13 @@ require_once __DIR__.'/berichtreports.class.php';
  */
 class ActionsBericht
 {
+	/**
+	 * The moduleparts Dolibarr's generic case makes of this module's name (bericht-<sub> reaches the
+	 * hook as bericht; bericht-temp is listed for callers that do not split it). Other modules'
+	 * moduleparts, even those holding the word (arbeitsbericht), are not this hook's business.
+	 */
+	const MODULEPARTS = array('bericht', 'bericht_temp', 'bericht-temp', 'bericht_user', 'bericht_user_temp', 'massfilesarea_bericht');
+
 	/** @var DoliDB */
 	public $db;
 	/** @var array<string,mixed> What the hook hands back: Dolibarr's HookManager merges it into its resArray */
@@ -132,7 +139,7 @@ class ActionsBericht
 				}
 			}
 		}
-		if ($rest === null && stripos($modulepart, 'bericht') === false) {
+		if ($rest === null && !in_array(strtolower($modulepart), self::MODULEPARTS, true)) {
 			return 0;
 		}
 
