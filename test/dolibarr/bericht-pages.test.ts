@@ -463,7 +463,11 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     ]) {
       assert.equal(deleting(file), 'RESULT 0', file);
     }
+    // The Documents block of the order's card (actions_builddoc.inc.php) deletes through remove_file.
+    assert.equal(deleting('commande/CO2611-0001/Heizung vorher.jpg', { action: 'remove_file', file: 'Heizung vorher.jpg' }), 'EVENT errors: Die Datei Heizung vorher.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001 (die Unterschrift deckt sie ab).\nRESULT -1');
+    assert.equal(deleting('commande/CO2611-0001/anderes.jpg', { action: 'remove_file', file: 'anderes.jpg' }), 'RESULT 0');
     assert.equal(deleting('commande/CO2611-0001/Heizung vorher.jpg', {}), 'RESULT 0', 'deleting the whole order (no confirm_deletefile) is left alone');
+    assert.equal(deleting('commande/CO2611-0001/Heizung vorher.jpg', { action: 'confirm_delete', confirm: 'yes' }), 'RESULT 0', 'deleting the whole order is left alone');
   });
 
   test('the descriptor registers the tabs on orders, invoices and proposals, the list menu entry and the hook', () => {

@@ -227,7 +227,8 @@ class ActionsBericht
 
 	/**
 	 * Hook deleteFile (Dolibarr's dol_delete_file, context fileslib): the trash icon of an order's,
-	 * invoice's or proposal's document tab (and of the ECM screens), confirm_deletefile, is refused
+	 * invoice's or proposal's document tab and card (and of the ECM screens), confirm_deletefile and
+	 * remove_file, is refused
 	 * for a file a signed report shows (a page before a signature page shows it, also as a
 	 * checklist's photo), with words that name the report. The signature stays valid either way
 	 * (the service keeps what a signature covers in the report's folder); this only says so before
@@ -242,7 +243,9 @@ class ActionsBericht
 	public function deleteFile($parameters, &$object, &$action)
 	{
 		global $conf, $langs;
-		if (GETPOST('action', 'aZ09') !== 'confirm_deletefile') {
+		// confirm_deletefile: the documents tab (actions_linkedfiles.inc.php) and the ECM screens;
+		// remove_file: the Documents block of an order's, invoice's or proposal's card (actions_builddoc.inc.php).
+		if (!in_array(GETPOST('action', 'aZ09'), array('confirm_deletefile', 'remove_file'), true)) {
 			return 0;
 		}
 		$file = str_replace('\\', '/', (string) ($parameters['file'] ?? ''));
