@@ -255,6 +255,11 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       'bericht/BR2611-0003/BR2611-0003.pdf': 'CONTENT B pdf',
       'bericht/BR2611-0003/Unterschrift_1.png': 'CONTENT B signature',
       'bericht/BR2611-0003/thumbs/Unterschrift_1_small.png': 'CONTENT B thumbnail',
+      'bericht/BR2611-0003/Unterschrift_1.png.json': 'CONTENT B metadata',
+      'bericht/BR2611-0003/Unterschrift_1.png.strokes.json': 'CONTENT B strokes',
+      // Folders the database would take for a report's (MariaDB compares refs case-insensitively, ignoring trailing spaces).
+      'bericht/br2611-0003/BR2611-0003.pdf': 'CONTENT lower-case folder',
+      'bericht/BR2611-0003 /BR2611-0003.pdf': 'CONTENT folder with a trailing space',
       'bericht/BR2611-0003/.copy.0123456789ab.0123456789ab.tmp': 'CONTENT B half-written copy',
       'bericht/BR2611-0006/Vorlage.jpg': 'CONTENT template image',
       'bericht/temp/print/0123abcd.jpg': 'CONTENT print copy',
@@ -371,6 +376,12 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       }
       // Dolibarr turns bericht-BR2611-0003 into the folder BR2611/ (it splits at the first '-'): no report's.
       assert.equal(download(external, { modulepart: 'bericht-BR2611-0003', entity: 1, file: 'BR2611-0003.pdf' }).served, false);
+      // Folders that only the database's comparison takes for its report are not the report's.
+      for (const file of ['br2611-0003/BR2611-0003.pdf', 'BR2611-0003 /BR2611-0003.pdf']) {
+        const r = download(external, { modulepart: 'bericht', entity: 1, file });
+        assert.equal(r.status, 4, `${file}: ${r.body}`);
+        assert.doesNotMatch(r.body, /CONTENT/, file);
+      }
       // Its own report, but the link names another entity.
       assert.equal(download(external, { modulepart: 'bericht', entity: 2, file: 'BR2611-0003/BR2611-0003.pdf' }).served, false);
     }
@@ -401,6 +412,11 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.equal(served(salesRep, 'BR2611-0001/./BR2611-0001.pdf').served, false);
     assert.equal(served(salesRep, 'BR2611-0003/BR2611-0003.pdf').body, 'CONTENT B pdf');
     assert.equal(served(ordersOnly, 'BR2611-0001/BR2611-0001.pdf').body, 'CONTENT A pdf');
+    for (const file of ['br2611-0003/BR2611-0003.pdf', 'BR2611-0003 /BR2611-0003.pdf']) {
+      const r = served(office, file);
+      assert.equal(r.status, 4, `${file}: ${r.body}`);
+      assert.doesNotMatch(r.body, /CONTENT/, file);
+    }
   });
 
   test('the hook leaves other moduleparts alone, refuses with 403, and hands back the file it checked', () => {

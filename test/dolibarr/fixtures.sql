@@ -1,12 +1,14 @@
 -- Test data for the module's pages: the service's report tables (columns as in its migrations)
 -- and the few Dolibarr tables the module reads. Times of the service's tables are UTC.
+-- llx_bericht.ref compares as MariaDB's utf8_unicode_ci does (case-insensitive, trailing spaces
+-- ignored; the collation is registered by stubs/seed.php and stubs/main.inc.php).
 CREATE TABLE llx_user (rowid INTEGER PRIMARY KEY, login TEXT, firstname TEXT, lastname TEXT);
 CREATE TABLE llx_societe (rowid INTEGER PRIMARY KEY, nom TEXT, entity INTEGER DEFAULT 1);
 CREATE TABLE llx_societe_commerciaux (rowid INTEGER PRIMARY KEY, fk_soc INTEGER, fk_user INTEGER);
 CREATE TABLE llx_commande (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
 CREATE TABLE llx_facture (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
 CREATE TABLE llx_propal (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
-CREATE TABLE llx_bericht (rowid INTEGER PRIMARY KEY, ref TEXT NOT NULL, entity INTEGER NOT NULL DEFAULT 1, element_type TEXT, fk_element INTEGER,
+CREATE TABLE llx_bericht (rowid INTEGER PRIMARY KEY, ref TEXT NOT NULL COLLATE utf8_unicode_ci, entity INTEGER NOT NULL DEFAULT 1, element_type TEXT, fk_element INTEGER,
   title TEXT NOT NULL, format TEXT NOT NULL DEFAULT 'A4', orientation TEXT NOT NULL DEFAULT 'portrait', odt_template TEXT, status INTEGER NOT NULL DEFAULT 0,
   version INTEGER NOT NULL DEFAULT 1, fk_bericht_parent INTEGER, is_template INTEGER NOT NULL DEFAULT 0, template_label TEXT, final_pdf_path TEXT,
   fk_user_creat INTEGER NOT NULL, fk_user_modif INTEGER, datec TEXT, tms TEXT, photos_per_sheet INTEGER NOT NULL DEFAULT 4);

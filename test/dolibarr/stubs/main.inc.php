@@ -10,6 +10,17 @@ define('DOL_DOCUMENT_ROOT', __DIR__);
 define('DOL_URL_ROOT', '');
 define('DOL_DATA_ROOT', getenv('FAKE_DOCS'));
 
+/**
+ * MariaDB's utf8_unicode_ci as far as the module's checks meet it: case-insensitive, trailing spaces
+ * ignored (PAD SPACE). Columns of the fixtures declared COLLATE utf8_unicode_ci compare this way.
+ */
+function fake_mariadb_collation($pdo)
+{
+	$pdo->sqliteCreateCollation('utf8_unicode_ci', function ($a, $b) {
+		return strcmp(mb_strtolower(rtrim((string) $a, ' ')), mb_strtolower(rtrim((string) $b, ' ')));
+	});
+}
+
 class DoliDB
 {
 	public $pdo;
@@ -18,6 +29,7 @@ class DoliDB
 	{
 		$this->pdo = new PDO('sqlite:'.$file);
 		$this->pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_SILENT);
+		fake_mariadb_collation($this->pdo);
 	}
 	public function prefix()
 	{
@@ -120,13 +132,17 @@ class HookManager
 	public $resArray = array();
 	/** @var object[] Action classes registered (Dolibarr's initHooks finds them by the modules' module_parts) */
 	public $hooks = array();
+	/** @var string[] The contexts initHooks was called with (Dolibarr hands them to the hooks as parameters['context']) */
+	public $contextarray = array();
 	public function initHooks($c)
 	{
+		$this->contextarray = array_values(array_unique(array_merge($this->contextarray, $c)));
 	}
 	/** As Dolibarr's: each hook's method runs; only what it puts into ->results reaches ->resArray. */
 	public function executeHooks($method = '', $parameters = array(), &$object = null, &$action = '')
 	{
 		$this->resArray = array();
+		$parameters['context'] = implode(':', $this->contextarray);
 		$ret = 0;
 		foreach ($this->hooks as $instance) {
 			if (!method_exists($instance, $method)) {
