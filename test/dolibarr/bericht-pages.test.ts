@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -416,6 +416,43 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       const r = served(office, file);
       assert.equal(r.status, 4, `${file}: ${r.body}`);
       assert.doesNotMatch(r.body, /CONTENT/, file);
+    }
+  });
+
+  test("the REST API's documents: a report's files are only read, never deleted or written, whoever asks", () => {
+    writeDocuments();
+    const admin: FakeUser & { admin: number } = { id: 1, admin: 1, rights: ALL };
+    const api = (user: FakeUser, method: string, mode: string, file: string, name = '') => {
+      const res = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'document.php')], {
+        encoding: 'utf8',
+        env: {
+          ...process.env, FAKE_DB: dbFile, FAKE_DOCS: docs, FAKE_USER: JSON.stringify(user), FAKE_GET: JSON.stringify({ modulepart: 'bericht', entity: 1, file }),
+          FAKE_API: JSON.stringify({ method, mode, name }), FAKE_API_CONTENT: 'CONTENT uploaded',
+        },
+      });
+      assert.equal(res.stderr, '', `no PHP notice or warning for ${method} ${file}`);
+      return { status: res.status, body: res.stdout };
+    };
+    // GET /documents/download: as document.php.
+    assert.deepEqual(api(external, 'GET', 'read', 'BR2611-0003/BR2611-0003.pdf'), { status: 0, body: 'CONTENT B pdf' });
+    assert.equal(api(external, 'GET', 'read', 'BR2611-0001/BR2611-0001.pdf').status, 4);
+    // DELETE /documents checks with mode 'read' and unlinks: refused for the customer, the office and the admin.
+    for (const user of [external, office, admin]) {
+      for (const file of ['BR2611-0003/BR2611-0003.pdf', 'BR2611-0003/Unterschrift_1.png', 'BR2611-0003/thumbs/Unterschrift_1_small.png']) {
+        const r = api(user, 'DELETE', 'read', file);
+        assert.equal(r.status, 4, `user ${user.id} DELETE ${file}: ${r.body}`);
+        assert.match(r.body, /^FORBIDDEN 403 /);
+        assert.ok(existsSync(path.join(docs, 'bericht', file)), `user ${user.id}: ${file} is still there`);
+      }
+    }
+    // POST /documents/upload checks with mode 'write' and writes whatever the answer: the hook ends the request.
+    for (const user of [external, office, admin]) {
+      for (const [folder, name] of [['BR2611-0003/thumbs', 'x.png'], ['BR2611-0003/x', 'y.png'], ['BR2611-0003', 'BR2611-0003.pdf']] as const) {
+        const r = api(user, 'POST', 'write', folder, name);
+        assert.equal(r.status, 4, `user ${user.id} upload into ${folder}: ${r.body}`);
+        assert.notEqual(readFileSync(path.join(docs, 'bericht', 'BR2611-0003/BR2611-0003.pdf'), 'utf8'), 'CONTENT uploaded');
+        assert.ok(!existsSync(path.join(docs, 'bericht', folder, name)) || name === 'BR2611-0003.pdf', `user ${user.id}: nothing written into ${folder}`);
+      }
     }
   });
 

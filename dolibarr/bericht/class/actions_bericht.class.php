@@ -142,6 +142,16 @@ class ActionsBericht
 		if ($rest === null && !in_array(strtolower($modulepart), self::MODULEPARTS, true)) {
 			return 0;
 		}
+		// Only reading: document.php and viewimage.php ask with mode 'read' (their default), the
+		// REST API's upload and builddoc with 'write' (and write whatever the answer). The REST API's
+		// DELETE asks with 'read' and then deletes the file itself: in the API only GET is served.
+		$mode = $parameters['mode'] ?? null;
+		if ($mode !== null && $mode !== '' && $mode !== 'read') {
+			return $this->refuse();
+		}
+		if (in_array('api', explode(':', (string) ($parameters['context'] ?? '')), true) && strtoupper((string) ($_SERVER['REQUEST_METHOD'] ?? '')) !== 'GET') {
+			return $this->refuse();
+		}
 
 		// Only the modulepart bericht serves files; bericht_temp, bericht_user, massfilesarea_bericht
 		// and the like lead to work folders.
