@@ -382,6 +382,12 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
         assert.equal(r.status, 4, `${file}: ${r.body}`);
         assert.doesNotMatch(r.body, /CONTENT/, file);
       }
+      // Its own report's signature metadata (IP address, position, verify code) and strokes are the office's.
+      for (const file of ['BR2611-0003/Unterschrift_1.png.json', 'BR2611-0003/Unterschrift_1.png.strokes.json', 'BR2611-0003/./Unterschrift_1.png.JSON']) {
+        const r = download(external, { modulepart: 'bericht', entity: 1, file });
+        assert.equal(r.status, 4, `${file}: ${r.body}`);
+        assert.doesNotMatch(r.body, /CONTENT/, file);
+      }
       // Its own report, but the link names another entity.
       assert.equal(download(external, { modulepart: 'bericht', entity: 2, file: 'BR2611-0003/BR2611-0003.pdf' }).served, false);
     }
@@ -412,6 +418,7 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.equal(served(salesRep, 'BR2611-0001/./BR2611-0001.pdf').served, false);
     assert.equal(served(salesRep, 'BR2611-0003/BR2611-0003.pdf').body, 'CONTENT B pdf');
     assert.equal(served(ordersOnly, 'BR2611-0001/BR2611-0001.pdf').body, 'CONTENT A pdf');
+    assert.equal(served(office, 'BR2611-0003/Unterschrift_1.png.strokes.json').body, 'CONTENT B strokes', 'the office keeps the signature files');
     for (const file of ['br2611-0003/BR2611-0003.pdf', 'BR2611-0003 /BR2611-0003.pdf']) {
       const r = served(office, file);
       assert.equal(r.status, 4, `${file}: ${r.body}`);

@@ -174,6 +174,11 @@ class ActionsBericht
 		if (empty($fuser->admin) && !$fuser->hasRight('bericht', 'read')) {
 			return $this->refuse();
 		}
+		// An external user gets the report's PDF and its images, not the signature's metadata (IP
+		// address, position, verify code) or its strokes (*.json).
+		if (!empty($fuser->socid) && !preg_match('/\.(pdf|png|jpe?g|gif|webp)$/i', $name)) {
+			return $this->refuse();
+		}
 
 		$p = $this->db->prefix();
 		$resql = $this->db->query("SELECT b.rowid, b.ref, b.is_template FROM ".$p."bericht as b WHERE b.ref = '".$this->db->escape($ref)."' AND b.entity = ".((int) $entity));
