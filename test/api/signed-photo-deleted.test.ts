@@ -10,7 +10,7 @@
 import { signaturePng } from '../helpers/signature.js';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
@@ -186,6 +186,47 @@ for (const dialect of testDialects()) {
       assert.equal(after.statusCode, 201, after.body);
       const keptDir = path.join(r.workDir, 'signiert', path.basename(sig.source_path, '.png'), 'commande', r.order.ref);
       assert.deepEqual((await readdir(keptDir)).sort(), ['Heizung nachher.jpg', 'Heizung vorher.jpg']);
+    });
+
+    test('a signature that fails while keeping its copies (after the first copy) leaves none behind', async () => {
+      const me = await caller();
+      const r = await report(me);
+      // The second photo cannot be read as a file (here: a folder took its name), the first is copied already.
+      await rm(path.join(r.orderDir, 'Heizung nachher.jpg'));
+      await mkdir(path.join(r.orderDir, 'Heizung nachher.jpg'));
+      const refused = await sign(me, r.id);
+      assert.ok(refused.statusCode >= 400, refused.body);
+      assert.equal(existsSync(path.join(r.workDir, 'signiert')), false, `no kept copies after ${refused.statusCode}: ${existsSync(path.join(r.workDir, 'signiert')) ? (await readdir(path.join(r.workDir, 'signiert'), { recursive: true })).join(', ') : ''}`);
+      const rows = await ctx.handle.db.selectFrom('bericht_page').select('rowid').where('fk_bericht', '=', r.id).where('layout', '=', 'signature').execute();
+      assert.equal(rows.length, 0);
+    });
+
+    test('the customer signs after the technician although a signed photo was deleted meanwhile; the second signature links the first one\'s copies', async () => {
+      const me = await caller();
+      const r = await report(me);
+      const first = await sign(me, r.id);
+      assert.equal(first.statusCode, 201, first.body);
+      const sig1 = first.json() as { id: number; source_path: string };
+      await deleteAsDolibarr(r.order, r.orderDir, 'Heizung vorher.jpg');
+      const second = await sign(me, r.id);
+      assert.equal(second.statusCode, 201, second.body);
+      const sig2 = second.json() as { id: number; source_path: string };
+      for (const sig of [sig1, sig2]) {
+        const checked = await req(me, 'GET', `/ajax/verify_signature.php?id=${sig.id}`);
+        assert.equal(checked.json().verified, true, checked.body);
+      }
+      const keptOf = (sig: { source_path: string }, name: string) => path.join(r.workDir, 'signiert', path.basename(sig.source_path, '.png'), 'commande', r.order.ref, name);
+      // The kept copies never change: the second signature's are the first one's bytes, on the disk once.
+      for (const name of ['Heizung vorher.jpg', 'Heizung nachher.jpg', 'Zaehler.png']) {
+        const [a, b] = [await stat(keptOf(sig1, name)), await stat(keptOf(sig2, name))];
+        assert.equal(b.ino, a.ino, `${name}: one file`);
+      }
+      // No marker of the signing run is left in a stored signature's folder.
+      for (const sig of [sig1, sig2]) {
+        assert.deepEqual((await readdir(path.dirname(path.dirname(keptOf(sig, 'x'))))).filter((n) => n.startsWith('.')), []);
+      }
+      const done = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=finalize`);
+      assert.equal(done.statusCode, 200, done.body);
     });
   });
 }

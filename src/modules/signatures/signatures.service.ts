@@ -55,7 +55,8 @@ import { pageEvidenceOf, toPageResponse, withPageSignatures } from '../reports/r
 import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { reportFolder, resolveSource, WORK_AREA_DIR } from '../reports/work-area.js';
-import { keepCopies, keptCopyPath, KEPT_DIR, pageImagePaths } from '../reports/kept-copies.js';
+import { entityRoot } from '../../dolibarr/ecm.js';
+import { keepCopies, keptCopiesOf, keptCopyPath, keptFolderOf, KEPT_DIR, pageImagePaths, signingMarker } from '../reports/kept-copies.js';
 import { fileSha256, HASH_FORM_EVIDENCE, pagesDigest, type HashedEvidence } from './signature-hash.js';
 import { hashedEvidence, type PhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
 import { createLimiter } from '../common/limiter.js';
@@ -326,24 +327,23 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     // What the signature covers outside the report's own folder is kept in it (kept-copies.ts), and
     // the hash is taken of those copies: the check survives a photo deleted in Dolibarr.
     const madeFolder = await mkdir(folder.dir, { recursive: true });
-    let kept: Awaited<ReturnType<typeof keepCopies>> | undefined;
+    // Known before anything is copied: whatever fails (disk full, no write permission), it goes.
+    const keptDir = path.join(entityRoot(dataRoot, entity), keptFolderOf(imageRel));
     let committed = false;
     try {
-      kept = await keepCopies(dataRoot, entity, folder.name, imageRel, pages.flatMap(pageImagePaths));
-      const copies = kept.copies;
+      // An earlier signature's copies: linked when they hold the same bytes, taken when the original is gone.
+      const copies = await keepCopies(dataRoot, entity, folder.name, imageRel, pages.flatMap(pageImagePaths), keptCopiesOf(pages));
       // The photos' evidence is page content: with any, the hash takes form 3 (signature-hash.ts).
       const evidence = await pageEvidenceOf(db, entity, pages);
-      const digestOf = (relPath: string) => {
-        const copy = copies.get(relPath);
-        return copy ? fileSha256(copy) : strictDigest(relPath);
-      };
+      const digestOf = async (relPath: string) => copies.get(relPath)?.sha256 ?? strictDigest(relPath);
       const { hash, form: hashForm } = await pagesDigest(report.ref, pages, digestOf, evidenceLookup(evidence));
       const answer = await signCovered(user, reportId, input, claim, { report, pages, now, code, folder, base, imageRel, hash, hashForm });
       committed = true;
+      await rm(path.join(keptDir, signingMarker()), { force: true }).catch(() => undefined);
       return answer;
     } finally {
       if (!committed) {
-        if (kept) await rm(kept.dir, { recursive: true, force: true });
+        await rm(keptDir, { recursive: true, force: true }).catch(() => undefined);
         await rmdir(path.join(folder.dir, KEPT_DIR)).catch(() => undefined);
         if (madeFolder) await rmdir(folder.dir).catch(() => undefined);
       }
