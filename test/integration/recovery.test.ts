@@ -77,6 +77,43 @@ for (const dialect of testDialects()) {
       assert.equal(result.temp_files, gone.length);
     });
 
+    test("removes a signature's kept folder that no signature page names once its run is dead or it is old; keeps stored and live ones", async () => {
+      const root = ctx.config.dataRoot;
+      const runs = createRunRegistry(root);
+      const dead = 'dead0dead0de';
+      mkdirSync(runs.dir, { recursive: true });
+      writeFileSync(path.join(runs.dir, `${dead}.json`), JSON.stringify({ host: os.hostname(), pid: 2 ** 22 + 19 }));
+      const creator = await ctx.make.user({ rights: ['read'] });
+      const { id, ref } = await ctx.make.report({ creator: creator.id });
+      const keptRoot = path.join(root, 'bericht', ref, 'signiert');
+      const folder = (name: string, marker?: string, ageMs = 0) => {
+        const dir = path.join(keptRoot, name);
+        mkdirSync(path.join(dir, 'commande', 'CO2611-0001'), { recursive: true });
+        writeFileSync(path.join(dir, 'commande', 'CO2611-0001', 'Foto.jpg'), 'x');
+        const at = new Date(Date.now() - ageMs);
+        if (marker) {
+          writeFileSync(path.join(dir, marker), '');
+          utimesSync(path.join(dir, marker), at, at);
+        }
+        utimesSync(dir, at, at);
+        return dir;
+      };
+      const stored = folder('unterschrift_1_stored', `.signing-${dead}`, ORPHAN_AGE_MS + 60_000);
+      const now = toDbDateTime();
+      await ctx.handle.db
+        .insertInto('bericht_page')
+        .values({ fk_bericht: id, page_order: 1, title: 'Unterschrift', note: null, rotation: 0, layout: 'signature', source_path: `bericht/${ref}/unterschrift_1_stored.png`, source_path_2: null, datec: now, tms: now })
+        .execute();
+      const deadRun = folder('unterschrift_2_dead', `.signing-${dead}`);
+      const oldWithout = folder('unterschrift_3_old', undefined, ORPHAN_AGE_MS + 60_000);
+      const live = folder('unterschrift_4_live', `.signing-${RUN_ID}`, ORPHAN_AGE_MS + 60_000);
+      const youngWithout = folder('unterschrift_5_young');
+      const result = await recoverDeadRuns({ db: ctx.handle.db, dataRoot: root, entity: ctx.config.entity, runs });
+      for (const dir of [deadRun, oldWithout]) assert.equal(existsSync(dir), false, `${dir} removed`);
+      for (const dir of [stored, live, youngWithout]) assert.equal(existsSync(path.join(dir, 'commande', 'CO2611-0001', 'Foto.jpg')), true, `${dir} kept`);
+      assert.equal(result.kept_folders, 2);
+    });
+
     test("settles a dead run's intents: both kept when file and row are there, both removed otherwise", async () => {
       const root = ctx.config.dataRoot;
       const runs = createRunRegistry(root);
