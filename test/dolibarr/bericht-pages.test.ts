@@ -553,6 +553,24 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.ok(d.parts.hooks.data.includes('fileslib'), "the hook of Dolibarr's file deletion");
   });
 
+  test("switching the module on warns when Dolibarr's SOAP webservices (getDocument, no hooks) are on", () => {
+    const base = path.join(root, 'descriptor-init');
+    mkdirSync(path.join(base, 'core/modules'), { recursive: true });
+    writeFileSync(path.join(base, 'core/modules/DolibarrModules.class.php'), '<?php\n#[\\AllowDynamicProperties]\nclass DolibarrModules { public function _init($sql, $options = "") { return 1; } }\n');
+    const init = (enabled: string[]) => spawnSync('php', ['-r', `define('DOL_DOCUMENT_ROOT', ${JSON.stringify(base)});
+      function isModEnabled($m) { return in_array($m, ${JSON.stringify(JSON.stringify(enabled))} === '' ? array() : json_decode(${JSON.stringify(JSON.stringify(enabled))}, true), true); }
+      function setEventMessages($m, $ms, $style = 'mesgs') { echo 'EVENT '.$style.': '.$m."\\n"; }
+      class Translate { public $tab = array(); public function loadLangs($l) { foreach (file(${JSON.stringify(path.join(MODULE, 'langs/de_DE/bericht.lang'))}) as $line) { if (preg_match('/^(\\w+)\\s*=\\s*(.*)$/', trim($line), $m)) { $this->tab[$m[1]] = $m[2]; } } } public function trans($k) { return $this->tab[$k] ?? $k; } }
+      $langs = new Translate();
+      require ${JSON.stringify(path.join(MODULE, 'core/modules/modBericht.class.php'))};
+      $m = new modBericht(null); echo 'RESULT '.$m->init();`], { encoding: 'utf8' });
+    const on = init(['webservices', 'bericht']);
+    assert.equal(on.stderr, '');
+    assert.equal(on.stdout, 'EVENT warnings: Das Modul Webservices (SOAP) ist eingeschaltet: seine Funktion getDocument liefert Dateien ohne die Zugriffsprüfung dieses Moduls, auch Berichte und Unterschriftsdaten. Schalten Sie es aus, wenn Sie es nicht brauchen.\nRESULT 1');
+    const off = init(['bericht']);
+    assert.equal(off.stdout, 'RESULT 1');
+  });
+
   test("Dolibarr's e-mail form of an order or proposal attaches its newest final report (its copy in the object's documents)", () => {
     for (const [folder, ref] of [['commande/CO2611-0001', 'BR2611-0001'], ['propale/PR2611-0001', 'BR2611-0005']] as const) {
       mkdirSync(path.join(docs, folder), { recursive: true });

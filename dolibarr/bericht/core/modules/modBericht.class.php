@@ -117,6 +117,13 @@ class modBericht extends DolibarrModules
 	 */
 	public function init($options = '')
 	{
+		global $langs;
+		// Dolibarr's SOAP webservices (webservices/server_other.php, getDocument) serve files without
+		// asking any module's hook: with them on, the module's access check does not hold there.
+		if (function_exists('isModEnabled') && isModEnabled('webservices') && function_exists('setEventMessages') && is_object($langs)) {
+			$langs->loadLangs(array('bericht@bericht'));
+			setEventMessages($langs->trans('BerichtWebservicesWarning'), null, 'warnings');
+		}
 		$sql = array();
 		return $this->_init($sql, $options);
 	}
