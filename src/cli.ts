@@ -154,7 +154,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           const { removed, recovered, print_copies: copies } = await runDailyCleanup({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs: createRunRegistry(config.dataRoot) });
           process.stdout.write(
             `Removed: ${removed.upload_tokens} expired upload links, ${removed.idempotency_keys} old idempotency keys, ${removed.login_failures} old failed logins.\n` +
-              `Left by stopped processes: ${recovered.temp_files} temporary files, ${recovered.temp_dirs} working folders, ${recovered.processes} LibreOffice processes, ` +
+              `Left by stopped processes: ${recovered.temp_files} temporary files, ${recovered.temp_dirs} working folders, ${recovered.kept_folders} unstored signatures' copies, ${recovered.processes} LibreOffice processes, ` +
               `${recovered.intents_removed} unfinished files removed, ${recovered.intents_kept} finished files kept.\n` +
               `Print-size copies: ${copies.removed} removed, ${copies.kept} kept (${Math.round(copies.bytes / 1048576)} MB).\n`,
           );

@@ -44,6 +44,7 @@ export const errorCatalogue = {
   REPORT_EMPTY: { status: 409, message: 'Der Bericht hat keine Seiten' },
   REPORT_TOO_MANY_PAGES: { status: 409, message: 'Der Bericht hat die höchste Seitenzahl erreicht' },
   REPORT_SOURCE_MISSING: { status: 409, message: 'Ein Bild des Berichts fehlt; der Bericht kann so nicht abgeschlossen werden' },
+  REPORT_SOURCE_CHANGED: { status: 409, message: 'Ein Bild des Berichts wurde gerade geändert; bitte erneut unterschreiben' },
   REPORT_REF_EXHAUSTED: { status: 503, message: 'Es konnte keine freie Berichtsnummer vergeben werden, bitte erneut versuchen' },
   PAGE_ORDER_MISMATCH: { status: 400, message: 'Die Reihenfolge muss genau die Seiten des Berichts nennen, jede einmal' },
   SIGNATURE_TOO_LARGE: { status: 413, message: 'Das Unterschriftsbild ist zu groß' },

@@ -325,9 +325,15 @@ for (const dialect of testDialects()) {
       assertError(await sign(me, r.id, { signer_name: 'Erika\u202eMüller' }), 400, 'VALIDATION_FAILED');
       assertError(await sign(me, r.id, { signer_name: 'Erika\nMüller' }), 400, 'VALIDATION_FAILED');
       const { rm } = await import('node:fs/promises');
+      // An image that is gone and that no earlier signature kept cannot be signed.
+      const fresh = await report(me);
+      await rm(path.join(fresh.orderDir, 'b.jpg'));
+      assertError(await sign(me, fresh.id), 409, 'REPORT_SOURCE_MISSING');
+      assert.equal((await pageRows(fresh.id)).length, 3);
+      // One the first signature kept is signed again from that copy (kept-copies.ts).
       await rm(path.join(r.orderDir, 'b.jpg'));
-      assertError(await sign(me, r.id), 409, 'REPORT_SOURCE_MISSING');
-      assert.equal((await pageRows(r.id)).length, 4);
+      assert.equal((await sign(me, r.id)).statusCode, 201);
+      assert.equal((await pageRows(r.id)).length, 5);
     });
 
     test('bad input is refused clearly and leaves no page and no file', async () => {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -227,27 +227,307 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.deepEqual(ok(run('tab.php', office, { element: 'commande', id: '1 OR 1=1' })).ids, [7, 2, 1]);
   });
 
-  test("document.php hook: an external user's PDF access is checked against the report's third party", () => {
-    const script = (user: FakeUser, file: string) => `
+  /**
+   * What Dolibarr's document.php delivers for a request (viewimage.php decides the same way), run
+   * through the stand-in of its decision (stubs/document.php) with the module's hook registered:
+   * the file's bytes, or a refusal.
+   */
+  function download(user: FakeUser, get: Record<string, string | number>, opts: { multidir?: Record<number, string> } = {}) {
+    const res = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'document.php')], {
+      encoding: 'utf8',
+      env: {
+        ...process.env, FAKE_DB: dbFile, FAKE_DOCS: docs, FAKE_USER: JSON.stringify(user), FAKE_GET: JSON.stringify(get),
+        FAKE_MULTIDIR: JSON.stringify(opts.multidir ?? {}),
+      },
+    });
+    assert.equal(res.stderr, '', `no PHP notice or warning for ${JSON.stringify(get)}`);
+    assert.ok([0, 3, 4].includes(res.status ?? -1), `exit ${res.status} for ${JSON.stringify(get)}: ${res.stdout.slice(0, 200)}`);
+    return { served: res.status === 0 && res.stdout.startsWith('CONTENT '), body: res.stdout, status: res.status };
+  }
+  /** Every file below bericht/, its bytes saying which it is. */
+  function writeDocuments() {
+    const files: Record<string, string> = {
+      'bericht/BR2611-0001/BR2611-0001.pdf': 'CONTENT A pdf',
+      'bericht/BR2611-0001/Unterschrift_1.png': 'CONTENT A signature',
+      'bericht/BR2611-0001/Unterschrift_1.png.json': 'CONTENT A metadata',
+      'bericht/BR2611-0001/Unterschrift_1.png.strokes.json': 'CONTENT A strokes',
+      'bericht/BR2611-0001/thumbs/Unterschrift_1_small.png': 'CONTENT A thumbnail',
+      'bericht/BR2611-0003/BR2611-0003.pdf': 'CONTENT B pdf',
+      'bericht/BR2611-0003/Unterschrift_1.png': 'CONTENT B signature',
+      'bericht/BR2611-0003/thumbs/Unterschrift_1_small.png': 'CONTENT B thumbnail',
+      'bericht/BR2611-0003/Unterschrift_1.png.json': 'CONTENT B metadata',
+      'bericht/BR2611-0003/Unterschrift_1.png.strokes.json': 'CONTENT B strokes',
+      // Folders the database would take for a report's (MariaDB compares refs case-insensitively, ignoring trailing spaces).
+      'bericht/br2611-0003/BR2611-0003.pdf': 'CONTENT lower-case folder',
+      'bericht/BR2611-0003 /BR2611-0003.pdf': 'CONTENT folder with a trailing space',
+      'bericht/BR2611-0003/.copy.0123456789ab.0123456789ab.tmp': 'CONTENT B half-written copy',
+      'bericht/BR2611-0006/Vorlage.jpg': 'CONTENT template image',
+      'bericht/temp/print/0123abcd.jpg': 'CONTENT print copy',
+      'bericht/temp/runs/run1.json': 'CONTENT run marker',
+      'bericht/temp/massgeneration/23/x.pdf': 'CONTENT mass generation',
+      'bericht/temp/23/x.pdf': 'CONTENT user temp',
+      'bericht/23/x.pdf': 'CONTENT user folder',
+      'bericht/BR2611-0003/BR2611-0001/BR2611-0001.pdf': 'CONTENT nested',
+      '2/bericht/BR2611-0008/BR2611-0008.pdf': 'CONTENT other entity',
+    };
+    for (const [rel, content] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(docs, rel)), { recursive: true });
+      writeFileSync(path.join(docs, rel), content);
+    }
+  }
+
+  test("document.php: an external user gets only the files of their own third party's reports, whatever the path's spelling", () => {
+    writeDocuments();
+    // Customer A (third party 1): BR2611-0001; customer B (third party 2, the external user's): BR2611-0003.
+    const refusedForB = [
+      'BR2611-0001/BR2611-0001.pdf',
+      'BR2611-0001/./BR2611-0001.pdf',
+      './BR2611-0001/BR2611-0001.pdf',
+      'BR2611-0001//BR2611-0001.pdf',
+      '/BR2611-0001/BR2611-0001.pdf',
+      'BR2611-0001/BR2611-0001.pdf/.',
+      'BR2611-0001/./././BR2611-0001.pdf',
+      'BR2611-0001/.//./BR2611-0001.pdf',
+      'BR2611-0001/../BR2611-0001/BR2611-0001.pdf',
+      'BR2611-0003/../BR2611-0001/BR2611-0001.pdf',
+      'BR2611-0003/..././BR2611-0001/BR2611-0001.pdf',
+      'BR2611-0003/..\\BR2611-0001/BR2611-0001.pdf',
+      'BR2611-0003/BR2611-0001/BR2611-0001.pdf',
+      'BR2611-0001\\BR2611-0001.pdf',
+      'BR2611-0001\\.\\BR2611-0001.pdf',
+      '.\\BR2611-0001\\BR2611-0001.pdf',
+      'BR2611-0001%2fBR2611-0001.pdf',
+      'BR2611-0001%2FBR2611-0001.pdf',
+      'BR2611-0001/%2e/BR2611-0001.pdf',
+      '%2e/BR2611-0001/BR2611-0001.pdf',
+      'BR2611-0001%252fBR2611-0001.pdf',
+      'BR2611-0001/%252e/BR2611-0001.pdf',
+      'BR2611-0001%5cBR2611-0001.pdf',
+      'BR2611-0001/&#46;/BR2611-0001.pdf',
+      'BR2611-0001&#47;BR2611-0001.pdf',
+      'BR2611-0001/&period;/BR2611-0001.pdf',
+      'BR2611-0001/&amp;#46;/BR2611-0001.pdf',
+      'br2611-0001/BR2611-0001.pdf',
+      'Br2611-0001/./BR2611-0001.pdf',
+      'BR2611-0001 /BR2611-0001.pdf',
+      'BR2611-0001./BR2611-0001.pdf',
+      'BR2611-0001/Unterschrift_1.png',
+      'BR2611-0001/./Unterschrift_1.png',
+      'BR2611-0001/Unterschrift_1.png.json',
+      'BR2611-0001/./Unterschrift_1.png.json',
+      'BR2611-0001/Unterschrift_1.png.strokes.json',
+      'BR2611-0001//Unterschrift_1.png.strokes.json',
+      'BR2611-0001/thumbs/Unterschrift_1_small.png',
+      'BR2611-0001/thumbs/./Unterschrift_1_small.png',
+      'BR2611-0001/<b>/BR2611-0001.pdf',
+      'BR2611-9999/BR2611-9999.pdf',
+      "BR'x/BR'x.pdf",
+      'BR2611-0006/Vorlage.jpg',
+      'BR2611-0003/.copy.0123456789ab.0123456789ab.tmp',
+      'BR2611-0003/./.copy.0123456789ab.0123456789ab.tmp',
+      'temp/print/0123abcd.jpg',
+      './temp/print/0123abcd.jpg',
+      'temp//print/0123abcd.jpg',
+      'temp/./runs/run1.json',
+      'TEMP/print/0123abcd.jpg',
+      'temp\\print\\0123abcd.jpg',
+      'temp/runs/run1.json',
+      'temp/massgeneration/23/x.pdf',
+      'temp/23/x.pdf',
+      '23/x.pdf',
+      '.',
+      './',
+      '/',
+      'BR2611-0003',
+      'BR2611-0003/',
+      'BR2611-0003/.',
+    ];
+    {
+      for (const file of refusedForB) {
+        const r = download(external, { modulepart: 'bericht', entity: 1, file });
+        assert.equal(r.served, false, `served ${file}: ${r.body}`);
+        assert.doesNotMatch(r.body, /CONTENT/, file);
+      }
+      // The module's other moduleparts lead to its work folders.
+      for (const get of [
+        { modulepart: 'bericht_temp', file: 'print/0123abcd.jpg' },
+        { modulepart: 'bericht-temp', file: 'print/0123abcd.jpg' },
+        { modulepart: 'bericht-temp', file: 'runs/run1.json' },
+        { modulepart: 'bericht_user_temp', file: 'x.pdf' },
+        { modulepart: 'bericht_user', file: 'x.pdf' },
+        { modulepart: 'massfilesarea_bericht', file: 'x.pdf' },
+        { modulepart: 'bericht-BR2611-0001', file: 'BR2611-0001.pdf' },
+        { modulepart: 'bericht-BR2611-0001', file: './BR2611-0001.pdf' },
+      ]) {
+        const r = download(external, { ...get, entity: 1 });
+        assert.equal(r.served, false, `${JSON.stringify(get)}: ${r.body}`);
+      }
+      // The customer's own report, in every spelling that names its files; what is delivered is the named file.
+      for (const [file, content] of [
+        ['BR2611-0003/BR2611-0003.pdf', 'CONTENT B pdf'],
+        ['BR2611-0003/./BR2611-0003.pdf', 'CONTENT B pdf'],
+        ['BR2611-0003//BR2611-0003.pdf', 'CONTENT B pdf'],
+        ['BR2611-0003\\BR2611-0003.pdf', 'CONTENT B pdf'],
+        ['BR2611-0003/Unterschrift_1.png', 'CONTENT B signature'],
+        ['BR2611-0003/thumbs/Unterschrift_1_small.png', 'CONTENT B thumbnail'],
+      ] as const) {
+        const r = download(external, { modulepart: 'bericht', entity: 1, file });
+        assert.equal(r.body, content, file);
+      }
+      // Dolibarr turns bericht-BR2611-0003 into the folder BR2611/ (it splits at the first '-'): no report's.
+      assert.equal(download(external, { modulepart: 'bericht-BR2611-0003', entity: 1, file: 'BR2611-0003.pdf' }).served, false);
+      // Folders that only the database's comparison takes for its report are not the report's.
+      for (const file of ['br2611-0003/BR2611-0003.pdf', 'BR2611-0003 /BR2611-0003.pdf']) {
+        const r = download(external, { modulepart: 'bericht', entity: 1, file });
+        assert.equal(r.status, 4, `${file}: ${r.body}`);
+        assert.doesNotMatch(r.body, /CONTENT/, file);
+      }
+      // Its own report's signature metadata (IP address, position, verify code) and strokes are the office's.
+      for (const file of ['BR2611-0003/Unterschrift_1.png.json', 'BR2611-0003/Unterschrift_1.png.strokes.json', 'BR2611-0003/./Unterschrift_1.png.JSON']) {
+        const r = download(external, { modulepart: 'bericht', entity: 1, file });
+        assert.equal(r.status, 4, `${file}: ${r.body}`);
+        assert.doesNotMatch(r.body, /CONTENT/, file);
+      }
+      // Its own report, but the link names another entity.
+      assert.equal(download(external, { modulepart: 'bericht', entity: 2, file: 'BR2611-0003/BR2611-0003.pdf' }).served, false);
+    }
+  });
+
+  test('document.php: office users get the reports they may see, never work files, never another entity\'s', () => {
+    writeDocuments();
+    const admin: FakeUser & { admin: number } = { id: 1, admin: 1, rights: ALL };
+    const served = (user: FakeUser, file: string, entity = 1, multidir?: Record<number, string>) => download(user, { modulepart: 'bericht', entity, file }, { multidir });
+    for (const user of [office, admin]) {
+      assert.equal(served(user, 'BR2611-0001/BR2611-0001.pdf').body, 'CONTENT A pdf');
+      assert.equal(served(user, 'BR2611-0001/Unterschrift_1.png.json').body, 'CONTENT A metadata');
+      assert.equal(served(user, 'BR2611-0006/Vorlage.jpg').body, 'CONTENT template image', "a template's image, for the office");
+      for (const file of ['temp/print/0123abcd.jpg', './temp/print/0123abcd.jpg', 'temp/runs/run1.json', 'BR2611-0003/.copy.0123456789ab.0123456789ab.tmp', 'BR2611-9999/x.pdf', 'BR2611-0001/./BR2611-0001.pdf/..']) {
+        assert.equal(served(user, file).served, false, `user ${user.id}: ${file}`);
+      }
+      for (const modulepart of ['bericht_temp', 'bericht-temp']) {
+        assert.equal(download(user, { modulepart, entity: 1, file: 'print/0123abcd.jpg' }).served, false, modulepart);
+      }
+      // Another entity: without Multicompany Dolibarr resolves it into this entity's folder; with it, the user does not work there.
+      assert.equal(served(user, 'BR2611-0001/BR2611-0001.pdf', 2).served, false);
+      assert.equal(served(user, 'BR2611-0008/BR2611-0008.pdf', 2, { 2: path.join(docs, '2/bericht') }).served, false);
+      assert.equal(served(user, 'BR2611-0008/BR2611-0008.pdf', 1, { 2: path.join(docs, '2/bericht') }).served, false);
+    }
+    // Without the module's right; a sales representative of B only; orders only (A's report is on an order, B's PR on a proposal).
+    assert.equal(served(noReportRight, 'BR2611-0001/BR2611-0001.pdf').served, false);
+    assert.equal(served(salesRep, 'BR2611-0001/BR2611-0001.pdf').served, false);
+    assert.equal(served(salesRep, 'BR2611-0001/./BR2611-0001.pdf').served, false);
+    assert.equal(served(salesRep, 'BR2611-0003/BR2611-0003.pdf').body, 'CONTENT B pdf');
+    assert.equal(served(ordersOnly, 'BR2611-0001/BR2611-0001.pdf').body, 'CONTENT A pdf');
+    assert.equal(served(office, 'BR2611-0003/Unterschrift_1.png.strokes.json').body, 'CONTENT B strokes', 'the office keeps the signature files');
+    for (const file of ['br2611-0003/BR2611-0003.pdf', 'BR2611-0003 /BR2611-0003.pdf']) {
+      const r = served(office, file);
+      assert.equal(r.status, 4, `${file}: ${r.body}`);
+      assert.doesNotMatch(r.body, /CONTENT/, file);
+    }
+  });
+
+  test("the REST API's documents: a report's files are only read, never deleted or written, whoever asks", () => {
+    writeDocuments();
+    const admin: FakeUser & { admin: number } = { id: 1, admin: 1, rights: ALL };
+    const api = (user: FakeUser, method: string, mode: string, file: string, name = '') => {
+      const res = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'document.php')], {
+        encoding: 'utf8',
+        env: {
+          ...process.env, FAKE_DB: dbFile, FAKE_DOCS: docs, FAKE_USER: JSON.stringify(user), FAKE_GET: JSON.stringify({ modulepart: 'bericht', entity: 1, file }),
+          FAKE_API: JSON.stringify({ method, mode, name }), FAKE_API_CONTENT: 'CONTENT uploaded',
+        },
+      });
+      assert.equal(res.stderr, '', `no PHP notice or warning for ${method} ${file}`);
+      return { status: res.status, body: res.stdout };
+    };
+    // GET /documents/download: as document.php.
+    assert.deepEqual(api(external, 'GET', 'read', 'BR2611-0003/BR2611-0003.pdf'), { status: 0, body: 'CONTENT B pdf' });
+    assert.equal(api(external, 'GET', 'read', 'BR2611-0001/BR2611-0001.pdf').status, 4);
+    // DELETE /documents checks with mode 'read' and unlinks: refused for the customer, the office and the admin.
+    for (const user of [external, office, admin]) {
+      for (const file of ['BR2611-0003/BR2611-0003.pdf', 'BR2611-0003/Unterschrift_1.png', 'BR2611-0003/thumbs/Unterschrift_1_small.png']) {
+        const r = api(user, 'DELETE', 'read', file);
+        assert.equal(r.status, 4, `user ${user.id} DELETE ${file}: ${r.body}`);
+        assert.match(r.body, /^FORBIDDEN 403 /);
+        assert.ok(existsSync(path.join(docs, 'bericht', file)), `user ${user.id}: ${file} is still there`);
+      }
+    }
+    // POST /documents/upload checks with mode 'write' and writes whatever the answer: the hook ends the request.
+    for (const user of [external, office, admin]) {
+      for (const [folder, name] of [['BR2611-0003/thumbs', 'x.png'], ['BR2611-0003/x', 'y.png'], ['BR2611-0003', 'BR2611-0003.pdf']] as const) {
+        const r = api(user, 'POST', 'write', folder, name);
+        assert.equal(r.status, 4, `user ${user.id} upload into ${folder}: ${r.body}`);
+        assert.notEqual(readFileSync(path.join(docs, 'bericht', 'BR2611-0003/BR2611-0003.pdf'), 'utf8'), 'CONTENT uploaded');
+        assert.ok(!existsSync(path.join(docs, 'bericht', folder, name)) || name === 'BR2611-0003.pdf', `user ${user.id}: nothing written into ${folder}`);
+      }
+    }
+  });
+
+  test('the hook leaves other moduleparts alone, refuses with 403, and hands back the file it checked', () => {
+    const script = (user: FakeUser, modulepart: string, file: string) => `
       putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(user))});
       require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
       require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/actions_bericht.class.php'))};
       $hookmanager->hooks[] = new ActionsBericht($db); $o = null; $a = '';
-      $r = $hookmanager->executeHooks('checkSecureAccess', array('modulepart' => 'bericht', 'original_file' => ${JSON.stringify(docs)}.'/bericht/'.${JSON.stringify(file)}, 'entity' => 1, 'fuser' => $user), $o, $a);
-      $rows = array();
-      if ($r > 0) { $st = $db->query($hookmanager->resArray['sqlprotectagainstexternals']); if (!$st) { echo 'SQLERROR'; exit(1); } while ($x = $db->fetch_object($st)) $rows[] = (int) $x->fk_soc; }
-      echo json_encode(array('r' => $r, 'soc' => $rows));
+      $r = $hookmanager->executeHooks('checkSecureAccess', array('modulepart' => ${JSON.stringify(modulepart)}, 'original_file' => ${JSON.stringify(docs)}.'/'.${JSON.stringify(file)}, 'entity' => 1, 'fuser' => $user), $o, $a);
+      echo json_encode(array('r' => $r, 'res' => $hookmanager->resArray));
     `;
-    const check = (user: FakeUser, file: string) => {
-      const res = spawnSync('php', ['-r', script(user, file)], { encoding: 'utf8' });
-      assert.equal(res.status, 0, res.stdout + res.stderr);
-      return JSON.parse(res.stdout) as { r: number; soc: number[] };
+    const check = (user: FakeUser, modulepart: string, file: string) => {
+      const res = spawnSync('php', ['-r', script(user, modulepart, file)], { encoding: 'utf8' });
+      assert.equal(res.stderr, '');
+      return { status: res.status, out: res.stdout };
     };
-    // document.php refuses an external user when a row's fk_soc differs from the user's.
-    assert.deepEqual(check(external, 'BR2611-0003/BR2611-0003.pdf'), { r: 1, soc: [2] });
-    assert.deepEqual(check(external, 'BR2611-0001/BR2611-0001.pdf'), { r: 1, soc: [1] });
-    assert.deepEqual(check(external, "BR'x/BR'x.pdf"), { r: 1, soc: [] });
-    assert.deepEqual(check(office, 'BR2611-0001/BR2611-0001.pdf'), { r: 0, soc: [] });
+    assert.deepEqual(check(office, 'commande', 'commande/CO2611-0001/CO2611-0001.pdf'), { status: 0, out: '{"r":0,"res":[]}' });
+    // Another module whose name holds the word keeps its downloads.
+    for (const modulepart of ['arbeitsbericht', 'berichte', 'arbeitsbericht_temp', 'massfilesarea_arbeitsbericht']) {
+      assert.deepEqual(check(office, modulepart, `${modulepart}/AB-0001/AB-0001.pdf`), { status: 0, out: '{"r":0,"res":[]}' }, modulepart);
+    }
+    // The module's own moduleparts, wherever they point, are refused.
+    for (const modulepart of ['bericht_temp', 'bericht_user', 'bericht_user_temp', 'massfilesarea_bericht']) {
+      assert.equal(check(office, modulepart, 'elsewhere/x.pdf').status, 4, modulepart);
+    }
+    // A refusal ends the request with 403, as document.php ends one.
+    const refused = check(external, 'bericht', 'bericht/BR2611-0001/./BR2611-0001.pdf');
+    assert.equal(refused.status, 4);
+    assert.equal(refused.out, 'FORBIDDEN 403 Zugriff auf diese Datei verweigert: sie gehört zu keinem Bericht, den Sie lesen dürfen.');
+    const allowed = JSON.parse(check(external, 'bericht', 'bericht/BR2611-0003/./BR2611-0003.pdf').out) as { r: number; res: { original_file: string; sqlprotectagainstexternals: string } };
+    assert.equal(allowed.res.original_file, path.join(docs, 'bericht/BR2611-0003/BR2611-0003.pdf'));
+    assert.match(allowed.res.sqlprotectagainstexternals, /SELECT COALESCE\(co\.fk_soc, fa\.fk_soc, pr\.fk_soc, 0\) as fk_soc FROM llx_bericht as b/);
+  });
+
+  test("the trash icon of an order's documents does not delete a photo a signed report shows, and names the report", () => {
+    const deleting = (file: string, get: Record<string, string> = { action: 'confirm_deletefile', confirm: 'yes' }) => {
+      const res = spawnSync('php', ['-r', `
+        putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(office))}); putenv('FAKE_GET=' . ${JSON.stringify(JSON.stringify(get))});
+        require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
+        require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/actions_bericht.class.php'))};
+        $hookmanager->hooks[] = new ActionsBericht($db); $o = null; $a = '';
+        $r = $hookmanager->executeHooks('deleteFile', array('file' => ${JSON.stringify(docs)}.'/'.${JSON.stringify(file)}, 'disableglob' => 0, 'nophperrors' => 0), $o, $a);
+        echo 'RESULT '.$r;`], { encoding: 'utf8' });
+      assert.equal(res.status, 0, res.stdout + res.stderr);
+      assert.equal(res.stderr, '');
+      return res.stdout.trim();
+    };
+    // dol_delete_file deletes nothing when the hooks answer < 0, and the page shows the message.
+    const refused = deleting('commande/CO2611-0001/Heizung vorher.jpg');
+    assert.equal(refused, 'EVENT errors: Die Datei Heizung vorher.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001 (die Unterschrift deckt sie ab).\nRESULT -1');
+    assert.match(deleting('commande/CO2611-0001/Dichtung.jpg'), /^EVENT errors: Die Datei Dichtung\.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001/, "a checklist's photo");
+    assert.match(deleting('commande/CO2611-0002/Tiefkühler 2.jpg'), /Bericht BR2611-0003 /, 'the second image of a before/after page');
+    for (const file of [
+      'commande/CO2611-0001/Entwurf.jpg', // only a draft shows it
+      'commande/CO2611-0001/Heizung nachher.jpg', // only an unsigned new version shows it
+      'commande/CO2611-0002/Nach der Unterschrift.jpg', // a page after the signature
+      'commande/CO2611-0001/anderes.jpg',
+      'commande/CO2611-0001/Dichtung.jp',
+      'bericht/BR2611-0001/BR2611-0001.pdf',
+    ]) {
+      assert.equal(deleting(file), 'RESULT 0', file);
+    }
+    // The Documents block of the order's card (actions_builddoc.inc.php) deletes through remove_file.
+    assert.equal(deleting('commande/CO2611-0001/Heizung vorher.jpg', { action: 'remove_file', file: 'Heizung vorher.jpg' }), 'EVENT errors: Die Datei Heizung vorher.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001 (die Unterschrift deckt sie ab).\nRESULT -1');
+    assert.equal(deleting('commande/CO2611-0001/anderes.jpg', { action: 'remove_file', file: 'anderes.jpg' }), 'RESULT 0');
+    assert.equal(deleting('commande/CO2611-0001/Heizung vorher.jpg', {}), 'RESULT 0', 'deleting the whole order (no confirm_deletefile) is left alone');
+    assert.equal(deleting('commande/CO2611-0001/Heizung vorher.jpg', { action: 'confirm_delete', confirm: 'yes' }), 'RESULT 0', 'deleting the whole order is left alone');
   });
 
   test('the descriptor registers the tabs on orders, invoices and proposals, the list menu entry and the hook', () => {
@@ -269,6 +549,26 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.equal(d.menu[0]!.perms, '$user->hasRight("bericht","read")');
     assert.ok(d.parts.hooks.data.includes('main'));
     assert.ok(d.parts.hooks.data.includes('formmail'), "the hook of Dolibarr's e-mail form");
+    assert.ok(d.parts.hooks.data.includes('api'), 'the access hook in the REST API too');
+    assert.ok(d.parts.hooks.data.includes('fileslib'), "the hook of Dolibarr's file deletion");
+  });
+
+  test("switching the module on warns when Dolibarr's SOAP webservices (getDocument, no hooks) are on", () => {
+    const base = path.join(root, 'descriptor-init');
+    mkdirSync(path.join(base, 'core/modules'), { recursive: true });
+    writeFileSync(path.join(base, 'core/modules/DolibarrModules.class.php'), '<?php\n#[\\AllowDynamicProperties]\nclass DolibarrModules { public function _init($sql, $options = "") { return 1; } }\n');
+    const init = (enabled: string[]) => spawnSync('php', ['-r', `define('DOL_DOCUMENT_ROOT', ${JSON.stringify(base)});
+      function isModEnabled($m) { return in_array($m, ${JSON.stringify(JSON.stringify(enabled))} === '' ? array() : json_decode(${JSON.stringify(JSON.stringify(enabled))}, true), true); }
+      function setEventMessages($m, $ms, $style = 'mesgs') { echo 'EVENT '.$style.': '.$m."\\n"; }
+      class Translate { public $tab = array(); public function loadLangs($l) { foreach (file(${JSON.stringify(path.join(MODULE, 'langs/de_DE/bericht.lang'))}) as $line) { if (preg_match('/^(\\w+)\\s*=\\s*(.*)$/', trim($line), $m)) { $this->tab[$m[1]] = $m[2]; } } } public function trans($k) { return $this->tab[$k] ?? $k; } }
+      $langs = new Translate();
+      require ${JSON.stringify(path.join(MODULE, 'core/modules/modBericht.class.php'))};
+      $m = new modBericht(null); echo 'RESULT '.$m->init();`], { encoding: 'utf8' });
+    const on = init(['webservices', 'bericht']);
+    assert.equal(on.stderr, '');
+    assert.equal(on.stdout, 'EVENT warnings: Das Modul Webservices (SOAP) ist eingeschaltet: seine Funktion getDocument liefert Dateien ohne die Zugriffsprüfung dieses Moduls, auch Berichte und Unterschriftsdaten. Schalten Sie es aus, wenn Sie es nicht brauchen.\nRESULT 1');
+    const off = init(['bericht']);
+    assert.equal(off.stdout, 'RESULT 1');
   });
 
   test("Dolibarr's e-mail form of an order or proposal attaches its newest final report (its copy in the object's documents)", () => {

@@ -1,16 +1,19 @@
 -- Test data for the module's pages: the service's report tables (columns as in its migrations)
 -- and the few Dolibarr tables the module reads. Times of the service's tables are UTC.
+-- llx_bericht.ref compares as MariaDB's utf8_unicode_ci does (case-insensitive, trailing spaces
+-- ignored; the collation is registered by stubs/seed.php and stubs/main.inc.php).
 CREATE TABLE llx_user (rowid INTEGER PRIMARY KEY, login TEXT, firstname TEXT, lastname TEXT);
 CREATE TABLE llx_societe (rowid INTEGER PRIMARY KEY, nom TEXT, entity INTEGER DEFAULT 1);
 CREATE TABLE llx_societe_commerciaux (rowid INTEGER PRIMARY KEY, fk_soc INTEGER, fk_user INTEGER);
 CREATE TABLE llx_commande (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
 CREATE TABLE llx_facture (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
 CREATE TABLE llx_propal (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
-CREATE TABLE llx_bericht (rowid INTEGER PRIMARY KEY, ref TEXT NOT NULL, entity INTEGER NOT NULL DEFAULT 1, element_type TEXT, fk_element INTEGER,
+CREATE TABLE llx_bericht (rowid INTEGER PRIMARY KEY, ref TEXT NOT NULL COLLATE utf8_unicode_ci, entity INTEGER NOT NULL DEFAULT 1, element_type TEXT, fk_element INTEGER,
   title TEXT NOT NULL, format TEXT NOT NULL DEFAULT 'A4', orientation TEXT NOT NULL DEFAULT 'portrait', odt_template TEXT, status INTEGER NOT NULL DEFAULT 0,
   version INTEGER NOT NULL DEFAULT 1, fk_bericht_parent INTEGER, is_template INTEGER NOT NULL DEFAULT 0, template_label TEXT, final_pdf_path TEXT,
   fk_user_creat INTEGER NOT NULL, fk_user_modif INTEGER, datec TEXT, tms TEXT, photos_per_sheet INTEGER NOT NULL DEFAULT 4);
-CREATE TABLE llx_bericht_page (rowid INTEGER PRIMARY KEY, fk_bericht INTEGER NOT NULL, page_order INTEGER NOT NULL DEFAULT 0, title TEXT, layout TEXT NOT NULL DEFAULT 'photo');
+CREATE TABLE llx_bericht_page (rowid INTEGER PRIMARY KEY, fk_bericht INTEGER NOT NULL, page_order INTEGER NOT NULL DEFAULT 0, title TEXT, layout TEXT NOT NULL DEFAULT 'photo',
+  source_path TEXT, source_path_2 TEXT, checklist TEXT);
 CREATE TABLE llx_bericht_signature (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, fk_bericht INTEGER NOT NULL, fk_page INTEGER NOT NULL,
   verify_code TEXT NOT NULL, metadata_path TEXT NOT NULL, signer_name TEXT NOT NULL, datec TEXT NOT NULL);
 CREATE TABLE llx_bericht_mail (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, fk_bericht INTEGER NOT NULL, state TEXT NOT NULL,
@@ -35,7 +38,16 @@ INSERT INTO llx_bericht (rowid, ref, entity, element_type, fk_element, title, st
  (8, 'BR2611-0008', 2, 'commande', 1, 'Andere Firma', 0, 1, NULL, 0, NULL, 10, '2026-11-21 08:00:00', '2026-11-21 08:00:00'),
  (9, 'BR2611-0009', 1, 'commande', 3, 'Auftrag der anderen Firma', 0, 1, NULL, 0, NULL, 10, '2026-11-22 08:00:00', '2026-11-22 08:00:00');
 
-INSERT INTO llx_bericht_page (fk_bericht, page_order, title) VALUES (1, 1, 'a'), (1, 2, 'b'), (1, 3, 'Unterschrift'), (2, 1, 'a'), (7, 1, 'a'), (7, 2, 'b');
+INSERT INTO llx_bericht_page (fk_bericht, page_order, title, layout, source_path, source_path_2, checklist) VALUES
+ (1, 1, 'a', 'photo', 'commande/CO2611-0001/Heizung vorher.jpg', NULL, NULL),
+ (1, 2, 'b', 'checklist', NULL, NULL, '[{"id":1,"label":"Dichtung","state":"ok","photos":["commande/CO2611-0001/Dichtung.jpg"]}]'),
+ (1, 3, 'Unterschrift', 'signature', 'bericht/BR2611-0001/unterschrift_1.png', NULL, NULL),
+ (2, 1, 'a', 'photo', 'commande/CO2611-0001/Entwurf.jpg', NULL, NULL),
+ (7, 1, 'a', 'photo', 'commande/CO2611-0001/Heizung vorher.jpg', NULL, NULL),
+ (7, 2, 'b', 'before_after', 'commande/CO2611-0001/Heizung vorher.jpg', 'commande/CO2611-0001/Heizung nachher.jpg', NULL),
+ (3, 1, 'a', 'before_after', 'commande/CO2611-0002/Tiefkühler.jpg', 'commande/CO2611-0002/Tiefkühler 2.jpg', NULL),
+ (3, 2, 'Unterschrift', 'signature', 'bericht/BR2611-0003/unterschrift_1.png', NULL, NULL),
+ (3, 3, 'nachher', 'photo', 'commande/CO2611-0002/Nach der Unterschrift.jpg', NULL, NULL);
 INSERT INTO llx_bericht_signature (entity, fk_bericht, fk_page, verify_code, metadata_path, signer_name, datec) VALUES
  (1, 1, 3, 'v1', 'bericht/BR2611-0001/u.json', 'Anna Krüger', '2026-11-02 09:15:00'),
  (1, 3, 9, 'v3', 'bericht/BR2611-0003/u.json', 'Hans Huber', '2026-11-10 07:50:00');

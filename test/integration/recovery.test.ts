@@ -46,6 +46,8 @@ for (const dialect of testDialects()) {
       writeFileSync(path.join(runs.dir, `${foreignLive}.json`), JSON.stringify({ host: 'another-host', pid: 1 }));
       const dir = path.join(root, 'commande', 'CO2611-0001');
       mkdirSync(path.join(dir, 'thumbs'), { recursive: true });
+      const keptDir = path.join(root, 'bericht', 'BR2611-0001', 'signiert', 'unterschrift_20261127150345_8Ruyrq', 'commande', 'CO2611-0001');
+      mkdirSync(keptDir, { recursive: true });
       const put = (name: string, ageMs = 0, folder = dir) => {
         const file = path.join(folder, name);
         writeFileSync(file, 'x');
@@ -58,6 +60,7 @@ for (const dialect of testDialects()) {
         put(`.Foto_small.jpg.${dead}.0123456789ab.tmp`, 0, path.join(dir, 'thumbs')),
         put('.upload-0123456789abcdef.tmp', ORPHAN_AGE_MS + 60_000),
         put(`.x.fffffffffff0.0123456789ab.tmp`, ORPHAN_AGE_MS + 60_000), // no marker, old
+        put(`.kept.${dead}.0123456789ab.tmp`, 0, keptDir), // a copy a signature was keeping
       ];
       const kept = [
         put(`.Foto.jpg.${RUN_ID}.0123456789ab.tmp`),
@@ -66,11 +69,49 @@ for (const dialect of testDialects()) {
         put(`.y.fffffffffff1.0123456789ab.tmp`), // no marker, young
         put('Foto.jpg'),
         put('notiz.tmp'),
+        put('Foto.jpg', 0, keptDir),
       ];
       const result = await recoverDeadRuns({ db: ctx.handle.db, dataRoot: root, entity: ctx.config.entity, runs });
       for (const file of gone) assert.equal(existsSync(file), false, `${file} removed`);
       for (const file of kept) assert.equal(existsSync(file), true, `${file} kept`);
       assert.equal(result.temp_files, gone.length);
+    });
+
+    test("removes a signature's kept folder that no signature page names once its run is dead or it is old; keeps stored and live ones", async () => {
+      const root = ctx.config.dataRoot;
+      const runs = createRunRegistry(root);
+      const dead = 'dead0dead0de';
+      mkdirSync(runs.dir, { recursive: true });
+      writeFileSync(path.join(runs.dir, `${dead}.json`), JSON.stringify({ host: os.hostname(), pid: 2 ** 22 + 19 }));
+      const creator = await ctx.make.user({ rights: ['read'] });
+      const { id, ref } = await ctx.make.report({ creator: creator.id });
+      const keptRoot = path.join(root, 'bericht', ref, 'signiert');
+      const folder = (name: string, marker?: string, ageMs = 0) => {
+        const dir = path.join(keptRoot, name);
+        mkdirSync(path.join(dir, 'commande', 'CO2611-0001'), { recursive: true });
+        writeFileSync(path.join(dir, 'commande', 'CO2611-0001', 'Foto.jpg'), 'x');
+        const at = new Date(Date.now() - ageMs);
+        if (marker) {
+          writeFileSync(path.join(dir, marker), '');
+          utimesSync(path.join(dir, marker), at, at);
+        }
+        utimesSync(dir, at, at);
+        return dir;
+      };
+      const stored = folder('unterschrift_1_stored', `.signing-${dead}`, ORPHAN_AGE_MS + 60_000);
+      const now = toDbDateTime();
+      await ctx.handle.db
+        .insertInto('bericht_page')
+        .values({ fk_bericht: id, page_order: 1, title: 'Unterschrift', note: null, rotation: 0, layout: 'signature', source_path: `bericht/${ref}/unterschrift_1_stored.png`, source_path_2: null, datec: now, tms: now })
+        .execute();
+      const deadRun = folder('unterschrift_2_dead', `.signing-${dead}`);
+      const oldWithout = folder('unterschrift_3_old', undefined, ORPHAN_AGE_MS + 60_000);
+      const live = folder('unterschrift_4_live', `.signing-${RUN_ID}`, ORPHAN_AGE_MS + 60_000);
+      const youngWithout = folder('unterschrift_5_young');
+      const result = await recoverDeadRuns({ db: ctx.handle.db, dataRoot: root, entity: ctx.config.entity, runs });
+      for (const dir of [deadRun, oldWithout]) assert.equal(existsSync(dir), false, `${dir} removed`);
+      for (const dir of [stored, live, youngWithout]) assert.equal(existsSync(path.join(dir, 'commande', 'CO2611-0001', 'Foto.jpg')), true, `${dir} kept`);
+      assert.equal(result.kept_folders, 2);
     });
 
     test("settles a dead run's intents: both kept when file and row are there, both removed otherwise", async () => {

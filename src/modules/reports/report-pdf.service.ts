@@ -53,6 +53,10 @@ import type { TimeService } from '../times/times.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';
 import { deviationOf, readItems } from './checklist.js';
 import { pageImageBox, printCacheDir, reportFolder, resolveSource, WORK_AREA_DIR } from './work-area.js';
+import { keptCopiesOf, resolveKept } from './kept-copies.js';
+
+/** The kept copies of a report's signed images (kept-copies.ts): read when an image is gone. */
+type KeptCopies = ReadonlyMap<string, readonly string[]>;
 
 /** The line on every sheet after a report's last signature page (preview and final PDF), in German. */
 export const AFTER_SIGNATURE_NOTICE = wordsFor('de').notCovered;
@@ -152,10 +156,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   /** Text into Dolibarr's agenda fitted to its columns' character set (charset.ts). */
   const agendaFitter = createColumnFitter(handle.db, handle.dialect, handle.prefix);
 
-  async function printImage(relPath: string | null, strict: boolean, box: ImageBox | 'as-is'): Promise<PdfImage | null> {
+  async function printImage(relPath: string | null, strict: boolean, box: ImageBox | 'as-is', kept: KeptCopies): Promise<PdfImage | null> {
     if (!relPath) return null;
     try {
-      const file = await resolveSource(dataRoot, entity, relPath);
+      const file = await resolveKept(dataRoot, entity, relPath, kept);
       if (box === 'as-is') return { path: file };
       return { path: (await preparePrintImage(file, printCache, box)).path };
     } catch (error) {
@@ -288,11 +292,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
    * The SHA-256 of every image file the pages name (each file once, however many pages show it;
    * a file unchanged since an earlier PDF is not read again: file-digest.ts), null for one that is gone.
    */
-  async function imageDigests(pages: PageRow[]): Promise<Map<string, string | null>> {
+  async function imageDigests(pages: PageRow[], kept: KeptCopies): Promise<Map<string, string | null>> {
     const relPaths = [...new Set(imagesOf(pages).map((image) => image.relPath))];
     const digests = await mapLimited(relPaths, PREPARE_CONCURRENCY, async (relPath) => {
       try {
-        return await sha256OfFile(await resolveSource(dataRoot, entity, relPath));
+        return await sha256OfFile(await resolveKept(dataRoot, entity, relPath, kept));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (error instanceof AppError || code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -410,12 +414,13 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   /** Pages whose images are gone: finalizing refuses them rather than printing a placeholder. */
   async function missingSources(pages: PageRow[]): Promise<Array<{ page: number; source: string }>> {
     const missing: Array<{ page: number; source: string }> = [];
+    const kept = keptCopiesOf(pages);
     for (const page of pages) {
       if (page.layout === 'title_only' || page.layout === 'checklist') continue;
       for (const relPath of [page.source_path, page.layout === 'before_after' ? page.source_path_2 : null]) {
         if (!relPath) continue;
         try {
-          await resolveSource(dataRoot, entity, relPath);
+          await resolveKept(dataRoot, entity, relPath, kept);
         } catch {
           missing.push({ page: Number(page.page_order), source: relPath });
         }
@@ -451,11 +456,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
    * When and where the images of photo and before/after pages were taken (photo-capture.ts): each
    * image's EXIF, and its evidence where that was recorded for the bytes the file holds now.
    */
-  async function photoCaptures(pages: PageRow[], language: PdfLanguage, words: PdfWords): Promise<Array<readonly [PhotoCapture | null, PhotoCapture | null]>> {
+  async function photoCaptures(pages: PageRow[], language: PdfLanguage, words: PdfWords, kept: KeptCopies): Promise<Array<readonly [PhotoCapture | null, PhotoCapture | null]>> {
     const evidence = await pageEvidenceOf(handle.db, entity, pages.filter((p) => p.layout === 'photo' || p.layout === 'before_after'));
     const captureOf = async (relPath: string | null): Promise<PhotoCapture | null> => {
       if (!relPath) return null;
-      const file = await resolveSource(dataRoot, entity, relPath).catch(() => undefined);
+      const file = await resolveKept(dataRoot, entity, relPath, kept).catch(() => undefined);
       if (!file) return null;
       const recorded = evidence.get(relPath);
       const [camera, sha256] = await Promise.all([readPhotoExif(file), recorded ? sha256OfFile(file).catch(() => undefined) : undefined]);
@@ -479,6 +484,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const language = pdfLanguageOf(parent?.default_lang);
       const words = wordsFor(language);
       const perSheet = photosPerSheetOf(report);
+      // A signed image that is gone is printed from the copy kept when it was signed.
+      const kept = keptCopiesOf(pages);
       // All three run to their end even when one fails, so nothing still writes into workDir
       // (the filled cover holds customer data) after it is removed below.
       const settled = await Promise.allSettled([
@@ -488,15 +495,15 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           page.layout === 'title_only' || page.layout === 'checklist'
             ? [null, null] as const
             : ([
-                await printImage(page.source_path, strict, page.layout === 'signature' ? 'as-is' : pageImageBox(report, page, perSheet)),
-                page.layout === 'before_after' ? await printImage(page.source_path_2, strict, pageImageBox(report, page, perSheet)) : null,
+                await printImage(page.source_path, strict, page.layout === 'signature' ? 'as-is' : pageImageBox(report, page, perSheet), kept),
+                page.layout === 'before_after' ? await printImage(page.source_path_2, strict, pageImageBox(report, page, perSheet), kept) : null,
               ] as const),
         ),
-        imageDigests(pages),
+        imageDigests(pages, kept),
       ] as const);
       for (const result of settled) if (result.status === 'rejected') throw result.reason;
       // When and where each photo was taken: its EXIF (read from the file's header only) and its evidence.
-      const captures = await photoCaptures(pages, language, words);
+      const captures = await photoCaptures(pages, language, words, kept);
       const [coverSheet, logo, images, digests] = settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
         Awaited<ReturnType<typeof cover>>,
         Awaited<ReturnType<typeof companyLogo>>,

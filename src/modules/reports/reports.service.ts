@@ -40,6 +40,7 @@ import type { ChecklistItemResponse, CreateReportBody, CreateTemplateBody, PageR
 import { DEFAULT_PHOTOS_PER_SHEET, photosPerSheetOf } from './photos-per-sheet.js';
 import { clearedItems, deviationOf, highestId, readItems, writeItems, type StoredItem } from './checklist.js';
 import { copyIntoFolder, isInWorkArea, prepareAhead, printCacheDir, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
+import { keptCopiesOf, resolveKept } from './kept-copies.js';
 
 /** Tries at most this many refs when others take them at the same moment. */
 const REF_ATTEMPTS = 10;
@@ -233,6 +234,11 @@ interface NewReport {
   clearChecks: boolean;
   /** A new version of this report: its row is locked and the version number counted in the same transaction. */
   versionOf?: number;
+  /**
+   * The copies the source's signatures kept of its images (kept-copies.ts): an attachment that is
+   * gone since (deleted in Dolibarr) is taken from there into the new work area.
+   */
+  kept?: ReadonlyMap<string, readonly string[]>;
 }
 
 export function createReportService(deps: ReportServiceDeps) {
@@ -337,17 +343,26 @@ export function createReportService(deps: ReportServiceDeps) {
           const copied = new Map<string, string>();
           for (const page of input.pages) {
             const copy = async (relPath: string | null): Promise<string | null> => {
-              if (!relPath || !(isInWorkArea(relPath) || input.copyAttachments)) return relPath;
+              if (!relPath) return relPath;
+              const fromKept = !(isInWorkArea(relPath) || input.copyAttachments);
+              if (fromKept && !input.kept?.has(relPath)) return relPath;
               const known = copied.get(relPath);
               if (known) return known;
               let source: string;
               try {
-                source = await resolveSource(dataRoot, entity, relPath);
+                if (fromKept) {
+                  // An attachment stays the attachment while it is there; gone, its kept copy comes along.
+                  if (await resolveSource(dataRoot, entity, relPath).then(() => true, () => false)) return relPath;
+                  source = await resolveKept(dataRoot, entity, relPath, input.kept!);
+                } else {
+                  source = await resolveSource(dataRoot, entity, relPath);
+                }
               } catch {
                 return relPath; // a missing image stays named; finalizing reports it
               }
               createdFolder = folder.dir;
-              const own = `${WORK_AREA_DIR}/${folder.name}/${await copyIntoFolder(source, folder.dir, isInWorkArea(relPath))}`;
+              // A kept copy is never changed in place: shared like a work-area file.
+              const own = `${WORK_AREA_DIR}/${folder.name}/${await copyIntoFolder(source, folder.dir, fromKept || isInWorkArea(relPath))}`;
               // The same bytes under the report's own name: the photo's evidence goes with them.
               await copyEvidence(trx, entity, relPath, own);
               copied.set(relPath, own);
@@ -461,6 +476,7 @@ export function createReportService(deps: ReportServiceDeps) {
     async newVersion(user: AuthUser, id: number): Promise<ReportDetail> {
       const source = await visibleReport(user, id);
       if (Number(source.is_template) === 1) throw new AppError('CONFLICT', { message: 'Von einer Vorlage gibt es keine Versionen' });
+      const sourcePages = await repo.pages(db, id);
       return insertReport(user, {
         fields: {
           element_type: source.element_type,
@@ -476,7 +492,8 @@ export function createReportService(deps: ReportServiceDeps) {
           template_label: null,
         },
         // A signature covers the version it was given on: the new version is signed anew.
-        pages: (await repo.pages(db, id)).filter((p) => p.layout !== 'signature'),
+        pages: sourcePages.filter((p) => p.layout !== 'signature'),
+        kept: keptCopiesOf(sourcePages),
         copyAttachments: false,
         clearChecks: false,
         versionOf: id,

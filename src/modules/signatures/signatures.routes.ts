@@ -59,7 +59,7 @@ export const SIGNATURE_DESCRIPTION =
   '`device_time_plausible`, `device_time_implausible_reason` (null, `ahead` or `too_old`); all six null without a device time; `user_agent` (the request\'s User-Agent, ' +
   `at most ${MAX_USER_AGENT_LENGTH} characters, control characters replaced; null without one) and \`strokes\` (above; null without strokes)) sealed with the service's Ed25519 key, so editing any of them breaks the seal. ` +
   'The device time, its zone and the plausibility are also kept in the database, and every page answer carries them in `signature`. ' +
-  'A body that is no readable multipart form (no or a wrong boundary, cut off): 400 UPLOAD_MISSING. Every page image must exist (409 REPORT_SOURCE_MISSING). Write right, a draft the caller sees (409 REPORT_FINAL otherwise). ' +
+  'A body that is no readable multipart form (no or a wrong boundary, cut off): 400 UPLOAD_MISSING. Every page image must exist, or be kept by an earlier signature of the report when Dolibarr deleted it (409 REPORT_SOURCE_MISSING); an image written to while the signature keeps its copy: 409 REPORT_SOURCE_CHANGED (sign again). Write right, a draft the caller sees (409 REPORT_FINAL otherwise). ' +
   '201 with the page (its `signature` filled) and `hash`, `page_count_at_signing` and `verify_url` (the public check; its address comes from PUBLIC_URL, else from the request). ' +
   'On any error no page and no file is left. At most two signatures are made or checked at once per process (503 SIGNATURE_BUSY beyond a short queue).';
 

@@ -25,6 +25,10 @@
  * failure) and summed up in the metadata as `strokes`, with the SHA-256 of the stored file, so the
  * seal covers it.
  *
+ * What the signature covers outside the report's own folder (the order's photos, which Dolibarr's
+ * document screens offer to delete) is copied into the report's folder first and hashed there
+ * (reports/kept-copies.ts); the check reads such a copy when the original is gone.
+ *
  * Verifying reads the metadata beside the page and answers why it fails, in this order: the
  * metadata is missing or unreadable; the seal is broken (the JSON was edited); the number of pages
  * before the signature changed; the content changed (the hash over those pages, or the composite
@@ -51,6 +55,8 @@ import { pageEvidenceOf, toPageResponse, withPageSignatures } from '../reports/r
 import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { reportFolder, resolveSource, WORK_AREA_DIR } from '../reports/work-area.js';
+import { entityRoot } from '../../dolibarr/ecm.js';
+import { keepCopies, keptCopiesOf, keptCopyPath, keptFolderOf, KEPT_DIR, pageImagePaths, signingMarker } from '../reports/kept-copies.js';
 import { fileSha256, HASH_FORM_EVIDENCE, pagesDigest, type HashedEvidence } from './signature-hash.js';
 import { hashedEvidence, type PhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
 import { createLimiter } from '../common/limiter.js';
@@ -313,17 +319,60 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     await checkPng(input.png);
     const pages = await repo.pages(db, reportId);
     if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
-    // The photos' evidence is page content: with any, the hash takes form 3 (signature-hash.ts).
-    const evidence = await pageEvidenceOf(db, entity, pages);
-    const { hash, form: hashForm } = await pagesDigest(report.ref, pages, strictDigest, evidenceLookup(evidence));
-
     const now = new Date();
+    const code = randomBytes(16).toString('base64url');
+    const folder = reportFolder(dataRoot, entity, report.ref);
+    const base = `unterschrift_${stamp(now)}_${code.slice(0, 6).replace(/[^A-Za-z0-9]/g, 'x')}`;
+    const imageRel = `${WORK_AREA_DIR}/${folder.name}/${base}.png`;
+    // What the signature covers outside the report's own folder is kept in it (kept-copies.ts), and
+    // the hash is taken of those copies: the check survives a photo deleted in Dolibarr.
+    const madeFolder = await mkdir(folder.dir, { recursive: true });
+    // Known before anything is copied: whatever fails (disk full, no write permission), it goes.
+    const keptDir = path.join(entityRoot(dataRoot, entity), keptFolderOf(imageRel));
+    let committed = false;
+    try {
+      // An earlier signature's copies: linked when they hold the same bytes, taken when the original is gone.
+      const copies = await keepCopies(dataRoot, entity, folder.name, imageRel, pages.flatMap(pageImagePaths), keptCopiesOf(pages));
+      // The photos' evidence is page content: with any, the hash takes form 3 (signature-hash.ts).
+      const evidence = await pageEvidenceOf(db, entity, pages);
+      const digestOf = async (relPath: string) => copies.get(relPath)?.sha256 ?? strictDigest(relPath);
+      const { hash, form: hashForm } = await pagesDigest(report.ref, pages, digestOf, evidenceLookup(evidence));
+      const answer = await signCovered(user, reportId, input, claim, { report, pages, now, code, folder, base, imageRel, hash, hashForm });
+      committed = true;
+      await rm(path.join(keptDir, signingMarker()), { force: true }).catch(() => undefined);
+      return answer;
+    } finally {
+      if (!committed) {
+        await rm(keptDir, { recursive: true, force: true }).catch(() => undefined);
+        await rmdir(path.join(folder.dir, KEPT_DIR)).catch(() => undefined);
+        if (madeFolder) await rmdir(folder.dir).catch(() => undefined);
+      }
+    }
+  }
+
+  async function signCovered(
+    user: AuthUser,
+    reportId: number,
+    input: SignInput,
+    claim: IdempotentClaim | undefined,
+    at: {
+      report: NonNullable<Awaited<ReturnType<ReportRepository['getById']>>>;
+      pages: PageRow[];
+      now: Date;
+      code: string;
+      folder: ReturnType<typeof reportFolder>;
+      base: string;
+      imageRel: string;
+      hash: string;
+      hashForm: string;
+    },
+  ): Promise<SignedPageResponse> {
+    const { report, pages, now, code, folder, base, imageRel, hash, hashForm } = at;
     const serverUnix = Math.floor(now.getTime() / 1000);
     const device = deviceTimeFacts(input.deviceTime, input.deviceZone, serverUnix);
     // The phone's time beside the server's when they are more than a minute apart (else one time, as without it).
     const shown = deviceTimeShown(device);
     const serverWhen = localTime(now, config.timeZone, { seconds: true });
-    const code = randomBytes(16).toString('base64url');
     const parent = await parentInfo(report.element_type, report.fk_element === null ? null : Number(report.fk_element));
     const confirmation = input.confirmation?.trim() || DEFAULT_CONFIRMATION;
     const gps = input.gpsLat !== undefined && input.gpsLon !== undefined ? `${input.gpsLat.toFixed(6)}, ${input.gpsLon.toFixed(6)}` : null;
@@ -379,16 +428,12 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     };
     metadata.seal = key.seal(metadata);
 
-    const folder = reportFolder(dataRoot, entity, report.ref);
-    const base = `unterschrift_${stamp(now)}_${code.slice(0, 6).replace(/[^A-Za-z0-9]/g, 'x')}`;
-    const imageRel = `${WORK_AREA_DIR}/${folder.name}/${base}.png`;
     const metaRel = metadataPathOf(imageRel);
     const imageFile = path.join(folder.dir, `${base}.png`);
     const metaFile = path.join(folder.dir, `${base}.json`);
     const strokesFile = path.join(folder.dir, path.basename(strokesPathOf(imageRel)));
     const written: string[] = [];
     let committed = false;
-    const madeFolder = await mkdir(folder.dir, { recursive: true });
     // The strokes before the metadata that names them: metadata on disk never names a missing file.
     const files: Array<readonly [string, Buffer | string]> = [[imageFile, sheet], ...(input.strokes ? [[strokesFile, input.strokes.data] as const] : []), [metaFile, `${JSON.stringify(metadata, null, 2)}\n`]];
     try {
@@ -441,7 +486,6 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     } catch (error) {
       if (!committed) {
         for (const file of written) await rm(file, { force: true });
-        if (madeFolder) await rmdir(folder.dir).catch(() => undefined);
       }
       throw error;
     }
@@ -507,7 +551,10 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
     if (before.length !== metadata.page_count_at_signing) return fail('page_count_changed', { metadata: true, seal: true, ...notReached, page_count: false }, metadata);
     // Evidence is read only for a signature whose hash covered it (form 3): older ones hash as they always did.
     const evidence = metadata.hash_form === HASH_FORM_EVIDENCE ? evidenceLookup(await pageEvidenceOf(db, entity, before)) : undefined;
-    const hashOk = (await pagesDigest(reportRef, before, digest, evidence)).hash === metadata.hash;
+    // An image that is gone (deleted in Dolibarr's document screens) is read from the copy kept when signing (kept-copies.ts).
+    const signatureImage = page.source_path!;
+    const coveredDigest = async (relPath: string) => (await digest(relPath)) ?? (await digest(keptCopyPath(signatureImage, relPath)));
+    const hashOk = (await pagesDigest(reportRef, before, coveredDigest, evidence)).hash === metadata.hash;
     const imageOk = (await digest(page.source_path!)) === metadata.image_sha256;
     const strokes = await strokesOk(page.source_path!, metadata.strokes);
     const checks = { metadata: true, seal: true, page_count: true, hash: hashOk, image: imageOk, strokes };

@@ -10,6 +10,17 @@ define('DOL_DOCUMENT_ROOT', __DIR__);
 define('DOL_URL_ROOT', '');
 define('DOL_DATA_ROOT', getenv('FAKE_DOCS'));
 
+/**
+ * MariaDB's utf8_unicode_ci as far as the module's checks meet it: case-insensitive, trailing spaces
+ * ignored (PAD SPACE). Columns of the fixtures declared COLLATE utf8_unicode_ci compare this way.
+ */
+function fake_mariadb_collation($pdo)
+{
+	$pdo->sqliteCreateCollation('utf8_unicode_ci', function ($a, $b) {
+		return strcmp(mb_strtolower(rtrim((string) $a, ' ')), mb_strtolower(rtrim((string) $b, ' ')));
+	});
+}
+
 class DoliDB
 {
 	public $pdo;
@@ -18,6 +29,7 @@ class DoliDB
 	{
 		$this->pdo = new PDO('sqlite:'.$file);
 		$this->pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_SILENT);
+		fake_mariadb_collation($this->pdo);
 	}
 	public function prefix()
 	{
@@ -107,6 +119,11 @@ class Translate
 	{
 		return isset($this->tab[$key]) ? sprintf($this->tab[$key], $p1, $p2) : $key;
 	}
+	/** As trans, without HTML entities (Dolibarr's trans encodes them). */
+	public function transnoentitiesnoconv($key, $p1 = '', $p2 = '')
+	{
+		return $this->trans($key, $p1, $p2);
+	}
 }
 
 class HookManager
@@ -115,13 +132,17 @@ class HookManager
 	public $resArray = array();
 	/** @var object[] Action classes registered (Dolibarr's initHooks finds them by the modules' module_parts) */
 	public $hooks = array();
+	/** @var string[] The contexts initHooks was called with (Dolibarr hands them to the hooks as parameters['context']) */
+	public $contextarray = array();
 	public function initHooks($c)
 	{
+		$this->contextarray = array_values(array_unique(array_merge($this->contextarray, $c)));
 	}
 	/** As Dolibarr's: each hook's method runs; only what it puts into ->results reaches ->resArray. */
 	public function executeHooks($method = '', $parameters = array(), &$object = null, &$action = '')
 	{
 		$this->resArray = array();
+		$parameters['context'] = implode(':', $this->contextarray);
 		$ret = 0;
 		foreach ($this->hooks as $instance) {
 			if (!method_exists($instance, $method)) {
@@ -129,7 +150,7 @@ class HookManager
 			}
 			$instance->results = array();
 			$r = $instance->$method($parameters, $object, $action);
-			$ret = max($ret, (int) $r);
+			$ret += (int) $r; // Dolibarr adds the answers of 'addreplace' hooks
 			if (!empty($instance->results) && is_array($instance->results)) {
 				$this->resArray = array_merge_recursive($this->resArray, $instance->results);
 			}
@@ -150,7 +171,10 @@ $hookmanager = new HookManager();
 $conf = new stdClass();
 $conf->entity = 1;
 $conf->liste_limit = 20;
-$conf->bericht = (object) array('dir_output' => DOL_DATA_ROOT.'/bericht');
+// As Dolibarr's Conf for an enabled module; FAKE_MULTIDIR (JSON entity => folder) adds the folders of
+// other entities, as Multicompany does.
+$conf->bericht = (object) array('dir_output' => DOL_DATA_ROOT.'/bericht', 'dir_temp' => DOL_DATA_ROOT.'/bericht/temp',
+	'multidir_output' => array(1 => DOL_DATA_ROOT.'/bericht') + (array) json_decode(getenv('FAKE_MULTIDIR') ?: '{}', true));
 $conf->commande = (object) array('multidir_output' => array(1 => DOL_DATA_ROOT.'/commande'));
 $conf->facture = (object) array('multidir_output' => array(1 => DOL_DATA_ROOT.'/facture'));
 $conf->propal = (object) array('multidir_output' => array(1 => DOL_DATA_ROOT.'/propale'));
@@ -200,6 +224,11 @@ function httponly_accessforbidden($m, $code = 403)
 {
 	echo 'FORBIDDEN '.$code.' '.$m;
 	exit(4);
+}
+/** Dolibarr's messages shown on the next page: printed here, one line each. */
+function setEventMessages($mesg, $mesgs, $style = 'mesgs')
+{
+	echo 'EVENT '.$style.': '.$mesg."\n";
 }
 function dol_print_error($db, $e = '')
 {

@@ -42,10 +42,13 @@ class modBericht extends DolibarrModules
 		$this->const_name = 'MAIN_MODULE_'.strtoupper($this->name);
 		$this->picto = 'technic';
 
-		// Hooks (class/actions_bericht.class.php): checkSecureAccess, so external users open only the
-		// PDFs of their own third party's reports through document.php; getFormMail, so Dolibarr's
-		// "send by e-mail" form of an order, invoice or proposal attaches its newest final report.
-		$this->module_parts = array('hooks' => array('data' => array('main', 'document', 'formmail'), 'entity' => '0'));
+		// Hooks (class/actions_bericht.class.php): checkSecureAccess, so document.php, viewimage.php
+		// and the REST API ('api') serve a file below bericht/ only to users who may read its report
+		// (external users: their own third party's) and never a work file; getFormMail, so Dolibarr's
+		// "send by e-mail" form of an order, invoice or proposal attaches its newest final report;
+		// deleteFile ('fileslib'), so a document tab's trash icon does not delete a photo a signed
+		// report shows, and says which report.
+		$this->module_parts = array('hooks' => array('data' => array('main', 'document', 'formmail', 'api', 'fileslib'), 'entity' => '0'));
 		// The reports' work area in the documents folder, as the service writes it. Dolibarr sets
 		// $conf->bericht->dir_output to <documents>/bericht for an enabled module: document.php's
 		// generic case then serves modulepart=bericht to users with the right bericht read.
@@ -114,6 +117,13 @@ class modBericht extends DolibarrModules
 	 */
 	public function init($options = '')
 	{
+		global $langs;
+		// Dolibarr's SOAP webservices (webservices/server_other.php, getDocument) serve files without
+		// asking any module's hook: with them on, the module's access check does not hold there.
+		if (function_exists('isModEnabled') && isModEnabled('webservices') && function_exists('setEventMessages') && is_object($langs)) {
+			$langs->loadLangs(array('bericht@bericht'));
+			setEventMessages($langs->trans('BerichtWebservicesWarning'), null, 'warnings');
+		}
 		$sql = array();
 		return $this->_init($sql, $options);
 	}
