@@ -36,6 +36,9 @@ test('the app checks an address as the service does (the same pattern)', () => {
   assert.equal(addressProblem('erika@sonnenschein'), 'format');
   assert.equal(addressProblem('  '), 'empty');
   assert.equal(addressProblem(`${'a'.repeat(250)}@b.de`), 'long');
+  // Plain addresses only, as the service takes them: no source routes, at most 64 characters before the @.
+  for (const routed of ['a%b@sonnenschein.example', 'b!a@sonnenschein.example', `${'a'.repeat(65)}@b.de`, '"a"@b.de', 'a..b@b.de']) assert.equal(addressProblem(routed), 'format', routed);
+  assert.equal(addressProblem(`${'a'.repeat(64)}@b.de`), undefined);
 });
 
 describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }, () => {

@@ -20,9 +20,8 @@ import { idempotent } from '../common/idempotency.js';
 import type { ReportRepository, ReportRow } from '../reports/reports.repository.js';
 import { verifyUrl } from '../signatures/signatures.service.js';
 import { mailText, type Substitutions } from './mail-text.js';
-import { addressList, readMailSettings, type MailSettings } from './mail.settings.js';
+import { addressList, readMailLimits, readMailSettings, type MailLimits, type MailSettings } from './mail.settings.js';
 import type { MailJob, MailProposal, SendMailBody } from './mail.schemas.js';
-import { MAX_RECIPIENTS } from './mail.schemas.js';
 
 /** A row of `bericht_mail` as read. */
 export type MailRow = Selectable<BerichtMailTable>;
@@ -66,6 +65,16 @@ export interface MailServiceDeps {
   /** Called after a mail was queued, so a process sends it at once. */
   queued(): void;
 }
+
+/**
+ * A mail's text as it goes out: every line break (CRLF, a lone CR, a lone LF) is CRLF, so no lone CR
+ * reaches the mail server (`\r.\r\n` would end the message early on some servers: SMTP smuggling).
+ */
+export const mailBody = (text: string) => text.replace(/\r\n|\r|\n/g, '\r\n');
+/** A subject is one line: line breaks become spaces; control characters go. */
+export const mailSubject = (text: string) => text.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001F\u007F]/g, '').trim();
+
+const WINDOWS = { user: 3600, report: 24 * 3600 } as const;
 
 /** Lower-cased, duplicates dropped, in the order given. */
 function distinct(addresses: readonly string[]): string[] {
@@ -150,6 +159,44 @@ export function createMailService(deps: MailServiceDeps) {
     return [...mail.copyTo, ...addressList(own ?? '')];
   }
 
+  /**
+   * Refuses a send beyond the limits (429 MAIL_LIMIT_REACHED with Retry-After), counting the mails
+   * `bericht_mail` already holds: the user's in the last hour, the report's in the last 24 hours.
+   * Runs in the transaction that queues the mail, after the user's row and then the report's are
+   * locked (PostgreSQL, MariaDB; SQLite's write transactions run one at a time), so sends at the
+   * same moment are counted one after the other and never pass a limit together.
+   */
+  async function withinLimits(trx: Db, user: AuthUser, reportId: number, limits: MailLimits, now: Date): Promise<void> {
+    if (deps.dialect !== 'sqlite') {
+      await trx.selectFrom('user').select('rowid').where('rowid', '=', user.id).forUpdate().execute();
+      await trx.selectFrom('bericht').select('rowid').where('rowid', '=', reportId).forUpdate().execute();
+    }
+    const checks = [
+      { kind: 'user' as const, max: limits.perUserHour, column: 'fk_user_author' as const, id: user.id },
+      { kind: 'report' as const, max: limits.perReportDay, column: 'fk_bericht' as const, id: reportId },
+    ];
+    for (const check of checks) {
+      const window = WINDOWS[check.kind];
+      const since = toDbDateTime(new Date(now.getTime() - window * 1000));
+      const base = trx.selectFrom('bericht_mail').where('entity', '=', entity).where(check.column, '=', check.id).where('datec', '>', since);
+      const count = Number((await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      if (count < check.max) continue;
+      // Free again when enough of the counted mails have left the window for one more.
+      const oldest = await base.select('datec').orderBy('datec').orderBy('rowid').offset(count - check.max).limit(1).executeTakeFirst();
+      const leaves = ((fromDbDateTime(oldest?.datec) ?? Math.floor(now.getTime() / 1000)) + window) * 1000;
+      const retryAfter = Math.max(1, Math.ceil((leaves - now.getTime()) / 1000));
+      const minutes = Math.max(1, Math.ceil(retryAfter / 60));
+      const message = check.kind === 'user'
+        ? `Zu viele E-Mails: höchstens ${check.max} je Stunde und Benutzer; die nächste ist in ${minutes} Minute${minutes === 1 ? '' : 'n'} möglich`
+        : `Zu viele E-Mails zu diesem Bericht: höchstens ${check.max} in 24 Stunden; die nächste ist in ${minutes} Minute${minutes === 1 ? '' : 'n'} möglich`;
+      throw new AppError('MAIL_LIMIT_REACHED', {
+        message,
+        details: { limit: check.kind === 'user' ? 'per_user_hour' : 'per_report_day', max: check.max, window_seconds: window, retry_after: retryAfter },
+        headers: { 'retry-after': String(retryAfter) },
+      });
+    }
+  }
+
   async function one(user: AuthUser, id: number): Promise<MailRow> {
     const row = await db.selectFrom('bericht_mail').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst();
     if (!row) throw new AppError('MAIL_NOT_FOUND');
@@ -182,16 +229,18 @@ export function createMailService(deps: MailServiceDeps) {
       const scope = `mail:send:${body.bericht_id}`;
       return idempotent({ db, runs: deps.runs }, { entity, userId: user.id, key, scope }, async (claim) => {
         const { language, values } = await context(user, report, request.baseUrl);
-        const mail = await settings();
+        const [mail, limits] = await Promise.all([settings(), readMailLimits(consts, { env: deps.mailEnv })]);
         const to = distinct(body.to);
         const copies = await copiesOf(mail, user);
         const cc = distinct([...(body.cc ?? []), ...copies]).filter((a) => !to.some((t) => t.toLowerCase() === a.toLowerCase()));
-        if (to.length + (body.cc?.length ?? 0) > MAX_RECIPIENTS) {
-          throw new AppError('VALIDATION_FAILED', { message: `Höchstens ${MAX_RECIPIENTS} Empfänger`, details: [{ field: 'body.cc', message: `at most ${MAX_RECIPIENTS} recipients in to and cc together` }] });
+        if (to.length + (body.cc?.length ?? 0) > limits.recipients) {
+          const field = to.length > limits.recipients ? 'body.to' : 'body.cc';
+          throw new AppError('VALIDATION_FAILED', { message: `Höchstens ${limits.recipients} Empfänger je E-Mail (An und Kopie zusammen)`, details: [{ field, message: `at most ${limits.recipients} recipients in to and cc together` }] });
         }
         const text = mailText(language, mail?.templates[language] ?? {}, values);
-        const now = new Date();
         const job = await db.transaction().execute(async (trx) => {
+          const now = new Date();
+          await withinLimits(trx, user, body.bericht_id, limits, now);
           const id = await insertId(
             deps.dialect,
             trx.insertInto('bericht_mail').values({
@@ -201,8 +250,8 @@ export function createMailService(deps: MailServiceDeps) {
               mail_to: to.join(', '),
               mail_cc: cc.length > 0 ? cc.join(', ') : null,
               mail_bcc: mail?.autocopyTo ?? null,
-              subject: body.subject?.replace(/[\r\n]+/g, ' ') ?? text.subject,
-              body: body.text ?? text.text,
+              subject: mailSubject(body.subject ?? text.subject).slice(0, 255),
+              body: mailBody(body.text ?? text.text),
               lang: language,
               attempts: 0,
               next_attempt_at: toDbDateTime(now),

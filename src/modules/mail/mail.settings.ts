@@ -19,8 +19,10 @@
  * - The module's own: BERICHT_MAIL_COPY_TO (a copy to the office, addresses separated by commas),
  *   BERICHT_MAIL_COPY_AUTHOR (1: a copy to the technician who sends it), BERICHT_MAIL_SUBJECT[_EN]
  *   and BERICHT_MAIL_TEXT[_EN] (the templates; mail-text.ts has the defaults and substitutions).
+ * - The limits (readMailLimits; ranges and defaults in config.ts, MAIL_LIMIT_SETTINGS):
+ *   BERICHT_MAIL_MAX_RECIPIENTS, BERICHT_MAIL_MAX_PER_USER_HOUR, BERICHT_MAIL_MAX_PER_REPORT_DAY.
  */
-import type { MailConfig } from '../../config.js';
+import { MAIL_LIMIT_SETTINGS, mailLimitValue, type MailConfig, type MailLimitSetting } from '../../config.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 
 export const MAIL_SETTING_NAMES = [
@@ -122,5 +124,29 @@ export async function readMailSettings(consts: ConstRepository, config: Pick<Mai
         en: { subject: get('BERICHT_MAIL_SUBJECT_EN'), text: get('BERICHT_MAIL_TEXT_EN') },
       },
     },
+  };
+}
+
+export interface MailLimits {
+  /** Addresses in `to` and `cc` of one mail (the copies the settings add are not counted). */
+  recipients: number;
+  /** Mails one user may send in any 60 minutes. */
+  perUserHour: number;
+  /** Mails of one report in any 24 hours. */
+  perReportDay: number;
+}
+
+/**
+ * The limits in force: the environment's value, else `llx_const`'s, else the default; a stored
+ * value out of its range counts as unset (the default holds: a typo never lifts a limit).
+ */
+export async function readMailLimits(consts: ConstRepository, config: Pick<MailConfig, 'env'>): Promise<MailLimits> {
+  const names = Object.keys(MAIL_LIMIT_SETTINGS) as MailLimitSetting[];
+  const stored = await consts.getMany(names);
+  const value = (name: MailLimitSetting) => mailLimitValue(name, config.env[name]) ?? mailLimitValue(name, stored.get(name)) ?? MAIL_LIMIT_SETTINGS[name].fallback;
+  return {
+    recipients: value('BERICHT_MAIL_MAX_RECIPIENTS'),
+    perUserHour: value('BERICHT_MAIL_MAX_PER_USER_HOUR'),
+    perReportDay: value('BERICHT_MAIL_MAX_PER_REPORT_DAY'),
   };
 }
