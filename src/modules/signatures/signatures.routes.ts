@@ -13,6 +13,7 @@ import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, RowId } from '../common/common.schemas.js';
 import { requireParam } from '../common/dispatch.js';
+import { FORBIDDEN_TEXT_CHARACTERS } from '../../plugins/validation.js';
 import { parseCoordinate, parseOptional } from '../common/form-fields.js';
 import { multipartError } from '../common/multipart.js';
 import { publicBaseUrl } from '../common/public-url.js';
@@ -147,6 +148,10 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
   const confirmation = fields.confirmation_text;
   if (confirmation !== undefined && confirmation.length > MAX_CONFIRMATION_LENGTH) {
     throw new AppError('VALIDATION_FAILED', { details: [{ field: 'body.confirmation_text', message: `at most ${MAX_CONFIRMATION_LENGTH} characters` }] });
+  }
+  // The same rule as every text a person types (PersonText): no control characters but tab and line breaks, no direction overrides.
+  if (confirmation !== undefined && FORBIDDEN_TEXT_CHARACTERS.test(confirmation)) {
+    throw new AppError('VALIDATION_FAILED', { message: 'confirmation_text enthält Steuerzeichen', details: [{ field: 'body.confirmation_text', message: 'must not contain control or bidirectional override characters' }] });
   }
   const gpsLat = parseCoordinate(fields.gps_lat, 'gps_lat', 90);
   const gpsLon = parseCoordinate(fields.gps_lon, 'gps_lon', 180);
