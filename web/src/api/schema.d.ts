@@ -2043,7 +2043,7 @@ export interface operations {
                     element_type: "commande" | "facture" | "propal";
                     /** @description The object the line belongs to. */
                     fk_element: number;
-                    /** @description What was used (1-255 characters). Trimmed; empty or only spaces is 400 VALIDATION_FAILED. */
+                    /** @description What was used (1-255 characters). Trimmed; empty or only spaces is 400 VALIDATION_FAILED; a control character (NUL, ESC, DEL, C1; tab and line breaks are allowed) or a direction override (U+202A-U+202E, U+2066-U+2069) is 400 VALIDATION_FAILED. */
                     label: string;
                     note?: string | null;
                     /** @description Quantity, at least 0, at most 3 decimal places. */
