@@ -102,6 +102,16 @@ for (const dialect of testDialects()) {
       assert.equal(Number(row?.fk_user), writer.id);
     });
 
+    test('an EXIF offset no place uses (+99:99) is not kept: the camera\'s time stays, without an offset', async () => {
+      const order = await ctx.make.order({ author: writer.id });
+      const odd = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).jpeg().withExif({ IFD2: { DateTimeOriginal: '2026:11:24 09:12:33', OffsetTimeOriginal: '+99:99' } }).toBuffer();
+      const res = await post(photoUrl(order.id), [{ filename: 'versatz.jpg', type: 'image/jpeg', data: odd }]);
+      assert.equal(res.statusCode, 201, res.body);
+      assert.deepEqual([res.json().evidence.exif_taken_at, res.json().evidence.exif_offset], ['2026-11-24 09:12:33', null]);
+      const [row] = await evidenceRows(`commande/${order.ref}`);
+      assert.equal(row?.exif_offset, null);
+    });
+
     test('fields after the file count too; empty fields count as absent; a photo without EXIF or fields records its hash only', async () => {
       const order = await ctx.make.order({ author: writer.id });
       const after_ = await post(photoUrl(order.id), [{ filename: 'a.jpg', data: plain }, text('taken_at_device', '2026-11-24T08:00:00Z'), text('gps_lat', '-33.8688'), text('gps_lon', '151.2093')]);

@@ -2638,7 +2638,7 @@ export interface operations {
                             exif_gps_lat: number | null;
                             /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                             exif_gps_lon: number | null;
-                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                             exif_offset: string | null;
                             /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                             exif_taken_at: string | null;
@@ -2871,7 +2871,7 @@ export interface operations {
                             exif_gps_lat: number | null;
                             /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                             exif_gps_lon: number | null;
-                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                             exif_offset: string | null;
                             /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                             exif_taken_at: string | null;
@@ -2896,7 +2896,7 @@ export interface operations {
                             exif_gps_lat: number | null;
                             /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                             exif_gps_lon: number | null;
-                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                             exif_offset: string | null;
                             /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                             exif_taken_at: string | null;
@@ -3010,7 +3010,7 @@ export interface operations {
                                 exif_gps_lat: number | null;
                                 /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                                 exif_gps_lon: number | null;
-                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                                 exif_offset: string | null;
                                 /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                                 exif_taken_at: string | null;
@@ -3035,7 +3035,7 @@ export interface operations {
                                 exif_gps_lat: number | null;
                                 /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                                 exif_gps_lon: number | null;
-                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                                 exif_offset: string | null;
                                 /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                                 exif_taken_at: string | null;
@@ -3155,7 +3155,7 @@ export interface operations {
                             exif_gps_lat: number | null;
                             /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                             exif_gps_lon: number | null;
-                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                             exif_offset: string | null;
                             /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                             exif_taken_at: string | null;
@@ -3180,7 +3180,7 @@ export interface operations {
                             exif_gps_lat: number | null;
                             /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                             exif_gps_lon: number | null;
-                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                             exif_offset: string | null;
                             /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                             exif_taken_at: string | null;
@@ -3272,7 +3272,7 @@ export interface operations {
                             exif_gps_lat: number | null;
                             /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                             exif_gps_lon: number | null;
-                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                             exif_offset: string | null;
                             /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                             exif_taken_at: string | null;
@@ -3297,7 +3297,7 @@ export interface operations {
                             exif_gps_lat: number | null;
                             /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                             exif_gps_lon: number | null;
-                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                             exif_offset: string | null;
                             /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                             exif_taken_at: string | null;
@@ -4085,7 +4085,7 @@ export interface operations {
                                 exif_gps_lat: number | null;
                                 /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                                 exif_gps_lon: number | null;
-                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                                 exif_offset: string | null;
                                 /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                                 exif_taken_at: string | null;
@@ -4110,7 +4110,7 @@ export interface operations {
                                 exif_gps_lat: number | null;
                                 /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                                 exif_gps_lon: number | null;
-                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                                 exif_offset: string | null;
                                 /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                                 exif_taken_at: string | null;
@@ -4385,7 +4385,7 @@ export interface operations {
                                 exif_gps_lat: number | null;
                                 /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                                 exif_gps_lon: number | null;
-                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                                 exif_offset: string | null;
                                 /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                                 exif_taken_at: string | null;
@@ -4410,7 +4410,7 @@ export interface operations {
                                 exif_gps_lat: number | null;
                                 /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                                 exif_gps_lon: number | null;
-                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                                 exif_offset: string | null;
                                 /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                                 exif_taken_at: string | null;
@@ -4550,7 +4550,7 @@ export interface operations {
                                 exif_gps_lat: number | null;
                                 /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                                 exif_gps_lon: number | null;
-                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                                 exif_offset: string | null;
                                 /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                                 exif_taken_at: string | null;
@@ -4575,7 +4575,7 @@ export interface operations {
                                 exif_gps_lat: number | null;
                                 /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                                 exif_gps_lon: number | null;
-                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                                 exif_offset: string | null;
                                 /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                                 exif_taken_at: string | null;
@@ -5244,7 +5244,7 @@ export interface operations {
                                 exif_gps_lat: number | null;
                                 /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                                 exif_gps_lon: number | null;
-                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                                 exif_offset: string | null;
                                 /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                                 exif_taken_at: string | null;
@@ -5269,7 +5269,7 @@ export interface operations {
                                 exif_gps_lat: number | null;
                                 /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                                 exif_gps_lon: number | null;
-                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                                /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                                 exif_offset: string | null;
                                 /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                                 exif_taken_at: string | null;
@@ -6300,7 +6300,7 @@ export interface operations {
                             exif_gps_lat: number | null;
                             /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                             exif_gps_lon: number | null;
-                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                             exif_offset: string | null;
                             /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                             exif_taken_at: string | null;
@@ -6559,7 +6559,7 @@ export interface operations {
                             exif_gps_lat: number | null;
                             /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
                             exif_gps_lon: number | null;
-                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one. */
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
                             exif_offset: string | null;
                             /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
                             exif_taken_at: string | null;
