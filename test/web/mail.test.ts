@@ -225,6 +225,31 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     await context.close();
   });
 
+  test('beyond the report\'s limit (429 MAIL_LIMIT_REACHED): the mail waits on the phone, and the queue says why in the app\'s words', async (t) => {
+    const db = world.ctx.handle.db;
+    await db.insertInto('const').values({ name: 'BERICHT_MAIL_MAX_PER_REPORT_DAY', entity: 1, value: '1', type: 'chaine', visible: 0 }).execute();
+    t.after(() => db.deleteFrom('const').where('name', '=', 'BERICHT_MAIL_MAX_PER_REPORT_DAY').execute());
+    const report = await finalReport(3);
+    // The one mail of the day, sent before from elsewhere.
+    await api('/api/mails.php?action=send', { method: 'POST', payload: { bericht_id: report.id, to: [CONTACT] } });
+    const { page, context, errors } = await phone(world);
+    await logIn(page);
+    await openReport(page, report.id);
+    await page.getByRole('button', { name: 'An Kunden senden' }).tap();
+    const dialog = page.getByRole('dialog', { name: 'Bericht an Kunden senden' });
+    await dialog.getByRole('checkbox', { name: new RegExp(CONTACT) }).waitFor();
+    await dialog.getByRole('button', { name: 'Senden' }).tap();
+    await dialog.waitFor({ state: 'detached' });
+    await until('the send kept on the phone', async () => (await outboxPayloads(page)).some((r) => r.kind === 'mail-send'));
+    await page.goto('/app/#/queue');
+    await page.getByText(/Neuer Versuch um .*\(Zu viele E-Mails in kurzer Zeit\. Die E-Mail wartet und wird später gesendet\.\)/).waitFor({ timeout: 30_000 });
+    await assertAccessible(page, 'queue with a mail beyond the limit');
+    const mails = await db.selectFrom('bericht_mail').select('rowid').where('fk_bericht', '=', report.id).execute();
+    assert.equal(mails.length, 1, 'nothing queued beyond the limit');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test('in English every text of the dialog and of the report\'s mails is English', async () => {
     const report = await finalReport(2);
     const { page, context, errors } = await phone(world, { locale: 'en-GB' });

@@ -302,6 +302,8 @@ async function retryLater(record: OutboxRecord, retryAfterSeconds?: number): Pro
   record.state = 'waiting';
   record.nextAttemptAt = Date.now() + delay;
   await (await db()).put('outbox', record);
+  // The screens show when it is tried again and why (the round ends here, before its next reload).
+  outbox.items = outbox.items.map((r) => (r.id === record.id ? record : r));
   schedule(delay);
 }
 
