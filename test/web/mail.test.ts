@@ -225,7 +225,7 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     await context.close();
   });
 
-  test('beyond the report\'s limit (429 MAIL_LIMIT_REACHED): the mail waits on the phone, and the queue says why in the app\'s words', async (t) => {
+  test('beyond the report\'s limit (429 MAIL_LIMIT_REACHED): the mail waits on the phone until its Retry-After, the queue says why in the app\'s words, and what is queued behind it goes out', async (t) => {
     const db = world.ctx.handle.db;
     await db.insertInto('const').values({ name: 'BERICHT_MAIL_MAX_PER_REPORT_DAY', entity: 1, value: '1', type: 'chaine', visible: 0 }).execute();
     t.after(() => db.deleteFrom('const').where('name', '=', 'BERICHT_MAIL_MAX_PER_REPORT_DAY').execute());
@@ -233,6 +233,10 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     // The one mail of the day, sent before from elsewhere.
     await api('/api/mails.php?action=send', { method: 'POST', payload: { bericht_id: report.id, to: [CONTACT] } });
     const { page, context, errors } = await phone(world);
+    let sends = 0;
+    page.on('request', (request) => {
+      if (/\/api\/mails\.php\?.*action=send/.test(request.url())) sends++;
+    });
     await logIn(page);
     await openReport(page, report.id);
     await page.getByRole('button', { name: 'An Kunden senden' }).tap();
@@ -244,6 +248,19 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     await page.goto('/app/#/queue');
     await page.getByText(/Neuer Versuch um .*\(Zu viele E-Mails in kurzer Zeit\. Die E-Mail wartet und wird später gesendet\.\)/).waitFor({ timeout: 30_000 });
     await assertAccessible(page, 'queue with a mail beyond the limit');
+    // The mail waits for its Retry-After (hours here), but what the technician does meanwhile goes out
+    // (nothing refers to a mail record): a time tap queued behind it reaches the service.
+    await page.goto(`/app/#/order/${orders[3]!.id}`);
+    await page.getByRole('heading', { name: 'Zeit vor Ort' }).waitFor();
+    await page.getByRole('button', { name: 'Angekommen' }).tap();
+    await until('the time tap behind the mail at the service', async () => {
+      const times = await api<{ items: unknown[] }>(`/api/times.php?element_type=commande&fk_element=${orders[3]!.id}`);
+      return times.items.length === 1;
+    }, 30_000);
+    const left = await outboxPayloads(page);
+    assert.deepEqual(left.map((r) => r.kind), ['mail-send'], 'only the mail waits on the phone');
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.equal(sends, 1, 'the mail is not tried again before its Retry-After');
     const mails = await db.selectFrom('bericht_mail').select('rowid').where('fk_bericht', '=', report.id).execute();
     assert.equal(mails.length, 1, 'nothing queued beyond the limit');
     assert.deepEqual(errors, []);
