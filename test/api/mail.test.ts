@@ -345,6 +345,34 @@ for (const dialect of testDialects()) {
       }
     });
 
+    test('copies are plain addresses: the sender\'s first address only, a setting\'s other entries left out; an address named twice in to and cc counts once', async () => {
+      const tech = await technician();
+      const report = await finalReport({ as: tech });
+      const send = (to: string[], cc?: string[]) => post('/api/mails.php?action=send', { bericht_id: report.id, to, ...(cc ? { cc } : {}) }, tech.headers);
+      const email = (value: string) => ctx.handle.db.updateTable('user').set({ email: value }).where('rowid', '=', tech.id).execute();
+      try {
+        await email('tim@heiztechnik.example; chef@heiztechnik.example, x@evil.example');
+        await setConsts({ BERICHT_MAIL_COPY_AUTHOR: '1', BERICHT_MAIL_COPY_TO: 'buero@heiztechnik.example, Büro <b@evil.example>; a%b@evil.example', MAIN_MAIL_AUTOCOPY_TO: 'archiv@heiztechnik.example;"x"@evil.example' });
+        const job = await send(['erika@sonnenschein.example']);
+        assert.equal(job.statusCode, 201, job.body);
+        assert.deepEqual([job.json().cc, job.json().bcc], [['buero@heiztechnik.example', 'tim@heiztechnik.example'], ['archiv@heiztechnik.example']]);
+        // The sender's e-mail with a name: no copy to them.
+        await email('Tim <tim@heiztechnik.example>');
+        const plain = await send(['erika@sonnenschein.example']);
+        assert.deepEqual(plain.json().cc, ['buero@heiztechnik.example']);
+
+        await setConsts({ BERICHT_MAIL_MAX_RECIPIENTS: '2', BERICHT_MAIL_COPY_TO: null, BERICHT_MAIL_COPY_AUTHOR: null, MAIN_MAIL_AUTOCOPY_TO: null });
+        const twice = await send(['a@sonnenschein.example', 'A@sonnenschein.example'], ['a@Sonnenschein.example', 'b@sonnenschein.example']);
+        assert.equal(twice.statusCode, 201, twice.body);
+        assert.deepEqual([twice.json().to, twice.json().cc], [['a@sonnenschein.example'], ['b@sonnenschein.example']]);
+        assert.equal((await send(['a@sonnenschein.example', 'b@sonnenschein.example'], ['c@sonnenschein.example'])).statusCode, 400);
+      } finally {
+        await setConsts({ BERICHT_MAIL_COPY_TO: null, BERICHT_MAIL_COPY_AUTHOR: null, MAIN_MAIL_AUTOCOPY_TO: null });
+        await resetLimits();
+        await dropQueued();
+      }
+    });
+
     test('recipients are plain addresses: a source route, a long local part, quotes or comments are 400 naming the field and the address', async () => {
       const report = await finalReport();
       const send = (to: string[], cc?: string[]) => post('/api/mails.php?action=send', { bericht_id: report.id, to, ...(cc ? { cc } : {}) });

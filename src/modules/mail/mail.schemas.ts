@@ -30,7 +30,9 @@ export const MAIL_RULES =
   `Subject (at most ${MAX_SUBJECT} characters, one line: line breaks become spaces) and text (at most ${MAX_TEXT}; every line break, a lone CR or LF too, is kept and sent as CRLF) default to the template in the customer's language ` +
   '(BERICHT_MAIL_SUBJECT/BERICHT_MAIL_TEXT, `_EN` for English; substitutions `__REF__`, `__REPORT_TITLE__`, `__ORDER_REF__`, `__REF_CLIENT__`, `__THIRDPARTY_NAME__`, `__MYCOMPANY_NAME__`, `__USER_FULLNAME__`, `__CHECK_URL__`); ' +
   'a control character (NUL, ESC, DEL …; tab and line breaks are allowed) or a bidirectional override in either is 400 VALIDATION_FAILED. ' +
-  'Copies: the office (BERICHT_MAIL_COPY_TO) and the sender (BERICHT_MAIL_COPY_AUTHOR=1) in Cc, MAIN_MAIL_AUTOCOPY_TO in Bcc; MAIN_MAIL_FORCE_SENDTO sends every mail there instead. ' +
+  'Addresses named twice (in `to` and `cc` together, case ignored) count once. ' +
+  'Copies: the office (BERICHT_MAIL_COPY_TO) and the sender (BERICHT_MAIL_COPY_AUTHOR=1: the first address of their e-mail in Dolibarr) in Cc, MAIN_MAIL_AUTOCOPY_TO in Bcc, not counted; ' +
+  'a copy address that is not a plain address by the rule above is left out (and logged); MAIN_MAIL_FORCE_SENDTO sends every mail there instead. ' +
   'A send is a job kept in the database: `queued` until a service process takes it, `sending` while one holds it, `sent` with the server\'s message id, ' +
   `or \`failed\` with \`error_code\` and the reason in words in \`error\`. A server that cannot be reached or answers 4xx is tried again (after ${RETRY_BASE_SECONDS} s, doubled each time, at most ${RETRY_MAX_SECONDS / 60} min apart) ` +
   'until MAIL_RETRY_HOURS after the send (then failed, MAIL_UNREACHABLE); a wrong login (MAIL_AUTH_FAILED), every recipient refused (MAIL_RECIPIENT_REFUSED), a mail too large for the server (MAIL_TOO_LARGE) or another refusal (MAIL_REFUSED) fail at once. ' +
@@ -43,6 +45,9 @@ export const MAIL_RULES =
  * servers still follow); no name, quotes, comments, brackets, spaces or `@host:` route.
  */
 export const ADDRESS_PATTERN = "^(?=[^@]{1,64}@)[A-Za-z0-9#$&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9#$&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
+const ADDRESS = new RegExp(ADDRESS_PATTERN);
+/** The rule of an address in a send's to and cc (Address below), for addresses read elsewhere (settings, the user's e-mail). */
+export const isPlainAddress = (address: string) => address.length >= 3 && address.length <= MAX_ADDRESS_LENGTH && ADDRESS.test(address);
 const Address = Type.String({ minLength: 3, maxLength: MAX_ADDRESS_LENGTH, pattern: ADDRESS_PATTERN, description: 'An e-mail address (name@domain).' });
 
 export const MailsQuery = Type.Object({

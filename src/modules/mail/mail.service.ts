@@ -6,6 +6,7 @@
  * queue (mail.queue.ts) sends it.
  */
 import { createHash } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Selectable } from 'kysely';
 import type { BerichtMailTable } from '../../db/tables.js';
 import type { Dialect } from '../../config.js';
@@ -21,7 +22,7 @@ import type { ReportRepository, ReportRow } from '../reports/reports.repository.
 import { verifyUrl } from '../signatures/signatures.service.js';
 import { mailText, type Substitutions } from './mail-text.js';
 import { addressList, readMailLimits, readMailSettings, type MailLimits, type MailSettings } from './mail.settings.js';
-import type { MailJob, MailProposal, SendMailBody } from './mail.schemas.js';
+import { isPlainAddress, type MailJob, type MailProposal, type SendMailBody } from './mail.schemas.js';
 
 /** A row of `bericht_mail` as read. */
 export type MailRow = Selectable<BerichtMailTable>;
@@ -64,6 +65,8 @@ export interface MailServiceDeps {
   visibleReport(user: AuthUser, id: number, conn?: Db): Promise<ReportRow>;
   /** Called after a mail was queued, so a process sends it at once. */
   queued(): void;
+  /** Copy addresses left out (not plain addresses). */
+  logger?: Pick<FastifyBaseLogger, 'warn'>;
 }
 
 /**
@@ -152,11 +155,19 @@ export function createMailService(deps: MailServiceDeps) {
     return list;
   }
 
-  /** The copies the settings add: the office's, and the sender's own when asked for. */
+  /**
+   * The copies the settings add: the office's, and the sender's own when asked for (the first
+   * address of their e-mail in Dolibarr, if it is a plain address). Addresses left out are logged.
+   */
   async function copiesOf(mail: MailSettings | undefined, user: AuthUser): Promise<string[]> {
     if (!mail) return [];
-    const own = mail.copyAuthor ? (await db.selectFrom('user').select('email').where('rowid', '=', user.id).executeTakeFirst())?.email : undefined;
-    return [...mail.copyTo, ...addressList(own ?? '')];
+    for (const { setting, address } of mail.dropped) deps.logger?.warn({ setting, address }, 'mail copy address left out: not a plain address');
+    const own = mail.copyAuthor ? addressList((await db.selectFrom('user').select('email').where('rowid', '=', user.id).executeTakeFirst())?.email ?? '')[0] : undefined;
+    if (own !== undefined && !isPlainAddress(own)) {
+      deps.logger?.warn({ setting: 'BERICHT_MAIL_COPY_AUTHOR', user: user.id, address: own.slice(0, 300) }, 'the sender\'s copy left out: their e-mail is not a plain address');
+      return [...mail.copyTo];
+    }
+    return [...mail.copyTo, ...(own ? [own] : [])];
   }
 
   /**
@@ -233,7 +244,8 @@ export function createMailService(deps: MailServiceDeps) {
         const to = distinct(body.to);
         const copies = await copiesOf(mail, user);
         const cc = distinct([...(body.cc ?? []), ...copies]).filter((a) => !to.some((t) => t.toLowerCase() === a.toLowerCase()));
-        if (to.length + (body.cc?.length ?? 0) > limits.recipients) {
+        // Counted once each, in to and cc together (case ignored); the settings' copies are not counted.
+        if (distinct([...to, ...(body.cc ?? [])]).length > limits.recipients) {
           const field = to.length > limits.recipients ? 'body.to' : 'body.cc';
           throw new AppError('VALIDATION_FAILED', { message: `Höchstens ${limits.recipients} Empfänger je E-Mail (An und Kopie zusammen)`, details: [{ field, message: `at most ${limits.recipients} recipients in to and cc together` }] });
         }
