@@ -437,6 +437,19 @@ for (const dialect of testDialects()) {
       assert.equal(smtp.received.length, before + 1, 'one mail, nothing smuggled');
     });
 
+    test('a subject cut at 255 characters never splits an emoji', async () => {
+      const report = await finalReport();
+      try {
+        await setConsts({ BERICHT_MAIL_SUBJECT: `${'B'.repeat(254)}😀 Ende` });
+        const job = await post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'] });
+        assert.equal(job.statusCode, 201, job.body);
+        assert.equal(job.json().subject, `${'B'.repeat(254)}😀`, 'cut after the emoji, not inside it');
+      } finally {
+        await setConsts({ BERICHT_MAIL_SUBJECT: null });
+        await dropQueued();
+      }
+    });
+
     test('a server that is down: queued with the reason, tried again later, sent once when it is back', async () => {
       const report = await finalReport();
       await smtp.stop();

@@ -77,6 +77,9 @@ export const mailBody = (text: string) => text.replace(/\r\n|\r|\n/g, '\r\n');
 /** A subject is one line: line breaks become spaces; control characters go. */
 export const mailSubject = (text: string) => text.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001F\u007F]/g, '').trim();
 
+/** At most 255 characters (the column's), cut between characters, never inside an emoji's surrogate pair. */
+export const cutSubject = (text: string) => Array.from(text).slice(0, 255).join('');
+
 const WINDOWS = { user: 3600, report: 24 * 3600 } as const;
 
 /** Lower-cased, duplicates dropped, in the order given. */
@@ -262,7 +265,7 @@ export function createMailService(deps: MailServiceDeps) {
               mail_to: to.join(', '),
               mail_cc: cc.length > 0 ? cc.join(', ') : null,
               mail_bcc: mail?.autocopyTo ?? null,
-              subject: mailSubject(body.subject ?? text.subject).slice(0, 255),
+              subject: cutSubject(mailSubject(body.subject ?? text.subject)),
               body: mailBody(body.text ?? text.text),
               lang: language,
               attempts: 0,
