@@ -450,6 +450,21 @@ for (const dialect of testDialects()) {
       }
     });
 
+    test('a mail queued by an earlier version (a lone CR or LF in its text, a line break in its subject) still goes out with CRLF, the subject one line', async () => {
+      const report = await finalReport();
+      const job = await post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'] });
+      assert.equal(job.statusCode, 201, job.body);
+      // The row as an earlier version stored it.
+      await ctx.handle.db.updateTable('bericht_mail').set({ subject: 'Bericht\nalt', body: 'Zeile eins\rZeile zwei\nZeile drei\r.\rEnde' }).where('rowid', '=', job.json().id).execute();
+      const before = smtp.received.length;
+      await runQueue();
+      const [mail] = (await smtp.waitFor(before + 1)).slice(before);
+      assert.doesNotMatch(mail!.raw.toString('latin1'), /\r(?!\n)|(?<!\r)\n/, 'no lone CR or LF reached the server');
+      assert.equal(mail!.parsed.subject, 'Bericht alt');
+      assert.deepEqual(mail!.parsed.text?.replace(/\n$/, '').split('\n'), ['Zeile eins', 'Zeile zwei', 'Zeile drei', '.', 'Ende']);
+      assert.equal(smtp.received.length, before + 1, 'one mail');
+    });
+
     test('a server that is down: queued with the reason, tried again later, sent once when it is back', async () => {
       const report = await finalReport();
       await smtp.stop();
