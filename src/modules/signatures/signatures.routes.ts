@@ -14,7 +14,7 @@ import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, RowId } from '../common/common.schemas.js';
 import { requireParam } from '../common/dispatch.js';
 import { FORBIDDEN_TEXT_CHARACTERS } from '../../plugins/validation.js';
-import { parseCoordinate, parseOptional } from '../common/form-fields.js';
+import { COORDINATE_FORMS, parseCoordinate, parseOptional } from '../common/form-fields.js';
 import { multipartError } from '../common/multipart.js';
 import { publicBaseUrl } from '../common/public-url.js';
 import { createLimiter } from '../common/limiter.js';
@@ -34,7 +34,7 @@ export const MAX_USER_AGENT_LENGTH = 512;
 export const SIGNATURE_DESCRIPTION =
   '`action=signature&bericht_id=<report>`: multipart/form-data with the customer\'s signature as a PNG in the field `file` ' +
   `(at most ${MAX_SIGNATURE_BYTES} bytes, ${MAX_SIGNATURE_SIDE} pixels a side: 413 beyond; not a PNG by its bytes: 415; unreadable: 400 IMAGE_INVALID), ` +
-  '`signer_name` (required, 1-255 characters), `gps_lat` (-90..90) and `gps_lon` (-180..180) (optional, both or neither; plain decimal numbers, a decimal comma is taken), `confirmation_text` ' +
+  '`signer_name` (required, 1-255 characters), `gps_lat` (-90..90) and `gps_lon` (-180..180) (optional, both or neither; ' + COORDINATE_FORMS + '), `confirmation_text` ' +
   `(optional, at most ${MAX_CONFIRMATION_LENGTH} characters; default: "${DEFAULT_CONFIRMATION}"), ` +
   '`signed_at_device` (optional: the moment the customer signed, by the phone\'s clock, as an RFC 3339 date-time WITH its UTC offset, e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; ' +
   'a signature sent from an offline queue reaches the service later) and `signed_at_device_zone` (optional, only with `signed_at_device`: the phone\'s IANA time zone, e.g. `Europe/Berlin`). ' +

@@ -20,6 +20,7 @@
 import { ApiError, LocalError, api, unwrap, withProgress } from '../api/client';
 import type { MailJob, Material, TimeInterval, UploadAnswer } from '../api/types';
 import { auth } from './auth.svelte';
+import { coordinateText } from './coordinate';
 import { db, type OutboxKind, type OutboxRecord, type PhotoCapture, type Ref } from './db';
 import { errorText, refusalText } from './i18n.svelte';
 import { loadLocalIds, sameRef } from './local-ids.svelte';
@@ -369,8 +370,8 @@ async function send(record: OutboxRecord): Promise<unknown> {
       if (record.capture) {
         form.append('taken_at_device', record.capture.takenAt);
         if (record.capture.lat !== undefined && record.capture.lon !== undefined) {
-          form.append('gps_lat', String(record.capture.lat));
-          form.append('gps_lon', String(record.capture.lon));
+          form.append('gps_lat', coordinateText(record.capture.lat));
+          form.append('gps_lon', coordinateText(record.capture.lon));
         }
       }
       form.append('file', record.payload as Blob, record.fileName ?? 'file');
