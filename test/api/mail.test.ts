@@ -325,6 +325,25 @@ for (const dialect of testDialects()) {
       }
     });
 
+    test('both limits reached: the 429 names the one that frees later, with its Retry-After', async () => {
+      const tech = await technician();
+      const report = await finalReport({ as: tech });
+      const send = () => post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'] }, tech.headers);
+      try {
+        await setConsts({ BERICHT_MAIL_MAX_PER_USER_HOUR: '1', BERICHT_MAIL_MAX_PER_REPORT_DAY: '1' });
+        assert.equal((await send()).statusCode, 201);
+        const both = await send();
+        assert.equal(both.statusCode, 429, both.body);
+        assert.equal(both.json().details.limit, 'per_report_day');
+        const wait = Number(both.headers['retry-after']);
+        assert.ok(wait > 86_000 && wait <= 86_400, `Retry-After ${wait}`);
+        assert.equal(both.json().details.retry_after, wait);
+      } finally {
+        await resetLimits();
+        await dropQueued();
+      }
+    });
+
     test('limits per mail: at most BERICHT_MAIL_MAX_RECIPIENTS (default 10) addresses in to and cc, named in a 400', async () => {
       const tech = await technician();
       const report = await finalReport({ as: tech });

@@ -178,7 +178,8 @@ export function createMailService(deps: MailServiceDeps) {
    * `bericht_mail` already holds: the user's in the last hour, the report's in the last 24 hours.
    * Runs in the transaction that queues the mail, after the user's row and then the report's are
    * locked (PostgreSQL, MariaDB; SQLite's write transactions run one at a time), so sends at the
-   * same moment are counted one after the other and never pass a limit together.
+   * same moment are counted one after the other and never pass a limit together. When both limits
+   * are reached, the 429 names the one that frees later (its Retry-After: the send can go only then).
    */
   async function withinLimits(trx: Db, user: AuthUser, reportId: number, limits: MailLimits, now: Date): Promise<void> {
     if (deps.dialect !== 'sqlite') {
@@ -189,10 +190,14 @@ export function createMailService(deps: MailServiceDeps) {
       { kind: 'user' as const, max: limits.perUserHour, column: 'fk_user_author' as const, id: user.id },
       { kind: 'report' as const, max: limits.perReportDay, column: 'fk_bericht' as const, id: reportId },
     ];
+    let refusal: { retryAfter: number; error: AppError } | undefined;
     for (const check of checks) {
       const window = WINDOWS[check.kind];
       const since = toDbDateTime(new Date(now.getTime() - window * 1000));
       const base = trx.selectFrom('bericht_mail').where('entity', '=', entity).where(check.column, '=', check.id).where('datec', '>', since);
+      // The first count must be the transaction's first non-locking read, after the locks above:
+      // MariaDB (REPEATABLE READ) takes its snapshot at the first such read, so a read before the
+      // locks would not see the mails a send that held them before has queued (and both would pass).
       const count = Number((await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
       if (count < check.max) continue;
       // Free again when enough of the counted mails have left the window for one more.
@@ -203,12 +208,17 @@ export function createMailService(deps: MailServiceDeps) {
       const message = check.kind === 'user'
         ? `Zu viele E-Mails: höchstens ${check.max} je Stunde und Benutzer; die nächste ist in ${minutes} Minute${minutes === 1 ? '' : 'n'} möglich`
         : `Zu viele E-Mails zu diesem Bericht: höchstens ${check.max} in 24 Stunden; die nächste ist in ${minutes} Minute${minutes === 1 ? '' : 'n'} möglich`;
-      throw new AppError('MAIL_LIMIT_REACHED', {
-        message,
-        details: { limit: check.kind === 'user' ? 'per_user_hour' : 'per_report_day', max: check.max, window_seconds: window, retry_after: retryAfter },
-        headers: { 'retry-after': String(retryAfter) },
-      });
+      if (refusal && refusal.retryAfter >= retryAfter) continue;
+      refusal = {
+        retryAfter,
+        error: new AppError('MAIL_LIMIT_REACHED', {
+          message,
+          details: { limit: check.kind === 'user' ? 'per_user_hour' : 'per_report_day', max: check.max, window_seconds: window, retry_after: retryAfter },
+          headers: { 'retry-after': String(retryAfter) },
+        }),
+      };
     }
+    if (refusal) throw refusal.error;
   }
 
   async function one(user: AuthUser, id: number): Promise<MailRow> {
