@@ -456,13 +456,19 @@ for (const dialect of testDialects()) {
       assert.equal(smtp.received.length, before + 1, 'one mail, nothing smuggled');
     });
 
-    test('a subject cut at 255 characters never splits an emoji', async () => {
+    test('a subject cut at 255 characters never splits an emoji; a tab in it is a space; a template\'s C1 controls and overrides go', async () => {
       const report = await finalReport();
       try {
         await setConsts({ BERICHT_MAIL_SUBJECT: `${'B'.repeat(254)}😀 Ende` });
         const job = await post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'] });
         assert.equal(job.statusCode, 201, job.body);
         assert.equal(job.json().subject, `${'B'.repeat(254)}😀`, 'cut after the emoji, not inside it');
+        // A template's subject: tabs become spaces, C1 controls and direction overrides go.
+        await setConsts({ BERICHT_MAIL_SUBJECT: 'Bericht\t__REF__\u0085 \u202Eneu\u202C' });
+        const templated = await post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'] });
+        assert.equal(templated.json().subject, `Bericht ${report.ref} neu`);
+        const tab = await post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'], subject: 'Bericht\tfertig' });
+        assert.equal(tab.json().subject, 'Bericht fertig');
       } finally {
         await setConsts({ BERICHT_MAIL_SUBJECT: null });
         await dropQueued();

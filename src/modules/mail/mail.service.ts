@@ -74,8 +74,12 @@ export interface MailServiceDeps {
  * reaches the mail server (`\r.\r\n` would end the message early on some servers: SMTP smuggling).
  */
 export const mailBody = (text: string) => text.replace(/\r\n|\r|\n/g, '\r\n');
-/** A subject is one line: line breaks become spaces; control characters go. */
-export const mailSubject = (text: string) => text.replace(/[\r\n]+/g, ' ').replace(/[\u0000-\u001F\u007F]/g, '').trim();
+/**
+ * A subject is one line: line breaks and tabs become spaces; other control characters (C0, DEL, C1)
+ * and direction overrides go (a template's or Dolibarr's value is not checked as typed text is).
+ */
+// eslint-disable-next-line no-control-regex
+export const mailSubject = (text: string) => text.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g, '').trim();
 
 /** At most 255 characters (the column's), cut between characters, never inside an emoji's surrogate pair. */
 export const cutSubject = (text: string) => Array.from(text).slice(0, 255).join('');
