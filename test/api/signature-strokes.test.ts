@@ -264,6 +264,10 @@ for (const dialect of testDialects()) {
       const latin = await sign(r.id, { name: 'strokes', type: 'text/plain; charset=latin1', data: Buffer.from(sent) });
       assert.equal(latin.statusCode, 201, latin.body);
       assert.ok((await readFile(fileOf(latin.json(), '.strokes.json'))).equals(Buffer.from(sent)));
+      // Its non-ASCII bytes are read as the UTF-8 they are, not by the charset named (latin1 would read "ZÃ¤hler"): the key is named as sent.
+      const umlaut = await sign(r.id, { name: 'strokes', type: 'text/plain; charset=latin1', data: Buffer.from(JSON.stringify({ ...drawing(), Zähler: 1 }), 'utf8') });
+      assert.equal(umlaut.statusCode, 400, umlaut.body);
+      assert.match(umlaut.json().details[0].message, /unbekannter Schlüssel "Zähler"/);
       // An empty field counts as absent.
       const empty = await sign(r.id, { name: 'strokes', type: 'application/json', data: '' });
       assert.equal(empty.statusCode, 201, empty.body);
