@@ -26,8 +26,8 @@ export const MAIL_RULES =
   `(each a plain address as name@domain: at most ${MAX_ADDRESS_LENGTH} characters, at most ${MAX_LOCAL_PART_LENGTH} before the @, the part before the @ dot-separated words without % or ! (source routes); ` +
   'a name, quotes, comments, angle brackets, spaces, line breaks or a route (@host:) are 400 VALIDATION_FAILED naming the field and the address). ' +
   'Limits: at most BERICHT_MAIL_MAX_PER_USER_HOUR (default 20) mails by one user in any 60 minutes and BERICHT_MAIL_MAX_PER_REPORT_DAY (default 10) of one report in any 24 hours ' +
-  '(settings in llx_const or the environment); beyond them 429 MAIL_LIMIT_REACHED with Retry-After (seconds until the oldest mail counted leaves its window), nothing queued. ' +
-  `Subject (at most ${MAX_SUBJECT} characters, one line: line breaks become spaces) and text (at most ${MAX_TEXT}; every line break, a lone CR or LF too, is kept and sent as CRLF) default to the template in the customer's language ` +
+  '(settings in llx_const or the environment); beyond them 429 MAIL_LIMIT_REACHED with Retry-After (seconds until the oldest mail counted leaves its window; with both reached, the limit that frees later), nothing queued. ' +
+  `Subject (at most ${MAX_SUBJECT} characters, one line: line breaks and tabs become spaces; a longer template subject is cut between characters) and text (at most ${MAX_TEXT}; every line break, a lone CR or LF too, is kept and sent as CRLF) default to the template in the customer's language ` +
   '(BERICHT_MAIL_SUBJECT/BERICHT_MAIL_TEXT, `_EN` for English; substitutions `__REF__`, `__REPORT_TITLE__`, `__ORDER_REF__`, `__REF_CLIENT__`, `__THIRDPARTY_NAME__`, `__MYCOMPANY_NAME__`, `__USER_FULLNAME__`, `__CHECK_URL__`); ' +
   'a control character (NUL, ESC, DEL …; tab and line breaks are allowed) or a bidirectional override in either is 400 VALIDATION_FAILED. ' +
   'Addresses named twice (in `to` and `cc` together, case ignored) count once. ' +
