@@ -90,6 +90,31 @@ export interface MailConfig {
 }
 
 /**
+ * The limits of sending reports by mail, module settings like the other `BERICHT_MAIL_*`: in
+ * `llx_const` or the environment (which wins), read for every send (mail.settings.ts,
+ * readMailLimits). A value out of its range in the environment stops the start; one in
+ * `llx_const` counts as unset (the default holds).
+ * - BERICHT_MAIL_MAX_RECIPIENTS: addresses in `to` and `cc` of one mail (Dolibarr's own default of 10 per field).
+ * - BERICHT_MAIL_MAX_PER_USER_HOUR: mails one user may send in any 60 minutes.
+ * - BERICHT_MAIL_MAX_PER_REPORT_DAY: mails of one report in any 24 hours.
+ */
+export const MAIL_LIMIT_SETTINGS = {
+  BERICHT_MAIL_MAX_RECIPIENTS: { fallback: 10, min: 1, max: 20 },
+  BERICHT_MAIL_MAX_PER_USER_HOUR: { fallback: 20, min: 1, max: 10_000 },
+  BERICHT_MAIL_MAX_PER_REPORT_DAY: { fallback: 10, min: 1, max: 10_000 },
+} as const;
+export type MailLimitSetting = keyof typeof MAIL_LIMIT_SETTINGS;
+
+/** A mail limit's value: a whole number in its range, else undefined. */
+export function mailLimitValue(name: MailLimitSetting, raw: string | undefined): number | undefined {
+  const { min, max } = MAIL_LIMIT_SETTINGS[name];
+  const value = raw?.trim();
+  if (!value || !/^\d{1,9}$/.test(value)) return undefined;
+  const n = Number(value);
+  return n >= min && n <= max ? n : undefined;
+}
+
+/**
  * The PDF seal: the instance's key and certificate, and an RFC 3161 time-stamp authority
  * (modules/signatures/seal-certificate.ts, pdf-seal.service.ts).
  */
@@ -458,6 +483,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   }
   if (config.publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(config.publicUrl)) {
     problems.push(`PUBLIC_URL '${config.publicUrl}' is not an address like https://berichte.example.com`);
+  }
+
+  for (const [name, { min, max }] of Object.entries(MAIL_LIMIT_SETTINGS)) {
+    const raw = config.mail.env[name];
+    if (raw !== undefined && mailLimitValue(name as MailLimitSetting, raw) === undefined) problems.push(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
   }
 
   if (statSync(config.appDir, { throwIfNoEntry: false })?.isDirectory() === false) {

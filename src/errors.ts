@@ -57,6 +57,7 @@ export const errorCatalogue = {
   TIME_NOT_FOUND: { status: 404, message: 'Zeiteintrag nicht gefunden' },
   MAIL_NOT_FOUND: { status: 404, message: 'E-Mail nicht gefunden' },
   REPORT_NOT_FINAL: { status: 409, message: 'Nur ein abgeschlossener Bericht kann versendet werden' },
+  MAIL_LIMIT_REACHED: { status: 429, message: 'Zu viele E-Mails in kurzer Zeit; bitte später erneut senden' },
   TIME_ALREADY_OPEN: { status: 409, message: 'Die Ankunft ist schon erfasst; erst die Abfahrt erfassen' },
   TIME_NOT_OPEN: { status: 409, message: 'Keine offene Ankunft: erst die Ankunft erfassen' },
   TIME_OVERLAP: { status: 409, message: 'Die Zeit überschneidet sich mit einem anderen Eintrag' },

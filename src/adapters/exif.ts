@@ -140,5 +140,17 @@ function takenAtOf(raw: string | null, offset: string | null): TakenAt | null {
   const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
   // A date that is no date (month 13, 31 February, year 0) is no time taken.
   if (year < 1900 || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return null;
-  return { local: `${match[1]}-${match[2]}-${match[3]} ${match[4]}:${match[5]}:${match[6]}`, offset: offset && /^[+-]\d{2}:\d{2}$/.test(offset) ? offset : null };
+  return { local: `${match[1]}-${match[2]}-${match[3]} ${match[4]}:${match[5]}:${match[6]}`, offset: validOffset(offset) };
+}
+
+/**
+ * An offset from UTC as EXIF writes it (`+01:00`), when it is one the world uses: at most ±14:00,
+ * minutes below 60. Anything else (`+99:99`, `+14:30`, `1:00`) is dropped: the time is kept as the
+ * camera's local time without an offset, as when the camera wrote none.
+ */
+export function validOffset(offset: string | null): string | null {
+  const match = offset?.match(/^[+-](\d{2}):(\d{2})$/);
+  if (!match) return null;
+  const minutes = Number(match[1]) * 60 + Number(match[2]);
+  return Number(match[2]) < 60 && minutes <= 14 * 60 ? offset! : null;
 }

@@ -43,10 +43,18 @@ export function cutToBytes(text: string, max: number): string {
   return out;
 }
 
+/**
+ * What goes from a client's file name: control characters (C0, DEL, C1) and direction embeddings,
+ * overrides and isolates (U+202A-U+202E, U+2066-U+2069; `rapport\u202Efdp.exe` would show as
+ * `rapportexe.pdf`), as text a person types refuses them (FORBIDDEN_TEXT_CHARACTERS of the
+ * validation plugin; here tab and line breaks go too).
+ */
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN_IN_FILE_NAMES = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
 /** The name an uploaded file is stored under, from the client's name and the extension its bytes show. */
 export function uploadFileName(original: string, extension: string): string {
-  // eslint-disable-next-line no-control-regex
-  let name = original.replace(/[\u0000-\u001f\u007f]/g, '').replace(/<[^>]*>/g, '').trim();
+  let name = original.replace(FORBIDDEN_IN_FILE_NAMES, '').replace(/<[^>]*>/g, '').trim();
   name = name.split(/[\\/]/).pop() ?? '';
   const dot = name.lastIndexOf('.');
   let base = dot > 0 ? name.slice(0, dot) : name;

@@ -51,20 +51,21 @@ for (const dialect of testDialects()) {
     const runQueue = () => ctx.app.mailQueue.runOnce();
 
     /** A customer with a contact linked to the order as CUSTOMER; a signed, final report of that order. */
-    async function finalReport(options: { lang?: string | null; customerEmail?: string | null; contactEmail?: string } = {}) {
+    async function finalReport(options: { lang?: string | null; customerEmail?: string | null; contactEmail?: string; as?: { id: number; headers: Record<string, string> } } = {}) {
+      const who = options.as ?? me;
       const customer = await ctx.make.thirdParty({ name: 'Bäckerei Sonnenschein', email: options.customerEmail === undefined ? 'info@sonnenschein.example' : options.customerEmail });
       await ctx.handle.db.updateTable('societe').set({ default_lang: options.lang ?? null }).where('rowid', '=', customer.id).execute();
-      const order = await ctx.make.order({ author: me.id, customer: customer.id });
+      const order = await ctx.make.order({ author: who.id, customer: customer.id });
       const contact = await ctx.handle.db.insertInto('socpeople').values({ fk_soc: customer.id, entity: 1, firstname: 'Erika', lastname: 'Sonnenschein', email: options.contactEmail ?? 'erika@sonnenschein.example', statut: 1, datec: toDbDateTime() }).executeTakeFirst();
       const contactId = dialect === 'postgres' ? Number((await ctx.handle.db.selectFrom('socpeople').select('rowid').where('fk_soc', '=', customer.id).executeTakeFirstOrThrow()).rowid) : Number(contact.insertId);
       const type = await ctx.handle.db.selectFrom('c_type_contact').select('rowid').where('element', '=', 'commande').where('code', '=', 'CUSTOMER').executeTakeFirstOrThrow();
       await ctx.handle.db.insertInto('element_contact').values({ element_id: order.id, fk_c_type_contact: Number(type.rowid), fk_socpeople: contactId, statut: 4, datecreate: toDbDateTime() }).execute();
-      const created = await post('/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung Gastherme' });
+      const created = await post('/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung Gastherme' }, who.headers);
       assert.equal(created.statusCode, 201, created.body);
       const id = created.json().id as number;
-      assert.equal((await post(`/api/pages.php?action=add&bericht_id=${id}`, { layout: 'title_only', title: 'Sichtprüfung', note: 'Keine Mängel' })).statusCode, 201);
-      assert.equal((await sign(ctx.app, me.headers, id, 'Erika Sonnenschein')).statusCode, 201);
-      const done = await post(`/api/reports.php?id=${id}&action=finalize`, {});
+      assert.equal((await post(`/api/pages.php?action=add&bericht_id=${id}`, { layout: 'title_only', title: 'Sichtprüfung', note: 'Keine Mängel' }, who.headers)).statusCode, 201);
+      assert.equal((await sign(ctx.app, who.headers, id, 'Erika Sonnenschein')).statusCode, 201);
+      const done = await post(`/api/reports.php?id=${id}&action=finalize`, {}, who.headers);
       assert.equal(done.statusCode, 200, done.body);
       const pdf = await readFile(path.join(entityRoot(ctx.config.dataRoot, 1), done.json().final_pdf_path));
       return { id, ref: done.json().ref as string, order, customer, contactId, pdf };
@@ -210,7 +211,7 @@ for (const dialect of testDialects()) {
         [{ bericht_id: report.id, to: [42] }, 400, 'body.to.0'],
         [{ bericht_id: String(report.id), to: ['a@b.example'] }, 400, 'body.bericht_id'],
         [{ bericht_id: report.id, to: Array.from({ length: 21 }, (_, i) => `k${i}@b.example`) }, 400, 'body.to'],
-        [{ bericht_id: report.id, to: Array.from({ length: 15 }, (_, i) => `k${i}@b.example`), cc: Array.from({ length: 6 }, (_, i) => `c${i}@b.example`) }, 400, 'body.cc'],
+        [{ bericht_id: report.id, to: Array.from({ length: 7 }, (_, i) => `k${i}@b.example`), cc: Array.from({ length: 4 }, (_, i) => `c${i}@b.example`) }, 400, 'body.cc'],
         [{ bericht_id: report.id, to: ['a@b.example'], subject: 'x'.repeat(256) }, 400, 'body.subject'],
         [{ bericht_id: report.id, to: ['a@b.example'], subject: '   ' }, 400, 'body.subject'],
         [{ bericht_id: report.id, to: ['a@b.example'], text: 'x'.repeat(20_001) }, 400, 'body.text'],
@@ -249,6 +250,246 @@ for (const dialect of testDialects()) {
       assert.deepEqual([foreign.statusCode, foreign.json().code], [404, 'MAIL_NOT_FOUND']);
       assert.equal((await get(`/api/mails.php?bericht_id=${report.id}`, otherHeaders)).statusCode, 404);
       await runQueue();
+    });
+
+    /** A technician of their own (the limits count per user), with the write right. */
+    async function technician() {
+      const user = await ctx.make.user({ rights: ['read', 'write'] });
+      return { id: user.id, headers: { authorization: `Bearer ${await ctx.make.token(user)}` } };
+    }
+    const LIMITS = ['BERICHT_MAIL_MAX_RECIPIENTS', 'BERICHT_MAIL_MAX_PER_USER_HOUR', 'BERICHT_MAIL_MAX_PER_REPORT_DAY'];
+    const resetLimits = () => setConsts(Object.fromEntries(LIMITS.map((name) => [name, null])));
+    /** The mails a test of the limits queued go unsent (the next tests count what arrives). */
+    const dropQueued = () => ctx.handle.db.deleteFrom('bericht_mail').where('state', '=', 'queued').execute();
+
+    test('limits per user: 50 sends at once queue exactly BERICHT_MAIL_MAX_PER_USER_HOUR mails; the rest 429 with Retry-After and words; free again an hour later', async () => {
+      const tech = await technician();
+      const [first, second] = [await finalReport({ as: tech }), await finalReport({ as: tech })];
+      await setConsts({ BERICHT_MAIL_MAX_PER_USER_HOUR: '5', BERICHT_MAIL_MAX_PER_REPORT_DAY: '1000' });
+      try {
+        const sends = await Promise.all(Array.from({ length: 50 }, (_, i) => post('/api/mails.php?action=send', { bericht_id: first.id, to: Array.from({ length: 10 }, (_, k) => `k${i}-${k}@sonnenschein.example`) }, tech.headers)));
+        const statuses = sends.map((r) => r.statusCode);
+        assert.equal(statuses.filter((s) => s === 201).length, 5, `exactly 5 queued: ${statuses.join(',')}`);
+        assert.equal(statuses.filter((s) => s === 429).length, 45, statuses.join(','));
+        const refused = sends.find((r) => r.statusCode === 429)!;
+        assert.equal(refused.json().code, 'MAIL_LIMIT_REACHED');
+        assert.match(refused.json().error, /höchstens 5 je Stunde und Benutzer; die nächste ist in 60 Minuten möglich/);
+        assert.deepEqual(refused.json().details, { limit: 'per_user_hour', max: 5, window_seconds: 3600, retry_after: Number(refused.headers['retry-after']) });
+        const retryAfter = Number(refused.headers['retry-after']);
+        assert.ok(retryAfter > 3500 && retryAfter <= 3600, `Retry-After ${refused.headers['retry-after']}`);
+        const rows = await ctx.handle.db.selectFrom('bericht_mail').select(['rowid', 'datec']).where('fk_user_author', '=', tech.id).orderBy('rowid').execute();
+        assert.equal(rows.length, 5, 'nothing queued beyond the limit');
+
+        // Another report of the same user: the user's limit holds there too; others still send.
+        const other = await post('/api/mails.php?action=send', { bericht_id: second.id, to: ['erika@sonnenschein.example'] }, tech.headers);
+        assert.equal(other.statusCode, 429, other.body);
+        assert.equal((await post('/api/mails.php?action=send', { bericht_id: (await finalReport()).id, to: ['erika@sonnenschein.example'] })).statusCode, 201, 'another technician is not held up');
+
+        // The oldest mail 50 minutes old: free again in 10 minutes; older than an hour: one more goes.
+        await ctx.handle.db.updateTable('bericht_mail').set({ datec: toDbDateTime(new Date(Date.now() - 50 * 60_000)) }).where('rowid', '=', Number(rows[0]!.rowid)).execute();
+        const later = await post('/api/mails.php?action=send', { bericht_id: second.id, to: ['erika@sonnenschein.example'] }, tech.headers);
+        assert.equal(later.statusCode, 429);
+        const wait = Number(later.headers['retry-after']);
+        assert.ok(wait > 500 && wait <= 600, `Retry-After ${wait}`);
+        assert.match(later.json().error, /in 10 Minuten möglich/);
+        await ctx.handle.db.updateTable('bericht_mail').set({ datec: toDbDateTime(new Date(Date.now() - 61 * 60_000)) }).where('rowid', '=', Number(rows[0]!.rowid)).execute();
+        assert.equal((await post('/api/mails.php?action=send', { bericht_id: second.id, to: ['erika@sonnenschein.example'] }, tech.headers)).statusCode, 201);
+        assert.equal((await post('/api/mails.php?action=send', { bericht_id: second.id, to: ['erika@sonnenschein.example'] }, tech.headers)).statusCode, 429);
+      } finally {
+        await resetLimits();
+        await dropQueued();
+      }
+    });
+
+    test('limits per report: BERICHT_MAIL_MAX_PER_REPORT_DAY mails of one report in 24 hours, then 429 naming the report\'s limit; the default is 10', async () => {
+      const tech = await technician();
+      const report = await finalReport({ as: tech });
+      const send = (id = report.id) => post('/api/mails.php?action=send', { bericht_id: id, to: ['erika@sonnenschein.example'] }, tech.headers);
+      try {
+        for (let i = 0; i < 10; i++) assert.equal((await send()).statusCode, 201, `mail ${i + 1} of the default 10`);
+        const eleventh = await send();
+        assert.equal(eleventh.statusCode, 429, eleventh.body);
+        assert.match(eleventh.json().error, /Zu viele E-Mails zu diesem Bericht: höchstens 10 in 24 Stunden/);
+        assert.equal(eleventh.json().details.limit, 'per_report_day');
+        const wait = Number(eleventh.headers['retry-after']);
+        assert.ok(wait > 86_000 && wait <= 86_400, `Retry-After ${wait}`);
+        // A value that is no whole number in range counts as unset: the default holds.
+        await setConsts({ BERICHT_MAIL_MAX_PER_REPORT_DAY: 'viele' });
+        assert.equal((await send()).statusCode, 429);
+        await setConsts({ BERICHT_MAIL_MAX_PER_REPORT_DAY: '12' });
+        assert.equal((await send()).statusCode, 201, 'read for every send');
+        assert.equal((await send(( await finalReport({ as: tech })).id)).statusCode, 201, 'another report of the same user');
+      } finally {
+        await resetLimits();
+        await dropQueued();
+      }
+    });
+
+    test('both limits reached: the 429 names the one that frees later, with its Retry-After', async () => {
+      const tech = await technician();
+      const report = await finalReport({ as: tech });
+      const send = () => post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'] }, tech.headers);
+      try {
+        await setConsts({ BERICHT_MAIL_MAX_PER_USER_HOUR: '1', BERICHT_MAIL_MAX_PER_REPORT_DAY: '1' });
+        assert.equal((await send()).statusCode, 201);
+        const both = await send();
+        assert.equal(both.statusCode, 429, both.body);
+        assert.equal(both.json().details.limit, 'per_report_day');
+        const wait = Number(both.headers['retry-after']);
+        assert.ok(wait > 86_000 && wait <= 86_400, `Retry-After ${wait}`);
+        assert.equal(both.json().details.retry_after, wait);
+      } finally {
+        await resetLimits();
+        await dropQueued();
+      }
+    });
+
+    test('limits per mail: at most BERICHT_MAIL_MAX_RECIPIENTS (default 10) addresses in to and cc, named in a 400', async () => {
+      const tech = await technician();
+      const report = await finalReport({ as: tech });
+      const send = (to: string[], cc?: string[]) => post('/api/mails.php?action=send', { bericht_id: report.id, to, ...(cc ? { cc } : {}) }, tech.headers);
+      const addresses = (n: number, p = 'k') => Array.from({ length: n }, (_, i) => `${p}${i}@sonnenschein.example`);
+      try {
+        const eleven = await send(addresses(11));
+        assert.equal(eleven.statusCode, 400, eleven.body);
+        assert.deepEqual([eleven.json().error, eleven.json().details[0].field], ['Höchstens 10 Empfänger je E-Mail (An und Kopie zusammen)', 'body.to']);
+        assert.equal((await send(addresses(8), addresses(3, 'c'))).json().details[0].field, 'body.cc');
+        assert.equal((await send(addresses(6), addresses(4, 'c'))).statusCode, 201, 'ten together');
+        await setConsts({ BERICHT_MAIL_MAX_RECIPIENTS: '2' });
+        assert.match((await send(addresses(3))).json().error, /Höchstens 2 Empfänger/);
+        assert.equal((await send(addresses(2))).statusCode, 201);
+      } finally {
+        await resetLimits();
+        await dropQueued();
+      }
+    });
+
+    test('copies are plain addresses: the sender\'s first address only, a setting\'s other entries left out; an address named twice in to and cc counts once', async () => {
+      const tech = await technician();
+      const report = await finalReport({ as: tech });
+      const send = (to: string[], cc?: string[]) => post('/api/mails.php?action=send', { bericht_id: report.id, to, ...(cc ? { cc } : {}) }, tech.headers);
+      const email = (value: string) => ctx.handle.db.updateTable('user').set({ email: value }).where('rowid', '=', tech.id).execute();
+      try {
+        await email('tim@heiztechnik.example; chef@heiztechnik.example, x@evil.example');
+        await setConsts({ BERICHT_MAIL_COPY_AUTHOR: '1', BERICHT_MAIL_COPY_TO: 'buero@heiztechnik.example, Büro <b@evil.example>; a%b@evil.example', MAIN_MAIL_AUTOCOPY_TO: 'archiv@heiztechnik.example;"x"@evil.example' });
+        const job = await send(['erika@sonnenschein.example']);
+        assert.equal(job.statusCode, 201, job.body);
+        assert.deepEqual([job.json().cc, job.json().bcc], [['buero@heiztechnik.example', 'tim@heiztechnik.example'], ['archiv@heiztechnik.example']]);
+        // The sender's e-mail with a name: no copy to them.
+        await email('Tim <tim@heiztechnik.example>');
+        const plain = await send(['erika@sonnenschein.example']);
+        assert.deepEqual(plain.json().cc, ['buero@heiztechnik.example']);
+
+        await setConsts({ BERICHT_MAIL_MAX_RECIPIENTS: '2', BERICHT_MAIL_COPY_TO: null, BERICHT_MAIL_COPY_AUTHOR: null, MAIN_MAIL_AUTOCOPY_TO: null });
+        const twice = await send(['a@sonnenschein.example', 'A@sonnenschein.example'], ['a@Sonnenschein.example', 'b@sonnenschein.example']);
+        assert.equal(twice.statusCode, 201, twice.body);
+        assert.deepEqual([twice.json().to, twice.json().cc], [['a@sonnenschein.example'], ['b@sonnenschein.example']]);
+        assert.equal((await send(['a@sonnenschein.example', 'b@sonnenschein.example'], ['c@sonnenschein.example'])).statusCode, 400);
+      } finally {
+        await setConsts({ BERICHT_MAIL_COPY_TO: null, BERICHT_MAIL_COPY_AUTHOR: null, MAIN_MAIL_AUTOCOPY_TO: null });
+        await resetLimits();
+        await dropQueued();
+      }
+    });
+
+    test('recipients are plain addresses: a source route, a long local part, quotes or comments are 400 naming the field and the address', async () => {
+      const report = await finalReport();
+      const send = (to: string[], cc?: string[]) => post('/api/mails.php?action=send', { bericht_id: report.id, to, ...(cc ? { cc } : {}) });
+      const refused: Array<[string, RegExp]> = [
+        ['a%b@sonnenschein.example', /Quell-Routen/],
+        ['b!a@sonnenschein.example', /Quell-Routen/],
+        ['@relay.example:b@sonnenschein.example', /Quell-Route/],
+        [`${'a'.repeat(240)}@b.example`, /mehr als 64 Zeichen vor dem @/],
+        [`${'a'.repeat(65)}@b.example`, /mehr als 64 Zeichen vor dem @/],
+        ['"erika s"@sonnenschein.example', /nur die Adresse|Anführungszeichen/],
+        ['"erika"@sonnenschein.example', /Anführungszeichen/],
+        ['erika(büro)@sonnenschein.example', /Kommentare/],
+        ['.erika@sonnenschein.example', /Punkt/],
+        ['erika..s@sonnenschein.example', /Punkt/],
+        ['erika@a@sonnenschein.example', /mehr als ein @/],
+      ];
+      for (const [address, why] of refused) {
+        const res = await send([address]);
+        assert.equal(res.statusCode, 400, `${address}: ${res.body}`);
+        const body = res.json();
+        assert.equal(body.code, 'VALIDATION_FAILED');
+        assert.ok(body.error.includes('body.to.0') && body.error.includes(address.slice(0, 100)), `field and address named: ${body.error}`);
+        assert.match(body.error, why);
+        assert.equal(body.details[0].field, 'body.to.0');
+        assert.equal(body.details[0].address, address);
+      }
+      const inCc = await send(['erika@sonnenschein.example'], ['buero@sonnenschein.example', 'x%y@sonnenschein.example']);
+      assert.deepEqual([inCc.statusCode, inCc.json().details[0].field], [400, 'body.cc.1']);
+      assert.match(inCc.json().error, /body\.cc\.1: „x%y@sonnenschein\.example“/);
+      assert.equal((await get(`/api/mails.php?bericht_id=${report.id}`)).json().total, 0, 'nothing queued');
+      const longest = `${'a'.repeat(64)}@sonnenschein.example`;
+      const ok = await send([longest, "o'brien+bericht@sonnenschein.example"]);
+      assert.equal(ok.statusCode, 201, ok.body);
+      await runQueue();
+    });
+
+    test('text and subject as they reach the mail server: every line break CRLF (no \\r.\\r\\n smuggling), the subject one line; NUL and other controls are 400', async () => {
+      const report = await finalReport();
+      const send = (payload: Record<string, unknown>) => post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'], ...payload });
+      for (const [field, value] of <Array<[string, string]>>[['subject', 'Bericht\u0000fertig'], ['text', 'Hallo\u0000'], ['text', 'Farbe \u001b[31mrot'], ['subject', 'Bericht \u202Egnaltiaw'], ['text', 'Ende\u007f'], ['subject', 'A\u0085B']]) {
+        const res = await send({ [field]: value });
+        assert.equal(res.statusCode, 400, `${JSON.stringify(value)}: ${res.body}`);
+        assert.equal(res.json().details[0].field, `body.${field}`);
+        assert.match(res.json().details[0].message, /control or bidirectional override characters \(U\+[0-9A-F]{4}/);
+      }
+      assert.equal((await get(`/api/mails.php?bericht_id=${report.id}`)).json().total, 0, 'nothing queued');
+
+      const text = 'Zeile eins\r.\r\nMAIL FROM:<x@evil.example>\nZeile drei\rZeile vier\r\n\tEingerückt';
+      const job = await send({ subject: 'Bericht\r\nBcc: x@evil.example', text });
+      assert.equal(job.statusCode, 201, job.body);
+      assert.equal(job.json().subject, 'Bericht Bcc: x@evil.example');
+      assert.equal(job.json().text, 'Zeile eins\r\n.\r\nMAIL FROM:<x@evil.example>\r\nZeile drei\r\nZeile vier\r\n\tEingerückt');
+      const before = smtp.received.length;
+      await runQueue();
+      const [mail] = (await smtp.waitFor(before + 1)).slice(before);
+      const raw = mail!.raw.toString('latin1');
+      assert.doesNotMatch(raw, /\r(?!\n)|(?<!\r)\n/, 'no lone CR or LF reached the server');
+      assert.deepEqual(mail!.envelope.to, ['erika@sonnenschein.example'], 'one message, one recipient');
+      assert.equal(mail!.parsed.subject, 'Bericht Bcc: x@evil.example');
+      assert.equal(mail!.parsed.bcc, undefined);
+      assert.deepEqual(mail!.parsed.text?.replace(/\n$/, '').split('\n'), ['Zeile eins', '.', 'MAIL FROM:<x@evil.example>', 'Zeile drei', 'Zeile vier', '\tEingerückt']);
+      assert.equal(smtp.received.length, before + 1, 'one mail, nothing smuggled');
+    });
+
+    test('a subject cut at 255 characters never splits an emoji; a tab in it is a space; a template\'s C1 controls and overrides go', async () => {
+      const report = await finalReport();
+      try {
+        // 250 characters of the template and the report's title of six emoji (llx_const of a MariaDB Dolibarr is utf8: no emoji there).
+        await ctx.handle.db.updateTable('bericht').set({ title: '😀'.repeat(6) }).where('rowid', '=', report.id).execute();
+        await setConsts({ BERICHT_MAIL_SUBJECT: `${'B'.repeat(250)}__REPORT_TITLE__` });
+        const job = await post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'] });
+        assert.equal(job.statusCode, 201, job.body);
+        assert.equal(job.json().subject, `${'B'.repeat(250)}${'😀'.repeat(5)}`, 'cut after an emoji, not inside one');
+        // A template's subject: tabs become spaces, C1 controls and direction overrides go.
+        await setConsts({ BERICHT_MAIL_SUBJECT: 'Bericht\t__REF__\u0085 \u202Eneu\u202C' });
+        const templated = await post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'] });
+        assert.equal(templated.json().subject, `Bericht ${report.ref} neu`);
+        const tab = await post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'], subject: 'Bericht\tfertig' });
+        assert.equal(tab.json().subject, 'Bericht fertig');
+      } finally {
+        await setConsts({ BERICHT_MAIL_SUBJECT: null });
+        await dropQueued();
+      }
+    });
+
+    test('a mail queued by an earlier version (a lone CR or LF in its text, a line break in its subject) still goes out with CRLF, the subject one line', async () => {
+      const report = await finalReport();
+      const job = await post('/api/mails.php?action=send', { bericht_id: report.id, to: ['erika@sonnenschein.example'] });
+      assert.equal(job.statusCode, 201, job.body);
+      // The row as an earlier version stored it.
+      await ctx.handle.db.updateTable('bericht_mail').set({ subject: 'Bericht\nalt', body: 'Zeile eins\rZeile zwei\nZeile drei\r.\rEnde' }).where('rowid', '=', job.json().id).execute();
+      const before = smtp.received.length;
+      await runQueue();
+      const [mail] = (await smtp.waitFor(before + 1)).slice(before);
+      assert.doesNotMatch(mail!.raw.toString('latin1'), /\r(?!\n)|(?<!\r)\n/, 'no lone CR or LF reached the server');
+      assert.equal(mail!.parsed.subject, 'Bericht alt');
+      assert.deepEqual(mail!.parsed.text?.replace(/\n$/, '').split('\n'), ['Zeile eins', 'Zeile zwei', 'Zeile drei', '.', 'Ende']);
+      assert.equal(smtp.received.length, before + 1, 'one mail');
     });
 
     test('a server that is down: queued with the reason, tried again later, sent once when it is back', async () => {

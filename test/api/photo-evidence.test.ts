@@ -102,6 +102,16 @@ for (const dialect of testDialects()) {
       assert.equal(Number(row?.fk_user), writer.id);
     });
 
+    test('an EXIF offset no place uses (+99:99) is not kept: the camera\'s time stays, without an offset', async () => {
+      const order = await ctx.make.order({ author: writer.id });
+      const odd = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).jpeg().withExif({ IFD2: { DateTimeOriginal: '2026:11:24 09:12:33', OffsetTimeOriginal: '+99:99' } }).toBuffer();
+      const res = await post(photoUrl(order.id), [{ filename: 'versatz.jpg', type: 'image/jpeg', data: odd }]);
+      assert.equal(res.statusCode, 201, res.body);
+      assert.deepEqual([res.json().evidence.exif_taken_at, res.json().evidence.exif_offset], ['2026-11-24 09:12:33', null]);
+      const [row] = await evidenceRows(`commande/${order.ref}`);
+      assert.equal(row?.exif_offset, null);
+    });
+
     test('fields after the file count too; empty fields count as absent; a photo without EXIF or fields records its hash only', async () => {
       const order = await ctx.make.order({ author: writer.id });
       const after_ = await post(photoUrl(order.id), [{ filename: 'a.jpg', data: plain }, text('taken_at_device', '2026-11-24T08:00:00Z'), text('gps_lat', '-33.8688'), text('gps_lon', '151.2093')]);
@@ -132,6 +142,15 @@ for (const dialect of testDialects()) {
         ['latitude no number', [text('gps_lat', 'north'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
         ['longitude a JSON object', [text('gps_lat', '48.1'), text('gps_lon', '{"deg":11}'), file], 'body.gps_lon'],
         ['infinite', [text('gps_lat', 'Infinity'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
+        // Only plain decimals: Number() would read each of these as a coordinate.
+        ['hexadecimal', [text('gps_lat', '0x10'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
+        ['binary', [text('gps_lat', '48.1'), text('gps_lon', '0b1010'), file], 'body.gps_lon'],
+        ['octal', [text('gps_lat', '0o17'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
+        ['an exponent', [text('gps_lat', '4.81e1'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
+        ['a bare fraction', [text('gps_lat', '48.1'), text('gps_lon', '.5'), file], 'body.gps_lon'],
+        ['a point at the end', [text('gps_lat', '48.'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
+        ['two signs', [text('gps_lat', '--48.1'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
+        ['digits apart', [text('gps_lat', '4 8.1'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
         ['a coordinate sent as a file', [file, { name: 'gps_lat', filename: 'lat.txt', data: '48.1' }, text('gps_lon', '11.5')], 'body.gps_lat'],
         ['a time sent as a file before the photo', [{ name: 'taken_at_device', filename: 't.txt', data: PHONE_TIME }, file], 'body.taken_at_device'],
         ['a field twice', [text('gps_lat', '48.1'), text('gps_lat', '48.2'), text('gps_lon', '11.5'), file], 'body.gps_lat'],

@@ -347,6 +347,11 @@ for (const dialect of testDialects()) {
       assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '91', gps_lon: '10' }), 400, 'VALIDATION_FAILED');
       assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '45', gps_lon: '-180.5' }), 400, 'VALIDATION_FAILED');
       assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: 'nord', gps_lon: '10' }), 400, 'VALIDATION_FAILED');
+      for (const lat of ['0x10', '1e1', 'Infinity', '0b1', '.5', '+-1']) {
+        const refused = assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: lat, gps_lon: '10' }), 400, 'VALIDATION_FAILED');
+        assert.deepEqual((refused.details as Array<{ field: string }>).map((d) => d.field), ['body.gps_lat'], lat);
+        assert.match(String(refused.error), /gps_lat muss eine Dezimalzahl/, lat);
+      }
       assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '45' }), 400, 'VALIDATION_FAILED');
       assertError(await sign(me, r.id, { signer_name: 'A' }, { data: await sharp({ create: { width: 100, height: 50, channels: 3, background: '#fff' } }).jpeg().toBuffer() }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
       assertError(await sign(me, r.id, { signer_name: 'A' }, { data: Buffer.from('no image at all') }), 415, 'UPLOAD_TYPE_UNSUPPORTED');

@@ -183,6 +183,12 @@ for (const dialect of testDialects()) {
         // 29 days later than the arrival is more than a day: the departure is refused as too long.
         assertError(await tap('leave', me, order.id, ahead), 400, 'VALIDATION_FAILED');
         assert.equal((await correct(me, (await rows(order.id))[0]!.rowid, { departure: back + HOUR, reason: 'Abfahrt vergessen' })).statusCode, 200);
+        // A correction's times lie within the same window: 1970 or a year back is refused, naming the field.
+        for (const [fields, field] of [[{ arrival: 0 }, 'body.arrival'], [{ arrival: back - 365 * DAY }, 'body.arrival'], [{ departure: HOUR }, 'body.departure']] as const) {
+          const refused = assertError(await correct(me, (await rows(order.id))[0]!.rowid, { ...fields, reason: 'Tippfehler' }), 400, 'VALIDATION_FAILED');
+          assert.deepEqual((refused.details as Array<{ field: string }>).map((d) => d.field), [field], JSON.stringify(fields));
+          assert.match(String(refused.error), /liegt mehr als 30 Tage zurück/);
+        }
         const other = await ctx.make.order({ author: me.id });
         assert.equal((await arrive(me, other.id, ahead)).arrival, ahead);
       });
@@ -231,7 +237,7 @@ for (const dialect of testDialects()) {
     });
 
     describe('by hand', () => {
-      test('an interval entered by hand: reason required, departure not before arrival, at most 24 hours, not in the future', async () => {
+      test('an interval entered by hand: reason required, departure not before arrival, at most 24 hours, not in the future, at most 30 days back', async () => {
         const { me, order } = await setup();
         const t = now() - 2 * DAY;
         const body = (fields: Record<string, unknown>) => ({ element_type: 'commande', fk_element: order.id, arrival: t, departure: t + HOUR, reason: 'vergessen', ...fields });
@@ -246,6 +252,11 @@ for (const dialect of testDialects()) {
           [{ arrival: now() + HOUR, departure: now() + 2 * HOUR }, 'body.arrival'],
           [{ arrival: now() - 60, departure: now() + HOUR }, 'body.departure'],
           [{ arrival: 't', departure: t + HOUR }, 'body.arrival'],
+          // A mistyped year: 1970, one year back, a day beyond the taps' 30 days.
+          [{ arrival: 0, departure: HOUR }, 'body.arrival'],
+          [{ arrival: 3 * HOUR, departure: 4 * HOUR }, 'body.arrival'],
+          [{ arrival: t - 365 * DAY, departure: t - 365 * DAY + HOUR }, 'body.arrival'],
+          [{ arrival: now() - 31 * DAY, departure: now() - 31 * DAY + HOUR }, 'body.arrival'],
           [{ departure: undefined }, 'body.departure'],
           [{ note: 'x' }, 'body.note'],
         ];

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, MAX_AUTH_CACHE_SECONDS, MAX_WORKERS, describeDatabase, loadConfig, type Config } from '../../src/config.js';
+import { ConfigError, MAIL_LIMIT_SETTINGS, MAX_AUTH_CACHE_SECONDS, MAX_WORKERS, describeDatabase, loadConfig, mailLimitValue, type Config } from '../../src/config.js';
 import { parsePhpAssignments, readDolibarrConf } from '../../src/dolibarr/conf-file.js';
 
 const php: { dol_encode: string; dol_encode_plain: string } = JSON.parse(
@@ -241,6 +241,19 @@ describe('loadConfig: every problem at once', () => {
     const file = fileURLToPath(import.meta.url);
     assert.ok(listed(configError({ APP_DIR: file }), /APP_DIR/, /is a file/));
     assert.equal(loadConfig({ APP_DIR: '/nonexistent/fieldreport-app' }).appDir, '/nonexistent/fieldreport-app');
+  });
+
+  test('mail limits (BERICHT_MAIL_MAX_*): passed on with the mail settings; a value out of range or not a whole number is a problem naming it', () => {
+    const config = loadConfig({ BERICHT_MAIL_MAX_RECIPIENTS: '5', BERICHT_MAIL_MAX_PER_USER_HOUR: '100', BERICHT_MAIL_MAX_PER_REPORT_DAY: '3' });
+    assert.deepEqual([config.mail.env.BERICHT_MAIL_MAX_RECIPIENTS, config.mail.env.BERICHT_MAIL_MAX_PER_USER_HOUR, config.mail.env.BERICHT_MAIL_MAX_PER_REPORT_DAY], ['5', '100', '3']);
+    assert.equal(mailLimitValue('BERICHT_MAIL_MAX_RECIPIENTS', undefined), undefined, 'unset: the default holds');
+    assert.deepEqual(Object.fromEntries(Object.entries(MAIL_LIMIT_SETTINGS).map(([name, s]) => [name, s.fallback])), { BERICHT_MAIL_MAX_RECIPIENTS: 10, BERICHT_MAIL_MAX_PER_USER_HOUR: 20, BERICHT_MAIL_MAX_PER_REPORT_DAY: 10 });
+    const error = configError({ BERICHT_MAIL_MAX_RECIPIENTS: '21', BERICHT_MAIL_MAX_PER_USER_HOUR: '0', BERICHT_MAIL_MAX_PER_REPORT_DAY: '0x10' });
+    assert.ok(listed(error, /BERICHT_MAIL_MAX_RECIPIENTS/, /1 to 20/, /'21'/), error.problems.join('\n'));
+    assert.ok(listed(error, /BERICHT_MAIL_MAX_PER_USER_HOUR/, /'0'/));
+    assert.ok(listed(error, /BERICHT_MAIL_MAX_PER_REPORT_DAY/, /'0x10'/));
+    assert.equal(error.problems.length, 3);
+    assert.ok(listed(configError({ BERICHT_MAIL_MAX_PER_USER_HOUR: '1e3' }), /BERICHT_MAIL_MAX_PER_USER_HOUR/));
   });
 
   test('one bad origin among good ones is named', () => {

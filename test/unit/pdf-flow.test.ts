@@ -54,6 +54,15 @@ describe('parseTakenAt', () => {
     assert.equal(parseTakenAt(await exifOf(await withExif({ IFD0: { Make: 'Kamera' } }))), null);
   });
 
+  test('an offset no place uses (+99:99, beyond ±14:00, minutes of 60 or more, malformed) is dropped; the time stays, as without an offset', async () => {
+    for (const offset of ['+99:99', '+14:30', '-15:00', '+01:60', '+1:00', '01:00', 'Z']) {
+      assert.deepEqual(parseTakenAt(await exifOf(await withExif({ IFD2: { DateTimeOriginal: '2026:11:24 09:12:33', OffsetTimeOriginal: offset } }))), { local: '2026-11-24 09:12:33', offset: null }, offset);
+    }
+    for (const offset of ['+14:00', '-12:00', '+05:45', '-09:30', '+00:00', '-00:00']) {
+      assert.deepEqual(parseTakenAt(await exifOf(await withExif({ IFD2: { DateTimeOriginal: '2026:11:24 09:12:33', OffsetTimeOriginal: offset } }))), { local: '2026-11-24 09:12:33', offset }, offset);
+    }
+  });
+
   test('a zero date, a malformed date and bytes that are no EXIF give nothing', async () => {
     assert.equal(parseTakenAt(await exifOf(await withExif({ IFD2: { DateTimeOriginal: '0000:00:00 00:00:00' } }))), null);
     assert.equal(parseTakenAt(await exifOf(await withExif({ IFD2: { DateTimeOriginal: 'gestern' } }))), null);

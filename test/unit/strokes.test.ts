@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_STROKE_SAMPLES as SERVICE_MAX_SAMPLES, MAX_STROKES as SERVICE_MAX_STROKES, parseStrokes } from '../../src/modules/signatures/strokes.js';
+import { duplicateKey, MAX_STROKE_SAMPLES as SERVICE_MAX_SAMPLES, MAX_STROKES as SERVICE_MAX_STROKES, parseStrokes } from '../../src/modules/signatures/strokes.js';
 import { MAX_SAMPLES, MAX_STROKES, StrokeRecorder, type PointerSample } from '../../web/src/lib/strokes.js';
 
 const BOX = { left: 10.5, top: 200, width: 366, height: 506.39 };
@@ -140,4 +140,13 @@ test('the app\'s limits are the service\'s; a stroke that passes them is reporte
   assert.equal(many.end(), true, 'one stroke more than the service takes');
   many.undo();
   assert.equal(parseStrokes(many.toJSON(1)!).summary.strokes, MAX_STROKES);
+});
+
+test('duplicateKey: the first key named twice in one object, with where; keys in strings, arrays, other objects and escapes are read as JSON reads them', () => {
+  assert.deepEqual(duplicateKey('{"format":"evil","format":"fieldreport-strokes/1"}'), { key: 'format', where: '' });
+  assert.deepEqual(duplicateKey('{"strokes":[{"a":1},{"y":[1,{"z":1,"z":2}]}]}'), { key: 'z', where: 'strokes[1].y[1]' });
+  assert.deepEqual(duplicateKey('{"\\u0061":1,"a":2}'), { key: 'a', where: '' });
+  assert.equal(duplicateKey('{"a":"\\"a\\",\\"a\\":","b":{"a":1},"c":[{"a":1},{"a":2}]}'), undefined);
+  assert.equal(duplicateKey('{}'), undefined);
+  assert.equal(duplicateKey('[{"a":1,"b":2}]'), undefined);
 });

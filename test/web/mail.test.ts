@@ -36,6 +36,9 @@ test('the app checks an address as the service does (the same pattern)', () => {
   assert.equal(addressProblem('erika@sonnenschein'), 'format');
   assert.equal(addressProblem('  '), 'empty');
   assert.equal(addressProblem(`${'a'.repeat(250)}@b.de`), 'long');
+  // Plain addresses only, as the service takes them: no source routes, at most 64 characters before the @.
+  for (const routed of ['a%b@sonnenschein.example', 'b!a@sonnenschein.example', `${'a'.repeat(65)}@b.de`, '"a"@b.de', 'a..b@b.de']) assert.equal(addressProblem(routed), 'format', routed);
+  assert.equal(addressProblem(`${'a'.repeat(64)}@b.de`), undefined);
 });
 
 describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }, () => {
@@ -218,6 +221,48 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     await assertAccessible(page, 'report with a refused mail (light)');
     await page.emulateMedia({ colorScheme: 'dark' });
     await assertAccessible(page, 'report with a refused mail (dark)');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('beyond the report\'s limit (429 MAIL_LIMIT_REACHED): the mail waits on the phone until its Retry-After, the queue says why in the app\'s words, and what is queued behind it goes out', async (t) => {
+    const db = world.ctx.handle.db;
+    await db.insertInto('const').values({ name: 'BERICHT_MAIL_MAX_PER_REPORT_DAY', entity: 1, value: '1', type: 'chaine', visible: 0 }).execute();
+    t.after(() => db.deleteFrom('const').where('name', '=', 'BERICHT_MAIL_MAX_PER_REPORT_DAY').execute());
+    const report = await finalReport(3);
+    // The one mail of the day, sent before from elsewhere.
+    await api('/api/mails.php?action=send', { method: 'POST', payload: { bericht_id: report.id, to: [CONTACT] } });
+    const { page, context, errors } = await phone(world);
+    let sends = 0;
+    page.on('request', (request) => {
+      if (/\/api\/mails\.php\?.*action=send/.test(request.url())) sends++;
+    });
+    await logIn(page);
+    await openReport(page, report.id);
+    await page.getByRole('button', { name: 'An Kunden senden' }).tap();
+    const dialog = page.getByRole('dialog', { name: 'Bericht an Kunden senden' });
+    await dialog.getByRole('checkbox', { name: new RegExp(CONTACT) }).waitFor();
+    await dialog.getByRole('button', { name: 'Senden' }).tap();
+    await dialog.waitFor({ state: 'detached' });
+    await until('the send kept on the phone', async () => (await outboxPayloads(page)).some((r) => r.kind === 'mail-send'));
+    await page.goto('/app/#/queue');
+    await page.getByText(/Neuer Versuch um .*\(Zu viele E-Mails in kurzer Zeit\. Die E-Mail wartet und wird später gesendet\.\)/).waitFor({ timeout: 30_000 });
+    await assertAccessible(page, 'queue with a mail beyond the limit');
+    // The mail waits for its Retry-After (hours here), but what the technician does meanwhile goes out
+    // (nothing refers to a mail record): a time tap queued behind it reaches the service.
+    await page.goto(`/app/#/order/${orders[3]!.id}`);
+    await page.getByRole('heading', { name: 'Zeit vor Ort' }).waitFor();
+    await page.getByRole('button', { name: 'Angekommen' }).tap();
+    await until('the time tap behind the mail at the service', async () => {
+      const times = await api<{ items: unknown[] }>(`/api/times.php?element_type=commande&fk_element=${orders[3]!.id}`);
+      return times.items.length === 1;
+    }, 30_000);
+    const left = await outboxPayloads(page);
+    assert.deepEqual(left.map((r) => r.kind), ['mail-send'], 'only the mail waits on the phone');
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.equal(sends, 1, 'the mail is not tried again before its Retry-After');
+    const mails = await db.selectFrom('bericht_mail').select('rowid').where('fk_bericht', '=', report.id).execute();
+    assert.equal(mails.length, 1, 'nothing queued beyond the limit');
     assert.deepEqual(errors, []);
     await context.close();
   });

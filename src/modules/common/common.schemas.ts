@@ -37,13 +37,14 @@ export const ListOf = <T extends TSchema>(item: T) => Type.Object({ items: Type.
 /**
  * Text a person types (a title, a note, a material line): trimmed before it is checked and
  * stored (the `x-trim` keyword of the validation plugin). `required` refuses text that is empty
- * after trimming, with a 400 that names the field.
+ * after trimming, with a 400 that names the field; so is text with a control character (but tab
+ * and line breaks) or a direction override (FORBIDDEN_TEXT_CHARACTERS of the validation plugin).
  */
 export const PersonText = (options: { required: boolean; maxLength: number; description: string }) =>
   Type.String({
     ...(options.required ? { minLength: 1 } : {}),
     maxLength: options.maxLength,
-    description: `${options.description} Trimmed${options.required ? '; empty or only spaces is 400 VALIDATION_FAILED' : ''}.`,
+    description: `${options.description} Trimmed${options.required ? '; empty or only spaces is 400 VALIDATION_FAILED' : ''}; a control character (NUL, ESC, DEL, C1; tab and line breaks are allowed) or a direction override (U+202A-U+202E, U+2066-U+2069) is 400 VALIDATION_FAILED.`,
     'x-trim': options.required ? 'nonempty' : 'allow-empty',
   });
 

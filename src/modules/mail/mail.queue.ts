@@ -29,7 +29,7 @@ import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { RUN_ID, type RunRegistry } from '../../adapters/runs.js';
 import { createPoller } from '../common/poller.js';
-import { mailIdHost, messageIdOf, trackIdOf, type MailRow } from './mail.service.js';
+import { mailBody, mailIdHost, mailSubject, messageIdOf, trackIdOf, type MailRow } from './mail.service.js';
 import { readMailSettings, addressList, type MailSettings, type MailTransportSettings } from './mail.settings.js';
 import { RETRY_BASE_SECONDS, RETRY_MAX_SECONDS, type MailErrorCode } from './mail.schemas.js';
 
@@ -205,8 +205,9 @@ export function createMailQueue(deps: MailQueueDeps) {
         to: forced ?? named(job.mail_to),
         ...(!forced && job.mail_cc ? { cc: named(job.mail_cc) } : {}),
         ...(!forced && job.mail_bcc ? { bcc: job.mail_bcc } : {}),
-        subject: job.subject,
-        text: job.body,
+        // As the send stores them since (a row queued by an earlier version may hold a lone CR or LF).
+        subject: mailSubject(job.subject),
+        text: mailBody(job.body),
         messageId: `<${messageId}>`,
         headers: { ...(trackId ? { 'X-Dolibarr-TRACKID': `${trackId}@${host}` } : {}), 'X-Mailer': 'fieldreport' },
         ...(settings.errorsTo ? { envelope: { from: settings.errorsTo, to: addressList(forced ?? [job.mail_to, job.mail_cc, job.mail_bcc].filter(Boolean).join(',')) } } : {}),

@@ -9,7 +9,8 @@ import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
 import { publicBaseUrl } from '../common/public-url.js';
 import type { ReportModule } from '../reports/reports.module.js';
-import { MailJob, MailList, MailProposal, MailsQuery, MAIL_RULES, SendMailBody } from './mail.schemas.js';
+import { parseSendBody } from './mail-address.js';
+import { MailJob, MailList, MailProposal, MailsQuery, MAIL_RULES } from './mail.schemas.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 
@@ -52,19 +53,19 @@ export async function mailRoutes(app: FastifyInstance, mod: ReportModule): Promi
         summary: 'Send a final report by e-mail',
         description: [
           '`action=send`, body `{ bericht_id, to, cc?, subject?, text? }`; write right. 201 with the mail, `queued`: a service process sends it within seconds (GET `id` shows its state). ' +
-            '409 REPORT_NOT_FINAL for a draft; 404 REPORT_NOT_FOUND for a report the caller may not see.',
+            '409 REPORT_NOT_FINAL for a draft; 404 REPORT_NOT_FOUND for a report the caller may not see; 429 MAIL_LIMIT_REACHED (Retry-After) beyond the limits below.',
           MAIL_RULES,
           'Header Idempotency-Key: the key belongs to the report; a repeat (the app sends from its offline queue) gets the first answer and queues nothing.',
         ].join('\n\n'),
         querystring: MailsQuery,
         headers: IdempotencyHeaders,
-        response: { 201: MailJob, ...ERRORS },
+        response: { 201: MailJob, ...ERRORS, 429: ErrorResponse },
       },
       config: { right: 'write' },
     },
     async (request, reply) => {
       chooseAction(requireParam(request.query.action, 'action'), ['send'] as const);
-      const job = await mails.send(callerOf(request), mod.parseBody(SendMailBody, request.body), request.headers['idempotency-key'], { baseUrl: publicBaseUrl(mod.config, request), ip: request.ip });
+      const job = await mails.send(callerOf(request), parseSendBody(request.body), request.headers['idempotency-key'], { baseUrl: publicBaseUrl(mod.config, request), ip: request.ip });
       return reply.code(201).send(job);
     },
   );

@@ -3,8 +3,11 @@ import { Type, type Static } from 'typebox';
 import { PageQuery, PersonText, RowId } from '../common/common.schemas.js';
 import { Nullable } from '../reports/reports.schemas.js';
 
+/** The most addresses in `to` and `cc` any setting allows (BERICHT_MAIL_MAX_RECIPIENTS, default 10, is at most this). */
 export const MAX_RECIPIENTS = 20;
+/** RFC 5321: a path of at most 256 octets, so an address of at most 254; a local part of at most 64. */
 export const MAX_ADDRESS_LENGTH = 254;
+export const MAX_LOCAL_PART_LENGTH = 64;
 export const MAX_SUBJECT = 255;
 export const MAX_TEXT = 20_000;
 /** Seconds between attempts while the mail server cannot take the mail: 30 s, doubled each time, at most 30 min. */
@@ -19,19 +22,32 @@ export const MAIL_ERROR_CODES = ['MAIL_NOT_CONFIGURED', 'MAIL_AUTH_FAILED', 'MAI
 export type MailErrorCode = (typeof MAIL_ERROR_CODES)[number];
 
 export const MAIL_RULES =
-  'A final report is sent as a PDF attachment with its public check link, to at most ' + MAX_RECIPIENTS + ' addresses in `to` and `cc` together ' +
-  `(each an address as name@domain, at most ${MAX_ADDRESS_LENGTH} characters; a name, quotes, angle brackets, spaces or line breaks are 400). ` +
-  `Subject (at most ${MAX_SUBJECT} characters, one line) and text (at most ${MAX_TEXT}) default to the template in the customer's language ` +
-  '(BERICHT_MAIL_SUBJECT/BERICHT_MAIL_TEXT, `_EN` for English; substitutions `__REF__`, `__REPORT_TITLE__`, `__ORDER_REF__`, `__REF_CLIENT__`, `__THIRDPARTY_NAME__`, `__MYCOMPANY_NAME__`, `__USER_FULLNAME__`, `__CHECK_URL__`). ' +
-  'Copies: the office (BERICHT_MAIL_COPY_TO) and the sender (BERICHT_MAIL_COPY_AUTHOR=1) in Cc, MAIN_MAIL_AUTOCOPY_TO in Bcc; MAIN_MAIL_FORCE_SENDTO sends every mail there instead. ' +
+  'A final report is sent as a PDF attachment with its public check link, to at most BERICHT_MAIL_MAX_RECIPIENTS (default 10, at most ' + MAX_RECIPIENTS + ') addresses in `to` and `cc` together ' +
+  `(each a plain address as name@domain: at most ${MAX_ADDRESS_LENGTH} characters, at most ${MAX_LOCAL_PART_LENGTH} before the @, the part before the @ dot-separated words without % or ! (source routes); ` +
+  'a name, quotes, comments, angle brackets, spaces, line breaks or a route (@host:) are 400 VALIDATION_FAILED naming the field and the address). ' +
+  'Limits: at most BERICHT_MAIL_MAX_PER_USER_HOUR (default 20) mails by one user in any 60 minutes and BERICHT_MAIL_MAX_PER_REPORT_DAY (default 10) of one report in any 24 hours ' +
+  '(settings in llx_const or the environment); beyond them 429 MAIL_LIMIT_REACHED with Retry-After (seconds until the oldest mail counted leaves its window; with both reached, the limit that frees later), nothing queued. ' +
+  `Subject (at most ${MAX_SUBJECT} characters, one line: line breaks and tabs become spaces; a longer template subject is cut between characters) and text (at most ${MAX_TEXT}; every line break, a lone CR or LF too, is kept and sent as CRLF) default to the template in the customer's language ` +
+  '(BERICHT_MAIL_SUBJECT/BERICHT_MAIL_TEXT, `_EN` for English; substitutions `__REF__`, `__REPORT_TITLE__`, `__ORDER_REF__`, `__REF_CLIENT__`, `__THIRDPARTY_NAME__`, `__MYCOMPANY_NAME__`, `__USER_FULLNAME__`, `__CHECK_URL__`); ' +
+  'a control character (NUL, ESC, DEL …; tab and line breaks are allowed) or a bidirectional override in either is 400 VALIDATION_FAILED. ' +
+  'Addresses named twice (in `to` and `cc` together, case ignored) count once. ' +
+  'Copies: the office (BERICHT_MAIL_COPY_TO) and the sender (BERICHT_MAIL_COPY_AUTHOR=1: the first address of their e-mail in Dolibarr) in Cc, MAIN_MAIL_AUTOCOPY_TO in Bcc, not counted; ' +
+  'a copy address that is not a plain address by the rule above is left out (and logged); MAIN_MAIL_FORCE_SENDTO sends every mail there instead. ' +
   'A send is a job kept in the database: `queued` until a service process takes it, `sending` while one holds it, `sent` with the server\'s message id, ' +
   `or \`failed\` with \`error_code\` and the reason in words in \`error\`. A server that cannot be reached or answers 4xx is tried again (after ${RETRY_BASE_SECONDS} s, doubled each time, at most ${RETRY_MAX_SECONDS / 60} min apart) ` +
   'until MAIL_RETRY_HOURS after the send (then failed, MAIL_UNREACHABLE); a wrong login (MAIL_AUTH_FAILED), every recipient refused (MAIL_RECIPIENT_REFUSED), a mail too large for the server (MAIL_TOO_LARGE) or another refusal (MAIL_REFUSED) fail at once. ' +
   'Sent, it is recorded in Dolibarr\'s agenda on the object (AC_ORDER_SENTBYMAIL, AC_BILL_SENTBYMAIL, AC_PROPAL_SENTBYMAIL). ' +
   'Each job is taken by one process at a time (a lease in the database), so several processes or hosts never send it twice; with an Idempotency-Key a repeated send is the first one.';
 
-/** An address as browsers check `type=email` (WHATWG), with a dot in the domain: no name, quotes, brackets or spaces. */
-export const ADDRESS_PATTERN = "^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
+/**
+ * A plain address (RFC 5321's dot-string @ a domain with a dot): at most 64 characters before the @,
+ * words of atom characters separated by single dots, without `%` and `!` (the source routes some
+ * servers still follow); no name, quotes, comments, brackets, spaces or `@host:` route.
+ */
+export const ADDRESS_PATTERN = "^(?=[^@]{1,64}@)[A-Za-z0-9#$&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9#$&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
+const ADDRESS = new RegExp(ADDRESS_PATTERN);
+/** The rule of an address in a send's to and cc (Address below), for addresses read elsewhere (settings, the user's e-mail). */
+export const isPlainAddress = (address: string) => address.length >= 3 && address.length <= MAX_ADDRESS_LENGTH && ADDRESS.test(address);
 const Address = Type.String({ minLength: 3, maxLength: MAX_ADDRESS_LENGTH, pattern: ADDRESS_PATTERN, description: 'An e-mail address (name@domain).' });
 
 export const MailsQuery = Type.Object({

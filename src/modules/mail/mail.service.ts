@@ -6,6 +6,7 @@
  * queue (mail.queue.ts) sends it.
  */
 import { createHash } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Selectable } from 'kysely';
 import type { BerichtMailTable } from '../../db/tables.js';
 import type { Dialect } from '../../config.js';
@@ -20,9 +21,8 @@ import { idempotent } from '../common/idempotency.js';
 import type { ReportRepository, ReportRow } from '../reports/reports.repository.js';
 import { verifyUrl } from '../signatures/signatures.service.js';
 import { mailText, type Substitutions } from './mail-text.js';
-import { addressList, readMailSettings, type MailSettings } from './mail.settings.js';
-import type { MailJob, MailProposal, SendMailBody } from './mail.schemas.js';
-import { MAX_RECIPIENTS } from './mail.schemas.js';
+import { addressList, readMailLimits, readMailSettings, type MailLimits, type MailSettings } from './mail.settings.js';
+import { isPlainAddress, type MailJob, type MailProposal, type SendMailBody } from './mail.schemas.js';
 
 /** A row of `bericht_mail` as read. */
 export type MailRow = Selectable<BerichtMailTable>;
@@ -65,7 +65,26 @@ export interface MailServiceDeps {
   visibleReport(user: AuthUser, id: number, conn?: Db): Promise<ReportRow>;
   /** Called after a mail was queued, so a process sends it at once. */
   queued(): void;
+  /** Copy addresses left out (not plain addresses). */
+  logger?: Pick<FastifyBaseLogger, 'warn'>;
 }
+
+/**
+ * A mail's text as it goes out: every line break (CRLF, a lone CR, a lone LF) is CRLF, so no lone CR
+ * reaches the mail server (`\r.\r\n` would end the message early on some servers: SMTP smuggling).
+ */
+export const mailBody = (text: string) => text.replace(/\r\n|\r|\n/g, '\r\n');
+/**
+ * A subject is one line: line breaks and tabs become spaces; other control characters (C0, DEL, C1)
+ * and direction overrides go (a template's or Dolibarr's value is not checked as typed text is).
+ */
+// eslint-disable-next-line no-control-regex
+export const mailSubject = (text: string) => text.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g, '').trim();
+
+/** At most 255 characters (the column's), cut between characters, never inside an emoji's surrogate pair. */
+export const cutSubject = (text: string) => Array.from(text).slice(0, 255).join('');
+
+const WINDOWS = { user: 3600, report: 24 * 3600 } as const;
 
 /** Lower-cased, duplicates dropped, in the order given. */
 function distinct(addresses: readonly string[]): string[] {
@@ -143,11 +162,67 @@ export function createMailService(deps: MailServiceDeps) {
     return list;
   }
 
-  /** The copies the settings add: the office's, and the sender's own when asked for. */
+  /**
+   * The copies the settings add: the office's, and the sender's own when asked for (the first
+   * address of their e-mail in Dolibarr, if it is a plain address). Addresses left out are logged.
+   */
   async function copiesOf(mail: MailSettings | undefined, user: AuthUser): Promise<string[]> {
     if (!mail) return [];
-    const own = mail.copyAuthor ? (await db.selectFrom('user').select('email').where('rowid', '=', user.id).executeTakeFirst())?.email : undefined;
-    return [...mail.copyTo, ...addressList(own ?? '')];
+    for (const { setting, address } of mail.dropped) deps.logger?.warn({ setting, address }, 'mail copy address left out: not a plain address');
+    const own = mail.copyAuthor ? addressList((await db.selectFrom('user').select('email').where('rowid', '=', user.id).executeTakeFirst())?.email ?? '')[0] : undefined;
+    if (own !== undefined && !isPlainAddress(own)) {
+      deps.logger?.warn({ setting: 'BERICHT_MAIL_COPY_AUTHOR', user: user.id, address: own.slice(0, 300) }, 'the sender\'s copy left out: their e-mail is not a plain address');
+      return [...mail.copyTo];
+    }
+    return [...mail.copyTo, ...(own ? [own] : [])];
+  }
+
+  /**
+   * Refuses a send beyond the limits (429 MAIL_LIMIT_REACHED with Retry-After), counting the mails
+   * `bericht_mail` already holds: the user's in the last hour, the report's in the last 24 hours.
+   * Runs in the transaction that queues the mail, after the user's row and then the report's are
+   * locked (PostgreSQL, MariaDB; SQLite's write transactions run one at a time), so sends at the
+   * same moment are counted one after the other and never pass a limit together. When both limits
+   * are reached, the 429 names the one that frees later (its Retry-After: the send can go only then).
+   */
+  async function withinLimits(trx: Db, user: AuthUser, reportId: number, limits: MailLimits, now: Date): Promise<void> {
+    if (deps.dialect !== 'sqlite') {
+      await trx.selectFrom('user').select('rowid').where('rowid', '=', user.id).forUpdate().execute();
+      await trx.selectFrom('bericht').select('rowid').where('rowid', '=', reportId).forUpdate().execute();
+    }
+    const checks = [
+      { kind: 'user' as const, max: limits.perUserHour, column: 'fk_user_author' as const, id: user.id },
+      { kind: 'report' as const, max: limits.perReportDay, column: 'fk_bericht' as const, id: reportId },
+    ];
+    let refusal: { retryAfter: number; error: AppError } | undefined;
+    for (const check of checks) {
+      const window = WINDOWS[check.kind];
+      const since = toDbDateTime(new Date(now.getTime() - window * 1000));
+      const base = trx.selectFrom('bericht_mail').where('entity', '=', entity).where(check.column, '=', check.id).where('datec', '>', since);
+      // The first count must be the transaction's first non-locking read, after the locks above:
+      // MariaDB (REPEATABLE READ) takes its snapshot at the first such read, so a read before the
+      // locks would not see the mails a send that held them before has queued (and both would pass).
+      const count = Number((await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      if (count < check.max) continue;
+      // Free again when enough of the counted mails have left the window for one more.
+      const oldest = await base.select('datec').orderBy('datec').orderBy('rowid').offset(count - check.max).limit(1).executeTakeFirst();
+      const leaves = ((fromDbDateTime(oldest?.datec) ?? Math.floor(now.getTime() / 1000)) + window) * 1000;
+      const retryAfter = Math.max(1, Math.ceil((leaves - now.getTime()) / 1000));
+      const minutes = Math.max(1, Math.ceil(retryAfter / 60));
+      const message = check.kind === 'user'
+        ? `Zu viele E-Mails: höchstens ${check.max} je Stunde und Benutzer; die nächste ist in ${minutes} Minute${minutes === 1 ? '' : 'n'} möglich`
+        : `Zu viele E-Mails zu diesem Bericht: höchstens ${check.max} in 24 Stunden; die nächste ist in ${minutes} Minute${minutes === 1 ? '' : 'n'} möglich`;
+      if (refusal && refusal.retryAfter >= retryAfter) continue;
+      refusal = {
+        retryAfter,
+        error: new AppError('MAIL_LIMIT_REACHED', {
+          message,
+          details: { limit: check.kind === 'user' ? 'per_user_hour' : 'per_report_day', max: check.max, window_seconds: window, retry_after: retryAfter },
+          headers: { 'retry-after': String(retryAfter) },
+        }),
+      };
+    }
+    if (refusal) throw refusal.error;
   }
 
   async function one(user: AuthUser, id: number): Promise<MailRow> {
@@ -182,16 +257,19 @@ export function createMailService(deps: MailServiceDeps) {
       const scope = `mail:send:${body.bericht_id}`;
       return idempotent({ db, runs: deps.runs }, { entity, userId: user.id, key, scope }, async (claim) => {
         const { language, values } = await context(user, report, request.baseUrl);
-        const mail = await settings();
+        const [mail, limits] = await Promise.all([settings(), readMailLimits(consts, { env: deps.mailEnv })]);
         const to = distinct(body.to);
         const copies = await copiesOf(mail, user);
         const cc = distinct([...(body.cc ?? []), ...copies]).filter((a) => !to.some((t) => t.toLowerCase() === a.toLowerCase()));
-        if (to.length + (body.cc?.length ?? 0) > MAX_RECIPIENTS) {
-          throw new AppError('VALIDATION_FAILED', { message: `Höchstens ${MAX_RECIPIENTS} Empfänger`, details: [{ field: 'body.cc', message: `at most ${MAX_RECIPIENTS} recipients in to and cc together` }] });
+        // Counted once each, in to and cc together (case ignored); the settings' copies are not counted.
+        if (distinct([...to, ...(body.cc ?? [])]).length > limits.recipients) {
+          const field = to.length > limits.recipients ? 'body.to' : 'body.cc';
+          throw new AppError('VALIDATION_FAILED', { message: `Höchstens ${limits.recipients} Empfänger je E-Mail (An und Kopie zusammen)`, details: [{ field, message: `at most ${limits.recipients} recipients in to and cc together` }] });
         }
         const text = mailText(language, mail?.templates[language] ?? {}, values);
-        const now = new Date();
         const job = await db.transaction().execute(async (trx) => {
+          const now = new Date();
+          await withinLimits(trx, user, body.bericht_id, limits, now);
           const id = await insertId(
             deps.dialect,
             trx.insertInto('bericht_mail').values({
@@ -201,8 +279,8 @@ export function createMailService(deps: MailServiceDeps) {
               mail_to: to.join(', '),
               mail_cc: cc.length > 0 ? cc.join(', ') : null,
               mail_bcc: mail?.autocopyTo ?? null,
-              subject: body.subject?.replace(/[\r\n]+/g, ' ') ?? text.subject,
-              body: body.text ?? text.text,
+              subject: cutSubject(mailSubject(body.subject ?? text.subject)),
+              body: mailBody(body.text ?? text.text),
               lang: language,
               attempts: 0,
               next_attempt_at: toDbDateTime(now),

@@ -17,11 +17,17 @@
  * - MAIN_MAIL_AUTOCOPY_TO: a hidden copy of every mail; MAIN_MAIL_FORCE_SENDTO: every mail goes
  *   there instead (Dolibarr's test setting).
  * - The module's own: BERICHT_MAIL_COPY_TO (a copy to the office, addresses separated by commas),
- *   BERICHT_MAIL_COPY_AUTHOR (1: a copy to the technician who sends it), BERICHT_MAIL_SUBJECT[_EN]
+ *   BERICHT_MAIL_COPY_AUTHOR (1: a copy to the technician who sends it, the first address of their
+ *   e-mail in Dolibarr), BERICHT_MAIL_SUBJECT[_EN]
  *   and BERICHT_MAIL_TEXT[_EN] (the templates; mail-text.ts has the defaults and substitutions).
+ * - The limits (readMailLimits; ranges and defaults in config.ts, MAIL_LIMIT_SETTINGS):
+ *   BERICHT_MAIL_MAX_RECIPIENTS, BERICHT_MAIL_MAX_PER_USER_HOUR, BERICHT_MAIL_MAX_PER_REPORT_DAY.
+ * - Copies (BERICHT_MAIL_COPY_TO, MAIN_MAIL_AUTOCOPY_TO, the author's) take only plain addresses, by
+ *   the rule of a send's recipients (isPlainAddress); another is left out and logged, never sent to.
  */
-import type { MailConfig } from '../../config.js';
+import { MAIL_LIMIT_SETTINGS, mailLimitValue, type MailConfig, type MailLimitSetting } from '../../config.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
+import { isPlainAddress } from './mail.schemas.js';
 
 export const MAIL_SETTING_NAMES = [
   'MAIN_MAIL_SENDMODE', 'MAIN_MAIL_SMTP_SERVER', 'MAIN_MAIL_SMTP_PORT', 'MAIN_MAIL_SMTPS_ID', 'MAIN_MAIL_SMTPS_PW',
@@ -54,6 +60,8 @@ export interface MailSettings {
   forceSendTo?: string;
   /** The office's copy. */
   copyTo: string[];
+  /** Addresses of BERICHT_MAIL_COPY_TO and MAIN_MAIL_AUTOCOPY_TO that are not plain addresses: left out (for the log). */
+  dropped: { setting: MailSettingName; address: string }[];
   copyAuthor: boolean;
   /** Templates by language ('de', 'en'); undefined: the built-in text. */
   templates: Record<'de' | 'en', { subject?: string; text?: string }>;
@@ -70,6 +78,11 @@ export type MailSettingsReading = { ok: true; settings: MailSettings } | { ok: f
 const truthy = (value: string | undefined) => !!value && !['0', 'false', 'no', 'off', ''].includes(value.trim().toLowerCase());
 /** Comma- or semicolon-separated addresses, trimmed, empty ones dropped. */
 export const addressList = (value: string | undefined): string[] => (value ?? '').split(/[,;]/).map((a) => a.trim()).filter(Boolean);
+
+/** The plain addresses of a setting's list (isPlainAddress); the others go into `dropped`. */
+function plainAddresses(setting: MailSettingName, value: string | undefined, dropped: MailSettings['dropped']): string[] {
+  return addressList(value).filter((address) => isPlainAddress(address) || (dropped.push({ setting, address: address.slice(0, 300) }), false));
+}
 
 export async function readMailSettings(consts: ConstRepository, config: Pick<MailConfig, 'env'>): Promise<MailSettingsReading> {
   const stored = await consts.getMany(MAIL_SETTING_NAMES);
@@ -107,20 +120,48 @@ export async function readMailSettings(consts: ConstRepository, config: Pick<Mai
   const from = get('MAIN_MAIL_EMAIL_FROM');
   if (!from) problems.push({ setting: 'MAIN_MAIL_EMAIL_FROM', reason: 'the sender is not set' });
   if (problems.length > 0 || !transport || !from) return { ok: false, problems };
+  const dropped: MailSettings['dropped'] = [];
+  const autocopyTo = plainAddresses('MAIN_MAIL_AUTOCOPY_TO', get('MAIN_MAIL_AUTOCOPY_TO'), dropped).join(', ');
+  const copyTo = plainAddresses('BERICHT_MAIL_COPY_TO', get('BERICHT_MAIL_COPY_TO'), dropped);
   return {
     ok: true,
     settings: {
       transport,
       from,
       ...(get('MAIN_MAIL_ERRORS_TO') ? { errorsTo: get('MAIN_MAIL_ERRORS_TO') } : {}),
-      ...(get('MAIN_MAIL_AUTOCOPY_TO') ? { autocopyTo: get('MAIN_MAIL_AUTOCOPY_TO') } : {}),
+      ...(autocopyTo ? { autocopyTo } : {}),
       ...(get('MAIN_MAIL_FORCE_SENDTO') ? { forceSendTo: get('MAIN_MAIL_FORCE_SENDTO') } : {}),
-      copyTo: addressList(get('BERICHT_MAIL_COPY_TO')),
+      copyTo,
+      dropped,
       copyAuthor: truthy(get('BERICHT_MAIL_COPY_AUTHOR')),
       templates: {
         de: { subject: get('BERICHT_MAIL_SUBJECT'), text: get('BERICHT_MAIL_TEXT') },
         en: { subject: get('BERICHT_MAIL_SUBJECT_EN'), text: get('BERICHT_MAIL_TEXT_EN') },
       },
     },
+  };
+}
+
+export interface MailLimits {
+  /** Addresses in `to` and `cc` of one mail (the copies the settings add are not counted). */
+  recipients: number;
+  /** Mails one user may send in any 60 minutes. */
+  perUserHour: number;
+  /** Mails of one report in any 24 hours. */
+  perReportDay: number;
+}
+
+/**
+ * The limits in force: the environment's value, else `llx_const`'s, else the default; a stored
+ * value out of its range counts as unset (the default holds: a typo never lifts a limit).
+ */
+export async function readMailLimits(consts: ConstRepository, config: Pick<MailConfig, 'env'>): Promise<MailLimits> {
+  const names = Object.keys(MAIL_LIMIT_SETTINGS) as MailLimitSetting[];
+  const stored = await consts.getMany(names);
+  const value = (name: MailLimitSetting) => mailLimitValue(name, config.env[name]) ?? mailLimitValue(name, stored.get(name)) ?? MAIL_LIMIT_SETTINGS[name].fallback;
+  return {
+    recipients: value('BERICHT_MAIL_MAX_RECIPIENTS'),
+    perUserHour: value('BERICHT_MAIL_MAX_PER_USER_HOUR'),
+    perReportDay: value('BERICHT_MAIL_MAX_PER_REPORT_DAY'),
   };
 }

@@ -10,7 +10,7 @@ export const PhotoEvidence = Type.Object(
     size: Type.Integer({ minimum: 0, description: 'Bytes received.' }),
     received_at: Type.Integer({ description: 'When the service received them, Unix seconds (the server\'s clock).' }),
     exif_taken_at: Type.Union([Type.String(), Type.Null()], { description: 'EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one.' }),
-    exif_offset: Type.Union([Type.String(), Type.Null()], { description: 'EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one.' }),
+    exif_offset: Type.Union([Type.String(), Type.Null()], { description: 'EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset.' }),
     exif_gps_lat: Coordinate('Latitude from the photo\'s EXIF GPS tags (0, 0 counts as none)', 90),
     exif_gps_lon: Coordinate('Longitude from the photo\'s EXIF GPS tags', 180),
     taken_at_device: Type.Union([Type.String(), Type.Null()], { description: 'The phone\'s capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent.' }),

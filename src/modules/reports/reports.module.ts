@@ -58,7 +58,7 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
   const signatures = createSignatureService({ handle, repo, access, config, runs, key });
   const mails = createMailService({
     db: handle.db, dialect: handle.dialect, entity: config.entity, consts, mailEnv: config.mail.env, retryHours: config.mail.retryHours,
-    runs, repo, visibleReport: reports.visibleReport, queued: () => ctx.mailQueue.kick(),
+    runs, repo, visibleReport: reports.visibleReport, queued: () => ctx.mailQueue.kick(), logger: app.log,
   });
   return { config, handle, repo, pdfSeal: ctx.pdfSeal, reports, settings, pages, pdf, signatures, times, mails, odtTemplates, parseBody };
 }

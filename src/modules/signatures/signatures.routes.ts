@@ -13,7 +13,8 @@ import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, RowId } from '../common/common.schemas.js';
 import { requireParam } from '../common/dispatch.js';
-import { parseCoordinate, parseOptional } from '../common/form-fields.js';
+import { FORBIDDEN_TEXT_CHARACTERS } from '../../plugins/validation.js';
+import { COORDINATE_FORMS, parseCoordinate, parseOptional } from '../common/form-fields.js';
 import { multipartError } from '../common/multipart.js';
 import { publicBaseUrl } from '../common/public-url.js';
 import { createLimiter } from '../common/limiter.js';
@@ -33,14 +34,14 @@ export const MAX_USER_AGENT_LENGTH = 512;
 export const SIGNATURE_DESCRIPTION =
   '`action=signature&bericht_id=<report>`: multipart/form-data with the customer\'s signature as a PNG in the field `file` ' +
   `(at most ${MAX_SIGNATURE_BYTES} bytes, ${MAX_SIGNATURE_SIDE} pixels a side: 413 beyond; not a PNG by its bytes: 415; unreadable: 400 IMAGE_INVALID), ` +
-  '`signer_name` (required, 1-255 characters), `gps_lat` (-90..90) and `gps_lon` (-180..180) (optional, both or neither), `confirmation_text` ' +
+  '`signer_name` (required, 1-255 characters), `gps_lat` (-90..90) and `gps_lon` (-180..180) (optional, both or neither; ' + COORDINATE_FORMS + '), `confirmation_text` ' +
   `(optional, at most ${MAX_CONFIRMATION_LENGTH} characters; default: "${DEFAULT_CONFIRMATION}"), ` +
   '`signed_at_device` (optional: the moment the customer signed, by the phone\'s clock, as an RFC 3339 date-time WITH its UTC offset, e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; ' +
   'a signature sent from an offline queue reaches the service later) and `signed_at_device_zone` (optional, only with `signed_at_device`: the phone\'s IANA time zone, e.g. `Europe/Berlin`). ' +
   `\`strokes\` (optional: every pointer sample of the drawing, JSON of the form \`${STROKES_FORMAT}\`: ` +
   '`{ "format", "started_at_unix_ms" (the first sample by the phone\'s clock), "pad": { "width", "height" (CSS px), "pixel_ratio" }, "sample_fields": ["x","y","t","pressure"], ' +
   '"strokes": [ { "pointer_type": "mouse"|"pen"|"touch", "samples": [[x, y, t, pressure], …] }, … ] }`; x and y in CSS pixels from the top-left corner of the pad\'s canvas, ' +
-  't in ms since the first sample (0 for it, never decreasing), pressure 0..1; unknown keys are refused; a text field, or a file part; ' +
+  't in ms since the first sample (0 for it, never decreasing), pressure 0..1; unknown keys and a key twice in one object are refused; a text field (of any Content-Type, application/json too), or a file part; ' +
   `at most ${MAX_STROKES_BYTES} bytes, ${MAX_STROKES} strokes and ${MAX_STROKE_SAMPLES} samples: 413 STROKES_TOO_LARGE beyond; malformed or wrong: 400 VALIDATION_FAILED naming \`body.strokes\` and where in it; ` +
   'stored byte for byte as `<image>.strokes.json` and summed up in the sealed metadata as `strokes`: `{ format, sha256, bytes, strokes, samples, duration_ms, pointer_types }`; absent: no stroke record). ' +
   'A malformed device time (no offset, no such date) or a zone that is no IANA-style name is 400 VALIDATION_FAILED naming the field; an empty field counts as absent; ' +
@@ -107,18 +108,18 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
   try {
     // The strokes may be megabytes; every other field stays small (checked as each arrives, so a
     // form of many large fields is refused at the first).
-    for await (const part of request.parts({ limits: { files: 2, fileSize: Math.max(MAX_SIGNATURE_BYTES, MAX_STROKES_BYTES) + 1, fieldSize: MAX_STROKES_BYTES + 1 } })) {
+    // The strokes are always read as a file part, whatever their Content-Type: their bytes exactly as
+    // sent (a text field would be decoded by its charset, and one declared application/json parsed
+    // by @fastify/multipart and lost as bytes).
+    const isPartAFile = (name: string, type: string, fileName: string | undefined) => name === 'strokes' || type === 'application/octet-stream' || fileName !== undefined;
+    for await (const part of request.parts({ isPartAFile, limits: { files: 2, fileSize: Math.max(MAX_SIGNATURE_BYTES, MAX_STROKES_BYTES) + 1, fieldSize: MAX_STROKES_BYTES + 1 } } as Parameters<typeof request.parts>[0])) {
       if (part.type === 'file') {
-        if (part.fieldname === 'strokes' && !strokesRaw) strokesRaw = await readStrokesFile(part);
-        else if (part.fieldname === 'file' && !png) png = await readPng(part);
+        if (part.fieldname === 'strokes' && !strokesRaw) {
+          const data = await readStrokesFile(part);
+          // An empty field (no file name) counts as absent, as every field.
+          if (part.filename || data.toString('utf8').trim() !== '') strokesRaw = data;
+        } else if (part.fieldname === 'file' && !png) png = await readPng(part);
         else part.file.resume();
-        continue;
-      }
-      if (part.fieldname === 'strokes') {
-        if (part.valueTruncated) throw strokesTooLarge(`mehr als ${MAX_STROKES_BYTES} Bytes`);
-        // Sent with Content-Type application/json, @fastify/multipart has parsed it already: its JSON again.
-        const text = typeof part.value === 'string' ? part.value : JSON.stringify(part.value);
-        if (!strokesRaw && text.trim() !== '') strokesRaw = Buffer.from(text, 'utf8');
         continue;
       }
       if (typeof part.value === 'string') {
@@ -147,6 +148,10 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
   const confirmation = fields.confirmation_text;
   if (confirmation !== undefined && confirmation.length > MAX_CONFIRMATION_LENGTH) {
     throw new AppError('VALIDATION_FAILED', { details: [{ field: 'body.confirmation_text', message: `at most ${MAX_CONFIRMATION_LENGTH} characters` }] });
+  }
+  // The same rule as every text a person types (PersonText): no control characters but tab and line breaks, no direction overrides.
+  if (confirmation !== undefined && FORBIDDEN_TEXT_CHARACTERS.test(confirmation)) {
+    throw new AppError('VALIDATION_FAILED', { message: 'confirmation_text enthält Steuerzeichen', details: [{ field: 'body.confirmation_text', message: 'must not contain control or bidirectional override characters' }] });
   }
   const gpsLat = parseCoordinate(fields.gps_lat, 'gps_lat', 90);
   const gpsLon = parseCoordinate(fields.gps_lon, 'gps_lon', 180);

@@ -90,6 +90,46 @@ function number(value: unknown, where: string, min: number, max: number): number
 }
 
 /**
+ * The first key named twice in one object of `text`, valid JSON (JSON.parse keeps the last of them
+ * silently, so a record could say one thing to this check and another to a reader of the file).
+ * One pass over the text.
+ */
+export function duplicateKey(text: string): { key: string; where: string } | undefined {
+  const stack: Array<{ keys: Set<string>; expectKey: boolean; path: string; index: number; key?: string } | { array: true; path: string; index: number }> = [];
+  const pathOf = () => {
+    const top = stack[stack.length - 1];
+    return top ? ('array' in top ? `${top.path}[${top.index}]` : `${top.path ? `${top.path}.` : ''}${top.key ?? ''}`) : '';
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let j = i + 1;
+      while (text.charCodeAt(j) !== 0x22) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top && !('array' in top) && top.expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.keys.has(key)) return { key, where: top.path };
+        top.keys.add(key);
+        top.key = key;
+        top.expectKey = false;
+      }
+      i = j;
+    } else if (c === 0x7b) {
+      stack.push({ keys: new Set(), expectKey: true, path: pathOf(), index: 0 });
+    } else if (c === 0x5b) {
+      stack.push({ array: true, path: pathOf(), index: 0 });
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+    } else if (c === 0x2c) {
+      const top = stack[stack.length - 1];
+      if (top && 'array' in top) top.index += 1;
+      else if (top) top.expectKey = true;
+    }
+  }
+  return undefined;
+}
+
+/**
  * The field `strokes` as sent: checked, and summed up for the metadata. Malformed or wrong: 400
  * VALIDATION_FAILED; beyond a limit: 413 STROKES_TOO_LARGE; both name `body.strokes` and where in
  * it (`strokes[2].samples[17][3]`).
@@ -98,11 +138,14 @@ export function parseStrokes(raw: string | Buffer): ParsedStrokes {
   const data = Buffer.isBuffer(raw) ? raw : Buffer.from(raw, 'utf8');
   if (data.length > MAX_STROKES_BYTES) throw strokesTooLarge(`mehr als ${MAX_STROKES_BYTES} Bytes`);
   let value: unknown;
+  const text = data.toString('utf8');
   try {
-    value = JSON.parse(data.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw invalid('kein gültiges JSON');
   }
+  const twice = duplicateKey(text);
+  if (twice) throw invalid(`Schlüssel "${twice.key.slice(0, 40)}" doppelt`, twice.where || undefined);
   if (!isObject(value)) throw invalid('muss ein JSON-Objekt sein');
   if (value.format !== STROKES_FORMAT) throw invalid(`unbekanntes Format (erwartet "${STROKES_FORMAT}")`, 'format');
   exactKeys(value, ['format', 'started_at_unix_ms', 'pad', 'sample_fields', 'strokes'], '');

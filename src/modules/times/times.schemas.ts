@@ -21,7 +21,7 @@ const Reason = PersonText({ required: true, maxLength: MAX_REASON, description: 
 export const TIME_RULES =
   'Time on site: intervals of arrival and departure of a technician at an order, invoice or proposal; several a day. ' +
   `A tap's time (\`at\`) is the phone's, sent when the person tapped (also offline): at most ${MAX_AHEAD_SECONDS / 60} minutes ahead of the service's clock and at most ${MAX_BACK_SECONDS / 86_400} days back (400 otherwise); ` +
-  `without \`at\`, the service's time. An interval lasts at most ${MAX_INTERVAL_SECONDS / 3600} hours, the departure is not before the arrival, and a technician's intervals at one object do not overlap (409 TIME_OVERLAP). ` +
+  `without \`at\`, the service's time. A time set by hand (\`action=add\`, a correction) lies within the same window: not in the future, at most ${MAX_BACK_SECONDS / 86_400} days back (400 naming \`body.arrival\` or \`body.departure\`). An interval lasts at most ${MAX_INTERVAL_SECONDS / 3600} hours, the departure is not before the arrival, and a technician's intervals at one object do not overlap (409 TIME_OVERLAP). ` +
   'A correction by hand needs a reason; each is kept with the times before it, and the first recorded times stay in `arrival_tapped`/`departure_tapped`. ' +
   'An interval is taken by the report finalized after it (`fk_bericht`), shown in its PDF, and no longer changes (409 TIME_REPORTED). ' +
   'Changes take an Idempotency-Key (the app sends them from its offline queue): a repeat gets the first answer.';

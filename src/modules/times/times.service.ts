@@ -98,6 +98,16 @@ function tapTime(at: number | undefined, field = 'body.at'): number {
   return at;
 }
 
+/**
+ * A time set by hand (`action=add`, a correction) lies within the taps' window: at most
+ * MAX_BACK_SECONDS back (as a tap, and as a signature's device time is still plausible), so a
+ * mistyped year (1970, 2016) is refused naming the field rather than printed.
+ */
+function checkNotTooOld(value: number | undefined, field: 'body.arrival' | 'body.departure'): void {
+  if (value === undefined) return;
+  if (value < nowSeconds() - MAX_BACK_SECONDS) refuse(`${field === 'body.arrival' ? 'Die Ankunft' : 'Die Abfahrt'} liegt mehr als ${MAX_BACK_SECONDS / 86_400} Tage zurück`, field);
+}
+
 /** Departure after arrival, at most MAX_INTERVAL_SECONDS later, neither in the future. */
 function checkSpan(arrival: number, departure: number | null): void {
   const now = nowSeconds();
@@ -267,6 +277,8 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
     /** An interval entered by hand (forgotten taps), with its reason. */
     async add(user: AuthUser, body: AddTimeBody, key?: string): Promise<TimeInterval> {
       await visibleElement(user, body.element_type, body.fk_element);
+      checkNotTooOld(body.arrival, 'body.arrival');
+      checkNotTooOld(body.departure, 'body.departure');
       checkSpan(body.arrival, body.departure);
       const scope = `time:add:${body.element_type}:${body.fk_element}`;
       return idempotent({ db, runs }, { entity, userId: user.id, key, scope }, (claim) =>
@@ -285,6 +297,9 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
       const row = (await db.selectFrom('bericht_time').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst()) as TimeRow | undefined;
       const visible = row && (ELEMENT_TYPE_VALUES as readonly string[]).includes(row.element_type) && (await access.getById(row.element_type as ElementType, Number(row.fk_element), user));
       if (!row || !visible || (Number(row.fk_user) !== user.id && !hasAdminRight(user))) throw new AppError('TIME_NOT_FOUND');
+      // Only the times sent: an interval recorded long ago keeps its other time.
+      checkNotTooOld(body.arrival, 'body.arrival');
+      checkNotTooOld(body.departure, 'body.departure');
       return idempotent({ db, runs }, { entity, userId: user.id, key, scope: `time:update:${id}` }, (claim) =>
         db.transaction().execute(async (trx) => {
           const owner = { id: Number(row.fk_user) } as Caller;

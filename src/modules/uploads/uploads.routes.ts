@@ -14,6 +14,7 @@ import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { chooseAction } from '../common/dispatch.js';
+import { COORDINATE_FORMS } from '../common/form-fields.js';
 import { multipartError } from '../common/multipart.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { beginIdempotent } from '../common/idempotency.js';
@@ -41,7 +42,7 @@ const EVIDENCE_DESCRIPTION =
   'Photo evidence: optional text fields beside `file` (before or after it): `taken_at_device`, the phone\'s capture time as an RFC 3339 date-time WITH its UTC offset ' +
   '(e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; kept as sent however far off), and `gps_lat` (-90..90) with `gps_lon` (-180..180), the phone\'s position at capture ' +
   '(both or neither; the app sends them only when the person switched it on). An empty field counts as absent. A malformed time, one coordinate alone, ' +
-  'a coordinate out of range or no number, or one of these fields sent as a file, cut off or twice: 400 VALIDATION_FAILED naming the field (`details[0].field`, e.g. `body.gps_lat`), and nothing is stored. ' +
+  'a coordinate out of range or not in its form (' + COORDINATE_FORMS + '), or one of these fields sent as a file, cut off or twice: 400 VALIDATION_FAILED naming the field (`details[0].field`, e.g. `body.gps_lat`), and nothing is stored. ' +
   'The service records the SHA-256 of the bytes received, EXIF DateTimeOriginal (else DateTimeDigitized, with OffsetTimeOriginal) and EXIF GPS position where present, ' +
   'and the fields sent; the answer\'s `evidence` holds it, the pages that show the photo carry it (`evidence`, `evidence_2`), a signature\'s hash covers it ' +
   '(form `fieldreport-pages/3`) and the PDF prints time and place under the photo. ';

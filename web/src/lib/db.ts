@@ -219,6 +219,12 @@ export interface OutboxRecord {
   createdAt: number;
   attempts: number;
   nextAttemptAt: number;
+  /**
+   * Set aside until nextAttemptAt (a mail beyond the service's limit, 429 MAIL_LIMIT_REACHED): the
+   * records behind it go on meanwhile (nothing refers to a mail record), and it is not tried before
+   * then, not even on "send now".
+   */
+  aside?: boolean;
   state: OutboxState;
   /** The server's (or the network's) last answer, for the person. */
   lastError?: string;

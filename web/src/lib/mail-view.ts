@@ -15,11 +15,11 @@ export function isMailKind(kind: string): kind is MailKind {
   return (MAIL_KINDS as readonly string[]).includes(kind);
 }
 
-/** The service's check of an address (name@domain, as browsers check type=email, with a dot in the domain). */
-export const ADDRESS_PATTERN = "^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
+/** The service's check of an address (a plain name@domain: at most 64 characters before the @, no % or !, no quotes or route). */
+export const ADDRESS_PATTERN = "^(?=[^@]{1,64}@)[A-Za-z0-9#$&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9#$&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
 const ADDRESS = new RegExp(ADDRESS_PATTERN);
-/** At most this many addresses in to and cc together (the settings' copies are not counted). */
-export const MAX_RECIPIENTS = 20;
+/** At most this many addresses in to and cc together (the settings' copies are not counted): the service's default (BERICHT_MAIL_MAX_RECIPIENTS). */
+export const MAX_RECIPIENTS = 10;
 export const MAX_ADDRESS_LENGTH = 254;
 export const MAX_SUBJECT = 255;
 export const MAX_TEXT = 20_000;

@@ -9,6 +9,8 @@
  * - One sender works the user's records strictly in creation order, on start, when the phone comes
  *   online, when the app becomes visible, after each new record, and on a timer with exponential
  *   backoff and jitter (capped at five minutes). Across tabs, a Web Lock keeps it to one sender.
+ * - A mail beyond the service's limit (429 MAIL_LIMIT_REACHED) is set aside until its Retry-After:
+ *   no record refers to a mail record, so the records behind it go on, and it is not tried earlier.
  * - 2xx: the record is removed and the screens showing its order take the answer (onDelivered). No answer, 408, 429,
  *   5xx or 409 "still at work": retried later. 401: the sender waits for the password
  *   (lib/auth). Any other refusal (415, 413, 404, 400…): the record is marked refused with the
@@ -18,6 +20,7 @@
 import { ApiError, LocalError, api, unwrap, withProgress } from '../api/client';
 import type { MailJob, Material, TimeInterval, UploadAnswer } from '../api/types';
 import { auth } from './auth.svelte';
+import { coordinateText } from './coordinate';
 import { db, type OutboxKind, type OutboxRecord, type PhotoCapture, type Ref } from './db';
 import { errorText, refusalText } from './i18n.svelte';
 import { loadLocalIds, sameRef } from './local-ids.svelte';
@@ -51,9 +54,10 @@ export const outboxReady = new Promise<void>((resolve) => (markReady = resolve))
 /**
  * The next record of `mine` to send. A signature waits while an earlier change of its report was
  * refused (the seal would cover other pages than the customer saw), and so does everything of that
- * report after it, to keep their order; the rest of the queue goes on.
+ * report after it, to keep their order; the rest of the queue goes on. A record set aside (a mail
+ * beyond the limit) is passed over until its time (`now`, ms) has come.
  */
-export function nextToSend(mine: OutboxRecord[]): OutboxRecord | undefined {
+export function nextToSend(mine: OutboxRecord[], now = Date.now()): OutboxRecord | undefined {
   const refused: (number | string)[] = [];
   const held: (number | string)[] = [];
   const among = (list: (number | string)[], ref: number | string | undefined) => ref !== undefined && list.some((r) => sameRef(r, ref));
@@ -63,6 +67,7 @@ export function nextToSend(mine: OutboxRecord[]): OutboxRecord | undefined {
       if (report !== undefined) refused.push(report);
       continue;
     }
+    if (record.aside && record.nextAttemptAt > now) continue;
     if (among(held, report)) continue;
     if (record.kind === 'signature' && among(refused, report)) {
       held.push(report!);
@@ -216,11 +221,18 @@ async function drain(): Promise<void> {
     await reload();
     const session = auth.session;
     if (!session || auth.needsLogin || !navigator.onLine) return;
-    const next = nextToSend(outbox.items.filter((r) => r.userId === session.user.id));
-    if (!next) return;
-    const wait = next.nextAttemptAt - Date.now();
+    const records = outbox.items.filter((r) => r.userId === session.user.id);
+    const now = Date.now();
+    // A record set aside is looked at again when its time comes, not earlier.
+    const aside = records.filter((r) => r.aside && r.state === 'waiting' && r.nextAttemptAt > now).map((r) => r.nextAttemptAt - now);
+    const next = nextToSend(records, now);
+    if (!next) {
+      if (aside.length) schedule(Math.min(...aside));
+      return;
+    }
+    const wait = next.nextAttemptAt - now;
     if (wait > 0 && !ignoreBackoff) {
-      schedule(wait);
+      schedule(Math.min(wait, ...aside));
       return;
     }
     ignoreBackoff = false;
@@ -252,6 +264,7 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     const fresh = await store.get('outbox', record.id);
     if (!fresh) return 'next';
     fresh.attempts += 1;
+    delete fresh.aside;
     if (error instanceof ApiError) {
       fresh.lastStatus = error.status;
       fresh.lastError = refusalText(error);
@@ -266,6 +279,11 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
         fresh.nextAttemptAt = Date.now();
         await store.put('outbox', fresh);
         return 'stop';
+      }
+      if (error.status === 429 && error.code === 'MAIL_LIMIT_REACHED' && isMailKind(record.kind)) {
+        // Waits for its Retry-After (up to a day) without holding up the records behind it.
+        await setAside(fresh, error.retryAfter);
+        return 'next';
       }
       if (error.status === 408 || error.status === 429 || error.status >= 500 || error.code === 'IDEMPOTENCY_IN_PROGRESS') {
         await retryLater(fresh, error.retryAfter);
@@ -296,12 +314,22 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
   }
 }
 
+async function setAside(record: OutboxRecord, retryAfterSeconds?: number): Promise<void> {
+  record.state = 'waiting';
+  record.aside = true;
+  record.nextAttemptAt = Date.now() + (retryAfterSeconds && retryAfterSeconds > 0 ? retryAfterSeconds : 60) * 1000;
+  await (await db()).put('outbox', record);
+  outbox.items = outbox.items.map((r) => (r.id === record.id ? record : r));
+}
+
 async function retryLater(record: OutboxRecord, retryAfterSeconds?: number): Promise<void> {
   const backoff = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.max(0, record.attempts - 1));
   const delay = retryAfterSeconds ? Math.min(MAX_DELAY_MS, retryAfterSeconds * 1000) : backoff / 2 + Math.random() * (backoff / 2);
   record.state = 'waiting';
   record.nextAttemptAt = Date.now() + delay;
   await (await db()).put('outbox', record);
+  // The screens show when it is tried again and why (the round ends here, before its next reload).
+  outbox.items = outbox.items.map((r) => (r.id === record.id ? record : r));
   schedule(delay);
 }
 
@@ -342,8 +370,8 @@ async function send(record: OutboxRecord): Promise<unknown> {
       if (record.capture) {
         form.append('taken_at_device', record.capture.takenAt);
         if (record.capture.lat !== undefined && record.capture.lon !== undefined) {
-          form.append('gps_lat', String(record.capture.lat));
-          form.append('gps_lon', String(record.capture.lon));
+          form.append('gps_lat', coordinateText(record.capture.lat));
+          form.append('gps_lon', coordinateText(record.capture.lon));
         }
       }
       form.append('file', record.payload as Blob, record.fileName ?? 'file');

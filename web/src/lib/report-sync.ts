@@ -16,6 +16,7 @@
 import { api, unwrap } from '../api/client';
 import type { ReportDetail, ReportPage, SignedPage, UploadAnswer } from '../api/types';
 import { readCache, writeCache } from './cache';
+import { coordinateText } from './coordinate';
 import type { CheckAllPayload, CheckItemPayload, OutboxRecord, PageFields, PhotoRef, ReportCreatePayload, ReportSettingsPayload, Ref, SignaturePayload } from './db';
 import { learn, photoName, refreshLocalIds, serverId } from './local-ids.svelte';
 
@@ -112,8 +113,8 @@ export async function sendReportRecord(record: OutboxRecord, headers: Record<str
       form.append('signer_name', signature.signer_name);
       form.append('confirmation_text', signature.confirmation_text);
       if (signature.gps_lat !== undefined && signature.gps_lon !== undefined) {
-        form.append('gps_lat', String(signature.gps_lat));
-        form.append('gps_lon', String(signature.gps_lon));
+        form.append('gps_lat', coordinateText(signature.gps_lat));
+        form.append('gps_lon', coordinateText(signature.gps_lon));
       }
       // When the customer signed, by the phone's clock: the service keeps it beside its own time of receipt.
       if (signature.signed_at_device) form.append('signed_at_device', signature.signed_at_device);
