@@ -187,6 +187,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('pdfSeal', pdfSeal);
   app.addHook('onReady', async () => pdfSeal.queue.start());
   app.addHook('onClose', async () => pdfSeal.queue.stop());
+  app.addHook('onClose', async () => pdfSeal.close());
   const ctx: ModuleContext = {
     config,
     handle,

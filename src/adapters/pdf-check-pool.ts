@@ -1,0 +1,142 @@
+/**
+ * The public PDF check's work off the request thread: each uploaded file is read by a worker thread
+ * (pdf-check.worker.ts) with a time budget and a memory limit. A worker that runs past its budget
+ * is terminated and the check answered as too costly; one that runs out of memory likewise. A
+ * worker that answered in time is kept for the next check (at most `size` of them, none holding
+ * the process open), so a check does not pay for starting one.
+ */
+import { Worker } from 'node:worker_threads';
+import type { FoundSignature } from './pdf-sign.js';
+import type { ScanAnswer } from './pdf-check.worker.js';
+
+/** The check of a file took longer than its budget, or more memory than a worker may have. */
+export class CheckTooCostly extends Error {}
+
+export interface ScanResult {
+  found: FoundSignature[];
+  /** SHA-256 of the whole file, hex. */
+  fileHash: string;
+}
+
+export interface ScanPoolOptions {
+  /** Workers kept between checks. */
+  size: number;
+  /** Wall-clock time one file may take in its worker, in ms. */
+  budgetMs: number;
+  /** A worker's heap (V8's old generation), in MB. */
+  memoryMb: number;
+}
+
+/** Time a new worker may take to start (load its code) before it is given up. */
+const START_MS = 30_000;
+
+/** Uint8Arrays (as they come back from a worker) as Buffers again, in place. */
+function revive(value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof Date || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(revive);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, revive(v)]));
+}
+
+export function createScanPool(options: ScanPoolOptions) {
+  const idle: Worker[] = [];
+  const busy = new Set<Worker>();
+  let closed = false;
+
+  /** A worker of the compiled service, or of the sources when running under tsx (tests, benchmarks from source). */
+  function spawn(): Worker {
+    const fromSource = import.meta.url.endsWith('.ts');
+    const url = new URL(`./pdf-check.worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+    const resourceLimits = { maxOldGenerationSizeMb: options.memoryMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 };
+    if (!fromSource) return new Worker(url, { resourceLimits });
+    const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); })`;
+    return new Worker(boot, { eval: true, resourceLimits });
+  }
+
+  /** A started worker: an idle one, else a new one once it has loaded its code. */
+  function take(): Promise<Worker> {
+    const kept = idle.pop();
+    if (kept) return Promise.resolve(kept);
+    const worker = spawn();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error('the check worker did not start')), START_MS);
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        worker.off('message', ready);
+        void worker.terminate();
+        reject(error);
+      };
+      const ready = () => {
+        clearTimeout(timer);
+        worker.off('error', fail);
+        resolve(worker);
+      };
+      // The worker says so once its code is loaded (pdf-check.worker.ts).
+      worker.once('message', ready);
+      worker.once('error', fail);
+    });
+  }
+
+  return {
+    /**
+     * The signatures and the SHA-256 of `bytes`, read in a worker; CheckTooCostly beyond the
+     * budget. `bytes` is handed to the worker: empty afterwards when it was a buffer of its own.
+     */
+    async scan(bytes: Buffer): Promise<ScanResult> {
+      if (closed) throw new Error('the check pool is closed');
+      const worker = await take();
+      worker.ref();
+      busy.add(worker);
+      // The file's own memory goes to the worker; a view into a shared buffer is copied first.
+      const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : Buffer.from(bytes);
+      const data = new Uint8Array(own.buffer, own.byteOffset, own.byteLength);
+      return new Promise<ScanResult>((resolve, reject) => {
+        let settled = false;
+        const finish = (keep: boolean) => {
+          settled = true;
+          clearTimeout(timer);
+          worker.off('message', onMessage);
+          worker.off('error', onError);
+          worker.off('exit', onExit);
+          busy.delete(worker);
+          if (keep && !closed && idle.length < options.size) {
+            worker.unref();
+            idle.push(worker);
+          } else void worker.terminate();
+        };
+        const timer = setTimeout(() => {
+          if (settled) return;
+          finish(false);
+          reject(new CheckTooCostly(`the check took longer than ${options.budgetMs} ms`));
+        }, options.budgetMs);
+        const onMessage = (answer: ScanAnswer) => {
+          if (settled) return;
+          finish(true);
+          if ('error' in answer) reject(new Error(answer.error));
+          else resolve({ found: revive(answer.found) as FoundSignature[], fileHash: answer.fileHash });
+        };
+        const onError = (error: Error & { code?: string }) => {
+          if (settled) return;
+          finish(false);
+          reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new CheckTooCostly('the check needed more memory than a worker may have') : error);
+        };
+        const onExit = () => {
+          if (settled) return;
+          finish(false);
+          reject(new Error('the check worker ended'));
+        };
+        worker.on('message', onMessage);
+        worker.once('error', onError);
+        worker.once('exit', onExit);
+        worker.postMessage({ bytes: data }, [data.buffer as ArrayBuffer]);
+      });
+    },
+    /** Ends every worker. */
+    async close(): Promise<void> {
+      closed = true;
+      await Promise.all([...idle.splice(0), ...busy].map((w) => w.terminate()));
+    },
+  };
+}
+
+export type ScanPool = ReturnType<typeof createScanPool>;
