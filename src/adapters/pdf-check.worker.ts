@@ -4,6 +4,9 @@
  * as plain Uint8Arrays of their own (a view into a larger buffer would copy all of it).
  */
 import { createHash } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { findSignatures, type FoundSignature } from './pdf-sign.js';
 
@@ -32,5 +35,14 @@ parentPort?.on('message', ({ bytes }: ScanRequest) => {
   }
   parentPort!.postMessage(answer);
 });
+// The check yields the CPU to the request thread: on Linux a thread has a nice value of its own,
+// set through its id (/proc/thread-self names it). Elsewhere it runs at the process's priority.
+try {
+  const tid = Number(path.basename(readlinkSync('/proc/thread-self')));
+  if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, 19);
+} catch {
+  // not Linux, or not allowed: the same priority as the requests
+}
+
 // Loaded: the pool starts a check's budget from here.
 parentPort?.postMessage({ ready: true });
