@@ -284,7 +284,10 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
           'taken from the sealed metadata. When the phone sent the moment of signing and it differs from the server\'s time of receipt by more than ' +
           `${SHOWN_APART_SECONDS} s, two rows: "Unterschrieben (Gerät)" (the phone's time in its zone, or at its offset) and "Empfangen (Server)", ` +
           'with "unplausibel: …" beside an implausible device time; else one row "Unterschrieben". With a stroke record, "Strichaufzeichnung" (strokes, samples and the pointer types) ' +
-          'and "Dauer des Unterschreibens" (first touch to last lift); without one, "Strichaufzeichnung: keine". Unknown code: 404 page. Without a code: the form to check a report PDF (POST).',
+          'and "Dauer des Unterschreibens" (first touch to last lift); without one, "Strichaufzeichnung: keine". Unknown code: 404 page. Without a code: the form to check a report PDF (POST). ' +
+          `Public checks have a pool of their own, apart from a technician's signing and checking: at most ${CODE_CHECKS_PER_ADDRESS} checks of one client address at once (429 page beyond, Retry-After: 5), ` +
+          'a few at once per process beyond which a short queue waits (503 page beyond, Retry-After: 5). A check remembers the SHA-256 of each file it read by the file\'s identity ' +
+          '(device, inode, size, modification and change time) and hashes again whatever changed, in this process or elsewhere.',
         querystring: Type.Object({ code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }),
         produces: ['text/html'],
       },
@@ -338,7 +341,11 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
           'An HTML page that says, in words, which of four it is: a report sealed by this service and unaltered (with the report ref, version, the customers who signed, ' +
           'when it was sealed and, when present, the trusted time of its time stamp); a report of this service altered after sealing (its content changed, its seal damaged, ' +
           'or changes appended after the seal); a PDF this service did not seal (naming who else signed it, if anyone); or a file that is no PDF. ' +
-          'Answers 200 for each of the four; 400 without a file, 413 beyond the size limit (each as a page saying so).',
+          'Answers 200 for each of the four; 400 without a file, 413 beyond the size limit (each as a page saying so). ' +
+          `The file is read by a worker thread within PDF_CHECK_BUDGET_MS (default 1500 ms) and a memory limit; beyond either the worker is stopped and the answer is 422, a page saying the check was too costly (\`data-verdict="too_costly"\`). ` +
+          `An upload that sends nothing for UPLOAD_IDLE_SECONDS (default 60) is 408 (a page; the connection is closed). At most ${CHECK_UPLOADS_PER_ADDRESS} uploads of one client address at once (429 page beyond), ` +
+          `at most ${CHECK_RECEIVING} bodies received at once per process and ${CHECK_WAITING} files waiting for a worker (503 page beyond, the connection closed); each answer with Retry-After: 5. ` +
+          'A body being received holds no worker: a slow upload delays nobody else\'s check.',
         consumes: ['multipart/form-data'],
         produces: ['text/html'],
       },
