@@ -355,7 +355,8 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
       publicPageHeaders(reply);
       const title = 'Prüfung eines Berichts';
       const release = uploadsByAddress.acquire(request.ip);
-      if (!release) return busyPage(reply, title, 429);
+      // The body is not read: the connection cannot carry another request.
+      if (!release) return busyPage(reply.header('connection', 'close'), title, 429);
       const signal = clientGone(request, reply);
       try {
         // The body first (without holding a check worker), then a worker for the file.
