@@ -80,9 +80,9 @@ export function createScanPool(options: ScanPoolOptions) {
   return {
     /**
      * The signatures and the SHA-256 of `bytes`, read in a worker; CheckTooCostly beyond the
-     * budget. `bytes` is handed to the worker: empty afterwards when it was a buffer of its own.
+     * budget (`budgetMs`, else the pool's). `bytes` is handed to the worker: empty afterwards when it was a buffer of its own.
      */
-    async scan(bytes: Buffer): Promise<ScanResult> {
+    async scan(bytes: Buffer, budgetMs = options.budgetMs): Promise<ScanResult> {
       if (closed) throw new Error('the check pool is closed');
       const worker = await take();
       worker.ref();
@@ -107,8 +107,8 @@ export function createScanPool(options: ScanPoolOptions) {
         const timer = setTimeout(() => {
           if (settled) return;
           finish(false);
-          reject(new CheckTooCostly(`the check took longer than ${options.budgetMs} ms`));
-        }, options.budgetMs);
+          reject(new CheckTooCostly(`the check took longer than ${budgetMs} ms`));
+        }, budgetMs);
         const onMessage = (answer: ScanAnswer) => {
           if (settled) return;
           finish(true);

@@ -183,7 +183,6 @@ describe('public PDF check against clients that misbehave [sqlite]', () => {
       assert.ok([422, 429, 503].includes(r.status), `${r.status} ${r.body.slice(0, 300)}`);
       assert.match(r.body, /data-verdict="too_costly"|zu viele Prüfungen/);
     }
-    assert.ok(judged.length >= 1, 'at least the uploads within the address\'s limit are judged');
     assert.ok(healthDuring >= 1, 'the API answered while the checks ran');
   });
 });

@@ -336,14 +336,15 @@ export function createPdfSeal(deps: PdfSealDeps) {
 
   /**
    * What the uploaded PDF `bytes` is. Everything that reads the whole file runs in a worker thread
-   * (pdf-check-pool.ts); `bytes` is handed to it and must not be used afterwards.
+   * (pdf-check-pool.ts) within `budgetMs` (else too costly); `bytes` is handed to it and must not
+   * be used afterwards.
    */
-  async function check(bytes: Buffer): Promise<CheckVerdict> {
+  async function check(bytes: Buffer, budgetMs = config.seal.checkBudgetMs): Promise<CheckVerdict> {
     if (bytes.length < 8 || bytes.subarray(0, 5).toString('latin1') !== '%PDF-') return { verdict: 'not_pdf' };
     const id = documentId(bytes);
     let scanned;
     try {
-      scanned = await scanPool.scan(bytes);
+      scanned = await scanPool.scan(bytes, budgetMs);
     } catch (error) {
       if (error instanceof CheckTooCostly) return { verdict: 'too_costly' };
       throw error;
@@ -402,6 +403,8 @@ export function createPdfSeal(deps: PdfSealDeps) {
     seal,
     record,
     check,
+    /** Time a check may take (PDF_CHECK_BUDGET_MS), in ms. */
+    checkBudgetMs: config.seal.checkBudgetMs,
     /** The certificate and its chain (PEM), as a checker needs them. */
     certificatePem: () => [certificate.certificate, ...certificate.chain].map((c) => certificatePem({ certificate: c })).join(''),
     certificate: { subject: certificate.subject, fingerprint: certificate.fingerprint, source: certificate.source, validTo: certificate.validTo },
