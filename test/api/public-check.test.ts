@@ -4,7 +4,8 @@
  * their file is checked, many times over, leave every slot free (the next check answers); an upload
  * that stops sending gets 408 after the upload idle time; uploads that trickle hold no check
  * worker; a file made to cost the check as much as possible is answered (judged, or refused as too
- * costly once past the worker's budget) while the rest of the API answers meanwhile.
+ * costly once past the worker's budget) while the rest of the API answers meanwhile. A photo upload
+ * that stops sending is given up after the same idle time.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -123,6 +124,19 @@ describe('public PDF check against clients that misbehave [sqlite]', () => {
     const none = await silent.response(8000);
     assert.equal(none.status, 408, `${none.status} ${none.body.slice(0, 300)}`);
     assertJudged(await check(port, PLAIN_PDF, '10.4.0.1'), 'not_ours', 'the same address afterwards');
+  });
+
+  test('a photo upload that stops sending is given up after the same idle time (UPLOAD_IDLE_SECONDS)', async () => {
+    const user = await ctx.make.user({ rights: ['read', 'write'] });
+    const order = await ctx.make.order({ author: user.id });
+    const form = multipart([{ name: 'file', filename: 'foto.jpg', type: 'image/jpeg', data: Buffer.alloc(4096, 0xff) }]);
+    const conn = await openRaw(port);
+    conn.write(requestBytes('POST', `/api/orders.php?id=${order.id}&action=upload_photo`, { authorization: `Bearer ${await ctx.make.token(user)}`, 'content-type': form.contentType, 'content-length': form.payload.length }));
+    conn.write(form.payload.subarray(0, form.payload.length - 100));
+    const res = await conn.response(8000);
+    assert.equal(res.status, 400, `${res.status} ${res.body.slice(0, 300)}`);
+    assert.equal(JSON.parse(res.body).code, 'UPLOAD_MISSING');
+    assert.match(JSON.parse(res.body).error, /keine Daten mehr empfangen/);
   });
 
   test('uploads that trickle (a byte every 300 ms, never idle) hold no check worker: a whole upload is checked meanwhile', async () => {
