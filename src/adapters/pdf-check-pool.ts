@@ -12,6 +12,13 @@ import type { ScanAnswer } from './pdf-check.worker.js';
 /** The check of a file took longer than its budget, or more memory than a worker may have. */
 export class CheckTooCostly extends Error {}
 
+/**
+ * A worker came free with less than half of the file's budget left (the file waited for it): the
+ * file is not checked (one too many at once), and the worker is kept, never stopped for time the
+ * file spent waiting.
+ */
+export class CheckBusy extends Error {}
+
 export interface ScanResult {
   found: FoundSignature[];
   /** SHA-256 of the whole file, hex. */
@@ -42,9 +49,19 @@ export function createScanPool(options: ScanPoolOptions) {
   const idle: Worker[] = [];
   const busy = new Set<Worker>();
   let closed = false;
+  /** Workers started and ended, over the pool's life (for tests and logs). */
+  let started = 0;
+  let ended = 0;
 
   /** A worker of the compiled service, or of the sources when running under tsx (tests, benchmarks from source). */
   function spawn(): Worker {
+    const worker = load();
+    started++;
+    worker.once('exit', () => ended++);
+    return worker;
+  }
+
+  function load(): Worker {
     const fromSource = import.meta.url.endsWith('.ts');
     const url = new URL(`./pdf-check.worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
     const resourceLimits = { maxOldGenerationSizeMb: options.memoryMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 };
@@ -80,11 +97,19 @@ export function createScanPool(options: ScanPoolOptions) {
   return {
     /**
      * The signatures and the SHA-256 of `bytes`, read in a worker; CheckTooCostly beyond the
-     * budget (`budgetMs`, else the pool's). `bytes` is handed to the worker: empty afterwards when it was a buffer of its own.
+     * budget (`budgetMs`, else the pool's), counted from `since` (the file's arrival, Unix ms;
+     * default now). A worker that comes free with less than half the budget left is not used:
+     * CheckBusy, the worker kept. `bytes` is handed to the worker: empty afterwards when it was a buffer of its own.
      */
-    async scan(bytes: Buffer, budgetMs = options.budgetMs): Promise<ScanResult> {
+    async scan(bytes: Buffer, budgetMs = options.budgetMs, since = Date.now()): Promise<ScanResult> {
       if (closed) throw new Error('the check pool is closed');
       const worker = await take();
+      const left = since + budgetMs - Date.now();
+      if (left < budgetMs / 2) {
+        if (!closed && idle.length < options.size) idle.push(worker);
+        else void worker.terminate();
+        throw new CheckBusy(`${budgetMs - left} ms of the ${budgetMs} ms budget spent before a worker was free`);
+      }
       worker.ref();
       busy.add(worker);
       // The file's own memory goes to the worker; a view into a shared buffer is copied first.
@@ -108,7 +133,7 @@ export function createScanPool(options: ScanPoolOptions) {
           if (settled) return;
           finish(false);
           reject(new CheckTooCostly(`the check took longer than ${budgetMs} ms`));
-        }, budgetMs);
+        }, left);
         const onMessage = (answer: ScanAnswer) => {
           if (settled) return;
           finish(true);
@@ -131,6 +156,8 @@ export function createScanPool(options: ScanPoolOptions) {
         worker.postMessage({ bytes: data }, [data.buffer as ArrayBuffer]);
       });
     },
+    /** The pool's workers now: idle, busy, and started and ended so far (for tests and logs). */
+    stats: () => ({ idle: idle.length, busy: busy.size, started, ended }),
     /** Ends every worker. */
     async close(): Promise<void> {
       closed = true;

@@ -336,15 +336,16 @@ export function createPdfSeal(deps: PdfSealDeps) {
 
   /**
    * What the uploaded PDF `bytes` is. Everything that reads the whole file runs in a worker thread
-   * (pdf-check-pool.ts) within `budgetMs` (else too costly); `bytes` is handed to it and must not
-   * be used afterwards.
+   * (pdf-check-pool.ts) within `budgetMs` of `since` (the file's arrival; else too costly; with
+   * less than half of it left once a worker is free, CheckBusy); `bytes` is handed to it and must
+   * not be used afterwards.
    */
-  async function check(bytes: Buffer, budgetMs = config.seal.checkBudgetMs): Promise<CheckVerdict> {
+  async function check(bytes: Buffer, budgetMs = config.seal.checkBudgetMs, since = Date.now()): Promise<CheckVerdict> {
     if (bytes.length < 8 || bytes.subarray(0, 5).toString('latin1') !== '%PDF-') return { verdict: 'not_pdf' };
     const id = documentId(bytes);
     let scanned;
     try {
-      scanned = await scanPool.scan(bytes, budgetMs);
+      scanned = await scanPool.scan(bytes, budgetMs, since);
     } catch (error) {
       if (error instanceof CheckTooCostly) return { verdict: 'too_costly' };
       throw error;

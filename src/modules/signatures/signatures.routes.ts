@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
+import { CheckBusy } from '../../adapters/pdf-check-pool.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, RowId } from '../common/common.schemas.js';
 import { requireParam } from '../common/dispatch.js';
@@ -343,7 +344,7 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
           'or changes appended after the seal); a PDF this service did not seal (naming who else signed it, if anyone); or a file that is no PDF. ' +
           'Answers 200 for each of the four; 400 without a file, 413 beyond the size limit (each as a page saying so). ' +
           `The file is read by a worker thread within PDF_CHECK_BUDGET_MS (default 1500 ms) of its arrival, waiting for a worker included, and a memory limit; beyond either the worker is stopped and the answer is 422, a page saying the check was too costly (\`data-verdict="too_costly"\`); ` +
-          'a file still waiting for a worker when that time is spent is refused as one too many (503). ' +
+          'a file still waiting for a worker when half of that time is spent, or finding one free with less than half of it left, is refused as one too many (503); a worker is never stopped for time a file spent waiting. ' +
           `An upload that sends nothing for UPLOAD_IDLE_SECONDS (default 60) is 408 (a page; the connection is closed). At most ${CHECK_UPLOADS_PER_ADDRESS} uploads of one client address at once (429 page beyond), ` +
           `at most ${CHECK_RECEIVING} bodies received at once per process and ${CHECK_WAITING} files waiting for a worker (503 page beyond, the connection closed); each answer with Retry-After: 5. ` +
           'A body being received holds no worker: a slow upload delays nobody else\'s check.',
@@ -366,14 +367,17 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
           if (received.close) reply.header('connection', 'close');
           return reply.code(received.status).send(page(title, `<p class="bad">✘ ${received.message}</p>${uploadForm()}`));
         }
-        // Answered within the budget once the file is here: waiting for a worker counts, and a
-        // file still waiting when the budget is spent is refused as one too many (503).
-        const deadline = Date.now() + deps.pdfSeal.checkBudgetMs;
+        // Answered within the budget from the file's arrival. A file that waits for a worker
+        // longer than half of it, or finds one free with less than half left, is one too many
+        // (503); a worker is never stopped for time a file spent waiting.
+        const arrived = Date.now();
+        const budget = deps.pdfSeal.checkBudgetMs;
         const verdict = await checks(
-          () => deps.pdfSeal.check(received.bytes, Math.max(1, deadline - Date.now())),
-          AbortSignal.any([signal, AbortSignal.timeout(deps.pdfSeal.checkBudgetMs)]),
+          () => deps.pdfSeal.check(received.bytes, budget, arrived),
+          AbortSignal.any([signal, AbortSignal.timeout(Math.ceil(budget / 2))]),
         ).catch((error: unknown) => {
           if (error instanceof DOMException && error.name === 'TimeoutError') throw new PublicBusy(503);
+          if (error instanceof CheckBusy) throw new PublicBusy(503);
           throw error;
         });
         if (verdict.verdict === 'too_costly') {

@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { CheckBusy, createScanPool } from '../../src/adapters/pdf-check-pool.js';
+
+const tinyPdf = () => Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1');
+
+describe('the public PDF check\'s worker pool', () => {
+  const pool = createScanPool({ size: 1, budgetMs: 20_000, memoryMb: 64 });
+  after(() => pool.close());
+
+  test('a file that waited past half its budget is refused as busy, and the free worker is kept, not stopped', async () => {
+    const first = await pool.scan(tinyPdf());
+    assert.match(first.fileHash, /^[0-9a-f]{64}$/);
+    const before = pool.stats();
+    assert.equal(before.idle, 1);
+    // The file arrived 15 s of its 20 s ago: a worker is free, but less than half the budget is left.
+    await assert.rejects(pool.scan(tinyPdf(), 20_000, Date.now() - 15_000), CheckBusy);
+    const now = pool.stats();
+    assert.equal(now.started, before.started, 'no worker started for it');
+    assert.equal(now.ended, before.ended, 'no worker stopped for time spent waiting');
+    assert.equal(now.idle, 1, 'the worker is back among the idle ones');
+    // With more than half left, the file is checked by that same worker.
+    const next = await pool.scan(tinyPdf(), 20_000, Date.now() - 5_000);
+    assert.equal(next.fileHash, first.fileHash);
+    assert.equal(pool.stats().started, before.started);
+  });
+});
