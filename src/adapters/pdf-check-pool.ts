@@ -3,7 +3,8 @@
  * (pdf-check.worker.ts) with a time budget and a memory limit. A worker that runs past its budget
  * is terminated and the check answered as too costly; one that runs out of memory likewise. A
  * worker that answered in time is kept for the next check (at most `size` of them, none holding
- * the process open), so a check does not pay for starting one.
+ * the process open), and one more is started ahead of need (warm(), and whenever a worker is
+ * taken or stopped), so a check does not pay for starting one.
  */
 import { Worker } from 'node:worker_threads';
 import type { FoundSignature } from './pdf-sign.js';
@@ -70,28 +71,70 @@ export function createScanPool(options: ScanPoolOptions) {
     return new Worker(boot, { eval: true, resourceLimits });
   }
 
-  /** A started worker: an idle one, else a new one once it has loaded its code. */
-  function take(): Promise<Worker> {
-    const kept = idle.pop();
-    if (kept) return Promise.resolve(kept);
-    const worker = spawn();
-    return new Promise((resolve, reject) => {
+  /** Workers loading their code, and checks waiting for a worker that has. */
+  let starting = 0;
+  const waiters: Array<{ resolve: (worker: Worker) => void; reject: (error: Error) => void }> = [];
+
+  /** A worker ready for a check: to the first check waiting for one, else kept idle (at most `size`). */
+  function offer(worker: Worker): void {
+    const waiter = waiters.shift();
+    if (waiter) {
+      busy.add(worker);
+      return waiter.resolve(worker);
+    }
+    if (!closed && idle.length < options.size) {
+      worker.unref();
+      idle.push(worker);
+    } else void worker.terminate();
+  }
+
+  /**
+   * Starts workers ahead of need: one more than the checks waiting, ready or loading, as far as
+   * `size` workers in all allow. So a check finds a loaded worker and its budget is not spent on
+   * starting one.
+   */
+  function replenish(): void {
+    while (!closed && idle.length + starting < waiters.length + 1 && idle.length + starting + busy.size < options.size) {
+      starting++;
+      const worker = spawn();
+      worker.unref();
+      let done = false;
       const timer = setTimeout(() => fail(new Error('the check worker did not start')), START_MS);
+      timer.unref();
       const fail = (error: Error) => {
+        if (done) return;
+        done = true;
+        starting--;
         clearTimeout(timer);
         worker.off('message', ready);
         void worker.terminate();
-        reject(error);
+        // Each waiting check beyond the workers still loading is told.
+        if (waiters.length > starting + idle.length) waiters.shift()!.reject(error);
       };
       const ready = () => {
+        if (done) return;
+        done = true;
+        starting--;
         clearTimeout(timer);
         worker.off('error', fail);
-        resolve(worker);
+        worker.off('exit', exited);
+        offer(worker);
       };
+      const exited = () => fail(new Error('the check worker ended while starting'));
       // The worker says so once its code is loaded (pdf-check.worker.ts).
       worker.once('message', ready);
       worker.once('error', fail);
-    });
+      worker.once('exit', exited);
+    }
+  }
+
+  /** A started worker: an idle one, else the next one loaded; another is started ahead of the next check. */
+  function take(): Promise<Worker> {
+    const kept = idle.pop();
+    if (kept) busy.add(kept);
+    const taken = kept ? Promise.resolve(kept) : new Promise<Worker>((resolve, reject) => waiters.push({ resolve, reject }));
+    replenish();
+    return taken;
   }
 
   return {
@@ -106,8 +149,8 @@ export function createScanPool(options: ScanPoolOptions) {
       const worker = await take();
       const left = since + budgetMs - Date.now();
       if (left < budgetMs / 2) {
-        if (!closed && idle.length < options.size) idle.push(worker);
-        else void worker.terminate();
+        busy.delete(worker);
+        offer(worker);
         throw new CheckBusy(`${budgetMs - left} ms of the ${budgetMs} ms budget spent before a worker was free`);
       }
       worker.ref();
@@ -124,10 +167,11 @@ export function createScanPool(options: ScanPoolOptions) {
           worker.off('error', onError);
           worker.off('exit', onExit);
           busy.delete(worker);
-          if (keep && !closed && idle.length < options.size) {
-            worker.unref();
-            idle.push(worker);
-          } else void worker.terminate();
+          if (keep) offer(worker);
+          else {
+            void worker.terminate();
+            replenish();
+          }
         };
         const timer = setTimeout(() => {
           if (settled) return;
@@ -156,11 +200,14 @@ export function createScanPool(options: ScanPoolOptions) {
         worker.postMessage({ bytes: data }, [data.buffer as ArrayBuffer]);
       });
     },
+    /** Starts a worker ahead of the first check (a file being received), unless one is ready or loading. */
+    warm: () => replenish(),
     /** The pool's workers now: idle, busy, and started and ended so far (for tests and logs). */
     stats: () => ({ idle: idle.length, busy: busy.size, started, ended }),
     /** Ends every worker. */
     async close(): Promise<void> {
       closed = true;
+      for (const waiter of waiters.splice(0)) waiter.reject(new Error('the check pool is closed'));
       await Promise.all([...idle.splice(0), ...busy].map((w) => w.terminate()));
     },
   };

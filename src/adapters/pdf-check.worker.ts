@@ -8,7 +8,19 @@ import { readlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parentPort } from 'node:worker_threads';
-import { findSignatures, type FoundSignature } from './pdf-sign.js';
+import type { FoundSignature } from './pdf-sign.js';
+
+// First of all, before the PDF reader's code is loaded (which takes CPU too), the check gives way to the request thread (nice 10: about a tenth of a core where both want
+// one, all of an idle one): on Linux a thread has a nice value of its own,
+// set through its id (/proc/thread-self names it). Elsewhere it runs at the process's priority.
+try {
+  const tid = Number(path.basename(readlinkSync('/proc/thread-self')));
+  if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, 10);
+} catch {
+  // not Linux, or not allowed: the same priority as the requests
+}
+
+const { findSignatures } = await import('./pdf-sign.js');
 
 export interface ScanRequest {
   bytes: Uint8Array;
@@ -35,15 +47,5 @@ parentPort?.on('message', ({ bytes }: ScanRequest) => {
   }
   parentPort!.postMessage(answer);
 });
-// The check gives way to the request thread (nice 10: about a tenth of a core where both want
-// one, all of an idle one): on Linux a thread has a nice value of its own,
-// set through its id (/proc/thread-self names it). Elsewhere it runs at the process's priority.
-try {
-  const tid = Number(path.basename(readlinkSync('/proc/thread-self')));
-  if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, 10);
-} catch {
-  // not Linux, or not allowed: the same priority as the requests
-}
-
 // Loaded: the pool starts a check's budget from here.
 parentPort?.postMessage({ ready: true });

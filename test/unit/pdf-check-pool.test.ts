@@ -25,3 +25,33 @@ describe('the public PDF check\'s worker pool', () => {
     assert.equal(pool.stats().started, before.started);
   });
 });
+
+describe('the public PDF check\'s workers are started ahead of need', () => {
+  test('warm() loads a worker before any file arrives; the check then starts none of its own; the budget is counted from the file\'s arrival', async () => {
+    const pool = createScanPool({ size: 1, budgetMs: 20_000, memoryMb: 64 });
+    try {
+      pool.warm();
+      assert.equal(pool.stats().started, 1);
+      while (pool.stats().idle === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const result = await pool.scan(tinyPdf());
+      assert.match(result.fileHash, /^[0-9a-f]{64}$/);
+      assert.deepEqual({ ...pool.stats(), idle: undefined }, { idle: undefined, busy: 0, started: 1, ended: 0 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('with room for two, taking a worker starts the next one ahead', async () => {
+    const pool = createScanPool({ size: 2, budgetMs: 20_000, memoryMb: 64 });
+    try {
+      await pool.scan(tinyPdf());
+      // The first check took the worker it found loading; a second was started ahead for the next.
+      assert.equal(pool.stats().started, 2);
+      while (pool.stats().idle < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      await Promise.all([pool.scan(tinyPdf()), pool.scan(tinyPdf())]);
+      assert.equal(pool.stats().started, 2, 'two checks at once found two loaded workers');
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -410,6 +410,10 @@ export function createPdfSeal(deps: PdfSealDeps) {
     certificatePem: () => [certificate.certificate, ...certificate.chain].map((c) => certificatePem({ certificate: c })).join(''),
     certificate: { subject: certificate.subject, fingerprint: certificate.fingerprint, source: certificate.source, validTo: certificate.validTo },
     queue: poller,
+    /** Starts a check worker ahead of an upload's check (while its body arrives), unless one is ready. */
+    warmCheck: () => scanPool.warm(),
+    /** The check's worker pool now (for tests and logs). */
+    checkWorkers: () => scanPool.stats(),
     /** Ends the check's worker threads. */
     close: () => scanPool.close(),
   };

@@ -296,8 +296,11 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
     },
     async (request, reply) => {
       publicPageHeaders(reply);
-      // Without a code: the form to check a PDF file.
-      if (request.query.code === undefined) return reply.send(page('Prüfung eines Berichts', uploadForm()));
+      // Without a code: the form to check a PDF file (a check worker is started meanwhile).
+      if (request.query.code === undefined) {
+        deps.pdfSeal.warmCheck();
+        return reply.send(page('Prüfung eines Berichts', uploadForm()));
+      }
       if (!/^[A-Za-z0-9_-]{16,64}$/.test(request.query.code)) return reply.code(404).send(page('Unterschrift nicht gefunden', '<p>Zu diesem Prüfcode gibt es keine Unterschrift.</p>'));
       const release = codeChecksByAddress.acquire(request.ip);
       if (!release) return busyPage(reply, 'Prüfung einer Unterschrift', 429);
@@ -360,6 +363,8 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
       // The body is not read: the connection cannot carry another request.
       if (!release) return busyPage(reply.header('connection', 'close'), title, 429);
       const signal = clientGone(request, reply);
+      // A worker loads its code while the body arrives, so the check's budget is not spent on that.
+      deps.pdfSeal.warmCheck();
       try {
         // The body first (without holding a check worker), then a worker for the file.
         const received = await receiving(() => receiveUpload(request, signal), signal);
