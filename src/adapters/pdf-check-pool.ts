@@ -155,9 +155,11 @@ export function createScanPool(options: ScanPoolOptions) {
       }
       worker.ref();
       busy.add(worker);
-      // The file's own memory goes to the worker; a view into a shared buffer is copied first.
-      const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : Buffer.from(bytes);
-      const data = new Uint8Array(own.buffer, own.byteOffset, own.byteLength);
+      // The file's own memory goes to the worker. A Buffer that does not own its whole
+      // ArrayBuffer (a view into a larger one, or a small one cut from Node's shared pool, which
+      // may not be transferred from Node 21 on) is copied into memory of its own first.
+      const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.byteLength > Buffer.poolSize >>> 1;
+      const data = owned ? new Uint8Array(bytes.buffer, 0, bytes.byteLength) : new Uint8Array(bytes);
       return new Promise<ScanResult>((resolve, reject) => {
         let settled = false;
         const finish = (keep: boolean) => {
@@ -197,7 +199,13 @@ export function createScanPool(options: ScanPoolOptions) {
         worker.on('message', onMessage);
         worker.once('error', onError);
         worker.once('exit', onExit);
-        worker.postMessage({ bytes: data }, [data.buffer as ArrayBuffer]);
+        try {
+          worker.postMessage({ bytes: data }, [data.buffer as ArrayBuffer]);
+        } catch (error) {
+          // Nothing reached the worker: it stays usable, the check fails as such.
+          finish(true);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
       });
     },
     /** Starts a worker ahead of the first check (a file being received), unless one is ready or loading. */

@@ -55,3 +55,27 @@ describe('the public PDF check\'s workers are started ahead of need', () => {
     }
   });
 });
+
+describe('a small PDF (cut from Node\'s shared buffer pool) is copied before it goes to a worker', () => {
+  test('a tiny PDF is checked, and other small buffers of the same pool keep their bytes', async () => {
+    const pool = createScanPool({ size: 1, budgetMs: 20_000, memoryMb: 64 });
+    try {
+      const sibling = Buffer.from('a neighbour in the shared pool', 'latin1');
+      const tiny = tinyPdf();
+      assert.ok(tiny.length < 4096 && tiny.buffer.byteLength > tiny.length, 'the file is a slice of the shared pool');
+      const result = await pool.scan(tiny);
+      assert.match(result.fileHash, /^[0-9a-f]{64}$/);
+      // Transferring the pool's memory would have emptied every buffer cut from it (Node 20), or thrown DataCloneError (Node 21 on).
+      assert.equal(sibling.toString('latin1'), 'a neighbour in the shared pool');
+      assert.equal(tiny.subarray(0, 5).toString('latin1'), '%PDF-');
+      // A view into a larger buffer of its own is copied too: the larger buffer stays whole.
+      const big = Buffer.alloc(64 * 1024, 0x20);
+      tinyPdf().copy(big, 100);
+      await pool.scan(big.subarray(100, 100 + tiny.length));
+      assert.equal(big.length, 64 * 1024);
+      assert.equal(big.subarray(100, 105).toString('latin1'), '%PDF-');
+    } finally {
+      await pool.close();
+    }
+  });
+});
