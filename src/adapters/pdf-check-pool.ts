@@ -33,6 +33,8 @@ export interface ScanPoolOptions {
   budgetMs: number;
   /** A worker's heap (V8's old generation), in MB. */
   memoryMb: number;
+  /** Told of a worker's error (for the log); the check it ran, if any, fails on its own. */
+  onWorkerError?: (error: Error) => void;
 }
 
 /** Time a new worker may take to start (load its code) before it is given up. */
@@ -58,7 +60,17 @@ export function createScanPool(options: ScanPoolOptions) {
   function spawn(): Worker {
     const worker = load();
     started++;
-    worker.once('exit', () => ended++);
+    // For the worker's whole life, idle or not: an 'error' never goes unheard (which would end the
+    // process; a check running on it is failed by its own listener), and a worker that ended, by
+    // itself or stopped from outside, is never handed a file again; another is loaded ahead.
+    worker.on('error', (error) => options.onWorkerError?.(error));
+    worker.once('exit', () => {
+      ended++;
+      const at = idle.indexOf(worker);
+      if (at >= 0) idle.splice(at, 1);
+      busy.delete(worker);
+      if (at >= 0) replenish();
+    });
     return worker;
   }
 
@@ -212,6 +224,8 @@ export function createScanPool(options: ScanPoolOptions) {
     warm: () => replenish(),
     /** The pool's workers now: idle, busy, and started and ended so far (for tests and logs). */
     stats: () => ({ idle: idle.length, busy: busy.size, started, ended }),
+    /** The idle workers themselves (for tests: to stop one from outside). */
+    idleWorkersForTests: (): readonly Worker[] => [...idle],
     /** Ends every worker. */
     async close(): Promise<void> {
       closed = true;

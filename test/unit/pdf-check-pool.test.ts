@@ -79,3 +79,24 @@ describe('a small PDF (cut from Node\'s shared buffer pool) is copied before it 
     }
   });
 });
+
+describe('an idle worker that ends or fails is never handed a file', () => {
+  test('an idle worker stopped from outside leaves the pool; the next check is made by another; an error of an idle worker does not end the process', async () => {
+    const pool = createScanPool({ size: 1, budgetMs: 5_000, memoryMb: 64 });
+    try {
+      await pool.scan(tinyPdf());
+      const [worker] = pool.idleWorkersForTests();
+      assert.ok(worker);
+      // An 'error' with nobody listening would be thrown right here (and end the process).
+      worker.emit('error', new Error('a failure while idle'));
+      await worker.terminate();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.ok(!pool.idleWorkersForTests().includes(worker), 'the ended worker is no longer idle');
+      const next = await pool.scan(tinyPdf());
+      assert.match(next.fileHash, /^[0-9a-f]{64}$/);
+      assert.equal(pool.stats().started, 2);
+    } finally {
+      await pool.close();
+    }
+  });
+});

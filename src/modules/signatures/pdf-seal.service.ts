@@ -332,7 +332,12 @@ export function createPdfSeal(deps: PdfSealDeps) {
   }
 
   // The file's signatures and hash are read in worker threads, within a budget of time and memory.
-  const scanPool = createScanPool({ size: CHECK_WORKERS, budgetMs: config.seal.checkBudgetMs, memoryMb: CHECK_WORKER_MB });
+  const scanPool = createScanPool({
+    size: CHECK_WORKERS,
+    budgetMs: config.seal.checkBudgetMs,
+    memoryMb: CHECK_WORKER_MB,
+    onWorkerError: (error) => logger.warn({ err: error }, 'a worker of the public PDF check failed'),
+  });
 
   /**
    * What the uploaded PDF `bytes` is. Everything that reads the whole file runs in a worker thread
