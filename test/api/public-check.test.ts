@@ -245,8 +245,8 @@ describe('public PDF check past its budget [sqlite]', () => {
       if (res.status === 422) break;
     }
     assert.equal(res!.status, 422, res!.body.slice(0, 500));
-    assert.match(res.body, /data-verdict="too_costly"/);
-    assert.match(res.body, /mehr Rechenzeit oder Speicher/);
+    assert.match(res!.body, /data-verdict="too_costly"/);
+    assert.match(res!.body, /mehr Rechenzeit oder Speicher/);
     assert.equal((await rawRequest(port, requestBytes('GET', '/api/health', {}))).status, 200);
     // A trivial file still fits even a tiny budget once a worker is loaded (or is refused the same way).
     await workerLoaded();
