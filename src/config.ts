@@ -119,6 +119,11 @@ export interface SealConfig {
    * worker is stopped and the check answered as too costly. @default 1500
    */
   checkBudgetMs: number;
+  /**
+   * Time the body of an upload to the public PDF check may take to arrive in all, in seconds;
+   * beyond it the upload is answered 408 and its connection closed. @default 60
+   */
+  checkReceiveSeconds: number;
 }
 
 export interface Config {
@@ -447,6 +452,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       tsaTimeoutSeconds: intSetting('TSA_TIMEOUT_SECONDS', get('TSA_TIMEOUT_SECONDS'), 10, problems, 1, 120),
       pollSeconds: intSetting('TSA_POLL_SECONDS', get('TSA_POLL_SECONDS'), 30, problems, 0, 3600),
       checkBudgetMs: intSetting('PDF_CHECK_BUDGET_MS', get('PDF_CHECK_BUDGET_MS'), 1500, problems, 10, 60_000),
+      checkReceiveSeconds: intSetting('PDF_CHECK_RECEIVE_SECONDS', get('PDF_CHECK_RECEIVE_SECONDS'), 60, problems, 1, 3600),
     },
     signingKeyFile: path.resolve(overrides.signingKeyFile ?? get('SIGNING_KEY_FILE') ?? path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'signing_key.pem')),
     serverName: overrides.serverName ?? (get('SERVER_NAME') || os.hostname()),

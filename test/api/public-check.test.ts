@@ -213,6 +213,42 @@ describe('public PDF check against clients that misbehave [sqlite]', () => {
   });
 });
 
+describe('public PDF check: an upload has PDF_CHECK_RECEIVE_SECONDS to arrive in all [sqlite]', () => {
+  let ctx: TestContext;
+  let port: number;
+  before(async () => {
+    ctx = await createTestContext('sqlite', { trustProxy: true, timeouts: { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600, uploadIdleSeconds: 60 }, seal: { ...testConfig().seal, checkReceiveSeconds: 1 } });
+    port = await listenLocal(ctx.app);
+  });
+  after(async () => ctx?.close());
+
+  test('an upload that trickles (never idle) past the time to arrive is answered 408 in words, the connection closed; the address is free again', async () => {
+    const conn = await openRaw(port);
+    const { head, body } = upload(PLAIN_PDF, '10.6.0.1');
+    conn.write(Buffer.concat([head, body.subarray(0, 10)]));
+    conn.trickle(body.subarray(10), 150);
+    const res = await conn.response(10_000);
+    assert.equal(res.status, 408, `${res.status} ${res.body.slice(0, 300)}`);
+    assert.match(res.body, /zu lange gedauert/);
+    assert.ok(res.closed, 'the connection is closed');
+    conn.socket.destroy();
+    assertJudged(await check(port, PLAIN_PDF, '10.6.0.1'), 'not_ours', 'the same address afterwards');
+  });
+
+  test('bytes after the file part (junk after the last boundary, trickling) are not waited for: the file is judged, the connection closed', async () => {
+    const form = multipart([{ name: 'file', filename: 'bericht.pdf', type: 'application/pdf', data: PLAIN_PDF }]);
+    const junk = Buffer.alloc(4096, 0x41);
+    const conn = await openRaw(port);
+    conn.write(requestBytes('POST', URL_PATH, { 'content-type': form.contentType, 'content-length': form.payload.length + junk.length, 'x-forwarded-for': '10.6.0.2' }));
+    conn.write(form.payload);
+    conn.trickle(junk, 150);
+    const res = await conn.response(10_000);
+    assertJudged(res, 'not_ours', 'the file, with junk still arriving after it');
+    assert.ok(res.closed, 'the connection is closed');
+    conn.socket.destroy();
+  });
+});
+
 describe('public PDF check past its budget [sqlite]', () => {
   let ctx: TestContext;
   let port: number;

@@ -564,6 +564,12 @@ describe('loadConfig: the PDF seal', () => {
     assert.equal(config.seal.tsaTimeoutSeconds, 10);
     assert.equal(config.seal.pollSeconds, 30);
     assert.equal(config.seal.checkBudgetMs, 1500);
+    assert.equal(config.seal.checkReceiveSeconds, 60);
+  });
+
+  test('the public PDF check\'s time to receive a file: PDF_CHECK_RECEIVE_SECONDS from 1 to 3600 s', () => {
+    assert.equal(loadConfig({ PDF_CHECK_RECEIVE_SECONDS: '20' }).seal.checkReceiveSeconds, 20);
+    for (const bad of ['0', '3601', 'eine Minute']) assert.ok(listed(configError({ PDF_CHECK_RECEIVE_SECONDS: bad }), /PDF_CHECK_RECEIVE_SECONDS/), bad);
   });
 
   test('the public PDF check\'s budget: PDF_CHECK_BUDGET_MS from 10 to 60000 ms', () => {

@@ -411,6 +411,8 @@ export function createPdfSeal(deps: PdfSealDeps) {
     check,
     /** Time a check may take (PDF_CHECK_BUDGET_MS), in ms. */
     checkBudgetMs: config.seal.checkBudgetMs,
+    /** Time an upload's body may take to arrive in all (PDF_CHECK_RECEIVE_SECONDS), in ms. */
+    checkReceiveMs: config.seal.checkReceiveSeconds * 1000,
     /** The certificate and its chain (PEM), as a checker needs them. */
     certificatePem: () => [certificate.certificate, ...certificate.chain].map((c) => certificatePem({ certificate: c })).join(''),
     certificate: { subject: certificate.subject, fingerprint: certificate.fingerprint, source: certificate.source, validTo: certificate.validTo },

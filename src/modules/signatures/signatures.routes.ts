@@ -191,6 +191,9 @@ class ClientGone extends Error {}
 /** An upload to the public check sent nothing for the idle time. */
 class UploadIdle extends Error {}
 
+/** An upload to the public check took longer than its time to arrive in all. */
+class UploadTooSlow extends Error {}
+
 /**
  * An abort signal for the request: aborted when its client closes the connection before the
  * answer was sent (while it waits for a slot, while its body arrives, while it is checked).
@@ -348,7 +351,9 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
           'Answers 200 for each of the four; 400 without a file, 413 beyond the size limit (each as a page saying so). ' +
           `The file is read by a worker thread within PDF_CHECK_BUDGET_MS (default 1500 ms) of its arrival, waiting for a worker included, and a memory limit; beyond either the worker is stopped and the answer is 422, a page saying the check was too costly (\`data-verdict="too_costly"\`); ` +
           'a file still waiting for a worker when half of that time is spent, or finding one free with less than half of it left, is refused as one too many (503); a worker is never stopped for time a file spent waiting. ' +
-          `An upload that sends nothing for UPLOAD_IDLE_SECONDS (default 60) is 408 (a page; the connection is closed). At most ${CHECK_UPLOADS_PER_ADDRESS} uploads of one client address at once (429 page beyond), ` +
+          'An upload that sends nothing for UPLOAD_IDLE_SECONDS (default 60), or whose body has not arrived in all within PDF_CHECK_RECEIVE_SECONDS (default 60), is 408 (a page; the connection is closed); ' +
+          'once the file part has arrived the rest of the body is not read (the answer then closes the connection). ' +
+          `At most ${CHECK_UPLOADS_PER_ADDRESS} uploads of one client address at once (429 page beyond), ` +
           `at most ${CHECK_RECEIVING} bodies received at once per process and ${CHECK_WAITING} files waiting for a worker (503 page beyond, the connection closed); each answer with Retry-After: 5. ` +
           'A body being received holds no worker: a slow upload delays nobody else\'s check.',
         consumes: ['multipart/form-data'],
@@ -372,6 +377,8 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
           if (received.close) reply.header('connection', 'close');
           return reply.code(received.status).send(page(title, `<p class="bad">✘ ${received.message}</p>${uploadForm()}`));
         }
+        // The file is here but the body is not over (more parts, or bytes after its end): not read, the connection closed with the answer.
+        if (received.close) reply.header('connection', 'close');
         // Answered within the budget from the file's arrival. A file that waits for a worker
         // longer than half of it, or finds one free with less than half left, is one too many
         // (503); a worker is never stopped for time a file spent waiting.
@@ -404,7 +411,7 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
     },
   );
 
-  type Received = { bytes: Buffer } | { status: 400 | 408 | 413; message: string; close?: boolean };
+  type Received = { bytes: Buffer; close: boolean } | { status: 400 | 408 | 413; message: string; close?: boolean };
 
   /**
    * Reads the uploaded PDF into memory, within MAX_CHECK_BYTES. A body that sends nothing for the
@@ -420,16 +427,20 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
     const onAbort = () => stop(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });
     const idle = setTimeout(() => stop(new UploadIdle()), deps.uploadIdleMs);
+    // However steadily it trickles, a body has this long to arrive in all.
+    const whole = setTimeout(() => stop(new UploadTooSlow()), deps.pdfSeal.checkReceiveMs);
     const refresh = () => idle.refresh();
     const read = (async (): Promise<Received> => {
       let upload: Buffer | undefined;
       const parts = request.parts({ limits: { fileSize: MAX_CHECK_BYTES + 1, files: 1 } })[Symbol.asyncIterator]();
       const first = parts.next(); // starts the parser, which reads the request from here on
       request.raw.on('data', refresh);
+      // Parts up to the file; once it is here, the rest of the body (other parts, anything after the
+      // last boundary) is not read: the answer closes the connection when the body is not complete.
       for (let step = await first; !step.done; step = await parts.next()) {
         const part = step.value;
         if (part.type !== 'file') continue;
-        if (part.fieldname !== 'file' || upload) {
+        if (part.fieldname !== 'file') {
           part.file.resume();
           continue;
         }
@@ -442,20 +453,25 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
         }
         if (part.file.truncated || size > MAX_CHECK_BYTES) return { ...tooLarge, close: true };
         upload = Buffer.concat(chunks, size);
+        break;
       }
       if (!upload || upload.length === 0) return { status: 400, message: 'Bitte eine PDF-Datei wählen.' };
-      return { bytes: upload };
+      return { bytes: upload, close: !request.raw.complete };
     })();
     read.catch(() => undefined); // settled or not, the race below decides
     try {
       return await Promise.race([read, stopped]);
     } catch (error) {
       if (error instanceof ClientGone) throw error;
+      if (error instanceof UploadTooSlow) {
+        return { status: 408, message: `Die Übertragung hat zu lange gedauert: mehr als ${Math.round(deps.pdfSeal.checkReceiveMs / 1000)} Sekunden. Bitte erneut wählen.`, close: true };
+      }
       if (error instanceof UploadIdle) return { status: 408, message: `Die Übertragung ist abgebrochen: ${Math.round(deps.uploadIdleMs / 1000)} Sekunden lang kamen keine Daten an. Bitte erneut wählen.`, close: true };
       if ((error as { statusCode?: number }).statusCode === 413) return { ...tooLarge, close: true };
       return { status: 400, message: 'Die Datei kam nicht vollständig an; bitte erneut wählen.', close: true };
     } finally {
       clearTimeout(idle);
+      clearTimeout(whole);
       signal.removeEventListener('abort', onAbort);
       request.raw.off('data', refresh);
     }
