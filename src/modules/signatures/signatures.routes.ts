@@ -17,7 +17,7 @@ import { requireParam } from '../common/dispatch.js';
 import { parseCoordinate, parseOptional } from '../common/form-fields.js';
 import { multipartError } from '../common/multipart.js';
 import { publicBaseUrl } from '../common/public-url.js';
-import { createKeyedCounter, createLimiter } from '../common/limiter.js';
+import { addressKey, createKeyedCounter, createLimiter } from '../common/limiter.js';
 import { DEVICE_AHEAD_SECONDS, DEVICE_MAX_AGE_SECONDS, deviceTimeShown, parseDeviceTime, parseDeviceZone, SHOWN_APART_SECONDS } from './device-time.js';
 import { CHECK_WORKERS, MAX_CHECK_BYTES, type CheckVerdict, type PdfSeal } from './pdf-seal.service.js';
 import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE, type SignatureService, type SignInput } from './signatures.service.js';
@@ -289,7 +289,7 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
           `${SHOWN_APART_SECONDS} s, two rows: "Unterschrieben (Gerät)" (the phone's time in its zone, or at its offset) and "Empfangen (Server)", ` +
           'with "unplausibel: …" beside an implausible device time; else one row "Unterschrieben". With a stroke record, "Strichaufzeichnung" (strokes, samples and the pointer types) ' +
           'and "Dauer des Unterschreibens" (first touch to last lift); without one, "Strichaufzeichnung: keine". Unknown code: 404 page. Without a code: the form to check a report PDF (POST). ' +
-          `Public checks have a pool of their own, apart from a technician's signing and checking: at most ${CODE_CHECKS_PER_ADDRESS} checks of one client address at once (429 page beyond, Retry-After: 5), ` +
+          `Public checks have a pool of their own, apart from a technician's signing and checking: at most ${CODE_CHECKS_PER_ADDRESS} checks of one client address (an IPv6 client counted by its /64) at once (429 page beyond, Retry-After: 5), ` +
           'a few at once per process beyond which a short queue waits (503 page beyond, Retry-After: 5). A check remembers the SHA-256 of each file it read by the file\'s identity ' +
           '(device, inode, size, modification and change time) and hashes again whatever changed, in this process or elsewhere.',
         querystring: Type.Object({ code: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }),
@@ -305,7 +305,7 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
         return reply.send(page('Prüfung eines Berichts', uploadForm()));
       }
       if (!/^[A-Za-z0-9_-]{16,64}$/.test(request.query.code)) return reply.code(404).send(page('Unterschrift nicht gefunden', '<p>Zu diesem Prüfcode gibt es keine Unterschrift.</p>'));
-      const release = codeChecksByAddress.acquire(request.ip);
+      const release = codeChecksByAddress.acquire(addressKey(request.ip));
       if (!release) return busyPage(reply, 'Prüfung einer Unterschrift', 429);
       let result;
       try {
@@ -353,7 +353,7 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
           'a file still waiting for a worker when half of that time is spent, or finding one free with less than half of it left, is refused as one too many (503); a worker is never stopped for time a file spent waiting. ' +
           'An upload that sends nothing for UPLOAD_IDLE_SECONDS (default 60), or whose body has not arrived in all within PDF_CHECK_RECEIVE_SECONDS (default 60), is 408 (a page; the connection is closed); ' +
           'once the file part has arrived the rest of the body is not read (the answer then closes the connection). ' +
-          `At most ${CHECK_UPLOADS_PER_ADDRESS} uploads of one client address at once (429 page beyond), ` +
+          `At most ${CHECK_UPLOADS_PER_ADDRESS} uploads of one client address (an IPv6 client counted by its /64, an IPv4-mapped one as its IPv4 address) at once (429 page beyond), ` +
           `at most ${CHECK_RECEIVING} bodies received at once per process and ${CHECK_WAITING} files waiting for a worker (503 page beyond, the connection closed); each answer with Retry-After: 5. ` +
           'A body being received holds no worker: a slow upload delays nobody else\'s check.',
         consumes: ['multipart/form-data'],
@@ -364,7 +364,7 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
     async (request, reply) => {
       publicPageHeaders(reply);
       const title = 'Prüfung eines Berichts';
-      const release = uploadsByAddress.acquire(request.ip);
+      const release = uploadsByAddress.acquire(addressKey(request.ip));
       // The body is not read: the connection cannot carry another request.
       if (!release) return busyPage(reply.header('connection', 'close'), title, 429);
       const signal = clientGone(request, reply);
