@@ -10,10 +10,11 @@
  * not changed for SETTLED_NS before it was read, and only when its identity was the same after
  * reading as before. Anything else is hashed afresh, every time.
  */
-import { stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { BoundedMap } from '../../bounded-map.js';
-import { fileSha256 } from './signature-hash.js';
 
 /** How long a file must have been left alone before its hash is remembered: far beyond a clock tick. */
 const SETTLED_NS = 2_000_000_000n;
@@ -22,20 +23,36 @@ const identityOf = (s: BigIntStats) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}
 
 export function createDigestCache(limit: number) {
   const known = new BoundedMap<string, { identity: string; sha256: string }>(limit);
+  let hashes = 0;
   return {
     /** The SHA-256 of `file` (hex); rejects as reading the file would (ENOENT when it is gone). */
     async sha256(file: string): Promise<string> {
-      const before = await stat(file, { bigint: true });
-      const identity = identityOf(before);
-      const hit = known.get(file);
-      if (hit && hit.identity === identity) return hit.sha256;
-      const sha256 = await fileSha256(file);
-      const after = await stat(file, { bigint: true }).catch(() => undefined);
+      // The time first: a file changed after it still counts as changed too lately to remember.
       const now = BigInt(Date.now()) * 1_000_000n;
-      const settled = now - (before.ctimeNs > before.mtimeNs ? before.ctimeNs : before.mtimeNs) >= SETTLED_NS;
-      if (after && identityOf(after) === identity && settled) known.set(file, { identity, sha256 });
-      else known.delete(file);
-      return sha256;
+      // One open file for the identity and the bytes: a file swapped at its path in between cannot
+      // have its hash remembered under the other's identity.
+      const handle = await open(file, 'r');
+      try {
+        const before = await handle.stat({ bigint: true });
+        const identity = identityOf(before);
+        const hit = known.get(file);
+        if (hit && hit.identity === identity) return hit.sha256;
+        hashes++;
+        const hash = createHash('sha256');
+        await pipeline(handle.createReadStream({ start: 0, autoClose: false }), hash);
+        const sha256 = hash.digest('hex');
+        const after = await handle.stat({ bigint: true });
+        const settled = now - (before.ctimeNs > before.mtimeNs ? before.ctimeNs : before.mtimeNs) >= SETTLED_NS;
+        if (identityOf(after) === identity && settled) known.set(file, { identity, sha256 });
+        else known.delete(file);
+        return sha256;
+      } finally {
+        await handle.close();
+      }
+    },
+    /** Files hashed (read whole) so far, remembered or not (for tests). */
+    get hashes() {
+      return hashes;
     },
     /** Files remembered (for tests). */
     get size() {
