@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CHECK_RECEIVING, CHECK_UPLOADS_PER_ADDRESS } from '../../src/modules/signatures/signatures.routes.js';
+import { CHECK_RECEIVING, CHECK_UPLOADS_PER_ADDRESS, publicCheckLoad } from '../../src/modules/signatures/signatures.routes.js';
 import { adversarialPdf } from '../helpers/adversarial-pdf.js';
 import { createTestContext, testConfig, type TestContext } from '../helpers/build-app.js';
 import { multipart } from '../helpers/multipart.js';
@@ -45,6 +45,17 @@ async function workersIdle(ctx: TestContext): Promise<void> {
     ctx.app.pdfSeal.warmCheck();
     await sleep(20);
   }
+}
+
+/** Waits (a while) for the public checks to hold nothing, then asserts they hold nothing. */
+async function assertNothingHeld(ctx: TestContext, what: string): Promise<void> {
+  const empty = { receiving: { running: 0, waiting: 0 }, checks: { running: 0, waiting: 0 }, uploadAddresses: 0, codeCheckAddresses: 0, codeChecks: { running: 0, waiting: 0 } };
+  const now = () => {
+    const { filesHashed: _hashed, ...load } = publicCheckLoad(ctx.app.pdfSeal)!;
+    return load;
+  };
+  for (let i = 0; i < 200 && JSON.stringify(now()) !== JSON.stringify(empty); i++) await sleep(25);
+  assert.deepEqual(now(), empty, what);
 }
 
 function assertJudged(res: RawResponse, verdict: string, what: string): void {
@@ -86,7 +97,7 @@ describe('public PDF check against clients that misbehave [sqlite]', () => {
       // While waiting for a worker and while being checked: whole uploads, cut at once and a little later.
       for (let i = 0; i < 12; i++) {
         const conn = await openRaw(port);
-        const { head, body } = upload(costly, from());
+        const { head, body } = upload(costly, i % 4 === 0 ? '10.9.9.8' : from());
         conn.write(Buffer.concat([head, body]));
         open.push(conn);
       }
@@ -100,6 +111,9 @@ describe('public PDF check against clients that misbehave [sqlite]', () => {
       }
       // The checks of cut connections run to their end (or their budget); a stopped worker is loaded again.
       await workersIdle(ctx);
+      // Nothing is held any more: no body received or waiting, no check running or waiting, no address counted
+      // (10.9.9.9 and 10.9.9.8 come back every round, beyond their limit).
+      await assertNothingHeld(ctx, `round ${round}`);
       assertJudged(await check(port, PLAIN_PDF, from()), 'not_ours', `round ${round}: a check after the cut connections`);
     }
     // Every slot to receive in is free again: as many uploads as there are slots are taken at once (each
@@ -118,6 +132,7 @@ describe('public PDF check against clients that misbehave [sqlite]', () => {
     assert.match(refused.body, /zu viele Prüfungen gleichzeitig/);
     for (const conn of held) conn.socket.destroy();
     await sleep(200);
+    await assertNothingHeld(ctx, 'after the held uploads were cut');
     assertJudged(await check(port, PLAIN_PDF, '10.8.1.2'), 'not_ours', 'a check after the held uploads were cut');
   });
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import { CODE_CHECKS_PER_ADDRESS } from '../../src/modules/signatures/signatures.routes.js';
+import { CODE_CHECKS_PER_ADDRESS, publicCheckLoad } from '../../src/modules/signatures/signatures.routes.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';
@@ -137,7 +137,11 @@ for (const dialect of testDialects()) {
       const { code, files } = await signedReport();
       // Files left alone for a while are the ones whose hashes a check keeps.
       await sleep(2200);
-      for (let i = 0; i < 3; i++) assert.match((await publicCheck(code, '10.22.0.1')).body, /✔ Gültig/, `check ${i}`);
+      const hashed = () => publicCheckLoad(ctx.app.pdfSeal)!.filesHashed;
+      assert.match((await publicCheck(code, '10.22.0.1')).body, /✔ Gültig/, 'check 0');
+      const afterFirst = hashed();
+      for (let i = 1; i < 3; i++) assert.match((await publicCheck(code, '10.22.0.1')).body, /✔ Gültig/, `check ${i}`);
+      assert.equal(hashed(), afterFirst, 'the checks after the first read no file again: their hashes were remembered');
       // One byte changed in place, the size kept and the modification time put back.
       const first = files[0]!;
       const before = await stat(first);
@@ -145,6 +149,7 @@ for (const dialect of testDialects()) {
       await writeLast(first, before.size, original ^ 0x42);
       await utimes(first, before.atime, before.mtime);
       assert.match((await publicCheck(code, '10.22.0.1')).body, /✘ Nicht gültig: Der Inhalt der unterschriebenen Seiten hat sich geändert/);
+      assert.ok(hashed() > afterFirst, 'the changed file was read again');
       assert.match((await publicCheck(code, '10.22.0.1')).body, /✘ Nicht gültig/, 'and stays so');
       // The byte put back: valid again.
       await writeLast(first, before.size, original);

@@ -10,7 +10,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 export function createLimiter(max: number, maxWaiting: number, busy: () => Error) {
   let running = 0;
   const waiting: Array<() => void> = [];
-  return async function run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async function run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     signal?.throwIfAborted();
     if (running < max) running++;
     else if (waiting.length >= maxWaiting) throw busy();
@@ -37,7 +37,10 @@ export function createLimiter(max: number, maxWaiting: number, busy: () => Error
       if (next) next();
       else running--;
     }
-  };
+  }
+  /** Tasks running and waiting now (for tests and logs). */
+  run.load = () => ({ running, waiting: waiting.length });
+  return run;
 }
 
 /**
@@ -63,6 +66,8 @@ export function createKeyedCounter(max: number) {
     },
     /** Tasks in flight for `key` (for tests and logs). */
     count: (key: string) => counts.get(key) ?? 0,
+    /** Keys with tasks in flight (for tests and logs). */
+    keys: () => counts.size,
   };
 }
 

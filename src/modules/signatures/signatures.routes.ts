@@ -218,6 +218,20 @@ export const CHECK_UPLOADS_PER_ADDRESS = 4;
 /** Checks of a signature's code (the QR code's link) of one client address in flight at once; beyond, 429. */
 export const CODE_CHECKS_PER_ADDRESS = 2;
 
+/** What the public checks of an app hold now, by its PDF seal (the app's `pdfSeal`): for tests and logs. */
+const publicLoads = new WeakMap<PdfSeal, () => PublicCheckLoad>();
+export interface PublicCheckLoad {
+  receiving: { running: number; waiting: number };
+  checks: { running: number; waiting: number };
+  uploadAddresses: number;
+  codeCheckAddresses: number;
+  codeChecks: { running: number; waiting: number };
+  filesHashed: number;
+}
+export function publicCheckLoad(pdfSeal: PdfSeal): PublicCheckLoad | undefined {
+  return publicLoads.get(pdfSeal)?.();
+}
+
 export async function signaturesRoutes(app: FastifyInstance, deps: { signatures: SignatureService; pdfSeal: PdfSeal; timeZone: string; uploadIdleMs: number }): Promise<void> {
   const { signatures } = deps;
   // The public check of an uploaded PDF has pools of its own, apart from a technician's work: the
@@ -226,6 +240,17 @@ export async function signaturesRoutes(app: FastifyInstance, deps: { signatures:
   const checks = createLimiter(CHECK_WORKERS, CHECK_WAITING, () => new PublicBusy(503));
   const uploadsByAddress = createKeyedCounter(CHECK_UPLOADS_PER_ADDRESS);
   const codeChecksByAddress = createKeyedCounter(CODE_CHECKS_PER_ADDRESS);
+  publicLoads.set(deps.pdfSeal, () => {
+    const load = signatures.load();
+    return {
+      receiving: receiving.load(),
+      checks: checks.load(),
+      uploadAddresses: uploadsByAddress.keys(),
+      codeCheckAddresses: codeChecksByAddress.keys(),
+      codeChecks: load.publicChecks,
+      filesHashed: load.filesHashed,
+    };
+  });
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const VerifyQuery = Type.Object({
     id: Type.Optional(RowId('The signature page.')),

@@ -219,7 +219,8 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
   const { dataRoot, entity } = config;
   // Checks remember each covered file's SHA-256 by its identity (fingerprint.ts): a repeated check
   // hashes only what changed since, and sees every change, made here, in another process or by Dolibarr.
-  const { verifyPage } = createSignatureVerifier({ ...deps, digests: createDigestCache(DIGEST_CACHE_FILES) });
+  const digests = createDigestCache(DIGEST_CACHE_FILES);
+  const { verifyPage } = createSignatureVerifier({ ...deps, digests });
   // Signing and checking read every covered image: a few at a time per process, for the people
   // who sign and check in the app ...
   const limit = createLimiter(2, 16, () => new AppError('SIGNATURE_BUSY', { headers: { 'retry-after': '5' } }));
@@ -294,6 +295,8 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
      * sealed metadata (the database row only finds it). The row must lead to the very signature
      * whose sealed metadata carries this code; anything else is not verified.
      */
+    /** Files the checks have hashed (read whole) so far, and the public checks running and waiting (for tests and logs). */
+    load: () => ({ filesHashed: digests.hashes, publicChecks: publicLimit.load() }),
     async verifyByCode(code: string, signal?: AbortSignal): Promise<PublicCheck | undefined> {
       const row = await db.selectFrom('bericht_signature').selectAll().where('verify_code', '=', code).where('entity', '=', entity).executeTakeFirst();
       if (!row) return undefined;
