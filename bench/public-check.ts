@@ -9,7 +9,9 @@
  * order list (`GET /api/orders.php`, the first page of 50) are asked for over and over by a few
  * clients (the uploads are sent by a process of their own). Printed against the targets: p99 of health and of the order list meanwhile (≤ 100 ms),
  * and the longest time until a check answered (≤ 2 s), with how the checks were answered (judged,
- * refused as too costly, refused as too many). The same two lists without the uploads are printed
+ * refused as too costly, refused as too many; anything else counts as MISSED, target none), and
+ * the server's peak resident memory. A third scenario sends files of the largest size the check
+ * takes (32 MB) with 20,000 gaps that look valid. The same two lists without the uploads are printed
  * first, for comparison.
  *
  * Options (environment): BENCH_PUBLIC_ROUNDS rounds per scenario (default 3), BENCH_PROBES clients
@@ -17,7 +19,7 @@
  * Results are written to bench/results/public-check-<time>.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,7 +66,8 @@ function kindOf(status: number, body: string): string {
   if (status === 422 && verdict === 'too_costly') return 'refused as too costly';
   if (status === 429) return 'refused: too many from the address (429)';
   if (status === 503) return 'refused: too many at once (503)';
-  return `other (${status})`;
+  // Anything else (no verdict, another status, no answer at all) is a check the service missed.
+  return `MISSED (${status})`;
 }
 
 /** One round: CONCURRENT uploads at once; each one's time until its answer and what it was. */
@@ -79,7 +82,7 @@ async function round(base: string, files: Buffer[], addresses: (i: number) => st
         const text = await res.text();
         return { ms: performance.now() - started, kind: kindOf(res.status, text) };
       } catch (error) {
-        return { ms: performance.now() - started, kind: `no answer (${(error as Error).message})` };
+        return { ms: performance.now() - started, kind: `MISSED (no answer: ${(error as Error).message})` };
       }
     }),
   );
@@ -89,9 +92,11 @@ async function round(base: string, files: Buffer[], addresses: (i: number) => st
  * The uploads of one scenario, sent by a process of their own (this script with --uploads), so
  * that sending them does not slow down this process's measuring of the lists.
  */
-function uploadsElsewhere(base: string, many: boolean): Promise<Array<{ ms: number; kind: string }>> {
+type Mode = 'one' | 'many' | 'big';
+
+function uploadsElsewhere(base: string, mode: Mode): Promise<Array<{ ms: number; kind: string }>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--uploads', base, many ? 'many' : 'one'], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--uploads', base, mode], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.once('error', reject);
@@ -99,15 +104,38 @@ function uploadsElsewhere(base: string, many: boolean): Promise<Array<{ ms: numb
   });
 }
 
-async function uploader(base: string, many: boolean): Promise<void> {
-  const files = [adversarialPdf(), adversarialPdf({ odd: true })];
+/** A file of the largest size the check takes (MAX_CHECK_BYTES, 32 MB), with many gaps that look valid. */
+const bigFile = () => adversarialPdf({ entries: 20_000, hexBytes: 31 * 1024 * 1024 });
+
+async function uploader(base: string, mode: Mode): Promise<void> {
+  const many = mode === 'many';
+  const files = mode === 'big' ? [bigFile()] : [adversarialPdf(), adversarialPdf({ odd: true })];
   const answers: Array<{ ms: number; kind: string }> = [];
   for (let r = 0; r < ROUNDS; r++) answers.push(...(await round(base, files, (i) => (many ? `10.99.0.${i + 1}` : undefined))));
   process.stdout.write(JSON.stringify(answers));
 }
 
-async function scenario(label: string, base: string, token: string, many: boolean) {
-  const uploads = uploadsElsewhere(base, many);
+/** The server's resident memory (Linux: /proc), sampled every 100 ms until `until` settles: the highest, in MB. */
+async function peakRss(pid: number | undefined, until: Promise<unknown>): Promise<number | undefined> {
+  if (!pid) return undefined;
+  let done = false;
+  void until.finally(() => (done = true));
+  let peak = 0;
+  while (!done) {
+    try {
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+      if (kb > peak) peak = kb;
+    } catch {
+      return undefined;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return Math.round(peak / 1024);
+}
+
+async function scenario(label: string, base: string, token: string, mode: Mode, serverPid?: number) {
+  const uploads = uploadsElsewhere(base, mode);
+  const rss = peakRss(serverPid, uploads);
   const health = Array.from({ length: PROBES }, () => probe(`${base}/api/health`, {}, uploads));
   const orders = Array.from({ length: PROBES }, () => probe(`${base}/api/orders.php?limit=50`, { authorization: `Bearer ${token}` }, uploads));
   const answers = await uploads;
@@ -121,6 +149,8 @@ async function scenario(label: string, base: string, token: string, many: boolea
     label,
     uploads: answers.length,
     answers: kinds,
+    missed: answers.filter((a) => a.kind.startsWith('MISSED')).length,
+    server_rss_peak_mb: await rss,
     check_answer_max_ms: Math.round(Math.max(...answers.map((a) => a.ms))),
     check_answer_p50_ms: percentile(answers.map((a) => a.ms), 50),
     health: { requests: healthTimes.length, failures: h.reduce((n, x) => n + x.failures, 0), p50_ms: percentile(healthTimes, 50), p99_ms: percentile(healthTimes, 99), max_ms: percentile(healthTimes, 100) },
@@ -137,7 +167,8 @@ async function quiet(base: string, token: string, ms: number) {
 function describe(s: Awaited<ReturnType<typeof scenario>>): string {
   return [
     `${s.label}: ${s.uploads} uploads in rounds of ${CONCURRENT}`,
-    `  answers: ${Object.entries(s.answers).map(([k, n]) => `${n} ${k}`).join(', ')}`,
+    `  answers: ${Object.entries(s.answers).map(([k, n]) => `${n} ${k}`).join(', ')}; MISSED: ${s.missed}${s.missed > 0 ? ' (target 0: FAILED)' : ' (target 0: ok)'}`,
+    `  server's resident memory meanwhile: peak ${s.server_rss_peak_mb ?? '?'} MB`,
     `  longest time until a check answered: ${against(s.check_answer_max_ms, TARGET.answerMs, 'ms')} (median ${s.check_answer_p50_ms} ms)`,
     `  /api/health meanwhile: p99 ${against(s.health.p99_ms, TARGET.p99Ms, 'ms')} (${s.health.requests} requests, ${s.health.failures} not 200, max ${s.health.max_ms} ms)`,
     `  order list meanwhile: p99 ${against(s.order_list.p99_ms, TARGET.p99Ms, 'ms')} (${s.order_list.requests} requests, ${s.order_list.failures} not 200, max ${s.order_list.max_ms} ms)`,
@@ -160,9 +191,10 @@ async function main(): Promise<void> {
     const files = [adversarialPdf(), adversarialPdf({ odd: true })];
     console.log(`Adversarial files: ${files.map((f) => `${(f.length / 1e6).toFixed(2)} MB`).join(', ')}; ${ROUNDS} round(s) of ${CONCURRENT} concurrent uploads per scenario, ${PROBES} client(s) each on health and the order list …`);
     const baseline = await quiet(started.base, token, 3000);
-    const oneAddress = await scenario('From one address', started.base, token, false);
-    const manyAddresses = await scenario(`From ${CONCURRENT} addresses`, started.base, token, true);
-    const results = { at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, database: databaseUrl.split(':')[0], files: files.map((f) => f.length), baseline, scenarios: [oneAddress, manyAddresses] };
+    const oneAddress = await scenario('From one address', started.base, token, 'one', server.pid);
+    const manyAddresses = await scenario(`From ${CONCURRENT} addresses`, started.base, token, 'many', server.pid);
+    const biggest = await scenario('Files of the largest size (32 MB, 20,000 gaps), from one address', started.base, token, 'big', server.pid);
+    const results = { at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, database: databaseUrl.split(':')[0], files: files.map((f) => f.length), baseline, scenarios: [oneAddress, manyAddresses, biggest] };
     console.log(JSON.stringify(results, null, 2));
     console.log(
       [
@@ -170,6 +202,7 @@ async function main(): Promise<void> {
         `Without uploads: /api/health p99 ${baseline.health_p99_ms} ms, order list p99 ${baseline.order_list_p99_ms} ms`,
         describe(oneAddress),
         describe(manyAddresses),
+        describe(biggest),
       ].join('\n'),
     );
     const dir = path.join(ROOT, 'bench', 'results');
@@ -181,5 +214,5 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === '--uploads') await uploader(process.argv[3]!, process.argv[4] === 'many');
+if (process.argv[2] === '--uploads') await uploader(process.argv[3]!, process.argv[4] as Mode);
 else await main();
