@@ -58,6 +58,11 @@ export interface TimeoutConfig {
    * long enough for the largest upload on a slow line (the 200 MB voice limit at 0.5 Mbit/s takes about 56 minutes). @default 3600
    */
   requestSeconds: number;
+  /**
+   * Time an upload (photo, voice note, the public PDF check) may send nothing before it is given
+   * up: the public check then answers 408. @default 60
+   */
+  uploadIdleSeconds: number;
 }
 
 /**
@@ -134,6 +139,16 @@ export interface SealConfig {
   tsaTimeoutSeconds: number;
   /** How often each process looks for time stamps still to add, in seconds; 0: none here. @default 30 */
   pollSeconds: number;
+  /**
+   * Time the public check of an uploaded PDF may take in its worker thread, in ms; beyond it the
+   * worker is stopped and the check answered as too costly. @default 1500
+   */
+  checkBudgetMs: number;
+  /**
+   * Time the body of an upload to the public PDF check may take to arrive in all, in seconds;
+   * beyond it the upload is answered 408 and its connection closed. @default 60
+   */
+  checkReceiveSeconds: number;
 }
 
 export interface Config {
@@ -433,6 +448,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       headersSeconds: intSetting('HEADERS_TIMEOUT_SECONDS', get('HEADERS_TIMEOUT_SECONDS'), 30, problems, 1, 3600),
       bodySeconds: intSetting('BODY_TIMEOUT_SECONDS', get('BODY_TIMEOUT_SECONDS'), 30, problems, 1, 3600),
       requestSeconds: intSetting('REQUEST_TIMEOUT_SECONDS', get('REQUEST_TIMEOUT_SECONDS'), 3600, problems, 1, 86_400),
+      uploadIdleSeconds: intSetting('UPLOAD_IDLE_SECONDS', get('UPLOAD_IDLE_SECONDS'), 60, problems, 1, 3600),
     },
     transcribe: overrides.transcribe ?? {
       url: get('BERICHT_TRANSCRIBE_URL') || undefined,
@@ -460,6 +476,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       tsaPassword: get('TSA_PASSWORD') || undefined,
       tsaTimeoutSeconds: intSetting('TSA_TIMEOUT_SECONDS', get('TSA_TIMEOUT_SECONDS'), 10, problems, 1, 120),
       pollSeconds: intSetting('TSA_POLL_SECONDS', get('TSA_POLL_SECONDS'), 30, problems, 0, 3600),
+      checkBudgetMs: intSetting('PDF_CHECK_BUDGET_MS', get('PDF_CHECK_BUDGET_MS'), 1500, problems, 10, 60_000),
+      checkReceiveSeconds: intSetting('PDF_CHECK_RECEIVE_SECONDS', get('PDF_CHECK_RECEIVE_SECONDS'), 60, problems, 1, 3600),
     },
     signingKeyFile: path.resolve(overrides.signingKeyFile ?? get('SIGNING_KEY_FILE') ?? path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'signing_key.pem')),
     serverName: overrides.serverName ?? (get('SERVER_NAME') || os.hostname()),

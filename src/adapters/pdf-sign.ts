@@ -365,37 +365,91 @@ export interface FoundSignature {
 
 /** Signatures checked in one file at most: each hashes up to the whole file. */
 const MAX_SIGNATURES = 8;
+/**
+ * Byte ranges looked at in one file at most, whether they turn out to be a signature or not (a gap
+ * that is no hex string, a signature that cannot be read): each may hash up to the whole file.
+ */
+const MAX_CANDIDATES = 16;
 /** The largest /Contents read as a signature (hex digits): far beyond any placeholder this service writes. */
 const MAX_CONTENTS_HEX = 1024 * 1024;
 
 const byteRangePattern = /\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g;
+
+const isHexByte = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+
+/** What the object around a /ByteRange says of its signature. */
+interface SignatureDict {
+  kind: FoundSignature['kind'];
+  subFilter: string | undefined;
+  signedAt: string | undefined;
+}
 
 /**
  * Every signature and document time stamp in `pdf`, in file order, each checked against the bytes
  * it covers. Only a /ByteRange that can be one counts: it starts at 0, leaves out exactly a hex
  * string of a sane size, lies outside that gap and ends within the file; text that merely looks
  * like one (in a title, say) is passed over, a gap named twice is read once.
+ *
+ * The work is linear in the file's size whatever the file holds: the file is read front to back
+ * once for the /ByteRange entries, once for the objects around them and once for the hex strings
+ * they leave out (each string's end is found once, and strings after different `<` never overlap);
+ * a gap named again is passed over before anything else is read; and at most MAX_CANDIDATES
+ * distinct gaps are looked at (readable or not), at most MAX_SIGNATURES of them checked.
  */
 export function findSignatures(pdf: Buffer): FoundSignature[] {
   const text = latin1(pdf);
   const found: FoundSignature[] = [];
   const seen = new Set<string>();
+  let candidates = 0;
+  // The end of the hex digits after each `<` (first non-hex byte, at most just past the largest gap).
+  const hexEnds = new Map<number, number>();
+  const hexEnd = (lt: number) => {
+    let end = hexEnds.get(lt);
+    if (end === undefined) {
+      const limit = Math.min(pdf.length, lt + 2 + MAX_CONTENTS_HEX);
+      for (end = lt + 1; end < limit && isHexByte(pdf[end]!); ) end++;
+      hexEnds.set(lt, end);
+    }
+    return end;
+  };
+  // The objects around each entry, by cursors that only move forward (entries come in file order).
+  let objBefore = -1;
+  let objAfter = text.indexOf(' obj');
+  let endAfter = -2; // not searched yet
+  const dicts = new Map<number, SignatureDict>();
+  const dictAround = (at: number): SignatureDict => {
+    while (objAfter >= 0 && objAfter <= at) {
+      objBefore = objAfter;
+      objAfter = text.indexOf(' obj', objAfter + 1);
+    }
+    // Entries in one object share what it says; its text ends at its `endobj` or the next object.
+    const known = dicts.get(objBefore);
+    if (known) return known;
+    if (endAfter !== -1 && endAfter < at) endAfter = text.indexOf('endobj', at);
+    const ends = [endAfter, objAfter].filter((e) => e >= 0);
+    const dict = text.slice(Math.max(0, objBefore), ends.length > 0 ? Math.min(...ends) : text.length);
+    const subFilter = /\/SubFilter\s*\/([A-Za-z0-9.#_-]{1,127})/.exec(dict)?.[1];
+    const info: SignatureDict = {
+      kind: /\/Type\s*\/DocTimeStamp\b/.test(dict) || subFilter === 'ETSI.RFC3161' ? 'timestamp' : 'signature',
+      subFilter,
+      signedAt: /\/M\s*\(([^)]{0,64})\)/.exec(dict)?.[1],
+    };
+    dicts.set(objBefore, info);
+    return info;
+  };
   for (const m of text.matchAll(byteRangePattern)) {
-    if (found.length >= MAX_SIGNATURES) break;
+    if (found.length >= MAX_SIGNATURES || candidates >= MAX_CANDIDATES) break;
     const byteRange = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] as [number, number, number, number];
     const [a, b, c, d] = byteRange;
     if (a !== 0 || b <= 0 || c <= b || c - b > MAX_CONTENTS_HEX + 2 || c + d > pdf.length || pdf[b] !== 0x3c || pdf[c - 1] !== 0x3e || (m.index >= b && m.index < c)) continue;
-    const hex = text.slice(b + 1, c - 1);
-    if (!/^[0-9A-Fa-f]*$/.test(hex) || hex.length % 2 || seen.has(`${b}:${c}`)) continue;
-    seen.add(`${b}:${c}`);
-    const objStart = text.lastIndexOf(' obj', m.index);
-    const objEnd = text.indexOf('endobj', m.index);
-    const dict = text.slice(objStart < 0 ? 0 : objStart, objEnd < 0 ? text.length : objEnd);
-    const subFilter = /\/SubFilter\s*\/([A-Za-z0-9.#_-]+)/.exec(dict)?.[1];
-    const kind = /\/Type\s*\/DocTimeStamp\b/.test(dict) || subFilter === 'ETSI.RFC3161' ? 'timestamp' : 'signature';
-    const signedAt = /\/M\s*\(([^)]*)\)/.exec(dict)?.[1];
+    const gap = `${b}:${c}`;
+    if (seen.has(gap)) continue;
+    seen.add(gap);
+    candidates++;
+    if (hexEnd(b) !== c - 1 || (c - b - 2) % 2) continue;
+    const { kind, subFilter, signedAt } = dictAround(m.index);
     const base: FoundSignature = { kind, subFilter, byteRange, coversWholeFile: c + d === pdf.length, valid: false, signedAt };
-    const der = Buffer.from(hex, 'hex');
+    const der = Buffer.from(text.slice(b + 1, c - 1), 'hex');
     const ranges = [pdf.subarray(0, b), pdf.subarray(c, c + d)];
     const digest = digestWith(OID_SHA256, ...ranges);
     if (kind === 'timestamp') {

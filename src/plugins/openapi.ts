@@ -35,7 +35,8 @@ withdrawn right takes effect within that time (at once for changes the service c
 
 **Time limits.** Headers must arrive within HEADERS_TIMEOUT_SECONDS (default 30), a JSON body within
 BODY_TIMEOUT_SECONDS (default 30) after them, and a whole request, uploads included, within
-REQUEST_TIMEOUT_SECONDS (default 3600); an upload that sends nothing for 60 s is given up. Beyond
+REQUEST_TIMEOUT_SECONDS (default 3600); an upload that sends nothing for UPLOAD_IDLE_SECONDS
+(default 60) is given up. Beyond
 a limit the answer is 408 REQUEST_TIMEOUT where the connection still allows one, and the connection
 is closed. Headers larger than Node's limit are 431 HEADERS_TOO_LARGE.
 `.trim();

@@ -116,7 +116,7 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
         done();
       },
     });
-    ctx = await createTestContext('sqlite', { timeouts: { headersSeconds: 5, bodySeconds: 5, requestSeconds: 10 } }, {
+    ctx = await createTestContext('sqlite', { timeouts: { headersSeconds: 5, bodySeconds: 5, requestSeconds: 10, uploadIdleSeconds: 60 } }, {
       logger: { level: 'error', stream: log },
       routes: (app) => {
         // Every answer, also to a client that hung up, whatever the transport.

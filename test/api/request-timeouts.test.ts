@@ -24,7 +24,7 @@ describe('request time limits [sqlite]', () => {
   let ctx: TestContext;
   let port: number;
   before(async () => {
-    ctx = await createTestContext('sqlite', { timeouts: { headersSeconds: 1, bodySeconds: 1, requestSeconds: 4 } });
+    ctx = await createTestContext('sqlite', { timeouts: { headersSeconds: 1, bodySeconds: 1, requestSeconds: 4, uploadIdleSeconds: 60 } });
     port = await listenLocal(ctx.app);
   });
   after(async () => ctx?.close());

@@ -48,7 +48,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.trustProxy, false);
     assert.equal(config.bodyLimit, 1024 * 1024);
     assert.deepEqual(config.login, { maxFailuresPerLogin: 10, maxFailuresPerAddress: 30, windowSeconds: 900 });
-    assert.deepEqual(config.timeouts, { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600 });
+    assert.deepEqual(config.timeouts, { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600, uploadIdleSeconds: 60 });
     // The package root's dist/app, whether the service runs from src/ (tsx) or from dist/.
     assert.equal(config.appDir, fileURLToPath(new URL('../../dist/app', import.meta.url)));
   });
@@ -228,13 +228,19 @@ describe('loadConfig: every problem at once', () => {
 
   test('request time limits: read from the environment; a headers or body limit above the request limit is a problem', () => {
     const config = loadConfig({ HEADERS_TIMEOUT_SECONDS: '10', BODY_TIMEOUT_SECONDS: '20', REQUEST_TIMEOUT_SECONDS: '7200' });
-    assert.deepEqual(config.timeouts, { headersSeconds: 10, bodySeconds: 20, requestSeconds: 7200 });
+    assert.deepEqual(config.timeouts, { headersSeconds: 10, bodySeconds: 20, requestSeconds: 7200, uploadIdleSeconds: 60 });
     const error = configError({ HEADERS_TIMEOUT_SECONDS: '120', BODY_TIMEOUT_SECONDS: '90', REQUEST_TIMEOUT_SECONDS: '60' });
     assert.ok(listed(error, /HEADERS_TIMEOUT_SECONDS/, /REQUEST_TIMEOUT_SECONDS/), error.problems.join('\n'));
     assert.ok(listed(error, /BODY_TIMEOUT_SECONDS/, /REQUEST_TIMEOUT_SECONDS/), error.problems.join('\n'));
     const zero = configError({ BODY_TIMEOUT_SECONDS: '0', REQUEST_TIMEOUT_SECONDS: 'eine Stunde' });
     assert.ok(listed(zero, /BODY_TIMEOUT_SECONDS/));
     assert.ok(listed(zero, /REQUEST_TIMEOUT_SECONDS/));
+  });
+
+  test('the upload idle time (photos, voice notes, the public PDF check): 60 s by default, UPLOAD_IDLE_SECONDS from 1 to 3600', () => {
+    assert.equal(loadConfig({}).timeouts.uploadIdleSeconds, 60);
+    assert.equal(loadConfig({ UPLOAD_IDLE_SECONDS: '15' }).timeouts.uploadIdleSeconds, 15);
+    for (const bad of ['0', '3601', 'eine Minute']) assert.ok(listed(configError({ UPLOAD_IDLE_SECONDS: bad }), /UPLOAD_IDLE_SECONDS/), bad);
   });
 
   test('APP_DIR that is a file is a problem; a missing folder is not (the app is then answered as not built)', () => {
@@ -570,6 +576,18 @@ describe('loadConfig: the PDF seal', () => {
     assert.equal(config.seal.tsaUrl, undefined);
     assert.equal(config.seal.tsaTimeoutSeconds, 10);
     assert.equal(config.seal.pollSeconds, 30);
+    assert.equal(config.seal.checkBudgetMs, 1500);
+    assert.equal(config.seal.checkReceiveSeconds, 60);
+  });
+
+  test('the public PDF check\'s time to receive a file: PDF_CHECK_RECEIVE_SECONDS from 1 to 3600 s', () => {
+    assert.equal(loadConfig({ PDF_CHECK_RECEIVE_SECONDS: '20' }).seal.checkReceiveSeconds, 20);
+    for (const bad of ['0', '3601', 'eine Minute']) assert.ok(listed(configError({ PDF_CHECK_RECEIVE_SECONDS: bad }), /PDF_CHECK_RECEIVE_SECONDS/), bad);
+  });
+
+  test('the public PDF check\'s budget: PDF_CHECK_BUDGET_MS from 10 to 60000 ms', () => {
+    assert.equal(loadConfig({ PDF_CHECK_BUDGET_MS: '800' }).seal.checkBudgetMs, 800);
+    for (const bad of ['5', '60001', 'kurz']) assert.ok(listed(configError({ PDF_CHECK_BUDGET_MS: bad }), /PDF_CHECK_BUDGET_MS/), bad);
   });
 
   test('a time-stamp authority with credentials, and a PKCS#12 file, are taken as given', () => {

@@ -21,6 +21,7 @@ import { findSignatures, parseDict, pdfText, sealPdf } from '../../src/adapters/
 import { timestampRequest, tokenOfResponse, TsaError } from '../../src/adapters/tsa.js';
 import { PDFA_DOCUMENT_OPTIONS } from '../../src/adapters/pdfa.js';
 import { loadSealCertificate, readPkcs12, selfSignedCertificate } from '../../src/modules/signatures/seal-certificate.js';
+import { adversarialPdf } from '../helpers/adversarial-pdf.js';
 import { opensslCmsVerify, rawSignatures } from '../helpers/pdf-signatures.js';
 
 const run = promisify(execFile);
@@ -177,6 +178,37 @@ describe('reading signatures from a file someone else made', () => {
     const huge = Buffer.concat([pdf, Buffer.from(`\n% ${' '.repeat(10)}${gap}`, 'latin1')]);
     assert.deepEqual(findSignatures(huge), []);
     assert.ok(Number(process.hrtime.bigint() - started) / 1e6 < 5000);
+  });
+
+  test('byte ranges that name no readable gap count toward the limit: past 16 of them, a later seal is not read', async () => {
+    const pdf = await smallPdf();
+    const seal = loadSealCertificate({ keyFile: path.join(dir, 'seal.pem'), companyName: 'x' });
+    /** `pdf` with `count` gaps that are no hex string (`<0X>`) and a /ByteRange naming each, in a comment after the header. */
+    const withJunk = (count: number) => {
+      let decoy = '\n%';
+      const entries: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const lt = 9 + decoy.length + 1;
+        decoy += ` <0X>`;
+        entries.push(`/ByteRange [0 ${lt} ${lt + 4} 0]`);
+      }
+      decoy += ` ${entries.join(' ')}\n`;
+      const withDecoy = Buffer.concat([pdf.subarray(0, 9), Buffer.from(decoy, 'latin1'), pdf.subarray(9)]);
+      return Buffer.from(withDecoy.toString('latin1').replace(/startxref\n(\d+)/, (_, n) => `startxref\n${Number(n) + decoy.length}`).replace(/(\d{10}) 00000 n/g, (m, n) => (Number(n) === 0 ? m : `${String(Number(n) + decoy.length).padStart(10, '0')} 00000 n`)), 'latin1');
+    };
+    const sealedAfter = async (count: number) => findSignatures((await sealPdf(withJunk(count), { signer: seal, fieldName: 'Siegel', date: new Date() })).pdf);
+    const fifteen = await sealedAfter(15);
+    assert.equal(fifteen.length, 1);
+    assert.equal(fifteen[0]!.valid, true);
+    assert.deepEqual(await sealedAfter(16), []);
+  });
+
+  test('5,000 entries naming one gap read it once; a gap named under different ends is read for each, within the limit', () => {
+    const same = findSignatures(adversarialPdf());
+    assert.equal(same.length, 1);
+    assert.equal(same[0]!.valid, false);
+    assert.equal(same[0]!.problem, 'unreadable');
+    assert.deepEqual(findSignatures(adversarialPdf({ odd: true })), []);
   });
 
   test('a document time stamp larger than its room gets room for its size', async () => {

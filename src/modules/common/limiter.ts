@@ -1,15 +1,35 @@
+import { isIPv4, isIPv6 } from 'node:net';
 /**
  * A counting semaphore with a bounded queue, for work that is heavy per request (PDFs, signature
  * checks): at most `max` run at once, `maxWaiting` more wait, and beyond that `busy()` is thrown.
  * A finishing task hands its slot straight to the next waiter, so the limit holds exactly.
+ * A waiter whose `signal` aborts (its client hung up) leaves the queue at once with the signal's
+ * reason and never takes a slot; once running, the work itself must end (the slot is given back
+ * whenever it settles, however).
  */
 export function createLimiter(max: number, maxWaiting: number, busy: () => Error) {
   let running = 0;
   const waiting: Array<() => void> = [];
-  return async function run<T>(work: () => Promise<T>): Promise<T> {
+  async function run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
     if (running < max) running++;
     else if (waiting.length >= maxWaiting) throw busy();
-    else await new Promise<void>((resolve) => waiting.push(resolve)); // the slot comes with the wake-up
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          const at = waiting.indexOf(wake);
+          if (at >= 0) waiting.splice(at, 1);
+          reject(signal!.reason);
+        };
+        // The slot comes with the wake-up: from then on the work owns it, aborted or not.
+        const wake = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        waiting.push(wake);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    }
     try {
       return await work();
     } finally {
@@ -17,5 +37,63 @@ export function createLimiter(max: number, maxWaiting: number, busy: () => Error
       if (next) next();
       else running--;
     }
+  }
+  /** Tasks running and waiting now (for tests and logs). */
+  run.load = () => ({ running, waiting: waiting.length });
+  return run;
+}
+
+/**
+ * At most `max` tasks in flight per key (a client's address): `acquire` answers a release
+ * function, or undefined when the key has its `max` already. A release counts once however often
+ * it is called. Keys without tasks are forgotten, so the map holds only addresses with work.
+ */
+export function createKeyedCounter(max: number) {
+  const counts = new Map<string, number>();
+  return {
+    acquire(key: string): (() => void) | undefined {
+      const now = counts.get(key) ?? 0;
+      if (now >= max) return undefined;
+      counts.set(key, now + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (counts.get(key) ?? 1) - 1;
+        if (left <= 0) counts.delete(key);
+        else counts.set(key, left);
+      };
+    },
+    /** Tasks in flight for `key` (for tests and logs). */
+    count: (key: string) => counts.get(key) ?? 0,
+    /** Keys with tasks in flight (for tests and logs). */
+    keys: () => counts.size,
   };
+}
+
+/**
+ * The key a client address counts under for per-address limits: an IPv4 address as it is (also
+ * when written IPv4-mapped, `::ffff:192.0.2.1`); an IPv6 address by its /64, the block one
+ * subscriber is usually given (so one client cannot take a fresh address per request).
+ */
+export function addressKey(ip: string): string {
+  const address = ip.split('%')[0]!.toLowerCase();
+  if (isIPv4(address)) return address;
+  if (!isIPv6(address)) return ip;
+  // The eight groups as numbers: `::` expanded, an IPv4 tail taken as two groups.
+  let text = address;
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [headText, tailText] = text.split('::') as [string, string | undefined];
+  const head = headText ? headText.split(':') : [];
+  const tail = tailText ? tailText.split(':') : [];
+  const groups = [...head, ...Array<string>(tailText === undefined ? 0 : 8 - head.length - tail.length).fill('0'), ...tail].map((g) => Number.parseInt(g, 16));
+  // IPv4-mapped (::ffff:a.b.c.d): the IPv4 client it is.
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
+  }
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
 }

@@ -72,7 +72,7 @@ export async function reportModuleRoutes(app: FastifyInstance, ctx: ModuleContex
     limits: { files: 1, fileSize: MAX_SIGNATURE_BYTES + 1, fields: 10, fieldSize: MAX_CONFIRMATION_LENGTH * 4, parts: 12, fieldNameSize: 100, headerPairs: 50 },
   });
   await reportsRoutes(app, mod);
-  await signaturesRoutes(app, { signatures: mod.signatures, pdfSeal: ctx.pdfSeal, timeZone: ctx.config.timeZone });
+  await signaturesRoutes(app, { signatures: mod.signatures, pdfSeal: ctx.pdfSeal, timeZone: ctx.config.timeZone, uploadIdleMs: ctx.config.timeouts.uploadIdleSeconds * 1000 });
   await pagesRoutes(app, mod);
   await templatesRoutes(app, mod);
   await pdfRoutes(app, mod);

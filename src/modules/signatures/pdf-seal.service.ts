@@ -25,13 +25,18 @@ import { entityRoot } from '../../dolibarr/ecm.js';
 import { hashFile } from '../../adapters/file-store.js';
 import { RUN_ID, tempName, type RunRegistry } from '../../adapters/runs.js';
 import { createPoller } from '../common/poller.js';
-import { addDocumentTimestamp, documentId, findSignatures, PdfSignError, sealPdf, type FoundSignature } from '../../adapters/pdf-sign.js';
+import { addDocumentTimestamp, documentId, PdfSignError, sealPdf, type FoundSignature } from '../../adapters/pdf-sign.js';
+import { CheckTooCostly, createScanPool } from '../../adapters/pdf-check-pool.js';
 import { requestTimestamp, TsaError, type TsaSettings } from '../../adapters/tsa.js';
 import { certificatePem, type SealCertificate } from './seal-certificate.js';
 import { createReportRepository } from '../reports/reports.repository.js';
 
-/** The largest PDF the public check reads (in memory). */
-export const MAX_CHECK_BYTES = 64 * 1024 * 1024;
+/** The largest PDF the public check reads (in memory): a report of 50 photo pages is under 5 MB. */
+export const MAX_CHECK_BYTES = 32 * 1024 * 1024;
+/** Files read at once by the public check, each in a worker thread of its own. */
+export const CHECK_WORKERS = 2;
+/** A check worker's heap: the file as text, a signature's bytes and what is read from them. */
+const CHECK_WORKER_MB = 256;
 /** How long a process holds a time-stamp job: longer than an attempt can take. */
 const LEASE_SECONDS = 5 * 60;
 const RETRY_BASE_SECONDS = 30;
@@ -59,6 +64,8 @@ export interface SealReport {
 /** The answer of a check of an uploaded PDF. */
 export type CheckVerdict =
   | { verdict: 'not_pdf' }
+  /** Reading the file's signatures took longer than the budget (PDF_CHECK_BUDGET_MS) or more memory than allowed. */
+  | { verdict: 'too_costly' }
   | { verdict: 'not_ours'; signer?: string }
   | { verdict: 'altered'; report?: { ref: string; version: number }; why: 'content_changed' | 'signature_broken' | 'appended' }
   | {
@@ -324,10 +331,31 @@ export function createPdfSeal(deps: PdfSealDeps) {
     return Boolean(await db.selectFrom('bericht_seal').select('rowid').where('entity', '=', entity).where('cert_sha256', '=', fingerprint).executeTakeFirst());
   }
 
-  async function check(bytes: Buffer): Promise<CheckVerdict> {
+  // The file's signatures and hash are read in worker threads, within a budget of time and memory.
+  const scanPool = createScanPool({
+    size: CHECK_WORKERS,
+    budgetMs: config.seal.checkBudgetMs,
+    memoryMb: CHECK_WORKER_MB,
+    onWorkerError: (error) => logger.warn({ err: error }, 'a worker of the public PDF check failed'),
+  });
+
+  /**
+   * What the uploaded PDF `bytes` is. Everything that reads the whole file runs in a worker thread
+   * (pdf-check-pool.ts) within `budgetMs` of `since` (the file's arrival; else too costly; with
+   * less than half of it left once a worker is free, CheckBusy); `bytes` is handed to it and must
+   * not be used afterwards.
+   */
+  async function check(bytes: Buffer, budgetMs = config.seal.checkBudgetMs, since = Date.now()): Promise<CheckVerdict> {
     if (bytes.length < 8 || bytes.subarray(0, 5).toString('latin1') !== '%PDF-') return { verdict: 'not_pdf' };
-    const found = findSignatures(bytes);
-    const fileHash = sha256Hex(bytes);
+    const id = documentId(bytes);
+    let scanned;
+    try {
+      scanned = await scanPool.scan(bytes, budgetMs, since);
+    } catch (error) {
+      if (error instanceof CheckTooCostly) return { verdict: 'too_costly' };
+      throw error;
+    }
+    const { found, fileHash } = scanned;
     const signatures = found.filter((s) => s.kind === 'signature');
     const ours: FoundSignature[] = [];
     for (const s of signatures) if (await isOurs(s.certificate)) ours.push(s);
@@ -357,7 +385,6 @@ export function createPdfSeal(deps: PdfSealDeps) {
     if (first) {
       const record = first.digest ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('digest', '=', first.digest.toString('hex')).executeTakeFirst() : undefined;
       if (!first.valid) {
-        const id = documentId(bytes);
         const byId = id ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('pdf_id', '=', id).executeTakeFirst() : undefined;
         return { verdict: 'altered', report: byId ? { ref: byId.ref, version: Number(byId.version) } : undefined, why: first.problem === 'digest_mismatch' ? 'content_changed' : 'signature_broken' };
       }
@@ -372,7 +399,6 @@ export function createPdfSeal(deps: PdfSealDeps) {
       };
     }
     // No signature of ours that can be read: a damaged seal of one of our reports, or someone else's file.
-    const id = documentId(bytes);
     const byId = id ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('pdf_id', '=', id).executeTakeFirst() : undefined;
     if (byId) return { verdict: 'altered', report: { ref: byId.ref, version: Number(byId.version) }, why: 'signature_broken' };
     const other = signatures.find((s) => s.certificate);
@@ -383,10 +409,20 @@ export function createPdfSeal(deps: PdfSealDeps) {
     seal,
     record,
     check,
+    /** Time a check may take (PDF_CHECK_BUDGET_MS), in ms. */
+    checkBudgetMs: config.seal.checkBudgetMs,
+    /** Time an upload's body may take to arrive in all (PDF_CHECK_RECEIVE_SECONDS), in ms. */
+    checkReceiveMs: config.seal.checkReceiveSeconds * 1000,
     /** The certificate and its chain (PEM), as a checker needs them. */
     certificatePem: () => [certificate.certificate, ...certificate.chain].map((c) => certificatePem({ certificate: c })).join(''),
     certificate: { subject: certificate.subject, fingerprint: certificate.fingerprint, source: certificate.source, validTo: certificate.validTo },
     queue: poller,
+    /** Starts a check worker ahead of an upload's check (while its body arrives), unless one is ready. */
+    warmCheck: () => scanPool.warm(),
+    /** The check's worker pool now (for tests and logs). */
+    checkWorkers: () => scanPool.stats(),
+    /** Ends the check's worker threads. */
+    close: () => scanPool.close(),
   };
 }
 

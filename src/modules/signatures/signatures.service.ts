@@ -60,9 +60,16 @@ import { keepCopies, keptCopiesOf, keptCopyPath, keptFolderOf, KEPT_DIR, pageIma
 import { fileSha256, HASH_FORM_EVIDENCE, pagesDigest, type HashedEvidence } from './signature-hash.js';
 import { hashedEvidence, type PhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
 import { createLimiter } from '../common/limiter.js';
+import { createDigestCache, type DigestCache } from './fingerprint.js';
 import type { SigningKey } from './seal.js';
 import { deviceTimeFacts, deviceTimeShown, type DeviceTime, type DeviceTimeFacts, type ImplausibleReason } from './device-time.js';
 import { strokesPathOf, type ParsedStrokes, type StrokesSummary } from './strokes.js';
+
+/** Public checks of a signature's code (the QR code's link) at once per process, and waiting beyond them (then 503). */
+export const PUBLIC_CHECKS = 2;
+export const PUBLIC_CHECKS_WAITING = 8;
+/** Files whose SHA-256 a process remembers for checks (fingerprint.ts). */
+const DIGEST_CACHE_FILES = 20_000;
 
 /** Longest side of a signature PNG (a phone screen is at most a few thousand pixels). */
 export const MAX_SIGNATURE_SIDE = 4096;
@@ -216,9 +223,16 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
   const { handle, repo, access, config, runs, key } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
-  const { verifyPage } = createSignatureVerifier(deps);
-  // Signing and checking read every covered image: a few at a time per process.
+  // Checks remember each covered file's SHA-256 by its identity (fingerprint.ts): a repeated check
+  // hashes only what changed since, and sees every change, made here, in another process or by Dolibarr.
+  const digests = createDigestCache(DIGEST_CACHE_FILES);
+  const { verifyPage } = createSignatureVerifier({ ...deps, digests });
+  // Signing and checking read every covered image: a few at a time per process, for the people
+  // who sign and check in the app ...
   const limit = createLimiter(2, 16, () => new AppError('SIGNATURE_BUSY', { headers: { 'retry-after': '5' } }));
+  // ... and, apart from them, for anyone who follows a signature's QR code: public checks never
+  // take a slot of a technician's signature.
+  const publicLimit = createLimiter(PUBLIC_CHECKS, PUBLIC_CHECKS_WAITING, () => new AppError('SIGNATURE_BUSY', { headers: { 'retry-after': '5' } }));
 
   /** A page image's SHA-256 for signing: an image that is gone cannot be signed (as finalize refuses it). */
   async function strictDigest(relPath: string): Promise<string> {
@@ -287,14 +301,16 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
      * sealed metadata (the database row only finds it). The row must lead to the very signature
      * whose sealed metadata carries this code; anything else is not verified.
      */
-    async verifyByCode(code: string): Promise<PublicCheck | undefined> {
+    /** Files the checks have hashed (read whole) so far, and the public checks running and waiting (for tests and logs). */
+    load: () => ({ filesHashed: digests.hashes, publicChecks: publicLimit.load() }),
+    async verifyByCode(code: string, signal?: AbortSignal): Promise<PublicCheck | undefined> {
       const row = await db.selectFrom('bericht_signature').selectAll().where('verify_code', '=', code).where('entity', '=', entity).executeTakeFirst();
       if (!row) return undefined;
       const page = await repo.getPage(db, Number(row.fk_page));
       const report = await db.selectFrom('bericht').select(['ref']).where('rowid', '=', Number(row.fk_bericht)).executeTakeFirst();
       const unverified = (message: string): PublicCheck => ({ report_ref: report?.ref ?? '', signer_name: row.signer_name, signed_at: fromDbDateTime(row.datec), device_time: null, verified: false, message });
       if (!page || !report || page.layout !== 'signature' || Number(page.fk_bericht) !== Number(row.fk_bericht)) return unverified('Die Unterschriftsseite fehlt oder wurde verändert');
-      const result = await limit(() => verifyPage(page, report.ref));
+      const result = await publicLimit(() => verifyPage(page, report.ref), signal);
       if (result.metadata && result.metadata.verify_code !== code) return unverified('Der Prüfcode gehört nicht zu dieser Unterschrift');
       return {
         report_ref: result.metadata?.report_ref ?? report.ref,
@@ -498,10 +514,11 @@ export type SignatureService = ReturnType<typeof createSignatureService>;
  * Verification on its own, for the API and for `fieldreport verify` (which reads the database and
  * the files directly, without a caller).
  */
-export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRepository; config: Config; key: SigningKey }) {
+export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRepository; config: Config; key: SigningKey; digests?: DigestCache }) {
   const { handle, repo, config, key } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
+  const sha256Of = deps.digests ? deps.digests.sha256 : fileSha256;
   /** An image's SHA-256, or undefined when it is gone; a failing read (not a missing file) is an error, not a verdict. */
   const digest = async (relPath: string) => {
     let file: string;
@@ -511,7 +528,7 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
       return undefined;
     }
     try {
-      return await fileSha256(file);
+      return await sha256Of(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;

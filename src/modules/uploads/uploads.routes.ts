@@ -73,6 +73,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     entity: config.entity,
     caps,
     runs,
+    idleMs: config.timeouts.uploadIdleSeconds * 1000,
   });
 
   await app.register(multipart, {

@@ -85,14 +85,16 @@ export interface UploadServiceDeps {
   /** Largest accepted upload in bytes, per kind. */
   caps: Readonly<Record<UploadKind, number>>;
   runs: RunRegistry;
+  /** Time an upload may send nothing before it is given up (UPLOAD_IDLE_SECONDS). @default UPLOAD_IDLE_MS */
+  idleMs?: number;
 }
 
 
-/** An upload that sends nothing for this long is given up (its temporary file and key are freed). */
+/** An upload that sends nothing for this long is given up (its temporary file and key are freed); the setting UPLOAD_IDLE_SECONDS. */
 export const UPLOAD_IDLE_MS = 60_000;
 
 /** Streams `stream` to `temp`, hashing and counting; `tooLarge` when it passed `cap` or was cut. */
-async function receive(file: IncomingFile, temp: string, cap: number): Promise<{ size: number; md5: string; sha256: string; tooLarge: boolean }> {
+async function receive(file: IncomingFile, temp: string, cap: number, idleMs: number): Promise<{ size: number; md5: string; sha256: string; tooLarge: boolean }> {
   const hash = createHash('md5');
   // The photo's evidence: the SHA-256 of the bytes as they arrived, before anything reads them.
   const sha256 = createHash('sha256');
@@ -109,7 +111,7 @@ async function receive(file: IncomingFile, temp: string, cap: number): Promise<{
       done(null, chunk);
     },
   });
-  idle = setTimeout(stalled, UPLOAD_IDLE_MS);
+  idle = setTimeout(stalled, idleMs);
   const out = createWriteStream(temp, { flags: 'wx', mode: 0o644 });
   try {
     await pipeline(file.stream, meter, out);
@@ -183,7 +185,7 @@ export function createUploadService(deps: UploadServiceDeps) {
 
   /** Streams the part to a temporary file in the folder and checks its type and pixels. */
   async function receiveChecked(kind: UploadKind, file: IncomingFile, temp: string): Promise<Received> {
-    const received = await receive(file, temp, caps[kind]);
+    const received = await receive(file, temp, caps[kind], deps.idleMs ?? UPLOAD_IDLE_MS);
     if (received.tooLarge) {
       throw new AppError('UPLOAD_TOO_LARGE', { message: `Die Datei ist zu groß (höchstens ${caps[kind]} Bytes)`, details: { max_bytes: caps[kind] } });
     }
