@@ -15,6 +15,7 @@ import { createAuthService } from './modules/auth/auth.service.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { createLoginThrottleRepository } from './modules/auth/login-throttle.repository.js';
 import { createTokenService } from './modules/auth/token.js';
+import { createTokenVoidRepository } from './modules/auth/token-void.repository.js';
 import { createUserRepository } from './modules/auth/user.repository.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { createElementAccess, namedUserColumns } from './modules/access/element-access.js';
@@ -204,11 +205,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     entity: config.entity,
     userColumns: new Set(userColumns),
   });
+  const voids = createTokenVoidRepository(handle.db);
   const auth = createAuthService({
     users,
     throttle: createLoginThrottleRepository(handle),
     consts,
     tokens,
+    voids,
     limits: config.login,
     dummyCost: await users.maxBcryptCost(),
     timeZone: config.timeZone,
@@ -247,6 +250,28 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(capabilitiesRoutes, ctx);
   await app.register(materialsRoutes, ctx);
   await app.register(webApp, { appDir: config.appDir });
+
+  // A user deactivated in Dolibarr keeps its tokens void when it is activated again: the sweep
+  // notes each deactivation within AUTH_CACHE_SECONDS (at least every second).
+  const sweepMs = Math.max(1, config.authCacheSeconds) * 1000;
+  let sweepFailed = false;
+  let sweeping = false;
+  const sweep = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    voids
+      .sweep(config.entity, Math.floor(Date.now() / 1000))
+      .then(
+        () => (sweepFailed = false),
+        (error: unknown) => {
+          if (!sweepFailed) app.log.warn({ err: error }, 'could not look for deactivated users (their tokens are voided once it works again)');
+          sweepFailed = true;
+        },
+      )
+      .finally(() => (sweeping = false));
+  }, sweepMs);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
 
   // The daily clean-up runs in every process (its deletes do no harm twice); CLEANUP_AT=off leaves it to `fieldreport cleanup`.
   app.decorate('recoverDeadRuns', () => recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }));

@@ -25,6 +25,8 @@ Usage:
   fieldreport user add LOGIN [--password P] [--firstname F] [--lastname L] [--email E]
                              [--admin] [--rights read,write,delete,admin]
   fieldreport user passwd LOGIN [--password P]
+  fieldreport user disable LOGIN          deactivate; ends every token of the user
+  fieldreport user enable LOGIN           activate again (tokens from before stay void)
   fieldreport user grant LOGIN RIGHTS     e.g. read,write
   fieldreport cleanup             remove expired upload links, old idempotency keys, old
                                   failed-login rows, and what stopped processes left
@@ -139,11 +141,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           } else if (sub === 'passwd') {
             await admin.setPassword(login, values.password ?? (await readStdin()));
             process.stdout.write(`Password of '${login}' changed.\n`);
+          } else if (sub === 'disable' || sub === 'enable') {
+            await admin.setActive(login, sub === 'enable');
+            process.stdout.write(`User '${login}' ${sub === 'enable' ? 'activated' : 'deactivated; every token issued so far is void'}.\n`);
           } else if (sub === 'grant') {
             const granted = await admin.grant(login, parseRights(rest[1] ?? ''));
             process.stdout.write(`Granted to '${login}': ${granted.join(', ') || 'nothing new'}.\n`);
           } else {
-            throw new UserAdminError(`unknown command 'user ${sub ?? ''}' (add, passwd, grant)`);
+            throw new UserAdminError(`unknown command 'user ${sub ?? ''}' (add, passwd, disable, enable, grant)`);
           }
           return 0;
         });

@@ -295,6 +295,25 @@ export interface BerichtLoginFailureTable {
   at: Int;
 }
 
+/** Per user, the second through which every token is void (migration 0017). */
+export interface BerichtTokenVoidTable {
+  rowid: Generated<Int>;
+  fk_user: Int;
+  /** Unix seconds: a token whose iat is at most this is refused. */
+  void_through: Int;
+  /** 1 while the service has seen the user deactivated. */
+  inactive: ColumnType<Int, Int | undefined, Int>;
+}
+
+/** A login and an address it succeeded from (migration 0017). */
+export interface BerichtLoginKnownTable {
+  rowid: Generated<Int>;
+  login: string;
+  address: string;
+  /** Unix seconds of the last success. */
+  at: Int;
+}
+
 export interface BerichtSignatureTable {
   rowid: Generated<Int>;
   entity: ColumnType<Int, Int | undefined, Int>;
@@ -541,6 +560,8 @@ export interface Database {
   bericht_material: BerichtMaterialTable;
   bericht_upload_token: BerichtUploadTokenTable;
   bericht_login_failure: BerichtLoginFailureTable;
+  bericht_token_void: BerichtTokenVoidTable;
+  bericht_login_known: BerichtLoginKnownTable;
   bericht_idempotency: BerichtIdempotencyTable;
   bericht_signature: BerichtSignatureTable;
   bericht_file_intent: BerichtFileIntentTable;
@@ -562,6 +583,6 @@ export type TableName = keyof Database;
 export const TABLE_NAMES: readonly TableName[] = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
-  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail', 'bericht_seal', 'bericht_photo_evidence',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_token_void', 'bericht_login_known', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail', 'bericht_seal', 'bericht_photo_evidence',
   'socpeople', 'c_type_contact', 'element_contact', 'actioncomm', 'actioncomm_resources', 'c_actioncomm',
 ];

@@ -1,10 +1,13 @@
 /**
  * Endpoint 1: POST /api/auth.php. Any other method: 405 "POST erforderlich".
+ * POST /api/logout.php: ends every token of the caller ("log out everywhere").
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors.js';
+import { callerOf } from '../../plugins/authenticate.js';
 import { sendError, toAppError } from '../../plugins/error-handler.js';
+import { Type } from 'typebox';
 import { ErrorResponse } from '../common/common.schemas.js';
 import type { AuthService } from './auth.service.js';
 import { LoginBody, LoginResponse } from './auth.schemas.js';
@@ -45,6 +48,30 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
       const password = typeof request.body?.password === 'string' ? request.body.password : '';
       if (request.validationError || !login || !password) throw new AppError('AUTH_CREDENTIALS_MISSING');
       return options.auth.login(login, password, request.ip);
+    },
+  );
+
+  app.post(
+    '/api/logout.php',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Log out everywhere: end every token of the caller',
+        description:
+          'Ends every token of the calling user issued so far, this one included, on every phone and browser: ' +
+          'at once in the process that answers, within AUTH_CACHE_SECONDS in the others. ' +
+          'A login afterwards works (its token is issued with a later `iat`); the token\'s claims stay as they are: ' +
+          'the service keeps, per user, the second through which tokens are void. ' +
+          'A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one the service sees in Dolibarr within AUTH_CACHE_SECONDS) do the same; ' +
+          'a user activated again does not get its old tokens back. ' +
+          'Answers `{ logged_out: true }`. With a token that is already void: 401 AUTH_TOKEN_INVALID (nothing left to end). ' +
+          'Any other method: 405.',
+        response: { 200: Type.Object({ logged_out: Type.Literal(true, { description: 'Every token of the caller is void.' }) }), 401: ErrorResponse, 403: ErrorResponse },
+      },
+    },
+    async (request) => {
+      await options.auth.logout(callerOf(request).id);
+      return { logged_out: true as const };
     },
   );
 }

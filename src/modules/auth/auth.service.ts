@@ -23,6 +23,7 @@ import { fromDolibarrDateTime, toDolibarrDateTime } from '../../dolibarr/time.js
 import { AppError } from '../../errors.js';
 import type { LoginThrottleRepository } from './login-throttle.repository.js';
 import type { TokenService } from './token.js';
+import type { TokenVoidRepository } from './token-void.repository.js';
 import type { UserRecord, UserRepository } from './user.repository.js';
 
 export interface AuthUser {
@@ -46,6 +47,8 @@ export interface LoginResult {
 export interface AuthService {
   login(login: string, password: string, address: string): Promise<LoginResult>;
   authenticate(token: string): Promise<AuthUser>;
+  /** Ends every token of the user issued so far ("log out everywhere"); a login afterwards works. */
+  logout(userId: number): Promise<void>;
 }
 
 export interface AuthServiceDeps {
@@ -53,6 +56,7 @@ export interface AuthServiceDeps {
   throttle: LoginThrottleRepository;
   consts: ConstRepository;
   tokens: TokenService;
+  voids: TokenVoidRepository;
   limits: LoginThrottleConfig;
   /** bcrypt cost of the comparison spent when there is no bcrypt hash to compare (see password.ts). */
   dummyCost?: number;
@@ -106,6 +110,11 @@ function isUsable(user: UserRecord, now: number, timeZone: string): boolean {
   return (from === null || from < startOfTomorrow) && (until === null || until >= startOfToday);
 }
 
+/** Dolibarr's session cut-off (flagdelsessionsbefore) as Unix seconds: Dolibarr writes it in UTC. */
+function sessionCutOff(user: UserRecord): number | null {
+  return fromDolibarrDateTime(user.sessionsValidAfter, 'UTC');
+}
+
 /** The failed-login counter's key: the account's login, lower-cased; long input is hashed to fit. */
 function throttleKey(login: string): string {
   const key = login.toLowerCase();
@@ -113,7 +122,7 @@ function throttleKey(login: string): string {
 }
 
 export function createAuthService(deps: AuthServiceDeps): AuthService {
-  const { users, throttle, consts, tokens, limits } = deps;
+  const { users, throttle, consts, tokens, voids, limits } = deps;
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
   const timeZone = deps.timeZone ?? 'UTC';
   const cache = deps.cache && deps.cache.seconds > 0 ? deps.cache : undefined;
@@ -177,7 +186,10 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       await throttle.clearLogin(key);
 
       const name = fullName(user);
-      const { token, claims } = await tokens.sign({ id: user.id, login: user.login, name, perms }, at);
+      // Never an iat that a void already covers: a logout in this second ends the tokens before
+      // it, not this one (token-void.repository.ts). Dolibarr's cut-off voids what is before it.
+      const iat = Math.max(at, (user.tokensVoidThrough ?? 0) + 1, sessionCutOff(user) ?? 0);
+      const { token, claims } = await tokens.sign({ id: user.id, login: user.login, name, perms }, iat);
       return {
         token,
         expires: claims.exp,
@@ -200,15 +212,27 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const claims = await tokens.verify(token);
       const user = await users.getById(claims.sub);
       if (!user || user.login !== claims.login) throw new AppError('AUTH_TOKEN_INVALID');
-      const voidBefore = fromDolibarrDateTime(user.sessionsValidAfter, timeZone);
-      if (voidBefore !== null && claims.iat < voidBefore) throw new AppError('AUTH_TOKEN_INVALID');
-      if (!isUsable(user, now(), timeZone)) throw new AppError('AUTH_USER_DISABLED');
+      const at = now();
+      const voided = user.tokensVoidThrough !== null && claims.iat <= user.tokensVoidThrough;
+      if (!isUsable(user, at, timeZone)) {
+        // Seen deactivated: the tokens issued so far stay void when the user is activated again.
+        // Should this write fail (a read-only database), the sweep writes it (app.ts).
+        if (!user.active && !voided) await voids.voidThrough(user.id, at, true).catch(() => undefined);
+        throw new AppError('AUTH_USER_DISABLED');
+      }
+      const cutOff = sessionCutOff(user);
+      if (voided || (cutOff !== null && claims.iat < cutOff)) throw new AppError('AUTH_TOKEN_INVALID');
       const perms = await rightsOf(user);
       const caller: AuthUser = Object.freeze({ id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms: Object.freeze(perms) });
       if (cache && version !== undefined) {
         keptUsers.set(token, { user: caller, version, until: readAt + cache.seconds * 1000, exp: claims.exp });
       }
       return caller;
+    },
+
+    async logout(userId) {
+      await voids.voidThrough(userId, now());
+      keptUsers.clear();
     },
   };
 }

@@ -8,6 +8,7 @@ import { insertId, isUniqueViolation } from '../../db/dialect.js';
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import { hashPassword } from '../../dolibarr/password.js';
 import { RIGHTS, RIGHTS_MODULE, type Right } from '../../dolibarr/rights.js';
+import { createTokenVoidRepository } from './token-void.repository.js';
 
 export class UserAdminError extends Error {}
 
@@ -31,6 +32,7 @@ export function parseRights(list: string): Right[] {
 /** @param timeZone Dolibarr's time zone: llx_user's dates are its wall times (time.ts). */
 export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UTC') {
   const { db, dialect } = handle;
+  const voids = createTokenVoidRepository(db);
 
   async function userId(login: string, on: Db = db): Promise<number> {
     const row = await on.selectFrom('user').select('rowid').where('login', '=', login).where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
@@ -95,17 +97,34 @@ export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UT
       if (password.length < 4) throw new UserAdminError('password: at least 4 characters');
       const id = await userId(login);
       const columns = await userColumns();
+      const passCrypted = await hashPassword(password);
+      const now = Math.floor(Date.now() / 1000);
+      // Every token issued so far is void, that of the second of the change included (a login
+      // afterwards gets a later iat).
+      await voids.voidThrough(id, now);
       await db
         .updateTable('user')
         .set({
-          pass_crypted: await hashPassword(password),
+          pass_crypted: passCrypted,
           pass: null,
           pass_temp: null,
-          // As Dolibarr's setPassword: sessions, and so tokens, issued before the change are void.
-          ...(columns.has('flagdelsessionsbefore') ? { flagdelsessionsbefore: toDolibarrDateTime(Math.floor(Date.now() / 1000) - 5, timeZone) } : {}),
+          // As Dolibarr's setPassword, in UTC as Dolibarr writes this column: its sessions from
+          // before the change are void (nobody's own session to spare here).
+          ...(columns.has('flagdelsessionsbefore') ? { flagdelsessionsbefore: toDolibarrDateTime(now, 'UTC') } : {}),
         })
         .where('rowid', '=', id)
         .execute();
+    },
+
+    /**
+     * Deactivates (statut 0) or activates (statut 1) a user as Dolibarr's user card does. A
+     * deactivation voids every token issued so far: activating the user again does not revive them.
+     */
+    async setActive(login: string, active: boolean): Promise<void> {
+      const id = await userId(login);
+      if (!active) await voids.voidThrough(id, Math.floor(Date.now() / 1000), true);
+      await db.updateTable('user').set({ statut: active ? 1 : 0 }).where('rowid', '=', id).execute();
+      if (active) await voids.markActive(id);
     },
 
     grant,

@@ -21,8 +21,14 @@ export interface UserRecord {
   fkSoc: number | null;
   validFrom: string | null;
   validUntil: string | null;
-  /** Tokens issued before this moment are void (Dolibarr's "invalidate sessions"). */
+  /**
+   * Tokens issued before this moment are void (Dolibarr's "invalidate sessions", written by its
+   * password change). Dolibarr writes and reads this column in UTC ($db->idate(…, 'gmt')), unlike
+   * its other date-time columns.
+   */
   sessionsValidAfter: string | null;
+  /** Tokens whose iat is at most this Unix second are void (bericht_token_void); null: none voided. */
+  tokensVoidThrough: number | null;
 }
 
 export interface UserRepository {
@@ -50,6 +56,7 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
         has('datestartvalidity') ? eb.ref('datestartvalidity').as('datestartvalidity') : sql<null>`null`.as('datestartvalidity'),
         has('dateendvalidity') ? eb.ref('dateendvalidity').as('dateendvalidity') : sql<null>`null`.as('dateendvalidity'),
         has('flagdelsessionsbefore') ? eb.ref('flagdelsessionsbefore').as('flagdelsessionsbefore') : sql<null>`null`.as('flagdelsessionsbefore'),
+        eb.selectFrom('bericht_token_void').select('void_through').whereRef('bericht_token_void.fk_user', '=', 'user.rowid').as('void_through'),
       ])
       .where('entity', 'in', [0, entity]);
 
@@ -69,6 +76,7 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
     validFrom: row.datestartvalidity,
     validUntil: row.dateendvalidity,
     sessionsValidAfter: row.flagdelsessionsbefore,
+    tokensVoidThrough: row.void_through === null || row.void_through === undefined ? null : Number(row.void_through),
   });
 
   return {

@@ -1,0 +1,163 @@
+/**
+ * Tokens that end on the server: POST /api/logout.php ("log out everywhere") ends every token of
+ * the caller at once in this process and within AUTH_CACHE_SECONDS in another one (on SQLite at
+ * once); a token issued in the same second as the logout, before it, is ended too, and a login
+ * right after it works. A user deactivated in Dolibarr and activated again does not get its
+ * tokens back. Dolibarr's own cut-off (flagdelsessionsbefore, written in UTC) counts whatever the
+ * time zone. The token keeps the spec's claims and no more.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { createDb, type DbHandle } from '../../src/db/database.js';
+import { toDolibarrDateTime } from '../../src/dolibarr/time.js';
+import { assertError } from '../helpers/assertions.js';
+import { createTestContext, type TestContext } from '../helpers/build-app.js';
+import { testDialects } from '../helpers/databases.js';
+
+const WINDOW_MS = 5_000;
+const SLACK_MS = 2_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+
+for (const dialect of testDialects()) {
+  describe(`log out everywhere [${dialect}]`, () => {
+    let ctx: TestContext;
+    /** Another process's view of the same database: its own connection and its own kept users. */
+    let otherHandle: DbHandle;
+    let other: FastifyInstance;
+    /** A connection of its own, as Dolibarr's PHP has. */
+    let dolibarr: DbHandle;
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      otherHandle = createDb(ctx.config, { poolSize: 2 });
+      other = await buildApp(ctx.config, { db: otherHandle, logger: false });
+      await other.ready();
+      dolibarr = createDb(ctx.config, { poolSize: 1 });
+    });
+    after(async () => {
+      await other?.close();
+      await otherHandle?.destroy();
+      await dolibarr?.destroy();
+      await ctx?.close();
+    });
+
+    const list = (app: FastifyInstance, token: string) => app.inject({ method: 'GET', url: '/api/orders.php?limit=1', headers: { authorization: `Bearer ${token}` } });
+    const logout = (token: string) => ctx.app.inject({ method: 'POST', url: '/api/logout.php', headers: { authorization: `Bearer ${token}` } });
+
+    test('ends every token of the caller at once, not those of others; 200 { logged_out: true }', async () => {
+      const anna = await ctx.make.user({ rights: ['read'] });
+      const bert = await ctx.make.user({ rights: ['read'] });
+      const phone = await ctx.make.token(anna);
+      const laptop = await ctx.make.token(anna);
+      const bertsToken = await ctx.make.token(bert);
+      for (const t of [phone, laptop, bertsToken]) assert.equal((await list(ctx.app, t)).statusCode, 200);
+      const res = await logout(phone);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), { logged_out: true });
+      assertError(await list(ctx.app, phone), 401, 'AUTH_TOKEN_INVALID');
+      assertError(await list(ctx.app, laptop), 401, 'AUTH_TOKEN_INVALID');
+      assert.equal((await list(ctx.app, bertsToken)).statusCode, 200, "another user's token is left alone");
+      // Nothing left to end.
+      assertError(await logout(phone), 401, 'AUTH_TOKEN_INVALID');
+    });
+
+    test('in the same second: the token before the logout is ended, the login right after it works', async () => {
+      const anna = await ctx.make.user({ rights: ['read'] });
+      // Several rounds, so that some of them fall within one second.
+      let sameSecond = 0;
+      for (let round = 0; round < 8; round++) {
+        const before = await ctx.make.token(anna);
+        const startedAt = Math.floor(Date.now() / 1000);
+        assert.equal((await logout(before)).statusCode, 200);
+        const after = await ctx.make.token(anna);
+        if (Math.floor(Date.now() / 1000) === startedAt) sameSecond++;
+        assertError(await list(ctx.app, before), 401, 'AUTH_TOKEN_INVALID');
+        assert.equal((await list(ctx.app, after)).statusCode, 200, `round ${round}: the login right after the logout works`);
+        assert.ok((claimsOf(after).iat as number) > (claimsOf(before).iat as number), 'the new token is issued after the void');
+      }
+      assert.ok(sameSecond > 0, 'at least one round within one second');
+    });
+
+    test('the token keeps the spec\'s claims and no more', async () => {
+      const anna = await ctx.make.user({ rights: ['read'] });
+      const token = await ctx.make.token(anna);
+      await logout(token);
+      const claims = claimsOf(await ctx.make.token(anna));
+      assert.deepEqual(Object.keys(claims).sort(), ['exp', 'iat', 'iss', 'login', 'name', 'perms', 'sub']);
+      assert.equal((claims.exp as number) - (claims.iat as number), 7 * 86_400);
+    });
+
+    test(`another process refuses the token within ${WINDOW_MS / 1000} s${dialect === 'sqlite' ? ' (SQLite: at once)' : ''}`, async () => {
+      const anna = await ctx.make.user({ rights: ['read'] });
+      const token = await ctx.make.token(anna);
+      assert.equal((await list(other, token)).statusCode, 200, 'the other process keeps the user');
+      const loggedOut = performance.now();
+      assert.equal((await logout(token)).statusCode, 200);
+      if (dialect === 'sqlite') {
+        assertError(await list(other, token), 401, 'AUTH_TOKEN_INVALID');
+        return;
+      }
+      for (;;) {
+        const res = await list(other, token);
+        if (res.statusCode !== 200) {
+          assertError(res, 401, 'AUTH_TOKEN_INVALID');
+          break;
+        }
+        assert.ok(performance.now() - loggedOut <= WINDOW_MS + SLACK_MS, `still served ${Math.round(performance.now() - loggedOut)} ms after the logout`);
+        await sleep(100);
+      }
+    });
+
+    test('a user deactivated in Dolibarr and activated again does not get its tokens back', async () => {
+      const anna = await ctx.make.user({ rights: ['read'] });
+      const token = await ctx.make.token(anna);
+      assert.equal((await list(ctx.app, token)).statusCode, 200);
+      await dolibarr.db.updateTable('user').set({ statut: 0 }).where('rowid', '=', anna.id).execute();
+      // No request with the token meanwhile: the service notices the deactivation by itself.
+      await sleep(WINDOW_MS + SLACK_MS);
+      await dolibarr.db.updateTable('user').set({ statut: 1 }).where('rowid', '=', anna.id).execute();
+      assertError(await list(ctx.app, token), 401, 'AUTH_TOKEN_INVALID');
+      assertError(await list(other, token), 401, 'AUTH_TOKEN_INVALID');
+      const fresh = await ctx.make.token(anna);
+      assert.equal((await list(ctx.app, fresh)).statusCode, 200, 'a login after the reactivation works');
+    });
+
+    test('a request during the deactivation is refused as such (403), and the token stays void afterwards', async () => {
+      const anna = await ctx.make.user({ rights: ['read'] });
+      const token = await ctx.make.token(anna);
+      await ctx.handle.db.updateTable('user').set({ statut: 0 }).where('rowid', '=', anna.id).execute();
+      assertError(await list(ctx.app, token), 403, 'AUTH_USER_DISABLED');
+      assertError(await list(ctx.app, token), 403, 'AUTH_USER_DISABLED');
+      await ctx.handle.db.updateTable('user').set({ statut: 1 }).where('rowid', '=', anna.id).execute();
+      assertError(await list(ctx.app, token), 401, 'AUTH_TOKEN_INVALID');
+    });
+
+    test('GET /api/logout.php → 405; without a token → 401', async () => {
+      const res = await ctx.app.inject({ method: 'GET', url: '/api/logout.php' });
+      assert.equal(res.statusCode, 405);
+      assert.equal(res.headers.allow, 'POST');
+      assertError(await ctx.app.inject({ method: 'POST', url: '/api/logout.php' }), 401, 'AUTH_TOKEN_MISSING');
+    });
+  });
+
+  describe(`Dolibarr's session cut-off is UTC whatever TIME_ZONE says [${dialect}]`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(dialect, { timeZone: 'Europe/Berlin' });
+    });
+    after(async () => ctx?.close());
+
+    test("a password changed in Dolibarr (flagdelsessionsbefore = now - 5 s, UTC) ends a token issued half an hour before", async () => {
+      const anna = await ctx.make.user({ rights: ['read'] });
+      const token = await ctx.make.token(anna);
+      const list = () => ctx.app.inject({ method: 'GET', url: '/api/orders.php?limit=1', headers: { authorization: `Bearer ${token}` } });
+      assert.equal((await list()).statusCode, 200);
+      // As Dolibarr's User::setPassword writes it: $db->idate(dol_now() - 5, 'gmt'), here with the token 30 minutes old.
+      const iat = claimsOf(token).iat as number;
+      await ctx.handle.db.updateTable('user').set({ flagdelsessionsbefore: toDolibarrDateTime(iat + 1800 - 5, 'UTC') }).where('rowid', '=', anna.id).execute();
+      assertError(await list(), 401, 'AUTH_TOKEN_INVALID');
+    });
+  });
+}
