@@ -25,12 +25,26 @@ export type DatabaseConfig =
     };
 
 export interface LoginThrottleConfig {
-  /** Failed logins for one login name within the window before 429. @default 10 */
+  /**
+   * Failed logins for one login name from one address within the window before that address gets
+   * 429 for the login; also the failures (from every address) after which unknown addresses are
+   * slowed down for the login. @default 10
+   */
   maxFailuresPerLogin: number;
   /** Failed logins from one client address within the window before 429. @default 30 */
   maxFailuresPerAddress: number;
   /** @default 900 (15 minutes) */
   windowSeconds: number;
+  /**
+   * How long an address a login succeeded from stays known: a known address is not slowed down
+   * when others guess the login's password. @default 30
+   */
+  knownAddressDays?: number;
+  /**
+   * The longest delay between two attempts of a login from unknown addresses while its password
+   * is being guessed (the delay doubles with each failure past the limit). @default 60
+   */
+  maxDelaySeconds?: number;
 }
 
 export interface UploadConfig {
@@ -398,6 +412,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxFailuresPerLogin: intSetting('LOGIN_MAX_FAILURES', get('LOGIN_MAX_FAILURES'), 10, problems, 1, 10_000),
       maxFailuresPerAddress: intSetting('LOGIN_MAX_FAILURES_PER_ADDRESS', get('LOGIN_MAX_FAILURES_PER_ADDRESS'), 30, problems, 1, 100_000),
       windowSeconds: intSetting('LOGIN_WINDOW_SECONDS', get('LOGIN_WINDOW_SECONDS'), 900, problems, 1, 86_400),
+      knownAddressDays: intSetting('LOGIN_KNOWN_ADDRESS_DAYS', get('LOGIN_KNOWN_ADDRESS_DAYS'), 30, problems, 1, 365),
+      maxDelaySeconds: intSetting('LOGIN_MAX_DELAY_SECONDS', get('LOGIN_MAX_DELAY_SECONDS'), 60, problems, 1, 3600),
     },
     authCacheSeconds: overrides.authCacheSeconds ?? intSetting('AUTH_CACHE_SECONDS', get('AUTH_CACHE_SECONDS'), 5, problems, 0, MAX_AUTH_CACHE_SECONDS),
     uploads: overrides.uploads ?? {

@@ -28,8 +28,12 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
           'the legacy clear column), then status and validity dates, then the read right (direct or through a group). ' +
           'Errors: 400 "login + password erforderlich" (also for a body that is not readable JSON), ' +
           '401 "Login fehlgeschlagen" (unknown login and wrong password alike), ' +
-          '403 "User deaktiviert", 403 "Keine Bericht-Rechte", 429 after too many failures per login or per address ' +
-          '(with Retry-After), 413 for a body over the limit, 405 "POST erforderlich" for other methods.',
+          '403 "User deaktiviert", 403 "Keine Bericht-Rechte", 413 for a body over the limit, 405 "POST erforderlich" for other methods. ' +
+          '429 AUTH_TOO_MANY_ATTEMPTS with Retry-After, the password unchecked: after more than LOGIN_MAX_FAILURES (10) failures of one login from one address ' +
+          'within LOGIN_WINDOW_SECONDS (900), for that login from that address only; after more than LOGIN_MAX_FAILURES_PER_ADDRESS (30) failures from one address, for every login from it. ' +
+          'Once a login has LOGIN_MAX_FAILURES failures from anywhere, addresses it has not succeeded from within LOGIN_KNOWN_ADDRESS_DAYS (30) are slowed down, never locked out: ' +
+          'one attempt per delay for the account, 2 s doubling with each further failure up to LOGIN_MAX_DELAY_SECONDS (60); Retry-After says how long. ' +
+          'An address the login succeeded from is not slowed down.',
         security: [],
         body: LoginBody,
         response: { 200: LoginResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse },

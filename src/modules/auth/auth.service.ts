@@ -49,6 +49,8 @@ export interface AuthService {
   authenticate(token: string): Promise<AuthUser>;
   /** Ends every token of the user issued so far ("log out everywhere"); a login afterwards works. */
   logout(userId: number): Promise<void>;
+  /** The user as the database says now, with its rights; undefined when gone or not usable (deactivated, outside its dates). */
+  currentUser(id: number): Promise<AuthUser | undefined>;
 }
 
 export interface AuthServiceDeps {
@@ -130,12 +132,24 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
   /** By token. */
   const keptUsers = new BoundedMap<string, KeptUser>(cacheSize);
 
-  /** Counts include the caller's own claimed attempt and those before it: more than the limit is refused. */
+  const knownSeconds = (limits.knownAddressDays ?? 30) * DAY;
+  const maxDelay = limits.maxDelaySeconds ?? 60;
+
+  /**
+   * Counts include the caller's own claimed attempt and those before it.
+   * - One login from one address: more failures than the limit are refused for the window
+   *   (429 with Retry-After): the guesser is stopped, nobody else.
+   * - One address, whatever the login: more than its limit are refused the same way.
+   * - One login from everywhere: once it has as many failures as the limit, an address it has not
+   *   succeeded from within LOGIN_KNOWN_ADDRESS_DAYS is slowed down, not refused: one attempt per
+   *   delay for the whole account, the delay doubling with each further failure up to
+   *   LOGIN_MAX_DELAY_SECONDS. An address the login succeeded from is not slowed at all.
+   */
   async function checkThrottle(key: string, address: string, at: number, attempt: number): Promise<void> {
     const counts = await throttle.count(key, address, at - limits.windowSeconds, attempt);
     const blockedUntil: number[] = [];
-    if (counts.byLogin > limits.maxFailuresPerLogin && counts.oldestByLogin !== null) {
-      blockedUntil.push(counts.oldestByLogin + limits.windowSeconds);
+    if (counts.byPair > limits.maxFailuresPerLogin && counts.oldestByPair !== null) {
+      blockedUntil.push(counts.oldestByPair + limits.windowSeconds);
     }
     if (counts.byAddress > limits.maxFailuresPerAddress && counts.oldestByAddress !== null) {
       blockedUntil.push(counts.oldestByAddress + limits.windowSeconds);
@@ -144,6 +158,12 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const retryAfter = Math.max(1, Math.max(...blockedUntil) - at);
       throw new AppError('AUTH_TOO_MANY_ATTEMPTS', { headers: { 'retry-after': String(retryAfter) } });
     }
+    const others = counts.byLogin - 1;
+    if (others < limits.maxFailuresPerLogin || counts.newestOtherByLogin === null) return;
+    const delay = Math.min(maxDelay, 2 ** Math.min(30, others - limits.maxFailuresPerLogin + 1));
+    if (counts.newestOtherByLogin + delay <= at) return;
+    if (await throttle.isKnown(key, address, at - knownSeconds)) return;
+    throw new AppError('AUTH_TOO_MANY_ATTEMPTS', { headers: { 'retry-after': String(Math.max(1, counts.newestOtherByLogin + delay - at)) } });
   }
 
   async function rightsOf(user: UserRecord): Promise<Perms> {
@@ -183,7 +203,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       await throttle.release(attempt);
       if (!isUsable(user, at, timeZone)) throw new AppError('AUTH_USER_DISABLED');
       const perms = await rightsOf(user);
-      await throttle.clearLogin(key);
+      // The failures of others elsewhere still count for the account; this address is known now.
+      await throttle.clearPair(key, address);
+      await throttle.remember(key, address, at, at - knownSeconds);
 
       const name = fullName(user);
       // Never an iat that a void already covers: a logout in this second ends the tokens before
@@ -228,6 +250,13 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         keptUsers.set(token, { user: caller, version, until: readAt + cache.seconds * 1000, exp: claims.exp });
       }
       return caller;
+    },
+
+    async currentUser(id) {
+      const user = await users.getById(id);
+      if (!user || !isUsable(user, now(), timeZone)) return undefined;
+      const perms = permsFrom(await users.listRights(user.id));
+      return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms };
     },
 
     async logout(userId) {
