@@ -188,18 +188,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('pdfSeal', pdfSeal);
   app.addHook('onReady', async () => pdfSeal.queue.start());
   app.addHook('onClose', async () => pdfSeal.queue.stop());
-  const ctx: ModuleContext = {
-    config,
-    handle,
-    runs,
-    printQueue,
-    mailQueue,
-    pdfSeal,
-    totalDecimals: totalDecimals((await consts.getMany(['MAIN_MAX_DECIMALS_TOT'])).get('MAIN_MAX_DECIMALS_TOT')),
-    access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
-    totals: createListTotals(handle),
-  };
-
   const tokens = createTokenService(config.instanceUniqueId);
   const users = createUserRepository(handle.db, {
     entity: config.entity,
@@ -217,6 +205,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     timeZone: config.timeZone,
     cache: { seconds: config.authCacheSeconds, version: handle.dataVersion ?? handle.writes },
   });
+
+  const ctx: ModuleContext = {
+    config,
+    handle,
+    runs,
+    printQueue,
+    mailQueue,
+    pdfSeal,
+    totalDecimals: totalDecimals((await consts.getMany(['MAIN_MAX_DECIMALS_TOT'])).get('MAIN_MAX_DECIMALS_TOT')),
+    access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
+    totals: createListTotals(handle),
+    currentUser: (id) => auth.currentUser(id),
+  };
 
   await app.register(drain);
   await app.register(errorHandler);

@@ -171,8 +171,13 @@ export interface Config {
   timeouts: TimeoutConfig;
   transcribe: TranscribeOverrides;
   mail: MailConfig;
-  /** How long a QR upload link stays valid, in hours. @default 24 */
+  /** How long a QR upload link stays valid, in hours, when its maker does not say. @default 24 */
   uploadTokenHours: number;
+  /**
+   * The longest life of a QR upload link, in days: a longer one is refused when made, and a link
+   * made before under a longer limit ends this long after it was made. @default 7
+   */
+  uploadTokenMaxDays: number;
   /** When the daily clean-up runs (UTC, HH:MM); `off` for none (run `fieldreport cleanup` instead). @default 03:30 */
   cleanupAt: string;
   /**
@@ -438,6 +443,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       pollSeconds: intSetting('MAIL_POLL_SECONDS', get('MAIL_POLL_SECONDS'), 5, problems, 0, 3600),
     },
     uploadTokenHours: overrides.uploadTokenHours ?? intSetting('UPLOAD_TOKEN_HOURS', get('UPLOAD_TOKEN_HOURS'), 24, problems, 1, 24 * 90),
+    uploadTokenMaxDays: overrides.uploadTokenMaxDays ?? intSetting('UPLOAD_TOKEN_MAX_DAYS', get('UPLOAD_TOKEN_MAX_DAYS'), 7, problems, 1, 90),
     cleanupAt: overrides.cleanupAt ?? (get('CLEANUP_AT') || '03:30'),
     timeZone: overrides.timeZone ?? (get('TIME_ZONE') || processTimeZone()),
     logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
@@ -468,6 +474,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   // Node refuses a headers timeout above the request timeout; a body limit above it would never act.
   for (const [name, seconds] of [['HEADERS_TIMEOUT_SECONDS', config.timeouts.headersSeconds], ['BODY_TIMEOUT_SECONDS', config.timeouts.bodySeconds]] as const) {
     if (seconds > config.timeouts.requestSeconds) problems.push(`${name} (${seconds}) must not be above REQUEST_TIMEOUT_SECONDS (${config.timeouts.requestSeconds})`);
+  }
+  if (config.uploadTokenHours > config.uploadTokenMaxDays * 24) {
+    problems.push(`UPLOAD_TOKEN_HOURS (${config.uploadTokenHours}) must not be above UPLOAD_TOKEN_MAX_DAYS (${config.uploadTokenMaxDays} days = ${config.uploadTokenMaxDays * 24} hours)`);
   }
   if (config.seal.tsaUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/\S*)?$/.test(config.seal.tsaUrl)) {
     problems.push(`TSA_URL '${config.seal.tsaUrl}' is not an address like https://freetsa.org/tsr`);

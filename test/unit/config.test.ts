@@ -226,6 +226,17 @@ describe('loadConfig: every problem at once', () => {
     assert.equal(error.problems.length, 5, error.problems.join('\n'));
   });
 
+  test('UPLOAD_TOKEN_MAX_DAYS: 7 by default, 1..90; UPLOAD_TOKEN_HOURS above it is a problem', () => {
+    assert.equal(loadConfig({}).uploadTokenMaxDays, 7);
+    assert.equal(loadConfig({ UPLOAD_TOKEN_MAX_DAYS: '30', UPLOAD_TOKEN_HOURS: '720' }).uploadTokenMaxDays, 30);
+    assert.ok(listed(configError({ UPLOAD_TOKEN_MAX_DAYS: '0' }), /UPLOAD_TOKEN_MAX_DAYS/));
+    assert.ok(listed(configError({ UPLOAD_TOKEN_MAX_DAYS: '91' }), /UPLOAD_TOKEN_MAX_DAYS/));
+    const tooLong = configError({ UPLOAD_TOKEN_MAX_DAYS: '2', UPLOAD_TOKEN_HOURS: '49' });
+    assert.ok(listed(tooLong, /UPLOAD_TOKEN_HOURS/, /UPLOAD_TOKEN_MAX_DAYS/), tooLong.problems.join('\n'));
+    assert.equal(tooLong.problems.length, 1, tooLong.problems.join('\n'));
+    assert.equal(loadConfig({ UPLOAD_TOKEN_MAX_DAYS: '2', UPLOAD_TOKEN_HOURS: '48' }).uploadTokenHours, 48);
+  });
+
   test('login slow-down: LOGIN_KNOWN_ADDRESS_DAYS (1..365) and LOGIN_MAX_DELAY_SECONDS (1..3600) are read; out of range or no whole number is a problem', () => {
     const config = loadConfig({ LOGIN_KNOWN_ADDRESS_DAYS: '7', LOGIN_MAX_DELAY_SECONDS: '120' });
     assert.equal(config.login.knownAddressDays, 7);

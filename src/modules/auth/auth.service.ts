@@ -37,6 +37,11 @@ export interface AuthUser {
   perms: Perms;
 }
 
+export interface CurrentUser extends AuthUser {
+  /** Unix second through which what the user did before counts as ended (a logout everywhere, password change, deactivation); null: never. */
+  voidThrough: number | null;
+}
+
 export interface LoginResult {
   token: string;
   expires: number;
@@ -49,8 +54,11 @@ export interface AuthService {
   authenticate(token: string): Promise<AuthUser>;
   /** Ends every token of the user issued so far ("log out everywhere"); a login afterwards works. */
   logout(userId: number): Promise<void>;
-  /** The user as the database says now, with its rights; undefined when gone or not usable (deactivated, outside its dates). */
-  currentUser(id: number): Promise<AuthUser | undefined>;
+  /**
+   * The user as the database says now, with its rights and the second through which its tokens are
+   * void; undefined when gone or not usable (deactivated, outside its dates).
+   */
+  currentUser(id: number): Promise<CurrentUser | undefined>;
 }
 
 export interface AuthServiceDeps {
@@ -256,7 +264,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const user = await users.getById(id);
       if (!user || !isUsable(user, now(), timeZone)) return undefined;
       const perms = permsFrom(await users.listRights(user.id));
-      return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms };
+      const cutOff = sessionCutOff(user);
+      const voidThrough = Math.max(user.tokensVoidThrough ?? -1, cutOff === null ? -1 : cutOff - 1);
+      return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms, voidThrough: voidThrough < 0 ? null : voidThrough };
     },
 
     async logout(userId) {
