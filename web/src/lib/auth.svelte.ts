@@ -9,6 +9,7 @@ import { api, connectAuth, unwrap } from '../api/client';
 import { forgetCapabilities, loadCapabilities } from './capabilities.svelte';
 import { clearUserData, db, type Session } from './db';
 import { forgetKept } from './offline-orders.svelte';
+import { network } from './network.svelte';
 import { prefetchOrders } from './reads';
 
 export const auth = $state({
@@ -76,8 +77,32 @@ export async function login(name: string, password: string): Promise<Session> {
   return session;
 }
 
-/** Forgets the login and every cached read on this phone; what waits in the outbox stays. */
+/**
+ * Ends the person's tokens on the service (POST /api/logout.php): the service keeps no record per
+ * token, so this ends every login of the person, on every device. Throws when the service cannot be
+ * reached or refuses.
+ */
+async function endOnService(): Promise<void> {
+  await unwrap(api.POST('/api/logout.php'));
+}
+
+/**
+ * Logs out: when online, the login is ended on the service too (a copy of the token is worthless
+ * from then on); offline, or if the service cannot be reached, only this phone forgets it. Then the
+ * login and every cached read on this phone are forgotten; what waits in the outbox stays.
+ */
 export async function logout(): Promise<void> {
+  if (network.online && currentToken()) await endOnService().catch(() => undefined);
+  await forgetLogin();
+}
+
+/** "Log out everywhere": every login of the person ends on the service, then on this phone. Throws (and keeps the login) when the service cannot be reached. */
+export async function logoutEverywhere(): Promise<void> {
+  if (currentToken()) await endOnService();
+  await forgetLogin();
+}
+
+async function forgetLogin(): Promise<void> {
   forgetCapabilities();
   forgetKept();
   await clearUserData();
