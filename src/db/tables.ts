@@ -305,6 +305,15 @@ export interface BerichtTokenVoidTable {
   inactive: ColumnType<Int, Int | undefined, Int>;
 }
 
+/** A single token ended by a logout, by its SHA-256, until its expiry (migration 0017). */
+export interface BerichtTokenRevokedTable {
+  rowid: Generated<Int>;
+  token_hash: string;
+  fk_user: Int;
+  /** The token's exp, Unix seconds: the row may go after it. */
+  exp: Int;
+}
+
 /** A login and an address it succeeded from (migration 0017). */
 export interface BerichtLoginKnownTable {
   rowid: Generated<Int>;
@@ -561,6 +570,7 @@ export interface Database {
   bericht_upload_token: BerichtUploadTokenTable;
   bericht_login_failure: BerichtLoginFailureTable;
   bericht_token_void: BerichtTokenVoidTable;
+  bericht_token_revoked: BerichtTokenRevokedTable;
   bericht_login_known: BerichtLoginKnownTable;
   bericht_idempotency: BerichtIdempotencyTable;
   bericht_signature: BerichtSignatureTable;
@@ -583,6 +593,6 @@ export type TableName = keyof Database;
 export const TABLE_NAMES: readonly TableName[] = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
-  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_token_void', 'bericht_login_known', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail', 'bericht_seal', 'bericht_photo_evidence',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_token_void', 'bericht_token_revoked', 'bericht_login_known', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail', 'bericht_seal', 'bericht_photo_evidence',
   'socpeople', 'c_type_contact', 'element_contact', 'actioncomm', 'actioncomm_resources', 'c_actioncomm',
 ];

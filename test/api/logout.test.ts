@@ -44,7 +44,8 @@ for (const dialect of testDialects()) {
     });
 
     const list = (app: FastifyInstance, token: string) => app.inject({ method: 'GET', url: '/api/orders.php?limit=1', headers: { authorization: `Bearer ${token}` } });
-    const logout = (token: string) => ctx.app.inject({ method: 'POST', url: '/api/logout.php', headers: { authorization: `Bearer ${token}` } });
+    const logout = (token: string) => ctx.app.inject({ method: 'POST', url: '/api/logout.php?action=everywhere', headers: { authorization: `Bearer ${token}` } });
+    const logoutHere = (token: string) => ctx.app.inject({ method: 'POST', url: '/api/logout.php', headers: { authorization: `Bearer ${token}` } });
 
     test('ends every token of the caller at once, not those of others; 200 { logged_out: true }', async () => {
       const anna = await ctx.make.user({ rights: ['read'] });
@@ -55,12 +56,44 @@ for (const dialect of testDialects()) {
       for (const t of [phone, laptop, bertsToken]) assert.equal((await list(ctx.app, t)).statusCode, 200);
       const res = await logout(phone);
       assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual(res.json(), { logged_out: true });
+      assert.deepEqual(res.json(), { logged_out: true, everywhere: true });
       assertError(await list(ctx.app, phone), 401, 'AUTH_TOKEN_INVALID');
       assertError(await list(ctx.app, laptop), 401, 'AUTH_TOKEN_INVALID');
       assert.equal((await list(ctx.app, bertsToken)).statusCode, 200, "another user's token is left alone");
       // Nothing left to end.
       assertError(await logout(phone), 401, 'AUTH_TOKEN_INVALID');
+    });
+
+    test('a logout without action ends only the token sent: the same person\'s other login goes on, here and in another process', async () => {
+      const anna = await ctx.make.user({ rights: ['read'] });
+      const phone = await ctx.make.token(anna);
+      // Two logins of one person in one second get the same token (same claims, same signature).
+      await sleep(1_100);
+      const laptop = await ctx.make.token(anna);
+      assert.notEqual(phone, laptop);
+      assert.equal((await list(other, phone)).statusCode, 200, 'the other process keeps the user');
+      const res = await logoutHere(phone);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), { logged_out: true, everywhere: false });
+      assertError(await list(ctx.app, phone), 401, 'AUTH_TOKEN_INVALID');
+      assert.equal((await list(ctx.app, laptop)).statusCode, 200, 'the other login goes on');
+      const stored = await ctx.handle.db.selectFrom('bericht_token_revoked').select(['token_hash', 'fk_user']).where('fk_user', '=', anna.id).execute();
+      assert.equal(stored.length, 1);
+      assert.ok(!stored[0]!.token_hash.includes('.') && stored[0]!.token_hash.length === 64, 'a hash, not the token');
+      const since = performance.now();
+      for (;;) {
+        const r = await list(other, phone);
+        if (r.statusCode !== 200) {
+          assertError(r, 401, 'AUTH_TOKEN_INVALID');
+          break;
+        }
+        assert.ok(dialect !== 'sqlite', 'SQLite: at once');
+        assert.ok(performance.now() - since <= WINDOW_MS + SLACK_MS, 'still served after the window');
+        await sleep(100);
+      }
+      assert.equal((await list(other, laptop)).statusCode, 200);
+      assertError(await logoutHere(phone), 401, 'AUTH_TOKEN_INVALID');
+      assertError(await ctx.app.inject({ method: 'POST', url: '/api/logout.php?action=nowhere', headers: { authorization: `Bearer ${laptop}` } }), 400, 'ACTION_UNKNOWN');
     });
 
     test('in the same second: the token before the logout is ended, the login right after it works', async () => {

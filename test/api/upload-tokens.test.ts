@@ -200,7 +200,7 @@ for (const dialect of testDialects()) {
       const order = await ctx.make.order({ author: me.id });
       const made = await link(me, order.id);
       await new Promise((r) => setTimeout(r, 1100)); // made in an earlier second than the logout
-      assert.equal((await ctx.app.inject({ method: 'POST', url: '/api/logout.php', headers: { authorization: `Bearer ${me.token}` } })).statusCode, 200);
+      assert.equal((await ctx.app.inject({ method: 'POST', url: '/api/logout.php?action=everywhere', headers: { authorization: `Bearer ${me.token}` } })).statusCode, 200);
       assertError(await uploadWith(made.token, await jpeg()), 410, 'UPLOAD_TOKEN_REVOKED');
     });
 

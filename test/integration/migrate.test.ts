@@ -335,7 +335,7 @@ for (const dialect of testDialects()) {
       const added = names.filter((n) => !before_.tables.includes(n));
       assert.deepEqual(
         added.filter((n) => !n.startsWith('llx_bericht_migration')).sort(),
-        ['llx_bericht', 'llx_bericht_file_intent', 'llx_bericht_idempotency', 'llx_bericht_login_failure', 'llx_bericht_login_known', 'llx_bericht_mail', 'llx_bericht_material', 'llx_bericht_page', 'llx_bericht_photo_evidence', 'llx_bericht_seal', 'llx_bericht_signature', 'llx_bericht_time', 'llx_bericht_token_void', 'llx_bericht_upload_token'],
+        ['llx_bericht', 'llx_bericht_file_intent', 'llx_bericht_idempotency', 'llx_bericht_login_failure', 'llx_bericht_login_known', 'llx_bericht_mail', 'llx_bericht_material', 'llx_bericht_page', 'llx_bericht_photo_evidence', 'llx_bericht_seal', 'llx_bericht_signature', 'llx_bericht_time', 'llx_bericht_token_revoked', 'llx_bericht_token_void', 'llx_bericht_upload_token'],
         'only module tables (and the migrator’s own) are new',
       );
     });

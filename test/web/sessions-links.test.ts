@@ -1,5 +1,6 @@
 /**
- * Ending access from the app, in Chromium at a phone's viewport: "Überall abmelden" in the settings
+ * Ending access from the app, in Chromium at a phone's viewport: "Abmelden" online ends the phone's
+ * token on the service, not the person's other logins; "Überall abmelden" in the settings
  * (after a confirmation; dismissed, nothing happens) ends every login of the person, another
  * device's token included, checked through the API; a login afterwards works. The QR dialog of an
  * order lists the order's live links with their expiry and revokes one after a confirmation: the
@@ -61,6 +62,22 @@ describe('app: log out everywhere and revoke upload links in Chromium [sqlite]',
 
     await logIn(page);
     assert.equal((await orders(await apiToken(world))).statusCode, 200, 'a login afterwards works');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('"Abmelden" online ends this phone\'s token on the service; the other device goes on', async () => {
+    const { page, context, errors } = await phone(world);
+    await logIn(page);
+    await new Promise((r) => setTimeout(r, 1_100)); // another second: another token
+    const otherDevice = await apiToken(world);
+    const revokedBefore = (await world.ctx.handle.db.selectFrom('bericht_token_revoked').select('rowid').where('fk_user', '=', techniker).execute()).length;
+    await page.getByRole('button', { name: 'Einstellungen' }).click();
+    await page.getByRole('button', { name: 'Abmelden', exact: true }).click();
+    await page.getByLabel('Benutzername').waitFor();
+    const revokedAfter = (await world.ctx.handle.db.selectFrom('bericht_token_revoked').select('rowid').where('fk_user', '=', techniker).execute()).length;
+    assert.equal(revokedAfter, revokedBefore + 1, "the phone's token ended on the service");
+    assert.equal((await orders(otherDevice)).statusCode, 200, 'the other device keeps its login');
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -1,11 +1,11 @@
 /**
  * Endpoint 1: POST /api/auth.php. Any other method: 405 "POST erforderlich".
- * POST /api/logout.php: ends every token of the caller ("log out everywhere").
+ * POST /api/logout.php: ends the caller's token; with action=everywhere every token of the caller.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors.js';
-import { callerOf } from '../../plugins/authenticate.js';
+import { callerOf, readToken } from '../../plugins/authenticate.js';
 import { sendError, toAppError } from '../../plugins/error-handler.js';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../common/common.schemas.js';
@@ -55,27 +55,40 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
     },
   );
 
-  app.post(
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/api/logout.php',
     {
       schema: {
         tags: ['auth'],
-        summary: 'Log out everywhere: end every token of the caller',
+        summary: 'Log out: end this token, or with action=everywhere every token of the caller',
         description:
-          'Ends every token of the calling user issued so far, this one included, on every phone and browser: ' +
-          'at once in the process that answers, within AUTH_CACHE_SECONDS in the others. ' +
-          'A login afterwards works (its token is issued with a later `iat`); the token\'s claims stay as they are: ' +
-          'the service keeps, per user, the second through which tokens are void. ' +
-          'A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one the service sees in Dolibarr within AUTH_CACHE_SECONDS) do the same; ' +
+          'Without `action`: ends the token sent (a logout on one device); the person\'s other logins go on. ' +
+          'The service keeps the token\'s SHA-256 until the token\'s own expiry, never the token. ' +
+          '`?action=everywhere` ("log out everywhere"): ends every token of the calling user issued so far, this one included, on every phone and browser, a lost one\'s too. ' +
+          'A login afterwards works (its token is issued with a later `iat`); the token\'s claims stay as they are: the service keeps, per user, the second through which tokens are void. ' +
+          'Both take effect at once in the process that answers and within AUTH_CACHE_SECONDS in the others. ' +
+          'A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one the service sees in Dolibarr within AUTH_CACHE_SECONDS) end every token as well; ' +
           'a user activated again does not get its old tokens back. ' +
-          'Answers `{ logged_out: true }`. With a token that is already void: 401 AUTH_TOKEN_INVALID (nothing left to end). ' +
+          'Answers `{ logged_out: true, everywhere }`. With a token that is already void: 401 AUTH_TOKEN_INVALID (nothing left to end). An unknown action: 400 ACTION_UNKNOWN. ' +
           'Any other method: 405.',
-        response: { 200: Type.Object({ logged_out: Type.Literal(true, { description: 'Every token of the caller is void.' }) }), 401: ErrorResponse, 403: ErrorResponse },
+        querystring: Type.Object({ action: Type.Optional(Type.String({ description: '`everywhere`: every token of the caller.' })) }),
+        response: {
+          200: Type.Object({
+            logged_out: Type.Literal(true),
+            everywhere: Type.Boolean({ description: 'true: every token of the caller ended; false: only the one sent.' }),
+          }),
+          400: ErrorResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+        },
       },
     },
     async (request) => {
-      await options.auth.logout(callerOf(request).id);
-      return { logged_out: true as const };
+      const action = request.query.action;
+      if (action !== undefined && action !== 'everywhere') throw new AppError('ACTION_UNKNOWN', { details: { known: ['everywhere'] } });
+      if (action === 'everywhere') await options.auth.logout(callerOf(request).id);
+      else await options.auth.logoutToken(readToken(request, false)!);
+      return { logged_out: true as const, everywhere: action === 'everywhere' };
     },
   );
 }

@@ -54,6 +54,8 @@ export interface AuthService {
   authenticate(token: string): Promise<AuthUser>;
   /** Ends every token of the user issued so far ("log out everywhere"); a login afterwards works. */
   logout(userId: number): Promise<void>;
+  /** Ends this one token (a logout on one device); the person's other logins go on. */
+  logoutToken(token: string): Promise<void>;
   /**
    * The user as the database says now, with its rights and the second through which its tokens are
    * void; undefined when gone or not usable (deactivated, outside its dates).
@@ -118,6 +120,11 @@ function isUsable(user: UserRecord, now: number, timeZone: string): boolean {
   const startOfToday = fromDolibarrDateTime(today, timeZone)!;
   const startOfTomorrow = fromDolibarrDateTime(toDolibarrDateTime(startOfToday + DAY + 3 * 3600, timeZone).slice(0, 10), timeZone)!;
   return (from === null || from < startOfTomorrow) && (until === null || until >= startOfToday);
+}
+
+/** A token's name where one token is ended: its SHA-256 (the token itself is not kept). */
+function tokenHashOf(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 /** Dolibarr's session cut-off (flagdelsessionsbefore) as Unix seconds: Dolibarr writes it in UTC. */
@@ -240,7 +247,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       }
 
       const claims = await tokens.verify(token);
-      const user = await users.getById(claims.sub);
+      const user = await users.getById(claims.sub, tokenHashOf(token));
       if (!user || user.login !== claims.login) throw new AppError('AUTH_TOKEN_INVALID');
       const at = now();
       const voided = user.tokensVoidThrough !== null && claims.iat <= user.tokensVoidThrough;
@@ -251,7 +258,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         throw new AppError('AUTH_USER_DISABLED');
       }
       const cutOff = sessionCutOff(user);
-      if (voided || (cutOff !== null && claims.iat < cutOff)) throw new AppError('AUTH_TOKEN_INVALID');
+      if (voided || user.tokenRevoked || (cutOff !== null && claims.iat < cutOff)) throw new AppError('AUTH_TOKEN_INVALID');
       const perms = await rightsOf(user);
       const caller: AuthUser = Object.freeze({ id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms: Object.freeze(perms) });
       if (cache && version !== undefined) {
@@ -267,6 +274,12 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const cutOff = sessionCutOff(user);
       const voidThrough = Math.max(user.tokensVoidThrough ?? -1, cutOff === null ? -1 : cutOff - 1);
       return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms, voidThrough: voidThrough < 0 ? null : voidThrough };
+    },
+
+    async logoutToken(token) {
+      const claims = await tokens.verify(token);
+      await voids.revokeToken(tokenHashOf(token), claims.sub, claims.exp, now());
+      keptUsers.delete(token);
     },
 
     async logout(userId) {

@@ -24,6 +24,8 @@ export interface TokenVoidRepository {
    * deactivated.
    */
   voidThrough(userId: number, through: number, inactive?: boolean): Promise<void>;
+  /** Ends one token (by its SHA-256) until its expiry; forgets tokens ended before that have expired since. */
+  revokeToken(tokenHash: string, userId: number, exp: number, now: number): Promise<void>;
   /** Records that the user is active (again); its tokens voided before stay void. */
   markActive(userId: number): Promise<void>;
   /**
@@ -57,6 +59,16 @@ export function createTokenVoidRepository(db: Db): TokenVoidRepository {
         // Another process wrote the user's row meanwhile.
         if (!isUniqueViolation(error)) throw error;
         await update(userId, through, inactive);
+      }
+    },
+
+    async revokeToken(tokenHash, userId, exp, now) {
+      await db.deleteFrom('bericht_token_revoked').where('exp', '<', now).execute();
+      try {
+        await db.insertInto('bericht_token_revoked').values({ token_hash: tokenHash, fk_user: userId, exp }).execute();
+      } catch (error) {
+        // Ended already (two logouts at once).
+        if (!isUniqueViolation(error)) throw error;
       }
     },
 

@@ -29,11 +29,14 @@ export interface UserRecord {
   sessionsValidAfter: string | null;
   /** Tokens whose iat is at most this Unix second are void (bericht_token_void); null: none voided. */
   tokensVoidThrough: number | null;
+  /** Whether the token named to getById was ended by a logout on its device (bericht_token_revoked). */
+  tokenRevoked?: boolean;
 }
 
 export interface UserRepository {
   findForLogin(login: string): Promise<UserRecord | undefined>;
-  getById(id: number): Promise<UserRecord | undefined>;
+  /** @param tokenHash the SHA-256 of the token being checked: `tokenRevoked` says whether a logout ended it. */
+  getById(id: number, tokenHash?: string): Promise<UserRecord | undefined>;
   /** The report rights held directly or through a group, in the served entity. */
   listRights(userId: number): Promise<Right[]>;
   /** The highest bcrypt cost among the users' hashes, or undefined when none is bcrypt. */
@@ -90,9 +93,17 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
       return rows.length === 1 ? toRecord(rows[0]!) : undefined;
     },
 
-    async getById(id) {
-      const row = await base().where('rowid', '=', id).executeTakeFirst();
-      return row ? toRecord(row) : undefined;
+    async getById(id, tokenHash) {
+      if (tokenHash === undefined) {
+        const row = await base().where('rowid', '=', id).executeTakeFirst();
+        return row ? toRecord(row) : undefined;
+      }
+      // One query: the user and whether this token was ended.
+      const row = await base()
+        .select((eb) => eb.selectFrom('bericht_token_revoked').select('bericht_token_revoked.fk_user').where('bericht_token_revoked.token_hash', '=', tokenHash).limit(1).as('revoked_by'))
+        .where('rowid', '=', id)
+        .executeTakeFirst();
+      return row ? { ...toRecord(row), tokenRevoked: row.revoked_by !== null && row.revoked_by !== undefined } : undefined;
     },
 
     async maxBcryptCost() {

@@ -137,8 +137,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log out everywhere: end every token of the caller
-         * @description Ends every token of the calling user issued so far, this one included, on every phone and browser: at once in the process that answers, within AUTH_CACHE_SECONDS in the others. A login afterwards works (its token is issued with a later `iat`); the token's claims stay as they are: the service keeps, per user, the second through which tokens are void. A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one the service sees in Dolibarr within AUTH_CACHE_SECONDS) do the same; a user activated again does not get its old tokens back. Answers `{ logged_out: true }`. With a token that is already void: 401 AUTH_TOKEN_INVALID (nothing left to end). Any other method: 405.
+         * Log out: end this token, or with action=everywhere every token of the caller
+         * @description Without `action`: ends the token sent (a logout on one device); the person's other logins go on. The service keeps the token's SHA-256 until the token's own expiry, never the token. `?action=everywhere` ("log out everywhere"): ends every token of the calling user issued so far, this one included, on every phone and browser, a lost one's too. A login afterwards works (its token is issued with a later `iat`); the token's claims stay as they are: the service keeps, per user, the second through which tokens are void. Both take effect at once in the process that answers and within AUTH_CACHE_SECONDS in the others. A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one the service sees in Dolibarr within AUTH_CACHE_SECONDS) end every token as well; a user activated again does not get its old tokens back. Answers `{ logged_out: true, everywhere }`. With a token that is already void: 401 AUTH_TOKEN_INVALID (nothing left to end). An unknown action: 400 ACTION_UNKNOWN. Any other method: 405.
          */
         post: operations["logoutEverywhere"];
         delete?: never;
@@ -1544,7 +1544,10 @@ export interface operations {
     };
     logoutEverywhere: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `everywhere`: every token of the caller. */
+                action?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1558,11 +1561,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Every token of the caller is void.
-                         * @enum {boolean}
-                         */
+                        /** @description true: every token of the caller ended; false: only the one sent. */
+                        everywhere: boolean;
+                        /** @enum {boolean} */
                         logged_out: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
                     };
                 };
             };

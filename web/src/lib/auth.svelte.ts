@@ -78,27 +78,26 @@ export async function login(name: string, password: string): Promise<Session> {
 }
 
 /**
- * Ends the person's tokens on the service (POST /api/logout.php): the service keeps no record per
- * token, so this ends every login of the person, on every device. Throws when the service cannot be
- * reached or refuses.
+ * Ends the login on the service (POST /api/logout.php): this phone's token, or with `everywhere`
+ * every token of the person on every device. Throws when the service cannot be reached or refuses.
  */
-async function endOnService(): Promise<void> {
-  await unwrap(api.POST('/api/logout.php'));
+async function endOnService(everywhere: boolean): Promise<void> {
+  await unwrap(api.POST('/api/logout.php', { params: { query: everywhere ? { action: 'everywhere' } : {} } }));
 }
 
 /**
- * Logs out: when online, the login is ended on the service too (a copy of the token is worthless
+ * Logs out: when online, this phone's token is ended on the service too (a copy of it is worthless
  * from then on); offline, or if the service cannot be reached, only this phone forgets it. Then the
  * login and every cached read on this phone are forgotten; what waits in the outbox stays.
  */
 export async function logout(): Promise<void> {
-  if (network.online && currentToken()) await endOnService().catch(() => undefined);
+  if (network.online && currentToken()) await endOnService(false).catch(() => undefined);
   await forgetLogin();
 }
 
 /** "Log out everywhere": every login of the person ends on the service, then on this phone. Throws (and keeps the login) when the service cannot be reached. */
 export async function logoutEverywhere(): Promise<void> {
-  if (currentToken()) await endOnService();
+  if (currentToken()) await endOnService(true);
   await forgetLogin();
 }
 
