@@ -32,7 +32,6 @@ export function parseRights(list: string): Right[] {
 /** @param timeZone Dolibarr's time zone: llx_user's dates are its wall times (time.ts). */
 export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UTC') {
   const { db, dialect } = handle;
-  const voids = createTokenVoidRepository(db);
 
   async function userId(login: string, on: Db = db): Promise<number> {
     const row = await on.selectFrom('user').select('rowid').where('login', '=', login).where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
@@ -99,21 +98,23 @@ export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UT
       const columns = await userColumns();
       const passCrypted = await hashPassword(password);
       const now = Math.floor(Date.now() / 1000);
-      // Every token issued so far is void, that of the second of the change included (a login
-      // afterwards gets a later iat).
-      await voids.voidThrough(id, now);
-      await db
-        .updateTable('user')
-        .set({
-          pass_crypted: passCrypted,
-          pass: null,
-          pass_temp: null,
-          // As Dolibarr's setPassword, in UTC as Dolibarr writes this column: its sessions from
-          // before the change are void (nobody's own session to spare here).
-          ...(columns.has('flagdelsessionsbefore') ? { flagdelsessionsbefore: toDolibarrDateTime(now, 'UTC') } : {}),
-        })
-        .where('rowid', '=', id)
-        .execute();
+      // The new password first, then the void, in one transaction: a login with the old password
+      // until the change commits gets a token the void covers (every iat issued so far is).
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('user')
+          .set({
+            pass_crypted: passCrypted,
+            pass: null,
+            pass_temp: null,
+            // As Dolibarr's setPassword, in UTC as Dolibarr writes this column: its sessions from
+            // before the change are void (nobody's own session to spare here).
+            ...(columns.has('flagdelsessionsbefore') ? { flagdelsessionsbefore: toDolibarrDateTime(now, 'UTC') } : {}),
+          })
+          .where('rowid', '=', id)
+          .execute();
+        await createTokenVoidRepository(trx).voidThrough(id, now);
+      });
     },
 
     /**
@@ -122,9 +123,14 @@ export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UT
      */
     async setActive(login: string, active: boolean): Promise<void> {
       const id = await userId(login);
-      if (!active) await voids.voidThrough(id, Math.floor(Date.now() / 1000), true);
-      await db.updateTable('user').set({ statut: active ? 1 : 0 }).where('rowid', '=', id).execute();
-      if (active) await voids.markActive(id);
+      // The deactivation first, then the void, in one transaction: a login until it commits gets
+      // a token the void covers.
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('user').set({ statut: active ? 1 : 0 }).where('rowid', '=', id).execute();
+        const voids = createTokenVoidRepository(trx);
+        if (active) await voids.markActive(id);
+        else await voids.voidThrough(id, Math.floor(Date.now() / 1000), true);
+      });
     },
 
     grant,
