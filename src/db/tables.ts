@@ -301,6 +301,10 @@ export interface BerichtTokenVoidTable {
   fk_user: Int;
   /** Unix seconds: a token whose iat is at most this is refused. */
   void_through: Int;
+  /** Unix seconds of the clock when the last void was written; 0: never. */
+  voided_at: ColumnType<Int, Int | undefined, Int>;
+  /** Unix seconds: the highest iat issued to the user; 0: none recorded. */
+  issued_through: ColumnType<Int, Int | undefined, Int>;
   /** 1 while the service has seen the user deactivated. */
   inactive: ColumnType<Int, Int | undefined, Int>;
 }

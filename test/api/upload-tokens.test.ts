@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { msUntil, runCleanup } from '../../src/modules/maintenance/cleanup.js';
+import { createTokenVoidRepository } from '../../src/modules/auth/token-void.repository.js';
 import { tokenHash } from '../../src/modules/uploads/upload-tokens.service.js';
 import { assertError } from '../helpers/assertions.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
@@ -202,6 +203,23 @@ for (const dialect of testDialects()) {
       await new Promise((r) => setTimeout(r, 1100)); // made in an earlier second than the logout
       assert.equal((await ctx.app.inject({ method: 'POST', url: '/api/logout.php?action=everywhere', headers: { authorization: `Bearer ${me.token}` } })).statusCode, 200);
       assertError(await uploadWith(made.token, await jpeg()), 410, 'UPLOAD_TOKEN_REVOKED');
+    });
+
+    test('a link made after a void lives, however many voids came before in that second', async () => {
+      const user = await ctx.make.user({ rights: ['read', 'write'] });
+      const order = await ctx.make.order({ author: user.id });
+      const voids = createTokenVoidRepository(ctx.handle.db);
+      // Several voids in a row (a password changed twice, a logout everywhere): none of them
+      // reaches past the clock, as no token was issued meanwhile.
+      const at = Math.floor(Date.now() / 1000);
+      for (let i = 0; i < 4; i++) await voids.voidThrough(user.id, at);
+      const row = await ctx.handle.db.selectFrom('bericht_token_void').select(['void_through', 'voided_at']).where('fk_user', '=', user.id).executeTakeFirstOrThrow();
+      assert.equal(Number(row.void_through), at, 'the void covers the tokens issued, not seconds to come');
+      // The next second: after the voids.
+      while (Math.floor(Date.now() / 1000) <= at) await new Promise((r) => setTimeout(r, 50));
+      const me = { id: user.id, token: await ctx.make.token(user) };
+      const made = await link(me, order.id);
+      assert.equal((await uploadWith(made.token, await jpeg())).statusCode, 201, 'the new link lives');
     });
 
     test("the order's live links are listed; whoever may write to the order revokes one (idempotent), and it is gone at once", async () => {

@@ -3,7 +3,9 @@
  * - `bericht_token_void`: per user, the Unix second `void_through` up to which every token is
  *   void (a token whose iat is at most this second is refused). Written by a logout ("log out
  *   everywhere"), a password change and a deactivation made through this service, and when the
- *   service sees a user deactivated (`inactive` = 1 until it sees the user active again).
+ *   service sees a user deactivated (`inactive` = 1 until it sees the user active again);
+ *   `voided_at` the clock's second of the last void; `issued_through` the highest iat issued to
+ *   the user (each login writes it, each issuing a later iat than the one before).
  * - `bericht_token_revoked`: single tokens ended by a logout on one device, by the SHA-256 of the
  *   token (the token itself is not kept), until their own expiry `exp`.
  * - `bericht_login_known`: a login and a client address from which that login succeeded, with the
@@ -24,6 +26,8 @@ export function berichtSessions(dialect: Dialect, prefix: string) {
       await table('bericht_token_void')
         .addColumn('fk_user', 'integer', (c) => c.notNull())
         .addColumn('void_through', 'integer', (c) => c.notNull())
+        .addColumn('voided_at', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('issued_through', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('inactive', ty.smallint, (c) => c.notNull().defaultTo(0))
         .execute();
       await index('uk_bericht_token_void_user', 'bericht_token_void', ['fk_user'], true);

@@ -86,7 +86,7 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
     async (request) => {
       const action = request.query.action;
       if (action !== undefined && action !== 'everywhere') throw new AppError('ACTION_UNKNOWN', { details: { known: ['everywhere'] } });
-      if (action === 'everywhere') await options.auth.logout(callerOf(request).id);
+      if (action === 'everywhere') await options.auth.logout(callerOf(request).id, options.auth.issuedAt(readToken(request, false)!));
       else await options.auth.logoutToken(readToken(request, false)!);
       return { logged_out: true as const, everywhere: action === 'everywhere' };
     },

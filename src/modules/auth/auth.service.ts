@@ -38,8 +38,12 @@ export interface AuthUser {
 }
 
 export interface CurrentUser extends AuthUser {
-  /** Unix second through which what the user did before counts as ended (a logout everywhere, password change, deactivation); null: never. */
-  voidThrough: number | null;
+  /**
+   * The clock's Unix second of the last end of what the user did before (a logout everywhere,
+   * password change, deactivation; Dolibarr's cut-off less one second); null: never. What was
+   * made up to and including this second counts as ended.
+   */
+  voidedAt: number | null;
 }
 
 export interface LoginResult {
@@ -53,7 +57,9 @@ export interface AuthService {
   login(login: string, password: string, address: string): Promise<LoginResult>;
   authenticate(token: string): Promise<AuthUser>;
   /** Ends every token of the user issued so far ("log out everywhere"); a login afterwards works. */
-  logout(userId: number): Promise<void>;
+  logout(userId: number, iat?: number): Promise<void>;
+  /** The iat of a token already authenticated (its claims read, not checked again); undefined when unreadable. */
+  issuedAt(token: string): number | undefined;
   /** Ends this one token (a logout on one device); the person's other logins go on. */
   logoutToken(token: string): Promise<void>;
   /**
@@ -225,7 +231,11 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const name = fullName(user);
       // Never an iat that a void already covers: a logout in this second ends the tokens before
       // it, not this one (token-void.repository.ts). Dolibarr's cut-off voids what is before it.
-      const iat = Math.max(at, (user.tokensVoidThrough ?? 0) + 1, sessionCutOff(user) ?? 0);
+      // Recorded as issued, later than the iat issued before: two logins in one second get
+      // different tokens, so that a logout on one device never ends the other's.
+      const iat = await voids.issue(user.id, Math.max(at, (user.tokensVoidThrough ?? 0) + 1, sessionCutOff(user) ?? 0), at);
+      // More logins of one person within a few seconds than seconds to give them.
+      if (iat === undefined) throw new AppError('SERVICE_UNAVAILABLE', { headers: { 'retry-after': '1' } });
       const { token, claims } = await tokens.sign({ id: user.id, login: user.login, name, perms }, iat);
       return {
         token,
@@ -272,8 +282,8 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       if (!user || !isUsable(user, now(), timeZone)) return undefined;
       const perms = permsFrom(await users.listRights(user.id));
       const cutOff = sessionCutOff(user);
-      const voidThrough = Math.max(user.tokensVoidThrough ?? -1, cutOff === null ? -1 : cutOff - 1);
-      return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms, voidThrough: voidThrough < 0 ? null : voidThrough };
+      const voidedAt = Math.max(user.tokensVoidedAt ?? -1, cutOff === null ? -1 : cutOff - 1);
+      return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms, voidedAt: voidedAt <= 0 ? null : voidedAt };
     },
 
     async logoutToken(token) {
@@ -282,8 +292,18 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       keptUsers.delete(token);
     },
 
-    async logout(userId) {
-      await voids.voidThrough(userId, now());
+    issuedAt(token) {
+      try {
+        const iat = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat?: unknown }).iat;
+        return typeof iat === 'number' && Number.isSafeInteger(iat) ? iat : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+
+    async logout(userId, iat) {
+      const at = now();
+      await voids.voidThrough(userId, at, undefined, Math.max(at, iat ?? at));
       keptUsers.clear();
     },
   };

@@ -29,6 +29,8 @@ export interface UserRecord {
   sessionsValidAfter: string | null;
   /** Tokens whose iat is at most this Unix second are void (bericht_token_void); null: none voided. */
   tokensVoidThrough: number | null;
+  /** The clock's Unix second of the last void (bericht_token_void.voided_at); null: never. */
+  tokensVoidedAt: number | null;
   /** Whether the token named to getById was ended by a logout on its device (bericht_token_revoked). */
   tokenRevoked?: boolean;
 }
@@ -60,6 +62,7 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
         has('dateendvalidity') ? eb.ref('dateendvalidity').as('dateendvalidity') : sql<null>`null`.as('dateendvalidity'),
         has('flagdelsessionsbefore') ? eb.ref('flagdelsessionsbefore').as('flagdelsessionsbefore') : sql<null>`null`.as('flagdelsessionsbefore'),
         eb.selectFrom('bericht_token_void').select('void_through').whereRef('bericht_token_void.fk_user', '=', 'user.rowid').as('void_through'),
+        eb.selectFrom('bericht_token_void').select('voided_at').whereRef('bericht_token_void.fk_user', '=', 'user.rowid').as('voided_at'),
       ])
       .where('entity', 'in', [0, entity]);
 
@@ -80,6 +83,7 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
     validUntil: row.dateendvalidity,
     sessionsValidAfter: row.flagdelsessionsbefore,
     tokensVoidThrough: row.void_through === null || row.void_through === undefined ? null : Number(row.void_through),
+    tokensVoidedAt: row.voided_at === null || row.voided_at === undefined || Number(row.voided_at) === 0 ? null : Number(row.voided_at),
   });
 
   return {

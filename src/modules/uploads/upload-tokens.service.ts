@@ -70,7 +70,9 @@ export function createUploadTokenService(deps: {
     const maker = await lookup(Number(row.fk_user_creat));
     if (!maker?.perms.read || !maker.perms.write) return undefined;
     const made = fromDbDateTime(row.datec as string | null);
-    if (maker.voidThrough !== null && (made === null || made <= maker.voidThrough)) return undefined;
+    // Against the clock's second of the void, not the iats it covers (which may be a few seconds
+    // ahead): a link made after the void lives.
+    if (maker.voidedAt !== null && (made === null || made <= maker.voidedAt)) return undefined;
     return (await access.getById('commande', Number(row.fk_element), maker)) ? maker : undefined;
   }
 
