@@ -36,7 +36,7 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
           'An address the login succeeded from is not slowed down.',
         security: [],
         body: LoginBody,
-        response: { 200: LoginResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse },
+        response: { 200: LoginResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
       },
       config: { auth: 'public', methodNotAllowed: 'AUTH_METHOD_NOT_ALLOWED' },
       // A missing or mistyped field is the spec's "login + password erforderlich", not a generic 400.
@@ -65,7 +65,9 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
           'Without `action`: ends the token sent (a logout on one device); the person\'s other logins go on. ' +
           'The service keeps the token\'s SHA-256 until the token\'s own expiry, never the token. ' +
           '`?action=everywhere` ("log out everywhere"): ends every token of the calling user issued so far, this one included, on every phone and browser, a lost one\'s too. ' +
-          'A login afterwards works (its token is issued with a later `iat`); the token\'s claims stay as they are: the service keeps, per user, the second through which tokens are void. ' +
+          'It also ends the QR upload links the caller made up to then (a link made afterwards lives). ' +
+          'A login afterwards works (its token is issued with a later `iat`); the token\'s claims stay as they are: the service keeps, per user, the second through which tokens are void and the last `iat` issued. ' +
+          'Each login issues an `iat` later than the one before, so two logins of one person in one second get different tokens; a login that would need an `iat` more than 5 s ahead of the clock (many logins of one person at once) is answered 503 SERVICE_UNAVAILABLE with Retry-After: 1. ' +
           'Both take effect at once in the process that answers and within AUTH_CACHE_SECONDS in the others. ' +
           'A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one the service sees in Dolibarr within AUTH_CACHE_SECONDS) end every token as well; ' +
           'a user activated again does not get its old tokens back. ' +

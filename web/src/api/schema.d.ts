@@ -138,7 +138,7 @@ export interface paths {
         put?: never;
         /**
          * Log out: end this token, or with action=everywhere every token of the caller
-         * @description Without `action`: ends the token sent (a logout on one device); the person's other logins go on. The service keeps the token's SHA-256 until the token's own expiry, never the token. `?action=everywhere` ("log out everywhere"): ends every token of the calling user issued so far, this one included, on every phone and browser, a lost one's too. A login afterwards works (its token is issued with a later `iat`); the token's claims stay as they are: the service keeps, per user, the second through which tokens are void. Both take effect at once in the process that answers and within AUTH_CACHE_SECONDS in the others. A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one the service sees in Dolibarr within AUTH_CACHE_SECONDS) end every token as well; a user activated again does not get its old tokens back. Answers `{ logged_out: true, everywhere }`. With a token that is already void: 401 AUTH_TOKEN_INVALID (nothing left to end). An unknown action: 400 ACTION_UNKNOWN. Any other method: 405.
+         * @description Without `action`: ends the token sent (a logout on one device); the person's other logins go on. The service keeps the token's SHA-256 until the token's own expiry, never the token. `?action=everywhere` ("log out everywhere"): ends every token of the calling user issued so far, this one included, on every phone and browser, a lost one's too. It also ends the QR upload links the caller made up to then (a link made afterwards lives). A login afterwards works (its token is issued with a later `iat`); the token's claims stay as they are: the service keeps, per user, the second through which tokens are void and the last `iat` issued. Each login issues an `iat` later than the one before, so two logins of one person in one second get different tokens; a login that would need an `iat` more than 5 s ahead of the clock (many logins of one person at once) is answered 503 SERVICE_UNAVAILABLE with Retry-After: 1. Both take effect at once in the process that answers and within AUTH_CACHE_SECONDS in the others. A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one the service sees in Dolibarr within AUTH_CACHE_SECONDS) end every token as well; a user activated again does not get its old tokens back. Answers `{ logged_out: true, everywhere }`. With a token that is already void: 401 AUTH_TOKEN_INVALID (nothing left to end). An unknown action: 400 ACTION_UNKNOWN. Any other method: 405.
          */
         post: operations["logoutEverywhere"];
         delete?: never;
@@ -1039,6 +1039,21 @@ export interface operations {
             };
             /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
