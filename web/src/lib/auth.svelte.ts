@@ -82,7 +82,17 @@ export async function login(name: string, password: string): Promise<Session> {
  * every token of the person on every device. Throws when the service cannot be reached or refuses.
  */
 async function endOnService(everywhere: boolean): Promise<void> {
-  await unwrap(api.POST('/api/logout.php', { params: { query: everywhere ? { action: 'everywhere' } : {} } }));
+  // A service that does not answer within LOGOUT_TIMEOUT_MS counts as unreachable: a logout never hangs.
+  await unwrap(api.POST('/api/logout.php', { params: { query: everywhere ? { action: 'everywhere' } : {} }, signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS) }));
+}
+
+const LOGOUT_TIMEOUT_MS = 5_000;
+
+/** "Log out everywhere" without a login that still holds (expired, or ended): nothing was ended on the service. */
+export class NoValidLogin extends Error {
+  constructor() {
+    super('no valid login to end the others with');
+  }
 }
 
 /**
@@ -95,9 +105,14 @@ export async function logout(): Promise<void> {
   await forgetLogin();
 }
 
-/** "Log out everywhere": every login of the person ends on the service, then on this phone. Throws (and keeps the login) when the service cannot be reached. */
+/**
+ * "Log out everywhere": every login of the person ends on the service, then on this phone. Throws
+ * (and keeps the login) when the service cannot be reached or refuses, and NoValidLogin when this
+ * phone's login no longer holds: the person logs in again first, nothing is forgotten silently.
+ */
 export async function logoutEverywhere(): Promise<void> {
-  if (currentToken()) await endOnService(true);
+  if (!currentToken()) throw new NoValidLogin();
+  await endOnService(true);
   await forgetLogin();
 }
 
