@@ -255,7 +255,14 @@ for (const dialect of testDialects()) {
       assert.deepEqual(done.json(), { id: first.id, revoked: true });
       assertError(await uploadWith(first.token, await jpeg()), 404, 'UPLOAD_TOKEN_NOT_FOUND');
       assert.equal(await pageStatus(first.token), 404);
-      assert.deepEqual((await revoke(me, first.id)).json(), { id: first.id, revoked: true }, 'again: the same answer');
+      // Gone, unknown and not visible answer alike.
+      const again = await revoke(me, first.id);
+      const unknown = await revoke(me, 2_000_000_000);
+      assertError(again, 404, 'UPLOAD_TOKEN_NOT_FOUND');
+      assertError(unknown, 404, 'UPLOAD_TOKEN_NOT_FOUND');
+      const invisible = await revoke(stranger, second.id);
+      assertError(invisible, 404, 'UPLOAD_TOKEN_NOT_FOUND');
+      assert.deepEqual(unknown.json(), invisible.json(), 'the same body');
       assert.deepEqual((await listLinks(me, order.id)).json().items.map((l: { id: number }) => l.id), [second.id]);
       assert.equal((await uploadWith(second.token, await jpeg())).statusCode, 201, 'the other link still works');
 

@@ -159,8 +159,8 @@ export function createUploadTokenService(deps: {
      */
     async revoke(user: Caller, id: number): Promise<void> {
       const row = await db.selectFrom('bericht_upload_token').select(['rowid', 'element_type', 'fk_element']).where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst();
-      if (!row) return;
-      if (row.element_type !== 'commande' || !(await access.getById('commande', Number(row.fk_element), user))) throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
+      // Unknown and not visible answer alike: which link ids exist is not told.
+      if (!row || row.element_type !== 'commande' || !(await access.getById('commande', Number(row.fk_element), user))) throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
       await db.deleteFrom('bericht_upload_token').where('rowid', '=', id).where('entity', '=', entity).execute();
     },
   };

@@ -258,7 +258,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
         description:
           '`?id=<link>`: ends the link at once; its page and uploads answer 404 UPLOAD_TOKEN_NOT_FOUND from then on. ' +
           "Anyone who may write to the link's order may revoke it (write right, order visible), not only its maker: the office or a colleague can end the link of a lost phone. " +
-          'Idempotent: a link that is gone already answers the same `{ id, revoked: true }`. The link of an order the caller does not see: 404 UPLOAD_TOKEN_NOT_FOUND.',
+          'A link that does not exist (never made, revoked or cleaned up already) and the link of an order the caller does not see answer alike: 404 UPLOAD_TOKEN_NOT_FOUND, as for every object the caller cannot see.',
         querystring: Type.Object({ id: RowId('The link (`id` from making or listing it).') }, { additionalProperties: false }),
         response: { 200: Type.Object({ id: Type.Integer(), revoked: Type.Literal(true) }), ...ERRORS },
       },

@@ -535,7 +535,7 @@ export interface paths {
         post: operations["createUploadToken"];
         /**
          * Revoke a QR upload link
-         * @description `?id=<link>`: ends the link at once; its page and uploads answer 404 UPLOAD_TOKEN_NOT_FOUND from then on. Anyone who may write to the link's order may revoke it (write right, order visible), not only its maker: the office or a colleague can end the link of a lost phone. Idempotent: a link that is gone already answers the same `{ id, revoked: true }`. The link of an order the caller does not see: 404 UPLOAD_TOKEN_NOT_FOUND.
+         * @description `?id=<link>`: ends the link at once; its page and uploads answer 404 UPLOAD_TOKEN_NOT_FOUND from then on. Anyone who may write to the link's order may revoke it (write right, order visible), not only its maker: the office or a colleague can end the link of a lost phone. A link that does not exist (never made, revoked or cleaned up already) and the link of an order the caller does not see answer alike: 404 UPLOAD_TOKEN_NOT_FOUND, as for every object the caller cannot see.
          */
         delete: operations["revokeUploadToken"];
         options?: never;
