@@ -15,7 +15,7 @@ import { createAuthService } from './modules/auth/auth.service.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { createLoginThrottleRepository } from './modules/auth/login-throttle.repository.js';
 import { createTokenService } from './modules/auth/token.js';
-import { createTokenVoidRepository } from './modules/auth/token-void.repository.js';
+import { createTokenVoidRepository, SWEEP_SECONDS } from './modules/auth/token-void.repository.js';
 import { createUserRepository } from './modules/auth/user.repository.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { createElementAccess, namedUserColumns } from './modules/access/element-access.js';
@@ -253,8 +253,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(webApp, { appDir: config.appDir });
 
   // A user deactivated in Dolibarr keeps its tokens void when it is activated again: the sweep
-  // notes each deactivation within AUTH_CACHE_SECONDS (at least every second).
-  const sweepMs = Math.max(1, config.authCacheSeconds) * 1000;
+  // notes each deactivation within SWEEP_SECONDS (a request with one of its tokens at once).
+  const sweepMs = SWEEP_SECONDS * 1000;
   let sweepFailed = false;
   let sweeping = false;
   const sweep = setInterval(() => {

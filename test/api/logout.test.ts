@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createDb, type DbHandle } from '../../src/db/database.js';
 import { toDolibarrDateTime } from '../../src/dolibarr/time.js';
+import { createTokenVoidRepository } from '../../src/modules/auth/token-void.repository.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
@@ -149,8 +150,14 @@ for (const dialect of testDialects()) {
       const token = await ctx.make.token(anna);
       assert.equal((await list(ctx.app, token)).statusCode, 200);
       await dolibarr.db.updateTable('user').set({ statut: 0 }).where('rowid', '=', anna.id).execute();
-      // No request with the token meanwhile: the service notices the deactivation by itself.
-      await sleep(WINDOW_MS + SLACK_MS);
+      // No request with the token meanwhile: the service's sweep (every SWEEP_SECONDS) notes the
+      // deactivation by itself; called here rather than waited for.
+      // (The app's own sweep may have come first: either way the deactivation is noted once.)
+      await createTokenVoidRepository(ctx.handle.db).sweep(ctx.config.entity, Math.floor(Date.now() / 1000));
+      const noted = await ctx.handle.db.selectFrom('bericht_token_void').select(['inactive', 'void_through']).where('fk_user', '=', anna.id).executeTakeFirstOrThrow();
+      assert.equal(Number(noted.inactive), 1);
+      assert.ok(Number(noted.void_through) >= (claimsOf(token).iat as number));
+      assert.ok(!(await createTokenVoidRepository(ctx.handle.db).sweep(ctx.config.entity, Math.floor(Date.now() / 1000))).includes(anna.id), 'once per deactivation');
       await dolibarr.db.updateTable('user').set({ statut: 1 }).where('rowid', '=', anna.id).execute();
       assertError(await list(ctx.app, token), 401, 'AUTH_TOKEN_INVALID');
       assertError(await list(other, token), 401, 'AUTH_TOKEN_INVALID');

@@ -21,6 +21,9 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 
+/** How often each process looks for users deactivated in Dolibarr's own screens. */
+export const SWEEP_SECONDS = 30;
+
 /** How far ahead of the clock an issued iat may be. */
 export const ISSUE_AHEAD_SECONDS = 5;
 
