@@ -277,7 +277,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The daily clean-up runs in every process (its deletes do no harm twice); CLEANUP_AT=off leaves it to `fieldreport cleanup`.
   app.decorate('recoverDeadRuns', () => recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }));
   if (config.cleanupAt !== 'off') {
-    const stop = scheduleDailyCleanup(() => runDailyCleanup({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }), config.cleanupAt, app.log);
+    const stop = scheduleDailyCleanup(() => runDailyCleanup({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs, limits: { uploadTokenMaxDays: config.uploadTokenMaxDays, knownAddressDays: config.login.knownAddressDays } }), config.cleanupAt, app.log);
     app.addHook('onClose', async () => stop());
   }
 

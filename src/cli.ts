@@ -156,9 +156,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return await withDb(config, async (handle) => {
           const [{ runDailyCleanup }, { createRunRegistry }] = await Promise.all([import('./modules/maintenance/cleanup.js'), import('./adapters/runs.js')]);
           await migrate(handle, config);
-          const { removed, recovered, print_copies: copies } = await runDailyCleanup({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs: createRunRegistry(config.dataRoot) });
+          const { removed, recovered, print_copies: copies } = await runDailyCleanup({
+            db: handle.db,
+            dataRoot: config.dataRoot,
+            entity: config.entity,
+            runs: createRunRegistry(config.dataRoot),
+            limits: { uploadTokenMaxDays: config.uploadTokenMaxDays, knownAddressDays: config.login.knownAddressDays },
+          });
           process.stdout.write(
-            `Removed: ${removed.upload_tokens} expired upload links, ${removed.idempotency_keys} old idempotency keys, ${removed.login_failures} old failed logins.\n` +
+            `Removed: ${removed.upload_tokens} expired upload links, ${removed.idempotency_keys} old idempotency keys, ${removed.login_failures} old failed logins, ${removed.revoked_tokens} expired ended tokens, ${removed.known_addresses} unused login addresses.\n` +
               `Left by stopped processes: ${recovered.temp_files} temporary files, ${recovered.temp_dirs} working folders, ${recovered.processes} LibreOffice processes, ` +
               `${recovered.intents_removed} unfinished files removed, ${recovered.intents_kept} finished files kept.\n` +
               `Print-size copies: ${copies.removed} removed, ${copies.kept} kept (${Math.round(copies.bytes / 1048576)} MB).\n`,

@@ -272,7 +272,7 @@ for (const dialect of testDialects()) {
       assertError(await ctx.app.inject({ method: 'DELETE', url: `/api/upload_token.php?id=${second.id}` }), 401, 'AUTH_TOKEN_MISSING');
     });
 
-    test('old idempotency keys and failed logins go with the clean-up; recent ones stay', async () => {
+    test('old idempotency keys, failed logins, expired ended tokens, unused login addresses and links past their longest life go with the clean-up; recent ones stay', async () => {
       const me = await caller();
       const now = Math.floor(Date.now() / 1000);
       await ctx.handle.db.insertInto('bericht_idempotency').values([
@@ -283,7 +283,25 @@ for (const dialect of testDialects()) {
         { login: 'alt', address: '1.2.3.4', at: now - 2 * 86_400 },
         { login: 'neu', address: '1.2.3.4', at: now - 60 },
       ]).execute();
-      await runCleanup(ctx.handle.db);
+      const user = await ctx.make.user({ rights: ['read', 'write'] });
+      const order = await ctx.make.order({ author: user.id });
+      await ctx.handle.db.insertInto('bericht_token_revoked').values([
+        { token_hash: 'c'.repeat(64), fk_user: me.id, exp: now - 10 },
+        { token_hash: 'd'.repeat(64), fk_user: me.id, exp: now + 3600 },
+      ]).execute();
+      await ctx.handle.db.insertInto('bericht_login_known').values([
+        { login: 'alt-bekannt', address: '1.2.3.4', at: now - 31 * 86_400 },
+        { login: 'neu-bekannt', address: '1.2.3.4', at: now - 29 * 86_400 },
+      ]).execute();
+      // Made 8 days ago for 90 days (before UPLOAD_TOKEN_MAX_DAYS): past its longest life.
+      await ctx.handle.db.insertInto('bericht_upload_token').values([
+        { entity: ctx.config.entity, token: 'e'.repeat(64), element_type: 'commande', fk_element: order.id, fk_user_creat: user.id, datec: toDbDateTime(now - 8 * 86_400), date_expiry: toDbDateTime(now + 82 * 86_400) },
+        { entity: ctx.config.entity, token: 'f'.repeat(64), element_type: 'commande', fk_element: order.id, fk_user_creat: user.id, datec: toDbDateTime(now - 6 * 86_400), date_expiry: toDbDateTime(now + 86_400) },
+      ]).execute();
+      await runCleanup(ctx.handle.db, new Date(), { uploadTokenMaxDays: ctx.config.uploadTokenMaxDays, knownAddressDays: 30 });
+      assert.deepEqual((await ctx.handle.db.selectFrom('bericht_token_revoked').select('token_hash').where('fk_user', '=', me.id).execute()).map((r) => r.token_hash), ['d'.repeat(64)]);
+      assert.deepEqual((await ctx.handle.db.selectFrom('bericht_login_known').select('login').where('login', 'in', ['alt-bekannt', 'neu-bekannt']).execute()).map((r) => r.login), ['neu-bekannt']);
+      assert.deepEqual((await ctx.handle.db.selectFrom('bericht_upload_token').select('token').where('fk_element', '=', order.id).execute()).map((r) => r.token), ['f'.repeat(64)]);
       assert.deepEqual((await ctx.handle.db.selectFrom('bericht_idempotency').select('idem_key').where('fk_user', '=', me.id).execute()).map((r) => r.idem_key), ['b'.repeat(64)]);
       const logins = (await ctx.handle.db.selectFrom('bericht_login_failure').select('login').where('login', 'in', ['alt', 'neu']).execute()).map((r) => r.login);
       assert.deepEqual(logins, ['neu']);
