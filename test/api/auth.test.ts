@@ -619,6 +619,16 @@ for (const dialect of testDialects()) {
       assertLoggedIn(await login(ctx, other, { remoteAddress: '10.0.3.1' }), other.id);
     });
 
+    test('refused attempts count toward the address limit: an address that goes on sending blocks itself for every login', async () => {
+      const blocked = await ctx.make.user({ rights: ['read'] });
+      const other = await ctx.make.user({ rights: ['read'] });
+      await fail(blocked.login, 3, '10.0.3.2');
+      // Refused unchecked, three times: with the three failures, six attempts from the address (limit 5).
+      for (let i = 0; i < 3; i++) assertThrottled(await login(ctx, blocked, { remoteAddress: '10.0.3.2' }), limits.windowSeconds);
+      assertThrottled(await login(ctx, other, { remoteAddress: '10.0.3.2' }), limits.windowSeconds);
+      assertLoggedIn(await login(ctx, other, { remoteAddress: '10.0.3.3' }), other.id);
+    });
+
     test('the login name is counted case-insensitively', async () => {
       const u = await ctx.make.user({ rights: ['read'] });
       await fail(u.login.toUpperCase(), 2, '10.0.4.1');

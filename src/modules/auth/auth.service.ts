@@ -204,7 +204,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       try {
         await checkThrottle(key, address, at, attempt);
       } catch (error) {
-        await throttle.release(attempt);
+        // Refused: it still counts for the address (one that goes on sending stays blocked).
+        if (error instanceof AppError && error.code === 'AUTH_TOO_MANY_ATTEMPTS') await throttle.markRefused(attempt);
+        else await throttle.release(attempt);
         throw error;
       }
 

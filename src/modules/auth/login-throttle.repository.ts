@@ -6,8 +6,8 @@
  *
  * An attempt is claimed (written) before its password is checked, and counted with the attempts
  * before it (by id); so attempts sent in parallel count each other, exactly the first ones of a
- * burst are checked, and they stay recorded. An attempt that succeeds, or is refused unchecked, is
- * released again; a failed one stays as the failure. (An insert that takes an earlier id but
+ * burst are checked, and they stay recorded. An attempt that succeeds is released again; one
+ * refused unchecked stays as an attempt of its address only; a failed one stays as the failure. (An insert that takes an earlier id but
  * becomes visible late can let one extra attempt through; closing that needs a lock per login.)
  */
 import type { DbHandle } from '../../db/database.js';
@@ -33,6 +33,11 @@ export interface LoginThrottleRepository {
   /** Attempts since `since`, up to and including attempt `upTo` (later ones do not count against it). */
   count(login: string, address: string, since: number, upTo: number): Promise<FailureCounts>;
   release(id: number): Promise<void>;
+  /**
+   * An attempt refused unchecked (429) stays as an attempt of its address only (login ''): it
+   * counts toward the address's limit, not toward the login's, which the caller never tried.
+   */
+  markRefused(id: number): Promise<void>;
   /** Forgets the failures of the login from this address (it has just succeeded there). */
   clearPair(login: string, address: string): Promise<void>;
   /** Forgets every attempt older than `before`. */
@@ -80,6 +85,10 @@ export function createLoginThrottleRepository({ db, dialect }: Pick<DbHandle, 'd
 
     async release(id) {
       await db.deleteFrom('bericht_login_failure').where('rowid', '=', id).execute();
+    },
+
+    async markRefused(id) {
+      await db.updateTable('bericht_login_failure').set({ login: '' }).where('rowid', '=', id).execute();
     },
 
     async clearPair(login, address) {
