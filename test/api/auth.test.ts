@@ -629,6 +629,14 @@ for (const dialect of testDialects()) {
       assertLoggedIn(await login(ctx, other, { remoteAddress: '10.0.3.3' }), other.id);
     });
 
+    test('IPv6 addresses count by their /64: another address of the same /64 is blocked, not merely slowed down', async () => {
+      const u = await ctx.make.user({ rights: ['read'] });
+      await fail(u.login, 3, '2001:db8:9:1::1');
+      const res = await login(ctx, u, { remoteAddress: '2001:db8:9:1::2' });
+      assertThrottled(res, limits.windowSeconds);
+      assert.ok(Number(res.headers['retry-after']) > 60, 'blocked for the window, as the guessing address itself');
+    });
+
     test('the login name is counted case-insensitively', async () => {
       const u = await ctx.make.user({ rights: ['read'] });
       await fail(u.login.toUpperCase(), 2, '10.0.4.1');

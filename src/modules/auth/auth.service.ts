@@ -24,6 +24,7 @@ import { AppError } from '../../errors.js';
 import type { LoginThrottleRepository } from './login-throttle.repository.js';
 import type { TokenService } from './token.js';
 import type { TokenVoidRepository } from './token-void.repository.js';
+import { addressKey } from '../common/client-address.js';
 import type { UserRecord, UserRepository } from './user.repository.js';
 
 export interface AuthUser {
@@ -194,8 +195,10 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
   }
 
   return {
-    async login(login, password, address) {
+    async login(login, password, ip) {
       const at = now();
+      // IPv6 by its /64: one connection usually holds a whole /64.
+      const address = addressKey(ip);
       const user = await users.findForLogin(login);
       // Every spelling that reaches one account ('Admin', 'admin', its e-mail address) shares one budget.
       const key = throttleKey(user?.login ?? login);
