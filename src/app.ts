@@ -15,6 +15,7 @@ import { createAuthService } from './modules/auth/auth.service.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { createLoginThrottleRepository } from './modules/auth/login-throttle.repository.js';
 import { createTokenService } from './modules/auth/token.js';
+import { createTokenVoidRepository, SWEEP_SECONDS } from './modules/auth/token-void.repository.js';
 import { createUserRepository } from './modules/auth/user.repository.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { createElementAccess, namedUserColumns } from './modules/access/element-access.js';
@@ -192,6 +193,24 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   app.addHook('onClose', async () => pdfSeal.queue.stop());
   app.addHook('onClose', async () => pdfSeal.close());
+  const tokens = createTokenService(config.instanceUniqueId);
+  const users = createUserRepository(handle.db, {
+    entity: config.entity,
+    userColumns: new Set(userColumns),
+  });
+  const voids = createTokenVoidRepository(handle.db);
+  const auth = createAuthService({
+    users,
+    throttle: createLoginThrottleRepository(handle),
+    consts,
+    tokens,
+    voids,
+    limits: config.login,
+    dummyCost: await users.maxBcryptCost(),
+    timeZone: config.timeZone,
+    cache: { seconds: config.authCacheSeconds, version: handle.dataVersion ?? handle.writes },
+  });
+
   const ctx: ModuleContext = {
     config,
     handle,
@@ -202,23 +221,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     totalDecimals: totalDecimals((await consts.getMany(['MAIN_MAX_DECIMALS_TOT'])).get('MAIN_MAX_DECIMALS_TOT')),
     access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
     totals: createListTotals(handle),
+    currentUser: (id) => auth.currentUser(id),
   };
-
-  const tokens = createTokenService(config.instanceUniqueId);
-  const users = createUserRepository(handle.db, {
-    entity: config.entity,
-    userColumns: new Set(userColumns),
-  });
-  const auth = createAuthService({
-    users,
-    throttle: createLoginThrottleRepository(handle),
-    consts,
-    tokens,
-    limits: config.login,
-    dummyCost: await users.maxBcryptCost(),
-    timeZone: config.timeZone,
-    cache: { seconds: config.authCacheSeconds, version: handle.dataVersion ?? handle.writes },
-  });
 
   await app.register(drain);
   await app.register(errorHandler);
@@ -253,10 +257,32 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(materialsRoutes, ctx);
   await app.register(webApp, { appDir: config.appDir });
 
+  // A user deactivated in Dolibarr keeps its tokens void when it is activated again: the sweep
+  // notes each deactivation within SWEEP_SECONDS (a request with one of its tokens at once).
+  const sweepMs = SWEEP_SECONDS * 1000;
+  let sweepFailed = false;
+  let sweeping = false;
+  const sweep = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    voids
+      .sweep(config.entity, Math.floor(Date.now() / 1000))
+      .then(
+        () => (sweepFailed = false),
+        (error: unknown) => {
+          if (!sweepFailed) app.log.warn({ err: error }, 'could not look for deactivated users (their tokens are voided once it works again)');
+          sweepFailed = true;
+        },
+      )
+      .finally(() => (sweeping = false));
+  }, sweepMs);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+
   // The daily clean-up runs in every process (its deletes do no harm twice); CLEANUP_AT=off leaves it to `fieldreport cleanup`.
   app.decorate('recoverDeadRuns', () => recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }));
   if (config.cleanupAt !== 'off') {
-    const stop = scheduleDailyCleanup(() => runDailyCleanup({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }), config.cleanupAt, app.log);
+    const stop = scheduleDailyCleanup(() => runDailyCleanup({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs, limits: { uploadTokenMaxDays: config.uploadTokenMaxDays, knownAddressDays: config.login.knownAddressDays } }), config.cleanupAt, app.log);
     app.addHook('onClose', async () => stop());
   }
 

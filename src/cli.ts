@@ -25,6 +25,8 @@ Usage:
   fieldreport user add LOGIN [--password P] [--firstname F] [--lastname L] [--email E]
                              [--admin] [--rights read,write,delete,admin]
   fieldreport user passwd LOGIN [--password P]
+  fieldreport user disable LOGIN          deactivate; ends every token of the user
+  fieldreport user enable LOGIN           activate again (tokens from before stay void)
   fieldreport user grant LOGIN RIGHTS     e.g. read,write
   fieldreport cleanup             remove expired upload links, old idempotency keys, old
                                   failed-login rows, and what stopped processes left
@@ -139,11 +141,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           } else if (sub === 'passwd') {
             await admin.setPassword(login, values.password ?? (await readStdin()));
             process.stdout.write(`Password of '${login}' changed.\n`);
+          } else if (sub === 'disable' || sub === 'enable') {
+            await admin.setActive(login, sub === 'enable');
+            process.stdout.write(`User '${login}' ${sub === 'enable' ? 'activated' : 'deactivated; every token issued so far is void'}.\n`);
           } else if (sub === 'grant') {
             const granted = await admin.grant(login, parseRights(rest[1] ?? ''));
             process.stdout.write(`Granted to '${login}': ${granted.join(', ') || 'nothing new'}.\n`);
           } else {
-            throw new UserAdminError(`unknown command 'user ${sub ?? ''}' (add, passwd, grant)`);
+            throw new UserAdminError(`unknown command 'user ${sub ?? ''}' (add, passwd, disable, enable, grant)`);
           }
           return 0;
         });
@@ -151,9 +156,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return await withDb(config, async (handle) => {
           const [{ runDailyCleanup }, { createRunRegistry }] = await Promise.all([import('./modules/maintenance/cleanup.js'), import('./adapters/runs.js')]);
           await migrate(handle, config);
-          const { removed, recovered, print_copies: copies } = await runDailyCleanup({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs: createRunRegistry(config.dataRoot) });
+          const { removed, recovered, print_copies: copies } = await runDailyCleanup({
+            db: handle.db,
+            dataRoot: config.dataRoot,
+            entity: config.entity,
+            runs: createRunRegistry(config.dataRoot),
+            limits: { uploadTokenMaxDays: config.uploadTokenMaxDays, knownAddressDays: config.login.knownAddressDays },
+          });
           process.stdout.write(
-            `Removed: ${removed.upload_tokens} expired upload links, ${removed.idempotency_keys} old idempotency keys, ${removed.login_failures} old failed logins.\n` +
+            `Removed: ${removed.upload_tokens} expired upload links, ${removed.idempotency_keys} old idempotency keys, ${removed.login_failures} old failed logins, ${removed.revoked_tokens} expired ended tokens, ${removed.known_addresses} unused login addresses.\n` +
               `Left by stopped processes: ${recovered.temp_files} temporary files, ${recovered.temp_dirs} working folders, ${recovered.kept_folders} unstored signatures' copies, ${recovered.processes} LibreOffice processes, ` +
               `${recovered.intents_removed} unfinished files removed, ${recovered.intents_kept} finished files kept.\n` +
               `Print-size copies: ${copies.removed} removed, ${copies.kept} kept (${Math.round(copies.bytes / 1048576)} MB).\n`,

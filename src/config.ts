@@ -25,12 +25,26 @@ export type DatabaseConfig =
     };
 
 export interface LoginThrottleConfig {
-  /** Failed logins for one login name within the window before 429. @default 10 */
+  /**
+   * Failed logins for one login name from one address within the window before that address gets
+   * 429 for the login; also the failures (from every address) after which unknown addresses are
+   * slowed down for the login. @default 10
+   */
   maxFailuresPerLogin: number;
   /** Failed logins from one client address within the window before 429. @default 30 */
   maxFailuresPerAddress: number;
   /** @default 900 (15 minutes) */
   windowSeconds: number;
+  /**
+   * How long an address a login succeeded from stays known: a known address is not slowed down
+   * when others guess the login's password. @default 30
+   */
+  knownAddressDays?: number;
+  /**
+   * The longest delay between two attempts of a login from unknown addresses while its password
+   * is being guessed (the delay doubles with each failure past the limit). @default 60
+   */
+  maxDelaySeconds?: number;
 }
 
 export interface UploadConfig {
@@ -197,8 +211,13 @@ export interface Config {
   timeouts: TimeoutConfig;
   transcribe: TranscribeOverrides;
   mail: MailConfig;
-  /** How long a QR upload link stays valid, in hours. @default 24 */
+  /** How long a QR upload link stays valid, in hours, when its maker does not say. @default 24 */
   uploadTokenHours: number;
+  /**
+   * The longest life of a QR upload link, in days: a longer one is refused when made, and a link
+   * made before under a longer limit ends this long after it was made. @default 7
+   */
+  uploadTokenMaxDays: number;
   /** When the daily clean-up runs (UTC, HH:MM); `off` for none (run `fieldreport cleanup` instead). @default 03:30 */
   cleanupAt: string;
   /**
@@ -438,6 +457,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       maxFailuresPerLogin: intSetting('LOGIN_MAX_FAILURES', get('LOGIN_MAX_FAILURES'), 10, problems, 1, 10_000),
       maxFailuresPerAddress: intSetting('LOGIN_MAX_FAILURES_PER_ADDRESS', get('LOGIN_MAX_FAILURES_PER_ADDRESS'), 30, problems, 1, 100_000),
       windowSeconds: intSetting('LOGIN_WINDOW_SECONDS', get('LOGIN_WINDOW_SECONDS'), 900, problems, 1, 86_400),
+      knownAddressDays: intSetting('LOGIN_KNOWN_ADDRESS_DAYS', get('LOGIN_KNOWN_ADDRESS_DAYS'), 30, problems, 1, 365),
+      maxDelaySeconds: intSetting('LOGIN_MAX_DELAY_SECONDS', get('LOGIN_MAX_DELAY_SECONDS'), 60, problems, 1, 3600),
     },
     authCacheSeconds: overrides.authCacheSeconds ?? intSetting('AUTH_CACHE_SECONDS', get('AUTH_CACHE_SECONDS'), 5, problems, 0, MAX_AUTH_CACHE_SECONDS),
     uploads: overrides.uploads ?? {
@@ -463,6 +484,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       pollSeconds: intSetting('MAIL_POLL_SECONDS', get('MAIL_POLL_SECONDS'), 5, problems, 0, 3600),
     },
     uploadTokenHours: overrides.uploadTokenHours ?? intSetting('UPLOAD_TOKEN_HOURS', get('UPLOAD_TOKEN_HOURS'), 24, problems, 1, 24 * 90),
+    uploadTokenMaxDays: overrides.uploadTokenMaxDays ?? intSetting('UPLOAD_TOKEN_MAX_DAYS', get('UPLOAD_TOKEN_MAX_DAYS'), 7, problems, 1, 90),
     cleanupAt: overrides.cleanupAt ?? (get('CLEANUP_AT') || '03:30'),
     timeZone: overrides.timeZone ?? (get('TIME_ZONE') || processTimeZone()),
     logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
@@ -495,6 +517,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   // Node refuses a headers timeout above the request timeout; a body limit above it would never act.
   for (const [name, seconds] of [['HEADERS_TIMEOUT_SECONDS', config.timeouts.headersSeconds], ['BODY_TIMEOUT_SECONDS', config.timeouts.bodySeconds]] as const) {
     if (seconds > config.timeouts.requestSeconds) problems.push(`${name} (${seconds}) must not be above REQUEST_TIMEOUT_SECONDS (${config.timeouts.requestSeconds})`);
+  }
+  if (config.uploadTokenHours > config.uploadTokenMaxDays * 24) {
+    problems.push(`UPLOAD_TOKEN_HOURS (${config.uploadTokenHours}) must not be above UPLOAD_TOKEN_MAX_DAYS (${config.uploadTokenMaxDays} days = ${config.uploadTokenMaxDays * 24} hours)`);
   }
   if (config.seal.tsaUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/\S*)?$/.test(config.seal.tsaUrl)) {
     problems.push(`TSA_URL '${config.seal.tsaUrl}' is not an address like https://freetsa.org/tsr`);

@@ -53,6 +53,7 @@ export const errorCatalogue = {
   SIGNATURE_BUSY: { status: 503, message: 'Es werden gerade zu viele Unterschriften geprüft, bitte gleich erneut versuchen' },
   UPLOAD_TOKEN_NOT_FOUND: { status: 404, message: 'Diesen Upload-Link gibt es nicht' },
   UPLOAD_TOKEN_EXPIRED: { status: 410, message: 'Dieser Upload-Link ist abgelaufen' },
+  UPLOAD_TOKEN_REVOKED: { status: 410, message: 'Dieser Upload-Link gilt nicht mehr: wer ihn erzeugt hat, darf in diesen Auftrag nicht mehr schreiben' },
   MATERIAL_NOT_FOUND: { status: 404, message: 'Materialposition nicht gefunden' },
   TIME_NOT_FOUND: { status: 404, message: 'Zeiteintrag nicht gefunden' },
   MAIL_NOT_FOUND: { status: 404, message: 'E-Mail nicht gefunden' },

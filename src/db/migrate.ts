@@ -24,6 +24,7 @@ import { berichtMail } from './migrations/0013-bericht-mail.js';
 import { berichtPhotoEvidence } from './migrations/0014-bericht-photo-evidence.js';
 import { berichtSeal } from './migrations/0015-bericht-seal.js';
 import { berichtPageUsers } from './migrations/0016-bericht-page-users.js';
+import { berichtSessions } from './migrations/0017-bericht-sessions.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -51,6 +52,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0014-bericht-photo-evidence': berichtPhotoEvidence(handle.dialect, handle.prefix),
         '0015-bericht-seal': berichtSeal(handle.dialect, handle.prefix),
         '0016-bericht-page-users': berichtPageUsers(handle.dialect, handle.prefix),
+        '0017-bericht-sessions': berichtSessions(handle.dialect, handle.prefix),
       };
     },
   };

@@ -295,6 +295,38 @@ export interface BerichtLoginFailureTable {
   at: Int;
 }
 
+/** Per user, the second through which every token is void (migration 0017). */
+export interface BerichtTokenVoidTable {
+  rowid: Generated<Int>;
+  fk_user: Int;
+  /** Unix seconds: a token whose iat is at most this is refused. */
+  void_through: Int;
+  /** Unix seconds of the clock when the last void was written; 0: never. */
+  voided_at: ColumnType<Int, Int | undefined, Int>;
+  /** Unix seconds: the highest iat issued to the user; 0: none recorded. */
+  issued_through: ColumnType<Int, Int | undefined, Int>;
+  /** 1 while the service has seen the user deactivated. */
+  inactive: ColumnType<Int, Int | undefined, Int>;
+}
+
+/** A single token ended by a logout, by its SHA-256, until its expiry (migration 0017). */
+export interface BerichtTokenRevokedTable {
+  rowid: Generated<Int>;
+  token_hash: string;
+  fk_user: Int;
+  /** The token's exp, Unix seconds: the row may go after it. */
+  exp: Int;
+}
+
+/** A login and an address it succeeded from (migration 0017). */
+export interface BerichtLoginKnownTable {
+  rowid: Generated<Int>;
+  login: string;
+  address: string;
+  /** Unix seconds of the last success. */
+  at: Int;
+}
+
 export interface BerichtSignatureTable {
   rowid: Generated<Int>;
   entity: ColumnType<Int, Int | undefined, Int>;
@@ -541,6 +573,9 @@ export interface Database {
   bericht_material: BerichtMaterialTable;
   bericht_upload_token: BerichtUploadTokenTable;
   bericht_login_failure: BerichtLoginFailureTable;
+  bericht_token_void: BerichtTokenVoidTable;
+  bericht_token_revoked: BerichtTokenRevokedTable;
+  bericht_login_known: BerichtLoginKnownTable;
   bericht_idempotency: BerichtIdempotencyTable;
   bericht_signature: BerichtSignatureTable;
   bericht_file_intent: BerichtFileIntentTable;
@@ -562,6 +597,6 @@ export type TableName = keyof Database;
 export const TABLE_NAMES: readonly TableName[] = [
   'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
-  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail', 'bericht_seal', 'bericht_photo_evidence',
+  'bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_login_failure', 'bericht_token_void', 'bericht_token_revoked', 'bericht_login_known', 'bericht_idempotency', 'bericht_signature', 'bericht_file_intent', 'bericht_time', 'bericht_mail', 'bericht_seal', 'bericht_photo_evidence',
   'socpeople', 'c_type_contact', 'element_contact', 'actioncomm', 'actioncomm_resources', 'c_actioncomm',
 ];

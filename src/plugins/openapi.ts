@@ -52,10 +52,13 @@ export const ERROR_CODES_DESCRIPTION =
  */
 export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /api/auth.php': 'login',
+  'POST /api/logout.php': 'logoutEverywhere',
   'GET /api/health': 'getHealth',
   'GET /api/orders.php': 'getOrders',
   'POST /api/orders.php': 'uploadOrderPhoto',
   'POST /api/upload_token.php': 'createUploadToken',
+  'GET /api/upload_token.php': 'getUploadTokens',
+  'DELETE /api/upload_token.php': 'revokeUploadToken',
   'GET /public/upload.php': 'getUploadPage',
   'POST /public/upload.php': 'uploadPhotoWithToken',
   'POST /api/voice.php': 'uploadVoiceNote',

@@ -59,8 +59,8 @@ for (const dialect of testDialects()) {
       'sessions invalidated': {
         status: 401,
         code: 'AUTH_TOKEN_INVALID',
-        // As Dolibarr writes it: its wall time, a second ahead so the token's iat is before it.
-        apply: (id: number) => dolibarr.db.updateTable('user').set({ flagdelsessionsbefore: toDolibarrDateTime(Math.floor(Date.now() / 1000) + 1, ctx.config.timeZone) }).where('rowid', '=', id).execute(),
+        // As Dolibarr writes it: in UTC ($db->idate(…, 'gmt')), a second ahead so the token's iat is before it.
+        apply: (id: number) => dolibarr.db.updateTable('user').set({ flagdelsessionsbefore: toDolibarrDateTime(Math.floor(Date.now() / 1000) + 1, 'UTC') }).where('rowid', '=', id).execute(),
       },
     };
 

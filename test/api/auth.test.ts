@@ -39,6 +39,7 @@ const MESSAGES = {
 } as const;
 
 /** Limits so high that the ordinary tests never meet the throttle. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NO_THROTTLE: LoginThrottleConfig = { maxFailuresPerLogin: 100_000, maxFailuresPerAddress: 100_000, windowSeconds: 900 };
 const TOKEN_LIFETIME = 7 * 24 * 3600;
 const DAY_MS = 24 * 3600 * 1000;
@@ -599,10 +600,15 @@ for (const dialect of testDialects()) {
       assertThrottled(await login(ctx, u, { remoteAddress: '10.0.1.1' }), limits.windowSeconds);
     });
 
-    test('a blocked login stays blocked from another address (per-login limit)', async () => {
+    test('a login blocked at one address is slowed down, not locked, at another: 429 for a few seconds, then the right password works', async () => {
       const u = await ctx.make.user({ rights: ['read'] });
       await fail(u.login, 3, '10.0.2.1');
-      assertThrottled(await login(ctx, u, { remoteAddress: '10.0.0.9' }), limits.windowSeconds);
+      const slowed = await login(ctx, u, { remoteAddress: '10.0.0.9' });
+      assertThrottled(slowed, 2);
+      await sleep(Number(slowed.headers['retry-after']) * 1000 + 50);
+      assertLoggedIn(await login(ctx, u, { remoteAddress: '10.0.0.9' }), u.id);
+      // The guessing address stays blocked for the window.
+      assertThrottled(await login(ctx, u, { remoteAddress: '10.0.2.1' }), limits.windowSeconds);
     });
 
     test('another login from the address of a blocked login still works below the address limit', async () => {
@@ -613,11 +619,31 @@ for (const dialect of testDialects()) {
       assertLoggedIn(await login(ctx, other, { remoteAddress: '10.0.3.1' }), other.id);
     });
 
+    test('refused attempts count toward the address limit: an address that goes on sending blocks itself for every login', async () => {
+      const blocked = await ctx.make.user({ rights: ['read'] });
+      const other = await ctx.make.user({ rights: ['read'] });
+      await fail(blocked.login, 3, '10.0.3.2');
+      // Refused unchecked, three times: with the three failures, six attempts from the address (limit 5).
+      for (let i = 0; i < 3; i++) assertThrottled(await login(ctx, blocked, { remoteAddress: '10.0.3.2' }), limits.windowSeconds);
+      assertThrottled(await login(ctx, other, { remoteAddress: '10.0.3.2' }), limits.windowSeconds);
+      assertLoggedIn(await login(ctx, other, { remoteAddress: '10.0.3.3' }), other.id);
+    });
+
+    test('IPv6 addresses count by their /64: another address of the same /64 is blocked, not merely slowed down', async () => {
+      const u = await ctx.make.user({ rights: ['read'] });
+      await fail(u.login, 3, '2001:db8:9:1::1');
+      const res = await login(ctx, u, { remoteAddress: '2001:db8:9:1::2' });
+      assertThrottled(res, limits.windowSeconds);
+      assert.ok(Number(res.headers['retry-after']) > 60, 'blocked for the window, as the guessing address itself');
+    });
+
     test('the login name is counted case-insensitively', async () => {
       const u = await ctx.make.user({ rights: ['read'] });
       await fail(u.login.toUpperCase(), 2, '10.0.4.1');
       await fail(u.login, 1, '10.0.4.1');
-      assertThrottled(await login(ctx, u, { remoteAddress: '10.0.4.2' }), limits.windowSeconds);
+      const res = await login(ctx, u, { remoteAddress: '10.0.4.1' });
+      assertThrottled(res, limits.windowSeconds);
+      assert.ok(Number(res.headers['retry-after']) > 60, 'blocked for the window, not only slowed');
     });
 
     test('5 failures over different unknown logins block the address for every login', async () => {
@@ -670,10 +696,18 @@ for (const dialect of testDialects()) {
       assert.equal(failed.length + throttled.length, 40, `only 401 and 429: ${statuses.join(' ')}`);
       for (const res of failed) assertFailed(res);
       for (const res of throttled) assertThrottled(res, limits.windowSeconds);
-      // The burst used up the login's budget: the account is blocked for the window, whoever asks.
-      const afterwards = await login(ctx, u, { remoteAddress: '10.0.10.2' });
-      assert.equal(afterwards.statusCode, 429, `after a burst that got ${failed.length} answer(s) 401, the right password got ${afterwards.statusCode}`);
-      assertThrottled(afterwards, limits.windowSeconds);
+      // The burst used up the budget of the login at that address: blocked there for the window …
+      const there = await login(ctx, u, { remoteAddress });
+      assert.equal(there.statusCode, 429, `after a burst that got ${failed.length} answer(s) 401, the right password got ${there.statusCode}`);
+      assertThrottled(there, limits.windowSeconds);
+      // … and elsewhere slowed down (a few seconds at most), never locked.
+      let elsewhere = await login(ctx, u, { remoteAddress: '10.0.10.2' });
+      if (elsewhere.statusCode === 429) {
+        assertThrottled(elsewhere, 2);
+        await sleep(Number(elsewhere.headers['retry-after']) * 1000 + 50);
+        elsewhere = await login(ctx, u, { remoteAddress: '10.0.10.2' });
+      }
+      assertLoggedIn(elsewhere, u.id);
     });
 
     test("failures through the user's e-mail address count against the same account", async () => {
@@ -682,6 +716,71 @@ for (const dialect of testDialects()) {
       await fail(u.login, 3, '10.0.8.1');
       // The account is blocked; its e-mail address must not open a fresh budget of attempts.
       assertThrottled(await post(ctx, { login: email, password: u.password }, { remoteAddress: '10.0.8.2' }), limits.windowSeconds);
+    });
+  });
+
+  describe(`a stranger cannot lock out a person [${dialect}]`, () => {
+    // The defaults: 10 failures per login and address, 30 per address, 15 minutes.
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(dialect);
+      assert.deepEqual({ ...ctx.config.login }, { maxFailuresPerLogin: 10, maxFailuresPerAddress: 30, windowSeconds: 900, knownAddressDays: 30, maxDelaySeconds: 60 });
+    });
+    after(async () => ctx?.close());
+
+    test('11 wrong passwords from A: the right password still works from B (known) at once and from a new address C after a short delay; A stays blocked', async () => {
+      const u = await ctx.make.user({ rights: ['read'] });
+      const [A, B, C] = ['192.0.2.1', '192.0.2.2', '192.0.2.3'];
+      assertLoggedIn(await login(ctx, u, { remoteAddress: B }), u.id);
+      for (let i = 0; i < 11; i++) {
+        const res = await post(ctx, { login: u.login, password: `guess-${i}` }, { remoteAddress: A });
+        if (i < 10) assertFailed(res);
+        else assertThrottled(res, 900);
+      }
+      // B succeeded before: not slowed at all.
+      assertLoggedIn(await login(ctx, u, { remoteAddress: B }), u.id);
+      // C is new: at most a short wait, then the right password works.
+      let fromC = await login(ctx, u, { remoteAddress: C });
+      if (fromC.statusCode === 429) {
+        assertThrottled(fromC, 2);
+        await sleep(Number(fromC.headers['retry-after']) * 1000 + 50);
+        fromC = await login(ctx, u, { remoteAddress: C });
+      }
+      assertLoggedIn(fromC, u.id);
+      // The attacker at A: still refused, with the right password too, for the rest of the window.
+      const atA = await login(ctx, u, { remoteAddress: A });
+      assertThrottled(atA, 900);
+      assert.ok(Number(atA.headers['retry-after']) > 800, `Retry-After ${atA.headers['retry-after']}`);
+    });
+  });
+
+  describe(`the slow-down for unknown addresses grows and is bounded [${dialect}]`, () => {
+    const limits: LoginThrottleConfig = { maxFailuresPerLogin: 2, maxFailuresPerAddress: 50, windowSeconds: 900, knownAddressDays: 30, maxDelaySeconds: 4 };
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(dialect, { login: limits });
+    });
+    after(async () => ctx?.close());
+
+    test('guesses from ever new addresses get one attempt per delay for the whole account (2 s, 4 s, at most LOGIN_MAX_DELAY_SECONDS); unchecked while slowed', async () => {
+      const u = await ctx.make.user({ rights: ['read'] });
+      assertFailed(await post(ctx, { login: u.login, password: 'g1' }, { remoteAddress: '198.51.100.1' }));
+      assertFailed(await post(ctx, { login: u.login, password: 'g2' }, { remoteAddress: '198.51.100.2' }));
+      // 2 failures: one attempt per 2 s from unknown addresses; the right password is not even checked.
+      const first = await login(ctx, u, { remoteAddress: '198.51.100.3' });
+      assertThrottled(first, 2);
+      await sleep(Number(first.headers['retry-after']) * 1000 + 50);
+      assertFailed(await post(ctx, { login: u.login, password: 'g3' }, { remoteAddress: '198.51.100.3' }));
+      // 3 failures: 4 s; 4 failures: 8 s, bounded by 4.
+      const second = await login(ctx, u, { remoteAddress: '198.51.100.4' });
+      assertThrottled(second, 4);
+      assert.ok(Number(second.headers['retry-after']) >= 3, `Retry-After ${second.headers['retry-after']} for a 4 s delay`);
+      await sleep(Number(second.headers['retry-after']) * 1000 + 50);
+      assertFailed(await post(ctx, { login: u.login, password: 'g4' }, { remoteAddress: '198.51.100.4' }));
+      const third = await login(ctx, u, { remoteAddress: '198.51.100.5' });
+      assertThrottled(third, 4);
+      await sleep(Number(third.headers['retry-after']) * 1000 + 50);
+      assertLoggedIn(await login(ctx, u, { remoteAddress: '198.51.100.5' }), u.id);
     });
   });
 

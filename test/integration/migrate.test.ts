@@ -23,7 +23,7 @@ const DOLIBARR_TABLES = [
   'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
 ];
 const MODULE_TABLES = ['bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_time', 'bericht_mail', 'bericht_seal'];
-const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users'];
+const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions'];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
   return (await handle.db.introspection.getTables()).map((t) => t.name).sort();
@@ -154,7 +154,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(row, { signed_at_device: null, signed_at_device_zone: null, device_time_plausible: null });
       // A run cut short is repeated: the migration adds only what is missing (the migrator runs the later ones again too).
       await sql`delete from llx_bericht_migration where name >= '0009-bericht-signature-device-time'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
     });
@@ -168,7 +168,7 @@ for (const dialect of testDialects()) {
       await handle.db.schema.alterTable('bericht').dropColumn('photos_per_sheet').execute();
       await handle.db.insertInto('bericht').values(row('BR0001-9001')).execute();
       await sql`delete from llx_bericht_migration where name >= '0010-bericht-photos-per-sheet'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
       const read = await handle.db.selectFrom('bericht').select(['ref', 'photos_per_sheet']).where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).orderBy('ref').execute();
@@ -182,7 +182,7 @@ for (const dialect of testDialects()) {
       );
       // A run cut short is repeated: the migration adds only what is missing.
       await sql`delete from llx_bericht_migration where name >= '0010-bericht-photos-per-sheet'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
     });
@@ -197,7 +197,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual([Number(read.size), Number(read.device_lat_e7), Number(read.device_lon_e7), read.exif_taken_at, read.device_taken_at], [5_000_000_000, -900000000, 1800000000, null, null]);
       await assert.rejects(handle.db.insertInto('bericht_photo_evidence').values(row).execute(), 'one row per file');
       await sql`delete from llx_bericht_migration where name >= '0014-bericht-photo-evidence'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
     });
@@ -212,7 +212,7 @@ for (const dialect of testDialects()) {
       // A run cut short is repeated: the migration adds only what is missing.
       await handle.db.schema.alterTable('bericht_page').dropColumn('fk_user_modif').execute();
       await sql`delete from llx_bericht_migration where name >= '0016-bericht-page-users'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0016-bericht-page-users']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0016-bericht-page-users', '0017-bericht-sessions']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
     });
@@ -335,7 +335,7 @@ for (const dialect of testDialects()) {
       const added = names.filter((n) => !before_.tables.includes(n));
       assert.deepEqual(
         added.filter((n) => !n.startsWith('llx_bericht_migration')).sort(),
-        ['llx_bericht', 'llx_bericht_file_intent', 'llx_bericht_idempotency', 'llx_bericht_login_failure', 'llx_bericht_mail', 'llx_bericht_material', 'llx_bericht_page', 'llx_bericht_photo_evidence', 'llx_bericht_seal', 'llx_bericht_signature', 'llx_bericht_time', 'llx_bericht_upload_token'],
+        ['llx_bericht', 'llx_bericht_file_intent', 'llx_bericht_idempotency', 'llx_bericht_login_failure', 'llx_bericht_login_known', 'llx_bericht_mail', 'llx_bericht_material', 'llx_bericht_page', 'llx_bericht_photo_evidence', 'llx_bericht_seal', 'llx_bericht_signature', 'llx_bericht_time', 'llx_bericht_token_revoked', 'llx_bericht_token_void', 'llx_bericht_upload_token'],
         'only module tables (and the migrator’s own) are new',
       );
     });
@@ -534,7 +534,7 @@ for (const dialect of testDialects()) {
         // Make the migrator run 0002 once more over its own tables: its indexes exist already.
         // (The migrations after it too: the migrator runs them in order.)
         await sql`delete from llx_bericht_migration where name >= '0002-bericht-module'`.execute(handle.db);
-        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users']);
+        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');
         assertNoDuplicates(again);

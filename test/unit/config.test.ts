@@ -47,7 +47,7 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.trustProxy, false);
     assert.equal(config.bodyLimit, 1024 * 1024);
-    assert.deepEqual(config.login, { maxFailuresPerLogin: 10, maxFailuresPerAddress: 30, windowSeconds: 900 });
+    assert.deepEqual(config.login, { maxFailuresPerLogin: 10, maxFailuresPerAddress: 30, windowSeconds: 900, knownAddressDays: 30, maxDelaySeconds: 60 });
     assert.deepEqual(config.timeouts, { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600, uploadIdleSeconds: 60 });
     // The package root's dist/app, whether the service runs from src/ (tsx) or from dist/.
     assert.equal(config.appDir, fileURLToPath(new URL('../../dist/app', import.meta.url)));
@@ -224,6 +224,28 @@ describe('loadConfig: every problem at once', () => {
     assert.ok(listed(error, /INSTANCE_UNIQUE_ID/));
     assert.ok(listed(error, /LOGIN_MAX_FAILURES/));
     assert.equal(error.problems.length, 5, error.problems.join('\n'));
+  });
+
+  test('UPLOAD_TOKEN_MAX_DAYS: 7 by default, 1..90; UPLOAD_TOKEN_HOURS above it is a problem', () => {
+    assert.equal(loadConfig({}).uploadTokenMaxDays, 7);
+    assert.equal(loadConfig({ UPLOAD_TOKEN_MAX_DAYS: '30', UPLOAD_TOKEN_HOURS: '720' }).uploadTokenMaxDays, 30);
+    assert.ok(listed(configError({ UPLOAD_TOKEN_MAX_DAYS: '0' }), /UPLOAD_TOKEN_MAX_DAYS/));
+    assert.ok(listed(configError({ UPLOAD_TOKEN_MAX_DAYS: '91' }), /UPLOAD_TOKEN_MAX_DAYS/));
+    const tooLong = configError({ UPLOAD_TOKEN_MAX_DAYS: '2', UPLOAD_TOKEN_HOURS: '49' });
+    assert.ok(listed(tooLong, /UPLOAD_TOKEN_HOURS/, /UPLOAD_TOKEN_MAX_DAYS/), tooLong.problems.join('\n'));
+    assert.equal(tooLong.problems.length, 1, tooLong.problems.join('\n'));
+    assert.equal(loadConfig({ UPLOAD_TOKEN_MAX_DAYS: '2', UPLOAD_TOKEN_HOURS: '48' }).uploadTokenHours, 48);
+  });
+
+  test('login slow-down: LOGIN_KNOWN_ADDRESS_DAYS (1..365) and LOGIN_MAX_DELAY_SECONDS (1..3600) are read; out of range or no whole number is a problem', () => {
+    const config = loadConfig({ LOGIN_KNOWN_ADDRESS_DAYS: '7', LOGIN_MAX_DELAY_SECONDS: '120' });
+    assert.equal(config.login.knownAddressDays, 7);
+    assert.equal(config.login.maxDelaySeconds, 120);
+    const error = configError({ LOGIN_KNOWN_ADDRESS_DAYS: '0', LOGIN_MAX_DELAY_SECONDS: '1.5' });
+    assert.ok(listed(error, /LOGIN_KNOWN_ADDRESS_DAYS/), error.problems.join('\n'));
+    assert.ok(listed(error, /LOGIN_MAX_DELAY_SECONDS/), error.problems.join('\n'));
+    assert.equal(error.problems.length, 2, error.problems.join('\n'));
+    assert.ok(listed(configError({ LOGIN_KNOWN_ADDRESS_DAYS: '366', LOGIN_MAX_DELAY_SECONDS: '3601' }), /LOGIN_KNOWN_ADDRESS_DAYS/));
   });
 
   test('request time limits: read from the environment; a headers or body limit above the request limit is a problem', () => {

@@ -225,7 +225,7 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
       await assertAccessible(page, `outbox (${colorScheme})`);
       if (colorScheme === 'light') await assertPhoneFriendly(page, 'outbox');
       await page.getByRole('button', { name: 'Einstellungen' }).click();
-      await page.getByRole('button', { name: 'Abmelden' }).waitFor();
+      await page.getByRole('button', { name: 'Abmelden', exact: true }).waitFor();
       await assertAccessible(page, `settings (${colorScheme})`);
       if (colorScheme === 'light') await assertPhoneFriendly(page, 'settings');
       if (colorScheme === 'light') await screenshot(page, 'settings');

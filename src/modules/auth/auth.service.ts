@@ -23,6 +23,8 @@ import { fromDolibarrDateTime, toDolibarrDateTime } from '../../dolibarr/time.js
 import { AppError } from '../../errors.js';
 import type { LoginThrottleRepository } from './login-throttle.repository.js';
 import type { TokenService } from './token.js';
+import type { TokenVoidRepository } from './token-void.repository.js';
+import { addressKey } from '../common/client-address.js';
 import type { UserRecord, UserRepository } from './user.repository.js';
 
 export interface AuthUser {
@@ -36,6 +38,15 @@ export interface AuthUser {
   perms: Perms;
 }
 
+export interface CurrentUser extends AuthUser {
+  /**
+   * The clock's Unix second of the last end of what the user did before (a logout everywhere,
+   * password change, deactivation; Dolibarr's cut-off less one second); null: never. What was
+   * made up to and including this second counts as ended.
+   */
+  voidedAt: number | null;
+}
+
 export interface LoginResult {
   token: string;
   expires: number;
@@ -46,6 +57,17 @@ export interface LoginResult {
 export interface AuthService {
   login(login: string, password: string, address: string): Promise<LoginResult>;
   authenticate(token: string): Promise<AuthUser>;
+  /** Ends every token of the user issued so far ("log out everywhere"); a login afterwards works. */
+  logout(userId: number, iat?: number): Promise<void>;
+  /** The iat of a token already authenticated (its claims read, not checked again); undefined when unreadable. */
+  issuedAt(token: string): number | undefined;
+  /** Ends this one token (a logout on one device); the person's other logins go on. */
+  logoutToken(token: string): Promise<void>;
+  /**
+   * The user as the database says now, with its rights and the second through which its tokens are
+   * void; undefined when gone or not usable (deactivated, outside its dates).
+   */
+  currentUser(id: number): Promise<CurrentUser | undefined>;
 }
 
 export interface AuthServiceDeps {
@@ -53,6 +75,7 @@ export interface AuthServiceDeps {
   throttle: LoginThrottleRepository;
   consts: ConstRepository;
   tokens: TokenService;
+  voids: TokenVoidRepository;
   limits: LoginThrottleConfig;
   /** bcrypt cost of the comparison spent when there is no bcrypt hash to compare (see password.ts). */
   dummyCost?: number;
@@ -106,6 +129,16 @@ function isUsable(user: UserRecord, now: number, timeZone: string): boolean {
   return (from === null || from < startOfTomorrow) && (until === null || until >= startOfToday);
 }
 
+/** A token's name where one token is ended: its SHA-256 (the token itself is not kept). */
+function tokenHashOf(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Dolibarr's session cut-off (flagdelsessionsbefore) as Unix seconds: Dolibarr writes it in UTC. */
+function sessionCutOff(user: UserRecord): number | null {
+  return fromDolibarrDateTime(user.sessionsValidAfter, 'UTC');
+}
+
 /** The failed-login counter's key: the account's login, lower-cased; long input is hashed to fit. */
 function throttleKey(login: string): string {
   const key = login.toLowerCase();
@@ -113,7 +146,7 @@ function throttleKey(login: string): string {
 }
 
 export function createAuthService(deps: AuthServiceDeps): AuthService {
-  const { users, throttle, consts, tokens, limits } = deps;
+  const { users, throttle, consts, tokens, voids, limits } = deps;
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
   const timeZone = deps.timeZone ?? 'UTC';
   const cache = deps.cache && deps.cache.seconds > 0 ? deps.cache : undefined;
@@ -121,12 +154,24 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
   /** By token. */
   const keptUsers = new BoundedMap<string, KeptUser>(cacheSize);
 
-  /** Counts include the caller's own claimed attempt and those before it: more than the limit is refused. */
+  const knownSeconds = (limits.knownAddressDays ?? 30) * DAY;
+  const maxDelay = limits.maxDelaySeconds ?? 60;
+
+  /**
+   * Counts include the caller's own claimed attempt and those before it.
+   * - One login from one address: more failures than the limit are refused for the window
+   *   (429 with Retry-After): the guesser is stopped, nobody else.
+   * - One address, whatever the login: more than its limit are refused the same way.
+   * - One login from everywhere: once it has as many failures as the limit, an address it has not
+   *   succeeded from within LOGIN_KNOWN_ADDRESS_DAYS is slowed down, not refused: one attempt per
+   *   delay for the whole account, the delay doubling with each further failure up to
+   *   LOGIN_MAX_DELAY_SECONDS. An address the login succeeded from is not slowed at all.
+   */
   async function checkThrottle(key: string, address: string, at: number, attempt: number): Promise<void> {
     const counts = await throttle.count(key, address, at - limits.windowSeconds, attempt);
     const blockedUntil: number[] = [];
-    if (counts.byLogin > limits.maxFailuresPerLogin && counts.oldestByLogin !== null) {
-      blockedUntil.push(counts.oldestByLogin + limits.windowSeconds);
+    if (counts.byPair > limits.maxFailuresPerLogin && counts.oldestByPair !== null) {
+      blockedUntil.push(counts.oldestByPair + limits.windowSeconds);
     }
     if (counts.byAddress > limits.maxFailuresPerAddress && counts.oldestByAddress !== null) {
       blockedUntil.push(counts.oldestByAddress + limits.windowSeconds);
@@ -135,6 +180,12 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const retryAfter = Math.max(1, Math.max(...blockedUntil) - at);
       throw new AppError('AUTH_TOO_MANY_ATTEMPTS', { headers: { 'retry-after': String(retryAfter) } });
     }
+    const others = counts.byLogin - 1;
+    if (others < limits.maxFailuresPerLogin || counts.newestOtherByLogin === null) return;
+    const delay = Math.min(maxDelay, 2 ** Math.min(30, others - limits.maxFailuresPerLogin + 1));
+    if (counts.newestOtherByLogin + delay <= at) return;
+    if (await throttle.isKnown(key, address, at - knownSeconds)) return;
+    throw new AppError('AUTH_TOO_MANY_ATTEMPTS', { headers: { 'retry-after': String(Math.max(1, counts.newestOtherByLogin + delay - at)) } });
   }
 
   async function rightsOf(user: UserRecord): Promise<Perms> {
@@ -144,8 +195,10 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
   }
 
   return {
-    async login(login, password, address) {
+    async login(login, password, ip) {
       const at = now();
+      // IPv6 by its /64: one connection usually holds a whole /64.
+      const address = addressKey(ip);
       const user = await users.findForLogin(login);
       // Every spelling that reaches one account ('Admin', 'admin', its e-mail address) shares one budget.
       const key = throttleKey(user?.login ?? login);
@@ -154,7 +207,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       try {
         await checkThrottle(key, address, at, attempt);
       } catch (error) {
-        await throttle.release(attempt);
+        // Refused: it still counts for the address (one that goes on sending stays blocked).
+        if (error instanceof AppError && error.code === 'AUTH_TOO_MANY_ATTEMPTS') await throttle.markRefused(attempt);
+        else await throttle.release(attempt);
         throw error;
       }
 
@@ -174,10 +229,19 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       await throttle.release(attempt);
       if (!isUsable(user, at, timeZone)) throw new AppError('AUTH_USER_DISABLED');
       const perms = await rightsOf(user);
-      await throttle.clearLogin(key);
+      // The failures of others elsewhere still count for the account; this address is known now.
+      await throttle.clearPair(key, address);
+      await throttle.remember(key, address, at, at - knownSeconds);
 
       const name = fullName(user);
-      const { token, claims } = await tokens.sign({ id: user.id, login: user.login, name, perms }, at);
+      // Never an iat that a void already covers: a logout in this second ends the tokens before
+      // it, not this one (token-void.repository.ts). Dolibarr's cut-off voids what is before it.
+      // Recorded as issued, later than the iat issued before: two logins in one second get
+      // different tokens, so that a logout on one device never ends the other's.
+      const iat = await voids.issue(user.id, Math.max(at, (user.tokensVoidThrough ?? 0) + 1, sessionCutOff(user) ?? 0), at);
+      // More logins of one person within a few seconds than seconds to give them.
+      if (iat === undefined) throw new AppError('SERVICE_UNAVAILABLE', { headers: { 'retry-after': '1' } });
+      const { token, claims } = await tokens.sign({ id: user.id, login: user.login, name, perms }, iat);
       return {
         token,
         expires: claims.exp,
@@ -198,17 +262,54 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       }
 
       const claims = await tokens.verify(token);
-      const user = await users.getById(claims.sub);
+      const user = await users.getById(claims.sub, tokenHashOf(token));
       if (!user || user.login !== claims.login) throw new AppError('AUTH_TOKEN_INVALID');
-      const voidBefore = fromDolibarrDateTime(user.sessionsValidAfter, timeZone);
-      if (voidBefore !== null && claims.iat < voidBefore) throw new AppError('AUTH_TOKEN_INVALID');
-      if (!isUsable(user, now(), timeZone)) throw new AppError('AUTH_USER_DISABLED');
+      const at = now();
+      const voided = user.tokensVoidThrough !== null && claims.iat <= user.tokensVoidThrough;
+      if (!isUsable(user, at, timeZone)) {
+        // Seen deactivated: the tokens issued so far stay void when the user is activated again.
+        // Should this write fail (a read-only database), the sweep writes it (app.ts).
+        if (!user.active && !voided) await voids.voidThrough(user.id, at, true).catch(() => undefined);
+        throw new AppError('AUTH_USER_DISABLED');
+      }
+      const cutOff = sessionCutOff(user);
+      if (voided || user.tokenRevoked || (cutOff !== null && claims.iat < cutOff)) throw new AppError('AUTH_TOKEN_INVALID');
       const perms = await rightsOf(user);
       const caller: AuthUser = Object.freeze({ id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms: Object.freeze(perms) });
       if (cache && version !== undefined) {
         keptUsers.set(token, { user: caller, version, until: readAt + cache.seconds * 1000, exp: claims.exp });
       }
       return caller;
+    },
+
+    async currentUser(id) {
+      const user = await users.getById(id);
+      if (!user || !isUsable(user, now(), timeZone)) return undefined;
+      const perms = permsFrom(await users.listRights(user.id));
+      const cutOff = sessionCutOff(user);
+      const voidedAt = Math.max(user.tokensVoidedAt ?? -1, cutOff === null ? -1 : cutOff - 1);
+      return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms, voidedAt: voidedAt <= 0 ? null : voidedAt };
+    },
+
+    async logoutToken(token) {
+      const claims = await tokens.verify(token);
+      await voids.revokeToken(tokenHashOf(token), claims.sub, claims.exp, now());
+      keptUsers.delete(token);
+    },
+
+    issuedAt(token) {
+      try {
+        const iat = (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat?: unknown }).iat;
+        return typeof iat === 'number' && Number.isSafeInteger(iat) ? iat : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+
+    async logout(userId, iat) {
+      const at = now();
+      await voids.voidThrough(userId, at, undefined, Math.max(at, iat ?? at));
+      keptUsers.clear();
     },
   };
 }

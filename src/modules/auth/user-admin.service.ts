@@ -8,6 +8,7 @@ import { insertId, isUniqueViolation } from '../../db/dialect.js';
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import { hashPassword } from '../../dolibarr/password.js';
 import { RIGHTS, RIGHTS_MODULE, type Right } from '../../dolibarr/rights.js';
+import { createTokenVoidRepository } from './token-void.repository.js';
 
 export class UserAdminError extends Error {}
 
@@ -95,17 +96,41 @@ export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UT
       if (password.length < 4) throw new UserAdminError('password: at least 4 characters');
       const id = await userId(login);
       const columns = await userColumns();
-      await db
-        .updateTable('user')
-        .set({
-          pass_crypted: await hashPassword(password),
-          pass: null,
-          pass_temp: null,
-          // As Dolibarr's setPassword: sessions, and so tokens, issued before the change are void.
-          ...(columns.has('flagdelsessionsbefore') ? { flagdelsessionsbefore: toDolibarrDateTime(Math.floor(Date.now() / 1000) - 5, timeZone) } : {}),
-        })
-        .where('rowid', '=', id)
-        .execute();
+      const passCrypted = await hashPassword(password);
+      const now = Math.floor(Date.now() / 1000);
+      // The new password first, then the void, in one transaction: a login with the old password
+      // until the change commits gets a token the void covers (every iat issued so far is).
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('user')
+          .set({
+            pass_crypted: passCrypted,
+            pass: null,
+            pass_temp: null,
+            // As Dolibarr's setPassword, in UTC as Dolibarr writes this column: its sessions from
+            // before the change are void (nobody's own session to spare here).
+            ...(columns.has('flagdelsessionsbefore') ? { flagdelsessionsbefore: toDolibarrDateTime(now, 'UTC') } : {}),
+          })
+          .where('rowid', '=', id)
+          .execute();
+        await createTokenVoidRepository(trx).voidThrough(id, now);
+      });
+    },
+
+    /**
+     * Deactivates (statut 0) or activates (statut 1) a user as Dolibarr's user card does. A
+     * deactivation voids every token issued so far: activating the user again does not revive them.
+     */
+    async setActive(login: string, active: boolean): Promise<void> {
+      const id = await userId(login);
+      // The deactivation first, then the void, in one transaction: a login until it commits gets
+      // a token the void covers.
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('user').set({ statut: active ? 1 : 0 }).where('rowid', '=', id).execute();
+        const voids = createTokenVoidRepository(trx);
+        if (active) await voids.markActive(id);
+        else await voids.voidThrough(id, Math.floor(Date.now() / 1000), true);
+      });
     },
 
     grant,

@@ -21,13 +21,24 @@ export interface UserRecord {
   fkSoc: number | null;
   validFrom: string | null;
   validUntil: string | null;
-  /** Tokens issued before this moment are void (Dolibarr's "invalidate sessions"). */
+  /**
+   * Tokens issued before this moment are void (Dolibarr's "invalidate sessions", written by its
+   * password change). Dolibarr writes and reads this column in UTC ($db->idate(…, 'gmt')), unlike
+   * its other date-time columns.
+   */
   sessionsValidAfter: string | null;
+  /** Tokens whose iat is at most this Unix second are void (bericht_token_void); null: none voided. */
+  tokensVoidThrough: number | null;
+  /** The clock's Unix second of the last void (bericht_token_void.voided_at); null: never. */
+  tokensVoidedAt: number | null;
+  /** Whether the token named to getById was ended by a logout on its device (bericht_token_revoked). */
+  tokenRevoked?: boolean;
 }
 
 export interface UserRepository {
   findForLogin(login: string): Promise<UserRecord | undefined>;
-  getById(id: number): Promise<UserRecord | undefined>;
+  /** @param tokenHash the SHA-256 of the token being checked: `tokenRevoked` says whether a logout ended it. */
+  getById(id: number, tokenHash?: string): Promise<UserRecord | undefined>;
   /** The report rights held directly or through a group, in the served entity. */
   listRights(userId: number): Promise<Right[]>;
   /** The highest bcrypt cost among the users' hashes, or undefined when none is bcrypt. */
@@ -50,6 +61,8 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
         has('datestartvalidity') ? eb.ref('datestartvalidity').as('datestartvalidity') : sql<null>`null`.as('datestartvalidity'),
         has('dateendvalidity') ? eb.ref('dateendvalidity').as('dateendvalidity') : sql<null>`null`.as('dateendvalidity'),
         has('flagdelsessionsbefore') ? eb.ref('flagdelsessionsbefore').as('flagdelsessionsbefore') : sql<null>`null`.as('flagdelsessionsbefore'),
+        eb.selectFrom('bericht_token_void').select('void_through').whereRef('bericht_token_void.fk_user', '=', 'user.rowid').as('void_through'),
+        eb.selectFrom('bericht_token_void').select('voided_at').whereRef('bericht_token_void.fk_user', '=', 'user.rowid').as('voided_at'),
       ])
       .where('entity', 'in', [0, entity]);
 
@@ -69,6 +82,8 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
     validFrom: row.datestartvalidity,
     validUntil: row.dateendvalidity,
     sessionsValidAfter: row.flagdelsessionsbefore,
+    tokensVoidThrough: row.void_through === null || row.void_through === undefined ? null : Number(row.void_through),
+    tokensVoidedAt: row.voided_at === null || row.voided_at === undefined || Number(row.voided_at) === 0 ? null : Number(row.voided_at),
   });
 
   return {
@@ -82,9 +97,17 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
       return rows.length === 1 ? toRecord(rows[0]!) : undefined;
     },
 
-    async getById(id) {
-      const row = await base().where('rowid', '=', id).executeTakeFirst();
-      return row ? toRecord(row) : undefined;
+    async getById(id, tokenHash) {
+      if (tokenHash === undefined) {
+        const row = await base().where('rowid', '=', id).executeTakeFirst();
+        return row ? toRecord(row) : undefined;
+      }
+      // One query: the user and whether this token was ended.
+      const row = await base()
+        .select((eb) => eb.selectFrom('bericht_token_revoked').select('bericht_token_revoked.fk_user').where('bericht_token_revoked.token_hash', '=', tokenHash).limit(1).as('revoked_by'))
+        .where('rowid', '=', id)
+        .executeTakeFirst();
+      return row ? { ...toRecord(row), tokenRevoked: row.revoked_by !== null && row.revoked_by !== undefined } : undefined;
     },
 
     async maxBcryptCost() {

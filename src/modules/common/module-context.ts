@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import type { DbHandle } from '../../db/database.js';
 import type { ListTotals } from '../../db/list-total.js';
 import type { ElementAccess } from '../access/element-access.js';
+import type { CurrentUser } from '../auth/auth.service.js';
 import type { PrintQueue } from '../../adapters/print-image.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import type { MailQueue } from '../mail/mail.queue.js';
@@ -24,4 +25,6 @@ export interface ModuleContext {
   mailQueue: MailQueue;
   /** The PDF seal of final reports and its time-stamp queue. */
   pdfSeal: PdfSeal;
+  /** A user as the database says now (never kept): undefined when gone, deactivated or outside its validity dates. */
+  currentUser(id: number): Promise<CurrentUser | undefined>;
 }

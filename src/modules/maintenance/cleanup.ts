@@ -1,6 +1,8 @@
 /**
- * The daily clean-up (spec: "What the service does", item 8): expired upload tokens go, and with
- * them what only ever grows: old idempotency keys and old failed-login rows. Every step is a plain
+ * The daily clean-up (spec: "What the service does", item 8): expired upload tokens go (past their
+ * own expiry, or UPLOAD_TOKEN_MAX_DAYS after they were made), and with them what only ever grows:
+ * old idempotency keys, old failed-login rows, tokens ended by a logout once they have expired, and
+ * login addresses not used for LOGIN_KNOWN_ADDRESS_DAYS. Every step is a plain
  * DELETE of rows past a moment, so running it twice at once, or on several processes, does no harm:
  * a row is deleted once, and a second run finds nothing left.
  */
@@ -21,14 +23,35 @@ export interface CleanupResult {
   upload_tokens: number;
   idempotency_keys: number;
   login_failures: number;
+  revoked_tokens: number;
+  known_addresses: number;
 }
 
-export async function runCleanup(db: Db, now: Date = new Date()): Promise<CleanupResult> {
+export interface CleanupLimits {
+  /** UPLOAD_TOKEN_MAX_DAYS (default 7): a link made longer ago is gone whatever its own expiry. */
+  uploadTokenMaxDays?: number;
+  /** LOGIN_KNOWN_ADDRESS_DAYS (default 30): a login address unused that long is forgotten. */
+  knownAddressDays?: number;
+}
+
+export async function runCleanup(db: Db, now: Date = new Date(), limits: CleanupLimits = {}): Promise<CleanupResult> {
   const unix = Math.floor(now.getTime() / 1000);
-  const tokens = await db.deleteFrom('bericht_upload_token').where('date_expiry', '<=', toDbDateTime(now)).executeTakeFirst();
+  const madeBefore = toDbDateTime(unix - (limits.uploadTokenMaxDays ?? 7) * 86_400);
+  const tokens = await db
+    .deleteFrom('bericht_upload_token')
+    .where((eb) => eb.or([eb('date_expiry', '<=', toDbDateTime(now)), eb('datec', '<=', madeBefore)]))
+    .executeTakeFirst();
   const keys = await db.deleteFrom('bericht_idempotency').where('datec', '<', toDbDateTime(unix - IDEMPOTENCY_KEEP_DAYS * 86_400)).executeTakeFirst();
   const failures = await db.deleteFrom('bericht_login_failure').where('at', '<', unix - LOGIN_FAILURE_KEEP_SECONDS).executeTakeFirst();
-  return { upload_tokens: Number(tokens.numDeletedRows), idempotency_keys: Number(keys.numDeletedRows), login_failures: Number(failures.numDeletedRows) };
+  const revoked = await db.deleteFrom('bericht_token_revoked').where('exp', '<', unix).executeTakeFirst();
+  const known = await db.deleteFrom('bericht_login_known').where('at', '<', unix - (limits.knownAddressDays ?? 30) * 86_400).executeTakeFirst();
+  return {
+    upload_tokens: Number(tokens.numDeletedRows),
+    idempotency_keys: Number(keys.numDeletedRows),
+    login_failures: Number(failures.numDeletedRows),
+    revoked_tokens: Number(revoked.numDeletedRows),
+    known_addresses: Number(known.numDeletedRows),
+  };
 }
 
 /** Milliseconds from `now` to the next `at` (HH:MM, UTC). */
@@ -50,9 +73,9 @@ export interface DailyCleanupResult {
  * above, what stopped processes left (recovery.ts), and the print-size copies kept to their age
  * and size.
  */
-export async function runDailyCleanup(deps: { db: Db; dataRoot: string; entity: number; runs: RunRegistry }): Promise<DailyCleanupResult> {
+export async function runDailyCleanup(deps: { db: Db; dataRoot: string; entity: number; runs: RunRegistry; limits?: CleanupLimits }): Promise<DailyCleanupResult> {
   return {
-    removed: await runCleanup(deps.db),
+    removed: await runCleanup(deps.db, new Date(), deps.limits),
     recovered: await recoverDeadRuns(deps),
     print_copies: await sweepPrintCache(printCacheDir(deps.dataRoot, deps.entity)),
   };

@@ -3,6 +3,13 @@
  * photos into an order's folder without a login, until it expires. Only the token's SHA-256 is
  * stored, so whoever reads the database cannot use a link. An unknown token is "not found" (404),
  * an expired one "gone" (410).
+ *
+ * A link acts for the user who made it, and only as long as that user could do the same: on every
+ * use the maker must still be active (and within its validity dates), hold the write right and see
+ * the order; otherwise the link is gone (410 UPLOAD_TOKEN_REVOKED). No link lives longer than
+ * UPLOAD_TOKEN_MAX_DAYS after it was made, also one made under a longer limit before. Whoever may
+ * write to the order (write right, order visible) lists its live links and revokes any of them:
+ * the office or a colleague must be able to end the link of a lost phone.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
@@ -11,12 +18,14 @@ import type { Db } from '../../db/database.js';
 import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
 import { AppError } from '../../errors.js';
 import type { Caller, ElementAccess, ElementRow } from '../access/element-access.js';
+import type { AuthUser, CurrentUser } from '../auth/auth.service.js';
 
 /** 32 random bytes, base64url: 43 characters. */
 export const TOKEN_PATTERN = '^[A-Za-z0-9_-]{43}$';
 export const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 export interface CreatedToken {
+  id: number;
   token: string;
   expires: number;
   upload_url: string;
@@ -24,17 +33,60 @@ export interface CreatedToken {
   qr_png: string;
 }
 
-export function createUploadTokenService(deps: { db: Db; dialect: Dialect; access: ElementAccess; entity: number; defaultHours: number }) {
-  const { db, dialect, access, entity, defaultHours } = deps;
+export interface LiveLink {
+  id: number;
+  /** Unix seconds. */
+  created: number;
+  expires: number;
+  created_by: { id: number; name: string };
+}
+
+export function createUploadTokenService(deps: {
+  db: Db;
+  dialect: Dialect;
+  access: ElementAccess;
+  entity: number;
+  defaultHours: number;
+  /** UPLOAD_TOKEN_MAX_DAYS. */
+  maxDays: number;
+  currentUser: (id: number) => Promise<CurrentUser | undefined>;
+}) {
+  const { db, dialect, access, entity, defaultHours, maxDays, currentUser } = deps;
+  const maxSeconds = maxDays * 86_400;
+
+  type Row = { rowid: number; fk_element: number; element_type: string; fk_user_creat: number; datec: unknown; date_expiry: string };
+  /** A link's end: its own expiry, or UPLOAD_TOKEN_MAX_DAYS after it was made, whichever is first. */
+  const endOf = (row: Pick<Row, 'datec' | 'date_expiry'>) => {
+    const expiry = fromDbDateTime(row.date_expiry) ?? 0;
+    const made = fromDbDateTime(row.datec as string | null);
+    return made === null ? expiry : Math.min(expiry, made + maxSeconds);
+  };
+  /**
+   * The maker, when it may still write to the order as the link does, and has not ended what it
+   * did before since the link was made (a logout everywhere, a password change, a deactivation:
+   * a link made in that second ends with it).
+   */
+  async function makerOf(row: Pick<Row, 'fk_user_creat' | 'fk_element' | 'datec'>, lookup = currentUser): Promise<AuthUser | undefined> {
+    const maker = await lookup(Number(row.fk_user_creat));
+    if (!maker?.perms.read || !maker.perms.write) return undefined;
+    const made = fromDbDateTime(row.datec as string | null);
+    // Against the clock's second of the void, not the iats it covers (which may be a few seconds
+    // ahead): a link made after the void lives.
+    if (maker.voidedAt !== null && (made === null || made <= maker.voidedAt)) return undefined;
+    return (await access.getById('commande', Number(row.fk_element), maker)) ? maker : undefined;
+  }
 
   return {
     async create(user: Caller, orderId: number, hours: number | undefined, baseUrl: string): Promise<CreatedToken> {
       const order = await access.getById('commande', orderId, user);
       if (!order) throw new AppError('ORDER_NOT_FOUND');
+      if (hours !== undefined && hours > maxDays * 24) {
+        throw new AppError('VALIDATION_FAILED', { message: `Ein Upload-Link gilt höchstens ${maxDays} Tage (${maxDays * 24} Stunden)`, details: [{ field: 'body.hours', message: `at most ${maxDays * 24}` }] });
+      }
       const token = randomBytes(32).toString('base64url');
       const now = Date.now();
-      const expires = Math.floor(now / 1000) + Math.round((hours ?? defaultHours) * 3600);
-      await insertId(dialect, db.insertInto('bericht_upload_token').values({
+      const expires = Math.floor(now / 1000) + Math.round(Math.min(hours ?? defaultHours, maxDays * 24) * 3600);
+      const id = await insertId(dialect, db.insertInto('bericht_upload_token').values({
         entity,
         token: tokenHash(token),
         element_type: 'commande',
@@ -45,6 +97,7 @@ export function createUploadTokenService(deps: { db: Db; dialect: Dialect; acces
       }));
       const url = `${baseUrl.replace(/\/+$/, '')}/public/upload.php?token=${token}`;
       return {
+        id,
         token,
         expires,
         upload_url: url,
@@ -53,18 +106,62 @@ export function createUploadTokenService(deps: { db: Db; dialect: Dialect; acces
       };
     },
 
-    /** The order a token uploads into and the user who made it; 404 unknown, 410 expired. */
+    /** The order a token uploads into and the user who made it; 404 unknown, 410 expired or its maker's right gone. */
     async resolve(token: string): Promise<{ order: ElementRow; userId: number; expires: number }> {
       const row = /^[A-Za-z0-9_-]{43}$/.test(token)
         ? await db.selectFrom('bericht_upload_token').selectAll().where('token', '=', tokenHash(token)).where('entity', '=', entity).executeTakeFirst()
         : undefined;
       if (!row) throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
-      const expires = fromDbDateTime(row.date_expiry) ?? 0;
+      const expires = endOf(row);
       if (expires <= Math.floor(Date.now() / 1000)) throw new AppError('UPLOAD_TOKEN_EXPIRED');
       // The order as it is now, in the served entity (a deleted order ends the link too).
       const order = await db.selectFrom('commande').select(['rowid', 'ref', 'fk_soc']).where('rowid', '=', Number(row.fk_element)).where('entity', '=', entity).executeTakeFirst();
       if (!order || row.element_type !== 'commande') throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
+      if (!(await makerOf(row))) throw new AppError('UPLOAD_TOKEN_REVOKED');
       return { order: { id: Number(order.rowid), ref: order.ref, fk_soc: Number(order.fk_soc) }, userId: Number(row.fk_user_creat), expires };
+    },
+
+    /** The order's links that work now (not expired, their maker still may write to the order), newest first. */
+    async list(user: Caller, orderId: number): Promise<LiveLink[]> {
+      const order = await access.getById('commande', orderId, user);
+      if (!order) throw new AppError('ORDER_NOT_FOUND');
+      const rows = await db
+        .selectFrom('bericht_upload_token')
+        .select(['rowid', 'fk_element', 'element_type', 'fk_user_creat', 'datec', 'date_expiry'])
+        .where('entity', '=', entity)
+        .where('element_type', '=', 'commande')
+        .where('fk_element', '=', order.id)
+        .where('date_expiry', '>', toDbDateTime(new Date()))
+        .orderBy('rowid', 'desc')
+        .limit(200)
+        .execute();
+      const now = Math.floor(Date.now() / 1000);
+      // Each maker read once for the list.
+      const makers = new Map<number, Promise<CurrentUser | undefined>>();
+      const lookup = (id: number) => {
+        if (!makers.has(id)) makers.set(id, currentUser(id));
+        return makers.get(id)!;
+      };
+      const live: LiveLink[] = [];
+      for (const row of rows) {
+        const expires = endOf(row);
+        if (expires <= now) continue;
+        const maker = await makerOf(row, lookup);
+        if (!maker) continue;
+        live.push({ id: Number(row.rowid), created: fromDbDateTime(row.datec as string | null) ?? 0, expires, created_by: { id: maker.id, name: maker.name } });
+      }
+      return live;
+    },
+
+    /**
+     * Ends a link at once (the row goes). Idempotent: a link that is gone already (revoked, expired
+     * and cleaned up) is fine; a link of an order the caller does not see is "not found".
+     */
+    async revoke(user: Caller, id: number): Promise<void> {
+      const row = await db.selectFrom('bericht_upload_token').select(['rowid', 'element_type', 'fk_element']).where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst();
+      // Unknown and not visible answer alike: which link ids exist is not told.
+      if (!row || row.element_type !== 'commande' || !(await access.getById('commande', Number(row.fk_element), user))) throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
+      await db.deleteFrom('bericht_upload_token').where('rowid', '=', id).where('entity', '=', entity).execute();
     },
   };
 }

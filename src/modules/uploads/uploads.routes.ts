@@ -190,8 +190,13 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
   );
 
   // ---- QR upload links (spec: Upload token) ----------------------------------------------------
-  const tokens = createUploadTokenService({ db: handle.db, dialect: handle.dialect, access, entity: config.entity, defaultHours: config.uploadTokenHours });
-  const MAX_TOKEN_HOURS = 24 * 90;
+  const tokens = createUploadTokenService({
+    db: handle.db, dialect: handle.dialect, access, entity: config.entity, defaultHours: config.uploadTokenHours, maxDays: config.uploadTokenMaxDays, currentUser: ctx.currentUser,
+  });
+  const MAX_TOKEN_HOURS = config.uploadTokenMaxDays * 24;
+  const LINK_RULES =
+    'A link acts for its maker, and only while the maker could do the same: on every use the maker must still be active, hold the write right and see the order; ' +
+    `otherwise 410 UPLOAD_TOKEN_REVOKED. No link lives longer than UPLOAD_TOKEN_MAX_DAYS (${config.uploadTokenMaxDays}) days after it was made, also one made before under a longer limit. `;
 
   typed.post(
     '/api/upload_token.php',
@@ -201,8 +206,9 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
         summary: 'A QR upload link for an order',
         description:
           `JSON \`{ fk_element, element_type?: "commande", hours? }\`: a link that lets any phone that has it put photos into the order's folder without a login, ` +
-          `for \`hours\` (default UPLOAD_TOKEN_HOURS = ${config.uploadTokenHours}, at most ${MAX_TOKEN_HOURS}). Write right; the order must be visible (404 ORDER_NOT_FOUND). ` +
-          '201 `{ token, expires, upload_url, qr_svg, qr_png }`: `qr_svg` is an SVG document, `qr_png` a data: URL, both of `upload_url` ' +
+          `for \`hours\` (default UPLOAD_TOKEN_HOURS = ${config.uploadTokenHours}, at most ${MAX_TOKEN_HOURS}, UPLOAD_TOKEN_MAX_DAYS × 24). Write right; the order must be visible (404 ORDER_NOT_FOUND). ` +
+          LINK_RULES +
+          '201 `{ id, token, expires, upload_url, qr_svg, qr_png }`: `id` names the link for the list and for revoking it; `qr_svg` is an SVG document, `qr_png` a data: URL, both of `upload_url` ' +
           '(`/public/upload.php?token=…`; the address comes from PUBLIC_URL, else from the request). Only the token\'s SHA-256 is stored. ' +
           'The page at the link uploads with the same checks and storage as action=upload_photo; an expired link answers 410, an unknown one 404. Expired links are removed by the daily clean-up.',
         body: Type.Object(
@@ -213,12 +219,56 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
           },
           { additionalProperties: false },
         ),
-        response: { 201: Type.Object({ token: Type.String(), expires: Type.Integer(), upload_url: Type.String(), qr_svg: Type.String(), qr_png: Type.String() }), ...ERRORS },
+        response: { 201: Type.Object({ id: Type.Integer(), token: Type.String(), expires: Type.Integer(), upload_url: Type.String(), qr_svg: Type.String(), qr_png: Type.String() }), ...ERRORS },
       },
       config: { right: 'write' },
     },
     async (request, reply) => {
       return reply.code(201).send(await tokens.create(callerOf(request), request.body.fk_element, request.body.hours, publicBaseUrl(config, request)));
+    },
+  );
+
+  const LiveLink = Type.Object({
+    id: Type.Integer({ description: 'The link, for DELETE /api/upload_token.php?id=…' }),
+    created: Type.Integer({ description: 'When it was made, Unix seconds.' }),
+    expires: Type.Integer({ description: 'When it ends, Unix seconds (its own expiry, or UPLOAD_TOKEN_MAX_DAYS after it was made, whichever is first).' }),
+    created_by: Type.Object({ id: Type.Integer(), name: Type.String({ description: 'Full name, or the login.' }) }, { description: 'Who made it: the link acts for this user.' }),
+  });
+  typed.get(
+    '/api/upload_token.php',
+    {
+      schema: {
+        tags: ['uploads'],
+        summary: "The order's QR upload links that work now",
+        description:
+          "`?fk_element=<order>`: the order's links that work now, newest first (at most 200): not expired, and their maker may still write to the order. " +
+          'The token itself is not stored and never listed. Write right; the order must be visible (404 ORDER_NOT_FOUND). ' + LINK_RULES,
+        querystring: Type.Object({ fk_element: RowId('The order.') }, { additionalProperties: false }),
+        response: { 200: Type.Object({ items: Type.Array(LiveLink) }), ...ERRORS },
+      },
+      config: { right: 'write' },
+    },
+    async (request) => ({ items: await tokens.list(callerOf(request), request.query.fk_element) }),
+  );
+
+  typed.delete(
+    '/api/upload_token.php',
+    {
+      schema: {
+        tags: ['uploads'],
+        summary: 'Revoke a QR upload link',
+        description:
+          '`?id=<link>`: ends the link at once; its page and uploads answer 404 UPLOAD_TOKEN_NOT_FOUND from then on. ' +
+          "Anyone who may write to the link's order may revoke it (write right, order visible), not only its maker: the office or a colleague can end the link of a lost phone. " +
+          'A link that does not exist (never made, revoked or cleaned up already) and the link of an order the caller does not see answer alike: 404 UPLOAD_TOKEN_NOT_FOUND, as for every object the caller cannot see.',
+        querystring: Type.Object({ id: RowId('The link (`id` from making or listing it).') }, { additionalProperties: false }),
+        response: { 200: Type.Object({ id: Type.Integer(), revoked: Type.Literal(true) }), ...ERRORS },
+      },
+      config: { right: 'write' },
+    },
+    async (request) => {
+      await tokens.revoke(callerOf(request), request.query.id);
+      return { id: request.query.id, revoked: true as const };
     },
   );
 
@@ -229,7 +279,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
       schema: {
         tags: ['uploads'],
         summary: 'The upload page behind a QR link (HTML, no login)',
-        description: 'A page for a phone: camera button, several photos at once, progress, German text. 404 page for an unknown link, 410 page for an expired one.',
+        description: 'A page for a phone: camera button, several photos at once, progress, German text. 404 page for an unknown (or revoked) link, 410 page for an expired one or one whose maker may no longer write to the order.',
         querystring: TokenQuery,
         produces: ['text/html'],
       },
@@ -245,7 +295,8 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
         return reply.send(uploadPage(nonce, order.ref, expires, config.timeZone));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        return reply.code(error.status).send(messagePage(nonce, error.code === 'UPLOAD_TOKEN_EXPIRED' ? 'Link abgelaufen' : 'Link unbekannt', `${error.message}. Bitte einen neuen QR-Code erzeugen lassen.`));
+        const title = error.code === 'UPLOAD_TOKEN_EXPIRED' ? 'Link abgelaufen' : error.code === 'UPLOAD_TOKEN_REVOKED' ? 'Link ungültig' : 'Link unbekannt';
+        return reply.code(error.status).send(messagePage(nonce, title, `${error.message}. Bitte einen neuen QR-Code erzeugen lassen.`));
       }
     },
   );
@@ -256,7 +307,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
       schema: {
         tags: ['uploads'],
         summary: 'Upload a photo through a QR link (no login)',
-        description: describe('photo', caps.photo).replace('Needs the write right; an order the caller cannot see is 404 ORDER_NOT_FOUND.', 'No login: the link\'s token (404 UPLOAD_TOKEN_NOT_FOUND, 410 UPLOAD_TOKEN_EXPIRED) names the order.'),
+        description: describe('photo', caps.photo).replace('Needs the write right; an order the caller cannot see is 404 ORDER_NOT_FOUND.', 'No login: the link\'s token (404 UPLOAD_TOKEN_NOT_FOUND, 410 UPLOAD_TOKEN_EXPIRED, 410 UPLOAD_TOKEN_REVOKED when its maker may no longer write to the order) names the order.'),
         querystring: TokenQuery,
         consumes: ['multipart/form-data'],
         response: { 201: UploadResponse, ...ERRORS, 410: ErrorResponse },

@@ -38,7 +38,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with login and password
-         * @description Checks the password as Dolibarr does (bcrypt, legacy md5 and sha1(md5) with MAIN_SECURITY_SALT, the legacy clear column), then status and validity dates, then the read right (direct or through a group). Errors: 400 "login + password erforderlich" (also for a body that is not readable JSON), 401 "Login fehlgeschlagen" (unknown login and wrong password alike), 403 "User deaktiviert", 403 "Keine Bericht-Rechte", 429 after too many failures per login or per address (with Retry-After), 413 for a body over the limit, 405 "POST erforderlich" for other methods.
+         * @description Checks the password as Dolibarr does (bcrypt, legacy md5 and sha1(md5) with MAIN_SECURITY_SALT, the legacy clear column), then status and validity dates, then the read right (direct or through a group). Errors: 400 "login + password erforderlich" (also for a body that is not readable JSON), 401 "Login fehlgeschlagen" (unknown login and wrong password alike), 403 "User deaktiviert", 403 "Keine Bericht-Rechte", 413 for a body over the limit, 405 "POST erforderlich" for other methods. 429 AUTH_TOO_MANY_ATTEMPTS with Retry-After, the password unchecked: after more than LOGIN_MAX_FAILURES (10) failures of one login from one address within LOGIN_WINDOW_SECONDS (900), for that login from that address only; after more than LOGIN_MAX_FAILURES_PER_ADDRESS (30) failures from one address, for every login from it. Once a login has LOGIN_MAX_FAILURES failures from anywhere, addresses it has not succeeded from within LOGIN_KNOWN_ADDRESS_DAYS (30) are slowed down, never locked out: one attempt per delay for the account, 2 s doubling with each further failure up to LOGIN_MAX_DELAY_SECONDS (60); Retry-After says how long. An address the login succeeded from is not slowed down.
          */
         post: operations["login"];
         delete?: never;
@@ -121,6 +121,26 @@ export interface paths {
         get: operations["getHealth"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/logout.php": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log out: end this token, or with action=everywhere every token of the caller
+         * @description Without `action`: ends the token sent (a logout on one device); the person's other logins go on. The service keeps the token's SHA-256 until the token's own expiry, never the token. `?action=everywhere` ("log out everywhere"): ends every token of the calling user issued so far, this one included, on every phone and browser, a lost one's too. It also ends the QR upload links the caller made up to then (a link made afterwards lives). A login afterwards works (its token is issued with a later `iat`); the token's claims stay as they are: the service keeps, per user, the second through which tokens are void and the last `iat` issued. Each login issues an `iat` later than the one before, so two logins of one person in one second get different tokens; a login that would need an `iat` more than 5 s ahead of the clock (many logins of one person at once) is answered 503 SERVICE_UNAVAILABLE with Retry-After: 1. Both take effect at once in the process that answers and within AUTH_CACHE_SECONDS in the others. A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one made in Dolibarr: refused at the next request, and noted for good by a sweep every 30 s) end every token as well; a user activated again does not get its old tokens back. Answers `{ logged_out: true, everywhere }`. With a token that is already void: 401 AUTH_TOKEN_INVALID (nothing left to end). An unknown action: 400 ACTION_UNKNOWN. Any other method: 405.
+         */
+        post: operations["logoutEverywhere"];
         delete?: never;
         options?: never;
         head?: never;
@@ -502,14 +522,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The order's QR upload links that work now
+         * @description `?fk_element=<order>`: the order's links that work now, newest first (at most 200): not expired, and their maker may still write to the order. The token itself is not stored and never listed. Write right; the order must be visible (404 ORDER_NOT_FOUND). A link acts for its maker, and only while the maker could do the same: on every use the maker must still be active, hold the write right and see the order; otherwise 410 UPLOAD_TOKEN_REVOKED. No link lives longer than UPLOAD_TOKEN_MAX_DAYS (7) days after it was made, also one made before under a longer limit.
+         */
+        get: operations["getUploadTokens"];
         put?: never;
         /**
          * A QR upload link for an order
-         * @description JSON `{ fk_element, element_type?: "commande", hours? }`: a link that lets any phone that has it put photos into the order's folder without a login, for `hours` (default UPLOAD_TOKEN_HOURS = 24, at most 2160). Write right; the order must be visible (404 ORDER_NOT_FOUND). 201 `{ token, expires, upload_url, qr_svg, qr_png }`: `qr_svg` is an SVG document, `qr_png` a data: URL, both of `upload_url` (`/public/upload.php?token=…`; the address comes from PUBLIC_URL, else from the request). Only the token's SHA-256 is stored. The page at the link uploads with the same checks and storage as action=upload_photo; an expired link answers 410, an unknown one 404. Expired links are removed by the daily clean-up.
+         * @description JSON `{ fk_element, element_type?: "commande", hours? }`: a link that lets any phone that has it put photos into the order's folder without a login, for `hours` (default UPLOAD_TOKEN_HOURS = 24, at most 168, UPLOAD_TOKEN_MAX_DAYS × 24). Write right; the order must be visible (404 ORDER_NOT_FOUND). A link acts for its maker, and only while the maker could do the same: on every use the maker must still be active, hold the write right and see the order; otherwise 410 UPLOAD_TOKEN_REVOKED. No link lives longer than UPLOAD_TOKEN_MAX_DAYS (7) days after it was made, also one made before under a longer limit. 201 `{ id, token, expires, upload_url, qr_svg, qr_png }`: `id` names the link for the list and for revoking it; `qr_svg` is an SVG document, `qr_png` a data: URL, both of `upload_url` (`/public/upload.php?token=…`; the address comes from PUBLIC_URL, else from the request). Only the token's SHA-256 is stored. The page at the link uploads with the same checks and storage as action=upload_photo; an expired link answers 410, an unknown one 404. Expired links are removed by the daily clean-up.
          */
         post: operations["createUploadToken"];
-        delete?: never;
+        /**
+         * Revoke a QR upload link
+         * @description `?id=<link>`: ends the link at once; its page and uploads answer 404 UPLOAD_TOKEN_NOT_FOUND from then on. Anyone who may write to the link's order may revoke it (write right, order visible), not only its maker: the office or a colleague can end the link of a lost phone. A link that does not exist (never made, revoked or cleaned up already) and the link of an order the caller does not see answer alike: 404 UPLOAD_TOKEN_NOT_FOUND, as for every object the caller cannot see.
+         */
+        delete: operations["revokeUploadToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -544,13 +572,13 @@ export interface paths {
         };
         /**
          * The upload page behind a QR link (HTML, no login)
-         * @description A page for a phone: camera button, several photos at once, progress, German text. 404 page for an unknown link, 410 page for an expired one.
+         * @description A page for a phone: camera button, several photos at once, progress, German text. 404 page for an unknown (or revoked) link, 410 page for an expired one or one whose maker may no longer write to the order.
          */
         get: operations["getUploadPage"];
         put?: never;
         /**
          * Upload a photo through a QR link (no login)
-         * @description Multipart/form-data with the file in the field `file` (a part under another name, or none: 400 UPLOAD_MISSING). Accepted, decided from the bytes, not the name: JPEG (stored .jpg), PNG, WebP, HEIC/HEIF (stored as sent, no thumbnails); anything else 415 UPLOAD_TYPE_UNSUPPORTED. At most 52428800 bytes (configurable, UPLOAD_MAX_PHOTO_BYTES); larger: 413 UPLOAD_TOO_LARGE. JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). Photo evidence: optional text fields beside `file` (before or after it): `taken_at_device`, the phone's capture time as an RFC 3339 date-time WITH its UTC offset (e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; kept as sent however far off), and `gps_lat` (-90..90) with `gps_lon` (-180..180), the phone's position at capture (both or neither; the app sends them only when the person switched it on). An empty field counts as absent. A malformed time, one coordinate alone, a coordinate out of range or not in its form (a plain decimal number (a point or a comma, at most 30 decimals; kept to 7) or what JavaScript's String() gives for a number closer to 0 than 1e-6 (e.g. 1e-7); other exponents (1e1), 0x10, Infinity, NaN, .5 or spaces inside are refused), or one of these fields sent as a file, cut off or twice: 400 VALIDATION_FAILED naming the field (`details[0].field`, e.g. `body.gps_lat`), and nothing is stored. The service records the SHA-256 of the bytes received, EXIF DateTimeOriginal (else DateTimeDigitized, with OffsetTimeOriginal) and EXIF GPS position where present, and the fields sent; the answer's `evidence` holds it, the pages that show the photo carry it (`evidence`, `evidence_2`), a signature's hash covers it (form `fieldreport-pages/3`) and the PDF prints time and place under the photo. The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), with an llx_ecm_files row (gen_or_uploaded "uploaded"). No report or page is touched. No login: the link's token (404 UPLOAD_TOKEN_NOT_FOUND, 410 UPLOAD_TOKEN_EXPIRED) names the order. Header Idempotency-Key: see the header parameter.
+         * @description Multipart/form-data with the file in the field `file` (a part under another name, or none: 400 UPLOAD_MISSING). Accepted, decided from the bytes, not the name: JPEG (stored .jpg), PNG, WebP, HEIC/HEIF (stored as sent, no thumbnails); anything else 415 UPLOAD_TYPE_UNSUPPORTED. At most 52428800 bytes (configurable, UPLOAD_MAX_PHOTO_BYTES); larger: 413 UPLOAD_TOO_LARGE. JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). Photo evidence: optional text fields beside `file` (before or after it): `taken_at_device`, the phone's capture time as an RFC 3339 date-time WITH its UTC offset (e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; kept as sent however far off), and `gps_lat` (-90..90) with `gps_lon` (-180..180), the phone's position at capture (both or neither; the app sends them only when the person switched it on). An empty field counts as absent. A malformed time, one coordinate alone, a coordinate out of range or not in its form (a plain decimal number (a point or a comma, at most 30 decimals; kept to 7) or what JavaScript's String() gives for a number closer to 0 than 1e-6 (e.g. 1e-7); other exponents (1e1), 0x10, Infinity, NaN, .5 or spaces inside are refused), or one of these fields sent as a file, cut off or twice: 400 VALIDATION_FAILED naming the field (`details[0].field`, e.g. `body.gps_lat`), and nothing is stored. The service records the SHA-256 of the bytes received, EXIF DateTimeOriginal (else DateTimeDigitized, with OffsetTimeOriginal) and EXIF GPS position where present, and the fields sent; the answer's `evidence` holds it, the pages that show the photo carry it (`evidence`, `evidence_2`), a signature's hash covers it (form `fieldreport-pages/3`) and the PDF prints time and place under the photo. The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), with an llx_ecm_files row (gen_or_uploaded "uploaded"). No report or page is touched. No login: the link's token (404 UPLOAD_TOKEN_NOT_FOUND, 410 UPLOAD_TOKEN_EXPIRED, 410 UPLOAD_TOKEN_REVOKED when its maker may no longer write to the order) names the order. Header Idempotency-Key: see the header parameter.
          */
         post: operations["uploadPhotoWithToken"];
         delete?: never;
@@ -1011,6 +1039,21 @@ export interface operations {
             };
             /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1499,6 +1542,109 @@ export interface operations {
             };
             /** @description Default Response */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    logoutEverywhere: {
+        parameters: {
+            query?: {
+                /** @description `everywhere`: every token of the caller. */
+                action?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true: every token of the caller ended; false: only the one sent. */
+                        everywhere: boolean;
+                        /** @enum {boolean} */
+                        logged_out: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6088,6 +6234,179 @@ export interface operations {
             };
         };
     };
+    getUploadTokens: {
+        parameters: {
+            query: {
+                /** @description The order. */
+                fk_element: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description When it was made, Unix seconds. */
+                            created: number;
+                            /** @description Who made it: the link acts for this user. */
+                            created_by: {
+                                id: number;
+                                /** @description Full name, or the login. */
+                                name: string;
+                            };
+                            /** @description When it ends, Unix seconds (its own expiry, or UPLOAD_TOKEN_MAX_DAYS after it was made, whichever is first). */
+                            expires: number;
+                            /** @description The link, for DELETE /api/upload_token.php?id=… */
+                            id: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     createUploadToken: {
         parameters: {
             query?: never;
@@ -6118,10 +6437,173 @@ export interface operations {
                 content: {
                     "application/json": {
                         expires: number;
+                        id: number;
                         qr_png: string;
                         qr_svg: string;
                         token: string;
                         upload_url: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    revokeUploadToken: {
+        parameters: {
+            query: {
+                /** @description The link (`id` from making or listing it). */
+                id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {boolean} */
+                        revoked: true;
                     };
                 };
             };

@@ -9,6 +9,7 @@ import { api, connectAuth, unwrap } from '../api/client';
 import { forgetCapabilities, loadCapabilities } from './capabilities.svelte';
 import { clearUserData, db, type Session } from './db';
 import { forgetKept } from './offline-orders.svelte';
+import { network } from './network.svelte';
 import { prefetchOrders } from './reads';
 
 export const auth = $state({
@@ -76,8 +77,46 @@ export async function login(name: string, password: string): Promise<Session> {
   return session;
 }
 
-/** Forgets the login and every cached read on this phone; what waits in the outbox stays. */
+/**
+ * Ends the login on the service (POST /api/logout.php): this phone's token, or with `everywhere`
+ * every token of the person on every device. Throws when the service cannot be reached or refuses.
+ */
+async function endOnService(everywhere: boolean): Promise<void> {
+  // A service that does not answer within LOGOUT_TIMEOUT_MS counts as unreachable: a logout never hangs.
+  await unwrap(api.POST('/api/logout.php', { params: { query: everywhere ? { action: 'everywhere' } : {} }, signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS) }));
+}
+
+const LOGOUT_TIMEOUT_MS = 5_000;
+
+/** "Log out everywhere" without a login that still holds (expired, or ended): nothing was ended on the service. */
+export class NoValidLogin extends Error {
+  constructor() {
+    super('no valid login to end the others with');
+  }
+}
+
+/**
+ * Logs out: when online, this phone's token is ended on the service too (a copy of it is worthless
+ * from then on); offline, or if the service cannot be reached, only this phone forgets it. Then the
+ * login and every cached read on this phone are forgotten; what waits in the outbox stays.
+ */
 export async function logout(): Promise<void> {
+  if (network.online && currentToken()) await endOnService(false).catch(() => undefined);
+  await forgetLogin();
+}
+
+/**
+ * "Log out everywhere": every login of the person ends on the service, then on this phone. Throws
+ * (and keeps the login) when the service cannot be reached or refuses, and NoValidLogin when this
+ * phone's login no longer holds: the person logs in again first, nothing is forgotten silently.
+ */
+export async function logoutEverywhere(): Promise<void> {
+  if (!currentToken()) throw new NoValidLogin();
+  await endOnService(true);
+  await forgetLogin();
+}
+
+async function forgetLogin(): Promise<void> {
   forgetCapabilities();
   forgetKept();
   await clearUserData();
