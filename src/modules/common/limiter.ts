@@ -1,4 +1,3 @@
-import { isIPv4, isIPv6 } from 'node:net';
 /**
  * A counting semaphore with a bounded queue, for work that is heavy per request (PDFs, signature
  * checks): at most `max` run at once, `maxWaiting` more wait, and beyond that `busy()` is thrown.
@@ -71,29 +70,5 @@ export function createKeyedCounter(max: number) {
   };
 }
 
-/**
- * The key a client address counts under for per-address limits: an IPv4 address as it is (also
- * when written IPv4-mapped, `::ffff:192.0.2.1`); an IPv6 address by its /64, the block one
- * subscriber is usually given (so one client cannot take a fresh address per request).
- */
-export function addressKey(ip: string): string {
-  const address = ip.split('%')[0]!.toLowerCase();
-  if (isIPv4(address)) return address;
-  if (!isIPv6(address)) return ip;
-  // The eight groups as numbers: `::` expanded, an IPv4 tail taken as two groups.
-  let text = address;
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [headText, tailText] = text.split('::') as [string, string | undefined];
-  const head = headText ? headText.split(':') : [];
-  const tail = tailText ? tailText.split(':') : [];
-  const groups = [...head, ...Array<string>(tailText === undefined ? 0 : 8 - head.length - tail.length).fill('0'), ...tail].map((g) => Number.parseInt(g, 16));
-  // IPv4-mapped (::ffff:a.b.c.d): the IPv4 client it is.
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
-  }
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
-}
+/** A client's address as the per-address limits count it: see client-address.ts. */
+export { addressKey } from './client-address.js';
