@@ -967,7 +967,7 @@ for (const dialect of testDialects()) {
         await sql`insert into ${sql.table(table('bericht_page'))} (fk_bericht, page_order, title, rotation, layout, datec, tms) values (${report.id}, 1, ${'Alt'}, 0, ${'title_only'}, ${toDbDateTime()}, ${toDbDateTime()})`.execute(db);
 
         const result = await migrate(ctx.handle, ctx.config);
-        assert.deepEqual(result.applied, ['0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users']);
+        assert.deepEqual(result.applied, ['0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;
         const column = pageTable.columns.find((c) => c.name === 'checklist');
