@@ -67,7 +67,7 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
           '`?action=everywhere` ("log out everywhere"): ends every token of the calling user issued so far, this one included, on every phone and browser, a lost one\'s too. ' +
           'It also ends the QR upload links the caller made up to then (a link made afterwards lives). ' +
           'A login afterwards works (its token is issued with a later `iat`); the token\'s claims stay as they are: the service keeps, per user, the second through which tokens are void and the last `iat` issued. ' +
-          'Each login issues an `iat` later than the one before, so two logins of one person in one second get different tokens; a login that would need an `iat` more than 60 s ahead of the clock (more than 60 logins of one person at once) is answered 503 SERVICE_UNAVAILABLE with Retry-After: 1. ' +
+          'Each login issues an `iat` later than the one before, so two logins of one person in one second get different tokens; a login that would need an `iat` more than an hour ahead of the clock (a sustained burst of logins of one person) is answered 503 SERVICE_UNAVAILABLE with Retry-After: 1. ' +
           'Both take effect at once in the process that answers and within AUTH_CACHE_SECONDS in the others. ' +
           'A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one made in Dolibarr: refused at the next request, and noted for good by a sweep every 30 s) end every token as well; ' +
           'a user activated again does not get its old tokens back. ' +

@@ -25,7 +25,7 @@ import { isUniqueViolation } from '../../db/dialect.js';
 export const SWEEP_SECONDS = 30;
 
 /** How far ahead of the clock an issued iat may be. */
-export const ISSUE_AHEAD_SECONDS = 60;
+export const ISSUE_AHEAD_SECONDS = 3600;
 
 export interface TokenVoidRepository {
   /**
