@@ -187,10 +187,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const pdfSeal = createPdfSeal({ handle, config, certificate: sealCertificate, runs, logger: app.log });
   app.decorate('pdfSeal', pdfSeal);
   app.addHook('onReady', async () => pdfSeal.queue.start());
-  // The public PDF check's first worker is loaded at start (the compiled service; from the sources, tests load it as they need it).
-  app.addHook('onReady', async () => {
-    if (!import.meta.url.endsWith('.ts')) pdfSeal.warmCheck();
-  });
   app.addHook('onClose', async () => pdfSeal.queue.stop());
   app.addHook('onClose', async () => pdfSeal.close());
   const tokens = createTokenService(config.instanceUniqueId);

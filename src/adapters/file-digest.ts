@@ -32,3 +32,11 @@ export async function sha256OfFile(file: string): Promise<string> {
   if ((await identityOf(file)) === before) kept.set(before, digest);
   return digest;
 }
+
+/**
+ * Keeps `digest` as `file`'s SHA-256 as the file is now, when the caller computed it from the very
+ * bytes the file holds (an upload hashed on its way in), so no later PDF reads the file for it.
+ */
+export async function rememberSha256(file: string, digest: string): Promise<void> {
+  kept.set(await identityOf(file), digest);
+}

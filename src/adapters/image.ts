@@ -76,12 +76,49 @@ export async function writeThumbnail(file: string, size: ThumbnailSize, format?:
   return target;
 }
 
-/** Both thumbnails of `file`, read from `source` (see writeThumbnail). */
+/**
+ * The JPEG decoder's own reduction (1, 2, 4 or 8) that leaves at least the wanted pixels, for a
+ * reduction of `factor`: decoding a 12-megapixel photo at an eighth of its size takes a fifth of
+ * the time. Asked for through libvips' load options in the file name (`photo.jpg[shrink=8]`).
+ */
+export function jpegShrink(factor: number): 1 | 2 | 4 | 8 {
+  return factor >= 8 ? 8 : factor >= 4 ? 4 : factor >= 2 ? 2 : 1;
+}
+
+/** `file` with libvips' load option `shrink` in its name when it is a JPEG reduced on load. */
+export function withShrink(file: string, format: string | undefined, shrink: 1 | 2 | 4 | 8): string {
+  // libvips takes the options of the last [...] of a name; whatever brackets the name has before are its own.
+  return format === 'jpeg' && shrink > 1 ? `${file}[shrink=${shrink}]` : file;
+}
+
+/**
+ * Both thumbnails of `file`, read from `source` (see writeThumbnail), from one decode of it: at the
+ * JPEG reduction that still serves the larger one, turned upright, in sRGB. The decode reads all of
+ * the image, so a file that is corrupt past its header is refused here (sharp's error), as before.
+ */
 export async function writeThumbnails(file: string, source: string = file): Promise<string[]> {
-  const { format } = await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+  const meta = await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+  const sideways = (meta.orientation ?? 1) > 4;
+  const [width, height] = sideways ? [meta.height ?? 0, meta.width ?? 0] : [meta.width ?? 0, meta.height ?? 0];
+  const { small } = THUMBNAIL_SIZES;
+  // The thumbnail fits inside its box: it is the image reduced by the larger of the two ratios.
+  const shrink = jpegShrink(Math.max(width / small.width, height / small.height));
+  const decoded = await sharp(withShrink(source, meta.format, shrink), { limitInputPixels: MAX_INPUT_PIXELS }).rotate().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  await ensureThumbsFolder(file);
   // Both run to their end before a failure is reported, so nothing is still being written when
   // the caller cleans up after it.
-  const results = await Promise.allSettled(THUMBNAIL_SIZE_NAMES.map((size) => writeThumbnail(file, size, format, source)));
+  const results = await Promise.allSettled(
+    THUMBNAIL_SIZE_NAMES.map(async (size) => {
+      const box = THUMBNAIL_SIZES[size];
+      const image = sharp(decoded.data, { raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels } }).resize(box.width, box.height, { fit: 'inside', withoutEnlargement: true });
+      if (meta.format === 'jpeg') image.jpeg({ quality: 50 });
+      else if (meta.format === 'webp') image.webp({ quality: 50 });
+      else image.png({ compressionLevel: 5 });
+      const target = thumbnailPath(file, size);
+      await writeFileAtomic(target, await image.toBuffer());
+      return target;
+    }),
+  );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
   return results.map((r) => (r as PromiseFulfilledResult<string>).value);

@@ -24,6 +24,7 @@ import { wordsFor, type PdfWords } from '../../adapters/pdf/words.js';
 import type { PhotoCapture } from '../../adapters/pdf/model.js';
 import { photoCapture } from './photo-capture.js';
 import { sha256OfFile } from '../../adapters/file-digest.js';
+import { collectWhenQuiet } from '../../adapters/heap.js';
 import type { SignatureFactsRow } from './reports.repository.js';
 import { pageEvidenceOf, signatureFactsOf } from './reports.service.js';
 import { loadCoverPdf } from '../../adapters/pdf-import.js';
@@ -560,6 +561,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       out.destroy();
       await rm(file, { force: true });
       throw error;
+    } finally {
+      collectWhenQuiet();
     }
   }
 

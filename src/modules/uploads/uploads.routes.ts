@@ -21,7 +21,8 @@ import { beginIdempotent } from '../common/idempotency.js';
 import { ACCEPTED_DESCRIPTION, type UploadKind } from './upload-types.js';
 import { createUploadsRepository } from './uploads.repository.js';
 import { UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
-import { imageBoxFor, largestImageBox } from '../../adapters/pdf.js';
+import { imageBoxFor } from '../../adapters/pdf.js';
+import { rememberSha256 } from '../../adapters/file-digest.js';
 import { DEFAULT_PHOTOS_PER_SHEET } from '../reports/photos-per-sheet.js';
 import { createUploadService, type AttachedUpload, type IncomingFile } from './uploads.service.js';
 import { EVIDENCE_FIELDS } from '../photo-evidence/photo-evidence.js';
@@ -81,15 +82,14 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
   });
 
   /**
-   * A photo's print-size copies, made in the background: for the largest box it gets (a photo page
-   * on A4 portrait, one to a sheet; the copies for the other layouts are scaled from it), and for
-   * the default layout (4 to a sheet).
+   * After the answer: the file's SHA-256, hashed on its way in, is kept for the PDFs that will show
+   * it, and a photo's print-size copy for the default layout (4 to a sheet on A4 portrait) is made
+   * in the background, so a report finalized at once finds it. A page in another layout has its
+   * own copy made when it is added (work-area.ts, prepareAhead).
    */
   function madeAhead(attached: AttachedUpload): void {
-    if (!attached.raster) return;
-    printQueue.add(attached.file, largestImageBox('A4', 'portrait', 'photo'));
-    // The default layout's copy right after, scaled from that one: a report finalized at once finds it.
-    printQueue.add(attached.file, imageBoxFor('A4', 'portrait', DEFAULT_PHOTOS_PER_SHEET, 'photo'));
+    void rememberSha256(attached.file, attached.sha256).catch(() => undefined);
+    if (attached.raster) printQueue.add(attached.file, imageBoxFor('A4', 'portrait', DEFAULT_PHOTOS_PER_SHEET, 'photo'));
   }
 
   /**

@@ -73,6 +73,8 @@ export interface AttachedUpload {
   file: string;
   /** Whether it is a photo a report page can show (JPEG, PNG, WebP). */
   raster: boolean;
+  /** SHA-256 (hex) of the bytes received, which the file holds. */
+  sha256: string;
   /** Removes the file, its thumbnails and its ecm_files row. */
   undo(): Promise<void>;
 }
@@ -299,6 +301,7 @@ export function createUploadService(deps: UploadServiceDeps) {
             response,
             file: target,
             raster: type.raster,
+            sha256: received.sha256,
             undo: async () => {
               await removeFiles([target, ...thumbs]);
               await repo.deleteEcmFiles(entity, folder.filepath, name);

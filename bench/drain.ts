@@ -1,0 +1,276 @@
+/**
+ * The outbox drain: what a phone does when it gets a signal back after a cellar. 50 real 12 MP
+ * photos (4000×3000 JPEG, EXIF orientation 6, about 3.7 MiB each) are uploaded back to back, each
+ * sent as soon as the previous one was answered (no pacing), then a report of a photo page for
+ * each is made and finalized at once. Against the built service (dist/) of a checkout, in its own
+ * process, on a fresh SQLite database; the checkout is this one, or another (`root`) to compare
+ * two versions in one run.
+ *
+ * Figures: each upload's answer time; finalize right after the last upload; the server's resident
+ * memory at rest before, its peak (Linux VmHWM) over uploads and finalize, and 15 s after the
+ * finalize's answer. Beside them, the floors measured in the same run, so the figures hold on a
+ * noisy machine: a bare Fastify process that receives the same uploads into a file (upload
+ * floor), and the time this process takes to turn one of the photos into a print-size JPEG with
+ * sharp (image floor).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
+import sharp from 'sharp';
+import { INSTANCE_ID, PASSWORD, ROOT, freePort, login, median, multipart, phoneJpeg, waitForServer } from './common.js';
+
+export interface DrainFigures {
+  label: string;
+  root: string;
+  photos: number;
+  upload_median_ms: number;
+  upload_p95_ms: number;
+  upload_max_ms: number;
+  finalize_ms: number;
+  sheets: number;
+  pdf_mb: number;
+  rss_start_mb: number;
+  peak_mb: number;
+  rss_after_15s_mb: number;
+  /** The server's CPU time (all threads) during the uploads, during the pages, and during the finalize. */
+  cpu_uploads_ms: number;
+  cpu_pages_ms: number;
+  cpu_finalize_ms: number;
+}
+
+export interface DrainFloors {
+  /** Median answer of a bare Fastify + @fastify/multipart server streaming the same upload to a file. */
+  upload_ms: number;
+  /** Median time of one print-size copy (decode with shrink, rotate, resize, mozjpeg) in this process. */
+  image_ms: number;
+}
+
+/** Resident and peak resident memory of a process, in MiB (Linux /proc). */
+export function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+}
+
+/** CPU time a process has used so far (user + system, all threads), in ms (Linux /proc). */
+export function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 a second)
+}
+
+/** Resets the peak (VmHWM) to the current resident size (Linux: clear_refs 5). */
+export function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Seeds a technician with every right of the module and an order, with the checkout's own build (its migrations). */
+async function seed(root: string, databaseUrl: string, dataRoot: string): Promise<{ loginName: string; orderId: number }> {
+  const load = (file: string) => import(pathToFileURL(path.join(root, 'dist', file)).href);
+  const [{ loadConfig }, { createDb }, { migrate }, { insertId, toDbDateTime }, { hashPassword }, { RIGHTS_MODULE }] = await Promise.all([
+    load('config.js'),
+    load('db/database.js'),
+    load('db/migrate.js'),
+    load('db/dialect.js'),
+    load('dolibarr/password.js'),
+    load('dolibarr/rights.js'),
+  ]);
+  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, INSTANCE_UNIQUE_ID: INSTANCE_ID });
+  const handle = createDb(config, { poolSize: 1 });
+  try {
+    await migrate(handle, config);
+    const { db, dialect } = handle;
+    const loginName = `bench_drain_${Date.now()}`;
+    const userId: number = await insertId(dialect, db.insertInto('user').values({ login: loginName, pass_crypted: await hashPassword(PASSWORD), admin: 0, statut: 1, entity: 1, firstname: 'Bench', lastname: 'Techniker' }));
+    for (const r of await db.selectFrom('rights_def').select('id').where('module', '=', RIGHTS_MODULE).where('entity', '=', 1).execute()) {
+      await db.insertInto('user_rights').values({ entity: 1, fk_user: userId, fk_id: r.id }).execute();
+    }
+    const customer: number = await insertId(dialect, db.insertInto('societe').values({ nom: 'Müller & Söhne GmbH', client: 1, entity: 1, status: 1, town: 'Köln' }));
+    const orderId: number = await insertId(
+      dialect,
+      db.insertInto('commande').values({ ref: 'CO2611-0042', entity: 1, fk_soc: customer, fk_statut: 1, fk_user_author: userId, date_commande: toDbDateTime().slice(0, 10), date_creation: toDbDateTime() }),
+    );
+    return { loginName, orderId };
+  } finally {
+    await handle.destroy();
+  }
+}
+
+async function api(base: string, token: string, method: string, url: string, body?: unknown) {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** The bodies of `count` uploads of the photo, made before anything is timed. */
+function uploadBodies(jpeg: Buffer, count: number) {
+  return Array.from({ length: count }, (_, i) => multipart(`IMG_${2000 + i}.jpg`, jpeg, 'image/jpeg'));
+}
+
+/** Sends the uploads back to back; the answers' times in ms. */
+async function drain(url: string, token: string | undefined, bodies: ReturnType<typeof uploadBodies>): Promise<number[]> {
+  const times: number[] = [];
+  for (const { body, contentType } of bodies) {
+    const started = performance.now();
+    const res = await fetch(url, { method: 'POST', headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': contentType }, body });
+    const text = await res.text();
+    times.push(performance.now() - started);
+    if (res.status !== 201) throw new Error(`upload: ${res.status} ${text}`);
+  }
+  return times;
+}
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+
+/** Starts `fieldreport serve` of the checkout `root` and waits until it answers. */
+async function serve(root: string, settings: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  // BENCH_SERVER_NODE_ARGS: Node options for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/fieldreport.js'), 'serve'], {
+    cwd: root,
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', ...settings },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return waitForServer(child, port, '/api/health');
+}
+
+/** The drain against the service of the checkout `root`. */
+export async function measureDrain(options: { root?: string; label?: string; photos?: number; jpeg?: Buffer; settleMs?: number; afterMs?: number } = {}): Promise<DrainFigures> {
+  const root = options.root ?? ROOT;
+  const photos = options.photos ?? 50;
+  if (!existsSync(path.join(root, 'dist', 'server.js'))) throw new Error(`${root} has no build (dist/): run npm run build there`);
+  const work = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-bench-drain-'));
+  const dataRoot = path.join(work, 'documents');
+  const databaseUrl = `sqlite:${path.join(work, 'bench.sqlite')}`;
+  let server: ChildProcess | undefined;
+  try {
+    const jpeg = options.jpeg ?? (await phoneJpeg());
+    const seeded = await seed(root, databaseUrl, dataRoot);
+    const started = await serve(root, { DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, STATE_DIR: work });
+    server = started.child;
+    const pid = server.pid!;
+    const { base } = started;
+    const token = await login(base, seeded.loginName);
+    // At rest, as a phone finds it: started, one login, the pollers running.
+    await sleep(options.settleMs ?? 3000);
+    const atStart = memoryOf(pid).rss;
+    resetPeak(pid);
+    const bodies = uploadBodies(jpeg, photos);
+    const cpu0 = cpuMsOf(pid);
+    const times = await drain(`${base}/api/orders.php?id=${seeded.orderId}&action=upload_photo`, token, bodies);
+    // The report as the phone made it offline: a photo page for each photo, sent right after them.
+    const cpu1 = cpuMsOf(pid);
+    const report = await api(base, token, 'POST', '/api/reports.php?action=create', { fk_element: seeded.orderId, title: 'Wartung Heizungsanlage' });
+    for (let i = 0; i < photos; i++) {
+      await api(base, token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: `IMG_${2000 + i}.jpg`, title: `Foto ${i + 1}: Prüfung der Anlage`, note: 'Zustand dokumentiert, Maße geprüft, Öl- und Gasleitungen dicht.' });
+    }
+    const cpu2 = cpuMsOf(pid);
+    const finalizeStarted = performance.now();
+    const final = await api(base, token, 'POST', `/api/reports.php?id=${report.id}&action=finalize`);
+    const finalizeMs = performance.now() - finalizeStarted;
+    const cpu3 = cpuMsOf(pid);
+    const peak = memoryOf(pid).peak;
+    await sleep(options.afterMs ?? 15_000);
+    const after = memoryOf(pid).rss;
+    const pdf = readFileSync(path.join(dataRoot, final.final_pdf_path));
+    const sheets = (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length;
+    return {
+      label: options.label ?? path.basename(root),
+      root,
+      photos,
+      upload_median_ms: Math.round(median(times)),
+      upload_p95_ms: Math.round(percentile(times, 0.95)),
+      upload_max_ms: Math.round(Math.max(...times)),
+      finalize_ms: Math.round(finalizeMs),
+      sheets,
+      pdf_mb: Number((pdf.length / 1e6).toFixed(2)),
+      rss_start_mb: atStart,
+      peak_mb: peak,
+      rss_after_15s_mb: after,
+      cpu_uploads_ms: Math.round(cpu1 - cpu0),
+      cpu_pages_ms: Math.round(cpu2 - cpu1),
+      cpu_finalize_ms: Math.round(cpu3 - cpu2),
+    };
+  } finally {
+    server?.kill('SIGTERM');
+    if (server && server.exitCode === null) await new Promise((r) => server!.once('exit', r));
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The bare upload floor: Fastify + @fastify/multipart streaming each upload into a file, nothing else. */
+async function uploadFloor(jpeg: Buffer, count: number): Promise<number> {
+  const { default: Fastify } = await import('fastify');
+  const { default: multipartPlugin } = await import('@fastify/multipart');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-bench-floor-'));
+  const app = Fastify({ logger: false });
+  await app.register(multipartPlugin, { limits: { fileSize: 32 * 1024 * 1024, files: 1 } });
+  let n = 0;
+  app.post('/upload', async (request, reply) => {
+    const part = await request.file();
+    if (!part) return reply.code(400).send({});
+    await pipeline(part.file, createWriteStream(path.join(dir, `${n++}.jpg`)));
+    return reply.code(201).send({ name: part.filename });
+  });
+  try {
+    const port = await freePort();
+    await app.listen({ host: '127.0.0.1', port });
+    return median(await drain(`http://127.0.0.1:${port}/upload`, undefined, uploadBodies(jpeg, count)));
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The image floor: one print-size copy of the photo (A4 photo page at 150 dpi), median of `runs`. */
+async function imageFloor(jpeg: Buffer, runs = 5): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await sharp(jpeg).rotate().resize(1111, 1482, { fit: 'fill' }).jpeg({ quality: 70, mozjpeg: true }).toBuffer();
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+export async function measureFloors(jpeg: Buffer, photos = 20): Promise<DrainFloors> {
+  return { upload_ms: Math.round((await uploadFloor(jpeg, photos)) * 10) / 10, image_ms: Math.round(await imageFloor(jpeg)) };
+}
+
+/** The targets of the drain, each with how it is read. */
+export const DRAIN_TARGETS = { finalizeMs: 400, peakMb: 210, afterOverStartMb: 30, uploadMs: 100 } as const;
+
+function describe(f: DrainFigures, floors: DrainFloors): string {
+  const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  return [
+    `${f.label} (${f.root}): ${f.photos} uploads back to back, then finalize (${f.sheets} sheets, ${f.pdf_mb} MB)`,
+    `  finalize right after the last upload: ${f.finalize_ms} ms (target ≤ ${DRAIN_TARGETS.finalizeMs} ms: ${mark(f.finalize_ms <= DRAIN_TARGETS.finalizeMs)}); ${(f.finalize_ms / floors.image_ms).toFixed(1)} × the image floor`,
+    `  server peak memory: ${f.peak_mb} MiB (start ${f.rss_start_mb} MiB; target ≤ ${DRAIN_TARGETS.peakMb} MiB: ${mark(f.peak_mb <= DRAIN_TARGETS.peakMb)})`,
+    `  15 s later: ${f.rss_after_15s_mb} MiB (target ≤ start + ${DRAIN_TARGETS.afterOverStartMb} = ${f.rss_start_mb + DRAIN_TARGETS.afterOverStartMb} MiB: ${mark(f.rss_after_15s_mb <= f.rss_start_mb + DRAIN_TARGETS.afterOverStartMb)})`,
+    `  upload answer, median: ${f.upload_median_ms} ms (p95 ${f.upload_p95_ms}, max ${f.upload_max_ms}; target ≤ ${DRAIN_TARGETS.uploadMs} ms: ${mark(f.upload_median_ms <= DRAIN_TARGETS.uploadMs)}); ${(f.upload_median_ms / floors.upload_ms).toFixed(1)} × the upload floor`,
+  ].join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  // BENCH_AGAINST: another checkout (built) measured first, in the same run, e.g. an earlier commit's worktree.
+  const against = process.env.BENCH_AGAINST;
+  const runs = Number(process.env.BENCH_DRAIN_RUNS ?? 1);
+  const jpeg = await phoneJpeg();
+  const floors = await measureFloors(jpeg);
+  console.log(`Floors: bare upload ${floors.upload_ms} ms, one print-size copy ${floors.image_ms} ms`);
+  for (let run = 1; run <= runs; run++) {
+    for (const root of [...(against ? [path.resolve(against)] : []), ROOT]) {
+      const figures = await measureDrain({ root, jpeg, label: root === ROOT ? 'this checkout' : path.basename(root) });
+      console.log(describe(figures, floors));
+      console.log(JSON.stringify(figures));
+    }
+  }
+}
