@@ -56,6 +56,8 @@ declare module 'fastify' {
     recoverDeadRuns(): Promise<RecoveryResult>;
     /** The mails to send (modules/mail/mail.queue.ts): `runOnce` sends those due now. */
     mailQueue: import('./modules/mail/mail.queue.js').MailQueue;
+    /** Print copies and uploaded photos' thumbnails made in the background (adapters/print-image.ts): `idle` resolves when none is being made. */
+    printQueue: import('./adapters/print-image.js').PrintQueue;
     /** The PDF seal (modules/signatures/pdf-seal.service.ts): `queue.runOnce` adds the time stamps due now. */
     pdfSeal: import('./modules/signatures/pdf-seal.service.js').PdfSeal;
   }
@@ -163,8 +165,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onClose', async () => runs.stop());
   const consts = createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId });
   const printQueue = createPrintQueue(printCacheDir(config.dataRoot, config.entity), {
-    onError: (source, error) => app.log.warn({ source, err: error }, 'print-size copy not made ahead; it is made when a PDF needs it'),
+    onError: (source, error) => app.log.warn({ source, err: error }, 'a photo\'s print-size copy (or an uploaded JPEG\'s thumbnails) not made ahead; the copy is made when a PDF needs it, a thumbnail when it is asked for'),
   });
+  app.decorate('printQueue', printQueue);
   app.addHook('onClose', async () => printQueue.close());
   // Every process sends the report mails due: started once the app is ready, stopped with it.
   const mailQueue = createMailQueue({

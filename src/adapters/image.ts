@@ -91,19 +91,33 @@ export function withShrink(file: string, format: string | undefined, shrink: 1 |
   return format === 'jpeg' && shrink > 1 ? `${file}[shrink=${shrink}]` : file;
 }
 
+/** An image decoded upright in sRGB, as raw pixels (see decodeUpright). */
+export interface Decoded {
+  data: Buffer;
+  info: sharp.OutputInfo;
+}
+
 /**
- * Both thumbnails of `file`, read from `source` (see writeThumbnail), from one decode of it: at the
- * JPEG reduction that still serves the larger one, turned upright, in sRGB. The decode reads all of
- * the image, so a file that is corrupt past its header is refused here (sharp's error), as before.
+ * The upright size of an image (EXIF orientation 5-8 swaps the sides), from its metadata.
  */
-export async function writeThumbnails(file: string, source: string = file): Promise<string[]> {
-  const meta = await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+export function uprightSize(meta: sharp.Metadata): { width: number; height: number } {
   const sideways = (meta.orientation ?? 1) > 4;
-  const [width, height] = sideways ? [meta.height ?? 0, meta.width ?? 0] : [meta.width ?? 0, meta.height ?? 0];
+  return sideways ? { width: meta.height ?? 0, height: meta.width ?? 0 } : { width: meta.width ?? 0, height: meta.height ?? 0 };
+}
+
+/** The reduction a thumbnail of an upright `width` × `height` image takes at most (the small one fits inside its box). */
+export function thumbnailReduction(width: number, height: number): number {
   const { small } = THUMBNAIL_SIZES;
-  // The thumbnail fits inside its box: it is the image reduced by the larger of the two ratios.
-  const shrink = jpegShrink(Math.max(width / small.width, height / small.height));
-  const decoded = await sharp(withShrink(source, meta.format, shrink), { limitInputPixels: MAX_INPUT_PIXELS }).rotate().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  return Math.max(width / small.width, height / small.height);
+}
+
+/** `source` decoded upright in sRGB, reduced on load by `shrink` when it is a JPEG. The decode reads all of the image: a corrupt one fails here (sharp's error). */
+export async function decodeUpright(source: string, format: string | undefined, shrink: 1 | 2 | 4 | 8): Promise<Decoded> {
+  return sharp(withShrink(source, format, shrink), { limitInputPixels: MAX_INPUT_PIXELS }).rotate().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+}
+
+/** Both thumbnails of `file` from its decoded pixels, in `format` (the source's). */
+export async function writeThumbnailsFrom(decoded: Decoded, file: string, format: string | undefined): Promise<string[]> {
   await ensureThumbsFolder(file);
   // Both run to their end before a failure is reported, so nothing is still being written when
   // the caller cleans up after it.
@@ -111,8 +125,8 @@ export async function writeThumbnails(file: string, source: string = file): Prom
     THUMBNAIL_SIZE_NAMES.map(async (size) => {
       const box = THUMBNAIL_SIZES[size];
       const image = sharp(decoded.data, { raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels } }).resize(box.width, box.height, { fit: 'inside', withoutEnlargement: true });
-      if (meta.format === 'jpeg') image.jpeg({ quality: 50 });
-      else if (meta.format === 'webp') image.webp({ quality: 50 });
+      if (format === 'jpeg') image.jpeg({ quality: 50 });
+      else if (format === 'webp') image.webp({ quality: 50 });
       else image.png({ compressionLevel: 5 });
       const target = thumbnailPath(file, size);
       await writeFileAtomic(target, await image.toBuffer());
@@ -122,4 +136,15 @@ export async function writeThumbnails(file: string, source: string = file): Prom
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
   return results.map((r) => (r as PromiseFulfilledResult<string>).value);
+}
+
+/**
+ * Both thumbnails of `file`, read from `source` (see writeThumbnail), from one decode of it at the
+ * JPEG reduction that still serves the larger one.
+ */
+export async function writeThumbnails(file: string, source: string = file): Promise<string[]> {
+  const meta = await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+  const { width, height } = uprightSize(meta);
+  const decoded = await decodeUpright(source, meta.format, jpegShrink(thumbnailReduction(width, height)));
+  return writeThumbnailsFrom(decoded, file, meta.format);
 }

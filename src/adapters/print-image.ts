@@ -15,12 +15,13 @@
  */
 import { createHash } from 'node:crypto';
 import { readdir, rm, stat, utimes } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { AppError } from '../errors.js';
 import { writeFileAtomic } from './file-store.js';
 import { collectWhenQuiet } from './heap.js';
-import { MAX_INPUT_PIXELS, jpegShrink, withShrink } from './image.js';
+import { MAX_INPUT_PIXELS, decodeUpright, jpegShrink, thumbnailReduction, uprightSize, withShrink, writeThumbnailsFrom } from './image.js';
 import type { ImageBox } from './pdf.js';
 
 export interface PrintImage {
@@ -115,6 +116,52 @@ export async function preparePrintImage(source: string, cacheDir: string, box: I
     inFlight.set(target, work);
   }
   return work;
+}
+
+/**
+ * A photo just uploaded, from one decode of it: both Dolibarr thumbnails beside `file` and its
+ * print-size copy for `box` (unless that is made or being made already). The decode is at the JPEG
+ * reduction that serves both (for a phone's 12 MP photo and the default layout, a quarter of each
+ * side), which reads the whole image: a photo that is corrupt inside a sound structure fails here
+ * (IMAGE_INVALID), and nothing is written for it.
+ */
+export async function preparePhoto(file: string, cacheDir: string, box: ImageBox, dpi = PRINT_DPI): Promise<void> {
+  const absolute = path.resolve(file);
+  const key = await keyOf(absolute);
+  let meta: sharp.Metadata;
+  try {
+    meta = await sharp(absolute, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+    if (!meta.width || !meta.height) throw new Error('no size');
+  } catch {
+    throw new AppError('IMAGE_INVALID');
+  }
+  const upright = uprightSize(meta);
+  const size = printSize(upright.width, upright.height, box, dpi);
+  const target = path.join(path.resolve(cacheDir), `${key}-${size.width}x${size.height}.jpg`);
+  const copyNeeded = !inFlight.has(target) && !(await stat(target).then(() => true, () => false));
+  const reduction = copyNeeded ? Math.min(upright.width / size.width, thumbnailReduction(upright.width, upright.height)) : thumbnailReduction(upright.width, upright.height);
+  const decode = decodeUpright(absolute, meta.format, meta.format === 'jpeg' ? jpegShrink(reduction) : 1).catch(() => {
+    throw new AppError('IMAGE_INVALID');
+  });
+  const copy = copyNeeded
+    ? (async () => {
+        const decoded = await decode;
+        const pixels = await sharp(decoded.data, { raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels } })
+          .resize(size.width, size.height, { fit: 'fill' })
+          .flatten({ background: '#ffffff' })
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        const data = await encodeWithinBudget(pixels.data, pixels.info, Math.floor((size.width * size.height * PRINT_BITS_PER_PIXEL) / 8));
+        await writeFileAtomic(target, data);
+        return { path: target, width: pixels.info.width, height: pixels.info.height };
+      })().finally(() => inFlight.delete(target))
+    : undefined;
+  if (copy) inFlight.set(target, copy);
+  const thumbnails = decode.then((decoded) => writeThumbnailsFrom(decoded, absolute, meta.format));
+  // Both to their end before a failure is reported.
+  const results = await Promise.allSettled([thumbnails, copy]);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** The smallest existing copy of `key` at least `size` in both sides (the same photo, upright), other than `target`. */
@@ -218,17 +265,26 @@ async function encodeWithinBudget(data: Buffer, info: sharp.OutputInfo, budget: 
   return out;
 }
 
-/** Print copies made at once in the background. @default 1 */
-export const PRINT_QUEUE_CONCURRENCY = 1;
+/**
+ * Photos worked on at once in the background: one per core (at most 4), so that the decodes keep
+ * pace with an outbox sending photo after photo; the requests' own work is light beside them.
+ * @default the cores, 1 to 4
+ */
+export const PRINT_QUEUE_CONCURRENCY = Math.max(1, Math.min(4, os.availableParallelism()));
 /** Copies waiting beyond this are not queued: they are made when a PDF needs them. @default 500 */
 export const PRINT_QUEUE_MAX_WAITING = 500;
 
 export interface PrintQueue {
-  /** Makes the copy of `source` for `box` soon, unless one is waiting already; never throws. */
-  add(source: string, box: ImageBox): void;
+  /**
+   * Makes the copy of `source` for `box` soon, unless one is waiting already; never throws. With
+   * `photo`, a photo just uploaded: its thumbnails too, from the same decode (preparePhoto), and
+   * `photo.done` is called when that is over, made or failed (not when the queue is closed first).
+   * A photo's work is never dropped for a full queue.
+   */
+  add(source: string, box: ImageBox, photo?: { done: () => unknown }): void;
   /** Resolves when nothing is waiting or being made. */
   idle(): Promise<void>;
-  /** Drops what waits and resolves when the copies being made are written. */
+  /** Drops the copies that wait, and resolves when the work begun and the photos' work are done. */
   close(): Promise<void>;
 }
 
@@ -244,7 +300,7 @@ export function createPrintQueue(
 ): PrintQueue {
   const concurrency = options.concurrency ?? PRINT_QUEUE_CONCURRENCY;
   const maxWaiting = options.maxWaiting ?? PRINT_QUEUE_MAX_WAITING;
-  const waiting = new Map<string, { source: string; box: ImageBox }>();
+  const waiting = new Map<string, { source: string; box: ImageBox; photo?: { done: () => unknown } }>();
   const running = new Set<Promise<void>>();
   let closed = false;
   let idleWaiters: Array<() => void> = [];
@@ -252,16 +308,22 @@ export function createPrintQueue(
   let made = 0;
 
   function next(): void {
-    while (!closed && running.size < concurrency && waiting.size > 0) {
+    while (running.size < concurrency && waiting.size > 0) {
       const [id, job] = waiting.entries().next().value!;
       waiting.delete(id);
-      const run: Promise<void> = preparePrintImage(job.source, cacheDir, job.box).then(
-        () => undefined,
-        (error: unknown) => {
-          // A photo deleted meanwhile needs no copy; anything else is the caller's to hear about.
-          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') options.onError?.(job.source, error);
-        },
-      );
+      const work = job.photo ? preparePhoto(job.source, cacheDir, job.box) : preparePrintImage(job.source, cacheDir, job.box).then(() => undefined);
+      const run: Promise<void> = work
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            // A photo deleted meanwhile needs no copy; anything else is the caller's to hear about.
+            if ((error as NodeJS.ErrnoException).code !== 'ENOENT') options.onError?.(job.source, error);
+          },
+        )
+        .then(async () => {
+          await job.photo?.done();
+        })
+        .catch((error: unknown) => options.onError?.(job.source, error));
       running.add(run);
       made += 1;
       void run.then(() => {
@@ -269,7 +331,7 @@ export function createPrintQueue(
         next();
       });
     }
-    if (running.size === 0 && (waiting.size === 0 || closed)) {
+    if (running.size === 0 && waiting.size === 0) {
       // The copies' pixels and encodings were buffers outside the heap, freed only when collected.
       if (made > 0) collectWhenQuiet();
       made = 0;
@@ -280,11 +342,11 @@ export function createPrintQueue(
   }
 
   return {
-    add(source, box) {
-      if (closed || waiting.size >= maxWaiting) return;
-      const id = JSON.stringify([path.resolve(source), box.width, box.height]);
+    add(source, box, photo) {
+      if (closed || (waiting.size >= maxWaiting && !photo)) return;
+      const id = JSON.stringify([path.resolve(source), box.width, box.height, photo ? 'photo' : 'copy']);
       if (waiting.has(id)) return;
-      waiting.set(id, { source, box });
+      waiting.set(id, { source, box, photo });
       // After the current request's answer is on its way.
       setImmediate(next);
     },
@@ -294,9 +356,13 @@ export function createPrintQueue(
     },
     async close() {
       closed = true;
-      waiting.clear();
-      await Promise.all(running);
-      next();
+      // Copies wait for a PDF that needs them; an uploaded photo's thumbnails are finished (a few
+      // tenths of a second each), so its upload is settled before the process ends.
+      for (const [id, job] of waiting) if (!job.photo) waiting.delete(id);
+      await new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        next();
+      });
     },
   };
 }

@@ -94,6 +94,7 @@ for (const dialect of testDialects()) {
       assert.equal(res.statusCode, 201, res.body);
       assert.equal(res.json().name, 'baustelle.jpg');
       const folder = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref);
+      await ctx.app.printQueue.idle(); // a JPEG's thumbnails follow the answer
       for (const f of ['baustelle.jpg', 'thumbs/baustelle_small.jpg', 'thumbs/baustelle_mini.jpg']) assert.ok(existsSync(path.join(folder.dir, f)), f);
       const ecm = await ctx.handle.db.selectFrom('ecm_files').selectAll().where('filepath', '=', folder.filepath).execute();
       assert.equal(ecm.length, 1);

@@ -99,6 +99,9 @@ for (const dialect of testDialects()) {
       assert.ok(Math.abs(body.mtime - Date.now() / 1000) < 60);
       assert.ok(Math.abs(body.evidence.received_at - Date.now() / 1000) < 60);
 
+      // A JPEG's thumbnails follow the answer; until they are written its intent stays.
+      await ctx.app.printQueue.idle();
+      assert.equal((await ctx.handle.db.selectFrom('bericht_file_intent').select('rowid').where('filename', '=', 'IMG_0001.jpg').execute()).length, 0, 'the upload is settled once its thumbnails are written');
       const dir = folderOf(order.ref);
       assert.deepEqual(filesIn(dir), ['IMG_0001.jpg', 'thumbs']);
       assert.ok(readFileSync(path.join(dir, 'IMG_0001.jpg')).equals(jpeg));
@@ -297,6 +300,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual([first.json().name, second.json().name, third.json().name], ['Baustelle.jpg', 'Baustelle.png', 'Baustelle_2.jpg']);
       const dir = folderOf(order.ref);
       assert.ok(readFileSync(path.join(dir, 'Baustelle.jpg')).equals(jpeg));
+      await ctx.app.printQueue.idle();
       assert.ok(existsSync(path.join(dir, 'thumbs', 'Baustelle_2_small.jpg')));
       // A name held by a stale index row counts as taken too (the row's unique key would refuse it).
       await ctx.handle.db.insertInto('ecm_files').values({ label: 'x', entity: 1, filepath: `commande/${order.ref}`, filename: 'Baustelle_3.jpg', date_c: toDbDateTime(), tms: toDbDateTime(), ref: null, share: null, src_object_type: null, src_object_id: null, fullpath_orig: null, description: null, keywords: null, gen_or_uploaded: 'uploaded', position: null, fk_user_c: null, fk_user_m: null }).execute();
@@ -322,6 +326,7 @@ for (const dialect of testDialects()) {
       const again = await post(photoUrl(order.id), [{ filename: 'wiederholt.jpg', data: jpeg }], writer.token, { 'idempotency-key': key });
       assert.equal(again.statusCode, 201);
       assert.deepEqual(again.json(), first.json());
+      await ctx.app.printQueue.idle();
       assert.deepEqual(filesIn(folderOf(order.ref)), ['thumbs', 'wiederholt.jpg']);
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 1);
       const stored = await ctx.handle.db.selectFrom('bericht_idempotency').selectAll().where('idem_key', '=', storedKey(key)).execute();
@@ -378,17 +383,50 @@ for (const dialect of testDialects()) {
     test('a failure after the file exists removes the file, its thumbnails and the row (compensation)', async () => {
       const order = await newOrder();
       const dir = folderOf(order.ref);
-      // A plain file where the thumbnails folder belongs: writing the thumbnails fails.
+      // A plain file where the thumbnails folder belongs: writing a PNG's thumbnails (made before the answer) fails.
       mkdirSync(dir, { recursive: true });
       writeFileSync(path.join(dir, 'thumbs'), 'not a folder');
       const key = `comp-${randomBytes(4).toString('hex')}`;
-      const res = await post(photoUrl(order.id), [{ filename: 'ausfall.jpg', data: jpeg }], writer.token, { 'idempotency-key': key });
+      const res = await post(photoUrl(order.id), [{ filename: 'ausfall.png', data: png }], writer.token, { 'idempotency-key': key });
       assertError(res, 500, 'INTERNAL_ERROR');
       assert.deepEqual(filesIn(dir), ['thumbs']);
       assert.ok(statSync(path.join(dir, 'thumbs')).isFile());
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 0);
       const keys = await ctx.handle.db.selectFrom('bericht_idempotency').select('rowid').where('idem_key', '=', storedKey(key)).execute();
       assert.equal(keys.length, 0, 'the key is free for a retry');
+    });
+
+    test("a JPEG is answered before its thumbnails; when they cannot be written, file and row stay and the upload is settled", async () => {
+      const order = await newOrder();
+      const dir = folderOf(order.ref);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, 'thumbs'), 'not a folder');
+      const res = await post(photoUrl(order.id), [{ filename: 'spaet.jpg', data: jpeg }]);
+      assert.equal(res.statusCode, 201, res.body);
+      await ctx.app.printQueue.idle();
+      assert.deepEqual(filesIn(dir), ['spaet.jpg', 'thumbs']);
+      assert.ok(statSync(path.join(dir, 'thumbs')).isFile(), 'nothing written through the plain file');
+      assert.equal((await ecmRows(`commande/${order.ref}`)).length, 1);
+      assert.equal((await ctx.handle.db.selectFrom('bericht_file_intent').select('rowid').where('filename', '=', 'spaet.jpg').execute()).length, 0);
+    });
+
+    test('a JPEG cut off or with garbage inside is refused from its structure (400 IMAGE_INVALID naming what is wrong), before any decode', async () => {
+      const order = await newOrder();
+      // Cut inside its scan, and a wrong marker inside the scan: the header is sound, sharp reads the size.
+      const sos = jpeg.indexOf(Buffer.from([0xff, 0xda]));
+      const cut = jpeg.subarray(0, sos + 200);
+      assert.ok((await sharp(cut).metadata()).width, 'the header alone reads');
+      const res = assertError(await post(photoUrl(order.id), [{ filename: 'cut.jpg', data: cut }]), 400, 'IMAGE_INVALID');
+      assert.match(String(res.error), /cut off/);
+      const marked = Buffer.from(jpeg);
+      marked[sos + 300] = 0xff;
+      marked[sos + 301] = 0x37;
+      assert.match(assertError(await post(photoUrl(order.id), [{ filename: 'marked.jpg', data: marked }]), 400, 'IMAGE_INVALID').error as string, /invalid marker FF37/);
+      // Data after the end marker (phones append a second image or a trailer there) is fine.
+      const trailer = Buffer.concat([jpeg, Buffer.from('SEFT trailer')]);
+      assert.equal((await post(photoUrl(order.id), [{ filename: 'trailer.jpg', data: trailer }])).statusCode, 201);
+      await ctx.app.printQueue.idle();
+      assert.deepEqual(filesIn(folderOf(order.ref)), ['thumbs', 'trailer.jpg']);
     });
 
     test('the OpenAPI document describes the decisions', async () => {

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import sharp from 'sharp';
 import { ORPHAN_AGE_MS, RUN_ID, createRunRegistry, runOfTempDir, runOfTempFile, tempName } from '../../src/adapters/runs.js';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { recoverDeadRuns } from '../../src/modules/maintenance/recovery.js';
@@ -114,7 +115,7 @@ for (const dialect of testDialects()) {
       assert.equal(result.kept_folders, 2);
     });
 
-    test("settles a dead run's intents: both kept when file and row are there, both removed otherwise", async () => {
+    test("settles a dead run's intents: both kept when file and row are there (an image's missing thumbnails made), both removed otherwise", async () => {
       const root = ctx.config.dataRoot;
       const runs = createRunRegistry(root);
       const dead = 'deadbeefdead';
@@ -141,18 +142,24 @@ for (const dialect of testDialects()) {
       // placed, never indexed (a finalize killed before its commit): file, no row
       writeFileSync(path.join(dir, 'orphan.pdf'), 'x');
       await intent('orphan.pdf');
+      // placed, answered, killed before its thumbnails (a JPEG's come after the answer): kept, thumbnails made
+      await sharp({ create: { width: 640, height: 480, channels: 3, background: '#8090a0' } }).jpeg().toFile(path.join(dir, 'placed.jpg'));
+      await row('placed.jpg');
+      await intent('placed.jpg');
       // a live run's intent is not touched
       await row('busy.jpg');
       await intent('busy.jpg', RUN_ID);
 
       const result = await recoverDeadRuns({ db: ctx.handle.db, dataRoot: root, entity: 1, runs });
-      assert.deepEqual([result.intents_kept, result.intents_removed], [1, 2]);
+      assert.deepEqual([result.intents_kept, result.intents_removed], [2, 2]);
       assert.equal(existsSync(path.join(dir, 'done.jpg')), true);
+      assert.deepEqual((await sharp(path.join(dir, 'thumbs', 'placed_small.jpg')).metadata()).width, 360);
+      assert.equal((await sharp(path.join(dir, 'thumbs', 'placed_mini.jpg')).metadata()).width, 96);
       assert.equal(existsSync(path.join(dir, 'thumbs', 'done_small.jpg')), true);
       assert.equal(existsSync(path.join(dir, 'thumbs', 'half_small.jpg')), false);
       assert.equal(existsSync(path.join(dir, 'orphan.pdf')), false);
       const rows = await ctx.handle.db.selectFrom('ecm_files').select('filename').where('filepath', '=', filepath).orderBy('filename').execute();
-      assert.deepEqual(rows.map((r) => r.filename), ['busy.jpg', 'done.jpg']);
+      assert.deepEqual(rows.map((r) => r.filename), ['busy.jpg', 'done.jpg', 'placed.jpg']);
       const intents = await ctx.handle.db.selectFrom('bericht_file_intent').select(['filename', 'run_id']).execute();
       assert.deepEqual(intents, [{ filename: 'busy.jpg', run_id: RUN_ID }]);
     });

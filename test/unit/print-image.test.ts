@@ -244,7 +244,7 @@ describe('createPrintQueue', () => {
 
   test('a full queue drops what does not fit; close drops what waits and waits for the copy being made', async () => {
     const queueDir = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-print-queue-'));
-    const queue = createPrintQueue(path.join(queueDir, 'cache'), { maxWaiting: 2 });
+    const queue = createPrintQueue(path.join(queueDir, 'cache'), { maxWaiting: 2, concurrency: 1 });
     try {
       const photos = [];
       for (let i = 0; i < 4; i++) {

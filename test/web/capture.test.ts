@@ -80,8 +80,8 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     assert.deepEqual(added, ['baustelle-1.jpg', 'baustelle-2.jpg', 'baustelle-3.jpg']);
     for (const name of added) {
       const base = name.replace(/\.jpg$/, '');
-      assert.ok(existsSync(path.join(folder, 'thumbs', `${base}_small.jpg`)), `${name}: small thumbnail`);
-      assert.ok(existsSync(path.join(folder, 'thumbs', `${base}_mini.jpg`)), `${name}: mini thumbnail`);
+      // A JPEG's thumbnails are written just after its upload's answer.
+      await until(`${name}: both thumbnails`, () => existsSync(path.join(folder, 'thumbs', `${base}_small.jpg`)) && existsSync(path.join(folder, 'thumbs', `${base}_mini.jpg`)));
     }
     // Reduced on the phone: longest side 2,560, upright (portrait), capture time kept.
     const stored = await sharp(path.join(folder, 'baustelle-1.jpg')).metadata();

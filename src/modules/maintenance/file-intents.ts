@@ -2,12 +2,14 @@
  * Intents (migration 0006): a file of the documents folder and its `ecm_files` row become visible
  * in two steps; an intent row names the file and the run at work from before the first step until
  * after the last. `settle` makes file and row agree for an intent whose run died: both kept when
- * both are there, both removed (with the file's thumbnails) otherwise. What it removes was written
+ * both are there (an image's missing thumbnails made), both removed (with the file's thumbnails)
+ * otherwise. What it removes was written
  * by that run, under a name the index row reserved for it.
  */
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { THUMBNAIL_SIZE_NAMES, thumbnailPath } from '../../adapters/image.js';
+import { fileTypeFromFile } from 'file-type';
+import { THUMBNAIL_SIZE_NAMES, thumbnailFormatOf, thumbnailPath, writeThumbnails } from '../../adapters/image.js';
 import { RUN_ID, leftoverJudge, type RunRegistry } from '../../adapters/runs.js';
 import type { Db } from '../../db/database.js';
 import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
@@ -45,6 +47,19 @@ async function fileAndRow(db: Db, dataRoot: string, file: Omit<FileIntent, 'rowi
   return { path: found, exists, rowid: row === undefined ? undefined : Number(row.rowid) };
 }
 
+/**
+ * The thumbnails of a kept image that lacks them: an uploaded JPEG gets them after its answer
+ * (uploads.service.ts), so a run that died in between left them unmade. An image that cannot be
+ * decoded keeps none, as at upload.
+ */
+async function completeThumbnails(file: string): Promise<void> {
+  const missing = await Promise.all(THUMBNAIL_SIZE_NAMES.map((size) => stat(thumbnailPath(file, size)).then(() => false, () => true)));
+  if (!missing.some(Boolean)) return;
+  const type = await fileTypeFromFile(file).catch(() => undefined);
+  if (thumbnailFormatOf(type?.mime) === undefined) return;
+  await writeThumbnails(file).catch(() => undefined);
+}
+
 /** Makes one dead run's file and row agree; returns whether the file was kept. */
 export async function settleIntent(db: Db, dataRoot: string, intent: FileIntent): Promise<boolean> {
   const root = path.resolve(dataRoot);
@@ -55,6 +70,7 @@ export async function settleIntent(db: Db, dataRoot: string, intent: FileIntent)
   }
   const found = await fileAndRow(db, root, intent);
   const kept = found.rowid !== undefined && found.exists;
+  if (kept) await completeThumbnails(found.path);
   if (!kept) {
     await Promise.all([found.path, ...THUMBNAIL_SIZE_NAMES.map((size) => thumbnailPath(found.path, size))].map((f) => rm(f, { force: true })));
     if (found.rowid !== undefined) await db.deleteFrom('ecm_files').where('rowid', '=', found.rowid).execute();

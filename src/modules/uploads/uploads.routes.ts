@@ -54,7 +54,8 @@ function describe(kind: UploadKind, cap: number): string {
     `Accepted, decided from the bytes, not the name: ${ACCEPTED_DESCRIPTION[kind]}; anything else 415 UPLOAD_TYPE_UNSUPPORTED. ` +
     `At most ${cap} bytes (configurable, UPLOAD_MAX_${kind === 'photo' ? 'PHOTO' : 'AUDIO'}_BYTES); larger: 413 UPLOAD_TOO_LARGE. ` +
     (kind === 'photo'
-      ? 'JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID. They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied). ' +
+      ? 'JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID (a JPEG from its structure: cut off, or a wrong marker inside; PNG and WebP decoded). ' +
+        'They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied): PNG and WebP before the answer, a JPEG just after it (the thumbnail URLs answer at once either way: a missing thumbnail is made when asked for). ' +
         EVIDENCE_DESCRIPTION
       : '') +
     'The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), ' +
@@ -84,12 +85,14 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
   /**
    * After the answer: the file's SHA-256, hashed on its way in, is kept for the PDFs that will show
    * it, and a photo's print-size copy for the default layout (4 to a sheet on A4 portrait) is made
-   * in the background, so a report finalized at once finds it. A page in another layout has its
+   * in the background (with a JPEG's thumbnails), so a report finalized at once finds it. A page in another layout has its
    * own copy made when it is added (work-area.ts, prepareAhead).
    */
   function madeAhead(attached: AttachedUpload): void {
     void rememberSha256(attached.file, attached.sha256).catch(() => undefined);
-    if (attached.raster) printQueue.add(attached.file, imageBoxFor('A4', 'portrait', DEFAULT_PHOTOS_PER_SHEET, 'photo'));
+    // A JPEG's thumbnails come from the same decode; its upload is settled when they are written.
+    const settle = attached.settle;
+    if (attached.raster) printQueue.add(attached.file, imageBoxFor('A4', 'portrait', DEFAULT_PHOTOS_PER_SHEET, 'photo'), settle && { done: settle });
   }
 
   /**

@@ -4,15 +4,19 @@
  * 1. the part is streamed to a temporary file inside the folder (never held in memory; its name
  *    carries the run id, runs.ts), its md5 computed on the way, at most cap + 1 bytes written (the
  *    multipart limit), so "too large" is known without reading further;
- * 2. the type is decided from the bytes; raster images are opened with sharp (pixel limit);
+ * 2. the type is decided from the bytes; raster images are opened with sharp (header, pixel limit);
  * 3. the name is the client's, cleaned as dol_sanitizeFileName does, with the extension of the
  *    detected type; an existing name gets `_2`, `_3`, …;
  * 4. the `ecm_files` row reserves the name (its unique index decides between two requests), in
  *    one transaction with an intent of this run and the answer planned for an idempotency claim;
- * 5. photos get both Dolibarr thumbnails (EXIF orientation applied);
+ * 5. PNG and WebP photos get both Dolibarr thumbnails (EXIF orientation applied), which decodes
+ *    them whole (a corrupt one is refused);
  * 6. the temporary file is hard-linked to the name (EEXIST: a file without a row is there; next
- *    name): only now is the upload visible, with its row and thumbnails;
- * 7. the intent goes.
+ *    name): only now is the upload visible, with its row;
+ * 7. the intent goes; for a JPEG only once its thumbnails are written. A JPEG's structure was
+ *    checked as it arrived (jpeg-structure.ts: cut off or garbage after its header is refused);
+ *    it is decoded once after the answer, for both thumbnails and its print copy
+ *    (print-image.ts, preparePhoto), which an outbox draining photo after photo does not wait for.
  * A failure removes what was written (compensation). A kill between 4 and 7 leaves an intent: the
  * next start (recovery.ts) or a retry with the same Idempotency-Key keeps file and row when both
  * are there and removes both otherwise. The caller gets `undo` too, for a failure after this
@@ -38,6 +42,7 @@ import { AppError } from '../../errors.js';
 import { detectUploadType, type AcceptedType, type UploadKind } from './upload-types.js';
 import type { UploadsRepository } from './uploads.repository.js';
 import { readPhotoExif } from '../../adapters/exif.js';
+import { JpegStructure } from '../../adapters/jpeg-structure.js';
 import { toDbDateTime } from '../../db/dialect.js';
 import { newEvidenceRow, readEvidenceFields, toEvidenceResponse, type NewPhotoEvidenceRow, type PhotoEvidenceResponse } from '../photo-evidence/photo-evidence.js';
 
@@ -75,6 +80,11 @@ export interface AttachedUpload {
   raster: boolean;
   /** SHA-256 (hex) of the bytes received, which the file holds. */
   sha256: string;
+  /**
+   * For a JPEG, whose thumbnails are made after the answer (see the module comment): ends the
+   * upload's intent once they are written. Undefined when the upload is complete already.
+   */
+  settle?: () => Promise<void>;
   /** Removes the file, its thumbnails and its ecm_files row. */
   undo(): Promise<void>;
 }
@@ -96,8 +106,10 @@ export interface UploadServiceDeps {
 export const UPLOAD_IDLE_MS = 60_000;
 
 /** Streams `stream` to `temp`, hashing and counting; `tooLarge` when it passed `cap` or was cut. */
-async function receive(file: IncomingFile, temp: string, cap: number, idleMs: number): Promise<{ size: number; md5: string; sha256: string; tooLarge: boolean }> {
+async function receive(file: IncomingFile, temp: string, cap: number, idleMs: number): Promise<{ size: number; md5: string; sha256: string; tooLarge: boolean; jpeg: JpegStructure }> {
   const hash = createHash('md5');
+  // A JPEG's structure, checked on the way (consulted only when the bytes are a JPEG).
+  const jpeg = new JpegStructure();
   // The photo's evidence: the SHA-256 of the bytes as they arrived, before anything reads them.
   const sha256 = createHash('sha256');
   let size = 0;
@@ -110,6 +122,7 @@ async function receive(file: IncomingFile, temp: string, cap: number, idleMs: nu
       size += chunk.length;
       hash.update(chunk);
       sha256.update(chunk);
+      jpeg.update(chunk);
       done(null, chunk);
     },
   });
@@ -121,7 +134,7 @@ async function receive(file: IncomingFile, temp: string, cap: number, idleMs: nu
     // A body that breaks off at once can fail the pipeline while the file is still being opened:
     // until the stream has closed, a removal of the file could be followed by its creation.
     if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return { size, md5: '', sha256: '', tooLarge: true };
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return { size, md5: '', sha256: '', tooLarge: true, jpeg };
     if (error instanceof AppError) throw error;
     // A system error writing the file (ENOSPC, EACCES, …) is ours; anything else is a body that
     // ended early or broke the multipart form: the client's.
@@ -131,7 +144,7 @@ async function receive(file: IncomingFile, temp: string, cap: number, idleMs: nu
   } finally {
     clearTimeout(idle);
   }
-  return { size, md5: hash.digest('hex'), sha256: sha256.digest('hex'), tooLarge: size > cap || file.stream.truncated === true };
+  return { size, md5: hash.digest('hex'), sha256: sha256.digest('hex'), tooLarge: size > cap || file.stream.truncated === true, jpeg };
 }
 
 /** A raster image sharp can open, within the pixel limit; anything else is IMAGE_INVALID. */
@@ -194,6 +207,10 @@ export function createUploadService(deps: UploadServiceDeps) {
     if (received.size === 0) throw new AppError('UPLOAD_MISSING', { message: 'Die übertragene Datei ist leer' });
     const type = await detectUploadType(temp, kind);
     if (!type) throw new AppError('UPLOAD_TYPE_UNSUPPORTED');
+    if (type.mime === 'image/jpeg') {
+      const problem = received.jpeg.result();
+      if (problem !== undefined) throw new AppError('IMAGE_INVALID', { message: `Das Bild ist beschädigt (${problem})` });
+    }
     if (type.raster) await checkImage(temp);
     const info = await stat(temp);
     return { type, md5: received.md5, sha256: received.sha256, size: received.size, mtime: Math.floor(info.mtimeMs / 1000) };
@@ -278,9 +295,11 @@ export function createUploadService(deps: UploadServiceDeps) {
             continue;
           }
           const thumbs = type.raster ? THUMBNAIL_SIZE_NAMES.map((s) => thumbnailPath(target, s)) : [];
+          // A JPEG's thumbnails come after the answer, from the decode that makes its print copy.
+          const later = type.mime === 'image/jpeg';
           try {
-            // 2. Thumbnails, 3. the file under its name: visible only now, complete.
-            if (type.raster) await thumbnails(target, temp);
+            // 2. Thumbnails (PNG, WebP), 3. the file under its name: visible only now.
+            if (type.raster && !later) await thumbnails(target, temp);
             placed = await placeExclusive(temp, target);
           } catch (error) {
             // The original failure is what the client hears about; a failing cleanup must not hide it.
@@ -295,16 +314,20 @@ export function createUploadService(deps: UploadServiceDeps) {
             taken.add(name.toLowerCase());
             continue;
           }
-          // 4. Done: the intent goes (a leftover is settled as complete after a crash).
-          await endIntent(repo.db, entity, folder.filepath, name).catch(() => undefined);
+          // 4. Done: the intent goes (a leftover is settled as complete after a crash, its missing
+          // thumbnails made); a JPEG's once its thumbnails are written.
+          const settle = () => endIntent(repo.db, entity, folder.filepath, name).catch(() => undefined);
+          if (!later) await settle();
           return {
             response,
             file: target,
             raster: type.raster,
             sha256: received.sha256,
+            settle: later ? settle : undefined,
             undo: async () => {
               await removeFiles([target, ...thumbs]);
               await repo.deleteEcmFiles(entity, folder.filepath, name);
+              await settle();
             },
           };
         }
