@@ -92,3 +92,20 @@ export function multipart(name: string, data: Buffer, type: string): { body: Buf
   return { body: Buffer.concat([head, data, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
+
+/** `data` as a stream sent at `mbit` Mbit/s, in 64 kB pieces, as a phone's radio sends it. */
+export function atUplinkSpeed(data: Buffer, mbit: number): ReadableStream<Uint8Array> {
+  const piece = 64 * 1024;
+  const started = performance.now();
+  let sent = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      if (sent >= data.length) return controller.close();
+      const due = started + ((sent * 8) / (mbit * 1e6)) * 1000;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      controller.enqueue(new Uint8Array(data.subarray(sent, sent + piece)));
+      sent += piece;
+    },
+  });
+}

@@ -20,12 +20,14 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
-import { INSTANCE_ID, PASSWORD, ROOT, freePort, login, median, multipart, phoneJpeg, waitForServer } from './common.js';
+import { INSTANCE_ID, PASSWORD, ROOT, atUplinkSpeed, freePort, login, median, multipart, phoneJpeg, waitForServer } from './common.js';
 
 export interface DrainFigures {
   label: string;
   root: string;
   photos: number;
+  /** The uploads' pace: 0 back to back, else Mbit/s. */
+  uplink_mbit: number;
   upload_median_ms: number;
   upload_p95_ms: number;
   upload_max_ms: number;
@@ -114,12 +116,17 @@ function uploadBodies(jpeg: Buffer, count: number) {
   return Array.from({ length: count }, (_, i) => multipart(`IMG_${2000 + i}.jpg`, jpeg, 'image/jpeg'));
 }
 
-/** Sends the uploads back to back; the answers' times in ms. */
-async function drain(url: string, token: string | undefined, bodies: ReturnType<typeof uploadBodies>): Promise<number[]> {
+/** Sends the uploads one after another, each at `mbit` Mbit/s (0: back to back, as fast as they are taken); the answers' times in ms. */
+async function drain(url: string, token: string | undefined, bodies: ReturnType<typeof uploadBodies>, mbit = 0): Promise<number[]> {
   const times: number[] = [];
   for (const { body, contentType } of bodies) {
     const started = performance.now();
-    const res = await fetch(url, { method: 'POST', headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': contentType }, body });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': contentType },
+      body: mbit > 0 ? atUplinkSpeed(body, mbit) : body,
+      duplex: 'half',
+    } as RequestInit);
     const text = await res.text();
     times.push(performance.now() - started);
     if (res.status !== 201) throw new Error(`upload: ${res.status} ${text}`);
@@ -143,7 +150,7 @@ async function serve(root: string, settings: Record<string, string>): Promise<{ 
 }
 
 /** The drain against the service of the checkout `root`. */
-export async function measureDrain(options: { root?: string; label?: string; photos?: number; jpeg?: Buffer; settleMs?: number; afterMs?: number } = {}): Promise<DrainFigures> {
+export async function measureDrain(options: { root?: string; label?: string; photos?: number; jpeg?: Buffer; settleMs?: number; afterMs?: number; uplinkMbit?: number } = {}): Promise<DrainFigures> {
   const root = options.root ?? ROOT;
   const photos = options.photos ?? 50;
   if (!existsSync(path.join(root, 'dist', 'server.js'))) throw new Error(`${root} has no build (dist/): run npm run build there`);
@@ -165,13 +172,15 @@ export async function measureDrain(options: { root?: string; label?: string; pho
     resetPeak(pid);
     const bodies = uploadBodies(jpeg, photos);
     const cpu0 = cpuMsOf(pid);
-    const times = await drain(`${base}/api/orders.php?id=${seeded.orderId}&action=upload_photo`, token, bodies);
+    const times = await drain(`${base}/api/orders.php?id=${seeded.orderId}&action=upload_photo`, token, bodies, options.uplinkMbit ?? 0);
     // The report as the phone made it offline: a photo page for each photo, sent right after them.
     const cpu1 = cpuMsOf(pid);
     const report = await api(base, token, 'POST', '/api/reports.php?action=create', { fk_element: seeded.orderId, title: 'Wartung Heizungsanlage' });
     for (let i = 0; i < photos; i++) {
       await api(base, token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: `IMG_${2000 + i}.jpg`, title: `Foto ${i + 1}: Prüfung der Anlage`, note: 'Zustand dokumentiert, Maße geprüft, Öl- und Gasleitungen dicht.' });
     }
+    // BENCH_DRAIN_PAUSE_MS: a pause before the finalize (to measure it with the background work done).
+    if (process.env.BENCH_DRAIN_PAUSE_MS) await sleep(Number(process.env.BENCH_DRAIN_PAUSE_MS));
     const cpu2 = cpuMsOf(pid);
     const finalizeStarted = performance.now();
     const final = await api(base, token, 'POST', `/api/reports.php?id=${report.id}&action=finalize`);
@@ -186,6 +195,7 @@ export async function measureDrain(options: { root?: string; label?: string; pho
       label: options.label ?? path.basename(root),
       root,
       photos,
+      uplink_mbit: options.uplinkMbit ?? 0,
       upload_median_ms: Math.round(median(times)),
       upload_p95_ms: Math.round(percentile(times, 0.95)),
       upload_max_ms: Math.round(Math.max(...times)),
@@ -248,29 +258,43 @@ export async function measureFloors(jpeg: Buffer, photos = 20): Promise<DrainFlo
 /** The targets of the drain, each with how it is read. */
 export const DRAIN_TARGETS = { finalizeMs: 400, peakMb: 210, afterOverStartMb: 30, uploadMs: 100 } as const;
 
-function describe(f: DrainFigures, floors: DrainFloors): string {
+/** The drain's figures against their targets, as lines to print. */
+export function describeDrain(f: DrainFigures, floors: DrainFloors): string {
   const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  const pace = f.uplink_mbit > 0 ? `paced at ${f.uplink_mbit} Mbit/s` : 'back to back (the outbox drain)';
   return [
-    `${f.label} (${f.root}): ${f.photos} uploads back to back, then finalize (${f.sheets} sheets, ${f.pdf_mb} MB)`,
+    `${f.label}: ${f.photos} uploads of 12 MP photos ${pace}, then finalize (${f.sheets} sheets, ${f.pdf_mb} MB)`,
     `  finalize right after the last upload: ${f.finalize_ms} ms (target ≤ ${DRAIN_TARGETS.finalizeMs} ms: ${mark(f.finalize_ms <= DRAIN_TARGETS.finalizeMs)}); ${(f.finalize_ms / floors.image_ms).toFixed(1)} × the image floor`,
-    `  server peak memory: ${f.peak_mb} MiB (start ${f.rss_start_mb} MiB; target ≤ ${DRAIN_TARGETS.peakMb} MiB: ${mark(f.peak_mb <= DRAIN_TARGETS.peakMb)})`,
-    `  15 s later: ${f.rss_after_15s_mb} MiB (target ≤ start + ${DRAIN_TARGETS.afterOverStartMb} = ${f.rss_start_mb + DRAIN_TARGETS.afterOverStartMb} MiB: ${mark(f.rss_after_15s_mb <= f.rss_start_mb + DRAIN_TARGETS.afterOverStartMb)})`,
-    `  upload answer, median: ${f.upload_median_ms} ms (p95 ${f.upload_p95_ms}, max ${f.upload_max_ms}; target ≤ ${DRAIN_TARGETS.uploadMs} ms: ${mark(f.upload_median_ms <= DRAIN_TARGETS.uploadMs)}); ${(f.upload_median_ms / floors.upload_ms).toFixed(1)} × the upload floor`,
+    `  server memory: start ${f.rss_start_mb} MiB, peak ${f.peak_mb} MiB (target ≤ ${DRAIN_TARGETS.peakMb} MiB: ${mark(f.peak_mb <= DRAIN_TARGETS.peakMb)}), 15 s later ${f.rss_after_15s_mb} MiB (target ≤ start + ${DRAIN_TARGETS.afterOverStartMb} = ${f.rss_start_mb + DRAIN_TARGETS.afterOverStartMb} MiB: ${mark(f.rss_after_15s_mb <= f.rss_start_mb + DRAIN_TARGETS.afterOverStartMb)})`,
+    `  upload answer: median ${f.upload_median_ms} ms (target ≤ ${DRAIN_TARGETS.uploadMs} ms: ${mark(f.upload_median_ms <= DRAIN_TARGETS.uploadMs)}), p95 ${f.upload_p95_ms} ms, max ${f.upload_max_ms} ms; ${(f.upload_median_ms / floors.upload_ms).toFixed(1)} × the upload floor`,
+    `  server CPU: ${f.cpu_uploads_ms} ms during the uploads, ${f.cpu_pages_ms} ms during the pages, ${f.cpu_finalize_ms} ms during the finalize`,
   ].join('\n');
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  // BENCH_AGAINST: another checkout (built) measured first, in the same run, e.g. an earlier commit's worktree.
+/**
+ * The drain benchmark: back to back and paced (BENCH_UPLINK_MBIT, default 20), for this checkout
+ * and, first, for BENCH_AGAINST (another built checkout, e.g. a worktree of an earlier commit), in
+ * one run beside the same floors. Returns the figures; prints them as it goes.
+ */
+export async function runDrainBench(): Promise<{ floors: DrainFloors; runs: DrainFigures[] }> {
   const against = process.env.BENCH_AGAINST;
-  const runs = Number(process.env.BENCH_DRAIN_RUNS ?? 1);
+  const mbit = Number(process.env.BENCH_UPLINK_MBIT ?? 20);
   const jpeg = await phoneJpeg();
   const floors = await measureFloors(jpeg);
-  console.log(`Floors: bare upload ${floors.upload_ms} ms, one print-size copy ${floors.image_ms} ms`);
-  for (let run = 1; run <= runs; run++) {
-    for (const root of [...(against ? [path.resolve(against)] : []), ROOT]) {
-      const figures = await measureDrain({ root, jpeg, label: root === ROOT ? 'this checkout' : path.basename(root) });
-      console.log(describe(figures, floors));
-      console.log(JSON.stringify(figures));
+  console.log(`Floors: a bare upload ${floors.upload_ms} ms, one print-size copy ${floors.image_ms} ms`);
+  const runs: DrainFigures[] = [];
+  for (const root of [...(against ? [path.resolve(against)] : []), ROOT]) {
+    const label = root === ROOT ? 'this checkout' : `${path.basename(root)} (${root})`;
+    for (const uplinkMbit of [0, ...(mbit > 0 ? [mbit] : [])]) {
+      const figures = await measureDrain({ root, jpeg, label, uplinkMbit });
+      console.log(describeDrain(figures, floors));
+      runs.push(figures);
     }
   }
+  return { floors, runs };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { runs } = await runDrainBench();
+  console.log(JSON.stringify(runs, null, 2));
 }

@@ -29,7 +29,7 @@ import { insertId, toDbDateTime } from '../src/db/dialect.js';
 import { migrate } from '../src/db/migrate.js';
 import { hashPassword } from '../src/dolibarr/password.js';
 import { RIGHTS_MODULE } from '../src/dolibarr/rights.js';
-import { INSTANCE_ID, PASSWORD, ROOT, against, login, median, multipart, phoneJpeg, startServer } from './common.js';
+import { INSTANCE_ID, PASSWORD, ROOT, against, atUplinkSpeed, login, median, multipart, phoneJpeg, startServer } from './common.js';
 
 const env = process.env;
 const RUNS = Number(env.BENCH_PDF_RUNS ?? 3);
@@ -72,23 +72,6 @@ function memory(pid: number): { rss: number; peak: number } {
 /** Resets the peak (VmHWM) to the current resident size (Linux: clear_refs 5). */
 function resetPeak(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
-}
-
-/** `data` as a stream sent at `mbit` Mbit/s, in 64 kB pieces, as a phone's radio sends it. */
-function atUplinkSpeed(data: Buffer, mbit: number): ReadableStream<Uint8Array> {
-  const piece = 64 * 1024;
-  const started = performance.now();
-  let sent = 0;
-  return new ReadableStream({
-    async pull(controller) {
-      if (sent >= data.length) return controller.close();
-      const due = started + ((sent * 8) / (mbit * 1e6)) * 1000;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      controller.enqueue(new Uint8Array(data.subarray(sent, sent + piece)));
-      sent += piece;
-    },
-  });
 }
 
 /** Uploads the photos one after another, as a phone's outbox sends them; the answers' times in ms. */

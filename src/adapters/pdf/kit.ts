@@ -107,10 +107,25 @@ export function lineHeight(doc: Doc, textStyle: TextStyle): number {
   return doc.currentLineHeight(true);
 }
 
+/**
+ * Heights measured, per document: laying a text out is the costly part of a PDF (a finalize of 50
+ * photo pages measured some texts many times over: a caption to place it and again to draw it, a
+ * long text while it is split over sheets).
+ */
+const measured = new WeakMap<Doc, Map<string, number>>();
+
 /** Height `text` takes at `width`, capped at `maxHeight`. */
 export function measure(doc: Doc, text: string, width: number, textStyle: TextStyle, maxHeight = Infinity): number {
-  metrics(doc, textStyle);
-  return Math.min(doc.heightOfString(clean(text), { width }), maxHeight);
+  let known = measured.get(doc);
+  if (!known) measured.set(doc, (known = new Map()));
+  const key = `${textStyle.font}\u0000${textStyle.size}\u0000${width}\u0000${text}`;
+  let height = known.get(key);
+  if (height === undefined) {
+    metrics(doc, textStyle);
+    height = doc.heightOfString(clean(text), { width });
+    known.set(key, height);
+  }
+  return Math.min(height, maxHeight);
 }
 
 /**

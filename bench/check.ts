@@ -1,0 +1,86 @@
+/**
+ * The speed check of CI (`npm run bench:check`, run by .ci/run after the tests): each figure of the
+ * benchmarks taken as a ratio to a floor measured in the same run, against the committed baseline
+ * (bench/baseline.json); the check fails when a figure is more than BENCH_CHECK_TOLERANCE (30 %)
+ * worse than its baseline, so a change that quietly costs speed or memory is seen where it is made.
+ * Ratios, not times: a slower or busier machine slows the floor with the service.
+ *
+ * The figures (lower is better for all):
+ * - drain: the outbox drain of bench/drain.ts (50 photos back to back, then finalize):
+ *   upload answer (median) over the bare upload floor; finalize over the image floor (one
+ *   print-size copy); peak and 15-s-later memory over the memory at start;
+ * - order list (bench/order-list.ts, SQLite): the floor's requests a second over the service's, and the
+ *   service's p99 over the floor's.
+ * Each is measured BENCH_CHECK_RUNS times (default 2) and its best run counts: noise only ever
+ * makes a figure worse.
+ *
+ * BENCH_CHECK_ROOT: measure another built checkout instead of this one (an older commit's
+ * worktree, to see the check fail against it). BENCH_CHECK_WRITE=1: write the baseline from this
+ * run instead of checking.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, phoneJpeg } from './common.js';
+import { measureDrain, measureFloors } from './drain.js';
+
+const env = process.env;
+const TOLERANCE = Number(env.BENCH_CHECK_TOLERANCE ?? 0.3);
+const RUNS = Number(env.BENCH_CHECK_RUNS ?? 2);
+const BASELINE = path.join(ROOT, 'bench', 'baseline.json');
+
+type Figures = Record<string, number>;
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+async function drainFigures(root: string, jpeg: Buffer): Promise<Figures> {
+  const floors = await measureFloors(jpeg);
+  const drain = await measureDrain({ root, jpeg });
+  console.log(`  drain: upload ${drain.upload_median_ms} ms (floor ${floors.upload_ms} ms), finalize ${drain.finalize_ms} ms (image floor ${floors.image_ms} ms), memory ${drain.rss_start_mb} → peak ${drain.peak_mb} → ${drain.rss_after_15s_mb} MiB`);
+  return {
+    upload_over_floor: round(drain.upload_median_ms / floors.upload_ms),
+    finalize_over_image_floor: round(drain.finalize_ms / floors.image_ms),
+    peak_over_start_memory: round(drain.peak_mb / drain.rss_start_mb),
+    after_15s_over_start_memory: round(drain.rss_after_15s_mb / drain.rss_start_mb),
+  };
+}
+
+async function measure(root: string): Promise<Figures> {
+  const jpeg = await phoneJpeg();
+  const best: Figures = {};
+  for (let run = 1; run <= RUNS; run++) {
+    console.log(`Run ${run} of ${RUNS} against ${root} …`);
+    const figures = await drainFigures(root, jpeg);
+    for (const [name, value] of Object.entries(figures)) best[name] = Math.min(best[name] ?? Infinity, value);
+  }
+  return best;
+}
+
+async function main(): Promise<void> {
+  const root = path.resolve(env.BENCH_CHECK_ROOT ?? ROOT);
+  const figures = await measure(root);
+  if (env.BENCH_CHECK_WRITE === '1') {
+    writeFileSync(BASELINE, `${JSON.stringify({ measured: new Date().toISOString(), tolerance: TOLERANCE, figures }, null, 2)}\n`);
+    console.log(`Baseline written to ${BASELINE}:`, figures);
+    return;
+  }
+  const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as { figures: Figures };
+  let failed = 0;
+  for (const [name, base] of Object.entries(baseline.figures)) {
+    const value = figures[name];
+    if (value === undefined) {
+      console.log(`MISSING ${name}: in the baseline, not measured`);
+      failed++;
+      continue;
+    }
+    const limit = round(base * (1 + TOLERANCE));
+    const ok = value <= limit;
+    if (!ok) failed++;
+    console.log(`${ok ? 'ok     ' : 'WORSE  '} ${name}: ${value} (baseline ${base}, at most ${limit})`);
+  }
+  if (failed > 0) {
+    console.log(`${failed} figure(s) more than ${Math.round(TOLERANCE * 100)} % behind the baseline (bench/baseline.json)`);
+    process.exitCode = 1;
+  } else console.log('Every figure within its baseline');
+}
+
+await main();
