@@ -49,7 +49,7 @@ export function thumbnailPath(file: string, size: ThumbnailSize): string {
  * Makes `thumbs/` beside `file` and checks that it really is there: a `thumbs` link pointing
  * elsewhere would make us write outside the object's folder.
  */
-async function ensureThumbsFolder(file: string): Promise<void> {
+export async function ensureThumbsFolder(file: string): Promise<void> {
   const dir = path.dirname(file);
   await mkdir(path.join(dir, 'thumbs'), { recursive: true });
   const [realDir, realThumbs] = await Promise.all([realpath(dir), realpath(path.join(dir, 'thumbs'))]);

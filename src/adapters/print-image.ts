@@ -157,7 +157,11 @@ export async function preparePhoto(file: string, cacheDir: string, box: ImageBox
       })().finally(() => inFlight.delete(target))
     : undefined;
   if (copy) inFlight.set(target, copy);
-  const thumbnails = decode.then((decoded) => writeThumbnailsFrom(decoded, absolute, meta.format));
+  const thumbnails = decode.then(async (decoded) => {
+    const written = await writeThumbnailsFrom(decoded, absolute, meta.format);
+    // A photo deleted while they were made (a delete right after the upload) keeps no thumbnails.
+    if (!(await stat(absolute).then(() => true, () => false))) await Promise.all(written.map((f) => rm(f, { force: true })));
+  });
   // Both to their end before a failure is reported.
   const results = await Promise.allSettled([thumbnails, copy]);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -48,7 +48,9 @@ for (const dialect of testDialects()) {
       assert.equal(entry.thumb_small_url, uploaded.thumb_small_url);
       assert.equal(entry.thumb_mini_url, uploaded.thumb_mini_url);
 
-      // On disk as Dolibarr: commande/<ref>/<name>, thumbs/<base>_small.jpg and _mini.jpg; an ecm_files row.
+      // On disk as Dolibarr: commande/<ref>/<name>, thumbs/<base>_small.jpg and _mini.jpg (a JPEG's
+      // are written just after the answer); an ecm_files row.
+      await ctx.app.printQueue.idle();
       const folder = path.join(ctx.config.dataRoot, 'commande', order.ref);
       assert.deepEqual(readFileSync(path.join(folder, uploaded.name)), photo, 'stored byte for byte');
       for (const size of ['small', 'mini']) assert.ok(existsSync(path.join(folder, 'thumbs', `Heizung vorher_${size}.jpg`)), size);

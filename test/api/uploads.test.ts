@@ -396,18 +396,23 @@ for (const dialect of testDialects()) {
       assert.equal(keys.length, 0, 'the key is free for a retry');
     });
 
-    test("a JPEG is answered before its thumbnails; when they cannot be written, file and row stay and the upload is settled", async () => {
+    test("a JPEG is answered before its thumbnails; one sound in structure that cannot be decoded keeps file and row, gets no thumbnails, and its upload is settled", async () => {
       const order = await newOrder();
-      const dir = folderOf(order.ref);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, 'thumbs'), 'not a folder');
-      const res = await post(photoUrl(order.id), [{ filename: 'spaet.jpg', data: jpeg }]);
+      // Bytes inside the scan changed to values below FF: the structure stays sound, the pixels do not.
+      const sos = jpeg.indexOf(Buffer.from([0xff, 0xda]));
+      const broken = Buffer.from(jpeg);
+      for (let i = sos + 40; i < broken.length - 40; i++) broken[i] = (i * 37) & 0x7f;
+      const res = await post(photoUrl(order.id), [{ filename: 'innen.jpg', data: broken }]);
       assert.equal(res.statusCode, 201, res.body);
       await ctx.app.printQueue.idle();
-      assert.deepEqual(filesIn(dir), ['spaet.jpg', 'thumbs']);
-      assert.ok(statSync(path.join(dir, 'thumbs')).isFile(), 'nothing written through the plain file');
+      const dir = folderOf(order.ref);
+      assert.deepEqual(filesIn(dir), ['innen.jpg', 'thumbs']);
+      assert.deepEqual(filesIn(path.join(dir, 'thumbs')), []);
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 1);
-      assert.equal((await ctx.handle.db.selectFrom('bericht_file_intent').select('rowid').where('filename', '=', 'spaet.jpg').execute()).length, 0);
+      assert.equal((await ctx.handle.db.selectFrom('bericht_file_intent').select('rowid').where('filename', '=', 'innen.jpg').execute()).length, 0);
+      // Asked for, its thumbnail is refused as the client's file, not a server error.
+      const thumb = await ctx.app.inject({ method: 'GET', url: `${res.json().thumb_small_url}`, headers: { authorization: `Bearer ${writer.token}` } });
+      assert.notEqual(thumb.statusCode, 500, thumb.body);
     });
 
     test('a JPEG cut off or with garbage inside is refused from its structure (400 IMAGE_INVALID naming what is wrong), before any decode', async () => {

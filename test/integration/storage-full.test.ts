@@ -55,6 +55,7 @@ for (const dialect of reason ? [] : testDialects()) {
     let headers: Record<string, string>;
     let order: { id: number; ref: string };
     let photo: Buffer;
+    let png: Buffer;
 
     before(async () => {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mountPoint]);
@@ -66,6 +67,7 @@ for (const dialect of reason ? [] : testDialects()) {
       const noise = Buffer.alloc(1600 * 1200 * 3);
       for (let i = 0; i < noise.length; i++) noise[i] = (i * 7919) % 251;
       photo = await sharp(noise, { raw: { width: 1600, height: 1200, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+      png = await sharp(noise, { raw: { width: 1600, height: 1200, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
     });
     after(async () => {
       await ctx?.close();
@@ -97,12 +99,32 @@ for (const dialect of reason ? [] : testDialects()) {
     const orderDir = () => objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir;
     const ecmRows = () => ctx.handle.db.selectFrom('ecm_files').select('filename').where('filepath', '=', `commande/${order.ref}`).execute();
 
-    test('room for the photo but not its thumbnails: 507, no photo, no thumbnail, no row', async () => {
+    test('room for a PNG but not its thumbnails (made before the answer): 507, no photo, no thumbnail, no row', async () => {
+      await mkdir(path.join(orderDir(), 'thumbs'), { recursive: true });
+      leaveRoom(png.length + 4096);
+      const res = await upload(`/api/orders.php?id=${order.id}&action=upload_photo`, { filename: 'Zähler.png', type: 'image/png', data: png });
+      assertStorageFull(res);
+      assert.deepEqual(files(orderDir()), [], 'nothing half-written in the order folder');
+      assert.deepEqual(await ecmRows(), []);
+    });
+
+    test('room for a JPEG but not its thumbnails (made after the answer): the photo is kept with its row, its thumbnails are made when there is room', async () => {
       await mkdir(path.join(orderDir(), 'thumbs'), { recursive: true });
       leaveRoom(photo.length + 4096);
       const res = await upload(`/api/orders.php?id=${order.id}&action=upload_photo`, { filename: 'Zähler.jpg', type: 'image/jpeg', data: photo });
-      assertStorageFull(res);
-      assert.deepEqual(files(orderDir()), [], 'nothing half-written in the order folder');
+      assert.equal(res.statusCode, 201, res.body);
+      const name = (res.json() as { name: string }).name;
+      await ctx.app.printQueue.idle();
+      assert.deepEqual(files(orderDir()), [name], 'the photo, no half-written thumbnail');
+      assert.deepEqual((await ecmRows()).map((r) => r.filename), [name]);
+      rmSync(filler, { force: true });
+      const thumb = await ctx.app.inject({ method: 'GET', url: `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/${name}`)}&size=small`, headers });
+      assert.equal(thumb.statusCode, 200, thumb.body);
+      assert.ok(existsSync(path.join(orderDir(), 'thumbs', name.replace(/\.jpg$/, '_small.jpg'))));
+      // Left as the next test expects to begin: no photo in the order.
+      const deleted = await ctx.app.inject({ method: 'POST', url: '/api/delete_photo.php', headers, payload: { id: order.id, file: name } });
+      assert.equal(deleted.statusCode, 200, deleted.body);
+      assert.deepEqual(files(orderDir()), []);
       assert.deepEqual(await ecmRows(), []);
     });
 

@@ -33,7 +33,7 @@ import sharp from 'sharp';
 import { tempName, type RunRegistry } from '../../adapters/runs.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { endIntent, settleFile } from '../maintenance/file-intents.js';
-import { MAX_INPUT_PIXELS, THUMBNAIL_SIZE_NAMES, thumbnailPath, writeThumbnails } from '../../adapters/image.js';
+import { MAX_INPUT_PIXELS, THUMBNAIL_SIZE_NAMES, ensureThumbsFolder, thumbnailPath, writeThumbnails } from '../../adapters/image.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { objectFolder } from '../../dolibarr/documents.js';
 import { ecmFileRef } from '../../dolibarr/ecm.js';
@@ -298,8 +298,10 @@ export function createUploadService(deps: UploadServiceDeps) {
           // A JPEG's thumbnails come after the answer, from the decode that makes its print copy.
           const later = type.mime === 'image/jpeg';
           try {
-            // 2. Thumbnails (PNG, WebP), 3. the file under its name: visible only now.
+            // 2. Thumbnails (PNG, WebP; a JPEG's folder for them, which must not lead out of the
+            // order's), 3. the file under its name: visible only now.
             if (type.raster && !later) await thumbnails(target, temp);
+            if (later) await ensureThumbsFolder(target);
             placed = await placeExclusive(temp, target);
           } catch (error) {
             // The original failure is what the client hears about; a failing cleanup must not hide it.
