@@ -21,7 +21,11 @@ export const KEPT_COUNTS = 512;
 export type CountQuery = CompiledQuery<{ n: unknown }>;
 
 export interface ListTotals {
-  page<R>(rows: () => Promise<R[]>, count: CountQuery, page: { limit: number; offset: number }): Promise<{ rows: R[]; total: number }>;
+  /**
+   * @param page.version the handle's dataVersion() as read for this request before any of its
+   * queries (the authenticate plugin's `request.dataVersion`); read here when not given.
+   */
+  page<R>(rows: () => Promise<R[]>, count: CountQuery, page: { limit: number; offset: number; version?: string }): Promise<{ rows: R[]; total: number }>;
 }
 
 export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion'>): ListTotals {
@@ -30,13 +34,13 @@ export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion'>): 
   const run = async (count: CountQuery) => Number((await db.executeQuery(count)).rows[0]?.n ?? 0);
 
   return {
-    async page(rows, count, { limit, offset }) {
+    async page(rows, count, { limit, offset, version: given }) {
       if (!dataVersion) {
         const [found, total] = await Promise.all([rows(), run(count)]);
         return { rows: found, total };
       }
       // Read before the queries: a count kept under it may be newer than it, never older.
-      const version = dataVersion();
+      const version = given ?? dataVersion();
       const found = await rows();
       if (found.length < limit && (found.length > 0 || offset === 0)) return { rows: found, total: offset + found.length };
       const key = `${count.sql}\u0000${JSON.stringify(count.parameters, (_name, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`;
