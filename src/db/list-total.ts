@@ -7,7 +7,7 @@
  *   any commit, by any process, ends it), so a list asked for again and again, as phones do, is
  *   counted once;
  * - on PostgreSQL the same, with the database's snapshot (txid_current_snapshot(): the running
- *   transactions and the next transaction id) for the version: asked side by side with the page, it
+ *   transactions and the next transaction id) for the version: asked just before the page, it
  *   is the same text only while no transaction has begun writing or ended, so an unchanged
  *   snapshot sees the same rows, and a count kept under it holds (one round trip instead of a
  *   count of every matching row);
@@ -17,7 +17,7 @@
  */
 import { sql, type CompiledQuery } from 'kysely';
 import { BoundedMap } from '../bounded-map.js';
-import type { DbHandle } from './database.js';
+import type { Db, DbHandle } from './database.js';
 
 /** Counts kept on SQLite, by their SQL and values; the oldest goes first. @default 512 */
 export const KEPT_COUNTS = 512;
@@ -30,7 +30,11 @@ export interface ListTotals {
    * @param page.version the handle's dataVersion() as read for this request before any of its
    * queries (the authenticate plugin's `request.dataVersion`); read here when not given.
    */
-  page<R>(rows: () => Promise<R[]>, count: CountQuery, page: { limit: number; offset: number; version?: string }): Promise<{ rows: R[]; total: number }>;
+  /**
+   * @param rows the page's query, run on `on` when given (the connection the version was read on),
+   * else on the handle's own connections.
+   */
+  page<R>(rows: (on?: Pick<Db, 'executeQuery'>) => Promise<R[]>, count: CountQuery, page: { limit: number; offset: number; version?: string }): Promise<{ rows: R[]; total: number }>;
 }
 
 export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | 'dialect'>): ListTotals {
@@ -38,13 +42,17 @@ export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | '
   const kept = new BoundedMap<string, { version: string; total: number }>(KEPT_COUNTS);
   const run = async (count: CountQuery) => Number((await db.executeQuery(count)).rows[0]?.n ?? 0);
   const keyOf = (count: CountQuery) => `${count.sql}\u0000${JSON.stringify(count.parameters, (_name, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`;
-  const snapshot = async () => (await sql<{ s: string }>`select txid_current_snapshot()::text as s`.execute(db)).rows[0]!.s;
+  const snapshot = async (on: Db) => (await sql<{ s: string }>`select txid_current_snapshot()::text as s`.execute(on)).rows[0]!.s;
 
   return {
     async page(rows, count, { limit, offset, version: given }) {
       if (dialect === 'postgres') {
-        // Asked before the count: a count kept under a snapshot may be newer than it, never older.
-        const [found, version] = await Promise.all([rows(), snapshot()]);
+        // Asked before the page and the count, on the page's own connection (a second one would wait
+        // for the pool behind other pages): a count kept under a snapshot may be newer than it, never older.
+        const [found, version] = await db.connection().execute(async (on) => {
+          const taken = await snapshot(on);
+          return [await rows(on), taken] as const;
+        });
         if (found.length < limit && (found.length > 0 || offset === 0)) return { rows: found, total: offset + found.length };
         const key = keyOf(count);
         const known = kept.get(key);
