@@ -2,9 +2,10 @@
  * The order list under load (GET /api/orders.php?limit=50), beside its floor, on SQLite, MariaDB/
  * MySQL or PostgreSQL: measureOrderList() seeds a fresh database, starts the built service
  * (`fieldreport serve`, as bench/common.ts starts it) and, for an administrator (all orders) and a
- * technician (the orders naming them), loads it with autocannon and then the floor (bench/floor.ts:
- * bare Fastify and the same driver serving the same SQL with the same values from the same
- * database, with a pool as large as the service's). It returns both figures, the service's share
+ * technician (the orders naming them), loads it and the floor (bench/floor.ts: bare Fastify and
+ * the same driver serving the same SQL with the same values from the same database, with a pool as
+ * large as the service's) with autocannon in turns of a few seconds, so that other work on the
+ * machine weighs on both alike. It returns both figures, the service's share
  * of the floor's requests per second and the ratio of their p99 latencies, and removes what it
  * made (processes, folder, database). Used by `npm run bench` (bench/run.ts) and by any check of
  * the ratios.
@@ -211,15 +212,32 @@ export async function stopProcess(child: ChildProcess | undefined): Promise<void
   clearTimeout(timer);
 }
 
-async function load(url: string, token: string | undefined, options: { connections: number; durationS: number; warmupS: number }): Promise<LoadFigures> {
-  const failures: string[] = [];
-  const base = { url, connections: options.connections, headers: token ? { authorization: `Bearer ${token}` } : {} };
-  // Unmeasured first: what a server does once (compiling its code, filling its caches) is no steady-state figure.
-  if (options.warmupS > 0) await autocannon({ ...base, duration: options.warmupS });
+/** Figures being gathered over several slices of load. */
+class Tally {
+  latencies: number[] = [];
+  responses = 0;
+  seconds = 0;
+  non2xx = 0;
+  errors = 0;
+  failures: string[] = [];
+
+  figures(): LoadFigures {
+    const sorted = Float64Array.from(this.latencies).sort();
+    const at = (q: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!) : 0);
+    return { requests_per_s: this.seconds > 0 ? Math.round(this.responses / this.seconds) : 0, p50_ms: at(0.5), p99_ms: at(0.99), non2xx: this.non2xx, errors: this.errors, failures: this.failures };
+  }
+}
+
+/** `seconds` of load on `url` by `connections` clients; measured into `tally` when given. */
+async function load(url: string, token: string | undefined, connections: number, seconds: number, tally?: Tally): Promise<void> {
+  const started = performance.now();
   const result = await autocannon({
-    ...base,
-    duration: options.durationS,
+    url,
+    connections,
+    duration: seconds,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
     setupClient(client) {
+      if (!tally) return;
       let status = 0;
       let body = '';
       // autocannon passes the parser's view of the answer, with its status (its types say headers only).
@@ -230,11 +248,42 @@ async function load(url: string, token: string | undefined, options: { connectio
       client.on('body', (chunk: Buffer) => {
         if (status >= 200 && status < 300) return;
         body += chunk.toString('utf8');
-        if (failures.length < 5) failures.push(`${status} ${/"code":"([A-Z_]+)"/.exec(body)?.[1] ?? body.slice(0, 120)}`);
+        if (tally.failures.length < 5) tally.failures.push(`${status} ${/"code":"([A-Z_]+)"/.exec(body)?.[1] ?? body.slice(0, 120)}`);
+      });
+      client.on('response', (code: number, _bytes: number, responseTime: number) => {
+        tally.latencies.push(responseTime);
+        tally.responses++;
+        if (code < 200 || code >= 300) tally.non2xx++;
       });
     },
   });
-  return { requests_per_s: Math.round(result.requests.average), p50_ms: result.latency.p50, p99_ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors, failures };
+  if (!tally) return;
+  tally.seconds += (performance.now() - started) / 1000;
+  tally.errors += result.errors;
+}
+
+/** Seconds of each slice: the service and its floor take turns, so that a machine busy with other work weighs on both alike. */
+const SLICE_S = 3;
+
+/**
+ * The service and the floor under the same load, in turns of SLICE_S seconds (service, floor,
+ * floor, service, …) until each had `durationS`, each after `warmupS` unmeasured.
+ */
+async function loadInTurns(service: { url: string; token: string }, floorUrl: string, options: { connections: number; durationS: number; warmupS: number }) {
+  const { connections, durationS, warmupS } = options;
+  // Unmeasured first: what a server does once (compiling its code, filling its caches) is no steady-state figure.
+  if (warmupS > 0) {
+    await load(service.url, service.token, connections, warmupS);
+    await load(floorUrl, undefined, connections, warmupS);
+  }
+  const slices = Math.max(1, Math.round(durationS / SLICE_S));
+  const tallies = { service: new Tally(), floor: new Tally() };
+  for (let i = 0; i < slices; i++) {
+    const seconds = durationS / slices;
+    const turns = [() => load(service.url, service.token, connections, seconds, tallies.service), () => load(floorUrl, undefined, connections, seconds, tallies.floor)];
+    for (const turn of i % 2 === 0 ? turns : turns.reverse()) await turn();
+  }
+  return { service: tallies.service.figures(), floor: tallies.floor.figures() };
 }
 
 /** The order list for both users on `dialect`, beside the floor; cleans up after itself. */
@@ -262,16 +311,15 @@ export async function measureOrderList(options: OrderListOptions): Promise<Order
     for (const [i, u] of users.entries()) {
       const token = await login(started.base, u.login);
       const url = `/api/orders.php?limit=${PAGE}`;
-      log(`${dialect}: ${u.user}, ${connections} connections × ${durationS} s, the service …`);
-      const service = await load(`${started.base}${url}`, token, { connections, durationS, warmupS });
+      log(`${dialect}: ${u.user}, ${connections} connections, the service and its floor in turns of ${SLICE_S} s, ${durationS} s each …`);
       const floor = await startFloor(dialect, floorDatabase, queries[i]!);
-      let floorFigures: LoadFigures;
+      let figures: { service: LoadFigures; floor: LoadFigures };
       try {
-        log(`${dialect}: ${u.user}, the floor …`);
-        floorFigures = await load(`${floor.base}${url}`, undefined, { connections, durationS, warmupS });
+        figures = await loadInTurns({ url: `${started.base}${url}`, token }, `${floor.base}${url}`, { connections, durationS, warmupS });
       } finally {
         await stopProcess(floor.child);
       }
+      const { service, floor: floorFigures } = figures;
       results.push({
         dialect,
         user: u.user,

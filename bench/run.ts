@@ -6,8 +6,8 @@
  *    concurrent clients (autocannon), as an administrator (all orders) and as a technician (the
  *    orders naming them), on SQLite, MariaDB/MySQL and PostgreSQL; each beside its floor, the same
  *    query with the same values served by a bare Fastify and the same driver from the same
- *    database (bench/order-list.ts, bench/floor.ts), run right after it, so that the service's
- *    share of the floor holds on a noisy machine. Printed for each: req/s, p50, p99 and answers
+ *    database (bench/order-list.ts, bench/floor.ts), the two in turns of 3 s, so that the
+ *    service's share of the floor holds on a noisy machine. Printed for each: req/s, p50, p99 and answers
  *    other than 2xx of both, the share (target ≥ 90 %), the p99 ratio (target ≤ 1.2 ×) and the
  *    service's non-2xx (target 0), each marked met or MISSED. A database server that cannot be
  *    reached is skipped with the reason printed.
