@@ -238,7 +238,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     strictPreflight: false,
   });
   await app.register(openapi, { version: VERSION });
-  await app.register(authenticate, { auth });
+  await app.register(authenticate, { auth, dataVersion: handle.dataVersion });
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -6,13 +6,18 @@
  *   gives it; otherwise a count is kept while the database does not change (DbHandle.dataVersion:
  *   any commit, by any process, ends it), so a list asked for again and again, as phones do, is
  *   counted once;
- * - on MariaDB/MySQL and PostgreSQL, which offer no such cheap check, the page and the count run
- *   side by side on two connections, every time.
+ * - on PostgreSQL the same, with the database's snapshot (txid_current_snapshot(): the running
+ *   transactions and the next transaction id) for the version: asked just before the page, it
+ *   is the same text only while no transaction has begun writing or ended, so an unchanged
+ *   snapshot sees the same rows, and a count kept under it holds (one round trip instead of a
+ *   count of every matching row);
+ * - on MariaDB/MySQL, which offer no such cheap check, the page and the count run side by side on
+ *   two connections, every time.
  * Not for use inside a transaction: the count runs on the handle's own connections.
  */
-import type { CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { BoundedMap } from '../bounded-map.js';
-import type { DbHandle } from './database.js';
+import type { Db, DbHandle } from './database.js';
 
 /** Counts kept on SQLite, by their SQL and values; the oldest goes first. @default 512 */
 export const KEPT_COUNTS = 512;
@@ -21,25 +26,50 @@ export const KEPT_COUNTS = 512;
 export type CountQuery = CompiledQuery<{ n: unknown }>;
 
 export interface ListTotals {
-  page<R>(rows: () => Promise<R[]>, count: CountQuery, page: { limit: number; offset: number }): Promise<{ rows: R[]; total: number }>;
+  /**
+   * @param page.version the handle's dataVersion() as read for this request before any of its
+   * queries (the authenticate plugin's `request.dataVersion`); read here when not given.
+   */
+  /**
+   * @param rows the page's query, run on `on` when given (the connection the version was read on),
+   * else on the handle's own connections.
+   */
+  page<R>(rows: (on?: Pick<Db, 'executeQuery'>) => Promise<R[]>, count: CountQuery, page: { limit: number; offset: number; version?: string }): Promise<{ rows: R[]; total: number }>;
 }
 
-export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion'>): ListTotals {
-  const { db, dataVersion } = handle;
+export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | 'dialect'>): ListTotals {
+  const { db, dataVersion, dialect } = handle;
   const kept = new BoundedMap<string, { version: string; total: number }>(KEPT_COUNTS);
   const run = async (count: CountQuery) => Number((await db.executeQuery(count)).rows[0]?.n ?? 0);
+  const keyOf = (count: CountQuery) => `${count.sql}\u0000${JSON.stringify(count.parameters, (_name, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`;
+  const snapshot = async (on: Db) => (await sql<{ s: string }>`select txid_current_snapshot()::text as s`.execute(on)).rows[0]!.s;
 
   return {
-    async page(rows, count, { limit, offset }) {
+    async page(rows, count, { limit, offset, version: given }) {
+      if (dialect === 'postgres') {
+        // Asked before the page and the count, on the page's own connection (a second one would wait
+        // for the pool behind other pages): a count kept under a snapshot may be newer than it, never older.
+        const [found, version] = await db.connection().execute(async (on) => {
+          const taken = await snapshot(on);
+          return [await rows(on), taken] as const;
+        });
+        if (found.length < limit && (found.length > 0 || offset === 0)) return { rows: found, total: offset + found.length };
+        const key = keyOf(count);
+        const known = kept.get(key);
+        if (known?.version === version) return { rows: found, total: known.total };
+        const total = await run(count);
+        kept.set(key, { version, total });
+        return { rows: found, total };
+      }
       if (!dataVersion) {
         const [found, total] = await Promise.all([rows(), run(count)]);
         return { rows: found, total };
       }
       // Read before the queries: a count kept under it may be newer than it, never older.
-      const version = dataVersion();
+      const version = given ?? dataVersion();
       const found = await rows();
       if (found.length < limit && (found.length > 0 || offset === 0)) return { rows: found, total: offset + found.length };
-      const key = `${count.sql}\u0000${JSON.stringify(count.parameters, (_name, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`;
+      const key = keyOf(count);
       const known = kept.get(key);
       if (known?.version === version) return { rows: found, total: known.total };
       const total = await run(count);

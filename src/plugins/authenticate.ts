@@ -28,6 +28,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The caller; set on every route that is not public. */
     user: AuthUser | null;
+    /**
+     * On SQLite, the database's version (DbHandle.dataVersion) read once for this request before
+     * any of its queries, on every route that is not public: what checked the caller's token may
+     * also serve a list's kept total (list-total.ts). Undefined elsewhere.
+     */
+    dataVersion: string | undefined;
   }
 }
 
@@ -56,8 +62,9 @@ export function callerOf(request: FastifyRequest): AuthUser {
 }
 
 export default fp(
-  async function authenticate(app: FastifyInstance, options: { auth: AuthService }) {
+  async function authenticate(app: FastifyInstance, options: { auth: AuthService; dataVersion?: () => string }) {
     app.decorateRequest('user', null);
+    app.decorateRequest('dataVersion', undefined);
     app.addHook('onRequest', async (request) => {
       // Unmatched requests go to the 404/405 handler, which needs no caller.
       // CORS preflights carry no credentials by design and reveal nothing; other OPTIONS requests
@@ -67,7 +74,11 @@ export default fp(
       if (mode === 'public') return;
       const token = readToken(request, mode === 'token-or-query');
       if (!token) throw new AppError('AUTH_TOKEN_MISSING');
-      const user = await options.auth.authenticate(token);
+      // One read of SQLite's data version (a read transaction of its own, some microseconds) serves
+      // the token's check and the request's queries alike.
+      const version = options.dataVersion?.();
+      const user = await options.auth.authenticate(token, version);
+      request.dataVersion = version;
       const needed = request.routeOptions.config.right;
       if (needed && !user.perms[needed]) throw new AppError('AUTH_RIGHT_MISSING', { details: { right: needed } });
       request.user = user;

@@ -1,13 +1,15 @@
 /**
  * A list's `total` is the database's, whichever way it is found (db/list-total.ts): from the page
- * where the page tells it, from a count kept while SQLite's data version holds, or from a count.
- * Orders added and removed by another connection (as Dolibarr adds them) show in the next answer,
- * on every dialect; so do changes through the service's own connection. Pages past the end still
- * give the total.
+ * where the page tells it, from a count kept while SQLite's data version (PostgreSQL's snapshot)
+ * holds, or from a count. Orders added and removed by another connection (as Dolibarr adds them)
+ * show in the next answer, on every dialect, also when the transaction that adds them was already
+ * running when the total was counted; so do changes through the service's own connection. Pages
+ * past the end still give the total.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createDb, type DbHandle } from '../../src/db/database.js';
+import { toDbDateTime } from '../../src/db/dialect.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { createFactories, type Factories } from '../helpers/factories.js';
@@ -54,6 +56,34 @@ for (const dialect of testDialects()) {
       assert.deepEqual(await totals(), [4, 4, 4, 4]);
       await dolibarr.db.deleteFrom('commande').where('rowid', '=', added.id).execute();
       assert.deepEqual(await totals(), [3, 3, 3, 3]);
+    });
+
+    test('an order added by a transaction that was running when the total was counted shows once it commits', async () => {
+      const [counted] = await totals();
+      const customer = (await fromDolibarr.order({ author: me })).customer;
+      const values = (n: number) => ({ ref: `CO-OPEN-${Date.now()}-${n}`, entity: ctx.config.entity, fk_soc: customer, fk_statut: 1, fk_user_author: me, total_ttc: 119, date_commande: toDbDateTime().slice(0, 10), date_creation: toDbDateTime() });
+      const all = (n: number) => [n, n, n, n];
+      const first = await dolibarr.db.startTransaction().execute();
+      // Another connection's transaction, begun after the first and ended before it (SQLite has one writer at a time: none there).
+      const other = dialect === 'sqlite' ? undefined : createDb(ctx.config, { poolSize: 1 });
+      try {
+        await first.insertInto('commande').values(values(1)).execute();
+        if (other) {
+          const second = await other.db.startTransaction().execute();
+          await second.insertInto('commande').values(values(2)).execute();
+          await second.commit().execute();
+        }
+        const before = counted! + 1 + (other ? 1 : 0);
+        // Counted (and kept) without the first transaction's order.
+        assert.deepEqual(await totals(), all(before), 'before the commit');
+        await first.commit().execute();
+        assert.deepEqual(await totals(), all(before + 1), 'after the commit');
+      } catch (error) {
+        await first.rollback().execute().catch(() => undefined);
+        throw error;
+      } finally {
+        await other?.destroy();
+      }
     });
 
     test('an order added through the service\'s own connection shows at once', async () => {

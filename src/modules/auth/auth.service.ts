@@ -56,7 +56,11 @@ export interface LoginResult {
 
 export interface AuthService {
   login(login: string, password: string, address: string): Promise<LoginResult>;
-  authenticate(token: string): Promise<AuthUser>;
+  /**
+   * @param version the database's version (AuthCacheOptions.version) as the caller read it for
+   * this request, before any of its queries; read here when not given.
+   */
+  authenticate(token: string, version?: string | number): Promise<AuthUser>;
   /** Ends every token of the user issued so far ("log out everywhere"); a login afterwards works. */
   logout(userId: number, iat?: number): Promise<void>;
   /** The iat of a token already authenticated (its claims read, not checked again); undefined when unreadable. */
@@ -250,9 +254,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       };
     },
 
-    async authenticate(token) {
+    async authenticate(token, given) {
       // Both before anything is read: what is kept is never older than its window.
-      const version = cache?.version();
+      const version = cache ? (given ?? cache.version()) : undefined;
       const readAt = performance.now();
       const kept = cache && keptUsers.get(token);
       // As jose's check: a token is expired from its exp second on.

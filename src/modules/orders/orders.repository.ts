@@ -82,12 +82,12 @@ export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'di
   return {
     listQuery,
 
-    /** The page of orders `user` sees, with the total. */
-    async list(user: Caller, options: Omit<OrderListOptions, 'visible'>) {
+    /** The page of orders `user` sees, with the total; `version` as ListTotals.page takes it. */
+    async list(user: Caller, options: Omit<OrderListOptions, 'visible'>, version?: string) {
       // The statuses are part of the query (and so of the key) as the caller listed them, sorted and each once.
       const key = JSON.stringify([user.id, user.admin, user.fkSoc, options.limit, options.offset, options.q ?? null, options.status ?? null]);
       const compiled = compiledLists(key, () => compileList(user, options));
-      return totals.page(async () => (await db.executeQuery(compiled.rows)).rows, compiled.count, options);
+      return totals.page(async (on = db) => (await on.executeQuery(compiled.rows)).rows, compiled.count, { limit: options.limit, offset: options.offset, version });
     },
 
     getById(id: number, visible: Expression<SqlBool>) {

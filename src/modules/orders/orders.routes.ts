@@ -64,7 +64,7 @@ export async function ordersRoutes(app: FastifyInstance, ctx: ModuleContext): Pr
       const action = chooseAction(request.query.action, ['photos'] as const);
       if (id === undefined) {
         if (action) requireParam(id, 'id', { why: 'required for an action' });
-        return sendAs(reply, OrderList, await orders.listOrders(user, { q, status, limit, offset }));
+        return sendAs(reply, OrderList, await orders.listOrders(user, { q, status, limit, offset, version: request.dataVersion }));
       }
       if (action === 'photos') return orders.listPhotos(user, id, { limit, offset });
       return orders.getOrder(user, id);

@@ -63,13 +63,18 @@ export function createOrderService(deps: { orders: OrderRepository; access: Elem
   const { orders, access, dataRoot, entity, totalDecimals, timeZone } = deps;
 
   return {
-    async listOrders(user: Caller, options: Page & { q?: string; status?: string }): Promise<{ items: OrderListItem[]; total: number }> {
+    /** `version`: the database's version read for this request before any of its queries (request.dataVersion), if any. */
+    async listOrders(user: Caller, options: Page & { q?: string; status?: string; version?: string }): Promise<{ items: OrderListItem[]; total: number }> {
       const q = options.q?.trim() || undefined;
-      const { rows, total } = await orders.list(user, { q, status: parseStatusList(options.status), limit: options.limit, offset: options.offset });
-      return {
-        items: rows.map((row) => ({ ...orderFields(row, totalDecimals, timeZone), customer: isCustomer(row.client) ? { id: Number(row.fk_soc), name: row.nom ?? null } : null })),
-        total,
-      };
+      const { rows, total } = await orders.list(user, { q, status: parseStatusList(options.status), limit: options.limit, offset: options.offset }, options.version);
+      // The customer is added to each row's fields rather than both spread into a new object: a
+      // spread copies every field again, for every row.
+      const items = rows.map((row) => {
+        const item = orderFields(row, totalDecimals, timeZone) as OrderListItem;
+        item.customer = isCustomer(row.client) ? { id: Number(row.fk_soc), name: row.nom ?? null } : null;
+        return item;
+      });
+      return { items, total };
     },
 
     async getOrder(user: Caller, id: number): Promise<OrderDetail> {
