@@ -9,8 +9,9 @@
  * - drain: the outbox drain of bench/drain.ts (50 photos back to back, then finalize):
  *   upload answer (median) over the bare upload floor; finalize over the image floor (one
  *   print-size copy); peak and 15-s-later memory over the memory at start;
- * - order list (bench/order-list.ts, SQLite): the floor's requests a second over the service's, and the
- *   service's p99 over the floor's.
+ * - order list (bench/order-list.ts, SQLite, 50 clients, administrator and technician): the
+ *   floor's requests a second over the service's, and the service's p99 over the floor's; an
+ *   answer other than 2xx fails the check at once.
  * Each is measured BENCH_CHECK_RUNS times (default 2) and its best run counts: noise only ever
  * makes a figure worse.
  *
@@ -22,11 +23,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, phoneJpeg } from './common.js';
 import { measureDrain, measureFloors } from './drain.js';
+import { measureOrderList } from './order-list.js';
 
 const env = process.env;
 const TOLERANCE = Number(env.BENCH_CHECK_TOLERANCE ?? 0.3);
 const RUNS = Number(env.BENCH_CHECK_RUNS ?? 2);
 const BASELINE = path.join(ROOT, 'bench', 'baseline.json');
+/** Seconds of each order-list measurement (service and floor each). */
+const LIST_SECONDS = Number(env.BENCH_CHECK_LIST_SECONDS ?? 9);
 
 type Figures = Record<string, number>;
 
@@ -44,12 +48,24 @@ async function drainFigures(root: string, jpeg: Buffer): Promise<Figures> {
   };
 }
 
+/** The order list on SQLite, 50 clients, as administrator and technician, beside its floor. */
+async function listFigures(root: string): Promise<Figures> {
+  const figures: Figures = {};
+  for (const m of await measureOrderList({ dialect: 'sqlite', durationS: LIST_SECONDS, warmupS: 2, root })) {
+    console.log(`  order list, ${m.user}: ${m.service.requests_per_s} req/s (floor ${m.floor.requests_per_s}), p99 ${m.service.p99_ms} ms (floor ${m.floor.p99_ms} ms), non-2xx ${m.service.non2xx}`);
+    if (m.service.non2xx > 0 || m.service.errors > 0) throw new Error(`order list, ${m.user}: ${m.service.non2xx} answers other than 2xx, ${m.service.errors} errors`);
+    figures[`order_list_${m.user}_floor_over_service`] = round(m.floor.requests_per_s / m.service.requests_per_s);
+    figures[`order_list_${m.user}_p99_over_floor`] = round(m.p99_ratio);
+  }
+  return figures;
+}
+
 async function measure(root: string): Promise<Figures> {
   const jpeg = await phoneJpeg();
   const best: Figures = {};
   for (let run = 1; run <= RUNS; run++) {
     console.log(`Run ${run} of ${RUNS} against ${root} …`);
-    const figures = await drainFigures(root, jpeg);
+    const figures = { ...(await drainFigures(root, jpeg)), ...(await listFigures(root)) };
     for (const [name, value] of Object.entries(figures)) best[name] = Math.min(best[name] ?? Infinity, value);
   }
   return best;

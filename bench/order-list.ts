@@ -78,6 +78,8 @@ export interface OrderListOptions {
   workers?: number;
   /** Progress lines. @default nothing */
   log?: (line: string) => void;
+  /** The checkout whose built service is measured (its dist/). @default this one */
+  root?: string;
 }
 
 /** The targets each figure is printed against. */
@@ -305,7 +307,7 @@ export async function measureOrderList(options: OrderListOptions): Promise<Order
       { user: 'technician' as const, id: seeded.techId, admin: false, login: seeded.techLogin },
     ];
     const queries = await Promise.all(users.map((u) => listQuery(database!.url, u)));
-    const started = await startServer({ DATABASE_URL: database.url, DATA_ROOT: dataRoot, STATE_DIR: work, WORKERS: String(workers) });
+    const started = await startServer({ DATABASE_URL: database.url, DATA_ROOT: dataRoot, STATE_DIR: work, WORKERS: String(workers) }, options.root);
     server = started.child;
     const results: OrderListMeasurement[] = [];
     for (const [i, u] of users.entries()) {

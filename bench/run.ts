@@ -14,13 +14,15 @@
  * 2. The other lists under the same load, as the technician, on SQLite (or BENCH_DATABASE_URL, a
  *    MariaDB/MySQL or PostgreSQL database this may fill): reports (one of 3 pages on each of the
  *    technician's 2,000 orders), customers, and the photos of an order with 50 files.
- * 3. Last, upload of a 12-megapixel phone JPEG (4000×3000, EXIF orientation 6) until its answer,
- *    which comes after both Dolibarr thumbnails are written; checked on disk. (Each upload's
- *    print-size copy is made in the background afterwards: it would share the cores with a load run.)
+ * 3. Last, the outbox drain (bench/drain.ts): 50 12-megapixel phone photos uploaded back to back,
+ *    then a report of them finalized at once; and the same with the uploads paced at
+ *    BENCH_UPLINK_MBIT (default 20 Mbit/s). Each upload's answer, the finalize, and the server's
+ *    memory at start, at its peak and 15 s later, against their targets, beside an upload floor
+ *    and an image floor. BENCH_AGAINST: another built checkout measured first in the same run.
  *
  * Options (environment): BENCH_DURATION seconds per load run (default 15), each after
  * BENCH_WARMUP unmeasured seconds (default 3), BENCH_CONNECTIONS (default 50), BENCH_ORDERS
- * (default 10000), BENCH_UPLOADS (default 5), BENCH_WORKERS (the service's --workers, default 1),
+ * (default 10000), BENCH_WORKERS (the service's --workers, default 1),
  * BENCH_DIALECTS (the order list's databases, comma-separated, default sqlite,mysql,postgres),
  * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306) and BENCH_PG_URL (default
  * postgres://postgres@127.0.0.1:5432/postgres): the servers on which a fresh database is made and
@@ -30,16 +32,17 @@
  * The order list alone, for a check of its ratios: `measureOrderList` of bench/order-list.ts,
  * exported here too.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import sharp from 'sharp';
 import type { ChildProcess } from 'node:child_process';
-import { ROOT, login, median, multipart, phoneJpeg, startServer } from './common.js';
+import { ROOT, login, phoneJpeg, startServer } from './common.js';
 import { ORDER_LIST_TARGETS, SkippedDialect, describeOrderList, measureOrderList, stopProcess, type BenchDialect, type OrderListMeasurement } from './order-list.js';
 import { seed } from './seed.js';
+import { describeDrain, runDrainBench } from './drain.js';
 
 export { seed, type Seeded } from './seed.js';
 export { measureOrderList, ORDER_LIST_TARGETS, type OrderListMeasurement, type OrderListOptions } from './order-list.js';
@@ -48,32 +51,12 @@ const env = process.env;
 const DURATION = Number(env.BENCH_DURATION ?? 15);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const ORDERS = Number(env.BENCH_ORDERS ?? 10_000);
-const UPLOADS = Number(env.BENCH_UPLOADS ?? 5);
 const WORKERS = Number(env.BENCH_WORKERS ?? 1);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const DIALECTS = (env.BENCH_DIALECTS ?? 'sqlite,mysql,postgres').split(',').map((d) => d.trim()).filter(Boolean) as BenchDialect[];
 const PAGE = 50;
 /** Photos in the order whose photo list is measured. */
 const PHOTOS = 50;
-
-async function benchUpload(base: string, token: string, orderId: number, orderDir: string) {
-  const jpeg = await phoneJpeg();
-  const times: number[] = [];
-  for (let i = 0; i < UPLOADS; i++) {
-    const { body, contentType } = multipart(`IMG_${1000 + i}.jpg`, jpeg, 'image/jpeg');
-    const started = performance.now();
-    const res = await fetch(`${base}/api/orders.php?id=${orderId}&action=upload_photo`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body });
-    const elapsed = performance.now() - started;
-    if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
-    const { name } = (await res.json()) as { name: string };
-    const stem = name.replace(/\.[^.]+$/, '');
-    for (const size of ['small', 'mini']) {
-      if (!existsSync(path.join(orderDir, 'thumbs', `${stem}_${size}.jpg`))) throw new Error(`thumbnail ${size} of ${name} missing after the answer`);
-    }
-    times.push(elapsed);
-  }
-  return { bytes: jpeg.length, megapixels: 12, runs: UPLOADS, median_ms: Math.round(median(times)), min_ms: Math.round(Math.min(...times)), max_ms: Math.round(Math.max(...times)) };
-}
 
 async function load(url: string, token?: string) {
   const options = { url, connections: CONNECTIONS, headers: token ? { authorization: `Bearer ${token}` } : {} };
@@ -149,18 +132,20 @@ async function main(): Promise<void> {
       await benchOther(started.base, tech, 'customers (those of the technician\'s orders)', `/api/customers.php?limit=${PAGE}`),
       await benchOther(started.base, tech, `an order's photos (${PHOTOS} files)`, `/api/orders.php?id=${seeded.orderId}&action=photos&limit=${PAGE}`),
     ];
-    // Last: each upload has its print-size copy made in the background afterwards, which would share the cores with a load run.
-    console.log(`Upload: ${UPLOADS} × a 12-megapixel JPEG …`);
-    const upload = await benchUpload(started.base, tech, seeded.orderId, path.join(dataRoot, 'commande', seeded.orderRef));
+    await stopProcess(server);
+    server = undefined;
+    // Last, on their own: uploads and finalize as a phone's outbox drains them, and paced.
+    console.log('The outbox drain: 50 photos back to back, then finalize; and the same paced …');
+    const drain = await runDrainBench();
 
-    const results = { ...common, database: databaseUrl.split(':')[0], upload, other_lists: others };
+    const results = { ...common, database: databaseUrl.split(':')[0], other_lists: others, drain };
     console.log(JSON.stringify(results, null, 2));
     console.log(
       [
         '',
         ...orderList.measured.map(describeOrderList),
         ...orderList.skipped.map((s) => `Order list on ${s.dialect}: SKIPPED, ${s.reason}`),
-        `Upload of a 12-megapixel JPEG with both thumbnails: median ${upload.median_ms} ms (${upload.runs} runs, max ${upload.max_ms} ms)`,
+        ...drain.runs.map((run) => describeDrain(run, drain.floors)),
         ...others.map((o) => `List of ${o.label}: ${o.requests_per_s} req/s, p50 ${o.latency_p50_ms} ms, p99 ${o.latency_p99_ms} ms (no target)`),
       ].join('\n'),
     );
