@@ -109,3 +109,13 @@ export function atUplinkSpeed(data: Buffer, mbit: number): ReadableStream<Uint8A
     },
   });
 }
+
+/** A JSON request to the service as `token`; its parsed answer, or an error naming the status and body. */
+export async function api(base: string, token: string, method: string, url: string, body?: unknown) {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}

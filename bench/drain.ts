@@ -20,7 +20,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
-import { INSTANCE_ID, PASSWORD, ROOT, atUplinkSpeed, freePort, login, median, multipart, phoneJpeg, waitForServer } from './common.js';
+import { INSTANCE_ID, PASSWORD, ROOT, api, atUplinkSpeed, freePort, login, median, multipart, phoneJpeg, waitForServer } from './common.js';
 
 export interface DrainFigures {
   label: string;
@@ -100,15 +100,6 @@ async function seed(root: string, databaseUrl: string, dataRoot: string): Promis
   } finally {
     await handle.destroy();
   }
-}
-
-async function api(base: string, token: string, method: string, url: string, body?: unknown) {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text);
 }
 
 /** The bodies of `count` uploads of the photo, made before anything is timed. */

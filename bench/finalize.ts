@@ -29,7 +29,7 @@ import { insertId, toDbDateTime } from '../src/db/dialect.js';
 import { migrate } from '../src/db/migrate.js';
 import { hashPassword } from '../src/dolibarr/password.js';
 import { RIGHTS_MODULE } from '../src/dolibarr/rights.js';
-import { INSTANCE_ID, PASSWORD, ROOT, against, atUplinkSpeed, login, median, multipart, phoneJpeg, startServer } from './common.js';
+import { INSTANCE_ID, PASSWORD, ROOT, against, api, atUplinkSpeed, login, median, multipart, phoneJpeg, startServer } from './common.js';
 
 const env = process.env;
 const RUNS = Number(env.BENCH_PDF_RUNS ?? 3);
@@ -112,15 +112,6 @@ function imageResolution(file: string, pages?: [number, number]): { images: numb
     .filter((cols) => cols.length >= 14 && cols[2] === 'image' && Number(cols[3]) >= 400)
     .flatMap((cols) => [Number(cols[12]), Number(cols[13])]);
   return { images: ppi.length / 2, min_ppi: Math.min(...ppi), max_ppi: Math.max(...ppi) };
-}
-
-async function api(base: string, token: string, method: string, url: string, body?: unknown) {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text);
 }
 
 async function finalizeMeasured(server: ChildProcess, base: string, token: string, dataRoot: string, reportId: number, label: string) {

@@ -86,11 +86,10 @@ export function printSize(width: number, height: number, box: ImageBox, dpi = PR
 const inFlight = new Map<string, Promise<PrintImage>>();
 
 /**
- * The print-size version of `source` for `box` (points) at `dpi` inside `cacheDir`, made when it is missing.
- * Throws AppError('IMAGE_INVALID') when sharp cannot read the photo; a missing source rejects with
- * the file system's error (code ENOENT).
+ * What the print copy of `source` for `box` is: the photo's metadata (its header; a file sharp
+ * cannot read is IMAGE_INVALID), its upright size, the copy's pixel size and its cache file.
  */
-export async function preparePrintImage(source: string, cacheDir: string, box: ImageBox, dpi = PRINT_DPI): Promise<PrintImage> {
+async function plannedCopy(source: string, cacheDir: string, box: ImageBox, dpi: number) {
   const absolute = path.resolve(source);
   const key = await keyOf(absolute);
   let meta: sharp.Metadata;
@@ -100,9 +99,18 @@ export async function preparePrintImage(source: string, cacheDir: string, box: I
   } catch {
     throw new AppError('IMAGE_INVALID');
   }
-  const upright = (meta.orientation ?? 1) > 4 ? { width: meta.height!, height: meta.width! } : { width: meta.width!, height: meta.height! };
+  const upright = uprightSize(meta);
   const size = printSize(upright.width, upright.height, box, dpi);
-  const target = path.join(path.resolve(cacheDir), `${key}-${size.width}x${size.height}.jpg`);
+  return { absolute, key, meta, upright, size, target: path.join(path.resolve(cacheDir), `${key}-${size.width}x${size.height}.jpg`) };
+}
+
+/**
+ * The print-size version of `source` for `box` (points) at `dpi` inside `cacheDir`, made when it is missing.
+ * Throws AppError('IMAGE_INVALID') when sharp cannot read the photo; a missing source rejects with
+ * the file system's error (code ENOENT).
+ */
+export async function preparePrintImage(source: string, cacheDir: string, box: ImageBox, dpi = PRINT_DPI): Promise<PrintImage> {
+  const { absolute, key, meta, upright, size, target } = await plannedCopy(source, cacheDir, box, dpi);
   let work = inFlight.get(target);
   if (!work) {
     work = (async () => {
@@ -126,18 +134,7 @@ export async function preparePrintImage(source: string, cacheDir: string, box: I
  * (IMAGE_INVALID), and nothing is written for it.
  */
 export async function preparePhoto(file: string, cacheDir: string, box: ImageBox, dpi = PRINT_DPI): Promise<void> {
-  const absolute = path.resolve(file);
-  const key = await keyOf(absolute);
-  let meta: sharp.Metadata;
-  try {
-    meta = await sharp(absolute, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-    if (!meta.width || !meta.height) throw new Error('no size');
-  } catch {
-    throw new AppError('IMAGE_INVALID');
-  }
-  const upright = uprightSize(meta);
-  const size = printSize(upright.width, upright.height, box, dpi);
-  const target = path.join(path.resolve(cacheDir), `${key}-${size.width}x${size.height}.jpg`);
+  const { absolute, meta, upright, size, target } = await plannedCopy(file, cacheDir, box, dpi);
   const copyNeeded = !inFlight.has(target) && !(await stat(target).then(() => true, () => false));
   const reduction = copyNeeded ? Math.min(upright.width / size.width, thumbnailReduction(upright.width, upright.height)) : thumbnailReduction(upright.width, upright.height);
   const decode = decodeUpright(absolute, meta.format, meta.format === 'jpeg' ? jpegShrink(reduction) : 1).catch(() => {

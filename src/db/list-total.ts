@@ -27,12 +27,10 @@ export type CountQuery = CompiledQuery<{ n: unknown }>;
 
 export interface ListTotals {
   /**
-   * @param page.version the handle's dataVersion() as read for this request before any of its
-   * queries (the authenticate plugin's `request.dataVersion`); read here when not given.
-   */
-  /**
    * @param rows the page's query, run on `on` when given (the connection the version was read on),
    * else on the handle's own connections.
+   * @param page.version the handle's dataVersion() as read for this request before any of its
+   * queries (the authenticate plugin's `request.dataVersion`); read here when not given.
    */
   page<R>(rows: (on?: Pick<Db, 'executeQuery'>) => Promise<R[]>, count: CountQuery, page: { limit: number; offset: number; version?: string }): Promise<{ rows: R[]; total: number }>;
 }
@@ -46,6 +44,16 @@ export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | '
 
   return {
     async page(rows, count, { limit, offset, version: given }) {
+      /** The total: told by a page that is not full (and not past the end), else kept under `version`, else counted and kept. */
+      const totalOf = async (found: number, version: string): Promise<number> => {
+        if (found < limit && (found > 0 || offset === 0)) return offset + found;
+        const key = keyOf(count);
+        const known = kept.get(key);
+        if (known?.version === version) return known.total;
+        const total = await run(count);
+        kept.set(key, { version, total });
+        return total;
+      };
       if (dialect === 'postgres') {
         // Asked before the page and the count, on the page's own connection (a second one would wait
         // for the pool behind other pages): a count kept under a snapshot may be newer than it, never older.
@@ -53,13 +61,7 @@ export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | '
           const taken = await snapshot(on);
           return [await rows(on), taken] as const;
         });
-        if (found.length < limit && (found.length > 0 || offset === 0)) return { rows: found, total: offset + found.length };
-        const key = keyOf(count);
-        const known = kept.get(key);
-        if (known?.version === version) return { rows: found, total: known.total };
-        const total = await run(count);
-        kept.set(key, { version, total });
-        return { rows: found, total };
+        return { rows: found, total: await totalOf(found.length, version) };
       }
       if (!dataVersion) {
         const [found, total] = await Promise.all([rows(), run(count)]);
@@ -68,13 +70,7 @@ export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | '
       // Read before the queries: a count kept under it may be newer than it, never older.
       const version = given ?? dataVersion();
       const found = await rows();
-      if (found.length < limit && (found.length > 0 || offset === 0)) return { rows: found, total: offset + found.length };
-      const key = keyOf(count);
-      const known = kept.get(key);
-      if (known?.version === version) return { rows: found, total: known.total };
-      const total = await run(count);
-      kept.set(key, { version, total });
-      return { rows: found, total };
+      return { rows: found, total: await totalOf(found.length, version) };
     },
   };
 }
