@@ -168,7 +168,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     onError: (source, error) => app.log.warn({ source, err: error }, 'a photo\'s print-size copy (or an uploaded JPEG\'s thumbnails) not made ahead; the copy is made when a PDF needs it, a thumbnail when it is asked for'),
   });
   app.decorate('printQueue', printQueue);
-  app.addHook('onClose', async () => printQueue.close());
+  // Before onClose, where the database closes: an uploaded photo's work settles its upload in it.
+  app.addHook('preClose', async () => printQueue.close());
   // Every process sends the report mails due: started once the app is ready, stopped with it.
   const mailQueue = createMailQueue({
     db: handle.db, dialect: handle.dialect, prefix: handle.prefix, entity: config.entity, dataRoot: config.dataRoot, consts, mailEnv: config.mail.env,

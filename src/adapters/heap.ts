@@ -15,9 +15,10 @@ export const COLLECT_AFTER_MS = 2000;
 
 type Collect = () => void;
 
-let collect: Collect | undefined;
+/** The collection function; null when the runtime gives none. */
+let collect: Collect | null | undefined;
 function collector(): Collect {
-  if (collect === undefined) {
+  if (!collect) {
     const exposed = (globalThis as { gc?: Collect }).gc;
     if (exposed) collect = exposed;
     else {
@@ -37,9 +38,14 @@ export function collectWhenQuiet(afterMs = COLLECT_AFTER_MS): void {
   else {
     timer = setTimeout(() => {
       timer = undefined;
+      if (collect === null) return;
       // A full, synchronous collection; V8 gives the freed pages back to the system soon after.
       // (Node 20's gc() does nothing synchronous when given options: called without.)
-      collector()();
+      try {
+        collector()();
+      } catch {
+        collect = null; // a runtime that gives no collection function: memory is left to V8
+      }
     }, afterMs);
     timer.unref();
   }

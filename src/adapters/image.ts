@@ -111,9 +111,19 @@ export function thumbnailReduction(width: number, height: number): number {
   return Math.max(width / small.width, height / small.height);
 }
 
-/** `source` decoded upright in sRGB, reduced on load by `shrink` when it is a JPEG. The decode reads all of the image: a corrupt one fails here (sharp's error). */
-export async function decodeUpright(source: string, format: string | undefined, shrink: 1 | 2 | 4 | 8): Promise<Decoded> {
-  return sharp(withShrink(source, format, shrink), { limitInputPixels: MAX_INPUT_PIXELS }).rotate().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+/**
+ * `source` decoded upright in sRGB, reduced on load by `shrink` when it is a JPEG, and scaled as it
+ * is read to fit inside `fit` (upright pixels; never enlarged), so that a large PNG or WebP, which
+ * has no reduction on load, is never held whole. The decode reads all of the image: a corrupt one
+ * fails here (sharp's error).
+ */
+export async function decodeUpright(source: string, format: string | undefined, shrink: 1 | 2 | 4 | 8, fit: { width: number; height: number }): Promise<Decoded> {
+  return sharp(withShrink(source, format, shrink), { limitInputPixels: MAX_INPUT_PIXELS })
+    .rotate()
+    .resize(fit.width, fit.height, { fit: 'inside', withoutEnlargement: true })
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
 }
 
 /** Both thumbnails of `file` from its decoded pixels, in `format` (the source's). */
@@ -145,6 +155,6 @@ export async function writeThumbnailsFrom(decoded: Decoded, file: string, format
 export async function writeThumbnails(file: string, source: string = file): Promise<string[]> {
   const meta = await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
   const { width, height } = uprightSize(meta);
-  const decoded = await decodeUpright(source, meta.format, jpegShrink(thumbnailReduction(width, height)));
+  const decoded = await decodeUpright(source, meta.format, jpegShrink(thumbnailReduction(width, height)), THUMBNAIL_SIZES.small);
   return writeThumbnailsFrom(decoded, file, meta.format);
 }

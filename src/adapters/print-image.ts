@@ -21,7 +21,7 @@ import sharp from 'sharp';
 import { AppError } from '../errors.js';
 import { writeFileAtomic } from './file-store.js';
 import { collectWhenQuiet } from './heap.js';
-import { MAX_INPUT_PIXELS, decodeUpright, jpegShrink, thumbnailReduction, uprightSize, withShrink, writeThumbnailsFrom } from './image.js';
+import { MAX_INPUT_PIXELS, THUMBNAIL_SIZES, decodeUpright, jpegShrink, thumbnailReduction, uprightSize, withShrink, writeThumbnailsFrom } from './image.js';
 import type { ImageBox } from './pdf.js';
 
 export interface PrintImage {
@@ -137,7 +137,9 @@ export async function preparePhoto(file: string, cacheDir: string, box: ImageBox
   const { absolute, meta, upright, size, target } = await plannedCopy(file, cacheDir, box, dpi);
   const copyNeeded = !inFlight.has(target) && !(await stat(target).then(() => true, () => false));
   const reduction = copyNeeded ? Math.min(upright.width / size.width, thumbnailReduction(upright.width, upright.height)) : thumbnailReduction(upright.width, upright.height);
-  const decode = decodeUpright(absolute, meta.format, meta.format === 'jpeg' ? jpegShrink(reduction) : 1).catch(() => {
+  // Scaled as it is read to the larger of what is made of it: the copy, else the small thumbnail.
+  const fit = copyNeeded ? size : THUMBNAIL_SIZES.small;
+  const decode = decodeUpright(absolute, meta.format, meta.format === 'jpeg' ? jpegShrink(reduction) : 1, fit).catch(() => {
     throw new AppError('IMAGE_INVALID');
   });
   const copy = copyNeeded
@@ -229,9 +231,10 @@ async function reuseOrPrepare(source: string, target: string, size: { width: num
 /**
  * Where the search of encodeWithinBudget starts: the quality the last copy got. A site's photos
  * are alike (the same phone, light and grain), so the next one mostly gets the same: one encoding
- * settles it when that is the highest or lowest quality, two otherwise, where a binary search
- * over three takes two every time. Measured with a phone's grainy 12 MP photo: the copy of the
- * default layout took 60 ms of encoding and now 30 ms.
+ * settles it when that is the highest quality and fits, or the lowest and does not; two when it
+ * is still the right one in between; more only when the photos change. A binary search over three
+ * takes two every time. Measured with a phone's grainy 12 MP photo: the copy of the default layout
+ * took 60 ms of encoding and now 30 ms.
  */
 let lastQuality = PRINT_QUALITIES.length - 1;
 
@@ -279,8 +282,9 @@ export interface PrintQueue {
   /**
    * Makes the copy of `source` for `box` soon, unless one is waiting already; never throws. With
    * `photo`, a photo just uploaded: its thumbnails too, from the same decode (preparePhoto), and
-   * `photo.done` is called when that is over, made or failed (not when the queue is closed first).
-   * A photo's work is never dropped for a full queue.
+   * `photo.done` is called when that is over, made or failed (also for a photo added again while
+   * it waits: one job, each `done` called). A photo's work is never dropped: not for a full queue,
+   * nor by close().
    */
   add(source: string, box: ImageBox, photo?: { done: () => unknown }): void;
   /** Resolves when nothing is waiting or being made. */
@@ -346,7 +350,15 @@ export function createPrintQueue(
     add(source, box, photo) {
       if (closed || (waiting.size >= maxWaiting && !photo)) return;
       const id = JSON.stringify([path.resolve(source), box.width, box.height, photo ? 'photo' : 'copy']);
-      if (waiting.has(id)) return;
+      const already = waiting.get(id);
+      if (already) {
+        // The same photo again (deleted and uploaded anew under its name): one job, both settled.
+        if (already.photo && photo) {
+          const first = already.photo.done;
+          already.photo = { done: async () => { await first(); await photo.done(); } };
+        }
+        return;
+      }
       waiting.set(id, { source, box, photo });
       // After the current request's answer is on its way.
       setImmediate(next);

@@ -27,12 +27,13 @@ export type CountQuery = CompiledQuery<{ n: unknown }>;
 
 export interface ListTotals {
   /**
-   * @param rows the page's query, run on `on` when given (the connection the version was read on),
-   * else on the handle's own connections.
+   * @param rows the page's query, run on `on` (the connection the version was read on, or the
+   * handle's pool): a page that ran on another connection while one is held for it could wait
+   * for the pool forever.
    * @param page.version the handle's dataVersion() as read for this request before any of its
    * queries (the authenticate plugin's `request.dataVersion`); read here when not given.
    */
-  page<R>(rows: (on?: Pick<Db, 'executeQuery'>) => Promise<R[]>, count: CountQuery, page: { limit: number; offset: number; version?: string }): Promise<{ rows: R[]; total: number }>;
+  page<R>(rows: (on: Pick<Db, 'executeQuery'>) => Promise<R[]>, count: CountQuery, page: { limit: number; offset: number; version?: string }): Promise<{ rows: R[]; total: number }>;
 }
 
 export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | 'dialect'>): ListTotals {
@@ -64,12 +65,12 @@ export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | '
         return { rows: found, total: await totalOf(found.length, version) };
       }
       if (!dataVersion) {
-        const [found, total] = await Promise.all([rows(), run(count)]);
+        const [found, total] = await Promise.all([rows(db), run(count)]);
         return { rows: found, total };
       }
       // Read before the queries: a count kept under it may be newer than it, never older.
       const version = given ?? dataVersion();
-      const found = await rows();
+      const found = await rows(db);
       return { rows: found, total: await totalOf(found.length, version) };
     },
   };

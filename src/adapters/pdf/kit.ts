@@ -119,9 +119,10 @@ export function measure(doc: Doc, text: string, width: number, textStyle: TextSt
   let known = measured.get(doc);
   if (!known) measured.set(doc, (known = new Map()));
   const key = `${textStyle.font}\u0000${textStyle.size}\u0000${width}\u0000${text}`;
+  // Font and size set on every call: what follows a measure (a line's height) reads them.
+  metrics(doc, textStyle);
   let height = known.get(key);
   if (height === undefined) {
-    metrics(doc, textStyle);
     height = doc.heightOfString(clean(text), { width });
     known.set(key, height);
   }

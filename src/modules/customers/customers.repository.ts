@@ -138,15 +138,15 @@ export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 
         .orderBy('s.rowid')
         .limit(limit)
         .offset(offset);
+      const rows = db
+        .selectFrom(page.as('s'))
+        .selectAll('s')
+        .select(sql<number>`${reportCountVia('commande', user, 's.rowid')} + ${reportCountVia('facture', user, 's.rowid')}`.as('report_count'))
+        .orderBy(sql`lower(s.nom)`)
+        .orderBy('s.rowid')
+        .compile();
       return totals.page(
-        () =>
-          db
-            .selectFrom(page.as('s'))
-            .selectAll('s')
-            .select(sql<number>`${reportCountVia('commande', user, 's.rowid')} + ${reportCountVia('facture', user, 's.rowid')}`.as('report_count'))
-            .orderBy(sql`lower(s.nom)`)
-            .orderBy('s.rowid')
-            .execute(),
+        async (on) => (await on.executeQuery(rows)).rows,
         base.select(sql<number | string>`count(*)`.as('n')).compile(),
         { limit, offset },
       );

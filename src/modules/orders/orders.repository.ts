@@ -87,7 +87,7 @@ export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'di
       // The statuses are part of the query (and so of the key) as the caller listed them, sorted and each once.
       const key = JSON.stringify([user.id, user.admin, user.fkSoc, options.limit, options.offset, options.q ?? null, options.status ?? null]);
       const compiled = compiledLists(key, () => compileList(user, options));
-      return totals.page(async (on = db) => (await on.executeQuery(compiled.rows)).rows, compiled.count, { limit: options.limit, offset: options.offset, version });
+      return totals.page(async (on) => (await on.executeQuery(compiled.rows)).rows, compiled.count, { limit: options.limit, offset: options.offset, version });
     },
 
     getById(id: number, visible: Expression<SqlBool>) {

@@ -78,15 +78,15 @@ export function createReportRepository(dialect: Dialect) {
   return {
     /** A page of reports (or templates) with the total; `totals` counts as little as it can (list-total.ts). */
     async list(db: Db, totals: ListTotals, filter: ReportFilter, page: { limit: number; offset: number }): Promise<{ rows: ReportRow[]; total: number }> {
+      const pageIds = filtered(db, filter)
+        .select('b.rowid')
+        .orderBy(descNullsLast(dialect, 'b.datec'))
+        .orderBy('b.rowid', 'desc')
+        .limit(page.limit)
+        .offset(page.offset)
+        .compile();
       const { rows: ids, total } = await totals.page(
-        () =>
-          filtered(db, filter)
-            .select('b.rowid')
-            .orderBy(descNullsLast(dialect, 'b.datec'))
-            .orderBy('b.rowid', 'desc')
-            .limit(page.limit)
-            .offset(page.offset)
-            .execute(),
+        async (on) => (await on.executeQuery(pageIds)).rows,
         filtered(db, filter).select((eb) => eb.fn.countAll().as('n')).compile(),
         page,
       );
