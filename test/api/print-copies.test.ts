@@ -1,6 +1,6 @@
 /**
- * Print-size copies made ahead, in the background: after a photo's upload (for a photo page on A4
- * portrait) and after a page is added (for its paper, layout and rotation), without any PDF being
+ * Print-size copies made ahead, in the background: after a photo's upload (for the default layout,
+ * 4 to a sheet on A4 portrait) and after a page is added (for its paper, layout and rotation), without any PDF being
  * asked for; finalizing then reuses them. Real uploads through the API, real sharp, the documents
  * folder checked on disk.
  */
@@ -61,29 +61,35 @@ for (const dialect of testDialects()) {
       }
     }
 
-    test('an uploaded photo gets its copies for the largest box (an A4 photo page, one to a sheet) and the default layout without any PDF; a before/after page on landscape paper gets its own; finalizing reuses them', async (t) => {
+    test('an uploaded photo gets its copy for the default layout (4 to a sheet) without any PDF; a page of one photo to a sheet and a before/after page on landscape paper get their own; finalizing reuses them', async (t) => {
       const order = await ctx.make.order({ author: me.id });
       const before = copies();
       await upload(order.id, 'Zaehler.jpg');
       await upload(order.id, 'Ventil.jpg');
       const onPhotoPage = printSize(2000, 3000, largestImageBox('A4', 'portrait', 'photo'));
       const inDefaultLayout = printSize(2000, 3000, imageBoxFor('A4', 'portrait', 4, 'photo'));
-      const afterUpload = await shortly((names) => names.length === before.length + 4, 'copies after two uploads');
+      const afterUpload = await shortly((names) => names.length === before.length + 2, 'copies after two uploads');
       const made = afterUpload.filter((n) => !before.includes(n));
-      // Each photo: the copy for the largest box, and the one for the default layout (4 to a sheet).
+      // Each photo: the copy for the default layout (4 to a sheet), made with its thumbnails.
       const large = `${onPhotoPage.width}x${onPhotoPage.height}`;
       const small = `${inDefaultLayout.width}x${inDefaultLayout.height}`;
-      assert.deepEqual(made.map(sizeOf).sort(), [large, large, small, small].sort());
-      const pixels = await sharp(path.join(cacheDir(), made.find((n) => sizeOf(n) === large)!)).metadata();
-      assert.deepEqual([pixels.format, pixels.width, pixels.height], ['jpeg', onPhotoPage.width, onPhotoPage.height]);
+      assert.deepEqual(made.map(sizeOf), [small, small]);
+      const pixels = await sharp(path.join(cacheDir(), made[0]!)).metadata();
+      assert.deepEqual([pixels.format, pixels.width, pixels.height], ['jpeg', inDefaultLayout.width, inDefaultLayout.height]);
+
+      // A report of one photo to a sheet: its page asks for the copy for the largest box.
+      const single = await api('POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Einzeln', photos_per_sheet: 1 });
+      await api('POST', `/api/pages.php?action=add&bericht_id=${single.id}`, { source: 'Zaehler.jpg' });
+      const afterSingle = await shortly((names) => names.length === afterUpload.length + 1, 'the copy for a page of one photo to a sheet');
+      assert.deepEqual(afterSingle.filter((n) => !afterUpload.includes(n)).map(sizeOf), [large]);
 
       // A before/after page of a landscape report (4 to a sheet): each photo in a column of a row of landscape A4.
       const report = await api('POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Vorher/Nachher', orientation: 'landscape' });
       await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { layout: 'before_after', source: 'Zaehler.jpg', source_2: 'Ventil.jpg' });
       const inColumn = printSize(2000, 3000, imageBoxFor('A4', 'landscape', 4, 'before_after'));
-      const afterPage = await shortly((names) => names.length === afterUpload.length + 2, 'copies after adding a before/after page');
+      const afterPage = await shortly((names) => names.length === afterSingle.length + 2, 'copies after adding a before/after page');
       assert.deepEqual(
-        afterPage.filter((n) => !afterUpload.includes(n)).map(sizeOf),
+        afterPage.filter((n) => !afterSingle.includes(n)).map(sizeOf),
         [`${inColumn.width}x${inColumn.height}`, `${inColumn.width}x${inColumn.height}`],
       );
 
@@ -94,7 +100,7 @@ for (const dialect of testDialects()) {
       const final = await api('POST', `/api/reports.php?id=${report.id}&action=finalize`);
       assert.equal(final.status, 'final');
       assert.deepEqual(copies(), afterPage);
-      for (const name of afterPage.filter((n) => !afterUpload.includes(n))) {
+      for (const name of afterPage.filter((n) => !afterSingle.includes(n))) {
         assert.ok(statSync(path.join(cacheDir(), name)).mtimeMs >= used - 1000, `${name} was used by the finalize`);
       }
       await assertPdfA1b(t, path.join(ctx.config.dataRoot, final.final_pdf_path), 'final PDF from print copies');
@@ -108,9 +114,9 @@ for (const dialect of testDialects()) {
       assert.equal(res.statusCode, 201, res.body);
       // A photo uploaded after it shows the queue has run past the recording.
       await upload(order.id, 'Danach.jpg');
-      // The photo's two copies (largest box, default layout), nothing for the recording.
-      const names = await shortly((n) => n.length === before.length + 2, 'the copies of the photo after the recording');
-      assert.equal(names.filter((n) => !before.includes(n)).length, 2);
+      // The photo's copy (default layout), nothing for the recording.
+      const names = await shortly((n) => n.length === before.length + 1, 'the copy of the photo after the recording');
+      assert.equal(names.filter((n) => !before.includes(n)).length, 1);
     });
   });
 }
