@@ -150,9 +150,7 @@ export async function preparePhoto(file: string, cacheDir: string, box: ImageBox
           .flatten({ background: '#ffffff' })
           .raw()
           .toBuffer({ resolveWithObject: true });
-        const data = await encodeWithinBudget(pixels.data, pixels.info, Math.floor((size.width * size.height * PRINT_BITS_PER_PIXEL) / 8));
-        await writeFileAtomic(target, data);
-        return { path: target, width: pixels.info.width, height: pixels.info.height };
+        return writeCopy(pixels, target);
       })().finally(() => inFlight.delete(target))
     : undefined;
   if (copy) inFlight.set(target, copy);
@@ -222,10 +220,17 @@ async function reuseOrPrepare(source: string, target: string, size: { width: num
   } catch {
     throw new AppError('IMAGE_INVALID');
   }
-  const data = await encodeWithinBudget(pixels.data, pixels.info, Math.floor((size.width * size.height * PRINT_BITS_PER_PIXEL) / 8));
-  // Encoded in memory (a few hundred kB), so a write failure is not mistaken for a broken photo.
-  await writeFileAtomic(target, data);
-  return { path: target, width: pixels.info.width, height: pixels.info.height };
+  return writeCopy(pixels, target);
+}
+
+/**
+ * The copy's pixels encoded within PRINT_BITS_PER_PIXEL and written to `target`. Encoded in memory
+ * (a few hundred kB), so a write failure is not mistaken for a broken photo.
+ */
+async function writeCopy(pixels: { data: Buffer; info: sharp.OutputInfo }, target: string): Promise<PrintImage> {
+  const { width, height } = pixels.info;
+  await writeFileAtomic(target, await encodeWithinBudget(pixels.data, pixels.info, Math.floor((width * height * PRINT_BITS_PER_PIXEL) / 8)));
+  return { path: target, width, height };
 }
 
 /**
