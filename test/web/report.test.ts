@@ -19,7 +19,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { pdfBytesText } from '../helpers/pdf-tools.js';
-import { apiToken, finger, goOffline, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { apiToken, cachedRead, finger, goOffline, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
 
 const skip = skipReason() ?? (existsSync('/usr/bin/pdftotext') ? undefined : 'pdftotext not installed (Debian package poppler-utils)');
 const REF = 'CO2611-0009';
@@ -45,7 +45,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
   let world: AppWorld;
   let scratch: string;
   /** The demo template's title and its pages (a checklist, then a title page), as the database holds them. */
-  let template: { title: string; pages: TemplatePage[] };
+  let template: { id: number; title: string; pages: TemplatePage[] };
 
   before(async () => {
     world = await startWorld();
@@ -55,7 +55,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     const pages = await db.selectFrom('bericht_page').select(['title', 'note', 'layout']).where('fk_bericht', '=', row.rowid).orderBy('page_order').execute();
     assert.ok(pages.length >= 2 && pages.every((p) => ['checklist', 'title_only'].includes(p.layout) && p.title), `the demo template: a checklist and title pages ${JSON.stringify(pages)}`);
     assert.equal(pages[0]!.layout, 'checklist');
-    template = { title: row.title!, pages: pages.map((p) => ({ layout: p.layout, title: p.title!, note: p.note })) };
+    template = { id: row.rowid, title: row.title!, pages: pages.map((p) => ({ layout: p.layout, title: p.title!, note: p.note })) };
   });
   after(async () => {
     await world?.close();
@@ -129,9 +129,11 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await (await chooser).setFiles(files);
     await until('three photos in the order folder', () => photosIn(ref).length === before + 3);
     await until('the photos shown as arrived', async () => (await page.locator('.pending').count()) === 0);
-    await page.waitForLoadState('networkidle');
-
-    if (options.offline) await goOffline(context);
+    // Offline, the report's pages come from the template the phone kept when the order was opened.
+    if (options.offline) {
+      await until('the template kept on the phone', async () => (await cachedRead(page, `report:${template.id}`)) !== undefined);
+      await goOffline(context);
+    }
 
     // A report from the template, without the photos as pages (they are added one by one below).
     await page.getByRole('button', { name: 'Neuer Bericht' }).click();

@@ -39,18 +39,19 @@ export function readOdtTemplates(show: (items: OdtTemplateItem[], fromCache: boo
   return readThrough('odt-templates', async () => (await unwrap(api.GET('/api/odt_templates.php', {}))).items, show);
 }
 
+/** The pages of templates the phone has, by template id (for a report made offline). */
+const templatePages = $state<Record<number, ReportDetail['pages']>>({});
+
 /**
  * Keeps what making a report needs offline: the templates, their pages and the cover sheets
- * (asked when an order is opened; quiet when there is no network).
+ * (asked when an order is opened; quiet when there is no network). A template's pages that arrive
+ * after a report was made from it show in that report at once.
  */
 export async function keepReportChoices(): Promise<void> {
   let templates: TemplateItem[] = [];
   await Promise.allSettled([readTemplates((items) => (templates = items)), readOdtTemplates(() => {})]);
-  await Promise.allSettled(templates.map((template) => readReport(template.id, () => {})));
+  await Promise.allSettled(templates.map((template) => readReport(template.id, (report) => (templatePages[template.id] = report.pages))));
 }
-
-/** The pages of templates the phone has, by template id (for a report made offline). */
-const templatePages = $state<Record<number, ReportDetail['pages']>>({});
 
 async function loadTemplatePages(id: number): Promise<void> {
   if (templatePages[id]) return;
