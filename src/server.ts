@@ -5,6 +5,7 @@
  */
 import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
+import { warmUpSoon } from './adapters/pdf/warm-up.js';
 import { buildApp } from './app.js';
 import { describeDatabase, type Config } from './config.js';
 import { createDb, type DbHandle } from './db/database.js';
@@ -32,6 +33,7 @@ export async function listenApp(config: Config, handle: DbHandle): Promise<Fasti
     app = await buildApp(config, { db: handle });
     app.addHook('onClose', async () => handle.destroy());
     await app.listen({ host: config.host, port: config.port });
+    warmUpSoon((error) => app!.log.warn({ err: error }, 'the report renderer could not be made ready; the first finalize takes longer'));
     return app;
   } catch (error) {
     if (app) await app.close();

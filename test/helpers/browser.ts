@@ -149,11 +149,11 @@ export async function goOnline(context: BrowserContext): Promise<void> {
   await context.setOffline(false);
 }
 
-/** Waits until `check` holds (polling), or fails naming `what`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+/** Waits until `check` holds (polling), or fails naming `what` and, with `seen`, what there was instead. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000, seen?: () => unknown): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}${seen ? `; instead: ${JSON.stringify(await Promise.resolve(seen()).catch(String))}` : ''}`);
     await new Promise((r) => setTimeout(r, 150));
   }
 }

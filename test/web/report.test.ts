@@ -19,7 +19,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { pdfBytesText } from '../helpers/pdf-tools.js';
-import { apiToken, cachedRead, finger, goOffline, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { apiToken, cachedRead, finger, goOffline, outboxRecords, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
 
 const skip = skipReason() ?? (existsSync('/usr/bin/pdftotext') ? undefined : 'pdftotext not installed (Debian package poppler-utils)');
 const REF = 'CO2611-0009';
@@ -143,7 +143,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await dialog.getByText(/Alle \d+ Fotos/).click();
     await dialog.getByRole('button', { name: 'Anlegen' }).click();
     const pages = page.locator('ol.pages > li');
-    await until('the template pages', async () => (await pages.count()) === steps);
+    await until('the template pages', async () => (await pages.count()) === steps, 30_000, async () => ({ pages: await pages.allInnerTexts(), outbox: await outboxRecords(page), screen: await page.locator('main').innerText() }));
 
     // A photo page, a before/after page, a title page.
     await page.getByRole('button', { name: 'Fotos', exact: true }).click();
