@@ -36,7 +36,9 @@ export function freePort(): Promise<number> {
 /** Starts `fieldreport serve` (the build in dist/ of the checkout `root`, this one by default) with `settings` and waits until it answers. */
 export async function startServer(settings: Record<string, string>, root = ROOT): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
-  return waitForServer(spawn(process.execPath, [path.join(root, 'bin/fieldreport.js'), 'serve'], {
+  // BENCH_SERVER_NODE_ARGS: Node options for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return waitForServer(spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/fieldreport.js'), 'serve'], {
     cwd: root,
     // MALLOC_ARENA_MAX=2 as the README advises for a server (glibc), unless the environment says otherwise.
     env: { MALLOC_ARENA_MAX: '2', ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', ...settings },

@@ -121,6 +121,11 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
   async function walk(page: Page, context: BrowserContext, ref: string, prefix: string, options: { offline?: boolean; shots?: boolean } = {}): Promise<Walked> {
     const files = [await photo(`${prefix}-1.jpg`, '#b03a2e'), await photo(`${prefix}-2.jpg`, '#1f618d'), await photo(`${prefix}-3.jpg`, '#1e8449')];
     const before = photosIn(ref).length;
+    // What the page said, for a failure's message.
+    const said: string[] = [];
+    page.on('console', (message) => said.push(`${message.type()}: ${message.text()}`));
+    page.on('pageerror', (error) => said.push(`pageerror: ${String(error)}`));
+    page.on('framenavigated', (frame) => frame === page.mainFrame() && said.push(`navigated: ${frame.url()}`));
     await logIn(page);
     await page.getByRole('link', { name: new RegExp(ref) }).click();
     await page.getByRole('heading', { name: /^Fotos/ }).waitFor();
@@ -143,7 +148,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await dialog.getByText(/Alle \d+ Fotos/).click();
     await dialog.getByRole('button', { name: 'Anlegen' }).click();
     const pages = page.locator('ol.pages > li');
-    await until('the template pages', async () => (await pages.count()) === steps, 30_000, async () => ({ pages: await pages.allInnerTexts(), outbox: await outboxRecords(page), screen: await page.locator('main').innerText() }));
+    await until('the template pages', async () => (await pages.count()) === steps, 30_000, async () => ({ url: page.url(), pages: await pages.allInnerTexts(), outbox: await outboxRecords(page).catch(String), screen: await page.locator('body').innerText({ timeout: 2000 }).catch(String), console: said }));
 
     // A photo page, a before/after page, a title page.
     await page.getByRole('button', { name: 'Fotos', exact: true }).click();
