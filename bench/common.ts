@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { SERVER_MALLOC_ENV } from '../src/malloc-env.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PASSWORD = 'bench-password';
@@ -40,8 +41,8 @@ export async function startServer(settings: Record<string, string>, root = ROOT)
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return waitForServer(spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/fieldreport.js'), 'serve'], {
     cwd: root,
-    // MALLOC_ARENA_MAX=2 as the README advises for a server (glibc), unless the environment says otherwise.
-    env: { MALLOC_ARENA_MAX: '2', ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', ...settings },
+    // glibc's allocator set as the README advises for a server (SERVER_MALLOC_ENV), unless the environment says otherwise.
+    env: { ...SERVER_MALLOC_ENV, ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', ...settings },
     stdio: ['ignore', 'pipe', 'pipe'],
   }), port, '/api/health');
 }

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
+import { SERVER_MALLOC_ENV } from '../src/malloc-env.js';
 import { INSTANCE_ID, PASSWORD, ROOT, api, atUplinkSpeed, freePort, login, median, multipart, phoneJpeg, waitForServer } from './common.js';
 
 export interface DrainFigures {
@@ -134,7 +135,7 @@ async function serve(root: string, settings: Record<string, string>): Promise<{ 
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/fieldreport.js'), 'serve'], {
     cwd: root,
-    env: { MALLOC_ARENA_MAX: '2', ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', ...settings },
+    env: { ...SERVER_MALLOC_ENV, ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', ...settings },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return waitForServer(child, port, '/api/health');

@@ -33,6 +33,7 @@ import { createDb } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { demoLogins } from './demo/logins.js';
 import { resolveInstanceId } from './instance-id.js';
+import { serverMallocEnv } from './malloc-env.js';
 import type { ServeOptions } from './server.js';
 import { addressUrl, startBanner } from './start-banner.js';
 
@@ -146,9 +147,8 @@ export async function startCluster(baseConfig: Config, options: ServeOptions): P
 
   const fork = (slot: Slot, recover: boolean) => {
     slot.restart = undefined;
-    // glibc gives each thread of libvips an arena of its own, and photos' memory stays with the
-    // process; two arenas keep a worker near its size at rest (README, Memory). A value set outside wins.
-    const worker = cluster.fork({ MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' });
+    // glibc's allocator as a server of photos wants it (malloc-env.ts; README, Memory). A value set outside wins.
+    const worker = cluster.fork(serverMallocEnv());
     Object.assign(slot, { worker, ready: false, listening: false, startedAt: Date.now() });
     let failure: string | undefined;
     worker.on('message', (message: ToPrimary) => {

@@ -159,10 +159,12 @@ describeLinux('serve --workers 2 [sqlite]', { timeout: 240_000 }, () => {
     // Both workers wrote their run marker: each is a run of its own.
     const markers = readdirSync(path.join(dataRoot, 'bericht', 'temp', 'runs')).map((n) => JSON.parse(readFileSync(path.join(dataRoot, 'bericht', 'temp', 'runs', n), 'utf8')) as { pid: number });
     assert.deepEqual(markers.map((m) => m.pid).sort((a, b) => a - b), workers);
-    // Each worker runs with two malloc arenas (README, Memory) unless the environment says otherwise.
+    // Each worker runs with glibc's allocator set as a server of photos wants it (README, Memory) unless the environment says otherwise.
     for (const pid of workers) {
       const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-      assert.ok(environ.includes(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`), `worker ${pid}: ${environ.filter((e) => e.startsWith('MALLOC')).join(' ') || 'no MALLOC_ARENA_MAX'}`);
+      const malloc = environ.filter((e) => e.startsWith('MALLOC'));
+      assert.ok(environ.includes(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`), `worker ${pid}: ${malloc.join(' ') || 'no MALLOC_ARENA_MAX'}`);
+      assert.ok(environ.includes(`MALLOC_MMAP_THRESHOLD_=${process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072'}`), `worker ${pid}: ${malloc.join(' ') || 'no MALLOC_MMAP_THRESHOLD_'}`);
     }
   });
 
