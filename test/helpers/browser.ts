@@ -149,6 +149,15 @@ export async function goOnline(context: BrowserContext): Promise<void> {
   await context.setOffline(false);
 }
 
+/**
+ * Waits until the app's service worker controls `page`: from then on the app works offline (its
+ * screens, loaded when first opened, come from the worker's cache). A phone cut off before that has
+ * only what it loaded so far.
+ */
+export async function untilOfflineReady(page: Page): Promise<void> {
+  await until('the service worker controls the page', async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true);
+}
+
 /** Waits until `check` holds (polling), or fails naming `what` and, with `seen`, what there was instead. */
 export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000, seen?: () => unknown): Promise<void> {
   const end = Date.now() + ms;

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { apiToken, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, orderByRef, phone, screenshot, skipReason, startWorld, until, type AppWorld } from '../helpers/browser.js';
+import { apiToken, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, orderByRef, phone, screenshot, skipReason, startWorld, until, untilOfflineReady, type AppWorld } from '../helpers/browser.js';
 
 const REF = 'CO2611-0009';
 const TEMPLATE = 'Wartung Gasheizung';
@@ -97,7 +97,7 @@ describe('app: photos per sheet in Chromium [sqlite]', { skip: skipReason() }, (
     await until('1 at the service', async () => (await serviceReport(order.id))?.photos_per_sheet === 1);
 
     // Offline the change waits in the outbox, shown at once and marked; online again it arrives.
-    await page.waitForLoadState('networkidle');
+    await untilOfflineReady(page);
     await goOffline(context);
     await choose(page, 4);
     assert.deepEqual(await checked(page), [4]);

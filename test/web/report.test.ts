@@ -19,7 +19,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { pdfBytesText } from '../helpers/pdf-tools.js';
-import { apiToken, cachedRead, finger, goOffline, outboxRecords, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { apiToken, cachedRead, finger, goOffline, outboxRecords, untilOfflineReady, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
 
 const skip = skipReason() ?? (existsSync('/usr/bin/pdftotext') ? undefined : 'pdftotext not installed (Debian package poppler-utils)');
 const REF = 'CO2611-0009';
@@ -134,8 +134,10 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await (await chooser).setFiles(files);
     await until('three photos in the order folder', () => photosIn(ref).length === before + 3);
     await until('the photos shown as arrived', async () => (await page.locator('.pending').count()) === 0);
-    // Offline, the report's pages come from the template the phone kept when the order was opened.
+    // Offline, the report screen comes from the service worker's cache, and the report's pages from
+    // the template the phone kept when the order was opened.
     if (options.offline) {
+      await untilOfflineReady(page);
       await until('the template kept on the phone', async () => (await cachedRead(page, `report:${template.id}`)) !== undefined);
       await goOffline(context);
     }
