@@ -26,7 +26,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { apiToken, logInEnglish, outboxRecords, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { apiToken, logInEnglish, outboxRecords, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until, untilOfflineReady } from '../helpers/browser.js';
 import { multipart } from '../helpers/multipart.js';
 
 const skip = skipReason();
@@ -366,6 +366,7 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     await logIn(page);
     await page.goto(`/app/#/order/${order.id}`);
     await page.getByRole('button', { name: 'Angekommen' }).waitFor();
+    await untilOfflineReady(page);
     await goOffline(context);
     await page.getByRole('button', { name: 'Angekommen' }).click();
     await page.getByRole('button', { name: 'Abfahrt' }).waitFor();

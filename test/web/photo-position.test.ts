@@ -16,7 +16,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { apiToken, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { apiToken, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until, untilOfflineReady } from '../helpers/browser.js';
 import { pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 
 const skip = skipReason() ?? pdfToolsMissing;
@@ -77,6 +77,7 @@ describe('app: the phone\'s time and, when switched on, position with each photo
 
     await openOrder(page);
     // Offline first, to see what the outbox keeps with the photo: its time, no position.
+    await untilOfflineReady(page);
     await goOffline(context);
     const before_ = Date.now();
     await takeWith(page, 'Foto', await photo('ohne-ort.jpg', '#6a8caf'));
@@ -124,6 +125,7 @@ describe('app: the phone\'s time and, when switched on, position with each photo
     await screenshot(page, 'settings-photo-position', { small: true });
 
     await openOrder(page);
+    await untilOfflineReady(page);
     await goOffline(context);
     const taken = Date.now();
     await takeWith(page, 'Foto', await photo('mit-ort.jpg', '#b03a2e'));

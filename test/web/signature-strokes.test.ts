@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { CDPSession, Page } from 'playwright-core';
-import { apiToken, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, outboxPayloads, phone, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
+import { apiToken, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, outboxPayloads, phone, skipReason, startWorld, type AppWorld, untilOfflineReady } from '../helpers/browser.js';
 
 const skip = skipReason();
 
@@ -151,6 +151,7 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
     await page.waitForTimeout(300);
 
     // Signed offline: the samples wait in the outbox with the PNG.
+    await untilOfflineReady(page);
     await goOffline(context);
     await page.getByRole('button', { name: 'Unterschreiben' }).click();
     await page.getByText('wird gesendet, sobald Netz da ist').waitFor();

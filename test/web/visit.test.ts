@@ -36,7 +36,7 @@ import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { COVER_TEMPLATE_FILENAME } from '../../src/demo/cover-template.js';
 import { pdfBytesText } from '../helpers/pdf-tools.js';
-import { apiToken, logInEnglish, assertAccessible, assertPhoneFriendly, finger, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import { apiToken, logInEnglish, assertAccessible, assertPhoneFriendly, finger, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until, untilOfflineReady } from '../helpers/browser.js';
 import { multipart } from '../helpers/multipart.js';
 import { sign } from '../helpers/signature.js';
 
@@ -154,6 +154,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await page.getByRole('button', { name: 'Zurück' }).click();
     await page.getByRole('list', { name: 'Aufträge' }).waitFor();
 
+    await untilOfflineReady(page);
     await goOffline(context);
     // Never opened on this phone, and readable: customer, address, the photo list.
     await openOrderOf(page, kept.ref);
@@ -219,6 +220,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await page.getByLabel('Name der unterschreibenden Person').waitFor();
 
     // In the cellar: no signal, and the phone's clock two hours behind the server's.
+    await untilOfflineReady(page);
     await goOffline(context);
     const phoneTime = new Date(Date.now() - 2 * 3600_000);
     await page.clock.setSystemTime(phoneTime);
@@ -531,6 +533,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     assert.ok(before.indexOf(`Foto ${newest} öffnen`) < before.indexOf(`Foto ${used} öffnen`) && before.indexOf(`Foto ${used} öffnen`) < before.indexOf(`Foto ${older} öffnen`), `newest first: ${before.join(' | ')}`);
 
     // A photo taken offline goes first, where it belongs by time, not at the end.
+    await untilOfflineReady(page);
     await goOffline(context);
     const chooser = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Galerie' }).click();
