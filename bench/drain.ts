@@ -13,15 +13,14 @@
  * floor), and the time this process takes to turn one of the photos into a print-size JPEG with
  * sharp (image floor).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
-import { SERVER_MALLOC_ENV } from '../src/malloc-env.js';
-import { INSTANCE_ID, PASSWORD, ROOT, api, atUplinkSpeed, freePort, login, median, multipart, phoneJpeg, waitForServer } from './common.js';
+import { INSTANCE_ID, PASSWORD, ROOT, api, atUplinkSpeed, freePort, login, median, multipart, phoneJpeg, startServer } from './common.js';
 
 export interface DrainFigures {
   label: string;
@@ -128,19 +127,6 @@ async function drain(url: string, token: string | undefined, bodies: ReturnType<
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
-/** Starts `fieldreport serve` of the checkout `root` and waits until it answers. */
-async function serve(root: string, settings: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  // BENCH_SERVER_NODE_ARGS: Node options for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/fieldreport.js'), 'serve'], {
-    cwd: root,
-    env: { ...SERVER_MALLOC_ENV, ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', ...settings },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return waitForServer(child, port, '/api/health');
-}
-
 /** The drain against the service of the checkout `root`. */
 export async function measureDrain(options: { root?: string; label?: string; photos?: number; jpeg?: Buffer; settleMs?: number; afterMs?: number; uplinkMbit?: number } = {}): Promise<DrainFigures> {
   const root = options.root ?? ROOT;
@@ -153,7 +139,7 @@ export async function measureDrain(options: { root?: string; label?: string; pho
   try {
     const jpeg = options.jpeg ?? (await phoneJpeg());
     const seeded = await seed(root, databaseUrl, dataRoot);
-    const started = await serve(root, { DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, STATE_DIR: work });
+    const started = await startServer({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, STATE_DIR: work }, root);
     server = started.child;
     const pid = server.pid!;
     const { base } = started;
