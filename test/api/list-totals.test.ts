@@ -4,7 +4,8 @@
  * holds, or from a count. Orders added and removed by another connection (as Dolibarr adds them)
  * show in the next answer, on every dialect, also when the transaction that adds them was already
  * running when the total was counted; so do changes through the service's own connection. Pages
- * past the end still give the total.
+ * past the end still give the total. A page answered from memory while nothing changed (kept like
+ * the count) shows an order changed in Dolibarr in the very next answer.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -90,6 +91,33 @@ for (const dialect of testDialects()) {
       const before = (await page('limit=1')).total;
       await ctx.make.order({ author: me });
       assert.equal((await page('limit=1')).total, before + 1);
+    });
+
+    test('an order changed in Dolibarr shows in the next page, also one asked for again and again', async () => {
+      const changed = await fromDolibarr.order({ author: me, refClient: 'vorher' });
+      type Item = { id: number; ref_client: string | null; status: number };
+      const mine = async () => (await page('limit=50')).items.find((item) => (item as Item).id === changed.id) as Item | undefined;
+      const first = await page('limit=50');
+      assert.deepEqual(await page('limit=50'), first, 'the same page, asked again, is the same answer');
+      assert.equal((await mine())?.ref_client, 'vorher');
+      await dolibarr.db.updateTable('commande').set({ ref_client: 'nachher', fk_statut: 2 }).where('rowid', '=', changed.id).execute();
+      const after = await mine();
+      assert.equal(after?.ref_client, 'nachher');
+      assert.equal(after?.status, 2);
+      // Changed inside a transaction: unseen while it runs, seen at once when it commits.
+      const open = await dolibarr.db.startTransaction().execute();
+      try {
+        await open.updateTable('commande').set({ ref_client: 'im Gange' }).where('rowid', '=', changed.id).execute();
+        assert.equal((await mine())?.ref_client, 'nachher', 'before the commit');
+        await open.commit().execute();
+      } catch (error) {
+        await open.rollback().execute().catch(() => undefined);
+        throw error;
+      }
+      assert.equal((await mine())?.ref_client, 'im Gange', 'after the commit');
+      await ctx.make.order({ author: me });
+      await dolibarr.db.deleteFrom('commande').where('rowid', '=', changed.id).execute();
+      assert.equal(await mine(), undefined, 'removed in Dolibarr');
     });
 
     test('a search has its own total', async () => {

@@ -87,7 +87,8 @@ export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'di
       // The statuses are part of the query (and so of the key) as the caller listed them, sorted and each once.
       const key = JSON.stringify([user.id, user.admin, user.fkSoc, options.limit, options.offset, options.q ?? null, options.status ?? null]);
       const compiled = compiledLists(key, () => compileList(user, options));
-      return totals.page(async (on) => (await on.executeQuery(compiled.rows)).rows, compiled.count, { limit: options.limit, offset: options.offset, version });
+      // The rows may be kept and shared between answers (list-total.ts): they are read, never changed.
+      return totals.page(async (on) => (await on.executeQuery(compiled.rows)).rows, compiled.count, { limit: options.limit, offset: options.offset, version, query: compiled.rows });
     },
 
     getById(id: number, visible: Expression<SqlBool>) {
