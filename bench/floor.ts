@@ -12,7 +12,7 @@
  *
  * Started by bench/order-list.ts as `node --import tsx bench/floor.ts`, with FLOOR_DIALECT
  * (sqlite, mysql or postgres), FLOOR_DATABASE (the SQLite file, or the database URL), FLOOR_SQL,
- * FLOOR_PARAMETERS (JSON), FLOOR_POOL (default 10) and PORT; prints `listening` when ready.
+ * FLOOR_PARAMETERS (JSON), FLOOR_OFFSET_AT (which value a request's `?offset=` replaces), FLOOR_POOL (default 10) and PORT; prints `listening` when ready.
  */
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
@@ -23,6 +23,15 @@ const dialect = process.env.FLOOR_DIALECT ?? 'sqlite';
 const database = process.env.FLOOR_DATABASE!;
 const text = process.env.FLOOR_SQL!;
 const parameters = JSON.parse(process.env.FLOOR_PARAMETERS!) as unknown[];
+/** Which value is the offset; `?offset=` of a request replaces it, as the service takes it. */
+const offsetAt = process.env.FLOOR_OFFSET_AT === undefined ? -1 : Number(process.env.FLOOR_OFFSET_AT);
+const valuesFor = (query: unknown): unknown[] => {
+  const offset = Number((query as { offset?: string }).offset);
+  if (offsetAt < 0 || !Number.isInteger(offset) || offset < 0) return parameters;
+  const values = parameters.slice();
+  values[offsetAt] = offset;
+  return values;
+};
 const poolSize = Number(process.env.FLOOR_POOL ?? 10);
 
 const app = Fastify({ logger: false });
@@ -33,8 +42,8 @@ if (dialect === 'mysql') {
     host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password),
     database: decodeURIComponent(url.pathname.slice(1)), charset: 'utf8mb4', timezone: 'Z', dateStrings: true, connectionLimit: poolSize,
   });
-  const rows = () => new Promise((resolve, reject) => pool.query(text, parameters, (error, result) => (error ? reject(error) : resolve(result))));
-  app.get('/api/orders.php', async () => ({ items: await rows() }));
+  const rows = (values: unknown[]) => new Promise((resolve, reject) => pool.query(text, values, (error, result) => (error ? reject(error) : resolve(result))));
+  app.get('/api/orders.php', async (request) => ({ items: await rows(valuesFor(request.query)) }));
   close = () => new Promise((resolve) => pool.end(() => resolve()));
 } else if (dialect === 'postgres') {
   const keep = (v: string) => v;
@@ -47,11 +56,11 @@ if (dialect === 'mysql') {
     }) as pg.CustomTypesConfig['getTypeParser'],
   };
   const pool = new pg.Pool({ connectionString: database, max: poolSize, types });
-  app.get('/api/orders.php', async () => ({ items: (await pool.query(text, parameters)).rows }));
+  app.get('/api/orders.php', async (request) => ({ items: (await pool.query(text, valuesFor(request.query))).rows }));
   close = () => pool.end();
 } else {
   const statement = new SQLite(database, { readonly: true }).prepare(text);
-  app.get('/api/orders.php', async () => ({ items: statement.all(parameters) }));
+  app.get('/api/orders.php', async (request) => ({ items: statement.all(valuesFor(request.query)) }));
 }
 
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });

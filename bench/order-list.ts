@@ -34,7 +34,7 @@ import { createPool } from 'mysql2';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/database.js';
-import { createListTotals } from '../src/db/list-total.js';
+import { KEPT_PAGES, createListTotals } from '../src/db/list-total.js';
 import { createElementAccess, namedUserColumns } from '../src/modules/access/element-access.js';
 import { ORDER_ALIAS, createOrderRepository } from '../src/modules/orders/orders.repository.js';
 import { INSTANCE_ID, ROOT, freePort, login, startServer, waitForServer } from './common.js';
@@ -53,8 +53,25 @@ export interface LoadFigures {
   failures: string[];
 }
 
+/**
+ * How the clients ask:
+ * - 'same page': the first page, again and again, as phones poll their list; while the database
+ *   does not change, the service answers it from memory (db/list-total.ts) on SQLite and
+ *   PostgreSQL, the floor reads it every time;
+ * - 'pages in turn': the offsets 0 to PAGES_IN_TURN - 1, one after the other (each the next
+ *   request of any client), more pages than the service keeps, so that every page is read from
+ *   the database, by the service as by the floor: the cost of the list's own path.
+ */
+export type ListPattern = 'same page' | 'pages in turn';
+
+/** Distinct pages of the 'pages in turn' pattern: four times KEPT_PAGES, so that none is still kept when its turn comes again. */
+export const PAGES_IN_TURN = 4 * KEPT_PAGES;
+
 export interface OrderListMeasurement {
   dialect: BenchDialect;
+  pattern: ListPattern;
+  /** Which checkout was measured: 'this checkout', or the folder given as `root`. */
+  checkout: string;
   user: 'admin' | 'technician';
   service: LoadFigures;
   floor: LoadFigures;
@@ -80,6 +97,10 @@ export interface OrderListOptions {
   log?: (line: string) => void;
   /** The checkout whose built service is measured (its dist/). @default this one */
   root?: string;
+  /** How the figures name the checkout. @default 'this checkout', or the root's folder name */
+  label?: string;
+  /** The ways of asking measured, each for both users. @default both */
+  patterns?: readonly ListPattern[];
 }
 
 /** The targets each figure is printed against. */
@@ -180,25 +201,31 @@ async function asDolibarrIndexes(url: string): Promise<void> {
   }
 }
 
-/** The SQL and values of the first page of the order list as the service sends them for `user`. */
-export async function listQuery(databaseUrl: string, user: { id: number; admin: boolean }): Promise<{ sql: string; parameters: readonly unknown[] }> {
+/**
+ * The SQL and values of the first page of the order list as the service sends them for `user`,
+ * and which of the values is the offset (found by compiling the second page too).
+ */
+export async function listQuery(databaseUrl: string, user: { id: number; admin: boolean }): Promise<{ sql: string; parameters: readonly unknown[]; offsetAt: number }> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, INSTANCE_UNIQUE_ID: INSTANCE_ID });
   const handle = createDb(config, { poolSize: 1 });
   try {
     const access = createElementAccess(handle.db, { entity: config.entity, userColumns: namedUserColumns(await handle.db.introspection.getTables(), config.dbPrefix) });
     const orders = createOrderRepository(handle, { access, totals: createListTotals(handle) });
-    const { sql: text, parameters } = orders.listQuery({ visible: access.visible('commande', { ...user, fkSoc: null }, ORDER_ALIAS), limit: PAGE, offset: 0 }).compile();
-    return { sql: text, parameters };
+    const page = (offset: number) => orders.listQuery({ visible: access.visible('commande', { ...user, fkSoc: null }, ORDER_ALIAS), limit: PAGE, offset }).compile();
+    const [first, second] = [page(0), page(7)];
+    const offsetAt = second.parameters.findIndex((value, i) => value !== first.parameters[i]);
+    if (offsetAt < 0 || first.sql !== second.sql) throw new Error('the order list\'s offset is not one of its values');
+    return { sql: first.sql, parameters: first.parameters, offsetAt };
   } finally {
     await handle.destroy();
   }
 }
 
-async function startFloor(dialect: BenchDialect, database: string, query: { sql: string; parameters: readonly unknown[] }): Promise<{ child: ChildProcess; base: string }> {
+async function startFloor(dialect: BenchDialect, database: string, query: { sql: string; parameters: readonly unknown[]; offsetAt: number }): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/floor.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), FLOOR_DIALECT: dialect, FLOOR_DATABASE: database, FLOOR_SQL: query.sql, FLOOR_PARAMETERS: JSON.stringify(query.parameters), FLOOR_POOL: String(POOL_SIZE) },
+    env: { ...process.env, PORT: String(port), FLOOR_DIALECT: dialect, FLOOR_DATABASE: database, FLOOR_SQL: query.sql, FLOOR_PARAMETERS: JSON.stringify(query.parameters), FLOOR_OFFSET_AT: String(query.offsetAt), FLOOR_POOL: String(POOL_SIZE) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return waitForServer(child, port, '/api/orders.php');
@@ -230,14 +257,31 @@ class Tally {
   }
 }
 
-/** `seconds` of load on `url` by `connections` clients; measured into `tally` when given. */
-async function load(url: string, token: string | undefined, connections: number, seconds: number, tally?: Tally): Promise<void> {
+/** The offsets of the 'pages in turn' pattern, shared by all clients: each request takes the next. */
+let nextOffset = 0;
+
+/** `seconds` of load on `url` (`?limit=…` of the list) by `connections` clients, asking as `pattern` says; measured into `tally` when given. */
+async function load(url: string, token: string | undefined, connections: number, seconds: number, pattern: ListPattern, tally?: Tally): Promise<void> {
   const started = performance.now();
+  const { pathname, search } = new URL(url);
   const result = await autocannon({
     url,
     connections,
     duration: seconds,
     headers: token ? { authorization: `Bearer ${token}` } : {},
+    ...(pattern === 'pages in turn'
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => {
+                const offset = nextOffset;
+                nextOffset = (nextOffset + 1) % PAGES_IN_TURN;
+                return { ...request, path: `${pathname}${search}&offset=${offset}` };
+              },
+            },
+          ],
+        }
+      : {}),
     setupClient(client) {
       if (!tally) return;
       let status = 0;
@@ -271,26 +315,26 @@ const SLICE_S = 3;
  * The service and the floor under the same load, in turns of SLICE_S seconds (service, floor,
  * floor, service, …) until each had `durationS`, each after `warmupS` unmeasured.
  */
-async function loadInTurns(service: { url: string; token: string }, floorUrl: string, options: { connections: number; durationS: number; warmupS: number }) {
-  const { connections, durationS, warmupS } = options;
+async function loadInTurns(service: { url: string; token: string }, floorUrl: string, options: { connections: number; durationS: number; warmupS: number; pattern: ListPattern }) {
+  const { connections, durationS, warmupS, pattern } = options;
   // Unmeasured first: what a server does once (compiling its code, filling its caches) is no steady-state figure.
   if (warmupS > 0) {
-    await load(service.url, service.token, connections, warmupS);
-    await load(floorUrl, undefined, connections, warmupS);
+    await load(service.url, service.token, connections, warmupS, pattern);
+    await load(floorUrl, undefined, connections, warmupS, pattern);
   }
   const slices = Math.max(1, Math.round(durationS / SLICE_S));
   const tallies = { service: new Tally(), floor: new Tally() };
   for (let i = 0; i < slices; i++) {
     const seconds = durationS / slices;
-    const turns = [() => load(service.url, service.token, connections, seconds, tallies.service), () => load(floorUrl, undefined, connections, seconds, tallies.floor)];
+    const turns = [() => load(service.url, service.token, connections, seconds, pattern, tallies.service), () => load(floorUrl, undefined, connections, seconds, pattern, tallies.floor)];
     for (const turn of i % 2 === 0 ? turns : turns.reverse()) await turn();
   }
   return { service: tallies.service.figures(), floor: tallies.floor.figures() };
 }
 
-/** The order list for both users on `dialect`, beside the floor; cleans up after itself. */
+/** The order list for both users on `dialect`, asked in each of `patterns`, beside the floor; cleans up after itself. */
 export async function measureOrderList(options: OrderListOptions): Promise<OrderListMeasurement[]> {
-  const { dialect, durationS = 15, connections = 50, warmupS = 3, orders = 10_000, workers = 1 } = options;
+  const { dialect, durationS = 15, connections = 50, warmupS = 3, orders = 10_000, workers = 1, patterns = ['same page', 'pages in turn'] } = options;
   const log = options.log ?? (() => undefined);
   const work = mkdtempSync(path.join(os.tmpdir(), `fieldreport-bench-${dialect}-`));
   let server: ChildProcess | undefined;
@@ -310,20 +354,22 @@ export async function measureOrderList(options: OrderListOptions): Promise<Order
     const started = await startServer({ DATABASE_URL: database.url, DATA_ROOT: dataRoot, STATE_DIR: work, WORKERS: String(workers) }, options.root);
     server = started.child;
     const results: OrderListMeasurement[] = [];
-    for (const [i, u] of users.entries()) {
+    for (const [i, u] of users.entries()) for (const pattern of patterns) {
       const token = await login(started.base, u.login);
       const url = `/api/orders.php?limit=${PAGE}`;
-      log(`${dialect}: ${u.user}, ${connections} connections, the service and its floor in turns of ${SLICE_S} s, ${durationS} s each …`);
+      log(`${dialect}: ${u.user}, ${pattern}, ${connections} connections, the service and its floor in turns of ${SLICE_S} s, ${durationS} s each …`);
       const floor = await startFloor(dialect, floorDatabase, queries[i]!);
       let figures: { service: LoadFigures; floor: LoadFigures };
       try {
-        figures = await loadInTurns({ url: `${started.base}${url}`, token }, `${floor.base}${url}`, { connections, durationS, warmupS });
+        figures = await loadInTurns({ url: `${started.base}${url}`, token }, `${floor.base}${url}`, { connections, durationS, warmupS, pattern });
       } finally {
         await stopProcess(floor.child);
       }
       const { service, floor: floorFigures } = figures;
       results.push({
         dialect,
+        pattern,
+        checkout: options.label ?? (options.root && path.resolve(options.root) !== ROOT ? path.basename(options.root) : 'this checkout'),
         user: u.user,
         service,
         floor: floorFigures,
@@ -346,7 +392,7 @@ export function describeOrderList(m: OrderListMeasurement): string {
   const figures = (f: LoadFigures) => `${f.requests_per_s} req/s, p50 ${f.p50_ms} ms, p99 ${f.p99_ms} ms, non-2xx ${f.non2xx}${f.errors ? `, ${f.errors} errors` : ''}`;
   const t = ORDER_LIST_TARGETS;
   const lines = [
-    `Order list on ${m.dialect}, ${m.user}:`,
+    `Order list on ${m.dialect}, ${m.user}, ${m.pattern === 'same page' ? 'the first page again and again' : `pages in turn (offsets 0-${PAGES_IN_TURN - 1})`}${m.checkout === 'this checkout' ? '' : ` (${m.checkout})`}:`,
     `  service: ${figures(m.service)}${m.service.failures.length ? ` (${m.service.failures.join('; ')})` : ''}`,
     `  floor:   ${figures(m.floor)}${m.floor.failures.length ? ` (${m.floor.failures.join('; ')})` : ''}`,
     `  share ${m.share_percent} % (target ≥ ${t.minSharePercent} %: ${mark(m.share_percent >= t.minSharePercent)}), ` +

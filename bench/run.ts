@@ -10,7 +10,8 @@
  *    service's share of the floor holds on a noisy machine. Printed for each: req/s, p50, p99 and answers
  *    other than 2xx of both, the share (target ≥ 90 %), the p99 ratio (target ≤ 1.2 ×) and the
  *    service's non-2xx (target 0), each marked met or MISSED. A database server that cannot be
- *    reached is skipped with the reason printed.
+ *    reached is skipped with the reason printed. With BENCH_AGAINST, that checkout's lists are
+ *    measured first, each beside its own floor, in the same run.
  * 2. The other lists under the same load, as the technician, on SQLite (or BENCH_DATABASE_URL, a
  *    MariaDB/MySQL or PostgreSQL database this may fill): reports (one of 3 pages on each of the
  *    technician's 2,000 orders), customers, and the photos of an order with 50 files.
@@ -18,7 +19,8 @@
  *    then a report of them finalized at once; and the same with the uploads paced at
  *    BENCH_UPLINK_MBIT (default 20 Mbit/s). Each upload's answer, the finalize, and the server's
  *    memory at start, at its peak and 15 s later, against their targets, beside an upload floor
- *    and an image floor. BENCH_AGAINST: another built checkout measured first in the same run.
+ *    and an image floor. BENCH_AGAINST: another built checkout (its dist/, e.g. a worktree of an
+ *    earlier commit) measured first in the same run, lists and drain.
  *
  * Options (environment): BENCH_DURATION seconds per load run (default 15), each after
  * BENCH_WARMUP unmeasured seconds (default 3), BENCH_CONNECTIONS (default 50), BENCH_ORDERS
@@ -90,11 +92,14 @@ async function orderLists(): Promise<{ measured: OrderListMeasurement[]; skipped
   const skipped: Array<{ dialect: BenchDialect; reason: string }> = [];
   const t = ORDER_LIST_TARGETS;
   console.log(`Order list: ${CONNECTIONS} connections × ${DURATION} s (after ${WARMUP} s unmeasured), ${ORDERS} orders, on ${DIALECTS.join(', ')}; targets: ≥ ${t.minSharePercent} % of the floor's req/s, p99 ≤ ${t.maxP99Ratio} × the floor's, ${t.maxNon2xx} non-2xx`);
+  const roots = [...(env.BENCH_AGAINST ? [path.resolve(env.BENCH_AGAINST)] : []), ROOT];
   for (const dialect of DIALECTS) {
     try {
-      const results = await measureOrderList({ dialect, durationS: DURATION, connections: CONNECTIONS, warmupS: WARMUP, orders: ORDERS, workers: WORKERS, log: (line) => console.log(`  ${line}`) });
-      for (const r of results) console.log(describeOrderList(r));
-      measured.push(...results);
+      for (const root of roots) {
+        const results = await measureOrderList({ dialect, durationS: DURATION, connections: CONNECTIONS, warmupS: WARMUP, orders: ORDERS, workers: WORKERS, root, log: (line) => console.log(`  ${line}`) });
+        for (const r of results) console.log(describeOrderList(r));
+        measured.push(...results);
+      }
     } catch (error) {
       if (!(error instanceof SkippedDialect)) throw error;
       console.log(`Order list on ${dialect}: SKIPPED, ${error.message}`);
