@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { SERVER_MALLOC_ENV } from '../src/malloc-env.js';
+import { SERVER_MALLOC_ENV } from '../src/server-process.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PASSWORD = 'bench-password';

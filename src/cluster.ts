@@ -33,7 +33,7 @@ import { createDb } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { demoLogins } from './demo/logins.js';
 import { resolveInstanceId } from './instance-id.js';
-import { serverMallocEnv } from './malloc-env.js';
+import { missingServerOptions, serverMallocEnv } from './server-process.js';
 import type { ServeOptions } from './server.js';
 import { addressUrl, startBanner } from './start-banner.js';
 
@@ -127,7 +127,9 @@ export async function startCluster(baseConfig: Config, options: ServeOptions): P
     await handle.destroy();
   }
 
-  cluster.setupPrimary({ exec: WORKER_ENTRY, args: [], execArgv: workerExecArgv(process.execArgv), serialization: 'advanced' });
+  const execArgv = workerExecArgv(process.execArgv);
+  // The server's Node options (server-process.ts) where the primary was started without them.
+  cluster.setupPrimary({ exec: WORKER_ENTRY, args: [], execArgv: [...missingServerOptions(execArgv), ...execArgv], serialization: 'advanced' });
   const slots: Slot[] = Array.from({ length: config.workers }, (_, i) => ({
     index: i + 1, worker: undefined, ready: false, listening: false, startedAt: 0, quickEnds: 0, restart: undefined,
   }));
@@ -147,7 +149,7 @@ export async function startCluster(baseConfig: Config, options: ServeOptions): P
 
   const fork = (slot: Slot, recover: boolean) => {
     slot.restart = undefined;
-    // glibc's allocator as a server of photos wants it (malloc-env.ts; README, Memory). A value set outside wins.
+    // glibc's allocator as a server of photos wants it (server-process.ts; README, Memory). A value set outside wins.
     const worker = cluster.fork(serverMallocEnv());
     Object.assign(slot, { worker, ready: false, listening: false, startedAt: Date.now() });
     let failure: string | undefined;

@@ -20,6 +20,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import sharp from 'sharp';
+import { SERVER_NODE_OPTIONS } from '../../src/server-process.js';
 import { multipart } from '../helpers/multipart.js';
 import { login, startService, type ServiceProcess } from '../helpers/service-process.js';
 
@@ -165,6 +166,9 @@ describeLinux('serve --workers 2 [sqlite]', { timeout: 240_000 }, () => {
       const malloc = environ.filter((e) => e.startsWith('MALLOC'));
       assert.ok(environ.includes(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`), `worker ${pid}: ${malloc.join(' ') || 'no MALLOC_ARENA_MAX'}`);
       assert.ok(environ.includes(`MALLOC_MMAP_THRESHOLD_=${process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072'}`), `worker ${pid}: ${malloc.join(' ') || 'no MALLOC_MMAP_THRESHOLD_'}`);
+      // And with the server's Node options (server-process.ts), which the primary here was started without.
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      for (const option of SERVER_NODE_OPTIONS) assert.ok(cmdline.includes(option), `worker ${pid}: ${cmdline.join(' ')}`);
     }
   });
 
