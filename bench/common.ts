@@ -41,7 +41,7 @@ export async function startServer(settings: Record<string, string>, root = ROOT)
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return waitForServer(spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/fieldreport.js'), 'serve'], {
     cwd: root,
-    // glibc's allocator set as the README advises for a server (SERVER_MALLOC_ENV), unless the environment says otherwise.
+    // glibc's allocator set as docs/operating.md (Memory) advises for a server (SERVER_MALLOC_ENV), unless the environment says otherwise.
     env: { ...SERVER_MALLOC_ENV, ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', ...settings },
     stdio: ['ignore', 'pipe', 'pipe'],
   }), port, '/api/health');

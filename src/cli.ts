@@ -36,7 +36,7 @@ Usage:
   fieldreport --help | --version
 
 Without --password the password is read from standard input.
-Configuration comes from the environment (see README): DATABASE_URL, DATA_ROOT, DB_PREFIX, ENTITY,
+Configuration comes from the environment (see docs/operating.md): DATABASE_URL, DATA_ROOT, DB_PREFIX, ENTITY,
 INSTANCE_UNIQUE_ID, DOLIBARR_CONF, HOST, PORT, WORKERS, TLS_CERT, TLS_KEY, STATE_DIR, CORS_ORIGINS, LOG_LEVEL, ...
 `;
 

@@ -149,7 +149,7 @@ export async function startCluster(baseConfig: Config, options: ServeOptions): P
 
   const fork = (slot: Slot, recover: boolean) => {
     slot.restart = undefined;
-    // glibc's allocator as a server of photos wants it (server-process.ts; README, Memory). A value set outside wins.
+    // glibc's allocator as a server of photos wants it (server-process.ts; docs/operating.md, Memory). A value set outside wins.
     const worker = cluster.fork(serverMallocEnv());
     Object.assign(slot, { worker, ready: false, listening: false, startedAt: Date.now() });
     let failure: string | undefined;

@@ -1,5 +1,5 @@
 /**
- * The process a server of photos wants (README, Memory), set before it starts, because the C
+ * The process a server of photos wants (docs/operating.md, Memory), set before it starts, because the C
  * library and V8 read these settings only when a process starts:
  * - glibc's allocator: libvips decodes on threads of its own, and glibc would give each thread an
  *   arena that keeps what photos used (MALLOC_ARENA_MAX: two arenas); and it raises the size from

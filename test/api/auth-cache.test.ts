@@ -16,7 +16,7 @@ import { assertError } from '../helpers/assertions.js';
 import { TEST_INSTANCE_ID, createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 
-/** The default, and the window promised in the README. */
+/** The default, and the window promised in docs/operating.md. */
 const WINDOW_MS = 5_000;
 /** A request's own time on a busy machine, beyond the window. */
 const SLACK_MS = 1_500;
@@ -76,7 +76,7 @@ for (const dialect of testDialects()) {
           assertError(await list(token), change.status, change.code);
           return;
         }
-        // Within the window the kept user may still serve (this is the window the README states) …
+        // Within the window the kept user may still serve (this is the window docs/operating.md states) …
         const soon = await list(token);
         if (performance.now() - changed < WINDOW_MS - SLACK_MS) assert.equal(soon.statusCode, 200, 'kept for the window on a server database');
         // … and never past it.

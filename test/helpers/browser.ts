@@ -3,7 +3,7 @@
  * (logins techniker/meister/… with password demo), listening on 127.0.0.1 and serving the built app
  * (dist/app, made by `npm run build:app`, which `npm test` runs first); Debian's Chromium driven by
  * playwright-core at a phone's viewport (390 × 844, touch, German); axe-core for accessibility;
- * screenshots into docs/screenshots (the README shows them).
+ * screenshots into docs/screenshots (the README and docs/ show them).
  * `skipReason()` says why a browser test cannot run here (no Chromium, app not built), so that the
  * test is reported as skipped with that reason instead of passing.
  */

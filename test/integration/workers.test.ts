@@ -160,7 +160,7 @@ describeLinux('serve --workers 2 [sqlite]', { timeout: 240_000 }, () => {
     // Both workers wrote their run marker: each is a run of its own.
     const markers = readdirSync(path.join(dataRoot, 'bericht', 'temp', 'runs')).map((n) => JSON.parse(readFileSync(path.join(dataRoot, 'bericht', 'temp', 'runs', n), 'utf8')) as { pid: number });
     assert.deepEqual(markers.map((m) => m.pid).sort((a, b) => a - b), workers);
-    // Each worker runs with glibc's allocator set as a server of photos wants it (README, Memory) unless the environment says otherwise.
+    // Each worker runs with glibc's allocator set as a server of photos wants it (docs/operating.md, Memory) unless the environment says otherwise.
     for (const pid of workers) {
       const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       const malloc = environ.filter((e) => e.startsWith('MALLOC'));

@@ -1,7 +1,7 @@
 /**
  * The login token: a JWT signed with HS256 (spec, "Authentication").
  *
- * Secret derivation (documented in README and OpenAPI):
+ * Secret derivation (documented in docs/operating.md, Passwords and tokens, and in OpenAPI):
  *   secret = HMAC-SHA256(key = UTF-8 bytes of the instance unique id, message = "bericht-api")
  * The unique id is Dolibarr's `$dolibarr_main_instance_unique_id`. Deriving rather than using it
  * directly keeps the id itself (also Dolibarr's dolcrypt key) out of any token verification code

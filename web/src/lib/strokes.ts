@@ -1,6 +1,6 @@
 /**
  * Every pointer sample of a signature, for the service's stroke evidence (format
- * `fieldreport-strokes/1`, described in src/modules/signatures/strokes.ts and the README).
+ * `fieldreport-strokes/1`, described in src/modules/signatures/strokes.ts and docs/features.md).
  *
  * signature_pad keeps only the points it draws with (a new one every 16 ms and 5 px at most), so
  * the screen listens to the canvas's pointer events itself and gives them here, with every
