@@ -1,10 +1,10 @@
 /**
  * The error catalogue: every failure the API answers with has a code here, with its HTTP status
  * and the German message a person reads. Services throw `AppError(code)`; the error handler turns
- * it into `{ error, code, details? }`. Login messages are the spec's, to the letter.
+ * it into `{ error, code, details? }`. Login messages are the contract's, to the letter.
  */
 export const errorCatalogue = {
-  // Login (spec, "Errors")
+  // Login (docs/api-contract.md, Login)
   AUTH_METHOD_NOT_ALLOWED: { status: 405, message: 'POST erforderlich' },
   AUTH_CREDENTIALS_MISSING: { status: 400, message: 'login + password erforderlich' },
   AUTH_LOGIN_FAILED: { status: 401, message: 'Login fehlgeschlagen' },
@@ -117,7 +117,7 @@ export class AppError extends Error {
   }
 }
 
-/** The one JSON error shape of the API (DESIGN.md, "Errors"). */
+/** The one JSON error shape of the API (docs/architecture.md, "Errors"). */
 export interface ErrorBody {
   error: string;
   code: string;

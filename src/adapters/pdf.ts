@@ -5,7 +5,7 @@
  * sheet with pdfkit, streaming to `out`: each sheet's images are read when it is drawn
  * (./pdf/images.ts), so a 500-page report never sits in memory.
  *
- * Sheet rules (spec, "Limits"): a header band in the 30 mm top margin (company logo at most
+ * Sheet rules (docs/api-contract.md, Limits): a header band in the 30 mm top margin (company logo at most
  * 40 × 18 mm at the left, header lines at the right), 10 mm side margins, 16 mm bottom margin with
  * "Seite x / y" centred in it. x and y count every sheet of the file, cover sheets included, so the
  * footer matches the viewer's page number. Cover sheets carry no header and no footer. A sheet's

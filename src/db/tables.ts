@@ -2,7 +2,7 @@
  * The tables the service reads and writes, by their logical names (the prefix, `llx_` by default,
  * is added by TablePrefixPlugin). Dolibarr's tables keep Dolibarr's column names; only the columns
  * the service uses are typed. Identifiers stay snake_case everywhere: the API's field names are
- * snake_case too (spec), so rows map to responses without a renaming layer.
+ * snake_case too (the contract), so rows map to responses without a renaming layer.
  *
  * Date and time columns are read as 'YYYY-MM-DD HH:MM:SS' strings on every dialect, so they are
  * typed as strings: UTC in the module's tables (db/dialect.ts), the wall time of TIME_ZONE in

@@ -1,5 +1,5 @@
 /**
- * One JSON error shape for every failure (DESIGN.md): `{ error, code, details? }`.
+ * One JSON error shape for every failure (docs/architecture.md): `{ error, code, details? }`.
  * - AppError: its own status, code and message.
  * - Schema failures: 400 VALIDATION_FAILED with the fields at fault.
  * - Fastify's own body errors: malformed JSON 400, too large 413, unknown content type 415.

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document, generated from the route schemas, at /api/openapi.json, and a
- * readable docs page at /api/docs. Decisions where the spec says "not shown" are written into
+ * readable docs page at /api/docs. Decisions where the contract says "not shown" are written into
  * the route schemas' descriptions, so the document is the contract a client reads.
  */
 import swagger from '@fastify/swagger';

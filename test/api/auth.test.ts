@@ -1,6 +1,6 @@
 /**
- * Endpoint 1, POST /api/auth.php (spec: "Login", "Authentication", "Errors"), on every database:
- * the response and its token, every error row of the spec, the password kinds Dolibarr stores,
+ * Endpoint 1, POST /api/auth.php (docs/api-contract.md, Login and Authentication), on every database:
+ * the response and its token, every error row of the contract, the password kinds Dolibarr stores,
  * rights (direct, group, entity), validity dates, entities, login by e-mail, throttling, the
  * timing of failures, and the body limits.
  */
@@ -29,7 +29,7 @@ const php = JSON.parse(readFileSync(new URL('../fixtures/php-made.json', import.
   sha1md5_salted: string;
 };
 
-/** The spec's message texts ("Errors"), to the letter. */
+/** The contract's message texts ("Errors"), to the letter. */
 const MESSAGES = {
   methodNotAllowed: 'POST erforderlich',
   credentialsMissing: 'login + password erforderlich',
@@ -136,7 +136,7 @@ for (const dialect of testDialects()) {
 
     // ---- success ------------------------------------------------------------------------------
 
-    test('answers 200 with exactly token, expires, user and perms, typed as the spec says', async () => {
+    test('answers 200 with exactly token, expires, user and perms, typed as the contract says', async () => {
       const u = await ctx.make.user({ firstname: 'Erika', lastname: 'Mustermann', rights: ['read', 'write'] });
       const res = await login(ctx, u);
       assert.equal(res.statusCode, 200, res.body);
@@ -163,7 +163,7 @@ for (const dialect of testDialects()) {
       assert.equal(decodeJwt(res.json().token).name, u.login);
     });
 
-    test('the token is an HS256 JWT with the spec claims, and expires equals its exp', async () => {
+    test('the token is an HS256 JWT with the contract's claims, and expires equals its exp', async () => {
       const u = await ctx.make.user({ firstname: 'Max', lastname: 'Muster', rights: ['read', 'delete'] });
       const issuedFrom = nowSeconds();
       const res = await login(ctx, u);
@@ -501,7 +501,7 @@ for (const dialect of testDialects()) {
     });
 
     // The original endpoint decoded whatever came: a body it could not read had no login and no
-    // password, so it answered the spec's 400. Malformed, empty, non-JSON and form bodies alike.
+    // password, so it answered the contract's 400. Malformed, empty, non-JSON and form bodies alike.
     const unreadable: Array<[string, string, string]> = [
       ['malformed JSON', 'application/json', '{"login":'],
       ['an empty JSON body', 'application/json', ''],

@@ -4,7 +4,7 @@
  * once); a token issued in the same second as the logout, before it, is ended too, and a login
  * right after it works. A user deactivated in Dolibarr and activated again does not get its
  * tokens back. Dolibarr's own cut-off (flagdelsessionsbefore, written in UTC) counts whatever the
- * time zone. The token keeps the spec's claims and no more.
+ * time zone. The token keeps the contract's claims and no more.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -115,7 +115,7 @@ for (const dialect of testDialects()) {
       assert.ok(sameSecond > 0, 'at least one round within one second');
     });
 
-    test('the token keeps the spec\'s claims and no more', async () => {
+    test('the token keeps the contract\'s claims and no more', async () => {
       const anna = await ctx.make.user({ rights: ['read'] });
       const token = await ctx.make.token(anna);
       await logout(token);

@@ -4,7 +4,7 @@
  * "invalidate sessions"): changed through the service's connection, at once. (Changed elsewhere,
  * within AUTH_CACHE_SECONDS: auth-cache.test.ts.)
  *
- * None of the spec's endpoints exist yet, so the app here gets three probe routes before it is
+ * None of the contract's endpoints exist yet, so the app here gets three probe routes before it is
  * ready: the default (token), a file-like route (token or ?jwt=) and one that needs `write`.
  */
 import assert from 'node:assert/strict';

@@ -15,7 +15,7 @@ export type Rotation = 0 | 90 | 180 | 270;
 /** Millimetres to points. */
 export const mm = (value: number): number => (value * 72) / 25.4;
 
-/** Page geometry (spec, "Limits"), in points. */
+/** Page geometry (docs/api-contract.md, Limits), in points. */
 export const PDF_LAYOUT = {
   top: mm(30),
   side: mm(10),

@@ -1,6 +1,6 @@
 /**
- * The module's own tables (DESIGN.md): reports, their pages, material lines, upload tokens, and
- * the failed-login counter. Field names are the spec's.
+ * The module's own tables (docs/architecture.md): reports, their pages, material lines, upload tokens, and
+ * the failed-login counter. Field names are the contract's.
  */
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';

@@ -1,5 +1,5 @@
 /**
- * Who sees which object (DESIGN.md, Visibility):
+ * Who sees which object (docs/architecture.md, Visibility):
  * - an order, invoice or proposal: a user with Dolibarr's admin flag, or one named in any of its
  *   `fk_user_*` columns (author, validator, closer, …; the columns present on this database);
  *   an external user (user.fk_soc set) only objects of its own third party;

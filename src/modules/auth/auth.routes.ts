@@ -13,7 +13,7 @@ import type { AuthService } from './auth.service.js';
 import { LoginBody, LoginResponse } from './auth.schemas.js';
 
 // The original endpoint decoded whatever body came; one it could not read had no login and no
-// password. So an unreadable body here (not JSON, malformed, empty) is the spec's 400 as well.
+// password. So an unreadable body here (not JSON, malformed, empty) is the contract's 400 as well.
 const UNREADABLE_BODY = new Set(['BODY_INVALID_JSON', 'MEDIA_TYPE_UNSUPPORTED', 'VALIDATION_FAILED']);
 
 export async function authRoutes(app: FastifyInstance, options: { auth: AuthService }): Promise<void> {
@@ -39,7 +39,7 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
         response: { 200: LoginResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
       },
       config: { auth: 'public', methodNotAllowed: 'AUTH_METHOD_NOT_ALLOWED' },
-      // A missing or mistyped field is the spec's "login + password erforderlich", not a generic 400.
+      // A missing or mistyped field is the contract's "login + password erforderlich", not a generic 400.
       attachValidation: true,
       errorHandler: (error, _request, reply) => {
         const appError = toAppError(error);

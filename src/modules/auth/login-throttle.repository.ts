@@ -1,6 +1,6 @@
 /**
  * Login attempts per login name and per client address, in the database so that every process
- * behind a load balancer sees the same count (DESIGN.md: processes keep no state); and the
+ * behind a load balancer sees the same count (docs/architecture.md: processes keep no state); and the
  * addresses each login succeeded from, for some days (auth.service.ts: those are not slowed down
  * when others guess the login's password).
  *

@@ -1,6 +1,6 @@
 /**
  * Tokens that end on the server: per user, the second through which every token is void
- * (`bericht_token_void`). The token's claims stay the spec's (sub, login, name, iat, exp, iss,
+ * (`bericht_token_void`). The token's claims stay the contract's (sub, login, name, iat, exp, iss,
  * perms); a token whose iat is at most `void_through` is refused.
  *
  * Each login records the iat it issues in `issued_through`, and issues an iat later than both the

@@ -1,5 +1,5 @@
 /**
- * The login token: a JWT signed with HS256 (spec, "Authentication").
+ * The login token: a JWT signed with HS256 (docs/api-contract.md, Authentication).
  *
  * Secret derivation (documented in docs/operating.md, Passwords and tokens, and in OpenAPI):
  *   secret = HMAC-SHA256(key = UTF-8 bytes of the instance unique id, message = "bericht-api")
@@ -52,7 +52,7 @@ export function createTokenService(instanceUniqueId: string): TokenService {
         iss: TOKEN_ISSUER,
         perms: subject.perms,
       };
-      // jose types `sub` as a string (RFC 7519); the spec's contract is an integer.
+      // jose types `sub` as a string (RFC 7519); the contract's type is an integer.
       const token = await new SignJWT({ ...claims } as unknown as Record<string, unknown>)
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .sign(secret);

@@ -1,5 +1,5 @@
 /**
- * Bodies whose shape depends on `action` (one route per path, DESIGN.md) are checked here, by the
+ * Bodies whose shape depends on `action` (one route per path, docs/architecture.md) are checked here, by the
  * same strict rules as route schemas (no type coercion) and with the same error details.
  */
 import type { ValidateFunction } from 'ajv';

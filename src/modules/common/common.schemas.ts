@@ -2,7 +2,7 @@
 import { Type, type TSchema } from 'typebox';
 import { IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
 
-/** The one error shape (DESIGN.md, "Errors"). */
+/** The one error shape (docs/architecture.md, "Errors"). */
 export const ErrorResponse = Type.Object({
   error: Type.String({ description: 'German message for people.' }),
   code: Type.String({ description: 'Stable code for programs, e.g. AUTH_LOGIN_FAILED.' }),
@@ -25,7 +25,7 @@ export const MAX_SEARCH_LENGTH = 100;
 export const SearchText = (what: string) =>
   Type.String({ maxLength: MAX_SEARCH_LENGTH, description: `Search (case-insensitive substring; % and _ are literal; at most ${MAX_SEARCH_LENGTH} characters, trimmed) over ${what}.` });
 
-/** Paging of every list (DESIGN.md): `limit` default 50, at most 500; `offset` from 0. */
+/** Paging of every list (docs/architecture.md): `limit` default 50, at most 500; `offset` from 0. */
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Entries per page (at most 500).' })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),

@@ -1,5 +1,5 @@
 /**
- * One route per `.php` path and method; the operation is chosen by `action` (DESIGN.md, Routing).
+ * One route per `.php` path and method; the operation is chosen by `action` (docs/architecture.md, Routing).
  * An unknown action is a 400 that names the known ones.
  */
 import { AppError } from '../../errors.js';

@@ -2,7 +2,7 @@
  * Customers (llx_societe with client 1, 2 or 3) and what hangs off them, as the caller may see it.
  * Only Kysely; rows or undefined; nothing about HTTP.
  *
- * Who sees a customer (DESIGN.md, Visibility): a third party of the served entity with client 1, 2
+ * Who sees a customer (docs/architecture.md, Visibility): a third party of the served entity with client 1, 2
  * or 3; a user with the admin flag sees all of them, anyone else those with at least one order,
  * invoice or proposal the user sees (ElementAccess.visible). An external user (user.fk_soc) only
  * ever sees its own third party.
@@ -13,7 +13,7 @@ import { anyContains, descNullsLast } from '../../db/dialect.js';
 import type { ListTotals } from '../../db/list-total.js';
 import { CUSTOMER_CLIENT_VALUES, ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
 
-/** The parents whose reports count as a customer's reports (spec 21: "over orders and invoices"). */
+/** The parents whose reports count as a customer's reports (contract endpoint 21: "over orders and invoices"). */
 export const REPORT_PARENTS = ['commande', 'facture'] as const;
 export type ReportParent = (typeof REPORT_PARENTS)[number];
 

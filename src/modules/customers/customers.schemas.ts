@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, SearchText } from '../common/common.schemas.js';
 
-/** The spec's customer detail limits (Limits: 50 orders, 50 invoices, 100 reports). */
+/** The contract's customer detail limits (Limits: 50 orders, 50 invoices, 100 reports). */
 export const DETAIL_LIMITS = { orders: 50, invoices: 50, reports: 100 } as const;
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);

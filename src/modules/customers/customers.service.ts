@@ -41,7 +41,7 @@ export function createCustomerService(deps: { customers: CustomerRepository; tot
 
     async getCustomer(id, user) {
       const row = await customers.getById(id, user);
-      // Unknown and invisible alike: no existence leaks (DESIGN.md, Status codes).
+      // Unknown and invisible alike: no existence leaks (docs/architecture.md, Status codes).
       if (!row) throw new AppError('CUSTOMER_NOT_FOUND');
       const [orders, invoices, reports] = await Promise.all([
         customers.listOrders(id, user, DETAIL_LIMITS.orders),

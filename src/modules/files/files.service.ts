@@ -3,7 +3,7 @@
  * client names, inside the folder of an object the caller may see, making a missing thumbnail,
  * and deleting an order's attachment with its thumbnails and its ecm_files row.
  *
- * Security decisions (DESIGN.md, Invariants; dolibarr.md §5):
+ * Security decisions (docs/architecture.md, Invariants; as Dolibarr's document.php checks the files it serves):
  * - the path's syntax is checked before any lookup, so the answer to a bad path never depends on
  *   whether the object exists; then the object is looked up under the caller's visibility, so a
  *   file of an object the caller may not see is FILE_NOT_FOUND like one that does not exist;

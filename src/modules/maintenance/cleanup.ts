@@ -1,5 +1,5 @@
 /**
- * The daily clean-up (spec: "What the service does", item 8): expired upload tokens go (past their
+ * The daily clean-up (docs/api-contract.md, Upload token): expired upload tokens go (past their
  * own expiry, or UPLOAD_TOKEN_MAX_DAYS after they were made), and with them what only ever grows:
  * old idempotency keys, old failed-login rows, tokens ended by a logout once they have expired, and
  * login addresses not used for LOGIN_KNOWN_ADDRESS_DAYS. Every step is a plain

@@ -1,4 +1,4 @@
-/** Request and response shapes of /api/materials.php (spec endpoint 22, Material line). */
+/** Request and response shapes of /api/materials.php (contract endpoint 22, docs/api-contract.md). */
 import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, PersonText, RowId } from '../common/common.schemas.js';
 

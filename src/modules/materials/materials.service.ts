@@ -1,6 +1,6 @@
 /**
- * Material lines of an order, invoice or proposal (spec endpoint 22). The caller must see the
- * object (DESIGN.md, Visibility): an object it may not see, and the lines of one, are "not found".
+ * Material lines of an order, invoice or proposal (contract endpoint 22). The caller must see the
+ * object (docs/architecture.md, Visibility): an object it may not see, and the lines of one, are "not found".
  * A line may be added with an Idempotency-Key (the app sends lines from an offline queue and
  * repeats one whose answer was lost): the line and the key's answer are written in one
  * transaction, so a repeat finds both or neither, never a line without its answer.

@@ -1,4 +1,4 @@
-/** Request and response shapes of GET /api/orders.php (spec endpoints 2-4). */
+/** Request and response shapes of GET /api/orders.php (contract endpoints 2-4). */
 import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, SearchText } from '../common/common.schemas.js';
 

@@ -1,5 +1,5 @@
 /**
- * Orders as the caller may see them (DESIGN.md, Visibility): the list, the detail with customer
+ * Orders as the caller may see them (docs/architecture.md, Visibility): the list, the detail with customer
  * and reports, and the attachments. An order the caller may not see is ORDER_NOT_FOUND, exactly
  * like one that does not exist.
  */

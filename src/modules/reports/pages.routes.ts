@@ -52,7 +52,7 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   const requirePage = (id: number | undefined): number => requireParam(id, 'id', { what: 'id (Seite)' });
-  /** Deleting a page is a deletion (DESIGN.md, Rights): the delete right, besides write for POST. */
+  /** Deleting a page is a deletion (docs/architecture.md, Rights): the delete right, besides write for POST. */
   const remove = (request: FastifyRequest, id: number) => {
     const user = callerOf(request);
     if (!user.perms.delete) throw new AppError('AUTH_RIGHT_MISSING', { details: { right: 'delete' } });

@@ -1,5 +1,5 @@
 /**
- * A report's pages (spec endpoints 11-13): add, update, delete, reorder. Only a draft's pages
+ * A report's pages (contract endpoints 11-13): add, update, delete, reorder. Only a draft's pages
  * change (a final report's are fixed: 409), only by someone who sees the report, and a template's
  * only by a template manager. Every change runs in a transaction that locks the report row, so a
  * finalize at the same moment sees the pages either before or after, never half-changed.

@@ -1,7 +1,7 @@
 /**
  * A report's page layout in its PDF: how many photo pages go on one printed sheet.
  * - 1: one page a sheet, as a report always was (a title-only page is a sheet with its title
- *   centred in large type, as the spec says);
+ *   centred in large type, as the contract says);
  * - 2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs
  *   across the sheet's width, up to two pairs a sheet; a title-only page becomes a section heading
  *   with its note in the flow.

@@ -1,5 +1,5 @@
 /**
- * The report's PDF (spec: States, endpoint 8 finalize, endpoint 17): a cover sheet (the chosen ODT
+ * The report's PDF (docs/api-contract.md, States; contract endpoints 8 and 17): a cover sheet (the chosen ODT
  * template filled and converted by LibreOffice; a built-in one where LibreOffice is missing or
  * fails), then one page per report page. Photos are scaled to print size once and kept in
  * `bericht/temp/print/`, so a second render does not decode 12-megapixel originals again.

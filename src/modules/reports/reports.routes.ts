@@ -1,6 +1,6 @@
 /**
  * Endpoints 6-10: /api/reports.php — list, detail, create, finalize, new version, delete; and
- * `action=update` (not in the spec, which has no way to change a report's own fields): a draft's
+ * `action=update` (not in the contract, which has no way to change a report's own fields): a draft's
  * `photos_per_sheet`.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -18,7 +18,7 @@ const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404
 
 const GET_DESCRIPTION = [
   'Without `id`: the caller\'s reports as `{ items, total }`, newest first, paged by `limit`/`offset`. Visible are reports of the served entity that the caller created ' +
-    'or whose parent object (order, invoice, proposal) the caller sees (DESIGN.md). Templates are left out (see /api/templates.php). ' +
+    'or whose parent object (order, invoice, proposal) the caller sees. Templates are left out (see /api/templates.php). ' +
     `Filters: \`element_type\` + \`fk_element\` (one object's reports), \`status\` (draft, final), \`q\` (ref, title, parent ref; at most ${MAX_SEARCH_LENGTH} characters).`,
   'With `id`: the report with its `pages` in page_order and `versions` (every version of it, by version number, for the editor\'s version links). ' +
     'Every page (here and in every other answer with pages) carries `signature`: for a signature page `{ signer_name, signed_at, signed_at_device, signed_at_device_zone, device_time_plausible }` ' +

@@ -1,4 +1,4 @@
-/** Request and response shapes of reports, pages and templates (spec endpoints 6-13, 17, 23, 24). */
+/** Request and response shapes of reports, pages and templates (contract endpoints 6-13, 17, 23, 24). */
 import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, PersonText, RowId, SearchText } from '../common/common.schemas.js';
 import { DEFAULT_PHOTOS_PER_SHEET, PHOTOS_PER_SHEET } from './photos-per-sheet.js';
@@ -13,7 +13,7 @@ export const EDITABLE_LAYOUTS = ['photo', 'before_after', 'title_only', 'checkli
 export const LAYOUTS = [...EDITABLE_LAYOUTS, 'signature'] as const;
 export const ROTATIONS = [0, 90, 180, 270] as const;
 export const ELEMENT_TYPE_VALUES = ['commande', 'facture', 'propal'] as const;
-/** Most pages a report may have (DESIGN.md: every size a user can drive is capped). */
+/** Most pages a report may have (docs/architecture.md: every size a user can drive is capped). */
 export const MAX_REPORT_PAGES = 1000;
 
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

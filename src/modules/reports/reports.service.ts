@@ -1,5 +1,5 @@
 /**
- * Reports as the caller may see them (DESIGN.md, Visibility): list, detail with pages and version
+ * Reports as the caller may see them (docs/architecture.md, Visibility): list, detail with pages and version
  * links, create (also from a template), new version, delete, and templates. Finalizing and the
  * PDF are in report-pdf.service.ts, pages in pages.service.ts.
  *
@@ -61,7 +61,7 @@ export interface ReportServiceDeps {
 }
 
 /**
- * The admin right of DESIGN.md: Dolibarr's admin flag or the module's admin right. Template
+ * The admin right of docs/architecture.md: Dolibarr's admin flag or the module's admin right. Template
  * management and deleting a final report need it.
  */
 export function hasAdminRight(user: AuthUser): boolean {

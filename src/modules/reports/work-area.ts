@@ -1,7 +1,7 @@
 /**
  * Files of reports. A page's `source_path` is relative to the entity's documents root, in
  * Dolibarr's layout: `commande/CO2401-0001/IMG_1.jpg` (an attachment of the order) or
- * `bericht/BR2611-0001/IMG_1.jpg` (the reports' work area, DESIGN.md). Only files in the work area
+ * `bericht/BR2611-0001/IMG_1.jpg` (the reports' work area, docs/architecture.md). Only files in the work area
  * belong to a report: they are copied with it and deleted with it; attachments of orders, invoices
  * and proposals are only ever read.
  */

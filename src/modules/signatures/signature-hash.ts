@@ -1,6 +1,6 @@
 /**
- * The hash a signature covers (spec: SHA-256 over all pages before the signature plus the report
- * ref). Its canonical byte form, version `fieldreport-pages/1`, is the canonical JSON (keys sorted,
+ * The hash a signature covers (docs/api-contract.md, Signatures: SHA-256 over all pages before
+ * the signature plus the report ref). Its canonical byte form, version `fieldreport-pages/1`, is the canonical JSON (keys sorted,
  * no whitespace, UTF-8; see seal.ts) of
  *
  *   { "form": "fieldreport-pages/1", "report": "<report ref>",

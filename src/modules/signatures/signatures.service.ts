@@ -1,10 +1,10 @@
 /**
- * Signature pages and their proof (spec endpoints 14 and 15).
+ * Signature pages and their proof (contract endpoints 14 and 15).
  *
  * Signing: the customer's PNG is checked (a real PNG, at most MAX_SIGNATURE_SIDE pixels a side),
  * the hash over every page so far is computed (signature-hash.ts), and a composite image is drawn
  * (header with the metadata, the signature, footer with hash, server and time, and a QR code of the
- * public verification link). Beside it goes the metadata JSON with every field the spec lists,
+ * public verification link). Beside it goes the metadata JSON with every field the contract lists,
  * the SHA-256 of the composite image, and the service's Ed25519 seal over all of it. Both files are
  * written under temporary names in the report's work area and renamed; then, in one transaction
  * that checks the pages are still those hashed, the page and its `bericht_signature` row are added.

@@ -1,5 +1,5 @@
 /**
- * Where the speech-to-text server is and how to talk to it (spec, endpoint 25): Dolibarr constants
+ * Where the speech-to-text server is and how to talk to it (contract endpoint 25): Dolibarr constants
  * of the entity (`llx_const`, entity 0 and the served one; `dolcrypt:` values come decrypted from
  * the const repository), each overridden by the environment variable of the same name
  * (config.transcribe). Read on every call, so a change in Dolibarr's setup takes effect at once.
@@ -15,7 +15,7 @@ import { AppError } from '../../errors.js';
 export const TRANSCRIBE_MODES = ['whisper-asr', 'openai'] as const;
 export type TranscribeMode = (typeof TRANSCRIBE_MODES)[number];
 
-/** Language when none is set (spec: "Language defaults to de"). */
+/** Language when none is set (the contract: "Language defaults to de"). */
 export const DEFAULT_LANGUAGE = 'de';
 /** `openai` mode's model when BERICHT_TRANSCRIBE_MODEL is not set. */
 export const DEFAULT_OPENAI_MODEL = 'whisper-1';

@@ -1,5 +1,5 @@
 /**
- * Upload tokens (spec: Upload token): a link, shown as a QR code, that lets a second phone drop
+ * Upload tokens (docs/api-contract.md, Upload token): a link, shown as a QR code, that lets a second phone drop
  * photos into an order's folder without a login, until it expires. Only the token's SHA-256 is
  * stored, so whoever reads the database cannot use a link. An unknown token is "not found" (404),
  * an expired one "gone" (410).

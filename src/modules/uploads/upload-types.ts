@@ -1,6 +1,6 @@
 /**
  * Which files an upload accepts, decided from the bytes (file-type), never from the client's name
- * or content type (DESIGN.md, Invariants). Each accepted kind says which extension the stored
+ * or content type (docs/architecture.md, Invariants). Each accepted kind says which extension the stored
  * file gets, which MIME type the API reports, and whether Dolibarr thumbnails are made for it.
  */
 import { fileTypeFromFile } from 'file-type';
@@ -32,7 +32,7 @@ function photoType(ext: string, mime: string): AcceptedType | undefined {
 }
 
 /**
- * Audio (spec, Limits: webm, mp4, mp3, ogg). A WebM or MP4 container cannot be told apart from
+ * Audio (docs/api-contract.md, Limits: webm, mp4, mp3, ogg). A WebM or MP4 container cannot be told apart from
  * video by its first bytes, and phones record voice into both (MediaRecorder): they count as audio.
  * Every Ogg audio codec (Vorbis, Opus, FLAC, Speex) is stored as `.ogg`; Ogg video is refused.
  */

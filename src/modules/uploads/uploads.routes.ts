@@ -192,7 +192,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     },
   );
 
-  // ---- QR upload links (spec: Upload token) ----------------------------------------------------
+  // ---- QR upload links (docs/api-contract.md, Upload token) ----------------------------------------------------
   const tokens = createUploadTokenService({
     db: handle.db, dialect: handle.dialect, access, entity: config.entity, defaultHours: config.uploadTokenHours, maxDays: config.uploadTokenMaxDays, currentUser: ctx.currentUser,
   });

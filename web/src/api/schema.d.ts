@@ -352,7 +352,7 @@ export interface paths {
         };
         /**
          * The caller's reports, or one report with its pages
-         * @description Without `id`: the caller's reports as `{ items, total }`, newest first, paged by `limit`/`offset`. Visible are reports of the served entity that the caller created or whose parent object (order, invoice, proposal) the caller sees (DESIGN.md). Templates are left out (see /api/templates.php). Filters: `element_type` + `fk_element` (one object's reports), `status` (draft, final), `q` (ref, title, parent ref; at most 100 characters).
+         * @description Without `id`: the caller's reports as `{ items, total }`, newest first, paged by `limit`/`offset`. Visible are reports of the served entity that the caller created or whose parent object (order, invoice, proposal) the caller sees. Templates are left out (see /api/templates.php). Filters: `element_type` + `fk_element` (one object's reports), `status` (draft, final), `q` (ref, title, parent ref; at most 100 characters).
          *
          *     With `id`: the report with its `pages` in page_order and `versions` (every version of it, by version number, for the editor's version links). Every page (here and in every other answer with pages) carries `signature`: for a signature page `{ signer_name, signed_at, signed_at_device, signed_at_device_zone, device_time_plausible }` (times in Unix seconds; the device fields null when the phone sent no time), so a client can caption it in its own language; null for every other page.
          *

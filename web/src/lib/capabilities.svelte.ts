@@ -1,5 +1,5 @@
 /**
- * What the service offers beyond the spec's basics (GET /api/capabilities.php), read once per login
+ * What the service offers beyond the contract's basics (GET /api/capabilities.php), read once per login
  * and kept with the login's other reads on the phone: the app offers speech-to-text only where the
  * service has it configured, instead of a button that can only fail.
  */

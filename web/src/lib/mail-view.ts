@@ -1,6 +1,6 @@
 /**
  * A report's mails to the customer as the person sees them: the service's jobs (queued, sending,
- * sent, failed) with the sends still in the outbox laid over them, newest first (APP.md, the
+ * sent, failed) with the sends still in the outbox laid over them, newest first (docs/app-design.md, the
  * outbox). Refused sends are not laid over; they are listed for the person. Also the address check
  * the service makes (ADDRESS_PATTERN of src/modules/mail/mail.schemas.ts, the same text: the
  * browser test of the mail compares them), so a typo is said at once, also offline. Pure.

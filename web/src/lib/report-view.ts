@@ -1,6 +1,6 @@
 /**
  * A report as the person sees it: the service's last known state with the changes still in the
- * outbox laid over it, in the order they were made (APP.md, the outbox). A report made on the
+ * outbox laid over it, in the order they were made (docs/app-design.md, the outbox). A report made on the
  * phone starts from its create record (and the pages of its template, when the phone has them).
  * Refused changes are not laid over the service's report: they are listed, with the service's
  * reason, for the person. A report only the phone has (its create refused) shows everything made

@@ -1,6 +1,6 @@
 /**
  * Time on site at an order as the person sees it: the service's intervals with the taps, entries
- * and corrections still in the outbox laid over them, in the order they were made (APP.md, the
+ * and corrections still in the outbox laid over them, in the order they were made (docs/app-design.md, the
  * outbox). Refused records are not laid over; they are listed for the person. Pure: the order
  * screen gives it the records and the cached list.
  */

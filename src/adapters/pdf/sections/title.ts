@@ -1,6 +1,6 @@
 /**
  * A title-only page. One per sheet: the title centred on the sheet in large type, the note centred
- * below it (the spec's title page). In the compact layouts it is a section heading in the flow: a
+ * below it (the contract's title page). In the compact layouts it is a section heading in the flow: a
  * rule, the title, its note, kept on the sheet of what follows it.
  */
 import type { Block } from '../flow.js';
