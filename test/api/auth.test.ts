@@ -163,7 +163,7 @@ for (const dialect of testDialects()) {
       assert.equal(decodeJwt(res.json().token).name, u.login);
     });
 
-    test('the token is an HS256 JWT with the contract's claims, and expires equals its exp', async () => {
+    test('the token is an HS256 JWT with the contract claims, and expires equals its exp', async () => {
       const u = await ctx.make.user({ firstname: 'Max', lastname: 'Muster', rights: ['read', 'delete'] });
       const issuedFrom = nowSeconds();
       const res = await login(ctx, u);

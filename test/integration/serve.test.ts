@@ -34,7 +34,7 @@ describe('serve --demo [sqlite]', () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  test('prints a demo login that logs in over HTTP and yields the contract's claims', async () => {
+  test('prints a demo login that logs in over HTTP and yields the contract claims', async () => {
     const deadline = Date.now() + 60_000;
     while (!/Demo login: .*password: (\S+)\)/.test(out)) {
       assert.ok(child.exitCode === null, `serve exited ${child.exitCode}:\n${out}`);
