@@ -58,11 +58,30 @@ const TARGETS = {
   drag_reorder_ms: 100,
 };
 const SLOW_4G = { offline: false, latency: 150, downloadThroughput: (1.6 * 1_000_000) / 8, uploadThroughput: (750 * 1000) / 8 };
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'de-DE', serviceWorkers: 'allow' } as const;
+const PHONE = {
+  viewport: { width: 390, height: 844 },
+  isMobile: true,
+  hasTouch: true,
+  deviceScaleFactor: 2,
+  locale: 'de-DE',
+  serviceWorkers: 'allow',
+} as const;
 const REPORT_PAGES = 50;
 /** BENCH_APP_TRACE=1: DevTools performance traces of one more opening of the report and one more drag, into bench/results/. */
 const TRACE = !!process.env.BENCH_APP_TRACE;
-const TRACE_CATEGORIES = ['-*', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'disabled-by-default-devtools.timeline.stack', 'v8.execute', 'disabled-by-default-v8.cpu_profiler', 'blink.user_timing', 'loading', 'latencyInfo', 'blink.console'];
+const TRACE_CATEGORIES = [
+  '-*',
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'disabled-by-default-devtools.timeline.frame',
+  'disabled-by-default-devtools.timeline.stack',
+  'v8.execute',
+  'disabled-by-default-v8.cpu_profiler',
+  'blink.user_timing',
+  'loading',
+  'latencyInfo',
+  'blink.console',
+];
 function saveTrace(name: string, trace: Buffer): void {
   const dir = path.join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
@@ -73,7 +92,9 @@ function saveTrace(name: string, trace: Buffer): void {
 const DEMO_PHOTOS = ['Kies_Unterbau.jpg', 'Pflaster.jpg', 'Pflaster_hochkant.jpg', 'Rasen_Randbereich.jpg'];
 
 /** BENCH_APP_DEBUG: the page's long animation frames kept in `__loaf` (an init script). */
-const LOAF = process.env.BENCH_APP_DEBUG ? "window.__loaf = []; new PerformanceObserver((list) => window.__loaf.push(...list.getEntries())).observe({ type: 'long-animation-frame', buffered: true });" : '';
+const LOAF = process.env.BENCH_APP_DEBUG
+  ? "window.__loaf = []; new PerformanceObserver((list) => window.__loaf.push(...list.getEntries())).observe({ type: 'long-animation-frame', buffered: true });"
+  : '';
 
 /**
  * In the page (an init script, so also from the first byte of a load): `__drawn(check)` resolves
@@ -187,7 +208,9 @@ async function framesBetween(page: Page, start: number, end: number): Promise<st
 
 /** The page's requests since `start` (ms): what, started, first byte, done, bytes. */
 function requestsSince(page: Page, start: number): Promise<string> {
-  return page.evaluate(`JSON.stringify(performance.getEntriesByType('resource').filter((e) => e.startTime >= ${start}).map((e) => [e.name.replace(location.origin, '').slice(0, 60), Math.round(e.startTime - ${start}), Math.round(e.responseStart - ${start}), Math.round(e.responseEnd - ${start}), e.transferSize]))`) as Promise<string>;
+  return page.evaluate(
+    `JSON.stringify(performance.getEntriesByType('resource').filter((e) => e.startTime >= ${start}).map((e) => [e.name.replace(location.origin, '').slice(0, 60), Math.round(e.startTime - ${start}), Math.round(e.responseStart - ${start}), Math.round(e.responseEnd - ${start}), e.transferSize]))`,
+  ) as Promise<string>;
 }
 
 async function logIn(page: Page, base: string, login: string): Promise<void> {
@@ -224,8 +247,14 @@ async function coldStart(browser: Browser, base: string, login: string) {
     const firstScreen = await mark('fieldreport:first-screen');
     firstScreenDone = true;
     if (process.env.BENCH_APP_DEBUG) {
-      const doc = await page.evaluate(`(() => { const n = performance.getEntriesByType('navigation')[0]; return 'page: answer ' + Math.round(n.responseStart) + '-' + Math.round(n.responseEnd) + ' ms, interactive ' + Math.round(n.domInteractive) + ' ms, DOMContentLoaded ' + Math.round(n.domContentLoadedEventEnd) + ' ms'; })()`);
-      console.log(`first screen: ${Math.round(firstScreen)} ms; ${doc}`, await requestsSince(page, 0), `\n${await framesBetween(page, 0, firstScreen)}`);
+      const doc = await page.evaluate(
+        `(() => { const n = performance.getEntriesByType('navigation')[0]; return 'page: answer ' + Math.round(n.responseStart) + '-' + Math.round(n.responseEnd) + ' ms, interactive ' + Math.round(n.domInteractive) + ' ms, DOMContentLoaded ' + Math.round(n.domContentLoadedEventEnd) + ' ms'; })()`,
+      );
+      console.log(
+        `first screen: ${Math.round(firstScreen)} ms; ${doc}`,
+        await requestsSince(page, 0),
+        `\n${await framesBetween(page, 0, firstScreen)}`,
+      );
     }
     let jsGzip = 0;
     for (const body of scripts.values()) jsGzip += gzipSync(await body, { level: 9 }).length;
@@ -236,7 +265,11 @@ async function coldStart(browser: Browser, base: string, login: string) {
     await page.getByRole('list', { name: 'Aufträge' }).getByRole('listitem').first().waitFor();
     const orderList = (await mark('fieldreport:orders')) - (await mark('fieldreport:login'));
     if (process.env.BENCH_APP_DEBUG) {
-      console.log(await page.evaluate(`JSON.stringify({ login: performance.getEntriesByName('fieldreport:login')[0].startTime, orders: performance.getEntriesByName('fieldreport:orders')[0].startTime, requests: performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).map((e) => [e.name.slice(-40), Math.round(e.startTime), Math.round(e.responseStart), Math.round(e.responseEnd), e.transferSize]) })`));
+      console.log(
+        await page.evaluate(
+          `JSON.stringify({ login: performance.getEntriesByName('fieldreport:login')[0].startTime, orders: performance.getEntriesByName('fieldreport:orders')[0].startTime, requests: performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).map((e) => [e.name.slice(-40), Math.round(e.startTime), Math.round(e.responseStart), Math.round(e.responseEnd), e.transferSize]) })`,
+        ),
+      );
     }
     return { firstScreen, orderList, jsGzip, scripts: scripts.size };
   } finally {
@@ -251,15 +284,18 @@ async function coldStart(browser: Browser, base: string, login: string) {
  */
 async function makeReport(base: string, token: string, orderId: number): Promise<{ id: number; photoPages: number; titlePages: number }> {
   const call = async (url: string, body: { json: unknown } | { form: { body: Buffer; contentType: string } }) => {
-    const init = 'json' in body
-      ? { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body.json) }
-      : { headers: { authorization: `Bearer ${token}`, 'content-type': body.form.contentType }, body: body.form.body };
+    const init =
+      'json' in body
+        ? { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body.json) }
+        : { headers: { authorization: `Bearer ${token}`, 'content-type': body.form.contentType }, body: body.form.body };
     const res = await fetch(`${base}${url}`, { method: 'POST', ...init });
     if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, unknown>;
   };
   const photos = DEMO_PHOTOS.map((name) => readFileSync(path.join(ROOT, 'assets/demo-photos', name)));
-  const report = await call('/api/reports.php?action=create', { json: { fk_element: orderId, title: `Bericht mit ${REPORT_PAGES} Seiten` } });
+  const report = await call('/api/reports.php?action=create', {
+    json: { fk_element: orderId, title: `Bericht mit ${REPORT_PAGES} Seiten` },
+  });
   const id = report.id as number;
   let photoPages = 0;
   let titlePages = 0;
@@ -268,11 +304,15 @@ async function makeReport(base: string, token: string, orderId: number): Promise
       await call(`/api/pages.php?action=add&bericht_id=${id}`, { json: { layout: 'title_only', title: `Abschnitt ${++titlePages}` } });
       continue;
     }
-    const uploaded = await call(`/api/orders.php?id=${orderId}&action=upload_photo`, { form: multipart(`Foto_${String(photoPages + 1).padStart(2, '0')}.jpg`, photos[photoPages % photos.length]!, 'image/jpeg') });
+    const uploaded = await call(`/api/orders.php?id=${orderId}&action=upload_photo`, {
+      form: multipart(`Foto_${String(photoPages + 1).padStart(2, '0')}.jpg`, photos[photoPages % photos.length]!, 'image/jpeg'),
+    });
     await call(`/api/pages.php?action=add&bericht_id=${id}`, { json: { layout: 'photo', source: uploaded.name } });
     photoPages++;
   }
-  const detail = (await (await fetch(`${base}/api/reports.php?id=${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { pages: unknown[] };
+  const detail = (await (await fetch(`${base}/api/reports.php?id=${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+    pages: unknown[];
+  };
   if (detail.pages.length !== REPORT_PAGES) throw new Error(`the report has ${detail.pages.length} pages`);
   return { id, photoPages, titlePages };
 }
@@ -291,7 +331,9 @@ async function onOrderScreen(browser: Browser, base: string, login: string, orde
   await page.evaluate(`location.hash = '#/order/${orderId}'`);
   await page.locator(`a[href="#/report/${reportId}"]`).waitFor();
   // Installed: the service worker controls the page and has the shell and every screen's code.
-  await page.evaluate(`navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller || new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true })))`);
+  await page.evaluate(
+    `navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller || new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true })))`,
+  );
   await quiet(1000);
   return { ...session, quiet };
 }
@@ -310,11 +352,18 @@ async function openReport(page: Page, reportId: number) {
     performance.mark('bench:drawn');
     return { start, ...t };
   })()`)) as Drawn & { start: number };
-  const api = (await page.evaluate(`performance.getEntriesByType('resource').filter((e) => e.startTime >= ${t.start} && e.name.includes('/api/reports.php?id=${reportId}')).map((e) => [e.startTime - ${t.start}, e.responseEnd - ${t.start}])[0] ?? null`)) as [number, number] | null;
+  const api = (await page.evaluate(
+    `performance.getEntriesByType('resource').filter((e) => e.startTime >= ${t.start} && e.name.includes('/api/reports.php?id=${reportId}')).map((e) => [e.startTime - ${t.start}, e.responseEnd - ${t.start}])[0] ?? null`,
+  )) as [number, number] | null;
   if (!api) throw new Error('the report was not asked for');
   const after = await afterDrawn(page, t.start, t.drawn);
   const result = { ms: t.drawn - t.start, frameMs: t.frame - t.start, requestMs: api[0], responseMs: api[1], ...after };
-  if (process.env.BENCH_APP_DEBUG) console.log(`report screen: ${Math.round(result.ms)} ms (frame at ${Math.round(result.frameMs)} ms; then ${Math.round(after.blockedMs)} ms blocked, ${after.thumbnails} thumbnails)`, await requestsSince(page, t.start), `\n${await framesBetween(page, t.start, t.drawn + AFTER_DRAWN_MS)}`);
+  if (process.env.BENCH_APP_DEBUG)
+    console.log(
+      `report screen: ${Math.round(result.ms)} ms (frame at ${Math.round(result.frameMs)} ms; then ${Math.round(after.blockedMs)} ms blocked, ${after.thumbnails} thumbnails)`,
+      await requestsSince(page, t.start),
+      `\n${await framesBetween(page, t.start, t.drawn + AFTER_DRAWN_MS)}`,
+    );
   return result;
 }
 
@@ -347,9 +396,16 @@ async function reportCold(browser: Browser, base: string, login: string, reportI
     if (response?.fromServiceWorker()) throw new Error('the cold load came from the service worker');
     const t = (await tab.evaluate('window.__cold')) as Drawn;
     const after = await afterDrawn(tab, 0, t.drawn);
-    const requests = (await tab.evaluate(`performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/reports.php?id=${reportId}')).length`)) as number;
+    const requests = (await tab.evaluate(
+      `performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/reports.php?id=${reportId}')).length`,
+    )) as number;
     if (requests !== 1) throw new Error(`the cold load asked for the report ${requests} times`);
-    if (process.env.BENCH_APP_DEBUG) console.log(`cold load: ${Math.round(t.drawn)} ms (frame at ${Math.round(t.frame)} ms; then ${Math.round(after.blockedMs)} ms blocked, ${after.thumbnails} thumbnails)`, await requestsSince(tab, 0), `\n${await framesBetween(tab, 0, t.drawn + AFTER_DRAWN_MS)}`);
+    if (process.env.BENCH_APP_DEBUG)
+      console.log(
+        `cold load: ${Math.round(t.drawn)} ms (frame at ${Math.round(t.frame)} ms; then ${Math.round(after.blockedMs)} ms blocked, ${after.thumbnails} thumbnails)`,
+        await requestsSince(tab, 0),
+        `\n${await framesBetween(tab, 0, t.drawn + AFTER_DRAWN_MS)}`,
+      );
     return { ms: t.drawn, frameMs: t.frame, ...after };
   } finally {
     await context.close();
@@ -367,7 +423,15 @@ async function reportCold(browser: Browser, base: string, login: string, reportI
  * Between drags: the reorder at the service and the screen's refresh after it (1.5 s) done, the
  * network quiet. Each drag moves the then last page, so the pages turn round.
  */
-async function drag(page: Page, cdp: CDPSession, quiet: (ms?: number) => Promise<void>, base: string, token: string, reportId: number, trace = false) {
+async function drag(
+  page: Page,
+  cdp: CDPSession,
+  quiet: (ms?: number) => Promise<void>,
+  base: string,
+  token: string,
+  reportId: number,
+  trace = false,
+) {
   const rows = page.locator('ol.pages > li:not(.sortable-fallback)');
   const last = rows.last();
   await last.evaluate((row) => row.scrollIntoView({ block: 'center' }));
@@ -409,19 +473,30 @@ async function drag(page: Page, cdp: CDPSession, quiet: (ms?: number) => Promise
     });
   })()`);
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  const t = (await page.evaluate('Promise.race([window.__dropped, new Promise((_, reject) => setTimeout(() => reject(new Error("the moved page never showed first")), 20000))])')) as Drawn & { touchend: number; handled: number };
-  const result = { ms: t.drawn - t.touchend, inputDelayMs: t.handled - t.touchend, nextPaintMs: (await page.evaluate('window.__paint')) as number };
+  const t = (await page.evaluate(
+    'Promise.race([window.__dropped, new Promise((_, reject) => setTimeout(() => reject(new Error("the moved page never showed first")), 20000))])',
+  )) as Drawn & { touchend: number; handled: number };
+  const result = {
+    ms: t.drawn - t.touchend,
+    inputDelayMs: t.handled - t.touchend,
+    nextPaintMs: (await page.evaluate('window.__paint')) as number,
+  };
   if (trace) {
     await page.waitForTimeout(500);
     saveTrace('drag', await page.context().browser()!.stopTracing());
   }
-  if (process.env.BENCH_APP_DEBUG) console.log(`drag: ${Math.round(result.ms)} ms (touchend listener after ${Math.round(result.inputDelayMs)} ms, frame at ${Math.round(t.frame - t.touchend)} ms, Event Timing: next paint after ${result.nextPaintMs} ms)\n${await framesBetween(page, t.touchend, t.drawn)}`);
+  if (process.env.BENCH_APP_DEBUG)
+    console.log(
+      `drag: ${Math.round(result.ms)} ms (touchend listener after ${Math.round(result.inputDelayMs)} ms, frame at ${Math.round(t.frame - t.touchend)} ms, Event Timing: next paint after ${result.nextPaintMs} ms)\n${await framesBetween(page, t.touchend, t.drawn)}`,
+    );
 
   // The service has the new order, the screen took it, and it still shows the moved page first.
   const movedId = Number(moved!.split('/').pop());
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const detail = (await (await fetch(`${base}/api/reports.php?id=${reportId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { pages: { id: number }[] };
+    const detail = (await (
+      await fetch(`${base}/api/reports.php?id=${reportId}`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { pages: { id: number }[] };
     if (detail.pages[0]?.id === movedId) break;
     if (Date.now() > deadline) throw new Error('the reorder never reached the service');
     await page.waitForTimeout(200);
@@ -429,7 +504,8 @@ async function drag(page: Page, cdp: CDPSession, quiet: (ms?: number) => Promise
   await page.waitForTimeout(1700);
   await quiet(1000);
   const firstNow = await rows.first().locator('a.open').getAttribute('href');
-  if (firstNow !== moved || (await rows.count()) !== REPORT_PAGES) throw new Error(`after the drag the list shows ${firstNow} first (${await rows.count()} rows), not ${moved}`);
+  if (firstNow !== moved || (await rows.count()) !== REPORT_PAGES)
+    throw new Error(`after the drag the list shows ${firstNow} first (${await rows.count()} rows), not ${moved}`);
   return result;
 }
 
@@ -446,7 +522,16 @@ async function main(): Promise<void> {
     stop = () => server.child.kill('SIGTERM');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const users = [
       { label: `technician (${seeded.techOrders} of 10,000 orders)`, login: seeded.techLogin },
@@ -536,13 +621,25 @@ async function main(): Promise<void> {
     const ms = (value: number, key: keyof typeof TARGETS) => against(value, TARGETS[key], 'ms');
     console.log(`\nMedians of ${RUNS} runs (the ${reportScreen.user}):`);
     for (const u of perUser) {
-      console.log(`${u.user}:\n  first screen ${ms(u.first_screen_ms, 'first_screen_ms')}\n  order list ${ms(u.order_list_ms, 'order_list_ms')} (max ${u.order_list_max_ms} ms)\n  first-screen JavaScript ${against(u.first_screen_js_gzip_kb, TARGETS.first_screen_js_gzip_kb, 'kB gzip')} in ${u.first_screen_scripts} scripts`);
+      console.log(
+        `${u.user}:\n  first screen ${ms(u.first_screen_ms, 'first_screen_ms')}\n  order list ${ms(u.order_list_ms, 'order_list_ms')} (max ${u.order_list_max_ms} ms)\n  first-screen JavaScript ${against(u.first_screen_js_gzip_kb, TARGETS.first_screen_js_gzip_kb, 'kB gzip')} in ${u.first_screen_scripts} scripts`,
+      );
     }
-    console.log(`report screen from the order screen ${ms(reportScreen.report_screen_ms, 'report_screen_ms')} (max ${reportScreen.report_screen_max_ms} ms)`);
-    console.log(`  then, 2 s: main thread blocked ${ms(reportScreen.blocked_after_drawn_ms, 'blocked_after_report_drawn_ms')}, longest frame ${reportScreen.longest_frame_after_drawn_ms} ms, ${reportScreen.thumbnails_asked_by_2s} thumbnails asked for`);
-    console.log(`report's address, cold ${ms(reportScreen.report_cold_load_ms, 'report_cold_load_ms')} (max ${reportScreen.report_cold_load_max_ms} ms)`);
-    console.log(`  then, 2 s: main thread blocked ${ms(reportScreen.cold_blocked_after_drawn_ms, 'blocked_after_report_drawn_ms')}, longest frame ${reportScreen.cold_longest_frame_after_drawn_ms} ms, ${reportScreen.cold_thumbnails_asked_by_2s} thumbnails asked for`);
-    console.log(`drag reorder ${ms(dragResult.drag_reorder_ms, 'drag_reorder_ms')} (max ${dragResult.drag_reorder_max_ms} ms, ${dragResult.drags} drags)`);
+    console.log(
+      `report screen from the order screen ${ms(reportScreen.report_screen_ms, 'report_screen_ms')} (max ${reportScreen.report_screen_max_ms} ms)`,
+    );
+    console.log(
+      `  then, 2 s: main thread blocked ${ms(reportScreen.blocked_after_drawn_ms, 'blocked_after_report_drawn_ms')}, longest frame ${reportScreen.longest_frame_after_drawn_ms} ms, ${reportScreen.thumbnails_asked_by_2s} thumbnails asked for`,
+    );
+    console.log(
+      `report's address, cold ${ms(reportScreen.report_cold_load_ms, 'report_cold_load_ms')} (max ${reportScreen.report_cold_load_max_ms} ms)`,
+    );
+    console.log(
+      `  then, 2 s: main thread blocked ${ms(reportScreen.cold_blocked_after_drawn_ms, 'blocked_after_report_drawn_ms')}, longest frame ${reportScreen.cold_longest_frame_after_drawn_ms} ms, ${reportScreen.cold_thumbnails_asked_by_2s} thumbnails asked for`,
+    );
+    console.log(
+      `drag reorder ${ms(dragResult.drag_reorder_ms, 'drag_reorder_ms')} (max ${dragResult.drag_reorder_max_ms} ms, ${dragResult.drags} drags)`,
+    );
     const dir = path.join(ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `app-${results.at.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(results, null, 2)}\n`);

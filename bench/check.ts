@@ -42,7 +42,9 @@ const round = (n: number) => Math.round(n * 100) / 100;
 async function drainFigures(root: string, jpeg: Buffer): Promise<Figures> {
   const floors = await measureFloors(jpeg);
   const drain = await measureDrain({ root, jpeg });
-  console.log(`  drain: upload ${drain.upload_median_ms} ms (floor ${floors.upload_ms} ms), finalize ${drain.finalize_ms} ms (image floor ${floors.image_ms} ms), memory ${drain.rss_start_mb} → peak ${drain.peak_mb} → ${drain.rss_after_15s_mb} MiB`);
+  console.log(
+    `  drain: upload ${drain.upload_median_ms} ms (floor ${floors.upload_ms} ms), finalize ${drain.finalize_ms} ms (image floor ${floors.image_ms} ms), memory ${drain.rss_start_mb} → peak ${drain.peak_mb} → ${drain.rss_after_15s_mb} MiB`,
+  );
   return {
     upload_over_floor: round(drain.upload_median_ms / floors.upload_ms),
     finalize_over_image_floor: round(drain.finalize_ms / floors.image_ms),
@@ -56,8 +58,11 @@ async function listFigures(root: string): Promise<Figures> {
   const figures: Figures = {};
   for (const m of await measureOrderList({ dialect: 'sqlite', durationS: LIST_SECONDS, warmupS: 2, root })) {
     const name = `order_list_${m.user}${m.pattern === 'pages in turn' ? '_pages_in_turn' : ''}`;
-    console.log(`  order list, ${m.user}, ${m.pattern}: ${m.service.requests_per_s} req/s (floor ${m.floor.requests_per_s}), p99 ${m.service.p99_ms} ms (floor ${m.floor.p99_ms} ms), non-2xx ${m.service.non2xx}`);
-    if (m.service.non2xx > 0 || m.service.errors > 0) throw new Error(`order list, ${m.user}, ${m.pattern}: ${m.service.non2xx} answers other than 2xx, ${m.service.errors} errors`);
+    console.log(
+      `  order list, ${m.user}, ${m.pattern}: ${m.service.requests_per_s} req/s (floor ${m.floor.requests_per_s}), p99 ${m.service.p99_ms} ms (floor ${m.floor.p99_ms} ms), non-2xx ${m.service.non2xx}`,
+    );
+    if (m.service.non2xx > 0 || m.service.errors > 0)
+      throw new Error(`order list, ${m.user}, ${m.pattern}: ${m.service.non2xx} answers other than 2xx, ${m.service.errors} errors`);
     figures[`${name}_floor_over_service`] = round(m.floor.requests_per_s / m.service.requests_per_s);
     figures[`${name}_p99_over_floor`] = round(m.p99_ratio);
   }
@@ -79,10 +84,16 @@ async function main(): Promise<void> {
   const root = path.resolve(env.BENCH_CHECK_ROOT ?? ROOT);
   const figures = await measure(root);
   if (env.BENCH_CHECK_WRITE === '1' || env.BENCH_CHECK_WRITE === 'merge') {
-    const before = env.BENCH_CHECK_WRITE === 'merge' ? (JSON.parse(readFileSync(BASELINE, 'utf8')) as { figures: Figures; checks?: number }) : undefined;
-    const merged = before ? Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, Math.max(value, before.figures[name] ?? value)])) : figures;
+    const before =
+      env.BENCH_CHECK_WRITE === 'merge' ? (JSON.parse(readFileSync(BASELINE, 'utf8')) as { figures: Figures; checks?: number }) : undefined;
+    const merged = before
+      ? Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, Math.max(value, before.figures[name] ?? value)]))
+      : figures;
     const runs = (before?.checks ?? 0) + 1;
-    writeFileSync(BASELINE, `${JSON.stringify({ measured: new Date().toISOString(), checks: runs, runs_each: RUNS, tolerance: TOLERANCE, figures: merged }, null, 2)}\n`);
+    writeFileSync(
+      BASELINE,
+      `${JSON.stringify({ measured: new Date().toISOString(), checks: runs, runs_each: RUNS, tolerance: TOLERANCE, figures: merged }, null, 2)}\n`,
+    );
     console.log(`Baseline written to ${BASELINE} (the worse of ${runs} checks for each figure):`, merged);
     return;
   }

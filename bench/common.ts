@@ -39,12 +39,24 @@ export async function startServer(settings: Record<string, string>, root = ROOT)
   const port = await freePort();
   // BENCH_SERVER_NODE_ARGS: Node options for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  return waitForServer(spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/fieldreport.js'), 'serve'], {
-    cwd: root,
-    // glibc's allocator set as docs/operating.md (Memory) advises for a server (SERVER_MALLOC_ENV), unless the environment says otherwise.
-    env: { ...SERVER_MALLOC_ENV, ...process.env, INSTANCE_UNIQUE_ID: INSTANCE_ID, PORT: String(port), LOG_LEVEL: 'warn', LOGIN_MAX_FAILURES_PER_ADDRESS: '100000', ...settings },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }), port, '/api/health');
+  return waitForServer(
+    spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/fieldreport.js'), 'serve'], {
+      cwd: root,
+      // glibc's allocator set as docs/operating.md (Memory) advises for a server (SERVER_MALLOC_ENV), unless the environment says otherwise.
+      env: {
+        ...SERVER_MALLOC_ENV,
+        ...process.env,
+        INSTANCE_UNIQUE_ID: INSTANCE_ID,
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        LOGIN_MAX_FAILURES_PER_ADDRESS: '100000',
+        ...settings,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+    port,
+    '/api/health',
+  );
 }
 
 /** Waits until `child`, a server on `port`, answers `probe` with a 2xx. */
@@ -67,7 +79,11 @@ export async function waitForServer(child: ChildProcess, port: number, probe: st
 }
 
 export async function login(base: string, loginName: string): Promise<string> {
-  const res = await fetch(`${base}/api/auth.php`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: loginName, password: PASSWORD }) });
+  const res = await fetch(`${base}/api/auth.php`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: loginName, password: PASSWORD }),
+  });
   if (!res.ok) throw new Error(`login ${loginName}: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { token: string }).token;
 }
@@ -77,24 +93,36 @@ export async function phoneJpeg(): Promise<Buffer> {
   // stored sideways with EXIF orientation 6, as phones do.
   const width = 4000;
   const height = 3000;
-  const photo = await sharp(path.join(ROOT, 'assets/demo-photos/Kies_Unterbau.jpg')).resize(width, height, { fit: 'cover' }).toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-  const grain = await sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 10 } } }).raw().toBuffer();
+  const photo = await sharp(path.join(ROOT, 'assets/demo-photos/Kies_Unterbau.jpg'))
+    .resize(width, height, { fit: 'cover' })
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const grain = await sharp({
+    create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 10 } },
+  })
+    .raw()
+    .toBuffer();
   const mixed = Buffer.alloc(width * height * 3);
   const channels = photo.info.channels;
   for (let i = 0, j = 0; i < mixed.length; i++, j++) {
     const source = photo.data[Math.floor(i / 3) * channels + (channels >= 3 ? i % 3 : 0)]!;
     mixed[i] = Math.max(0, Math.min(255, source + grain[j]! - 128));
   }
-  return sharp(mixed, { raw: { width, height, channels: 3 } }).jpeg({ quality: 88 }).withMetadata({ orientation: 6 }).toBuffer();
+  return sharp(mixed, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 88 })
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
 }
 
 export function multipart(name: string, data: Buffer, type: string): { body: Buffer; contentType: string } {
   const boundary = `----bench${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: ${type}\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: ${type}\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { body: Buffer.concat([head, data, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
-
 
 /** `data` as a stream sent at `mbit` Mbit/s, in 64 kB pieces, as a phone's radio sends it. */
 export function atUplinkSpeed(data: Buffer, mbit: number): ReadableStream<Uint8Array> {

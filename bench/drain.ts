@@ -59,7 +59,9 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
 
 /** CPU time a process has used so far (user + system, all threads), in ms (Linux /proc). */
 export function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 a second)
 }
 
@@ -87,14 +89,36 @@ async function seed(root: string, databaseUrl: string, dataRoot: string): Promis
     await migrate(handle, config);
     const { db, dialect } = handle;
     const loginName = `bench_drain_${Date.now()}`;
-    const userId: number = await insertId(dialect, db.insertInto('user').values({ login: loginName, pass_crypted: await hashPassword(PASSWORD), admin: 0, statut: 1, entity: 1, firstname: 'Bench', lastname: 'Techniker' }));
+    const userId: number = await insertId(
+      dialect,
+      db.insertInto('user').values({
+        login: loginName,
+        pass_crypted: await hashPassword(PASSWORD),
+        admin: 0,
+        statut: 1,
+        entity: 1,
+        firstname: 'Bench',
+        lastname: 'Techniker',
+      }),
+    );
     for (const r of await db.selectFrom('rights_def').select('id').where('module', '=', RIGHTS_MODULE).where('entity', '=', 1).execute()) {
       await db.insertInto('user_rights').values({ entity: 1, fk_user: userId, fk_id: r.id }).execute();
     }
-    const customer: number = await insertId(dialect, db.insertInto('societe').values({ nom: 'Müller & Söhne GmbH', client: 1, entity: 1, status: 1, town: 'Köln' }));
+    const customer: number = await insertId(
+      dialect,
+      db.insertInto('societe').values({ nom: 'Müller & Söhne GmbH', client: 1, entity: 1, status: 1, town: 'Köln' }),
+    );
     const orderId: number = await insertId(
       dialect,
-      db.insertInto('commande').values({ ref: 'CO2611-0042', entity: 1, fk_soc: customer, fk_statut: 1, fk_user_author: userId, date_commande: toDbDateTime().slice(0, 10), date_creation: toDbDateTime() }),
+      db.insertInto('commande').values({
+        ref: 'CO2611-0042',
+        entity: 1,
+        fk_soc: customer,
+        fk_statut: 1,
+        fk_user_author: userId,
+        date_commande: toDbDateTime().slice(0, 10),
+        date_creation: toDbDateTime(),
+      }),
     );
     return { loginName, orderId };
   } finally {
@@ -125,10 +149,13 @@ async function drain(url: string, token: string | undefined, bodies: ReturnType<
   return times;
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
 /** The drain against the service of the checkout `root`. */
-export async function measureDrain(options: { root?: string; label?: string; photos?: number; jpeg?: Buffer; settleMs?: number; afterMs?: number; uplinkMbit?: number } = {}): Promise<DrainFigures> {
+export async function measureDrain(
+  options: { root?: string; label?: string; photos?: number; jpeg?: Buffer; settleMs?: number; afterMs?: number; uplinkMbit?: number } = {},
+): Promise<DrainFigures> {
   const root = options.root ?? ROOT;
   const photos = options.photos ?? 50;
   if (!existsSync(path.join(root, 'dist', 'server.js'))) throw new Error(`${root} has no build (dist/): run npm run build there`);
@@ -153,9 +180,16 @@ export async function measureDrain(options: { root?: string; label?: string; pho
     const times = await drain(`${base}/api/orders.php?id=${seeded.orderId}&action=upload_photo`, token, bodies, options.uplinkMbit ?? 0);
     // The report as the phone made it offline: a photo page for each photo, sent right after them.
     const cpu1 = cpuMsOf(pid);
-    const report = await api(base, token, 'POST', '/api/reports.php?action=create', { fk_element: seeded.orderId, title: 'Wartung Heizungsanlage' });
+    const report = await api(base, token, 'POST', '/api/reports.php?action=create', {
+      fk_element: seeded.orderId,
+      title: 'Wartung Heizungsanlage',
+    });
     for (let i = 0; i < photos; i++) {
-      await api(base, token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: `IMG_${2000 + i}.jpg`, title: `Foto ${i + 1}: Prüfung der Anlage`, note: 'Zustand dokumentiert, Maße geprüft, Öl- und Gasleitungen dicht.' });
+      await api(base, token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+        source: `IMG_${2000 + i}.jpg`,
+        title: `Foto ${i + 1}: Prüfung der Anlage`,
+        note: 'Zustand dokumentiert, Maße geprüft, Öl- und Gasleitungen dicht.',
+      });
     }
     // BENCH_DRAIN_PAUSE_MS: a pause before the finalize (to measure it with the background work done).
     if (process.env.BENCH_DRAIN_PAUSE_MS) await sleep(Number(process.env.BENCH_DRAIN_PAUSE_MS));

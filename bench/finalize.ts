@@ -48,14 +48,37 @@ async function seed(databaseUrl: string, dataRoot: string): Promise<{ loginName:
     await migrate(handle, config);
     const { db, dialect } = handle;
     const loginName = `bench_pdf_${Date.now()}`;
-    const userId = await insertId(dialect, db.insertInto('user').values({ login: loginName, pass_crypted: await hashPassword(PASSWORD), admin: 0, statut: 1, entity: 1, firstname: 'Bench', lastname: 'Techniker' }));
+    const userId = await insertId(
+      dialect,
+      db.insertInto('user').values({
+        login: loginName,
+        pass_crypted: await hashPassword(PASSWORD),
+        admin: 0,
+        statut: 1,
+        entity: 1,
+        firstname: 'Bench',
+        lastname: 'Techniker',
+      }),
+    );
     for (const r of await db.selectFrom('rights_def').select('id').where('module', '=', RIGHTS_MODULE).where('entity', '=', 1).execute()) {
       await db.insertInto('user_rights').values({ entity: 1, fk_user: userId, fk_id: r.id }).execute();
     }
-    const customer = await insertId(dialect, db.insertInto('societe').values({ nom: 'Müller & Söhne GmbH', client: 1, entity: 1, status: 1, town: 'Köln' }));
-    const orderId = await insertId(dialect, db.insertInto('commande').values({
-      ref: `${ORDER_REF}-${Date.now() % 100000}`, entity: 1, fk_soc: customer, fk_statut: 1, fk_user_author: userId, date_commande: toDbDateTime().slice(0, 10), date_creation: toDbDateTime(),
-    }));
+    const customer = await insertId(
+      dialect,
+      db.insertInto('societe').values({ nom: 'Müller & Söhne GmbH', client: 1, entity: 1, status: 1, town: 'Köln' }),
+    );
+    const orderId = await insertId(
+      dialect,
+      db.insertInto('commande').values({
+        ref: `${ORDER_REF}-${Date.now() % 100000}`,
+        entity: 1,
+        fk_soc: customer,
+        fk_statut: 1,
+        fk_user_author: userId,
+        date_commande: toDbDateTime().slice(0, 10),
+        date_creation: toDbDateTime(),
+      }),
+    );
     return { loginName, orderId };
   } finally {
     await handle.destroy();
@@ -77,7 +100,9 @@ function resetPeak(pid: number): void {
 /** Uploads the photos one after another, as a phone's outbox sends them; the answers' times in ms. */
 async function uploadPhotos(base: string, token: string, orderId: number): Promise<number[]> {
   const jpeg = await phoneJpeg();
-  console.log(`Uploading ${PHOTOS} photos of ${(jpeg.length / 1e6).toFixed(1)} MB (4000×3000) ${UPLINK_MBIT > 0 ? `at ${UPLINK_MBIT} Mbit/s` : 'as fast as the server takes them'} …`);
+  console.log(
+    `Uploading ${PHOTOS} photos of ${(jpeg.length / 1e6).toFixed(1)} MB (4000×3000) ${UPLINK_MBIT > 0 ? `at ${UPLINK_MBIT} Mbit/s` : 'as fast as the server takes them'} …`,
+  );
   const times: number[] = [];
   for (let i = 0; i < PHOTOS; i++) {
     const { body, contentType } = multipart(`IMG_${2000 + i}.jpg`, jpeg, 'image/jpeg');
@@ -97,10 +122,15 @@ async function uploadPhotos(base: string, token: string, orderId: number): Promi
 }
 
 /** The effective resolution of the photos in a PDF (pdfimages -list: x-ppi, y-ppi), smallest and largest. */
-function imageResolution(file: string, pages?: [number, number]): { images: number; min_ppi: number; max_ppi: number } | { skipped: string } {
+function imageResolution(
+  file: string,
+  pages?: [number, number],
+): { images: number; min_ppi: number; max_ppi: number } | { skipped: string } {
   let out: string;
   try {
-    out = execFileSync('pdfimages', ['-list', ...(pages ? ['-f', String(pages[0]), '-l', String(pages[1])] : []), file], { encoding: 'utf8' });
+    out = execFileSync('pdfimages', ['-list', ...(pages ? ['-f', String(pages[0]), '-l', String(pages[1])] : []), file], {
+      encoding: 'utf8',
+    });
   } catch (error) {
     return { skipped: `pdfimages (poppler-utils) not usable: ${(error as Error).message.split('\n')[0]}` };
   }
@@ -136,7 +166,17 @@ async function finalizeMeasured(server: ChildProcess, base: string, token: strin
   const after = memory(pid);
   const size = statSync(path.join(dataRoot, report.final_pdf_path)).size;
   const pdf = path.join(dataRoot, report.final_pdf_path);
-  const result = { label, pages: report.page_count, ms: Math.round(ms), rss_before_mb: before.rss, peak_rss_mb: after.peak, peak_over_before_mb: after.peak - before.rss, pdf_mb: Number((size / 1e6).toFixed(2)), slowest_health_ms: Math.round(slowestHealth), pdf };
+  const result = {
+    label,
+    pages: report.page_count,
+    ms: Math.round(ms),
+    rss_before_mb: before.rss,
+    peak_rss_mb: after.peak,
+    peak_over_before_mb: after.peak - before.rss,
+    pdf_mb: Number((size / 1e6).toFixed(2)),
+    slowest_health_ms: Math.round(slowestHealth),
+    pdf,
+  };
   console.log(JSON.stringify({ ...result, pdf: undefined }));
   return result;
 }
@@ -164,11 +204,19 @@ async function main(): Promise<void> {
     const token = await login(base, seeded.loginName);
 
     const makeReport = async (title: string, pages: number, layout: 'photo' | 'before_after' = 'photo', perSheet?: 1 | 2 | 4) => {
-      const report = await api(base, token, 'POST', '/api/reports.php?action=create', { fk_element: seeded.orderId, title, ...(perSheet ? { photos_per_sheet: perSheet } : {}) });
+      const report = await api(base, token, 'POST', '/api/reports.php?action=create', {
+        fk_element: seeded.orderId,
+        title,
+        ...(perSheet ? { photos_per_sheet: perSheet } : {}),
+      });
       for (let i = 0; i < pages; i++) {
         const source = `IMG_${2000 + (i % PHOTOS)}.jpg`;
         const sources = layout === 'photo' ? { source } : { layout, source, source_2: `IMG_${2000 + ((i + 1) % PHOTOS)}.jpg` };
-        await api(base, token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { ...sources, title: `Foto ${i + 1}: Prüfung der Anlage`, note: 'Zustand dokumentiert, Maße geprüft, Öl- und Gasleitungen dicht.' });
+        await api(base, token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+          ...sources,
+          title: `Foto ${i + 1}: Prüfung der Anlage`,
+          note: 'Zustand dokumentiert, Maße geprüft, Öl- und Gasleitungen dicht.',
+        });
       }
       return report.id as number;
     };
@@ -207,7 +255,14 @@ async function main(): Promise<void> {
       const first = await finalizeMeasured(server, base, token, dataRoot, id, `${perSheet} to a sheet, right after the pages`);
       const version = await api(base, token, 'POST', `/api/reports.php?id=${id}&action=new_version`);
       const again = await finalizeMeasured(server, base, token, dataRoot, version.id, `${perSheet} to a sheet, copies ready`);
-      layouts.push({ photos_per_sheet: perSheet, sheets: sheetsOf(first.pdf), first_ms: first.ms, warm_ms: again.ms, pdf_mb: first.pdf_mb, resolution: imageResolution(first.pdf) });
+      layouts.push({
+        photos_per_sheet: perSheet,
+        sheets: sheetsOf(first.pdf),
+        first_ms: first.ms,
+        warm_ms: again.ms,
+        pdf_mb: first.pdf_mb,
+        resolution: imageResolution(first.pdf),
+      });
     }
 
     const results = {
@@ -215,8 +270,20 @@ async function main(): Promise<void> {
       node: process.version,
       cpus: os.cpus().length,
       database: databaseUrl.split(':')[0],
-      uploads: { photos: PHOTOS, uplink_mbit: UPLINK_MBIT, median_ms: Math.round(median(uploads)), p95_ms: Math.round([...uploads].sort((a, b) => a - b)[Math.floor(uploads.length * 0.95)]!), max_ms: Math.round(Math.max(...uploads)), peak_rss_mb: uploadPeak },
-      memory: { at_start_mb: atStart, peak_uploads_mb: uploadPeak, peak_cold_finalize_mb: cold.peak_rss_mb, five_s_after_cold_mb: afterCold },
+      uploads: {
+        photos: PHOTOS,
+        uplink_mbit: UPLINK_MBIT,
+        median_ms: Math.round(median(uploads)),
+        p95_ms: Math.round([...uploads].sort((a, b) => a - b)[Math.floor(uploads.length * 0.95)]!),
+        max_ms: Math.round(Math.max(...uploads)),
+        peak_rss_mb: uploadPeak,
+      },
+      memory: {
+        at_start_mb: atStart,
+        peak_uploads_mb: uploadPeak,
+        peak_cold_finalize_mb: cold.peak_rss_mb,
+        five_s_after_cold_mb: afterCold,
+      },
       cold_50: { ...cold, pdf: undefined },
       warm_50_median_ms: warmMedian,
       warm_50_runs: warm.map((w) => ({ ...w, pdf: undefined })),

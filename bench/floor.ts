@@ -39,10 +39,18 @@ let close: () => Promise<void> = async () => undefined;
 if (dialect === 'mysql') {
   const url = new URL(database);
   const pool = createPool({
-    host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password),
-    database: decodeURIComponent(url.pathname.slice(1)), charset: 'utf8mb4', timezone: 'Z', dateStrings: true, connectionLimit: poolSize,
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: decodeURIComponent(url.pathname.slice(1)),
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    dateStrings: true,
+    connectionLimit: poolSize,
   });
-  const rows = (values: unknown[]) => new Promise((resolve, reject) => pool.query(text, values, (error, result) => (error ? reject(error) : resolve(result))));
+  const rows = (values: unknown[]) =>
+    new Promise((resolve, reject) => pool.query(text, values, (error, result) => (error ? reject(error) : resolve(result))));
   app.get('/api/orders.php', async (request) => ({ items: await rows(valuesFor(request.query)) }));
   close = () => new Promise((resolve) => pool.end(() => resolve()));
 } else if (dialect === 'postgres') {
@@ -64,5 +72,12 @@ if (dialect === 'mysql') {
 }
 
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
-process.once('SIGTERM', () => void app.close().then(close).finally(() => process.exit(0)));
+process.once(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(close)
+      .finally(() => process.exit(0)),
+);
 console.log('listening');

@@ -114,7 +114,9 @@ const PAGE = 50;
 export class SkippedDialect extends Error {}
 
 export function serverUrl(dialect: 'mysql' | 'postgres'): string {
-  return dialect === 'mysql' ? (process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306') : (process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  return dialect === 'mysql'
+    ? (process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306')
+    : (process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 }
 
 const withDatabase = (url: string, name: string) => {
@@ -127,7 +129,14 @@ async function adminQuery(dialect: 'mysql' | 'postgres', statement: string): Pro
   const url = serverUrl(dialect);
   if (dialect === 'mysql') {
     const u = new URL(url);
-    const pool = createPool({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), connectionLimit: 1, connectTimeout: 5000 });
+    const pool = createPool({
+      host: u.hostname,
+      port: Number(u.port || 3306),
+      user: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+      connectionLimit: 1,
+      connectTimeout: 5000,
+    });
     try {
       await new Promise<void>((resolve, reject) => pool.query(statement, (error) => (error ? reject(error) : resolve())));
     } finally {
@@ -149,9 +158,14 @@ async function freshDatabase(dialect: BenchDialect, work: string): Promise<{ url
   if (dialect === 'sqlite') return { url: `sqlite:${path.join(work, 'bench.sqlite')}`, drop: async () => undefined };
   const name = `fieldreport_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   try {
-    await adminQuery(dialect, dialect === 'mysql' ? `create database ${name} character set utf8 collate utf8_unicode_ci` : `create database ${name}`);
+    await adminQuery(
+      dialect,
+      dialect === 'mysql' ? `create database ${name} character set utf8 collate utf8_unicode_ci` : `create database ${name}`,
+    );
   } catch (error) {
-    throw new SkippedDialect(`${dialect === 'mysql' ? 'MariaDB/MySQL' : 'PostgreSQL'} at ${serverUrl(dialect).replace(/:[^:@/]*@/, ':***@')} not reachable or refused CREATE DATABASE (${(error as Error).message || String(error)})`);
+    throw new SkippedDialect(
+      `${dialect === 'mysql' ? 'MariaDB/MySQL' : 'PostgreSQL'} at ${serverUrl(dialect).replace(/:[^:@/]*@/, ':***@')} not reachable or refused CREATE DATABASE (${(error as Error).message || String(error)})`,
+    );
   }
   return { url: withDatabase(serverUrl(dialect), name), drop: () => adminQuery(dialect, `drop database ${name}`) };
 }
@@ -172,8 +186,20 @@ async function asDolibarrIndexes(url: string): Promise<void> {
     const existing = async (table: string): Promise<Set<string>> => {
       const rows =
         dialect === 'mysql'
-          ? (await sql<{ name: string }>`select distinct index_name as name from information_schema.statistics where table_schema = database() and table_name = ${`${prefix}${table}`}`.execute(db)).rows
-          : (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = ${`${prefix}${table}`}`.execute(db)).rows;
+          ? (
+              await sql<{
+                name: string;
+              }>`select distinct index_name as name from information_schema.statistics where table_schema = database() and table_name = ${`${prefix}${table}`}`.execute(
+                db,
+              )
+            ).rows
+          : (
+              await sql<{
+                name: string;
+              }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = ${`${prefix}${table}`}`.execute(
+                db,
+              )
+            ).rows;
       return new Set(rows.map((r) => r.name));
     };
     const dropIndex = async (table: string, name: string) => {
@@ -186,7 +212,9 @@ async function asDolibarrIndexes(url: string): Promise<void> {
       const have = await existing(table);
       // The standalone schema names its indexes with the table prefix in front (llx_idx_…), Dolibarr without.
       if (have.has(name) || have.has(`${prefix}${name}`)) return;
-      await sql`create ${sql.raw(unique ? 'unique ' : '')}index ${sql.id(name)} on ${sql.table(table)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(db);
+      await sql`create ${sql.raw(unique ? 'unique ' : '')}index ${sql.id(name)} on ${sql.table(table)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(
+        db,
+      );
     };
     await dropIndex('commande', `${prefix}idx_commande_date_commande_newest`);
     await createIndex('commande', 'uk_commande_ref', ['ref', 'entity'], true);
@@ -205,27 +233,47 @@ async function asDolibarrIndexes(url: string): Promise<void> {
  * The SQL and values of the first page of the order list as the service sends them for `user`,
  * and which of the values is the offset (found by compiling the second page too).
  */
-export async function listQuery(databaseUrl: string, user: { id: number; admin: boolean }): Promise<{ sql: string; parameters: readonly unknown[]; offsetAt: number }> {
+export async function listQuery(
+  databaseUrl: string,
+  user: { id: number; admin: boolean },
+): Promise<{ sql: string; parameters: readonly unknown[]; offsetAt: number }> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, INSTANCE_UNIQUE_ID: INSTANCE_ID });
   const handle = createDb(config, { poolSize: 1 });
   try {
-    const access = createElementAccess(handle.db, { entity: config.entity, userColumns: namedUserColumns(await handle.db.introspection.getTables(), config.dbPrefix) });
+    const access = createElementAccess(handle.db, {
+      entity: config.entity,
+      userColumns: namedUserColumns(await handle.db.introspection.getTables(), config.dbPrefix),
+    });
     const orders = createOrderRepository(handle, { access, totals: createListTotals(handle) });
-    const page = (offset: number) => orders.listQuery({ visible: access.visible('commande', { ...user, fkSoc: null }, ORDER_ALIAS), limit: PAGE, offset }).compile();
+    const page = (offset: number) =>
+      orders.listQuery({ visible: access.visible('commande', { ...user, fkSoc: null }, ORDER_ALIAS), limit: PAGE, offset }).compile();
     const [first, second] = [page(0), page(7)];
     const offsetAt = second.parameters.findIndex((value, i) => value !== first.parameters[i]);
-    if (offsetAt < 0 || first.sql !== second.sql) throw new Error('the order list\'s offset is not one of its values');
+    if (offsetAt < 0 || first.sql !== second.sql) throw new Error("the order list's offset is not one of its values");
     return { sql: first.sql, parameters: first.parameters, offsetAt };
   } finally {
     await handle.destroy();
   }
 }
 
-async function startFloor(dialect: BenchDialect, database: string, query: { sql: string; parameters: readonly unknown[]; offsetAt: number }): Promise<{ child: ChildProcess; base: string }> {
+async function startFloor(
+  dialect: BenchDialect,
+  database: string,
+  query: { sql: string; parameters: readonly unknown[]; offsetAt: number },
+): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/floor.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), FLOOR_DIALECT: dialect, FLOOR_DATABASE: database, FLOOR_SQL: query.sql, FLOOR_PARAMETERS: JSON.stringify(query.parameters), FLOOR_OFFSET_AT: String(query.offsetAt), FLOOR_POOL: String(POOL_SIZE) },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      FLOOR_DIALECT: dialect,
+      FLOOR_DATABASE: database,
+      FLOOR_SQL: query.sql,
+      FLOOR_PARAMETERS: JSON.stringify(query.parameters),
+      FLOOR_OFFSET_AT: String(query.offsetAt),
+      FLOOR_POOL: String(POOL_SIZE),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return waitForServer(child, port, '/api/orders.php');
@@ -253,7 +301,14 @@ class Tally {
   figures(): LoadFigures {
     const sorted = Float64Array.from(this.latencies).sort();
     const at = (q: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!) : 0);
-    return { requests_per_s: this.seconds > 0 ? Math.round(this.responses / this.seconds) : 0, p50_ms: at(0.5), p99_ms: at(0.99), non2xx: this.non2xx, errors: this.errors, failures: this.failures };
+    return {
+      requests_per_s: this.seconds > 0 ? Math.round(this.responses / this.seconds) : 0,
+      p50_ms: at(0.5),
+      p99_ms: at(0.99),
+      non2xx: this.non2xx,
+      errors: this.errors,
+      failures: this.failures,
+    };
   }
 }
 
@@ -261,7 +316,14 @@ class Tally {
 let nextOffset = 0;
 
 /** `seconds` of load on `url` (`?limit=…` of the list) by `connections` clients, asking as `pattern` says; measured into `tally` when given. */
-async function load(url: string, token: string | undefined, connections: number, seconds: number, pattern: ListPattern, tally?: Tally): Promise<void> {
+async function load(
+  url: string,
+  token: string | undefined,
+  connections: number,
+  seconds: number,
+  pattern: ListPattern,
+  tally?: Tally,
+): Promise<void> {
   const started = performance.now();
   const { pathname, search } = new URL(url);
   const result = await autocannon({
@@ -315,7 +377,11 @@ const SLICE_S = 3;
  * The service and the floor under the same load, in turns of SLICE_S seconds (service, floor,
  * floor, service, …) until each had `durationS`, each after `warmupS` unmeasured.
  */
-async function loadInTurns(service: { url: string; token: string }, floorUrl: string, options: { connections: number; durationS: number; warmupS: number; pattern: ListPattern }) {
+async function loadInTurns(
+  service: { url: string; token: string },
+  floorUrl: string,
+  options: { connections: number; durationS: number; warmupS: number; pattern: ListPattern },
+) {
   const { connections, durationS, warmupS, pattern } = options;
   // Unmeasured first: what a server does once (compiling its code, filling its caches) is no steady-state figure.
   if (warmupS > 0) {
@@ -326,7 +392,10 @@ async function loadInTurns(service: { url: string; token: string }, floorUrl: st
   const tallies = { service: new Tally(), floor: new Tally() };
   for (let i = 0; i < slices; i++) {
     const seconds = durationS / slices;
-    const turns = [() => load(service.url, service.token, connections, seconds, pattern, tallies.service), () => load(floorUrl, undefined, connections, seconds, pattern, tallies.floor)];
+    const turns = [
+      () => load(service.url, service.token, connections, seconds, pattern, tallies.service),
+      () => load(floorUrl, undefined, connections, seconds, pattern, tallies.floor),
+    ];
     for (const turn of i % 2 === 0 ? turns : turns.reverse()) await turn();
   }
   return { service: tallies.service.figures(), floor: tallies.floor.figures() };
@@ -334,7 +403,15 @@ async function loadInTurns(service: { url: string; token: string }, floorUrl: st
 
 /** The order list for both users on `dialect`, asked in each of `patterns`, beside the floor; cleans up after itself. */
 export async function measureOrderList(options: OrderListOptions): Promise<OrderListMeasurement[]> {
-  const { dialect, durationS = 15, connections = 50, warmupS = 3, orders = 10_000, workers = 1, patterns = ['same page', 'pages in turn'] } = options;
+  const {
+    dialect,
+    durationS = 15,
+    connections = 50,
+    warmupS = 3,
+    orders = 10_000,
+    workers = 1,
+    patterns = ['same page', 'pages in turn'],
+  } = options;
   const log = options.log ?? (() => undefined);
   const work = mkdtempSync(path.join(os.tmpdir(), `fieldreport-bench-${dialect}-`));
   let server: ChildProcess | undefined;
@@ -351,32 +428,44 @@ export async function measureOrderList(options: OrderListOptions): Promise<Order
       { user: 'technician' as const, id: seeded.techId, admin: false, login: seeded.techLogin },
     ];
     const queries = await Promise.all(users.map((u) => listQuery(database!.url, u)));
-    const started = await startServer({ DATABASE_URL: database.url, DATA_ROOT: dataRoot, STATE_DIR: work, WORKERS: String(workers) }, options.root);
+    const started = await startServer(
+      { DATABASE_URL: database.url, DATA_ROOT: dataRoot, STATE_DIR: work, WORKERS: String(workers) },
+      options.root,
+    );
     server = started.child;
     const results: OrderListMeasurement[] = [];
-    for (const [i, u] of users.entries()) for (const pattern of patterns) {
-      const token = await login(started.base, u.login);
-      const url = `/api/orders.php?limit=${PAGE}`;
-      log(`${dialect}: ${u.user}, ${pattern}, ${connections} connections, the service and its floor in turns of ${SLICE_S} s, ${durationS} s each …`);
-      const floor = await startFloor(dialect, floorDatabase, queries[i]!);
-      let figures: { service: LoadFigures; floor: LoadFigures };
-      try {
-        figures = await loadInTurns({ url: `${started.base}${url}`, token }, `${floor.base}${url}`, { connections, durationS, warmupS, pattern });
-      } finally {
-        await stopProcess(floor.child);
+    for (const [i, u] of users.entries())
+      for (const pattern of patterns) {
+        const token = await login(started.base, u.login);
+        const url = `/api/orders.php?limit=${PAGE}`;
+        log(
+          `${dialect}: ${u.user}, ${pattern}, ${connections} connections, the service and its floor in turns of ${SLICE_S} s, ${durationS} s each …`,
+        );
+        const floor = await startFloor(dialect, floorDatabase, queries[i]!);
+        let figures: { service: LoadFigures; floor: LoadFigures };
+        try {
+          figures = await loadInTurns({ url: `${started.base}${url}`, token }, `${floor.base}${url}`, {
+            connections,
+            durationS,
+            warmupS,
+            pattern,
+          });
+        } finally {
+          await stopProcess(floor.child);
+        }
+        const { service, floor: floorFigures } = figures;
+        results.push({
+          dialect,
+          pattern,
+          checkout: options.label ?? (options.root && path.resolve(options.root) !== ROOT ? path.basename(options.root) : 'this checkout'),
+          user: u.user,
+          service,
+          floor: floorFigures,
+          share_percent:
+            floorFigures.requests_per_s > 0 ? Math.round((1000 * service.requests_per_s) / floorFigures.requests_per_s) / 10 : 0,
+          p99_ratio: floorFigures.p99_ms > 0 ? Math.round((100 * service.p99_ms) / floorFigures.p99_ms) / 100 : Infinity,
+        });
       }
-      const { service, floor: floorFigures } = figures;
-      results.push({
-        dialect,
-        pattern,
-        checkout: options.label ?? (options.root && path.resolve(options.root) !== ROOT ? path.basename(options.root) : 'this checkout'),
-        user: u.user,
-        service,
-        floor: floorFigures,
-        share_percent: floorFigures.requests_per_s > 0 ? Math.round((1000 * service.requests_per_s) / floorFigures.requests_per_s) / 10 : 0,
-        p99_ratio: floorFigures.p99_ms > 0 ? Math.round((100 * service.p99_ms) / floorFigures.p99_ms) / 100 : Infinity,
-      });
-    }
     return results;
   } finally {
     await stopProcess(server);
@@ -389,7 +478,8 @@ const mark = (met: boolean) => (met ? 'met' : 'MISSED');
 
 /** One measurement as lines, each figure with its target. */
 export function describeOrderList(m: OrderListMeasurement): string {
-  const figures = (f: LoadFigures) => `${f.requests_per_s} req/s, p50 ${f.p50_ms} ms, p99 ${f.p99_ms} ms, non-2xx ${f.non2xx}${f.errors ? `, ${f.errors} errors` : ''}`;
+  const figures = (f: LoadFigures) =>
+    `${f.requests_per_s} req/s, p50 ${f.p50_ms} ms, p99 ${f.p99_ms} ms, non-2xx ${f.non2xx}${f.errors ? `, ${f.errors} errors` : ''}`;
   const t = ORDER_LIST_TARGETS;
   const lines = [
     `Order list on ${m.dialect}, ${m.user}, ${m.pattern === 'same page' ? 'the first page again and again' : `pages in turn (offsets 0-${PAGES_IN_TURN - 1})`}${m.checkout === 'this checkout' ? '' : ` (${m.checkout})`}:`,

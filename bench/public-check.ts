@@ -40,7 +40,11 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Asks for `url` over and over, one request at a time, until `until` settles; the latencies. */
-async function probe(url: string, headers: Record<string, string>, until: Promise<unknown>): Promise<{ times: number[]; failures: number }> {
+async function probe(
+  url: string,
+  headers: Record<string, string>,
+  until: Promise<unknown>,
+): Promise<{ times: number[]; failures: number }> {
   let done = false;
   void until.finally(() => (done = true));
   const times: number[] = [];
@@ -78,7 +82,11 @@ async function round(base: string, files: Buffer[], addresses: (i: number) => st
       const from = addresses(i);
       const started = performance.now();
       try {
-        const res = await fetch(`${base}/public/verify_signature.php`, { method: 'POST', headers: { 'content-type': contentType, ...(from ? { 'x-forwarded-for': from } : {}) }, body });
+        const res = await fetch(`${base}/public/verify_signature.php`, {
+          method: 'POST',
+          headers: { 'content-type': contentType, ...(from ? { 'x-forwarded-for': from } : {}) },
+          body,
+        });
         const text = await res.text();
         return { ms: performance.now() - started, kind: kindOf(res.status, text) };
       } catch (error) {
@@ -96,11 +104,19 @@ type Mode = 'one' | 'many' | 'big';
 
 function uploadsElsewhere(base: string, mode: Mode): Promise<Array<{ ms: number; kind: string }>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--uploads', base, mode], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--uploads', base, mode], {
+      cwd: ROOT,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Array<{ ms: number; kind: string }>) : reject(new Error(`the uploading process ended with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as Array<{ ms: number; kind: string }>)
+        : reject(new Error(`the uploading process ended with ${code}`)),
+    );
   });
 }
 
@@ -137,7 +153,9 @@ async function scenario(label: string, base: string, token: string, mode: Mode, 
   const uploads = uploadsElsewhere(base, mode);
   const rss = peakRss(serverPid, uploads);
   const health = Array.from({ length: PROBES }, () => probe(`${base}/api/health`, {}, uploads));
-  const orders = Array.from({ length: PROBES }, () => probe(`${base}/api/orders.php?limit=50`, { authorization: `Bearer ${token}` }, uploads));
+  const orders = Array.from({ length: PROBES }, () =>
+    probe(`${base}/api/orders.php?limit=50`, { authorization: `Bearer ${token}` }, uploads),
+  );
   const answers = await uploads;
   const h = await Promise.all(health);
   const o = await Promise.all(orders);
@@ -152,22 +170,42 @@ async function scenario(label: string, base: string, token: string, mode: Mode, 
     missed: answers.filter((a) => a.kind.startsWith('MISSED')).length,
     server_rss_peak_mb: await rss,
     check_answer_max_ms: Math.round(Math.max(...answers.map((a) => a.ms))),
-    check_answer_p50_ms: percentile(answers.map((a) => a.ms), 50),
-    health: { requests: healthTimes.length, failures: h.reduce((n, x) => n + x.failures, 0), p50_ms: percentile(healthTimes, 50), p99_ms: percentile(healthTimes, 99), max_ms: percentile(healthTimes, 100) },
-    order_list: { requests: orderTimes.length, failures: o.reduce((n, x) => n + x.failures, 0), p50_ms: percentile(orderTimes, 50), p99_ms: percentile(orderTimes, 99), max_ms: percentile(orderTimes, 100) },
+    check_answer_p50_ms: percentile(
+      answers.map((a) => a.ms),
+      50,
+    ),
+    health: {
+      requests: healthTimes.length,
+      failures: h.reduce((n, x) => n + x.failures, 0),
+      p50_ms: percentile(healthTimes, 50),
+      p99_ms: percentile(healthTimes, 99),
+      max_ms: percentile(healthTimes, 100),
+    },
+    order_list: {
+      requests: orderTimes.length,
+      failures: o.reduce((n, x) => n + x.failures, 0),
+      p50_ms: percentile(orderTimes, 50),
+      p99_ms: percentile(orderTimes, 99),
+      max_ms: percentile(orderTimes, 100),
+    },
   };
 }
 
 async function quiet(base: string, token: string, ms: number) {
   const until = new Promise((resolve) => setTimeout(resolve, ms));
-  const [h, o] = await Promise.all([probe(`${base}/api/health`, {}, until), probe(`${base}/api/orders.php?limit=50`, { authorization: `Bearer ${token}` }, until)]);
+  const [h, o] = await Promise.all([
+    probe(`${base}/api/health`, {}, until),
+    probe(`${base}/api/orders.php?limit=50`, { authorization: `Bearer ${token}` }, until),
+  ]);
   return { health_p99_ms: percentile(h.times, 99), order_list_p99_ms: percentile(o.times, 99) };
 }
 
 function describe(s: Awaited<ReturnType<typeof scenario>>): string {
   return [
     `${s.label}: ${s.uploads} uploads in rounds of ${CONCURRENT}`,
-    `  answers: ${Object.entries(s.answers).map(([k, n]) => `${n} ${k}`).join(', ')}; MISSED: ${s.missed}${s.missed > 0 ? ' (target 0: FAILED)' : ' (target 0: ok)'}`,
+    `  answers: ${Object.entries(s.answers)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ')}; MISSED: ${s.missed}${s.missed > 0 ? ' (target 0: FAILED)' : ' (target 0: ok)'}`,
     `  server's resident memory meanwhile: peak ${s.server_rss_peak_mb ?? '?'} MB`,
     `  longest time until a check answered: ${against(s.check_answer_max_ms, TARGET.answerMs, 'ms')} (median ${s.check_answer_p50_ms} ms)`,
     `  /api/health meanwhile: p99 ${against(s.health.p99_ms, TARGET.p99Ms, 'ms')} (${s.health.requests} requests, ${s.health.failures} not 200, max ${s.health.max_ms} ms)`,
@@ -189,12 +227,28 @@ async function main(): Promise<void> {
     server = started.child;
     const token = await login(started.base, seeded.techLogin);
     const files = [adversarialPdf(), adversarialPdf({ odd: true })];
-    console.log(`Adversarial files: ${files.map((f) => `${(f.length / 1e6).toFixed(2)} MB`).join(', ')}; ${ROUNDS} round(s) of ${CONCURRENT} concurrent uploads per scenario, ${PROBES} client(s) each on health and the order list …`);
+    console.log(
+      `Adversarial files: ${files.map((f) => `${(f.length / 1e6).toFixed(2)} MB`).join(', ')}; ${ROUNDS} round(s) of ${CONCURRENT} concurrent uploads per scenario, ${PROBES} client(s) each on health and the order list …`,
+    );
     const baseline = await quiet(started.base, token, 3000);
     const oneAddress = await scenario('From one address', started.base, token, 'one', server.pid);
     const manyAddresses = await scenario(`From ${CONCURRENT} addresses`, started.base, token, 'many', server.pid);
-    const biggest = await scenario('Files of the largest size (32 MB, 20,000 gaps), from one address', started.base, token, 'big', server.pid);
-    const results = { at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, database: databaseUrl.split(':')[0], files: files.map((f) => f.length), baseline, scenarios: [oneAddress, manyAddresses, biggest] };
+    const biggest = await scenario(
+      'Files of the largest size (32 MB, 20,000 gaps), from one address',
+      started.base,
+      token,
+      'big',
+      server.pid,
+    );
+    const results = {
+      at: new Date().toISOString(),
+      node: process.version,
+      cpus: os.cpus().length,
+      database: databaseUrl.split(':')[0],
+      files: files.map((f) => f.length),
+      baseline,
+      scenarios: [oneAddress, manyAddresses, biggest],
+    };
     console.log(JSON.stringify(results, null, 2));
     console.log(
       [

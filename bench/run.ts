@@ -42,7 +42,15 @@ import autocannon from 'autocannon';
 import sharp from 'sharp';
 import type { ChildProcess } from 'node:child_process';
 import { ROOT, login, phoneJpeg, startServer } from './common.js';
-import { ORDER_LIST_TARGETS, SkippedDialect, describeOrderList, measureOrderList, stopProcess, type BenchDialect, type OrderListMeasurement } from './order-list.js';
+import {
+  ORDER_LIST_TARGETS,
+  SkippedDialect,
+  describeOrderList,
+  measureOrderList,
+  stopProcess,
+  type BenchDialect,
+  type OrderListMeasurement,
+} from './order-list.js';
 import { seed } from './seed.js';
 import { describeDrain, runDrainBench } from './drain.js';
 
@@ -55,7 +63,10 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const ORDERS = Number(env.BENCH_ORDERS ?? 10_000);
 const WORKERS = Number(env.BENCH_WORKERS ?? 1);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
-const DIALECTS = (env.BENCH_DIALECTS ?? 'sqlite,mysql,postgres').split(',').map((d) => d.trim()).filter(Boolean) as BenchDialect[];
+const DIALECTS = (env.BENCH_DIALECTS ?? 'sqlite,mysql,postgres')
+  .split(',')
+  .map((d) => d.trim())
+  .filter(Boolean) as BenchDialect[];
 const PAGE = 50;
 /** Photos in the order whose photo list is measured. */
 const PHOTOS = 50;
@@ -72,7 +83,10 @@ async function load(url: string, token?: string) {
 /** `count` photos (640×480 JPEGs, a minute apart) written into the order's folder, as Dolibarr keeps attachments. */
 async function photosInto(orderDir: string, count: number): Promise<void> {
   mkdirSync(orderDir, { recursive: true });
-  const jpeg = await sharp(await phoneJpeg()).resize(640, 480).jpeg({ quality: 80 }).toBuffer();
+  const jpeg = await sharp(await phoneJpeg())
+    .resize(640, 480)
+    .jpeg({ quality: 80 })
+    .toBuffer();
   const start = Date.now() / 1000 - count * 60;
   for (let i = 0; i < count; i++) {
     const file = path.join(orderDir, `Foto_${String(i).padStart(3, '0')}.jpg`);
@@ -91,12 +105,23 @@ async function orderLists(): Promise<{ measured: OrderListMeasurement[]; skipped
   const measured: OrderListMeasurement[] = [];
   const skipped: Array<{ dialect: BenchDialect; reason: string }> = [];
   const t = ORDER_LIST_TARGETS;
-  console.log(`Order list: ${CONNECTIONS} connections × ${DURATION} s (after ${WARMUP} s unmeasured), ${ORDERS} orders, on ${DIALECTS.join(', ')}; targets: ≥ ${t.minSharePercent} % of the floor's req/s, p99 ≤ ${t.maxP99Ratio} × the floor's, ${t.maxNon2xx} non-2xx`);
+  console.log(
+    `Order list: ${CONNECTIONS} connections × ${DURATION} s (after ${WARMUP} s unmeasured), ${ORDERS} orders, on ${DIALECTS.join(', ')}; targets: ≥ ${t.minSharePercent} % of the floor's req/s, p99 ≤ ${t.maxP99Ratio} × the floor's, ${t.maxNon2xx} non-2xx`,
+  );
   const roots = [...(env.BENCH_AGAINST ? [path.resolve(env.BENCH_AGAINST)] : []), ROOT];
   for (const dialect of DIALECTS) {
     try {
       for (const root of roots) {
-        const results = await measureOrderList({ dialect, durationS: DURATION, connections: CONNECTIONS, warmupS: WARMUP, orders: ORDERS, workers: WORKERS, root, log: (line) => console.log(`  ${line}`) });
+        const results = await measureOrderList({
+          dialect,
+          durationS: DURATION,
+          connections: CONNECTIONS,
+          warmupS: WARMUP,
+          orders: ORDERS,
+          workers: WORKERS,
+          root,
+          log: (line) => console.log(`  ${line}`),
+        });
         for (const r of results) console.log(describeOrderList(r));
         measured.push(...results);
       }
@@ -117,7 +142,17 @@ async function main(): Promise<void> {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `${at.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(results, null, 2)}\n`);
   };
-  const common = { at, node: process.version, cpus: os.cpus().length, orders: ORDERS, connections: CONNECTIONS, duration_s: DURATION, workers: WORKERS, order_list: orderList.measured, order_list_skipped: orderList.skipped };
+  const common = {
+    at,
+    node: process.version,
+    cpus: os.cpus().length,
+    orders: ORDERS,
+    connections: CONNECTIONS,
+    duration_s: DURATION,
+    workers: WORKERS,
+    order_list: orderList.measured,
+    order_list_skipped: orderList.skipped,
+  };
   if (env.BENCH_ONLY === 'order-list') return save(common);
 
   const work = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-bench-'));
@@ -134,8 +169,13 @@ async function main(): Promise<void> {
     await photosInto(path.join(dataRoot, 'commande', seeded.orderRef), PHOTOS);
     const others = [
       await benchOther(started.base, tech, `reports (${seeded.techOrders} reports of 3 pages each)`, `/api/reports.php?limit=${PAGE}`),
-      await benchOther(started.base, tech, 'customers (those of the technician\'s orders)', `/api/customers.php?limit=${PAGE}`),
-      await benchOther(started.base, tech, `an order's photos (${PHOTOS} files)`, `/api/orders.php?id=${seeded.orderId}&action=photos&limit=${PAGE}`),
+      await benchOther(started.base, tech, "customers (those of the technician's orders)", `/api/customers.php?limit=${PAGE}`),
+      await benchOther(
+        started.base,
+        tech,
+        `an order's photos (${PHOTOS} files)`,
+        `/api/orders.php?id=${seeded.orderId}&action=photos&limit=${PAGE}`,
+      ),
     ];
     await stopProcess(server);
     server = undefined;
@@ -151,7 +191,9 @@ async function main(): Promise<void> {
         ...orderList.measured.map(describeOrderList),
         ...orderList.skipped.map((s) => `Order list on ${s.dialect}: SKIPPED, ${s.reason}`),
         ...drain.runs.map((run) => describeDrain(run, drain.floors)),
-        ...others.map((o) => `List of ${o.label}: ${o.requests_per_s} req/s, p50 ${o.latency_p50_ms} ms, p99 ${o.latency_p99_ms} ms (no target)`),
+        ...others.map(
+          (o) => `List of ${o.label}: ${o.requests_per_s} req/s, p50 ${o.latency_p50_ms} ms, p99 ${o.latency_p99_ms} ms (no target)`,
+        ),
       ].join('\n'),
     );
     save(results);

@@ -19,7 +19,6 @@ export interface Seeded {
   orderId: number;
 }
 
-
 /**
  * Fills a migrated database (`databaseUrl`, migrated here) with what the benchmarks measure: two
  * users (an administrator and a technician, with every right of the module), 200 customers and
@@ -36,15 +35,28 @@ export async function seed(databaseUrl: string, dataRoot: string, orders = Numbe
     const rights = await db.selectFrom('rights_def').select(['id']).where('module', '=', RIGHTS_MODULE).where('entity', '=', 1).execute();
     const tag = randomBytes(3).toString('hex');
     const users: number[] = [];
-    for (const [login, admin] of [[`bench_admin_${tag}`, 1], [`bench_tech_${tag}`, 0]] as const) {
-      const id = await insertId(dialect, db.insertInto('user').values({ login, pass_crypted: pass, admin, statut: 1, entity: 1, firstname: 'Bench', lastname: login }));
+    for (const [login, admin] of [
+      [`bench_admin_${tag}`, 1],
+      [`bench_tech_${tag}`, 0],
+    ] as const) {
+      const id = await insertId(
+        dialect,
+        db.insertInto('user').values({ login, pass_crypted: pass, admin, statut: 1, entity: 1, firstname: 'Bench', lastname: login }),
+      );
       for (const r of rights) await db.insertInto('user_rights').values({ entity: 1, fk_user: id, fk_id: r.id }).execute();
       users.push(id);
     }
     const [adminId, techId] = users as [number, number];
     const customers: number[] = [];
     for (let i = 0; i < 200; i++) {
-      customers.push(await insertId(dialect, db.insertInto('societe').values({ nom: `Kunde ${i} GmbH`, client: 1 + (i % 3), entity: 1, status: 1, town: 'München', code_client: `BCU${tag}-${i}` })));
+      customers.push(
+        await insertId(
+          dialect,
+          db
+            .insertInto('societe')
+            .values({ nom: `Kunde ${i} GmbH`, client: 1 + (i % 3), entity: 1, status: 1, town: 'München', code_client: `BCU${tag}-${i}` }),
+        ),
+      );
     }
     // Orders over two years; every fifth names the technician (as validator), the rest the admin.
     const now = Date.now();
@@ -56,34 +68,90 @@ export async function seed(databaseUrl: string, dataRoot: string, orders = Numbe
         const forTech = i % 5 === 0;
         if (forTech) techOrders++;
         rows.push({
-          ref: `CO-B${tag}-${String(i).padStart(5, '0')}`, entity: 1, ref_client: `Auftrag ${100000 + i}`, fk_soc: customers[i % customers.length]!,
-          fk_statut: 1 + (i % 3), fk_user_author: adminId, fk_user_valid: forTech ? techId : adminId, total_ht: 100 + i, total_tva: 19, total_ttc: 119 + i,
-          date_creation: toDbDateTime(at), date_commande: toDbDateTime(at).slice(0, 10), date_valid: toDbDateTime(at), tms: toDbDateTime(at),
+          ref: `CO-B${tag}-${String(i).padStart(5, '0')}`,
+          entity: 1,
+          ref_client: `Auftrag ${100000 + i}`,
+          fk_soc: customers[i % customers.length]!,
+          fk_statut: 1 + (i % 3),
+          fk_user_author: adminId,
+          fk_user_valid: forTech ? techId : adminId,
+          total_ht: 100 + i,
+          total_tva: 19,
+          total_ttc: 119 + i,
+          date_creation: toDbDateTime(at),
+          date_commande: toDbDateTime(at).slice(0, 10),
+          date_valid: toDbDateTime(at),
+          tms: toDbDateTime(at),
         });
       }
       await db.insertInto('commande').values(rows).execute();
     }
     // Reports: one on each of the technician's orders, made by the technician, with three pages each.
-    const techOrderIds = (await db.selectFrom('commande').select('rowid').where('fk_user_valid', '=', techId).execute()).map((r) => Number(r.rowid));
+    const techOrderIds = (await db.selectFrom('commande').select('rowid').where('fk_user_valid', '=', techId).execute()).map((r) =>
+      Number(r.rowid),
+    );
     for (let start = 0; start < techOrderIds.length; start += 250) {
       const chunk = techOrderIds.slice(start, start + 250);
       await db
         .insertInto('bericht')
-        .values(chunk.map((orderId, i) => ({ ref: `BRB${tag}-${String(start + i).padStart(5, '0')}`, entity: 1, element_type: 'commande', fk_element: orderId, title: `Wartung ${start + i}`, format: 'A4', orientation: 'portrait', status: (start + i) % 2, version: 1, is_template: 0, fk_user_creat: techId, datec: toDbDateTime(new Date(now - (start + i) * 3_600_000)), tms: toDbDateTime(new Date(now - (start + i) * 3_600_000)) })))
+        .values(
+          chunk.map((orderId, i) => ({
+            ref: `BRB${tag}-${String(start + i).padStart(5, '0')}`,
+            entity: 1,
+            element_type: 'commande',
+            fk_element: orderId,
+            title: `Wartung ${start + i}`,
+            format: 'A4',
+            orientation: 'portrait',
+            status: (start + i) % 2,
+            version: 1,
+            is_template: 0,
+            fk_user_creat: techId,
+            datec: toDbDateTime(new Date(now - (start + i) * 3_600_000)),
+            tms: toDbDateTime(new Date(now - (start + i) * 3_600_000)),
+          })),
+        )
         .execute();
     }
-    const reportIds = (await db.selectFrom('bericht').select('rowid').where('fk_user_creat', '=', techId).execute()).map((r) => Number(r.rowid));
+    const reportIds = (await db.selectFrom('bericht').select('rowid').where('fk_user_creat', '=', techId).execute()).map((r) =>
+      Number(r.rowid),
+    );
     for (let start = 0; start < reportIds.length; start += 150) {
-      const pages = reportIds.slice(start, start + 150).flatMap((id) => [1, 2, 3].map((n) => ({ fk_bericht: id, page_order: n, title: `Seite ${n}`, layout: 'title', datec: toDbDateTime(), tms: toDbDateTime() })));
+      const pages = reportIds.slice(start, start + 150).flatMap((id) =>
+        [1, 2, 3].map((n) => ({
+          fk_bericht: id,
+          page_order: n,
+          title: `Seite ${n}`,
+          layout: 'title',
+          datec: toDbDateTime(),
+          tms: toDbDateTime(),
+        })),
+      );
       await db.insertInto('bericht_page').values(pages).execute();
     }
-    const order = await db.selectFrom('commande').select(['rowid', 'ref']).where('fk_user_valid', '=', techId).orderBy('rowid', 'desc').executeTakeFirstOrThrow();
+    const order = await db
+      .selectFrom('commande')
+      .select(['rowid', 'ref'])
+      .where('fk_user_valid', '=', techId)
+      .orderBy('rowid', 'desc')
+      .executeTakeFirstOrThrow();
     // After a bulk load the planner needs statistics, which a live database has (autovacuum,
     // InnoDB's persistent stats); without them PostgreSQL plans for two rows. SQLite gathers its
     // own when the server opens the file (database.ts).
     if (dialect === 'postgres') await sql`analyze`.execute(db);
-    if (dialect === 'mysql') await sql`analyze table ${sql.table('commande')}, ${sql.table('societe')}, ${sql.table('user')}, ${sql.table('user_rights')}, ${sql.table('bericht')}, ${sql.table('bericht_page')}`.execute(db);
-    return { adminLogin: `bench_admin_${tag}`, techLogin: `bench_tech_${tag}`, adminId, techId, techOrders, orderRef: order.ref, orderId: Number(order.rowid) };
+    if (dialect === 'mysql')
+      await sql`analyze table ${sql.table('commande')}, ${sql.table('societe')}, ${sql.table('user')}, ${sql.table('user_rights')}, ${sql.table('bericht')}, ${sql.table('bericht_page')}`.execute(
+        db,
+      );
+    return {
+      adminLogin: `bench_admin_${tag}`,
+      techLogin: `bench_tech_${tag}`,
+      adminId,
+      techId,
+      techOrders,
+      orderRef: order.ref,
+      orderId: Number(order.rowid),
+    };
   } finally {
     await handle.destroy();
   }

@@ -19,12 +19,15 @@ const files = only.length > 0 ? only : [...find('test'), ...find('src')].sort();
 const result = spawnSync(
   process.execPath,
   [
-    '--import', 'tsx',
+    '--import',
+    'tsx',
     '--test',
     '--test-concurrency=2',
     '--test-timeout=300000',
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/dialect-reporter.mjs', '--test-reporter-destination=stdout',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/dialect-reporter.mjs',
+    '--test-reporter-destination=stdout',
     ...files,
   ],
   { stdio: 'inherit' },

@@ -77,17 +77,20 @@ export interface AppOptions {
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
-  const params = url.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    const rawName = eq < 0 ? pair : pair.slice(0, eq);
-    let name = rawName;
-    try {
-      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-    } catch {
-      // an undecodable name is logged as it came
-    }
-    return name.trim().toLowerCase() === 'jwt' ? `${rawName}=[redacted]` : pair;
-  });
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawName = eq < 0 ? pair : pair.slice(0, eq);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        // an undecodable name is logged as it came
+      }
+      return name.trim().toLowerCase() === 'jwt' ? `${rawName}=[redacted]` : pair;
+    });
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
@@ -161,19 +164,38 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (!userColumns) throw new Error(`Table ${config.dbPrefix}user not found: run \`fieldreport migrate\` first`);
   const fkUserColumns = namedUserColumns(tables, config.dbPrefix);
   const runs = createRunRegistry(config.dataRoot);
-  runs.start((error) => app.log.warn({ err: error, folder: runs.dir }, 'the run marker cannot be written: what this process leaves after a crash is removed only after some hours'));
+  runs.start((error) =>
+    app.log.warn(
+      { err: error, folder: runs.dir },
+      'the run marker cannot be written: what this process leaves after a crash is removed only after some hours',
+    ),
+  );
   app.addHook('onClose', async () => runs.stop());
   const consts = createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId });
   const printQueue = createPrintQueue(printCacheDir(config.dataRoot, config.entity), {
-    onError: (source, error) => app.log.warn({ source, err: error }, 'a photo\'s print-size copy (or an uploaded JPEG\'s thumbnails) not made ahead; the copy is made when a PDF needs it, a thumbnail when it is asked for'),
+    onError: (source, error) =>
+      app.log.warn(
+        { source, err: error },
+        "a photo's print-size copy (or an uploaded JPEG's thumbnails) not made ahead; the copy is made when a PDF needs it, a thumbnail when it is asked for",
+      ),
   });
   app.decorate('printQueue', printQueue);
   // Before onClose, where the database closes: an uploaded photo's work settles its upload in it.
   app.addHook('preClose', async () => printQueue.close());
   // Every process sends the report mails due: started once the app is ready, stopped with it.
   const mailQueue = createMailQueue({
-    db: handle.db, dialect: handle.dialect, prefix: handle.prefix, entity: config.entity, dataRoot: config.dataRoot, consts, mailEnv: config.mail.env,
-    instanceId: config.instanceUniqueId, timeZone: config.timeZone, runs, logger: app.log, pollSeconds: config.mail.pollSeconds,
+    db: handle.db,
+    dialect: handle.dialect,
+    prefix: handle.prefix,
+    entity: config.entity,
+    dataRoot: config.dataRoot,
+    consts,
+    mailEnv: config.mail.env,
+    instanceId: config.instanceUniqueId,
+    timeZone: config.timeZone,
+    runs,
+    logger: app.log,
+    pollSeconds: config.mail.pollSeconds,
   });
   app.decorate('mailQueue', mailQueue);
   app.addHook('onReady', async () => mailQueue.start());
@@ -186,7 +208,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     companyName: (await consts.getMany(['MAIN_INFO_SOCIETE_NOM'])).get('MAIN_INFO_SOCIETE_NOM') ?? '',
   });
   if (sealCertificate.created) {
-    app.log.warn({ file: sealCertificate.file, subject: sealCertificate.subject }, 'made a new key and self-signed certificate for the PDF seal: keep this file and back it up; every process must use the same one (SEAL_KEY_FILE), or configure a CA certificate (SEAL_P12_FILE)');
+    app.log.warn(
+      { file: sealCertificate.file, subject: sealCertificate.subject },
+      'made a new key and self-signed certificate for the PDF seal: keep this file and back it up; every process must use the same one (SEAL_KEY_FILE), or configure a CA certificate (SEAL_P12_FILE)',
+    );
   }
   const pdfSeal = createPdfSeal({ handle, config, certificate: sealCertificate, runs, logger: app.log });
   app.decorate('pdfSeal', pdfSeal);
@@ -270,7 +295,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       .then(
         () => (sweepFailed = false),
         (error: unknown) => {
-          if (!sweepFailed) app.log.warn({ err: error }, 'could not look for deactivated users (their tokens are voided once it works again)');
+          if (!sweepFailed)
+            app.log.warn({ err: error }, 'could not look for deactivated users (their tokens are voided once it works again)');
           sweepFailed = true;
         },
       )
@@ -282,7 +308,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The daily clean-up runs in every process (its deletes do no harm twice); CLEANUP_AT=off leaves it to `fieldreport cleanup`.
   app.decorate('recoverDeadRuns', () => recoverDeadRuns({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs }));
   if (config.cleanupAt !== 'off') {
-    const stop = scheduleDailyCleanup(() => runDailyCleanup({ db: handle.db, dataRoot: config.dataRoot, entity: config.entity, runs, limits: { uploadTokenMaxDays: config.uploadTokenMaxDays, knownAddressDays: config.login.knownAddressDays } }), config.cleanupAt, app.log);
+    const stop = scheduleDailyCleanup(
+      () =>
+        runDailyCleanup({
+          db: handle.db,
+          dataRoot: config.dataRoot,
+          entity: config.entity,
+          runs,
+          limits: { uploadTokenMaxDays: config.uploadTokenMaxDays, knownAddressDays: config.login.knownAddressDays },
+        }),
+      config.cleanupAt,
+      app.log,
+    );
     app.addHook('onClose', async () => stop());
   }
 

@@ -44,7 +44,9 @@ async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) throw new UserAdminError('no --password given and standard input is a terminal');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 async function withDb<T>(config: Config, run: (handle: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
@@ -122,7 +124,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
             process.stderr.write('demo: refused: the database is not a new standalone database (it has users, or it is a real Dolibarr)\n');
             return 1;
           }
-          process.stdout.write(`${seeded ? 'Demo data written' : 'Demo data already present'}. Logins: ${(await demoLogins(handle.db)).join(', ')} (password: ${DEMO_PASSWORD})\n`);
+          process.stdout.write(
+            `${seeded ? 'Demo data written' : 'Demo data already present'}. Logins: ${(await demoLogins(handle.db)).join(', ')} (password: ${DEMO_PASSWORD})\n`,
+          );
           return 0;
         });
       case 'user':
@@ -134,8 +138,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           if (sub === 'add') {
             const password = values.password ?? (await readStdin());
             const id = await admin.add({
-              login, password, firstname: values.firstname, lastname: values.lastname, email: values.email,
-              admin: values.admin === true, rights: values.rights ? parseRights(values.rights) : [],
+              login,
+              password,
+              firstname: values.firstname,
+              lastname: values.lastname,
+              email: values.email,
+              admin: values.admin === true,
+              rights: values.rights ? parseRights(values.rights) : [],
             });
             process.stdout.write(`User '${login}' added (id ${id}).\n`);
           } else if (sub === 'passwd') {
@@ -154,9 +163,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         });
       case 'cleanup':
         return await withDb(config, async (handle) => {
-          const [{ runDailyCleanup }, { createRunRegistry }] = await Promise.all([import('./modules/maintenance/cleanup.js'), import('./adapters/runs.js')]);
+          const [{ runDailyCleanup }, { createRunRegistry }] = await Promise.all([
+            import('./modules/maintenance/cleanup.js'),
+            import('./adapters/runs.js'),
+          ]);
           await migrate(handle, config);
-          const { removed, recovered, print_copies: copies } = await runDailyCleanup({
+          const {
+            removed,
+            recovered,
+            print_copies: copies,
+          } = await runDailyCleanup({
             db: handle.db,
             dataRoot: config.dataRoot,
             entity: config.entity,
@@ -180,7 +196,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
             import('./modules/signatures/seal.js'),
             import('./modules/signatures/signatures.service.js'),
           ]);
-          const verifier = createSignatureVerifier({ handle, repo: createReportRepository(handle.dialect), config, key: loadSigningKey(config.signingKeyFile, { create: false }) });
+          const verifier = createSignatureVerifier({
+            handle,
+            repo: createReportRepository(handle.dialect),
+            config,
+            key: loadSigningKey(config.signingKeyFile, { create: false }),
+          });
           const results = await verifier.verifyReport(ref);
           if (!results) {
             process.stderr.write(`verify: no report ${ref} in entity ${config.entity}\n`);

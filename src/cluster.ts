@@ -90,7 +90,10 @@ function primaryLog(level: string): PrimaryLog {
   const min = LEVELS[level] ?? Number.POSITIVE_INFINITY; // silent
   const hostname = os.hostname();
   const at = (n: number) => (fields: Record<string, unknown>, msg: string) => {
-    if (n >= min) process.stdout.write(`${JSON.stringify({ level: n, time: Date.now(), pid: process.pid, hostname, role: 'primary', ...fields, msg })}\n`);
+    if (n >= min)
+      process.stdout.write(
+        `${JSON.stringify({ level: n, time: Date.now(), pid: process.pid, hostname, role: 'primary', ...fields, msg })}\n`,
+      );
   };
   return { info: at(30), warn: at(40), error: at(50) };
 }
@@ -129,9 +132,20 @@ export async function startCluster(baseConfig: Config, options: ServeOptions): P
 
   const execArgv = workerExecArgv(process.execArgv);
   // The server's Node options (server-process.ts) where the primary was started without them.
-  cluster.setupPrimary({ exec: WORKER_ENTRY, args: [], execArgv: [...missingServerOptions(execArgv), ...execArgv], serialization: 'advanced' });
+  cluster.setupPrimary({
+    exec: WORKER_ENTRY,
+    args: [],
+    execArgv: [...missingServerOptions(execArgv), ...execArgv],
+    serialization: 'advanced',
+  });
   const slots: Slot[] = Array.from({ length: config.workers }, (_, i) => ({
-    index: i + 1, worker: undefined, ready: false, listening: false, startedAt: 0, quickEnds: 0, restart: undefined,
+    index: i + 1,
+    worker: undefined,
+    ready: false,
+    listening: false,
+    startedAt: 0,
+    quickEnds: 0,
+    restart: undefined,
   }));
   let starting = true;
   let stopping = false;
@@ -204,14 +218,20 @@ export async function startCluster(baseConfig: Config, options: ServeOptions): P
     stopping = true;
     for (const slot of slots) clearTimeout(slot.restart);
     const live = slots.filter((s) => s.worker);
-    log.info({ reason, workers: live.length, limitSeconds: config.shutdownSeconds }, 'stopping: the workers answer the requests they hold, then exit');
+    log.info(
+      { reason, workers: live.length, limitSeconds: config.shutdownSeconds },
+      'stopping: the workers answer the requests they hold, then exit',
+    );
     const gone = new Promise<void>((resolve) => (allGone = resolve));
     if (live.length === 0) allGone!();
     // A worker not yet ready is told when it says it is (above).
     for (const slot of live) if (slot.ready) send(slot.worker!, { type: 'fieldreport:stop' });
     const limit = setTimeout(() => {
       const busy = slots.filter((s) => s.worker);
-      log.error({ workers: busy.map((s) => s.worker!.process.pid) }, `still at work after ${config.shutdownSeconds} s, killed: worker ${busy.map((s) => s.index).join(', ')}`);
+      log.error(
+        { workers: busy.map((s) => s.worker!.process.pid) },
+        `still at work after ${config.shutdownSeconds} s, killed: worker ${busy.map((s) => s.index).join(', ')}`,
+      );
       clean = false;
       for (const slot of busy) slot.worker!.process.kill('SIGKILL');
     }, config.shutdownSeconds * 1000);

@@ -318,11 +318,7 @@ function parseDatabaseUrl(url: string, problems: string[]): DatabaseConfig | und
   }
   const scheme = parsed.protocol.replace(/:$/, '');
   const dialect =
-    scheme === 'mysql' || scheme === 'mariadb'
-      ? 'mysql'
-      : scheme === 'postgres' || scheme === 'postgresql'
-        ? 'postgres'
-        : undefined;
+    scheme === 'mysql' || scheme === 'mariadb' ? 'mysql' : scheme === 'postgres' || scheme === 'postgresql' ? 'postgres' : undefined;
   if (!dialect) {
     problems.push(`DATABASE_URL: scheme '${scheme}' is not supported (sqlite, mysql, mariadb, postgres)`);
     return undefined;
@@ -393,7 +389,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (!database && conf?.dialect) {
     const missing = (['host', 'database', 'user'] as const).filter((k) => !conf[k]);
     if (missing.length > 0) {
-      problems.push(`DOLIBARR_CONF ${confPath}: missing $dolibarr_main_db_${missing.map((m) => (m === 'database' ? 'name' : m)).join(', $dolibarr_main_db_')}`);
+      problems.push(
+        `DOLIBARR_CONF ${confPath}: missing $dolibarr_main_db_${missing.map((m) => (m === 'database' ? 'name' : m)).join(', $dolibarr_main_db_')}`,
+      );
     }
     database = {
       dialect: conf.dialect,
@@ -423,7 +421,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   let corsOrigins: Config['corsOrigins'] = overrides.corsOrigins ?? '*';
   const corsRaw = get('CORS_ORIGINS');
   if (!overrides.corsOrigins && corsRaw && corsRaw !== '*') {
-    const list = corsRaw.split(',').map((o) => o.trim()).filter(Boolean);
+    const list = corsRaw
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
     for (const origin of list) {
       if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
         problems.push(`CORS_ORIGINS: '${origin}' is not an origin like https://app.example.com`);
@@ -448,7 +449,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     host: overrides.host ?? get('HOST') ?? '127.0.0.1',
     port: overrides.port ?? intSetting('PORT', get('PORT'), 8080, problems, 0, 65535),
     workers: overrides.workers ?? workersSetting(get('WORKERS'), problems),
-    shutdownSeconds: overrides.shutdownSeconds ?? intSetting('SHUTDOWN_TIMEOUT_SECONDS', get('SHUTDOWN_TIMEOUT_SECONDS'), 60, problems, 1, 86_400),
+    shutdownSeconds:
+      overrides.shutdownSeconds ?? intSetting('SHUTDOWN_TIMEOUT_SECONDS', get('SHUTDOWN_TIMEOUT_SECONDS'), 60, problems, 1, 86_400),
     tls: 'tls' in overrides ? overrides.tls : loadTls(get('TLS_CERT'), get('TLS_KEY'), problems),
     corsOrigins,
     bodyLimit: overrides.bodyLimit ?? intSetting('BODY_LIMIT', get('BODY_LIMIT'), 1024 * 1024, problems, 1024, 64 * 1024 * 1024),
@@ -460,7 +462,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       knownAddressDays: intSetting('LOGIN_KNOWN_ADDRESS_DAYS', get('LOGIN_KNOWN_ADDRESS_DAYS'), 30, problems, 1, 365),
       maxDelaySeconds: intSetting('LOGIN_MAX_DELAY_SECONDS', get('LOGIN_MAX_DELAY_SECONDS'), 60, problems, 1, 3600),
     },
-    authCacheSeconds: overrides.authCacheSeconds ?? intSetting('AUTH_CACHE_SECONDS', get('AUTH_CACHE_SECONDS'), 5, problems, 0, MAX_AUTH_CACHE_SECONDS),
+    authCacheSeconds:
+      overrides.authCacheSeconds ?? intSetting('AUTH_CACHE_SECONDS', get('AUTH_CACHE_SECONDS'), 5, problems, 0, MAX_AUTH_CACHE_SECONDS),
     uploads: overrides.uploads ?? {
       maxPhotoBytes: intSetting('UPLOAD_MAX_PHOTO_BYTES', get('UPLOAD_MAX_PHOTO_BYTES'), 50 * 1024 * 1024, problems, 1024, 2 ** 40),
       maxAudioBytes: intSetting('UPLOAD_MAX_AUDIO_BYTES', get('UPLOAD_MAX_AUDIO_BYTES'), 200 * 1024 * 1024, problems, 1024, 2 ** 40),
@@ -479,12 +482,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       timeoutSeconds: intSetting('TRANSCRIBE_TIMEOUT_SECONDS', get('TRANSCRIBE_TIMEOUT_SECONDS'), 120, problems, 1, 3600),
     },
     mail: overrides.mail ?? {
-      env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => /^(MAIN_MAIL_|BERICHT_MAIL_)/.test(e[0]) && typeof e[1] === 'string' && e[1] !== '')),
+      env: Object.fromEntries(
+        Object.entries(env).filter(
+          (e): e is [string, string] => /^(MAIN_MAIL_|BERICHT_MAIL_)/.test(e[0]) && typeof e[1] === 'string' && e[1] !== '',
+        ),
+      ),
       retryHours: intSetting('MAIL_RETRY_HOURS', get('MAIL_RETRY_HOURS'), 48, problems, 1, 24 * 30),
       pollSeconds: intSetting('MAIL_POLL_SECONDS', get('MAIL_POLL_SECONDS'), 5, problems, 0, 3600),
     },
     uploadTokenHours: overrides.uploadTokenHours ?? intSetting('UPLOAD_TOKEN_HOURS', get('UPLOAD_TOKEN_HOURS'), 24, problems, 1, 24 * 90),
-    uploadTokenMaxDays: overrides.uploadTokenMaxDays ?? intSetting('UPLOAD_TOKEN_MAX_DAYS', get('UPLOAD_TOKEN_MAX_DAYS'), 7, problems, 1, 90),
+    uploadTokenMaxDays:
+      overrides.uploadTokenMaxDays ?? intSetting('UPLOAD_TOKEN_MAX_DAYS', get('UPLOAD_TOKEN_MAX_DAYS'), 7, problems, 1, 90),
     cleanupAt: overrides.cleanupAt ?? (get('CLEANUP_AT') || '03:30'),
     timeZone: overrides.timeZone ?? (get('TIME_ZONE') || processTimeZone()),
     logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
@@ -501,7 +509,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       checkBudgetMs: intSetting('PDF_CHECK_BUDGET_MS', get('PDF_CHECK_BUDGET_MS'), 1500, problems, 10, 60_000),
       checkReceiveSeconds: intSetting('PDF_CHECK_RECEIVE_SECONDS', get('PDF_CHECK_RECEIVE_SECONDS'), 60, problems, 1, 3600),
     },
-    signingKeyFile: path.resolve(overrides.signingKeyFile ?? get('SIGNING_KEY_FILE') ?? path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'signing_key.pem')),
+    signingKeyFile: path.resolve(
+      overrides.signingKeyFile ??
+        get('SIGNING_KEY_FILE') ??
+        path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'signing_key.pem'),
+    ),
     serverName: overrides.serverName ?? (get('SERVER_NAME') || os.hostname()),
     publicUrl: overrides.publicUrl ?? (get('PUBLIC_URL')?.replace(/\/+$/, '') || undefined),
     dolibarrConf: confPath,
@@ -515,11 +527,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push(`CLEANUP_AT '${config.cleanupAt}' is not a time like 03:30 (UTC) or off`);
   }
   // Node refuses a headers timeout above the request timeout; a body limit above it would never act.
-  for (const [name, seconds] of [['HEADERS_TIMEOUT_SECONDS', config.timeouts.headersSeconds], ['BODY_TIMEOUT_SECONDS', config.timeouts.bodySeconds]] as const) {
-    if (seconds > config.timeouts.requestSeconds) problems.push(`${name} (${seconds}) must not be above REQUEST_TIMEOUT_SECONDS (${config.timeouts.requestSeconds})`);
+  for (const [name, seconds] of [
+    ['HEADERS_TIMEOUT_SECONDS', config.timeouts.headersSeconds],
+    ['BODY_TIMEOUT_SECONDS', config.timeouts.bodySeconds],
+  ] as const) {
+    if (seconds > config.timeouts.requestSeconds)
+      problems.push(`${name} (${seconds}) must not be above REQUEST_TIMEOUT_SECONDS (${config.timeouts.requestSeconds})`);
   }
   if (config.uploadTokenHours > config.uploadTokenMaxDays * 24) {
-    problems.push(`UPLOAD_TOKEN_HOURS (${config.uploadTokenHours}) must not be above UPLOAD_TOKEN_MAX_DAYS (${config.uploadTokenMaxDays} days = ${config.uploadTokenMaxDays * 24} hours)`);
+    problems.push(
+      `UPLOAD_TOKEN_HOURS (${config.uploadTokenHours}) must not be above UPLOAD_TOKEN_MAX_DAYS (${config.uploadTokenMaxDays} days = ${config.uploadTokenMaxDays * 24} hours)`,
+    );
   }
   if (config.seal.tsaUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/\S*)?$/.test(config.seal.tsaUrl)) {
     problems.push(`TSA_URL '${config.seal.tsaUrl}' is not an address like https://freetsa.org/tsr`);
@@ -530,7 +548,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
 
   for (const [name, { min, max }] of Object.entries(MAIL_LIMIT_SETTINGS)) {
     const raw = config.mail.env[name];
-    if (raw !== undefined && mailLimitValue(name as MailLimitSetting, raw) === undefined) problems.push(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
+    if (raw !== undefined && mailLimitValue(name as MailLimitSetting, raw) === undefined)
+      problems.push(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
   }
 
   if (statSync(config.appDir, { throwIfNoEntry: false })?.isDirectory() === false) {
@@ -552,7 +571,5 @@ export function deepFreeze<T>(value: T): T {
 
 /** A printable form of the database setting, without the password. */
 export function describeDatabase(db: DatabaseConfig): string {
-  return db.dialect === 'sqlite'
-    ? `sqlite:${db.file}`
-    : `${db.dialect}://${db.user}@${db.host}:${db.port}/${db.database}`;
+  return db.dialect === 'sqlite' ? `sqlite:${db.file}` : `${db.dialect}://${db.user}@${db.host}:${db.port}/${db.database}`;
 }

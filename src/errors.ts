@@ -53,7 +53,10 @@ export const errorCatalogue = {
   SIGNATURE_BUSY: { status: 503, message: 'Es werden gerade zu viele Unterschriften geprüft, bitte gleich erneut versuchen' },
   UPLOAD_TOKEN_NOT_FOUND: { status: 404, message: 'Diesen Upload-Link gibt es nicht' },
   UPLOAD_TOKEN_EXPIRED: { status: 410, message: 'Dieser Upload-Link ist abgelaufen' },
-  UPLOAD_TOKEN_REVOKED: { status: 410, message: 'Dieser Upload-Link gilt nicht mehr: wer ihn erzeugt hat, darf in diesen Auftrag nicht mehr schreiben' },
+  UPLOAD_TOKEN_REVOKED: {
+    status: 410,
+    message: 'Dieser Upload-Link gilt nicht mehr: wer ihn erzeugt hat, darf in diesen Auftrag nicht mehr schreiben',
+  },
   MATERIAL_NOT_FOUND: { status: 404, message: 'Materialposition nicht gefunden' },
   TIME_NOT_FOUND: { status: 404, message: 'Zeiteintrag nicht gefunden' },
   MAIL_NOT_FOUND: { status: 404, message: 'E-Mail nicht gefunden' },
@@ -88,8 +91,14 @@ export const errorCatalogue = {
   // The web app at /app/
   APP_NOT_BUILT: { status: 503, message: 'Die App ist nicht gebaut: npm run build ausführen' },
   // Faults of the server's storage and database: never the person's file or input
-  STORAGE_FULL: { status: 507, message: 'Der Speicher des Servers ist voll; nichts wurde gespeichert. Bitte den Administrator verständigen' },
-  DATABASE_READ_ONLY: { status: 503, message: 'Die Datenbank nimmt gerade keine Änderungen an; nichts wurde gespeichert. Bitte den Administrator verständigen' },
+  STORAGE_FULL: {
+    status: 507,
+    message: 'Der Speicher des Servers ist voll; nichts wurde gespeichert. Bitte den Administrator verständigen',
+  },
+  DATABASE_READ_ONLY: {
+    status: 503,
+    message: 'Die Datenbank nimmt gerade keine Änderungen an; nichts wurde gespeichert. Bitte den Administrator verständigen',
+  },
   DATABASE_BUSY: { status: 503, message: 'Die Datenbank ist gerade belegt; nichts wurde gespeichert. Bitte gleich erneut versuchen' },
   INTERNAL_ERROR: { status: 500, message: 'Interner Fehler' },
 } as const satisfies Record<string, { status: number; message: string }>;
@@ -103,10 +112,7 @@ export class AppError extends Error {
   /** Extra response headers, such as `Retry-After` or `Allow`. */
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(
-    code: ErrorCode,
-    options: { message?: string; details?: unknown; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: ErrorCode, options: { message?: string; details?: unknown; headers?: Record<string, string> } = {}) {
     const entry = errorCatalogue[code];
     super(options.message ?? entry.message);
     this.name = 'AppError';

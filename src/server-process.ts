@@ -48,12 +48,17 @@ export function missingServerOptions(execArgv: readonly string[], nodeOptions = 
  * settings above where it lacks one; returns only when it has them all, or cannot start again
  * (Windows, or a Node without process.execve, before 22.15), or was already started again.
  */
-export function restartWithServerSettings(processLike: Pick<NodeJS.Process, 'env' | 'execArgv' | 'argv' | 'execPath' | 'platform'> & { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never } = process): void {
+export function restartWithServerSettings(
+  processLike: Pick<NodeJS.Process, 'env' | 'execArgv' | 'argv' | 'execPath' | 'platform'> & {
+    execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
+  } = process,
+): void {
   const { env, execArgv, argv, execPath, platform } = processLike;
   if (env[RESTARTED_ENV] || platform === 'win32' || typeof processLike.execve !== 'function') return;
   const options = missingServerOptions(execArgv, env.NODE_OPTIONS);
   const malloc = serverMallocEnv(env);
-  const mallocMissing = os.platform() === 'linux' && (Object.keys(malloc) as Array<keyof typeof malloc>).some((name) => env[name] === undefined);
+  const mallocMissing =
+    os.platform() === 'linux' && (Object.keys(malloc) as Array<keyof typeof malloc>).some((name) => env[name] === undefined);
   if (options.length === 0 && !mallocMissing) return;
   processLike.execve(execPath, [execPath, ...options, ...execArgv, ...argv.slice(1)], { ...env, ...malloc, [RESTARTED_ENV]: '1' });
 }

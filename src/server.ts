@@ -67,7 +67,10 @@ export async function startServer(baseConfig: Config, options: ServeOptions): Pr
   }
   const app = await listenApp(config, handle);
   try {
-    app.log.info({ database: describeDatabase(config.database), dataRoot: config.dataRoot, migrations: report.applied }, 'fieldreport ready');
+    app.log.info(
+      { database: describeDatabase(config.database), dataRoot: config.dataRoot, migrations: report.applied },
+      'fieldreport ready',
+    );
     recoverInBackground(app);
     const logins = report.standalone ? await demoLogins(handle.db) : [];
     if (logins.length > 0) process.stdout.write(startBanner(baseUrl(app), logins));

@@ -28,7 +28,9 @@ export function startBanner(base: string, logins: readonly string[]): string {
   return (
     `\nfieldreport is running on ${base}\n` +
     `  App:        ${base}/app/\n` +
-    networkAppUrls(base).map((url) => `  On the LAN: ${url}\n`).join('') +
+    networkAppUrls(base)
+      .map((url) => `  On the LAN: ${url}\n`)
+      .join('') +
     `  API docs:   ${base}/api/docs\n` +
     `  Demo login: ${logins.join(', ')} (password: ${DEMO_PASSWORD})\n` +
     `  Try:        curl -s -X POST ${base}/api/auth.php -H 'Content-Type: application/json' -d '{"login":"${logins[0]}","password":"${DEMO_PASSWORD}"}'\n\n`

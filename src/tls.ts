@@ -37,7 +37,9 @@ export function loadTls(certSetting: string | undefined, keySetting: string | un
   if (certSetting === undefined && keySetting === undefined) return undefined;
   if (certSetting === undefined || keySetting === undefined) {
     const [given, missing] = certSetting === undefined ? ['TLS_KEY', 'TLS_CERT'] : ['TLS_CERT', 'TLS_KEY'];
-    problems.push(`${given} is set but ${missing} is not: give both (the certificate and its private key, PEM files) for HTTPS, or neither`);
+    problems.push(
+      `${given} is set but ${missing} is not: give both (the certificate and its private key, PEM files) for HTTPS, or neither`,
+    );
     return undefined;
   }
   const certFile = path.resolve(certSetting);
@@ -56,7 +58,9 @@ export function loadTls(certSetting: string | undefined, keySetting: string | un
   try {
     privateKey = createPrivateKey(key);
   } catch {
-    problems.push(`TLS_KEY: ${keyFile} holds no unencrypted PEM private key (-----BEGIN PRIVATE KEY-----; an encrypted key must be decrypted first)`);
+    problems.push(
+      `TLS_KEY: ${keyFile} holds no unencrypted PEM private key (-----BEGIN PRIVATE KEY-----; an encrypted key must be decrypted first)`,
+    );
   }
   if (!certificate || !privateKey) return undefined;
   // Node would refuse the pair only when the server is made, with "key values mismatch".

@@ -22,10 +22,11 @@ const outDir = fileURLToPath(new URL('../dist/app', import.meta.url));
  * (src/plugins/web-app.ts chooses by Accept-Encoding).
  */
 function precompress(): Plugin {
-  const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? walk(full) : [full];
-  });
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const full = path.join(dir, name);
+      return statSync(full).isDirectory() ? walk(full) : [full];
+    });
   return {
     name: 'fieldreport-precompress',
     apply: 'build',
@@ -37,7 +38,12 @@ function precompress(): Plugin {
         for (const file of walk(outDir).filter((f) => /\.(js|css|html|svg|webmanifest|json)$/.test(f))) {
           const bytes = readFileSync(file);
           if (bytes.length < 1024) continue;
-          writeFileSync(`${file}.br`, brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+          writeFileSync(
+            `${file}.br`,
+            brotliCompressSync(bytes, {
+              params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+            }),
+          );
           writeFileSync(`${file}.gz`, gzipSync(bytes, { level: 9 }));
         }
       },
@@ -115,8 +121,16 @@ function preloadMain(): Plugin {
         visit(main.fileName);
         for (const css of entry.viteMetadata?.importedCss ?? []) styles.delete(css);
         return [
-          ...scripts.map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/app/${file}` }, injectTo: 'head' as const })),
-          ...[...styles].map((file) => ({ tag: 'link', attrs: { rel: 'stylesheet', crossorigin: true, href: `/app/${file}` }, injectTo: 'head' as const })),
+          ...scripts.map((file) => ({
+            tag: 'link',
+            attrs: { rel: 'modulepreload', crossorigin: true, href: `/app/${file}` },
+            injectTo: 'head' as const,
+          })),
+          ...[...styles].map((file) => ({
+            tag: 'link',
+            attrs: { rel: 'stylesheet', crossorigin: true, href: `/app/${file}` },
+            injectTo: 'head' as const,
+          })),
         ];
       },
     },

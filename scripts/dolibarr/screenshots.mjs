@@ -38,7 +38,9 @@ try {
     const href = new URL((await pdfLink.getAttribute('href')) ?? '', page.url()).toString();
     const res = await page.request.get(href);
     const body = await res.body();
-    console.log(`pdf: ${href} -> ${res.status()} ${res.headers()['content-type']} ${body.subarray(0, 5).toString()} (${body.length} bytes)`);
+    console.log(
+      `pdf: ${href} -> ${res.status()} ${res.headers()['content-type']} ${body.subarray(0, 5).toString()} (${body.length} bytes)`,
+    );
   }
 
   // The list, from the left menu of the commercial area.

@@ -11,7 +11,26 @@
  * and without signing-certificate-v2, and support neither time stamps nor EC keys.
  */
 import { createHash, createPublicKey, sign, verify, X509Certificate, type KeyObject } from 'node:crypto';
-import { children, context, contentOf, DerError, expectTag, integer, nullValue, octetString, oid, rawOf, readNode, readOid, readTime, sequence, setOf, TAG, tlv, type DerNode } from './der.js';
+import {
+  children,
+  context,
+  contentOf,
+  DerError,
+  expectTag,
+  integer,
+  nullValue,
+  octetString,
+  oid,
+  rawOf,
+  readNode,
+  readOid,
+  readTime,
+  sequence,
+  setOf,
+  TAG,
+  tlv,
+  type DerNode,
+} from './der.js';
 
 export const OID = {
   data: '1.2.840.113549.1.7.1',
@@ -158,7 +177,8 @@ export function parseCms(der: Buffer): ParsedCms {
     signedAttributes = Buffer.concat([Buffer.from([TAG.SET]), rawOf(node).subarray(1)]);
     for (const attr of children(node)) {
       const [attrType, values] = children(attr);
-      if (readOid(attrType!) === OID.messageDigest) messageDigest = contentOf(expectTag(children(values!)[0], TAG.OCTET_STRING, 'message digest'));
+      if (readOid(attrType!) === OID.messageDigest)
+        messageDigest = contentOf(expectTag(children(values!)[0], TAG.OCTET_STRING, 'message digest'));
     }
   }
   i++; // signature algorithm
@@ -185,7 +205,12 @@ export function parseCms(der: Buffer): ParsedCms {
 
 export type CmsCheck =
   | { valid: true; certificate: Buffer; parsed: ParsedCms }
-  | { valid: false; reason: 'unreadable' | 'no_certificate' | 'digest_mismatch' | 'signature_invalid'; certificate?: Buffer; parsed?: ParsedCms };
+  | {
+      valid: false;
+      reason: 'unreadable' | 'no_certificate' | 'digest_mismatch' | 'signature_invalid';
+      certificate?: Buffer;
+      parsed?: ParsedCms;
+    };
 
 /** The hash of `data` with a CMS digest algorithm. */
 export function digestWith(algorithmOid: string, ...data: Buffer[]): Buffer {
@@ -222,10 +247,12 @@ export function checkCms(der: Buffer, digestOf: (algorithmOid: string) => Buffer
   } catch {
     return { valid: false, reason: 'unreadable', parsed, certificate };
   }
-  if (!parsed.signedAttributes || !parsed.messageDigest || !parsed.messageDigest.equals(digest)) return { valid: false, reason: 'digest_mismatch', parsed, certificate };
+  if (!parsed.signedAttributes || !parsed.messageDigest || !parsed.messageDigest.equals(digest))
+    return { valid: false, reason: 'digest_mismatch', parsed, certificate };
   try {
     const key = createPublicKey(new X509Certificate(certificate).publicKey.export({ type: 'spki', format: 'pem' }));
-    if (verify(DIGESTS[parsed.digestAlgorithm]!, parsed.signedAttributes, key, parsed.signature)) return { valid: true, certificate, parsed };
+    if (verify(DIGESTS[parsed.digestAlgorithm]!, parsed.signedAttributes, key, parsed.signature))
+      return { valid: true, certificate, parsed };
   } catch {
     // an unusable key or signature reads as invalid
   }

@@ -89,7 +89,9 @@ export function oid(dotted: string): Buffer {
 export function time(date: Date): Buffer {
   const iso = date.toISOString().replace(/[-:T]/g, '').slice(0, 14); // YYYYMMDDhhmmss
   const year = date.getUTCFullYear();
-  return year < 2050 ? tlv(TAG.UTC_TIME, Buffer.from(`${iso.slice(2)}Z`, 'latin1')) : tlv(TAG.GENERALIZED_TIME, Buffer.from(`${iso}Z`, 'latin1'));
+  return year < 2050
+    ? tlv(TAG.UTC_TIME, Buffer.from(`${iso.slice(2)}Z`, 'latin1'))
+    : tlv(TAG.GENERALIZED_TIME, Buffer.from(`${iso}Z`, 'latin1'));
 }
 
 // ---- reading -------------------------------------------------------------------------------------
@@ -170,7 +172,8 @@ export function readOid(node: DerNode): string {
 export function readTime(node: DerNode): Date {
   const text = contentOf(node).toString('latin1');
   const match = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\.\d+)?Z$/.exec(text);
-  if (!match || (node.tag !== TAG.UTC_TIME && node.tag !== TAG.GENERALIZED_TIME)) throw new DerError(`ASN.1: time expected, got ${JSON.stringify(text)}`);
+  if (!match || (node.tag !== TAG.UTC_TIME && node.tag !== TAG.GENERALIZED_TIME))
+    throw new DerError(`ASN.1: time expected, got ${JSON.stringify(text)}`);
   let year = Number(match[1]);
   if (match[1]!.length === 2) year += year < 50 ? 2000 : 1900;
   const ms = match[7] ? Math.round(Number(`0${match[7]}`) * 1000) : 0;

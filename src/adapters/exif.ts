@@ -92,7 +92,10 @@ export function parsePhotoExif(exif: Buffer): { takenAt: TakenAt | null; where: 
     const [, count, value, inline] = entry;
     const at = count <= 4 ? inline : value;
     if (at < 0 || at + count > tiff.length) return null;
-    return tiff.toString('latin1', at, at + count).replace(/\0.*$/s, '').trim();
+    return tiff
+      .toString('latin1', at, at + count)
+      .replace(/\0.*$/s, '')
+      .trim();
   };
   /** Degrees from three rationals (degrees, minutes, seconds); null when malformed. */
   const degrees = (entry: [number, number, number, number] | undefined): number | null => {
@@ -102,7 +105,8 @@ export function parsePhotoExif(exif: Buffer): { takenAt: TakenAt | null; where: 
     const parts: number[] = [];
     for (let i = 0; i < 3; i++) {
       const numerator = entry[0] === SRATIONAL ? (little ? tiff.readInt32LE(at + i * 8) : tiff.readInt32BE(at + i * 8)) : u32(at + i * 8);
-      const denominator = entry[0] === SRATIONAL ? (little ? tiff.readInt32LE(at + i * 8 + 4) : tiff.readInt32BE(at + i * 8 + 4)) : u32(at + i * 8 + 4);
+      const denominator =
+        entry[0] === SRATIONAL ? (little ? tiff.readInt32LE(at + i * 8 + 4) : tiff.readInt32BE(at + i * 8 + 4)) : u32(at + i * 8 + 4);
       if (denominator === 0 || numerator < 0 || denominator < 0) return null;
       parts.push(numerator / denominator);
     }
@@ -114,7 +118,13 @@ export function parsePhotoExif(exif: Buffer): { takenAt: TakenAt | null; where: 
   const exifIfd = exifPointer && exifPointer[0] === LONG ? entries(exifPointer[2]) : new Map();
   const gpsPointer = ifd0.get(TAG_GPS_IFD);
   const gpsIfd = gpsPointer && gpsPointer[0] === LONG ? entries(gpsPointer[2]) : new Map();
-  return { takenAt: takenAtOf(text(exifIfd.get(TAG_DATE_TIME_ORIGINAL)) ?? text(exifIfd.get(TAG_DATE_TIME_DIGITIZED)), text(exifIfd.get(TAG_OFFSET_TIME_ORIGINAL))), where: whereOf() };
+  return {
+    takenAt: takenAtOf(
+      text(exifIfd.get(TAG_DATE_TIME_ORIGINAL)) ?? text(exifIfd.get(TAG_DATE_TIME_DIGITIZED)),
+      text(exifIfd.get(TAG_OFFSET_TIME_ORIGINAL)),
+    ),
+    where: whereOf(),
+  };
 
   function whereOf(): TakenWhere | null {
     const latRef = text(gpsIfd.get(TAG_GPS_LATITUDE_REF))?.toUpperCase();

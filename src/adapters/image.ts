@@ -32,7 +32,11 @@ export type ThumbnailSize = keyof typeof THUMBNAIL_SIZES;
 export const THUMBNAIL_SIZE_NAMES = Object.keys(THUMBNAIL_SIZES) as ThumbnailSize[];
 
 /** The types that get Dolibarr thumbnails, with sharp's format name (kept for the thumbnail). */
-const THUMBNAIL_FORMATS: Readonly<Record<string, 'jpeg' | 'png' | 'webp'>> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp' };
+const THUMBNAIL_FORMATS: Readonly<Record<string, 'jpeg' | 'png' | 'webp'>> = {
+  'image/jpeg': 'jpeg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+};
 
 /** sharp's format for a thumbnail of a file of MIME type `mime`, or undefined when it gets none. */
 export function thumbnailFormatOf(mime: string | null | undefined): 'jpeg' | 'png' | 'webp' | undefined {
@@ -53,7 +57,8 @@ export async function ensureThumbsFolder(file: string): Promise<void> {
   const dir = path.dirname(file);
   await mkdir(path.join(dir, 'thumbs'), { recursive: true });
   const [realDir, realThumbs] = await Promise.all([realpath(dir), realpath(path.join(dir, 'thumbs'))]);
-  if (realThumbs !== path.join(realDir, 'thumbs')) throw new AppError('FILE_PATH_INVALID', { message: 'Der Ordner thumbs verweist aus dem Objektordner hinaus' });
+  if (realThumbs !== path.join(realDir, 'thumbs'))
+    throw new AppError('FILE_PATH_INVALID', { message: 'Der Ordner thumbs verweist aus dem Objektordner hinaus' });
 }
 
 /**
@@ -67,7 +72,9 @@ export async function writeThumbnail(file: string, size: ThumbnailSize, format?:
   await ensureThumbsFolder(file);
   const { width, height } = THUMBNAIL_SIZES[size];
   const kind = format ?? (await sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).metadata()).format;
-  const image = sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).rotate().resize(width, height, { fit: 'inside', withoutEnlargement: true });
+  const image = sharp(source, { limitInputPixels: MAX_INPUT_PIXELS })
+    .rotate()
+    .resize(width, height, { fit: 'inside', withoutEnlargement: true });
   if (kind === 'jpeg') image.jpeg({ quality: 50 });
   else if (kind === 'webp') image.webp({ quality: 50 });
   else if (kind === 'png') image.png({ compressionLevel: 5 });
@@ -117,7 +124,12 @@ export function thumbnailReduction(width: number, height: number): number {
  * has no reduction on load, is never held whole. The decode reads all of the image: a corrupt one
  * fails here (sharp's error).
  */
-export async function decodeUpright(source: string, format: string | undefined, shrink: 1 | 2 | 4 | 8, fit: { width: number; height: number }): Promise<Decoded> {
+export async function decodeUpright(
+  source: string,
+  format: string | undefined,
+  shrink: 1 | 2 | 4 | 8,
+  fit: { width: number; height: number },
+): Promise<Decoded> {
   return sharp(withShrink(source, format, shrink), { limitInputPixels: MAX_INPUT_PIXELS })
     .rotate()
     .resize(fit.width, fit.height, { fit: 'inside', withoutEnlargement: true })
@@ -134,7 +146,9 @@ export async function writeThumbnailsFrom(decoded: Decoded, file: string, format
   const results = await Promise.allSettled(
     THUMBNAIL_SIZE_NAMES.map(async (size) => {
       const box = THUMBNAIL_SIZES[size];
-      const image = sharp(decoded.data, { raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels } }).resize(box.width, box.height, { fit: 'inside', withoutEnlargement: true });
+      const image = sharp(decoded.data, {
+        raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels },
+      }).resize(box.width, box.height, { fit: 'inside', withoutEnlargement: true });
       if (format === 'jpeg') image.jpeg({ quality: 50 });
       else if (format === 'webp') image.webp({ quality: 50 });
       else image.png({ compressionLevel: 5 });

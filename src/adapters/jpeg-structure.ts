@@ -94,7 +94,8 @@ export class JpegStructure {
         case 'scanFF': {
           const code = chunk[i++]!;
           if (code === 0x00 || (code >= 0xd0 && code <= 0xd7)) this.state = 'scan';
-          else if (code === 0xff) break; // fill bytes
+          else if (code === 0xff)
+            break; // fill bytes
           else this.marker(code);
           break;
         }

@@ -79,7 +79,11 @@ export function createLibreOffice(options: LibreOfficeOptions = {}): LibreOffice
   let located: Promise<string | undefined> | undefined;
   function locate(): Promise<string | undefined> {
     located ??= findSoffice(options.binary, searchPath).then((binary) => {
-      if (!binary) options.logger?.warn({ binary: options.binary ?? 'soffice' }, 'LibreOffice (soffice) not found: ODT templates cannot be converted to PDF');
+      if (!binary)
+        options.logger?.warn(
+          { binary: options.binary ?? 'soffice' },
+          'LibreOffice (soffice) not found: ODT templates cannot be converted to PDF',
+        );
       return binary;
     });
     return located;
@@ -96,7 +100,8 @@ export function createLibreOffice(options: LibreOfficeOptions = {}): LibreOffice
   }
   function release(): void {
     const next = waiting.shift();
-    if (next) next(); // the slot passes on; `active` stays the same
+    if (next)
+      next(); // the slot passes on; `active` stays the same
     else active -= 1;
   }
 
@@ -116,10 +121,16 @@ export function createLibreOffice(options: LibreOfficeOptions = {}): LibreOffice
       const flattened = path.join(work, 'in', path.basename(source));
       const input = (await flattenOdtPictures(source, flattened)) ? flattened : source;
       const args = [
-        '--headless', '--norestore', '--nolockcheck', '--nodefault', '--nofirststartwizard',
+        '--headless',
+        '--norestore',
+        '--nolockcheck',
+        '--nodefault',
+        '--nofirststartwizard',
         `-env:UserInstallation=${pathToFileURL(profile).href}`,
-        '--convert-to', PDF_EXPORT_FILTER,
-        '--outdir', out,
+        '--convert-to',
+        PDF_EXPORT_FILTER,
+        '--outdir',
+        out,
         input,
       ];
       const env = { PATH: searchPath, HOME: work, TMPDIR: work, LANG: locale, LC_ALL: locale, SAL_USE_VCLPLUGIN: 'svp' };
@@ -197,7 +208,11 @@ function run(binary: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: 
 
     child.on('error', (error) => {
       clearTimeout(timer);
-      reject(new LibreOfficeError(`LibreOffice could not be started: ${(error as NodeJS.ErrnoException).code ?? error.message}`, { cause: error }));
+      reject(
+        new LibreOfficeError(`LibreOffice could not be started: ${(error as NodeJS.ErrnoException).code ?? error.message}`, {
+          cause: error,
+        }),
+      );
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);

@@ -144,7 +144,8 @@ const SPAN_CLOSE = /^<\/text:span\s*>$/;
 const EMPTY_TAG = /^<(?:text:span|text:soft-page-break|text:bookmark)(?:\s(?:[^>"']|"[^"]*"|'[^']*')*)?\/>$/;
 
 /** Characters XML 1.0 does not allow (a value from the database may hold them): dropped. */
-const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const XML_INVALID =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function escapeXml(value: string): string {
   return value
@@ -158,9 +159,7 @@ function escapeXml(value: string): string {
 
 /** A value as ODF text: escaped, line breaks and tabs as ODF elements (plain ones would collapse). */
 function textValue(value: string): string {
-  return escapeXml(value.replace(/\r\n?/g, '\n'))
-    .replace(/\n/g, '<text:line-break/>')
-    .replace(/\t/g, '<text:tab/>');
+  return escapeXml(value.replace(/\r\n?/g, '\n')).replace(/\n/g, '<text:line-break/>').replace(/\t/g, '<text:tab/>');
 }
 
 /** A value inside an attribute (a link target, say): escaped, line breaks as character references. */
@@ -259,9 +258,7 @@ export async function listOdtTemplates(dirs: string[]): Promise<OdtTemplateFile[
         const info = await stat(target);
         if (!info.isFile()) continue;
         found.push({ name: entry.name, dir, size: info.size, mtime: Math.floor(info.mtimeMs) });
-      } catch {
-        continue; // removed while listing
-      }
+      } catch {}
     }
   }
   return found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -201,7 +201,9 @@ export function createScanPool(options: ScanPoolOptions) {
         const onError = (error: Error & { code?: string }) => {
           if (settled) return;
           finish(false);
-          reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new CheckTooCostly('the check needed more memory than a worker may have') : error);
+          reject(
+            error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new CheckTooCostly('the check needed more memory than a worker may have') : error,
+          );
         };
         const onExit = () => {
           if (settled) return;

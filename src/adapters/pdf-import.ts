@@ -190,7 +190,8 @@ class ObjectCopier {
     let bytes = stream.getContents();
     const filter = stream.dict.get(PDFName.of('Filter'));
     const data: Record<string, unknown> = {};
-    if (bytes.length === 0) bytes = new Uint8Array([0x20]); // pdfkit writes no stream at all for zero bytes
+    if (bytes.length === 0)
+      bytes = new Uint8Array([0x20]); // pdfkit writes no stream at all for zero bytes
     // Filter must be there when the ref is made, or pdfkit deflates the bytes a second time.
     else if (filter) data.Filter = this.copy(this.context.lookup(filter));
     const target = this.doc.ref(data);

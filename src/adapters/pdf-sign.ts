@@ -65,9 +65,14 @@ export function parseDict(text: string): Map<string, string> {
     if (c === '<' && body[i + 1] === '<') {
       let depth = 0;
       for (; i < end; ) {
-        if (body.startsWith('<<', i)) { depth++; i += 2; }
-        else if (body.startsWith('>>', i)) { depth--; i += 2; if (depth === 0) break; }
-        else if (body[i] === '(' || body[i] === '<') readValue();
+        if (body.startsWith('<<', i)) {
+          depth++;
+          i += 2;
+        } else if (body.startsWith('>>', i)) {
+          depth--;
+          i += 2;
+          if (depth === 0) break;
+        } else if (body[i] === '(' || body[i] === '<') readValue();
         else i++;
       }
       return body.slice(start, i);
@@ -80,9 +85,14 @@ export function parseDict(text: string): Map<string, string> {
     if (c === '[') {
       let depth = 0;
       for (; i < end; ) {
-        if (body[i] === '[') { depth++; i++; }
-        else if (body[i] === ']') { depth--; i++; if (depth === 0) break; }
-        else if (body[i] === '(' || body[i] === '<') readValue();
+        if (body[i] === '[') {
+          depth++;
+          i++;
+        } else if (body[i] === ']') {
+          depth--;
+          i++;
+          if (depth === 0) break;
+        } else if (body[i] === '(' || body[i] === '<') readValue();
         else i++;
       }
       return body.slice(start, i);
@@ -129,7 +139,10 @@ function readStructure(pdf: Buffer): Structure {
     if (!text.startsWith('xref')) throw new PdfSignError('PDF: only classic cross-reference tables are supported');
     const trailerAt = pdf.indexOf('trailer', at, 'latin1');
     if (trailerAt < 0) throw new PdfSignError('PDF: no trailer');
-    const lines = latin1(pdf.subarray(at + 4, trailerAt)).split(/\r\n|\r|\n/).map((l) => l.trim()).filter(Boolean);
+    const lines = latin1(pdf.subarray(at + 4, trailerAt))
+      .split(/\r\n|\r|\n/)
+      .map((l) => l.trim())
+      .filter(Boolean);
     for (let li = 0; li < lines.length; ) {
       const [first, count] = lines[li++]!.split(/\s+/).map(Number) as [number, number];
       for (let k = 0; k < count; k++) {
@@ -201,7 +214,7 @@ function prepare(pdf: Buffer, sigEntries: string[], fieldName: string, reserve: 
     objects.set(rootRef.num, dictText(root));
   }
   const fields = acro.get('/Fields');
-  if (fields !== undefined && !/^\[[\d\sR]*\]$/.test(fields)) throw new PdfSignError('PDF: the form\'s /Fields is not a plain array');
+  if (fields !== undefined && !/^\[[\d\sR]*\]$/.test(fields)) throw new PdfSignError("PDF: the form's /Fields is not a plain array");
   const names = new Set<string>();
   for (const f of (fields ?? '[]').slice(1, -1).match(/\d+\s+\d+\s+R/g) ?? []) {
     const t = parseDict(readObject(pdf, s, parseRef(f)!)).get('/T');
@@ -232,10 +245,22 @@ function prepare(pdf: Buffer, sigEntries: string[], fieldName: string, reserve: 
   }
 
   objects.set(sigNum, `<<\n${[...sigEntries, BYTE_RANGE_PLACEHOLDER, `/Contents <${'0'.repeat(reserve * 2)}>`].join('\n')}\n>>`);
-  objects.set(fieldNum, dictText(new Map([
-    ['/Type', '/Annot'], ['/Subtype', '/Widget'], ['/FT', '/Sig'], ['/T', pdfText(name)], ['/V', `${sigNum} 0 R`],
-    ['/F', '132'], ['/Rect', '[0 0 0 0]'], ['/P', refText(pageRef)], ['/AP', `<< /N ${apNum} 0 R >>`],
-  ])));
+  objects.set(
+    fieldNum,
+    dictText(
+      new Map([
+        ['/Type', '/Annot'],
+        ['/Subtype', '/Widget'],
+        ['/FT', '/Sig'],
+        ['/T', pdfText(name)],
+        ['/V', `${sigNum} 0 R`],
+        ['/F', '132'],
+        ['/Rect', '[0 0 0 0]'],
+        ['/P', refText(pageRef)],
+        ['/AP', `<< /N ${apNum} 0 R >>`],
+      ]),
+    ),
+  );
   objects.set(apNum, '<<\n/Type /XObject\n/Subtype /Form\n/BBox [0 0 0 0]\n/Resources << >>\n/Length 0\n>>\nstream\n\nendstream');
 
   // The update: objects, a cross-reference section for them, the trailer.
@@ -265,7 +290,10 @@ function prepare(pdf: Buffer, sigEntries: string[], fieldName: string, reserve: 
     for (let r = 0; r < run; r++) xref += `${String(placed.get(numbers[k + r]!)).padStart(10, '0')} 00000 n\r\n`;
     k += run;
   }
-  const trailer = new Map<string, string>([['/Size', String(Math.max(next, Number(s.trailer.get('/Size'))))], ['/Root', refText(rootRef)]]);
+  const trailer = new Map<string, string>([
+    ['/Size', String(Math.max(next, Number(s.trailer.get('/Size'))))],
+    ['/Root', refText(rootRef)],
+  ]);
   for (const key of ['/Info', '/ID']) if (s.trailer.has(key)) trailer.set(key, s.trailer.get(key)!);
   trailer.set('/Prev', String(s.startxref));
   push(`${xref}trailer\n${dictText(trailer)}\nstartxref\n${xrefAt}\n%%EOF\n`);
@@ -283,7 +311,8 @@ function fixByteRange(p: Prepared): Buffer[] {
 
 function fillContents(p: Prepared, der: Buffer): Buffer {
   const room = p.contentsEnd - p.contentsStart - 2;
-  if (der.length * 2 > room) throw new PdfSignError(`PDF: the signature (${der.length} bytes) does not fit its placeholder (${room / 2} bytes)`);
+  if (der.length * 2 > room)
+    throw new PdfSignError(`PDF: the signature (${der.length} bytes) does not fit its placeholder (${room / 2} bytes)`);
   p.pdf.write(der.toString('hex').toUpperCase(), p.contentsStart + 1, 'latin1');
   return p.pdf;
 }
@@ -441,7 +470,17 @@ export function findSignatures(pdf: Buffer): FoundSignature[] {
     if (found.length >= MAX_SIGNATURES || candidates >= MAX_CANDIDATES) break;
     const byteRange = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] as [number, number, number, number];
     const [a, b, c, d] = byteRange;
-    if (a !== 0 || b <= 0 || c <= b || c - b > MAX_CONTENTS_HEX + 2 || c + d > pdf.length || pdf[b] !== 0x3c || pdf[c - 1] !== 0x3e || (m.index >= b && m.index < c)) continue;
+    if (
+      a !== 0 ||
+      b <= 0 ||
+      c <= b ||
+      c - b > MAX_CONTENTS_HEX + 2 ||
+      c + d > pdf.length ||
+      pdf[b] !== 0x3c ||
+      pdf[c - 1] !== 0x3e ||
+      (m.index >= b && m.index < c)
+    )
+      continue;
     const gap = `${b}:${c}`;
     if (seen.has(gap)) continue;
     seen.add(gap);
@@ -454,7 +493,14 @@ export function findSignatures(pdf: Buffer): FoundSignature[] {
     const digest = digestWith(OID_SHA256, ...ranges);
     if (kind === 'timestamp') {
       const check = checkTimestampToken(der, ranges);
-      found.push({ ...base, valid: check.valid, problem: check.valid ? undefined : 'digest_mismatch', certificate: check.certificate, digest, timestamp: { valid: check.valid, info: check.info } });
+      found.push({
+        ...base,
+        valid: check.valid,
+        problem: check.valid ? undefined : 'digest_mismatch',
+        certificate: check.certificate,
+        digest,
+        timestamp: { valid: check.valid, info: check.info },
+      });
       continue;
     }
     const check = checkCms(der, (alg) => (alg === OID_SHA256 ? digest : digestWith(alg, ...ranges)));

@@ -31,7 +31,26 @@ import PDFDocument from 'pdfkit';
 import { paginate, type Block } from './pdf/flow.js';
 import { compactRowHeight } from './pdf/geometry.js';
 import { loadImage } from './pdf/images.js';
-import { bodyOf, drawPdfKitImage, lineHeight, mm, PDF_LAYOUT, registerFonts, rule, RULE, MUTED, SANS, SANS_BOLD, style, textIn, uprightSize, type Box, type Doc, type PdfKitImage, type TextStyle } from './pdf/kit.js';
+import {
+  bodyOf,
+  drawPdfKitImage,
+  lineHeight,
+  mm,
+  PDF_LAYOUT,
+  registerFonts,
+  rule,
+  RULE,
+  MUTED,
+  SANS,
+  SANS_BOLD,
+  style,
+  textIn,
+  uprightSize,
+  type Box,
+  type Doc,
+  type PdfKitImage,
+  type TextStyle,
+} from './pdf/kit.js';
 import type { PdfDocumentInput, PdfPage, PhotosPerSheet } from './pdf/model.js';
 import { beforeAfterRow, beforeAfterSheet } from './pdf/sections/before-after.js';
 import { checklistBlocks } from './pdf/sections/checklist.js';
@@ -47,7 +66,22 @@ import { PDFA_DOCUMENT_OPTIONS, pdfaInfo, replaceMissingGlyphs } from './pdfa.js
 export { isPlainPng, type PdfImage } from './pdf/images.js';
 export { imageBoxFor, largestImageBox, type ImageBox } from './pdf/geometry.js';
 export { PDF_LAYOUT, type Orientation, type PaperFormat, type Rotation } from './pdf/kit.js';
-export { PHOTOS_PER_SHEET, type EvidenceEvent, type EvidenceImage, type EvidenceInput, type EvidenceSignature, type ChecklistLine, type TimeRow, type MaterialLine, type PdfCover, type PdfDocumentInput, type PdfPage, type PhotosPerSheet, type SignatureFacts, type SummaryInput } from './pdf/model.js';
+export {
+  PHOTOS_PER_SHEET,
+  type EvidenceEvent,
+  type EvidenceImage,
+  type EvidenceInput,
+  type EvidenceSignature,
+  type ChecklistLine,
+  type TimeRow,
+  type MaterialLine,
+  type PdfCover,
+  type PdfDocumentInput,
+  type PdfPage,
+  type PhotosPerSheet,
+  type SignatureFacts,
+  type SummaryInput,
+} from './pdf/model.js';
 export { pdfLanguageOf, type PdfLanguage } from './pdf/words.js';
 
 /** The box of the company logo at the top left of every body sheet. */
@@ -60,7 +94,14 @@ const OUTPUT_HIGH_WATER = 1 << 20;
  * Compact: photos in rows (one or two across), before/after pairs as rows, titles as headings;
  * signature sheets always alone on their sheet.
  */
-export function pageBlocks(doc: Doc, pages: readonly PdfPage[], perSheet: PhotosPerSheet, body: Box, rowHeight: number, words: PdfWords): Block[] {
+export function pageBlocks(
+  doc: Doc,
+  pages: readonly PdfPage[],
+  perSheet: PhotosPerSheet,
+  body: Box,
+  rowHeight: number,
+  words: PdfWords,
+): Block[] {
   const blocks: Block[] = [];
   const columns = perSheet === 4 ? 2 : 1;
   let row: NumberedPhoto[] = [];
@@ -84,7 +125,11 @@ export function pageBlocks(doc: Doc, pages: readonly PdfPage[], perSheet: Photos
     }
     flushRow();
     if (page.kind === 'before_after') blocks.push(perSheet === 1 ? beforeAfterSheet(page, body) : beforeAfterRow(page, rowHeight));
-    else if (page.kind === 'title_only') blocks.push({ ...(perSheet === 1 ? titleSheet(page.title, page.note, body) : sectionHeading(doc, page.title, page.note, body)), notice: page.notice });
+    else if (page.kind === 'title_only')
+      blocks.push({
+        ...(perSheet === 1 ? titleSheet(page.title, page.note, body) : sectionHeading(doc, page.title, page.note, body)),
+        notice: page.notice,
+      });
     else if (page.kind === 'checklist') blocks.push(...checklistBlocks(doc, page, body, words, perSheet === 1));
     else blocks.push(signatureSheet(page, body));
   }
@@ -102,11 +147,23 @@ export async function renderReportPdf(input: PdfDocumentInput, out: NodeJS.Writa
   const language = input.language ?? 'de';
   const words = wordsFor(language);
   const perSheet = input.photosPerSheet ?? 1;
-  const info: PDFKit.DocumentInfo = { Title: input.info.title, Producer: 'fieldreport', Creator: 'fieldreport', CreationDate: input.info.creationDate ?? new Date() };
+  const info: PDFKit.DocumentInfo = {
+    Title: input.info.title,
+    Producer: 'fieldreport',
+    Creator: 'fieldreport',
+    CreationDate: input.info.creationDate ?? new Date(),
+  };
   // pdfkit writes every key of info, so absent values must not be there as undefined.
   if (input.info.author) info.Author = input.info.author;
   if (input.info.subject) info.Subject = input.info.subject;
-  const doc = new PDFDocument({ autoFirstPage: false, compress: true, ...PDFA_DOCUMENT_OPTIONS, lang: language === 'en' ? 'en-GB' : 'de-DE', displayTitle: true, info: pdfaInfo(info) });
+  const doc = new PDFDocument({
+    autoFirstPage: false,
+    compress: true,
+    ...PDFA_DOCUMENT_OPTIONS,
+    lang: language === 'en' ? 'en-GB' : 'de-DE',
+    displayTitle: true,
+    info: pdfaInfo(info),
+  });
   escapeXmpInfo(doc);
   replaceMissingGlyphs(doc);
   registerFonts(doc);
@@ -133,7 +190,9 @@ export async function renderReportPdf(input: PdfDocumentInput, out: NodeJS.Writa
     }
     let number = coverSheets;
     for (const sheet of sheets) {
-      const images = await Promise.all(sheet.blocks.map(({ block }) => Promise.all((block.images ?? []).map((image) => loadImage(doc, image)))));
+      const images = await Promise.all(
+        sheet.blocks.map(({ block }) => Promise.all((block.images ?? []).map((image) => loadImage(doc, image)))),
+      );
       await sink.room();
       doc.addPage(pageOptions);
       number++;
@@ -165,10 +224,10 @@ function escapeXmpInfo(doc: Doc): void {
   const target = doc as unknown as { _addInfo?: () => void; info: Record<string, unknown> };
   const addInfo = target._addInfo;
   if (typeof addInfo !== 'function') return;
-  const escape = (value: string): string => value.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const escapeXml = (value: string): string => value.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
   target._addInfo = function (this: typeof target) {
     const info = this.info;
-    this.info = Object.fromEntries(Object.entries(info).map(([key, value]) => [key, typeof value === 'string' ? escape(value) : value]));
+    this.info = Object.fromEntries(Object.entries(info).map(([key, value]) => [key, typeof value === 'string' ? escapeXml(value) : value]));
     try {
       addInfo.call(this);
     } finally {
@@ -250,7 +309,8 @@ function drawHeader(doc: Doc, lines: readonly string[], logo: PdfKitImage | null
   const left = PDF_LAYOUT.side + PDF_LAYOUT.logoWidth + mm(6);
   let y = top;
   lines.forEach((line, index) => {
-    const lineStyle: TextStyle = index === 0 ? { font: SANS_BOLD, size: 10, align: 'right' } : { font: SANS, size: 8.5, color: '#333333', align: 'right' };
+    const lineStyle: TextStyle =
+      index === 0 ? { font: SANS_BOLD, size: 10, align: 'right' } : { font: SANS, size: 8.5, color: '#333333', align: 'right' };
     style(doc, lineStyle);
     const height = doc.currentLineHeight(true);
     if (y + height > top + PDF_LAYOUT.logoHeight + mm(1)) return;
@@ -275,7 +335,12 @@ function drawFooter(doc: Doc, text: string): void {
 function drawNotice(doc: Doc, text: string): void {
   const noticeStyle: TextStyle = { font: SANS_BOLD, size: 8.5, color: '#8b0000', align: 'center' };
   const height = lineHeight(doc, noticeStyle);
-  const band = { x: PDF_LAYOUT.side, y: doc.page.height - PDF_LAYOUT.bottom + mm(1), w: doc.page.width - 2 * PDF_LAYOUT.side, h: height + mm(1.2) };
+  const band = {
+    x: PDF_LAYOUT.side,
+    y: doc.page.height - PDF_LAYOUT.bottom + mm(1),
+    w: doc.page.width - 2 * PDF_LAYOUT.side,
+    h: height + mm(1.2),
+  };
   doc.save().rect(band.x, band.y, band.w, band.h).lineWidth(0.75).fillAndStroke('#fde8e8', '#b22222').restore();
   textIn(doc, text, { x: band.x + mm(2), y: band.y + mm(0.6), w: band.w - mm(4), h: height }, noticeStyle);
 }

@@ -109,7 +109,10 @@ export function replaceMissingGlyphs(doc: PDFKit.PDFDocument): void {
     if (typeof original !== 'function') continue;
     target[method] = function (this: FontHolder, text: unknown, ...rest: unknown[]) {
       const font = this._font?.font;
-      const printable = typeof text === 'string' && typeof font?.hasGlyphForCodePoint === 'function' ? withGlyphsOf(font as { hasGlyphForCodePoint(codePoint: number): boolean }, text) : text;
+      const printable =
+        typeof text === 'string' && typeof font?.hasGlyphForCodePoint === 'function'
+          ? withGlyphsOf(font as { hasGlyphForCodePoint(codePoint: number): boolean }, text)
+          : text;
       return original.call(this, printable, ...rest);
     };
   }
@@ -159,7 +162,8 @@ export async function flattenOdtPictures(source: string, target: string): Promis
       filter(file) {
         count += 1;
         total += file.originalSize;
-        if (count > MAX_TEMPLATE_ENTRIES || total > MAX_UNZIPPED_BYTES || file.name === '__proto__') throw new Error('beyond the template limits');
+        if (count > MAX_TEMPLATE_ENTRIES || total > MAX_UNZIPPED_BYTES || file.name === '__proto__')
+          throw new Error('beyond the template limits');
         if (file.compression === 0) stored.add(file.name);
         order.push(file.name);
         return true;

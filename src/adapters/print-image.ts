@@ -21,7 +21,16 @@ import sharp from 'sharp';
 import { AppError } from '../errors.js';
 import { writeFileAtomic } from './file-store.js';
 import { collectWhenQuiet } from './heap.js';
-import { MAX_INPUT_PIXELS, THUMBNAIL_SIZES, decodeUpright, jpegShrink, thumbnailReduction, uprightSize, withShrink, writeThumbnailsFrom } from './image.js';
+import {
+  MAX_INPUT_PIXELS,
+  THUMBNAIL_SIZES,
+  decodeUpright,
+  jpegShrink,
+  thumbnailReduction,
+  uprightSize,
+  withShrink,
+  writeThumbnailsFrom,
+} from './image.js';
 import type { ImageBox } from './pdf.js';
 
 export interface PrintImage {
@@ -69,7 +78,9 @@ const CACHE_FILE = /^[0-9a-f]{64}(?:-\d+x\d+)?\.jpg$/;
 /** The hash naming `source` as it is now (absolute path, size, mtime), for one format version. */
 async function keyOf(absolute: string, version = FORMAT_VERSION): Promise<string> {
   const { size, mtimeMs } = await stat(absolute);
-  return createHash('sha256').update(JSON.stringify([absolute, size, mtimeMs, version])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([absolute, size, mtimeMs, version]))
+    .digest('hex');
 }
 
 /**
@@ -135,8 +146,15 @@ export async function preparePrintImage(source: string, cacheDir: string, box: I
  */
 export async function preparePhoto(file: string, cacheDir: string, box: ImageBox, dpi = PRINT_DPI): Promise<void> {
   const { absolute, meta, upright, size, target } = await plannedCopy(file, cacheDir, box, dpi);
-  const copyNeeded = !inFlight.has(target) && !(await stat(target).then(() => true, () => false));
-  const reduction = copyNeeded ? Math.min(upright.width / size.width, thumbnailReduction(upright.width, upright.height)) : thumbnailReduction(upright.width, upright.height);
+  const copyNeeded =
+    !inFlight.has(target) &&
+    !(await stat(target).then(
+      () => true,
+      () => false,
+    ));
+  const reduction = copyNeeded
+    ? Math.min(upright.width / size.width, thumbnailReduction(upright.width, upright.height))
+    : thumbnailReduction(upright.width, upright.height);
   // Scaled as it is read to the larger of what is made of it: the copy, else the small thumbnail.
   const fit = copyNeeded ? size : THUMBNAIL_SIZES.small;
   const decode = decodeUpright(absolute, meta.format, meta.format === 'jpeg' ? jpegShrink(reduction) : 1, fit).catch(() => {
@@ -145,7 +163,9 @@ export async function preparePhoto(file: string, cacheDir: string, box: ImageBox
   const copy = copyNeeded
     ? (async () => {
         const decoded = await decode;
-        const pixels = await sharp(decoded.data, { raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels } })
+        const pixels = await sharp(decoded.data, {
+          raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels },
+        })
           .resize(size.width, size.height, { fit: 'fill' })
           .flatten({ background: '#ffffff' })
           .raw()
@@ -157,7 +177,13 @@ export async function preparePhoto(file: string, cacheDir: string, box: ImageBox
   const thumbnails = decode.then(async (decoded) => {
     const written = await writeThumbnailsFrom(decoded, absolute, meta.format);
     // A photo deleted while they were made (a delete right after the upload) keeps no thumbnails.
-    if (!(await stat(absolute).then(() => true, () => false))) await Promise.all(written.map((f) => rm(f, { force: true })));
+    if (
+      !(await stat(absolute).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await Promise.all(written.map((f) => rm(f, { force: true })));
   });
   // Both to their end before a failure is reported.
   const results = await Promise.allSettled([thumbnails, copy]);
@@ -166,8 +192,19 @@ export async function preparePhoto(file: string, cacheDir: string, box: ImageBox
 }
 
 /** The smallest existing copy of `key` at least `size` in both sides (the same photo, upright), other than `target`. */
-async function largerCopy(cacheDir: string, key: string, size: { width: number; height: number }, target: string): Promise<{ file: string; width: number; format: 'jpeg' } | null> {
-  if (await stat(target).then(() => true, () => false)) return null; // there already: reused as it is
+async function largerCopy(
+  cacheDir: string,
+  key: string,
+  size: { width: number; height: number },
+  target: string,
+): Promise<{ file: string; width: number; format: 'jpeg' } | null> {
+  if (
+    await stat(target).then(
+      () => true,
+      () => false,
+    )
+  )
+    return null; // there already: reused as it is
   const names = await readdir(cacheDir).catch(() => [] as string[]);
   let best: { file: string; width: number; format: 'jpeg' } | null = null;
   for (const name of names) {
@@ -200,7 +237,12 @@ export async function forgetPrintImage(source: string, cacheDir: string): Promis
   await Promise.all(doomed.map((name) => rm(path.join(cacheDir, name), { force: true })));
 }
 
-async function reuseOrPrepare(source: string, target: string, size: { width: number; height: number }, shrink: 1 | 2 | 4 | 8): Promise<PrintImage> {
+async function reuseOrPrepare(
+  source: string,
+  target: string,
+  size: { width: number; height: number },
+  shrink: 1 | 2 | 4 | 8,
+): Promise<PrintImage> {
   try {
     // Its time says when it was last used: the clean-up keeps what is in use.
     const now = new Date();
@@ -229,7 +271,10 @@ async function reuseOrPrepare(source: string, target: string, size: { width: num
  */
 async function writeCopy(pixels: { data: Buffer; info: sharp.OutputInfo }, target: string): Promise<PrintImage> {
   const { width, height } = pixels.info;
-  await writeFileAtomic(target, await encodeWithinBudget(pixels.data, pixels.info, Math.floor((width * height * PRINT_BITS_PER_PIXEL) / 8)));
+  await writeFileAtomic(
+    target,
+    await encodeWithinBudget(pixels.data, pixels.info, Math.floor((width * height * PRINT_BITS_PER_PIXEL) / 8)),
+  );
   return { path: target, width, height };
 }
 
@@ -321,7 +366,9 @@ export function createPrintQueue(
     while (running.size < concurrency && waiting.size > 0) {
       const [id, job] = waiting.entries().next().value!;
       waiting.delete(id);
-      const work = job.photo ? preparePhoto(job.source, cacheDir, job.box) : preparePrintImage(job.source, cacheDir, job.box).then(() => undefined);
+      const work = job.photo
+        ? preparePhoto(job.source, cacheDir, job.box)
+        : preparePrintImage(job.source, cacheDir, job.box).then(() => undefined);
       const run: Promise<void> = work
         .then(
           () => undefined,
@@ -360,7 +407,12 @@ export function createPrintQueue(
         // The same photo again (deleted and uploaded anew under its name): one job, both settled.
         if (already.photo && photo) {
           const first = already.photo.done;
-          already.photo = { done: async () => { await first(); await photo.done(); } };
+          already.photo = {
+            done: async () => {
+              await first();
+              await photo.done();
+            },
+          };
         }
         return;
       }

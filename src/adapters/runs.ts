@@ -129,7 +129,9 @@ export function createRunRegistry(dataRoot: string): RunRegistry {
       timer = setInterval(() => {
         const now = new Date();
         // Recreated when a clean-up took it away (it judged wrongly, or the folder was emptied).
-        utimes(own, now, now).catch(() => writeFile(own, body())).catch((error: unknown) => onError?.(error));
+        utimes(own, now, now)
+          .catch(() => writeFile(own, body()))
+          .catch((error: unknown) => onError?.(error));
       }, RUN_HEARTBEAT_MS);
       timer.unref();
     },

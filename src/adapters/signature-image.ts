@@ -47,7 +47,18 @@ export const SIGNATURE_SHEET_MAX_HEIGHT = 8000;
  * reports; beyond them the caller has a bug, and shortening a text someone signed is not ours to
  * do, so it throws.
  */
-const LIMITS = { headline: 300, fields: 20, label: 100, value: 2000, confirmation: 5000, footerLines: 8, footerLine: 500, qrUrl: 500, qrCaption: 100, total: 10_000 };
+const LIMITS = {
+  headline: 300,
+  fields: 20,
+  label: 100,
+  value: 2000,
+  confirmation: 5000,
+  footerLines: 8,
+  footerLine: 500,
+  qrUrl: 500,
+  qrCaption: 100,
+  total: 10_000,
+};
 
 const W = SIGNATURE_SHEET_WIDTH;
 const MARGIN = 48;
@@ -87,7 +98,9 @@ let fontsReady: Promise<void> | undefined;
 function loadFonts(): Promise<void> {
   fontsReady ??= (async () => {
     for (const file of Object.values(FONT_FILES)) {
-      await sharp({ text: { text: '.', fontfile: fontPath(file), font: 'DejaVu Sans 8', dpi: 72 } }).raw().toBuffer();
+      await sharp({ text: { text: '.', fontfile: fontPath(file), font: 'DejaVu Sans 8', dpi: 72 } })
+        .raw()
+        .toBuffer();
     }
   })().catch((error: unknown) => {
     fontsReady = undefined;
@@ -135,7 +148,12 @@ function escapeMarkup(text: string): string {
  * block advances 0.77 em, so -1.54 em (letter_spacing is in 1/1024 pt, which is px at 72 dpi).
  * The trailing block only widens the last line; centred text (one short caption) goes without it.
  */
-async function renderText(markup: string, size: number, width: number, options: { colour?: string; align?: 'left' | 'centre' } = {}): Promise<Piece> {
+async function renderText(
+  markup: string,
+  size: number,
+  width: number,
+  options: { colour?: string; align?: 'left' | 'centre' } = {},
+): Promise<Piece> {
   const align = options.align ?? 'left';
   const lead = `<span alpha="1" letter_spacing="${-Math.round(size * 1.54 * 1024)}">█</span>`;
   const tail = align === 'left' ? '<span alpha="1">█</span>' : '';
@@ -168,7 +186,12 @@ function checkInput(input: SignatureSheetInput): void {
   check(input.confirmation.length <= LIMITS.confirmation, `confirmation longer than ${LIMITS.confirmation} characters`);
   check(input.footer.length <= LIMITS.footerLines, `more than ${LIMITS.footerLines} footer lines`);
   for (const line of input.footer) check(line.length <= LIMITS.footerLine, `footer line longer than ${LIMITS.footerLine} characters`);
-  const total = [input.headline, input.confirmation, ...input.footer, ...input.fields.flatMap((field) => [field.label, field.value])].reduce((sum, text) => sum + text.length, 0);
+  const total = [
+    input.headline,
+    input.confirmation,
+    ...input.footer,
+    ...input.fields.flatMap((field) => [field.label, field.value]),
+  ].reduce((sum, text) => sum + text.length, 0);
   check(total <= LIMITS.total, `more than ${LIMITS.total} characters of text`);
   if (input.qr) {
     check(input.qr.url.length > 0 && input.qr.url.length <= LIMITS.qrUrl, `QR link empty or longer than ${LIMITS.qrUrl} characters`);
@@ -190,14 +213,25 @@ async function renderSignature(signature: Buffer, maxWidth: number, maxHeight: n
   } catch (error) {
     throw new Error('renderSignatureSheet: the signature is not a readable image', { cause: error });
   }
-  check(!!meta.format && SIGNATURE_FORMATS.has(meta.format), `the signature is ${meta.format ?? 'of no known format'}, not PNG, JPEG or WebP`);
+  check(
+    !!meta.format && SIGNATURE_FORMATS.has(meta.format),
+    `the signature is ${meta.format ?? 'of no known format'}, not PNG, JPEG or WebP`,
+  );
   const { width = 0, height = 0 } = meta;
   check(width > 0 && height > 0, 'the signature has no size');
-  check(width * height <= SIGNATURE_MAX_PIXELS, `the signature has ${width}×${height} pixels, more than ${SIGNATURE_MAX_PIXELS / 1e6} megapixels`);
+  check(
+    width * height <= SIGNATURE_MAX_PIXELS,
+    `the signature has ${width}×${height} pixels, more than ${SIGNATURE_MAX_PIXELS / 1e6} megapixels`,
+  );
   try {
     // Upright on white, then the empty margin around the strokes cut away (a signature made small
     // on a large pad is drawn as large as the frame allows); an image with no strokes stays whole.
-    const upright = await sharp(signature, { limitInputPixels: SIGNATURE_MAX_PIXELS }).rotate().flatten({ background: '#ffffff' }).toColourspace('srgb').png({ compressionLevel: 1 }).toBuffer();
+    const upright = await sharp(signature, { limitInputPixels: SIGNATURE_MAX_PIXELS })
+      .rotate()
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb')
+      .png({ compressionLevel: 1 })
+      .toBuffer();
     const strokes = await sharp(upright)
       .trim({ background: '#ffffff', threshold: 24 })
       .png({ compressionLevel: 1 })
@@ -228,7 +262,8 @@ function renderQr(url: string): Piece {
   for (let row = 0; row < modules.size; row++) {
     for (let col = 0; col < modules.size; col++) {
       if (!modules.get(row, col)) continue;
-      for (let y = (row + 1) * scale; y < (row + 2) * scale; y++) data.fill(0, (y * side + (col + 1) * scale) * 3, (y * side + (col + 2) * scale) * 3);
+      for (let y = (row + 1) * scale; y < (row + 2) * scale; y++)
+        data.fill(0, (y * side + (col + 1) * scale) * 3, (y * side + (col + 2) * scale) * 3);
     }
   }
   return { data, width: side, height: side, channels: 3 };
@@ -251,7 +286,9 @@ export async function renderSignatureSheet(input: SignatureSheetInput): Promise<
     Promise.all(input.fields.map((field) => renderText(`<b>${escapeMarkup(field.label)}</b>`, SIZE.body, labelWidth, { colour: MUTED }))),
     input.confirmation.trim() ? renderText(escapeMarkup(input.confirmation), SIZE.body, CONTENT) : null,
     input.footer.length > 0 ? renderText(input.footer.map(footerMarkup).join('\n'), SIZE.small, footerWidth, { colour: MUTED }) : null,
-    input.qr?.caption.trim() ? renderText(escapeMarkup(input.qr.caption), SIZE.caption, QR_BOX + 40, { colour: MUTED, align: 'centre' }) : null,
+    input.qr?.caption.trim()
+      ? renderText(escapeMarkup(input.qr.caption), SIZE.caption, QR_BOX + 40, { colour: MUTED, align: 'centre' })
+      : null,
     renderText('Unterschrift', SIZE.caption, CONTENT, { colour: MUTED }),
     renderSignature(input.signature, SIGNATURE_AREA.width, SIGNATURE_AREA.height),
   ]);
@@ -287,7 +324,9 @@ export async function renderSignatureSheet(input: SignatureSheetInput): Promise<
   const lineY = frameTop + FRAME_HEIGHT - LINE_FROM_BOTTOM;
   layers.push(box(MARGIN + FRAME_PAD, lineY, CONTENT - 2 * FRAME_PAD, 2, INK));
   layers.push(place(lineLabel, MARGIN + FRAME_PAD, lineY + 14));
-  layers.push(place(signature, MARGIN + (CONTENT - signature.width) / 2, frameTop + FRAME_PAD + (SIGNATURE_AREA.height - signature.height) / 2));
+  layers.push(
+    place(signature, MARGIN + (CONTENT - signature.width) / 2, frameTop + FRAME_PAD + (SIGNATURE_AREA.height - signature.height) / 2),
+  );
   y = frameTop + FRAME_HEIGHT + 32;
 
   // Footer: small text at the left, the QR code with its caption at the right.

@@ -51,17 +51,28 @@ export function tokenOfResponse(response: Buffer, imprint: Buffer, nonce: Buffer
 export async function requestTimestamp(tsa: TsaSettings, imprint: Buffer): Promise<Buffer> {
   const nonce = randomBytes(8);
   const headers: Record<string, string> = { 'content-type': 'application/timestamp-query', accept: 'application/timestamp-reply' };
-  if (tsa.username !== undefined) headers.authorization = `Basic ${Buffer.from(`${tsa.username}:${tsa.password ?? ''}`).toString('base64')}`;
+  if (tsa.username !== undefined)
+    headers.authorization = `Basic ${Buffer.from(`${tsa.username}:${tsa.password ?? ''}`).toString('base64')}`;
   let response: Response;
   try {
-    response = await fetch(tsa.url, { method: 'POST', headers, body: timestampRequest(imprint, nonce), signal: AbortSignal.timeout(tsa.timeoutMs), redirect: 'error' });
+    response = await fetch(tsa.url, {
+      method: 'POST',
+      headers,
+      body: timestampRequest(imprint, nonce),
+      signal: AbortSignal.timeout(tsa.timeoutMs),
+      redirect: 'error',
+    });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    throw new TsaError(`the authority at ${tsa.url} is not reachable (${(error as Error).name === 'TimeoutError' ? `no answer within ${tsa.timeoutMs} ms` : cause ?? (error as Error).message})`);
+    throw new TsaError(
+      `the authority at ${tsa.url} is not reachable (${(error as Error).name === 'TimeoutError' ? `no answer within ${tsa.timeoutMs} ms` : (cause ?? (error as Error).message)})`,
+    );
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
-    throw new TsaError(`the authority answered HTTP ${response.status}${response.status === 401 ? ' (check TSA_USERNAME and TSA_PASSWORD)' : ''}`);
+    throw new TsaError(
+      `the authority answered HTTP ${response.status}${response.status === 401 ? ' (check TSA_USERNAME and TSA_PASSWORD)' : ''}`,
+    );
   }
   const length = Number(response.headers.get('content-length') ?? 0);
   if (length > MAX_RESPONSE_BYTES) {
@@ -82,7 +93,9 @@ export async function requestTimestamp(tsa: TsaSettings, imprint: Buffer): Promi
     }
   } catch (error) {
     if (error instanceof TsaError) throw error;
-    throw new TsaError(`the authority's answer broke off (${(error as Error).name === 'TimeoutError' ? `not complete within ${tsa.timeoutMs} ms` : (error as Error).message})`);
+    throw new TsaError(
+      `the authority's answer broke off (${(error as Error).name === 'TimeoutError' ? `not complete within ${tsa.timeoutMs} ms` : (error as Error).message})`,
+    );
   }
   const body = Buffer.concat(chunks);
   return tokenOfResponse(body, imprint, nonce);

@@ -60,7 +60,9 @@ function pgTypes(): pg.CustomTypesConfig {
 export type ConnectionErrorListener = (error: Error) => void;
 
 const logConnectionError: ConnectionErrorListener = (error) => {
-  process.stderr.write(`fieldreport: database connection lost (${(error as { code?: string }).code ?? error.message}); it is replaced on next use\n`);
+  process.stderr.write(
+    `fieldreport: database connection lost (${(error as { code?: string }).code ?? error.message}); it is replaced on next use\n`,
+  );
 };
 
 /** The Kysely dialect, and what to undo when the handle is destroyed. */
@@ -106,7 +108,12 @@ function makeDialect(
       const timer = setInterval(() => optimize(writer), 3600_000);
       timer.unref();
       const dialect = new TwoConnectionSqliteDialect(writer, reader);
-      return { dialect, cleanup: () => clearInterval(timer), probeWrites: () => dialect.probeWrites(), dataVersion: () => dialect.dataVersion() };
+      return {
+        dialect,
+        cleanup: () => clearInterval(timer),
+        probeWrites: () => dialect.probeWrites(),
+        dataVersion: () => dialect.dataVersion(),
+      };
     }
     case 'mysql': {
       const pool = createPool({
@@ -149,7 +156,11 @@ export function createDb(
   config: Pick<Config, 'database' | 'dbPrefix'>,
   options: { poolSize?: number; onConnectionError?: ConnectionErrorListener } = {},
 ): DbHandle {
-  const { dialect, cleanup, probeWrites, dataVersion } = makeDialect(config.database, options.poolSize ?? 10, options.onConnectionError ?? logConnectionError);
+  const { dialect, cleanup, probeWrites, dataVersion } = makeDialect(
+    config.database,
+    options.poolSize ?? 10,
+    options.onConnectionError ?? logConnectionError,
+  );
   const counting = new CountingDialect(dialect);
   const { counted } = counting;
   const db = new Kysely<Database>({ dialect: counting, plugins: [new TablePrefixPlugin(config.dbPrefix, TABLE_NAMES)] });

@@ -6,7 +6,15 @@
  * zone. We configure every driver to hand them over as text ('YYYY-MM-DD HH:MM:SS', see
  * database.ts), read and write them as UTC, and convert to Unix seconds for the API in one place.
  */
-import { sql, type ColumnDataType, type Expression, type InsertQueryBuilder, type InsertResult, type RawBuilder, type SqlBool } from 'kysely';
+import {
+  sql,
+  type ColumnDataType,
+  type Expression,
+  type InsertQueryBuilder,
+  type InsertResult,
+  type RawBuilder,
+  type SqlBool,
+} from 'kysely';
 import type { Dialect } from '../config.js';
 
 type DataType = ColumnDataType | Expression<unknown>;
@@ -28,9 +36,23 @@ export interface ColumnTypes {
 export function columnTypes(dialect: Dialect): ColumnTypes {
   switch (dialect) {
     case 'mysql':
-      return { datetime: 'datetime', date: 'date', smallint: 'smallint', amount: sql`double(24,8)`, double: 'double precision', text: 'text' };
+      return {
+        datetime: 'datetime',
+        date: 'date',
+        smallint: 'smallint',
+        amount: sql`double(24,8)`,
+        double: 'double precision',
+        text: 'text',
+      };
     case 'postgres':
-      return { datetime: 'timestamp', date: 'date', smallint: 'smallint', amount: 'double precision', double: 'double precision', text: 'text' };
+      return {
+        datetime: 'timestamp',
+        date: 'date',
+        smallint: 'smallint',
+        amount: 'double precision',
+        double: 'double precision',
+        text: 'text',
+      };
     case 'sqlite':
       return { datetime: 'text', date: 'text', smallint: 'integer', amount: 'real', double: 'real', text: 'text' };
   }
@@ -81,9 +103,22 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 const CONNECTION_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
-  'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', // MariaDB/MySQL
-  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006', // PostgreSQL
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_CON_COUNT_ERROR', // MariaDB/MySQL
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08006', // PostgreSQL
   'SQLITE_CANTOPEN',
 ]);
 
@@ -93,23 +128,33 @@ export function isConnectionError(error: unknown): boolean {
   if (!e || typeof e !== 'object') return false;
   if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
   // Kysely after destroy(), and pools that were closed.
-  return typeof e.message === 'string' && /driver has already been destroyed|pool is closed|Pool is closed|Cannot use a pool after calling end/i.test(e.message);
+  return (
+    typeof e.message === 'string' &&
+    /driver has already been destroyed|pool is closed|Pool is closed|Cannot use a pool after calling end/i.test(e.message)
+  );
 }
 
 export type DatabaseFault = 'busy' | 'read_only' | 'full';
 
 const SQLITE_FAULTS: Readonly<Record<string, DatabaseFault>> = {
-  SQLITE_BUSY: 'busy', SQLITE_LOCKED: 'busy',
+  SQLITE_BUSY: 'busy',
+  SQLITE_LOCKED: 'busy',
   SQLITE_READONLY: 'read_only',
   SQLITE_FULL: 'full',
 };
 const MYSQL_FAULTS: Readonly<Record<number, DatabaseFault>> = {
-  1205: 'busy', 1213: 'busy', // lock wait timeout, deadlock
-  1290: 'read_only', 1836: 'read_only', 1792: 'read_only', // --read-only, read-only mode, read-only transaction
-  1021: 'full', 1114: 'full', // disk full, table full
+  1205: 'busy',
+  1213: 'busy', // lock wait timeout, deadlock
+  1290: 'read_only',
+  1836: 'read_only',
+  1792: 'read_only', // --read-only, read-only mode, read-only transaction
+  1021: 'full',
+  1114: 'full', // disk full, table full
 };
 const PG_FAULTS: Readonly<Record<string, DatabaseFault>> = {
-  '55P03': 'busy', '40P01': 'busy', '40001': 'busy', // lock not available, deadlock, serialization
+  '55P03': 'busy',
+  '40P01': 'busy',
+  '40001': 'busy', // lock not available, deadlock, serialization
   '25006': 'read_only', // read-only transaction (a standby, default_transaction_read_only)
   '53100': 'full', // disk full
 };

@@ -57,11 +57,16 @@ export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | '
   const kept = new BoundedMap<string, { version: string; total: number }>(KEPT_COUNTS);
   const keptPages = new BoundedMap<string, { version: string; rows: unknown[]; total: number }>(KEPT_PAGES);
   const run = async (count: CountQuery) => Number((await db.executeQuery(count)).rows[0]?.n ?? 0);
-  const keyOf = (query: CompiledQuery) => `${query.sql}\u0000${JSON.stringify(query.parameters, (_name, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`;
+  const keyOf = (query: CompiledQuery) =>
+    `${query.sql}\u0000${JSON.stringify(query.parameters, (_name, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`;
   const snapshot = async (on: Db) => (await sql<{ s: string }>`select txid_current_snapshot()::text as s`.execute(on)).rows[0]!.s;
 
   return {
-    async page<R>(rows: (on: Pick<Db, 'executeQuery'>) => Promise<R[]>, count: CountQuery, { limit, offset, version: given, query }: { limit: number; offset: number; version?: string; query?: CompiledQuery }) {
+    async page<R>(
+      rows: (on: Pick<Db, 'executeQuery'>) => Promise<R[]>,
+      count: CountQuery,
+      { limit, offset, version: given, query }: { limit: number; offset: number; version?: string; query?: CompiledQuery },
+    ) {
       /** The total: told by a page that is not full (and not past the end), else kept under `version`, else counted and kept. */
       const totalOf = async (found: number, version: string): Promise<number> => {
         if (found < limit && (found > 0 || offset === 0)) return offset + found;

@@ -100,8 +100,14 @@ export async function ensureModuleRights(db: Db, entity: number, prefix: string)
   };
   for (const def of RIGHT_DEFINITIONS) {
     for (let attempt = 0; ; attempt++) {
-      const existing = await db.selectFrom('rights_def').select(['id', 'module', 'perms', 'subperms']).where('entity', '=', entity).execute();
-      const present = existing.some((r) => r.module === RIGHTS_MODULE && r.perms === def.right && (r.subperms === null || r.subperms === ''));
+      const existing = await db
+        .selectFrom('rights_def')
+        .select(['id', 'module', 'perms', 'subperms'])
+        .where('entity', '=', entity)
+        .execute();
+      const present = existing.some(
+        (r) => r.module === RIGHTS_MODULE && r.perms === def.right && (r.subperms === null || r.subperms === ''),
+      );
       if (present) break;
       // Our id taken by another module's right: the next free one above every id, rather than clash.
       const usedIds = new Set(existing.map((r) => r.id));
@@ -110,8 +116,17 @@ export async function ensureModuleRights(db: Db, entity: number, prefix: string)
         await db
           .insertInto('rights_def')
           .values({
-            id, entity, libelle: def.label, module: RIGHTS_MODULE, module_position: 500, family_position: 0,
-            perms: def.right, subperms: '', type: def.type, bydefault: 0, ...optional,
+            id,
+            entity,
+            libelle: def.label,
+            module: RIGHTS_MODULE,
+            module_position: 500,
+            family_position: 0,
+            perms: def.right,
+            subperms: '',
+            type: def.type,
+            bydefault: 0,
+            ...optional,
           })
           .execute();
         added.push(def.right);
@@ -130,18 +145,19 @@ export async function ensureModuleRights(db: Db, entity: number, prefix: string)
     ...('enabled' in optional && ours.some((r) => r.enabled === null) ? { enabled: '1' } : {}),
   };
   for (const [column, value] of Object.entries(fix) as Array<['subperms' | 'module_origin' | 'enabled', string]>) {
-    await db.updateTable('rights_def').set({ [column]: value }).where('entity', '=', entity).where('module', '=', RIGHTS_MODULE).where(column, 'is', null).execute();
+    await db
+      .updateTable('rights_def')
+      .set({ [column]: value })
+      .where('entity', '=', entity)
+      .where('module', '=', RIGHTS_MODULE)
+      .where(column, 'is', null)
+      .execute();
   }
   return added;
 }
 
 /** True when the Dolibarr tables were created by this service (no real Dolibarr behind them). */
 export async function isStandalone(db: Db): Promise<boolean> {
-  const row = await db
-    .selectFrom('const')
-    .select('value')
-    .where('name', '=', STANDALONE_MARKER)
-    .where('entity', '=', 0)
-    .executeTakeFirst();
+  const row = await db.selectFrom('const').select('value').where('name', '=', STANDALONE_MARKER).where('entity', '=', 0).executeTakeFirst();
   return row?.value === '1';
 }

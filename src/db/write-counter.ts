@@ -5,7 +5,18 @@
  * makes ends what it kept at once. Changes made elsewhere are not seen here (see
  * DbHandle.dataVersion for SQLite, and the time limits of the caches for the others).
  */
-import type { CompiledQuery, DatabaseConnection, DatabaseIntrospector, Dialect, DialectAdapter, Driver, Kysely, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+import type {
+  CompiledQuery,
+  DatabaseConnection,
+  DatabaseIntrospector,
+  Dialect,
+  DialectAdapter,
+  Driver,
+  Kysely,
+  QueryCompiler,
+  QueryResult,
+  TransactionSettings,
+} from 'kysely';
 
 /** A raw statement is counted as a write unless it plainly reads (`select …`, `with …`). */
 const READS = /^\s*(select|with)\b/i;
@@ -54,7 +65,8 @@ class CountingDriver implements Driver {
     // Kysely offers savepoints only where the driver has them.
     const { savepoint, rollbackToSavepoint, releaseSavepoint } = driver;
     if (savepoint) this.savepoint = (c, name, compile) => savepoint.call(driver, inner(c), name, compile);
-    if (rollbackToSavepoint) this.rollbackToSavepoint = (c, name, compile) => this.#ending(rollbackToSavepoint.call(driver, inner(c), name, compile));
+    if (rollbackToSavepoint)
+      this.rollbackToSavepoint = (c, name, compile) => this.#ending(rollbackToSavepoint.call(driver, inner(c), name, compile));
     if (releaseSavepoint) this.releaseSavepoint = (c, name, compile) => releaseSavepoint.call(driver, inner(c), name, compile);
   }
 

@@ -40,7 +40,7 @@ export const COVER_PLACEHOLDERS = {
   bericht_title: 'Report title as the technician entered it',
   bericht_version: 'Report version number (1 for the first issue)',
   bericht_date: 'Report date, dd.mm.yyyy',
-  bericht_page_count: 'Number of the report\'s pages (the cover sheet not counted)',
+  bericht_page_count: "Number of the report's pages (the cover sheet not counted)",
 } as const satisfies Record<string, string>;
 
 export type CoverPlaceholder = keyof typeof COVER_PLACEHOLDERS;
@@ -95,19 +95,43 @@ const STYLES = `<?xml version="1.0" encoding="UTF-8"?>
   <style:style style:name="Standard" style:family="paragraph" style:class="text"/>
 ${[
   paragraphStyle('Letterhead', 'fo:text-align="end"', ''),
-  paragraphStyle('Return_20_Address', 'fo:margin-bottom="0.3cm" fo:padding-bottom="0.05cm" fo:border-bottom="0.5pt solid #999999"', `fo:font-size="7pt" fo:color="${MUTED}"`, ' style:display-name="Return Address"'),
+  paragraphStyle(
+    'Return_20_Address',
+    'fo:margin-bottom="0.3cm" fo:padding-bottom="0.05cm" fo:border-bottom="0.5pt solid #999999"',
+    `fo:font-size="7pt" fo:color="${MUTED}"`,
+    ' style:display-name="Return Address"',
+  ),
   paragraphStyle('Address', '', 'fo:font-size="10pt"'),
   paragraphStyle('Info_20_Label', '', `fo:font-size="8pt" fo:color="${MUTED}"`, ' style:display-name="Info Label"'),
   paragraphStyle('Info_20_Value', '', 'fo:font-size="8pt"', ' style:display-name="Info Value"'),
-  paragraphStyle('Kind', 'fo:margin-top="2.2cm" fo:margin-bottom="0.15cm"', `fo:font-size="9pt" fo:font-weight="bold" fo:letter-spacing="0.04cm" fo:color="${ACCENT}"`),
-  paragraphStyle('Title', 'fo:margin-bottom="0.9cm" fo:padding-bottom="0.25cm" fo:border-bottom="0.75pt solid ' + ACCENT + '"', 'fo:font-size="20pt" fo:font-weight="bold"', ' style:class="chapter" style:default-outline-level="1"'),
+  paragraphStyle(
+    'Kind',
+    'fo:margin-top="2.2cm" fo:margin-bottom="0.15cm"',
+    `fo:font-size="9pt" fo:font-weight="bold" fo:letter-spacing="0.04cm" fo:color="${ACCENT}"`,
+  ),
+  paragraphStyle(
+    'Title',
+    'fo:margin-bottom="0.9cm" fo:padding-bottom="0.25cm" fo:border-bottom="0.75pt solid ' + ACCENT + '"',
+    'fo:font-size="20pt" fo:font-weight="bold"',
+    ' style:class="chapter" style:default-outline-level="1"',
+  ),
   paragraphStyle('Text_20_Body', 'fo:margin-bottom="0.35cm" fo:line-height="140%"', '', ' style:display-name="Text Body"'),
   paragraphStyle('Closing', 'fo:margin-top="0.3cm" fo:margin-bottom="1.0cm"', ''),
   paragraphStyle('Signer', '', ''),
   paragraphStyle('Signer_20_Company', '', `fo:font-size="9pt" fo:color="${MUTED}"`, ' style:display-name="Signer Company"'),
   paragraphStyle('Footer', '', `fo:font-size="7pt" fo:color="${MUTED}"`, ' style:class="extra"'),
-  paragraphStyle('Footer_20_Strong', '', `fo:font-size="7pt" fo:font-weight="bold" fo:color="#444444"`, ' style:class="extra" style:display-name="Footer Strong"'),
-  paragraphStyle('Page_20_Number', 'fo:text-align="center" fo:margin-top="0.25cm"', `fo:font-size="8pt" fo:color="${MUTED}"`, ' style:class="extra" style:display-name="Page Number"'),
+  paragraphStyle(
+    'Footer_20_Strong',
+    '',
+    `fo:font-size="7pt" fo:font-weight="bold" fo:color="#444444"`,
+    ' style:class="extra" style:display-name="Footer Strong"',
+  ),
+  paragraphStyle(
+    'Page_20_Number',
+    'fo:text-align="center" fo:margin-top="0.25cm"',
+    `fo:font-size="8pt" fo:color="${MUTED}"`,
+    ' style:class="extra" style:display-name="Page Number"',
+  ),
 ].join('\n')}
  </office:styles>
  <office:automatic-styles>

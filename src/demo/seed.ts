@@ -59,7 +59,14 @@ const CUSTOMERS = [
   { nom: 'Gasthaus Zur Post', alias: null, client: 1, town: 'Erding', zip: '85435', address: 'Landshuter Straße 2' },
 ];
 /** The customer's contact person, one for each customer above (the address is made from the name). */
-const CONTACTS: Array<[string, string]> = [['Erika', 'Sonnenschein'], ['Josef', 'Huber'], ['Petra', 'Mueller'], ['Lena', 'Weiss'], ['Tobias', 'Brandl'], ['Anna', 'Wirt']];
+const CONTACTS: Array<[string, string]> = [
+  ['Erika', 'Sonnenschein'],
+  ['Josef', 'Huber'],
+  ['Petra', 'Mueller'],
+  ['Lena', 'Weiss'],
+  ['Tobias', 'Brandl'],
+  ['Anna', 'Wirt'],
+];
 const SUPPLIERS = [
   { nom: 'Heizungsgroßhandel Süd GmbH', town: 'Nürnberg', zip: '90402' },
   { nom: 'Rohr & Armatur AG', town: 'Regensburg', zip: '93047' },
@@ -90,9 +97,19 @@ const WORK: string[] = [
  */
 const PHOTO_DIR = new URL('../../assets/demo-photos/', import.meta.url);
 const ORDER_PHOTOS: Array<Array<[asset: string, name: string]>> = [
-  [['Pflaster.jpg', 'Schornstein_Mauerwerk.jpg'], ['Kies_Unterbau.jpg', 'Neutralisationsgranulat.jpg']],
-  [['Rasen_Randbereich.jpg', 'Aufstellort_Garten.jpg'], ['Pflaster_hochkant.jpg', 'Hauswand_Durchfuehrung.jpg']],
-  [['Pflaster.jpg', 'Garagenwand.jpg'], ['Kies_Unterbau.jpg', 'Kabelgraben_Kiesbett.jpg'], ['Rasen_Randbereich.jpg', 'Rasen_wiederhergestellt.jpg']],
+  [
+    ['Pflaster.jpg', 'Schornstein_Mauerwerk.jpg'],
+    ['Kies_Unterbau.jpg', 'Neutralisationsgranulat.jpg'],
+  ],
+  [
+    ['Rasen_Randbereich.jpg', 'Aufstellort_Garten.jpg'],
+    ['Pflaster_hochkant.jpg', 'Hauswand_Durchfuehrung.jpg'],
+  ],
+  [
+    ['Pflaster.jpg', 'Garagenwand.jpg'],
+    ['Kies_Unterbau.jpg', 'Kabelgraben_Kiesbett.jpg'],
+    ['Rasen_Randbereich.jpg', 'Rasen_wiederhergestellt.jpg'],
+  ],
 ];
 
 interface DemoPage {
@@ -134,9 +151,23 @@ const CHECKLIST: ItemDefinition[] = [
 const DRAFT_TITLE = 'Wartung Gas-Brennwertheizung';
 const DRAFT_PAGES: DemoPage[] = [
   { layout: 'checklist', title: CHECKLIST_TITLE, items: CHECKLIST },
-  { layout: 'photo', title: 'Abgasanlage: Schornstein', a: 'Schornstein_Mauerwerk.jpg', note: 'Mauerwerk ohne Risse und Durchfeuchtung; Abgasleitung im Schacht fest, Mündung frei.' },
-  { layout: 'photo', title: 'Neutralisation des Kondensats', a: 'Neutralisationsgranulat.jpg', note: 'Granulat in der Neutralisationsbox verbraucht und erneuert (2 kg); Kondensatablauf frei.' },
-  { layout: 'title_only', title: 'Hinweise und Empfehlungen', note: 'Ionisationselektrode zeigt Verschleiß, Austausch bei der nächsten Wartung empfohlen.' },
+  {
+    layout: 'photo',
+    title: 'Abgasanlage: Schornstein',
+    a: 'Schornstein_Mauerwerk.jpg',
+    note: 'Mauerwerk ohne Risse und Durchfeuchtung; Abgasleitung im Schacht fest, Mündung frei.',
+  },
+  {
+    layout: 'photo',
+    title: 'Neutralisation des Kondensats',
+    a: 'Neutralisationsgranulat.jpg',
+    note: 'Granulat in der Neutralisationsbox verbraucht und erneuert (2 kg); Kondensatablauf frei.',
+  },
+  {
+    layout: 'title_only',
+    title: 'Hinweise und Empfehlungen',
+    note: 'Ionisationselektrode zeigt Verschleiß, Austausch bei der nächsten Wartung empfohlen.',
+  },
 ];
 /** The material used on the first order, as the technician enters it. */
 const DRAFT_MATERIAL: Array<{ label: string; qty: number; unit: string; note?: string }> = [
@@ -175,17 +206,29 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   const photos: Array<{ orderId: number; orderRef: string; asset: string; name: string }> = [];
 
   await db.transaction().execute(async (trx) => {
-    const rights = await trx.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
+    const rights = await trx
+      .selectFrom('rights_def')
+      .select(['id', 'perms'])
+      .where('module', '=', RIGHTS_MODULE)
+      .where('entity', '=', entity)
+      .execute();
     const rightId = (r: Right) => rights.find((x) => x.perms === r)!.id;
 
-    const groupId = await insertId(dialect, trx.insertInto('usergroup').values({ nom: 'Techniker', entity, note: 'Techniker im Außendienst', datec: dt(now) }));
-    for (const r of GROUP_RIGHTS) await trx.insertInto('usergroup_rights').values({ entity, fk_usergroup: groupId, fk_id: rightId(r) }).execute();
+    const groupId = await insertId(
+      dialect,
+      trx.insertInto('usergroup').values({ nom: 'Techniker', entity, note: 'Techniker im Außendienst', datec: dt(now) }),
+    );
+    for (const r of GROUP_RIGHTS)
+      await trx
+        .insertInto('usergroup_rights')
+        .values({ entity, fk_usergroup: groupId, fk_id: rightId(r) })
+        .execute();
 
     const userIds = new Map<string, number>();
     for (const u of USERS) {
-      const userId = await insertId(dialect, trx
-        .insertInto('user')
-        .values({
+      const userId = await insertId(
+        dialect,
+        trx.insertInto('user').values({
           entity,
           login: u.login,
           pass_crypted: passCrypted,
@@ -195,34 +238,73 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
           admin: u.admin ? 1 : 0,
           statut: u.active === false ? 0 : 1,
           datec: dt(now),
-        }));
+        }),
+      );
       userIds.set(u.login, userId);
-      for (const r of u.rights ?? []) await trx.insertInto('user_rights').values({ entity, fk_user: userId, fk_id: rightId(r) }).execute();
+      for (const r of u.rights ?? [])
+        await trx
+          .insertInto('user_rights')
+          .values({ entity, fk_user: userId, fk_id: rightId(r) })
+          .execute();
       if (u.group) await trx.insertInto('usergroup_user').values({ entity, fk_user: userId, fk_usergroup: groupId }).execute();
     }
 
     const customerIds: number[] = [];
     for (const [i, c] of CUSTOMERS.entries()) {
-      customerIds.push(await insertId(dialect, trx
-        .insertInto('societe')
-        .values({
-          nom: c.nom, name_alias: c.alias, entity, client: c.client, fournisseur: 0, status: 1,
-          code_client: `CU${ref('', daysAgo(400), i + 1)}`, address: c.address, zip: c.zip, town: c.town,
-          phone: `+49 89 ${String(4711000 + i * 37)}`, email: `info@kunde${i + 1}.example`, datec: dt(daysAgo(400 - i)),
-        })));
+      customerIds.push(
+        await insertId(
+          dialect,
+          trx.insertInto('societe').values({
+            nom: c.nom,
+            name_alias: c.alias,
+            entity,
+            client: c.client,
+            fournisseur: 0,
+            status: 1,
+            code_client: `CU${ref('', daysAgo(400), i + 1)}`,
+            address: c.address,
+            zip: c.zip,
+            town: c.town,
+            phone: `+49 89 ${String(4711000 + i * 37)}`,
+            email: `info@kunde${i + 1}.example`,
+            datec: dt(daysAgo(400 - i)),
+          }),
+        ),
+      );
     }
     // A contact person at each customer, linked to its orders as the customer contact (Dolibarr's
     // element_contact): the app proposes them when a report is sent.
     const contactIds: number[] = [];
     for (const [i, name] of CONTACTS.entries()) {
-      contactIds.push(await insertId(dialect, trx
-        .insertInto('socpeople')
-        .values({ fk_soc: customerIds[i % customerIds.length]!, entity, firstname: name[0], lastname: name[1], email: `${name[0].toLowerCase()}.${name[1].toLowerCase()}@kunde${(i % customerIds.length) + 1}.example`, statut: 1, datec: dt(daysAgo(390 - i)) })));
+      contactIds.push(
+        await insertId(
+          dialect,
+          trx.insertInto('socpeople').values({
+            fk_soc: customerIds[i % customerIds.length]!,
+            entity,
+            firstname: name[0],
+            lastname: name[1],
+            email: `${name[0].toLowerCase()}.${name[1].toLowerCase()}@kunde${(i % customerIds.length) + 1}.example`,
+            statut: 1,
+            datec: dt(daysAgo(390 - i)),
+          }),
+        ),
+      );
     }
     for (const [i, s] of SUPPLIERS.entries()) {
       await trx
         .insertInto('societe')
-        .values({ nom: s.nom, entity, client: 0, fournisseur: 1, status: 1, code_fournisseur: `SU${ref('', daysAgo(500), i + 1)}`, town: s.town, zip: s.zip, datec: dt(daysAgo(500)) })
+        .values({
+          nom: s.nom,
+          entity,
+          client: 0,
+          fournisseur: 1,
+          status: 1,
+          code_fournisseur: `SU${ref('', daysAgo(500), i + 1)}`,
+          town: s.town,
+          zip: s.zip,
+          datec: dt(daysAgo(500)),
+        })
         .execute();
     }
 
@@ -233,15 +315,27 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
       const at = daysAgo(60 - i * 5);
       const author = userIds.get(people[i % people.length]!)!;
       const draft = i === 11;
-      const orderId = await insertId(dialect, trx
-        .insertInto('commande')
-        .values({
-          ref: draft ? 'PROV' : ref('CO', at, i + 1), entity, ref_client: `Auftrag ${4711 + i * 3}`, fk_soc: customerIds[i % customerIds.length]!,
-          fk_statut: draft ? 0 : [1, 2, 3][i % 3]!, fk_user_author: author, fk_user_valid: draft ? null : i % 4 === 0 ? userIds.get('techniker')! : author,
-          total_ht: 250 + i * 120, total_tva: (250 + i * 120) * 0.19, total_ttc: (250 + i * 120) * 1.19,
-          date_creation: dt(at), date_valid: draft ? null : dt(at), date_commande: dt(at).slice(0, 10),
-          date_livraison: dt(daysAgo(50 - i * 5)), note_public: WORK[i % WORK.length]!, tms: dt(at),
-        }));
+      const orderId = await insertId(
+        dialect,
+        trx.insertInto('commande').values({
+          ref: draft ? 'PROV' : ref('CO', at, i + 1),
+          entity,
+          ref_client: `Auftrag ${4711 + i * 3}`,
+          fk_soc: customerIds[i % customerIds.length]!,
+          fk_statut: draft ? 0 : [1, 2, 3][i % 3]!,
+          fk_user_author: author,
+          fk_user_valid: draft ? null : i % 4 === 0 ? userIds.get('techniker')! : author,
+          total_ht: 250 + i * 120,
+          total_tva: (250 + i * 120) * 0.19,
+          total_ttc: (250 + i * 120) * 1.19,
+          date_creation: dt(at),
+          date_valid: draft ? null : dt(at),
+          date_commande: dt(at).slice(0, 10),
+          date_livraison: dt(daysAgo(50 - i * 5)),
+          note_public: WORK[i % WORK.length]!,
+          tms: dt(at),
+        }),
+      );
       // Dolibarr names a draft '(PROV<rowid>)'.
       const orderRef = draft ? `(PROV${orderId})` : ref('CO', at, i + 1);
       if (draft) await trx.updateTable('commande').set({ ref: orderRef }).where('rowid', '=', orderId).execute();
@@ -249,34 +343,69 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
       const contact = contactIds[i % customerIds.length];
       if (contact !== undefined) {
         const type = CONTACT_TYPES.find((t) => t.element === 'commande' && t.code === 'CUSTOMER')!.rowid;
-        await trx.insertInto('element_contact').values({ element_id: orderId, fk_c_type_contact: type, fk_socpeople: contact, statut: 4, datecreate: dt(at) }).execute();
+        await trx
+          .insertInto('element_contact')
+          .values({ element_id: orderId, fk_c_type_contact: type, fk_socpeople: contact, statut: 4, datecreate: dt(at) })
+          .execute();
       }
     }
 
     for (let i = 0; i < 5; i++) {
       const order = orders[i]!;
       const at = daysAgo(40 - i * 6);
-      const invoiceId = await insertId(dialect, trx
-        .insertInto('facture')
-        .values({
-          ref: ref('FA', at, i + 1), entity, ref_client: `Auftrag ${4711 + i * 3}`, fk_soc: order.soc, type: 0, fk_statut: i < 3 ? 2 : 1, paye: i < 3 ? 1 : 0,
-          fk_user_author: userIds.get(people[i]!)!, fk_user_valid: userIds.get('meister')!, total_ht: 300 + i * 90, total_tva: (300 + i * 90) * 0.19, total_ttc: (300 + i * 90) * 1.19,
-          datec: dt(at), datef: dt(at).slice(0, 10), date_valid: dt(at), date_lim_reglement: dt(daysAgo(10 - i * 6)).slice(0, 10), tms: dt(at),
-        }));
-      await trx.insertInto('element_element').values({ fk_source: order.id, sourcetype: 'commande', fk_target: invoiceId, targettype: 'facture' }).execute();
+      const invoiceId = await insertId(
+        dialect,
+        trx.insertInto('facture').values({
+          ref: ref('FA', at, i + 1),
+          entity,
+          ref_client: `Auftrag ${4711 + i * 3}`,
+          fk_soc: order.soc,
+          type: 0,
+          fk_statut: i < 3 ? 2 : 1,
+          paye: i < 3 ? 1 : 0,
+          fk_user_author: userIds.get(people[i]!)!,
+          fk_user_valid: userIds.get('meister')!,
+          total_ht: 300 + i * 90,
+          total_tva: (300 + i * 90) * 0.19,
+          total_ttc: (300 + i * 90) * 1.19,
+          datec: dt(at),
+          datef: dt(at).slice(0, 10),
+          date_valid: dt(at),
+          date_lim_reglement: dt(daysAgo(10 - i * 6)).slice(0, 10),
+          tms: dt(at),
+        }),
+      );
+      await trx
+        .insertInto('element_element')
+        .values({ fk_source: order.id, sourcetype: 'commande', fk_target: invoiceId, targettype: 'facture' })
+        .execute();
     }
 
     for (let i = 0; i < 4; i++) {
       const order = orders[i + 2]!;
       const at = daysAgo(75 - i * 5);
-      const proposalId = await insertId(dialect, trx
-        .insertInto('propal')
-        .values({
-          ref: ref('PR', at, i + 1), entity, ref_client: `Anfrage ${900 + i}`, fk_soc: order.soc, fk_statut: [2, 2, 1, 3][i]!,
-          fk_user_author: userIds.get(people[i + 2]!)!, total_ht: 280 + i * 110, total_tva: (280 + i * 110) * 0.19, total_ttc: (280 + i * 110) * 1.19,
-          datec: dt(at), datep: dt(at).slice(0, 10), fin_validite: dt(daysAgo(45 - i * 5)), tms: dt(at),
-        }));
-      await trx.insertInto('element_element').values({ fk_source: proposalId, sourcetype: 'propal', fk_target: order.id, targettype: 'commande' }).execute();
+      const proposalId = await insertId(
+        dialect,
+        trx.insertInto('propal').values({
+          ref: ref('PR', at, i + 1),
+          entity,
+          ref_client: `Anfrage ${900 + i}`,
+          fk_soc: order.soc,
+          fk_statut: [2, 2, 1, 3][i]!,
+          fk_user_author: userIds.get(people[i + 2]!)!,
+          total_ht: 280 + i * 110,
+          total_tva: (280 + i * 110) * 0.19,
+          total_ttc: (280 + i * 110) * 1.19,
+          datec: dt(at),
+          datep: dt(at).slice(0, 10),
+          fin_validite: dt(daysAgo(45 - i * 5)),
+          tms: dt(at),
+        }),
+      );
+      await trx
+        .insertInto('element_element')
+        .values({ fk_source: proposalId, sourcetype: 'propal', fk_target: order.id, targettype: 'commande' })
+        .execute();
     }
 
     const company: Array<[string, string]> = [
@@ -288,9 +417,15 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
       ['MAIN_INFO_SOCIETE_TEL', '+49 89 1234560'],
       ['MAIN_INFO_SOCIETE_LOGO', 'logo.png'],
       ['MAIN_INFO_TVAINTRA', 'DE123456789'],
-      [DEMO_MARKER, USERS.filter((u) => u.active !== false && (u.rights?.includes('read') || u.group)).map((u) => u.login).join(',')],
+      [
+        DEMO_MARKER,
+        USERS.filter((u) => u.active !== false && (u.rights?.includes('read') || u.group))
+          .map((u) => u.login)
+          .join(','),
+      ],
     ];
-    for (const [name, value] of company) await trx.insertInto('const').values({ name, entity, value, type: 'chaine', visible: 0 }).execute();
+    for (const [name, value] of company)
+      await trx.insertInto('const').values({ name, entity, value, type: 'chaine', visible: 0 }).execute();
 
     for (const [i, files] of ORDER_PHOTOS.entries()) {
       const order = orders[i]!;
@@ -301,37 +436,81 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
     // material, and a template.
     const prefix = `BR${toDbDateTime(now).slice(2, 4)}${toDbDateTime(now).slice(5, 7)}-`;
     const report = (n: number, values: { title: string; element: number | null; template: string | null; creator: number }) =>
-      insertId(dialect, trx.insertInto('bericht').values({
-        ref: `${prefix}${String(n).padStart(4, '0')}`, entity, element_type: values.element === null ? null : 'commande', fk_element: values.element,
-        title: values.title, format: 'A4', orientation: 'portrait', odt_template: values.element === null ? null : COVER_TEMPLATE_FILENAME, status: 0, version: 1,
-        is_template: values.template ? 1 : 0, template_label: values.template, fk_user_creat: values.creator, datec: toDbDateTime(now), tms: toDbDateTime(now),
-      }));
+      insertId(
+        dialect,
+        trx.insertInto('bericht').values({
+          ref: `${prefix}${String(n).padStart(4, '0')}`,
+          entity,
+          element_type: values.element === null ? null : 'commande',
+          fk_element: values.element,
+          title: values.title,
+          format: 'A4',
+          orientation: 'portrait',
+          odt_template: values.element === null ? null : COVER_TEMPLATE_FILENAME,
+          status: 0,
+          version: 1,
+          is_template: values.template ? 1 : 0,
+          template_label: values.template,
+          fk_user_creat: values.creator,
+          datec: toDbDateTime(now),
+          tms: toDbDateTime(now),
+        }),
+      );
     const first = orders[0]!;
     const technician = userIds.get('techniker')!;
     const reportId = await report(1, { title: DRAFT_TITLE, element: first.id, template: null, creator: technician });
     const templateId = await report(2, { title: TEMPLATE_TITLE, element: null, template: TEMPLATE_LABEL, creator: userIds.get('admin')! });
     const folder = `commande/${objectFolder(config.dataRoot, entity, 'commande', first.ref).name}`;
-    for (const [bericht, pages] of [[reportId, DRAFT_PAGES], [templateId, TEMPLATE_PAGES]] as const) {
+    for (const [bericht, pages] of [
+      [reportId, DRAFT_PAGES],
+      [templateId, TEMPLATE_PAGES],
+    ] as const) {
       for (const [index, page] of pages.entries()) {
-        await trx.insertInto('bericht_page').values({
-          fk_bericht: bericht, page_order: index + 1, title: page.title, note: page.note ?? null, rotation: 0, layout: page.layout,
-          source_path: page.a ? `${folder}/${page.a}` : null, source_path_2: page.b ? `${folder}/${page.b}` : null,
-          checklist: page.items ? writeItems(defineItems([], page.items)) : null,
-          datec: toDbDateTime(now), tms: toDbDateTime(now),
-        }).execute();
+        await trx
+          .insertInto('bericht_page')
+          .values({
+            fk_bericht: bericht,
+            page_order: index + 1,
+            title: page.title,
+            note: page.note ?? null,
+            rotation: 0,
+            layout: page.layout,
+            source_path: page.a ? `${folder}/${page.a}` : null,
+            source_path_2: page.b ? `${folder}/${page.b}` : null,
+            checklist: page.items ? writeItems(defineItems([], page.items)) : null,
+            datec: toDbDateTime(now),
+            tms: toDbDateTime(now),
+          })
+          .execute();
       }
     }
     for (const line of DRAFT_MATERIAL) {
-      await trx.insertInto('bericht_material').values({
-        entity, element_type: 'commande', fk_element: first.id, label: line.label, qty: line.qty, unit: line.unit, note: line.note ?? null,
-        fk_user_creat: technician, datec: toDbDateTime(now),
-      }).execute();
+      await trx
+        .insertInto('bericht_material')
+        .values({
+          entity,
+          element_type: 'commande',
+          fk_element: first.id,
+          label: line.label,
+          qty: line.qty,
+          unit: line.unit,
+          note: line.note ?? null,
+          fk_user_creat: technician,
+          datec: toDbDateTime(now),
+        })
+        .execute();
     }
   });
 
   // Files after the rows: an interrupted seed leaves rows without photos, never photos without rows.
   const root = entityRoot(config.dataRoot, entity);
-  const saltRow = await db.selectFrom('const').select('value').where('name', '=', 'MAIN_SECURITY_SALT').where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
+  const saltRow = await db
+    .selectFrom('const')
+    .select('value')
+    .where('name', '=', 'MAIN_SECURITY_SALT')
+    .where('entity', 'in', [0, entity])
+    .orderBy('entity', 'desc')
+    .executeTakeFirst();
   const salt = saltRow?.value ?? '';
   const logo = await makeDemoLogo();
   await writeFileAtomic(path.join(root, 'mycompany', 'logos', 'logo.png'), logo);

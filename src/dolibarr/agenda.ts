@@ -20,7 +20,11 @@ import { toDolibarrDateTime } from './time.js';
 const AGENDA_ELEMENT_TYPES: Record<string, string> = { commande: 'order', facture: 'invoice', propal: 'propal' };
 
 /** The trigger names Dolibarr uses for a document of each object type sent by mail. */
-export const SENT_BY_MAIL_TRIGGER: Record<string, string> = { commande: 'ORDER_SENTBYMAIL', facture: 'BILL_SENTBYMAIL', propal: 'PROPAL_SENTBYMAIL' };
+export const SENT_BY_MAIL_TRIGGER: Record<string, string> = {
+  commande: 'ORDER_SENTBYMAIL',
+  facture: 'BILL_SENTBYMAIL',
+  propal: 'PROPAL_SENTBYMAIL',
+};
 
 export interface AgendaEvent {
   entity: number;
@@ -34,7 +38,15 @@ export interface AgendaEvent {
   elementId: number;
   userId: number;
   contactIds?: number[];
-  mail?: { msgid: string | null; from: string; to: string; cc: string | null; bcc: string | null; subject: string; errorsTo: string | null };
+  mail?: {
+    msgid: string | null;
+    from: string;
+    to: string;
+    cc: string | null;
+    bcc: string | null;
+    subject: string;
+    errorsTo: string | null;
+  };
   /** The address the action came from (ActionComm's `ip`). */
   ip?: string | null;
   timeZone: string;
@@ -91,10 +103,20 @@ export async function recordAgendaEvent(trx: Db, dialect: Dialect, fitter: Colum
     const result = await query.executeTakeFirstOrThrow();
     id = Number(result.insertId);
   }
-  await trx.updateTable('actioncomm').set({ ref: String(id) }).where('id', '=', id).execute();
-  await trx.insertInto('actioncomm_resources').values({ fk_actioncomm: id, element_type: 'user', fk_element: event.userId, mandatory: 0, transparency: 0, answer_status: '0' }).execute();
+  await trx
+    .updateTable('actioncomm')
+    .set({ ref: String(id) })
+    .where('id', '=', id)
+    .execute();
+  await trx
+    .insertInto('actioncomm_resources')
+    .values({ fk_actioncomm: id, element_type: 'user', fk_element: event.userId, mandatory: 0, transparency: 0, answer_status: '0' })
+    .execute();
   for (const contact of contacts) {
-    await trx.insertInto('actioncomm_resources').values({ fk_actioncomm: id, element_type: 'socpeople', fk_element: contact, mandatory: 0, transparency: 0, answer_status: '0' }).execute();
+    await trx
+      .insertInto('actioncomm_resources')
+      .values({ fk_actioncomm: id, element_type: 'socpeople', fk_element: contact, mandatory: 0, transparency: 0, answer_status: '0' })
+      .execute();
   }
   return id;
 }

@@ -10,8 +10,17 @@ const FORBIDDEN = /[<>/\\?*|":°$;`]/g;
 /** dol_string_unaccent: letters with accents to their base letter; ß, æ, œ, ø spelt out. */
 export function unaccent(text: string): string {
   return text
-    .replace(/ß/g, 'ss').replace(/æ/g, 'ae').replace(/Æ/g, 'AE').replace(/œ/g, 'oe').replace(/Œ/g, 'OE')
-    .replace(/ø/g, 'o').replace(/Ø/g, 'O').replace(/đ/g, 'd').replace(/Đ/g, 'D').replace(/ł/g, 'l').replace(/Ł/g, 'L')
+    .replace(/ß/g, 'ss')
+    .replace(/æ/g, 'ae')
+    .replace(/Æ/g, 'AE')
+    .replace(/œ/g, 'oe')
+    .replace(/Œ/g, 'OE')
+    .replace(/ø/g, 'o')
+    .replace(/Ø/g, 'O')
+    .replace(/đ/g, 'd')
+    .replace(/Đ/g, 'D')
+    .replace(/ł/g, 'l')
+    .replace(/Ł/g, 'L')
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '');
 }
@@ -54,12 +63,18 @@ const FORBIDDEN_IN_FILE_NAMES = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-
 
 /** The name an uploaded file is stored under, from the client's name and the extension its bytes show. */
 export function uploadFileName(original: string, extension: string): string {
-  let name = original.replace(FORBIDDEN_IN_FILE_NAMES, '').replace(/<[^>]*>/g, '').trim();
+  let name = original
+    .replace(FORBIDDEN_IN_FILE_NAMES, '')
+    .replace(/<[^>]*>/g, '')
+    .trim();
   name = name.split(/[\\/]/).pop() ?? '';
   const dot = name.lastIndexOf('.');
   let base = dot > 0 ? name.slice(0, dot) : name;
   // Characters beyond the Basic Multilingual Plane (emoji) do not fit Dolibarr's utf8mb3 tables.
-  base = dolSanitizeFileName(base).replace(/[\u{10000}-\u{10FFFF}]/gu, '_').trim().replace(/^\.+/, '');
+  base = dolSanitizeFileName(base)
+    .replace(/[\u{10000}-\u{10FFFF}]/gu, '_')
+    .trim()
+    .replace(/^\.+/, '');
   if (!base) base = 'datei';
   const ext = `.${extension.toLowerCase()}`;
   return `${cutToBytes(base, MAX_FILE_NAME_BYTES - Buffer.byteLength(ext) - 8).trimEnd()}${ext}`;

@@ -17,9 +17,13 @@ export const RIGHT_DEFINITIONS: ReadonlyArray<{ right: Right; id: number; label:
 ];
 
 const ALIASES: Readonly<Record<string, Right>> = {
-  read: 'read', lire: 'read',
-  write: 'write', creer: 'write', create: 'write',
-  delete: 'delete', supprimer: 'delete',
+  read: 'read',
+  lire: 'read',
+  write: 'write',
+  creer: 'write',
+  create: 'write',
+  delete: 'delete',
+  supprimer: 'delete',
   admin: 'admin',
 };
 

@@ -31,12 +31,20 @@ function partsIn(timeZone: string, date: Date): WallParts {
   let format = partsFormatters.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
     });
     partsFormatters.set(timeZone, format);
   }
   const m = EN_US_WALL.exec(format.format(date));
-  if (m) return { year: Number(m[3]), month: Number(m[1]), day: Number(m[2]), hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6]) };
+  if (m)
+    return { year: Number(m[3]), month: Number(m[1]), day: Number(m[2]), hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6]) };
   const out: Record<string, number> = {};
   for (const part of format.formatToParts(date)) if (part.type !== 'literal') out[part.type] = Number(part.value);
   return out as unknown as WallParts;
@@ -121,7 +129,9 @@ export function localDate(date: Date, timeZone: string): string {
 
 /** The zone's short German name at `date`: MEZ, MESZ, UTC, or GMT+3 and the like. */
 export function zoneName(date: Date, timeZone: string): string {
-  const part = new Intl.DateTimeFormat('de-DE', { timeZone, timeZoneName: 'short' }).formatToParts(date).find((x) => x.type === 'timeZoneName');
+  const part = new Intl.DateTimeFormat('de-DE', { timeZone, timeZoneName: 'short' })
+    .formatToParts(date)
+    .find((x) => x.type === 'timeZoneName');
   return part?.value ?? timeZone;
 }
 

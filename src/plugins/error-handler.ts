@@ -64,7 +64,10 @@ export function toAppError(error: unknown): AppError | undefined {
 }
 
 function allowHeader(methods: Set<string>): string {
-  return [...methods].filter((m) => m !== 'HEAD').sort().join(', ');
+  return [...methods]
+    .filter((m) => m !== 'HEAD')
+    .sort()
+    .join(', ');
 }
 
 /** A CORS preflight: OPTIONS with an Origin and the method the browser wants to send. */
@@ -101,7 +104,11 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const code: ErrorCode =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : error.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : 'REQUEST_INVALID';
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'REQUEST_TIMEOUT'
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'HEADERS_TOO_LARGE'
+        : 'REQUEST_INVALID';
   this.log.debug({ err: error }, `client error: ${code}`);
   const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   if (socket.writable && !answering) {

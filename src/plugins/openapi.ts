@@ -44,7 +44,9 @@ is closed. Headers larger than Node's limit are 431 HEADERS_TOO_LARGE.
 /** Every error code the API answers with, from the catalogue, so the document cannot miss one. */
 export const ERROR_CODES_DESCRIPTION =
   '**Error codes** (`code` in the error body; status; German message):\n\n| code | status | message |\n|---|---|---|\n' +
-  Object.entries(errorCatalogue).map(([code, { status, message }]) => `| \`${code}\` | ${status} | ${message.replace(/\|/g, '\\|')} |`).join('\n');
+  Object.entries(errorCatalogue)
+    .map(([code, { status, message }]) => `| \`${code}\` | ${status} | ${message.replace(/\|/g, '\\|')} |`)
+    .join('\n');
 
 /**
  * The operationId of every operation, the names a generated client calls (`${method} ${path}`).
@@ -128,7 +130,11 @@ export default fp(
         };
         const file = route.config?.multipartFile;
         if (!file) return { schema: documented, url };
-        const body = { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: file.description } } };
+        const body = {
+          type: 'object',
+          required: ['file'],
+          properties: { file: { type: 'string', format: 'binary', description: file.description } },
+        };
         return { schema: { ...documented, consumes: ['multipart/form-data'], body }, url };
       },
       openapi: {
@@ -160,7 +166,7 @@ export default fp(
           { name: 'templates', description: 'Report templates and cover-sheet (ODT) templates' },
           { name: 'materials', description: 'Material lines of orders, invoices and proposals' },
           { name: 'times', description: 'Time on site: arrival and departure at orders, invoices and proposals' },
-          { name: 'mails', description: 'A final report sent to the customer by e-mail: a durable job, recorded in Dolibarr\'s agenda' },
+          { name: 'mails', description: "A final report sent to the customer by e-mail: a durable job, recorded in Dolibarr's agenda" },
           { name: 'transcription', description: 'Voice notes to text' },
         ],
       },

@@ -37,11 +37,18 @@ function addTrimKeyword(ajv: Ajv): void {
         const bad = FORBIDDEN_TEXT_CHARACTERS.exec(data);
         if (bad) {
           const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-          validate.errors = [{ keyword: 'x-trim', message: `must not contain control or bidirectional override characters (${code} at position ${bad.index})`, params: { character: code } }];
+          validate.errors = [
+            {
+              keyword: 'x-trim',
+              message: `must not contain control or bidirectional override characters (${code} at position ${bad.index})`,
+              params: { character: code },
+            },
+          ];
           return false;
         }
         const trimmed = data.trim();
-        if (ctx?.parentData !== undefined && trimmed !== data) (ctx.parentData as Record<string | number, unknown>)[ctx.parentDataProperty] = trimmed;
+        if (ctx?.parentData !== undefined && trimmed !== data)
+          (ctx.parentData as Record<string | number, unknown>)[ctx.parentDataProperty] = trimmed;
         if (mode === 'nonempty' && trimmed === '') {
           validate.errors = [{ keyword: 'x-trim', message: 'must not be empty or only spaces', params: {} }];
           return false;
@@ -64,9 +71,7 @@ export default fp(
   async function validation(app: FastifyInstance) {
     const bodyAjv = makeAjv({ coerceTypes: false });
     const textAjv = makeAjv({ coerceTypes: 'array', removeAdditional: false });
-    app.setValidatorCompiler(({ schema, httpPart }) =>
-      (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
-    );
+    app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object));
   },
   { name: 'validation' },
 );

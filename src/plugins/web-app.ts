@@ -118,7 +118,9 @@ export function appPreloadLinks(html: string): string | undefined {
     } else {
       continue;
     }
-    const crossorigin = attribute('crossorigin') ? `; crossorigin${value('crossorigin') === 'use-credentials' ? '=use-credentials' : ''}` : '';
+    const crossorigin = attribute('crossorigin')
+      ? `; crossorigin${value('crossorigin') === 'use-credentials' ? '=use-credentials' : ''}`
+      : '';
     links.push(`<${url}>; ${kind}${crossorigin}`);
   }
   return links.length > 0 ? links.join(', ') : undefined;
@@ -184,7 +186,9 @@ export default fp(
       const file = segments.at(-1)!;
       const compressible = COMPRESSIBLE.has(path.extname(file).toLowerCase());
       const accepted = compressible ? acceptedEncodings(request.headers['accept-encoding']) : new Set<string>();
-      const encoding = ENCODINGS.find((e) => accepted.has(e.name) && existsSync(path.join(root, ...segments.slice(0, -1), file + e.suffix)));
+      const encoding = ENCODINGS.find(
+        (e) => accepted.has(e.name) && existsSync(path.join(root, ...segments.slice(0, -1), file + e.suffix)),
+      );
       const result = await send(request.raw, `/${segments.map(encodeURIComponent).join('/')}${encoding?.suffix ?? ''}`, {
         root,
         dotfiles: 'deny',
@@ -195,7 +199,8 @@ export default fp(
       if (result.type !== 'file') {
         result.stream.destroy();
         if (result.statusCode === 412) throw new AppError('PRECONDITION_FAILED');
-        if (result.statusCode === 416) throw new AppError('RANGE_NOT_SATISFIABLE', { headers: { 'content-range': String(result.headers['Content-Range'] ?? '') } });
+        if (result.statusCode === 416)
+          throw new AppError('RANGE_NOT_SATISFIABLE', { headers: { 'content-range': String(result.headers['Content-Range'] ?? '') } });
         if (result.type === 'error' && ![403, 404].includes(result.statusCode)) throw result.metadata.error;
         throw notFound();
       }

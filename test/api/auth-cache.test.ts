@@ -38,7 +38,8 @@ for (const dialect of testDialects()) {
       await ctx?.close();
     });
 
-    const list = (token: string) => ctx.app.inject({ method: 'GET', url: '/api/orders.php?limit=1', headers: { authorization: `Bearer ${token}` } });
+    const list = (token: string) =>
+      ctx.app.inject({ method: 'GET', url: '/api/orders.php?limit=1', headers: { authorization: `Bearer ${token}` } });
 
     /** Polls until the token is refused; the milliseconds from `since`. */
     async function refusedAfter(token: string, since: number, status: number, code: string): Promise<number> {
@@ -54,13 +55,26 @@ for (const dialect of testDialects()) {
     }
 
     const changes = {
-      'a right withdrawn': { status: 403, code: 'AUTH_NO_RIGHTS', apply: (id: number) => dolibarr.db.deleteFrom('user_rights').where('fk_user', '=', id).execute() },
-      'the user deactivated': { status: 403, code: 'AUTH_USER_DISABLED', apply: (id: number) => dolibarr.db.updateTable('user').set({ statut: 0 }).where('rowid', '=', id).execute() },
+      'a right withdrawn': {
+        status: 403,
+        code: 'AUTH_NO_RIGHTS',
+        apply: (id: number) => dolibarr.db.deleteFrom('user_rights').where('fk_user', '=', id).execute(),
+      },
+      'the user deactivated': {
+        status: 403,
+        code: 'AUTH_USER_DISABLED',
+        apply: (id: number) => dolibarr.db.updateTable('user').set({ statut: 0 }).where('rowid', '=', id).execute(),
+      },
       'sessions invalidated': {
         status: 401,
         code: 'AUTH_TOKEN_INVALID',
         // As Dolibarr writes it: in UTC ($db->idate(…, 'gmt')), a second ahead so the token's iat is before it.
-        apply: (id: number) => dolibarr.db.updateTable('user').set({ flagdelsessionsbefore: toDolibarrDateTime(Math.floor(Date.now() / 1000) + 1, 'UTC') }).where('rowid', '=', id).execute(),
+        apply: (id: number) =>
+          dolibarr.db
+            .updateTable('user')
+            .set({ flagdelsessionsbefore: toDolibarrDateTime(Math.floor(Date.now() / 1000) + 1, 'UTC') })
+            .where('rowid', '=', id)
+            .execute(),
       },
     };
 
@@ -78,7 +92,8 @@ for (const dialect of testDialects()) {
         }
         // Within the window the kept user may still serve (this is the window docs/operating.md states) …
         const soon = await list(token);
-        if (performance.now() - changed < WINDOW_MS - SLACK_MS) assert.equal(soon.statusCode, 200, 'kept for the window on a server database');
+        if (performance.now() - changed < WINDOW_MS - SLACK_MS)
+          assert.equal(soon.statusCode, 200, 'kept for the window on a server database');
         // … and never past it.
         const ms = await refusedAfter(token, changed, change.status, change.code);
         assert.ok(ms <= WINDOW_MS + SLACK_MS, `refused only after ${Math.round(ms)} ms`);
@@ -98,10 +113,16 @@ for (const dialect of testDialects()) {
       const iat = Math.floor(Date.now() / 1000);
       const exp = iat + 2;
       // sub is an integer in this API (jose's types say string).
-      const claims: Record<string, unknown> = { sub: user.id, login: user.login, name: 'Test Nutzer', iat, exp, iss: 'bericht-api', perms: {} };
-      const token = await new SignJWT(claims)
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .sign(deriveTokenSecret(TEST_INSTANCE_ID));
+      const claims: Record<string, unknown> = {
+        sub: user.id,
+        login: user.login,
+        name: 'Test Nutzer',
+        iat,
+        exp,
+        iss: 'bericht-api',
+        perms: {},
+      };
+      const token = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(deriveTokenSecret(TEST_INSTANCE_ID));
       assert.equal((await list(token)).statusCode, 200);
       await sleep(exp * 1000 - Date.now() + 50);
       assertError(await list(token), 401, 'AUTH_TOKEN_EXPIRED');

@@ -72,8 +72,7 @@ function assertError(res: LightMyRequestResponse, status: number, code: string, 
   assert.deepEqual(Object.keys(body).sort(), ['code', 'error']);
 }
 
-const assertMissing = (res: LightMyRequestResponse) =>
-  assertError(res, 400, 'AUTH_CREDENTIALS_MISSING', MESSAGES.credentialsMissing);
+const assertMissing = (res: LightMyRequestResponse) => assertError(res, 400, 'AUTH_CREDENTIALS_MISSING', MESSAGES.credentialsMissing);
 const assertFailed = (res: LightMyRequestResponse) => assertError(res, 401, 'AUTH_LOGIN_FAILED', MESSAGES.loginFailed);
 const assertDisabled = (res: LightMyRequestResponse) => assertError(res, 403, 'AUTH_USER_DISABLED', MESSAGES.userDisabled);
 const assertNoRights = (res: LightMyRequestResponse) => assertError(res, 403, 'AUTH_NO_RIGHTS', MESSAGES.noRights);
@@ -307,12 +306,18 @@ for (const dialect of testDialects()) {
       });
 
       const kinds: Array<[string, () => Promise<{ login: string; password: string; id: number }>]> = [
-        ['a PHP password_hash() $2y$ bcrypt hash', () => ctx.make.user({ passCrypted: php.password_hash, password: php.password, rights: ['read'] })],
+        [
+          'a PHP password_hash() $2y$ bcrypt hash',
+          () => ctx.make.user({ passCrypted: php.password_hash, password: php.password, rights: ['read'] }),
+        ],
         [
           'a $2b$ bcrypt hash (as Node writes it)',
           () => ctx.make.user({ passCrypted: `$2b$${php.password_hash.slice(4)}`, password: php.password, rights: ['read'] }),
         ],
-        ['md5(MAIN_SECURITY_SALT + password), made by PHP', () => ctx.make.user({ passCrypted: php.md5_salted, password: php.password, rights: ['read'] })],
+        [
+          'md5(MAIN_SECURITY_SALT + password), made by PHP',
+          () => ctx.make.user({ passCrypted: php.md5_salted, password: php.password, rights: ['read'] }),
+        ],
         [
           'sha1(md5(MAIN_SECURITY_SALT + password)), made by PHP',
           () => ctx.make.user({ passCrypted: php.sha1md5_salted, password: php.password, rights: ['read'] }),
@@ -332,7 +337,10 @@ for (const dialect of testDialects()) {
       }
 
       // The issue's case as a whole: a row as Dolibarr writes it, the right only through a group.
-      for (const [label, passCrypted] of [['PHP password_hash()', php.password_hash], ['PHP md5 with salt', php.md5_salted]] as const) {
+      for (const [label, passCrypted] of [
+        ['PHP password_hash()', php.password_hash],
+        ['PHP md5 with salt', php.md5_salted],
+      ] as const) {
         test(`${label} hash with read only through a group logs in; the same without the right is 403`, async () => {
           const withRight = await ctx.make.user({ passCrypted, password: php.password, rights: [], groupRights: ['read'] });
           assertLoggedIn(await login(ctx, withRight), withRight.id);
@@ -380,19 +388,30 @@ for (const dialect of testDialects()) {
 
     test('a read right held in another entity (user_rights.entity 2) does not count: 403', async () => {
       const u = await ctx.make.user({ rights: [] });
-      await ctx.handle.db.insertInto('user_rights').values({ entity: 2, fk_user: u.id, fk_id: await readRightId(ctx) }).execute();
+      await ctx.handle.db
+        .insertInto('user_rights')
+        .values({ entity: 2, fk_user: u.id, fk_id: await readRightId(ctx) })
+        .execute();
       assertNoRights(await login(ctx, u));
     });
 
     test('a read right through a group of another entity does not count: 403', async () => {
       const u = await ctx.make.user({ rights: [] });
       const { db } = ctx.handle;
-      const group = await db.insertInto('usergroup').values({ nom: `g-entity2-${u.id}`, entity: 2 }).executeTakeFirst();
+      const group = await db
+        .insertInto('usergroup')
+        .values({ nom: `g-entity2-${u.id}`, entity: 2 })
+        .executeTakeFirst();
       const groupId =
         dialect === 'postgres'
-          ? Number((await db.selectFrom('usergroup').select('rowid').where('nom', '=', `g-entity2-${u.id}`).executeTakeFirstOrThrow()).rowid)
+          ? Number(
+              (await db.selectFrom('usergroup').select('rowid').where('nom', '=', `g-entity2-${u.id}`).executeTakeFirstOrThrow()).rowid,
+            )
           : Number(group.insertId);
-      await db.insertInto('usergroup_rights').values({ entity: 2, fk_usergroup: groupId, fk_id: await readRightId(ctx) }).execute();
+      await db
+        .insertInto('usergroup_rights')
+        .values({ entity: 2, fk_usergroup: groupId, fk_id: await readRightId(ctx) })
+        .execute();
       await db.insertInto('usergroup_user').values({ entity: 2, fk_user: u.id, fk_usergroup: groupId }).execute();
       assertNoRights(await login(ctx, u));
     });
@@ -548,7 +567,12 @@ for (const dialect of testDialects()) {
       test("an unknown login costs what a wrong password does when the users' hashes have cost 12", async () => {
         // PHP 8.4 hashes with cost 12. With a fixed cost-10 dummy hash an unknown login took about a
         // quarter of a wrong password's time, which tells the two apart.
-        const u = await ctx.make.user({ login: `cost12_${Date.now()}`, passCrypted: await phpBcrypt('Kosten-12', 12), password: 'Kosten-12', rights: ['read'] });
+        const u = await ctx.make.user({
+          login: `cost12_${Date.now()}`,
+          passCrypted: await phpBcrypt('Kosten-12', 12),
+          password: 'Kosten-12',
+          rights: ['read'],
+        });
         // The dummy cost is found when the app is built: a second app on the same database.
         const app = await buildApp(ctx.config, { db: ctx.handle, logger: false });
         try {
@@ -698,7 +722,11 @@ for (const dialect of testDialects()) {
       for (const res of throttled) assertThrottled(res, limits.windowSeconds);
       // The burst used up the budget of the login at that address: blocked there for the window …
       const there = await login(ctx, u, { remoteAddress });
-      assert.equal(there.statusCode, 429, `after a burst that got ${failed.length} answer(s) 401, the right password got ${there.statusCode}`);
+      assert.equal(
+        there.statusCode,
+        429,
+        `after a burst that got ${failed.length} answer(s) 401, the right password got ${there.statusCode}`,
+      );
       assertThrottled(there, limits.windowSeconds);
       // … and elsewhere slowed down (a few seconds at most), never locked.
       let elsewhere = await login(ctx, u, { remoteAddress: '10.0.10.2' });
@@ -724,7 +752,10 @@ for (const dialect of testDialects()) {
     let ctx: TestContext;
     before(async () => {
       ctx = await createTestContext(dialect);
-      assert.deepEqual({ ...ctx.config.login }, { maxFailuresPerLogin: 10, maxFailuresPerAddress: 30, windowSeconds: 900, knownAddressDays: 30, maxDelaySeconds: 60 });
+      assert.deepEqual(
+        { ...ctx.config.login },
+        { maxFailuresPerLogin: 10, maxFailuresPerAddress: 30, windowSeconds: 900, knownAddressDays: 30, maxDelaySeconds: 60 },
+      );
     });
     after(async () => ctx?.close());
 
@@ -755,7 +786,13 @@ for (const dialect of testDialects()) {
   });
 
   describe(`the slow-down for unknown addresses grows and is bounded [${dialect}]`, () => {
-    const limits: LoginThrottleConfig = { maxFailuresPerLogin: 2, maxFailuresPerAddress: 50, windowSeconds: 900, knownAddressDays: 30, maxDelaySeconds: 4 };
+    const limits: LoginThrottleConfig = {
+      maxFailuresPerLogin: 2,
+      maxFailuresPerAddress: 50,
+      windowSeconds: 900,
+      knownAddressDays: 30,
+      maxDelaySeconds: 4,
+    };
     let ctx: TestContext;
     before(async () => {
       ctx = await createTestContext(dialect, { login: limits });
@@ -795,7 +832,10 @@ for (const dialect of testDialects()) {
       // Built as src/app.ts builds it: the entity, and the llx_user columns found on the database.
       const table = (await ctx.handle.db.introspection.getTables()).find((t) => t.name === `${ctx.config.dbPrefix}user`);
       assert.ok(table);
-      const users = createUserRepository(ctx.handle.db, { entity: ctx.config.entity, userColumns: new Set(table.columns.map((c) => c.name)) });
+      const users = createUserRepository(ctx.handle.db, {
+        entity: ctx.config.entity,
+        userColumns: new Set(table.columns.map((c) => c.name)),
+      });
       return users.maxBcryptCost();
     }
 

@@ -8,7 +8,13 @@ import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 
-const SETTINGS = ['BERICHT_TRANSCRIBE_URL', 'BERICHT_TRANSCRIBE_MODE', 'BERICHT_TRANSCRIBE_API_KEY', 'BERICHT_TRANSCRIBE_LANG', 'BERICHT_TRANSCRIBE_MODEL'];
+const SETTINGS = [
+  'BERICHT_TRANSCRIBE_URL',
+  'BERICHT_TRANSCRIBE_MODE',
+  'BERICHT_TRANSCRIBE_API_KEY',
+  'BERICHT_TRANSCRIBE_LANG',
+  'BERICHT_TRANSCRIBE_MODEL',
+];
 const NONE = { url: undefined, mode: undefined, apiKey: undefined, lang: undefined, timeoutSeconds: 5 };
 
 for (const dialect of testDialects()) {
@@ -25,7 +31,11 @@ for (const dialect of testDialects()) {
     });
 
     const capabilities = async (app = ctx.app, bearer: string | null = token) => {
-      const res = await app.inject({ method: 'GET', url: '/api/capabilities.php', headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+      const res = await app.inject({
+        method: 'GET',
+        url: '/api/capabilities.php',
+        headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
+      });
       assert.equal(res.statusCode, 200, res.body);
       return res.json() as { transcription: boolean };
     };
@@ -66,7 +76,7 @@ for (const dialect of testDialects()) {
         const own = await fromEnv.make.token(await fromEnv.make.user({ rights: ['read'] }));
         assert.deepEqual(await capabilities(fromEnv.app, own), { transcription: true });
         await fromEnv.make.setConst('BERICHT_TRANSCRIBE_MODE', 'azure');
-        assert.deepEqual(await capabilities(fromEnv.app, own), { transcription: true }, 'the environment\'s mode, not the constant\'s');
+        assert.deepEqual(await capabilities(fromEnv.app, own), { transcription: true }, "the environment's mode, not the constant's");
       } finally {
         await fromEnv.close();
       }
@@ -74,12 +84,20 @@ for (const dialect of testDialects()) {
 
     test('no token is 401, a bad token 401, a user without the read right 403', async () => {
       assertError(await ctx.app.inject({ method: 'GET', url: '/api/capabilities.php' }), 401, 'AUTH_TOKEN_MISSING');
-      assertError(await ctx.app.inject({ method: 'GET', url: '/api/capabilities.php', headers: { authorization: 'Bearer x.y.z' } }), 401, 'AUTH_TOKEN_INVALID');
+      assertError(
+        await ctx.app.inject({ method: 'GET', url: '/api/capabilities.php', headers: { authorization: 'Bearer x.y.z' } }),
+        401,
+        'AUTH_TOKEN_INVALID',
+      );
       // A read right withdrawn after login counts at once.
       const user = await ctx.make.user({ rights: ['read'] });
       const own = await ctx.make.token(user);
       await ctx.handle.db.deleteFrom('user_rights').where('fk_user', '=', user.id).execute();
-      assertError(await ctx.app.inject({ method: 'GET', url: '/api/capabilities.php', headers: { authorization: `Bearer ${own}` } }), 403, 'AUTH_NO_RIGHTS');
+      assertError(
+        await ctx.app.inject({ method: 'GET', url: '/api/capabilities.php', headers: { authorization: `Bearer ${own}` } }),
+        403,
+        'AUTH_NO_RIGHTS',
+      );
     });
 
     test('the OpenAPI document names the operation and its answer', async () => {

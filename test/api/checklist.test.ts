@@ -31,10 +31,17 @@ interface Caller {
 }
 
 /** The file endpoint's link as a client receives it. */
-const fileLink = (file: string, size?: string) => `/api/photo.php?modulepart=commande&file=${encodeURIComponent(file)}${size ? `&size=${size}` : ''}`;
+const fileLink = (file: string, size?: string) =>
+  `/api/photo.php?modulepart=commande&file=${encodeURIComponent(file)}${size ? `&size=${size}` : ''}`;
 
 /** An item as a fresh definition answers it: open, nothing recorded. */
-const openItem = (id: number, label: string, unit: string | null = null, lower: number | null = null, upper: number | null = null): ChecklistItemResponse => ({
+const openItem = (
+  id: number,
+  label: string,
+  unit: string | null = null,
+  lower: number | null = null,
+  upper: number | null = null,
+): ChecklistItemResponse => ({
   id,
   label,
   unit,
@@ -81,7 +88,13 @@ for (const dialect of testDialects()) {
     }
 
     /** A request; `payload` as a string is sent as it is (JSON the test writes by hand). */
-    function api(method: 'GET' | 'POST' | 'DELETE', url: string, who: Caller | null, payload?: unknown, key?: string): Promise<LightMyRequestResponse> {
+    function api(
+      method: 'GET' | 'POST' | 'DELETE',
+      url: string,
+      who: Caller | null,
+      payload?: unknown,
+      key?: string,
+    ): Promise<LightMyRequestResponse> {
       const headers: Record<string, string> = {
         ...(who ? { authorization: `Bearer ${who.token}` } : {}),
         ...(key === undefined ? {} : { 'idempotency-key': key }),
@@ -121,11 +134,14 @@ for (const dialect of testDialects()) {
       return res.json();
     }
 
-    const pageRow = (pageId: number) => ctx.handle.db.selectFrom('bericht_page').selectAll().where('rowid', '=', pageId).executeTakeFirstOrThrow();
-    const pageRows = (reportId: number) => ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').execute();
+    const pageRow = (pageId: number) =>
+      ctx.handle.db.selectFrom('bericht_page').selectAll().where('rowid', '=', pageId).executeTakeFirstOrThrow();
+    const pageRows = (reportId: number) =>
+      ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').execute();
     /** The items as stored in `bericht_page.checklist`. */
     const stored = async (pageId: number): Promise<StoredItem[]> => JSON.parse((await pageRow(pageId)).checklist ?? 'null');
-    const setStatus = (reportId: number, status: number) => ctx.handle.db.updateTable('bericht').set({ status }).where('rowid', '=', reportId).execute();
+    const setStatus = (reportId: number, status: number) =>
+      ctx.handle.db.updateTable('bericht').set({ status }).where('rowid', '=', reportId).execute();
     const detail = async (who: Caller, reportId: number) => {
       const res = await api('GET', `/api/reports.php?id=${reportId}`, who);
       assert.equal(res.statusCode, 200, res.body);
@@ -135,7 +151,12 @@ for (const dialect of testDialects()) {
     /** A writer, an order of theirs with photos (and files that are no photo), a draft on it with a checklist page of ITEMS. */
     async function setup() {
       const me = await caller();
-      const order = await orderWith(me.id, { 'IMG_1.jpg': jpeg, 'IMG_2.png': png, 'anim.gif': gif, 'notiz.jpg': Buffer.from('Kein Bild.\n') });
+      const order = await orderWith(me.id, {
+        'IMG_1.jpg': jpeg,
+        'IMG_2.png': png,
+        'anim.gif': gif,
+        'notiz.jpg': Buffer.from('Kein Bild.\n'),
+      });
       const report = await newReport(me, order.id);
       const page = await addPage(me, report.id, { layout: 'checklist', title: 'Wartung', checklist: ITEMS });
       return { me, order, report, page };
@@ -151,7 +172,8 @@ for (const dialect of testDialects()) {
       const name = label === null ? `Punkt ${position}` : `Punkt ${position} „${label}“`;
       assert.ok(message.includes(name), `"${message}" names ${name}`);
       if (label === null) assert.ok(!message.includes('„'), `"${message}" names no label`);
-      if (says !== undefined) assert.ok(typeof says === 'string' ? message.includes(says) : says.test(message), `"${message}" says ${String(says)}`);
+      if (says !== undefined)
+        assert.ok(typeof says === 'string' ? message.includes(says) : says.test(message), `"${message}" says ${String(says)}`);
       const details = body.details as Array<{ field: string; item?: number; label?: string | null; message: string }>;
       assert.ok(Array.isArray(details) && details.length > 0, res.body);
       const entry = details.find((d) => d.field === field);
@@ -168,16 +190,69 @@ for (const dialect of testDialects()) {
         assert.equal(page.source_path, null);
         assert.equal(page.url, null);
         assert.equal(page.title, 'Wartung');
-        assert.deepEqual(page.checklist, [openItem(1, 'Sichtprüfung Kessel'), openItem(2, 'Abgasverlust', '%', null, 11), openItem(3, 'Vordruck', 'bar', 1.5, 2.5), openItem(4, 'CO-Gehalt', 'ppm')]);
+        assert.deepEqual(page.checklist, [
+          openItem(1, 'Sichtprüfung Kessel'),
+          openItem(2, 'Abgasverlust', '%', null, 11),
+          openItem(3, 'Vordruck', 'bar', 1.5, 2.5),
+          openItem(4, 'CO-Gehalt', 'ppm'),
+        ]);
         const row = await pageRow(page.id);
         assert.equal(row.layout, 'checklist');
         assert.equal(row.source_path, null);
         assert.equal(row.source_path_2, null);
         assert.deepEqual(await stored(page.id), [
-          { id: 1, label: 'Sichtprüfung Kessel', unit: null, lower: null, upper: null, state: 'open', value: null, note: null, photos: [], checked_at: null, checked_by: null },
-          { id: 2, label: 'Abgasverlust', unit: '%', lower: null, upper: 11, state: 'open', value: null, note: null, photos: [], checked_at: null, checked_by: null },
-          { id: 3, label: 'Vordruck', unit: 'bar', lower: 1.5, upper: 2.5, state: 'open', value: null, note: null, photos: [], checked_at: null, checked_by: null },
-          { id: 4, label: 'CO-Gehalt', unit: 'ppm', lower: null, upper: null, state: 'open', value: null, note: null, photos: [], checked_at: null, checked_by: null },
+          {
+            id: 1,
+            label: 'Sichtprüfung Kessel',
+            unit: null,
+            lower: null,
+            upper: null,
+            state: 'open',
+            value: null,
+            note: null,
+            photos: [],
+            checked_at: null,
+            checked_by: null,
+          },
+          {
+            id: 2,
+            label: 'Abgasverlust',
+            unit: '%',
+            lower: null,
+            upper: 11,
+            state: 'open',
+            value: null,
+            note: null,
+            photos: [],
+            checked_at: null,
+            checked_by: null,
+          },
+          {
+            id: 3,
+            label: 'Vordruck',
+            unit: 'bar',
+            lower: 1.5,
+            upper: 2.5,
+            state: 'open',
+            value: null,
+            note: null,
+            photos: [],
+            checked_at: null,
+            checked_by: null,
+          },
+          {
+            id: 4,
+            label: 'CO-Gehalt',
+            unit: 'ppm',
+            lower: null,
+            upper: null,
+            state: 'open',
+            value: null,
+            note: null,
+            photos: [],
+            checked_at: null,
+            checked_by: null,
+          },
         ]);
         assert.deepEqual((await detail(me, report.id)).pages, [page]);
       });
@@ -197,11 +272,14 @@ for (const dialect of testDialects()) {
           openItem(2, 'Leer', null, 0.000001, 0.000001),
           openItem(3, 'ä'.repeat(200), 'µ'.repeat(16), null, -0.5),
         ]);
-        assert.deepEqual((await stored(page.id)).map((i) => [i.label, i.unit, i.lower, i.upper]), [
-          ['Druck', 'bar', -1_000_000_000, 1_000_000_000],
-          ['Leer', null, 0.000001, 0.000001],
-          ['ä'.repeat(200), 'µ'.repeat(16), null, -0.5],
-        ]);
+        assert.deepEqual(
+          (await stored(page.id)).map((i) => [i.label, i.unit, i.lower, i.upper]),
+          [
+            ['Druck', 'bar', -1_000_000_000, 1_000_000_000],
+            ['Leer', null, 0.000001, 0.000001],
+            ['ä'.repeat(200), 'µ'.repeat(16), null, -0.5],
+          ],
+        );
       });
 
       test('a checklist page without items, and one with exactly 200, are taken', async () => {
@@ -209,9 +287,15 @@ for (const dialect of testDialects()) {
         const empty = await addPage(me, report.id, { layout: 'checklist', title: 'Leer' });
         assert.deepEqual(empty.checklist, []);
         assert.equal((await pageRow(empty.id)).checklist, '[]');
-        const full = await addPage(me, report.id, { layout: 'checklist', checklist: Array.from({ length: MAX_CHECKLIST_ITEMS }, (_, i) => ({ label: `Punkt ${i + 1}` })) });
+        const full = await addPage(me, report.id, {
+          layout: 'checklist',
+          checklist: Array.from({ length: MAX_CHECKLIST_ITEMS }, (_, i) => ({ label: `Punkt ${i + 1}` })),
+        });
         assert.equal(full.checklist!.length, 200);
-        assert.deepEqual(full.checklist!.map((i) => i.id), Array.from({ length: 200 }, (_, i) => i + 1));
+        assert.deepEqual(
+          full.checklist!.map((i) => i.id),
+          Array.from({ length: 200 }, (_, i) => i + 1),
+        );
         assert.equal((await stored(full.id)).length, 200);
       });
 
@@ -220,42 +304,84 @@ for (const dialect of testDialects()) {
         const answeredAt = now() - 600;
         await check(me, page.id, { item: 2, value: 12.5, note: 'zu hoch', state: 'defect', checked_at: answeredAt });
         await check(me, page.id, { item: 3, state: 'ok', value: 2 });
-        const res = await api('POST', updateUrl(page.id), me, { checklist: [{ id: 2, label: 'Abgasverlust (neu)', unit: '%', upper: 13 }, { label: 'Brenner' }, { id: 1, label: 'Sichtprüfung Kessel' }] });
+        const res = await api('POST', updateUrl(page.id), me, {
+          checklist: [
+            { id: 2, label: 'Abgasverlust (neu)', unit: '%', upper: 13 },
+            { label: 'Brenner' },
+            { id: 1, label: 'Sichtprüfung Kessel' },
+          ],
+        });
         assert.equal(res.statusCode, 200, res.body);
         const updated = res.json() as PageResponse;
         assert.deepEqual(updated.checklist, [
-          { ...openItem(2, 'Abgasverlust (neu)', '%', null, 13), state: 'defect', value: 12.5, deviation: null, note: 'zu hoch', checked_at: answeredAt, checked_by: me.id },
+          {
+            ...openItem(2, 'Abgasverlust (neu)', '%', null, 13),
+            state: 'defect',
+            value: 12.5,
+            deviation: null,
+            note: 'zu hoch',
+            checked_at: answeredAt,
+            checked_by: me.id,
+          },
           openItem(5, 'Brenner'),
           openItem(1, 'Sichtprüfung Kessel'),
         ]);
-        assert.deepEqual((await stored(page.id)).map((i) => [i.id, i.label, i.state, i.value, i.note]), [
-          [2, 'Abgasverlust (neu)', 'defect', 12.5, 'zu hoch'],
-          [5, 'Brenner', 'open', null, null],
-          [1, 'Sichtprüfung Kessel', 'open', null, null],
-        ]);
+        assert.deepEqual(
+          (await stored(page.id)).map((i) => [i.id, i.label, i.state, i.value, i.note]),
+          [
+            [2, 'Abgasverlust (neu)', 'defect', 12.5, 'zu hoch'],
+            [5, 'Brenner', 'open', null, null],
+            [1, 'Sichtprüfung Kessel', 'open', null, null],
+          ],
+        );
         // An answer for item 3 (removed) finds no item: it is not taken by another.
-        assertNamed(await api('POST', checkUrl(page.id), me, { item: 3, state: 'ok' }), 3, null, 'body.item', 'gibt es auf dieser Seite nicht');
+        assertNamed(
+          await api('POST', checkUrl(page.id), me, { item: 3, state: 'ok' }),
+          3,
+          null,
+          'body.item',
+          'gibt es auf dieser Seite nicht',
+        );
       });
 
       test('ids are never used again, also after the item with the highest id was removed', async () => {
         const { me, page } = await setup();
         // Items 3 and 4 go (the highest ids), then new items come.
-        const first = await api('POST', updateUrl(page.id), me, { checklist: [{ id: 1, label: 'Sichtprüfung Kessel' }, { id: 2, label: 'Abgasverlust', unit: '%', upper: 11 }] });
+        const first = await api('POST', updateUrl(page.id), me, {
+          checklist: [
+            { id: 1, label: 'Sichtprüfung Kessel' },
+            { id: 2, label: 'Abgasverlust', unit: '%', upper: 11 },
+          ],
+        });
         assert.equal(first.statusCode, 200, first.body);
-        assert.deepEqual((first.json() as PageResponse).checklist!.map((i) => i.id), [1, 2]);
+        assert.deepEqual(
+          (first.json() as PageResponse).checklist!.map((i) => i.id),
+          [1, 2],
+        );
         // Answers in between keep what the page knows of its ids.
         await check(me, page.id, { item: 1, state: 'ok' });
         await api('POST', checkAllUrl(page.id), me, { state: 'ok' });
-        const second = await api('POST', updateUrl(page.id), me, { checklist: [{ id: 1, label: 'Sichtprüfung Kessel' }, { id: 2, label: 'Abgasverlust' }, { label: 'Neu A' }, { label: 'Neu B' }] });
+        const second = await api('POST', updateUrl(page.id), me, {
+          checklist: [{ id: 1, label: 'Sichtprüfung Kessel' }, { id: 2, label: 'Abgasverlust' }, { label: 'Neu A' }, { label: 'Neu B' }],
+        });
         assert.equal(second.statusCode, 200, second.body);
         const ids = (second.json() as PageResponse).checklist!.map((i) => i.id);
         assert.deepEqual(ids, [1, 2, 5, 6], 'new ids do not reuse 3 or 4');
-        assert.deepEqual((await stored(page.id)).map((i) => i.id), [1, 2, 5, 6]);
+        assert.deepEqual(
+          (await stored(page.id)).map((i) => i.id),
+          [1, 2, 5, 6],
+        );
         // A queued answer meant for the removed item 3 is refused, not given to a new item.
         assertError(await api('POST', checkUrl(page.id), me, { item: 3, state: 'ok' }), 400, 'VALIDATION_FAILED');
-        assert.deepEqual((await stored(page.id)).filter((i) => i.id > 2).map((i) => i.state), ['open', 'open']);
+        assert.deepEqual(
+          (await stored(page.id)).filter((i) => i.id > 2).map((i) => i.state),
+          ['open', 'open'],
+        );
         // The page's other readers see the same items.
-        assert.deepEqual((await detail(me, page.fk_bericht)).pages[0]!.checklist!.map((i) => i.id), ids);
+        assert.deepEqual(
+          (await detail(me, page.fk_bericht)).pages[0]!.checklist!.map((i) => i.id),
+          ids,
+        );
       });
 
       test('update without `checklist` keeps the items; a title change leaves the answers', async () => {
@@ -272,18 +398,42 @@ for (const dialect of testDialects()) {
         /** ITEMS with the third item replaced by `third`. */
         const withThird = (third: Record<string, unknown>) => [ITEMS[0], ITEMS[1], third, ITEMS[3]];
         const cases: Array<[string, Record<string, unknown>, string | null, string, (string | RegExp)?]> = [
-          ['a limit given as text with a decimal comma', { label: 'Vordruck', lower: '6,8' }, 'Vordruck', 'body.checklist.2.lower', 'muss eine Zahl sein'],
+          [
+            'a limit given as text with a decimal comma',
+            { label: 'Vordruck', lower: '6,8' },
+            'Vordruck',
+            'body.checklist.2.lower',
+            'muss eine Zahl sein',
+          ],
           ['a limit given as "NaN"', { label: 'Vordruck', upper: 'NaN' }, 'Vordruck', 'body.checklist.2.upper', 'muss eine Zahl sein'],
-          ['a limit given as an object', { label: 'Vordruck', lower: { value: 1 } }, 'Vordruck', 'body.checklist.2.lower', 'muss eine Zahl sein'],
+          [
+            'a limit given as an object',
+            { label: 'Vordruck', lower: { value: 1 } },
+            'Vordruck',
+            'body.checklist.2.lower',
+            'muss eine Zahl sein',
+          ],
           ['a limit given as a boolean', { label: 'Vordruck', upper: true }, 'Vordruck', 'body.checklist.2.upper', 'muss eine Zahl sein'],
-          ['limits in the wrong order', { label: 'Vordruck', unit: 'bar', lower: 2.5, upper: 1.5 }, 'Vordruck', 'body.checklist.2.lower', 'die untere Grenze (2.5) liegt über der oberen (1.5)'],
+          [
+            'limits in the wrong order',
+            { label: 'Vordruck', unit: 'bar', lower: 2.5, upper: 1.5 },
+            'Vordruck',
+            'body.checklist.2.lower',
+            'die untere Grenze (2.5) liegt über der oberen (1.5)',
+          ],
           ['an empty label', { label: '' }, null, 'body.checklist.2.label'],
           ['a label of spaces', { label: '    ', unit: 'bar' }, null, 'body.checklist.2.label'],
           ['no label', { unit: 'bar' }, null, 'body.checklist.2.label'],
           ['a label of 201 characters', { label: 'L'.repeat(201) }, 'L'.repeat(200), 'body.checklist.2.label'],
           ['a label that is a number', { label: 42 }, null, 'body.checklist.2.label', 'muss ein Text sein'],
           ['a unit of 17 characters', { label: 'Vordruck', unit: 'u'.repeat(17) }, 'Vordruck', 'body.checklist.2.unit'],
-          ['a limit with seven decimals', { label: 'Vordruck', lower: 1.0000001 }, 'Vordruck', 'body.checklist.2.lower', 'höchstens 6 Nachkommastellen'],
+          [
+            'a limit with seven decimals',
+            { label: 'Vordruck', lower: 1.0000001 },
+            'Vordruck',
+            'body.checklist.2.lower',
+            'höchstens 6 Nachkommastellen',
+          ],
           ['a limit beyond 1e9', { label: 'Vordruck', upper: 1_000_000_001 }, 'Vordruck', 'body.checklist.2.upper'],
           ['a limit below -1e9', { label: 'Vordruck', lower: -1e10 }, 'Vordruck', 'body.checklist.2.lower'],
           ['an unknown field', { label: 'Vordruck', colour: 'rot' }, 'Vordruck', 'body.checklist.2.colour', 'unbekanntes Feld'],
@@ -295,9 +445,21 @@ for (const dialect of testDialects()) {
           test(`${what}: on add and on update`, async () => {
             const { me, report, page } = await setup();
             const pagesBefore = await pageRows(report.id);
-            assertNamed(await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist: withThird(third) }), 3, label, field, says);
+            assertNamed(
+              await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist: withThird(third) }),
+              3,
+              label,
+              field,
+              says,
+            );
             assert.deepEqual(await pageRows(report.id), pagesBefore);
-            assertNamed(await api('POST', updateUrl(page.id), me, { title: 'geändert', checklist: withThird(third) }), 3, label, field, says);
+            assertNamed(
+              await api('POST', updateUrl(page.id), me, { title: 'geändert', checklist: withThird(third) }),
+              3,
+              label,
+              field,
+              says,
+            );
             assert.deepEqual(await pageRows(report.id), pagesBefore);
           });
         }
@@ -307,19 +469,43 @@ for (const dialect of testDialects()) {
           const before = await pageRows(report.id);
           const raw = '{"layout":"checklist","checklist":[{"label":"A"},{"label":"Grenzwert","upper":1e999}]}';
           assertNamed(await api('POST', addUrl(report.id), me, raw), 2, 'Grenzwert', 'body.checklist.1.upper');
-          assertNamed(await api('POST', updateUrl(page.id), me, raw.replace('"layout":"checklist",', '')), 2, 'Grenzwert', 'body.checklist.1.upper');
+          assertNamed(
+            await api('POST', updateUrl(page.id), me, raw.replace('"layout":"checklist",', '')),
+            2,
+            'Grenzwert',
+            'body.checklist.1.upper',
+          );
           assert.deepEqual(await pageRows(report.id), before);
         });
 
         test('an unknown id and a repeated id on update', async () => {
           const { me, report, page } = await setup();
           const before = await pageRows(report.id);
-          assertNamed(await api('POST', updateUrl(page.id), me, { checklist: [{ id: 1, label: 'A' }, { id: 99, label: 'Fremd' }] }), 2, 'Fremd', 'body.checklist.1.id', 'unbekannter oder doppelter Punkt (id 99)');
-          const repeated = await api('POST', updateUrl(page.id), me, { checklist: [{ id: 2, label: 'A' }, { label: 'B' }, { id: 2, label: 'Doppelt' }] });
+          assertNamed(
+            await api('POST', updateUrl(page.id), me, {
+              checklist: [
+                { id: 1, label: 'A' },
+                { id: 99, label: 'Fremd' },
+              ],
+            }),
+            2,
+            'Fremd',
+            'body.checklist.1.id',
+            'unbekannter oder doppelter Punkt (id 99)',
+          );
+          const repeated = await api('POST', updateUrl(page.id), me, {
+            checklist: [{ id: 2, label: 'A' }, { label: 'B' }, { id: 2, label: 'Doppelt' }],
+          });
           assertNamed(repeated, 3, 'Doppelt', 'body.checklist.2.id', 'id 2');
           assert.equal((repeated.json().details as Array<{ message: string }>)[0]!.message, 'repeated id');
           // On add there is nothing to name: an id is unknown.
-          assertNamed(await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist: [{ id: 1, label: 'Erster' }] }), 1, 'Erster', 'body.checklist.0.id', 'id 1');
+          assertNamed(
+            await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist: [{ id: 1, label: 'Erster' }] }),
+            1,
+            'Erster',
+            'body.checklist.0.id',
+            'id 1',
+          );
           assert.deepEqual(await pageRows(report.id), before);
         });
 
@@ -328,10 +514,16 @@ for (const dialect of testDialects()) {
           const before = await pageRows(report.id);
           for (const count of [201, 10_000]) {
             const checklist = Array.from({ length: count }, (_, i) => ({ label: `P${i}` }));
-            for (const res of [await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist }), await api('POST', updateUrl(page.id), me, { checklist })]) {
+            for (const res of [
+              await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist }),
+              await api('POST', updateUrl(page.id), me, { checklist }),
+            ]) {
               const body = assertError(res, 400, 'VALIDATION_FAILED');
               assert.match(body.error as string, /höchstens 200 Punkte/);
-              assert.ok((body.details as Array<{ field: string }>).some((d) => d.field === 'body.checklist'), res.body);
+              assert.ok(
+                (body.details as Array<{ field: string }>).some((d) => d.field === 'body.checklist'),
+                res.body,
+              );
             }
           }
           assert.deepEqual(await pageRows(report.id), before);
@@ -340,7 +532,11 @@ for (const dialect of testDialects()) {
         test('a checklist that is not a list, and an item that is not an object', async () => {
           const { me, report, page } = await setup();
           const before = await pageRows(report.id);
-          assertError(await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist: { label: 'A' } }), 400, 'VALIDATION_FAILED');
+          assertError(
+            await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist: { label: 'A' } }),
+            400,
+            'VALIDATION_FAILED',
+          );
           assertNamed(await api('POST', updateUrl(page.id), me, { checklist: [{ label: 'A' }, 'B'] }), 2, null, 'body.checklist.1');
           assert.deepEqual(await pageRows(report.id), before);
         });
@@ -353,13 +549,22 @@ for (const dialect of testDialects()) {
         const before = await pageRows(report.id);
         const refused = async (res: LightMyRequestResponse, field: string) => {
           const body = assertError(res, 400, 'VALIDATION_FAILED');
-          assert.ok((body.details as Array<{ field: string }>).some((d) => d.field === field), res.body);
+          assert.ok(
+            (body.details as Array<{ field: string }>).some((d) => d.field === field),
+            res.body,
+          );
         };
         await refused(await api('POST', addUrl(report.id), me, { source: 'IMG_1.jpg', checklist: [{ label: 'A' }] }), 'body.checklist');
         await refused(await api('POST', addUrl(report.id), me, { layout: 'photo', source: 'IMG_1.jpg', checklist: [] }), 'body.checklist');
         await refused(await api('POST', addUrl(report.id), me, { title: 'x', checklist: [{ label: 'A' }] }), 'body.checklist');
-        await refused(await api('POST', addUrl(report.id), me, { layout: 'checklist', source: 'IMG_1.jpg', checklist: [{ label: 'A' }] }), 'body.source');
-        await refused(await api('POST', addUrl(report.id), me, { layout: 'checklist', source_2: 'IMG_2.png', checklist: [{ label: 'A' }] }), 'body.source_2');
+        await refused(
+          await api('POST', addUrl(report.id), me, { layout: 'checklist', source: 'IMG_1.jpg', checklist: [{ label: 'A' }] }),
+          'body.source',
+        );
+        await refused(
+          await api('POST', addUrl(report.id), me, { layout: 'checklist', source_2: 'IMG_2.png', checklist: [{ label: 'A' }] }),
+          'body.source_2',
+        );
         await refused(await api('POST', updateUrl(photo.id), me, { checklist: [{ label: 'A' }] }), 'body.checklist');
         await refused(await api('POST', updateUrl(title.id), me, { checklist: [] }), 'body.checklist');
         await refused(await api('POST', updateUrl(photo.id), me, { layout: 'checklist' }), 'body.layout');
@@ -395,12 +600,25 @@ for (const dialect of testDialects()) {
         const first = await check(me, page.id, { item: 3, state: 'ok', value: 1.8, note: '  gemessen am Manometer  ' });
         const item = first.checklist![2]!;
         assert.ok(item.checked_at! >= t0 && item.checked_at! <= now(), `checked_at ${item.checked_at} is the service's time`);
-        assert.deepEqual(item, { ...openItem(3, 'Vordruck', 'bar', 1.5, 2.5), state: 'ok', value: 1.8, note: 'gemessen am Manometer', checked_at: item.checked_at, checked_by: me.id });
+        assert.deepEqual(item, {
+          ...openItem(3, 'Vordruck', 'bar', 1.5, 2.5),
+          state: 'ok',
+          value: 1.8,
+          note: 'gemessen am Manometer',
+          checked_at: item.checked_at,
+          checked_by: me.id,
+        });
         // The other items are untouched.
-        assert.deepEqual(first.checklist!.filter((i) => i.id !== 3), [openItem(1, 'Sichtprüfung Kessel'), openItem(2, 'Abgasverlust', '%', null, 11), openItem(4, 'CO-Gehalt', 'ppm')]);
+        assert.deepEqual(
+          first.checklist!.filter((i) => i.id !== 3),
+          [openItem(1, 'Sichtprüfung Kessel'), openItem(2, 'Abgasverlust', '%', null, 11), openItem(4, 'CO-Gehalt', 'ppm')],
+        );
         // Only the value: state and note stay.
         const second = await check(me, page.id, { item: 3, value: 2.2 });
-        assert.deepEqual([second.checklist![2]!.state, second.checklist![2]!.value, second.checklist![2]!.note], ['ok', 2.2, 'gemessen am Manometer']);
+        assert.deepEqual(
+          [second.checklist![2]!.state, second.checklist![2]!.value, second.checklist![2]!.note],
+          ['ok', 2.2, 'gemessen am Manometer'],
+        );
         // null clears value and note; an empty note is none.
         const cleared = await check(me, page.id, { item: 3, value: null, note: '' });
         assert.deepEqual([cleared.checklist![2]!.state, cleared.checklist![2]!.value, cleared.checklist![2]!.note], ['ok', null, null]);
@@ -408,7 +626,9 @@ for (const dialect of testDialects()) {
         const emoji = await check(me, page.id, { item: 3, note: 'Flamme 🔥 ok 👍' });
         assert.equal(emoji.checklist![2]!.note, 'Flamme 🔥 ok 👍');
         assert.equal((await stored(page.id))[2]!.note, 'Flamme 🔥 ok 👍');
-        const defined = await api('POST', updateUrl(page.id), me, { checklist: [...ITEMS.map((item, i) => ({ ...item, id: i + 1 })), { label: 'Rauchmelder 🚨', unit: '🌡' }] });
+        const defined = await api('POST', updateUrl(page.id), me, {
+          checklist: [...ITEMS.map((item, i) => ({ ...item, id: i + 1 })), { label: 'Rauchmelder 🚨', unit: '🌡' }],
+        });
         assert.equal(defined.statusCode, 200, defined.body);
         assert.deepEqual((await stored(page.id)).at(-1)!.label, 'Rauchmelder 🚨');
         assert.deepEqual((await detail(me, page.fk_bericht)).pages[0]!.checklist!.at(-1)!.unit, '🌡');
@@ -420,7 +640,15 @@ for (const dialect of testDialects()) {
 
       test('deviation: below, above, null within; values exactly on the limits are within; negative values; six decimals', async () => {
         const { me, report } = await setup();
-        const page = await addPage(me, report.id, { layout: 'checklist', checklist: [{ label: 'Spanne', unit: 'bar', lower: -1.25, upper: 2.5 }, { label: 'Nur oben', upper: 0 }, { label: 'Nur unten', lower: 100 }, { label: 'Ohne Grenzen', unit: '°C' }] });
+        const page = await addPage(me, report.id, {
+          layout: 'checklist',
+          checklist: [
+            { label: 'Spanne', unit: 'bar', lower: -1.25, upper: 2.5 },
+            { label: 'Nur oben', upper: 0 },
+            { label: 'Nur unten', lower: 100 },
+            { label: 'Ohne Grenzen', unit: '°C' },
+          ],
+        });
         const cases: Array<[number, number, 'below' | 'above' | null]> = [
           [1, -1.25, null],
           [1, 2.5, null],
@@ -452,9 +680,26 @@ for (const dialect of testDialects()) {
       test('a defect needs a note; with one it is taken', async () => {
         const { me, page } = await setup();
         const before = await pageRow(page.id);
-        assertNamed(await api('POST', checkUrl(page.id), me, { item: 2, state: 'defect' }), 2, 'Abgasverlust', 'body.note', 'ein Mangel braucht eine Notiz');
-        assertNamed(await api('POST', checkUrl(page.id), me, { item: 2, state: 'defect', note: '   ' }), 2, 'Abgasverlust', 'body.note', 'ein Mangel braucht eine Notiz');
-        assertNamed(await api('POST', checkUrl(page.id), me, { item: 2, state: 'defect', note: null, value: 14 }), 2, 'Abgasverlust', 'body.note');
+        assertNamed(
+          await api('POST', checkUrl(page.id), me, { item: 2, state: 'defect' }),
+          2,
+          'Abgasverlust',
+          'body.note',
+          'ein Mangel braucht eine Notiz',
+        );
+        assertNamed(
+          await api('POST', checkUrl(page.id), me, { item: 2, state: 'defect', note: '   ' }),
+          2,
+          'Abgasverlust',
+          'body.note',
+          'ein Mangel braucht eine Notiz',
+        );
+        assertNamed(
+          await api('POST', checkUrl(page.id), me, { item: 2, state: 'defect', note: null, value: 14 }),
+          2,
+          'Abgasverlust',
+          'body.note',
+        );
         assert.deepEqual(await pageRow(page.id), before);
         const defect = (await check(me, page.id, { item: 2, state: 'defect', value: 14, note: 'Brenner verrußt' })).checklist![1]!;
         assert.deepEqual([defect.state, defect.value, defect.deviation, defect.note], ['defect', 14, 'above', 'Brenner verrußt']);
@@ -497,7 +742,13 @@ for (const dialect of testDialects()) {
           const body = assertError(await api('POST', checkUrl(page.id), me, { item: 99, state: 'ok' }), 400, 'VALIDATION_FAILED');
           assert.match(body.error as string, /Punkt 99 gibt es auf dieser Seite nicht/);
           assert.deepEqual(body.details, [{ field: 'body.item', item: 99, label: null, message: 'unknown item' }]);
-          for (const bad of [{ state: 'ok' }, { item: 0, state: 'ok' }, { item: 1.5, state: 'ok' }, { item: '1', state: 'ok' }, { item: null }]) {
+          for (const bad of [
+            { state: 'ok' },
+            { item: 0, state: 'ok' },
+            { item: 1.5, state: 'ok' },
+            { item: '1', state: 'ok' },
+            { item: null },
+          ]) {
             assertError(await api('POST', checkUrl(page.id), me, bad), 400, 'VALIDATION_FAILED');
           }
           assertError(await api('POST', checkUrl(page.id), me, '[1]'), 400, 'VALIDATION_FAILED');
@@ -507,10 +758,22 @@ for (const dialect of testDialects()) {
 
       test('photos: files of the order, as links; repeated names once; an empty list clears', async () => {
         const { me, order, page } = await setup();
-        const answered = (await check(me, page.id, { item: 1, state: 'defect', note: 'Riss', photos: ['IMG_1.jpg', 'IMG_2.png', 'IMG_1.jpg'] })).checklist![0]!;
+        const answered = (
+          await check(me, page.id, { item: 1, state: 'defect', note: 'Riss', photos: ['IMG_1.jpg', 'IMG_2.png', 'IMG_1.jpg'] })
+        ).checklist![0]!;
         assert.deepEqual(answered.photos, [
-          { name: 'IMG_1.jpg', source_path: `commande/${order.ref}/IMG_1.jpg`, url: fileLink(`${order.ref}/IMG_1.jpg`), thumb_url: fileLink(`${order.ref}/IMG_1.jpg`, 'small') },
-          { name: 'IMG_2.png', source_path: `commande/${order.ref}/IMG_2.png`, url: fileLink(`${order.ref}/IMG_2.png`), thumb_url: fileLink(`${order.ref}/IMG_2.png`, 'small') },
+          {
+            name: 'IMG_1.jpg',
+            source_path: `commande/${order.ref}/IMG_1.jpg`,
+            url: fileLink(`${order.ref}/IMG_1.jpg`),
+            thumb_url: fileLink(`${order.ref}/IMG_1.jpg`, 'small'),
+          },
+          {
+            name: 'IMG_2.png',
+            source_path: `commande/${order.ref}/IMG_2.png`,
+            url: fileLink(`${order.ref}/IMG_2.png`),
+            thumb_url: fileLink(`${order.ref}/IMG_2.png`, 'small'),
+          },
         ]);
         assert.deepEqual((await stored(page.id))[0]!.photos, [`commande/${order.ref}/IMG_1.jpg`, `commande/${order.ref}/IMG_2.png`]);
         // Without photos they stay; [] clears them.
@@ -522,7 +785,7 @@ for (const dialect of testDialects()) {
         assert.equal(ten.photos.length, 10);
       });
 
-      test("a photo a checklist item points at cannot be deleted from the order (409 PHOTO_IN_USE) until no item points at it", async () => {
+      test('a photo a checklist item points at cannot be deleted from the order (409 PHOTO_IN_USE) until no item points at it', async () => {
         const { me, order, report, page } = await setup();
         await check(me, page.id, { item: 1, state: 'defect', note: 'Riss', photos: ['IMG_1.jpg'] });
         const refused = await api('POST', '/api/delete_photo.php', me, { id: order.id, file: 'IMG_1.jpg' });
@@ -559,7 +822,10 @@ for (const dialect of testDialects()) {
         assert.equal((await check(me, page.id, { item: 1, state: 'ok', checked_at: phone })).checklist![0]!.checked_at, phone);
         assert.equal((await stored(page.id))[0]!.checked_at, phone);
         const slightlyAhead = now() + 120;
-        assert.equal((await check(me, page.id, { item: 1, state: 'ok', checked_at: slightlyAhead })).checklist![0]!.checked_at, slightlyAhead);
+        assert.equal(
+          (await check(me, page.id, { item: 1, state: 'ok', checked_at: slightlyAhead })).checklist![0]!.checked_at,
+          slightlyAhead,
+        );
         const monthAgo = now() - 29 * 86_400;
         assert.equal((await check(me, page.id, { item: 1, state: 'ok', checked_at: monthAgo })).checklist![0]!.checked_at, monthAgo);
         for (const implausible of [now() + 3600, now() - 31 * 86_400, 0, 4_102_444_800]) {
@@ -568,7 +834,8 @@ for (const dialect of testDialects()) {
           assert.ok(at >= t0 && at <= now(), `${implausible} replaced by the service's time, got ${at}`);
           assert.equal((await stored(page.id))[0]!.checked_at, at);
         }
-        for (const bad of [-1, 4_102_444_801, 1.5]) assertError(await api('POST', checkUrl(page.id), me, { item: 1, state: 'ok', checked_at: bad }), 400, 'VALIDATION_FAILED');
+        for (const bad of [-1, 4_102_444_801, 1.5])
+          assertError(await api('POST', checkUrl(page.id), me, { item: 1, state: 'ok', checked_at: bad }), 400, 'VALIDATION_FAILED');
       });
 
       test('check_all: open items become ok, except measurements without a value or outside their limits; defect, na and ok stay as they are', async () => {
@@ -603,14 +870,31 @@ for (const dialect of testDialects()) {
         const res = await api('POST', checkAllUrl(page.id), me, { state: 'ok', checked_at: phone });
         assert.equal(res.statusCode, 200, res.body);
         const items = (res.json() as PageResponse).checklist!;
-        assert.deepEqual(items.map((i) => [i.id, i.state]), [
-          [1, 'ok'], [2, 'open'], [3, 'open'], [4, 'open'], [5, 'ok'], [6, 'ok'], [7, 'ok'], [8, 'open'], [9, 'defect'], [10, 'na'], [11, 'ok'],
-        ]);
-        for (const id of [1, 5, 6, 7]) assert.deepEqual([items[id - 1]!.checked_at, items[id - 1]!.checked_by], [phone, me.id], `item ${id}`);
+        assert.deepEqual(
+          items.map((i) => [i.id, i.state]),
+          [
+            [1, 'ok'],
+            [2, 'open'],
+            [3, 'open'],
+            [4, 'open'],
+            [5, 'ok'],
+            [6, 'ok'],
+            [7, 'ok'],
+            [8, 'open'],
+            [9, 'defect'],
+            [10, 'na'],
+            [11, 'ok'],
+          ],
+        );
+        for (const id of [1, 5, 6, 7])
+          assert.deepEqual([items[id - 1]!.checked_at, items[id - 1]!.checked_by], [phone, me.id], `item ${id}`);
         const after = await stored(page.id);
         // Skipped and already answered items are exactly as they were (time and person too).
         for (const id of [2, 3, 4, 8, 9, 10, 11]) assert.deepEqual(after[id - 1], before[id - 1], `item ${id}`);
-        assert.deepEqual(after.map((i) => i.state), items.map((i) => i.state));
+        assert.deepEqual(
+          after.map((i) => i.state),
+          items.map((i) => i.state),
+        );
         // A second run changes nothing more.
         const again = await api('POST', checkAllUrl(page.id), me, { state: 'ok' });
         assert.equal(again.statusCode, 200, again.body);
@@ -673,9 +957,14 @@ for (const dialect of testDialects()) {
         assertError(await api('POST', checkUrl(page.id), admin, { item: 1, state: 'ok' }), 409, 'CONFLICT');
         assertError(await api('POST', checkAllUrl(page.id), admin, { state: 'ok' }), 409, 'CONFLICT');
         assert.deepEqual(await pageRow(page.id), before);
-        const changed = await api('POST', updateUrl(page.id), admin, { checklist: [{ id: 2, label: 'Abgasverlust', unit: '%', upper: 10 }, { label: 'Flammenbild' }] });
+        const changed = await api('POST', updateUrl(page.id), admin, {
+          checklist: [{ id: 2, label: 'Abgasverlust', unit: '%', upper: 10 }, { label: 'Flammenbild' }],
+        });
         assert.equal(changed.statusCode, 200, changed.body);
-        assert.deepEqual((changed.json() as PageResponse).checklist, [openItem(2, 'Abgasverlust', '%', null, 10), openItem(5, 'Flammenbild')]);
+        assert.deepEqual((changed.json() as PageResponse).checklist, [
+          openItem(2, 'Abgasverlust', '%', null, 10),
+          openItem(5, 'Flammenbild'),
+        ]);
       });
 
       test('a report from a template gets its items with every answer cleared; so does a template made from an answered report', async () => {
@@ -686,15 +975,34 @@ for (const dialect of testDialects()) {
         const sourcePage = await addPage(admin, source.id, { layout: 'checklist', title: 'Prüfliste', checklist: ITEMS });
         await check(admin, sourcePage.id, { item: 1, state: 'defect', note: 'Riss', photos: ['IMG_1.jpg'] });
         await check(admin, sourcePage.id, { item: 3, state: 'ok', value: 1.9 });
-        const created = await api('POST', '/api/templates.php?action=create', admin, { template_label: `Aus Bericht ${Date.now()}`, from_report: source.id });
+        const created = await api('POST', '/api/templates.php?action=create', admin, {
+          template_label: `Aus Bericht ${Date.now()}`,
+          from_report: source.id,
+        });
         assert.equal(created.statusCode, 201, created.body);
         const template = created.json() as { id: number; pages: PageResponse[] };
-        const fresh = [openItem(1, 'Sichtprüfung Kessel'), openItem(2, 'Abgasverlust', '%', null, 11), openItem(3, 'Vordruck', 'bar', 1.5, 2.5), openItem(4, 'CO-Gehalt', 'ppm')];
+        const fresh = [
+          openItem(1, 'Sichtprüfung Kessel'),
+          openItem(2, 'Abgasverlust', '%', null, 11),
+          openItem(3, 'Vordruck', 'bar', 1.5, 2.5),
+          openItem(4, 'CO-Gehalt', 'ppm'),
+        ];
         assert.deepEqual(template.pages[0]!.checklist, fresh);
         // Answers written into a template by other software are not copied either.
         const templatePage = template.pages[0]!.id;
-        const answered = (await stored(templatePage)).map((i) => ({ ...i, state: 'ok', value: 1, note: 'alt', checked_at: 1_700_000_000, checked_by: admin.id }));
-        await ctx.handle.db.updateTable('bericht_page').set({ checklist: JSON.stringify(answered) }).where('rowid', '=', templatePage).execute();
+        const answered = (await stored(templatePage)).map((i) => ({
+          ...i,
+          state: 'ok',
+          value: 1,
+          note: 'alt',
+          checked_at: 1_700_000_000,
+          checked_by: admin.id,
+        }));
+        await ctx.handle.db
+          .updateTable('bericht_page')
+          .set({ checklist: JSON.stringify(answered) })
+          .where('rowid', '=', templatePage)
+          .execute();
         const techOrder = await orderWith(tech.id);
         for (const [url, body] of [
           ['/api/reports.php?action=create', { fk_element: techOrder.id, title: 'Wartung', template_id: template.id }],
@@ -703,9 +1011,15 @@ for (const dialect of testDialects()) {
           const res = await api('POST', url, tech, body);
           assert.equal(res.statusCode, 201, res.body);
           const report = res.json() as { id: number; pages: PageResponse[] };
-          assert.deepEqual(report.pages.map((p) => p.checklist), [fresh]);
+          assert.deepEqual(
+            report.pages.map((p) => p.checklist),
+            [fresh],
+          );
           const rows = await pageRows(report.id);
-          assert.deepEqual(JSON.parse(rows[0]!.checklist!), fresh.map(({ deviation: _d, ...item }) => item));
+          assert.deepEqual(
+            JSON.parse(rows[0]!.checklist!),
+            fresh.map(({ deviation: _d, ...item }) => item),
+          );
           // The copy is the report's own: answering it leaves the template alone.
           await check(tech, rows[0]!.rowid, { item: 2, value: 9 });
           assert.deepEqual(await stored(templatePage), answered);
@@ -755,11 +1069,17 @@ for (const dialect of testDialects()) {
         const signed = await sign(ctx.app, { authorization: `Bearer ${me.token}` }, report.id, 'Erika Müller');
         assert.equal(signed.statusCode, 201, signed.body);
         const sig = signed.json() as PageResponse & { source_path: string };
-        const meta = JSON.parse(await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8')) as { hash: string };
+        const meta = JSON.parse(await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8')) as {
+          hash: string;
+        };
         // The sealed hash is the one over the stored pages, the checklist's items included.
         const rows = (await pageRows(report.id)).filter((r) => Number(r.rowid) !== sig.id);
         assert.equal(await pagesHash(report.ref, rows, digest), meta.hash);
-        const without = rows.map((r) => (r.layout === 'checklist' ? { ...r, checklist: JSON.stringify((JSON.parse(r.checklist!) as StoredItem[]).map((i) => ({ ...i, value: null }))) } : r));
+        const without = rows.map((r) =>
+          r.layout === 'checklist'
+            ? { ...r, checklist: JSON.stringify((JSON.parse(r.checklist!) as StoredItem[]).map((i) => ({ ...i, value: null }))) }
+            : r,
+        );
         assert.notEqual(await pagesHash(report.ref, without, digest), meta.hash, 'the items are in the hash');
 
         const before = await pageRow(page.id);
@@ -785,7 +1105,11 @@ for (const dialect of testDialects()) {
           ['a photo removed', items.map((i) => (i.id === 1 ? { ...i, photos: [] } : i))],
         ];
         for (const [what, changed] of tamperings) {
-          await ctx.handle.db.updateTable('bericht_page').set({ checklist: JSON.stringify(changed) }).where('rowid', '=', page.id).execute();
+          await ctx.handle.db
+            .updateTable('bericht_page')
+            .set({ checklist: JSON.stringify(changed) })
+            .where('rowid', '=', page.id)
+            .execute();
           const res = (await verify(me, sig.id)).json();
           assert.equal(res.verified, false, what);
           assert.equal(res.reason, 'content_changed', what);
@@ -795,20 +1119,58 @@ for (const dialect of testDialects()) {
         assert.equal((await verify(me, sig.id)).json().verified, true, 'restored');
         // Who answered and when is not content: changing it keeps the signature.
         const retimed = items.map((i) => ({ ...i, checked_at: 1_600_000_000, checked_by: 1 }));
-        await ctx.handle.db.updateTable('bericht_page').set({ checklist: JSON.stringify(retimed) }).where('rowid', '=', page.id).execute();
+        await ctx.handle.db
+          .updateTable('bericht_page')
+          .set({ checklist: JSON.stringify(retimed) })
+          .where('rowid', '=', page.id)
+          .execute();
         assert.equal((await verify(me, sig.id)).json().verified, true, 'checked_at/checked_by are not covered');
         // A photo of an item replaced on disk.
-        await sharp({ create: { width: 64, height: 48, channels: 3, background: '#0f0' } }).jpeg().toFile(path.join(order.dir, 'IMG_1.jpg'));
+        await sharp({ create: { width: 64, height: 48, channels: 3, background: '#0f0' } })
+          .jpeg()
+          .toFile(path.join(order.dir, 'IMG_1.jpg'));
         const replaced = (await verify(me, sig.id)).json();
         assert.deepEqual([replaced.verified, replaced.reason], [false, 'content_changed']);
       });
 
       test("the hash changes with an item's value, state, note, limits, photo bytes and order; not with who answered or when", async () => {
         const base: StoredItem[] = [
-          { id: 1, label: 'Abgasverlust', unit: '%', lower: null, upper: 11, state: 'ok', value: 5, note: null, photos: ['commande/CO1/a.jpg'], checked_at: 1_700_000_000, checked_by: 7 },
-          { id: 2, label: 'Sicht', unit: null, lower: null, upper: null, state: 'open', value: null, note: null, photos: [], checked_at: null, checked_by: null },
+          {
+            id: 1,
+            label: 'Abgasverlust',
+            unit: '%',
+            lower: null,
+            upper: 11,
+            state: 'ok',
+            value: 5,
+            note: null,
+            photos: ['commande/CO1/a.jpg'],
+            checked_at: 1_700_000_000,
+            checked_by: 7,
+          },
+          {
+            id: 2,
+            label: 'Sicht',
+            unit: null,
+            lower: null,
+            upper: null,
+            state: 'open',
+            value: null,
+            note: null,
+            photos: [],
+            checked_at: null,
+            checked_by: null,
+          },
         ];
-        const page = (items: StoredItem[]): HashedPage => ({ layout: 'checklist', title: 'Prüfliste', note: null, rotation: 0, source_path: null, source_path_2: null, checklist: JSON.stringify(items) });
+        const page = (items: StoredItem[]): HashedPage => ({
+          layout: 'checklist',
+          title: 'Prüfliste',
+          note: null,
+          rotation: 0,
+          source_path: null,
+          source_path_2: null,
+          checklist: JSON.stringify(items),
+        });
         const bytes = (sha: string) => async () => sha;
         const hash = (items: StoredItem[], sha = 'a'.repeat(64)) => pagesHash('BR2601-0001', [page(items)], bytes(sha));
         const reference = await hash(base);
@@ -833,7 +1195,10 @@ for (const dialect of testDialects()) {
         assert.equal(await hash(change({ id: 42 })), reference, 'the id is no content, the position is');
         // Items on a page of another layout are not hashed: its hash is as it was before checklists.
         const title: HashedPage = { layout: 'title_only', title: 'T', note: null, rotation: 0, source_path: null, source_path_2: null };
-        assert.equal(await pagesHash('BR2601-0001', [{ ...title, checklist: JSON.stringify(base) }], bytes('')), await pagesHash('BR2601-0001', [title], bytes('')));
+        assert.equal(
+          await pagesHash('BR2601-0001', [{ ...title, checklist: JSON.stringify(base) }], bytes('')),
+          await pagesHash('BR2601-0001', [title], bytes('')),
+        );
       });
     });
 
@@ -921,17 +1286,30 @@ for (const dialect of testDialects()) {
         const big = { layout: 'checklist', checklist: Array.from({ length: 150 }, (_, i) => ({ label: `P${i}`, unit: 'x'.repeat(8000) })) };
         assert.ok(JSON.stringify(big).length > ctx.config.bodyLimit);
         assertError(await api('POST', addUrl(report.id), me, big), 413, 'BODY_TOO_LARGE');
-        assertError(await api('POST', checkUrl(page.id), me, { item: 1, note: 'n'.repeat(ctx.config.bodyLimit + 10) }), 413, 'BODY_TOO_LARGE');
+        assertError(
+          await api('POST', checkUrl(page.id), me, { item: 1, note: 'n'.repeat(ctx.config.bodyLimit + 10) }),
+          413,
+          'BODY_TOO_LARGE',
+        );
         assert.deepEqual(await pageRows(report.id), before);
       });
 
       test('200 items with notes of 2000 characters each are stored and read back whole', async () => {
         const { me, report } = await setup();
         const labels = Array.from({ length: 200 }, (_, i) => `Prüfpunkt ${i + 1} ${'ä'.repeat(150)}`);
-        const page = await addPage(me, report.id, { layout: 'checklist', checklist: labels.map((label, i) => ({ label, unit: 'mbar', lower: -i, upper: i + 0.5 })) });
-        const noteOf = (i: number) => `${String(i + 1).padStart(3, '0')} Notiz: ${'Ölstand geprüft, Dichtung ersetzt. '.repeat(60)}`.slice(0, 2000);
+        const page = await addPage(me, report.id, {
+          layout: 'checklist',
+          checklist: labels.map((label, i) => ({ label, unit: 'mbar', lower: -i, upper: i + 0.5 })),
+        });
+        const noteOf = (i: number) =>
+          `${String(i + 1).padStart(3, '0')} Notiz: ${'Ölstand geprüft, Dichtung ersetzt. '.repeat(60)}`.slice(0, 2000);
         for (let i = 0; i < 200; i++) {
-          const res = await api('POST', checkUrl(page.id), me, { item: i + 1, state: i % 7 === 0 ? 'defect' : 'ok', value: i + 0.123456, note: noteOf(i) });
+          const res = await api('POST', checkUrl(page.id), me, {
+            item: i + 1,
+            state: i % 7 === 0 ? 'defect' : 'ok',
+            value: i + 0.123456,
+            note: noteOf(i),
+          });
           assert.equal(res.statusCode, 200, `item ${i + 1}: ${res.body.slice(0, 300)}`);
         }
         const row = await pageRow(page.id);
@@ -947,8 +1325,14 @@ for (const dialect of testDialects()) {
         const shown = (await detail(me, report.id)).pages.find((p) => p.id === page.id)!;
         assert.equal(shown.checklist!.length, 200);
         assert.equal(shown.checklist![199]!.note, noteOf(199));
-        assert.deepEqual(shown.checklist!.map((i) => i.deviation), Array.from({ length: 200 }, () => null));
-        assert.deepEqual(shown.checklist!.map((i) => i.id), Array.from({ length: 200 }, (_, i) => i + 1));
+        assert.deepEqual(
+          shown.checklist!.map((i) => i.deviation),
+          Array.from({ length: 200 }, () => null),
+        );
+        assert.deepEqual(
+          shown.checklist!.map((i) => i.id),
+          Array.from({ length: 200 }, (_, i) => i + 1),
+        );
       });
     });
 
@@ -964,10 +1348,19 @@ for (const dialect of testDialects()) {
         await sql`drop table ${sql.table(table('bericht_time'))}`.execute(db);
         // The migrations after it are taken back too (they run again, changing nothing).
         await sql`delete from ${sql.table(table('bericht_migration'))} where name >= ${'0012-bericht-checklist-time'}`.execute(db);
-        await sql`insert into ${sql.table(table('bericht_page'))} (fk_bericht, page_order, title, rotation, layout, datec, tms) values (${report.id}, 1, ${'Alt'}, 0, ${'title_only'}, ${toDbDateTime()}, ${toDbDateTime()})`.execute(db);
+        await sql`insert into ${sql.table(table('bericht_page'))} (fk_bericht, page_order, title, rotation, layout, datec, tms) values (${report.id}, 1, ${'Alt'}, 0, ${'title_only'}, ${toDbDateTime()}, ${toDbDateTime()})`.execute(
+          db,
+        );
 
         const result = await migrate(ctx.handle, ctx.config);
-        assert.deepEqual(result.applied, ['0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
+        assert.deepEqual(result.applied, [
+          '0012-bericht-checklist-time',
+          '0013-bericht-mail',
+          '0014-bericht-photo-evidence',
+          '0015-bericht-seal',
+          '0016-bericht-page-users',
+          '0017-bericht-sessions',
+        ]);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;
         const column = pageTable.columns.find((c) => c.name === 'checklist');
@@ -976,9 +1369,30 @@ for (const dialect of testDialects()) {
         if (dialect === 'mysql') assert.equal(column.dataType, 'longtext');
         const time = tables.find((t) => t.name === table('bericht_time'));
         assert.ok(time, 'bericht_time');
-        assert.deepEqual(time.columns.map((c) => c.name).sort(), ['arrival', 'arrival_tapped', 'corrections', 'datec', 'departure', 'departure_tapped', 'element_type', 'entity', 'fk_bericht', 'fk_element', 'fk_user', 'fk_user_modif', 'rowid', 'tms'].sort());
+        assert.deepEqual(
+          time.columns.map((c) => c.name).sort(),
+          [
+            'arrival',
+            'arrival_tapped',
+            'corrections',
+            'datec',
+            'departure',
+            'departure_tapped',
+            'element_type',
+            'entity',
+            'fk_bericht',
+            'fk_element',
+            'fk_user',
+            'fk_user_modif',
+            'rowid',
+            'tms',
+          ].sort(),
+        );
         const rows = await pageRows(report.id);
-        assert.deepEqual(rows.map((r) => [r.title, r.checklist]), [['Alt', null]]);
+        assert.deepEqual(
+          rows.map((r) => [r.title, r.checklist]),
+          [['Alt', null]],
+        );
         const shown = await detail(me, report.id);
         assert.equal(shown.pages[0]!.checklist, null);
         // Run again: nothing to do.

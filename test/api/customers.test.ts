@@ -28,8 +28,25 @@ interface Detail {
   id: number;
   name: string;
   orders: { id: number; ref: string; ref_client: string | null; status: number; date: number | null }[];
-  invoices: { id: number; ref: string; ref_client: string | null; type: number; status: number; paid: boolean; date: number | null; total_ttc: number | null }[];
-  reports: { id: number; ref: string; title: string; status: 'draft' | 'final'; parent_ref: string; element_type: string; datec: number | null }[];
+  invoices: {
+    id: number;
+    ref: string;
+    ref_client: string | null;
+    type: number;
+    status: number;
+    paid: boolean;
+    date: number | null;
+    total_ttc: number | null;
+  }[];
+  reports: {
+    id: number;
+    ref: string;
+    title: string;
+    status: 'draft' | 'final';
+    parent_ref: string;
+    element_type: string;
+    datec: number | null;
+  }[];
   [key: string]: unknown;
 }
 
@@ -59,7 +76,10 @@ for (const dialect of testDialects()) {
     }
 
     async function list(token: string, params: Record<string, string | number>): Promise<{ items: ListItem[]; total: number }> {
-      const res = await get(token, new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString());
+      const res = await get(
+        token,
+        new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString(),
+      );
       assert.equal(res.statusCode, 200, res.body);
       return res.json();
     }
@@ -124,7 +144,10 @@ for (const dialect of testDialects()) {
       for (const c of [c1, c2, c3]) await ctx.make.proposal({ customer: c.id, author: tech.id });
       for (const u of [admin, tech]) {
         const res = await list(u.token, { q: t });
-        assert.deepEqual(res.items.map((i) => i.id), [c1.id, c2.id, c3.id]);
+        assert.deepEqual(
+          res.items.map((i) => i.id),
+          [c1.id, c2.id, c3.id],
+        );
         assert.equal(res.total, 3);
         for (const c of [c2, c3]) assert.equal((await detail(u.token, c.id)).id, c.id);
       }
@@ -145,16 +168,25 @@ for (const dialect of testDialects()) {
       await ctx.make.order({ customer: nothing.id, author: tech.id, entity: 2 });
 
       const mine = await list(tech.token, { q: t });
-      assert.deepEqual(mine.items.map((i) => i.id), [viaOrder.id, viaInvoice.id, viaProposal.id]);
+      assert.deepEqual(
+        mine.items.map((i) => i.id),
+        [viaOrder.id, viaInvoice.id, viaProposal.id],
+      );
       assert.equal(mine.total, 3);
       for (const c of [viaOrder, viaInvoice, viaProposal]) assert.equal((await detail(tech.token, c.id)).id, c.id);
       for (const c of [othersOnly, nothing]) assertError(await get(tech.token, `id=${c.id}`), 404, 'CUSTOMER_NOT_FOUND');
 
-      assert.deepEqual((await list(other.token, { q: t })).items.map((i) => i.id), [othersOnly.id]);
+      assert.deepEqual(
+        (await list(other.token, { q: t })).items.map((i) => i.id),
+        [othersOnly.id],
+      );
       assertError(await get(other.token, `id=${viaOrder.id}`), 404, 'CUSTOMER_NOT_FOUND');
 
       const all = await list(admin.token, { q: t });
-      assert.deepEqual(all.items.map((i) => i.id), [viaOrder.id, viaInvoice.id, viaProposal.id, othersOnly.id, nothing.id]);
+      assert.deepEqual(
+        all.items.map((i) => i.id),
+        [viaOrder.id, viaInvoice.id, viaProposal.id, othersOnly.id, nothing.id],
+      );
       assert.equal(all.total, 5);
       assert.equal((await detail(admin.token, nothing.id)).id, nothing.id);
     });
@@ -184,12 +216,27 @@ for (const dialect of testDialects()) {
       for (const q of [`${t}n`, `${t}a`, `${t}c`, `${t}t`, `${t}e`]) {
         for (const variant of [q, q.toUpperCase()]) {
           const res = await list(tech.token, { q: variant });
-          assert.deepEqual(res.items.map((i) => i.id), [c.id], `q=${variant}`);
+          assert.deepEqual(
+            res.items.map((i) => i.id),
+            [c.id],
+            `q=${variant}`,
+          );
           assert.equal(res.total, 1);
         }
       }
       const item = (await list(tech.token, { q: `NAME${t}` })).items[0]!;
-      assert.deepEqual(Object.keys(item).sort(), ['code_client', 'email', 'id', 'name', 'name_alias', 'phone', 'report_count', 'status', 'town', 'zip']);
+      assert.deepEqual(Object.keys(item).sort(), [
+        'code_client',
+        'email',
+        'id',
+        'name',
+        'name_alias',
+        'phone',
+        'report_count',
+        'status',
+        'town',
+        'zip',
+      ]);
       assert.equal(item.name, `Name${t}n Gmbh`);
       assert.equal(item.name_alias, `Alias${t}a`);
       assert.equal(item.code_client, `CU${t}c`);
@@ -198,7 +245,10 @@ for (const dialect of testDialects()) {
       assert.equal(item.status, 1);
       assert.equal(item.report_count, 0);
       // Blanks around q are ignored; an empty q lists everything.
-      assert.deepEqual((await list(tech.token, { q: `  ${t}c  ` })).items.map((i) => i.id), [c.id]);
+      assert.deepEqual(
+        (await list(tech.token, { q: `  ${t}c  ` })).items.map((i) => i.id),
+        [c.id],
+      );
       assert.ok((await list(admin.token, { q: '' })).total >= 2);
     });
 
@@ -210,9 +260,18 @@ for (const dialect of testDialects()) {
       await ctx.make.thirdParty({ name: `U${t} axb` });
       const bang = await ctx.make.thirdParty({ name: `B${t} !x` });
       await ctx.make.thirdParty({ name: `B${t} x` });
-      assert.deepEqual((await list(admin.token, { q: `P${t} 100%` })).items.map((i) => i.id), [percent.id]);
-      assert.deepEqual((await list(admin.token, { q: `U${t} a_b` })).items.map((i) => i.id), [underscore.id]);
-      assert.deepEqual((await list(admin.token, { q: `B${t} !x` })).items.map((i) => i.id), [bang.id]);
+      assert.deepEqual(
+        (await list(admin.token, { q: `P${t} 100%` })).items.map((i) => i.id),
+        [percent.id],
+      );
+      assert.deepEqual(
+        (await list(admin.token, { q: `U${t} a_b` })).items.map((i) => i.id),
+        [underscore.id],
+      );
+      assert.deepEqual(
+        (await list(admin.token, { q: `B${t} !x` })).items.map((i) => i.id),
+        [bang.id],
+      );
       assert.deepEqual((await list(admin.token, { q: `%${t}` })).items, []);
     });
 
@@ -270,10 +329,23 @@ for (const dialect of testDialects()) {
 
     test('detail: master data, the last 50 orders, 50 invoices and 100 reports, newest first', async () => {
       const t = tag();
-      const customer = await ctx.make.thirdParty({ name: `Gross ${t}`, alias: `GA ${t}`, town: 'Köln', email: `g${t}@example.org`, code: `CU-${t}` });
+      const customer = await ctx.make.thirdParty({
+        name: `Gross ${t}`,
+        alias: `GA ${t}`,
+        town: 'Köln',
+        email: `g${t}@example.org`,
+        code: `CU-${t}`,
+      });
       await ctx.handle.db
         .updateTable('societe')
-        .set({ address: 'Hauptstr. 1', zip: '50667', phone: '0221 123', url: 'https://example.org', tva_intra: 'DE123456789', note_public: 'Hinterhof' })
+        .set({
+          address: 'Hauptstr. 1',
+          zip: '50667',
+          phone: '0221 123',
+          url: 'https://example.org',
+          tva_intra: 'DE123456789',
+          note_public: 'Hinterhof',
+        })
         .where('rowid', '=', customer.id)
         .execute();
 
@@ -296,40 +368,110 @@ for (const dialect of testDialects()) {
       for (let i = 0; i < 105; i++) {
         const onOrder = i % 2 === 0;
         const parent = onOrder ? orders[i % 55]! : invoices[i % 55]!;
-        const r = await ctx.make.report({ creator: tech.id, elementType: onOrder ? 'commande' : 'facture', element: parent.id, status: i % 3 === 0 ? 1 : 0 });
+        const r = await ctx.make.report({
+          creator: tech.id,
+          elementType: onOrder ? 'commande' : 'facture',
+          element: parent.id,
+          status: i % 3 === 0 ? 1 : 0,
+        });
         const datec = BASE_DAY + ((i * 11) % 105) * 3600;
-        await ctx.handle.db.updateTable('bericht').set({ datec: toDbDateTime(datec) }).where('rowid', '=', r.id).execute();
+        await ctx.handle.db
+          .updateTable('bericht')
+          .set({ datec: toDbDateTime(datec) })
+          .where('rowid', '=', r.id)
+          .execute();
         reports.push({ id: r.id, ref: r.ref, datec, parent: parent.ref, type: onOrder ? 'commande' : 'facture' });
       }
       // Newer than all, but a template: left out.
       const template = await ctx.make.report({ creator: tech.id, elementType: 'commande', element: orders[0]!.id, isTemplate: true });
-      await ctx.handle.db.updateTable('bericht').set({ datec: toDbDateTime(BASE_DAY + 400 * DAY) }).where('rowid', '=', template.id).execute();
+      await ctx.handle.db
+        .updateTable('bericht')
+        .set({ datec: toDbDateTime(BASE_DAY + 400 * DAY) })
+        .where('rowid', '=', template.id)
+        .execute();
 
-      const byDateThenId = <T extends { id: number }>(key: (x: T) => number) => (a: T, b: T) => key(b) - key(a) || b.id - a.id;
+      const byDateThenId =
+        <T extends { id: number }>(key: (x: T) => number) =>
+        (a: T, b: T) =>
+          key(b) - key(a) || b.id - a.id;
       const d = await detail(tech.token, customer.id);
       assert.equal(d.id, customer.id);
       assert.equal(d.name, `Gross ${t}`);
       assert.deepEqual(
-        { name_alias: d.name_alias, code_client: d.code_client, address: d.address, zip: d.zip, town: d.town, phone: d.phone, email: d.email, url: d.url, tva_intra: d.tva_intra, status: d.status, note_public: d.note_public },
-        { name_alias: `GA ${t}`, code_client: `CU-${t}`, address: 'Hauptstr. 1', zip: '50667', town: 'Köln', phone: '0221 123', email: `g${t}@example.org`, url: 'https://example.org', tva_intra: 'DE123456789', status: 1, note_public: 'Hinterhof' },
+        {
+          name_alias: d.name_alias,
+          code_client: d.code_client,
+          address: d.address,
+          zip: d.zip,
+          town: d.town,
+          phone: d.phone,
+          email: d.email,
+          url: d.url,
+          tva_intra: d.tva_intra,
+          status: d.status,
+          note_public: d.note_public,
+        },
+        {
+          name_alias: `GA ${t}`,
+          code_client: `CU-${t}`,
+          address: 'Hauptstr. 1',
+          zip: '50667',
+          town: 'Köln',
+          phone: '0221 123',
+          email: `g${t}@example.org`,
+          url: 'https://example.org',
+          tva_intra: 'DE123456789',
+          status: 1,
+          note_public: 'Hinterhof',
+        },
       );
 
       assert.equal(d.orders.length, 50);
-      assert.deepEqual(d.orders.map((o) => o.id), [...orders].sort(byDateThenId((o) => o.date)).slice(0, 50).map((o) => o.id));
+      assert.deepEqual(
+        d.orders.map((o) => o.id),
+        [...orders]
+          .sort(byDateThenId((o) => o.date))
+          .slice(0, 50)
+          .map((o) => o.id),
+      );
       const newestOrder = [...orders].sort(byDateThenId((o) => o.date))[0]!;
-      assert.deepEqual(d.orders[0], { id: newestOrder.id, ref: newestOrder.ref, ref_client: `RC${orders.indexOf(newestOrder)}`, status: 1, date: newestOrder.date });
+      assert.deepEqual(d.orders[0], {
+        id: newestOrder.id,
+        ref: newestOrder.ref,
+        ref_client: `RC${orders.indexOf(newestOrder)}`,
+        status: 1,
+        date: newestOrder.date,
+      });
       const sameDayIndex = d.orders.findIndex((o) => o.id === sameDay.id);
       assert.equal(d.orders[sameDayIndex + 1]!.id, orders[1]!.id);
 
       assert.equal(d.invoices.length, 50);
-      assert.deepEqual(d.invoices.map((f) => f.id), [...invoices].sort(byDateThenId((f) => f.date)).slice(0, 50).map((f) => f.id));
+      assert.deepEqual(
+        d.invoices.map((f) => f.id),
+        [...invoices]
+          .sort(byDateThenId((f) => f.date))
+          .slice(0, 50)
+          .map((f) => f.id),
+      );
       const paid = d.invoices.find((f) => f.id === invoices[1]!.id)!;
-      assert.deepEqual(paid, { id: invoices[1]!.id, ref: invoices[1]!.ref, ref_client: paid.ref_client, type: 0, status: 2, paid: true, date: invoices[1]!.date, total_ttc: 119 });
+      assert.deepEqual(paid, {
+        id: invoices[1]!.id,
+        ref: invoices[1]!.ref,
+        ref_client: paid.ref_client,
+        type: 0,
+        status: 2,
+        paid: true,
+        date: invoices[1]!.date,
+        total_ttc: 119,
+      });
       assert.equal(d.invoices.find((f) => f.id !== invoices[1]!.id)!.paid, false);
 
       assert.equal(d.reports.length, 100);
       const expectedReports = [...reports].sort(byDateThenId((r) => r.datec)).slice(0, 100);
-      assert.deepEqual(d.reports.map((r) => r.id), expectedReports.map((r) => r.id));
+      assert.deepEqual(
+        d.reports.map((r) => r.id),
+        expectedReports.map((r) => r.id),
+      );
       for (const [i, r] of d.reports.entries()) {
         const want = expectedReports[i]!;
         assert.deepEqual(r, {
@@ -361,15 +503,30 @@ for (const dialect of testDialects()) {
       await ctx.make.report({ creator: tech.id, elementType: 'commande', element: foreignEntity.id });
 
       const d = await detail(tech.token, customer.id);
-      assert.deepEqual(d.orders.map((o) => o.id), [mine.id]);
-      assert.deepEqual(d.invoices.map((f) => f.id), [myInvoice.id]);
-      assert.deepEqual(d.reports.map((r) => r.id).sort((a, b) => a - b), [rMine.id, rMineOnTheirs.id, rOnMineByOther.id].sort((a, b) => a - b));
+      assert.deepEqual(
+        d.orders.map((o) => o.id),
+        [mine.id],
+      );
+      assert.deepEqual(
+        d.invoices.map((f) => f.id),
+        [myInvoice.id],
+      );
+      assert.deepEqual(
+        d.reports.map((r) => r.id).sort((a, b) => a - b),
+        [rMine.id, rMineOnTheirs.id, rOnMineByOther.id].sort((a, b) => a - b),
+      );
       const onTheirs = d.reports.find((r) => r.id === rMineOnTheirs.id)!;
       assert.equal(onTheirs.parent_ref, theirs.ref);
 
       const full = await detail(admin.token, customer.id);
-      assert.deepEqual(full.orders.map((o) => o.id), [theirs.id, mine.id]);
-      assert.deepEqual(full.invoices.map((f) => f.id).sort((a, b) => a - b), [theirInvoice.id, myInvoice.id].sort((a, b) => a - b));
+      assert.deepEqual(
+        full.orders.map((o) => o.id),
+        [theirs.id, mine.id],
+      );
+      assert.deepEqual(
+        full.invoices.map((f) => f.id).sort((a, b) => a - b),
+        [theirInvoice.id, myInvoice.id].sort((a, b) => a - b),
+      );
       assert.equal(full.reports.length, 5);
       assert.ok(full.reports.some((r) => r.id === rTheirs.id && r.element_type === 'commande'));
       assert.ok(full.reports.some((r) => r.id === rTheirInvoice.id && r.element_type === 'facture' && r.parent_ref === theirInvoice.ref));
@@ -383,7 +540,10 @@ for (const dialect of testDialects()) {
       await ctx.handle.db.updateTable('user').set({ fk_soc: own.id }).where('rowid', '=', u.id).execute();
       const token = await ctx.make.token(u);
       await ctx.make.order({ customer: foreign.id, author: u.id });
-      assert.deepEqual((await list(token, { q: t })).items.map((i) => i.id), [own.id]);
+      assert.deepEqual(
+        (await list(token, { q: t })).items.map((i) => i.id),
+        [own.id],
+      );
       assertError(await get(token, `id=${foreign.id}`), 404, 'CUSTOMER_NOT_FOUND');
       assert.equal((await detail(token, own.id)).id, own.id);
     });

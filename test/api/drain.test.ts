@@ -18,14 +18,18 @@ describe('closing drains [sqlite]', () => {
   const inFlight = new Promise<void>((resolve) => (arrived = resolve));
 
   before(async () => {
-    ctx = await createTestContext('sqlite', {}, {
-      routes: (app) =>
-        app.get('/api/probe-slow.php', { schema: { hide: true }, config: { auth: 'public' } }, async () => {
-          arrived();
-          await gate;
-          return { done: true };
-        }),
-    });
+    ctx = await createTestContext(
+      'sqlite',
+      {},
+      {
+        routes: (app) =>
+          app.get('/api/probe-slow.php', { schema: { hide: true }, config: { auth: 'public' } }, async () => {
+            arrived();
+            await gate;
+            return { done: true };
+          }),
+      },
+    );
     port = await listenLocal(ctx.app);
   });
   after(async () => ctx?.close());

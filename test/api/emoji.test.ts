@@ -34,18 +34,31 @@ for (const dialect of testDialects()) {
     async function ecmCharset(column: string): Promise<string | null> {
       if (dialect !== 'mysql') return null;
       const { rows } = await sql<{ cs: string }>`select character_set_name as cs from information_schema.columns
-        where table_schema = database() and table_name = ${`${ctx.config.dbPrefix}ecm_files`} and column_name = ${column}`.execute(ctx.handle.db);
+        where table_schema = database() and table_name = ${`${ctx.config.dbPrefix}ecm_files`} and column_name = ${column}`.execute(
+        ctx.handle.db,
+      );
       return rows[0]?.cs ?? null;
     }
 
     test('a photo named "Zähler 😀 Foto.jpg": 201, a name without the emoji, the original name as its column can hold it', async () => {
-      const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#369' } }).jpeg().toBuffer();
+      const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#369' } })
+        .jpeg()
+        .toBuffer();
       const form = multipart([{ name: 'file', filename: 'Zähler 😀 Foto.jpg', type: 'image/jpeg', data: photo }]);
-      const res = await ctx.app.inject({ method: 'POST', url: `/api/orders.php?id=${order.id}&action=upload_photo`, headers: { ...headers, 'content-type': form.contentType }, payload: form.payload });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/orders.php?id=${order.id}&action=upload_photo`,
+        headers: { ...headers, 'content-type': form.contentType },
+        payload: form.payload,
+      });
       assert.equal(res.statusCode, 201, res.body);
       const name = (res.json() as { name: string }).name;
       assert.equal(name, 'Zahler _ Foto.jpg');
-      const row = await ctx.handle.db.selectFrom('ecm_files').select(['filename', 'fullpath_orig']).where('filepath', '=', `commande/${order.ref}`).executeTakeFirstOrThrow();
+      const row = await ctx.handle.db
+        .selectFrom('ecm_files')
+        .select(['filename', 'fullpath_orig'])
+        .where('filepath', '=', `commande/${order.ref}`)
+        .executeTakeFirstOrThrow();
       assert.equal(row.filename, name);
       const charset = await ecmCharset('fullpath_orig');
       const expected = charset === 'utf8' || charset === 'utf8mb3' ? 'Zähler \uFFFD Foto.jpg' : 'Zähler 😀 Foto.jpg';
@@ -56,34 +69,74 @@ for (const dialect of testDialects()) {
     test('a report title, a page note, a material line and a signer name with emoji are kept as they are', async (t) => {
       const dir = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir;
       await mkdir(dir, { recursive: true });
-      await sharp({ create: { width: 320, height: 240, channels: 3, background: '#963' } }).jpeg().toFile(path.join(dir, 'a.jpg'));
-      const created = await ctx.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers, payload: { fk_element: order.id, title: 'Wartung 🔧 Heizung' } });
+      await sharp({ create: { width: 320, height: 240, channels: 3, background: '#963' } })
+        .jpeg()
+        .toFile(path.join(dir, 'a.jpg'));
+      const created = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/reports.php?action=create',
+        headers,
+        payload: { fk_element: order.id, title: 'Wartung 🔧 Heizung' },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const report = created.json() as { id: number; title: string };
       assert.equal(report.title, 'Wartung 🔧 Heizung');
-      const page = await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${report.id}`, headers, payload: { source: 'a.jpg', title: 'Vorher 📷', note: 'Alles dicht 👍' } });
+      const page = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/pages.php?action=add&bericht_id=${report.id}`,
+        headers,
+        payload: { source: 'a.jpg', title: 'Vorher 📷', note: 'Alles dicht 👍' },
+      });
       assert.equal(page.statusCode, 201, page.body);
       assert.equal((page.json() as { note: string }).note, 'Alles dicht 👍');
 
-      const material = await ctx.app.inject({ method: 'POST', url: '/api/materials.php', headers, payload: { element_type: 'commande', fk_element: order.id, label: 'Kupferrohr 🔩 15 mm', qty: 2 } });
+      const material = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/materials.php',
+        headers,
+        payload: { element_type: 'commande', fk_element: order.id, label: 'Kupferrohr 🔩 15 mm', qty: 2 },
+      });
       assert.equal(material.statusCode, 201, material.body);
-      const lines = await ctx.app.inject({ method: 'GET', url: `/api/materials.php?element_type=commande&fk_element=${order.id}`, headers });
+      const lines = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/materials.php?element_type=commande&fk_element=${order.id}`,
+        headers,
+      });
       assert.equal((lines.json() as { items: Array<{ label: string }> }).items[0]!.label, 'Kupferrohr 🔩 15 mm');
 
       const signed = await sign(ctx.app, headers, report.id, 'Erika 😀 Müller');
       assert.equal(signed.statusCode, 201, signed.body);
       assert.match((signed.json() as { note: string }).note, /Erika 😀 Müller/);
-      const row = await ctx.handle.db.selectFrom('bericht_signature').select('signer_name').where('fk_bericht', '=', report.id).executeTakeFirstOrThrow();
+      const row = await ctx.handle.db
+        .selectFrom('bericht_signature')
+        .select('signer_name')
+        .where('fk_bericht', '=', report.id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.signer_name, 'Erika 😀 Müller');
 
       const finalized = await ctx.app.inject({ method: 'POST', url: `/api/reports.php?id=${report.id}&action=finalize`, headers });
       assert.equal(finalized.statusCode, 200, finalized.body);
       // DejaVu Sans has no emoji: the PDF shows U+FFFD, not the font's .notdef glyph PDF/A forbids.
-      await assertPdfA1b(t, path.join(ctx.config.dataRoot, (finalized.json() as { final_pdf_path: string }).final_pdf_path), 'final PDF with emoji');
+      await assertPdfA1b(
+        t,
+        path.join(ctx.config.dataRoot, (finalized.json() as { final_pdf_path: string }).final_pdf_path),
+        'final PDF with emoji',
+      );
       // Dolibarr's event of the finalize holds the title as its column can.
-      const event = await ctx.handle.db.selectFrom('actioncomm').select(['label', 'note']).where('code', '=', 'AC_BERICHT_VALIDATE').where('fk_element', '=', order.id).executeTakeFirstOrThrow();
-      const utf8mb3 = ['utf8', 'utf8mb3'].includes((await sql<{ cs: string | null }>`select character_set_name as cs from information_schema.columns
-        where table_schema = database() and table_name = ${`${ctx.config.dbPrefix}actioncomm`} and column_name = 'note'`.execute(ctx.handle.db).catch(() => ({ rows: [] as Array<{ cs: string | null }> }))).rows[0]?.cs ?? '');
+      const event = await ctx.handle.db
+        .selectFrom('actioncomm')
+        .select(['label', 'note'])
+        .where('code', '=', 'AC_BERICHT_VALIDATE')
+        .where('fk_element', '=', order.id)
+        .executeTakeFirstOrThrow();
+      const utf8mb3 = ['utf8', 'utf8mb3'].includes(
+        (
+          await sql<{ cs: string | null }>`select character_set_name as cs from information_schema.columns
+        where table_schema = database() and table_name = ${`${ctx.config.dbPrefix}actioncomm`} and column_name = 'note'`
+            .execute(ctx.handle.db)
+            .catch(() => ({ rows: [] as Array<{ cs: string | null }> }))
+        ).rows[0]?.cs ?? '',
+      );
       assert.match(event.note ?? '', utf8mb3 ? /„Wartung \uFFFD Heizung“/ : /„Wartung 🔧 Heizung“/);
     });
   });

@@ -23,9 +23,13 @@ const PHOTO = '/api/photo.php';
 const DELETE = '/api/delete_photo.php';
 
 const jpeg = (width = 1200, height = 900) =>
-  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 10 } } }).jpeg({ quality: 80 }).toBuffer();
+  sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 10 } } })
+    .jpeg({ quality: 80 })
+    .toBuffer();
 const png = (width = 64, height = 48) =>
-  sharp({ create: { width, height, channels: 4, background: { r: 0, g: 120, b: 200, alpha: 1 } } }).png().toBuffer();
+  sharp({ create: { width, height, channels: 4, background: { r: 0, g: 120, b: 200, alpha: 1 } } })
+    .png()
+    .toBuffer();
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n');
 
 /** Writes `data` at `rel` under the documents folder. */
@@ -37,7 +41,9 @@ async function put(ctx: TestContext, rel: string, data: Buffer | string): Promis
 }
 
 const q = (params: Record<string, string>) =>
-  Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+  Object.entries(params)
+    .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+    .join('&');
 
 function photo(ctx: TestContext, token: string | undefined, params: Record<string, string> | string, headers: Record<string, string> = {}) {
   const query = typeof params === 'string' ? params : q(params);
@@ -91,8 +97,15 @@ for (const dialect of testDialects()) {
       refs.parentReport = (await ctx.make.report({ creator: b.id, element: aliceOrder.id })).ref;
       refs.bobReport = (await ctx.make.report({ creator: b.id, element: bobOrder.id })).ref;
       const dirs: Record<string, string> = {
-        aliceOrder: 'commande', bobOrder: 'commande', aliceInvoice: 'facture', bobInvoice: 'facture',
-        aliceProposal: 'propale', bobProposal: 'propale', aliceReport: 'bericht', parentReport: 'bericht', bobReport: 'bericht',
+        aliceOrder: 'commande',
+        bobOrder: 'commande',
+        aliceInvoice: 'facture',
+        bobInvoice: 'facture',
+        aliceProposal: 'propale',
+        bobProposal: 'propale',
+        aliceReport: 'bericht',
+        parentReport: 'bericht',
+        bobReport: 'bericht',
       };
       for (const [key, dir] of Object.entries(dirs)) await put(ctx, `${dir}/${refs[key]}/x.jpg`, image);
     });
@@ -122,7 +135,7 @@ for (const dialect of testDialects()) {
       assert.equal(res.statusCode, 200, res.body);
     });
 
-    test('the admin flag shows every order\'s files', async () => {
+    test("the admin flag shows every order's files", async () => {
       const res = await photo(ctx, adminToken, { modulepart: 'commande', file: `${refs.bobOrder}/x.jpg` });
       assert.equal(res.statusCode, 200, res.body);
     });
@@ -150,12 +163,20 @@ for (const dialect of testDialects()) {
       const base = q({ modulepart: 'commande', file });
       const viaHeader = await ctx.app.inject({ method: 'GET', url: `${PHOTO}?${base}`, headers: { authorization: alice.token } });
       assert.equal(viaHeader.statusCode, 200);
-      const viaX = await ctx.app.inject({ method: 'GET', url: `${PHOTO}?${base}`, headers: { 'x-authorization': `Bearer ${alice.token}` } });
+      const viaX = await ctx.app.inject({
+        method: 'GET',
+        url: `${PHOTO}?${base}`,
+        headers: { 'x-authorization': `Bearer ${alice.token}` },
+      });
       assert.equal(viaX.statusCode, 200);
       const viaQuery = await ctx.app.inject({ method: 'GET', url: `${PHOTO}?${base}&jwt=${encodeURIComponent(alice.token)}` });
       assert.equal(viaQuery.statusCode, 200);
       // ?jwt= is the caller like any token: Bob's is 404 for Alice's file.
-      assertError(await ctx.app.inject({ method: 'GET', url: `${PHOTO}?${base}&jwt=${encodeURIComponent(bob.token)}` }), 404, 'FILE_NOT_FOUND');
+      assertError(
+        await ctx.app.inject({ method: 'GET', url: `${PHOTO}?${base}&jwt=${encodeURIComponent(bob.token)}` }),
+        404,
+        'FILE_NOT_FOUND',
+      );
       assertError(await ctx.app.inject({ method: 'GET', url: `${PHOTO}?${base}` }), 401, 'AUTH_TOKEN_MISSING');
       assertError(await ctx.app.inject({ method: 'GET', url: `${PHOTO}?${base}&jwt=nonsense` }), 401, 'AUTH_TOKEN_INVALID');
     });
@@ -168,34 +189,98 @@ for (const dialect of testDialects()) {
       await put(ctx, `commande/${order.ref}/thumbs/p_mini.jpg`, image);
       await put(ctx, `commande/${order.ref}/keep.jpg`, image);
       const row = {
-        label: 'x', entity: ctx.config.entity, filepath: folder.filepath, src_object_type: 'commande', src_object_id: order.id,
-        gen_or_uploaded: 'uploaded', date_c: toDbDateTime(), tms: toDbDateTime(),
+        label: 'x',
+        entity: ctx.config.entity,
+        filepath: folder.filepath,
+        src_object_type: 'commande',
+        src_object_id: order.id,
+        gen_or_uploaded: 'uploaded',
+        date_c: toDbDateTime(),
+        tms: toDbDateTime(),
       };
-      await ctx.handle.db.insertInto('ecm_files').values([{ ...row, filename: 'p.jpg' }, { ...row, filename: 'keep.jpg' }]).execute();
+      await ctx.handle.db
+        .insertInto('ecm_files')
+        .values([
+          { ...row, filename: 'p.jpg' },
+          { ...row, filename: 'keep.jpg' },
+        ])
+        .execute();
 
-      const res = await ctx.app.inject({ method: 'POST', url: DELETE, headers: { authorization: `Bearer ${deleterToken}` }, payload: { id: order.id, file: 'p.jpg' } });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: DELETE,
+        headers: { authorization: `Bearer ${deleterToken}` },
+        payload: { id: order.id, file: 'p.jpg' },
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { deleted: true, name: 'p.jpg' });
       for (const f of ['p.jpg', 'thumbs/p_small.jpg', 'thumbs/p_mini.jpg']) assert.equal(existsSync(path.join(folder.dir, f)), false, f);
       assert.equal(existsSync(path.join(folder.dir, 'keep.jpg')), true);
       const names = await ctx.handle.db.selectFrom('ecm_files').select('filename').where('filepath', '=', folder.filepath).execute();
-      assert.deepEqual(names.map((n) => n.filename), ['keep.jpg']);
+      assert.deepEqual(
+        names.map((n) => n.filename),
+        ['keep.jpg'],
+      );
 
       // Again: it is gone.
-      assertError(await ctx.app.inject({ method: 'POST', url: DELETE, headers: { authorization: deleterToken }, payload: { id: order.id, file: 'p.jpg' } }), 404, 'FILE_NOT_FOUND');
+      assertError(
+        await ctx.app.inject({
+          method: 'POST',
+          url: DELETE,
+          headers: { authorization: deleterToken },
+          payload: { id: order.id, file: 'p.jpg' },
+        }),
+        404,
+        'FILE_NOT_FOUND',
+      );
       // Query parameters work as well, and a file without thumbnails or a row is fine.
-      const viaQuery = await ctx.app.inject({ method: 'POST', url: `${DELETE}?id=${order.id}&file=keep.jpg`, headers: { authorization: deleterToken } });
+      const viaQuery = await ctx.app.inject({
+        method: 'POST',
+        url: `${DELETE}?id=${order.id}&file=keep.jpg`,
+        headers: { authorization: deleterToken },
+      });
       assert.equal(viaQuery.statusCode, 200, viaQuery.body);
       assert.equal(existsSync(path.join(folder.dir, 'keep.jpg')), false);
     });
 
-    test('delete_photo: another user\'s order is 404, without the delete right 403, and nothing is removed', async () => {
+    test("delete_photo: another user's order is 404, without the delete right 403, and nothing is removed", async () => {
       const other = await ctx.make.order({ author: bob.id });
       const file = await put(ctx, `commande/${other.ref}/p.jpg`, image);
-      assertError(await ctx.app.inject({ method: 'POST', url: DELETE, headers: { authorization: deleterToken }, payload: { id: other.id, file: 'p.jpg' } }), 404, 'ORDER_NOT_FOUND');
-      assertError(await ctx.app.inject({ method: 'POST', url: DELETE, headers: { authorization: deleterToken }, payload: { id: 99999999, file: 'p.jpg' } }), 404, 'ORDER_NOT_FOUND');
-      assertError(await ctx.app.inject({ method: 'POST', url: DELETE, headers: { authorization: bob.token }, payload: { id: other.id, file: 'p.jpg' } }), 403, 'AUTH_RIGHT_MISSING');
-      assertError(await ctx.app.inject({ method: 'POST', url: DELETE, payload: { id: other.id, file: 'p.jpg' } }), 401, 'AUTH_TOKEN_MISSING');
+      assertError(
+        await ctx.app.inject({
+          method: 'POST',
+          url: DELETE,
+          headers: { authorization: deleterToken },
+          payload: { id: other.id, file: 'p.jpg' },
+        }),
+        404,
+        'ORDER_NOT_FOUND',
+      );
+      assertError(
+        await ctx.app.inject({
+          method: 'POST',
+          url: DELETE,
+          headers: { authorization: deleterToken },
+          payload: { id: 99999999, file: 'p.jpg' },
+        }),
+        404,
+        'ORDER_NOT_FOUND',
+      );
+      assertError(
+        await ctx.app.inject({
+          method: 'POST',
+          url: DELETE,
+          headers: { authorization: bob.token },
+          payload: { id: other.id, file: 'p.jpg' },
+        }),
+        403,
+        'AUTH_RIGHT_MISSING',
+      );
+      assertError(
+        await ctx.app.inject({ method: 'POST', url: DELETE, payload: { id: other.id, file: 'p.jpg' } }),
+        401,
+        'AUTH_TOKEN_MISSING',
+      );
       assert.equal(existsSync(file), true);
     });
 
@@ -294,7 +379,10 @@ describe('files: paths and HTTP details [sqlite]', () => {
   });
 
   test('size=small and size=mini: made on first request, fitting their boxes, then served as stored', async () => {
-    for (const [size, box] of [['small', [480, 270]], ['mini', [128, 72]]] as const) {
+    for (const [size, box] of [
+      ['small', [480, 270]],
+      ['mini', [128, 72]],
+    ] as const) {
       const thumb = path.join(ctx.config.dataRoot, `commande/${ref}/thumbs/x_${size}.jpg`);
       assert.equal(existsSync(thumb), false);
       const res = await photo(ctx, token, { modulepart: 'commande', file: `${ref}/x.jpg`, size });
@@ -317,10 +405,22 @@ describe('files: paths and HTTP details [sqlite]', () => {
 
   test('thumbnails: none of a PDF or text, none of a thumbnail, an unknown size is 400', async () => {
     assertError(await photo(ctx, token, { modulepart: 'commande', file: `${ref}/doc.pdf`, size: 'small' }), 404, 'THUMBNAIL_UNAVAILABLE');
-    assertError(await photo(ctx, token, { modulepart: 'commande', file: `${ref}/notes (1).txt`, size: 'mini' }), 404, 'THUMBNAIL_UNAVAILABLE');
+    assertError(
+      await photo(ctx, token, { modulepart: 'commande', file: `${ref}/notes (1).txt`, size: 'mini' }),
+      404,
+      'THUMBNAIL_UNAVAILABLE',
+    );
     await photo(ctx, token, { modulepart: 'commande', file: `${ref}/x.jpg`, size: 'small' });
-    assertError(await photo(ctx, token, { modulepart: 'commande', file: `${ref}/thumbs/x_small.jpg`, size: 'mini' }), 404, 'THUMBNAIL_UNAVAILABLE');
-    const body = assertError(await photo(ctx, token, { modulepart: 'commande', file: `${ref}/x.jpg`, size: 'large' }), 400, 'VALIDATION_FAILED');
+    assertError(
+      await photo(ctx, token, { modulepart: 'commande', file: `${ref}/thumbs/x_small.jpg`, size: 'mini' }),
+      404,
+      'THUMBNAIL_UNAVAILABLE',
+    );
+    const body = assertError(
+      await photo(ctx, token, { modulepart: 'commande', file: `${ref}/x.jpg`, size: 'large' }),
+      400,
+      'VALIDATION_FAILED',
+    );
     assert.ok(Array.isArray(body.details));
     assert.equal(existsSync(path.join(ctx.config.dataRoot, `commande/${ref}/thumbs/doc_small.pdf`)), false);
     // A thumbnail can be asked for by its own path too, as Dolibarr's viewimage.php links it.
@@ -330,7 +430,11 @@ describe('files: paths and HTTP details [sqlite]', () => {
 
   test('a corrupt image has no thumbnail (404, not 500)', async () => {
     await put(ctx, `commande/${ref}/broken.jpg`, Buffer.concat([image.subarray(0, 200)]));
-    assertError(await photo(ctx, token, { modulepart: 'commande', file: `${ref}/broken.jpg`, size: 'small' }), 404, 'THUMBNAIL_UNAVAILABLE');
+    assertError(
+      await photo(ctx, token, { modulepart: 'commande', file: `${ref}/broken.jpg`, size: 'small' }),
+      404,
+      'THUMBNAIL_UNAVAILABLE',
+    );
   });
 
   test('Content-Type comes from the bytes; headers for caching and safety', async () => {
@@ -362,7 +466,12 @@ describe('files: paths and HTTP details [sqlite]', () => {
     assert.equal(byTag.rawPayload.length, 0);
     assert.equal(byTag.headers.etag, etag);
     assert.equal(byTag.headers['cache-control'], 'private, max-age=3600');
-    const byDate = await photo(ctx, token, { modulepart: 'commande', file: `${ref}/x.jpg` }, { 'if-modified-since': String(first.headers['last-modified']) });
+    const byDate = await photo(
+      ctx,
+      token,
+      { modulepart: 'commande', file: `${ref}/x.jpg` },
+      { 'if-modified-since': String(first.headers['last-modified']) },
+    );
     assert.equal(byDate.statusCode, 304);
     const stale = await photo(ctx, token, { modulepart: 'commande', file: `${ref}/x.jpg` }, { 'if-none-match': 'W/"0-0"' });
     assert.equal(stale.statusCode, 200);
@@ -373,7 +482,11 @@ describe('files: paths and HTTP details [sqlite]', () => {
     // A 304 is still only for a caller who may see the file.
     const other = await ctx.make.user({ rights: ['read'] });
     const otherToken = await ctx.make.token(other);
-    assertError(await photo(ctx, otherToken, { modulepart: 'commande', file: `${ref}/x.jpg` }, { 'if-none-match': etag }), 404, 'FILE_NOT_FOUND');
+    assertError(
+      await photo(ctx, otherToken, { modulepart: 'commande', file: `${ref}/x.jpg` }, { 'if-none-match': etag }),
+      404,
+      'FILE_NOT_FOUND',
+    );
   });
 
   test('ranges: bytes=0-9 is 206 with 10 bytes; beyond the end is 416 in the error shape', async () => {
@@ -392,7 +505,10 @@ describe('files: paths and HTTP details [sqlite]', () => {
   });
 
   test('HEAD gives the headers without the body', async () => {
-    const res = await ctx.app.inject({ method: 'HEAD', url: `${PHOTO}?${q({ modulepart: 'commande', file: `${ref}/x.jpg`, jwt: token })}` });
+    const res = await ctx.app.inject({
+      method: 'HEAD',
+      url: `${PHOTO}?${q({ modulepart: 'commande', file: `${ref}/x.jpg`, jwt: token })}`,
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(res.rawPayload.length, 0);
     assert.equal(res.headers['content-type'], 'image/jpeg');
@@ -449,15 +565,37 @@ describe('resolveInside, objectFolder and the path helpers', () => {
 
   test('refuses every way out with FILE_PATH_INVALID', async () => {
     for (const rel of [
-      '', '..', '../secret.txt', 'sub/../../secret.txt', './a.jpg', 'sub//b.jpg', 'sub/', '/etc/passwd', path.join(root, 'secret.txt'),
-      'sub\\b.jpg', '..\\secret.txt', 'a.jpg\u0000', 'a\u0001.jpg', '%2e%2e/secret.txt', '..%2fsecret.txt', '%252e%252e%252f', 'a%00.jpg',
-      'out.txt', 'rootlink/secret.txt', 'sibling/c.jpg', 'x'.repeat(1001),
+      '',
+      '..',
+      '../secret.txt',
+      'sub/../../secret.txt',
+      './a.jpg',
+      'sub//b.jpg',
+      'sub/',
+      '/etc/passwd',
+      path.join(root, 'secret.txt'),
+      'sub\\b.jpg',
+      '..\\secret.txt',
+      'a.jpg\u0000',
+      'a\u0001.jpg',
+      '%2e%2e/secret.txt',
+      '..%2fsecret.txt',
+      '%252e%252e%252f',
+      'a%00.jpg',
+      'out.txt',
+      'rootlink/secret.txt',
+      'sibling/c.jpg',
+      'x'.repeat(1001),
     ]) {
       assert.equal(await code(resolveInside(folder, rel)), 'FILE_PATH_INVALID', JSON.stringify(rel));
     }
     // Checked by the same rules without touching the disk.
     for (const rel of ['', '..', '../x', './a', 'a//b', '/a', 'a\\b', 'a\u0000', '%2e%2e']) {
-      assert.throws(() => checkRelativePath(rel), (e: unknown) => e instanceof AppError && e.code === 'FILE_PATH_INVALID', JSON.stringify(rel));
+      assert.throws(
+        () => checkRelativePath(rel),
+        (e: unknown) => e instanceof AppError && e.code === 'FILE_PATH_INVALID',
+        JSON.stringify(rel),
+      );
     }
     assert.deepEqual(checkRelativePath('CO1/sub/b.jpg'), ['CO1', 'sub', 'b.jpg']);
   });
@@ -468,12 +606,23 @@ describe('resolveInside, objectFolder and the path helpers', () => {
     assert.equal(await code(resolveInside(path.join(root, 'missing'), 'a.jpg')), 'FILE_NOT_FOUND');
   });
 
-  test('objectFolder: Dolibarr\'s folders, sanitized names, entity folders, never `..`', () => {
-    assert.deepEqual(objectFolder('/data', 1, 'propal', 'PR2401-0001'), { dir: '/data/propale/PR2401-0001', filepath: 'propale/PR2401-0001', name: 'PR2401-0001' });
-    assert.deepEqual(objectFolder('/data', 2, 'commande', 'CO/1'), { dir: '/data/2/commande/CO_1', filepath: '2/commande/CO_1', name: 'CO_1' });
+  test("objectFolder: Dolibarr's folders, sanitized names, entity folders, never `..`", () => {
+    assert.deepEqual(objectFolder('/data', 1, 'propal', 'PR2401-0001'), {
+      dir: '/data/propale/PR2401-0001',
+      filepath: 'propale/PR2401-0001',
+      name: 'PR2401-0001',
+    });
+    assert.deepEqual(objectFolder('/data', 2, 'commande', 'CO/1'), {
+      dir: '/data/2/commande/CO_1',
+      filepath: '2/commande/CO_1',
+      name: 'CO_1',
+    });
     assert.equal(objectFolder('/data', 1, 'bericht', '../../etc').dir, '/data/bericht/__etc');
     for (const ref of ['', '..', '....', '.']) {
-      assert.throws(() => objectFolder('/data', 1, 'commande', ref), (e: unknown) => e instanceof AppError && e.code === 'FILE_NOT_FOUND');
+      assert.throws(
+        () => objectFolder('/data', 1, 'commande', ref),
+        (e: unknown) => e instanceof AppError && e.code === 'FILE_NOT_FOUND',
+      );
     }
   });
 
@@ -482,6 +631,7 @@ describe('resolveInside, objectFolder and the path helpers', () => {
     assert.equal(contentDisposition('a"b\r\n.jpg'), "inline; filename*=UTF-8''a%22b%0D%0A.jpg");
     assert.equal(servedContentType('image/jpeg'), 'image/jpeg');
     assert.equal(servedContentType(undefined), 'application/octet-stream');
-    for (const t of ['text/html', 'image/svg+xml', 'application/xml', 'text/javascript']) assert.equal(servedContentType(t), 'application/octet-stream');
+    for (const t of ['text/html', 'image/svg+xml', 'application/xml', 'text/javascript'])
+      assert.equal(servedContentType(t), 'application/octet-stream');
   });
 });

@@ -58,38 +58,197 @@ interface Sent {
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const;
-const ACTIONS = ['photos', 'upload_photo', 'create', 'finalize', 'new_version', 'add', 'reorder', 'signature', 'create_from_template', 'delete', 'x', ''];
+const ACTIONS = [
+  'photos',
+  'upload_photo',
+  'create',
+  'finalize',
+  'new_version',
+  'add',
+  'reorder',
+  'signature',
+  'create_from_template',
+  'delete',
+  'x',
+  '',
+];
 /** Field names used somewhere in the API's bodies (the action-dependent ones have no schema in the document). */
-const BODY_FIELDS = ['fk_element', 'element_type', 'title', 'format', 'orientation', 'odt_template', 'template_id', 'template_label', 'layout', 'note', 'rotation', 'source', 'source_2', 'order', 'id', 'page_id', 'file', 'hours', 'label', 'qty', 'unit', 'relpath', 'force', 'lang', 'login', 'password', 'signer_name', 'status', 'delete'];
+const BODY_FIELDS = [
+  'fk_element',
+  'element_type',
+  'title',
+  'format',
+  'orientation',
+  'odt_template',
+  'template_id',
+  'template_label',
+  'layout',
+  'note',
+  'rotation',
+  'source',
+  'source_2',
+  'order',
+  'id',
+  'page_id',
+  'file',
+  'hours',
+  'label',
+  'qty',
+  'unit',
+  'relpath',
+  'force',
+  'lang',
+  'login',
+  'password',
+  'signer_name',
+  'status',
+  'delete',
+];
 const QUERY_JUNK = [
-  '', '0', '-1', '1', '2', '2147483647', '2147483648', '9007199254740993', '99999999999999999999999', '1e308', '-1e308', '1.5', '0x10', '%201',
-  '1%20', 'NaN', 'Infinity', '-0', 'true', 'null', 'undefined', '%5B%5D', '%7B%7D', 'abc', '%C3%BC', '%F0%9F%98%80', 'ü', '%', '%zz', '%E0%A4%A',
-  '%00', '%C0%AF', '..%2F..%2Fetc%2Fpasswd', '../../etc/passwd', '__proto__', 'constructor', '%3Cscript%3E', "'%20OR%201=1%20--", 'a'.repeat(5000),
-  '%FF%FE', '+', '%2B', 'x'.repeat(70), 'commande', 'facture', 'propal', 'propale', 'bericht', 'draft', 'final', 'small', 'mini', '1,2', '1;2',
+  '',
+  '0',
+  '-1',
+  '1',
+  '2',
+  '2147483647',
+  '2147483648',
+  '9007199254740993',
+  '99999999999999999999999',
+  '1e308',
+  '-1e308',
+  '1.5',
+  '0x10',
+  '%201',
+  '1%20',
+  'NaN',
+  'Infinity',
+  '-0',
+  'true',
+  'null',
+  'undefined',
+  '%5B%5D',
+  '%7B%7D',
+  'abc',
+  '%C3%BC',
+  '%F0%9F%98%80',
+  'ü',
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%00',
+  '%C0%AF',
+  '..%2F..%2Fetc%2Fpasswd',
+  '../../etc/passwd',
+  '__proto__',
+  'constructor',
+  '%3Cscript%3E',
+  "'%20OR%201=1%20--",
+  'a'.repeat(5000),
+  '%FF%FE',
+  '+',
+  '%2B',
+  'x'.repeat(70),
+  'commande',
+  'facture',
+  'propal',
+  'propale',
+  'bericht',
+  'draft',
+  'final',
+  'small',
+  'mini',
+  '1,2',
+  '1;2',
 ];
 const CONTENT_TYPES = [
-  undefined, 'application/json', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'APPLICATION/JSON', 'text/plain',
-  'application/x-www-form-urlencoded', 'multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary=NOTHERE',
-  'application/octet-stream', 'image/jpeg', 'application/json, text/html', ';;;', 'application/vnd.api+json', 'text/html', 'multipart/mixed; boundary=x',
+  undefined,
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=latin1',
+  'APPLICATION/JSON',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'multipart/form-data; boundary=',
+  'multipart/form-data; boundary=NOTHERE',
+  'application/octet-stream',
+  'image/jpeg',
+  'application/json, text/html',
+  ';;;',
+  'application/vnd.api+json',
+  'text/html',
+  'multipart/mixed; boundary=x',
 ];
-const JSON_JUNK = ['{', '{"a":', '[1,2', 'nul', '"text"', '123', '[]', 'null', 'true', '{"a":1}garbage', '\uFEFF{}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', '{"a":1,"a":2}', '  ', '{}', '{"id":1e999}', '[{"order":[1,2,3]}]'];
+const JSON_JUNK = [
+  '{',
+  '{"a":',
+  '[1,2',
+  'nul',
+  '"text"',
+  '123',
+  '[]',
+  'null',
+  'true',
+  '{"a":1}garbage',
+  '\uFEFF{}',
+  '{"__proto__":{"x":1}}',
+  '{"constructor":{"prototype":{}}}',
+  '{"a":1,"a":2}',
+  '  ',
+  '{}',
+  '{"id":1e999}',
+  '[{"order":[1,2,3]}]',
+];
 
 function junkJson(rng: Rng, depth = 0): unknown {
   switch (rng.int(depth > 2 ? 12 : 15)) {
-    case 0: return null;
-    case 1: return rng.chance(0.5);
-    case 2: return rng.pick([0, -1, 1, 2, 1.5, -0.0001, 2 ** 31, 2 ** 53 + 2, 1e308, -1e308, 2147483647, 999999999999]);
-    case 3: return rng.pick(['', ' ', 'a', 'ü😀', 'x'.repeat(3000), '../../etc/passwd', 'CO2401-0001/a.jpg', '<b>', '\u0000', '\u202e', 'draft', 'before_after', 'photo', 'signature', 'commande', 'A4', 'portrait']);
-    case 4: return String(rng.int(100));
-    case 5: case 6: return rng.int(50) + 1;
-    case 7: return '1';
-    case 8: return 'NaN';
-    case 9: return -5;
-    case 10: return rng.pick([90, 180, 270, 45, 360]);
-    case 11: return 'x'.repeat(rng.int(300));
-    case 12: return Array.from({ length: rng.int(4) }, () => junkJson(rng, depth + 1));
-    case 13: return Object.fromEntries(Array.from({ length: rng.int(3) }, () => [rng.pick(BODY_FIELDS), junkJson(rng, depth + 1)]));
-    default: return { nested: junkJson(rng, depth + 1) };
+    case 0:
+      return null;
+    case 1:
+      return rng.chance(0.5);
+    case 2:
+      return rng.pick([0, -1, 1, 2, 1.5, -0.0001, 2 ** 31, 2 ** 53 + 2, 1e308, -1e308, 2147483647, 999999999999]);
+    case 3:
+      return rng.pick([
+        '',
+        ' ',
+        'a',
+        'ü😀',
+        'x'.repeat(3000),
+        '../../etc/passwd',
+        'CO2401-0001/a.jpg',
+        '<b>',
+        '\u0000',
+        '\u202e',
+        'draft',
+        'before_after',
+        'photo',
+        'signature',
+        'commande',
+        'A4',
+        'portrait',
+      ]);
+    case 4:
+      return String(rng.int(100));
+    case 5:
+    case 6:
+      return rng.int(50) + 1;
+    case 7:
+      return '1';
+    case 8:
+      return 'NaN';
+    case 9:
+      return -5;
+    case 10:
+      return rng.pick([90, 180, 270, 45, 360]);
+    case 11:
+      return 'x'.repeat(rng.int(300));
+    case 12:
+      return Array.from({ length: rng.int(4) }, () => junkJson(rng, depth + 1));
+    case 13:
+      return Object.fromEntries(Array.from({ length: rng.int(3) }, () => [rng.pick(BODY_FIELDS), junkJson(rng, depth + 1)]));
+    default:
+      return { nested: junkJson(rng, depth + 1) };
   }
 }
 
@@ -98,7 +257,7 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
   const fiveHundreds: string[] = [];
   const errorLines: string[] = [];
   const htmlWithoutHeaders: string[] = [];
-  let endpoints: Endpoint[] = [];
+  const endpoints: Endpoint[] = [];
   const ids = { own: [] as number[], foreign: [] as number[] };
   const tokens: Record<string, string | undefined> = {};
   let files: string[] = [];
@@ -111,20 +270,26 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
       write(chunk, _encoding, done) {
         for (const line of chunk.toString().split('\n').filter(Boolean)) {
           const entry = JSON.parse(line) as { level: number; msg: string; err?: { code?: string; message?: string } };
-          if (entry.level >= 50 && !ALLOWED_5XX.has(String(entry.err?.code))) errorLines.push(`${entry.msg}: ${entry.err?.message ?? ''} ${line.slice(0, 400)}`);
+          if (entry.level >= 50 && !ALLOWED_5XX.has(String(entry.err?.code)))
+            errorLines.push(`${entry.msg}: ${entry.err?.message ?? ''} ${line.slice(0, 400)}`);
         }
         done();
       },
     });
-    ctx = await createTestContext('sqlite', { timeouts: { headersSeconds: 5, bodySeconds: 5, requestSeconds: 10, uploadIdleSeconds: 60 } }, {
-      logger: { level: 'error', stream: log },
-      routes: (app) => {
-        // Every answer, also to a client that hung up, whatever the transport.
-        app.addHook('onResponse', async (request, reply) => {
-          if (reply.statusCode >= 500) fiveHundreds.push(`${reply.statusCode} ${request.method} ${request.url.slice(0, 300)} (seen by onResponse)`);
-        });
+    ctx = await createTestContext(
+      'sqlite',
+      { timeouts: { headersSeconds: 5, bodySeconds: 5, requestSeconds: 10, uploadIdleSeconds: 60 } },
+      {
+        logger: { level: 'error', stream: log },
+        routes: (app) => {
+          // Every answer, also to a client that hung up, whatever the transport.
+          app.addHook('onResponse', async (request, reply) => {
+            if (reply.statusCode >= 500)
+              fiveHundreds.push(`${reply.statusCode} ${request.method} ${request.url.slice(0, 300)} (seen by onResponse)`);
+          });
+        },
       },
-    });
+    );
     const make = ctx.make;
     const full = await make.user({ rights: ['read', 'write', 'delete', 'admin'] });
     const reader = await make.user({ rights: ['read'] });
@@ -138,35 +303,73 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
       return res.json();
     };
     // Each user's order with photos, a report with pages, a material line; the caller's report signed.
-    for (const [who, token, list] of [[full, tokens.full, ids.own], [other, tokens.other, ids.foreign]] as const) {
+    for (const [who, token, list] of [
+      [full, tokens.full, ids.own],
+      [other, tokens.other, ids.foreign],
+    ] as const) {
       const order = await make.order({ author: who.id });
       list.push(order.id);
       const dir = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir;
       await mkdir(dir, { recursive: true });
-      for (const name of ['a.jpg', 'b.jpg']) await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).jpeg().toFile(path.join(dir, name));
+      for (const name of ['a.jpg', 'b.jpg'])
+        await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } })
+          .jpeg()
+          .toFile(path.join(dir, name));
       files.push(`${order.ref}/a.jpg`, `${order.ref}/b.jpg`);
       for (const n of [1, 2]) {
         const report = await api(token, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: `Bericht ${n}` });
         list.push(report.id);
-        list.push((await api(token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'a.jpg', title: 'Foto', note: 'Notiz' })).id);
-        list.push((await api(token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { layout: 'before_after', source: 'a.jpg', source_2: 'b.jpg' })).id);
+        list.push(
+          (await api(token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'a.jpg', title: 'Foto', note: 'Notiz' }))
+            .id,
+        );
+        list.push(
+          (
+            await api(token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+              layout: 'before_after',
+              source: 'a.jpg',
+              source_2: 'b.jpg',
+            })
+          ).id,
+        );
         list.push((await api(token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Titel' })).id);
         if (who === full && n === 1) {
-          const png = await sharp({ create: { width: 300, height: 100, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
-          const form = multipart([{ name: 'signer_name', type: 'text/plain', data: 'Erika Muster' }, { filename: 'sig.png', type: 'image/png', data: png }]);
-          const signed = await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${report.id}`, headers: { authorization: `Bearer ${token}`, 'content-type': form.contentType }, payload: form.payload });
+          const png = await sharp({ create: { width: 300, height: 100, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+            .png()
+            .toBuffer();
+          const form = multipart([
+            { name: 'signer_name', type: 'text/plain', data: 'Erika Muster' },
+            { filename: 'sig.png', type: 'image/png', data: png },
+          ]);
+          const signed = await ctx.app.inject({
+            method: 'POST',
+            url: `/api/pages.php?action=signature&bericht_id=${report.id}`,
+            headers: { authorization: `Bearer ${token}`, 'content-type': form.contentType },
+            payload: form.payload,
+          });
           assert.equal(signed.statusCode, 201, `${signed.body} ${form.payload.length} ${png.length}`);
           list.push(signed.json().id);
           signatureCode = new URL(signed.json().verify_url).searchParams.get('code') ?? '';
         }
       }
-      list.push((await api(token, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'Kabel', qty: 2 })).id);
+      list.push(
+        (await api(token, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'Kabel', qty: 2 })).id,
+      );
       if (who === full) uploadToken = (await api(token, 'POST', '/api/upload_token.php', { fk_element: order.id })).token;
     }
     files = [...files, '../x', 'a.jpg', '%2e%2e/%2e%2e/etc/passwd', 'CO/thumbs/a_small.jpg'];
 
     const doc = (await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as {
-      paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }>; requestBody?: { content: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters?: Array<{ in: string; name: string }>;
+            requestBody?: { content: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+          }
+        >
+      >;
     };
     for (const [p, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
@@ -181,7 +384,16 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
       }
     }
     // Routes the document leaves out: itself and the docs page with its assets.
-    for (const p of ['/api/openapi.json', '/api/docs', '/api/docs/', '/api/docs/json', '/api/docs/yaml', '/api/docs/static/index.html', '/api/docs/static/x.js', '/api/unknown.php']) {
+    for (const p of [
+      '/api/openapi.json',
+      '/api/docs',
+      '/api/docs/',
+      '/api/docs/json',
+      '/api/docs/yaml',
+      '/api/docs/static/index.html',
+      '/api/docs/static/x.js',
+      '/api/unknown.php',
+    ]) {
       endpoints.push({ method: 'GET', path: p, query: [], bodyFields: [], multipart: false });
     }
     assert.ok(endpoints.length >= 30, `${endpoints.length} endpoints`);
@@ -202,7 +414,8 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
 
   function buildQuery(rng: Rng, endpoint: Endpoint): string {
     const names = [...endpoint.query, 'id', 'action'].filter(() => rng.chance(0.6));
-    if (rng.chance(0.2)) names.push(rng.pick(['x', 'id[]', 'id[0]', '%zz', '__proto__', 'constructor', 'limit', 'offset', 'q', 'bericht_id', '']));
+    if (rng.chance(0.2))
+      names.push(rng.pick(['x', 'id[]', 'id[0]', '%zz', '__proto__', 'constructor', 'limit', 'offset', 'q', 'bericht_id', '']));
     const pairs: string[] = [];
     for (const name of names) {
       pairs.push(`${name}=${queryValue(rng, name)}`);
@@ -215,13 +428,35 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
   /** A multipart form like the upload and signature forms, often cut off or with a wrong boundary. */
   function multipartBody(rng: Rng): { body: Buffer; contentType: string } {
     const parts = [
-      ...(rng.chance(0.5) ? [{ name: 'signer_name', type: rng.chance(0.8) ? 'text/plain' : undefined, data: String(junkJson(rng) ?? '') }] : []),
-      { name: rng.chance(0.8) ? 'file' : rng.pick(['upload', '__proto__', '']), filename: rng.pick(['a.jpg', '', '../../x.png', 'ü.heic', 'a'.repeat(300)]), data: rng.pick([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('\x89PNG\r\n\x1a\n'), Buffer.from('GIF89a'), Buffer.alloc(0), Buffer.from('hallo')]) },
-      ...(rng.chance(0.3) ? [{ name: rng.pick(['gps_lat', 'gps_lon', 'confirmation_text']), type: 'text/plain', data: rng.pick(['91', 'abc', '1,5', '', 'x'.repeat(3000)]) }] : []),
+      ...(rng.chance(0.5)
+        ? [{ name: 'signer_name', type: rng.chance(0.8) ? 'text/plain' : undefined, data: String(junkJson(rng) ?? '') }]
+        : []),
+      {
+        name: rng.chance(0.8) ? 'file' : rng.pick(['upload', '__proto__', '']),
+        filename: rng.pick(['a.jpg', '', '../../x.png', 'ü.heic', 'a'.repeat(300)]),
+        data: rng.pick([
+          Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+          Buffer.from('\x89PNG\r\n\x1a\n'),
+          Buffer.from('GIF89a'),
+          Buffer.alloc(0),
+          Buffer.from('hallo'),
+        ]),
+      },
+      ...(rng.chance(0.3)
+        ? [
+            {
+              name: rng.pick(['gps_lat', 'gps_lon', 'confirmation_text']),
+              type: 'text/plain',
+              data: rng.pick(['91', 'abc', '1,5', '', 'x'.repeat(3000)]),
+            },
+          ]
+        : []),
     ];
     const { payload, contentType } = multipart(parts);
     const cut = rng.chance(0.4) ? payload.subarray(0, rng.int(payload.length)) : payload;
-    const type = rng.chance(0.8) ? contentType : rng.pick(['multipart/form-data', 'multipart/form-data; boundary=OTHER', contentType.toUpperCase()]);
+    const type = rng.chance(0.8)
+      ? contentType
+      : rng.pick(['multipart/form-data', 'multipart/form-data; boundary=OTHER', contentType.toUpperCase()]);
     return { body: cut, contentType: type };
   }
 
@@ -239,7 +474,14 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
     const object: Record<string, unknown> = {};
     for (const f of fields) {
       const v = rng.next();
-      object[f] = v < 0.3 ? rng.pick(ids.own) : v < 0.45 ? rng.pick(ids.foreign) : f === 'order' && v < 0.6 ? [...ids.own, ...ids.foreign].filter(() => rng.chance(0.5)) : junkJson(rng);
+      object[f] =
+        v < 0.3
+          ? rng.pick(ids.own)
+          : v < 0.45
+            ? rng.pick(ids.foreign)
+            : f === 'order' && v < 0.6
+              ? [...ids.own, ...ids.foreign].filter(() => rng.chance(0.5))
+              : junkJson(rng);
     }
     const text = JSON.stringify(object);
     return { body: rng.chance(0.1) ? text.slice(0, rng.int(text.length)) : text, contentType };
@@ -250,25 +492,62 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
     const own = () => rng.pick(ids.own);
     const order = ids.own[0]!;
     const list: Array<() => { method: string; url: string; body?: Record<string, unknown> }> = [
-      () => ({ method: 'POST', url: '/api/reports.php?action=create', body: { fk_element: order, title: 'Neu', format: 'A4', orientation: 'portrait' } }),
+      () => ({
+        method: 'POST',
+        url: '/api/reports.php?action=create',
+        body: { fk_element: order, title: 'Neu', format: 'A4', orientation: 'portrait' },
+      }),
       () => ({ method: 'POST', url: `/api/reports.php?action=${rng.pick(['finalize', 'new_version'])}&id=${own()}` }),
-      () => ({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${own()}`, body: { source: 'a.jpg', title: 'T', note: 'N', rotation: 90 } }),
-      () => ({ method: 'POST', url: `/api/pages.php?id=${own()}`, body: { note: 'geändert', rotation: 180, title: 'X', layout: 'photo', source: 'b.jpg' } }),
-      () => ({ method: 'POST', url: `/api/pages.php?action=reorder&bericht_id=${own()}`, body: { order: ids.own.filter(() => rng.chance(0.5)) } }),
-      () => ({ method: 'POST', url: '/api/materials.php', body: { element_type: 'commande', fk_element: order, label: 'Schraube', qty: 1.5, unit: 'Stk', note: 'n' } }),
+      () => ({
+        method: 'POST',
+        url: `/api/pages.php?action=add&bericht_id=${own()}`,
+        body: { source: 'a.jpg', title: 'T', note: 'N', rotation: 90 },
+      }),
+      () => ({
+        method: 'POST',
+        url: `/api/pages.php?id=${own()}`,
+        body: { note: 'geändert', rotation: 180, title: 'X', layout: 'photo', source: 'b.jpg' },
+      }),
+      () => ({
+        method: 'POST',
+        url: `/api/pages.php?action=reorder&bericht_id=${own()}`,
+        body: { order: ids.own.filter(() => rng.chance(0.5)) },
+      }),
+      () => ({
+        method: 'POST',
+        url: '/api/materials.php',
+        body: { element_type: 'commande', fk_element: order, label: 'Schraube', qty: 1.5, unit: 'Stk', note: 'n' },
+      }),
       () => ({ method: 'POST', url: '/api/upload_token.php', body: { fk_element: order, hours: 2 } }),
       () => ({ method: 'POST', url: '/api/transcribe.php', body: { relpath: rng.pick(files), force: true, lang: 'de' } }),
       () => ({ method: 'POST', url: '/api/delete_photo.php', body: { id: order, file: 'nicht-da.jpg' } }),
-      () => ({ method: 'POST', url: `/api/templates.php?action=${rng.pick(['create', 'create_from_template'])}`, body: { fk_element: order, template_id: own(), title: 'V', template_label: 'L' } }),
+      () => ({
+        method: 'POST',
+        url: `/api/templates.php?action=${rng.pick(['create', 'create_from_template'])}`,
+        body: { fk_element: order, template_id: own(), title: 'V', template_label: 'L' },
+      }),
       () => ({ method: 'POST', url: '/ajax/verify_signature.php', body: { id: own() } }),
       () => ({ method: 'POST', url: '/api/auth.php', body: { login: rng.pick(['x', 'ü', 'a@b.c']), password: 'falsch' } }),
       () => ({ method: 'GET', url: `/api/pdf.php?id=${own()}&preview=1` }),
-      () => ({ method: 'GET', url: `/api/photo.php?modulepart=commande&file=${encodeURIComponent(rng.pick(files))}&size=${rng.pick(['small', 'mini'])}` }),
+      () => ({
+        method: 'GET',
+        url: `/api/photo.php?modulepart=commande&file=${encodeURIComponent(rng.pick(files))}&size=${rng.pick(['small', 'mini'])}`,
+      }),
     ];
     if (rng.chance(0.25)) {
-      const url = rng.pick([`/api/pages.php?action=signature&bericht_id=${own()}`, `/api/orders.php?action=upload_photo&id=${order}`, `/api/voice.php?id=${order}`, `/public/upload.php?token=${uploadToken}`]);
+      const url = rng.pick([
+        `/api/pages.php?action=signature&bericht_id=${own()}`,
+        `/api/orders.php?action=upload_photo&id=${order}`,
+        `/api/voice.php?id=${order}`,
+        `/public/upload.php?token=${uploadToken}`,
+      ]);
       const { body, contentType } = multipartBody(rng);
-      return { method: 'POST', url, headers: { authorization: `Bearer ${tokens.full}`, 'content-type': contentType }, body: body.toString('latin1') };
+      return {
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${tokens.full}`, 'content-type': contentType },
+        body: body.toString('latin1'),
+      };
     }
     const base = rng.pick(list)();
     // One thing made wrong: a query value, a body field's value, a missing or an extra field.
@@ -292,7 +571,15 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
     if (rng.chance(0.2)) {
       const near = nearlyValid(rng);
       if ('headers' in near) return near;
-      return { method: near.method, url: near.url, headers: { authorization: `Bearer ${rng.chance(0.9) ? tokens.full : tokens.other}`, ...(near.body ? { 'content-type': 'application/json' } : {}) }, body: near.body ? JSON.stringify(near.body) : '' };
+      return {
+        method: near.method,
+        url: near.url,
+        headers: {
+          authorization: `Bearer ${rng.chance(0.9) ? tokens.full : tokens.other}`,
+          ...(near.body ? { 'content-type': 'application/json' } : {}),
+        },
+        body: near.body ? JSON.stringify(near.body) : '',
+      };
     }
     const endpoint = rng.pick(endpoints);
     const method = rng.chance(0.85) ? endpoint.method : rng.pick(METHODS);
@@ -301,7 +588,15 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
     if (t < 0.55) headers.authorization = `Bearer ${tokens.full}`;
     else if (t < 0.65) headers.authorization = `Bearer ${tokens.reader}`;
     else if (t < 0.7) headers.authorization = `Bearer ${tokens.other}`;
-    else if (t < 0.8) headers.authorization = rng.pick(['Bearer', 'Bearer x.y.z', 'Basic Zm9vOmJhcg==', 'garbage', `Bearer ${tokens.full}x`, 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOjF9.']);
+    else if (t < 0.8)
+      headers.authorization = rng.pick([
+        'Bearer',
+        'Bearer x.y.z',
+        'Basic Zm9vOmJhcg==',
+        'garbage',
+        `Bearer ${tokens.full}x`,
+        'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOjF9.',
+      ]);
     if (rng.chance(0.05)) headers['idempotency-key'] = rng.pick(['k1', 'k2', 'ü', 'x'.repeat(200)]);
     const sent: Sent = { method, url: endpoint.path + buildQuery(rng, endpoint), headers, body: '' };
     if (method !== 'GET' && method !== 'HEAD' && rng.chance(0.9)) {
@@ -312,7 +607,8 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
     return sent;
   }
 
-  const describeSent = (s: Sent) => `${s.method} ${s.url.slice(0, 200)} ${JSON.stringify(s.headers).slice(0, 200)} body=${JSON.stringify(s.body.slice(0, 200))}`;
+  const describeSent = (s: Sent) =>
+    `${s.method} ${s.url.slice(0, 200)} ${JSON.stringify(s.headers).slice(0, 200)} body=${JSON.stringify(s.body.slice(0, 200))}`;
 
   function check(sent: Sent, res: LightMyRequestResponse): void {
     if (res.statusCode >= 500) {
@@ -322,9 +618,13 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
       } catch {
         // not JSON: a 5xx all the same
       }
-      if (!(res.statusCode === 503 && ALLOWED_5XX.has(code))) fiveHundreds.push(`${res.statusCode} ${code} ← ${describeSent(sent)} → ${res.body.slice(0, 200)}`);
+      if (!(res.statusCode === 503 && ALLOWED_5XX.has(code)))
+        fiveHundreds.push(`${res.statusCode} ${code} ← ${describeSent(sent)} → ${res.body.slice(0, 200)}`);
     }
-    if (/^text\/html/.test(String(res.headers['content-type'])) && (res.headers['x-frame-options'] !== 'DENY' || !/frame-ancestors 'none'/.test(String(res.headers['content-security-policy'])))) {
+    if (
+      /^text\/html/.test(String(res.headers['content-type'])) &&
+      (res.headers['x-frame-options'] !== 'DENY' || !/frame-ancestors 'none'/.test(String(res.headers['content-security-policy'])))
+    ) {
       htmlWithoutHeaders.push(describeSent(sent));
     }
   }
@@ -335,7 +635,12 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
     const statuses = new Map<number, number>();
     for (let i = 0; i < INJECTED; i++) {
       const sent = buildRequest(rng);
-      const res = await ctx.app.inject({ method: sent.method as 'GET', url: sent.url, headers: sent.headers, ...(sent.body ? { payload: Buffer.from(sent.body, 'latin1') } : {}) });
+      const res = await ctx.app.inject({
+        method: sent.method as 'GET',
+        url: sent.url,
+        headers: sent.headers,
+        ...(sent.body ? { payload: Buffer.from(sent.body, 'latin1') } : {}),
+      });
       statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
       check(sent, res);
     }
@@ -351,10 +656,15 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
       const body = Buffer.from(sent.body || '{"id":1}', 'latin1');
       const mode = rng.pick(['short-end', 'short-destroy', 'chunked-broken', 'long-length'] as const);
       const headers = Object.entries({ host: 'localhost', connection: 'close', ...sent.headers }).map(([k, v]) => `${k}: ${v}`);
-      headers.push(mode === 'chunked-broken' ? 'transfer-encoding: chunked' : `content-length: ${mode === 'long-length' ? body.length * 2 + 10 : body.length + 1 + rng.int(1000)}`);
+      headers.push(
+        mode === 'chunked-broken'
+          ? 'transfer-encoding: chunked'
+          : `content-length: ${mode === 'long-length' ? body.length * 2 + 10 : body.length + 1 + rng.int(1000)}`,
+      );
       const conn = await openRaw(port);
       conn.write(`${sent.method} ${sent.url} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`);
-      if (mode === 'chunked-broken') conn.write(`${rng.pick(['zz', '5', 'ffffffffffffffff', '-1'])}\r\n${body.toString('latin1')}\r\n0\r\n`);
+      if (mode === 'chunked-broken')
+        conn.write(`${rng.pick(['zz', '5', 'ffffffffffffffff', '-1'])}\r\n${body.toString('latin1')}\r\n0\r\n`);
       else conn.write(body.subarray(0, Math.max(0, body.length - rng.int(body.length + 1))));
       if (mode === 'short-end' || mode === 'chunked-broken') conn.socket.end();
       else if (mode === 'short-destroy') setTimeout(() => conn.socket.destroy(), 20);
@@ -367,8 +677,15 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`# fuzz: ${INJECTED + RAW} requests (${INJECTED} injected, ${RAW} over sockets, ${rawAnswers} of those answered), seed ${SEED}, ${seconds} s (inject ${injectedSeconds} s)`);
-    console.log(`# fuzz statuses: ${[...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}`);
+    console.log(
+      `# fuzz: ${INJECTED + RAW} requests (${INJECTED} injected, ${RAW} over sockets, ${rawAnswers} of those answered), seed ${SEED}, ${seconds} s (inject ${injectedSeconds} s)`,
+    );
+    console.log(
+      `# fuzz statuses: ${[...statuses]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s}×${n}`)
+        .join(' ')}`,
+    );
     assert.ok((statuses.get(200) ?? 0) + (statuses.get(201) ?? 0) > 50, 'some requests got through to the services');
     assert.deepEqual(fiveHundreds, [], `${fiveHundreds.length} 5xx answers (seed ${SEED}):\n${fiveHundreds.slice(0, 40).join('\n')}`);
     assert.deepEqual(errorLines, [], `${errorLines.length} error lines in the log (seed ${SEED}):\n${errorLines.slice(0, 20).join('\n')}`);

@@ -17,7 +17,6 @@ import { testDialects } from '../helpers/databases.js';
 import { assertError } from '../helpers/assertions.js';
 import { registerProbes } from '../helpers/probes.js';
 
-
 const ORIGIN = 'https://app.example.com';
 const preflightHeaders = (origin = ORIGIN, method = 'POST') => ({
   origin,
@@ -43,7 +42,11 @@ describe('http basics [sqlite]', () => {
   test('an unknown .php path → 404 ROUTE_NOT_FOUND, with or without a token, any method', async () => {
     for (const method of ['GET', 'POST', 'DELETE'] as const) {
       assertError(await ctx.app.inject({ method, url: '/api/unknown.php' }), 404, 'ROUTE_NOT_FOUND');
-      assertError(await ctx.app.inject({ method, url: '/api/unknown.php?id=1&action=x', headers: { authorization: 'Bearer abc' } }), 404, 'ROUTE_NOT_FOUND');
+      assertError(
+        await ctx.app.inject({ method, url: '/api/unknown.php?id=1&action=x', headers: { authorization: 'Bearer abc' } }),
+        404,
+        'ROUTE_NOT_FOUND',
+      );
     }
   });
 
@@ -80,8 +83,11 @@ describe('http basics [sqlite]', () => {
     assert.equal(res.statusCode, 204, res.body);
     assert.ok(res.headers['access-control-allow-origin'] === '*' || res.headers['access-control-allow-origin'] === ORIGIN);
     assert.match(String(res.headers['access-control-allow-methods']), /\bPOST\b/);
-    const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/);
-    for (const header of ['authorization', 'content-type', 'x-authorization']) assert.ok(allowed.includes(header), `${header} in ${allowed}`);
+    const allowed = String(res.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
+    for (const header of ['authorization', 'content-type', 'x-authorization'])
+      assert.ok(allowed.includes(header), `${header} in ${allowed}`);
   });
 
   test('CORS preflight on a token route needs no token → 204', async () => {
@@ -93,7 +99,12 @@ describe('http basics [sqlite]', () => {
   });
 
   test('a normal POST /api/auth.php with Origin gets access-control-allow-origin (also on its error answers)', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/auth.php', headers: { origin: ORIGIN }, payload: { login: 'nobody', password: 'x' } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth.php',
+      headers: { origin: ORIGIN },
+      payload: { login: 'nobody', password: 'x' },
+    });
     assertError(res, 401, 'AUTH_LOGIN_FAILED');
     assert.ok(res.headers['access-control-allow-origin'] === '*' || res.headers['access-control-allow-origin'] === ORIGIN);
     assert.match(String(res.headers['access-control-expose-headers']), /X-Request-Id/i);
@@ -107,7 +118,12 @@ describe('http basics [sqlite]', () => {
 
   test('every response carries x-request-id, distinct per request', async () => {
     const ids = new Set<string>();
-    for (const [method, url] of [['GET', '/api/health'], ['GET', '/api/nothing'], ['DELETE', '/api/health'], ['GET', '/api/probe.php']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/health'],
+      ['GET', '/api/nothing'],
+      ['DELETE', '/api/health'],
+      ['GET', '/api/probe.php'],
+    ] as const) {
       const res = await ctx.app.inject({ method, url });
       const id = res.headers['x-request-id'];
       assert.equal(typeof id, 'string', `${method} ${url}`);
@@ -156,7 +172,10 @@ describe('http basics [sqlite]', () => {
     assert.equal(res.statusCode, 200, res.body);
     assert.match(String(res.headers['content-type']), /^text\/html/);
     const assets = [...res.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
-    assert.ok(assets.some((a) => a.includes('static/')), `assets in ${res.body}`);
+    assert.ok(
+      assets.some((a) => a.includes('static/')),
+      `assets in ${res.body}`,
+    );
     for (const asset of assets) {
       const target = new URL(asset, `http://localhost${url}`).pathname;
       assert.ok(target.startsWith('/api/docs/'), target);
@@ -167,7 +186,7 @@ describe('http basics [sqlite]', () => {
     assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/docs/' })).statusCode, 200);
   });
 
-  test('the docs\' own JSON routes are public too', async () => {
+  test("the docs' own JSON routes are public too", async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/docs/json' });
     assert.equal(res.statusCode, 200, res.body);
     assert.ok(String(res.json().openapi).startsWith('3.1'));
@@ -189,7 +208,11 @@ describe('http basics [sqlite]', () => {
     for (const name of ['%6Awt', 'j%77t', '%6A%77%74', 'Jwt']) {
       assert.equal(redactUrl(`/api/photo.php?a=1&${name}=abc.def.ghi`), `/api/photo.php?a=1&${name}=[redacted]`, name);
     }
-    assert.equal(redactUrl('/api/photo.php?x=%zz&jwt=s.e.c'), '/api/photo.php?x=%zz&jwt=[redacted]', 'an undecodable pair elsewhere does not stop it');
+    assert.equal(
+      redactUrl('/api/photo.php?x=%zz&jwt=s.e.c'),
+      '/api/photo.php?x=%zz&jwt=[redacted]',
+      'an undecodable pair elsewhere does not stop it',
+    );
   });
 
   test('a %-encoded jwt parameter name authenticates (so it must be redacted)', async () => {
@@ -232,7 +255,12 @@ describe('cors with a list of origins [sqlite]', () => {
     const preflight = await ctx.app.inject({ method: 'OPTIONS', url: '/api/auth.php', headers: preflightHeaders() });
     assert.equal(preflight.statusCode, 204);
     assert.equal(preflight.headers['access-control-allow-origin'], ORIGIN);
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/auth.php', headers: { origin: ORIGIN }, payload: { login: 'x', password: 'y' } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth.php',
+      headers: { origin: ORIGIN },
+      payload: { login: 'x', password: 'y' },
+    });
     assert.equal(res.headers['access-control-allow-origin'], ORIGIN);
     assert.match(String(res.headers.vary), /origin/i);
   });
@@ -241,7 +269,12 @@ describe('cors with a list of origins [sqlite]', () => {
     const evil = 'https://evil.example';
     const preflight = await ctx.app.inject({ method: 'OPTIONS', url: '/api/auth.php', headers: preflightHeaders(evil) });
     assert.equal(preflight.headers['access-control-allow-origin'], undefined);
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/auth.php', headers: { origin: evil }, payload: { login: 'x', password: 'y' } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth.php',
+      headers: { origin: evil },
+      payload: { login: 'x', password: 'y' },
+    });
     assert.equal(res.headers['access-control-allow-origin'], undefined);
     const lookalike = await ctx.app.inject({ method: 'GET', url: '/api/health', headers: { origin: `${ORIGIN}.evil.example` } });
     assert.equal(lookalike.headers['access-control-allow-origin'], undefined);
@@ -255,7 +288,11 @@ async function requestsWithToken(ctx: TestContext): Promise<{ token: string; pas
   const user = await ctx.make.user({ rights: ['read'] });
   const token = await ctx.make.token(user);
   const q = encodeURIComponent(token);
-  const ok = await ctx.app.inject({ method: 'GET', url: `/api/probe-file.php?jwt=${q}&x=1`, headers: { authorization: `Bearer ${token}` } });
+  const ok = await ctx.app.inject({
+    method: 'GET',
+    url: `/api/probe-file.php?jwt=${q}&x=1`,
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.equal(ok.statusCode, 200, ok.body);
   await ctx.app.inject({ method: 'GET', url: `/api/probe-file.php?jwt=${q}` });
   await ctx.app.inject({ method: 'GET', url: '/api/probe.php', headers: { 'x-authorization': token } });
@@ -281,7 +318,15 @@ describe('logs never contain the token [sqlite]', () => {
       const { token, password } = await requestsWithToken(ctx);
       assert.match(captured, /incoming request/, 'requests are logged at info');
       const [, payload, signature] = token.split('.') as [string, string, string];
-      assert.equal(captured.includes(signature), false, `the token's signature is in the log:\n${captured.split('\n').filter((l) => l.includes(signature)).slice(0, 2).join('\n')}`);
+      assert.equal(
+        captured.includes(signature),
+        false,
+        `the token's signature is in the log:\n${captured
+          .split('\n')
+          .filter((l) => l.includes(signature))
+          .slice(0, 2)
+          .join('\n')}`,
+      );
       assert.equal(captured.includes(payload), false, 'the token payload is in the log');
       assert.equal(captured.includes(password), false, 'the password is in the log');
     } finally {
@@ -356,7 +401,10 @@ for (const dialect of testDialects()) {
     test('the database gone → 503 SERVICE_UNAVAILABLE in the error shape, no driver text', async () => {
       const user = await ctx.make.user({ rights: ['read'] });
       const token = await ctx.make.token(user);
-      assert.equal((await ctx.app.inject({ method: 'GET', url: '/api/probe.php', headers: { authorization: `Bearer ${token}` } })).statusCode, 200);
+      assert.equal(
+        (await ctx.app.inject({ method: 'GET', url: '/api/probe.php', headers: { authorization: `Bearer ${token}` } })).statusCode,
+        200,
+      );
       await ctx.handle.destroy();
       for (const res of [
         await ctx.app.inject({ method: 'GET', url: '/api/probe.php', headers: { authorization: `Bearer ${token}` } }),

@@ -27,11 +27,29 @@ interface Pair {
 function makePair(dir: string): Pair {
   mkdirSync(dir, { recursive: true });
   const pair = { cert: path.join(dir, 'cert.pem'), key: path.join(dir, 'key.pem') };
-  const made = spawnSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    '-keyout', pair.key, '-out', pair.cert,
-  ], { encoding: 'utf8' });
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      pair.key,
+      '-out',
+      pair.cert,
+    ],
+    { encoding: 'utf8' },
+  );
   if (made.error || made.status !== 0) throw new Error(`openssl: ${made.error?.message ?? made.stderr}`);
   return pair;
 }
@@ -96,7 +114,10 @@ describe('HTTPS [sqlite]', { skip: opensslMissing }, () => {
       assert.equal(JSON.parse(res.body).status, 'ok');
     }
     // It is TLS: a client that does not trust the certificate is refused, and so is plain HTTP.
-    await assert.rejects(httpsGet(`https://localhost:${port}/api/health`, readFileSync(b.cert, 'utf8')), /self[- ]signed|unable to verify|certificate/i);
+    await assert.rejects(
+      httpsGet(`https://localhost:${port}/api/health`, readFileSync(b.cert, 'utf8')),
+      /self[- ]signed|unable to verify|certificate/i,
+    );
     await assert.rejects(fetch(`http://127.0.0.1:${port}/api/health`));
     assert.equal(ctx.app.server.headersTimeout, ctx.config.timeouts.headersSeconds * 1000);
     assert.equal(ctx.app.server.requestTimeout, ctx.config.timeouts.requestSeconds * 1000);
@@ -105,26 +126,50 @@ describe('HTTPS [sqlite]', { skip: opensslMissing }, () => {
   test('one setting alone is a problem, listed with the others', () => {
     const certOnly = configProblems({ TLS_CERT: a.cert, PORT: 'abc' });
     assert.equal(certOnly.length, 2, certOnly.join('\n'));
-    assert.ok(certOnly.some((p) => /^TLS_CERT is set but TLS_KEY is not/.test(p)), certOnly.join('\n'));
+    assert.ok(
+      certOnly.some((p) => /^TLS_CERT is set but TLS_KEY is not/.test(p)),
+      certOnly.join('\n'),
+    );
     assert.ok(certOnly.some((p) => /PORT/.test(p)));
     const keyOnly = configProblems({ TLS_KEY: a.key });
-    assert.deepEqual(keyOnly.map((p) => /^TLS_KEY is set but TLS_CERT is not/.test(p)), [true], keyOnly.join('\n'));
+    assert.deepEqual(
+      keyOnly.map((p) => /^TLS_KEY is set but TLS_CERT is not/.test(p)),
+      [true],
+      keyOnly.join('\n'),
+    );
   });
 
   test('a file that cannot be read, or holds no certificate or key, is a problem naming the file', () => {
     const missing = path.join(folder, 'fehlt.pem');
     const problems = configProblems({ TLS_CERT: missing, TLS_KEY: folder });
-    assert.ok(problems.some((p) => p.includes(`TLS_CERT: cannot read ${missing} (ENOENT)`)), problems.join('\n'));
-    assert.ok(problems.some((p) => p.includes(`TLS_KEY: cannot read ${folder} (EISDIR)`)), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => p.includes(`TLS_CERT: cannot read ${missing} (ENOENT)`)),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) => p.includes(`TLS_KEY: cannot read ${folder} (EISDIR)`)),
+      problems.join('\n'),
+    );
     const swapped = configProblems({ TLS_CERT: a.key, TLS_KEY: a.cert });
-    assert.ok(swapped.some((p) => p.includes(`TLS_CERT: ${a.key} holds no PEM certificate`)), swapped.join('\n'));
-    assert.ok(swapped.some((p) => p.includes(`TLS_KEY: ${a.cert} holds no unencrypted PEM private key`)), swapped.join('\n'));
+    assert.ok(
+      swapped.some((p) => p.includes(`TLS_CERT: ${a.key} holds no PEM certificate`)),
+      swapped.join('\n'),
+    );
+    assert.ok(
+      swapped.some((p) => p.includes(`TLS_KEY: ${a.cert} holds no unencrypted PEM private key`)),
+      swapped.join('\n'),
+    );
   });
 
   test('a key of another pair is refused with a clear message, at start and without a stack trace', async () => {
     const problems = configProblems({ TLS_CERT: a.cert, TLS_KEY: b.key });
     assert.deepEqual(problems, [`TLS_KEY: the private key in ${b.key} does not belong to the certificate in ${a.cert}`]);
-    const run = await runCli(['serve'], { TLS_CERT: a.cert, TLS_KEY: b.key, DATABASE_URL: `sqlite:${path.join(folder, 'nie.sqlite')}`, LOG_LEVEL: 'silent' });
+    const run = await runCli(['serve'], {
+      TLS_CERT: a.cert,
+      TLS_KEY: b.key,
+      DATABASE_URL: `sqlite:${path.join(folder, 'nie.sqlite')}`,
+      LOG_LEVEL: 'silent',
+    });
     assert.equal(run.code, 2);
     assert.match(run.stderr, /does not belong to the certificate/);
     assert.doesNotMatch(run.stderr, /\n\s+at /);
@@ -134,7 +179,13 @@ describe('HTTPS [sqlite]', { skip: opensslMissing }, () => {
     const dir = path.join(folder, 'serve');
     const service = await startService({
       args: ['serve', '--demo'],
-      env: { DATABASE_URL: `sqlite:${path.join(dir, 'fieldreport.sqlite')}`, DATA_ROOT: path.join(dir, 'documents'), STATE_DIR: dir, TLS_CERT: a.cert, TLS_KEY: a.key },
+      env: {
+        DATABASE_URL: `sqlite:${path.join(dir, 'fieldreport.sqlite')}`,
+        DATA_ROOT: path.join(dir, 'documents'),
+        STATE_DIR: dir,
+        TLS_CERT: a.cert,
+        TLS_KEY: a.key,
+      },
     });
     try {
       assert.match(service.base, /^https:\/\/127\.0\.0\.1:\d+$/);
@@ -154,8 +205,13 @@ describe('HTTPS [sqlite]', { skip: opensslMissing }, () => {
 
 describe('the start banner on every address', () => {
   test("names the app's address on each network of the computer (IPv4, not loopback), for a phone", () => {
-    const nic = (address: string, family: 'IPv4' | 'IPv6', internal: boolean) => ({ address, family, internal, netmask: '', mac: '', cidr: null }) as os.NetworkInterfaceInfo;
-    const interfaces = { lo: [nic('127.0.0.1', 'IPv4', true)], eth0: [nic('192.168.1.20', 'IPv4', false), nic('fe80::1', 'IPv6', false)], wlan0: [nic('10.0.0.7', 'IPv4', false)] };
+    const nic = (address: string, family: 'IPv4' | 'IPv6', internal: boolean) =>
+      ({ address, family, internal, netmask: '', mac: '', cidr: null }) as os.NetworkInterfaceInfo;
+    const interfaces = {
+      lo: [nic('127.0.0.1', 'IPv4', true)],
+      eth0: [nic('192.168.1.20', 'IPv4', false), nic('fe80::1', 'IPv6', false)],
+      wlan0: [nic('10.0.0.7', 'IPv4', false)],
+    };
     assert.deepEqual(networkAppUrls('https://0.0.0.0:8080', interfaces), ['https://192.168.1.20:8080/app/', 'https://10.0.0.7:8080/app/']);
     assert.deepEqual(networkAppUrls('http://[::]:8080', interfaces), ['http://192.168.1.20:8080/app/', 'http://10.0.0.7:8080/app/']);
     assert.deepEqual(networkAppUrls('https://0.0.0.0:443', interfaces), ['https://192.168.1.20/app/', 'https://10.0.0.7/app/']);

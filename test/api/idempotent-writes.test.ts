@@ -44,7 +44,9 @@ for (const dialect of testDialects()) {
     let jpeg: Buffer;
     before(async () => {
       ctx = await createTestContext(dialect);
-      jpeg = await sharp({ create: { width: 60, height: 40, channels: 3, background: '#2a7' } }).jpeg().toBuffer();
+      jpeg = await sharp({ create: { width: 60, height: 40, channels: 3, background: '#2a7' } })
+        .jpeg()
+        .toBuffer();
     });
     after(async () => ctx?.close());
 
@@ -53,8 +55,19 @@ for (const dialect of testDialects()) {
       return { id: user.id, token: await ctx.make.token(user) };
     }
     /** A JSON write, with an Idempotency-Key when `key` is given; `app` for a second service on the same database. */
-    const post = (who: Caller, url: string, payload: unknown, key?: string, app: FastifyInstance = ctx.app): Promise<LightMyRequestResponse> =>
-      app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${who.token}`, ...(key === undefined ? {} : { 'idempotency-key': key }) }, payload: payload as object });
+    const post = (
+      who: Caller,
+      url: string,
+      payload: unknown,
+      key?: string,
+      app: FastifyInstance = ctx.app,
+    ): Promise<LightMyRequestResponse> =>
+      app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${who.token}`, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+        payload: payload as object,
+      });
     const get = async (who: Caller, url: string) => {
       const res = await ctx.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${who.token}` } });
       assert.equal(res.statusCode, 200, res.body);
@@ -66,10 +79,15 @@ for (const dialect of testDialects()) {
         { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika Muster' },
         { name: 'file', filename: 'signature.png', type: 'image/png', data: png ?? (await signaturePng()) },
       ]);
-      const headers = { authorization: `Bearer ${who.token}`, 'content-type': form.contentType, ...(key === undefined ? {} : { 'idempotency-key': key }) };
+      const headers = {
+        authorization: `Bearer ${who.token}`,
+        'content-type': form.contentType,
+        ...(key === undefined ? {} : { 'idempotency-key': key }),
+      };
       return app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${reportId}`, headers, payload: form.payload });
     };
-    const keyRows = (key: string) => ctx.handle.db.selectFrom('bericht_idempotency').selectAll().where('idem_key', '=', storedKey(key)).execute();
+    const keyRows = (key: string) =>
+      ctx.handle.db.selectFrom('bericht_idempotency').selectAll().where('idem_key', '=', storedKey(key)).execute();
     /** The one row of `key` of `who`: its scope and stored status. */
     async function keyRow(who: Caller, key: string) {
       const rows = (await keyRows(key)).filter((r) => Number(r.fk_user) === who.id);
@@ -82,16 +100,31 @@ for (const dialect of testDialects()) {
       assert.deepEqual(repeat.json(), first.json());
     }
     const reportsOn = async (orderId: number) =>
-      Number((await ctx.handle.db.selectFrom('bericht').select((eb) => eb.fn.countAll().as('n')).where('element_type', '=', 'commande').where('fk_element', '=', orderId).executeTakeFirstOrThrow()).n);
-    const pagesOf = (reportId: number) => ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').execute();
-    const setStatus = (reportId: number, status: 0 | 1) => ctx.handle.db.updateTable('bericht').set({ status }).where('rowid', '=', reportId).execute();
+      Number(
+        (
+          await ctx.handle.db
+            .selectFrom('bericht')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('element_type', '=', 'commande')
+            .where('fk_element', '=', orderId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const pagesOf = (reportId: number) =>
+      ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').execute();
+    const setStatus = (reportId: number, status: 0 | 1) =>
+      ctx.handle.db.updateTable('bericht').set({ status }).where('rowid', '=', reportId).execute();
     const workArea = (ref: string) => objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', ref).dir;
     /** The files in a report's work area (none when it has no folder). */
     const filesOf = (ref: string) => (existsSync(workArea(ref)) ? readdirSync(workArea(ref)).sort() : []);
     /** The reports' work-area folders on disk. */
     const workAreaFolders = () => {
       const dir = path.join(ctx.config.dataRoot, 'bericht');
-      return existsSync(dir) ? readdirSync(dir).filter((n) => n !== 'temp').sort() : [];
+      return existsSync(dir)
+        ? readdirSync(dir)
+            .filter((n) => n !== 'temp')
+            .sort()
+        : [];
     };
 
     async function orderWithPhoto(owner: number) {
@@ -102,7 +135,10 @@ for (const dialect of testDialects()) {
       return order;
     }
     async function draft(who: Caller, orderId?: number) {
-      const res = await post(who, '/api/reports.php?action=create', { fk_element: orderId ?? (await orderWithPhoto(who.id)).id, title: 'Wartung' });
+      const res = await post(who, '/api/reports.php?action=create', {
+        fk_element: orderId ?? (await orderWithPhoto(who.id)).id,
+        title: 'Wartung',
+      });
       assert.equal(res.statusCode, 201, res.body);
       return res.json() as { id: number; ref: string };
     }
@@ -118,7 +154,10 @@ for (const dialect of testDialects()) {
       const source = await draft(admin, order.id);
       await addPage(admin, source.id, { source: 'IMG_1.jpg', title: 'Gerät' });
       await addPage(admin, source.id, { title: 'Ergebnis', note: 'ohne Befund' });
-      const res = await post(admin, '/api/templates.php?action=create', { template_label: `Vorlage ${randomBytes(3).toString('hex')}`, from_report: source.id });
+      const res = await post(admin, '/api/templates.php?action=create', {
+        template_label: `Vorlage ${randomBytes(3).toString('hex')}`,
+        from_report: source.id,
+      });
       assert.equal(res.statusCode, 201, res.body);
       return res.json() as { id: number; ref: string };
     }
@@ -146,7 +185,10 @@ for (const dialect of testDialects()) {
         const key = newKey();
         const first = await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung' }, key);
         assert.equal(first.statusCode, 201, first.body);
-        for (const again of [{ fk_element: order.id, title: 'Wartung' }, { fk_element: order.id, title: 'Anders' }]) {
+        for (const again of [
+          { fk_element: order.id, title: 'Wartung' },
+          { fk_element: order.id, title: 'Anders' },
+        ]) {
           assertReplay(await post(me, '/api/reports.php?action=create', again, key), first);
         }
         assert.equal(await reportsOn(order.id), 1);
@@ -187,14 +229,26 @@ for (const dialect of testDialects()) {
         const admin = await caller(['read', 'write', 'delete'], true);
         const tpl = await post(admin, '/api/templates.php?action=create', { template_label: 'Lange Notizen' });
         assert.equal(tpl.statusCode, 201, tpl.body);
-        for (let i = 0; i < 8; i++) await addPage(admin, tpl.json().id, { title: `Abschnitt ${i}`, note: `Prüfung ${i}: ${'Überdruckventil geprüft, Ölstand gemessen. '.repeat(200)}`.slice(0, 10_000) });
+        for (let i = 0; i < 8; i++)
+          await addPage(admin, tpl.json().id, {
+            title: `Abschnitt ${i}`,
+            note: `Prüfung ${i}: ${'Überdruckventil geprüft, Ölstand gemessen. '.repeat(200)}`.slice(0, 10_000),
+          });
         const me = await caller();
         const order = await orderWithPhoto(me.id);
         const key = newKey();
-        const first = await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.json().id }, key);
+        const first = await post(
+          me,
+          '/api/templates.php?action=create_from_template',
+          { fk_element: order.id, template_id: tpl.json().id },
+          key,
+        );
         assert.equal(first.statusCode, 201, first.body);
         assert.ok(Buffer.byteLength(first.body) > 65_535, `${Buffer.byteLength(first.body)} bytes`);
-        assertReplay(await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.json().id }, key), first);
+        assertReplay(
+          await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.json().id }, key),
+          first,
+        );
         assert.equal(await reportsOn(order.id), 1);
       });
 
@@ -206,11 +260,27 @@ for (const dialect of testDialects()) {
         const invoice = await ctx.make.invoice({ author: me.id });
         const key = newKey();
         assert.equal((await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'Erster' }, key)).statusCode, 201);
-        assertError(await post(me, '/api/reports.php?action=create', { fk_element: other.id, title: 'Erster' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
-        assertError(await post(me, '/api/reports.php?action=create', { element_type: 'facture', fk_element: invoice.id, title: 'Erster' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
-        assertError(await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(
+          await post(me, '/api/reports.php?action=create', { fk_element: other.id, title: 'Erster' }, key),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
+        assertError(
+          await post(me, '/api/reports.php?action=create', { element_type: 'facture', fk_element: invoice.id, title: 'Erster' }, key),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
+        assertError(
+          await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
         const report = await draft(me);
-        assertError(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Seite' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(
+          await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Seite' }, key),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
         assert.equal((await pagesOf(report.id)).length, 0);
         assert.equal(await reportsOn(order.id), 1);
         assert.equal(await reportsOn(other.id), 0);
@@ -227,15 +297,31 @@ for (const dialect of testDialects()) {
         const tpl = await template();
         const order = await orderWithPhoto(me.id);
         for (const bad of MALFORMED) {
-          assertError(await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'X' }, bad), 400, 'VALIDATION_FAILED');
-          assertError(await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, bad), 400, 'VALIDATION_FAILED');
+          assertError(
+            await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'X' }, bad),
+            400,
+            'VALIDATION_FAILED',
+          );
+          assertError(
+            await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, bad),
+            400,
+            'VALIDATION_FAILED',
+          );
         }
         const key = newKey();
         const stranger = await ctx.make.order();
         assertError(await post(me, '/api/reports.php?action=create', { fk_element: stranger.id, title: 'X' }, key), 404, 'ORDER_NOT_FOUND');
         assertError(await post(me, '/api/reports.php?action=create', { fk_element: order.id }, key), 400, 'VALIDATION_FAILED');
-        assertError(await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: order.id + 100_000 }, key), 404, 'TEMPLATE_NOT_FOUND');
-        assertError(await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'X', odt_template: 'fehlt.odt' }, key), 400, 'ODT_TEMPLATE_NOT_FOUND');
+        assertError(
+          await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: order.id + 100_000 }, key),
+          404,
+          'TEMPLATE_NOT_FOUND',
+        );
+        assertError(
+          await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'X', odt_template: 'fehlt.odt' }, key),
+          400,
+          'ODT_TEMPLATE_NOT_FOUND',
+        );
         assert.deepEqual(await keyRows(key), []);
         assert.equal(await reportsOn(order.id), 0);
         const res = await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key);
@@ -251,7 +337,13 @@ for (const dialect of testDialects()) {
         const folders = workAreaFolders();
         const failing = await appFailingToStoreAnswers();
         try {
-          const res = await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key, failing);
+          const res = await post(
+            me,
+            '/api/templates.php?action=create_from_template',
+            { fk_element: order.id, template_id: tpl.id },
+            key,
+            failing,
+          );
           assert.equal(res.statusCode, 500, res.body);
         } finally {
           await failing.close();
@@ -305,17 +397,27 @@ for (const dialect of testDialects()) {
       test('reorder: a repeat gets the first 200 and report again and does not reorder a second time', async () => {
         const me = await caller();
         const report = await draft(me);
-        const [a, b, c] = [await addPage(me, report.id, { title: 'A' }), await addPage(me, report.id, { title: 'B' }), await addPage(me, report.id, { title: 'C' })];
+        const [a, b, c] = [
+          await addPage(me, report.id, { title: 'A' }),
+          await addPage(me, report.id, { title: 'B' }),
+          await addPage(me, report.id, { title: 'C' }),
+        ];
         const key = newKey();
         const url = `/api/pages.php?action=reorder&bericht_id=${report.id}`;
         const first = await post(me, url, { order: [c!.id, a!.id, b!.id] }, key);
         assert.equal(first.statusCode, 200, first.body);
-        assert.deepEqual(first.json().pages.map((p: { title: string }) => p.title), ['C', 'A', 'B']);
+        assert.deepEqual(
+          first.json().pages.map((p: { title: string }) => p.title),
+          ['C', 'A', 'B'],
+        );
         assert.equal((await post(me, url, { order: [a!.id, b!.id, c!.id] })).statusCode, 200);
         assertReplay(await post(me, url, { order: [c!.id, a!.id, b!.id] }, key), first);
         // Without bericht_id the report comes from the first page: the same scope.
         assertReplay(await post(me, '/api/pages.php?action=reorder', { order: [c!.id, a!.id, b!.id] }, key), first);
-        assert.deepEqual((await pagesOf(report.id)).map((p) => p.title), ['A', 'B', 'C']);
+        assert.deepEqual(
+          (await pagesOf(report.id)).map((p) => p.title),
+          ['A', 'B', 'C'],
+        );
         assert.deepEqual(await keyRow(me, key), { scope: `page:reorder:${report.id}`, status: 200 });
       });
 
@@ -327,11 +429,23 @@ for (const dialect of testDialects()) {
         const otherPage = await addPage(me, other.id, { title: 'Andere' });
         const key = newKey();
         assert.equal((await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Zweite' }, key)).statusCode, 201);
-        assertError(await post(me, `/api/pages.php?action=add&bericht_id=${other.id}`, { title: 'Zweite' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(
+          await post(me, `/api/pages.php?action=add&bericht_id=${other.id}`, { title: 'Zweite' }, key),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
         assertError(await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
-        assertError(await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [page.id] }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(
+          await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [page.id] }, key),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
         assertError(await sign(me, report.id, key), 409, 'IDEMPOTENCY_KEY_REUSED');
-        assertError(await post(me, '/api/reports.php?action=create', { fk_element: (await orderWithPhoto(me.id)).id, title: 'X' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(
+          await post(me, '/api/reports.php?action=create', { fk_element: (await orderWithPhoto(me.id)).id, title: 'X' }, key),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
         const updateKey = newKey();
         assert.equal((await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, updateKey)).statusCode, 200);
         assertError(await post(me, `/api/pages.php?id=${otherPage.id}`, { note: 'x' }, updateKey), 409, 'IDEMPOTENCY_KEY_REUSED');
@@ -341,7 +455,10 @@ for (const dialect of testDialects()) {
 
         const colleague = await caller();
         const theirs = await draft(colleague);
-        assert.equal((await post(colleague, `/api/pages.php?action=add&bericht_id=${theirs.id}`, { title: 'Eigene' }, key)).statusCode, 201);
+        assert.equal(
+          (await post(colleague, `/api/pages.php?action=add&bericht_id=${theirs.id}`, { title: 'Eigene' }, key)).statusCode,
+          201,
+        );
         assert.equal((await pagesOf(theirs.id)).length, 1);
       });
 
@@ -353,20 +470,40 @@ for (const dialect of testDialects()) {
         for (const bad of MALFORMED) {
           assertError(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, bad), 400, 'VALIDATION_FAILED');
           assertError(await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, bad), 400, 'VALIDATION_FAILED');
-          assertError(await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, bad), 400, 'VALIDATION_FAILED');
+          assertError(
+            await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, bad),
+            400,
+            'VALIDATION_FAILED',
+          );
         }
         assert.equal((await pagesOf(report.id)).length, 2);
 
         const stranger = await caller();
         const key = newKey();
-        assertError(await post(stranger, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, key), 404, 'REPORT_NOT_FOUND');
+        assertError(
+          await post(stranger, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, key),
+          404,
+          'REPORT_NOT_FOUND',
+        );
         assertError(await post(stranger, `/api/pages.php?id=${page.id}`, { note: 'x' }, key), 404, 'PAGE_NOT_FOUND');
         assert.deepEqual(await keyRows(key), []);
-        assertError(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'fehlt.jpg' }, key), 404, 'FILE_NOT_FOUND');
-        assertError(await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [page.id] }, key), 400, 'PAGE_ORDER_MISMATCH');
+        assertError(
+          await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'fehlt.jpg' }, key),
+          404,
+          'FILE_NOT_FOUND',
+        );
+        assertError(
+          await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [page.id] }, key),
+          400,
+          'PAGE_ORDER_MISMATCH',
+        );
         await setStatus(report.id, 1);
         assertError(await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, key), 409, 'REPORT_FINAL');
-        assertError(await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, key), 409, 'REPORT_FINAL');
+        assertError(
+          await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, key),
+          409,
+          'REPORT_FINAL',
+        );
         assert.deepEqual(await keyRows(key), []);
         await setStatus(report.id, 0);
         const res = await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, key);
@@ -374,12 +511,24 @@ for (const dialect of testDialects()) {
         assert.deepEqual(await keyRow(me, key), { scope: `page:reorder:${report.id}`, status: 200 });
       });
 
-      test('a claim at work is 409 IDEMPOTENCY_IN_PROGRESS; a dead process\'s claim is freed and the page added once', async () => {
+      test("a claim at work is 409 IDEMPOTENCY_IN_PROGRESS; a dead process's claim is freed and the page added once", async () => {
         const me = await caller();
         const report = await draft(me);
         const busy = newKey();
         const claim = (key: string, runId: string) =>
-          ctx.handle.db.insertInto('bericht_idempotency').values({ entity: 1, fk_user: me.id, idem_key: storedKey(key), scope: `page:add:${report.id}`, status_code: null, response: null, datec: toDbDateTime(), run_id: runId }).execute();
+          ctx.handle.db
+            .insertInto('bericht_idempotency')
+            .values({
+              entity: 1,
+              fk_user: me.id,
+              idem_key: storedKey(key),
+              scope: `page:add:${report.id}`,
+              status_code: null,
+              response: null,
+              datec: toDbDateTime(),
+              run_id: runId,
+            })
+            .execute();
         await claim(busy, RUN_ID);
         const res = await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, busy);
         assertError(res, 409, 'IDEMPOTENCY_IN_PROGRESS');
@@ -388,19 +537,26 @@ for (const dialect of testDialects()) {
         const deadRun = randomBytes(6).toString('hex');
         const runs = path.join(ctx.config.dataRoot, 'bericht', 'temp', 'runs');
         mkdirSync(runs, { recursive: true });
-        writeFileSync(path.join(runs, `${deadRun}.json`), JSON.stringify({ host: os.hostname(), pid: spawnSync(process.execPath, ['-e', '']).pid }));
+        writeFileSync(
+          path.join(runs, `${deadRun}.json`),
+          JSON.stringify({ host: os.hostname(), pid: spawnSync(process.execPath, ['-e', '']).pid }),
+        );
         const dead = newKey();
         await claim(dead, deadRun);
         const first = await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Y' }, dead);
         assert.equal(first.statusCode, 201, first.body);
         assertReplay(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Y' }, dead), first);
-        assert.deepEqual((await pagesOf(report.id)).map((p) => p.title), ['Y']);
+        assert.deepEqual(
+          (await pagesOf(report.id)).map((p) => p.title),
+          ['Y'],
+        );
       });
     });
 
     describe('pages.php?action=signature', () => {
       const signatureFiles = (ref: string) => filesOf(ref).filter((n) => n.startsWith('unterschrift_'));
-      const signatureRows = async (reportId: number) => (await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', reportId).execute()).length;
+      const signatureRows = async (reportId: number) =>
+        (await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', reportId).execute()).length;
 
       test('a repeat gets the first 201 and signature page, also after finalizing; never a second page, row or file', async () => {
         const me = await caller();
@@ -416,7 +572,10 @@ for (const dialect of testDialects()) {
         assertReplay(await sign(me, report.id, key, await signaturePng(600, 200)), first);
         await setStatus(report.id, 1);
         assertReplay(await sign(me, report.id, key), first);
-        assert.deepEqual((await pagesOf(report.id)).map((p) => p.layout), ['photo', 'signature']);
+        assert.deepEqual(
+          (await pagesOf(report.id)).map((p) => p.layout),
+          ['photo', 'signature'],
+        );
         assert.equal(await signatureRows(report.id), 1);
         assert.equal(signatureFiles(report.ref).length, 2);
         assert.deepEqual(await keyRow(me, key), { scope: `page:signature:${report.id}`, status: 201 });
@@ -431,7 +590,11 @@ for (const dialect of testDialects()) {
         const key = newKey();
         assert.equal((await sign(me, report.id, key)).statusCode, 201);
         assertError(await sign(me, other.id, key), 409, 'IDEMPOTENCY_KEY_REUSED');
-        assertError(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(
+          await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, key),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
         assert.equal((await pagesOf(other.id)).length, 0);
         assert.deepEqual(signatureFiles(other.ref), []);
 
@@ -487,7 +650,10 @@ for (const dialect of testDialects()) {
       const paths = (await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })).json().paths;
       for (const route of ['/api/reports.php', '/api/templates.php', '/api/pages.php']) {
         const op = paths[route].post;
-        assert.ok(op.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header'), route);
+        assert.ok(
+          op.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header'),
+          route,
+        );
         assert.match(op.description, /Idempotency-Key/, route);
         assert.match(op.description, /IDEMPOTENCY_KEY_REUSED/, route);
         assert.ok(op.responses['409'], route);

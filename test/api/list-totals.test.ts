@@ -62,7 +62,16 @@ for (const dialect of testDialects()) {
     test('an order added by a transaction that was running when the total was counted shows once it commits', async () => {
       const [counted] = await totals();
       const customer = (await fromDolibarr.order({ author: me })).customer;
-      const values = (n: number) => ({ ref: `CO-OPEN-${Date.now()}-${n}`, entity: ctx.config.entity, fk_soc: customer, fk_statut: 1, fk_user_author: me, total_ttc: 119, date_commande: toDbDateTime().slice(0, 10), date_creation: toDbDateTime() });
+      const values = (n: number) => ({
+        ref: `CO-OPEN-${Date.now()}-${n}`,
+        entity: ctx.config.entity,
+        fk_soc: customer,
+        fk_statut: 1,
+        fk_user_author: me,
+        total_ttc: 119,
+        date_commande: toDbDateTime().slice(0, 10),
+        date_creation: toDbDateTime(),
+      });
       const all = (n: number) => [n, n, n, n];
       const first = await dolibarr.db.startTransaction().execute();
       // Another connection's transaction, begun after the first and ended before it (SQLite has one writer at a time: none there).
@@ -80,14 +89,17 @@ for (const dialect of testDialects()) {
         await first.commit().execute();
         assert.deepEqual(await totals(), all(before + 1), 'after the commit');
       } catch (error) {
-        await first.rollback().execute().catch(() => undefined);
+        await first
+          .rollback()
+          .execute()
+          .catch(() => undefined);
         throw error;
       } finally {
         await other?.destroy();
       }
     });
 
-    test('an order added through the service\'s own connection shows at once', async () => {
+    test("an order added through the service's own connection shows at once", async () => {
       const before = (await page('limit=1')).total;
       await ctx.make.order({ author: me });
       assert.equal((await page('limit=1')).total, before + 1);
@@ -111,7 +123,10 @@ for (const dialect of testDialects()) {
         assert.equal((await mine())?.ref_client, 'nachher', 'before the commit');
         await open.commit().execute();
       } catch (error) {
-        await open.rollback().execute().catch(() => undefined);
+        await open
+          .rollback()
+          .execute()
+          .catch(() => undefined);
         throw error;
       }
       assert.equal((await mine())?.ref_client, 'im Gange', 'after the commit');

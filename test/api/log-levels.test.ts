@@ -31,12 +31,17 @@ describe('log levels [sqlite]', () => {
   let ctx: TestContext;
   let headers: Record<string, string>;
   before(async () => {
-    ctx = await createTestContext('sqlite', {}, {
-      logger: { level: 'info', stream },
-      routes: (app) => app.get('/api/probe-fault', { config: { auth: 'public' } }, async () => {
-        throw new Error('nobody foresaw this');
-      }),
-    });
+    ctx = await createTestContext(
+      'sqlite',
+      {},
+      {
+        logger: { level: 'info', stream },
+        routes: (app) =>
+          app.get('/api/probe-fault', { config: { auth: 'public' } }, async () => {
+            throw new Error('nobody foresaw this');
+          }),
+      },
+    );
     const user = await ctx.make.user({ rights: ['read', 'write'] });
     headers = { authorization: `Bearer ${await ctx.make.token(user)}` };
   });

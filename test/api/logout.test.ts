@@ -44,9 +44,12 @@ for (const dialect of testDialects()) {
       await ctx?.close();
     });
 
-    const list = (app: FastifyInstance, token: string) => app.inject({ method: 'GET', url: '/api/orders.php?limit=1', headers: { authorization: `Bearer ${token}` } });
-    const logout = (token: string) => ctx.app.inject({ method: 'POST', url: '/api/logout.php?action=everywhere', headers: { authorization: `Bearer ${token}` } });
-    const logoutHere = (token: string) => ctx.app.inject({ method: 'POST', url: '/api/logout.php', headers: { authorization: `Bearer ${token}` } });
+    const list = (app: FastifyInstance, token: string) =>
+      app.inject({ method: 'GET', url: '/api/orders.php?limit=1', headers: { authorization: `Bearer ${token}` } });
+    const logout = (token: string) =>
+      ctx.app.inject({ method: 'POST', url: '/api/logout.php?action=everywhere', headers: { authorization: `Bearer ${token}` } });
+    const logoutHere = (token: string) =>
+      ctx.app.inject({ method: 'POST', url: '/api/logout.php', headers: { authorization: `Bearer ${token}` } });
 
     test('ends every token of the caller at once, not those of others; 200 { logged_out: true }', async () => {
       const anna = await ctx.make.user({ rights: ['read'] });
@@ -65,7 +68,7 @@ for (const dialect of testDialects()) {
       assertError(await logout(phone), 401, 'AUTH_TOKEN_INVALID');
     });
 
-    test('a logout without action ends only the token sent: the same person\'s other login goes on, here and in another process', async () => {
+    test("a logout without action ends only the token sent: the same person's other login goes on, here and in another process", async () => {
       const anna = await ctx.make.user({ rights: ['read'] });
       // Two logins right after each other, mostly within one second: different tokens all the same.
       const phone = await ctx.make.token(anna);
@@ -78,7 +81,11 @@ for (const dialect of testDialects()) {
       assert.deepEqual(res.json(), { logged_out: true, everywhere: false });
       assertError(await list(ctx.app, phone), 401, 'AUTH_TOKEN_INVALID');
       assert.equal((await list(ctx.app, laptop)).statusCode, 200, 'the other login goes on');
-      const stored = await ctx.handle.db.selectFrom('bericht_token_revoked').select(['token_hash', 'fk_user']).where('fk_user', '=', anna.id).execute();
+      const stored = await ctx.handle.db
+        .selectFrom('bericht_token_revoked')
+        .select(['token_hash', 'fk_user'])
+        .where('fk_user', '=', anna.id)
+        .execute();
       assert.equal(stored.length, 1);
       assert.ok(!stored[0]!.token_hash.includes('.') && stored[0]!.token_hash.length === 64, 'a hash, not the token');
       const since = performance.now();
@@ -94,7 +101,11 @@ for (const dialect of testDialects()) {
       }
       assert.equal((await list(other, laptop)).statusCode, 200);
       assertError(await logoutHere(phone), 401, 'AUTH_TOKEN_INVALID');
-      assertError(await ctx.app.inject({ method: 'POST', url: '/api/logout.php?action=nowhere', headers: { authorization: `Bearer ${laptop}` } }), 400, 'ACTION_UNKNOWN');
+      assertError(
+        await ctx.app.inject({ method: 'POST', url: '/api/logout.php?action=nowhere', headers: { authorization: `Bearer ${laptop}` } }),
+        400,
+        'ACTION_UNKNOWN',
+      );
     });
 
     test('in the same second: the token before the logout is ended, the login right after it works', async () => {
@@ -115,7 +126,7 @@ for (const dialect of testDialects()) {
       assert.ok(sameSecond > 0, 'at least one round within one second');
     });
 
-    test('the token keeps the contract\'s claims and no more', async () => {
+    test("the token keeps the contract's claims and no more", async () => {
       const anna = await ctx.make.user({ rights: ['read'] });
       const token = await ctx.make.token(anna);
       await logout(token);
@@ -140,7 +151,10 @@ for (const dialect of testDialects()) {
           assertError(res, 401, 'AUTH_TOKEN_INVALID');
           break;
         }
-        assert.ok(performance.now() - loggedOut <= WINDOW_MS + SLACK_MS, `still served ${Math.round(performance.now() - loggedOut)} ms after the logout`);
+        assert.ok(
+          performance.now() - loggedOut <= WINDOW_MS + SLACK_MS,
+          `still served ${Math.round(performance.now() - loggedOut)} ms after the logout`,
+        );
         await sleep(100);
       }
     });
@@ -154,10 +168,17 @@ for (const dialect of testDialects()) {
       // deactivation by itself; called here rather than waited for.
       // (The app's own sweep may have come first: either way the deactivation is noted once.)
       await createTokenVoidRepository(ctx.handle.db).sweep(ctx.config.entity, Math.floor(Date.now() / 1000));
-      const noted = await ctx.handle.db.selectFrom('bericht_token_void').select(['inactive', 'void_through']).where('fk_user', '=', anna.id).executeTakeFirstOrThrow();
+      const noted = await ctx.handle.db
+        .selectFrom('bericht_token_void')
+        .select(['inactive', 'void_through'])
+        .where('fk_user', '=', anna.id)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(noted.inactive), 1);
       assert.ok(Number(noted.void_through) >= (claimsOf(token).iat as number));
-      assert.ok(!(await createTokenVoidRepository(ctx.handle.db).sweep(ctx.config.entity, Math.floor(Date.now() / 1000))).includes(anna.id), 'once per deactivation');
+      assert.ok(
+        !(await createTokenVoidRepository(ctx.handle.db).sweep(ctx.config.entity, Math.floor(Date.now() / 1000))).includes(anna.id),
+        'once per deactivation',
+      );
       await dolibarr.db.updateTable('user').set({ statut: 1 }).where('rowid', '=', anna.id).execute();
       assertError(await list(ctx.app, token), 401, 'AUTH_TOKEN_INVALID');
       assertError(await list(other, token), 401, 'AUTH_TOKEN_INVALID');
@@ -190,14 +211,18 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    test("a password changed in Dolibarr (flagdelsessionsbefore = now - 5 s, UTC) ends a token issued half an hour before", async () => {
+    test('a password changed in Dolibarr (flagdelsessionsbefore = now - 5 s, UTC) ends a token issued half an hour before', async () => {
       const anna = await ctx.make.user({ rights: ['read'] });
       const token = await ctx.make.token(anna);
       const list = () => ctx.app.inject({ method: 'GET', url: '/api/orders.php?limit=1', headers: { authorization: `Bearer ${token}` } });
       assert.equal((await list()).statusCode, 200);
       // As Dolibarr's User::setPassword writes it: $db->idate(dol_now() - 5, 'gmt'), here with the token 30 minutes old.
       const iat = claimsOf(token).iat as number;
-      await ctx.handle.db.updateTable('user').set({ flagdelsessionsbefore: toDolibarrDateTime(iat + 1800 - 5, 'UTC') }).where('rowid', '=', anna.id).execute();
+      await ctx.handle.db
+        .updateTable('user')
+        .set({ flagdelsessionsbefore: toDolibarrDateTime(iat + 1800 - 5, 'UTC') })
+        .where('rowid', '=', anna.id)
+        .execute();
       assertError(await list(), 401, 'AUTH_TOKEN_INVALID');
     });
   });

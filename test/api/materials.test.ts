@@ -38,11 +38,23 @@ for (const dialect of testDialects()) {
     }
     type Caller = Awaited<ReturnType<typeof caller>>;
     const req = (who: Caller | null, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({ method, url, headers: who ? { authorization: `Bearer ${who.token}` } : {}, ...(payload === undefined ? {} : { payload: payload as object }) });
+      ctx.app.inject({
+        method,
+        url,
+        headers: who ? { authorization: `Bearer ${who.token}` } : {},
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      });
     const addWithKey = (who: Caller, key: string, body: Record<string, unknown>): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({ method: 'POST', url: '/api/materials.php', headers: { authorization: `Bearer ${who.token}`, 'idempotency-key': key }, payload: body });
-    const linesOf = async (who: Caller, type: string, id: number) => (await req(who, 'GET', `/api/materials.php?element_type=${type}&fk_element=${id}`)).json();
-    const keyRows = (key: string) => ctx.handle.db.selectFrom('bericht_idempotency').selectAll().where('idem_key', '=', storedKey(key)).execute();
+      ctx.app.inject({
+        method: 'POST',
+        url: '/api/materials.php',
+        headers: { authorization: `Bearer ${who.token}`, 'idempotency-key': key },
+        payload: body,
+      });
+    const linesOf = async (who: Caller, type: string, id: number) =>
+      (await req(who, 'GET', `/api/materials.php?element_type=${type}&fk_element=${id}`)).json();
+    const keyRows = (key: string) =>
+      ctx.handle.db.selectFrom('bericht_idempotency').selectAll().where('idem_key', '=', storedKey(key)).execute();
     const add = async (who: Caller, body: Record<string, unknown>) => {
       const res = await req(who, 'POST', '/api/materials.php', body);
       assert.equal(res.statusCode, 201, res.body);
@@ -54,23 +66,54 @@ for (const dialect of testDialects()) {
       const order = await ctx.make.order({ author: me.id });
       const other = await ctx.make.order({ author: me.id });
       const before = Math.floor(Date.now() / 1000);
-      const a = await add(me, { element_type: 'commande', fk_element: order.id, label: '  Kupferrohr 15 mm ', qty: 2.5, unit: 'm', note: 'Vorlauf' });
+      const a = await add(me, {
+        element_type: 'commande',
+        fk_element: order.id,
+        label: '  Kupferrohr 15 mm ',
+        qty: 2.5,
+        unit: 'm',
+        note: 'Vorlauf',
+      });
       const b = await add(me, { element_type: 'commande', fk_element: order.id, label: 'Dichtung', qty: 0 });
       await add(me, { element_type: 'commande', fk_element: other.id, label: 'Anderes', qty: 1 });
-      assert.deepEqual({ ...a, id: 0, datec: 0 }, { id: 0, element_type: 'commande', fk_element: order.id, label: 'Kupferrohr 15 mm', qty: 2.5, unit: 'm', note: 'Vorlauf', fk_user_creat: me.id, datec: 0 });
+      assert.deepEqual(
+        { ...a, id: 0, datec: 0 },
+        {
+          id: 0,
+          element_type: 'commande',
+          fk_element: order.id,
+          label: 'Kupferrohr 15 mm',
+          qty: 2.5,
+          unit: 'm',
+          note: 'Vorlauf',
+          fk_user_creat: me.id,
+          datec: 0,
+        },
+      );
       assert.ok(a.datec >= before - 1 && a.datec <= Math.floor(Date.now() / 1000) + 1);
       assert.equal(b.unit, null);
       assert.equal(b.note, null);
       const list = await req(me, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`);
       assert.equal(list.statusCode, 200, list.body);
-      assert.deepEqual(list.json().items.map((m: { id: number }) => m.id), [a.id, b.id]);
+      assert.deepEqual(
+        list.json().items.map((m: { id: number }) => m.id),
+        [a.id, b.id],
+      );
       assert.equal(list.json().total, 2);
       const paged = (await req(me, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}&limit=1&offset=1`)).json();
-      assert.deepEqual(paged.items.map((m: { id: number }) => m.id), [b.id]);
+      assert.deepEqual(
+        paged.items.map((m: { id: number }) => m.id),
+        [b.id],
+      );
       assert.equal(paged.total, 2);
       const invoice = await ctx.make.invoice({ author: me.id });
       const onInvoice = await add(me, { element_type: 'facture', fk_element: invoice.id, label: 'Arbeitszeit', qty: 1.25, unit: 'h' });
-      assert.deepEqual((await req(me, 'GET', `/api/materials.php?element_type=facture&fk_element=${invoice.id}`)).json().items.map((m: { id: number }) => m.id), [onInvoice.id]);
+      assert.deepEqual(
+        (await req(me, 'GET', `/api/materials.php?element_type=facture&fk_element=${invoice.id}`))
+          .json()
+          .items.map((m: { id: number }) => m.id),
+        [onInvoice.id],
+      );
     });
 
     test('quantities keep three decimal places; more, negative, too large or not a number is 400', async () => {
@@ -80,7 +123,11 @@ for (const dialect of testDialects()) {
       assert.equal(ok.qty, 0.125);
       assert.equal((await add(me, { element_type: 'commande', fk_element: order.id, label: 'Kabel', qty: 0.1 + 0.2 })).qty, 0.3);
       for (const qty of [0.0001, -1, 1e10, '2', null, Number.NaN]) {
-        assertError(await req(me, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'x', qty }), 400, 'VALIDATION_FAILED');
+        assertError(
+          await req(me, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'x', qty }),
+          400,
+          'VALIDATION_FAILED',
+        );
       }
     });
 
@@ -116,12 +163,24 @@ for (const dialect of testDialects()) {
       const line = await add(me, { element_type: 'commande', fk_element: order.id, label: 'Ventil', qty: 1, unit: 'Stk' });
       const stranger = await caller();
       assertError(await req(stranger, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`), 404, 'ORDER_NOT_FOUND');
-      assertError(await req(stranger, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'x', qty: 1 }), 404, 'ORDER_NOT_FOUND');
+      assertError(
+        await req(stranger, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'x', qty: 1 }),
+        404,
+        'ORDER_NOT_FOUND',
+      );
       assertError(await req(stranger, 'DELETE', `/api/materials.php?id=${line.id}`), 404, 'MATERIAL_NOT_FOUND');
-      assertError(await req(me, 'POST', '/api/materials.php', { element_type: 'propal', fk_element: 2147483000, label: 'x', qty: 1 }), 404, 'OBJECT_NOT_FOUND');
+      assertError(
+        await req(me, 'POST', '/api/materials.php', { element_type: 'propal', fk_element: 2147483000, label: 'x', qty: 1 }),
+        404,
+        'OBJECT_NOT_FOUND',
+      );
       const reader = await caller(['read'], true);
       assert.equal((await req(reader, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`)).statusCode, 200);
-      assertError(await req(reader, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'x', qty: 1 }), 403, 'AUTH_RIGHT_MISSING');
+      assertError(
+        await req(reader, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'x', qty: 1 }),
+        403,
+        'AUTH_RIGHT_MISSING',
+      );
       const writer = await caller(['read', 'write'], true);
       assertError(await req(writer, 'DELETE', `/api/materials.php?id=${line.id}`), 403, 'AUTH_RIGHT_MISSING');
       assertError(await req(null, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`), 401, 'AUTH_TOKEN_MISSING');
@@ -168,24 +227,55 @@ for (const dialect of testDialects()) {
       const invoice = await ctx.make.invoice({ author: me.id });
       const key = newKey('reused');
       assert.equal((await addWithKey(me, key, { element_type: 'commande', fk_element: order.id, label: 'Rohr', qty: 1 })).statusCode, 201);
-      assertError(await addWithKey(me, key, { element_type: 'commande', fk_element: other.id, label: 'Rohr', qty: 1 }), 409, 'IDEMPOTENCY_KEY_REUSED');
-      assertError(await addWithKey(me, key, { element_type: 'facture', fk_element: invoice.id, label: 'Rohr', qty: 1 }), 409, 'IDEMPOTENCY_KEY_REUSED');
+      assertError(
+        await addWithKey(me, key, { element_type: 'commande', fk_element: other.id, label: 'Rohr', qty: 1 }),
+        409,
+        'IDEMPOTENCY_KEY_REUSED',
+      );
+      assertError(
+        await addWithKey(me, key, { element_type: 'facture', fk_element: invoice.id, label: 'Rohr', qty: 1 }),
+        409,
+        'IDEMPOTENCY_KEY_REUSED',
+      );
       const upload = (orderId: number, uploadKey: string) => {
         const form = multipart([{ filename: 'notiz.ogg', data: Buffer.from('OggS') }]);
-        return ctx.app.inject({ method: 'POST', url: `/api/voice.php?id=${orderId}`, payload: form.payload, headers: { authorization: `Bearer ${me.token}`, 'content-type': form.contentType, 'idempotency-key': uploadKey } });
+        return ctx.app.inject({
+          method: 'POST',
+          url: `/api/voice.php?id=${orderId}`,
+          payload: form.payload,
+          headers: { authorization: `Bearer ${me.token}`, 'content-type': form.contentType, 'idempotency-key': uploadKey },
+        });
       };
       assertError(await upload(order.id, key), 409, 'IDEMPOTENCY_KEY_REUSED');
       // A key an upload used first is taken for material lines too (the upload itself fails on its bytes and frees its key).
       const uploadKey = newKey('upload');
-      await ctx.handle.db.insertInto('bericht_idempotency').values({ entity: 1, fk_user: me.id, idem_key: storedKey(uploadKey), scope: `voice:${order.id}`, status_code: 201, response: '{}', datec: toDbDateTime() }).execute();
-      assertError(await addWithKey(me, uploadKey, { element_type: 'commande', fk_element: order.id, label: 'Rohr', qty: 1 }), 409, 'IDEMPOTENCY_KEY_REUSED');
+      await ctx.handle.db
+        .insertInto('bericht_idempotency')
+        .values({
+          entity: 1,
+          fk_user: me.id,
+          idem_key: storedKey(uploadKey),
+          scope: `voice:${order.id}`,
+          status_code: 201,
+          response: '{}',
+          datec: toDbDateTime(),
+        })
+        .execute();
+      assertError(
+        await addWithKey(me, uploadKey, { element_type: 'commande', fk_element: order.id, label: 'Rohr', qty: 1 }),
+        409,
+        'IDEMPOTENCY_KEY_REUSED',
+      );
       assert.equal((await linesOf(me, 'commande', order.id)).total, 1);
       assert.equal((await linesOf(me, 'commande', other.id)).total, 0);
       assert.equal((await linesOf(me, 'facture', invoice.id)).total, 0);
 
       const colleague = await caller();
       const theirs = await ctx.make.order({ author: colleague.id });
-      assert.equal((await addWithKey(colleague, key, { element_type: 'commande', fk_element: theirs.id, label: 'Rohr', qty: 1 })).statusCode, 201);
+      assert.equal(
+        (await addWithKey(colleague, key, { element_type: 'commande', fk_element: theirs.id, label: 'Rohr', qty: 1 })).statusCode,
+        201,
+      );
     });
 
     test('Idempotency-Key: a malformed key is 400, a refused line keeps no key, and a claim at work is 409 IDEMPOTENCY_IN_PROGRESS', async () => {
@@ -203,7 +293,19 @@ for (const dialect of testDialects()) {
       assert.equal((await addWithKey(me, refused, body)).statusCode, 201);
 
       const busy = newKey('busy');
-      await ctx.handle.db.insertInto('bericht_idempotency').values({ entity: 1, fk_user: me.id, idem_key: storedKey(busy), scope: `material:commande:${order.id}`, status_code: null, response: null, datec: toDbDateTime(), run_id: RUN_ID }).execute();
+      await ctx.handle.db
+        .insertInto('bericht_idempotency')
+        .values({
+          entity: 1,
+          fk_user: me.id,
+          idem_key: storedKey(busy),
+          scope: `material:commande:${order.id}`,
+          status_code: null,
+          response: null,
+          datec: toDbDateTime(),
+          run_id: RUN_ID,
+        })
+        .execute();
       const res = await addWithKey(me, busy, body);
       assertError(res, 409, 'IDEMPOTENCY_IN_PROGRESS');
       assert.equal(res.headers['retry-after'], '5');
@@ -217,9 +319,24 @@ for (const dialect of testDialects()) {
       const deadRun = randomBytes(6).toString('hex');
       const runs = path.join(ctx.config.dataRoot, 'bericht', 'temp', 'runs');
       mkdirSync(runs, { recursive: true });
-      writeFileSync(path.join(runs, `${deadRun}.json`), JSON.stringify({ host: os.hostname(), pid: spawnSync(process.execPath, ['-e', '']).pid }));
+      writeFileSync(
+        path.join(runs, `${deadRun}.json`),
+        JSON.stringify({ host: os.hostname(), pid: spawnSync(process.execPath, ['-e', '']).pid }),
+      );
       const key = newKey('dead');
-      await ctx.handle.db.insertInto('bericht_idempotency').values({ entity: 1, fk_user: me.id, idem_key: storedKey(key), scope: `material:commande:${order.id}`, status_code: null, response: null, datec: toDbDateTime(), run_id: deadRun }).execute();
+      await ctx.handle.db
+        .insertInto('bericht_idempotency')
+        .values({
+          entity: 1,
+          fk_user: me.id,
+          idem_key: storedKey(key),
+          scope: `material:commande:${order.id}`,
+          status_code: null,
+          response: null,
+          datec: toDbDateTime(),
+          run_id: deadRun,
+        })
+        .execute();
       const body = { element_type: 'commande', fk_element: order.id, label: 'Nippel', qty: 1 };
       const first = await addWithKey(me, key, body);
       assert.equal(first.statusCode, 201, first.body);

@@ -32,10 +32,19 @@ describe('the OpenAPI document [sqlite]', () => {
 
   test("passes Redocly's recommended lint rules with no error and no warning", () => {
     const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
-    const run = spawnSync(process.execPath, [cli, 'lint', path.join(folder, 'openapi.json'), '--format=json'], { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+    const run = spawnSync(process.execPath, [cli, 'lint', path.join(folder, 'openapi.json'), '--format=json'], {
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-    const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string }> };
-    assert.deepEqual(report.problems.map((p) => `${p.ruleId}: ${p.message}`), []);
+    const report = JSON.parse(run.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: Array<{ ruleId: string; message: string }>;
+    };
+    assert.deepEqual(
+      report.problems.map((p) => `${p.ruleId}: ${p.message}`),
+      [],
+    );
     assert.deepEqual([report.totals.errors, report.totals.warnings], [0, 0]);
   });
 

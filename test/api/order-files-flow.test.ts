@@ -28,11 +28,19 @@ for (const dialect of testDialects()) {
       const [token, otherToken] = [await ctx.make.token(tech), await ctx.make.token(other)];
       const order = await ctx.make.order({ author: tech.id });
       // A phone photo: landscape pixels stored with EXIF orientation 6 (shown portrait).
-      const photo = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#7a8b5c' } }).jpeg({ quality: 85 }).withMetadata({ orientation: 6 }).toBuffer();
+      const photo = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#7a8b5c' } })
+        .jpeg({ quality: 85 })
+        .withMetadata({ orientation: 6 })
+        .toBuffer();
       const auth = { authorization: `Bearer ${token}` };
 
       const body = multipart([{ filename: 'Heizung vorher.jpg', type: 'image/jpeg', data: photo }]);
-      const up = await ctx.app.inject({ method: 'POST', url: `/api/orders.php?id=${order.id}&action=upload_photo`, headers: { ...auth, 'content-type': body.contentType }, payload: body.payload });
+      const up = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/orders.php?id=${order.id}&action=upload_photo`,
+        headers: { ...auth, 'content-type': body.contentType },
+        payload: body.payload,
+      });
       assert.equal(up.statusCode, 201, up.body);
       const uploaded = up.json() as { name: string; url: string; thumb_small_url: string; thumb_mini_url: string };
       assert.equal(uploaded.name, 'Heizung vorher.jpg');
@@ -54,7 +62,12 @@ for (const dialect of testDialects()) {
       const folder = path.join(ctx.config.dataRoot, 'commande', order.ref);
       assert.deepEqual(readFileSync(path.join(folder, uploaded.name)), photo, 'stored byte for byte');
       for (const size of ['small', 'mini']) assert.ok(existsSync(path.join(folder, 'thumbs', `Heizung vorher_${size}.jpg`)), size);
-      const row = await ctx.handle.db.selectFrom('ecm_files').selectAll().where('filepath', '=', `commande/${order.ref}`).where('filename', '=', uploaded.name).executeTakeFirstOrThrow();
+      const row = await ctx.handle.db
+        .selectFrom('ecm_files')
+        .selectAll()
+        .where('filepath', '=', `commande/${order.ref}`)
+        .where('filename', '=', uploaded.name)
+        .executeTakeFirstOrThrow();
       assert.equal(row.label, createHash('md5').update(photo).digest('hex'));
       assert.equal(row.src_object_type, 'commande');
       assert.equal(Number(row.src_object_id), order.id);
@@ -65,7 +78,10 @@ for (const dialect of testDialects()) {
       assert.equal(full.statusCode, 200);
       assert.equal(full.headers['content-type'], 'image/jpeg');
       assert.deepEqual(full.rawPayload, photo);
-      for (const [url, box] of [[uploaded.thumb_small_url, [480, 270]], [uploaded.thumb_mini_url, [128, 72]]] as const) {
+      for (const [url, box] of [
+        [uploaded.thumb_small_url, [480, 270]],
+        [uploaded.thumb_mini_url, [128, 72]],
+      ] as const) {
         const res = await ctx.app.inject({ method: 'GET', url: `${url}&jwt=${encodeURIComponent(token)}` });
         assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
         assert.equal(res.headers['content-type'], 'image/jpeg');
@@ -76,11 +92,20 @@ for (const dialect of testDialects()) {
 
       // Another user sees none of it.
       const otherAuth = { authorization: `Bearer ${otherToken}` };
-      assertError(await ctx.app.inject({ method: 'GET', url: `/api/orders.php?id=${order.id}&action=photos`, headers: otherAuth }), 404, 'ORDER_NOT_FOUND');
+      assertError(
+        await ctx.app.inject({ method: 'GET', url: `/api/orders.php?id=${order.id}&action=photos`, headers: otherAuth }),
+        404,
+        'ORDER_NOT_FOUND',
+      );
       assertError(await ctx.app.inject({ method: 'GET', url: uploaded.url, headers: otherAuth }), 404, 'FILE_NOT_FOUND');
       assertError(await ctx.app.inject({ method: 'GET', url: uploaded.thumb_small_url, headers: otherAuth }), 404, 'FILE_NOT_FOUND');
       assertError(
-        await ctx.app.inject({ method: 'POST', url: '/api/delete_photo.php', headers: otherAuth, payload: { id: order.id, file: uploaded.name } }),
+        await ctx.app.inject({
+          method: 'POST',
+          url: '/api/delete_photo.php',
+          headers: otherAuth,
+          payload: { id: order.id, file: uploaded.name },
+        }),
         404,
         'ORDER_NOT_FOUND',
       );

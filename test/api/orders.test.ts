@@ -64,7 +64,11 @@ for (const dialect of testDialects()) {
         const ids = listIds(res);
         assert.ok(ids.includes(a.id) && ids.includes(b.id));
         assert.ok(!ids.includes(foreign.id));
-        const count = await ctx.handle.db.selectFrom('commande').select((eb) => eb.fn.countAll().as('n')).where('entity', '=', ctx.config.entity).executeTakeFirstOrThrow();
+        const count = await ctx.handle.db
+          .selectFrom('commande')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('entity', '=', ctx.config.entity)
+          .executeTakeFirstOrThrow();
         assert.equal(res.json().total, Number(count.n));
         assertError(await get(admin.token, `/api/orders.php?id=${foreign.id}`), 404, 'ORDER_NOT_FOUND');
       });
@@ -96,12 +100,21 @@ for (const dialect of testDialects()) {
       test('amounts are rounded as Dolibarr rounds totals (price2num MT: 2 decimals, half away from zero)', async () => {
         const me = await reader();
         const order = await ctx.make.order({ author: me.id });
-        for (const [stored, shown] of [[1582.6999999999998, 1582.7], [0.125, 0.13], [-0.125, -0.13], [119, 119], [2.675, 2.68]] as const) {
+        for (const [stored, shown] of [
+          [1582.6999999999998, 1582.7],
+          [0.125, 0.13],
+          [-0.125, -0.13],
+          [119, 119],
+          [2.675, 2.68],
+        ] as const) {
           await ctx.handle.db.updateTable('commande').set({ total_ttc: stored }).where('rowid', '=', order.id).execute();
           const detail = await get(me.token, `/api/orders.php?id=${order.id}`);
           assert.equal((detail.json() as { total_ttc: number }).total_ttc, shown, `${stored}`);
           const list = await get(me.token, '/api/orders.php');
-          assert.equal((list.json() as { items: Array<{ id: number; total_ttc: number }> }).items.find((o) => o.id === order.id)!.total_ttc, shown);
+          assert.equal(
+            (list.json() as { items: Array<{ id: number; total_ttc: number }> }).items.find((o) => o.id === order.id)!.total_ttc,
+            shown,
+          );
         }
       });
 
@@ -109,7 +122,11 @@ for (const dialect of testDialects()) {
         const me = await reader();
         const customer = await ctx.make.thirdParty({ name: 'Müller GmbH' });
         const order = await ctx.make.order({ author: me.id, customer: customer.id, refClient: 'PO-4711', date: T0, status: 2 });
-        await ctx.handle.db.updateTable('commande').set({ date_livraison: toDbDateTime(T0 + 3 * DAY) }).where('rowid', '=', order.id).execute();
+        await ctx.handle.db
+          .updateTable('commande')
+          .set({ date_livraison: toDbDateTime(T0 + 3 * DAY) })
+          .where('rowid', '=', order.id)
+          .execute();
         const res = await get(me.token, '/api/orders.php');
         assert.equal(res.statusCode, 200);
         assert.match(String(res.headers['content-type']), /^application\/json/);
@@ -134,7 +151,11 @@ for (const dialect of testDialects()) {
       test('ref_client and dates may be null', async () => {
         const me = await reader();
         const order = await ctx.make.order({ author: me.id, refClient: null });
-        await ctx.handle.db.updateTable('commande').set({ date_commande: null, date_creation: null }).where('rowid', '=', order.id).execute();
+        await ctx.handle.db
+          .updateTable('commande')
+          .set({ date_commande: null, date_creation: null })
+          .where('rowid', '=', order.id)
+          .execute();
         const [item] = (await get(me.token, '/api/orders.php')).json().items;
         assert.equal(item.ref_client, null);
         assert.equal(item.date, null);
@@ -250,7 +271,7 @@ for (const dialect of testDialects()) {
         }
         const searched = await get(me.token, `/api/orders.php?status=1,2&q=${tag}&limit=1`);
         assert.deepEqual(listIds(searched), ids(1));
-        assert.equal(searched.json().total, 2, 'q and status together; the other user\'s order is not counted');
+        assert.equal(searched.json().total, 2, "q and status together; the other user's order is not counted");
         assert.deepEqual(listIds(await get(me.token, `/api/orders.php?status=1,2&q=${tag}&limit=1&offset=1`)), ids(2));
         assert.equal((await get(me.token, `/api/orders.php?status=1&q=anders`)).json().total, 1);
         assert.equal((await get(me.token, '/api/orders.php?limit=2')).json().total, 6, 'the list without status is as before');
@@ -284,8 +305,19 @@ for (const dialect of testDialects()) {
     describe('detail', () => {
       test('gives the order fields, note_public, the customer master data and the reports', async () => {
         const me = await reader();
-        const customer = await ctx.make.thirdParty({ name: 'Huber & Söhne', alias: 'Huber', code: 'CU2403-0001', town: 'Augsburg', email: 'info@huber.example', client: 1 });
-        await ctx.handle.db.updateTable('societe').set({ address: 'Hauptstr. 1', zip: '86150', phone: '0821 123' }).where('rowid', '=', customer.id).execute();
+        const customer = await ctx.make.thirdParty({
+          name: 'Huber & Söhne',
+          alias: 'Huber',
+          code: 'CU2403-0001',
+          town: 'Augsburg',
+          email: 'info@huber.example',
+          client: 1,
+        });
+        await ctx.handle.db
+          .updateTable('societe')
+          .set({ address: 'Hauptstr. 1', zip: '86150', phone: '0821 123' })
+          .where('rowid', '=', customer.id)
+          .execute();
         const order = await ctx.make.order({ valid: me.id, customer: customer.id, refClient: 'PO-1', date: T0 });
         await ctx.handle.db.updateTable('commande').set({ note_public: 'Hintereingang benutzen' }).where('rowid', '=', order.id).execute();
 
@@ -335,7 +367,7 @@ for (const dialect of testDialects()) {
         assert.equal(item.customer, null);
       });
 
-      test('reports: the order\'s own, without templates, newest first, with page_count and status', async () => {
+      test("reports: the order's own, without templates, newest first, with page_count and status", async () => {
         const me = await reader();
         const other = await reader();
         const order = await ctx.make.order({ author: me.id });
@@ -347,9 +379,21 @@ for (const dialect of testDialects()) {
         await ctx.make.report({ creator: me.id, element: order.id, elementType: 'facture' });
         await ctx.make.report({ creator: me.id, element: order.id, elementType: 'commande', entity: 2 });
         const db = ctx.handle.db;
-        await db.updateTable('bericht').set({ datec: toDbDateTime(T0 - DAY) }).where('rowid', '=', older.id).execute();
-        await db.updateTable('bericht').set({ datec: toDbDateTime(T0) }).where('rowid', '=', newer.id).execute();
-        for (let i = 0; i < 3; i++) await db.insertInto('bericht_page').values({ fk_bericht: older.id, page_order: i, layout: 'photo', datec: toDbDateTime() }).execute();
+        await db
+          .updateTable('bericht')
+          .set({ datec: toDbDateTime(T0 - DAY) })
+          .where('rowid', '=', older.id)
+          .execute();
+        await db
+          .updateTable('bericht')
+          .set({ datec: toDbDateTime(T0) })
+          .where('rowid', '=', newer.id)
+          .execute();
+        for (let i = 0; i < 3; i++)
+          await db
+            .insertInto('bericht_page')
+            .values({ fk_bericht: older.id, page_order: i, layout: 'photo', datec: toDbDateTime() })
+            .execute();
 
         const res = await get(me.token, `/api/orders.php?id=${order.id}`);
         assert.equal(res.statusCode, 200, res.body);
@@ -372,8 +416,12 @@ for (const dialect of testDialects()) {
         await mkdir(path.join(folder.dir, 'thumbs'), { recursive: true });
         await mkdir(path.join(folder.dir, 'sub'), { recursive: true });
 
-        const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c03020' } }).jpeg().toBuffer();
-        const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#00ff0080' } }).png().toBuffer();
+        const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c03020' } })
+          .jpeg()
+          .toBuffer();
+        const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: '#00ff0080' } })
+          .png()
+          .toBuffer();
         const files: Array<[string, Buffer | string, number]> = [
           ['Baustelle 1 & ü.jpg', jpeg, T0],
           ['plan.png', png, T0 - 60],
@@ -427,7 +475,10 @@ for (const dialect of testDialects()) {
         assert.ok(url('Baustelle 1 & ü.jpg').endsWith(`${encodeURIComponent(folder.name)}%2FBaustelle%201%20%26%20%C3%BC.jpg`));
 
         const page = await get(me.token, `/api/orders.php?id=${order.id}&action=photos&limit=2&offset=1`);
-        assert.deepEqual(page.json().items.map((p: { name: string }) => p.name), ['notiz.txt', 'plan.png']);
+        assert.deepEqual(
+          page.json().items.map((p: { name: string }) => p.name),
+          ['notiz.txt', 'plan.png'],
+        );
         assert.equal(page.json().total, 4);
       });
 
@@ -437,19 +488,27 @@ for (const dialect of testDialects()) {
         const folder = await folderOf(order.ref);
         await mkdir(folder.dir, { recursive: true });
         const file = path.join(folder.dir, 'Foto.jpg');
-        const types = async () => (await get(me.token, `/api/orders.php?id=${order.id}&action=photos`)).json().items.map((p: { type: string | null }) => p.type);
+        const types = async () =>
+          (await get(me.token, `/api/orders.php?id=${order.id}&action=photos`)).json().items.map((p: { type: string | null }) => p.type);
         await writeFile(file, 'noch kein Bild');
         await utimes(file, T0, T0);
         assert.deepEqual(await types(), [null]);
         assert.deepEqual(await types(), [null], 'asked again');
         // The same name, size and second: written in place (same inode), only the nanoseconds differ.
-        const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).jpeg().toBuffer();
+        const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
+          .jpeg()
+          .toBuffer();
         await writeFile(file, jpeg);
         await utimes(file, T0 + 0.5, T0 + 0.5);
         assert.deepEqual(await types(), ['image/jpeg']);
         // Replaced by another file (a new inode) with the old one's size and time.
-        const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).png().toBuffer();
-        const padded = Buffer.concat([png, Buffer.alloc(Math.max(0, jpeg.length - png.length))]).subarray(0, Math.max(png.length, jpeg.length));
+        const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
+          .png()
+          .toBuffer();
+        const padded = Buffer.concat([png, Buffer.alloc(Math.max(0, jpeg.length - png.length))]).subarray(
+          0,
+          Math.max(png.length, jpeg.length),
+        );
         await writeFile(`${file}.new`, padded);
         await utimes(`${file}.new`, T0 + 0.5, T0 + 0.5);
         await rename(`${file}.new`, file);
@@ -477,7 +536,10 @@ for (const dialect of testDialects()) {
         await mkdir(folder.dir, { recursive: true });
         await writeFile(path.join(folder.dir, 'a.txt'), 'x');
         const res = await get(admin.token, `/api/orders.php?id=${order.id}&action=photos`);
-        assert.deepEqual(res.json().items.map((p: { name: string }) => p.name), ['a.txt']);
+        assert.deepEqual(
+          res.json().items.map((p: { name: string }) => p.name),
+          ['a.txt'],
+        );
       });
     });
 

@@ -90,7 +90,13 @@ for (const dialect of testDialects()) {
     }
 
     const pageRows = (reportId: number) =>
-      ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').orderBy('rowid').execute();
+      ctx.handle.db
+        .selectFrom('bericht_page')
+        .selectAll()
+        .where('fk_bericht', '=', reportId)
+        .orderBy('page_order')
+        .orderBy('rowid')
+        .execute();
     const pageRow = (pageId: number) => ctx.handle.db.selectFrom('bericht_page').selectAll().where('rowid', '=', pageId).executeTakeFirst();
     /** [id, page_order] of the report's pages, in page_order. */
     const ordering = async (reportId: number) => (await pageRows(reportId)).map((r) => [Number(r.rowid), Number(r.page_order)]);
@@ -118,7 +124,12 @@ for (const dialect of testDialects()) {
     describe('add', () => {
       test('a photo page from an order attachment: source_path, file links, stored and listed', async () => {
         const { me, order, report } = await setup();
-        const res = await api('POST', addUrl(report.id), me.token, { source: 'IMG_1.jpg', title: 'Kessel', note: 'vor der Reinigung', rotation: 90 });
+        const res = await api('POST', addUrl(report.id), me.token, {
+          source: 'IMG_1.jpg',
+          title: 'Kessel',
+          note: 'vor der Reinigung',
+          rotation: 90,
+        });
         assert.equal(res.statusCode, 201, res.body);
         assert.match(String(res.headers['content-type']), /^application\/json/);
         const page = res.json() as PageResponse;
@@ -177,8 +188,16 @@ for (const dialect of testDialects()) {
 
       test('before_after needs both sources; with both it links both', async () => {
         const { me, order, report } = await setup();
-        assertError(await api('POST', addUrl(report.id), me.token, { layout: 'before_after', source: 'IMG_1.jpg' }), 400, 'PAGE_SOURCE_REQUIRED');
-        assertError(await api('POST', addUrl(report.id), me.token, { layout: 'before_after', source_2: 'IMG_2.png' }), 400, 'PAGE_SOURCE_REQUIRED');
+        assertError(
+          await api('POST', addUrl(report.id), me.token, { layout: 'before_after', source: 'IMG_1.jpg' }),
+          400,
+          'PAGE_SOURCE_REQUIRED',
+        );
+        assertError(
+          await api('POST', addUrl(report.id), me.token, { layout: 'before_after', source_2: 'IMG_2.png' }),
+          400,
+          'PAGE_SOURCE_REQUIRED',
+        );
         assertError(await api('POST', addUrl(report.id), me.token, { layout: 'before_after' }), 400, 'PAGE_SOURCE_REQUIRED');
         assert.equal((await pageRows(report.id)).length, 0);
         const page = await addPage(me, report.id, { layout: 'before_after', source: 'IMG_1.jpg', source_2: 'IMG_2.png', title: 'Filter' });
@@ -211,8 +230,15 @@ for (const dialect of testDialects()) {
         const b = await addPage(me, report.id, { title: 'Zwischentitel' });
         const c = await addPage(me, report.id, { source: 'IMG_2.png' });
         assert.deepEqual([a.page_order, b.page_order, c.page_order], [1, 2, 3]);
-        assert.deepEqual(await ordering(report.id), [[a.id, 1], [b.id, 2], [c.id, 3]]);
-        assert.deepEqual((await detail(me, report.id)).pages.map((p) => p.id), [a.id, b.id, c.id]);
+        assert.deepEqual(await ordering(report.id), [
+          [a.id, 1],
+          [b.id, 2],
+          [c.id, 3],
+        ]);
+        assert.deepEqual(
+          (await detail(me, report.id)).pages.map((p) => p.id),
+          [a.id, b.id, c.id],
+        );
       });
 
       test('a source that does not exist is 404 FILE_NOT_FOUND; a file of another order cannot be named', async () => {
@@ -221,7 +247,11 @@ for (const dialect of testDialects()) {
         assertError(await api('POST', addUrl(report.id), me.token, { source: 'nope.jpg' }), 404, 'FILE_NOT_FOUND');
         // OTHER.jpg exists, but in another order's folder.
         assertError(await api('POST', addUrl(report.id), me.token, { source: 'OTHER.jpg' }), 404, 'FILE_NOT_FOUND');
-        assertError(await api('POST', addUrl(report.id), me.token, { layout: 'before_after', source: 'IMG_1.jpg', source_2: 'nope.jpg' }), 404, 'FILE_NOT_FOUND');
+        assertError(
+          await api('POST', addUrl(report.id), me.token, { layout: 'before_after', source: 'IMG_1.jpg', source_2: 'nope.jpg' }),
+          404,
+          'FILE_NOT_FOUND',
+        );
         assert.equal((await pageRows(report.id)).length, 0);
         assert.ok(existsSync(path.join(other.dir, 'OTHER.jpg')));
       });
@@ -233,14 +263,22 @@ for (const dialect of testDialects()) {
         await writeFile(path.join(order.dir, 'sub', 'x.jpg'), jpeg);
         for (const source of ['sub/x.jpg', `../${other.ref}/OTHER.jpg`, '..', '.', '..\\x.jpg', 'sub\\x.jpg', '/etc/passwd']) {
           assertError(await api('POST', addUrl(report.id), me.token, { source }), 400, 'FILE_PATH_INVALID');
-          assertError(await api('POST', addUrl(report.id), me.token, { layout: 'before_after', source: 'IMG_1.jpg', source_2: source }), 400, 'FILE_PATH_INVALID');
+          assertError(
+            await api('POST', addUrl(report.id), me.token, { layout: 'before_after', source: 'IMG_1.jpg', source_2: source }),
+            400,
+            'FILE_PATH_INVALID',
+          );
         }
         assert.equal((await pageRows(report.id)).length, 0);
       });
 
       test('a text file named .jpg is 400 IMAGE_INVALID, and so is a corrupt JPEG', async () => {
         const me = await caller();
-        const order = await orderWith(me.id, { 'x.jpg': Buffer.from('Dies ist kein Bild.\n'), 'broken.jpg': jpeg.subarray(0, 40), 'empty.jpg': Buffer.alloc(0) });
+        const order = await orderWith(me.id, {
+          'x.jpg': Buffer.from('Dies ist kein Bild.\n'),
+          'broken.jpg': jpeg.subarray(0, 40),
+          'empty.jpg': Buffer.alloc(0),
+        });
         const report = await newReport(me, order.id);
         const text = assertError(await api('POST', addUrl(report.id), me.token, { source: 'x.jpg' }), 400, 'IMAGE_INVALID');
         assert.deepEqual(text.details, { source: 'x.jpg' });
@@ -285,7 +323,11 @@ for (const dialect of testDialects()) {
         assertError(await api('POST', '/api/pages.php?action=add', me.token, { title: 'x' }), 400, 'VALIDATION_FAILED');
         assertError(await api('POST', '/api/pages.php?action=add&bericht_id=abc', me.token, { title: 'x' }), 400, 'VALIDATION_FAILED');
         assertError(await api('POST', '/api/pages.php?action=add&bericht_id=0', me.token, { title: 'x' }), 400, 'VALIDATION_FAILED');
-        assertError(await api('POST', `/api/pages.php?action=append&bericht_id=${report.id}`, me.token, { title: 'x' }), 400, 'ACTION_UNKNOWN');
+        assertError(
+          await api('POST', `/api/pages.php?action=append&bericht_id=${report.id}`, me.token, { title: 'x' }),
+          400,
+          'ACTION_UNKNOWN',
+        );
         assertError(await api('POST', `/api/pages.php?action=signature_x&bericht_id=${report.id}`, me.token, {}), 400, 'ACTION_UNKNOWN');
         // Neither action nor id: nothing to do.
         assertError(await api('POST', `/api/pages.php?bericht_id=${report.id}`, me.token, { title: 'x' }), 400, 'VALIDATION_FAILED');
@@ -319,9 +361,16 @@ for (const dialect of testDialects()) {
         const byValidator = await addPage(validator, report.id, { source: 'IMG_1.jpg' });
         const admin = await caller(['read', 'write'], true);
         const byAdmin = await addPage(admin, report.id, { title: 'Admin' });
-        assert.deepEqual(await ordering(report.id), [[byValidator.id, 1], [byAdmin.id, 2]]);
+        assert.deepEqual(await ordering(report.id), [
+          [byValidator.id, 1],
+          [byAdmin.id, 2],
+        ]);
         assert.equal((await detail(me, report.id)).page_count, 2);
-        const row = await ctx.handle.db.selectFrom('bericht').select('fk_user_modif').where('rowid', '=', report.id).executeTakeFirstOrThrow();
+        const row = await ctx.handle.db
+          .selectFrom('bericht')
+          .select('fk_user_modif')
+          .where('rowid', '=', report.id)
+          .executeTakeFirstOrThrow();
         assert.equal(Number(row.fk_user_modif), admin.id);
       });
 
@@ -360,7 +409,11 @@ for (const dialect of testDialects()) {
         assert.equal(res.json().layout, 'before_after');
         assert.equal(res.json().source_path_2, `commande/${order.ref}/IMG_1.jpg`);
 
-        assertError(await api('POST', updateUrl(page.id), me.token, { layout: 'title_only', title: null, note: null }), 400, 'VALIDATION_FAILED');
+        assertError(
+          await api('POST', updateUrl(page.id), me.token, { layout: 'title_only', title: null, note: null }),
+          400,
+          'VALIDATION_FAILED',
+        );
         res = await api('POST', updateUrl(page.id), me.token, { layout: 'title_only', title: 'Schluss', note: null });
         assert.equal(res.statusCode, 200, res.body);
         const final = res.json() as PageResponse;
@@ -402,7 +455,11 @@ for (const dialect of testDialects()) {
         const { me, order, report } = await setup();
         const page = await addPage(me, report.id, { title: 'Titel' });
         assertError(await api('POST', updateUrl(page.id), me.token, { layout: 'photo' }), 400, 'PAGE_SOURCE_REQUIRED');
-        assertError(await api('POST', updateUrl(page.id), me.token, { layout: 'before_after', source: 'IMG_1.jpg' }), 400, 'PAGE_SOURCE_REQUIRED');
+        assertError(
+          await api('POST', updateUrl(page.id), me.token, { layout: 'before_after', source: 'IMG_1.jpg' }),
+          400,
+          'PAGE_SOURCE_REQUIRED',
+        );
         assertError(await api('POST', updateUrl(page.id), me.token, { layout: 'photo', source: 'nope.jpg' }), 404, 'FILE_NOT_FOUND');
         assertError(await api('POST', updateUrl(page.id), me.token, { layout: 'photo', source: '../x.jpg' }), 400, 'FILE_PATH_INVALID');
         const row = await pageRow(page.id);
@@ -444,7 +501,18 @@ for (const dialect of testDialects()) {
         const now = toDbDateTime();
         await ctx.handle.db
           .insertInto('bericht_page')
-          .values({ fk_bericht: report.id, page_order: 1, title: 'Unterschrift', note: null, rotation: 0, layout: 'signature', source_path: null, source_path_2: null, datec: now, tms: now })
+          .values({
+            fk_bericht: report.id,
+            page_order: 1,
+            title: 'Unterschrift',
+            note: null,
+            rotation: 0,
+            layout: 'signature',
+            source_path: null,
+            source_path_2: null,
+            datec: now,
+            tms: now,
+          })
           .execute();
         const [row] = await pageRows(report.id);
         assertError(await api('POST', updateUrl(Number(row!.rowid)), me.token, { title: 'Anders' }), 409, 'PAGE_SIGNED');
@@ -463,9 +531,20 @@ for (const dialect of testDialects()) {
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(res.json(), { id: b.id, fk_bericht: report.id, deleted: true, files_deleted: [] });
         assert.equal(await pageRow(b.id), undefined);
-        assert.deepEqual(await ordering(report.id), [[a.id, 1], [c.id, 2], [d.id, 3]]);
+        assert.deepEqual(await ordering(report.id), [
+          [a.id, 1],
+          [c.id, 2],
+          [d.id, 3],
+        ]);
         const shown = await detail(me, report.id);
-        assert.deepEqual(shown.pages.map((p) => [p.id, p.page_order]), [[a.id, 1], [c.id, 2], [d.id, 3]]);
+        assert.deepEqual(
+          shown.pages.map((p) => [p.id, p.page_order]),
+          [
+            [a.id, 1],
+            [c.id, 2],
+            [d.id, 3],
+          ],
+        );
         assert.equal(shown.page_count, 3);
         // Gone means gone.
         assertError(await api('DELETE', `/api/pages.php?id=${b.id}`, me.token), 404, 'PAGE_NOT_FOUND');
@@ -481,7 +560,10 @@ for (const dialect of testDialects()) {
         const res = await api('POST', `/api/pages.php?id=${a.id}&delete=1`, me.token);
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(res.json(), { id: a.id, fk_bericht: report.id, deleted: true, files_deleted: [] });
-        assert.deepEqual(await ordering(report.id), [[b.id, 1], [c.id, 2]]);
+        assert.deepEqual(await ordering(report.id), [
+          [b.id, 1],
+          [c.id, 2],
+        ]);
         const last = await api('POST', `/api/pages.php?id=${c.id}&delete=true`, me.token, {});
         assert.equal(last.statusCode, 200, last.body);
         assert.deepEqual(await ordering(report.id), [[b.id, 1]]);
@@ -578,10 +660,18 @@ for (const dialect of testDialects()) {
 
       test("a report's creator who no longer sees the order cannot pull its photos into the report", async () => {
         const { me, order, report } = await setup();
-        await ctx.handle.db.updateTable('commande').set({ fk_user_author: null, fk_user_valid: null, fk_user_modif: null }).where('rowid', '=', order.id).execute();
+        await ctx.handle.db
+          .updateTable('commande')
+          .set({ fk_user_author: null, fk_user_valid: null, fk_user_modif: null })
+          .where('rowid', '=', order.id)
+          .execute();
         assertError(await api('POST', addUrl(report.id), me.token, { source: 'IMG_1.jpg' }), 404, 'FILE_NOT_FOUND');
         assertError(await api('POST', addUrl(report.id), me.token, { source: 'gibt-es-nicht.jpg' }), 404, 'FILE_NOT_FOUND');
-        assert.equal((await api('POST', addUrl(report.id), me.token, { title: 'nur Titel' })).statusCode, 201, 'the report itself stays the creator\'s');
+        assert.equal(
+          (await api('POST', addUrl(report.id), me.token, { title: 'nur Titel' })).statusCode,
+          201,
+          "the report itself stays the creator's",
+        );
       });
 
       test("a final report's page is 409 REPORT_FINAL: the page and its files stay", async () => {
@@ -644,20 +734,46 @@ for (const dialect of testDialects()) {
         const body = res.json();
         assert.equal(body.id, report.id);
         assert.equal(body.ref, report.ref);
-        assert.deepEqual(body.pages.map((p: PageResponse) => [p.id, p.page_order]), [[c, 1], [a, 2], [b, 3]]);
-        assert.deepEqual(await ordering(report.id), [[c, 1], [a, 2], [b, 3]]);
-        assert.deepEqual((await detail(me, report.id)).pages.map((p) => p.id), [c, a, b]);
+        assert.deepEqual(
+          body.pages.map((p: PageResponse) => [p.id, p.page_order]),
+          [
+            [c, 1],
+            [a, 2],
+            [b, 3],
+          ],
+        );
+        assert.deepEqual(await ordering(report.id), [
+          [c, 1],
+          [a, 2],
+          [b, 3],
+        ]);
+        assert.deepEqual(
+          (await detail(me, report.id)).pages.map((p) => p.id),
+          [c, a, b],
+        );
         // bericht_id in the body works as well.
         const again = await api('POST', reorderUrl(), me.token, { bericht_id: report.id, order: [b, c, a] });
         assert.equal(again.statusCode, 200, again.body);
-        assert.deepEqual(await ordering(report.id), [[b, 1], [c, 2], [a, 3]]);
+        assert.deepEqual(await ordering(report.id), [
+          [b, 1],
+          [c, 2],
+          [a, 3],
+        ]);
         // The same order again is fine.
         assert.equal((await api('POST', reorderUrl(report.id), me.token, { order: [b, c, a] })).statusCode, 200);
-        assert.deepEqual(await ordering(report.id), [[b, 1], [c, 2], [a, 3]]);
+        assert.deepEqual(await ordering(report.id), [
+          [b, 1],
+          [c, 2],
+          [a, 3],
+        ]);
         // Without bericht_id the report is the one of the first page named.
         const byPage = await api('POST', reorderUrl(), me.token, { order: [a, b, c] });
         assert.equal(byPage.statusCode, 200, byPage.body);
-        assert.deepEqual(await ordering(report.id), [[a, 1], [b, 2], [c, 3]]);
+        assert.deepEqual(await ordering(report.id), [
+          [a, 1],
+          [b, 2],
+          [c, 3],
+        ]);
       });
 
       test('a page of another report is 400 PAGE_ORDER_MISMATCH and changes nothing', async () => {
@@ -666,7 +782,11 @@ for (const dialect of testDialects()) {
         const foreign = await addPage(me, other.id, { title: 'fremd' });
         const before = await ordering(report.id);
         const [a, b, c] = ids;
-        let err = assertError(await api('POST', reorderUrl(report.id), me.token, { order: [c, foreign.id, a, b] }), 400, 'PAGE_ORDER_MISMATCH');
+        let err = assertError(
+          await api('POST', reorderUrl(report.id), me.token, { order: [c, foreign.id, a, b] }),
+          400,
+          'PAGE_ORDER_MISMATCH',
+        );
         assert.deepEqual(err.details, { duplicates: [], unknown: [foreign.id], missing: [] });
         err = assertError(await api('POST', reorderUrl(report.id), me.token, { order: [c, foreign.id, a] }), 400, 'PAGE_ORDER_MISMATCH');
         assert.deepEqual(err.details, { duplicates: [], unknown: [foreign.id], missing: [b] });
@@ -730,7 +850,11 @@ for (const dialect of testDialects()) {
         await setFinal(report.id);
         assertError(await api('POST', reorderUrl(report.id), me.token, { order: [c, b, a] }), 409, 'REPORT_FINAL');
         assertError(await api('POST', reorderUrl(), me.token, { bericht_id: report.id, order: [c, b, a] }), 409, 'REPORT_FINAL');
-        assert.deepEqual(await ordering(report.id), [[a, 1], [b, 2], [c, 3]]);
+        assert.deepEqual(await ordering(report.id), [
+          [a, 1],
+          [b, 2],
+          [c, 3],
+        ]);
       });
 
       test('a report the caller does not see is 404, however it is named, and keeps its order', async () => {
@@ -748,7 +872,11 @@ for (const dialect of testDialects()) {
         assertError(hidden, 400, 'PAGE_ORDER_MISMATCH');
         const reader = await caller(['read'], true);
         assertError(await api('POST', reorderUrl(report.id), reader.token, { order: [c, b, a] }), 403, 'AUTH_RIGHT_MISSING');
-        assert.deepEqual(await ordering(report.id), [[a, 1], [b, 2], [c, 3]]);
+        assert.deepEqual(await ordering(report.id), [
+          [a, 1],
+          [b, 2],
+          [c, 3],
+        ]);
       });
     });
   });

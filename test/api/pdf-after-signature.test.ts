@@ -42,7 +42,11 @@ for (const dialect of testDialects()) {
       ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
     /** A draft with `titles` as its pages, one page a sheet unless `perSheet` says otherwise (the PDF's first sheet is the summary). */
     async function draft(titles: string[], perSheet = 1) {
-      const created = await req('POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Wartung', photos_per_sheet: perSheet });
+      const created = await req('POST', '/api/reports.php?action=create', {
+        fk_element: orderId,
+        title: 'Wartung',
+        photos_per_sheet: perSheet,
+      });
       assert.equal(created.statusCode, 201, created.body);
       const id = created.json().id as number;
       for (const title of titles) await addPage(id, title);
@@ -64,7 +68,8 @@ for (const dialect of testDialects()) {
       if (check) await assertPdfA1b(check.t, file, check.label);
       return (await pdfText(file)).split('\f').slice(0, -1);
     }
-    const preview = async (id: number, check?: { t: NodeTestContext; label: string }) => pagesOf((await req('GET', `/api/pdf.php?id=${id}&preview=1`)).rawPayload, check);
+    const preview = async (id: number, check?: { t: NodeTestContext; label: string }) =>
+      pagesOf((await req('GET', `/api/pdf.php?id=${id}&preview=1`)).rawPayload, check);
     /** For each page: does it carry the notice? */
     const marked = (pages: string[]) => pages.map((text) => text.includes(NOTICE));
 
@@ -116,7 +121,10 @@ for (const dialect of testDialects()) {
       await addPage(id, 'Nachtrag');
       const done = await req('POST', `/api/reports.php?id=${id}&action=finalize`);
       assert.equal(done.statusCode, 200, done.body);
-      const pages = await pagesOf((await req('GET', `/api/pdf.php?id=${id}`)).rawPayload, { t, label: 'final PDF with a signature and a notice' });
+      const pages = await pagesOf((await req('GET', `/api/pdf.php?id=${id}`)).rawPayload, {
+        t,
+        label: 'final PDF with a signature and a notice',
+      });
       // The evidence sheet at the end belongs to no page: it carries no notice.
       assert.deepEqual(marked(pages), [false, false, false, true, false]);
       assert.ok(pages[3]!.includes('Nachtrag') && pages[3]!.includes('Seite 4 / 5'));

@@ -54,9 +54,23 @@ for (const dialect of testDialects()) {
       const order = await ctx.make.order({ author: me });
       const folder = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref);
       await mkdir(folder.dir, { recursive: true });
-      await writeFile(path.join(folder.dir, 'Abgasleitung.jpg'), await sharp({ create: { width: 320, height: 240, channels: 3, background: '#884422' } }).jpeg().toBuffer());
-      const report = await call<{ id: number }>('POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung', odt_template: null, photos_per_sheet: 4 });
-      const checklist = await call<{ id: number }>('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { layout: 'checklist', title: 'Wartungscheckliste', checklist: items });
+      await writeFile(
+        path.join(folder.dir, 'Abgasleitung.jpg'),
+        await sharp({ create: { width: 320, height: 240, channels: 3, background: '#884422' } })
+          .jpeg()
+          .toBuffer(),
+      );
+      const report = await call<{ id: number }>('POST', '/api/reports.php?action=create', {
+        fk_element: order.id,
+        title: 'Wartung',
+        odt_template: null,
+        photos_per_sheet: 4,
+      });
+      const checklist = await call<{ id: number }>('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+        layout: 'checklist',
+        title: 'Wartungscheckliste',
+        checklist: items,
+      });
       await call('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { layout: 'title_only', title: 'Arbeiten' });
       await call('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'Abgasleitung.jpg', title: 'Undichte Stelle' });
       return { order, report: report.id, page: checklist.id };
@@ -76,7 +90,12 @@ for (const dialect of testDialects()) {
       const element = { element_type: 'commande', fk_element: order.id };
       await call('POST', '/api/times.php?action=arrive', { ...element, at: now - 3 * 3600 });
       await call('POST', '/api/times.php?action=leave', { ...element, at: now - 2 * 3600 - 5 * 60 });
-      await call('POST', '/api/times.php?action=add', { ...element, arrival: now - 3600, departure: now - 1800, reason: 'Rückfahrt vom Großhandel, Tippen vergessen' });
+      await call('POST', '/api/times.php?action=add', {
+        ...element,
+        arrival: now - 3600,
+        departure: now - 1800,
+        reason: 'Rückfahrt vom Großhandel, Tippen vergessen',
+      });
       // Still on site at finalizing: not printed, not taken.
       await call('POST', '/api/times.php?action=arrive', { ...element, at: now - 60 });
 
@@ -86,29 +105,70 @@ for (const dialect of testDialects()) {
       const text = await pdfText(file);
       const positions = inOrder(text, [
         'Mängel und Abweichungen',
-        '2. Abgasleitung dicht', '✗ Mangel', DEFECT_NOTE.slice(0, 30), 'Foto 1',
-        '5. Abgasverlust', '11,4 % – über dem Grenzwert (≤ 10 %)',
+        '2. Abgasleitung dicht',
+        '✗ Mangel',
+        DEFECT_NOTE.slice(0, 30),
+        'Foto 1',
+        '5. Abgasverlust',
+        '11,4 % – über dem Grenzwert (≤ 10 %)',
         'Wartungscheckliste (7 Punkte, 1 Mangel, 1 nicht geprüft)',
-        '1. Sichtprüfung Heizgerät', '✓ OK',
-        '2. Abgasleitung dicht', '✗ Mangel',
-        '3. Anlagendruck', '✓ OK', '1,6 bar',
-        '4. CO im Abgas', '✓ OK', '12 ppm',
-        '5. Abgasverlust', '✓ OK', '11,4 % ▲',
-        '6. Kondensatpumpe', '– n. z.',
-        '7. Übergabe an den Kunden', '○ nicht geprüft',
-        'Zeit vor Ort', 'Ankunft', 'Abfahrt', 'Dauer',
-        '55 min', '30 min', 'von Hand erfasst: Rückfahrt vom Großhandel', 'Gesamt', '1 h 25 min',
+        '1. Sichtprüfung Heizgerät',
+        '✓ OK',
+        '2. Abgasleitung dicht',
+        '✗ Mangel',
+        '3. Anlagendruck',
+        '✓ OK',
+        '1,6 bar',
+        '4. CO im Abgas',
+        '✓ OK',
+        '12 ppm',
+        '5. Abgasverlust',
+        '✓ OK',
+        '11,4 % ▲',
+        '6. Kondensatpumpe',
+        '– n. z.',
+        '7. Übergabe an den Kunden',
+        '○ nicht geprüft',
+        'Zeit vor Ort',
+        'Ankunft',
+        'Abfahrt',
+        'Dauer',
+        '55 min',
+        '30 min',
+        'von Hand erfasst: Rückfahrt vom Großhandel',
+        'Gesamt',
+        '1 h 25 min',
         // The checklist page itself: the table with its limits.
-        'Wartungscheckliste', 'Grenzwert', '1 – 2 bar', '≤ 1.000 ppm', '≤ 10 %',
+        'Wartungscheckliste',
+        'Grenzwert',
+        '1 – 2 bar',
+        '≤ 1.000 ppm',
+        '≤ 10 %',
         'Foto 1 – Undichte Stelle',
       ]);
-      assert.ok(positions.every((p) => p >= 0), `in order: ${JSON.stringify(positions)}\n${text}`);
+      assert.ok(
+        positions.every((p) => p >= 0),
+        `in order: ${JSON.stringify(positions)}\n${text}`,
+      );
       await assertPdfA1b(t, file, 'a report with a checklist and time on site');
 
       // The report took the two closed intervals, not the open one; they no longer change.
-      const times = await ctx.handle.db.selectFrom('bericht_time').select(['rowid', 'fk_bericht', 'departure']).where('fk_element', '=', order.id).orderBy('rowid').execute();
-      assert.deepEqual(times.map((r) => (r.fk_bericht === null ? null : Number(r.fk_bericht))), [report, report, null]);
-      const refused = await ctx.app.inject({ method: 'POST', url: `/api/times.php?id=${times[0]!.rowid}`, headers, payload: { arrival: now - 4 * 3600, reason: 'zu spät' } });
+      const times = await ctx.handle.db
+        .selectFrom('bericht_time')
+        .select(['rowid', 'fk_bericht', 'departure'])
+        .where('fk_element', '=', order.id)
+        .orderBy('rowid')
+        .execute();
+      assert.deepEqual(
+        times.map((r) => (r.fk_bericht === null ? null : Number(r.fk_bericht))),
+        [report, report, null],
+      );
+      const refused = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/times.php?id=${times[0]!.rowid}`,
+        headers,
+        payload: { arrival: now - 4 * 3600, reason: 'zu spät' },
+      });
       assert.equal(refused.statusCode, 409);
       assert.equal(refused.json().code, 'TIME_REPORTED');
       const shown = await call<{ total_seconds: number; items: unknown[] }>('GET', `/api/times.php?bericht_id=${report}`);
@@ -117,10 +177,17 @@ for (const dialect of testDialects()) {
 
       // The next visit's report shows only what came after.
       await call('POST', '/api/times.php?action=leave', { ...element });
-      const next = await call<{ id: number }>('POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Nachkontrolle', odt_template: null });
+      const next = await call<{ id: number }>('POST', '/api/reports.php?action=create', {
+        fk_element: order.id,
+        title: 'Nachkontrolle',
+        odt_template: null,
+      });
       await call('POST', `/api/pages.php?action=add&bericht_id=${next.id}`, { layout: 'title_only', title: 'Nachkontrolle' });
       const later = await call<{ items: Array<{ id: number }> }>('GET', `/api/times.php?bericht_id=${next.id}`);
-      assert.deepEqual(later.items.map((i) => i.id), [Number(times[2]!.rowid)]);
+      assert.deepEqual(
+        later.items.map((i) => i.id),
+        [Number(times[2]!.rowid)],
+      );
       const preview = await ctx.app.inject({ method: 'GET', url: `/api/pdf.php?id=${next.id}&preview=1`, headers });
       const previewText = pdfBytesText(preview.rawPayload, ctx.config.dataRoot);
       assert.match(previewText, /Zeit vor Ort/);
@@ -135,21 +202,47 @@ for (const dialect of testDialects()) {
       await check(page, { item: 5, state: 'ok', value: 11.4 });
       await check(page, { item: 6, state: 'na' });
       const now = Math.floor(Date.now() / 1000);
-      await call('POST', '/api/times.php?action=add', { element_type: 'commande', fk_element: order.id, arrival: now - 5400, departure: now - 3600, reason: 'Forgot to tap' });
+      await call('POST', '/api/times.php?action=add', {
+        element_type: 'commande',
+        fk_element: order.id,
+        arrival: now - 5400,
+        departure: now - 3600,
+        reason: 'Forgot to tap',
+      });
       const preview = await ctx.app.inject({ method: 'GET', url: `/api/pdf.php?id=${report}&preview=1`, headers });
       const text = pdfBytesText(preview.rawPayload, ctx.config.dataRoot);
       const positions = inOrder(text, [
-        'Defects and deviations', '✗ Defect', 'Leaking joint', '✓ OK · 11.4 % – above the limit (≤ 10 %)',
-        'Wartungscheckliste (7 items, 1 defect, 4 not checked)', '– N/A', '○ not checked',
-        'Time on site', 'Arrived', 'Left', 'Duration', 'entered by hand: Forgot to tap', 'Total', '30 min',
-        'Limit', '≤ 1,000 ppm',
+        'Defects and deviations',
+        '✗ Defect',
+        'Leaking joint',
+        '✓ OK · 11.4 % – above the limit (≤ 10 %)',
+        'Wartungscheckliste (7 items, 1 defect, 4 not checked)',
+        '– N/A',
+        '○ not checked',
+        'Time on site',
+        'Arrived',
+        'Left',
+        'Duration',
+        'entered by hand: Forgot to tap',
+        'Total',
+        '30 min',
+        'Limit',
+        '≤ 1,000 ppm',
       ]);
-      assert.ok(positions.every((p) => p >= 0), `in order: ${JSON.stringify(positions)}\n${text}`);
+      assert.ok(
+        positions.every((p) => p >= 0),
+        `in order: ${JSON.stringify(positions)}\n${text}`,
+      );
       assert.doesNotMatch(text, /Mängel|Prüfpunkt|Zeit vor Ort|nicht geprüft/);
     });
 
     test('a checklist of 200 items with long notes goes on over the next sheets and loses nothing', async (t) => {
-      const items = Array.from({ length: 200 }, (_, i) => ({ label: `Prüfpunkt Nummer ${i + 1}`, unit: i % 5 === 0 ? 'bar' : null, lower: i % 5 === 0 ? 1 : null, upper: i % 5 === 0 ? 2 : null }));
+      const items = Array.from({ length: 200 }, (_, i) => ({
+        label: `Prüfpunkt Nummer ${i + 1}`,
+        unit: i % 5 === 0 ? 'bar' : null,
+        lower: i % 5 === 0 ? 1 : null,
+        upper: i % 5 === 0 ? 2 : null,
+      }));
       const { report, page } = await visit(items);
       const long = (n: number) => `Befund ${n}: ${'Die Dichtung ist porös und muss ersetzt werden. '.repeat(40)}Ende ${n}.`;
       await check(page, { item: 1, state: 'defect', note: long(1), value: 2.5 });

@@ -52,8 +52,20 @@ for (const dialect of testDialects()) {
       if (tmp) await rm(tmp, { recursive: true, force: true });
     });
 
-    async function call<T = Record<string, unknown>>(who: { headers: Record<string, string> }, method: 'GET' | 'POST', url: string, payload?: object, remoteAddress?: string): Promise<T> {
-      const res = await ctx.app.inject({ method, url, headers: who.headers, ...(payload ? { payload } : {}), ...(remoteAddress ? { remoteAddress } : {}) });
+    async function call<T = Record<string, unknown>>(
+      who: { headers: Record<string, string> },
+      method: 'GET' | 'POST',
+      url: string,
+      payload?: object,
+      remoteAddress?: string,
+    ): Promise<T> {
+      const res = await ctx.app.inject({
+        method,
+        url,
+        headers: who.headers,
+        ...(payload ? { payload } : {}),
+        ...(remoteAddress ? { remoteAddress } : {}),
+      });
       assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
       return res.json() as T;
     }
@@ -67,7 +79,9 @@ for (const dialect of testDialects()) {
       await mkdir(folder.dir, { recursive: true });
       const hashes = new Map<string, string>();
       for (let i = 1; i <= files; i++) {
-        const jpeg = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 30 * i, g: 120, b: 200 - 10 * i } } }).jpeg().toBuffer();
+        const jpeg = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 30 * i, g: 120, b: 200 - 10 * i } } })
+          .jpeg()
+          .toBuffer();
         await writeFile(path.join(folder.dir, `foto-${i}.jpg`), jpeg);
         hashes.set(`foto-${i}.jpg`, sha256(jpeg));
       }
@@ -84,14 +98,21 @@ for (const dialect of testDialects()) {
         { name: 'signed_at_device', type: 'text/plain', data: device.toISOString() },
         { name: 'file', filename: 'signature.png', type: 'image/png', data: await signaturePng() },
       ]);
-      const res = await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${reportId}`, headers: { ...anna.headers, 'content-type': form.contentType }, payload: form.payload, remoteAddress: ip });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
+        headers: { ...anna.headers, 'content-type': form.contentType },
+        payload: form.payload,
+        remoteAddress: ip,
+      });
       assert.equal(res.statusCode, 201, res.body);
       return { page: res.json() as { id: number; source_path: string }, device: Math.floor(device.getTime() / 1000) };
     }
 
     const at = (iso: string) => Math.floor(Date.parse(iso) / 1000);
     const moment = (unix: number, language: 'de' | 'en' = 'de') => formatMoment(unix, ctx.config.timeZone, language);
-    const metadataFile = (imageRel: string) => path.join(entityRoot(ctx.config.dataRoot, ctx.config.entity), imageRel.replace(/\.png$/, '.json'));
+    const metadataFile = (imageRel: string) =>
+      path.join(entityRoot(ctx.config.dataRoot, ctx.config.entity), imageRel.replace(/\.png$/, '.json'));
 
     /** The final PDF of `id`, written into tmp; its text and the evidence sheet's text (from its heading on). */
     async function finalPdf(id: number, heading = 'Nachweisblatt') {
@@ -107,7 +128,11 @@ for (const dialect of testDialects()) {
 
     test('a visit: history in order with people and times, the signature hash, every image hash, the checks; PDF/A-1b', async (t) => {
       const { id: orderId, hashes } = await order(4);
-      const report = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Wartung Gasheizung', photos_per_sheet: 4 });
+      const report = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', {
+        fk_element: orderId,
+        title: 'Wartung Gasheizung',
+        photos_per_sheet: 4,
+      });
       const add = (fields: object) => call<{ id: number }>(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, fields);
       const photo = await add({ source: 'foto-1.jpg', title: 'Brenner' });
       const pair = await add({ layout: 'before_after', source: 'foto-2.jpg', source_2: 'foto-3.jpg', title: 'Wärmetauscher' });
@@ -120,7 +145,10 @@ for (const dialect of testDialects()) {
       // The browser as the signature's metadata names it (read where present); the phone's time moved with the server's below.
       const metadata = JSON.parse(await readFile(metadataFile(signature.source_path), 'utf8')) as Record<string, unknown>;
       const device = at('2026-11-24T08:19:00Z');
-      await writeFile(metadataFile(signature.source_path), JSON.stringify({ ...metadata, user_agent: AGENT, signed_at_device_unix: device }));
+      await writeFile(
+        metadataFile(signature.source_path),
+        JSON.stringify({ ...metadata, user_agent: AGENT, signed_at_device_unix: device }),
+      );
       const late = await add({ source: 'foto-1.jpg', title: 'Nachtrag' });
 
       // Known times, a minute or more apart (the service's own are seconds apart).
@@ -133,7 +161,8 @@ for (const dialect of testDialects()) {
         [heading.id, '2026-11-24 08:04:00', '2026-11-24 08:04:00'],
         [late.id, '2026-11-24 08:30:00', '2026-11-24 08:30:00'],
       ];
-      for (const [pageId, datec, tms] of pageTimes) await db.updateTable('bericht_page').set({ datec, tms }).where('rowid', '=', pageId).execute();
+      for (const [pageId, datec, tms] of pageTimes)
+        await db.updateTable('bericht_page').set({ datec, tms }).where('rowid', '=', pageId).execute();
       await db.updateTable('bericht_signature').set({ datec: '2026-11-24 08:20:00' }).where('fk_page', '=', signature.id).execute();
       const received = at('2026-11-24T08:20:00Z');
 
@@ -145,7 +174,9 @@ for (const dialect of testDialects()) {
       assert.ok(sheet.includes('Dieses PDF ist mit dem Zertifikat von Heizung Schmidt GmbH elektronisch versiegelt'), sheet);
       assert.ok(sheet.includes(`Bericht ${report.ref} „Wartung Gasheizung“`));
       // The history, in time order: who and when.
-      const finalized = [...Array(ended - started + 1).keys()].map((i) => moment(started + i)).find((when) => sheet.includes(`${when} Bericht abgeschlossen`));
+      const finalized = [...Array(ended - started + 1).keys()]
+        .map((i) => moment(started + i))
+        .find((when) => sheet.includes(`${when} Bericht abgeschlossen`));
       assert.ok(finalized, `the finalization's time (${moment(started)} … ${moment(ended)})\n${sheet}`);
       const history = inOrder(sheet, [
         `${moment(at('2026-11-24T08:00:00Z'))} Bericht angelegt Anna Technik`,
@@ -161,7 +192,12 @@ for (const dialect of testDialects()) {
 
       // The signature's hash is its metadata's.
       assert.equal(typeof metadata.hash, 'string');
-      assert.ok(sheet.includes(`Unterschrift von ${SIGNER}, Berichtsseite 5 SHA-256 über die Berichtsseiten 1–4 und ${report.ref} (fieldreport-pages/2) ${metadata.hash}`), sheet);
+      assert.ok(
+        sheet.includes(
+          `Unterschrift von ${SIGNER}, Berichtsseite 5 SHA-256 über die Berichtsseiten 1–4 und ${report.ref} (fieldreport-pages/2) ${metadata.hash}`,
+        ),
+        sheet,
+      );
       // Every image with its file's SHA-256, in page order.
       const signatureFile = await readFile(path.join(entityRoot(ctx.config.dataRoot, ctx.config.entity), signature.source_path));
       const images = [
@@ -176,8 +212,17 @@ for (const dialect of testDialects()) {
       const found = inOrder(sheet, images);
       assert.ok(!found.includes(-1), `images: ${JSON.stringify(found)}\n${sheet}`);
       // How to check: the commands name this file; the public check page.
-      const pdfName = path.basename((await call<{ final_pdf_path: string }>(anna, 'GET', `/api/reports.php?id=${report.id}`)).final_pdf_path);
-      for (const command of [`pdfsig ${pdfName}`, `pdfsig -dump ${pdfName}`, `-in ${pdfName}.sig0 -content signiert.bin -CAfile zertifikat.pem`, 'sha256sum foto.jpg', `"report":"${report.ref}"`, 'https://berichte.example.com/public/verify_signature.php']) {
+      const pdfName = path.basename(
+        (await call<{ final_pdf_path: string }>(anna, 'GET', `/api/reports.php?id=${report.id}`)).final_pdf_path,
+      );
+      for (const command of [
+        `pdfsig ${pdfName}`,
+        `pdfsig -dump ${pdfName}`,
+        `-in ${pdfName}.sig0 -content signiert.bin -CAfile zertifikat.pem`,
+        'sha256sum foto.jpg',
+        `"report":"${report.ref}"`,
+        'https://berichte.example.com/public/verify_signature.php',
+      ]) {
         assert.ok(sheet.includes(command), `${command}\n${sheet}`);
       }
       await assertPdfA1b(t, file, 'final PDF with its evidence sheet');
@@ -185,11 +230,23 @@ for (const dialect of testDialects()) {
 
     test('the preview shows it marked as a preview, with as many sheets as the final PDF then has', async (t) => {
       const { id: orderId, hashes } = await order(2);
-      const report = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Vorschau' });
+      const report = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', {
+        fk_element: orderId,
+        title: 'Vorschau',
+      });
       await call(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'foto-1.jpg' });
-      await call(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { layout: 'before_after', source: 'foto-1.jpg', source_2: 'foto-2.jpg' });
+      await call(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+        layout: 'before_after',
+        source: 'foto-1.jpg',
+        source_2: 'foto-2.jpg',
+      });
       await signAs(report.id, '203.0.113.7');
-      const res = await ctx.app.inject({ method: 'GET', url: `/api/pdf.php?id=${report.id}&preview=1`, headers: anna.headers, remoteAddress: '192.0.2.10' });
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/pdf.php?id=${report.id}&preview=1`,
+        headers: anna.headers,
+        remoteAddress: '192.0.2.10',
+      });
       assert.equal(res.statusCode, 200);
       const file = path.join(tmp, `preview-${report.id}.pdf`);
       await writeFile(file, res.rawPayload);
@@ -207,7 +264,10 @@ for (const dialect of testDialects()) {
         `2 Nachher foto-2.jpg ${hashes.get('foto-2.jpg')}`,
       ]);
       assert.ok(!found.includes(-1), `${JSON.stringify(found)}\n${sheet}`);
-      assert.ok(!sheet.includes('Dieses PDF ist mit dem Zertifikat') && !sheet.includes('Bericht abgeschlossen'), 'a preview claims no seal and no finalization');
+      assert.ok(
+        !sheet.includes('Dieses PDF ist mit dem Zertifikat') && !sheet.includes('Bericht abgeschlossen'),
+        'a preview claims no seal and no finalization',
+      );
       await assertPdfA1b(t, file, 'preview with its evidence sheet');
       await call(anna, 'POST', `/api/reports.php?id=${report.id}&action=finalize`, {});
       const final = await finalPdf(report.id);
@@ -216,10 +276,17 @@ for (const dialect of testDialects()) {
 
     test('pages from before their people were recorded, a signature without metadata, no browser named: said so, nothing invented', async () => {
       const { id: orderId } = await order(1);
-      const report = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Alt' });
+      const report = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', {
+        fk_element: orderId,
+        title: 'Alt',
+      });
       const page = await call<{ id: number }>(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'foto-1.jpg' });
       const { page: signature } = await signAs(report.id, '192.0.2.44');
-      await ctx.handle.db.updateTable('bericht_page').set({ fk_user_creat: null, datec: '2026-11-20 07:00:00', tms: '2026-11-20 07:05:00' }).where('rowid', '=', page.id).execute();
+      await ctx.handle.db
+        .updateTable('bericht_page')
+        .set({ fk_user_creat: null, datec: '2026-11-20 07:00:00', tms: '2026-11-20 07:05:00' })
+        .where('rowid', '=', page.id)
+        .execute();
       await rm(metadataFile(signature.source_path));
       await call(anna, 'POST', `/api/reports.php?id=${report.id}&action=finalize`, {});
       const { sheet } = await finalPdf(report.id);
@@ -235,7 +302,10 @@ for (const dialect of testDialects()) {
     if (dialect === 'sqlite') {
       test('English for an English customer, a new version names the one it came from', async (t) => {
         const { id: orderId, hashes } = await order(1, 'en_GB');
-        const first = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Service' });
+        const first = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', {
+          fk_element: orderId,
+          title: 'Service',
+        });
         await call(anna, 'POST', `/api/pages.php?action=add&bericht_id=${first.id}`, { source: 'foto-1.jpg' });
         await call(anna, 'POST', `/api/reports.php?id=${first.id}&action=finalize`, {});
         const second = await call<{ id: number; ref: string }>(bernd, 'POST', `/api/reports.php?id=${first.id}&action=new_version`, {});
@@ -261,15 +331,38 @@ for (const dialect of testDialects()) {
 
       test('500 pages: every image by its first 16 characters in a grid of a few sheets, the pages added in one line', async (t) => {
         const { id: orderId, hashes } = await order(5);
-        const report = await call<{ id: number }>(anna, 'POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Groß', photos_per_sheet: 4 });
+        const report = await call<{ id: number }>(anna, 'POST', '/api/reports.php?action=create', {
+          fk_element: orderId,
+          title: 'Groß',
+          photos_per_sheet: 4,
+        });
         // The pages written directly: 500 adds through the API would only test the API.
         const now = toDbDateTime();
-        const folder = (await ctx.handle.db.selectFrom('bericht_page').select('source_path').where('fk_bericht', '=', report.id).executeTakeFirst())?.source_path;
+        const folder = (
+          await ctx.handle.db.selectFrom('bericht_page').select('source_path').where('fk_bericht', '=', report.id).executeTakeFirst()
+        )?.source_path;
         assert.equal(folder, undefined);
-        const first = await call<{ source_path: string }>(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'foto-1.jpg' });
+        const first = await call<{ source_path: string }>(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+          source: 'foto-1.jpg',
+        });
         const dir = path.posix.dirname(first.source_path);
         for (let i = 2; i <= 500; i++) {
-          await ctx.handle.db.insertInto('bericht_page').values({ fk_bericht: report.id, page_order: i, title: null, note: null, rotation: 0, layout: 'photo', source_path: `${dir}/foto-${((i - 1) % 5) + 1}.jpg`, source_path_2: null, fk_user_creat: anna.id, datec: now, tms: now }).execute();
+          await ctx.handle.db
+            .insertInto('bericht_page')
+            .values({
+              fk_bericht: report.id,
+              page_order: i,
+              title: null,
+              note: null,
+              rotation: 0,
+              layout: 'photo',
+              source_path: `${dir}/foto-${((i - 1) % 5) + 1}.jpg`,
+              source_path_2: null,
+              fk_user_creat: anna.id,
+              datec: now,
+              tms: now,
+            })
+            .execute();
         }
         await call(anna, 'POST', `/api/reports.php?id=${report.id}&action=finalize`, {});
         const { file, sheet, sheets } = await finalPdf(report.id);

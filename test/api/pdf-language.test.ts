@@ -41,8 +41,18 @@ for (const dialect of testDialects()) {
       const created = await post('/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung Gastherme' });
       assert.equal(created.statusCode, 201, created.body);
       const id = created.json().id as number;
-      assert.equal((await post(`/api/pages.php?action=add&bericht_id=${id}`, { layout: 'title_only', title: 'Sichtprüfung', note: 'Keine Mängel' })).statusCode, 201);
-      const line = await post('/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'Dichtungssatz', qty: 1, unit: 'Stk' });
+      assert.equal(
+        (await post(`/api/pages.php?action=add&bericht_id=${id}`, { layout: 'title_only', title: 'Sichtprüfung', note: 'Keine Mängel' }))
+          .statusCode,
+        201,
+      );
+      const line = await post('/api/materials.php', {
+        element_type: 'commande',
+        fk_element: order.id,
+        label: 'Dichtungssatz',
+        qty: 1,
+        unit: 'Stk',
+      });
       assert.equal(line.statusCode, 201, line.body);
       assert.equal((await sign(ctx.app, headers, id, 'Erika Müller')).statusCode, 201);
       const done = await post(`/api/reports.php?id=${id}&action=finalize`, {});
@@ -53,16 +63,38 @@ for (const dialect of testDialects()) {
       return (await pdfText(file)).replace(/\s+/g, ' ');
     }
 
-    test('en_US: the fixed texts in English, the technician\'s words as typed', async (t) => {
+    test("en_US: the fixed texts in English, the technician's words as typed", async (t) => {
       const text = await finalText('en_US', t);
-      for (const word of ['Summary: Wartung Gastherme', 'Materials', 'Item', 'Qty', 'pcs', 'Dichtungssatz', 'Signatures', 'Signed by Erika Müller', 'Sichtprüfung', 'Keine Mängel', 'Page 1 of']) assert.ok(text.includes(word), `"${word}" in: ${text}`);
+      for (const word of [
+        'Summary: Wartung Gastherme',
+        'Materials',
+        'Item',
+        'Qty',
+        'pcs',
+        'Dichtungssatz',
+        'Signatures',
+        'Signed by Erika Müller',
+        'Sichtprüfung',
+        'Keine Mängel',
+        'Page 1 of',
+      ])
+        assert.ok(text.includes(word), `"${word}" in: ${text}`);
       for (const word of ['Zusammenfassung', 'Seite 1', 'Unterzeichner']) assert.ok(!text.includes(word), `no German "${word}"`);
     });
 
     test('de_DE, and no language: German', async (t) => {
       for (const lang of ['de_DE', null]) {
         const text = await finalText(lang, t);
-        for (const word of ['Zusammenfassung: Wartung Gastherme', 'Material', 'Bezeichnung', 'Stk', 'Unterschriften', 'Unterschrieben von Erika Müller', 'Seite 1 / ']) assert.ok(text.includes(word), `"${word}" (${lang})`);
+        for (const word of [
+          'Zusammenfassung: Wartung Gastherme',
+          'Material',
+          'Bezeichnung',
+          'Stk',
+          'Unterschriften',
+          'Unterschrieben von Erika Müller',
+          'Seite 1 / ',
+        ])
+          assert.ok(text.includes(word), `"${word}" (${lang})`);
       }
     });
   });

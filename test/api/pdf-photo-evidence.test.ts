@@ -43,7 +43,12 @@ describe('when and where each photo was taken, in the PDF [sqlite]', { skip: pdf
 
   async function upload(orderId: number, name: string, data: Buffer, fields: Part[]) {
     const form = multipart([...fields, { filename: name, type: 'image/jpeg', data }]);
-    const res = await ctx.app.inject({ method: 'POST', url: `/api/orders.php?id=${orderId}&action=upload_photo`, headers: { ...headers, 'content-type': form.contentType }, payload: form.payload });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `/api/orders.php?id=${orderId}&action=upload_photo`,
+      headers: { ...headers, 'content-type': form.contentType },
+      payload: form.payload,
+    });
     assert.equal(res.statusCode, 201, res.body);
   }
 
@@ -54,21 +59,41 @@ describe('when and where each photo was taken, in the PDF [sqlite]', { skip: pdf
     const order = await ctx.make.order({ author: me, customer: customer.id });
     // The camera wrote time and place; the phone's are three hours later and 12 km away (picked from the gallery at the office).
     const camera = await image('#5a7d9a')
-      .withExif({ IFD2: { DateTimeOriginal: '2026:11:24 09:12:33' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 8/1 1474/100', GPSLongitudeRef: 'E', GPSLongitude: '11/1 34/1 3176/100' } })
+      .withExif({
+        IFD2: { DateTimeOriginal: '2026:11:24 09:12:33' },
+        IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 8/1 1474/100', GPSLongitudeRef: 'E', GPSLongitude: '11/1 34/1 3176/100' },
+      })
       .toBuffer();
-    await upload(order.id, 'kamera.jpg', camera, [text('taken_at_device', '2026-11-24T12:20:00+01:00'), text('gps_lat', '48.2'), text('gps_lon', '11.45')]);
+    await upload(order.id, 'kamera.jpg', camera, [
+      text('taken_at_device', '2026-11-24T12:20:00+01:00'),
+      text('gps_lat', '48.2'),
+      text('gps_lon', '11.45'),
+    ]);
     // No EXIF: what the phone said.
-    await upload(order.id, 'telefon.jpg', await image('#9a5a3c').toBuffer(), [text('taken_at_device', '2026-11-24T10:05:09.500+01:00'), text('gps_lat', '-33.8688'), text('gps_lon', '151.2093')]);
+    await upload(order.id, 'telefon.jpg', await image('#9a5a3c').toBuffer(), [
+      text('taken_at_device', '2026-11-24T10:05:09.500+01:00'),
+      text('gps_lat', '-33.8688'),
+      text('gps_lon', '151.2093'),
+    ]);
     // EXIF time, and the phone's a few seconds after it, without a position: the camera's time only.
-    const near = await image('#3c9a5a').withExif({ IFD2: { DateTimeOriginal: '2026:11:24 11:00:00' } }).toBuffer();
+    const near = await image('#3c9a5a')
+      .withExif({ IFD2: { DateTimeOriginal: '2026:11:24 11:00:00' } })
+      .toBuffer();
     await upload(order.id, 'nah.jpg', near, [text('taken_at_device', '2026-11-24T11:00:07+01:00')]);
 
-    const created = await post('/api/reports.php?action=create', { fk_element: order.id, title: 'Aufnahmebeweise', photos_per_sheet: perSheet });
+    const created = await post('/api/reports.php?action=create', {
+      fk_element: order.id,
+      title: 'Aufnahmebeweise',
+      photos_per_sheet: perSheet,
+    });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id as number;
     for (const page of [
       { source: 'kamera.jpg', title: 'Kessel' },
-      { source: 'telefon.jpg', note: 'Eine längere Bemerkung zum Foto, die auf einem Blatt mit vier Fotos nicht mehr ganz in die Bildunterschrift passt und deshalb nach der Reihe folgt.' },
+      {
+        source: 'telefon.jpg',
+        note: 'Eine längere Bemerkung zum Foto, die auf einem Blatt mit vier Fotos nicht mehr ganz in die Bildunterschrift passt und deshalb nach der Reihe folgt.',
+      },
       { source: 'nah.jpg' },
       { layout: 'before_after', source: 'kamera.jpg', source_2: 'telefon.jpg', title: 'Vorher und nachher' },
     ]) {
@@ -128,7 +153,7 @@ describe('when and where each photo was taken, in the PDF [sqlite]', { skip: pdf
     await assertPdfA1b(t, file, 'evidence, English');
   });
 
-  test('a photo whose file was replaced outside the service shows only what its bytes say, not the phone\'s evidence', async () => {
+  test("a photo whose file was replaced outside the service shows only what its bytes say, not the phone's evidence", async () => {
     const { id, folder } = await report(null, 1);
     await image('#222222').toFile(path.join(folder, 'telefon.jpg'));
     const file = await finalPdf(id, 'evidence-replaced.pdf');

@@ -34,7 +34,9 @@ const md5 = (data: Buffer) => createHash('md5').update(data).digest('hex');
 
 /** A multipart body for inject. */
 function multipartBody(parts: Array<{ name: string; filename?: string; contentType?: string; data?: Buffer; value?: string }>) {
-  const body = multipart(parts.map((p) => ({ name: p.name, filename: p.filename, type: p.contentType ?? 'text/plain', data: p.data ?? p.value ?? '' })));
+  const body = multipart(
+    parts.map((p) => ({ name: p.name, filename: p.filename, type: p.contentType ?? 'text/plain', data: p.data ?? p.value ?? '' })),
+  );
   return { headers: { 'content-type': body.contentType }, payload: body.payload };
 }
 
@@ -56,7 +58,25 @@ for (const dialect of testDialects()) {
     before(async () => {
       tsa = await startTsa();
       // The company's name is known before the first start, which makes the certificate in it.
-      ctx = await createTestContext(dialect, {}, { beforeApp: (handle) => handle.db.insertInto('const').values({ name: 'MAIN_INFO_SOCIETE_NOM', value: 'Kälte & Klima Schmidt GmbH', type: 'chaine', visible: 0, entity: 1, note: null }).execute().then(() => undefined) });
+      ctx = await createTestContext(
+        dialect,
+        {},
+        {
+          beforeApp: (handle) =>
+            handle.db
+              .insertInto('const')
+              .values({
+                name: 'MAIN_INFO_SOCIETE_NOM',
+                value: 'Kälte & Klima Schmidt GmbH',
+                type: 'chaine',
+                visible: 0,
+                entity: 1,
+                note: null,
+              })
+              .execute()
+              .then(() => undefined),
+        },
+      );
       const user = await ctx.make.user({ rights: ['read', 'write'] });
       headers = { authorization: `Bearer ${await ctx.make.token(user)}` };
       tmp = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-seal-'));
@@ -72,7 +92,8 @@ for (const dialect of testDialects()) {
       ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
 
     async function finalReport(app = ctx, hdrs = headers, order = orderId): Promise<{ id: number; file: string; pdf: Buffer }> {
-      const inject = (method: 'POST', url: string, payload?: object) => app.app.inject({ method, url, headers: hdrs, ...(payload ? { payload } : {}) });
+      const inject = (method: 'POST', url: string, payload?: object) =>
+        app.app.inject({ method, url, headers: hdrs, ...(payload ? { payload } : {}) });
       const created = await inject('POST', '/api/reports.php?action=create', { fk_element: order, title: 'Wartung Kälteanlage' });
       assert.equal(created.statusCode, 201, created.body);
       const id = created.json().id as number;
@@ -121,22 +142,33 @@ for (const dialect of testDialects()) {
       assert.equal((await opensslCmsVerify(tmp, rawChanged!, await certificateFile())).ok, false);
     });
 
-    test('the copy in the order\'s documents is the same sealed file, and the ecm_files checksum is the sealed one', async () => {
+    test("the copy in the order's documents is the same sealed file, and the ecm_files checksum is the sealed one", async () => {
       const { id, pdf } = await finalReport();
-      const rows = await ctx.handle.db.selectFrom('ecm_files').select(['filepath', 'filename', 'label']).where('filename', 'like', '%.pdf').where('gen_or_uploaded', '=', 'generated').execute();
+      const rows = await ctx.handle.db
+        .selectFrom('ecm_files')
+        .select(['filepath', 'filename', 'label'])
+        .where('filename', 'like', '%.pdf')
+        .where('gen_or_uploaded', '=', 'generated')
+        .execute();
       const ours = rows.filter((r) => r.label === md5(pdf));
       assert.equal(ours.length, 2, JSON.stringify(rows));
-      for (const r of ours) assert.ok((await readFile(path.join(entityRoot(ctx.config.dataRoot, ctx.config.entity), r.filepath, r.filename))).equals(pdf));
+      for (const r of ours)
+        assert.ok((await readFile(path.join(entityRoot(ctx.config.dataRoot, ctx.config.entity), r.filepath, r.filename))).equals(pdf));
       const record = await ctx.handle.db.selectFrom('bericht_seal').selectAll().where('fk_bericht', '=', id).executeTakeFirstOrThrow();
       assert.equal(record.timestamp, 'none');
       assert.equal(record.sealed_sha256, createHash('sha256').update(pdf).digest('hex'));
     });
 
-    test('the public check tells the original, one changed byte, another instance\'s report and a non-PDF apart', async () => {
+    test("the public check tells the original, one changed byte, another instance's report and a non-PDF apart", async () => {
       const { pdf } = await finalReport();
       const check = async (data: Buffer, filename = 'bericht.pdf') => {
         const body = multipartBody([{ name: 'file', filename, contentType: 'application/pdf', data }]);
-        const res = await ctx.app.inject({ method: 'POST', url: '/public/verify_signature.php', headers: body.headers, payload: body.payload });
+        const res = await ctx.app.inject({
+          method: 'POST',
+          url: '/public/verify_signature.php',
+          headers: body.headers,
+          payload: body.payload,
+        });
         return { status: res.statusCode, verdict: /data-verdict="([a-z_]+)"/.exec(res.body)?.[1], body: res.body };
       };
       // A check's budget covers no worker's start: one is loaded first.
@@ -172,9 +204,12 @@ for (const dialect of testDialects()) {
       assert.equal(text.verdict, 'not_pdf', text.body);
     });
 
-    test('a report whose title looks like a signature\'s byte range is still recognised, unaltered', async () => {
+    test("a report whose title looks like a signature's byte range is still recognised, unaltered", async () => {
       const inject = (url: string, payload?: object) => ctx.app.inject({ method: 'POST', url, headers, ...(payload ? { payload } : {}) });
-      const created = await inject('/api/reports.php?action=create', { fk_element: orderId, title: '/ByteRange[0 0 0 0] '.repeat(12).trim() });
+      const created = await inject('/api/reports.php?action=create', {
+        fk_element: orderId,
+        title: '/ByteRange[0 0 0 0] '.repeat(12).trim(),
+      });
       assert.equal(created.statusCode, 201, created.body);
       const id = created.json().id as number;
       assert.equal((await inject(`/api/pages.php?action=add&bericht_id=${id}`, { title: '/ByteRange [0 1 2 3]' })).statusCode, 201);
@@ -184,21 +219,47 @@ for (const dialect of testDialects()) {
       const body = multipartBody([{ name: 'file', filename: 'b.pdf', contentType: 'application/pdf', data: pdf }]);
       ctx.app.pdfSeal.warmCheck();
       while (ctx.app.pdfSeal.checkWorkers().idle === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      const checked = await ctx.app.inject({ method: 'POST', url: '/public/verify_signature.php', headers: body.headers, payload: body.payload });
+      const checked = await ctx.app.inject({
+        method: 'POST',
+        url: '/public/verify_signature.php',
+        headers: body.headers,
+        payload: body.payload,
+      });
       assert.match(checked.body, /data-verdict="unaltered"/);
       const changed = multipartBody([{ name: 'file', filename: 'b.pdf', contentType: 'application/pdf', data: changeOneByte(pdf) }]);
-      assert.match((await ctx.app.inject({ method: 'POST', url: '/public/verify_signature.php', headers: changed.headers, payload: changed.payload })).body, /data-verdict="altered"/);
+      assert.match(
+        (await ctx.app.inject({ method: 'POST', url: '/public/verify_signature.php', headers: changed.headers, payload: changed.payload }))
+          .body,
+        /data-verdict="altered"/,
+      );
     });
 
     test('the check refuses a missing file and a file beyond the limit in words, and stores nothing', async () => {
       const empty = multipartBody([{ name: 'other', value: 'x' }]);
-      const none = await ctx.app.inject({ method: 'POST', url: '/public/verify_signature.php', headers: empty.headers, payload: empty.payload });
+      const none = await ctx.app.inject({
+        method: 'POST',
+        url: '/public/verify_signature.php',
+        headers: empty.headers,
+        payload: empty.payload,
+      });
       assert.equal(none.statusCode, 400);
       assert.match(none.body, /Bitte eine PDF-Datei wählen/);
       const notMultipart = await ctx.app.inject({ method: 'POST', url: '/public/verify_signature.php', payload: { file: 'x' } });
       assert.equal(notMultipart.statusCode, 400);
-      const huge = multipartBody([{ name: 'file', filename: 'gross.pdf', contentType: 'application/pdf', data: Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(64 * 1024 * 1024 + 16, 0x20)]) }]);
-      const tooLarge = await ctx.app.inject({ method: 'POST', url: '/public/verify_signature.php', headers: huge.headers, payload: huge.payload });
+      const huge = multipartBody([
+        {
+          name: 'file',
+          filename: 'gross.pdf',
+          contentType: 'application/pdf',
+          data: Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(64 * 1024 * 1024 + 16, 0x20)]),
+        },
+      ]);
+      const tooLarge = await ctx.app.inject({
+        method: 'POST',
+        url: '/public/verify_signature.php',
+        headers: huge.headers,
+        payload: huge.payload,
+      });
       assert.equal(tooLarge.statusCode, 413);
       assert.match(tooLarge.body, /zu groß/);
       const form = await ctx.app.inject({ method: 'GET', url: '/public/verify_signature.php' });
@@ -207,7 +268,9 @@ for (const dialect of testDialects()) {
     });
 
     test('with a time-stamp authority the seal carries its token (B-T), which openssl ts accepts', async () => {
-      const stamped = await createTestContext(dialect, { seal: { ...ctx.config.seal, keyFile: path.join(tmp, `bt-${dialect}.pem`), tsaUrl: tsa.url, tsaTimeoutSeconds: 10, pollSeconds: 0 } });
+      const stamped = await createTestContext(dialect, {
+        seal: { ...ctx.config.seal, keyFile: path.join(tmp, `bt-${dialect}.pem`), tsaUrl: tsa.url, tsaTimeoutSeconds: 10, pollSeconds: 0 },
+      });
       try {
         const user = await stamped.make.user({ rights: ['read', 'write'] });
         const h = { authorization: `Bearer ${await stamped.make.token(user)}` };
@@ -221,7 +284,11 @@ for (const dialect of testDialects()) {
         assert.ok(cms.timestampToken, 'no time-stamp token in the signature');
         const verified = await opensslTsVerify(tmp, cms.timestampToken!, cms.signature, tsa.certFile);
         assert.ok(verified.ok, verified.output);
-        const record = await stamped.handle.db.selectFrom('bericht_seal').select('timestamp').where('fk_bericht', '=', id).executeTakeFirstOrThrow();
+        const record = await stamped.handle.db
+          .selectFrom('bericht_seal')
+          .select('timestamp')
+          .where('fk_bericht', '=', id)
+          .executeTakeFirstOrThrow();
         assert.equal(record.timestamp, 'embedded');
       } finally {
         await stamped.close();
@@ -229,7 +296,9 @@ for (const dialect of testDialects()) {
     });
 
     test('with the authority down the finalize succeeds, and the time stamp is added once it answers, the seal still valid', async () => {
-      const stamped = await createTestContext(dialect, { seal: { ...ctx.config.seal, keyFile: path.join(tmp, `bb-${dialect}.pem`), tsaUrl: tsa.url, tsaTimeoutSeconds: 2, pollSeconds: 0 } });
+      const stamped = await createTestContext(dialect, {
+        seal: { ...ctx.config.seal, keyFile: path.join(tmp, `bb-${dialect}.pem`), tsaUrl: tsa.url, tsaTimeoutSeconds: 2, pollSeconds: 0 },
+      });
       try {
         const user = await stamped.make.user({ rights: ['read', 'write'] });
         const h = { authorization: `Bearer ${await stamped.make.token(user)}` };
@@ -238,25 +307,40 @@ for (const dialect of testDialects()) {
         const first = await pdfsig(file);
         assert.ok(first.signatures.length === 1 && first.signatures[0]!.valid && first.signatures[0]!.total, first.output);
         assert.equal(parseCms(rawSignatures(pdf)[0]!.der).timestampToken, undefined);
-        const pending = await stamped.handle.db.selectFrom('bericht_seal').selectAll().where('fk_bericht', '=', id).executeTakeFirstOrThrow();
+        const pending = await stamped.handle.db
+          .selectFrom('bericht_seal')
+          .selectAll()
+          .where('fk_bericht', '=', id)
+          .executeTakeFirstOrThrow();
         assert.equal(pending.timestamp, 'pending');
 
         // Still down: nothing changes, the job waits.
         await stamped.app.pdfSeal.queue.runOnce();
         assert.ok((await readFile(file)).equals(pdf));
-        const waiting = await stamped.handle.db.selectFrom('bericht_seal').selectAll().where('fk_bericht', '=', id).executeTakeFirstOrThrow();
+        const waiting = await stamped.handle.db
+          .selectFrom('bericht_seal')
+          .selectAll()
+          .where('fk_bericht', '=', id)
+          .executeTakeFirstOrThrow();
         assert.equal(waiting.timestamp, 'pending');
         assert.match(waiting.error ?? '', /not reachable/);
         // Asked again 30 s after the first failed attempt (then 1 min, 2 min … every hour).
-        const wait = (fromDbDateTime(waiting.next_attempt_at)! - Date.now() / 1000);
+        const wait = fromDbDateTime(waiting.next_attempt_at)! - Date.now() / 1000;
         assert.ok(wait > 20 && wait <= 31, `next attempt in ${wait} s`);
         // Due again now (the pause after a failure is minutes).
-        await stamped.handle.db.updateTable('bericht_seal').set({ next_attempt_at: '2000-01-01 00:00:00' }).where('fk_bericht', '=', id).execute();
+        await stamped.handle.db
+          .updateTable('bericht_seal')
+          .set({ next_attempt_at: '2000-01-01 00:00:00' })
+          .where('fk_bericht', '=', id)
+          .execute();
 
         tsa.down = false;
         await stamped.app.pdfSeal.queue.runOnce();
         const later = await readFile(file);
-        assert.ok(later.length > pdf.length && later.subarray(0, pdf.length).equals(pdf), 'the time stamp is appended, the sealed bytes unchanged');
+        assert.ok(
+          later.length > pdf.length && later.subarray(0, pdf.length).equals(pdf),
+          'the time stamp is appended, the sealed bytes unchanged',
+        );
         const report = await pdfsig(file);
         assert.equal(report.signatures.length, 2, report.output);
         assert.ok(report.signatures[0]!.valid, `the seal is no longer valid:\n${report.output}`);
@@ -271,14 +355,23 @@ for (const dialect of testDialects()) {
         assert.equal(done.timestamp, 'added');
         assert.equal(done.stamped_sha256, createHash('sha256').update(later).digest('hex'));
         // Both files replaced, their checksums in ecm_files with them.
-        const rows = await stamped.handle.db.selectFrom('ecm_files').select(['filepath', 'filename', 'label']).where('label', '=', md5(later)).execute();
+        const rows = await stamped.handle.db
+          .selectFrom('ecm_files')
+          .select(['filepath', 'filename', 'label'])
+          .where('label', '=', md5(later))
+          .execute();
         assert.equal(rows.length, 2, JSON.stringify(rows));
         // The check still calls the time-stamped file the unaltered original.
         const body = multipartBody([{ name: 'file', filename: 'b.pdf', contentType: 'application/pdf', data: later }]);
         // A check's budget covers no worker's start (from the sources a worker loads slowly): one is loaded first.
         stamped.app.pdfSeal.warmCheck();
         while (stamped.app.pdfSeal.checkWorkers().idle === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-        const checked = await stamped.app.inject({ method: 'POST', url: '/public/verify_signature.php', headers: body.headers, payload: body.payload });
+        const checked = await stamped.app.inject({
+          method: 'POST',
+          url: '/public/verify_signature.php',
+          headers: body.headers,
+          payload: body.payload,
+        });
         assert.match(checked.body, /data-verdict="unaltered"/);
         assert.match(checked.body, /Zeitstempel/);
       } finally {

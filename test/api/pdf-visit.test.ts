@@ -31,7 +31,6 @@ function evidenceSheetAt(text: string, heading = 'Nachweisblatt'): number {
   return text.split('\f').findIndex((sheet) => sheet.includes(heading));
 }
 
-
 describe('the report of a visit as the customer reads it [sqlite]', { skip: pdfToolsMissing }, () => {
   let ctx: TestContext;
   let headers: Record<string, string>;
@@ -68,7 +67,11 @@ describe('the report of a visit as the customer reads it [sqlite]', { skip: pdfT
         .withExif({ IFD0: { DateTime: '2026:11:24 09:00:00' }, IFD2: { DateTimeOriginal: `2026:11:24 09:1${i}:00` } })
         .toFile(path.join(folder.dir, `foto-${i}.jpg`));
     }
-    const created = await post('/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung Gas-Brennwertheizung', odt_template: COVER_TEMPLATE_FILENAME });
+    const created = await post('/api/reports.php?action=create', {
+      fk_element: order.id,
+      title: 'Wartung Gas-Brennwertheizung',
+      odt_template: COVER_TEMPLATE_FILENAME,
+    });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id as number;
     assert.equal(created.json().photos_per_sheet, 4, 'the default layout');
@@ -99,7 +102,22 @@ describe('the report of a visit as the customer reads it [sqlite]', { skip: pdfT
     assert.equal(evidenceSheetAt(await pdfText(file)), sheets - 1, 'the evidence sheet is the last sheet, and one only');
     const text = (await pdfText(file)).replace(/\s+/g, ' ');
     // Two photos side by side are read line by line: both numbers, then both times taken.
-    const order = inOrder(text, ['Zusammenfassung', 'Arbeitsbeschreibung', WORK, 'Material', ...MATERIALS, SIGNER, ...STEPS, ...[1, 2, 3, 4, 5, 6].map((n) => `Foto ${n}`), 'Vorher', 'Nachher', 'Wärmetauscher', CLOSING, 'Unterschrift', SIGNER]);
+    const order = inOrder(text, [
+      'Zusammenfassung',
+      'Arbeitsbeschreibung',
+      WORK,
+      'Material',
+      ...MATERIALS,
+      SIGNER,
+      ...STEPS,
+      ...[1, 2, 3, 4, 5, 6].map((n) => `Foto ${n}`),
+      'Vorher',
+      'Nachher',
+      'Wärmetauscher',
+      CLOSING,
+      'Unterschrift',
+      SIGNER,
+    ]);
     assert.ok(!order.includes(-1), `missing or out of order: ${JSON.stringify(order)}\n${text}`);
     for (let n = 1; n <= 6; n++) assert.ok(text.includes(`Aufgenommen 24.11.2026 09:1${n}`), `photo ${n}'s time taken`);
     assert.ok(text.includes('Belag am Wärmetauscher'), 'a note under its photo');
@@ -113,7 +131,22 @@ describe('the report of a visit as the customer reads it [sqlite]', { skip: pdfT
     assert.ok(sheets <= 7, `${sheets} sheets`);
     assert.equal(evidenceSheetAt(await pdfText(file), 'Evidence sheet'), sheets - 1, 'the evidence sheet is the last sheet, and one only');
     const text = (await pdfText(file)).replace(/\s+/g, ' ');
-    const order = inOrder(text, ['Summary', 'Work description', WORK, 'Materials', ...MATERIALS, SIGNER, ...STEPS, ...[1, 2, 3, 4, 5, 6].map((n) => `Photo ${n}`), 'Before', 'After', 'Wärmetauscher', CLOSING, 'Signature', SIGNER]);
+    const order = inOrder(text, [
+      'Summary',
+      'Work description',
+      WORK,
+      'Materials',
+      ...MATERIALS,
+      SIGNER,
+      ...STEPS,
+      ...[1, 2, 3, 4, 5, 6].map((n) => `Photo ${n}`),
+      'Before',
+      'After',
+      'Wärmetauscher',
+      CLOSING,
+      'Signature',
+      SIGNER,
+    ]);
     assert.ok(!order.includes(-1), `missing or out of order: ${JSON.stringify(order)}\n${text}`);
     for (let n = 1; n <= 6; n++) assert.ok(text.includes(`Taken 24 Nov 2026, 09:1${n}`), `photo ${n}'s time taken`);
     await assertPdfA1b(t, file, 'the visit, English, default layout');

@@ -53,16 +53,24 @@ for (const dialect of testDialects()) {
     const folderOf = (ref: string) => path.join(ctx.config.dataRoot, 'commande', ref);
     /** Everything in the order's folder, temporary files (dot names) included. */
     const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
-    const evidenceRows = (filepath: string) => ctx.handle.db.selectFrom('bericht_photo_evidence').selectAll().where('filepath', '=', filepath).orderBy('filename').execute();
-    const ecmRows = (filepath: string) => ctx.handle.db.selectFrom('ecm_files').select('filename').where('filepath', '=', filepath).execute();
+    const evidenceRows = (filepath: string) =>
+      ctx.handle.db.selectFrom('bericht_photo_evidence').selectAll().where('filepath', '=', filepath).orderBy('filename').execute();
+    const ecmRows = (filepath: string) =>
+      ctx.handle.db.selectFrom('ecm_files').select('filename').where('filepath', '=', filepath).execute();
     const photoUrl = (id: number) => `/api/orders.php?id=${id}&action=upload_photo`;
     const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
     function post(url: string, parts: Part[], token: string | null = writer.token, headers: Record<string, string> = {}) {
       const { payload, contentType } = multipart(parts);
-      return ctx.app.inject({ method: 'POST', url, payload, headers: { 'content-type': contentType, ...(token ? auth(token) : {}), ...headers } });
+      return ctx.app.inject({
+        method: 'POST',
+        url,
+        payload,
+        headers: { 'content-type': contentType, ...(token ? auth(token) : {}), ...headers },
+      });
     }
-    const json = (method: 'GET' | 'POST', url: string, payload?: object, token = writer.token) => ctx.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
+    const json = (method: 'GET' | 'POST', url: string, payload?: object, token = writer.token) =>
+      ctx.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
 
     async function newReport(orderId: number) {
       const res = await json('POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Beweise' });
@@ -75,9 +83,14 @@ for (const dialect of testDialects()) {
       return res.json();
     }
 
-    test('an upload records the SHA-256, the EXIF time and place, and the phone\'s time and place (fields before the file)', async () => {
+    test("an upload records the SHA-256, the EXIF time and place, and the phone's time and place (fields before the file)", async () => {
       const order = await ctx.make.order({ author: writer.id });
-      const res = await post(photoUrl(order.id), [text('taken_at_device', PHONE_TIME), text('gps_lat', '48.137433'), text('gps_lon', '11,575494'), { filename: 'kessel.jpg', type: 'image/jpeg', data: camera }]);
+      const res = await post(photoUrl(order.id), [
+        text('taken_at_device', PHONE_TIME),
+        text('gps_lat', '48.137433'),
+        text('gps_lon', '11,575494'),
+        { filename: 'kessel.jpg', type: 'image/jpeg', data: camera },
+      ]);
       assert.equal(res.statusCode, 201, res.body);
       const evidence = res.json().evidence;
       assert.deepEqual(evidence, {
@@ -98,13 +111,19 @@ for (const dialect of testDialects()) {
       const [row] = await evidenceRows(`commande/${order.ref}`);
       assert.equal(row?.filename, 'kessel.jpg');
       assert.equal(row?.sha256, sha256(camera));
-      assert.deepEqual([row?.exif_lat_e7, row?.exif_lon_e7, row?.device_lat_e7, row?.device_lon_e7].map(Number), [481374278, 115754889, 481374330, 115754940]);
+      assert.deepEqual(
+        [row?.exif_lat_e7, row?.exif_lon_e7, row?.device_lat_e7, row?.device_lon_e7].map(Number),
+        [481374278, 115754889, 481374330, 115754940],
+      );
       assert.equal(Number(row?.fk_user), writer.id);
     });
 
-    test('an EXIF offset no place uses (+99:99) is not kept: the camera\'s time stays, without an offset', async () => {
+    test("an EXIF offset no place uses (+99:99) is not kept: the camera's time stays, without an offset", async () => {
       const order = await ctx.make.order({ author: writer.id });
-      const odd = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).jpeg().withExif({ IFD2: { DateTimeOriginal: '2026:11:24 09:12:33', OffsetTimeOriginal: '+99:99' } }).toBuffer();
+      const odd = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } })
+        .jpeg()
+        .withExif({ IFD2: { DateTimeOriginal: '2026:11:24 09:12:33', OffsetTimeOriginal: '+99:99' } })
+        .toBuffer();
       const res = await post(photoUrl(order.id), [{ filename: 'versatz.jpg', type: 'image/jpeg', data: odd }]);
       assert.equal(res.statusCode, 201, res.body);
       assert.deepEqual([res.json().evidence.exif_taken_at, res.json().evidence.exif_offset], ['2026-11-24 09:12:33', null]);
@@ -114,17 +133,36 @@ for (const dialect of testDialects()) {
 
     test('fields after the file count too; empty fields count as absent; a photo without EXIF or fields records its hash only', async () => {
       const order = await ctx.make.order({ author: writer.id });
-      const after_ = await post(photoUrl(order.id), [{ filename: 'a.jpg', data: plain }, text('taken_at_device', '2026-11-24T08:00:00Z'), text('gps_lat', '-33.8688'), text('gps_lon', '151.2093')]);
+      const after_ = await post(photoUrl(order.id), [
+        { filename: 'a.jpg', data: plain },
+        text('taken_at_device', '2026-11-24T08:00:00Z'),
+        text('gps_lat', '-33.8688'),
+        text('gps_lon', '151.2093'),
+      ]);
       assert.equal(after_.statusCode, 201, after_.body);
-      assert.deepEqual([after_.json().evidence.taken_at_device, after_.json().evidence.gps_lat, after_.json().evidence.gps_lon], ['2026-11-24T08:00:00Z', -33.8688, 151.2093]);
-      const empty = await post(photoUrl(order.id), [text('taken_at_device', ''), text('gps_lat', ' '), text('gps_lon', ''), { filename: 'b.jpg', data: plain }]);
+      assert.deepEqual(
+        [after_.json().evidence.taken_at_device, after_.json().evidence.gps_lat, after_.json().evidence.gps_lon],
+        ['2026-11-24T08:00:00Z', -33.8688, 151.2093],
+      );
+      const empty = await post(photoUrl(order.id), [
+        text('taken_at_device', ''),
+        text('gps_lat', ' '),
+        text('gps_lon', ''),
+        { filename: 'b.jpg', data: plain },
+      ]);
       assert.equal(empty.statusCode, 201, empty.body);
       const none = empty.json().evidence;
-      assert.deepEqual([none.sha256, none.exif_taken_at, none.exif_gps_lat, none.taken_at_device, none.taken_at_device_unix, none.gps_lat, none.gps_lon], [sha256(plain), null, null, null, null, null, null]);
+      assert.deepEqual(
+        [none.sha256, none.exif_taken_at, none.exif_gps_lat, none.taken_at_device, none.taken_at_device_unix, none.gps_lat, none.gps_lon],
+        [sha256(plain), null, null, null, null, null, null],
+      );
       // Other fields beside the file are left alone, as before.
       const extra = await post(photoUrl(order.id), [text('note', 'egal'), { filename: 'c.jpg', data: plain }]);
       assert.equal(extra.statusCode, 201, extra.body);
-      assert.deepEqual((await evidenceRows(`commande/${order.ref}`)).map((r) => r.filename), ['a.jpg', 'b.jpg', 'c.jpg']);
+      assert.deepEqual(
+        (await evidenceRows(`commande/${order.ref}`)).map((r) => r.filename),
+        ['a.jpg', 'b.jpg', 'c.jpg'],
+      );
     });
 
     test('bad fields: 400 VALIDATION_FAILED naming the field, and no file, row, evidence or temporary file left', async () => {
@@ -151,14 +189,30 @@ for (const dialect of testDialects()) {
         ['a point at the end', [text('gps_lat', '48.'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
         ['two signs', [text('gps_lat', '--48.1'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
         ['digits apart', [text('gps_lat', '4 8.1'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
-        ['a coordinate sent as a file', [file, { name: 'gps_lat', filename: 'lat.txt', data: '48.1' }, text('gps_lon', '11.5')], 'body.gps_lat'],
-        ['a time sent as a file before the photo', [{ name: 'taken_at_device', filename: 't.txt', data: PHONE_TIME }, file], 'body.taken_at_device'],
+        [
+          'a coordinate sent as a file',
+          [file, { name: 'gps_lat', filename: 'lat.txt', data: '48.1' }, text('gps_lon', '11.5')],
+          'body.gps_lat',
+        ],
+        [
+          'a time sent as a file before the photo',
+          [{ name: 'taken_at_device', filename: 't.txt', data: PHONE_TIME }, file],
+          'body.taken_at_device',
+        ],
         ['a field twice', [text('gps_lat', '48.1'), text('gps_lat', '48.2'), text('gps_lon', '11.5'), file], 'body.gps_lat'],
         ['a field too long for a field', [text('taken_at_device', `${PHONE_TIME}${' '.repeat(2000)}`), file], 'body.taken_at_device'],
       ];
       for (const [index, [what, parts, field]] of cases.entries()) {
-        const body = assertError(await post(photoUrl(order.id), parts, writer.token, { 'idempotency-key': `bad-${index}` }), 400, 'VALIDATION_FAILED');
-        assert.deepEqual((body.details as Array<{ field: string }>).map((d) => d.field), [field], `${what}: ${JSON.stringify(body)}`);
+        const body = assertError(
+          await post(photoUrl(order.id), parts, writer.token, { 'idempotency-key': `bad-${index}` }),
+          400,
+          'VALIDATION_FAILED',
+        );
+        assert.deepEqual(
+          (body.details as Array<{ field: string }>).map((d) => d.field),
+          [field],
+          `${what}: ${JSON.stringify(body)}`,
+        );
         assert.match(String(body.error), /taken_at_device|gps_lat|gps_lon/, `${what}: the message names the field`);
       }
       // Nothing at all: no file, no temporary file, no folder left behind, no row, no evidence, no key held.
@@ -167,7 +221,9 @@ for (const dialect of testDialects()) {
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 0);
       assert.equal((await evidenceRows(`commande/${order.ref}`)).length, 0);
       // The refused keys are free: the same key with good fields stores the photo once.
-      const good = await post(photoUrl(order.id), [text('gps_lat', '48.1'), text('gps_lon', '11.5'), file], writer.token, { 'idempotency-key': 'bad-4' });
+      const good = await post(photoUrl(order.id), [text('gps_lat', '48.1'), text('gps_lon', '11.5'), file], writer.token, {
+        'idempotency-key': 'bad-4',
+      });
       assert.equal(good.statusCode, 201, good.body);
       assert.deepEqual(filesIn(folderOf(order.ref)), ['thumbs', 'x.jpg']);
     });
@@ -182,7 +238,10 @@ for (const dialect of testDialects()) {
         { name: 'noch', filename: 'drei.jpg', data: camera },
       ]);
       assert.equal(res.statusCode, 201, res.body);
-      assert.deepEqual([res.json().name, res.json().evidence.sha256, res.json().evidence.gps_lat, res.json().evidence.gps_lon], ['eins.jpg', sha256(plain), 48.5, 11.5]);
+      assert.deepEqual(
+        [res.json().name, res.json().evidence.sha256, res.json().evidence.gps_lat, res.json().evidence.gps_lon],
+        ['eins.jpg', sha256(plain), 48.5, 11.5],
+      );
       assert.deepEqual(filesIn(folderOf(order.ref)), ['eins.jpg', 'thumbs']);
     });
 
@@ -195,10 +254,17 @@ for (const dialect of testDialects()) {
       assert.equal(ok.statusCode, 201, ok.body);
       assert.equal(ok.json().evidence.taken_at_device, PHONE_TIME);
       assert.equal(ok.json().evidence.exif_taken_at, '2026-11-24 09:12:33');
-      assertError(await post(url, [text('gps_lat', '95'), text('gps_lon', '1'), { filename: 'qr2.jpg', data: camera }], null), 400, 'VALIDATION_FAILED');
+      assertError(
+        await post(url, [text('gps_lat', '95'), text('gps_lon', '1'), { filename: 'qr2.jpg', data: camera }], null),
+        400,
+        'VALIDATION_FAILED',
+      );
       assert.deepEqual(filesIn(folderOf(order.ref)), ['qr.jpg', 'thumbs']);
       const rows = await evidenceRows(`commande/${order.ref}`);
-      assert.deepEqual(rows.map((r) => [r.filename, Number(r.fk_user)]), [['qr.jpg', writer.id]]);
+      assert.deepEqual(
+        rows.map((r) => [r.filename, Number(r.fk_user)]),
+        [['qr.jpg', writer.id]],
+      );
       // The page itself sends the phone's capture time with each photo.
       const page = await ctx.app.inject({ method: 'GET', url });
       assert.match(page.body, /taken_at_device/);
@@ -206,8 +272,20 @@ for (const dialect of testDialects()) {
 
     test("another user's order is 404 before any field is read: no evidence", async () => {
       const order = await ctx.make.order({ author: writer.id });
-      assertError(await post(photoUrl(order.id), [text('gps_lat', '48.1'), text('gps_lon', '11.5'), { filename: 'fremd.jpg', data: camera }], other.token), 404, 'ORDER_NOT_FOUND');
-      assertError(await post(photoUrl(order.id), [text('gps_lat', 'x'), { filename: 'fremd.jpg', data: camera }], other.token), 404, 'ORDER_NOT_FOUND');
+      assertError(
+        await post(
+          photoUrl(order.id),
+          [text('gps_lat', '48.1'), text('gps_lon', '11.5'), { filename: 'fremd.jpg', data: camera }],
+          other.token,
+        ),
+        404,
+        'ORDER_NOT_FOUND',
+      );
+      assertError(
+        await post(photoUrl(order.id), [text('gps_lat', 'x'), { filename: 'fremd.jpg', data: camera }], other.token),
+        404,
+        'ORDER_NOT_FOUND',
+      );
       assert.equal((await evidenceRows(`commande/${order.ref}`)).length, 0);
       assert.equal(existsSync(folderOf(order.ref)), false);
     });
@@ -229,7 +307,11 @@ for (const dialect of testDialects()) {
         assert.equal(res.statusCode, 201, res.body);
         return res.json().evidence;
       };
-      const before_ = await up('vorher.jpg', camera, [text('taken_at_device', PHONE_TIME), text('gps_lat', '48.1'), text('gps_lon', '11.5')]);
+      const before_ = await up('vorher.jpg', camera, [
+        text('taken_at_device', PHONE_TIME),
+        text('gps_lat', '48.1'),
+        text('gps_lon', '11.5'),
+      ]);
       const after_ = await up('nachher.jpg', plain, [text('taken_at_device', '2026-11-24T10:00:00+01:00')]);
       const report = await newReport(order.id);
       const photo = await addPage(report.id, { source: 'vorher.jpg' });
@@ -239,7 +321,14 @@ for (const dialect of testDialects()) {
       const title = await addPage(report.id, { layout: 'title_only', title: 'Ohne Bild' });
       assert.deepEqual([title.evidence, title.evidence_2], [null, null]);
       const detail = (await json('GET', `/api/reports.php?id=${report.id}`)).json();
-      assert.deepEqual(detail.pages.map((p: { evidence: unknown; evidence_2: unknown }) => [p.evidence, p.evidence_2]), [[before_, null], [before_, after_], [null, null]]);
+      assert.deepEqual(
+        detail.pages.map((p: { evidence: unknown; evidence_2: unknown }) => [p.evidence, p.evidence_2]),
+        [
+          [before_, null],
+          [before_, after_],
+          [null, null],
+        ],
+      );
       // A page changed to show another photo answers that photo's evidence.
       const changed = await json('POST', `/api/pages.php?id=${photo.id}`, { source: 'nachher.jpg' });
       assert.equal(changed.statusCode, 200, changed.body);
@@ -250,13 +339,16 @@ for (const dialect of testDialects()) {
       assert.equal(spare.gps_lat, 1);
       const deleted = await json('POST', '/api/delete_photo.php', { id: order.id, file: 'spare.jpg' });
       assert.equal(deleted.statusCode, 200, deleted.body);
-      assert.deepEqual((await evidenceRows(`commande/${order.ref}`)).map((r) => r.filename), ['nachher.jpg', 'vorher.jpg']);
+      assert.deepEqual(
+        (await evidenceRows(`commande/${order.ref}`)).map((r) => r.filename),
+        ['nachher.jpg', 'vorher.jpg'],
+      );
       const anew = await up('spare.jpg', plain);
       assert.deepEqual([anew.sha256, anew.gps_lat], [sha256(plain), null]);
       assert.equal((await evidenceRows(`commande/${order.ref}`)).length, 3);
     });
 
-    test('a template copies the photo with its evidence; a report from it too; deleting a report takes its copies\' evidence', async () => {
+    test("a template copies the photo with its evidence; a report from it too; deleting a report takes its copies' evidence", async () => {
       const order = await ctx.make.order({ author: writer.id });
       const res = await post(photoUrl(order.id), [text('taken_at_device', PHONE_TIME), { filename: 'muster.jpg', data: camera }]);
       const evidence = res.json().evidence;
@@ -266,7 +358,7 @@ for (const dialect of testDialects()) {
       assert.equal(template.statusCode, 201, template.body);
       const copied = template.json().pages[0];
       assert.match(copied.source_path, /^bericht\//);
-      assert.deepEqual(copied.evidence, evidence, 'the copy in the template\'s work area has the evidence of its bytes');
+      assert.deepEqual(copied.evidence, evidence, "the copy in the template's work area has the evidence of its bytes");
       const fromTemplate = await json('POST', '/api/reports.php?action=create', { fk_element: order.id, template_id: template.json().id });
       assert.equal(fromTemplate.statusCode, 201, fromTemplate.body);
       const inReport = fromTemplate.json().pages[0];
@@ -274,14 +366,23 @@ for (const dialect of testDialects()) {
       assert.deepEqual(inReport.evidence, evidence);
       const folder = path.posix.dirname(inReport.source_path);
       assert.equal((await evidenceRows(folder)).length, 1);
-      assert.equal((await ctx.app.inject({ method: 'DELETE', url: `/api/reports.php?id=${fromTemplate.json().id}`, headers: auth(writer.token) })).statusCode, 200);
-      assert.equal((await evidenceRows(folder)).length, 0, 'gone with the report\'s work area');
+      assert.equal(
+        (await ctx.app.inject({ method: 'DELETE', url: `/api/reports.php?id=${fromTemplate.json().id}`, headers: auth(writer.token) }))
+          .statusCode,
+        200,
+      );
+      assert.equal((await evidenceRows(folder)).length, 0, "gone with the report's work area");
       assert.equal((await evidenceRows(path.posix.dirname(copied.source_path))).length, 1, 'the template keeps its own');
     });
 
-    test('the signature\'s hash covers the evidence (form 3): changed evidence fails the check; without evidence forms 1 and 2 as before', async () => {
+    test("the signature's hash covers the evidence (form 3): changed evidence fails the check; without evidence forms 1 and 2 as before", async () => {
       const order = await ctx.make.order({ author: writer.id });
-      await post(photoUrl(order.id), [text('taken_at_device', PHONE_TIME), text('gps_lat', '48.1'), text('gps_lon', '11.5'), { filename: 'beweis.jpg', data: camera }]);
+      await post(photoUrl(order.id), [
+        text('taken_at_device', PHONE_TIME),
+        text('gps_lat', '48.1'),
+        text('gps_lon', '11.5'),
+        { filename: 'beweis.jpg', data: camera },
+      ]);
       const report = await newReport(order.id);
       await addPage(report.id, { source: 'beweis.jpg', title: 'Zustand' });
       const signed = await sign(ctx.app, auth(writer.token), report.id, 'Erika Muster');
@@ -316,7 +417,10 @@ for (const dialect of testDialects()) {
       const oldSigned = await sign(ctx.app, auth(writer.token), old.id, 'Max Alt');
       assert.equal(oldSigned.statusCode, 201, oldSigned.body);
       assert.equal((await verify(oldSigned.json().id)).metadata.hash_form, 'fieldreport-pages/1');
-      await ctx.handle.db.insertInto('bericht_photo_evidence').values({ ...restore, filename: 'alt.jpg', sha256: sha256(plain), size: plain.length }).execute();
+      await ctx.handle.db
+        .insertInto('bericht_photo_evidence')
+        .values({ ...restore, filename: 'alt.jpg', sha256: sha256(plain), size: plain.length })
+        .execute();
       assert.equal((await verify(oldSigned.json().id)).verified, true);
     });
   });

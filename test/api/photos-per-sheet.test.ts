@@ -39,20 +39,35 @@ for (const dialect of testDialects()) {
     }
     type Caller = Awaited<ReturnType<typeof caller>>;
     const manager = () => caller(['read', 'write', 'delete'], true);
-    const req = (who: Caller, method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({ method, url, headers: { ...who.headers, ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const req = (
+      who: Caller,
+      method: 'GET' | 'POST',
+      url: string,
+      payload?: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<LightMyRequestResponse> =>
+      ctx.app.inject({
+        method,
+        url,
+        headers: { ...who.headers, ...headers },
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      });
 
     async function ok(res: LightMyRequestResponse, status = 201) {
       assert.equal(res.statusCode, status, res.body);
       return res.json();
     }
     const create = (who: Caller, body: Record<string, unknown>) => req(who, 'POST', '/api/reports.php?action=create', body);
-    const fromTemplate = (who: Caller, body: Record<string, unknown>) => req(who, 'POST', '/api/templates.php?action=create_from_template', body);
+    const fromTemplate = (who: Caller, body: Record<string, unknown>) =>
+      req(who, 'POST', '/api/templates.php?action=create_from_template', body);
     const createTemplate = (who: Caller, body: Record<string, unknown>) => req(who, 'POST', '/api/templates.php?action=create', body);
     const update = (who: Caller, id: number, body: unknown, key?: string) =>
       req(who, 'POST', `/api/reports.php?action=update&id=${id}`, body, key ? { 'idempotency-key': key } : {});
     const stored = async (id: number) =>
-      Number((await ctx.handle.db.selectFrom('bericht').select('photos_per_sheet').where('rowid', '=', id).executeTakeFirstOrThrow()).photos_per_sheet);
+      Number(
+        (await ctx.handle.db.selectFrom('bericht').select('photos_per_sheet').where('rowid', '=', id).executeTakeFirstOrThrow())
+          .photos_per_sheet,
+      );
     const detail = async (who: Caller, id: number) => ok(await req(who, 'GET', `/api/reports.php?id=${id}`), 200);
 
     async function draft(who: Caller, body: Record<string, unknown> = {}) {
@@ -66,7 +81,10 @@ for (const dialect of testDialects()) {
       assert.equal(report.photos_per_sheet, 4);
       assert.equal((await detail(me, report.id)).photos_per_sheet, 4);
       const list = await ok(await req(me, 'GET', `/api/reports.php?fk_element=${order.id}`), 200);
-      assert.deepEqual(list.items.map((r: { id: number; photos_per_sheet: number }) => [r.id, r.photos_per_sheet]), [[report.id, 4]]);
+      assert.deepEqual(
+        list.items.map((r: { id: number; photos_per_sheet: number }) => [r.id, r.photos_per_sheet]),
+        [[report.id, 4]],
+      );
       assert.equal(await stored(report.id), 4);
     });
 
@@ -84,9 +102,18 @@ for (const dialect of testDialects()) {
       const me = await caller();
       const admin = await manager();
       const order = await ctx.make.order({ author: me.id });
-      const template = await ok(await createTemplate(admin, { template_label: `Vorlage ${randomBytes(3).toString('hex')}`, photos_per_sheet: 2 }));
+      const template = await ok(
+        await createTemplate(admin, { template_label: `Vorlage ${randomBytes(3).toString('hex')}`, photos_per_sheet: 2 }),
+      );
       const { report } = await draft(me, { photos_per_sheet: 1 });
-      const before = Number((await ctx.handle.db.selectFrom('bericht').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const before = Number(
+        (
+          await ctx.handle.db
+            .selectFrom('bericht')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
       for (const value of WRONG_VALUES) {
         const label = JSON.stringify(value);
         const attempts = [
@@ -100,10 +127,20 @@ for (const dialect of testDialects()) {
         for (const res of await Promise.all(attempts)) {
           const body = assertError(res, 400, 'VALIDATION_FAILED');
           const fields = (body.details as Array<{ field: string }>).map((d) => d.field);
-          assert.ok(fields.some((f) => f.startsWith('body.photos_per_sheet')), `${label}: ${res.body}`);
+          assert.ok(
+            fields.some((f) => f.startsWith('body.photos_per_sheet')),
+            `${label}: ${res.body}`,
+          );
         }
       }
-      const after = Number((await ctx.handle.db.selectFrom('bericht').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const after = Number(
+        (
+          await ctx.handle.db
+            .selectFrom('bericht')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
       assert.equal(after, before, 'no report or template made');
       assert.equal(await stored(report.id), 1);
       assert.equal(await stored(template.id), 2);
@@ -135,19 +172,29 @@ for (const dialect of testDialects()) {
         const order = await ctx.make.order({ author: me.id });
         assert.equal((await ok(await fromTemplate(me, { template_id: two.id, fk_element: order.id }))).photos_per_sheet, 2);
         assert.equal((await ok(await create(me, { template_id: two.id, fk_element: order.id }))).photos_per_sheet, 2);
-        assert.equal((await ok(await fromTemplate(me, { template_id: two.id, fk_element: order.id, photos_per_sheet: 1 }))).photos_per_sheet, 1);
+        assert.equal(
+          (await ok(await fromTemplate(me, { template_id: two.id, fk_element: order.id, photos_per_sheet: 1 }))).photos_per_sheet,
+          1,
+        );
         assert.equal((await ok(await create(me, { template_id: two.id, fk_element: order.id, photos_per_sheet: 4 }))).photos_per_sheet, 4);
         assert.equal((await ok(await fromTemplate(me, { template_id: plain.id, fk_element: order.id }))).photos_per_sheet, 4);
       });
 
-      test('a template made from a report takes the report\'s choice unless the body gives one', async () => {
+      test("a template made from a report takes the report's choice unless the body gives one", async () => {
         const admin = await manager();
         const { report } = await draft(admin, { photos_per_sheet: 1 });
-        assert.equal((await ok(await createTemplate(admin, { template_label: 'Aus Bericht', from_report: report.id }))).photos_per_sheet, 1);
-        assert.equal((await ok(await createTemplate(admin, { template_label: 'Aus Bericht, 2', from_report: report.id, photos_per_sheet: 2 }))).photos_per_sheet, 2);
+        assert.equal(
+          (await ok(await createTemplate(admin, { template_label: 'Aus Bericht', from_report: report.id }))).photos_per_sheet,
+          1,
+        );
+        assert.equal(
+          (await ok(await createTemplate(admin, { template_label: 'Aus Bericht, 2', from_report: report.id, photos_per_sheet: 2 })))
+            .photos_per_sheet,
+          2,
+        );
       });
 
-      test('a template manager changes a template\'s choice; a writer without the template right gets 403 and nothing changes', async () => {
+      test("a template manager changes a template's choice; a writer without the template right gets 403 and nothing changes", async () => {
         const writer = await caller();
         const admin = await manager();
         const template = await ok(await createTemplate(admin, { template_label: 'Änderbar' }));
@@ -158,7 +205,11 @@ for (const dialect of testDialects()) {
         assert.equal(changed.is_template, true);
         assert.equal(await stored(template.id), 1);
         const module = await caller(['read', 'write', 'admin']);
-        assert.equal((await ok(await update(module, template.id, { photos_per_sheet: 2 }), 200)).photos_per_sheet, 2, "the module's admin right is the template right too");
+        assert.equal(
+          (await ok(await update(module, template.id, { photos_per_sheet: 2 }), 200)).photos_per_sheet,
+          2,
+          "the module's admin right is the template right too",
+        );
       });
     });
 
@@ -174,10 +225,17 @@ for (const dialect of testDialects()) {
           assert.equal(changed.status, 'draft');
           assert.equal(changed.pages.length, 1);
           assert.equal(changed.pages[0].title, 'Übergabe');
-          assert.deepEqual(changed.versions.map((v: { id: number }) => v.id), [report.id]);
+          assert.deepEqual(
+            changed.versions.map((v: { id: number }) => v.id),
+            [report.id],
+          );
           assert.equal(await stored(report.id), n);
         }
-        const row = await ctx.handle.db.selectFrom('bericht').select(['fk_user_modif', 'tms', 'title', 'format']).where('rowid', '=', report.id).executeTakeFirstOrThrow();
+        const row = await ctx.handle.db
+          .selectFrom('bericht')
+          .select(['fk_user_modif', 'tms', 'title', 'format'])
+          .where('rowid', '=', report.id)
+          .executeTakeFirstOrThrow();
         assert.equal(Number(row.fk_user_modif), me.id);
         assert.ok(row.tms);
         assert.deepEqual([row.title, row.format], ['Wartung', 'A4'], 'nothing else changes');
@@ -260,19 +318,51 @@ for (const dialect of testDialects()) {
         assert.deepEqual(await ok(await update(me, report.id, { photos_per_sheet: 2 }, key), 200), first);
         assert.equal(await stored(report.id), 1, 'the repeat changed nothing');
         assertError(await update(me, other.id, { photos_per_sheet: 2 }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
-        assertError(await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'x' }, { 'idempotency-key': key }), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(
+          await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'x' }, { 'idempotency-key': key }),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
       });
 
       test('a create answer kept from before reports had photos_per_sheet is repeated with the default', async () => {
         const me = await caller();
         const order = await ctx.make.order({ author: me.id });
         const key = `pps-${randomBytes(6).toString('hex')}`;
-        const first = await ok(await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Alt', photos_per_sheet: 4 }, { 'idempotency-key': key }));
+        const first = await ok(
+          await req(
+            me,
+            'POST',
+            '/api/reports.php?action=create',
+            { fk_element: order.id, title: 'Alt', photos_per_sheet: 4 },
+            { 'idempotency-key': key },
+          ),
+        );
         const storedKey = createHash('sha256').update(key, 'utf8').digest('hex');
-        const kept = JSON.parse((await ctx.handle.db.selectFrom('bericht_idempotency').select('response').where('idem_key', '=', storedKey).executeTakeFirstOrThrow()).response!);
+        const kept = JSON.parse(
+          (
+            await ctx.handle.db
+              .selectFrom('bericht_idempotency')
+              .select('response')
+              .where('idem_key', '=', storedKey)
+              .executeTakeFirstOrThrow()
+          ).response!,
+        );
         delete kept.photos_per_sheet;
-        await ctx.handle.db.updateTable('bericht_idempotency').set({ response: JSON.stringify(kept) }).where('idem_key', '=', storedKey).execute();
-        const again = await ok(await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Alt', photos_per_sheet: 4 }, { 'idempotency-key': key }));
+        await ctx.handle.db
+          .updateTable('bericht_idempotency')
+          .set({ response: JSON.stringify(kept) })
+          .where('idem_key', '=', storedKey)
+          .execute();
+        const again = await ok(
+          await req(
+            me,
+            'POST',
+            '/api/reports.php?action=create',
+            { fk_element: order.id, title: 'Alt', photos_per_sheet: 4 },
+            { 'idempotency-key': key },
+          ),
+        );
         assert.deepEqual(again, first);
       });
     });

@@ -29,7 +29,9 @@ for (const dialect of testDialects()) {
       ctx = await createTestContext(dialect);
       const user = await ctx.make.user({ rights: ['read', 'write'] });
       me = { id: user.id, token: await ctx.make.token(user) };
-      photo = await sharp({ create: { width: 3000, height: 2000, channels: 3, background: '#5a7d9a', noise: { type: 'gaussian', mean: 120, sigma: 8 } } })
+      photo = await sharp({
+        create: { width: 3000, height: 2000, channels: 3, background: '#5a7d9a', noise: { type: 'gaussian', mean: 120, sigma: 8 } },
+      })
         .jpeg({ quality: 85 })
         .withMetadata({ orientation: 6 })
         .toBuffer();
@@ -37,12 +39,22 @@ for (const dialect of testDialects()) {
     after(async () => ctx?.close());
 
     const cacheDir = () => path.join(ctx.config.dataRoot, 'bericht', 'temp', 'print');
-    const copies = () => (existsSync(cacheDir()) ? readdirSync(cacheDir()).filter((n) => n.endsWith('.jpg')).sort() : []);
+    const copies = () =>
+      existsSync(cacheDir())
+        ? readdirSync(cacheDir())
+            .filter((n) => n.endsWith('.jpg'))
+            .sort()
+        : [];
     const sizeOf = (name: string) => /-(\d+x\d+)\.jpg$/.exec(name)?.[1];
 
     async function upload(orderId: number, name: string) {
       const { payload, contentType } = multipart([{ filename: name, type: 'image/jpeg', data: photo }]);
-      const res = await ctx.app.inject({ method: 'POST', url: `/api/orders.php?id=${orderId}&action=upload_photo`, payload, headers: { 'content-type': contentType, authorization: `Bearer ${me.token}` } });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/orders.php?id=${orderId}&action=upload_photo`,
+        payload,
+        headers: { 'content-type': contentType, authorization: `Bearer ${me.token}` },
+      });
       assert.equal(res.statusCode, 201, res.body);
     }
     async function api(method: 'POST' | 'GET', url: string, body?: unknown) {
@@ -84,14 +96,22 @@ for (const dialect of testDialects()) {
       assert.deepEqual(afterSingle.filter((n) => !afterUpload.includes(n)).map(sizeOf), [large]);
 
       // A before/after page of a landscape report (4 to a sheet): each photo in a column of a row of landscape A4.
-      const report = await api('POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Vorher/Nachher', orientation: 'landscape' });
-      await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { layout: 'before_after', source: 'Zaehler.jpg', source_2: 'Ventil.jpg' });
+      const report = await api('POST', '/api/reports.php?action=create', {
+        fk_element: order.id,
+        title: 'Vorher/Nachher',
+        orientation: 'landscape',
+      });
+      await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+        layout: 'before_after',
+        source: 'Zaehler.jpg',
+        source_2: 'Ventil.jpg',
+      });
       const inColumn = printSize(2000, 3000, imageBoxFor('A4', 'landscape', 4, 'before_after'));
       const afterPage = await shortly((names) => names.length === afterSingle.length + 2, 'copies after adding a before/after page');
-      assert.deepEqual(
-        afterPage.filter((n) => !afterSingle.includes(n)).map(sizeOf),
-        [`${inColumn.width}x${inColumn.height}`, `${inColumn.width}x${inColumn.height}`],
-      );
+      assert.deepEqual(afterPage.filter((n) => !afterSingle.includes(n)).map(sizeOf), [
+        `${inColumn.width}x${inColumn.height}`,
+        `${inColumn.width}x${inColumn.height}`,
+      ]);
 
       // Finalizing needs no copy it does not find: the folder holds the same files, each just used.
       const anHourAgo = new Date(Date.now() - 3_600_000);
@@ -108,9 +128,20 @@ for (const dialect of testDialects()) {
 
     test('a voice recording gets no print copy', async () => {
       const order = await ctx.make.order({ author: me.id });
-      const { payload, contentType } = multipart([{ filename: 'notiz.webm', type: 'audio/webm', data: Buffer.from('1a45dfa3a34286810142f7810142f2810442f381084282847765626d42878104428581021853806701ffffffffffffff', 'hex') }]);
+      const { payload, contentType } = multipart([
+        {
+          filename: 'notiz.webm',
+          type: 'audio/webm',
+          data: Buffer.from('1a45dfa3a34286810142f7810142f2810442f381084282847765626d42878104428581021853806701ffffffffffffff', 'hex'),
+        },
+      ]);
       const before = copies();
-      const res = await ctx.app.inject({ method: 'POST', url: `/api/voice.php?id=${order.id}`, payload, headers: { 'content-type': contentType, authorization: `Bearer ${me.token}` } });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/voice.php?id=${order.id}`,
+        payload,
+        headers: { 'content-type': contentType, authorization: `Bearer ${me.token}` },
+      });
       assert.equal(res.statusCode, 201, res.body);
       // A photo uploaded after it shows the queue has run past the recording.
       await upload(order.id, 'Danach.jpg');

@@ -10,7 +10,10 @@ import type { Config } from '../../src/config.js';
 import { createTestContext } from '../helpers/build-app.js';
 
 /** The app's warn lines (parsed) for `send`, run against an app with `trustProxy`. */
-async function warningsFor(trustProxy: Config['trustProxy'], send: (inject: (headers: Record<string, string>) => Promise<unknown>) => Promise<void>) {
+async function warningsFor(
+  trustProxy: Config['trustProxy'],
+  send: (inject: (headers: Record<string, string>) => Promise<unknown>) => Promise<void>,
+) {
   const lines: Array<Record<string, unknown>> = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -21,7 +24,12 @@ async function warningsFor(trustProxy: Config['trustProxy'], send: (inject: (hea
   const ctx = await createTestContext('sqlite', { trustProxy }, { logger: { level: 'warn', stream } });
   try {
     await send((headers) => ctx.app.inject({ method: 'GET', url: '/api/health', headers }));
-    await ctx.app.inject({ method: 'POST', url: '/api/auth.php', headers: { 'x-forwarded-for': '203.0.113.9' }, payload: { login: 'x', password: 'y' } });
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/api/auth.php',
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+      payload: { login: 'x', password: 'y' },
+    });
   } finally {
     await ctx.close();
   }
@@ -56,7 +64,12 @@ describe('forwarded requests without TRUST_PROXY [sqlite]', () => {
 
   test('no forwarding headers: no warning', async () => {
     const lines: string[] = [];
-    const stream = new Writable({ write(chunk, _e, done) { lines.push(chunk.toString()); done(); } });
+    const stream = new Writable({
+      write(chunk, _e, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
     const ctx = await createTestContext('sqlite', {}, { logger: { level: 'warn', stream } });
     try {
       for (let i = 0; i < 3; i++) await ctx.app.inject({ method: 'GET', url: '/api/health' });

@@ -27,7 +27,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The request head and body of an upload of `data` from the address `from` (X-Forwarded-For; the service trusts the proxy here). */
 function upload(data: Buffer, from: string): { head: Buffer; body: Buffer } {
   const form = multipart([{ name: 'file', filename: 'bericht.pdf', type: 'application/pdf', data }]);
-  const head = requestBytes('POST', URL_PATH, { 'content-type': form.contentType, 'content-length': form.payload.length, 'x-forwarded-for': from });
+  const head = requestBytes('POST', URL_PATH, {
+    'content-type': form.contentType,
+    'content-length': form.payload.length,
+    'x-forwarded-for': from,
+  });
   return { head, body: form.payload };
 }
 
@@ -49,7 +53,13 @@ async function workersIdle(ctx: TestContext): Promise<void> {
 
 /** Waits (a while) for the public checks to hold nothing, then asserts they hold nothing. */
 async function assertNothingHeld(ctx: TestContext, what: string): Promise<void> {
-  const empty = { receiving: { running: 0, waiting: 0 }, checks: { running: 0, waiting: 0 }, uploadAddresses: 0, codeCheckAddresses: 0, codeChecks: { running: 0, waiting: 0 } };
+  const empty = {
+    receiving: { running: 0, waiting: 0 },
+    checks: { running: 0, waiting: 0 },
+    uploadAddresses: 0,
+    codeCheckAddresses: 0,
+    codeChecks: { running: 0, waiting: 0 },
+  };
   const now = () => {
     const { filesHashed: _hashed, ...load } = publicCheckLoad(ctx.app.pdfSeal)!;
     return load;
@@ -67,7 +77,10 @@ describe('public PDF check against clients that misbehave [sqlite]', () => {
   let ctx: TestContext;
   let port: number;
   before(async () => {
-    ctx = await createTestContext('sqlite', { trustProxy: true, timeouts: { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600, uploadIdleSeconds: 1 } });
+    ctx = await createTestContext('sqlite', {
+      trustProxy: true,
+      timeouts: { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600, uploadIdleSeconds: 1 },
+    });
     port = await listenLocal(ctx.app);
   });
   after(async () => ctx?.close());
@@ -158,7 +171,13 @@ describe('public PDF check against clients that misbehave [sqlite]', () => {
     const order = await ctx.make.order({ author: user.id });
     const form = multipart([{ name: 'file', filename: 'foto.jpg', type: 'image/jpeg', data: Buffer.alloc(4096, 0xff) }]);
     const conn = await openRaw(port);
-    conn.write(requestBytes('POST', `/api/orders.php?id=${order.id}&action=upload_photo`, { authorization: `Bearer ${await ctx.make.token(user)}`, 'content-type': form.contentType, 'content-length': form.payload.length }));
+    conn.write(
+      requestBytes('POST', `/api/orders.php?id=${order.id}&action=upload_photo`, {
+        authorization: `Bearer ${await ctx.make.token(user)}`,
+        'content-type': form.contentType,
+        'content-length': form.payload.length,
+      }),
+    );
     conn.write(form.payload.subarray(0, form.payload.length - 100));
     const res = await conn.response(8000);
     assert.equal(res.status, 400, `${res.status} ${res.body.slice(0, 300)}`);
@@ -177,7 +196,8 @@ describe('public PDF check against clients that misbehave [sqlite]', () => {
     }
     await sleep(200);
     try {
-      for (let i = 0; i < 3; i++) assertJudged(await check(port, PLAIN_PDF, `10.5.1.${i + 1}`, 5000), 'not_ours', `check ${i} beside the trickling uploads`);
+      for (let i = 0; i < 3; i++)
+        assertJudged(await check(port, PLAIN_PDF, `10.5.1.${i + 1}`, 5000), 'not_ours', `check ${i} beside the trickling uploads`);
     } finally {
       for (const conn of trickling) conn.socket.destroy();
     }
@@ -232,7 +252,11 @@ describe('public PDF check: an upload has PDF_CHECK_RECEIVE_SECONDS to arrive in
   let ctx: TestContext;
   let port: number;
   before(async () => {
-    ctx = await createTestContext('sqlite', { trustProxy: true, timeouts: { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600, uploadIdleSeconds: 60 }, seal: { ...testConfig().seal, checkReceiveSeconds: 1 } });
+    ctx = await createTestContext('sqlite', {
+      trustProxy: true,
+      timeouts: { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600, uploadIdleSeconds: 60 },
+      seal: { ...testConfig().seal, checkReceiveSeconds: 1 },
+    });
     port = await listenLocal(ctx.app);
   });
   after(async () => ctx?.close());
@@ -254,7 +278,13 @@ describe('public PDF check: an upload has PDF_CHECK_RECEIVE_SECONDS to arrive in
     const form = multipart([{ name: 'file', filename: 'bericht.pdf', type: 'application/pdf', data: PLAIN_PDF }]);
     const junk = Buffer.alloc(4096, 0x41);
     const conn = await openRaw(port);
-    conn.write(requestBytes('POST', URL_PATH, { 'content-type': form.contentType, 'content-length': form.payload.length + junk.length, 'x-forwarded-for': '10.6.0.2' }));
+    conn.write(
+      requestBytes('POST', URL_PATH, {
+        'content-type': form.contentType,
+        'content-length': form.payload.length + junk.length,
+        'x-forwarded-for': '10.6.0.2',
+      }),
+    );
     conn.write(form.payload);
     conn.trickle(junk, 150);
     const res = await conn.response(10_000);

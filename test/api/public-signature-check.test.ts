@@ -38,12 +38,20 @@ for (const dialect of testDialects()) {
       const user = await ctx.make.user({ rights: ['read', 'write', 'delete'] });
       userId = user.id;
       headers = { authorization: `Bearer ${await ctx.make.token(user)}` };
-      photo = await sharp({ create: { width: 2400, height: 1800, channels: 3, background: '#777', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).jpeg({ quality: 98 }).toBuffer();
+      photo = await sharp({
+        create: { width: 2400, height: 1800, channels: 3, background: '#777', noise: { type: 'gaussian', mean: 128, sigma: 60 } },
+      })
+        .jpeg({ quality: 98 })
+        .toBuffer();
     });
     after(async () => ctx?.close());
 
     const api = async (method: string, url: string, body?: unknown) => {
-      const res = await fetch(`${base}${url}`, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const res = await fetch(`${base}${url}`, {
+        method,
+        headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return { status: res.status, text: await res.text() };
     };
 
@@ -75,7 +83,11 @@ for (const dialect of testDialects()) {
         { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika Müller' },
         { name: 'file', filename: 'signature.png', type: 'image/png', data: await signaturePng() },
       ]);
-      const res = await fetch(`${base}/api/pages.php?action=signature&bericht_id=${reportId}`, { method: 'POST', headers: { ...headers, 'content-type': form.contentType }, body: form.payload });
+      const res = await fetch(`${base}/api/pages.php?action=signature&bericht_id=${reportId}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': form.contentType },
+        body: form.payload,
+      });
       return { status: res.status, text: await res.text() };
     }
 
@@ -87,7 +99,8 @@ for (const dialect of testDialects()) {
       return { ...r, code };
     }
 
-    const publicCheck = (code: string, from: string): Promise<RawResponse> => rawRequest(port, requestBytes('GET', `/public/verify_signature.php?code=${code}`, { 'x-forwarded-for': from }), 30_000);
+    const publicCheck = (code: string, from: string): Promise<RawResponse> =>
+      rawRequest(port, requestBytes('GET', `/public/verify_signature.php?code=${code}`, { 'x-forwarded-for': from }), 30_000);
 
     test('20 clients checking one code over and over while a technician signs three reports: every signature is made', async () => {
       const checked = await signedReport();
@@ -116,7 +129,10 @@ for (const dialect of testDialects()) {
           assert.match(a.body, /zu viele Prüfungen gleichzeitig/);
         }
       }
-      assert.ok(answers.some((a) => a.status === 200), 'checks within the pool are answered');
+      assert.ok(
+        answers.some((a) => a.status === 200),
+        'checks within the pool are answered',
+      );
     });
 
     test(`one address has at most ${CODE_CHECKS_PER_ADDRESS} checks in flight: beyond, 429 with words; another address is served`, async () => {

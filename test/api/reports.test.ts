@@ -38,7 +38,9 @@ async function snapshotFiles(dir: string): Promise<Record<string, string>> {
   for (const e of entries) {
     if (!e.isFile()) continue;
     const full = path.join(e.parentPath, e.name);
-    out[path.relative(dir, full)] = createHash('sha256').update(await readFile(full)).digest('hex');
+    out[path.relative(dir, full)] = createHash('sha256')
+      .update(await readFile(full))
+      .digest('hex');
   }
   return out;
 }
@@ -51,7 +53,10 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(rights: Array<'read' | 'write' | 'delete' | 'admin'> = ['read', 'write', 'delete'], options: { admin?: boolean } = {}) {
+    async function caller(
+      rights: Array<'read' | 'write' | 'delete' | 'admin'> = ['read', 'write', 'delete'],
+      options: { admin?: boolean } = {},
+    ) {
       const user = await ctx.make.user({ rights, admin: options.admin });
       const token = await ctx.make.token(user);
       return { id: user.id, token, headers: { authorization: `Bearer ${token}` } };
@@ -91,7 +96,12 @@ for (const dialect of testDialects()) {
       const report = await createReport(who, { fk_element: order.id, title: 'Prüfung der Heizungsanlage – Ölbrenner', ...options });
       await addPage(who, report.id, { source: 'vorher.jpg', title: 'Brennraum: Maße ÄÖÜß', note: 'Ruß an der Düse entfernt' });
       await addPage(who, report.id, { source: 'nachher.jpg', title: 'Gedreht', rotation: 90 });
-      await addPage(who, report.id, { layout: 'before_after', source: 'vorher.jpg', source_2: 'nachher.jpg', title: 'Wärmetauscher gereinigt' });
+      await addPage(who, report.id, {
+        layout: 'before_after',
+        source: 'vorher.jpg',
+        source_2: 'nachher.jpg',
+        title: 'Wärmetauscher gereinigt',
+      });
       await addPage(who, report.id, { layout: 'title_only', title: 'Übergabe an den Kunden', note: 'Alles in Ordnung' });
       return { order, report };
     }
@@ -144,10 +154,16 @@ for (const dialect of testDialects()) {
         assert.match(entry.ref, /^BR\d{4}-\d{4}$/);
         assert.equal(body.items[0].id, other.id, 'newest first');
         const search = (await req(me, 'GET', `/api/reports.php?q=${encodeURIComponent('wartung')}&fk_element=${order.id}`)).json();
-        assert.deepEqual(search.items.map((r: { id: number }) => r.id), [other.id]);
+        assert.deepEqual(
+          search.items.map((r: { id: number }) => r.id),
+          [other.id],
+        );
         assert.equal((await finalize(me, report.id)).statusCode, 200);
         const finals = (await req(me, 'GET', `/api/reports.php?status=final&fk_element=${order.id}`)).json();
-        assert.deepEqual(finals.items.map((r: { id: number }) => r.id), [report.id]);
+        assert.deepEqual(
+          finals.items.map((r: { id: number }) => r.id),
+          [report.id],
+        );
         const detail = (await req(me, 'GET', `/api/orders.php?id=${order.id}`)).json();
         assert.deepEqual(detail.reports.map((r: { id: number }) => r.id).sort(), [report.id, other.id].sort());
       });
@@ -162,8 +178,17 @@ for (const dialect of testDialects()) {
         const onInvoice = await ctx.make.report({ creator: me.id, elementType: 'facture', element: invoice.id, ref: `T-${word}-b` });
         // A report whose element_type names another table than the order's id belongs to: no match through that order.
         await ctx.make.report({ creator: me.id, elementType: 'propal', element: order.id, ref: 'T-x-c' });
-        const titled = await ctx.make.report({ creator: me.id, elementType: 'commande', element: (await ctx.make.order({ author: me.id })).id, ref: 'T-x-d' });
-        await ctx.handle.db.updateTable('bericht').set({ title: `Prüfung ${word.toUpperCase()}` }).where('rowid', '=', titled.id).execute();
+        const titled = await ctx.make.report({
+          creator: me.id,
+          elementType: 'commande',
+          element: (await ctx.make.order({ author: me.id })).id,
+          ref: 'T-x-d',
+        });
+        await ctx.handle.db
+          .updateTable('bericht')
+          .set({ title: `Prüfung ${word.toUpperCase()}` })
+          .where('rowid', '=', titled.id)
+          .execute();
         const found = async (q: string) => {
           const res = await req(me, 'GET', `/api/reports.php?q=${encodeURIComponent(q)}`);
           assert.equal(res.statusCode, 200, res.body);
@@ -171,7 +196,10 @@ for (const dialect of testDialects()) {
           assert.equal(body.total, body.items.length);
           return body.items.map((r) => r.id).sort((a, b) => a - b);
         };
-        assert.deepEqual(await found(word.toLowerCase()), [onOrder.id, onInvoice.id, titled.id].sort((a, b) => a - b));
+        assert.deepEqual(
+          await found(word.toLowerCase()),
+          [onOrder.id, onInvoice.id, titled.id].sort((a, b) => a - b),
+        );
         assert.deepEqual(await found(`CO-${word}-1`), [onOrder.id]);
         assert.deepEqual(await found(`fa-${word}`), [onInvoice.id]);
         assert.deepEqual(await found(`${word}-b`), [onInvoice.id]);
@@ -185,7 +213,11 @@ for (const dialect of testDialects()) {
         assertError(await req(me, 'GET', '/api/reports.php?action=finalize&id=1'), 400, 'ACTION_UNKNOWN');
         assertError(await req(null, 'GET', '/api/reports.php'), 401, 'AUTH_TOKEN_MISSING');
         const noRead = await ctx.make.user({ rights: [] });
-        const login = await ctx.app.inject({ method: 'POST', url: '/api/auth.php', payload: { login: noRead.login, password: noRead.password } });
+        const login = await ctx.app.inject({
+          method: 'POST',
+          url: '/api/auth.php',
+          payload: { login: noRead.login, password: noRead.password },
+        });
         assert.equal(login.statusCode, 403);
       });
     });
@@ -214,7 +246,11 @@ for (const dialect of testDialects()) {
       test('ten creates at once get ten different refs', async () => {
         const me = await caller();
         const order = await ctx.make.order({ author: me.id });
-        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: `Parallel ${i}` })));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: `Parallel ${i}` }),
+          ),
+        );
         for (const r of results) assert.equal(r.statusCode, 201, r.body);
         const refs = results.map((r) => r.json().ref);
         assert.equal(new Set(refs).size, 10);
@@ -223,7 +259,15 @@ for (const dialect of testDialects()) {
       test('invalid input is 400 and creates nothing; foreign objects 404; rights 403', async () => {
         const me = await caller();
         const order = await ctx.make.order({ author: me.id });
-        const count = async () => Number((await ctx.handle.db.selectFrom('bericht').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        const count = async () =>
+          Number(
+            (
+              await ctx.handle.db
+                .selectFrom('bericht')
+                .select((eb) => eb.fn.countAll().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
         const before = await count();
         const bad: unknown[] = [
           {},
@@ -240,17 +284,42 @@ for (const dialect of testDialects()) {
           [1, 2],
         ];
         for (const body of bad) assertError(await req(me, 'POST', '/api/reports.php?action=create', body), 400, 'VALIDATION_FAILED');
-        assertError(await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'x', odt_template: 'fehlt.odt' }), 400, 'ODT_TEMPLATE_NOT_FOUND');
+        assertError(
+          await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'x', odt_template: 'fehlt.odt' }),
+          400,
+          'ODT_TEMPLATE_NOT_FOUND',
+        );
         assertError(await req(me, 'POST', '/api/reports.php?action=explode', { fk_element: order.id, title: 'x' }), 400, 'ACTION_UNKNOWN');
         assertError(await req(me, 'POST', '/api/reports.php', { fk_element: order.id, title: 'x' }), 400, 'ACTION_UNKNOWN');
         const foreign = await ctx.make.order({ author: null });
-        assertError(await req(me, 'POST', '/api/reports.php?action=create', { fk_element: foreign.id, title: 'x' }), 404, 'ORDER_NOT_FOUND');
-        assertError(await req(me, 'POST', '/api/reports.php?action=create', { element_type: 'facture', fk_element: order.id + 100000, title: 'x' }), 404, 'OBJECT_NOT_FOUND');
-        assertError(await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'x', template_id: 999999 }), 404, 'TEMPLATE_NOT_FOUND');
+        assertError(
+          await req(me, 'POST', '/api/reports.php?action=create', { fk_element: foreign.id, title: 'x' }),
+          404,
+          'ORDER_NOT_FOUND',
+        );
+        assertError(
+          await req(me, 'POST', '/api/reports.php?action=create', { element_type: 'facture', fk_element: order.id + 100000, title: 'x' }),
+          404,
+          'OBJECT_NOT_FOUND',
+        );
+        assertError(
+          await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'x', template_id: 999999 }),
+          404,
+          'TEMPLATE_NOT_FOUND',
+        );
         const reader = await caller(['read']);
         const readersOrder = await ctx.make.order({ author: reader.id });
-        assertError(await req(reader, 'POST', '/api/reports.php?action=create', { fk_element: readersOrder.id, title: 'x' }), 403, 'AUTH_RIGHT_MISSING');
-        const huge = await ctx.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers: { ...me.headers, 'content-type': 'application/json' }, payload: JSON.stringify({ fk_element: order.id, title: 'x', pad: 'y'.repeat(2 * 1024 * 1024) }) });
+        assertError(
+          await req(reader, 'POST', '/api/reports.php?action=create', { fk_element: readersOrder.id, title: 'x' }),
+          403,
+          'AUTH_RIGHT_MISSING',
+        );
+        const huge = await ctx.app.inject({
+          method: 'POST',
+          url: '/api/reports.php?action=create',
+          headers: { ...me.headers, 'content-type': 'application/json' },
+          payload: JSON.stringify({ fk_element: order.id, title: 'x', pad: 'y'.repeat(2 * 1024 * 1024) }),
+        });
         assertError(huge, 413, 'BODY_TOO_LARGE');
         assert.equal(await count(), before);
       });
@@ -283,17 +352,42 @@ for (const dialect of testDialects()) {
         assertError(await req(me, 'POST', `/api/pages.php?id=${page.id}`, { note: 'später' }), 409, 'REPORT_FINAL');
         assertError(await req(me, 'DELETE', `/api/pages.php?id=${page.id}`), 409, 'REPORT_FINAL');
         assertError(await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'neu' }), 409, 'REPORT_FINAL');
-        assertError(await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: done.pages.map((p: { id: number }) => p.id).reverse() }), 409, 'REPORT_FINAL');
+        assertError(
+          await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${report.id}`, {
+            order: done.pages.map((p: { id: number }) => p.id).reverse(),
+          }),
+          409,
+          'REPORT_FINAL',
+        );
         assertError(await finalize(me, report.id), 409, 'REPORT_FINAL');
         assert.deepEqual(await readFile(file), bytes, 'the final PDF is untouched');
         await assertPdfA1b(t, file, 'final PDF: photos, before/after, title page');
 
         if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         const info = await pdfInfo(file);
-        assert.equal(info.pages, 3, 'no cover sheet chosen, 4 to a sheet (the default): the summary, one sheet for the 4 pages, the evidence sheet');
-        assert.ok(info.sizes.every((s) => near(s.width, A4.width) && near(s.height, A4.height)), JSON.stringify(info.sizes));
+        assert.equal(
+          info.pages,
+          3,
+          'no cover sheet chosen, 4 to a sheet (the default): the summary, one sheet for the 4 pages, the evidence sheet',
+        );
+        assert.ok(
+          info.sizes.every((s) => near(s.width, A4.width) && near(s.height, A4.height)),
+          JSON.stringify(info.sizes),
+        );
         const text = await pdfText(file);
-        for (const expected of ['Zusammenfassung: Prüfung der Heizungsanlage – Ölbrenner', 'Brennraum: Maße ÄÖÜß', 'Ruß an der Düse entfernt', 'Vorher', 'Nachher', 'Wärmetauscher gereinigt', 'Übergabe an den Kunden', 'Seite 1 / 3', 'Seite 2 / 3', 'Nachweisblatt', 'Seite 3 / 3']) {
+        for (const expected of [
+          'Zusammenfassung: Prüfung der Heizungsanlage – Ölbrenner',
+          'Brennraum: Maße ÄÖÜß',
+          'Ruß an der Düse entfernt',
+          'Vorher',
+          'Nachher',
+          'Wärmetauscher gereinigt',
+          'Übergabe an den Kunden',
+          'Seite 1 / 3',
+          'Seite 2 / 3',
+          'Nachweisblatt',
+          'Seite 3 / 3',
+        ]) {
           assert.ok(text.includes(expected), `PDF text lacks "${expected}"`);
         }
       });
@@ -308,9 +402,15 @@ for (const dialect of testDialects()) {
         const info = await pdfInfo(file);
         // The summary, 4 page sheets, then the evidence sheet (over more than one A5 sheet).
         const sheets = (await pdfText(file)).split('\f').slice(0, -1);
-        assert.equal(sheets.findIndex((text) => text.includes('Nachweisblatt')), 5);
+        assert.equal(
+          sheets.findIndex((text) => text.includes('Nachweisblatt')),
+          5,
+        );
         assert.ok(info.pages >= 6 && info.pages <= 8, `${info.pages} sheets`);
-        assert.ok(info.sizes.every((s) => near(s.width, A5.height) && near(s.height, A5.width)), JSON.stringify(info.sizes));
+        assert.ok(
+          info.sizes.every((s) => near(s.width, A5.height) && near(s.height, A5.width)),
+          JSON.stringify(info.sizes),
+        );
         await assertPdfA1b(t, file, 'final PDF, A5 landscape');
       });
 
@@ -373,14 +473,23 @@ for (const dialect of testDialects()) {
         const me = await caller();
         await installCoverTemplate();
         const listed = (await req(me, 'GET', '/api/odt_templates.php')).json();
-        assert.ok(listed.items.some((i: { name: string }) => i.name === COVER_TEMPLATE_FILENAME), JSON.stringify(listed));
+        assert.ok(
+          listed.items.some((i: { name: string }) => i.name === COVER_TEMPLATE_FILENAME),
+          JSON.stringify(listed),
+        );
         await ctx.make.setConst('MAIN_INFO_SOCIETE_NOM', 'Haustechnik Weiß & Söhne', ctx.config.entity);
         const customer = await ctx.make.thirdParty({ name: 'Müller & Söhne GmbH', town: 'Köln' });
         const order = await ctx.make.order({ author: me.id, customer: customer.id, refClient: 'Best-Ä-77' });
         const folder = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref);
         await mkdir(folder.dir, { recursive: true });
-        await sharp({ create: { width: 800, height: 600, channels: 3, background: '#88a' } }).jpeg().toFile(path.join(folder.dir, 'foto.jpg'));
-        const report = await createReport(me, { fk_element: order.id, title: 'Prüfbericht Ölheizung', odt_template: COVER_TEMPLATE_FILENAME });
+        await sharp({ create: { width: 800, height: 600, channels: 3, background: '#88a' } })
+          .jpeg()
+          .toFile(path.join(folder.dir, 'foto.jpg'));
+        const report = await createReport(me, {
+          fk_element: order.id,
+          title: 'Prüfbericht Ölheizung',
+          odt_template: COVER_TEMPLATE_FILENAME,
+        });
         assert.equal(report.odt_template, COVER_TEMPLATE_FILENAME);
         await addPage(me, report.id, { source: 'foto.jpg', title: 'Kessel' });
         await addPage(me, report.id, { layout: 'title_only', title: 'Ende' });
@@ -390,37 +499,75 @@ for (const dialect of testDialects()) {
         const info = await pdfInfo(file);
         assert.equal(info.pages, 4, 'the cover, the summary, one sheet for both pages, the evidence sheet');
         const pages = (await pdfText(file)).split('\f');
-        for (const value of ['Prüfbericht Ölheizung', report.ref, order.ref, 'Best-Ä-77', 'Müller & Söhne GmbH', 'Köln', 'Haustechnik Weiß & Söhne']) {
+        for (const value of [
+          'Prüfbericht Ölheizung',
+          report.ref,
+          order.ref,
+          'Best-Ä-77',
+          'Müller & Söhne GmbH',
+          'Köln',
+          'Haustechnik Weiß & Söhne',
+        ]) {
           assert.ok(pages[0]!.includes(value), `cover lacks "${value}": ${pages[0]}`);
         }
         assert.ok(!/\{(bericht|object|company|mycompany)_[a-z_]+\}/.test(pages[0]!), `a placeholder was left: ${pages[0]}`);
         assert.ok(!pages[0]!.includes('Seite 1 / 4'), 'the cover carries no footer');
-        assert.ok(pages[1]!.includes('Seite 2 / 4') && pages[2]!.includes('Seite 3 / 4') && pages[3]!.includes('Nachweisblatt') && pages[3]!.includes('Seite 4 / 4'));
+        assert.ok(
+          pages[1]!.includes('Seite 2 / 4') &&
+            pages[2]!.includes('Seite 3 / 4') &&
+            pages[3]!.includes('Nachweisblatt') &&
+            pages[3]!.includes('Seite 4 / 4'),
+        );
         await assertPdfA1b(t, file, 'final PDF with the ODT cover');
       });
 
       test('without LibreOffice the PDF still comes, with the built-in cover and a warning in the log', async (t) => {
         const lines: string[] = [];
-        const stream = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
-        const noOffice = await createTestContext(dialect, { libreOfficeBinary: '/nonexistent/soffice' }, { logger: { level: 'warn', stream } });
+        const stream = new Writable({
+          write(chunk, _enc, done) {
+            lines.push(String(chunk));
+            done();
+          },
+        });
+        const noOffice = await createTestContext(
+          dialect,
+          { libreOfficeBinary: '/nonexistent/soffice' },
+          { logger: { level: 'warn', stream } },
+        );
         try {
           await installCoverTemplate(noOffice.config.dataRoot);
           const user = await noOffice.make.user({ rights: ['read', 'write'] });
           const headers = { authorization: `Bearer ${await noOffice.make.token(user)}` };
           const order = await noOffice.make.order({ author: user.id });
-          const created = await noOffice.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers, payload: { fk_element: order.id, title: 'Ohne Büro', odt_template: COVER_TEMPLATE_FILENAME } });
+          const created = await noOffice.app.inject({
+            method: 'POST',
+            url: '/api/reports.php?action=create',
+            headers,
+            payload: { fk_element: order.id, title: 'Ohne Büro', odt_template: COVER_TEMPLATE_FILENAME },
+          });
           assert.equal(created.statusCode, 201, created.body);
           const report = created.json();
-          await noOffice.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${report.id}`, headers, payload: { title: 'Seite' } });
+          await noOffice.app.inject({
+            method: 'POST',
+            url: `/api/pages.php?action=add&bericht_id=${report.id}`,
+            headers,
+            payload: { title: 'Seite' },
+          });
           const res = await noOffice.app.inject({ method: 'POST', url: `/api/reports.php?id=${report.id}&action=finalize`, headers });
           assert.equal(res.statusCode, 200, res.body);
-          assert.ok(lines.some((l) => /LibreOffice/.test(l) && /"level":40/.test(l)), lines.join(''));
+          assert.ok(
+            lines.some((l) => /LibreOffice/.test(l) && /"level":40/.test(l)),
+            lines.join(''),
+          );
           const file = path.join(noOffice.config.dataRoot, res.json().final_pdf_path);
           await assertPdfA1b(t, file, 'final PDF with the built-in cover');
           if (pdfToolsMissing) return t.skip(pdfToolsMissing);
           assert.equal((await pdfInfo(file)).pages, 4, 'the built-in cover, the summary, the page, the evidence sheet');
           const cover = (await pdfText(file)).split('\f')[0]!;
-          assert.ok(cover.includes('Ohne Büro') && cover.includes(`Bericht ${report.ref}`) && cover.includes(`Auftrag ${order.ref}`), cover);
+          assert.ok(
+            cover.includes('Ohne Büro') && cover.includes(`Bericht ${report.ref}`) && cover.includes(`Auftrag ${order.ref}`),
+            cover,
+          );
         } finally {
           await noOffice.close();
         }
@@ -434,12 +581,21 @@ for (const dialect of testDialects()) {
         // A page whose image lies in the report's own work area (as signature and template images do).
         const own = path.join(workDir(report.ref), 'skizze.png');
         await mkdir(path.dirname(own), { recursive: true });
-        await sharp({ create: { width: 300, height: 200, channels: 3, background: '#fff' } }).png().toFile(own);
+        await sharp({ create: { width: 300, height: 200, channels: 3, background: '#fff' } })
+          .png()
+          .toFile(own);
         const extra = await addPage(me, report.id, { title: 'Skizze' });
-        await ctx.handle.db.updateTable('bericht_page').set({ layout: 'photo', source_path: `bericht/${report.ref}/skizze.png` }).where('rowid', '=', extra.id).execute();
+        await ctx.handle.db
+          .updateTable('bericht_page')
+          .set({ layout: 'photo', source_path: `bericht/${report.ref}/skizze.png` })
+          .where('rowid', '=', extra.id)
+          .execute();
         assert.equal((await finalize(me, report.id)).statusCode, 200);
 
-        const rowsBefore = { report: await reportRow(report.id), pages: await ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', report.id).orderBy('rowid').execute() };
+        const rowsBefore = {
+          report: await reportRow(report.id),
+          pages: await ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', report.id).orderBy('rowid').execute(),
+        };
         const filesBefore = await snapshotFiles(workDir(report.ref));
         const orderFilesBefore = await snapshotFiles(order.dir);
 
@@ -448,15 +604,27 @@ for (const dialect of testDialects()) {
         const v2 = res.json();
         assert.notEqual(v2.id, report.id);
         assert.notEqual(v2.ref, report.ref);
-        assert.deepEqual([v2.version, v2.fk_bericht_parent, v2.status, v2.final_pdf_path, v2.title], [2, report.id, 'draft', null, report.title]);
+        assert.deepEqual(
+          [v2.version, v2.fk_bericht_parent, v2.status, v2.final_pdf_path, v2.title],
+          [2, report.id, 'draft', null, report.title],
+        );
         assert.equal(v2.pages.length, 5);
-        assert.deepEqual(v2.pages.map((p: { title: string }) => p.title), rowsBefore.pages.map((p) => p.title));
+        assert.deepEqual(
+          v2.pages.map((p: { title: string }) => p.title),
+          rowsBefore.pages.map((p) => p.title),
+        );
         assert.equal(v2.pages[4].source_path, `bericht/${v2.ref}/skizze.png`, 'work-area images are copied');
         assert.equal(v2.pages[0].source_path, `commande/${order.ref}/vorher.jpg`, 'order attachments stay shared');
         const newFiles = await snapshotFiles(workDir(v2.ref));
         assert.deepEqual(Object.keys(newFiles), ['skizze.png'], 'the old PDF is not copied');
         assert.equal(newFiles['skizze.png'], filesBefore['skizze.png']);
-        assert.deepEqual(v2.versions.map((v: { id: number; version: number }) => [v.id, v.version]), [[report.id, 1], [v2.id, 2]]);
+        assert.deepEqual(
+          v2.versions.map((v: { id: number; version: number }) => [v.id, v.version]),
+          [
+            [report.id, 1],
+            [v2.id, 2],
+          ],
+        );
 
         // Changing the new version does not touch the old one.
         await req(me, 'POST', `/api/pages.php?id=${v2.pages[0].id}`, { note: 'geändert in Version 2' });
@@ -464,7 +632,10 @@ for (const dialect of testDialects()) {
         assert.equal((await finalize(me, v2.id)).statusCode, 200);
 
         assert.deepEqual(await reportRow(report.id), rowsBefore.report);
-        assert.deepEqual(await ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', report.id).orderBy('rowid').execute(), rowsBefore.pages);
+        assert.deepEqual(
+          await ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', report.id).orderBy('rowid').execute(),
+          rowsBefore.pages,
+        );
         assert.deepEqual(await snapshotFiles(workDir(report.ref)), filesBefore);
         // The order's documents gain the new version's PDF (a copy of its final file) and keep the rest.
         const { [`${v2.ref}.pdf`]: v2Copy, ...orderFilesAfter } = await snapshotFiles(order.dir);
@@ -474,7 +645,10 @@ for (const dialect of testDialects()) {
         const v3 = (await req(me, 'POST', `/api/reports.php?id=${report.id}&action=new_version`)).json();
         assert.equal(v3.version, 3, 'the next number of the whole chain, even from version 1');
         const old = (await req(me, 'GET', `/api/reports.php?id=${report.id}`)).json();
-        assert.deepEqual(old.versions.map((v: { version: number }) => v.version), [1, 2, 3]);
+        assert.deepEqual(
+          old.versions.map((v: { version: number }) => v.version),
+          [1, 2, 3],
+        );
       });
     });
 
@@ -501,8 +675,14 @@ for (const dialect of testDialects()) {
         const page = await addPage(me, other.id, { title: 'x' });
         const own = path.join(workDir(report.ref), 'geteilt.png');
         await mkdir(path.dirname(own), { recursive: true });
-        await sharp({ create: { width: 30, height: 20, channels: 3, background: '#fff' } }).png().toFile(own);
-        await ctx.handle.db.updateTable('bericht_page').set({ layout: 'photo', source_path: `bericht/${report.ref}/geteilt.png` }).where('rowid', '=', page.id).execute();
+        await sharp({ create: { width: 30, height: 20, channels: 3, background: '#fff' } })
+          .png()
+          .toFile(own);
+        await ctx.handle.db
+          .updateTable('bericht_page')
+          .set({ layout: 'photo', source_path: `bericht/${report.ref}/geteilt.png` })
+          .where('rowid', '=', page.id)
+          .execute();
         assertError(await req(me, 'DELETE', `/api/reports.php?id=${report.id}`), 409, 'CONFLICT');
         assert.ok(await reportRow(report.id));
         assert.ok(Object.keys(await snapshotFiles(workDir(report.ref))).includes('geteilt.png'));
@@ -524,7 +704,10 @@ for (const dialect of testDialects()) {
         const res = await req(boss, 'DELETE', `/api/reports.php?id=${report.id}`);
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(await snapshotFiles(workDir(report.ref)), {});
-        assert.equal((await ctx.handle.db.selectFrom('ecm_files').select('rowid').where('filepath', '=', `bericht/${report.ref}`).execute()).length, 0);
+        assert.equal(
+          (await ctx.handle.db.selectFrom('ecm_files').select('rowid').where('filepath', '=', `bericht/${report.ref}`).execute()).length,
+          0,
+        );
         assertError(await req(boss, 'DELETE', '/api/reports.php'), 400, 'VALIDATION_FAILED');
         assertError(await req(boss, 'DELETE', '/api/reports.php?id=x'), 400, 'VALIDATION_FAILED');
       });

@@ -33,7 +33,13 @@ describe('request time limits [sqlite]', () => {
     const body = JSON.stringify({ login: 'langsam', password: 'x'.repeat(40) });
     const conn = await openRaw(port);
     const started = Date.now();
-    conn.write(requestBytes('POST', '/api/auth.php', { 'content-type': 'application/json', 'content-length': body.length, connection: 'keep-alive' }));
+    conn.write(
+      requestBytes('POST', '/api/auth.php', {
+        'content-type': 'application/json',
+        'content-length': body.length,
+        connection: 'keep-alive',
+      }),
+    );
     conn.trickle(body, 200);
     const health = await ctx.app.inject({ method: 'GET', url: '/api/health' });
     assert.equal(health.statusCode, 200);
@@ -65,7 +71,7 @@ describe('request time limits [sqlite]', () => {
     assert.ok(took < 3500, `cut off after ${took} ms, expected about the 1 s headers limit`);
   });
 
-  test('headers over Node\'s size limit → 431 HEADERS_TOO_LARGE in the error shape, connection closed', async () => {
+  test("headers over Node's size limit → 431 HEADERS_TOO_LARGE in the error shape, connection closed", async () => {
     const res = await rawRequest(port, requestBytes('GET', '/api/health', { 'x-big': 'a'.repeat(20_000) }));
     assert.equal(res.status, 431, res.body);
     assert.equal(JSON.parse(res.body).code, 'HEADERS_TOO_LARGE');
@@ -74,7 +80,8 @@ describe('request time limits [sqlite]', () => {
 
   test('the OpenAPI document names the limits and lists every error code of the catalogue', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { info: { description: string } };
-    for (const name of ['HEADERS_TIMEOUT_SECONDS', 'BODY_TIMEOUT_SECONDS', 'REQUEST_TIMEOUT_SECONDS']) assert.ok(doc.info.description.includes(name), name);
+    for (const name of ['HEADERS_TIMEOUT_SECONDS', 'BODY_TIMEOUT_SECONDS', 'REQUEST_TIMEOUT_SECONDS'])
+      assert.ok(doc.info.description.includes(name), name);
     for (const code of Object.keys(errorCatalogue)) assert.ok(doc.info.description.includes(`\`${code}\``), code);
   });
 
@@ -84,7 +91,11 @@ describe('request time limits [sqlite]', () => {
     const order = await ctx.make.order({ author: user.id });
     const { payload, contentType } = multipart([{ filename: 'notiz.txt', data: 'kein Foto, nur Text' }]);
     const url = `/api/orders.php?action=upload_photo&id=${order.id}`;
-    const head = requestBytes('POST', url, { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-length': payload.length });
+    const head = requestBytes('POST', url, {
+      authorization: `Bearer ${token}`,
+      'content-type': contentType,
+      'content-length': payload.length,
+    });
 
     // The last 10 bytes over 2 s: beyond the 1 s body limit, within the 4 s request limit.
     const slow = await openRaw(port);
@@ -108,13 +119,23 @@ describe('request time limits [sqlite]', () => {
 describe('a client that hangs up mid-body [sqlite]', () => {
   test('is no server error: nothing at error level in the log, and the service keeps serving', async () => {
     const lines: string[] = [];
-    const stream = new Writable({ write(chunk, _e, done) { lines.push(...chunk.toString().split('\n').filter(Boolean)); done(); } });
+    const stream = new Writable({
+      write(chunk, _e, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
     const ctx = await createTestContext('sqlite', {}, { logger: { level: 'info', stream } });
     try {
       const port = await listenLocal(ctx.app);
       const sent = [
         requestBytes('POST', '/api/auth.php', { 'content-type': 'application/json', 'content-length': 100 }, '{"login":"x",'),
-        requestBytes('POST', '/api/upload_token.php', { authorization: 'Bearer x', 'content-type': 'application/json', 'content-length': 100 }, '{'),
+        requestBytes(
+          'POST',
+          '/api/upload_token.php',
+          { authorization: 'Bearer x', 'content-type': 'application/json', 'content-length': 100 },
+          '{',
+        ),
       ];
       for (const bytes of sent) {
         const conn = await openRaw(port);

@@ -44,7 +44,10 @@ describe('security headers [sqlite]', () => {
   test('the QR upload page (valid, unknown link) has the headers and keeps its nonce CSP', async () => {
     const made = await ctx.app.inject({ method: 'POST', url: '/api/upload_token.php', headers, payload: { fk_element: orderId } });
     assert.equal(made.statusCode, 201, made.body);
-    const page = await ctx.app.inject({ method: 'GET', url: new URL(made.json().upload_url).pathname + new URL(made.json().upload_url).search });
+    const page = await ctx.app.inject({
+      method: 'GET',
+      url: new URL(made.json().upload_url).pathname + new URL(made.json().upload_url).search,
+    });
     assert.equal(page.statusCode, 200, page.body);
     assertHtmlHeaders(page, 'upload page');
     const nonce = /nonce="([^"]+)"/.exec(page.body)?.[1];
@@ -55,7 +58,7 @@ describe('security headers [sqlite]', () => {
     assertHtmlHeaders(unknown, 'upload page, unknown link');
   });
 
-  test('the API docs and every HTML page they lead to have the headers (the docs\' frame-ancestors \'self\' gives way)', async () => {
+  test("the API docs and every HTML page they lead to have the headers (the docs' frame-ancestors 'self' gives way)", async () => {
     let url = '/api/docs';
     let res = await ctx.app.inject({ method: 'GET', url });
     for (let hops = 0; hops < 2 && res.statusCode >= 300 && res.statusCode < 400; hops++) {
@@ -69,7 +72,12 @@ describe('security headers [sqlite]', () => {
   });
 
   test('JSON answers (success and error) are never sniffed and carry no frame headers', async () => {
-    for (const [url, h] of [['/api/health', {}], ['/api/orders.php', headers], ['/api/orders.php', {}], ['/api/nothing', {}]] as const) {
+    for (const [url, h] of [
+      ['/api/health', {}],
+      ['/api/orders.php', headers],
+      ['/api/orders.php', {}],
+      ['/api/nothing', {}],
+    ] as const) {
       const res = await ctx.app.inject({ method: 'GET', url, headers: h });
       assert.match(String(res.headers['content-type']), /^application\/json/);
       assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
@@ -77,11 +85,26 @@ describe('security headers [sqlite]', () => {
     }
   });
 
-  test('the PDF stays frameable by the client\'s origin and is never sniffed', async () => {
-    const created = await ctx.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers, payload: { fk_element: orderId, title: 'Im Rahmen' } });
+  test("the PDF stays frameable by the client's origin and is never sniffed", async () => {
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/reports.php?action=create',
+      headers,
+      payload: { fk_element: orderId, title: 'Im Rahmen' },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id as number;
-    assert.equal((await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${id}`, headers, payload: { title: 'Nur Titel' } })).statusCode, 201);
+    assert.equal(
+      (
+        await ctx.app.inject({
+          method: 'POST',
+          url: `/api/pages.php?action=add&bericht_id=${id}`,
+          headers,
+          payload: { title: 'Nur Titel' },
+        })
+      ).statusCode,
+      201,
+    );
     const pdf = await ctx.app.inject({ method: 'GET', url: `/api/pdf.php?id=${id}&preview=1`, headers });
     assert.equal(pdf.statusCode, 200, pdf.body.slice(0, 200));
     assert.equal(pdf.headers['content-type'], 'application/pdf');
@@ -90,9 +113,15 @@ describe('security headers [sqlite]', () => {
     assert.equal(pdf.headers['x-content-type-options'], 'nosniff');
   });
 
-  test('denyFraming adds frame-ancestors \'none\' to a policy, or replaces the one it has', () => {
+  test("denyFraming adds frame-ancestors 'none' to a policy, or replaces the one it has", () => {
     assert.equal(denyFraming(undefined), "frame-ancestors 'none'");
-    assert.equal(denyFraming("default-src 'none'; style-src 'unsafe-inline'"), "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
-    assert.equal(denyFraming("default-src 'self'; frame-ancestors 'self'; img-src data:;"), "default-src 'self'; img-src data:; frame-ancestors 'none'");
+    assert.equal(
+      denyFraming("default-src 'none'; style-src 'unsafe-inline'"),
+      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    );
+    assert.equal(
+      denyFraming("default-src 'self'; frame-ancestors 'self'; img-src data:;"),
+      "default-src 'self'; img-src data:; frame-ancestors 'none'",
+    );
   });
 });

@@ -59,7 +59,8 @@ for (const dialect of testDialects()) {
       const created = await req('POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung' });
       assert.equal(created.statusCode, 201, created.body);
       const r = created.json() as { id: number; ref: string };
-      for (const title of ['Eins', 'Zwei']) assert.equal((await req('POST', `/api/pages.php?action=add&bericht_id=${r.id}`, { title })).statusCode, 201);
+      for (const title of ['Eins', 'Zwei'])
+        assert.equal((await req('POST', `/api/pages.php?action=add&bericht_id=${r.id}`, { title })).statusCode, 201);
       return { ...r, workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir };
     }
 
@@ -79,16 +80,24 @@ for (const dialect of testDialects()) {
     const metadataFile = (page: { source_path: string }) => path.join(ctx.config.dataRoot, page.source_path.replace(/\.png$/, '.json'));
     const metadataOf = async (page: { source_path: string }) => JSON.parse(await readFile(metadataFile(page), 'utf8'));
     const publicCheck = async (page: { verify_url: string }) => {
-      const res = await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${new URL(page.verify_url).searchParams.get('code')}` });
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: `/public/verify_signature.php?code=${new URL(page.verify_url).searchParams.get('code')}`,
+      });
       assert.equal(res.statusCode, 200, res.body);
       return res.body;
     };
     const row = (pageId: number) =>
-      ctx.handle.db.selectFrom('bericht_signature').select(['signed_at_device', 'signed_at_device_zone', 'device_time_plausible', 'datec']).where('fk_page', '=', pageId).executeTakeFirstOrThrow();
-    const sheetHeight = async (page: { source_path: string }) => (await sharp(path.join(ctx.config.dataRoot, page.source_path)).metadata()).height!;
+      ctx.handle.db
+        .selectFrom('bericht_signature')
+        .select(['signed_at_device', 'signed_at_device_zone', 'device_time_plausible', 'datec'])
+        .where('fk_page', '=', pageId)
+        .executeTakeFirstOrThrow();
+    const sheetHeight = async (page: { source_path: string }) =>
+      (await sharp(path.join(ctx.config.dataRoot, page.source_path)).metadata()).height!;
     const berlin = (unix: number) => localTime(new Date(unix * 1000), 'Europe/Berlin', { seconds: true, zone: false });
 
-    test('a device time 2 h before the server\'s is kept beside it, plausible, and shown as two times on the note, the sheet and the public check', async () => {
+    test("a device time 2 h before the server's is kept beside it, plausible, and shown as two times on the note, the sheet and the public check", async () => {
       const r = await report();
       const signedMs = Date.now() - 2 * HOUR * 1000;
       const sent = isoAt(signedMs, TOKYO);
@@ -116,7 +125,13 @@ for (const dialect of testDialects()) {
         page.note,
         `Unterschrieben von Erika Müller am ${tokyo} Uhr (Gerät, ${zoneName(new Date(deviceUnix * 1000), 'Asia/Tokyo')}, Asia/Tokyo); empfangen am ${berlin(meta.server_time_unix)} Uhr (Server, ${zoneName(server, 'Europe/Berlin')})`,
       );
-      assert.deepEqual(page.signature, { signer_name: 'Erika Müller', signed_at: meta.server_time_unix, signed_at_device: deviceUnix, signed_at_device_zone: 'Asia/Tokyo', device_time_plausible: true });
+      assert.deepEqual(page.signature, {
+        signer_name: 'Erika Müller',
+        signed_at: meta.server_time_unix,
+        signed_at_device: deviceUnix,
+        signed_at_device_zone: 'Asia/Tokyo',
+        device_time_plausible: true,
+      });
 
       const stored = await row(page.id);
       assert.equal(fromDbDateTime(stored.signed_at_device), deviceUnix);
@@ -149,10 +164,16 @@ for (const dialect of testDialects()) {
       const meta = await metadataOf(page);
       assert.equal(meta.signed_at_device_unix, Math.floor(ahead / 1000));
       assert.equal(meta.signed_at_device_zone, null);
-      assert.ok(meta.device_time_difference_seconds < -590 && meta.device_time_difference_seconds > -610, String(meta.device_time_difference_seconds));
+      assert.ok(
+        meta.device_time_difference_seconds < -590 && meta.device_time_difference_seconds > -610,
+        String(meta.device_time_difference_seconds),
+      );
       assert.equal(meta.device_time_plausible, false);
       assert.equal(meta.device_time_implausible_reason, 'ahead');
-      assert.match(page.note, /\(Gerät, UTC\); empfangen am .* Uhr \(Server, (?:MEZ|MESZ)\) – unplausibel: Gerätezeit 10 min nach der Serverzeit$/);
+      assert.match(
+        page.note,
+        /\(Gerät, UTC\); empfangen am .* Uhr \(Server, (?:MEZ|MESZ)\) – unplausibel: Gerätezeit 10 min nach der Serverzeit$/,
+      );
       assert.ok(page.note.includes(wallAt(ahead - (ahead % 1000), 0)), page.note);
       assert.equal(page.signature.device_time_plausible, false);
       assert.equal(Number((await row(page.id)).device_time_plausible), 0);
@@ -177,9 +198,16 @@ for (const dialect of testDialects()) {
       assert.equal(meta.device_time_plausible, false);
       assert.equal(meta.device_time_implausible_reason, 'too_old');
       assert.ok(Math.abs(meta.device_time_difference_seconds - 40 * DAY) < 60);
-      assert.match(page.note, /America\/St_Johns\); empfangen am .* – unplausibel: Gerätezeit mehr als 30 Tage vor dem Empfang \(40 Tage\)$/);
+      assert.match(
+        page.note,
+        /America\/St_Johns\); empfangen am .* – unplausibel: Gerätezeit mehr als 30 Tage vor dem Empfang \(40 Tage\)$/,
+      );
       assert.deepEqual(
-        { plausible: page.signature.device_time_plausible, zone: page.signature.signed_at_device_zone, at: page.signature.signed_at_device },
+        {
+          plausible: page.signature.device_time_plausible,
+          zone: page.signature.signed_at_device_zone,
+          at: page.signature.signed_at_device,
+        },
         { plausible: false, zone: 'America/St_Johns', at: Math.floor(old / 1000) },
       );
       assert.ok((await publicCheck(page)).includes('unplausibel: Gerätezeit mehr als 30 Tage vor dem Empfang'));
@@ -195,7 +223,10 @@ for (const dialect of testDialects()) {
       assert.equal(meta.signed_at_device, sent);
       assert.equal(meta.device_time_plausible, true);
       assert.ok(meta.device_time_difference_seconds >= 0 && meta.device_time_difference_seconds <= 60);
-      assert.equal(page.note, `Unterschrieben von Erika Müller am ${berlin(meta.server_time_unix)} Uhr (${zoneName(new Date(meta.server_time_unix * 1000), 'Europe/Berlin')})`);
+      assert.equal(
+        page.note,
+        `Unterschrieben von Erika Müller am ${berlin(meta.server_time_unix)} Uhr (${zoneName(new Date(meta.server_time_unix * 1000), 'Europe/Berlin')})`,
+      );
       const html = await publicCheck(page);
       assert.ok(html.includes('<dt>Unterschrieben</dt>') && !html.includes('(Gerät)') && !html.includes('Empfangen'), html);
 
@@ -203,11 +234,28 @@ for (const dialect of testDialects()) {
       const plain = (await sign(without.id, {})).json();
       assert.equal(await sheetHeight(page), await sheetHeight(plain), 'the same header as without a device time');
       const none = await metadataOf(plain);
-      for (const field of ['signed_at_device', 'signed_at_device_unix', 'signed_at_device_zone', 'device_time_difference_seconds', 'device_time_plausible', 'device_time_implausible_reason']) {
+      for (const field of [
+        'signed_at_device',
+        'signed_at_device_unix',
+        'signed_at_device_zone',
+        'device_time_difference_seconds',
+        'device_time_plausible',
+        'device_time_implausible_reason',
+      ]) {
         assert.ok(field in none && none[field] === null, `${field} is null without a device time`);
       }
-      assert.deepEqual(plain.signature, { signer_name: 'Erika Müller', signed_at: none.server_time_unix, signed_at_device: null, signed_at_device_zone: null, device_time_plausible: null });
-      assert.deepEqual(await row(plain.id).then((x) => [x.signed_at_device, x.signed_at_device_zone, x.device_time_plausible]), [null, null, null]);
+      assert.deepEqual(plain.signature, {
+        signer_name: 'Erika Müller',
+        signed_at: none.server_time_unix,
+        signed_at_device: null,
+        signed_at_device_zone: null,
+        device_time_plausible: null,
+      });
+      assert.deepEqual(await row(plain.id).then((x) => [x.signed_at_device, x.signed_at_device_zone, x.device_time_plausible]), [
+        null,
+        null,
+        null,
+      ]);
     });
 
     test('without a zone the device time is shown at the offset it was sent with', async () => {
@@ -247,13 +295,26 @@ for (const dialect of testDialects()) {
       ];
       for (const [fields, field] of cases) {
         const body = assertError(await sign(r.id, fields), 400, 'VALIDATION_FAILED');
-        assert.deepEqual((body.details as Array<{ field: string }>).map((d) => d.field), [`body.${field}`], JSON.stringify(fields));
+        assert.deepEqual(
+          (body.details as Array<{ field: string }>).map((d) => d.field),
+          [`body.${field}`],
+          JSON.stringify(fields),
+        );
         assert.ok((body.error as string).includes(field), body.error as string);
       }
       const pages = await ctx.handle.db.selectFrom('bericht_page').select('layout').where('fk_bericht', '=', r.id).execute();
-      assert.deepEqual(pages.map((p) => p.layout), ['title_only', 'title_only']);
-      assert.deepEqual((await readdir(r.workDir).catch(() => [] as string[])).filter((n) => n.startsWith('unterschrift_')), []);
-      assert.equal((await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length, 0);
+      assert.deepEqual(
+        pages.map((p) => p.layout),
+        ['title_only', 'title_only'],
+      );
+      assert.deepEqual(
+        (await readdir(r.workDir).catch(() => [] as string[])).filter((n) => n.startsWith('unterschrift_')),
+        [],
+      );
+      assert.equal(
+        (await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length,
+        0,
+      );
       // Empty fields count as absent.
       const blank = await sign(r.id, { signed_at_device: ' ', signed_at_device_zone: '' });
       assert.equal(blank.statusCode, 201, blank.body);
@@ -262,13 +323,24 @@ for (const dialect of testDialects()) {
 
     test('the device time is sealed: editing it, its zone or its verdict in the JSON breaks the seal', async () => {
       for (const edit of [
-        (m: Record<string, unknown>) => { m.signed_at_device = isoAt(Date.now() - DAY * 1000, TOKYO); },
-        (m: Record<string, unknown>) => { m.signed_at_device_unix = (m.signed_at_device_unix as number) - 3600; },
-        (m: Record<string, unknown>) => { m.signed_at_device_zone = 'Europe/Berlin'; },
-        (m: Record<string, unknown>) => { m.device_time_plausible = true; m.device_time_implausible_reason = null; },
+        (m: Record<string, unknown>) => {
+          m.signed_at_device = isoAt(Date.now() - DAY * 1000, TOKYO);
+        },
+        (m: Record<string, unknown>) => {
+          m.signed_at_device_unix = (m.signed_at_device_unix as number) - 3600;
+        },
+        (m: Record<string, unknown>) => {
+          m.signed_at_device_zone = 'Europe/Berlin';
+        },
+        (m: Record<string, unknown>) => {
+          m.device_time_plausible = true;
+          m.device_time_implausible_reason = null;
+        },
       ]) {
         const r = await report();
-        const page = (await sign(r.id, { signed_at_device: isoAt(Date.now() + 20 * 60_000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' })).json();
+        const page = (
+          await sign(r.id, { signed_at_device: isoAt(Date.now() + 20 * 60_000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' })
+        ).json();
         assert.equal((await req('GET', `/ajax/verify_signature.php?id=${page.id}`)).json().verified, true);
         const meta = await metadataOf(page);
         edit(meta);
@@ -283,19 +355,48 @@ for (const dialect of testDialects()) {
     test('an Idempotency-Key repeat answers the same page, whatever device time it carries; one page, one row', async () => {
       const r = await report();
       const key = `sig-${randomBytes(6).toString('hex')}`;
-      const first = await sign(r.id, { signed_at_device: isoAt(Date.now() - HOUR * 1000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' }, key);
+      const first = await sign(
+        r.id,
+        { signed_at_device: isoAt(Date.now() - HOUR * 1000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' },
+        key,
+      );
       assert.equal(first.statusCode, 201, first.body);
       const again = await sign(r.id, { signed_at_device: isoAt(Date.now(), TOKYO), signed_at_device_zone: 'Asia/Tokyo' }, key);
       assert.equal(again.statusCode, 201, again.body);
       assert.deepEqual(again.json(), first.json());
-      assert.equal((await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length, 1);
-      assert.equal((await ctx.handle.db.selectFrom('bericht_page').select('rowid').where('fk_bericht', '=', r.id).where('layout', '=', 'signature').execute()).length, 1);
+      assert.equal(
+        (await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length,
+        1,
+      );
+      assert.equal(
+        (
+          await ctx.handle.db
+            .selectFrom('bericht_page')
+            .select('rowid')
+            .where('fk_bericht', '=', r.id)
+            .where('layout', '=', 'signature')
+            .execute()
+        ).length,
+        1,
+      );
 
       // An answer kept from before pages carried `signature` is repeated with it filled in.
       const storedKey = createHash('sha256').update(key, 'utf8').digest('hex');
-      const kept = JSON.parse((await ctx.handle.db.selectFrom('bericht_idempotency').select('response').where('idem_key', '=', storedKey).executeTakeFirstOrThrow()).response!);
+      const kept = JSON.parse(
+        (
+          await ctx.handle.db
+            .selectFrom('bericht_idempotency')
+            .select('response')
+            .where('idem_key', '=', storedKey)
+            .executeTakeFirstOrThrow()
+        ).response!,
+      );
       delete kept.signature;
-      await ctx.handle.db.updateTable('bericht_idempotency').set({ response: JSON.stringify(kept) }).where('idem_key', '=', storedKey).execute();
+      await ctx.handle.db
+        .updateTable('bericht_idempotency')
+        .set({ response: JSON.stringify(kept) })
+        .where('idem_key', '=', storedKey)
+        .execute();
       const old = await sign(r.id, {}, key);
       assert.equal(old.statusCode, 201, old.body);
       assert.deepEqual(old.json(), first.json());
@@ -303,7 +404,9 @@ for (const dialect of testDialects()) {
 
     test('every page answer carries `signature`: the facts on signature pages, null on the others, in the report, after finalizing and in a new version', async () => {
       const r = await report();
-      const first = (await sign(r.id, { signed_at_device: isoAt(Date.now() - 2 * HOUR * 1000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' })).json();
+      const first = (
+        await sign(r.id, { signed_at_device: isoAt(Date.now() - 2 * HOUR * 1000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' })
+      ).json();
       const added = await req('POST', `/api/pages.php?action=add&bericht_id=${r.id}`, { title: 'Nachtrag' });
       assert.equal(added.json().signature, null);
       const changed = await req('POST', `/api/pages.php?id=${added.json().id}`, { note: 'mehr' });
@@ -322,8 +425,13 @@ for (const dialect of testDialects()) {
       );
       assert.equal(first.signature.signed_at_device_zone, 'Asia/Tokyo');
       assert.equal(second.signature.signed_at_device, null);
-      const reordered = await req('POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, { order: detail.pages.map((p: { id: number }) => p.id) });
-      assert.deepEqual(reordered.json().pages.map((p: { signature: unknown }) => p.signature), detail.pages.map((p: { signature: unknown }) => p.signature));
+      const reordered = await req('POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, {
+        order: detail.pages.map((p: { id: number }) => p.id),
+      });
+      assert.deepEqual(
+        reordered.json().pages.map((p: { signature: unknown }) => p.signature),
+        detail.pages.map((p: { signature: unknown }) => p.signature),
+      );
       const final = await req('POST', `/api/reports.php?id=${r.id}&action=finalize`);
       assert.equal(final.statusCode, 200, final.body);
       assert.deepEqual(final.json().pages[2].signature, first.signature);

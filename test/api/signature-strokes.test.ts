@@ -32,7 +32,12 @@ interface Strokes {
 
 /** A drawing of two strokes, a pen's and a finger's, as the app records it. */
 function drawing(): Strokes {
-  const pen: Sample[] = Array.from({ length: 40 }, (_, i) => [20.5 + i * 3.25, 100 + Math.round(Math.sin(i / 4) * 3000) / 100, i * 4.167, Math.round((0.2 + 0.6 * (i / 39)) * 10000) / 10000]);
+  const pen: Sample[] = Array.from({ length: 40 }, (_, i) => [
+    20.5 + i * 3.25,
+    100 + Math.round(Math.sin(i / 4) * 3000) / 100,
+    i * 4.167,
+    Math.round((0.2 + 0.6 * (i / 39)) * 10000) / 10000,
+  ]);
   const finger: Sample[] = Array.from({ length: 12 }, (_, i) => [200 + i * 2, 80.75 + i, 600 + i * 16.5, i === 11 ? 0 : 1]);
   return {
     format: 'fieldreport-strokes/1',
@@ -65,29 +70,53 @@ for (const dialect of testDialects()) {
     /** A draft on a fresh order with one title page. */
     async function report(owner = me) {
       const order = await ctx.make.order({ author: owner.id });
-      const created = await ctx.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers: owner.headers, payload: { fk_element: order.id, title: 'Wartung' } });
+      const created = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/reports.php?action=create',
+        headers: owner.headers,
+        payload: { fk_element: order.id, title: 'Wartung' },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const r = created.json() as { id: number; ref: string };
-      const added = await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${r.id}`, headers: owner.headers, payload: { title: 'Eins' } });
+      const added = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/pages.php?action=add&bericht_id=${r.id}`,
+        headers: owner.headers,
+        payload: { title: 'Eins' },
+      });
       assert.equal(added.statusCode, 201, added.body);
       return { ...r, workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir };
     }
 
     /** Signs `reportId` with `strokes` (a text field unless a whole part is given) and the extra headers. */
     async function sign(reportId: number, strokes?: string | Part, headers: Record<string, string> = {}, who = me) {
-      const part: Part[] = strokes === undefined ? [] : typeof strokes === 'string' ? [{ name: 'strokes', type: 'text/plain; charset=utf-8', data: strokes }] : [strokes];
+      const part: Part[] =
+        strokes === undefined
+          ? []
+          : typeof strokes === 'string'
+            ? [{ name: 'strokes', type: 'text/plain; charset=utf-8', data: strokes }]
+            : [strokes];
       const form = multipart([
         { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika Müller' },
         ...part,
         { name: 'file', filename: 'signature.png', type: 'image/png', data: await signaturePng() },
       ]);
-      return ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${reportId}`, headers: { ...who.headers, ...headers, 'content-type': form.contentType }, payload: form.payload });
+      return ctx.app.inject({
+        method: 'POST',
+        url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
+        headers: { ...who.headers, ...headers, 'content-type': form.contentType },
+        payload: form.payload,
+      });
     }
-    const fileOf = (page: { source_path: string }, suffix: string) => path.join(ctx.config.dataRoot, page.source_path.replace(/\.png$/, suffix));
+    const fileOf = (page: { source_path: string }, suffix: string) =>
+      path.join(ctx.config.dataRoot, page.source_path.replace(/\.png$/, suffix));
     const metadataOf = async (page: { source_path: string }) => JSON.parse(await readFile(fileOf(page, '.json'), 'utf8'));
     const verify = async (pageId: number) => (await req('GET', `/ajax/verify_signature.php?id=${pageId}`)).json();
     const publicCheck = async (page: { verify_url: string }) => {
-      const res = await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${new URL(page.verify_url).searchParams.get('code')}` });
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: `/public/verify_signature.php?code=${new URL(page.verify_url).searchParams.get('code')}`,
+      });
       assert.equal(res.statusCode, 200, res.body);
       return res.body;
     };
@@ -95,9 +124,18 @@ for (const dialect of testDialects()) {
     /** Nothing of a signature is left in the report: no page, no row, no file. */
     async function nothingLeft(r: { id: number; workDir: string }) {
       const pages = await ctx.handle.db.selectFrom('bericht_page').select('layout').where('fk_bericht', '=', r.id).execute();
-      assert.deepEqual(pages.map((p) => p.layout), ['title_only']);
-      assert.deepEqual((await readdir(r.workDir).catch(() => [] as string[])).filter((n) => n.startsWith('unterschrift_')), []);
-      assert.equal((await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length, 0);
+      assert.deepEqual(
+        pages.map((p) => p.layout),
+        ['title_only'],
+      );
+      assert.deepEqual(
+        (await readdir(r.workDir).catch(() => [] as string[])).filter((n) => n.startsWith('unterschrift_')),
+        [],
+      );
+      assert.equal(
+        (await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length,
+        0,
+      );
     }
 
     test('valid strokes are stored byte for byte beside the signature, summed up in the sealed metadata with the User-Agent, and verified', async () => {
@@ -136,11 +174,21 @@ for (const dialect of testDialects()) {
 
     test('the summary is sealed: editing it (or the User-Agent) in the metadata breaks the seal', async () => {
       for (const edit of [
-        (m: Record<string, any>) => { m.strokes.samples += 1; },
-        (m: Record<string, any>) => { m.strokes.sha256 = sha256('anders'); },
-        (m: Record<string, any>) => { m.strokes = null; },
-        (m: Record<string, any>) => { delete m.strokes; },
-        (m: Record<string, any>) => { m.user_agent = 'curl/8.0'; },
+        (m: Record<string, any>) => {
+          m.strokes.samples += 1;
+        },
+        (m: Record<string, any>) => {
+          m.strokes.sha256 = sha256('anders');
+        },
+        (m: Record<string, any>) => {
+          m.strokes = null;
+        },
+        (m: Record<string, any>) => {
+          delete m.strokes;
+        },
+        (m: Record<string, any>) => {
+          m.user_agent = 'curl/8.0';
+        },
       ]) {
         const r = await report();
         const page = (await sign(r.id, JSON.stringify(drawing()))).json();
@@ -170,7 +218,10 @@ for (const dialect of testDialects()) {
       assert.equal(checked.message, 'Die Aufzeichnung der Striche (Stiftdaten) der Unterschrift fehlt oder wurde verändert');
       assert.deepEqual(checked.checks, { metadata: true, seal: true, page_count: true, hash: true, image: true, strokes: false });
       const html = await publicCheck(page);
-      assert.ok(html.includes('✘ Nicht gültig: Die Aufzeichnung der Striche (Stiftdaten) der Unterschrift fehlt oder wurde verändert'), html);
+      assert.ok(
+        html.includes('✘ Nicht gültig: Die Aufzeichnung der Striche (Stiftdaten) der Unterschrift fehlt oder wurde verändert'),
+        html,
+      );
       // What the sealed metadata says is still shown beside the verdict.
       assert.ok(html.includes('2 Striche, 52 Messpunkte'), html);
 
@@ -194,7 +245,12 @@ for (const dialect of testDialects()) {
       const r = await report();
       const page = (await sign(r.id, JSON.stringify(drawing()))).json();
       await writeFile(fileOf(page, '.strokes.json'), '{}');
-      await ctx.handle.db.updateTable('bericht_page').set({ title: 'Anders' }).where('fk_bericht', '=', r.id).where('layout', '=', 'title_only').execute();
+      await ctx.handle.db
+        .updateTable('bericht_page')
+        .set({ title: 'Anders' })
+        .where('fk_bericht', '=', r.id)
+        .where('layout', '=', 'title_only')
+        .execute();
       const checked = await verify(page.id);
       assert.equal(checked.reason, 'content_changed');
       assert.equal(checked.checks.hash, false);
@@ -251,7 +307,9 @@ for (const dialect of testDialects()) {
       assert.equal((await verify(asFile.json().id)).verified, true);
 
       // Indented, a number written 20.50 and a key as \u escape: what JSON.parse and JSON.stringify would change.
-      const written = JSON.stringify(drawing(), null, 2).replace('"format"', '"\\u0066ormat"').replace(/20\.5\b/, '20.50');
+      const written = JSON.stringify(drawing(), null, 2)
+        .replace('"format"', '"\\u0066ormat"')
+        .replace(/20\.5\b/, '20.50');
       assert.notEqual(JSON.stringify(JSON.parse(written)), written);
       const asJson = await sign(r.id, { name: 'strokes', type: 'application/json', data: written });
       assert.equal(asJson.statusCode, 201, asJson.body);
@@ -265,7 +323,11 @@ for (const dialect of testDialects()) {
       assert.equal(latin.statusCode, 201, latin.body);
       assert.ok((await readFile(fileOf(latin.json(), '.strokes.json'))).equals(Buffer.from(sent)));
       // Its non-ASCII bytes are read as the UTF-8 they are, not by the charset named (latin1 would read "ZÃ¤hler"): the key is named as sent.
-      const umlaut = await sign(r.id, { name: 'strokes', type: 'text/plain; charset=latin1', data: Buffer.from(JSON.stringify({ ...drawing(), Zähler: 1 }), 'utf8') });
+      const umlaut = await sign(r.id, {
+        name: 'strokes',
+        type: 'text/plain; charset=latin1',
+        data: Buffer.from(JSON.stringify({ ...drawing(), Zähler: 1 }), 'utf8'),
+      });
       assert.equal(umlaut.statusCode, 400, umlaut.body);
       assert.match(umlaut.json().details[0].message, /unbekannter Schlüssel "Zähler"/);
       // An empty field counts as absent.
@@ -285,18 +347,52 @@ for (const dialect of testDialects()) {
       const cases: Array<[string, string | Part, RegExp]> = [
         ['malformed JSON', valid.slice(0, -5), /kein gültiges JSON/],
         ['NaN as written by hand', valid.replace('[20.5,', '[NaN,'), /kein gültiges JSON/],
-        ['NaN through JSON.stringify (null)', change((d) => (d.strokes[0].samples[3][0] = Number.NaN)), /strokes\[0\]\.samples\[3\]\[0\] \(x\): muss eine endliche Zahl sein/],
+        [
+          'NaN through JSON.stringify (null)',
+          change((d) => (d.strokes[0].samples[3][0] = Number.NaN)),
+          /strokes\[0\]\.samples\[3\]\[0\] \(x\): muss eine endliche Zahl sein/,
+        ],
         ['Infinity (1e999)', valid.replace('[20.5,', '[1e999,'), /strokes\[0\]\.samples\[0\]\[0\] \(x\): muss eine endliche Zahl sein/],
-        ['a number as a string', change((d) => (d.strokes[1].samples[2][1] = '81.75')), /strokes\[1\]\.samples\[2\]\[1\] \(y\): muss eine endliche Zahl sein/],
-        ['pressure above 1', change((d) => (d.strokes[0].samples[5][3] = 1.01)), /strokes\[0\]\.samples\[5\]\[3\] \(pressure\): muss zwischen 0 und 1 liegen/],
+        [
+          'a number as a string',
+          change((d) => (d.strokes[1].samples[2][1] = '81.75')),
+          /strokes\[1\]\.samples\[2\]\[1\] \(y\): muss eine endliche Zahl sein/,
+        ],
+        [
+          'pressure above 1',
+          change((d) => (d.strokes[0].samples[5][3] = 1.01)),
+          /strokes\[0\]\.samples\[5\]\[3\] \(pressure\): muss zwischen 0 und 1 liegen/,
+        ],
         ['pressure below 0', change((d) => (d.strokes[0].samples[5][3] = -0.1)), /\(pressure\): muss zwischen 0 und 1 liegen/],
-        ['an unknown pointer type', change((d) => (d.strokes[1].pointer_type = 'finger')), /strokes\[1\]\.pointer_type: muss mouse, pen, touch sein/],
+        [
+          'an unknown pointer type',
+          change((d) => (d.strokes[1].pointer_type = 'finger')),
+          /strokes\[1\]\.pointer_type: muss mouse, pen, touch sein/,
+        ],
         ['no pointer type', change((d) => delete d.strokes[1].pointer_type), /strokes\[1\]: "pointer_type" fehlt/],
-        ['times decreasing', change((d) => (d.strokes[1].samples[0][2] = 10)), /strokes\[1\]\.samples\[0\]\[2\] \(t\): Zeiten dürfen nicht abnehmen/],
+        [
+          'times decreasing',
+          change((d) => (d.strokes[1].samples[0][2] = 10)),
+          /strokes\[1\]\.samples\[0\]\[2\] \(t\): Zeiten dürfen nicht abnehmen/,
+        ],
         ['a negative time', change((d) => (d.strokes[0].samples[1][2] = -1)), /strokes\[0\]\.samples\[1\]\[2\] \(t\): muss zwischen 0 und/],
-        ['the first time not 0', change((d) => d.strokes[0].samples.forEach((s: Sample) => (s[2] += 5))), /strokes\[0\]\.samples\[0\]\[2\] \(t\): der erste Messpunkt hat t = 0/],
-        ['a sample of three numbers', change((d) => d.strokes[0].samples[2].pop()), /strokes\[0\]\.samples\[2\]: muss \[x, y, t, pressure\] sein/],
-        ['a sample as an object', change((d) => (d.strokes[0].samples[2] = { x: 1, y: 2, t: 3, pressure: 0.5 })), /strokes\[0\]\.samples\[2\]: muss \[x, y, t, pressure\] sein/],
+        [
+          'the first time not 0',
+          change((d) => {
+            for (const s of d.strokes[0].samples as Sample[]) s[2] += 5;
+          }),
+          /strokes\[0\]\.samples\[0\]\[2\] \(t\): der erste Messpunkt hat t = 0/,
+        ],
+        [
+          'a sample of three numbers',
+          change((d) => d.strokes[0].samples[2].pop()),
+          /strokes\[0\]\.samples\[2\]: muss \[x, y, t, pressure\] sein/,
+        ],
+        [
+          'a sample as an object',
+          change((d) => (d.strokes[0].samples[2] = { x: 1, y: 2, t: 3, pressure: 0.5 })),
+          /strokes\[0\]\.samples\[2\]: muss \[x, y, t, pressure\] sein/,
+        ],
         ['a stroke without samples', change((d) => (d.strokes[1].samples = [])), /strokes\[1\]\.samples: muss eine nicht leere Liste sein/],
         ['no strokes', change((d) => (d.strokes = [])), /strokes: muss eine nicht leere Liste sein/],
         ['strokes not a list', change((d) => (d.strokes = { pen: [] })), /strokes: muss eine nicht leere Liste sein/],
@@ -307,23 +403,51 @@ for (const dialect of testDialects()) {
         ['the columns in another order', change((d) => (d.sample_fields = ['t', 'x', 'y', 'pressure'])), /sample_fields: muss/],
         ['no pad', change((d) => delete d.pad), /"pad" fehlt/],
         ['a pad of width 0', change((d) => (d.pad.width = 0)), /pad\.width: muss größer als 0 sein/],
-        ['a start time as a string', change((d) => (d.started_at_unix_ms = '2026-11-24')), /started_at_unix_ms: muss eine endliche Zahl sein/],
+        [
+          'a start time as a string',
+          change((d) => (d.started_at_unix_ms = '2026-11-24')),
+          /started_at_unix_ms: muss eine endliche Zahl sein/,
+        ],
         ['a list, not an object', JSON.stringify(drawing().strokes), /muss ein JSON-Objekt sein/],
         ['JSON null', 'null', /muss ein JSON-Objekt sein/],
         ['a coordinate beyond any screen', change((d) => (d.strokes[0].samples[0][1] = 1e7)), /\(y\): muss zwischen/],
         // JSON.parse would keep the last: the check would read one format, a reader of the file maybe the other.
-        ['a key twice', valid.replace('{"format":"fieldreport-strokes/1"', '{"format":"evil","format":"fieldreport-strokes/1"'), /Schlüssel "format" doppelt/],
-        ['a key twice as an application/json part', { name: 'strokes', type: 'application/json', data: valid.replace('{"format":"fieldreport-strokes/1"', '{"format":"evil","format":"fieldreport-strokes/1"') }, /Schlüssel "format" doppelt/],
-        ['a key twice in a stroke', valid.replace('"pointer_type":"touch"', '"pointer_type":"mouse","pointer_type":"touch"'), /strokes\[1\]: Schlüssel "pointer_type" doppelt/],
+        [
+          'a key twice',
+          valid.replace('{"format":"fieldreport-strokes/1"', '{"format":"evil","format":"fieldreport-strokes/1"'),
+          /Schlüssel "format" doppelt/,
+        ],
+        [
+          'a key twice as an application/json part',
+          {
+            name: 'strokes',
+            type: 'application/json',
+            data: valid.replace('{"format":"fieldreport-strokes/1"', '{"format":"evil","format":"fieldreport-strokes/1"'),
+          },
+          /Schlüssel "format" doppelt/,
+        ],
+        [
+          'a key twice in a stroke',
+          valid.replace('"pointer_type":"touch"', '"pointer_type":"mouse","pointer_type":"touch"'),
+          /strokes\[1\]: Schlüssel "pointer_type" doppelt/,
+        ],
       ];
       for (const [what, strokes, message] of cases) {
         const body = assertError(await sign(r.id, strokes), 400, 'VALIDATION_FAILED');
-        assert.deepEqual((body.details as Array<{ field: string }>).map((d) => d.field), ['body.strokes'], what);
+        assert.deepEqual(
+          (body.details as Array<{ field: string }>).map((d) => d.field),
+          ['body.strokes'],
+          what,
+        );
         assert.match(body.error as string, /^strokes ist ungültig/, what);
         assert.match(body.error as string, message, `${what}: ${body.error}`);
       }
       // Declared application/json but no JSON: the same 400 as any malformed strokes.
-      const declared = assertError(await sign(r.id, { name: 'strokes', type: 'application/json', data: '{"format": ' }), 400, 'VALIDATION_FAILED');
+      const declared = assertError(
+        await sign(r.id, { name: 'strokes', type: 'application/json', data: '{"format": ' }),
+        400,
+        'VALIDATION_FAILED',
+      );
       assert.match(declared.error as string, /strokes ist ungültig: kein gültiges JSON/);
       await nothingLeft(r);
     });
@@ -340,17 +464,27 @@ for (const dialect of testDialects()) {
         ['too many samples', JSON.stringify(manySamples), new RegExp(`mehr als ${MAX_STROKE_SAMPLES} Messpunkte`)],
         ['too many strokes', JSON.stringify(manyStrokes), new RegExp(`mehr als ${MAX_STROKES} Striche`)],
         ['a huge field', huge, new RegExp(`mehr als ${MAX_STROKES_BYTES} Bytes`)],
-        ['a huge file part', { name: 'strokes', filename: 'strokes.json', type: 'application/json', data: huge }, new RegExp(`mehr als ${MAX_STROKES_BYTES} Bytes`)],
+        [
+          'a huge file part',
+          { name: 'strokes', filename: 'strokes.json', type: 'application/json', data: huge },
+          new RegExp(`mehr als ${MAX_STROKES_BYTES} Bytes`),
+        ],
       ];
       for (const [what, strokes, message] of cases) {
         const body = assertError(await sign(r.id, strokes), 413, 'STROKES_TOO_LARGE');
-        assert.deepEqual((body.details as Array<{ field: string }>).map((d) => d.field), ['body.strokes'], what);
+        assert.deepEqual(
+          (body.details as Array<{ field: string }>).map((d) => d.field),
+          ['body.strokes'],
+          what,
+        );
         assert.match(body.error as string, /^strokes ist zu groß/, what);
         assert.match(body.error as string, message, what);
       }
       // Exactly at the sample limit is fine (one stroke, times rising).
       const atLimit = drawing();
-      atLimit.strokes = [{ pointer_type: 'mouse', samples: Array.from({ length: MAX_STROKE_SAMPLES }, (_, i) => [i % 300, 100, i, 0.5] as Sample) }];
+      atLimit.strokes = [
+        { pointer_type: 'mouse', samples: Array.from({ length: MAX_STROKE_SAMPLES }, (_, i) => [i % 300, 100, i, 0.5] as Sample) },
+      ];
       const limitReport = await report();
       const ok = await sign(limitReport.id, JSON.stringify(atLimit));
       assert.equal(ok.statusCode, 201, ok.body);
@@ -362,13 +496,21 @@ for (const dialect of testDialects()) {
         { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'E'.repeat(9000) },
         { name: 'file', filename: 'signature.png', type: 'image/png', data: await signaturePng() },
       ]);
-      const long = await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${r.id}`, headers: { ...me.headers, 'content-type': form.contentType }, payload: form.payload });
+      const long = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/pages.php?action=signature&bericht_id=${r.id}`,
+        headers: { ...me.headers, 'content-type': form.contentType },
+        payload: form.payload,
+      });
       const body = assertError(long, 400, 'VALIDATION_FAILED');
-      assert.deepEqual((body.details as Array<{ field: string }>).map((d) => d.field), ['body.signer_name']);
+      assert.deepEqual(
+        (body.details as Array<{ field: string }>).map((d) => d.field),
+        ['body.signer_name'],
+      );
       await nothingLeft(r);
     });
 
-    test('another user\'s report with valid strokes: 404, nothing stored; without the write right: 403', async () => {
+    test("another user's report with valid strokes: 404, nothing stored; without the write right: 403", async () => {
       const owner = await ctx.make.user({ rights: ['read', 'write'] });
       const ownerCaller = { id: owner.id, headers: { authorization: `Bearer ${await ctx.make.token(owner)}` } };
       const theirs = await report(ownerCaller);
@@ -401,7 +543,10 @@ for (const dialect of testDialects()) {
         const signed = answers.filter((a) => a.statusCode === 201).map((a) => path.basename(a.json().source_path as string, '.png'));
         const names = await readdir(r.workDir);
         // Exactly the signatures made have their image, metadata and strokes; the refused one left nothing.
-        assert.deepEqual(names.filter((n) => n.startsWith('unterschrift_')).sort(), signed.flatMap((b) => [`${b}.json`, `${b}.png`, `${b}.strokes.json`]).sort());
+        assert.deepEqual(
+          names.filter((n) => n.startsWith('unterschrift_')).sort(),
+          signed.flatMap((b) => [`${b}.json`, `${b}.png`, `${b}.strokes.json`]).sort(),
+        );
       }
       assert.ok(conflicts > 0, 'two signatures at once on one report: one is refused (409)');
     });

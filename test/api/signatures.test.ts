@@ -20,7 +20,6 @@ import { multipart } from '../helpers/multipart.js';
 import { pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 import { assertPdfA1b } from '../helpers/pdfa.js';
 
-
 const crc32 = (data: Buffer): number => {
   let c = ~0;
   for (const byte of data) {
@@ -50,7 +49,12 @@ function hugePng(width: number, height: number): Buffer {
   row[0] = 0; // filter: none
   const raw = Buffer.alloc(row.length * height);
   for (let y = 0; y < height; y++) row.copy(raw, y * row.length);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 for (const dialect of testDialects()) {
@@ -76,33 +80,58 @@ for (const dialect of testDialects()) {
       const order = await ctx.make.order({ author: who.id, customer: customer.id });
       const dir = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir;
       await mkdir(dir, { recursive: true });
-      for (const [name, colour] of [['a.jpg', '#a33'], ['b.jpg', '#3a3']] as const) {
-        await sharp({ create: { width: 640, height: 480, channels: 3, background: colour } }).jpeg().toFile(path.join(dir, name));
+      for (const [name, colour] of [
+        ['a.jpg', '#a33'],
+        ['b.jpg', '#3a3'],
+      ] as const) {
+        await sharp({ create: { width: 640, height: 480, channels: 3, background: colour } })
+          .jpeg()
+          .toFile(path.join(dir, name));
       }
       const created = await req(who, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung' });
       assert.equal(created.statusCode, 201, created.body);
       const r = created.json();
-      for (const body of [{ source: 'a.jpg', title: 'Eins', note: 'Notiz eins' }, { layout: 'before_after', source: 'a.jpg', source_2: 'b.jpg', title: 'Zwei' }, { title: 'Drei' }]) {
+      for (const body of [
+        { source: 'a.jpg', title: 'Eins', note: 'Notiz eins' },
+        { layout: 'before_after', source: 'a.jpg', source_2: 'b.jpg', title: 'Zwei' },
+        { title: 'Drei' },
+      ]) {
         const res = await req(who, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, body);
         assert.equal(res.statusCode, 201, res.body);
       }
       return { ...r, order, orderDir: dir, workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir };
     }
 
-    async function sign(who: Caller, reportId: number, fields: Record<string, string> = { signer_name: 'Erika Müller' }, file?: { data: Buffer; name?: string }) {
+    async function sign(
+      who: Caller,
+      reportId: number,
+      fields: Record<string, string> = { signer_name: 'Erika Müller' },
+      file?: { data: Buffer; name?: string },
+    ) {
       const form = multipart([
         ...Object.entries(fields).map(([name, value]) => ({ name, type: 'text/plain; charset=utf-8', data: value })),
         { name: 'file', filename: file?.name ?? 'signature.png', type: 'image/png', data: file?.data ?? (await signaturePng()) },
       ]);
-      return ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${reportId}`, headers: { ...who.headers, 'content-type': form.contentType }, payload: form.payload });
+      return ctx.app.inject({
+        method: 'POST',
+        url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
+        headers: { ...who.headers, 'content-type': form.contentType },
+        payload: form.payload,
+      });
     }
     const verify = (who: Caller, pageId: number) => req(who, 'GET', `/ajax/verify_signature.php?id=${pageId}`);
-    const pageRows = (reportId: number) => ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').execute();
+    const pageRows = (reportId: number) =>
+      ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').execute();
 
     test('a fresh signature verifies; the page, the composite image and the sealed metadata are stored', async () => {
       const me = await caller();
       const r = await report(me);
-      const res = await sign(me, r.id, { signer_name: 'Erika Müller', gps_lat: '48.137154', gps_lon: '11.576124', confirmation_text: 'Arbeiten abgenommen.' });
+      const res = await sign(me, r.id, {
+        signer_name: 'Erika Müller',
+        gps_lat: '48.137154',
+        gps_lon: '11.576124',
+        confirmation_text: 'Arbeiten abgenommen.',
+      });
       assert.equal(res.statusCode, 201, res.body);
       const page = res.json();
       assert.equal(page.layout, 'signature');
@@ -141,36 +170,74 @@ for (const dialect of testDialects()) {
 
     test('each tampering fails with its reason: swapped pages, edited note, replaced image, deleted page, edited metadata', async () => {
       const me = await caller();
-      const cases: Array<[string, (r: Awaited<ReturnType<typeof report>>, sigPage: { id: number; source_path: string }) => Promise<void>, string]> = [
-        ['swap two signed pages', async (r) => {
-          const [p1, p2] = await pageRows(r.id);
-          await ctx.handle.db.updateTable('bericht_page').set({ page_order: 2 }).where('rowid', '=', p1!.rowid).execute();
-          await ctx.handle.db.updateTable('bericht_page').set({ page_order: 1 }).where('rowid', '=', p2!.rowid).execute();
-        }, 'content_changed'],
-        ['edit a signed note in the database', async (r) => {
-          const [p1] = await pageRows(r.id);
-          await ctx.handle.db.updateTable('bericht_page').set({ note: 'Notiz eins, nachträglich geändert' }).where('rowid', '=', p1!.rowid).execute();
-        }, 'content_changed'],
-        ['replace a signed image file', async (r) => {
-          await sharp({ create: { width: 640, height: 480, channels: 3, background: '#33a' } }).jpeg().toFile(path.join(r.orderDir, 'b.jpg'));
-        }, 'content_changed'],
-        ['replace the signature image itself', async (_r, sig) => {
-          await sharp({ create: { width: 50, height: 50, channels: 3, background: '#fff' } }).png().toFile(path.join(ctx.config.dataRoot, sig.source_path));
-        }, 'content_changed'],
-        ['delete a signed page in the database', async (r) => {
-          const [, , p3] = await pageRows(r.id);
-          await ctx.handle.db.deleteFrom('bericht_page').where('rowid', '=', p3!.rowid).execute();
-        }, 'page_count_changed'],
-        ['edit the metadata JSON', async (_r, sig) => {
-          const file = path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json'));
-          const meta = JSON.parse(await readFile(file, 'utf8'));
-          meta.signer_name = 'Jemand anderes';
-          await writeFile(file, JSON.stringify(meta, null, 2));
-        }, 'seal_broken'],
-        ['remove the metadata JSON', async (_r, sig) => {
-          const { rm } = await import('node:fs/promises');
-          await rm(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')));
-        }, 'metadata_missing'],
+      const cases: Array<
+        [string, (r: Awaited<ReturnType<typeof report>>, sigPage: { id: number; source_path: string }) => Promise<void>, string]
+      > = [
+        [
+          'swap two signed pages',
+          async (r) => {
+            const [p1, p2] = await pageRows(r.id);
+            await ctx.handle.db.updateTable('bericht_page').set({ page_order: 2 }).where('rowid', '=', p1!.rowid).execute();
+            await ctx.handle.db.updateTable('bericht_page').set({ page_order: 1 }).where('rowid', '=', p2!.rowid).execute();
+          },
+          'content_changed',
+        ],
+        [
+          'edit a signed note in the database',
+          async (r) => {
+            const [p1] = await pageRows(r.id);
+            await ctx.handle.db
+              .updateTable('bericht_page')
+              .set({ note: 'Notiz eins, nachträglich geändert' })
+              .where('rowid', '=', p1!.rowid)
+              .execute();
+          },
+          'content_changed',
+        ],
+        [
+          'replace a signed image file',
+          async (r) => {
+            await sharp({ create: { width: 640, height: 480, channels: 3, background: '#33a' } })
+              .jpeg()
+              .toFile(path.join(r.orderDir, 'b.jpg'));
+          },
+          'content_changed',
+        ],
+        [
+          'replace the signature image itself',
+          async (_r, sig) => {
+            await sharp({ create: { width: 50, height: 50, channels: 3, background: '#fff' } })
+              .png()
+              .toFile(path.join(ctx.config.dataRoot, sig.source_path));
+          },
+          'content_changed',
+        ],
+        [
+          'delete a signed page in the database',
+          async (r) => {
+            const [, , p3] = await pageRows(r.id);
+            await ctx.handle.db.deleteFrom('bericht_page').where('rowid', '=', p3!.rowid).execute();
+          },
+          'page_count_changed',
+        ],
+        [
+          'edit the metadata JSON',
+          async (_r, sig) => {
+            const file = path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json'));
+            const meta = JSON.parse(await readFile(file, 'utf8'));
+            meta.signer_name = 'Jemand anderes';
+            await writeFile(file, JSON.stringify(meta, null, 2));
+          },
+          'seal_broken',
+        ],
+        [
+          'remove the metadata JSON',
+          async (_r, sig) => {
+            const { rm } = await import('node:fs/promises');
+            await rm(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')));
+          },
+          'metadata_missing',
+        ],
       ];
       for (const [what, tamper, reason] of cases) {
         const r = await report(me);
@@ -203,7 +270,9 @@ for (const dialect of testDialects()) {
       const secondMeta = (await verify(me, second.id)).json();
       assert.equal(secondMeta.verified, true);
       assert.equal(secondMeta.metadata.page_count_at_signing, 5, 'the first signature page and the later page are covered');
-      await sharp({ create: { width: 60, height: 60, channels: 3, background: '#000' } }).png().toFile(path.join(ctx.config.dataRoot, first.source_path));
+      await sharp({ create: { width: 60, height: 60, channels: 3, background: '#000' } })
+        .png()
+        .toFile(path.join(ctx.config.dataRoot, first.source_path));
       assert.equal((await verify(me, first.id)).json().reason, 'content_changed');
       assert.equal((await verify(me, second.id)).json().reason, 'content_changed');
     });
@@ -219,8 +288,16 @@ for (const dialect of testDialects()) {
       assertError(await req(me, 'DELETE', `/api/pages.php?id=${p2!.rowid}`), 409, 'PAGE_SIGNED');
       assertError(await req(me, 'POST', `/api/pages.php?id=${sig.id}`, { title: 'anders' }), 409, 'PAGE_SIGNED');
       const ids = before.map((p) => Number(p.rowid));
-      assertError(await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, { order: [ids[1], ids[0], ...ids.slice(2)] }), 409, 'PAGE_SIGNED');
-      assertError(await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, { order: [...ids.slice(0, 3), ids[4], ids[3]] }), 409, 'PAGE_SIGNED');
+      assertError(
+        await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, { order: [ids[1], ids[0], ...ids.slice(2)] }),
+        409,
+        'PAGE_SIGNED',
+      );
+      assertError(
+        await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, { order: [...ids.slice(0, 3), ids[4], ids[3]] }),
+        409,
+        'PAGE_SIGNED',
+      );
       assert.deepEqual(await pageRows(r.id), before);
       assert.equal((await req(me, 'POST', `/api/pages.php?id=${free.id}`, { note: 'frei' })).statusCode, 200);
       assert.equal((await verify(me, sig.id)).json().verified, true);
@@ -228,7 +305,10 @@ for (const dialect of testDialects()) {
       assert.equal((await req(me, 'DELETE', `/api/pages.php?id=${free.id}`)).statusCode, 200);
       assertError(await req(me, 'DELETE', `/api/pages.php?id=${sig.id}`), 409, 'PAGE_SIGNED');
       assert.equal((await readdir(r.workDir)).filter((n) => n.startsWith('unterschrift_')).length, 2);
-      assert.equal((await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length, 1);
+      assert.equal(
+        (await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length,
+        1,
+      );
     });
 
     test('finalizing keeps the signature page; the public check shows ref, signer, time and result only', async (t) => {
@@ -243,8 +323,14 @@ for (const dialect of testDialects()) {
       assert.equal(pub.statusCode, 200);
       assert.match(String(pub.headers['content-type']), /^text\/html/);
       assert.ok(pub.body.includes(r.ref) && pub.body.includes('Erika Müller') && pub.body.includes('Gültig'));
-      assert.ok(!pub.body.includes('Müller &amp; Söhne') && !pub.body.includes(meta.hash) && !pub.body.includes(meta.client_ip), 'nothing beyond ref, signer, time and result');
-      assert.equal((await ctx.app.inject({ method: 'GET', url: '/public/verify_signature.php?code=AAAAAAAAAAAAAAAAAAAAAA' })).statusCode, 404);
+      assert.ok(
+        !pub.body.includes('Müller &amp; Söhne') && !pub.body.includes(meta.hash) && !pub.body.includes(meta.client_ip),
+        'nothing beyond ref, signer, time and result',
+      );
+      assert.equal(
+        (await ctx.app.inject({ method: 'GET', url: '/public/verify_signature.php?code=AAAAAAAAAAAAAAAAAAAAAA' })).statusCode,
+        404,
+      );
       assert.equal((await ctx.app.inject({ method: 'GET', url: '/public/verify_signature.php?code=%3Cscript%3E' })).statusCode, 404);
       const file = path.join(ctx.config.dataRoot, done.json().final_pdf_path);
       await assertPdfA1b(t, file, 'final PDF with a signature page');
@@ -253,7 +339,10 @@ for (const dialect of testDialects()) {
       const sheets = (await pdfText(file)).split('\f');
       assert.ok(sheets[0]!.includes('Unterschrieben von Erika Müller'), 'the summary names the signer');
       // The signature sheet: one heading, its facts as text (the checksum included), then the burned-in sheet.
-      assert.ok(sheets[2]!.includes('Unterschrift') && sheets[2]!.includes('Unterzeichner') && sheets[2]!.includes('Erika Müller'), sheets[2]);
+      assert.ok(
+        sheets[2]!.includes('Unterschrift') && sheets[2]!.includes('Unterzeichner') && sheets[2]!.includes('Erika Müller'),
+        sheets[2],
+      );
       assert.ok(sheets[2]!.replace(/\s+/g, '').includes(meta.hash), 'the checksum is text on the sheet');
     });
 
@@ -268,7 +357,12 @@ for (const dialect of testDialects()) {
       const valid = await run(['verify', r.ref]);
       assert.equal(valid.code, 0, valid.output);
       assert.match(valid.output, new RegExp(`${r.ref} page 4 \\(Erika Müller, .*\\): valid`));
-      await ctx.handle.db.updateTable('bericht_page').set({ title: 'Eins, geändert' }).where('fk_bericht', '=', r.id).where('page_order', '=', 1).execute();
+      await ctx.handle.db
+        .updateTable('bericht_page')
+        .set({ title: 'Eins, geändert' })
+        .where('fk_bericht', '=', r.id)
+        .where('page_order', '=', 1)
+        .execute();
       const broken = await run(['verify', r.ref]);
       assert.equal(broken.code, 1, broken.output);
       assert.match(broken.output, /NOT VALID: content_changed/);
@@ -286,9 +380,14 @@ for (const dialect of testDialects()) {
       const sig = (await sign(me, r.id)).json();
       const v2 = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=new_version`);
       assert.equal(v2.statusCode, 201, v2.body);
-      assert.deepEqual(v2.json().pages.map((p: { layout: string }) => p.layout), ['photo', 'before_after', 'title_only']);
+      assert.deepEqual(
+        v2.json().pages.map((p: { layout: string }) => p.layout),
+        ['photo', 'before_after', 'title_only'],
+      );
       assert.equal((await verify(me, sig.id)).json().verified, true);
-      const code = JSON.parse(await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8')).verify_code;
+      const code = JSON.parse(
+        await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8'),
+      ).verify_code;
       assert.equal((await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` })).statusCode, 200);
       assert.equal((await req(me, 'DELETE', `/api/reports.php?id=${r.id}`)).statusCode, 200);
       assert.equal((await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` })).statusCode, 404);
@@ -349,11 +448,28 @@ for (const dialect of testDialects()) {
       assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: 'nord', gps_lon: '10' }), 400, 'VALIDATION_FAILED');
       for (const lat of ['0x10', '1e1', 'Infinity', '0b1', '.5', '+-1']) {
         const refused = assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: lat, gps_lon: '10' }), 400, 'VALIDATION_FAILED');
-        assert.deepEqual((refused.details as Array<{ field: string }>).map((d) => d.field), ['body.gps_lat'], lat);
+        assert.deepEqual(
+          (refused.details as Array<{ field: string }>).map((d) => d.field),
+          ['body.gps_lat'],
+          lat,
+        );
         assert.match(String(refused.error), /gps_lat muss eine Dezimalzahl/, lat);
       }
       assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '45' }), 400, 'VALIDATION_FAILED');
-      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: await sharp({ create: { width: 100, height: 50, channels: 3, background: '#fff' } }).jpeg().toBuffer() }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+      assertError(
+        await sign(
+          me,
+          r.id,
+          { signer_name: 'A' },
+          {
+            data: await sharp({ create: { width: 100, height: 50, channels: 3, background: '#fff' } })
+              .jpeg()
+              .toBuffer(),
+          },
+        ),
+        415,
+        'UPLOAD_TYPE_UNSUPPORTED',
+      );
       assertError(await sign(me, r.id, { signer_name: 'A' }, { data: Buffer.from('no image at all') }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
       assertError(await sign(me, r.id, { signer_name: 'A' }, { data: hugePng(20000, 20000) }), 413, 'SIGNATURE_TOO_LARGE');
       assertError(await sign(me, r.id, { signer_name: 'A' }, { data: (await signaturePng()).subarray(0, 200) }), 400, 'IMAGE_INVALID');
@@ -362,7 +478,11 @@ for (const dialect of testDialects()) {
       assertError(await sign(stranger, r.id), 404, 'REPORT_NOT_FOUND');
       const reader = await ctx.make.user({ rights: ['read'], admin: true });
       const readerToken = await ctx.make.token(reader);
-      assertError(await sign({ id: reader.id, token: readerToken, headers: { authorization: `Bearer ${readerToken}` } }, r.id), 403, 'AUTH_RIGHT_MISSING');
+      assertError(
+        await sign({ id: reader.id, token: readerToken, headers: { authorization: `Bearer ${readerToken}` } }, r.id),
+        403,
+        'AUTH_RIGHT_MISSING',
+      );
       assert.equal(await count(), 3);
       assert.deepEqual(await files(), []);
       assertError(await verify(me, (await pageRows(r.id))[0]!.rowid), 404, 'PAGE_NOT_FOUND');

@@ -42,11 +42,20 @@ for (const dialect of testDialects()) {
     /** A draft on a fresh order whose photos were uploaded as the app uploads them (file, thumbnails, ecm_files row). */
     async function report(who: Caller) {
       const order = await ctx.make.order({ author: who.id });
-      for (const [name, colour] of [['Heizung vorher.jpg', '#a33'], ['Heizung nachher.jpg', '#3a3'], ['Zaehler.png', '#33a']] as const) {
+      for (const [name, colour] of [
+        ['Heizung vorher.jpg', '#a33'],
+        ['Heizung nachher.jpg', '#3a3'],
+        ['Zaehler.png', '#33a'],
+      ] as const) {
         const image = sharp({ create: { width: 640, height: 480, channels: 3, background: colour } });
         const data = await (name.endsWith('.png') ? image.png() : image.jpeg()).toBuffer();
         const body = multipart([{ filename: name, type: name.endsWith('.png') ? 'image/png' : 'image/jpeg', data }]);
-        const up = await ctx.app.inject({ method: 'POST', url: `/api/orders.php?id=${order.id}&action=upload_photo`, headers: { ...who.headers, 'content-type': body.contentType }, payload: body.payload });
+        const up = await ctx.app.inject({
+          method: 'POST',
+          url: `/api/orders.php?id=${order.id}&action=upload_photo`,
+          headers: { ...who.headers, 'content-type': body.contentType },
+          payload: body.payload,
+        });
         assert.equal(up.statusCode, 201, up.body);
       }
       const created = await req(who, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung' });
@@ -60,7 +69,12 @@ for (const dialect of testDialects()) {
         const res = await req(who, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, body);
         assert.equal(res.statusCode, 201, res.body);
       }
-      return { ...r, order, orderDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir, workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir };
+      return {
+        ...r,
+        order,
+        orderDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir,
+        workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir,
+      };
     }
 
     async function sign(who: Caller, reportId: number) {
@@ -68,7 +82,12 @@ for (const dialect of testDialects()) {
         { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika Müller' },
         { name: 'file', filename: 'signature.png', type: 'image/png', data: await signaturePng() },
       ]);
-      return ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${reportId}`, headers: { ...who.headers, 'content-type': form.contentType }, payload: form.payload });
+      return ctx.app.inject({
+        method: 'POST',
+        url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
+        headers: { ...who.headers, 'content-type': form.contentType },
+        payload: form.payload,
+      });
     }
 
     /** What Dolibarr's confirm_deletefile removes for `name` in the order's folder. */
@@ -77,7 +96,12 @@ for (const dialect of testDialects()) {
       const base = name.slice(0, -ext.length);
       await rm(path.join(orderDir, name));
       for (const size of ['small', 'mini']) await rm(path.join(orderDir, 'thumbs', `${base}_${size}${ext}`), { force: true });
-      const deleted = await ctx.handle.db.deleteFrom('ecm_files').where('filepath', '=', `commande/${order.ref}`).where('filename', '=', name).where('entity', '=', ctx.config.entity).executeTakeFirst();
+      const deleted = await ctx.handle.db
+        .deleteFrom('ecm_files')
+        .where('filepath', '=', `commande/${order.ref}`)
+        .where('filename', '=', name)
+        .where('entity', '=', ctx.config.entity)
+        .executeTakeFirst();
       assert.equal(Number(deleted.numDeletedRows), 1, `the ecm_files row of ${name}`);
     }
 
@@ -95,13 +119,25 @@ for (const dialect of testDialects()) {
       const sig = signed.json() as { id: number; source_path: string };
       const done = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=finalize`);
       assert.equal(done.statusCode, 200, done.body);
-      const meta = JSON.parse(await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8')) as { verify_code: string };
+      const meta = JSON.parse(await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8')) as {
+        verify_code: string;
+      };
 
       // Dolibarr's document tab of the order lists its photos and the report's PDF, nothing kept for the signature.
-      const orderDocs = await ctx.handle.db.selectFrom('ecm_files').select('filename').where('filepath', '=', `commande/${r.order.ref}`).execute();
-      assert.deepEqual(orderDocs.map((row) => row.filename).sort(), [`${r.ref}.pdf`, 'Heizung nachher.jpg', 'Heizung vorher.jpg', 'Zaehler.png']);
+      const orderDocs = await ctx.handle.db
+        .selectFrom('ecm_files')
+        .select('filename')
+        .where('filepath', '=', `commande/${r.order.ref}`)
+        .execute();
+      assert.deepEqual(orderDocs.map((row) => row.filename).sort(), [
+        `${r.ref}.pdf`,
+        'Heizung nachher.jpg',
+        'Heizung vorher.jpg',
+        'Zaehler.png',
+      ]);
       const originals = new Map<string, Buffer>();
-      for (const name of ['Heizung vorher.jpg', 'Heizung nachher.jpg', 'Zaehler.png']) originals.set(name, await readFile(path.join(r.orderDir, name)));
+      for (const name of ['Heizung vorher.jpg', 'Heizung nachher.jpg', 'Zaehler.png'])
+        originals.set(name, await readFile(path.join(r.orderDir, name)));
       for (const name of originals.keys()) await deleteAsDolibarr(r.order, r.orderDir, name);
       assert.equal(existsSync(path.join(r.orderDir, 'Heizung vorher.jpg')), false);
 
@@ -119,11 +155,24 @@ for (const dialect of testDialects()) {
       const keptDir = path.join(r.workDir, 'signiert', path.basename(sig.source_path, '.png'), 'commande', r.order.ref);
       assert.deepEqual((await readdir(keptDir)).sort(), ['Heizung nachher.jpg', 'Heizung vorher.jpg', 'Zaehler.png']);
       for (const [name, bytes] of originals) assert.deepEqual(await readFile(path.join(keptDir, name)), bytes, name);
-      const indexed = await ctx.handle.db.selectFrom('ecm_files').select(['filepath', 'filename']).where('filepath', 'like', `bericht/${r.ref}%`).execute();
-      assert.deepEqual(indexed.map((row) => row.filename).filter((n) => !n.endsWith('.pdf')), [], 'no kept copy is listed as a document');
+      const indexed = await ctx.handle.db
+        .selectFrom('ecm_files')
+        .select(['filepath', 'filename'])
+        .where('filepath', 'like', `bericht/${r.ref}%`)
+        .execute();
+      assert.deepEqual(
+        indexed.map((row) => row.filename).filter((n) => !n.endsWith('.pdf')),
+        [],
+        'no kept copy is listed as a document',
+      );
 
       // An original still there is read: a photo replaced behind the service's back still breaks the check.
-      await writeFile(path.join(r.orderDir, 'Zaehler.png'), await sharp({ create: { width: 640, height: 480, channels: 3, background: '#000' } }).png().toBuffer());
+      await writeFile(
+        path.join(r.orderDir, 'Zaehler.png'),
+        await sharp({ create: { width: 640, height: 480, channels: 3, background: '#000' } })
+          .png()
+          .toBuffer(),
+      );
       assert.equal((await req(me, 'GET', `/ajax/verify_signature.php?id=${sig.id}`)).json().reason, 'content_changed');
       await rm(path.join(r.orderDir, 'Zaehler.png'));
       assert.equal((await req(me, 'GET', `/ajax/verify_signature.php?id=${sig.id}`)).json().verified, true);
@@ -160,11 +209,15 @@ for (const dialect of testDialects()) {
       assert.equal(v2.statusCode, 201, v2.body);
       const next = v2.json() as { id: number; ref: string; pages: Array<{ source_path: string | null; source_path_2: string | null }> };
       const own = `bericht/${next.ref}/Heizung vorher.jpg`;
-      assert.deepEqual(next.pages.map((p) => [p.source_path, p.source_path_2]), [
-        [own, null],
-        [own, `commande/${r.order.ref}/Heizung nachher.jpg`],
-        [`commande/${r.order.ref}/Zaehler.png`, null],
-      ], 'the deleted photo from the kept copy, once, into the new work area; the others stay the order\'s');
+      assert.deepEqual(
+        next.pages.map((p) => [p.source_path, p.source_path_2]),
+        [
+          [own, null],
+          [own, `commande/${r.order.ref}/Heizung nachher.jpg`],
+          [`commande/${r.order.ref}/Zaehler.png`, null],
+        ],
+        "the deleted photo from the kept copy, once, into the new work area; the others stay the order's",
+      );
       assert.deepEqual(await readFile(path.join(ctx.config.dataRoot, own)), bytes);
       const done = await req(me, 'POST', `/api/reports.php?id=${next.id}&action=finalize`);
       assert.equal(done.statusCode, 200, done.body);
@@ -179,10 +232,18 @@ for (const dialect of testDialects()) {
       assert.equal(refused.json().code, 'REPORT_SOURCE_MISSING');
       assert.equal(existsSync(path.join(r.workDir, 'signiert')), false, 'the copies made before the refusal are gone');
       // Without the page whose photo is gone, it signs; a page added later is not covered.
-      const pages = await ctx.handle.db.selectFrom('bericht_page').select(['rowid', 'page_order']).where('fk_bericht', '=', r.id).orderBy('page_order').execute();
+      const pages = await ctx.handle.db
+        .selectFrom('bericht_page')
+        .select(['rowid', 'page_order'])
+        .where('fk_bericht', '=', r.id)
+        .orderBy('page_order')
+        .execute();
       assert.equal((await req(me, 'DELETE', `/api/pages.php?id=${pages[2]!.rowid}`)).statusCode, 200);
       const sig = (await sign(me, r.id)).json() as { source_path: string };
-      const after = await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, { source: 'Heizung nachher.jpg', title: 'Danach' });
+      const after = await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, {
+        source: 'Heizung nachher.jpg',
+        title: 'Danach',
+      });
       assert.equal(after.statusCode, 201, after.body);
       const keptDir = path.join(r.workDir, 'signiert', path.basename(sig.source_path, '.png'), 'commande', r.order.ref);
       assert.deepEqual((await readdir(keptDir)).sort(), ['Heizung nachher.jpg', 'Heizung vorher.jpg']);
@@ -196,12 +257,21 @@ for (const dialect of testDialects()) {
       await mkdir(path.join(r.orderDir, 'Heizung nachher.jpg'));
       const refused = await sign(me, r.id);
       assert.ok(refused.statusCode >= 400, refused.body);
-      assert.equal(existsSync(path.join(r.workDir, 'signiert')), false, `no kept copies after ${refused.statusCode}: ${existsSync(path.join(r.workDir, 'signiert')) ? (await readdir(path.join(r.workDir, 'signiert'), { recursive: true })).join(', ') : ''}`);
-      const rows = await ctx.handle.db.selectFrom('bericht_page').select('rowid').where('fk_bericht', '=', r.id).where('layout', '=', 'signature').execute();
+      assert.equal(
+        existsSync(path.join(r.workDir, 'signiert')),
+        false,
+        `no kept copies after ${refused.statusCode}: ${existsSync(path.join(r.workDir, 'signiert')) ? (await readdir(path.join(r.workDir, 'signiert'), { recursive: true })).join(', ') : ''}`,
+      );
+      const rows = await ctx.handle.db
+        .selectFrom('bericht_page')
+        .select('rowid')
+        .where('fk_bericht', '=', r.id)
+        .where('layout', '=', 'signature')
+        .execute();
       assert.equal(rows.length, 0);
     });
 
-    test('the customer signs after the technician although a signed photo was deleted meanwhile; the second signature links the first one\'s copies', async () => {
+    test("the customer signs after the technician although a signed photo was deleted meanwhile; the second signature links the first one's copies", async () => {
       const me = await caller();
       const r = await report(me);
       const first = await sign(me, r.id);
@@ -215,7 +285,8 @@ for (const dialect of testDialects()) {
         const checked = await req(me, 'GET', `/ajax/verify_signature.php?id=${sig.id}`);
         assert.equal(checked.json().verified, true, checked.body);
       }
-      const keptOf = (sig: { source_path: string }, name: string) => path.join(r.workDir, 'signiert', path.basename(sig.source_path, '.png'), 'commande', r.order.ref, name);
+      const keptOf = (sig: { source_path: string }, name: string) =>
+        path.join(r.workDir, 'signiert', path.basename(sig.source_path, '.png'), 'commande', r.order.ref, name);
       // The kept copies never change: the second signature's are the first one's bytes, on the disk once.
       for (const name of ['Heizung vorher.jpg', 'Heizung nachher.jpg', 'Zaehler.png']) {
         const [a, b] = [await stat(keptOf(sig1, name)), await stat(keptOf(sig2, name))];
@@ -223,7 +294,10 @@ for (const dialect of testDialects()) {
       }
       // No marker of the signing run is left in a stored signature's folder.
       for (const sig of [sig1, sig2]) {
-        assert.deepEqual((await readdir(path.dirname(path.dirname(keptOf(sig, 'x'))))).filter((n) => n.startsWith('.')), []);
+        assert.deepEqual(
+          (await readdir(path.dirname(path.dirname(keptOf(sig, 'x'))))).filter((n) => n.startsWith('.')),
+          [],
+        );
       }
       const done = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=finalize`);
       assert.equal(done.statusCode, 200, done.body);

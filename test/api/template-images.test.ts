@@ -35,13 +35,26 @@ for (const dialect of testDialects()) {
       const order = await ctx.make.order({ author: Number(me) });
       const orderDir = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir;
       await mkdir(orderDir, { recursive: true });
-      await sharp({ create: { width: 320, height: 240, channels: 3, background: '#2a6' } }).jpeg().toFile(path.join(orderDir, 'a.jpg'));
-      await sharp({ create: { width: 320, height: 240, channels: 3, background: '#a62' } }).jpeg().toFile(path.join(orderDir, 'b.jpg'));
-      const report = (await post('/api/reports.php?action=create', { fk_element: order.id, title: 'Vorlage-Quelle' })).json() as { id: number };
-      for (const page of [{ source: 'a.jpg' }, { layout: 'before_after', source: 'a.jpg', source_2: 'b.jpg' }, { source: 'a.jpg', title: 'noch einmal' }]) {
+      await sharp({ create: { width: 320, height: 240, channels: 3, background: '#2a6' } })
+        .jpeg()
+        .toFile(path.join(orderDir, 'a.jpg'));
+      await sharp({ create: { width: 320, height: 240, channels: 3, background: '#a62' } })
+        .jpeg()
+        .toFile(path.join(orderDir, 'b.jpg'));
+      const report = (await post('/api/reports.php?action=create', { fk_element: order.id, title: 'Vorlage-Quelle' })).json() as {
+        id: number;
+      };
+      for (const page of [
+        { source: 'a.jpg' },
+        { layout: 'before_after', source: 'a.jpg', source_2: 'b.jpg' },
+        { source: 'a.jpg', title: 'noch einmal' },
+      ]) {
         assert.equal((await post(`/api/pages.php?action=add&bericht_id=${report.id}`, page)).statusCode, 201);
       }
-      const template = (await post('/api/templates.php?action=create', { template_label: 'Wartung', from_report: report.id })).json() as { id: number; ref: string };
+      const template = (await post('/api/templates.php?action=create', { template_label: 'Wartung', from_report: report.id })).json() as {
+        id: number;
+        ref: string;
+      };
       assert.deepEqual(images(workArea(template.ref)).sort(), ['a.jpg', 'b.jpg'], 'one file per image, not a_2.jpg');
       assert.deepEqual(images(orderDir).sort(), ['a.jpg', 'b.jpg'], "nothing copied into the order's folder");
 
@@ -55,8 +68,13 @@ for (const dialect of testDialects()) {
       for (const r of made) {
         assert.deepEqual(images(workArea(r.ref)).sort(), ['a.jpg', 'b.jpg']);
         assert.equal(statSync(path.join(workArea(r.ref), 'a.jpg')).ino, templateA.ino, 'the same bytes, no copy');
-        const detail = (await ctx.app.inject({ method: 'GET', url: `/api/reports.php?id=${r.id}`, headers })).json() as { pages: Array<{ source_path: string | null }> };
-        assert.deepEqual(detail.pages.map((p) => p.source_path), [`bericht/${r.ref}/a.jpg`, `bericht/${r.ref}/a.jpg`, `bericht/${r.ref}/a.jpg`]);
+        const detail = (await ctx.app.inject({ method: 'GET', url: `/api/reports.php?id=${r.id}`, headers })).json() as {
+          pages: Array<{ source_path: string | null }>;
+        };
+        assert.deepEqual(
+          detail.pages.map((p) => p.source_path),
+          [`bericht/${r.ref}/a.jpg`, `bericht/${r.ref}/a.jpg`, `bericht/${r.ref}/a.jpg`],
+        );
       }
       assert.equal(statSync(path.join(workArea(template.ref), 'a.jpg')).nlink, 1 + made.length);
       assert.deepEqual(images(orderDir).sort(), ['a.jpg', 'b.jpg'], "still nothing in the order's folder");

@@ -33,8 +33,12 @@ for (const dialect of testDialects()) {
 
     before(async () => {
       ctx = await createTestContext(dialect);
-      jpeg = await sharp({ create: { width: 60, height: 40, channels: 3, background: { r: 20, g: 120, b: 200 } } }).jpeg().toBuffer();
-      png = await sharp({ create: { width: 30, height: 50, channels: 4, background: { r: 250, g: 200, b: 0, alpha: 1 } } }).png().toBuffer();
+      jpeg = await sharp({ create: { width: 60, height: 40, channels: 3, background: { r: 20, g: 120, b: 200 } } })
+        .jpeg()
+        .toBuffer();
+      png = await sharp({ create: { width: 30, height: 50, channels: 4, background: { r: 250, g: 200, b: 0, alpha: 1 } } })
+        .png()
+        .toBuffer();
     });
     after(async () => ctx?.close());
 
@@ -71,7 +75,8 @@ for (const dialect of testDialects()) {
     }
     const createReport = (who: Caller, body: Record<string, unknown>) => api('POST', '/api/reports.php?action=create', who.token, body);
     const createTemplate = (who: Caller, body: Record<string, unknown>) => api('POST', '/api/templates.php?action=create', who.token, body);
-    const fromTemplate = (who: Caller, body: Record<string, unknown>) => api('POST', '/api/templates.php?action=create_from_template', who.token, body);
+    const fromTemplate = (who: Caller, body: Record<string, unknown>) =>
+      api('POST', '/api/templates.php?action=create_from_template', who.token, body);
 
     async function addPage(who: Caller, reportId: number, body: Record<string, unknown>): Promise<PageResponse> {
       const res = await api('POST', `/api/pages.php?action=add&bericht_id=${reportId}`, who.token, body);
@@ -82,7 +87,9 @@ for (const dialect of testDialects()) {
     /** A writer's order with two photos and a report on it with a photo page, a before/after page and a title page. */
     async function reportWithPages(who: Caller) {
       const order = await orderWith(who.id, { 'IMG_1.jpg': jpeg, 'IMG_2.png': png });
-      const report = await created(await createReport(who, { fk_element: order.id, title: 'Wartung Lüftung', format: 'A5', orientation: 'landscape' }));
+      const report = await created(
+        await createReport(who, { fk_element: order.id, title: 'Wartung Lüftung', format: 'A5', orientation: 'landscape' }),
+      );
       await addPage(who, report.id, { source: 'IMG_1.jpg', title: 'Gerät', note: 'Typenschild', rotation: 90 });
       await addPage(who, report.id, { layout: 'before_after', source: 'IMG_1.jpg', source_2: 'IMG_2.png', title: 'Filter' });
       await addPage(who, report.id, { title: 'Ergebnis', note: 'ohne Befund' });
@@ -93,7 +100,15 @@ for (const dialect of testDialects()) {
       const dir = path.join(ctx.config.dataRoot, 'bericht');
       return existsSync(dir) ? readdirSync(dir).sort() : [];
     };
-    const reportCount = async () => Number((await ctx.handle.db.selectFrom('bericht').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const reportCount = async () =>
+      Number(
+        (
+          await ctx.handle.db
+            .selectFrom('bericht')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const templateIds = async (who: Caller, query = '') => {
       const res = await api('GET', `/api/templates.php${query}`, who.token);
       assert.equal(res.statusCode, 200, res.body);
@@ -159,7 +174,10 @@ for (const dialect of testDialects()) {
         const template = await ctx.make.report({ creator: admin.id, elementType: 'commande', element: order.id, isTemplate: true });
         const detail = await api('GET', `/api/orders.php?id=${order.id}`, admin.token);
         assert.equal(detail.statusCode, 200, detail.body);
-        assert.deepEqual((detail.json().reports as Array<{ id: number }>).map((r) => r.id), [report.id]);
+        assert.deepEqual(
+          (detail.json().reports as Array<{ id: number }>).map((r) => r.id),
+          [report.id],
+        );
         assert.deepEqual(await reportIds(admin, `&fk_element=${order.id}`), [report.id]);
         assert.deepEqual(await reportIds(admin, `&element_type=commande&fk_element=${order.id}&status=draft`), [report.id]);
         assert.ok((await templateIds(admin)).includes(template.id));
@@ -189,11 +207,14 @@ for (const dialect of testDialects()) {
         assert.equal(template.element_type, null);
         assert.equal(template.page_count, 3);
         const [photo, pair, title] = template.pages;
-        assert.deepEqual(template.pages.map((p) => [p.page_order, p.layout, p.title, p.note, p.rotation]), [
-          [1, 'photo', 'Gerät', 'Typenschild', 90],
-          [2, 'before_after', 'Filter', null, 0],
-          [3, 'title_only', 'Ergebnis', 'ohne Befund', 0],
-        ]);
+        assert.deepEqual(
+          template.pages.map((p) => [p.page_order, p.layout, p.title, p.note, p.rotation]),
+          [
+            [1, 'photo', 'Gerät', 'Typenschild', 90],
+            [2, 'before_after', 'Filter', null, 0],
+            [3, 'title_only', 'Ergebnis', 'ohne Befund', 0],
+          ],
+        );
         const prefix = `bericht/${template.ref}/`;
         for (const relPath of [photo!.source_path, pair!.source_path, pair!.source_path_2]) {
           assert.ok(relPath?.startsWith(prefix), `${relPath} lies in the template's work area`);
@@ -206,7 +227,10 @@ for (const dialect of testDialects()) {
         assert.equal(title!.source_path, null);
         // The report and the order's files are untouched.
         const again = await api('GET', `/api/reports.php?id=${report.id}`, admin.token);
-        assert.deepEqual((again.json().pages as PageResponse[]).map((p) => p.source_path), [`commande/${order.ref}/IMG_1.jpg`, `commande/${order.ref}/IMG_1.jpg`, null]);
+        assert.deepEqual(
+          (again.json().pages as PageResponse[]).map((p) => p.source_path),
+          [`commande/${order.ref}/IMG_1.jpg`, `commande/${order.ref}/IMG_1.jpg`, null],
+        );
         assert.ok(readFileSync(path.join(order.dir, 'IMG_1.jpg')).equals(jpeg));
         // The template keeps its images when the order's files go.
         await rm(order.dir, { recursive: true });
@@ -223,16 +247,38 @@ for (const dialect of testDialects()) {
         const now = toDbDateTime();
         await ctx.handle.db
           .insertInto('bericht_page')
-          .values({ fk_bericht: report.id, page_order: 4, title: 'Unterschrift', note: null, rotation: 0, layout: 'signature', source_path: null, source_path_2: null, datec: now, tms: now })
+          .values({
+            fk_bericht: report.id,
+            page_order: 4,
+            title: 'Unterschrift',
+            note: null,
+            rotation: 0,
+            layout: 'signature',
+            source_path: null,
+            source_path_2: null,
+            datec: now,
+            tms: now,
+          })
           .execute();
         const template = await created(await createTemplate(admin, { template_label: 'Ohne Unterschrift', from_report: report.id }));
-        assert.deepEqual(template.pages.map((p) => p.layout), ['photo', 'before_after', 'title_only']);
+        assert.deepEqual(
+          template.pages.map((p) => p.layout),
+          ['photo', 'before_after', 'title_only'],
+        );
       });
 
       test('body values win over the report for title, format and orientation', async () => {
         const admin = await manager();
         const { report } = await reportWithPages(admin);
-        const template = await created(await createTemplate(admin, { template_label: 'X', from_report: report.id, title: 'Vorlagentitel', format: 'A3', orientation: 'portrait' }));
+        const template = await created(
+          await createTemplate(admin, {
+            template_label: 'X',
+            from_report: report.id,
+            title: 'Vorlagentitel',
+            format: 'A3',
+            orientation: 'portrait',
+          }),
+        );
         assert.deepEqual([template.title, template.format, template.orientation], ['Vorlagentitel', 'A3', 'portrait']);
       });
 
@@ -259,7 +305,15 @@ for (const dialect of testDialects()) {
       test('bad template bodies are 400 and make nothing', async () => {
         const admin = await manager();
         const before = await reportCount();
-        for (const body of [{}, { template_label: '' }, { template_label: 5 }, { template_label: 'x', format: 'A0' }, { template_label: 'x', orientation: 'sideways' }, { template_label: 'x', extra: 1 }, { template_label: 'x', from_report: 'a' }]) {
+        for (const body of [
+          {},
+          { template_label: '' },
+          { template_label: 5 },
+          { template_label: 'x', format: 'A0' },
+          { template_label: 'x', orientation: 'sideways' },
+          { template_label: 'x', extra: 1 },
+          { template_label: 'x', from_report: 'a' },
+        ]) {
           assertError(await createTemplate(admin, body), 400, 'VALIDATION_FAILED');
         }
         assertError(await createTemplate(admin, { template_label: 'x', from_report: 2147483647 }), 404, 'REPORT_NOT_FOUND');
@@ -281,7 +335,7 @@ for (const dialect of testDialects()) {
     });
 
     describe('who sees templates', () => {
-      test("an external user (bound to a customer) sees no template; a template row that names an order is no shared template", async () => {
+      test('an external user (bound to a customer) sees no template; a template row that names an order is no shared template', async () => {
         const admin = await manager();
         const template = await created(await createTemplate(admin, { template_label: 'Nur intern' }));
         const outsider = await ctx.make.user({ rights: ['read', 'write'] });
@@ -307,7 +361,15 @@ for (const dialect of testDialects()) {
       async function templateWithPages() {
         const admin = await manager();
         const { report } = await reportWithPages(admin);
-        const template = await created(await createTemplate(admin, { template_label: `Vorlage ${Date.now()}`, from_report: report.id, title: 'Aus Vorlage', format: 'LETTER', orientation: 'landscape' }));
+        const template = await created(
+          await createTemplate(admin, {
+            template_label: `Vorlage ${Date.now()}`,
+            from_report: report.id,
+            title: 'Aus Vorlage',
+            format: 'LETTER',
+            orientation: 'landscape',
+          }),
+        );
         return { admin, template };
       }
 
@@ -336,7 +398,10 @@ for (const dialect of testDialects()) {
             }
             assert.ok(page[key]?.startsWith(`bericht/${report.ref}/`), `${page[key]} lies in the new report's work area`);
             assert.notEqual(page[key], original[key]);
-            assert.ok(readFileSync(fileOf(page[key]!)).equals(readFileSync(fileOf(original[key]!))), `${page[key]} is a byte-identical copy`);
+            assert.ok(
+              readFileSync(fileOf(page[key]!)).equals(readFileSync(fileOf(original[key]!))),
+              `${page[key]} is a byte-identical copy`,
+            );
           }
         }
         // The template is unchanged.
@@ -356,7 +421,10 @@ for (const dialect of testDialects()) {
         assert.ok((await reportIds(tech)).includes(report.id));
         const detail = await api('GET', `/api/orders.php?id=${order.id}`, tech.token);
         assert.equal(detail.statusCode, 200, detail.body);
-        assert.deepEqual((detail.json().reports as Array<{ id: number }>).map((r) => r.id), [report.id]);
+        assert.deepEqual(
+          (detail.json().reports as Array<{ id: number }>).map((r) => r.id),
+          [report.id],
+        );
       });
 
       test('reports.php action=create with template_id does the same; the body overrides the template', async () => {
@@ -365,7 +433,9 @@ for (const dialect of testDialects()) {
         const order = await orderWith(tech.id);
         const report = await created(await createReport(tech, { template_id: template.id, fk_element: order.id, title: 'Eigener Titel' }));
         await checkCopy(report, template, order.id, 'Eigener Titel');
-        const overridden = await created(await fromTemplate(tech, { template_id: template.id, fk_element: order.id, format: 'A4', orientation: 'portrait' }));
+        const overridden = await created(
+          await fromTemplate(tech, { template_id: template.id, fk_element: order.id, format: 'A4', orientation: 'portrait' }),
+        );
         assert.deepEqual([overridden.title, overridden.format, overridden.orientation], ['Aus Vorlage', 'A4', 'portrait']);
         assert.equal(overridden.pages.length, 3);
         // Two reports from one template have their own copies.
@@ -414,7 +484,13 @@ for (const dialect of testDialects()) {
         const before = await reportCount();
         assertError(await fromTemplate(stranger, { template_id: template.id, fk_element: order.id }), 404, 'ORDER_NOT_FOUND');
         assertError(await fromTemplate(reader, { template_id: template.id, fk_element: order.id }), 403, 'AUTH_RIGHT_MISSING');
-        for (const body of [{ fk_element: order.id }, { template_id: template.id }, { template_id: String(template.id), fk_element: order.id }, { template_id: template.id, fk_element: order.id, pages: [] }, { template_id: template.id, fk_element: order.id, element_type: 'bericht' }]) {
+        for (const body of [
+          { fk_element: order.id },
+          { template_id: template.id },
+          { template_id: String(template.id), fk_element: order.id },
+          { template_id: template.id, fk_element: order.id, pages: [] },
+          { template_id: template.id, fk_element: order.id, element_type: 'bericht' },
+        ]) {
           assertError(await fromTemplate(tech, body), 400, 'VALIDATION_FAILED');
         }
         assert.equal(await reportCount(), before);
@@ -430,11 +506,19 @@ for (const dialect of testDialects()) {
         const writer = await caller(['read', 'write', 'delete']);
         const imageName = template.pages[0]!.source_path!.split('/').pop()!;
 
-        assertError(await api('POST', `/api/pages.php?action=add&bericht_id=${template.id}`, writer.token, { title: 'x' }), 403, 'AUTH_RIGHT_MISSING');
+        assertError(
+          await api('POST', `/api/pages.php?action=add&bericht_id=${template.id}`, writer.token, { title: 'x' }),
+          403,
+          'AUTH_RIGHT_MISSING',
+        );
         assertError(await api('POST', `/api/pages.php?id=${a}`, writer.token, { title: 'x' }), 403, 'AUTH_RIGHT_MISSING');
         assertError(await api('DELETE', `/api/pages.php?id=${a}`, writer.token), 403, 'AUTH_RIGHT_MISSING');
         assertError(await api('POST', `/api/pages.php?id=${a}&delete=1`, writer.token), 403, 'AUTH_RIGHT_MISSING');
-        assertError(await api('POST', `/api/pages.php?action=reorder&bericht_id=${template.id}`, writer.token, { order: [c, b, a] }), 403, 'AUTH_RIGHT_MISSING');
+        assertError(
+          await api('POST', `/api/pages.php?action=reorder&bericht_id=${template.id}`, writer.token, { order: [c, b, a] }),
+          403,
+          'AUTH_RIGHT_MISSING',
+        );
         let now = (await api('GET', `/api/reports.php?id=${template.id}`, writer.token)).json() as ReportDetail;
         assert.deepEqual(now.pages, template.pages);
         assert.ok(existsSync(fileOf(template.pages[0]!.source_path!)));
@@ -442,10 +526,16 @@ for (const dialect of testDialects()) {
         // The manager may: a page from the template's own images, update, reorder, delete.
         const added = await addPage(admin, template.id, { source: imageName, title: 'Nochmal' });
         assert.equal(added.source_path, template.pages[0]!.source_path);
-        assertError(await api('POST', `/api/pages.php?action=add&bericht_id=${template.id}`, admin.token, { source: 'IMG_1_missing.jpg' }), 404, 'FILE_NOT_FOUND');
+        assertError(
+          await api('POST', `/api/pages.php?action=add&bericht_id=${template.id}`, admin.token, { source: 'IMG_1_missing.jpg' }),
+          404,
+          'FILE_NOT_FOUND',
+        );
         const updated = await api('POST', `/api/pages.php?id=${b}`, admin.token, { title: 'Filter neu' });
         assert.equal(updated.statusCode, 200, updated.body);
-        const reordered = await api('POST', `/api/pages.php?action=reorder&bericht_id=${template.id}`, admin.token, { order: [added.id, c, b, a] });
+        const reordered = await api('POST', `/api/pages.php?action=reorder&bericht_id=${template.id}`, admin.token, {
+          order: [added.id, c, b, a],
+        });
         assert.equal(reordered.statusCode, 200, reordered.body);
         // Three pages show the image (one file in the template): deleting two keeps it for the third.
         assert.equal(template.pages[1]!.source_path, template.pages[0]!.source_path, 'one image on two pages is one file');
@@ -458,7 +548,13 @@ for (const dialect of testDialects()) {
         assert.deepEqual(res.json().files_deleted, []);
         assert.ok(existsSync(fileOf(added.source_path!)), 'the before/after page still shows it');
         now = (await api('GET', `/api/reports.php?id=${template.id}`, admin.token)).json() as ReportDetail;
-        assert.deepEqual(now.pages.map((p) => [p.id, p.page_order, p.title]), [[c, 1, 'Ergebnis'], [b, 2, 'Filter neu']]);
+        assert.deepEqual(
+          now.pages.map((p) => [p.id, p.page_order, p.title]),
+          [
+            [c, 1, 'Ergebnis'],
+            [b, 2, 'Filter neu'],
+          ],
+        );
       });
 
       test('deleting a template needs the template right; then it and its images are gone', async () => {
@@ -549,19 +645,35 @@ for (const dialect of testDialects()) {
         const order = await orderWith(tech.id);
         const before = await reportCount();
         for (const name of ['fehlt.odt', 'notizen.txt', '../deckblatt.odt', 'DECKBLATT.odt']) {
-          const err = assertError(await createReport(tech, { fk_element: order.id, title: 'x', odt_template: name }), 400, 'ODT_TEMPLATE_NOT_FOUND');
+          const err = assertError(
+            await createReport(tech, { fk_element: order.id, title: 'x', odt_template: name }),
+            400,
+            'ODT_TEMPLATE_NOT_FOUND',
+          );
           assert.deepEqual(err.details, { odt_template: name });
         }
         const admin = await manager();
         assertError(await createTemplate(admin, { template_label: 'x', odt_template: 'fehlt.odt' }), 400, 'ODT_TEMPLATE_NOT_FOUND');
         assert.equal(await reportCount(), before);
 
-        const report = await created(await createReport(tech, { fk_element: order.id, title: 'Mit Deckblatt', odt_template: 'deckblatt.odt' }));
+        const report = await created(
+          await createReport(tech, { fk_element: order.id, title: 'Mit Deckblatt', odt_template: 'deckblatt.odt' }),
+        );
         assert.equal(report.odt_template, 'deckblatt.odt');
-        const row = await ctx.handle.db.selectFrom('bericht').select('odt_template').where('rowid', '=', report.id).executeTakeFirstOrThrow();
+        const row = await ctx.handle.db
+          .selectFrom('bericht')
+          .select('odt_template')
+          .where('rowid', '=', report.id)
+          .executeTakeFirstOrThrow();
         assert.equal(row.odt_template, 'deckblatt.odt');
-        const listed = (await api('GET', `/api/reports.php?fk_element=${order.id}`, tech.token)).json().items as Array<{ id: number; odt_template: string | null }>;
-        assert.deepEqual(listed.map((r) => [r.id, r.odt_template]), [[report.id, 'deckblatt.odt']]);
+        const listed = (await api('GET', `/api/reports.php?fk_element=${order.id}`, tech.token)).json().items as Array<{
+          id: number;
+          odt_template: string | null;
+        }>;
+        assert.deepEqual(
+          listed.map((r) => [r.id, r.odt_template]),
+          [[report.id, 'deckblatt.odt']],
+        );
         const none = await created(await createReport(tech, { fk_element: order.id, title: 'Ohne', odt_template: null }));
         assert.equal(none.odt_template, null);
 
@@ -571,7 +683,9 @@ for (const dialect of testDialects()) {
         const fromIt = await created(await fromTemplate(tech, { template_id: template.id, fk_element: order.id }));
         assert.equal(fromIt.odt_template, 'deckblatt.odt');
         assert.equal(fromIt.title, 'Mit Deckblatt');
-        const withoutCover = await created(await fromTemplate(tech, { template_id: template.id, fk_element: order.id, odt_template: null }));
+        const withoutCover = await created(
+          await fromTemplate(tech, { template_id: template.id, fk_element: order.id, odt_template: null }),
+        );
         assert.equal(withoutCover.odt_template, null);
         // A template whose cover sheet was removed since cannot pass it on.
         await rm(path.join(dir, 'deckblatt.odt'));

@@ -63,7 +63,11 @@ for (const dialect of testDialects()) {
         ['2026-10-24 10:00:00', '2026-10-24T08:00:00Z'],
         ['2026-10-25 10:00:00', '2026-10-25T09:00:00Z'],
       ] as const) {
-        await ctx.handle.db.updateTable('commande').set({ date_creation: stored, date_commande: stored.slice(0, 10) }).where('rowid', '=', order.id).execute();
+        await ctx.handle.db
+          .updateTable('commande')
+          .set({ date_creation: stored, date_commande: stored.slice(0, 10) })
+          .where('rowid', '=', order.id)
+          .execute();
         const res = await ctx.app.inject({ method: 'GET', url: `/api/orders.php?id=${order.id}`, headers });
         const body = res.json() as { date_creation: number; date: number };
         assert.equal(body.date_creation, unix(iso), stored);
@@ -72,18 +76,41 @@ for (const dialect of testDialects()) {
     });
 
     test("an upload's ecm_files row has Berlin wall time, as Dolibarr writes it; the module's own rows stay UTC", async () => {
-      const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).jpeg().toBuffer();
+      const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } })
+        .jpeg()
+        .toBuffer();
       const form = multipart([{ name: 'file', filename: 'a.jpg', type: 'image/jpeg', data: photo }]);
       const before = Date.now();
-      const res = await ctx.app.inject({ method: 'POST', url: `/api/orders.php?id=${order.id}&action=upload_photo`, headers: { ...headers, 'content-type': form.contentType }, payload: form.payload });
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/orders.php?id=${order.id}&action=upload_photo`,
+        headers: { ...headers, 'content-type': form.contentType },
+        payload: form.payload,
+      });
       assert.equal(res.statusCode, 201, res.body);
-      const row = await ctx.handle.db.selectFrom('ecm_files').select(['date_c', 'tms']).where('filepath', '=', `commande/${order.ref}`).executeTakeFirstOrThrow();
+      const row = await ctx.handle.db
+        .selectFrom('ecm_files')
+        .select(['date_c', 'tms'])
+        .where('filepath', '=', `commande/${order.ref}`)
+        .executeTakeFirstOrThrow();
       const written = fromDolibarrDateTime(String(row.date_c), BERLIN)! * 1000;
-      assert.ok(Math.abs(written - before) < 5000, `date_c ${row.date_c} is now in Berlin (${toDolibarrDateTime(new Date(before), BERLIN)})`);
+      assert.ok(
+        Math.abs(written - before) < 5000,
+        `date_c ${row.date_c} is now in Berlin (${toDolibarrDateTime(new Date(before), BERLIN)})`,
+      );
 
-      const report = await ctx.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers, payload: { fk_element: order.id, title: 'Zeit' } });
+      const report = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/reports.php?action=create',
+        headers,
+        payload: { fk_element: order.id, title: 'Zeit' },
+      });
       assert.equal(report.statusCode, 201, report.body);
-      const stored = await ctx.handle.db.selectFrom('bericht').select('datec').where('rowid', '=', (report.json() as { id: number }).id).executeTakeFirstOrThrow();
+      const stored = await ctx.handle.db
+        .selectFrom('bericht')
+        .select('datec')
+        .where('rowid', '=', (report.json() as { id: number }).id)
+        .executeTakeFirstOrThrow();
       const utc = Date.parse(`${String(stored.datec).replace(' ', 'T')}Z`);
       assert.ok(Math.abs(utc - before) < 5000, `bericht.datec ${stored.datec} is UTC`);
     });
@@ -91,17 +118,40 @@ for (const dialect of testDialects()) {
     test('the signature page and the public check show Berlin time with its zone', async () => {
       const dir = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir;
       await mkdir(dir, { recursive: true });
-      await sharp({ create: { width: 320, height: 240, channels: 3, background: '#963' } }).jpeg().toFile(path.join(dir, 'b.jpg'));
-      const report = (await ctx.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers, payload: { fk_element: order.id, title: 'Zeit' } })).json() as { id: number };
-      assert.equal((await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${report.id}`, headers, payload: { source: 'b.jpg' } })).statusCode, 201);
+      await sharp({ create: { width: 320, height: 240, channels: 3, background: '#963' } })
+        .jpeg()
+        .toFile(path.join(dir, 'b.jpg'));
+      const report = (
+        await ctx.app.inject({
+          method: 'POST',
+          url: '/api/reports.php?action=create',
+          headers,
+          payload: { fk_element: order.id, title: 'Zeit' },
+        })
+      ).json() as { id: number };
+      assert.equal(
+        (
+          await ctx.app.inject({
+            method: 'POST',
+            url: `/api/pages.php?action=add&bericht_id=${report.id}`,
+            headers,
+            payload: { source: 'b.jpg' },
+          })
+        ).statusCode,
+        201,
+      );
       const now = new Date();
       const signed = await sign(ctx.app, headers, report.id, 'Erika Müller');
       assert.equal(signed.statusCode, 201, signed.body);
       // Berlin is 2 hours ahead in summer (MESZ), 1 in winter (MEZ).
-      const ahead = (Date.parse(`${toDolibarrDateTime(now, BERLIN).replace(' ', 'T')}Z`) - Math.floor(now.getTime() / 1000) * 1000) / 3_600_000;
+      const ahead =
+        (Date.parse(`${toDolibarrDateTime(now, BERLIN).replace(' ', 'T')}Z`) - Math.floor(now.getTime() / 1000) * 1000) / 3_600_000;
       const zone = ahead === 2 ? 'MESZ' : 'MEZ';
       const page = signed.json() as { note: string; verify_url: string };
-      assert.match(page.note, new RegExp(`^Unterschrieben von Erika Müller am \\d\\d\\.\\d\\d\\.\\d{4} \\d\\d:\\d\\d:\\d\\d Uhr \\(${zone}\\)$`));
+      assert.match(
+        page.note,
+        new RegExp(`^Unterschrieben von Erika Müller am \\d\\d\\.\\d\\d\\.\\d{4} \\d\\d:\\d\\d:\\d\\d Uhr \\(${zone}\\)$`),
+      );
       const code = new URL(page.verify_url).searchParams.get('code')!;
       const check = await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` });
       assert.equal(check.statusCode, 200);

@@ -38,8 +38,17 @@ for (const dialect of testDialects()) {
       return { id: user.id, token: await ctx.make.token(user) };
     }
 
-    function api(method: 'GET' | 'POST', url: string, who: Caller | null, payload?: unknown, key?: string): Promise<LightMyRequestResponse> {
-      const headers: Record<string, string> = { ...(who ? { authorization: `Bearer ${who.token}` } : {}), ...(key === undefined ? {} : { 'idempotency-key': key }) };
+    function api(
+      method: 'GET' | 'POST',
+      url: string,
+      who: Caller | null,
+      payload?: unknown,
+      key?: string,
+    ): Promise<LightMyRequestResponse> {
+      const headers: Record<string, string> = {
+        ...(who ? { authorization: `Bearer ${who.token}` } : {}),
+        ...(key === undefined ? {} : { 'idempotency-key': key }),
+      };
       return ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
     }
 
@@ -56,12 +65,19 @@ for (const dialect of testDialects()) {
       return res.json();
     }
     const addUrl = `${URL}?action=add`;
-    async function add(who: Caller, orderId: number, arrival: number, departure: number, reason = 'Ankunft vergessen'): Promise<TimeInterval> {
+    async function add(
+      who: Caller,
+      orderId: number,
+      arrival: number,
+      departure: number,
+      reason = 'Ankunft vergessen',
+    ): Promise<TimeInterval> {
       const res = await api('POST', addUrl, who, { element_type: 'commande', fk_element: orderId, arrival, departure, reason });
       assert.equal(res.statusCode, 201, res.body);
       return res.json();
     }
-    const correct = (who: Caller, id: number, body: Record<string, unknown>, key?: string) => api('POST', `${URL}?id=${id}`, who, body, key);
+    const correct = (who: Caller, id: number, body: Record<string, unknown>, key?: string) =>
+      api('POST', `${URL}?id=${id}`, who, body, key);
     async function list(who: Caller, orderId: number, query = ''): Promise<TimeList> {
       const res = await api('GET', `${URL}?element_type=commande&fk_element=${orderId}${query}`, who);
       assert.equal(res.statusCode, 200, res.body);
@@ -75,7 +91,13 @@ for (const dialect of testDialects()) {
 
     /** The rows of `bericht_time` at an order, by id. */
     const rows = (orderId: number, type = 'commande') =>
-      ctx.handle.db.selectFrom('bericht_time').selectAll().where('element_type', '=', type).where('fk_element', '=', orderId).orderBy('rowid').execute();
+      ctx.handle.db
+        .selectFrom('bericht_time')
+        .selectAll()
+        .where('element_type', '=', type)
+        .where('fk_element', '=', orderId)
+        .orderBy('rowid')
+        .execute();
     const row = (id: number) => ctx.handle.db.selectFrom('bericht_time').selectAll().where('rowid', '=', id).executeTakeFirstOrThrow();
     const seconds = (value: unknown) => fromDbDateTime(value as string | Date | null);
 
@@ -117,14 +139,28 @@ for (const dialect of testDialects()) {
         });
         const stored = await row(opened.id);
         assert.deepEqual(
-          [Number(stored.entity), stored.element_type, Number(stored.fk_element), Number(stored.fk_user), stored.fk_bericht, seconds(stored.arrival), stored.departure, seconds(stored.arrival_tapped), stored.departure_tapped, stored.corrections],
+          [
+            Number(stored.entity),
+            stored.element_type,
+            Number(stored.fk_element),
+            Number(stored.fk_user),
+            stored.fk_bericht,
+            seconds(stored.arrival),
+            stored.departure,
+            seconds(stored.arrival_tapped),
+            stored.departure_tapped,
+            stored.corrections,
+          ],
           [ctx.config.entity, 'commande', order.id, me.id, null, opened.arrival, null, opened.arrival, null, null],
         );
         const closed = await leave(me, order.id);
         assert.equal(closed.id, opened.id);
         assert.ok(closed.departure! >= opened.arrival && closed.departure! <= now());
         assert.deepEqual([closed.seconds, closed.departure_tapped], [closed.departure! - closed.arrival, closed.departure]);
-        assert.deepEqual([seconds((await row(opened.id)).departure), seconds((await row(opened.id)).departure_tapped)], [closed.departure, closed.departure]);
+        assert.deepEqual(
+          [seconds((await row(opened.id)).departure), seconds((await row(opened.id)).departure_tapped)],
+          [closed.departure, closed.departure],
+        );
 
         // With the phone's times (tapped offline an hour ago).
         const other = await ctx.make.order({ author: me.id });
@@ -140,7 +176,10 @@ for (const dialect of testDialects()) {
         const me = await caller();
         const invoice = await ctx.make.invoice({ author: me.id });
         const proposal = await ctx.make.proposal({ author: me.id });
-        for (const [type, id] of [['facture', invoice.id], ['propal', proposal.id]] as const) {
+        for (const [type, id] of [
+          ['facture', invoice.id],
+          ['propal', proposal.id],
+        ] as const) {
           const res = await tap('arrive', me, id, undefined, undefined, type);
           assert.equal(res.statusCode, 201, res.body);
           assert.equal(res.json().element_type, type);
@@ -173,7 +212,10 @@ for (const dialect of testDialects()) {
           for (const action of ['arrive', 'leave'] as const) {
             const res = await api('POST', `${URL}?action=${action}`, me, { element_type: 'commande', fk_element: order.id, at: bad });
             const body = assertError(res, 400, 'VALIDATION_FAILED');
-            assert.ok((body.details as Array<{ field: string }>).some((d) => d.field === 'body.at'), res.body);
+            assert.ok(
+              (body.details as Array<{ field: string }>).some((d) => d.field === 'body.at'),
+              res.body,
+            );
           }
         }
         assert.equal((await rows(order.id)).length, 0);
@@ -182,11 +224,26 @@ for (const dialect of testDialects()) {
         const ahead = now() + 4 * 60;
         // 29 days later than the arrival is more than a day: the departure is refused as too long.
         assertError(await tap('leave', me, order.id, ahead), 400, 'VALIDATION_FAILED');
-        assert.equal((await correct(me, (await rows(order.id))[0]!.rowid, { departure: back + HOUR, reason: 'Abfahrt vergessen' })).statusCode, 200);
+        assert.equal(
+          (await correct(me, (await rows(order.id))[0]!.rowid, { departure: back + HOUR, reason: 'Abfahrt vergessen' })).statusCode,
+          200,
+        );
         // A correction's times lie within the same window: 1970 or a year back is refused, naming the field.
-        for (const [fields, field] of [[{ arrival: 0 }, 'body.arrival'], [{ arrival: back - 365 * DAY }, 'body.arrival'], [{ departure: HOUR }, 'body.departure']] as const) {
-          const refused = assertError(await correct(me, (await rows(order.id))[0]!.rowid, { ...fields, reason: 'Tippfehler' }), 400, 'VALIDATION_FAILED');
-          assert.deepEqual((refused.details as Array<{ field: string }>).map((d) => d.field), [field], JSON.stringify(fields));
+        for (const [fields, field] of [
+          [{ arrival: 0 }, 'body.arrival'],
+          [{ arrival: back - 365 * DAY }, 'body.arrival'],
+          [{ departure: HOUR }, 'body.departure'],
+        ] as const) {
+          const refused = assertError(
+            await correct(me, (await rows(order.id))[0]!.rowid, { ...fields, reason: 'Tippfehler' }),
+            400,
+            'VALIDATION_FAILED',
+          );
+          assert.deepEqual(
+            (refused.details as Array<{ field: string }>).map((d) => d.field),
+            [field],
+            JSON.stringify(fields),
+          );
           assert.match(String(refused.error), /liegt mehr als 30 Tage zurück/);
         }
         const other = await ctx.make.order({ author: me.id });
@@ -195,7 +252,13 @@ for (const dialect of testDialects()) {
 
       test('unknown fields, a missing object, and unknown actions are 400', async () => {
         const { me, order } = await setup();
-        for (const body of [{ element_type: 'commande', fk_element: order.id, at: now(), user: 1 }, { element_type: 'commande' }, { fk_element: order.id }, { element_type: 'bericht', fk_element: order.id }, { element_type: 'commande', fk_element: '1' }]) {
+        for (const body of [
+          { element_type: 'commande', fk_element: order.id, at: now(), user: 1 },
+          { element_type: 'commande' },
+          { fk_element: order.id },
+          { element_type: 'bericht', fk_element: order.id },
+          { element_type: 'commande', fk_element: '1' },
+        ]) {
           assertError(await api('POST', `${URL}?action=arrive`, me, body), 400, 'VALIDATION_FAILED');
         }
         assertError(await api('POST', `${URL}?action=fly`, me, { element_type: 'commande', fk_element: order.id }), 400, 'ACTION_UNKNOWN');
@@ -221,14 +284,30 @@ for (const dialect of testDialects()) {
         const manual = await add(colleague, order.id, t - 6 * HOUR, t - 5 * HOUR - 1800);
 
         const seen = await list(me, order.id);
-        assert.deepEqual(seen.items.map((i) => i.id), [manual.id, a.id, b.id, c.id, mine.id, theirs.id]);
+        assert.deepEqual(
+          seen.items.map((i) => i.id),
+          [manual.id, a.id, b.id, c.id, mine.id, theirs.id],
+        );
         assert.equal(seen.total, 6);
         assert.equal(seen.total_seconds, 1800 + HOUR + 1800 + 900);
         assert.deepEqual(seen.open, { ...mine });
-        assert.deepEqual(seen.items.map((i) => [i.fk_user, i.seconds]), [[colleague.id, 1800], [me.id, HOUR], [me.id, 1800], [colleague.id, 900], [me.id, null], [colleague.id, null]]);
+        assert.deepEqual(
+          seen.items.map((i) => [i.fk_user, i.seconds]),
+          [
+            [colleague.id, 1800],
+            [me.id, HOUR],
+            [me.id, 1800],
+            [colleague.id, 900],
+            [me.id, null],
+            [colleague.id, null],
+          ],
+        );
         assert.equal((await list(colleague, order.id)).open!.id, theirs.id);
         const paged = await list(me, order.id, '&limit=2&offset=1');
-        assert.deepEqual(paged.items.map((i) => i.id), [a.id, b.id]);
+        assert.deepEqual(
+          paged.items.map((i) => i.id),
+          [a.id, b.id],
+        );
         assert.deepEqual([paged.total, paged.total_seconds, paged.open?.id], [6, seen.total_seconds, mine.id]);
         // Another order's list is its own.
         const other = await ctx.make.order({ author: me.id });
@@ -240,7 +319,14 @@ for (const dialect of testDialects()) {
       test('an interval entered by hand: reason required, departure not before arrival, at most 24 hours, not in the future, at most 30 days back', async () => {
         const { me, order } = await setup();
         const t = now() - 2 * DAY;
-        const body = (fields: Record<string, unknown>) => ({ element_type: 'commande', fk_element: order.id, arrival: t, departure: t + HOUR, reason: 'vergessen', ...fields });
+        const body = (fields: Record<string, unknown>) => ({
+          element_type: 'commande',
+          fk_element: order.id,
+          arrival: t,
+          departure: t + HOUR,
+          reason: 'vergessen',
+          ...fields,
+        });
         const refusals: Array<[Record<string, unknown>, string]> = [
           [{ reason: undefined }, 'body.reason'],
           [{ reason: '' }, 'body.reason'],
@@ -263,33 +349,45 @@ for (const dialect of testDialects()) {
         for (const [fields, field] of refusals) {
           const res = await api('POST', addUrl, me, JSON.parse(JSON.stringify(body(fields))));
           const error = assertError(res, 400, 'VALIDATION_FAILED');
-          assert.ok((error.details as Array<{ field: string }>).some((d) => d.field === field), `${field}: ${res.body}`);
+          assert.ok(
+            (error.details as Array<{ field: string }>).some((d) => d.field === field),
+            `${field}: ${res.body}`,
+          );
         }
         assert.equal((await rows(order.id)).length, 0);
 
         const t0 = now();
         const manual = await add(me, order.id, t, t + DAY, '  Ankunft und Abfahrt vergessen ');
-        assert.deepEqual({ ...manual, corrections: [] }, {
-          id: manual.id,
-          element_type: 'commande',
-          fk_element: order.id,
-          fk_user: me.id,
-          user_name: 'Test Nutzer',
-          fk_bericht: null,
-          arrival: t,
-          departure: t + DAY,
-          seconds: DAY,
-          arrival_tapped: null,
-          departure_tapped: null,
-          manual: true,
-          corrections: [],
-        });
+        assert.deepEqual(
+          { ...manual, corrections: [] },
+          {
+            id: manual.id,
+            element_type: 'commande',
+            fk_element: order.id,
+            fk_user: me.id,
+            user_name: 'Test Nutzer',
+            fk_bericht: null,
+            arrival: t,
+            departure: t + DAY,
+            seconds: DAY,
+            arrival_tapped: null,
+            departure_tapped: null,
+            manual: true,
+            corrections: [],
+          },
+        );
         assert.equal(manual.corrections.length, 1);
         const [entry] = manual.corrections;
         assert.ok(entry!.at >= t0 && entry!.at <= now());
-        assert.deepEqual({ ...entry, at: 0 }, { at: 0, by: me.id, reason: 'Ankunft und Abfahrt vergessen', arrival: null, departure: null });
+        assert.deepEqual(
+          { ...entry, at: 0 },
+          { at: 0, by: me.id, reason: 'Ankunft und Abfahrt vergessen', arrival: null, departure: null },
+        );
         const stored = await row(manual.id);
-        assert.deepEqual([seconds(stored.arrival), seconds(stored.departure), stored.arrival_tapped, stored.departure_tapped], [t, t + DAY, null, null]);
+        assert.deepEqual(
+          [seconds(stored.arrival), seconds(stored.departure), stored.arrival_tapped, stored.departure_tapped],
+          [t, t + DAY, null, null],
+        );
         assert.deepEqual(JSON.parse(stored.corrections!), manual.corrections);
       });
 
@@ -298,7 +396,13 @@ for (const dialect of testDialects()) {
         const colleague = await colleagueOn(order.id);
         const t = now() - 3 * DAY;
         const first = await add(me, order.id, t, t + HOUR);
-        const overlaps: Array<[number, number]> = [[t + 1800, t + 2 * HOUR], [t - 1800, t + 1], [t + 60, t + 120], [t - HOUR, t + 2 * HOUR], [t, t + HOUR]];
+        const overlaps: Array<[number, number]> = [
+          [t + 1800, t + 2 * HOUR],
+          [t - 1800, t + 1],
+          [t + 60, t + 120],
+          [t - HOUR, t + 2 * HOUR],
+          [t, t + HOUR],
+        ];
         for (const [arrival, departure] of overlaps) {
           const res = await api('POST', addUrl, me, { element_type: 'commande', fk_element: order.id, arrival, departure, reason: 'x' });
           const body = assertError(res, 409, 'TIME_OVERLAP');
@@ -316,7 +420,17 @@ for (const dialect of testDialects()) {
         assert.equal((await rows(order.id)).length, 5);
         const open = await arrive(me, order.id, now() - 600);
         // While on site, no interval may be entered from then on.
-        const clash = assertError(await api('POST', addUrl, me, { element_type: 'commande', fk_element: order.id, arrival: now() - 300, departure: now() - 200, reason: 'x' }), 409, 'TIME_OVERLAP');
+        const clash = assertError(
+          await api('POST', addUrl, me, {
+            element_type: 'commande',
+            fk_element: order.id,
+            arrival: now() - 300,
+            departure: now() - 200,
+            reason: 'x',
+          }),
+          409,
+          'TIME_OVERLAP',
+        );
         assert.deepEqual(clash.details, { id: open.id, arrival: open.arrival, departure: null });
         assert.equal(late.seconds, HOUR);
         assert.equal((await rows(order.id)).length, 6);
@@ -327,7 +441,13 @@ for (const dialect of testDialects()) {
         const t = now() - 5 * HOUR;
         const tapped = await arrive(me, order.id, t);
         await leave(me, order.id, t + HOUR);
-        for (const body of [{ arrival: t - 600 }, { arrival: t - 600, reason: '' }, { arrival: t - 600, reason: '  ' }, { reason: 'r'.repeat(501) }, { arrival: t - 600, reason: 'x', fk_user: 1 }]) {
+        for (const body of [
+          { arrival: t - 600 },
+          { arrival: t - 600, reason: '' },
+          { arrival: t - 600, reason: '  ' },
+          { reason: 'r'.repeat(501) },
+          { arrival: t - 600, reason: 'x', fk_user: 1 },
+        ]) {
           assertError(await correct(me, tapped.id, body), 400, 'VALIDATION_FAILED');
         }
         const untouched = await row(tapped.id);
@@ -335,15 +455,33 @@ for (const dialect of testDialects()) {
         const res = await correct(me, tapped.id, { arrival: t - 600, reason: ' Ankunft zu spät getippt ' });
         assert.equal(res.statusCode, 200, res.body);
         const once = res.json() as TimeInterval;
-        assert.deepEqual([once.arrival, once.departure, once.seconds, once.arrival_tapped, once.departure_tapped, once.manual], [t - 600, t + HOUR, HOUR + 600, t, t + HOUR, false]);
+        assert.deepEqual(
+          [once.arrival, once.departure, once.seconds, once.arrival_tapped, once.departure_tapped, once.manual],
+          [t - 600, t + HOUR, HOUR + 600, t, t + HOUR, false],
+        );
         assert.equal(once.corrections.length, 1);
         assert.ok(once.corrections[0]!.at >= t0 && once.corrections[0]!.at <= now());
-        assert.deepEqual({ ...once.corrections[0], at: 0 }, { at: 0, by: me.id, reason: 'Ankunft zu spät getippt', arrival: t, departure: t + HOUR });
+        assert.deepEqual(
+          { ...once.corrections[0], at: 0 },
+          { at: 0, by: me.id, reason: 'Ankunft zu spät getippt', arrival: t, departure: t + HOUR },
+        );
         const twice = (await correct(me, tapped.id, { departure: t + 2 * HOUR, reason: 'Abfahrt vergessen' })).json() as TimeInterval;
-        assert.deepEqual([twice.arrival, twice.departure, twice.arrival_tapped, twice.departure_tapped], [t - 600, t + 2 * HOUR, t, t + HOUR]);
-        assert.deepEqual(twice.corrections.map((c) => [c.reason, c.arrival, c.departure]), [['Ankunft zu spät getippt', t, t + HOUR], ['Abfahrt vergessen', t - 600, t + HOUR]]);
+        assert.deepEqual(
+          [twice.arrival, twice.departure, twice.arrival_tapped, twice.departure_tapped],
+          [t - 600, t + 2 * HOUR, t, t + HOUR],
+        );
+        assert.deepEqual(
+          twice.corrections.map((c) => [c.reason, c.arrival, c.departure]),
+          [
+            ['Ankunft zu spät getippt', t, t + HOUR],
+            ['Abfahrt vergessen', t - 600, t + HOUR],
+          ],
+        );
         const stored = await row(tapped.id);
-        assert.deepEqual([seconds(stored.arrival), seconds(stored.departure), seconds(stored.arrival_tapped), seconds(stored.departure_tapped)], [t - 600, t + 2 * HOUR, t, t + HOUR]);
+        assert.deepEqual(
+          [seconds(stored.arrival), seconds(stored.departure), seconds(stored.arrival_tapped), seconds(stored.departure_tapped)],
+          [t - 600, t + 2 * HOUR, t, t + HOUR],
+        );
         assert.deepEqual(JSON.parse(stored.corrections!), twice.corrections);
         assert.notDeepEqual(stored, untouched);
 
@@ -386,7 +524,10 @@ for (const dialect of testDialects()) {
         const admin = await caller(['read', 'write'], true);
         const byAdmin = await correct(admin, interval.id, { departure: now() - HOUR, reason: 'Chef' });
         assert.equal(byAdmin.statusCode, 200, byAdmin.body);
-        assert.deepEqual(byAdmin.json().corrections.map((c: { by: number }) => c.by), [me.id, manager.id, admin.id]);
+        assert.deepEqual(
+          byAdmin.json().corrections.map((c: { by: number }) => c.by),
+          [me.id, manager.id, admin.id],
+        );
         // The overlap is checked against the owner's intervals, not the admin's.
         await add(me, order.id, now() - 10 * HOUR, now() - 9 * HOUR);
         assertError(await correct(admin, interval.id, { arrival: now() - 9 * HOUR - 60, reason: 'Chef' }), 409, 'TIME_OVERLAP');
@@ -405,7 +546,17 @@ for (const dialect of testDialects()) {
         assertError(await api('GET', `${URL}?bericht_id=${report.json().id}`, stranger), 404, 'REPORT_NOT_FOUND');
         assertError(await tap('arrive', stranger, order.id), 404, 'ORDER_NOT_FOUND');
         assertError(await tap('leave', stranger, order.id), 404, 'ORDER_NOT_FOUND');
-        assertError(await api('POST', addUrl, stranger, { element_type: 'commande', fk_element: order.id, arrival: now() - HOUR, departure: now() - 60, reason: 'x' }), 404, 'ORDER_NOT_FOUND');
+        assertError(
+          await api('POST', addUrl, stranger, {
+            element_type: 'commande',
+            fk_element: order.id,
+            arrival: now() - HOUR,
+            departure: now() - 60,
+            reason: 'x',
+          }),
+          404,
+          'ORDER_NOT_FOUND',
+        );
         assertError(await correct(stranger, interval.id, { reason: 'x' }), 404, 'TIME_NOT_FOUND');
         // Unknown objects and reports answer the same.
         assertError(await tap('arrive', me, 2147483647), 404, 'ORDER_NOT_FOUND');
@@ -423,7 +574,11 @@ for (const dialect of testDialects()) {
         assertError(await api('GET', `${URL}?element_type=commande&fk_element=abc`, me), 400, 'VALIDATION_FAILED');
         // No token; read-only.
         assertError(await api('GET', `${URL}?element_type=commande&fk_element=${order.id}`, null), 401, 'AUTH_TOKEN_MISSING');
-        assertError(await api('POST', `${URL}?action=arrive`, null, { element_type: 'commande', fk_element: order.id }), 401, 'AUTH_TOKEN_MISSING');
+        assertError(
+          await api('POST', `${URL}?action=arrive`, null, { element_type: 'commande', fk_element: order.id }),
+          401,
+          'AUTH_TOKEN_MISSING',
+        );
         assertError(await correct({ id: 0, token: 'kein-token' }, interval.id, { reason: 'x' }), 401, 'AUTH_TOKEN_INVALID');
         const reader = await caller(['read']);
         await ctx.handle.db.updateTable('commande').set({ fk_user_valid: reader.id }).where('rowid', '=', order.id).execute();
@@ -456,7 +611,13 @@ for (const dialect of testDialects()) {
         assert.equal((await rows(order.id)).length, 1);
 
         const addKey = randomUUID();
-        const body = { element_type: 'commande', fk_element: order.id, arrival: now() - 5 * HOUR, departure: now() - 4 * HOUR, reason: 'vergessen' };
+        const body = {
+          element_type: 'commande',
+          fk_element: order.id,
+          arrival: now() - 5 * HOUR,
+          departure: now() - 4 * HOUR,
+          reason: 'vergessen',
+        };
         const added = await api('POST', addUrl, me, body, addKey);
         assert.equal(added.statusCode, 201, added.body);
         assert.deepEqual((await api('POST', addUrl, me, body, addKey)).json(), added.json());
@@ -478,7 +639,17 @@ for (const dialect of testDialects()) {
         assert.equal((await tap('arrive', me, order.id, undefined, key)).statusCode, 201);
         assertError(await tap('arrive', me, other.id, undefined, key), 409, 'IDEMPOTENCY_KEY_REUSED');
         assertError(await tap('leave', me, order.id, undefined, key), 409, 'IDEMPOTENCY_KEY_REUSED');
-        assertError(await api('POST', addUrl, me, { element_type: 'commande', fk_element: other.id, arrival: now() - 2 * HOUR, departure: now() - HOUR, reason: 'x' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(
+          await api(
+            'POST',
+            addUrl,
+            me,
+            { element_type: 'commande', fk_element: other.id, arrival: now() - 2 * HOUR, departure: now() - HOUR, reason: 'x' },
+            key,
+          ),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
         assertError(await correct(me, (await rows(order.id))[0]!.rowid, { reason: 'x' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
         assert.equal((await rows(other.id)).length, 0);
         assert.equal((await rows(order.id))[0]!.departure, null);
@@ -497,7 +668,10 @@ for (const dialect of testDialects()) {
       async function draft(who: Caller, orderId: number): Promise<{ id: number; ref: string }> {
         const res = await api('POST', '/api/reports.php?action=create', who, { fk_element: orderId, title: 'Wartung', odt_template: null });
         assert.equal(res.statusCode, 201, res.body);
-        const page = await api('POST', `/api/pages.php?action=add&bericht_id=${res.json().id}`, who, { title: 'Arbeiten', note: 'Heizung gewartet' });
+        const page = await api('POST', `/api/pages.php?action=add&bericht_id=${res.json().id}`, who, {
+          title: 'Arbeiten',
+          note: 'Heizung gewartet',
+        });
         assert.equal(page.statusCode, 201, page.body);
         return res.json();
       }
@@ -510,7 +684,10 @@ for (const dialect of testDialects()) {
         const b = await add(colleague, order.id, now() - 3 * HOUR, now() - 2 * HOUR - 1800);
         await arrive(me, order.id, now() - 600);
         const shown = await ofReport(me, report.id);
-        assert.deepEqual(shown.items.map((i) => i.id), [a.id, b.id]);
+        assert.deepEqual(
+          shown.items.map((i) => i.id),
+          [a.id, b.id],
+        );
         assert.deepEqual([shown.total, shown.total_seconds, shown.open], [2, HOUR + 1800, null]);
         // Another order's intervals are not this report's.
         const other = await ctx.make.order({ author: me.id });
@@ -527,13 +704,19 @@ for (const dialect of testDialects()) {
         const admin = await caller(['read', 'write'], true);
         assertError(await correct(admin, a.id, { reason: 'Chef' }), 409, 'TIME_REPORTED');
         assert.deepEqual(await row(a.id), before);
-        assert.deepEqual((await ofReport(me, report.id)).items.map((i) => i.id), [b.id]);
+        assert.deepEqual(
+          (await ofReport(me, report.id)).items.map((i) => i.id),
+          [b.id],
+        );
       });
 
       test('two arrivals at once (two phones, two keys) open one interval: one 201, one 409 TIME_ALREADY_OPEN', async () => {
         const { me, order } = await setup();
         for (let round = 0; round < 5; round++) {
-          const answers = await Promise.all([tap('arrive', me, order.id, undefined, `a-${round}`), tap('arrive', me, order.id, undefined, `b-${round}`)]);
+          const answers = await Promise.all([
+            tap('arrive', me, order.id, undefined, `a-${round}`),
+            tap('arrive', me, order.id, undefined, `b-${round}`),
+          ]);
           assert.deepEqual(answers.map((r) => r.statusCode).sort(), [201, 409], answers.map((r) => r.body).join(' | '));
           assert.equal((await rows(order.id)).filter((r) => r.departure === null).length, 1);
           await leave(me, order.id);
@@ -542,7 +725,11 @@ for (const dialect of testDialects()) {
 
       test("a report's creator who no longer sees its order reads only the intervals the report took, not the order's others", async () => {
         const { me, order } = await setup();
-        const report = await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'Wartung', odt_template: null });
+        const report = await api('POST', '/api/reports.php?action=create', me, {
+          fk_element: order.id,
+          title: 'Wartung',
+          odt_template: null,
+        });
         assert.equal(report.statusCode, 201, report.body);
         const colleague = await colleagueOn(order.id);
         await add(colleague, order.id, now() - 3 * HOUR, now() - 2 * HOUR);
@@ -562,15 +749,27 @@ for (const dialect of testDialects()) {
         assert.equal(Number((await row(a.id)).fk_bericht), report.id, 'the closed interval is taken by the report');
         assert.equal((await row(b.id)).fk_bericht, null, 'the open interval is not taken');
         assertError(await correct(me, a.id, { arrival: now() - 6 * HOUR, reason: 'zu spät' }), 409, 'TIME_REPORTED');
-        assert.deepEqual((await ofReport(me, report.id)).items.map((i) => [i.id, i.fk_bericht]), [[a.id, report.id]]);
+        assert.deepEqual(
+          (await ofReport(me, report.id)).items.map((i) => [i.id, i.fk_bericht]),
+          [[a.id, report.id]],
+        );
         // Left after the report: the interval is for the next one.
         await leave(me, order.id);
         const next = await draft(me, order.id);
-        assert.deepEqual((await ofReport(me, next.id)).items.map((i) => i.id), [b.id]);
-        assert.deepEqual((await ofReport(me, report.id)).items.map((i) => i.id), [a.id]);
+        assert.deepEqual(
+          (await ofReport(me, next.id)).items.map((i) => i.id),
+          [b.id],
+        );
+        assert.deepEqual(
+          (await ofReport(me, report.id)).items.map((i) => i.id),
+          [a.id],
+        );
         const version = await api('POST', `/api/reports.php?id=${report.id}&action=new_version`, me);
         assert.equal(version.statusCode, 201, version.body);
-        assert.deepEqual((await ofReport(me, version.json().id)).items.map((i) => i.id), [a.id, b.id]);
+        assert.deepEqual(
+          (await ofReport(me, version.json().id)).items.map((i) => i.id),
+          [a.id, b.id],
+        );
       });
     });
   });

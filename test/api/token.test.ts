@@ -54,7 +54,6 @@ async function sign(claims: Record<string, unknown>, options: { alg?: string; se
 
 // ---- Assertions -----------------------------------------------------------------------------
 
-
 const READ_ONLY = { read: true, write: false, delete: false, admin: false };
 
 for (const dialect of testDialects()) {
@@ -140,7 +139,7 @@ for (const dialect of testDialects()) {
 
     // -- What makes a token invalid --
 
-    test('a token signed here with the service\'s claims and derived secret → 200 (control for the cases below)', async () => {
+    test("a token signed here with the service's claims and derived secret → 200 (control for the cases below)", async () => {
       const user = await ctx.make.user({ rights: ['read'] });
       assertCaller(await probe(bearer(await sign(claimsFor(user)))), user);
     });
@@ -157,7 +156,11 @@ for (const dialect of testDialects()) {
       const other = await ctx.make.user({ rights: ['read', 'write', 'delete', 'admin'] });
       const [header, , signature] = token.split('.') as [string, string, string];
       const claims = payloadOf(token);
-      assert.equal(claims.sub, (await ctx.app.inject({ method: 'GET', url: '/api/probe.php', headers: bearer(token) })).json().user.id, 'the untampered token works');
+      assert.equal(
+        claims.sub,
+        (await ctx.app.inject({ method: 'GET', url: '/api/probe.php', headers: bearer(token) })).json().user.id,
+        'the untampered token works',
+      );
       const admin = `${header}.${b64({ ...claims, perms: { read: true, write: true, delete: true, admin: true } })}.${signature}`;
       assertError(await probe(bearer(admin)), 401, 'AUTH_TOKEN_INVALID');
       const sub = `${header}.${b64({ ...claims, sub: other.id })}.${signature}`;
@@ -242,24 +245,40 @@ for (const dialect of testDialects()) {
     // Validity is by whole days, as in Dolibarr: the end day itself is still valid.
     test('dateendvalidity set to a past day → 403 AUTH_USER_DISABLED', async () => {
       const { user, token } = await userWithToken();
-      await ctx.handle.db.updateTable('user').set({ dateendvalidity: toDbDateTime(nowSeconds() - 2 * 86400) }).where('rowid', '=', user.id).execute();
+      await ctx.handle.db
+        .updateTable('user')
+        .set({ dateendvalidity: toDbDateTime(nowSeconds() - 2 * 86400) })
+        .where('rowid', '=', user.id)
+        .execute();
       assertError(await probe(bearer(token)), 403, 'AUTH_USER_DISABLED');
     });
 
     test('datestartvalidity set to a future day → 403 AUTH_USER_DISABLED; a future dateendvalidity is fine', async () => {
       const { user, token } = await userWithToken();
-      await ctx.handle.db.updateTable('user').set({ dateendvalidity: toDbDateTime(nowSeconds() + 86400) }).where('rowid', '=', user.id).execute();
+      await ctx.handle.db
+        .updateTable('user')
+        .set({ dateendvalidity: toDbDateTime(nowSeconds() + 86400) })
+        .where('rowid', '=', user.id)
+        .execute();
       assertCaller(await probe(bearer(token)), user);
-      await ctx.handle.db.updateTable('user').set({ datestartvalidity: toDbDateTime(nowSeconds() + 2 * 86400) }).where('rowid', '=', user.id).execute();
+      await ctx.handle.db
+        .updateTable('user')
+        .set({ datestartvalidity: toDbDateTime(nowSeconds() + 2 * 86400) })
+        .where('rowid', '=', user.id)
+        .execute();
       assertError(await probe(bearer(token)), 403, 'AUTH_USER_DISABLED');
     });
 
-    test('flagdelsessionsbefore after the token\'s iat → 401 AUTH_TOKEN_INVALID; before iat → 200', async () => {
+    test("flagdelsessionsbefore after the token's iat → 401 AUTH_TOKEN_INVALID; before iat → 200", async () => {
       const { user, token } = await userWithToken();
       const iat = payloadOf(token).iat as number;
       assert.ok(Number.isInteger(iat));
       const setFlag = (at: number) =>
-        ctx.handle.db.updateTable('user').set({ flagdelsessionsbefore: toDbDateTime(at) }).where('rowid', '=', user.id).execute();
+        ctx.handle.db
+          .updateTable('user')
+          .set({ flagdelsessionsbefore: toDbDateTime(at) })
+          .where('rowid', '=', user.id)
+          .execute();
       await setFlag(iat - 60);
       assertCaller(await probe(bearer(token)), user);
       await setFlag(iat + 1);
@@ -307,7 +326,15 @@ for (const dialect of testDialects()) {
       await ctx.handle.db.deleteFrom('user').where('rowid', '=', user.id).execute();
       await ctx.handle.db
         .insertInto('user')
-        .values({ rowid: user.id, entity: ctx.config.entity, login: `new_${randomBytes(4).toString('hex')}`, statut: 1, admin: 0, firstname: 'Test', lastname: 'Nutzer' })
+        .values({
+          rowid: user.id,
+          entity: ctx.config.entity,
+          login: `new_${randomBytes(4).toString('hex')}`,
+          statut: 1,
+          admin: 0,
+          firstname: 'Test',
+          lastname: 'Nutzer',
+        })
         .execute();
       // The rights rows of the old user still point at this id, so only the login tells them apart.
       assertError(await probe(bearer(token)), 401, 'AUTH_TOKEN_INVALID');

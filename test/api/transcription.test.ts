@@ -26,12 +26,21 @@ import { multipart } from '../helpers/multipart.js';
 const FIXTURES = new URL('../fixtures/uploads/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
 const AUDIO = { webm: fixture('voice.webm'), mp3: fixture('voice.mp3'), m4a: fixture('voice.m4a'), ogg: fixture('voice.ogg') };
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4a50000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4a50000000049454e44ae426082',
+  'hex',
+);
 
 const TRANSCRIBE = '/api/transcribe.php';
 const CONST_KEY = 'sk-const-9f8e7d6c5b4a39281706';
 const ENV_KEY = 'sk-env-0a1b2c3d4e5f60718293';
-const SETTINGS = ['BERICHT_TRANSCRIBE_URL', 'BERICHT_TRANSCRIBE_MODE', 'BERICHT_TRANSCRIBE_API_KEY', 'BERICHT_TRANSCRIBE_LANG', 'BERICHT_TRANSCRIBE_MODEL'];
+const SETTINGS = [
+  'BERICHT_TRANSCRIBE_URL',
+  'BERICHT_TRANSCRIBE_MODE',
+  'BERICHT_TRANSCRIBE_API_KEY',
+  'BERICHT_TRANSCRIBE_LANG',
+  'BERICHT_TRANSCRIBE_MODEL',
+];
 
 interface Received {
   method: string;
@@ -44,10 +53,12 @@ interface Received {
 
 type Behaviour = (res: http.ServerResponse, received: Received, attempt: number) => void;
 
-const answer = (body: unknown, status = 200, type = 'application/json'): Behaviour => (res) => {
-  res.writeHead(status, { 'content-type': type });
-  res.end(typeof body === 'string' ? body : JSON.stringify(body));
-};
+const answer =
+  (body: unknown, status = 200, type = 'application/json'): Behaviour =>
+  (res) => {
+    res.writeHead(status, { 'content-type': type });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
 const drop: Behaviour = (res) => res.socket?.destroy();
 const hang: Behaviour = () => undefined;
 
@@ -90,7 +101,14 @@ class FakeServer {
       return;
     }
     const url = new URL(req.url ?? '/', 'http://x');
-    const received: Received = { method: req.method ?? '', path: url.pathname, query: url.searchParams, authorization: req.headers.authorization, fields: new Map(), files: new Map() };
+    const received: Received = {
+      method: req.method ?? '',
+      path: url.pathname,
+      query: url.searchParams,
+      authorization: req.headers.authorization,
+      fields: new Map(),
+      files: new Map(),
+    };
     const type = req.headers['content-type'] ?? '';
     if (type.startsWith('multipart/form-data')) {
       // The platform's own multipart parser (undici): what a real server would see.
@@ -187,7 +205,14 @@ for (const dialect of testDialects()) {
       const res = await transcribe({ relpath: order.relpath });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
-      assert.deepEqual(body, { text: 'Hallo Welt, Pumpe getauscht.', language: 'de', mode: 'whisper-asr', cached: false, relpath: order.relpath, created: body.created });
+      assert.deepEqual(body, {
+        text: 'Hallo Welt, Pumpe getauscht.',
+        language: 'de',
+        mode: 'whisper-asr',
+        cached: false,
+        relpath: order.relpath,
+        created: body.created,
+      });
       assert.ok(Math.abs(body.created - Date.now() / 1000) < 60);
 
       assert.equal(whisper.requests.length, 1);
@@ -210,9 +235,16 @@ for (const dialect of testDialects()) {
       assert.equal(kept.text, 'Hallo Welt, Pumpe getauscht.');
       assert.equal(kept.mode, 'whisper-asr');
       assert.equal(kept.source.size, AUDIO.webm.length);
-      const list = await ctx.app.inject({ method: 'GET', url: `/api/orders.php?id=${order.id}&action=photos`, headers: { authorization: `Bearer ${writer.token}` } });
+      const list = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/orders.php?id=${order.id}&action=photos`,
+        headers: { authorization: `Bearer ${writer.token}` },
+      });
       assert.equal(list.statusCode, 200, list.body);
-      assert.deepEqual(list.json().items.map((i: { name: string }) => i.name), ['Sprachnotiz.webm']);
+      assert.deepEqual(
+        list.json().items.map((i: { name: string }) => i.name),
+        ['Sprachnotiz.webm'],
+      );
     });
 
     test('whisper-asr: a base address with a path keeps it; without a key no Authorization header; no mode means whisper-asr', async () => {
@@ -235,7 +267,14 @@ for (const dialect of testDialects()) {
       const res = await transcribe({ relpath: order.relpath });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
-      assert.deepEqual(body, { text: 'Filter gewechselt.', language: 'en', mode: 'openai', cached: false, relpath: order.relpath, created: body.created });
+      assert.deepEqual(body, {
+        text: 'Filter gewechselt.',
+        language: 'en',
+        mode: 'openai',
+        cached: false,
+        relpath: order.relpath,
+        created: body.created,
+      });
 
       assert.equal(openai.requests.length, 1);
       const sent = openai.requests[0]!;
@@ -270,7 +309,10 @@ for (const dialect of testDialects()) {
 
     test('the environment wins over llx_const: address, mode, key and language', async () => {
       await configure({ url: whisper.url, mode: 'whisper-asr', key: CONST_KEY, lang: 'it' });
-      const config = { ...ctx.config, transcribe: { url: `${openai.url}/`, mode: 'openai', apiKey: ENV_KEY, lang: 'FR', timeoutSeconds: 5 } };
+      const config = {
+        ...ctx.config,
+        transcribe: { url: `${openai.url}/`, mode: 'openai', apiKey: ENV_KEY, lang: 'FR', timeoutSeconds: 5 },
+      };
       const app = await buildApp(config, { db: ctx.handle, logger: false });
       try {
         await app.ready();
@@ -315,7 +357,12 @@ for (const dialect of testDialects()) {
 
     /** The warn lines about the settings logged since `from` (an index into logLines), parsed. */
     const settingLines = (from: number) =>
-      logLines.slice(from).join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string; transcribe?: { problems?: Array<Record<string, unknown>> } })
+      logLines
+        .slice(from)
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { level: number; msg: string; transcribe?: { problems?: Array<Record<string, unknown>> } })
         .filter((l) => l.msg.startsWith('speech-to-text is not set up'));
 
     test('not configured: 503 TRANSCRIBE_NOT_CONFIGURED naming no setting; the log names the missing or invalid one (also for an empty value)', async () => {
@@ -330,7 +377,10 @@ for (const dialect of testDialects()) {
         assert.ok(line && more.length === 0, `one warn line about the settings: ${logLines.slice(from).join('')}`);
         assert.equal(line.level, 40);
         assert.ok(line.msg.includes(setting), line.msg);
-        assert.ok(line.transcribe?.problems?.some((p) => p.setting === setting && p.problem === problem), JSON.stringify(line));
+        assert.ok(
+          line.transcribe?.problems?.some((p) => p.setting === setting && p.problem === problem),
+          JSON.stringify(line),
+        );
         return line;
       };
       await expectNotConfigured('BERICHT_TRANSCRIBE_URL', 'missing');
@@ -348,11 +398,23 @@ for (const dialect of testDialects()) {
       await configure({ url: whisper.url, mode: 'azure', key: CONST_KEY, lang: 'deutsch' });
       const order = await orderWith('modus.webm', AUDIO.webm);
       const from = logLines.length;
-      const body = assertError(await transcribe({ relpath: order.relpath }), 503, 'TRANSCRIBE_NOT_CONFIGURED', 'Die Spracherkennung ist auf diesem Server nicht eingerichtet');
+      const body = assertError(
+        await transcribe({ relpath: order.relpath }),
+        503,
+        'TRANSCRIBE_NOT_CONFIGURED',
+        'Die Spracherkennung ist auf diesem Server nicht eingerichtet',
+      );
       assert.equal(body.details, undefined);
       const [line] = settingLines(from);
       assert.ok(line, 'a warn line about the settings');
-      assert.deepEqual(line.transcribe?.problems?.map((p) => [p.setting, p.problem]), [['BERICHT_TRANSCRIBE_MODE', 'invalid'], ['BERICHT_TRANSCRIBE_LANG', 'invalid']], 'every problem at once');
+      assert.deepEqual(
+        line.transcribe?.problems?.map((p) => [p.setting, p.problem]),
+        [
+          ['BERICHT_TRANSCRIBE_MODE', 'invalid'],
+          ['BERICHT_TRANSCRIBE_LANG', 'invalid'],
+        ],
+        'every problem at once',
+      );
       assert.match(line.msg, /BERICHT_TRANSCRIBE_MODE invalid, BERICHT_TRANSCRIBE_LANG invalid/);
       assert.match(JSON.stringify(line), /whisper-asr and openai/);
       assert.ok(!logLines.join('').includes(CONST_KEY), 'the key is not logged');
@@ -411,7 +473,12 @@ for (const dialect of testDialects()) {
       await configure({ url: openai.url, mode: 'openai', key: CONST_KEY });
       const order = await ctx.make.order({ author: writer.id });
       const { payload, contentType } = multipart([{ filename: 'Notiz vom Kunden.webm', type: 'audio/webm', data: AUDIO.webm }]);
-      const upload = await ctx.app.inject({ method: 'POST', url: `/api/voice.php?id=${order.id}`, payload, headers: { 'content-type': contentType, authorization: `Bearer ${writer.token}` } });
+      const upload = await ctx.app.inject({
+        method: 'POST',
+        url: `/api/voice.php?id=${order.id}`,
+        payload,
+        headers: { 'content-type': contentType, authorization: `Bearer ${writer.token}` },
+      });
       assert.equal(upload.statusCode, 201, upload.body);
       const relpath = decodeURIComponent(new URL(upload.json().url, 'http://x').searchParams.get('file')!);
       const res = await transcribe({ relpath });
@@ -436,7 +503,12 @@ for (const dialect of testDialects()) {
 
     test('upstream 401 echoing the key: 502, and the key is in no answer', async () => {
       await configure({ url: openai.url, mode: 'openai', key: CONST_KEY });
-      openai.behaviour = (res, received) => answer({ error: { message: `Incorrect API key provided: ${received.authorization}`, type: 'invalid_request_error' } }, 401)(res, received, 1);
+      openai.behaviour = (res, received) =>
+        answer({ error: { message: `Incorrect API key provided: ${received.authorization}`, type: 'invalid_request_error' } }, 401)(
+          res,
+          received,
+          1,
+        );
       const order = await orderWith('schluessel.webm', AUDIO.webm);
       const res = await transcribe({ relpath: order.relpath });
       const body = assertError(res, 502, 'TRANSCRIBE_FAILED');
@@ -482,7 +554,10 @@ for (const dialect of testDialects()) {
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().text, 'zweiter Versuch');
       assert.equal(openai.attempts, 2);
-      assert.ok(openai.requests.every((r) => r.files.get('file')!.data.equals(AUDIO.webm)), 'each attempt sends the whole recording');
+      assert.ok(
+        openai.requests.every((r) => r.files.get('file')!.data.equals(AUDIO.webm)),
+        'each attempt sends the whole recording',
+      );
     });
 
     test('connections always dropped or refused: 502 after three attempts (two retries)', async () => {

@@ -25,7 +25,9 @@ for (const dialect of testDialects()) {
       const user = await ctx.make.user({ rights: ['read', 'write', 'delete'] });
       userId = user.id;
       token = await ctx.make.token(user);
-      jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).jpeg().toBuffer();
+      jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } })
+        .jpeg()
+        .toBuffer();
     });
     after(async () => ctx?.close());
 
@@ -47,7 +49,12 @@ for (const dialect of testDialects()) {
       assert.equal(first.statusCode, 201, first.body);
       assert.equal(second.statusCode, 201, second.body);
       assert.equal(second.json().name, 'k2.jpg', 'not the first answer replayed');
-      assert.deepEqual(readdirSync(folderOf(order.ref)).filter((n) => n !== 'thumbs').sort(), ['k1.jpg', 'k2.jpg']);
+      assert.deepEqual(
+        readdirSync(folderOf(order.ref))
+          .filter((n) => n !== 'thumbs')
+          .sort(),
+        ['k1.jpg', 'k2.jpg'],
+      );
     });
 
     test('a name that differs only in case from a stored one gets a free name, not a 500', async () => {
@@ -62,7 +69,12 @@ for (const dialect of testDialects()) {
 
     test('an id beyond any rowid is 400 on upload and 404 on delete, never a database error', async () => {
       assertError(await upload(9_999_999_999, [{ filename: 'x.jpg', data: jpeg }]), 400, 'VALIDATION_FAILED');
-      const del = await ctx.app.inject({ method: 'POST', url: '/api/delete_photo.php', headers: { authorization: `Bearer ${token}` }, payload: { id: '9999999999', file: 'x.jpg' } });
+      const del = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/delete_photo.php',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { id: '9999999999', file: 'x.jpg' },
+      });
       assertError(del, 404, 'ORDER_NOT_FOUND');
     });
 
@@ -103,7 +115,10 @@ for (const dialect of testDialects()) {
       });
       assertError(res, 400, 'UPLOAD_MISSING');
       const left = existsSync(folderOf(order.ref)) ? readdirSync(folderOf(order.ref)) : [];
-      assert.deepEqual(left.filter((n) => n !== 'thumbs'), []);
+      assert.deepEqual(
+        left.filter((n) => n !== 'thumbs'),
+        [],
+      );
     });
 
     test('an order whose ref Dolibarr changes for its folder (CO/24:01 → CO_24_01) has its photos served', async () => {
@@ -117,13 +132,21 @@ for (const dialect of testDialects()) {
       assert.deepEqual(served.rawPayload, jpeg);
       // Another user still gets nothing through the folder name.
       const other = await ctx.make.user({ rights: ['read'] });
-      const otherRes = await ctx.app.inject({ method: 'GET', url: up.json().url, headers: { authorization: `Bearer ${await ctx.make.token(other)}` } });
+      const otherRes = await ctx.app.inject({
+        method: 'GET',
+        url: up.json().url,
+        headers: { authorization: `Bearer ${await ctx.make.token(other)}` },
+      });
       assertError(otherRes, 404, 'FILE_NOT_FOUND');
     });
 
     test('a refused upload leaves no empty order folder behind; an existing folder stays', async () => {
       const fresh = await ctx.make.order({ author: userId });
-      assertError(await upload(fresh.id, [{ filename: 'note.jpg', data: Buffer.from('just text, no image') }]), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+      assertError(
+        await upload(fresh.id, [{ filename: 'note.jpg', data: Buffer.from('just text, no image') }]),
+        415,
+        'UPLOAD_TYPE_UNSUPPORTED',
+      );
       assert.equal(existsSync(folderOf(fresh.ref)), false, 'the folder made for it is gone');
       const used = await ctx.make.order({ author: userId });
       assert.equal((await upload(used.id, [{ filename: 'ok.jpg', data: jpeg }])).statusCode, 201);
@@ -144,7 +167,11 @@ for (const dialect of testDialects()) {
       const swf = Buffer.concat([Buffer.from('FWS'), Buffer.from([10, 100, 0, 0, 0]), Buffer.alloc(64)]);
       const { writeFileSync } = await import('node:fs');
       writeFileSync(path.join(folderOf(order.ref), 'film.jpg'), swf);
-      const flash = await ctx.app.inject({ method: 'GET', url: `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/film.jpg`)}`, headers: { authorization: `Bearer ${token}` } });
+      const flash = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/film.jpg`)}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(flash.statusCode, 200);
       assert.equal(flash.headers['content-type'], 'application/octet-stream');
     });

@@ -101,7 +101,11 @@ for (const dialect of testDialects()) {
 
       // A JPEG's thumbnails follow the answer; until they are written its intent stays.
       await ctx.app.printQueue.idle();
-      assert.equal((await ctx.handle.db.selectFrom('bericht_file_intent').select('rowid').where('filename', '=', 'IMG_0001.jpg').execute()).length, 0, 'the upload is settled once its thumbnails are written');
+      assert.equal(
+        (await ctx.handle.db.selectFrom('bericht_file_intent').select('rowid').where('filename', '=', 'IMG_0001.jpg').execute()).length,
+        0,
+        'the upload is settled once its thumbnails are written',
+      );
       const dir = folderOf(order.ref);
       assert.deepEqual(filesIn(dir), ['IMG_0001.jpg', 'thumbs']);
       assert.ok(readFileSync(path.join(dir, 'IMG_0001.jpg')).equals(jpeg));
@@ -138,7 +142,10 @@ for (const dialect of testDialects()) {
 
     test('PNG and WebP: stored with thumbnails in their own format', async () => {
       const order = await newOrder();
-      for (const [data, name, type] of [[png, 'skizze.png', 'image/png'], [webp, 'foto.webp', 'image/webp']] as const) {
+      for (const [data, name, type] of [
+        [png, 'skizze.png', 'image/png'],
+        [webp, 'foto.webp', 'image/webp'],
+      ] as const) {
         const res = await post(photoUrl(order.id), [{ filename: name, data }]);
         assert.equal(res.statusCode, 201, res.body);
         assert.equal(res.json().name, name);
@@ -197,12 +204,19 @@ for (const dialect of testDialects()) {
       }
       assert.deepEqual(filesIn(folderOf(order.ref)), cases.map((c) => c[2]).sort());
       const rows = await ecmRows(`commande/${order.ref}`);
-      assert.deepEqual(rows.map((r) => [r.filename, r.gen_or_uploaded, Number(r.position)]), cases.map((c, i) => [c[2], 'uploaded', i + 1]));
+      assert.deepEqual(
+        rows.map((r) => [r.filename, r.gen_or_uploaded, Number(r.position)]),
+        cases.map((c, i) => [c[2], 'uploaded', i + 1]),
+      );
     });
 
     test('a type of the other route, or a text file named .jpg, is 415 and leaves nothing', async () => {
       const order = await newOrder();
-      assertError(await post(photoUrl(order.id), [{ filename: 'notes.jpg', type: 'image/jpeg', data: 'just some text, not an image\n'.repeat(20) }]), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+      assertError(
+        await post(photoUrl(order.id), [{ filename: 'notes.jpg', type: 'image/jpeg', data: 'just some text, not an image\n'.repeat(20) }]),
+        415,
+        'UPLOAD_TYPE_UNSUPPORTED',
+      );
       assertError(await post(photoUrl(order.id), [{ filename: 'voice.ogg', data: fixture('voice.ogg') }]), 415, 'UPLOAD_TYPE_UNSUPPORTED');
       assertError(await post(voiceUrl(order.id), [{ filename: 'photo.mp3', data: jpeg }]), 415, 'UPLOAD_TYPE_UNSUPPORTED');
       assert.deepEqual(filesIn(folderOf(order.ref)), []);
@@ -241,13 +255,22 @@ for (const dialect of testDialects()) {
     test("another user's order is 404 and nothing is written", async () => {
       const order = await newOrder(other.id);
       for (const url of [photoUrl(order.id), voiceUrl(order.id)]) {
-        assertError(await post(url, [{ filename: 'a.jpg', data: jpeg }], writer.token, { 'idempotency-key': `k-${url.length}` }), 404, 'ORDER_NOT_FOUND');
+        assertError(
+          await post(url, [{ filename: 'a.jpg', data: jpeg }], writer.token, { 'idempotency-key': `k-${url.length}` }),
+          404,
+          'ORDER_NOT_FOUND',
+        );
       }
       assertError(await post(photoUrl(999_999), [{ filename: 'a.jpg', data: jpeg }]), 404, 'ORDER_NOT_FOUND');
       assert.equal(existsSync(folderOf(order.ref)), false);
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 0);
       const sent = [photoUrl(order.id), voiceUrl(order.id)].map((url) => storedKey(`k-${url.length}`));
-      const keys = await ctx.handle.db.selectFrom('bericht_idempotency').select('rowid').where('fk_user', '=', writer.id).where('idem_key', 'in', sent).execute();
+      const keys = await ctx.handle.db
+        .selectFrom('bericht_idempotency')
+        .select('rowid')
+        .where('fk_user', '=', writer.id)
+        .where('idem_key', 'in', sent)
+        .execute();
       assert.equal(keys.length, 0);
     });
 
@@ -256,11 +279,24 @@ for (const dialect of testDialects()) {
       assertError(await post(photoUrl(order.id), [{ filename: 'a.jpg', data: jpeg }], null), 401, 'AUTH_TOKEN_MISSING');
       assertError(await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], null), 401, 'AUTH_TOKEN_MISSING');
       assertError(await post(photoUrl(order.id), [{ filename: 'a.jpg', data: jpeg }], reader.token), 403, 'AUTH_RIGHT_MISSING');
-      assertError(await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], reader.token), 403, 'AUTH_RIGHT_MISSING');
+      assertError(
+        await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], reader.token),
+        403,
+        'AUTH_RIGHT_MISSING',
+      );
       assertError(await post(photoUrl(order.id), [{ name: 'photo', filename: 'a.jpg', data: jpeg }]), 400, 'UPLOAD_MISSING');
       assertError(await post(photoUrl(order.id), [{ name: 'note', data: 'text only' }]), 400, 'UPLOAD_MISSING');
-      assertError(await post(voiceUrl(order.id), [{ name: 'audio', filename: 'a.ogg', data: fixture('voice.ogg') }]), 400, 'UPLOAD_MISSING');
-      const json = await ctx.app.inject({ method: 'POST', url: photoUrl(order.id), payload: { file: 'x' }, headers: { authorization: `Bearer ${writer.token}` } });
+      assertError(
+        await post(voiceUrl(order.id), [{ name: 'audio', filename: 'a.ogg', data: fixture('voice.ogg') }]),
+        400,
+        'UPLOAD_MISSING',
+      );
+      const json = await ctx.app.inject({
+        method: 'POST',
+        url: photoUrl(order.id),
+        payload: { file: 'x' },
+        headers: { authorization: `Bearer ${writer.token}` },
+      });
       assertError(json, 400, 'UPLOAD_MISSING');
       assertError(await post(`/api/orders.php?id=${order.id}&action=photos`, [{ filename: 'a.jpg', data: jpeg }]), 400, 'ACTION_UNKNOWN');
       assertError(await post(`/api/orders.php?id=${order.id}`, [{ filename: 'a.jpg', data: jpeg }]), 400, 'VALIDATION_FAILED');
@@ -303,7 +339,28 @@ for (const dialect of testDialects()) {
       await ctx.app.printQueue.idle();
       assert.ok(existsSync(path.join(dir, 'thumbs', 'Baustelle_2_small.jpg')));
       // A name held by a stale index row counts as taken too (the row's unique key would refuse it).
-      await ctx.handle.db.insertInto('ecm_files').values({ label: 'x', entity: 1, filepath: `commande/${order.ref}`, filename: 'Baustelle_3.jpg', date_c: toDbDateTime(), tms: toDbDateTime(), ref: null, share: null, src_object_type: null, src_object_id: null, fullpath_orig: null, description: null, keywords: null, gen_or_uploaded: 'uploaded', position: null, fk_user_c: null, fk_user_m: null }).execute();
+      await ctx.handle.db
+        .insertInto('ecm_files')
+        .values({
+          label: 'x',
+          entity: 1,
+          filepath: `commande/${order.ref}`,
+          filename: 'Baustelle_3.jpg',
+          date_c: toDbDateTime(),
+          tms: toDbDateTime(),
+          ref: null,
+          share: null,
+          src_object_type: null,
+          src_object_id: null,
+          fullpath_orig: null,
+          description: null,
+          keywords: null,
+          gen_or_uploaded: 'uploaded',
+          position: null,
+          fk_user_c: null,
+          fk_user_m: null,
+        })
+        .execute();
       const fourth = await post(photoUrl(order.id), [{ filename: 'Baustelle.jpg', data: jpeg }]);
       assert.equal(fourth.json().name, 'Baustelle_4.jpg');
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 5);
@@ -311,7 +368,9 @@ for (const dialect of testDialects()) {
 
     test('concurrent uploads of one name all get their own file', async () => {
       const order = await newOrder();
-      const results = await Promise.all(Array.from({ length: 4 }, () => post(photoUrl(order.id), [{ filename: 'gleich.jpg', data: jpeg }])));
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => post(photoUrl(order.id), [{ filename: 'gleich.jpg', data: jpeg }])),
+      );
       for (const r of results) assert.equal(r.statusCode, 201, r.body);
       const names = results.map((r) => r.json().name as string).sort();
       assert.deepEqual(names, ['gleich.jpg', 'gleich_2.jpg', 'gleich_3.jpg', 'gleich_4.jpg']);
@@ -336,8 +395,16 @@ for (const dialect of testDialects()) {
 
       // The same key on another order, or on the voice route: 409, nothing written.
       const otherOrder = await newOrder();
-      assertError(await post(photoUrl(otherOrder.id), [{ filename: 'x.jpg', data: jpeg }], writer.token, { 'idempotency-key': key }), 409, 'IDEMPOTENCY_KEY_REUSED');
-      assertError(await post(voiceUrl(order.id), [{ filename: 'x.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': key }), 409, 'IDEMPOTENCY_KEY_REUSED');
+      assertError(
+        await post(photoUrl(otherOrder.id), [{ filename: 'x.jpg', data: jpeg }], writer.token, { 'idempotency-key': key }),
+        409,
+        'IDEMPOTENCY_KEY_REUSED',
+      );
+      assertError(
+        await post(voiceUrl(order.id), [{ filename: 'x.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': key }),
+        409,
+        'IDEMPOTENCY_KEY_REUSED',
+      );
       assert.deepEqual(filesIn(folderOf(otherOrder.ref)), []);
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 1);
 
@@ -350,17 +417,42 @@ for (const dialect of testDialects()) {
     test('Idempotency-Key: in progress is 409, a failed request frees its key, a bad key is 400', async () => {
       const order = await newOrder();
       const busy = `busy-${randomBytes(4).toString('hex')}`;
-      await ctx.handle.db.insertInto('bericht_idempotency').values({ entity: 1, fk_user: writer.id, idem_key: storedKey(busy), scope: `voice:${order.id}`, status_code: null, response: null, datec: toDbDateTime() }).execute();
-      assertError(await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': busy }), 409, 'IDEMPOTENCY_IN_PROGRESS');
+      await ctx.handle.db
+        .insertInto('bericht_idempotency')
+        .values({
+          entity: 1,
+          fk_user: writer.id,
+          idem_key: storedKey(busy),
+          scope: `voice:${order.id}`,
+          status_code: null,
+          response: null,
+          datec: toDbDateTime(),
+        })
+        .execute();
+      assertError(
+        await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': busy }),
+        409,
+        'IDEMPOTENCY_IN_PROGRESS',
+      );
 
       const retry = `retry-${randomBytes(4).toString('hex')}`;
-      assertError(await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: jpeg }], writer.token, { 'idempotency-key': retry }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
-      const ok = await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': retry });
+      assertError(
+        await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: jpeg }], writer.token, { 'idempotency-key': retry }),
+        415,
+        'UPLOAD_TYPE_UNSUPPORTED',
+      );
+      const ok = await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], writer.token, {
+        'idempotency-key': retry,
+      });
       assert.equal(ok.statusCode, 201, ok.body);
       assert.deepEqual(filesIn(folderOf(order.ref)), ['a.ogg']);
 
       for (const bad of ['with space', 'x'.repeat(129), 'umlaut-ä']) {
-        assertError(await post(voiceUrl(order.id), [{ filename: 'b.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': bad }), 400, 'VALIDATION_FAILED');
+        assertError(
+          await post(voiceUrl(order.id), [{ filename: 'b.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': bad }),
+          400,
+          'VALIDATION_FAILED',
+        );
       }
       assert.deepEqual(filesIn(folderOf(order.ref)), ['a.ogg']);
     });
@@ -369,12 +461,27 @@ for (const dialect of testDialects()) {
       const order = await newOrder();
       const stale = `stale-${randomBytes(4).toString('hex')}`;
       const twoHoursAgo = toDbDateTime(Math.floor(Date.now() / 1000) - 7200);
-      await ctx.handle.db.insertInto('bericht_idempotency').values({ entity: 1, fk_user: writer.id, idem_key: storedKey(stale), scope: `voice:${order.id}`, status_code: null, response: null, datec: twoHoursAgo }).execute();
-      const res = await post(voiceUrl(order.id), [{ filename: 'spaet.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': stale });
+      await ctx.handle.db
+        .insertInto('bericht_idempotency')
+        .values({
+          entity: 1,
+          fk_user: writer.id,
+          idem_key: storedKey(stale),
+          scope: `voice:${order.id}`,
+          status_code: null,
+          response: null,
+          datec: twoHoursAgo,
+        })
+        .execute();
+      const res = await post(voiceUrl(order.id), [{ filename: 'spaet.ogg', data: fixture('voice.ogg') }], writer.token, {
+        'idempotency-key': stale,
+      });
       assert.equal(res.statusCode, 201, res.body);
       assert.deepEqual(filesIn(folderOf(order.ref)), ['spaet.ogg']);
       // The new claim is answered now: a repeat gets the same answer and no second file.
-      const again = await post(voiceUrl(order.id), [{ filename: 'spaet.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': stale });
+      const again = await post(voiceUrl(order.id), [{ filename: 'spaet.ogg', data: fixture('voice.ogg') }], writer.token, {
+        'idempotency-key': stale,
+      });
       assert.equal(again.statusCode, 201);
       assert.deepEqual(again.json(), res.json());
       assert.deepEqual(filesIn(folderOf(order.ref)), ['spaet.ogg']);
@@ -396,7 +503,7 @@ for (const dialect of testDialects()) {
       assert.equal(keys.length, 0, 'the key is free for a retry');
     });
 
-    test("a JPEG is answered before its thumbnails; one sound in structure that cannot be decoded keeps file and row, gets no thumbnails, and its upload is settled", async () => {
+    test('a JPEG is answered before its thumbnails; one sound in structure that cannot be decoded keeps file and row, gets no thumbnails, and its upload is settled', async () => {
       const order = await newOrder();
       // Bytes inside the scan changed to values below FF: the structure stays sound, the pixels do not.
       const sos = jpeg.indexOf(Buffer.from([0xff, 0xda]));
@@ -409,9 +516,16 @@ for (const dialect of testDialects()) {
       assert.deepEqual(filesIn(dir), ['innen.jpg', 'thumbs']);
       assert.deepEqual(filesIn(path.join(dir, 'thumbs')), []);
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 1);
-      assert.equal((await ctx.handle.db.selectFrom('bericht_file_intent').select('rowid').where('filename', '=', 'innen.jpg').execute()).length, 0);
+      assert.equal(
+        (await ctx.handle.db.selectFrom('bericht_file_intent').select('rowid').where('filename', '=', 'innen.jpg').execute()).length,
+        0,
+      );
       // Asked for, its thumbnail is refused as the client's file, not a server error.
-      const thumb = await ctx.app.inject({ method: 'GET', url: `${res.json().thumb_small_url}`, headers: { authorization: `Bearer ${writer.token}` } });
+      const thumb = await ctx.app.inject({
+        method: 'GET',
+        url: `${res.json().thumb_small_url}`,
+        headers: { authorization: `Bearer ${writer.token}` },
+      });
       assert.notEqual(thumb.statusCode, 500, thumb.body);
     });
 
@@ -426,7 +540,10 @@ for (const dialect of testDialects()) {
       const marked = Buffer.from(jpeg);
       marked[sos + 300] = 0xff;
       marked[sos + 301] = 0x37;
-      assert.match(assertError(await post(photoUrl(order.id), [{ filename: 'marked.jpg', data: marked }]), 400, 'IMAGE_INVALID').error as string, /invalid marker FF37/);
+      assert.match(
+        assertError(await post(photoUrl(order.id), [{ filename: 'marked.jpg', data: marked }]), 400, 'IMAGE_INVALID').error as string,
+        /invalid marker FF37/,
+      );
       // Data after the end marker (phones append a second image or a trailer there) is fine.
       const trailer = Buffer.concat([jpeg, Buffer.from('SEFT trailer')]);
       assert.equal((await post(photoUrl(order.id), [{ filename: 'trailer.jpg', data: trailer }])).statusCode, 201);

@@ -17,7 +17,8 @@ import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { listenLocal, rawRequest, requestBytes } from '../helpers/raw-http.js';
 
-const INDEX = '<!doctype html><html><head><link rel="manifest" href="/app/manifest.webmanifest"><script type="module" src="/app/assets/index-abc123.js"></script></head><body><div id="app"></div></body></html>';
+const INDEX =
+  '<!doctype html><html><head><link rel="manifest" href="/app/manifest.webmanifest"><script type="module" src="/app/assets/index-abc123.js"></script></head><body><div id="app"></div></body></html>';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const SECRET = 'geheim: nicht ausliefern';
 const BIG_JS = `export const rows = [${Array.from({ length: 400 }, (_, i) => `"Zeile ${i}"`).join(',')}];\n`;
@@ -52,7 +53,11 @@ function fakeBuild(folder: string): string {
 }
 
 /** The directives of a policy, each once, in a set. */
-const directives = (policy: string) => policy.split(';').map((d) => d.trim()).filter(Boolean);
+const directives = (policy: string) =>
+  policy
+    .split(';')
+    .map((d) => d.trim())
+    .filter(Boolean);
 
 describe('web app [sqlite]', () => {
   const folder = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-app-'));
@@ -75,13 +80,18 @@ describe('web app [sqlite]', () => {
       [undefined, undefined],
     ];
     for (const [accept, encoding] of cases) {
-      const res = await ctx.app.inject({ method: 'GET', url: '/app/assets/big-0c0c.js', headers: accept ? { 'accept-encoding': accept } : {} });
+      const res = await ctx.app.inject({
+        method: 'GET',
+        url: '/app/assets/big-0c0c.js',
+        headers: accept ? { 'accept-encoding': accept } : {},
+      });
       assert.equal(res.statusCode, 200, `${accept}: ${res.body}`);
       assert.equal(res.headers['content-encoding'], encoding, `${accept}`);
       assert.equal(res.headers['content-type'], 'text/javascript; charset=utf-8');
       assert.equal(res.headers.vary, 'Accept-Encoding');
       assert.equal(res.headers['cache-control'], IMMUTABLE_CACHE);
-      const body = encoding === 'br' ? brotliDecompressSync(res.rawPayload) : encoding === 'gzip' ? gunzipSync(res.rawPayload) : res.rawPayload;
+      const body =
+        encoding === 'br' ? brotliDecompressSync(res.rawPayload) : encoding === 'gzip' ? gunzipSync(res.rawPayload) : res.rawPayload;
       assert.equal(body.toString('utf8'), BIG_JS, `${accept}: the same script`);
       assert.equal(Number(res.headers['content-length']), res.rawPayload.length);
     }
@@ -96,7 +106,13 @@ describe('web app [sqlite]', () => {
   });
 
   test('/ and /app lead to /app/ (302, the query kept), also for HEAD', async () => {
-    for (const [method, url, location] of [['GET', '/', '/app/'], ['HEAD', '/', '/app/'], ['GET', '/app', '/app/'], ['HEAD', '/app', '/app/'], ['GET', '/app?source=pwa', '/app/?source=pwa']] as const) {
+    for (const [method, url, location] of [
+      ['GET', '/', '/app/'],
+      ['HEAD', '/', '/app/'],
+      ['GET', '/app', '/app/'],
+      ['HEAD', '/app', '/app/'],
+      ['GET', '/app?source=pwa', '/app/?source=pwa'],
+    ] as const) {
       const res = await ctx.app.inject({ method, url });
       assert.equal(res.statusCode, 302, `${method} ${url}`);
       assert.equal(res.headers.location, location, `${method} ${url}`);
@@ -158,16 +174,34 @@ describe('web app [sqlite]', () => {
       assert.equal(res.headers['content-security-policy'], undefined, `${url}: only the HTML carries the policy`);
     }
     assert.deepEqual((await ctx.app.inject({ method: 'GET', url: '/app/icons/icon-192.png' })).rawPayload, PNG);
-    assert.deepEqual((await ctx.app.inject({ method: 'GET', url: '/app/manifest.webmanifest' })).json(), { name: 'Berichte', start_url: '/app/', scope: '/app/' });
+    assert.deepEqual((await ctx.app.inject({ method: 'GET', url: '/app/manifest.webmanifest' })).json(), {
+      name: 'Berichte',
+      start_url: '/app/',
+      scope: '/app/',
+    });
   });
 
   test('no token is needed, and none of it is in the OpenAPI document', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
-    assert.deepEqual(Object.keys(doc.paths).filter((p) => p === '/' || p.startsWith('/app')), []);
+    assert.deepEqual(
+      Object.keys(doc.paths).filter((p) => p === '/' || p.startsWith('/app')),
+      [],
+    );
   });
 
   test('what is not a file is 404 in the error shape: missing files, folders (no listing), dotfiles, other methods', async () => {
-    for (const url of ['/app/missing.js', '/app/assets/index-000000.js', '/app/assets', '/app/assets/', '/app/icons/', '/app//sw.js', '/app/.env', '/app/assets/.hidden.js', '/app/%2eenv', '/app/settings/profile']) {
+    for (const url of [
+      '/app/missing.js',
+      '/app/assets/index-000000.js',
+      '/app/assets',
+      '/app/assets/',
+      '/app/icons/',
+      '/app//sw.js',
+      '/app/.env',
+      '/app/assets/.hidden.js',
+      '/app/%2eenv',
+      '/app/settings/profile',
+    ]) {
       const res = await ctx.app.inject({ method: 'GET', url });
       assertError(res, 404, 'ROUTE_NOT_FOUND');
       assert.doesNotMatch(res.body, /geheim|index-abc123|icon-192/, url);
@@ -195,7 +229,13 @@ describe('web app [sqlite]', () => {
     }
     // What a client may put on the wire as it is (inject would normalise `..`).
     const port = await listenLocal(ctx.app);
-    for (const url of ['/app/../secret.txt', '/app/assets/../../secret.txt', '/app/%2e%2e/secret.txt', '/app/../../package.json', '/app/..\\secret.txt']) {
+    for (const url of [
+      '/app/../secret.txt',
+      '/app/assets/../../secret.txt',
+      '/app/%2e%2e/secret.txt',
+      '/app/../../package.json',
+      '/app/..\\secret.txt',
+    ]) {
       const res = await rawRequest(port, requestBytes('GET', url, {}));
       assert.ok(res.status === 404 || res.status === 400, `${url}: ${res.status} ${res.body}`);
       assert.doesNotMatch(res.body, /geheim|"version"/, url);

@@ -57,7 +57,9 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     cpSync(STUBS, htdocs, { recursive: true });
     cpSync(MODULE, path.join(htdocs, 'custom/bericht'), { recursive: true });
     dbFile = path.join(root, 'dolibarr.sqlite');
-    const seed = spawnSync('php', [path.join(htdocs, 'seed.php'), dbFile, path.join(ROOT, 'test/dolibarr/fixtures.sql')], { encoding: 'utf8' });
+    const seed = spawnSync('php', [path.join(htdocs, 'seed.php'), dbFile, path.join(ROOT, 'test/dolibarr/fixtures.sql')], {
+      encoding: 'utf8',
+    });
     assert.equal(seed.status, 0, seed.stderr + seed.stdout);
     docs = path.join(root, 'documents');
     for (const ref of ['BR2611-0001', 'BR2611-0003']) {
@@ -72,14 +74,27 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     writeFileSync(log, '');
     const result = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'custom/bericht', page)], {
       encoding: 'utf8',
-      env: { ...process.env, FAKE_DB: dbFile, FAKE_DOCS: docs, FAKE_QUERY_LOG: log, FAKE_USER: JSON.stringify(user), FAKE_GET: JSON.stringify(get), FAKE_CONST: JSON.stringify(consts) },
+      env: {
+        ...process.env,
+        FAKE_DB: dbFile,
+        FAKE_DOCS: docs,
+        FAKE_QUERY_LOG: log,
+        FAKE_USER: JSON.stringify(user),
+        FAKE_GET: JSON.stringify(get),
+        FAKE_CONST: JSON.stringify(consts),
+      },
     });
     const html = result.stdout;
     const rows = new Map<number, string>();
     for (const m of html.matchAll(/<tr class="oddeven" data-rowid="(\d+)">([\s\S]*?)<\/tr>/g)) rows.set(Number(m[1]), m[2]!);
     return { status: result.status, stderr: result.stderr, html, ids: [...rows.keys()], rows, queries: readFileSync(log, 'utf8') };
   }
-  const text = (html: string) => html.replace(/<br>/g, ' ').replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+  const text = (html: string) =>
+    html
+      .replace(/<br>/g, ' ')
+      .replace(/<[^>]+>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
   function ok(r: ReturnType<typeof run>) {
     assert.equal(r.status, 0, `exit ${r.status}: ${r.html.slice(0, 300)} ${r.stderr}`);
     assert.equal(r.stderr, '', 'no PHP notice or warning');
@@ -120,8 +135,13 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
   test("with the service's address set, each signature links to the service's public check", () => {
     const without = ok(run('tab.php', office, { element: 'commande', id: 1 })).rows.get(1)!;
     assert.doesNotMatch(without, /verify_signature/);
-    const row = ok(run('tab.php', office, { element: 'commande', id: 1 }, { BERICHT_SERVICE_URL: 'https://berichte.example.com/' })).rows.get(1)!;
-    assert.match(row, /<a class="small" rel="noopener" target="_blank" href="https:\/\/berichte\.example\.com\/public\/verify_signature\.php\?code=v1" title="Prüfen, ob der Bericht seit der Unterschrift unverändert ist[^"]*">prüfen<\/a>/);
+    const row = ok(
+      run('tab.php', office, { element: 'commande', id: 1 }, { BERICHT_SERVICE_URL: 'https://berichte.example.com/' }),
+    ).rows.get(1)!;
+    assert.match(
+      row,
+      /<a class="small" rel="noopener" target="_blank" href="https:\/\/berichte\.example\.com\/public\/verify_signature\.php\?code=v1" title="Prüfen, ob der Bericht seit der Unterschrift unverändert ist[^"]*">prüfen<\/a>/,
+    );
     const odd = ok(run('tab.php', office, { element: 'commande', id: 1 }, { BERICHT_SERVICE_URL: 'javascript:alert(1)' })).rows.get(1)!;
     assert.doesNotMatch(odd, /verify_signature|javascript:/, 'only an http(s) address is linked');
   });
@@ -223,7 +243,10 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     const notANumber = ok(run('list.php', office, { search_user: '10 OR 1=1' }));
     assert.deepEqual(notANumber.ids, [7, 5, 4, 1]);
     assert.match(notANumber.queries, /b\.fk_user_creat = 10(?! OR)/);
-    assert.deepEqual(ok(run('list.php', office, { search_status: "1' OR '1'='1", search_element: "x' OR 1=1", search_date_start: '2026-13-45' })).ids, [7, 5, 4, 3, 2, 1]);
+    assert.deepEqual(
+      ok(run('list.php', office, { search_status: "1' OR '1'='1", search_element: "x' OR 1=1", search_date_start: '2026-13-45' })).ids,
+      [7, 5, 4, 3, 2, 1],
+    );
     assert.deepEqual(ok(run('tab.php', office, { element: 'commande', id: '1 OR 1=1' })).ids, [7, 2, 1]);
   });
 
@@ -236,7 +259,11 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     const res = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'document.php')], {
       encoding: 'utf8',
       env: {
-        ...process.env, FAKE_DB: dbFile, FAKE_DOCS: docs, FAKE_USER: JSON.stringify(user), FAKE_GET: JSON.stringify(get),
+        ...process.env,
+        FAKE_DB: dbFile,
+        FAKE_DOCS: docs,
+        FAKE_USER: JSON.stringify(user),
+        FAKE_GET: JSON.stringify(get),
         FAKE_MULTIDIR: JSON.stringify(opts.multidir ?? {}),
       },
     });
@@ -342,66 +369,76 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       'BR2611-0003/',
       'BR2611-0003/.',
     ];
-    {
-      for (const file of refusedForB) {
-        const r = download(external, { modulepart: 'bericht', entity: 1, file });
-        assert.equal(r.served, false, `served ${file}: ${r.body}`);
-        assert.doesNotMatch(r.body, /CONTENT/, file);
-      }
-      // The module's other moduleparts lead to its work folders.
-      for (const get of [
-        { modulepart: 'bericht_temp', file: 'print/0123abcd.jpg' },
-        { modulepart: 'bericht-temp', file: 'print/0123abcd.jpg' },
-        { modulepart: 'bericht-temp', file: 'runs/run1.json' },
-        { modulepart: 'bericht_user_temp', file: 'x.pdf' },
-        { modulepart: 'bericht_user', file: 'x.pdf' },
-        { modulepart: 'massfilesarea_bericht', file: 'x.pdf' },
-        { modulepart: 'bericht-BR2611-0001', file: 'BR2611-0001.pdf' },
-        { modulepart: 'bericht-BR2611-0001', file: './BR2611-0001.pdf' },
-      ]) {
-        const r = download(external, { ...get, entity: 1 });
-        assert.equal(r.served, false, `${JSON.stringify(get)}: ${r.body}`);
-      }
-      // The customer's own report, in every spelling that names its files; what is delivered is the named file.
-      for (const [file, content] of [
-        ['BR2611-0003/BR2611-0003.pdf', 'CONTENT B pdf'],
-        ['BR2611-0003/./BR2611-0003.pdf', 'CONTENT B pdf'],
-        ['BR2611-0003//BR2611-0003.pdf', 'CONTENT B pdf'],
-        ['BR2611-0003\\BR2611-0003.pdf', 'CONTENT B pdf'],
-        ['BR2611-0003/Unterschrift_1.png', 'CONTENT B signature'],
-        ['BR2611-0003/thumbs/Unterschrift_1_small.png', 'CONTENT B thumbnail'],
-      ] as const) {
-        const r = download(external, { modulepart: 'bericht', entity: 1, file });
-        assert.equal(r.body, content, file);
-      }
-      // Dolibarr turns bericht-BR2611-0003 into the folder BR2611/ (it splits at the first '-'): no report's.
-      assert.equal(download(external, { modulepart: 'bericht-BR2611-0003', entity: 1, file: 'BR2611-0003.pdf' }).served, false);
-      // Folders that only the database's comparison takes for its report are not the report's.
-      for (const file of ['br2611-0003/BR2611-0003.pdf', 'BR2611-0003 /BR2611-0003.pdf']) {
-        const r = download(external, { modulepart: 'bericht', entity: 1, file });
-        assert.equal(r.status, 4, `${file}: ${r.body}`);
-        assert.doesNotMatch(r.body, /CONTENT/, file);
-      }
-      // Its own report's signature metadata (IP address, position, verify code) and strokes are the office's.
-      for (const file of ['BR2611-0003/Unterschrift_1.png.json', 'BR2611-0003/Unterschrift_1.png.strokes.json', 'BR2611-0003/./Unterschrift_1.png.JSON']) {
-        const r = download(external, { modulepart: 'bericht', entity: 1, file });
-        assert.equal(r.status, 4, `${file}: ${r.body}`);
-        assert.doesNotMatch(r.body, /CONTENT/, file);
-      }
-      // Its own report, but the link names another entity.
-      assert.equal(download(external, { modulepart: 'bericht', entity: 2, file: 'BR2611-0003/BR2611-0003.pdf' }).served, false);
+    for (const file of refusedForB) {
+      const r = download(external, { modulepart: 'bericht', entity: 1, file });
+      assert.equal(r.served, false, `served ${file}: ${r.body}`);
+      assert.doesNotMatch(r.body, /CONTENT/, file);
     }
+    // The module's other moduleparts lead to its work folders.
+    for (const get of [
+      { modulepart: 'bericht_temp', file: 'print/0123abcd.jpg' },
+      { modulepart: 'bericht-temp', file: 'print/0123abcd.jpg' },
+      { modulepart: 'bericht-temp', file: 'runs/run1.json' },
+      { modulepart: 'bericht_user_temp', file: 'x.pdf' },
+      { modulepart: 'bericht_user', file: 'x.pdf' },
+      { modulepart: 'massfilesarea_bericht', file: 'x.pdf' },
+      { modulepart: 'bericht-BR2611-0001', file: 'BR2611-0001.pdf' },
+      { modulepart: 'bericht-BR2611-0001', file: './BR2611-0001.pdf' },
+    ]) {
+      const r = download(external, { ...get, entity: 1 });
+      assert.equal(r.served, false, `${JSON.stringify(get)}: ${r.body}`);
+    }
+    // The customer's own report, in every spelling that names its files; what is delivered is the named file.
+    for (const [file, content] of [
+      ['BR2611-0003/BR2611-0003.pdf', 'CONTENT B pdf'],
+      ['BR2611-0003/./BR2611-0003.pdf', 'CONTENT B pdf'],
+      ['BR2611-0003//BR2611-0003.pdf', 'CONTENT B pdf'],
+      ['BR2611-0003\\BR2611-0003.pdf', 'CONTENT B pdf'],
+      ['BR2611-0003/Unterschrift_1.png', 'CONTENT B signature'],
+      ['BR2611-0003/thumbs/Unterschrift_1_small.png', 'CONTENT B thumbnail'],
+    ] as const) {
+      const r = download(external, { modulepart: 'bericht', entity: 1, file });
+      assert.equal(r.body, content, file);
+    }
+    // Dolibarr turns bericht-BR2611-0003 into the folder BR2611/ (it splits at the first '-'): no report's.
+    assert.equal(download(external, { modulepart: 'bericht-BR2611-0003', entity: 1, file: 'BR2611-0003.pdf' }).served, false);
+    // Folders that only the database's comparison takes for its report are not the report's.
+    for (const file of ['br2611-0003/BR2611-0003.pdf', 'BR2611-0003 /BR2611-0003.pdf']) {
+      const r = download(external, { modulepart: 'bericht', entity: 1, file });
+      assert.equal(r.status, 4, `${file}: ${r.body}`);
+      assert.doesNotMatch(r.body, /CONTENT/, file);
+    }
+    // Its own report's signature metadata (IP address, position, verify code) and strokes are the office's.
+    for (const file of [
+      'BR2611-0003/Unterschrift_1.png.json',
+      'BR2611-0003/Unterschrift_1.png.strokes.json',
+      'BR2611-0003/./Unterschrift_1.png.JSON',
+    ]) {
+      const r = download(external, { modulepart: 'bericht', entity: 1, file });
+      assert.equal(r.status, 4, `${file}: ${r.body}`);
+      assert.doesNotMatch(r.body, /CONTENT/, file);
+    }
+    // Its own report, but the link names another entity.
+    assert.equal(download(external, { modulepart: 'bericht', entity: 2, file: 'BR2611-0003/BR2611-0003.pdf' }).served, false);
   });
 
-  test('document.php: office users get the reports they may see, never work files, never another entity\'s', () => {
+  test("document.php: office users get the reports they may see, never work files, never another entity's", () => {
     writeDocuments();
     const admin: FakeUser & { admin: number } = { id: 1, admin: 1, rights: ALL };
-    const served = (user: FakeUser, file: string, entity = 1, multidir?: Record<number, string>) => download(user, { modulepart: 'bericht', entity, file }, { multidir });
+    const served = (user: FakeUser, file: string, entity = 1, multidir?: Record<number, string>) =>
+      download(user, { modulepart: 'bericht', entity, file }, { multidir });
     for (const user of [office, admin]) {
       assert.equal(served(user, 'BR2611-0001/BR2611-0001.pdf').body, 'CONTENT A pdf');
       assert.equal(served(user, 'BR2611-0001/Unterschrift_1.png.json').body, 'CONTENT A metadata');
       assert.equal(served(user, 'BR2611-0006/Vorlage.jpg').body, 'CONTENT template image', "a template's image, for the office");
-      for (const file of ['temp/print/0123abcd.jpg', './temp/print/0123abcd.jpg', 'temp/runs/run1.json', 'BR2611-0003/.copy.0123456789ab.0123456789ab.tmp', 'BR2611-9999/x.pdf', 'BR2611-0001/./BR2611-0001.pdf/..']) {
+      for (const file of [
+        'temp/print/0123abcd.jpg',
+        './temp/print/0123abcd.jpg',
+        'temp/runs/run1.json',
+        'BR2611-0003/.copy.0123456789ab.0123456789ab.tmp',
+        'BR2611-9999/x.pdf',
+        'BR2611-0001/./BR2611-0001.pdf/..',
+      ]) {
         assert.equal(served(user, file).served, false, `user ${user.id}: ${file}`);
       }
       for (const modulepart of ['bericht_temp', 'bericht-temp']) {
@@ -418,7 +455,11 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.equal(served(salesRep, 'BR2611-0001/./BR2611-0001.pdf').served, false);
     assert.equal(served(salesRep, 'BR2611-0003/BR2611-0003.pdf').body, 'CONTENT B pdf');
     assert.equal(served(ordersOnly, 'BR2611-0001/BR2611-0001.pdf').body, 'CONTENT A pdf');
-    assert.equal(served(office, 'BR2611-0003/Unterschrift_1.png.strokes.json').body, 'CONTENT B strokes', 'the office keeps the signature files');
+    assert.equal(
+      served(office, 'BR2611-0003/Unterschrift_1.png.strokes.json').body,
+      'CONTENT B strokes',
+      'the office keeps the signature files',
+    );
     for (const file of ['br2611-0003/BR2611-0003.pdf', 'BR2611-0003 /BR2611-0003.pdf']) {
       const r = served(office, file);
       assert.equal(r.status, 4, `${file}: ${r.body}`);
@@ -433,8 +474,13 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       const res = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'document.php')], {
         encoding: 'utf8',
         env: {
-          ...process.env, FAKE_DB: dbFile, FAKE_DOCS: docs, FAKE_USER: JSON.stringify(user), FAKE_GET: JSON.stringify({ modulepart: 'bericht', entity: 1, file }),
-          FAKE_API: JSON.stringify({ method, mode, name }), FAKE_API_CONTENT: 'CONTENT uploaded',
+          ...process.env,
+          FAKE_DB: dbFile,
+          FAKE_DOCS: docs,
+          FAKE_USER: JSON.stringify(user),
+          FAKE_GET: JSON.stringify({ modulepart: 'bericht', entity: 1, file }),
+          FAKE_API: JSON.stringify({ method, mode, name }),
+          FAKE_API_CONTENT: 'CONTENT uploaded',
         },
       });
       assert.equal(res.stderr, '', `no PHP notice or warning for ${method} ${file}`);
@@ -454,11 +500,18 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     }
     // POST /documents/upload checks with mode 'write' and writes whatever the answer: the hook ends the request.
     for (const user of [external, office, admin]) {
-      for (const [folder, name] of [['BR2611-0003/thumbs', 'x.png'], ['BR2611-0003/x', 'y.png'], ['BR2611-0003', 'BR2611-0003.pdf']] as const) {
+      for (const [folder, name] of [
+        ['BR2611-0003/thumbs', 'x.png'],
+        ['BR2611-0003/x', 'y.png'],
+        ['BR2611-0003', 'BR2611-0003.pdf'],
+      ] as const) {
         const r = api(user, 'POST', 'write', folder, name);
         assert.equal(r.status, 4, `user ${user.id} upload into ${folder}: ${r.body}`);
         assert.notEqual(readFileSync(path.join(docs, 'bericht', 'BR2611-0003/BR2611-0003.pdf'), 'utf8'), 'CONTENT uploaded');
-        assert.ok(!existsSync(path.join(docs, 'bericht', folder, name)) || name === 'BR2611-0003.pdf', `user ${user.id}: nothing written into ${folder}`);
+        assert.ok(
+          !existsSync(path.join(docs, 'bericht', folder, name)) || name === 'BR2611-0003.pdf',
+          `user ${user.id}: nothing written into ${folder}`,
+        );
       }
     }
   });
@@ -490,28 +543,48 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     const refused = check(external, 'bericht', 'bericht/BR2611-0001/./BR2611-0001.pdf');
     assert.equal(refused.status, 4);
     assert.equal(refused.out, 'FORBIDDEN 403 Zugriff auf diese Datei verweigert: sie gehört zu keinem Bericht, den Sie lesen dürfen.');
-    const allowed = JSON.parse(check(external, 'bericht', 'bericht/BR2611-0003/./BR2611-0003.pdf').out) as { r: number; res: { original_file: string; sqlprotectagainstexternals: string } };
+    const allowed = JSON.parse(check(external, 'bericht', 'bericht/BR2611-0003/./BR2611-0003.pdf').out) as {
+      r: number;
+      res: { original_file: string; sqlprotectagainstexternals: string };
+    };
     assert.equal(allowed.res.original_file, path.join(docs, 'bericht/BR2611-0003/BR2611-0003.pdf'));
-    assert.match(allowed.res.sqlprotectagainstexternals, /SELECT COALESCE\(co\.fk_soc, fa\.fk_soc, pr\.fk_soc, 0\) as fk_soc FROM llx_bericht as b/);
+    assert.match(
+      allowed.res.sqlprotectagainstexternals,
+      /SELECT COALESCE\(co\.fk_soc, fa\.fk_soc, pr\.fk_soc, 0\) as fk_soc FROM llx_bericht as b/,
+    );
   });
 
   test("the trash icon of an order's documents does not delete a photo a signed report shows, and names the report", () => {
     const deleting = (file: string, get: Record<string, string> = { action: 'confirm_deletefile', confirm: 'yes' }) => {
-      const res = spawnSync('php', ['-r', `
+      const res = spawnSync(
+        'php',
+        [
+          '-r',
+          `
         putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(office))}); putenv('FAKE_GET=' . ${JSON.stringify(JSON.stringify(get))});
         require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
         require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/actions_bericht.class.php'))};
         $hookmanager->hooks[] = new ActionsBericht($db); $o = null; $a = '';
         $r = $hookmanager->executeHooks('deleteFile', array('file' => ${JSON.stringify(docs)}.'/'.${JSON.stringify(file)}, 'disableglob' => 0, 'nophperrors' => 0), $o, $a);
-        echo 'RESULT '.$r;`], { encoding: 'utf8' });
+        echo 'RESULT '.$r;`,
+        ],
+        { encoding: 'utf8' },
+      );
       assert.equal(res.status, 0, res.stdout + res.stderr);
       assert.equal(res.stderr, '');
       return res.stdout.trim();
     };
     // dol_delete_file deletes nothing when the hooks answer < 0, and the page shows the message.
     const refused = deleting('commande/CO2611-0001/Heizung vorher.jpg');
-    assert.equal(refused, 'EVENT errors: Die Datei Heizung vorher.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001 (die Unterschrift deckt sie ab).\nRESULT -1');
-    assert.match(deleting('commande/CO2611-0001/Dichtung.jpg'), /^EVENT errors: Die Datei Dichtung\.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001/, "a checklist's photo");
+    assert.equal(
+      refused,
+      'EVENT errors: Die Datei Heizung vorher.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001 (die Unterschrift deckt sie ab).\nRESULT -1',
+    );
+    assert.match(
+      deleting('commande/CO2611-0001/Dichtung.jpg'),
+      /^EVENT errors: Die Datei Dichtung\.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001/,
+      "a checklist's photo",
+    );
     assert.match(deleting('commande/CO2611-0002/Tiefkühler 2.jpg'), /Bericht BR2611-0003 /, 'the second image of a before/after page');
     for (const file of [
       'commande/CO2611-0001/Entwurf.jpg', // only a draft shows it
@@ -524,25 +597,49 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       assert.equal(deleting(file), 'RESULT 0', file);
     }
     // The Documents block of the order's card (actions_builddoc.inc.php) deletes through remove_file.
-    assert.equal(deleting('commande/CO2611-0001/Heizung vorher.jpg', { action: 'remove_file', file: 'Heizung vorher.jpg' }), 'EVENT errors: Die Datei Heizung vorher.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001 (die Unterschrift deckt sie ab).\nRESULT -1');
+    assert.equal(
+      deleting('commande/CO2611-0001/Heizung vorher.jpg', { action: 'remove_file', file: 'Heizung vorher.jpg' }),
+      'EVENT errors: Die Datei Heizung vorher.jpg wird nicht gelöscht: sie gehört zum unterschriebenen Bericht BR2611-0001 (die Unterschrift deckt sie ab).\nRESULT -1',
+    );
     assert.equal(deleting('commande/CO2611-0001/anderes.jpg', { action: 'remove_file', file: 'anderes.jpg' }), 'RESULT 0');
-    assert.equal(deleting('commande/CO2611-0001/Heizung vorher.jpg', {}), 'RESULT 0', 'deleting the whole order (no confirm_deletefile) is left alone');
-    assert.equal(deleting('commande/CO2611-0001/Heizung vorher.jpg', { action: 'confirm_delete', confirm: 'yes' }), 'RESULT 0', 'deleting the whole order is left alone');
+    assert.equal(
+      deleting('commande/CO2611-0001/Heizung vorher.jpg', {}),
+      'RESULT 0',
+      'deleting the whole order (no confirm_deletefile) is left alone',
+    );
+    assert.equal(
+      deleting('commande/CO2611-0001/Heizung vorher.jpg', { action: 'confirm_delete', confirm: 'yes' }),
+      'RESULT 0',
+      'deleting the whole order is left alone',
+    );
   });
 
   test('the descriptor registers the tabs on orders, invoices and proposals, the list menu entry and the hook', () => {
     const base = path.join(root, 'descriptor');
     mkdirSync(path.join(base, 'core/modules'), { recursive: true });
-    writeFileSync(path.join(base, 'core/modules/DolibarrModules.class.php'), '<?php\n#[\\AllowDynamicProperties]\nclass DolibarrModules {}\n');
-    const res = spawnSync('php', ['-r', `define('DOL_DOCUMENT_ROOT', ${JSON.stringify(base)}); require ${JSON.stringify(path.join(MODULE, 'core/modules/modBericht.class.php'))};
-      $m = new modBericht(null); echo json_encode(array('tabs' => $m->tabs, 'menu' => $m->menu, 'parts' => $m->module_parts));`], { encoding: 'utf8' });
+    writeFileSync(
+      path.join(base, 'core/modules/DolibarrModules.class.php'),
+      '<?php\n#[\\AllowDynamicProperties]\nclass DolibarrModules {}\n',
+    );
+    const res = spawnSync(
+      'php',
+      [
+        '-r',
+        `define('DOL_DOCUMENT_ROOT', ${JSON.stringify(base)}); require ${JSON.stringify(path.join(MODULE, 'core/modules/modBericht.class.php'))};
+      $m = new modBericht(null); echo json_encode(array('tabs' => $m->tabs, 'menu' => $m->menu, 'parts' => $m->module_parts));`,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(res.status, 0, res.stderr);
     const d = JSON.parse(res.stdout) as { tabs: { data: string }[]; menu: Record<string, unknown>[]; parts: { hooks: { data: string[] } } };
-    assert.deepEqual(d.tabs.map((t) => t.data), [
-      'order:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=commande&id=__ID__',
-      'invoice:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=facture&id=__ID__',
-      'propal:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=propal&id=__ID__',
-    ]);
+    assert.deepEqual(
+      d.tabs.map((t) => t.data),
+      [
+        'order:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=commande&id=__ID__',
+        'invoice:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=facture&id=__ID__',
+        'propal:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=propal&id=__ID__',
+      ],
+    );
     assert.equal(d.menu.length, 1);
     assert.equal(d.menu[0]!.url, '/bericht/list.php');
     assert.equal(d.menu[0]!.fk_menu, 'fk_mainmenu=commercial');
@@ -556,28 +653,49 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
   test("switching the module on warns when Dolibarr's SOAP webservices (getDocument, no hooks) are on", () => {
     const base = path.join(root, 'descriptor-init');
     mkdirSync(path.join(base, 'core/modules'), { recursive: true });
-    writeFileSync(path.join(base, 'core/modules/DolibarrModules.class.php'), '<?php\n#[\\AllowDynamicProperties]\nclass DolibarrModules { public function _init($sql, $options = "") { return 1; } }\n');
-    const init = (enabled: string[]) => spawnSync('php', ['-r', `define('DOL_DOCUMENT_ROOT', ${JSON.stringify(base)});
+    writeFileSync(
+      path.join(base, 'core/modules/DolibarrModules.class.php'),
+      '<?php\n#[\\AllowDynamicProperties]\nclass DolibarrModules { public function _init($sql, $options = "") { return 1; } }\n',
+    );
+    const init = (enabled: string[]) =>
+      spawnSync(
+        'php',
+        [
+          '-r',
+          `define('DOL_DOCUMENT_ROOT', ${JSON.stringify(base)});
       function isModEnabled($m) { return in_array($m, ${JSON.stringify(JSON.stringify(enabled))} === '' ? array() : json_decode(${JSON.stringify(JSON.stringify(enabled))}, true), true); }
       function setEventMessages($m, $ms, $style = 'mesgs') { echo 'EVENT '.$style.': '.$m."\\n"; }
       class Translate { public $tab = array(); public function loadLangs($l) { foreach (file(${JSON.stringify(path.join(MODULE, 'langs/de_DE/bericht.lang'))}) as $line) { if (preg_match('/^(\\w+)\\s*=\\s*(.*)$/', trim($line), $m)) { $this->tab[$m[1]] = $m[2]; } } } public function trans($k) { return $this->tab[$k] ?? $k; } }
       $langs = new Translate();
       require ${JSON.stringify(path.join(MODULE, 'core/modules/modBericht.class.php'))};
-      $m = new modBericht(null); echo 'RESULT '.$m->init();`], { encoding: 'utf8' });
+      $m = new modBericht(null); echo 'RESULT '.$m->init();`,
+        ],
+        { encoding: 'utf8' },
+      );
     const on = init(['webservices', 'bericht']);
     assert.equal(on.stderr, '');
-    assert.equal(on.stdout, 'EVENT warnings: Das Modul Webservices (SOAP) ist eingeschaltet: seine Funktion getDocument liefert Dateien ohne die Zugriffsprüfung dieses Moduls, auch Berichte und Unterschriftsdaten. Schalten Sie es aus, wenn Sie es nicht brauchen.\nRESULT 1');
+    assert.equal(
+      on.stdout,
+      'EVENT warnings: Das Modul Webservices (SOAP) ist eingeschaltet: seine Funktion getDocument liefert Dateien ohne die Zugriffsprüfung dieses Moduls, auch Berichte und Unterschriftsdaten. Schalten Sie es aus, wenn Sie es nicht brauchen.\nRESULT 1',
+    );
     const off = init(['bericht']);
     assert.equal(off.stdout, 'RESULT 1');
   });
 
   test("Dolibarr's e-mail form of an order or proposal attaches its newest final report (its copy in the object's documents)", () => {
-    for (const [folder, ref] of [['commande/CO2611-0001', 'BR2611-0001'], ['propale/PR2611-0001', 'BR2611-0005']] as const) {
+    for (const [folder, ref] of [
+      ['commande/CO2611-0001', 'BR2611-0001'],
+      ['propale/PR2611-0001', 'BR2611-0005'],
+    ] as const) {
       mkdirSync(path.join(docs, folder), { recursive: true });
       writeFileSync(path.join(docs, folder, `${ref}.pdf`), '%PDF-1.4\n');
     }
     const attached = (user: FakeUser, trackid: string, get: Record<string, string> = { mode: 'init' }) => {
-      const res = spawnSync('php', ['-r', `
+      const res = spawnSync(
+        'php',
+        [
+          '-r',
+          `
         putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(user))}); putenv('FAKE_GET=' . ${JSON.stringify(JSON.stringify(get))});
         require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
         require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/actions_bericht.class.php'))};
@@ -585,14 +703,21 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
         $form = new FormMail(); $form->trackid = ${JSON.stringify(trackid)}; $a = '';
         $hookmanager->hooks[] = new ActionsBericht($db);
         $r = $hookmanager->executeHooks('getFormMail', array('trackid' => ${JSON.stringify(trackid)}), $form, $a);
-        echo json_encode(array('r' => $r, 'files' => $form->files));`], { encoding: 'utf8' });
+        echo json_encode(array('r' => $r, 'files' => $form->files));`,
+        ],
+        { encoding: 'utf8' },
+      );
       assert.equal(res.status, 0, res.stdout + res.stderr);
       assert.equal(res.stderr, '');
       const out = JSON.parse(res.stdout) as { r: number; files: string[][] };
-      assert.equal(out.r, 0, 'the form stays Dolibarr\'s own');
+      assert.equal(out.r, 0, "the form stays Dolibarr's own");
       return out.files.map(([file, name, type]) => [path.relative(docs, file!), name, type]);
     };
-    assert.deepEqual(attached(office, 'ord1'), [['commande/CO2611-0001/BR2611-0001.pdf', 'BR2611-0001.pdf', 'application/pdf']], 'the final report, not the newer draft');
+    assert.deepEqual(
+      attached(office, 'ord1'),
+      [['commande/CO2611-0001/BR2611-0001.pdf', 'BR2611-0001.pdf', 'application/pdf']],
+      'the final report, not the newer draft',
+    );
     assert.deepEqual(attached(office, 'pro1'), [['propale/PR2611-0001/BR2611-0005.pdf', 'BR2611-0005.pdf', 'application/pdf']]);
     assert.deepEqual(attached(office, 'ord1', {}), [], 'only when the form opens, not when it is sent or reloaded');
     assert.deepEqual(attached(office, 'inv1'), [], 'an invoice with only a draft report');

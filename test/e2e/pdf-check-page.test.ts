@@ -44,17 +44,32 @@ describe('the public check of a report PDF in Chromium [sqlite]', () => {
     const user = await world.make.user({ rights: ['read', 'write'] });
     const headers = { authorization: `Bearer ${await world.make.token(user)}` };
     const order = await world.make.order({ author: user.id });
-    const created = await world.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers, payload: { fk_element: order.id, title: 'Heizungswartung' } });
+    const created = await world.app.inject({
+      method: 'POST',
+      url: '/api/reports.php?action=create',
+      headers,
+      payload: { fk_element: order.id, title: 'Heizungswartung' },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id as number;
-    assert.equal((await world.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${id}`, headers, payload: { title: 'Brenner gereinigt' } })).statusCode, 201);
+    assert.equal(
+      (
+        await world.app.inject({
+          method: 'POST',
+          url: `/api/pages.php?action=add&bericht_id=${id}`,
+          headers,
+          payload: { title: 'Brenner gereinigt' },
+        })
+      ).statusCode,
+      201,
+    );
     assert.equal((await sign(world.app, headers, id, signer)).statusCode, 201);
     const done = await world.app.inject({ method: 'POST', url: `/api/reports.php?id=${id}&action=finalize`, headers });
     assert.equal(done.statusCode, 200, done.body);
     return readFile(path.join(entityRoot(world.config.dataRoot, world.config.entity), done.json().final_pdf_path as string));
   }
 
-  test('the original, one changed byte, another instance\'s report and a non-PDF are told apart in words', async (t) => {
+  test("the original, one changed byte, another instance's report and a non-PDF are told apart in words", async (t) => {
     if (!browser) {
       t.skip(`chromium not installed (${CHROMIUM} missing)`);
       return;
@@ -79,7 +94,11 @@ describe('the public check of a report PDF in Chromium [sqlite]', () => {
       const page = await context.newPage();
       const expected: Array<[keyof typeof files, string, RegExp]> = [
         ['original', 'unaltered', /Unverändert: dieses PDF wurde von diesem Dienst versiegelt und seitdem nicht verändert/],
-        ['changed', 'altered', /Verändert: dieses PDF ist ein Bericht dieses Dienstes \(BR\d{4}-\d{4}\), wurde aber nach dem Versiegeln verändert/],
+        [
+          'changed',
+          'altered',
+          /Verändert: dieses PDF ist ein Bericht dieses Dienstes \(BR\d{4}-\d{4}\), wurde aber nach dem Versiegeln verändert/,
+        ],
         ['foreign', 'not_ours', /Nicht von diesem Dienst/],
         ['text', 'not_pdf', /Keine PDF-Datei/],
       ];
@@ -89,7 +108,10 @@ describe('the public check of a report PDF in Chromium [sqlite]', () => {
       await screenshot(page, 'check-form');
       for (const [which, verdict, words] of expected) {
         await page.getByLabel('PDF-Datei').setInputFiles(files[which]);
-        await Promise.all([page.waitForURL(`${origin}/public/verify_signature.php`, { waitUntil: 'load' }), page.getByRole('button', { name: /prüfen/ }).click()]);
+        await Promise.all([
+          page.waitForURL(`${origin}/public/verify_signature.php`, { waitUntil: 'load' }),
+          page.getByRole('button', { name: /prüfen/ }).click(),
+        ]);
         const shown = page.locator('#verdict');
         assert.equal(await shown.getAttribute('data-verdict'), verdict, `${which}: ${await page.textContent('body')}`);
         assert.match((await shown.textContent()) ?? '', words);

@@ -49,7 +49,12 @@ describe('QR upload page in Chromium [sqlite]', () => {
   }
   /** A link through the API; its address points at the listening service. */
   async function link(token: string, orderId: number) {
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/upload_token.php', headers: { authorization: `Bearer ${token}` }, payload: { fk_element: orderId } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/upload_token.php',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { fk_element: orderId },
+    });
     assert.equal(res.statusCode, 201, res.body);
     const made = res.json() as { token: string; upload_url: string };
     const url = new URL(made.upload_url);
@@ -59,7 +64,9 @@ describe('QR upload page in Chromium [sqlite]', () => {
   }
   async function photo(name: string, width: number, height: number, background: string) {
     const file = path.join(scratch, name);
-    await sharp({ create: { width, height, channels: 3, background } }).jpeg({ quality: 85 }).toFile(file);
+    await sharp({ create: { width, height, channels: 3, background } })
+      .jpeg({ quality: 85 })
+      .toFile(file);
     return file;
   }
 
@@ -74,7 +81,13 @@ describe('QR upload page in Chromium [sqlite]', () => {
     const before = await photo('vorher.jpg', 1200, 900, '#5a7d9a');
     const afterwards = await photo('nachher.jpg', 900, 1200, '#9a5a3c');
 
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: 'de-DE', timezoneId: 'Europe/Berlin' });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      locale: 'de-DE',
+      timezoneId: 'Europe/Berlin',
+    });
     try {
       const page = await context.newPage();
       const problems: string[] = [];
@@ -100,13 +113,25 @@ describe('QR upload page in Chromium [sqlite]', () => {
       assert.equal(await rows.count(), 2);
       assert.deepEqual(await rows.locator('.name').allTextContents(), ['vorher.jpg', 'nachher.jpg']);
       assert.deepEqual(await rows.locator('.state').allTextContents(), ['✔ hochgeladen', '✔ hochgeladen']);
-      assert.deepEqual(await rows.locator('progress').evaluateAll((bars) => bars.map((b) => (b as unknown as { value: number }).value)), [1, 1]);
+      assert.deepEqual(
+        await rows.locator('progress').evaluateAll((bars) => bars.map((b) => (b as unknown as { value: number }).value)),
+        [1, 1],
+      );
       assert.deepEqual(problems, [], 'the page ran under its CSP without errors');
 
       // The order lists both photos, with thumbnails; the files and thumbnails are on disk.
-      const listed = await ctx.app.inject({ method: 'GET', url: `/api/orders.php?id=${order.id}&action=photos`, headers: { authorization: `Bearer ${me.token}` } });
+      const listed = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/orders.php?id=${order.id}&action=photos`,
+        headers: { authorization: `Bearer ${me.token}` },
+      });
       assert.equal(listed.statusCode, 200, listed.body);
-      const items = listed.json().items as Array<{ name: string; type: string | null; thumb_small_url: string | null; thumb_mini_url: string | null }>;
+      const items = listed.json().items as Array<{
+        name: string;
+        type: string | null;
+        thumb_small_url: string | null;
+        thumb_mini_url: string | null;
+      }>;
       assert.deepEqual(items.map((i) => i.name).sort(), ['nachher.jpg', 'vorher.jpg']);
       for (const item of items) {
         assert.equal(item.type, 'image/jpeg', item.name);
@@ -114,15 +139,27 @@ describe('QR upload page in Chromium [sqlite]', () => {
         assert.notEqual(item.thumb_mini_url, null, item.name);
       }
       const folder = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref);
-      for (const [name, width, height] of [['vorher', 1200, 900], ['nachher', 900, 1200]] as const) {
+      for (const [name, width, height] of [
+        ['vorher', 1200, 900],
+        ['nachher', 900, 1200],
+      ] as const) {
         const meta = await sharp(path.join(folder.dir, `${name}.jpg`)).metadata();
         assert.deepEqual([meta.format, meta.width, meta.height], ['jpeg', width, height], name);
-        for (const size of ['small', 'mini']) assert.ok(existsSync(path.join(folder.dir, 'thumbs', `${name}_${size}.jpg`)), `${name}_${size}.jpg`);
+        for (const size of ['small', 'mini'])
+          assert.ok(existsSync(path.join(folder.dir, 'thumbs', `${name}_${size}.jpg`)), `${name}_${size}.jpg`);
       }
 
       // Each photo went with the phone's capture time (the file's time), RFC 3339 at the phone's offset; no position.
-      const evidence = await ctx.handle.db.selectFrom('bericht_photo_evidence').selectAll().where('filepath', '=', `commande/${folder.name}`).orderBy('filename').execute();
-      assert.deepEqual(evidence.map((e) => e.filename), ['nachher.jpg', 'vorher.jpg']);
+      const evidence = await ctx.handle.db
+        .selectFrom('bericht_photo_evidence')
+        .selectAll()
+        .where('filepath', '=', `commande/${folder.name}`)
+        .orderBy('filename')
+        .execute();
+      assert.deepEqual(
+        evidence.map((e) => e.filename),
+        ['nachher.jpg', 'vorher.jpg'],
+      );
       for (const row of evidence) {
         assert.match(row.device_taken_at ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0[12]:00$/, row.filename);
         assert.ok(Math.abs(Date.parse(row.device_taken_at!) - Date.now()) < 5 * 60_000, `${row.filename}: ${row.device_taken_at}`);
@@ -136,7 +173,11 @@ describe('QR upload page in Chromium [sqlite]', () => {
       assert.equal(await refused.locator('.name').textContent(), 'notiz.txt');
       assert.equal(await refused.locator('.state').textContent(), '✘ Dieser Dateityp wird nicht unterstützt');
       assert.equal(await refused.locator('.state.bad').count(), 1);
-      const again = await ctx.app.inject({ method: 'GET', url: `/api/orders.php?id=${order.id}&action=photos`, headers: { authorization: `Bearer ${me.token}` } });
+      const again = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/orders.php?id=${order.id}&action=photos`,
+        headers: { authorization: `Bearer ${me.token}` },
+      });
       assert.equal(again.json().total, 2);
     } finally {
       await context.close();

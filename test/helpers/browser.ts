@@ -75,7 +75,10 @@ export async function startWorld(overrides: Partial<Config> = {}): Promise<AppWo
 }
 
 /** A new phone: its own storage (IndexedDB, service worker), touch, German, light or dark. */
-export async function phone(world: AppWorld, options: { colorScheme?: 'light' | 'dark'; locale?: string } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+export async function phone(
+  world: AppWorld,
+  options: { colorScheme?: 'light' | 'dark'; locale?: string } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await world.browser.newContext({
     viewport: PHONE,
     hasTouch: true,
@@ -155,14 +158,20 @@ export async function goOnline(context: BrowserContext): Promise<void> {
  * only what it loaded so far.
  */
 export async function untilOfflineReady(page: Page): Promise<void> {
-  await until('the service worker controls the page', async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true);
+  await until(
+    'the service worker controls the page',
+    async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true,
+  );
 }
 
 /** Waits until `check` holds (polling), or fails naming `what` and, with `seen`, what there was instead. */
 export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000, seen?: () => unknown): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}${seen ? `; instead: ${JSON.stringify(await Promise.resolve(seen()).catch(String))}` : ''}`);
+    if (Date.now() > end)
+      assert.fail(
+        `timed out waiting for ${what}${seen ? `; instead: ${JSON.stringify(await Promise.resolve(seen()).catch(String))}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 150));
   }
 }
@@ -193,19 +202,33 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 export async function assertAccessible(page: Page, screen: string): Promise<void> {
   // Through DevTools, not a <script> tag: the app's Content-Security-Policy rightly refuses inline scripts.
   if (!(await page.evaluate('"axe" in window'))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    type Rule = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Rule[]; passes: Rule[] }> } }).axe;
-    const result = await axe.run((globalThis as unknown as { document: unknown }).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-    return {
-      passes: result.passes.map((p) => p.id),
-      violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 5) })),
-    };
-  }).then(({ passes, violations }) => {
-    // axe really looked: contrast and names were checked on this screen.
-    assert.ok(passes.includes('color-contrast') && passes.includes('button-name'), `${screen}: axe-core checked too little (${passes.join(', ')})`);
-    return violations;
-  });
+  const violations = await page
+    .evaluate(async () => {
+      type Rule = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
+      const axe = (
+        globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Rule[]; passes: Rule[] }> } }
+      ).axe;
+      const result = await axe.run((globalThis as unknown as { document: unknown }).document, {
+        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      });
+      return {
+        passes: result.passes.map((p) => p.id),
+        violations: result.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          help: v.help,
+          targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 5),
+        })),
+      };
+    })
+    .then(({ passes, violations }) => {
+      // axe really looked: contrast and names were checked on this screen.
+      assert.ok(
+        passes.includes('color-contrast') && passes.includes('button-name'),
+        `${screen}: axe-core checked too little (${passes.join(', ')})`,
+      );
+      return violations;
+    });
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(serious, [], `${screen}: axe-core found serious or critical violations:\n${JSON.stringify(serious, null, 2)}`);
 }
@@ -233,7 +256,10 @@ export async function assertPhoneFriendly(page: Page, screen: string): Promise<v
       ${TEXT_IN_CONTROLS}
       return { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, small, ...textInControls() };
     })()`)) as { scrollWidth: number; clientWidth: number; small: string[]; overflowing: string[]; brokenWords: string[]; checked: number };
-    assert.ok(found.scrollWidth <= found.clientWidth, `${screen}: scrolls sideways at 360 px (${found.scrollWidth} > ${found.clientWidth})`);
+    assert.ok(
+      found.scrollWidth <= found.clientWidth,
+      `${screen}: scrolls sideways at 360 px (${found.scrollWidth} > ${found.clientWidth})`,
+    );
     assert.deepEqual(found.small, [], `${screen}: touch targets under 44 px`);
     assert.ok(found.checked > 0, `${screen}: no control was measured`);
     assert.deepEqual(found.overflowing, [], `${screen}: text leaves its control at 360 px`);
@@ -319,7 +345,6 @@ export async function finger(page: Page, points: { x: number; y: number }[]): Pr
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
   await cdp.detach();
 }
-
 
 /** The phone's outbox records with their JSON payloads (not Blobs), oldest first, read from the app's IndexedDB. */
 export async function outboxPayloads(page: Page): Promise<Array<{ id: string; kind: string; state: string; payload: unknown }>> {

@@ -49,7 +49,9 @@ async function finalizedPdfs(handle: DbHandle, config: Config): Promise<string[]
     .where('gen_or_uploaded', '=', 'generated')
     .execute()
     .catch(() => []);
-  const files = rows.map((r) => path.join(entityRoot(config.dataRoot, Number(r.entity)), r.filepath, r.filename)).filter((file) => file.endsWith('.pdf'));
+  const files = rows
+    .map((r) => path.join(entityRoot(config.dataRoot, Number(r.entity)), r.filepath, r.filename))
+    .filter((file) => file.endsWith('.pdf'));
   return files.filter((file) => existsSync(file));
 }
 

@@ -47,7 +47,6 @@ export function sofficeProcessesOf(tmp: string): string[] {
   return found;
 }
 
-
 export interface CrashFixture {
   folder: string;
   tmp: string;
@@ -71,7 +70,10 @@ export function crashFixture(): CrashFixture {
   let service: ServiceProcess | undefined;
   let token = '';
   return {
-    folder, tmp, dbFile, dataRoot,
+    folder,
+    tmp,
+    dbFile,
+    dataRoot,
     service: () => service!,
     token: () => token,
     async start(demo = false) {

@@ -66,7 +66,10 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   if (dialect === 'mysql') {
     const conn = await mysql.createConnection(base);
     // The character set of the URL's database (.ci/run makes it as Dolibarr's installer does: utf8).
-    const [rows] = await conn.query('SELECT default_character_set_name AS cs, default_collation_name AS co FROM information_schema.schemata WHERE schema_name = ?', [urlDatabase]);
+    const [rows] = await conn.query(
+      'SELECT default_character_set_name AS cs, default_collation_name AS co FROM information_schema.schemata WHERE schema_name = ?',
+      [urlDatabase],
+    );
     const found = (rows as Array<{ cs: string; co: string }>)[0];
     const charset = found ? `CHARACTER SET ${found.cs} COLLATE ${found.co}` : 'CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci';
     await conn.query(`CREATE DATABASE \`${name}\` ${charset}`);

@@ -11,14 +11,32 @@ import { createDb, type DbHandle } from '../../src/db/database.js';
 
 /** Columns of the hand-made llx_user that the user repository always selects. */
 export const DOLIBARR_USER_REQUIRED_COLUMNS = [
-  'rowid', 'entity', 'login', 'pass', 'pass_crypted', 'admin', 'statut', 'lastname', 'firstname', 'email', 'fk_soc',
+  'rowid',
+  'entity',
+  'login',
+  'pass',
+  'pass_crypted',
+  'admin',
+  'statut',
+  'lastname',
+  'firstname',
+  'email',
+  'fk_soc',
 ] as const;
 
 /** Columns of newer Dolibarr versions the hand-made llx_user leaves out. */
 export const DOLIBARR_USER_ABSENT_COLUMNS = ['datestartvalidity', 'dateendvalidity', 'flagdelsessionsbefore'] as const;
 
 /** The tables makeDolibarrTables creates, without prefix. */
-export const DOLIBARR_SCHEMA_TABLES = ['user', 'rights_def', 'const', 'user_rights', 'usergroup', 'usergroup_rights', 'usergroup_user'] as const;
+export const DOLIBARR_SCHEMA_TABLES = [
+  'user',
+  'rights_def',
+  'const',
+  'user_rights',
+  'usergroup',
+  'usergroup_rights',
+  'usergroup_user',
+] as const;
 
 /** The column type of an auto-increment primary key in this dialect, for hand-made tables. */
 export function autoId(dialect: Dialect): string {
@@ -124,8 +142,12 @@ export async function makeDolibarrTables(handle: DbHandle, options: DolibarrSche
     VALUES (43610001, 1, 'Read the other things', 'othermodule', 100, 0, 'read', NULL, 'r', 0)`);
   await run(`INSERT INTO ${prefix}rights_def (id, entity, libelle, module, module_position, family_position, perms, subperms, type, bydefault)
     VALUES (11, 1, 'Read invoices', 'facture', 10, 0, 'lire', NULL, 'r', 1)`);
-  await run(`INSERT INTO ${prefix}user (entity, login, pass_crypted, admin, statut, extra_col) VALUES (1, 'doliadmin', NULL, 1, 1, 'keep me')`);
-  await run(`INSERT INTO ${prefix}const (name, entity, value, type, visible) VALUES ('MAIN_VERSION_LAST_INSTALL', 0, '18.0.4', 'chaine', 0)`);
+  await run(
+    `INSERT INTO ${prefix}user (entity, login, pass_crypted, admin, statut, extra_col) VALUES (1, 'doliadmin', NULL, 1, 1, 'keep me')`,
+  );
+  await run(
+    `INSERT INTO ${prefix}const (name, entity, value, type, visible) VALUES ('MAIN_VERSION_LAST_INSTALL', 0, '18.0.4', 'chaine', 0)`,
+  );
 }
 
 /** makeDolibarrTables on a database given by its settings, through a connection of its own. */

@@ -47,7 +47,12 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
   const { db, dialect } = handle;
 
   async function rightIds(rights: Right[], entity: number): Promise<number[]> {
-    const rows = await db.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
+    const rows = await db
+      .selectFrom('rights_def')
+      .select(['id', 'perms'])
+      .where('module', '=', RIGHTS_MODULE)
+      .where('entity', '=', entity)
+      .execute();
     return rights.map((r) => {
       const row = rows.find((x) => x.perms === r);
       if (!row) throw new Error(`right ${r} not registered for entity ${entity}`);
@@ -56,7 +61,13 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
   }
 
   async function getConst(name: string): Promise<string> {
-    const row = await db.selectFrom('const').select('value').where('name', '=', name).where('entity', 'in', [0, config.entity]).orderBy('entity', 'desc').executeTakeFirst();
+    const row = await db
+      .selectFrom('const')
+      .select('value')
+      .where('name', '=', name)
+      .where('entity', 'in', [0, config.entity])
+      .orderBy('entity', 'desc')
+      .executeTakeFirst();
     return row?.value ?? '';
   }
 
@@ -73,33 +84,47 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
     let pass: string | null = null;
     if (!options.passCrypted) {
       switch (options.hash ?? 'bcrypt') {
-        case 'bcrypt': passCrypted = await hashPassword(password); break;
-        case 'md5': passCrypted = md5(salt + password); break;
-        case 'sha1md5': passCrypted = sha1(md5(salt + password)); break;
-        case 'clear': pass = password; break;
+        case 'bcrypt':
+          passCrypted = await hashPassword(password);
+          break;
+        case 'md5':
+          passCrypted = md5(salt + password);
+          break;
+        case 'sha1md5':
+          passCrypted = sha1(md5(salt + password));
+          break;
+        case 'clear':
+          pass = password;
+          break;
       }
     }
     const entity = options.entity ?? config.entity;
-    const id = await insertId(dialect, db.insertInto('user').values({
-      entity,
-      login,
-      pass,
-      pass_crypted: passCrypted,
-      admin: options.admin ? 1 : 0,
-      statut: options.statut ?? 1,
-      firstname: options.firstname === undefined ? 'Test' : options.firstname,
-      lastname: options.lastname === undefined ? 'Nutzer' : options.lastname,
-      email: options.email ?? null,
-      datestartvalidity: options.validFrom ? toDbDateTime(options.validFrom) : null,
-      dateendvalidity: options.validUntil ? toDbDateTime(options.validUntil) : null,
-      datec: toDbDateTime(),
-    }));
+    const id = await insertId(
+      dialect,
+      db.insertInto('user').values({
+        entity,
+        login,
+        pass,
+        pass_crypted: passCrypted,
+        admin: options.admin ? 1 : 0,
+        statut: options.statut ?? 1,
+        firstname: options.firstname === undefined ? 'Test' : options.firstname,
+        lastname: options.lastname === undefined ? 'Nutzer' : options.lastname,
+        email: options.email ?? null,
+        datestartvalidity: options.validFrom ? toDbDateTime(options.validFrom) : null,
+        dateendvalidity: options.validUntil ? toDbDateTime(options.validUntil) : null,
+        datec: toDbDateTime(),
+      }),
+    );
     const rightsEntity = options.rightsEntity ?? config.entity;
     for (const fkId of await rightIds(options.rights ?? [], rightsEntity)) {
       await db.insertInto('user_rights').values({ entity: rightsEntity, fk_user: id, fk_id: fkId }).execute();
     }
     if (options.groupRights) {
-      const groupId = await insertId(dialect, db.insertInto('usergroup').values({ nom: `g_${randomBytes(4).toString('hex')}`, entity: rightsEntity }));
+      const groupId = await insertId(
+        dialect,
+        db.insertInto('usergroup').values({ nom: `g_${randomBytes(4).toString('hex')}`, entity: rightsEntity }),
+      );
       for (const fkId of await rightIds(options.groupRights, rightsEntity)) {
         await db.insertInto('usergroup_rights').values({ entity: rightsEntity, fk_usergroup: groupId, fk_id: fkId }).execute();
       }
@@ -119,21 +144,35 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
   const next = () => ++seq;
 
   /** A third party; a customer (client 1) unless told otherwise. */
-  async function thirdParty(options: { name?: string; alias?: string | null; client?: number; fournisseur?: number; town?: string | null; email?: string | null; code?: string | null; entity?: number } = {}) {
+  async function thirdParty(
+    options: {
+      name?: string;
+      alias?: string | null;
+      client?: number;
+      fournisseur?: number;
+      town?: string | null;
+      email?: string | null;
+      code?: string | null;
+      entity?: number;
+    } = {},
+  ) {
     const n = next();
     const name = options.name ?? `Kunde ${n} ${randomBytes(2).toString('hex')}`;
-    const id = await insertId(dialect, db.insertInto('societe').values({
-      nom: name,
-      name_alias: options.alias ?? null,
-      entity: options.entity ?? config.entity,
-      client: options.client ?? 1,
-      fournisseur: options.fournisseur ?? 0,
-      status: 1,
-      code_client: options.code === undefined ? `CU-${randomBytes(4).toString('hex')}` : options.code,
-      town: options.town ?? 'München',
-      email: options.email ?? null,
-      datec: toDbDateTime(),
-    }));
+    const id = await insertId(
+      dialect,
+      db.insertInto('societe').values({
+        nom: name,
+        name_alias: options.alias ?? null,
+        entity: options.entity ?? config.entity,
+        client: options.client ?? 1,
+        fournisseur: options.fournisseur ?? 0,
+        status: 1,
+        code_client: options.code === undefined ? `CU-${randomBytes(4).toString('hex')}` : options.code,
+        town: options.town ?? 'München',
+        email: options.email ?? null,
+        datec: toDbDateTime(),
+      }),
+    );
     return { id, name };
   }
 
@@ -157,7 +196,9 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
   async function commercial(type: Commercial, options: ObjectOptions = {}) {
     const customer = options.customer ?? (await thirdParty()).id;
     const at = options.date ?? Math.floor(Date.now() / 1000);
-    const ref = options.ref ?? `${PREFIX[type]}${new Date(at * 1000).toISOString().slice(2, 7).replace('-', '')}-${String(next()).padStart(4, '0')}${randomBytes(2).toString('hex')}`;
+    const ref =
+      options.ref ??
+      `${PREFIX[type]}${new Date(at * 1000).toISOString().slice(2, 7).replace('-', '')}-${String(next()).padStart(4, '0')}${randomBytes(2).toString('hex')}`;
     const common = {
       ref,
       entity: options.entity ?? config.entity,
@@ -184,23 +225,36 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
   }
 
   /** A report row on an object (or a template without one). */
-  async function report(options: { creator: number; elementType?: Commercial | null; element?: number | null; ref?: string; isTemplate?: boolean; status?: number; entity?: number }) {
-    const ref = options.ref ?? `BR${new Date().toISOString().slice(2, 7).replace('-', '')}-${String(next()).padStart(4, '0')}${randomBytes(2).toString('hex')}`;
-    const id = await insertId(dialect, db.insertInto('bericht').values({
-      ref,
-      entity: options.entity ?? config.entity,
-      element_type: options.elementType === undefined ? 'commande' : options.elementType,
-      fk_element: options.element ?? null,
-      title: `Bericht ${ref}`,
-      format: 'A4',
-      orientation: 'portrait',
-      status: options.status ?? 0,
-      version: 1,
-      is_template: options.isTemplate ? 1 : 0,
-      template_label: options.isTemplate ? `Vorlage ${ref}` : null,
-      fk_user_creat: options.creator,
-      datec: toDbDateTime(),
-    }));
+  async function report(options: {
+    creator: number;
+    elementType?: Commercial | null;
+    element?: number | null;
+    ref?: string;
+    isTemplate?: boolean;
+    status?: number;
+    entity?: number;
+  }) {
+    const ref =
+      options.ref ??
+      `BR${new Date().toISOString().slice(2, 7).replace('-', '')}-${String(next()).padStart(4, '0')}${randomBytes(2).toString('hex')}`;
+    const id = await insertId(
+      dialect,
+      db.insertInto('bericht').values({
+        ref,
+        entity: options.entity ?? config.entity,
+        element_type: options.elementType === undefined ? 'commande' : options.elementType,
+        fk_element: options.element ?? null,
+        title: `Bericht ${ref}`,
+        format: 'A4',
+        orientation: 'portrait',
+        status: options.status ?? 0,
+        version: 1,
+        is_template: options.isTemplate ? 1 : 0,
+        template_label: options.isTemplate ? `Vorlage ${ref}` : null,
+        fk_user_creat: options.creator,
+        datec: toDbDateTime(),
+      }),
+    );
     return { id, ref };
   }
 

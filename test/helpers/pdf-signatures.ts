@@ -44,7 +44,10 @@ export function rawSignatures(pdf: Buffer): RawSignature[] {
 }
 
 /** pdfsig's report on `file`: its whole output, and per signature whether it is valid and covers the whole document. */
-export async function pdfsig(file: string): Promise<{ output: string; signatures: Array<{ valid: boolean; total: boolean; subFilter: string | undefined; commonName: string | undefined }> }> {
+export async function pdfsig(file: string): Promise<{
+  output: string;
+  signatures: Array<{ valid: boolean; total: boolean; subFilter: string | undefined; commonName: string | undefined }>;
+}> {
   let output: string;
   try {
     output = (await run('pdfsig', [file])).stdout;
@@ -71,7 +74,21 @@ export async function opensslCmsVerify(dir: string, sig: RawSignature, caFile: s
   await writeFile(derFile, sig.der);
   await writeFile(contentFile, sig.signed);
   try {
-    const r = await run('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', derFile, '-content', contentFile, '-CAfile', caFile, '-out', '/dev/null']);
+    const r = await run('openssl', [
+      'cms',
+      '-verify',
+      '-binary',
+      '-inform',
+      'DER',
+      '-in',
+      derFile,
+      '-content',
+      contentFile,
+      '-CAfile',
+      caFile,
+      '-out',
+      '/dev/null',
+    ]);
     return { ok: true, output: r.stderr };
   } catch (error) {
     return { ok: false, output: String((error as { stderr?: string }).stderr ?? error) };

@@ -25,7 +25,8 @@ export function hasTool(tool: string): boolean {
 }
 
 /** Why PDF tests cannot run here, or undefined when pdfinfo and pdftotext are both present. */
-export const pdfToolsMissing: string | undefined = hasTool('pdfinfo') && hasTool('pdftotext') ? undefined : 'poppler-utils (pdfinfo, pdftotext) is not installed';
+export const pdfToolsMissing: string | undefined =
+  hasTool('pdfinfo') && hasTool('pdftotext') ? undefined : 'poppler-utils (pdfinfo, pdftotext) is not installed';
 
 export interface PdfInfo {
   pages: number;
@@ -42,8 +43,18 @@ export interface PdfInfo {
 export async function pdfInfo(file: string): Promise<PdfInfo> {
   const stdout = await poppler('pdfinfo', ['-f', '1', '-l', '100000', '-enc', 'UTF-8', file]);
   const fields = Object.fromEntries([...stdout.matchAll(/^(\w+):\s+(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
-  const sizes = [...stdout.matchAll(/^Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => ({ width: Number(m[1]), height: Number(m[2]) }));
-  return { pages: Number(fields.Pages), width: sizes[0]?.width ?? NaN, height: sizes[0]?.height ?? NaN, sizes, title: fields.Title, fields };
+  const sizes = [...stdout.matchAll(/^Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => ({
+    width: Number(m[1]),
+    height: Number(m[2]),
+  }));
+  return {
+    pages: Number(fields.Pages),
+    width: sizes[0]?.width ?? NaN,
+    height: sizes[0]?.height ?? NaN,
+    sizes,
+    title: fields.Title,
+    fields,
+  };
 }
 
 /** The text of the PDF, pages separated by form feeds. */
@@ -68,4 +79,3 @@ export function pdfBytesText(pdf: Buffer, dir: string, page?: number): string {
   const range = page ? ['-f', String(page), '-l', String(page)] : [];
   return execFileSync('pdftotext', [...range, '-layout', file, '-'], { encoding: 'utf8' });
 }
-

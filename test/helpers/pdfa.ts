@@ -30,8 +30,10 @@ const PACKAGES = 'libpdfbox2-java default-jre-headless libactivation-java libjax
 
 function findSkipReason(): string | undefined {
   const missing = PREFLIGHT_CLASSPATH.filter((jar) => !existsSync(jar));
-  if (missing.length > 0) return `PDF/A-1b not checked: Apache PDFBox Preflight is not installed (${missing.map((jar) => path.basename(jar)).join(', ')} missing; apt-get install ${PACKAGES})`;
-  if (spawnSync('java', ['-version'], { stdio: 'ignore' }).status !== 0) return `PDF/A-1b not checked: no Java runtime (apt-get install ${PACKAGES})`;
+  if (missing.length > 0)
+    return `PDF/A-1b not checked: Apache PDFBox Preflight is not installed (${missing.map((jar) => path.basename(jar)).join(', ')} missing; apt-get install ${PACKAGES})`;
+  if (spawnSync('java', ['-version'], { stdio: 'ignore' }).status !== 0)
+    return `PDF/A-1b not checked: no Java runtime (apt-get install ${PACKAGES})`;
   return undefined;
 }
 
@@ -72,7 +74,11 @@ export async function pdfaProblemsOfAll(files: readonly string[]): Promise<strin
     }
     const reports = [...xml.matchAll(/<preflight name="([^"]*)">([\s\S]*?)<\/preflight>/g)];
     const names = reports.map((report) => decodeXml(report[1]!));
-    assert.deepEqual(names, files.map((file) => path.basename(file)), 'Preflight reported on every file, in order');
+    assert.deepEqual(
+      names,
+      files.map((file) => path.basename(file)),
+      'Preflight reported on every file, in order',
+    );
     return reports.map((report) => problemsOf(report[2]!));
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -118,8 +124,10 @@ export async function assertPdfA1b(t: TestContext, files: string | readonly stri
     t.diagnostic(pdfaSkipReason!);
     return;
   }
-  list.forEach((file, index) => assert.deepEqual(results[index], [], `${path.basename(file)} is not valid PDF/A-1b:\n${results[index]!.join('\n')}`));
-  for (const file of list) await countValidated(t, label ? `${label}${list.length > 1 ? ` (${path.basename(file)})` : ''}` : path.basename(file));
+  for (const [index, file] of list.entries())
+    assert.deepEqual(results[index], [], `${path.basename(file)} is not valid PDF/A-1b:\n${results[index]!.join('\n')}`);
+  for (const file of list)
+    await countValidated(t, label ? `${label}${list.length > 1 ? ` (${path.basename(file)})` : ''}` : path.basename(file));
 }
 
 /** Writes a PDF given as bytes (an API answer) into `dir` and asserts it as assertPdfA1b does. */
@@ -153,8 +161,10 @@ export async function checkFinalizedPdfs(files: readonly string[], source: strin
   const results = await pdfaProblemsOfAll(files);
   if (results === null) return;
   const invalid = files.map((file, index) => [file, results[index]!] as const).filter(([, problems]) => problems.length > 0);
-  if (invalid.length > 0) throw new Error(`finalized PDFs that are not valid PDF/A-1b (${source}):\n${invalid.map(([file, problems]) => `${path.basename(file)}: ${problems.join('; ')}`).join('\n')}`);
+  if (invalid.length > 0)
+    throw new Error(
+      `finalized PDFs that are not valid PDF/A-1b (${source}):\n${invalid.map(([file, problems]) => `${path.basename(file)}: ${problems.join('; ')}`).join('\n')}`,
+    );
   const log = process.env.PDFA_VALIDATED_LOG;
   if (log) await appendFile(log, files.map((file) => `PDF/A-1b validated: finalized ${path.basename(file)} [${source}]\n`).join(''));
 }
-

@@ -109,6 +109,8 @@ export function requestBytes(method: string, url: string, headers: Record<string
   const data = Buffer.isBuffer(body) ? body : Buffer.from(body, 'latin1');
   const all: Record<string, string | number> = { host: 'localhost', connection: 'close', ...headers };
   if (!Object.keys(all).some((h) => h.toLowerCase() === 'content-length') && data.length > 0) all['content-length'] = data.length;
-  const head = `${method} ${url} HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+  const head = `${method} ${url} HTTP/1.1\r\n${Object.entries(all)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), data]);
 }

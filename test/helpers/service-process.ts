@@ -32,12 +32,22 @@ export interface ServiceOptions {
 
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const args = options.args ?? ['serve'];
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { main } from './src/cli.ts'; process.exitCode = await main(${JSON.stringify(args)});`], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CLEANUP_AT: 'off', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `import { main } from './src/cli.ts'; process.exitCode = await main(${JSON.stringify(args)});`,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', CLEANUP_AT: 'off', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -48,7 +58,8 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     for (;;) {
       const m = pattern.exec(out);
       if (m) return m;
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`service ended (${child.exitCode ?? child.signalCode}) before ${pattern}:\n${out.slice(-4000)}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`service ended (${child.exitCode ?? child.signalCode}) before ${pattern}:\n${out.slice(-4000)}`);
       if (Date.now() > deadline) throw new Error(`no ${pattern} within ${ms} ms:\n${out.slice(-4000)}`);
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -72,7 +83,11 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
 
 /** Logs in over HTTP; the token. */
 export async function login(base: string, loginName: string, password = 'demo'): Promise<string> {
-  const res = await fetch(`${base}/api/auth.php`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: loginName, password }) });
+  const res = await fetch(`${base}/api/auth.php`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: loginName, password }),
+  });
   if (res.status !== 200) throw new Error(`login ${loginName}: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { token: string }).token;
 }

@@ -13,10 +13,21 @@ export async function signaturePng(width = 900, height = 300): Promise<Buffer> {
 }
 
 /** POST /api/pages.php?action=signature for `reportId`, signed by `signerName`. */
-export async function sign(app: FastifyInstance, headers: Record<string, string>, reportId: number, signerName: string, png?: Buffer): Promise<LightMyRequestResponse> {
+export async function sign(
+  app: FastifyInstance,
+  headers: Record<string, string>,
+  reportId: number,
+  signerName: string,
+  png?: Buffer,
+): Promise<LightMyRequestResponse> {
   const form = multipart([
     { name: 'signer_name', type: 'text/plain; charset=utf-8', data: signerName },
     { name: 'file', filename: 'signature.png', type: 'image/png', data: png ?? (await signaturePng()) },
   ]);
-  return app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${reportId}`, headers: { ...headers, 'content-type': form.contentType }, payload: form.payload });
+  return app.inject({
+    method: 'POST',
+    url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
+    headers: { ...headers, 'content-type': form.contentType },
+    payload: form.payload,
+  });
 }

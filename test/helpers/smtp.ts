@@ -46,7 +46,25 @@ function selfSigned(): { key: Buffer; cert: Buffer } {
   if (certificate) return certificate;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-smtp-cert-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '2', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+        '-days',
+        '2',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     certificate = { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) };
     return certificate;
   } finally {
@@ -73,7 +91,10 @@ export async function startSmtp(options: { sizeLimit?: number } = {}): Promise<T
       return callback(error);
     },
     onRcptTo(address, _session, callback) {
-      if (address.address.includes('refuse')) return callback(Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`), { responseCode: 550 }));
+      if (address.address.includes('refuse'))
+        return callback(
+          Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`), { responseCode: 550 }),
+        );
       return callback();
     },
     onData(stream, session, callback) {
@@ -85,7 +106,10 @@ export async function startSmtp(options: { sizeLimit?: number } = {}): Promise<T
         }
         const raw = Buffer.concat(chunks);
         received.push({
-          envelope: { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address) },
+          envelope: {
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+          },
           secure: session.secure,
           user: session.user as string | undefined,
           raw,
@@ -97,13 +121,14 @@ export async function startSmtp(options: { sizeLimit?: number } = {}): Promise<T
   };
   let server = new SMTPServer(serverOptions);
   let listening = false;
-  const listen = (port: number) => new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      listening = true;
-      resolve((server.server.address() as AddressInfo).port);
+  const listen = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        listening = true;
+        resolve((server.server.address() as AddressInfo).port);
+      });
     });
-  });
   const port = await listen(0);
   const close = () => {
     if (!listening) return Promise.resolve();

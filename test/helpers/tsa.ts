@@ -32,15 +32,50 @@ export async function startTsa(options: { username?: string; password?: string }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-tsa-'));
   const certFile = path.join(dir, 'tsa.crt');
   const keyFile = path.join(dir, 'tsa.key');
-  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '3650', '-subj', '/CN=Test Time Stamping Authority/O=fieldreport tests',
-    '-addext', 'extendedKeyUsage=critical,timeStamping', '-addext', 'keyUsage=critical,digitalSignature']);
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    keyFile,
+    '-out',
+    certFile,
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=Test Time Stamping Authority/O=fieldreport tests',
+    '-addext',
+    'extendedKeyUsage=critical,timeStamping',
+    '-addext',
+    'keyUsage=critical,digitalSignature',
+  ]);
   writeFileSync(path.join(dir, 'serial'), '01\n');
   const config = path.join(dir, 'tsa.cnf');
-  writeFileSync(config, [
-    '[ tsa ]', 'default_tsa = tsa_config', '[ tsa_config ]', `dir = ${dir}`, 'serial = $dir/serial', 'crypto_device = builtin',
-    'signer_cert = $dir/tsa.crt', 'certs = $dir/tsa.crt', 'signer_key = $dir/tsa.key', 'signer_digest = sha256', 'default_policy = 1.2.3.4.1',
-    'digests = sha256, sha384, sha512', 'accuracy = secs:1', 'ordering = yes', 'tsa_name = yes', 'ess_cert_id_chain = no', 'ess_cert_id_alg = sha256', '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      '[ tsa ]',
+      'default_tsa = tsa_config',
+      '[ tsa_config ]',
+      `dir = ${dir}`,
+      'serial = $dir/serial',
+      'crypto_device = builtin',
+      'signer_cert = $dir/tsa.crt',
+      'certs = $dir/tsa.crt',
+      'signer_key = $dir/tsa.key',
+      'signer_digest = sha256',
+      'default_policy = 1.2.3.4.1',
+      'digests = sha256, sha384, sha512',
+      'accuracy = secs:1',
+      'ordering = yes',
+      'tsa_name = yes',
+      'ess_cert_id_chain = no',
+      'ess_cert_id_alg = sha256',
+      '',
+    ].join('\n'),
+  );
   let sequence = 0;
   const state = { granted: 0, refused: 0, down: false };
   const server = createServer((req, res) => {

@@ -27,7 +27,6 @@ import { createTestDatabase, testDialects } from '../helpers/databases.js';
 import { makeDolibarrDatabase } from '../helpers/dolibarr-schema.js';
 import { registerProbes } from '../helpers/probes.js';
 
-
 interface Setup {
   env: NodeJS.ProcessEnv;
   dir: string;
@@ -45,7 +44,12 @@ async function setup(dialect: Dialect): Promise<Setup> {
   const database = await createTestDatabase(dialect);
   const dataRoot = path.join(dir, 'documents');
   const stateDir = path.join(dir, 'state');
-  const env: NodeJS.ProcessEnv = { DATABASE_URL: databaseUrl(database.config), DATA_ROOT: dataRoot, STATE_DIR: stateDir, LOG_LEVEL: 'silent' };
+  const env: NodeJS.ProcessEnv = {
+    DATABASE_URL: databaseUrl(database.config),
+    DATA_ROOT: dataRoot,
+    STATE_DIR: stateDir,
+    LOG_LEVEL: 'silent',
+  };
   // On a database server the id is required (shared by every process); SQLite standalone makes one.
   if (dialect !== 'sqlite') env.INSTANCE_UNIQUE_ID = TEST_INSTANCE_ID;
   const cleanup = async () => {
@@ -60,7 +64,12 @@ async function setup(dialect: Dialect): Promise<Setup> {
 function noDbEnv(): NodeJS.ProcessEnv {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-cli-'));
   cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return { DATABASE_URL: `sqlite:${path.join(dir, 'db.sqlite')}`, DATA_ROOT: path.join(dir, 'documents'), STATE_DIR: path.join(dir, 'state'), LOG_LEVEL: 'silent' };
+  return {
+    DATABASE_URL: `sqlite:${path.join(dir, 'db.sqlite')}`,
+    DATA_ROOT: path.join(dir, 'documents'),
+    STATE_DIR: path.join(dir, 'state'),
+    LOG_LEVEL: 'silent',
+  };
 }
 
 /** The service as `serve` would build it from the same environment, for logins through the API. */
@@ -100,7 +109,8 @@ describe('cli without a database', () => {
     const { code, stdout, stderr } = await run(['--help'], noDbEnv());
     assert.equal(code, 0);
     assert.equal(stderr, '');
-    for (const word of ['serve', '--workers N', 'WORKERS', 'migrate', 'demo', 'user add', 'user passwd', 'user grant']) assert.ok(stdout.includes(word), word);
+    for (const word of ['serve', '--workers N', 'WORKERS', 'migrate', 'demo', 'user add', 'user passwd', 'user grant'])
+      assert.ok(stdout.includes(word), word);
     assert.equal((await run(['-h'], noDbEnv())).code, 0);
   });
 
@@ -151,7 +161,10 @@ describe('cli without a database', () => {
       const base = noDbEnv();
       const { code, stdout, stderr } = await run(argv, { ...base, ...env });
       assert.equal(code, 2, `${argv.join(' ')} ${JSON.stringify(env)}: ${stderr}`);
-      assert.match(stderr, new RegExp(`WORKERS \\(--workers\\) must be a whole number from 1 to 64 or auto \\(one per core\\), got '${named}'`));
+      assert.match(
+        stderr,
+        new RegExp(`WORKERS \\(--workers\\) must be a whole number from 1 to 64 or auto \\(one per core\\), got '${named}'`),
+      );
       assert.equal(stdout, '');
       noStack(stderr);
       assert.equal(existsSync(base.DATABASE_URL!.slice('sqlite:'.length)), false, 'no database made');
@@ -250,7 +263,10 @@ for (const dialect of testDialects()) {
     test('user add, then log in through the API with the rights given', async () => {
       const s = await setup(dialect);
       await ok(['migrate'], s.env);
-      const added = await ok(['user', 'add', 'bob', '--password', 's3cret', '--rights', 'read,write', '--firstname', 'Bob', '--lastname', 'Baumann'], s.env);
+      const added = await ok(
+        ['user', 'add', 'bob', '--password', 's3cret', '--rights', 'read,write', '--firstname', 'Bob', '--lastname', 'Baumann'],
+        s.env,
+      );
       assert.match(added.stdout, /User 'bob' added \(id \d+\)/);
       assert.doesNotMatch(added.stdout, /s3cret/);
       await withApp(s.env, async (app, handle) => {
@@ -261,7 +277,11 @@ for (const dialect of testDialects()) {
         assert.equal(body.user.login, 'bob');
         assert.equal(body.user.name, 'Bob Baumann');
         assert.equal(body.user.admin, false);
-        const row = await handle.db.selectFrom('user').select(['pass_crypted', 'pass', 'firstname', 'lastname', 'statut', 'entity']).where('login', '=', 'bob').executeTakeFirstOrThrow();
+        const row = await handle.db
+          .selectFrom('user')
+          .select(['pass_crypted', 'pass', 'firstname', 'lastname', 'statut', 'entity'])
+          .where('login', '=', 'bob')
+          .executeTakeFirstOrThrow();
         assert.ok(row.pass_crypted?.startsWith('$2y$10$'), row.pass_crypted ?? 'null');
         assert.equal(row.pass, null);
         assert.equal(Number(row.statut), 1);
@@ -273,7 +293,21 @@ for (const dialect of testDialects()) {
     test('user add --admin with every right', async () => {
       const s = await setup(dialect);
       await ok(['migrate'], s.env);
-      await ok(['user', 'add', 'chefin', '--password', 'chef1234', '--admin', '--rights', 'read,write,delete,admin', '--email', 'chefin@example.com'], s.env);
+      await ok(
+        [
+          'user',
+          'add',
+          'chefin',
+          '--password',
+          'chef1234',
+          '--admin',
+          '--rights',
+          'read,write,delete,admin',
+          '--email',
+          'chefin@example.com',
+        ],
+        s.env,
+      );
       await withApp(s.env, async (app) => {
         const res = await login(app, 'chefin', 'chef1234');
         assert.equal(res.statusCode, 200, res.body);
@@ -332,7 +366,11 @@ for (const dialect of testDialects()) {
       await withApp(s.env, async (app, handle) => {
         assert.equal((await login(app, 'bob', 's3cret')).statusCode, 401);
         assert.equal((await login(app, 'bob', 'neu123')).statusCode, 200);
-        const row = await handle.db.selectFrom('user').select(['pass', 'pass_temp', 'pass_crypted']).where('login', '=', 'bob').executeTakeFirstOrThrow();
+        const row = await handle.db
+          .selectFrom('user')
+          .select(['pass', 'pass_temp', 'pass_crypted'])
+          .where('login', '=', 'bob')
+          .executeTakeFirstOrThrow();
         assert.equal(row.pass, null);
         assert.equal(row.pass_temp, null);
         assert.ok(row.pass_crypted?.startsWith('$2y$10$'));
@@ -389,14 +427,18 @@ for (const dialect of testDialects()) {
       const s = await setup(dialect);
       await ok(['migrate'], s.env);
       await ok(['user', 'add', 'bob', '--password', 's3cret', '--rights', 'read'], s.env);
-      const probe = (app: FastifyInstance, token: string) => app.inject({ method: 'GET', url: '/api/probe.php', headers: { authorization: `Bearer ${token}` } });
+      const probe = (app: FastifyInstance, token: string) =>
+        app.inject({ method: 'GET', url: '/api/probe.php', headers: { authorization: `Bearer ${token}` } });
 
       // A token of bob's issued a minute ago (Dolibarr spares sessions of the last 5 seconds).
       const oldToken = await withApp(s.env, async (app, handle, config) => {
         registerProbes(app);
         const id = Number((await handle.db.selectFrom('user').select('rowid').where('login', '=', 'bob').executeTakeFirstOrThrow()).rowid);
         const perms = { read: true, write: false, delete: false, admin: false };
-        const { token } = await createTokenService(config.instanceUniqueId!).sign({ id, login: 'bob', name: 'bob', perms }, Math.floor(Date.now() / 1000) - 60);
+        const { token } = await createTokenService(config.instanceUniqueId!).sign(
+          { id, login: 'bob', name: 'bob', perms },
+          Math.floor(Date.now() / 1000) - 60,
+        );
         const before = await probe(app, token);
         assert.equal(before.statusCode, 200, `the token works before the change: ${before.body}`);
         return token;
@@ -433,7 +475,10 @@ for (const dialect of testDialects()) {
         () => resolveInstanceId(config),
         (error: unknown) => {
           assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${(error as Error)?.name}: ${(error as Error)?.message}`);
-          assert.ok(error.problems.some((p) => /INSTANCE_UNIQUE_ID/.test(p)), error.problems.join('\n'));
+          assert.ok(
+            error.problems.some((p) => /INSTANCE_UNIQUE_ID/.test(p)),
+            error.problems.join('\n'),
+          );
           return true;
         },
       );
@@ -470,7 +515,10 @@ for (const dialect of testDialects()) {
         assert.equal(customers.length + suppliers.length, societes.length);
         const customerIds = new Set(customers.map((c) => Number(c.rowid)));
 
-        const orders = await db.selectFrom('commande').select(['rowid', 'ref', 'ref_client', 'fk_user_author', 'fk_soc', 'fk_statut']).execute();
+        const orders = await db
+          .selectFrom('commande')
+          .select(['rowid', 'ref', 'ref_client', 'fk_user_author', 'fk_soc', 'fk_statut'])
+          .execute();
         assert.ok(orders.length >= 3);
         for (const o of orders) {
           assert.ok(o.ref_client, `${o.ref} has ref_client`);
@@ -489,15 +537,25 @@ for (const dialect of testDialects()) {
         assert.ok(links.some((l) => l.sourcetype === 'commande' && l.targettype === 'facture'));
         assert.ok(links.some((l) => l.sourcetype === 'propal' && l.targettype === 'commande'));
         const exists = (type: string, id: number) =>
-          type === 'commande' ? orderIds.has(id) : type === 'facture' ? invoiceIds.has(id) : type === 'propal' ? proposalIds.has(id) : false;
+          type === 'commande'
+            ? orderIds.has(id)
+            : type === 'facture'
+              ? invoiceIds.has(id)
+              : type === 'propal'
+                ? proposalIds.has(id)
+                : false;
         for (const l of links) {
           assert.ok(exists(l.sourcetype, Number(l.fk_source)), `link source ${l.sourcetype} ${l.fk_source}`);
           assert.ok(exists(l.targettype, Number(l.fk_target)), `link target ${l.targettype} ${l.fk_target}`);
         }
 
         // Photos: files in DATA_ROOT/commande/<ref>/, thumbnails beside them, an ecm_files row each.
-        const salt = (await db.selectFrom('const').select('value').where('name', '=', 'MAIN_SECURITY_SALT').executeTakeFirstOrThrow()).value;
-        const ecm = await db.selectFrom('ecm_files').select(['ref', 'label', 'filepath', 'filename', 'gen_or_uploaded', 'src_object_type', 'src_object_id', 'entity']).execute();
+        const salt = (await db.selectFrom('const').select('value').where('name', '=', 'MAIN_SECURITY_SALT').executeTakeFirstOrThrow())
+          .value;
+        const ecm = await db
+          .selectFrom('ecm_files')
+          .select(['ref', 'label', 'filepath', 'filename', 'gen_or_uploaded', 'src_object_type', 'src_object_id', 'entity'])
+          .execute();
         assert.ok(ecm.length > 0, 'photos are indexed');
         const refById = new Map(orders.map((o) => [Number(o.rowid), o.ref]));
         for (const row of ecm) {
@@ -526,7 +584,11 @@ for (const dialect of testDialects()) {
         }
         assert.equal(new Set(ecm.map((r) => `${r.filepath}/${r.filename}`)).size, ecm.length);
         const photoFiles = listFiles(path.join(s.dataRoot, 'commande')).filter((f) => !f.includes(`${path.sep}thumbs${path.sep}`));
-        assert.deepEqual(photoFiles, ecm.map((r) => path.join(r.filepath.slice('commande/'.length), r.filename)).sort(), 'no file without a row, no row without a file');
+        assert.deepEqual(
+          photoFiles,
+          ecm.map((r) => path.join(r.filepath.slice('commande/'.length), r.filename)).sort(),
+          'no file without a row, no row without a file',
+        );
         assert.equal(listFiles(s.dataRoot).filter((f) => f.endsWith('.tmp')).length, 0, 'no temporary files left');
 
         // The draft report shows photos of its own order, that order has the material lines, the
@@ -536,23 +598,49 @@ for (const dialect of testDialects()) {
         const draft = berichte.find((r) => Number(r.is_template) === 0)!;
         const template = berichte.find((r) => Number(r.is_template) === 1)!;
         assert.ok(draft && template && orderIds.has(Number(draft.fk_element)), 'a draft report on an order, and a template');
-        const pagesOf = (id: number) => db.selectFrom('bericht_page').select(['layout', 'source_path', 'source_path_2']).where('fk_bericht', '=', id).execute();
-        const sources = (await pagesOf(draft.rowid)).flatMap((p) => [p.source_path, p.source_path_2]).filter((x): x is string => Boolean(x));
+        const pagesOf = (id: number) =>
+          db.selectFrom('bericht_page').select(['layout', 'source_path', 'source_path_2']).where('fk_bericht', '=', id).execute();
+        const sources = (await pagesOf(draft.rowid))
+          .flatMap((p) => [p.source_path, p.source_path_2])
+          .filter((x): x is string => Boolean(x));
         assert.ok(sources.length > 0, 'the draft report has photo pages');
         for (const source of sources) {
-          assert.ok(ecm.some((r) => `${r.filepath}/${r.filename}` === source && Number(r.src_object_id) === Number(draft.fk_element)), `${source} is a photo of the report's order`);
+          assert.ok(
+            ecm.some((r) => `${r.filepath}/${r.filename}` === source && Number(r.src_object_id) === Number(draft.fk_element)),
+            `${source} is a photo of the report's order`,
+          );
         }
         const checklistOf = async (id: number) => {
-          const row = await db.selectFrom('bericht_page').select(['checklist']).where('fk_bericht', '=', id).where('layout', '=', 'checklist').executeTakeFirst();
+          const row = await db
+            .selectFrom('bericht_page')
+            .select(['checklist'])
+            .where('fk_bericht', '=', id)
+            .where('layout', '=', 'checklist')
+            .executeTakeFirst();
           return readItems(row?.checklist);
         };
         const steps = await checklistOf(template.rowid);
-        assert.ok(steps.length >= 10 && steps.filter((i) => i.unit && (i.lower !== null || i.upper !== null)).length >= 4, `the template's checklist: ${JSON.stringify(steps)}`);
-        assert.deepEqual((await checklistOf(draft.rowid)).map((i) => [i.label, i.state]), steps.map((i) => [i.label, 'open']), "the draft starts with the template's checklist");
+        assert.ok(
+          steps.length >= 10 && steps.filter((i) => i.unit && (i.lower !== null || i.upper !== null)).length >= 4,
+          `the template's checklist: ${JSON.stringify(steps)}`,
+        );
+        assert.deepEqual(
+          (await checklistOf(draft.rowid)).map((i) => [i.label, i.state]),
+          steps.map((i) => [i.label, 'open']),
+          "the draft starts with the template's checklist",
+        );
         const material = await db.selectFrom('bericht_material').select(['element_type', 'fk_element', 'qty']).execute();
-        assert.ok(material.length > 0 && material.every((m) => m.element_type === 'commande' && Number(m.fk_element) === Number(draft.fk_element) && Number(m.qty) > 0), 'material lines on the report\'s order');
+        assert.ok(
+          material.length > 0 &&
+            material.every((m) => m.element_type === 'commande' && Number(m.fk_element) === Number(draft.fk_element) && Number(m.qty) > 0),
+          "material lines on the report's order",
+        );
         const cover = unzipSync(readFileSync(path.join(s.dataRoot, 'doctemplates', 'bericht', draft.odt_template!)));
-        assert.deepEqual(Buffer.from(cover['Pictures/logo.png']!), readFileSync(path.join(s.dataRoot, 'mycompany', 'logos', 'logo.png')), 'the cover shows the company logo');
+        assert.deepEqual(
+          Buffer.from(cover['Pictures/logo.png']!),
+          readFileSync(path.join(s.dataRoot, 'mycompany', 'logos', 'logo.png')),
+          'the cover shows the company logo',
+        );
 
         // Logins.
         const techniker = await login(app, 'techniker', 'demo');
@@ -567,7 +655,21 @@ for (const dialect of testDialects()) {
         assert.equal(ehemalig.json().error, 'User deaktiviert');
         assert.equal((await login(app, 'techniker', 'falsch')).statusCode, 401);
 
-        const tables = ['user', 'societe', 'commande', 'facture', 'propal', 'element_element', 'ecm_files', 'user_rights', 'usergroup', 'usergroup_rights', 'usergroup_user', 'const', 'rights_def'];
+        const tables = [
+          'user',
+          'societe',
+          'commande',
+          'facture',
+          'propal',
+          'element_element',
+          'ecm_files',
+          'user_rights',
+          'usergroup',
+          'usergroup_rights',
+          'usergroup_user',
+          'const',
+          'rights_def',
+        ];
         const n: Record<string, number> = {};
         for (const t of tables) {
           const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(`llx_${t}`)}`.execute(db);

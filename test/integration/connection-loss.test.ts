@@ -30,7 +30,8 @@ for (const dialect of testDialects().filter((d) => d !== 'sqlite')) {
     });
 
     test('an idle connection killed by the server is reported, not thrown; the next query works', async () => {
-      const idOf = dialect === 'mysql' ? sql<{ id: number }>`select connection_id() as id` : sql<{ id: number }>`select pg_backend_pid() as id`;
+      const idOf =
+        dialect === 'mysql' ? sql<{ id: number }>`select connection_id() as id` : sql<{ id: number }>`select pg_backend_pid() as id`;
       const before = Number((await idOf.execute(handle.db)).rows[0]!.id);
       // The pool keeps that one connection idle; kill it from another connection.
       if (dialect === 'mysql') await sql`kill ${sql.raw(String(before))}`.execute(admin.db);

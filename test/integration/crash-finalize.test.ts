@@ -26,7 +26,9 @@ describeLinux('crash recovery: kill -9 during finalize [sqlite]', { timeout: 170
 
   test(`${KILLS} kills during finalize leave no PDF without its row, no temporary file and no LibreOffice`, async () => {
     const auth = () => ({ authorization: `Bearer ${fx.token()}` });
-    const reports = (await (await fetch(`${fx.service().base}/api/reports.php`, { headers: auth() })).json()) as { items: Array<{ id: number; ref: string; status: string }> };
+    const reports = (await (await fetch(`${fx.service().base}/api/reports.php`, { headers: auth() })).json()) as {
+      items: Array<{ id: number; ref: string; status: string }>;
+    };
     const report = reports.items.find((r) => r.status === 'draft')!;
     assert.ok(report, 'the demo has a draft report');
     // How long the work takes here: a preview does what a finalize does before its commit (cover
@@ -44,7 +46,10 @@ describeLinux('crash recovery: kill -9 during finalize [sqlite]', { timeout: 170
     console.log(`# a preview with its cover sheet took ${work} ms`);
     let sawLibreOffice = 0;
     for (let i = 0; i < KILLS; i++) {
-      const pending = fetch(`${fx.service().base}/api/reports.php?id=${report.id}&action=finalize`, { method: 'POST', headers: auth() }).then(
+      const pending = fetch(`${fx.service().base}/api/reports.php?id=${report.id}&action=finalize`, {
+        method: 'POST',
+        headers: auth(),
+      }).then(
         // An answer is wrong here; its body says which (kept for the failure message).
         async (res) => `${res.status} ${await res.text().catch(() => '')}`,
         () => 'no answer' as const,
@@ -66,27 +71,50 @@ describeLinux('crash recovery: kill -9 during finalize [sqlite]', { timeout: 170
     }
     console.log(`# LibreOffice was at work at ${sawLibreOffice} of ${KILLS} kills`);
     assert.ok(sawLibreOffice >= KILLS / 2 - 1, 'the kills meant for LibreOffice found it at work');
-    const detail = (await (await fetch(`${fx.service().base}/api/reports.php?id=${report.id}`, { headers: auth() })).json()) as { status: string };
+    const detail = (await (await fetch(`${fx.service().base}/api/reports.php?id=${report.id}`, { headers: auth() })).json()) as {
+      status: string;
+    };
     assert.equal(detail.status, 'draft', 'no killed finalize made the report final');
     const workArea = path.join(fx.dataRoot, 'bericht', report.ref);
-    const pdfs = () => readdirSync(workArea, { withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.pdf')).map((e) => e.name);
+    const pdfs = () =>
+      readdirSync(workArea, { withFileTypes: true })
+        .filter((e) => e.isFile() && e.name.endsWith('.pdf'))
+        .map((e) => e.name);
     assert.deepEqual(pdfs(), [], 'no PDF without its finalize');
-    assert.deepEqual(fx.query('select filename from llx_ecm_files where filepath = ?', `bericht/${report.ref}`), [], 'no row without its PDF');
+    assert.deepEqual(
+      fx.query('select filename from llx_ecm_files where filepath = ?', `bericht/${report.ref}`),
+      [],
+      'no row without its PDF',
+    );
 
-    assert.deepEqual(walk(fx.dataRoot).filter((f) => f.endsWith('.tmp')), [], 'no temporary file in the documents folder');
-    assert.deepEqual(readdirSync(fx.tmp).filter((name) => name.startsWith('fieldreport-')), [], 'no working folder in TMPDIR');
+    assert.deepEqual(
+      walk(fx.dataRoot).filter((f) => f.endsWith('.tmp')),
+      [],
+      'no temporary file in the documents folder',
+    );
+    assert.deepEqual(
+      readdirSync(fx.tmp).filter((name) => name.startsWith('fieldreport-')),
+      [],
+      'no working folder in TMPDIR',
+    );
     assert.equal(fx.query<{ n: number }>('select count(*) as n from llx_bericht_file_intent')[0]!.n, 0, 'every intent settled');
     // Markers of killed runs stay for some hours (a late retry still learns its run died); each names a dead process.
     const runsDir = path.join(fx.dataRoot, 'bericht', 'temp', 'runs');
     const markers = readdirSync(runsDir).map((name) => JSON.parse(readFileSync(path.join(runsDir, name), 'utf8')) as { pid: number });
     assert.equal(markers.length, 1 + KILLS, 'one marker per run');
-    assert.deepEqual(markers.filter((m) => m.pid !== fx.service().child.pid && pidAlive(m.pid)).map((m) => m.pid), [], 'no other marker names a live process');
+    assert.deepEqual(
+      markers.filter((m) => m.pid !== fx.service().child.pid && pidAlive(m.pid)).map((m) => m.pid),
+      [],
+      'no other marker names a live process',
+    );
     // coreutils' timeout is there, so a LibreOffice cannot outlive a killed service by more than its time limit.
     assert.doesNotThrow(() => execFileSync('timeout', ['--version']));
 
     const done = await fetch(`${fx.service().base}/api/reports.php?id=${report.id}&action=finalize`, { method: 'POST', headers: auth() });
     assert.equal(done.status, 200, await done.clone().text());
-    const rows = fx.query<{ filename: string }>('select filename from llx_ecm_files where filepath = ?', `bericht/${report.ref}`).map((r) => r.filename);
+    const rows = fx
+      .query<{ filename: string }>('select filename from llx_ecm_files where filepath = ?', `bericht/${report.ref}`)
+      .map((r) => r.filename);
     assert.deepEqual(rows, pdfs(), 'the PDF and its row, once');
   });
 });

@@ -51,7 +51,14 @@ for (const dialect of testDialects()) {
     async function start(env: Record<string, string>): Promise<ServiceProcess> {
       const service = await startService({
         args: ['serve', '--demo'],
-        env: { DATABASE_URL: databaseUrl(db), DATA_ROOT: path.join(folder, 'documents'), STATE_DIR: path.join(folder, 'state'), PUBLIC_URL: 'http://service.example', INSTANCE_UNIQUE_ID: 'crash-mail-instance', ...env },
+        env: {
+          DATABASE_URL: databaseUrl(db),
+          DATA_ROOT: path.join(folder, 'documents'),
+          STATE_DIR: path.join(folder, 'state'),
+          PUBLIC_URL: 'http://service.example',
+          INSTANCE_UNIQUE_ID: 'crash-mail-instance',
+          ...env,
+        },
       });
       services.push(service);
       return service;
@@ -61,22 +68,44 @@ for (const dialect of testDialects()) {
     async function finalReport(base: string, token: string): Promise<number> {
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const orders = (await (await fetch(`${base}/api/orders.php?limit=1`, { headers })).json()) as { items: Array<{ id: number }> };
-      const created = await fetch(`${base}/api/reports.php?action=create`, { method: 'POST', headers, body: JSON.stringify({ fk_element: orders.items[0]!.id, title: `Bericht ${Date.now()}` }) });
+      const created = await fetch(`${base}/api/reports.php?action=create`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ fk_element: orders.items[0]!.id, title: `Bericht ${Date.now()}` }),
+      });
       assert.equal(created.status, 201, await created.clone().text());
       const id = ((await created.json()) as { id: number }).id;
-      assert.equal((await fetch(`${base}/api/pages.php?action=add&bericht_id=${id}`, { method: 'POST', headers, body: JSON.stringify({ layout: 'title_only', title: 'Erledigt', note: 'Alles in Ordnung' }) })).status, 201);
+      assert.equal(
+        (
+          await fetch(`${base}/api/pages.php?action=add&bericht_id=${id}`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ layout: 'title_only', title: 'Erledigt', note: 'Alles in Ordnung' }),
+          })
+        ).status,
+        201,
+      );
       const done = await fetch(`${base}/api/reports.php?id=${id}&action=finalize`, { method: 'POST', headers, body: '{}' });
       assert.equal(done.status, 200, await done.clone().text());
       return id;
     }
 
     async function send(base: string, token: string, reportId: number, to: string): Promise<number> {
-      const res = await fetch(`${base}/api/mails.php?action=send`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': `crash-${reportId}` }, body: JSON.stringify({ bericht_id: reportId, to: [to] }) });
+      const res = await fetch(`${base}/api/mails.php?action=send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': `crash-${reportId}` },
+        body: JSON.stringify({ bericht_id: reportId, to: [to] }),
+      });
       assert.equal(res.status, 201, await res.clone().text());
       return ((await res.json()) as { id: number }).id;
     }
 
-    const job = async (base: string, token: string, id: number) => (await (await fetch(`${base}/api/mails.php?id=${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { state: string; attempts: number; message_id: string | null };
+    const job = async (base: string, token: string, id: number) =>
+      (await (await fetch(`${base}/api/mails.php?id=${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+        state: string;
+        attempts: number;
+        message_id: string | null;
+      };
 
     async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, ms = 30_000): Promise<T> {
       const deadline = Date.now() + ms;
@@ -98,7 +127,11 @@ for (const dialect of testDialects()) {
 
       const before = smtp.received.length;
       const second = await start({ ...smtp.settings(), MAIL_POLL_SECONDS: '1' });
-      const sent = await until('the mail after the restart', () => job(second.base, token, id), (j) => j.state === 'sent');
+      const sent = await until(
+        'the mail after the restart',
+        () => job(second.base, token, id),
+        (j) => j.state === 'sent',
+      );
       await new Promise((r) => setTimeout(r, 3000));
       const arrived = smtp.received.slice(before).filter((m) => m.envelope.to.includes('kunde-1@example.com'));
       assert.equal(arrived.length, 1, 'sent exactly once');
@@ -107,17 +140,28 @@ for (const dialect of testDialects()) {
     });
 
     test('killed while it held the job: the next start takes it at once and sends it once', async () => {
-      const first = await start({ ...smtp.settings({ MAIN_MAIL_SMTP_PORT: String((silent.address() as net.AddressInfo).port) }), MAIL_POLL_SECONDS: '1' });
+      const first = await start({
+        ...smtp.settings({ MAIN_MAIL_SMTP_PORT: String((silent.address() as net.AddressInfo).port) }),
+        MAIL_POLL_SECONDS: '1',
+      });
       const token = await login(first.base, 'techniker');
       const report = await finalReport(first.base, token);
       const id = await send(first.base, token, report, 'kunde-2@example.com');
-      await until('the first process holds the job', () => job(first.base, token, id), (j) => j.state === 'sending');
+      await until(
+        'the first process holds the job',
+        () => job(first.base, token, id),
+        (j) => j.state === 'sending',
+      );
       await first.kill();
 
       const before = smtp.received.length;
       const startedAt = Date.now();
       const second = await start({ ...smtp.settings(), MAIL_POLL_SECONDS: '1' });
-      await until('the mail after the restart', () => job(second.base, token, id), (j) => j.state === 'sent');
+      await until(
+        'the mail after the restart',
+        () => job(second.base, token, id),
+        (j) => j.state === 'sent',
+      );
       assert.ok(Date.now() - startedAt < 60_000, 'taken at once, not after the 5-minute lease');
       await new Promise((r) => setTimeout(r, 3000));
       assert.equal(smtp.received.slice(before).filter((m) => m.envelope.to.includes('kunde-2@example.com')).length, 1, 'sent exactly once');

@@ -26,9 +26,13 @@ describeLinux('crash recovery: kill -9 during uploads [sqlite]', { timeout: 290_
     // A 12-megapixel photo with detail, so its thumbnails take a moment to make.
     const noise = Buffer.alloc(4000 * 3000 * 3);
     for (let i = 0; i < noise.length; i += 997) noise[i] = (i * 31) & 0xff;
-    photo = await sharp(noise, { raw: { width: 4000, height: 3000, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+    photo = await sharp(noise, { raw: { width: 4000, height: 3000, channels: 3 } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
     await fx.start(true);
-    const list = (await (await fetch(`${fx.service().base}/api/orders.php`, { headers: { authorization: `Bearer ${fx.token()}` } })).json()) as { items: Array<{ id: number; ref: string }> };
+    const list = (await (
+      await fetch(`${fx.service().base}/api/orders.php`, { headers: { authorization: `Bearer ${fx.token()}` } })
+    ).json()) as { items: Array<{ id: number; ref: string }> };
     order = list.items[0]!;
   });
   after(() => fx.close());
@@ -47,8 +51,14 @@ describeLinux('crash recovery: kill -9 during uploads [sqlite]', { timeout: 290_
   function folderAndIndex(): { files: string[]; rows: string[] } {
     const dir = path.join(fx.dataRoot, 'commande', order.ref);
     const entries = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : [];
-    const files = entries.filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort();
-    const rows = fx.query<{ filename: string }>('select filename from llx_ecm_files where filepath = ?', `commande/${order.ref}`).map((r) => r.filename).sort();
+    const files = entries
+      .filter((e) => e.isFile() && !e.name.startsWith('.'))
+      .map((e) => e.name)
+      .sort();
+    const rows = fx
+      .query<{ filename: string }>('select filename from llx_ecm_files where filepath = ?', `commande/${order.ref}`)
+      .map((r) => r.filename)
+      .sort();
     return { files, rows };
   }
 
@@ -84,7 +94,10 @@ describeLinux('crash recovery: kill -9 during uploads [sqlite]', { timeout: 290_
         // checks, the reservation, the placing, the answer and the thumbnails.
         const dir = path.join(fx.dataRoot, 'commande', order.ref);
         const deadline = Date.now() + 10_000;
-        const received = () => (existsSync(dir) ? readdirSync(dir) : []).some((n) => n.startsWith('.upload') && statSync(path.join(dir, n), { throwIfNoEntry: false })?.size === photo.length);
+        const received = () =>
+          (existsSync(dir) ? readdirSync(dir) : []).some(
+            (n) => n.startsWith('.upload') && statSync(path.join(dir, n), { throwIfNoEntry: false })?.size === photo.length,
+          );
         while (Date.now() < deadline && !received()) await new Promise((r) => setTimeout(r, 2));
         await new Promise((r) => setTimeout(r, Math.floor(random() * uploadMs * 0.5)));
       } else {
@@ -103,7 +116,9 @@ describeLinux('crash recovery: kill -9 during uploads [sqlite]', { timeout: 290_
       const again = (await (await upload(key)).json()) as { name: string };
       assert.equal(again.name, body.name);
     }
-    console.log(`# one upload took ${uploadMs} ms until settled; of ${KILLS} uploads ${killedBeforeAnswer} were killed before their answer, ${killedBeforeSettled} after it before their thumbnails`);
+    console.log(
+      `# one upload took ${uploadMs} ms until settled; of ${KILLS} uploads ${killedBeforeAnswer} were killed before their answer, ${killedBeforeSettled} after it before their thumbnails`,
+    );
     assert.ok(killedBeforeAnswer + killedBeforeSettled >= KILLS / 2, 'most kills landed inside the work (else the test proves little)');
     assert.equal(names.size, KILLS, 'one photo per key');
     const now = folderAndIndex();
@@ -111,7 +126,12 @@ describeLinux('crash recovery: kill -9 during uploads [sqlite]', { timeout: 290_
     assert.equal(now.files.length, before.files.length + KILLS, 'no photo twice');
     // A JPEG's thumbnails are written just after its answer (and by the recovery for a run killed before that).
     const thumbsOf = () => readdirSync(path.join(fx.dataRoot, 'commande', order.ref, 'thumbs'));
-    for (let waited = 0; waited < 10_000 && (intents() > 0 || [...names].some((n) => !thumbsOf().includes(n.replace(/\.jpg$/, '_mini.jpg')))); waited += 100) await new Promise((r) => setTimeout(r, 100));
+    for (
+      let waited = 0;
+      waited < 10_000 && (intents() > 0 || [...names].some((n) => !thumbsOf().includes(n.replace(/\.jpg$/, '_mini.jpg'))));
+      waited += 100
+    )
+      await new Promise((r) => setTimeout(r, 100));
     const thumbs = thumbsOf();
     for (const name of names) {
       const base = name.replace(/\.jpg$/, '');
@@ -121,7 +141,11 @@ describeLinux('crash recovery: kill -9 during uploads [sqlite]', { timeout: 290_
       const owner = thumb.replace(/_(small|mini)(\.[^.]+)$/, '$2');
       assert.ok(now.files.includes(owner), `thumbnail ${thumb} has its photo`);
     }
-    assert.deepEqual(walk(fx.dataRoot).filter((f) => f.endsWith('.tmp')), [], 'no temporary file');
+    assert.deepEqual(
+      walk(fx.dataRoot).filter((f) => f.endsWith('.tmp')),
+      [],
+      'no temporary file',
+    );
     assert.equal(intents(), 0, 'every intent settled');
   });
 });

@@ -56,7 +56,15 @@ class DolibarrModules {
     const run = spawnSync('php', ['-r', script], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stderr, '', 'no notice or warning');
-    const module = JSON.parse(run.stdout) as { numero: number; rights_class: string; name: string; const_name: string; rights: unknown[][]; init: number; remove: number };
+    const module = JSON.parse(run.stdout) as {
+      numero: number;
+      rights_class: string;
+      name: string;
+      const_name: string;
+      rights: unknown[][];
+      init: number;
+      remove: number;
+    };
     assert.equal(module.numero, MODULE_NUMBER);
     assert.equal(module.rights_class, RIGHTS_MODULE);
     assert.equal(module.name, 'Bericht');

@@ -144,21 +144,46 @@ describe('LibreOffice: real conversions', () => {
     assert.equal(pdf, path.join(outDir, 'BER2403-0007_servicebericht.pdf'));
     assert.equal(readFileSync(pdf).subarray(0, 5).toString('latin1'), '%PDF-');
     const text = pdfText(pdf);
-    for (const expected of ['Servicebericht', 'Prüfbericht Ölheizung', 'Müller & Söhne GmbH', 'BER2403-0007', 'CO2401-0042', 'PO-4711/B', 'Hauptstraße 12', 'Hinterhaus', '80331 München', 'Jürgen Öztürk', 'Haustechnik Weiß KG']) {
+    for (const expected of [
+      'Servicebericht',
+      'Prüfbericht Ölheizung',
+      'Müller & Söhne GmbH',
+      'BER2403-0007',
+      'CO2401-0042',
+      'PO-4711/B',
+      'Hauptstraße 12',
+      'Hinterhaus',
+      '80331 München',
+      'Jürgen Öztürk',
+      'Haustechnik Weiß KG',
+    ]) {
       assert.ok(text.includes(expected), `the PDF text holds "${expected}":\n${text}`);
     }
     assert.doesNotMatch(text, /\{[a-z_]+\}/, 'no placeholder left');
-    for (const expected of ['Telefon +49 30 1234567', 'E-Mail büro@weiss-haustechnik.example', 'USt-IdNr. DE811234567', 'Bericht BER2403-0007 · Version 2', 'Seite 1']) {
+    for (const expected of [
+      'Telefon +49 30 1234567',
+      'E-Mail büro@weiss-haustechnik.example',
+      'USt-IdNr. DE811234567',
+      'Bericht BER2403-0007 · Version 2',
+      'Seite 1',
+    ]) {
       assert.ok(text.includes(expected), `the footer (styles.xml) is filled: "${expected}"\n${text}`);
     }
     // The logo is drawn: one picture on the page, in the demo logo's proportions (LibreOffice may
     // scale it down to its export resolution).
-    const images = execFileSync('pdfimages', ['-list', pdf], { encoding: 'utf8' }).trim().split('\n').slice(2).map((line) => line.trim().split(/\s+/));
+    const images = execFileSync('pdfimages', ['-list', pdf], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .slice(2)
+      .map((line) => line.trim().split(/\s+/));
     const pictures = images.filter((cols) => cols[2] === 'image');
     assert.equal(pictures.length, 1, `one picture:\n${images.join('\n')}`);
     const [page, , , width, height] = pictures[0]!;
     assert.equal(page, '1');
-    assert.ok(Math.abs(Number(width) / Number(height) - DEMO_LOGO_SIZE.width / DEMO_LOGO_SIZE.height) < 0.05, `the logo's proportions: ${width} × ${height}`);
+    assert.ok(
+      Math.abs(Number(width) / Number(height) - DEMO_LOGO_SIZE.width / DEMO_LOGO_SIZE.height) < 0.05,
+      `the logo's proportions: ${width} × ${height}`,
+    );
 
     started = performance.now();
     await lo.convertToPdf(input, outDir);
@@ -205,7 +230,10 @@ describe('LibreOffice: real conversions', () => {
     t.diagnostic(`soffice processes seen before the timeout: ${seen.size}`);
     assert.ok(seen.size > 0, 'soffice was running');
     assert.ok(await eventually(() => [...seen].every((pid) => !isRunning(pid))), 'every process seen is killed');
-    assert.ok(await eventually(() => processesMentioning(tmp).length === 0), `no soffice process is left: ${processesMentioning(tmp).join(', ')}`);
+    assert.ok(
+      await eventually(() => processesMentioning(tmp).length === 0),
+      `no soffice process is left: ${processesMentioning(tmp).join(', ')}`,
+    );
     assert.deepEqual(readdirSync(tmp), []);
     assert.equal(existsSync(path.join(dir, 'timeout-out', 'timeout.pdf')), false);
     assert.equal(warnings.length, 1);
@@ -275,8 +303,16 @@ wait`,
     const input = path.join(dir, 'input.odt');
     writeFileSync(input, 'x');
     const cases: Array<[string, string, RegExp]> = [
-      ['no-pdf', `echo 'Error: source file could not be loaded' >&2; exit 0`, /produced no PDF for input\.odt \(exit code 0\): Error: source file could not be loaded/],
-      ['not-pdf', `out=''; prev=''; for a in "$@"; do [ "$prev" = --outdir ] && out="$a"; prev="$a"; done; echo 'hello' > "$out/input.pdf"`, /produced no PDF/],
+      [
+        'no-pdf',
+        `echo 'Error: source file could not be loaded' >&2; exit 0`,
+        /produced no PDF for input\.odt \(exit code 0\): Error: source file could not be loaded/,
+      ],
+      [
+        'not-pdf',
+        `out=''; prev=''; for a in "$@"; do [ "$prev" = --outdir ] && out="$a"; prev="$a"; done; echo 'hello' > "$out/input.pdf"`,
+        /produced no PDF/,
+      ],
       ['exit-1', `echo 'first line' >&2; echo 'Fatal: boom' >&2; exit 1`, /\(exit code 1\): first line \| Fatal: boom$/],
     ];
     for (const [name, body, pattern] of cases) {
@@ -332,7 +368,10 @@ printf '%%PDF-1.4\\n' > "$out/$name.pdf"`,
       return file;
     });
     const pdfs = await Promise.all(inputs.map((input) => lo.convertToPdf(input, path.join(dir, 'concurrency-out'))));
-    assert.deepEqual(pdfs.map((p) => path.basename(p)), ['c1.pdf', 'c2.pdf', 'c3.pdf', 'c4.pdf', 'c5.pdf']);
+    assert.deepEqual(
+      pdfs.map((p) => path.basename(p)),
+      ['c1.pdf', 'c2.pdf', 'c3.pdf', 'c4.pdf', 'c5.pdf'],
+    );
     let running = 0;
     let peak = 0;
     for (const line of readFileSync(log, 'utf8').trim().split('\n')) {

@@ -19,11 +19,48 @@ import { migrateInProcesses } from '../helpers/migrate-process.js';
 import { registerProbes } from '../helpers/probes.js';
 
 const DOLIBARR_TABLES = [
-  'user', 'usergroup', 'rights_def', 'user_rights', 'usergroup_rights', 'usergroup_user', 'const',
-  'societe', 'commande', 'facture', 'propal', 'ecm_files', 'element_element',
+  'user',
+  'usergroup',
+  'rights_def',
+  'user_rights',
+  'usergroup_rights',
+  'usergroup_user',
+  'const',
+  'societe',
+  'commande',
+  'facture',
+  'propal',
+  'ecm_files',
+  'element_element',
 ];
-const MODULE_TABLES = ['bericht', 'bericht_page', 'bericht_material', 'bericht_upload_token', 'bericht_time', 'bericht_mail', 'bericht_seal'];
-const MIGRATIONS = ['0001-dolibarr-core', '0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions'];
+const MODULE_TABLES = [
+  'bericht',
+  'bericht_page',
+  'bericht_material',
+  'bericht_upload_token',
+  'bericht_time',
+  'bericht_mail',
+  'bericht_seal',
+];
+const MIGRATIONS = [
+  '0001-dolibarr-core',
+  '0002-bericht-module',
+  '0003-bericht-idempotency',
+  '0004-standalone-indexes',
+  '0005-bericht-signature',
+  '0006-bericht-file-intent',
+  '0007-bericht-idempotency-longtext',
+  '0008-bericht-newest',
+  '0009-bericht-signature-device-time',
+  '0010-bericht-photos-per-sheet',
+  '0011-standalone-societe-lang',
+  '0012-bericht-checklist-time',
+  '0013-bericht-mail',
+  '0014-bericht-photo-evidence',
+  '0015-bericht-seal',
+  '0016-bericht-page-users',
+  '0017-bericht-sessions',
+];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
   return (await handle.db.introspection.getTables()).map((t) => t.name).sort();
@@ -91,12 +128,33 @@ for (const dialect of testDialects()) {
     test("creates Dolibarr's tables and the module's tables with the llx_ prefix", async () => {
       const names = await tableNames(handle);
       for (const t of [...DOLIBARR_TABLES, ...MODULE_TABLES]) assert.ok(names.includes(`llx_${t}`), `llx_${t} in ${names.join(', ')}`);
-      assert.deepEqual(names.filter((n) => !n.startsWith('llx_')), [], 'every table carries the prefix');
+      assert.deepEqual(
+        names.filter((n) => !n.startsWith('llx_')),
+        [],
+        'every table carries the prefix',
+      );
     });
 
     test("llx_user has Dolibarr's columns", async () => {
       const columns = await columnNames(handle, 'llx_user');
-      for (const c of ['rowid', 'entity', 'login', 'pass', 'pass_crypted', 'pass_temp', 'api_key', 'admin', 'statut', 'lastname', 'firstname', 'email', 'fk_soc', 'datestartvalidity', 'dateendvalidity', 'flagdelsessionsbefore']) {
+      for (const c of [
+        'rowid',
+        'entity',
+        'login',
+        'pass',
+        'pass_crypted',
+        'pass_temp',
+        'api_key',
+        'admin',
+        'statut',
+        'lastname',
+        'firstname',
+        'email',
+        'fk_soc',
+        'datestartvalidity',
+        'dateendvalidity',
+        'flagdelsessionsbefore',
+      ]) {
         assert.ok(columns.includes(c), `llx_user.${c}`);
       }
     });
@@ -108,16 +166,34 @@ for (const dialect of testDialects()) {
         // As DolibarrModules::insert_permissions writes them: '' for module_origin and subperms, '1' for enabled.
         RIGHT_DEFINITIONS.map((d) => ({ id: d.id, entity: config.entity, module: 'bericht', perms: d.right, subperms: '', type: d.type })),
       );
-      const written = await handle.db.selectFrom('rights_def').select(['module_origin', 'enabled']).where('module', '=', RIGHTS_MODULE).execute();
-      assert.deepEqual(written, RIGHT_DEFINITIONS.map(() => ({ module_origin: '', enabled: '1' })));
+      const written = await handle.db
+        .selectFrom('rights_def')
+        .select(['module_origin', 'enabled'])
+        .where('module', '=', RIGHTS_MODULE)
+        .execute();
+      assert.deepEqual(
+        written,
+        RIGHT_DEFINITIONS.map(() => ({ module_origin: '', enabled: '1' })),
+      );
       assert.ok(rights.every((r) => typeof r.libelle === 'string' && r.libelle.length > 0));
     });
 
     test('rights an earlier version registered with NULLs are written as Dolibarr writes them', async () => {
-      await handle.db.updateTable('rights_def').set({ subperms: null, module_origin: null, enabled: null }).where('module', '=', RIGHTS_MODULE).execute();
+      await handle.db
+        .updateTable('rights_def')
+        .set({ subperms: null, module_origin: null, enabled: null })
+        .where('module', '=', RIGHTS_MODULE)
+        .execute();
       await migrate(handle, config);
-      const rows = await handle.db.selectFrom('rights_def').select(['subperms', 'module_origin', 'enabled']).where('module', '=', RIGHTS_MODULE).execute();
-      assert.deepEqual(rows, RIGHT_DEFINITIONS.map(() => ({ subperms: '', module_origin: '', enabled: '1' })));
+      const rows = await handle.db
+        .selectFrom('rights_def')
+        .select(['subperms', 'module_origin', 'enabled'])
+        .where('module', '=', RIGHTS_MODULE)
+        .execute();
+      assert.deepEqual(
+        rows,
+        RIGHT_DEFINITIONS.map(() => ({ subperms: '', module_origin: '', enabled: '1' })),
+      );
       assert.equal((await moduleRights(handle)).length, RIGHT_DEFINITIONS.length, 'no right added twice');
     });
 
@@ -130,8 +206,7 @@ for (const dialect of testDialects()) {
 
     test('a second and a third run apply nothing and add no rows', async () => {
       const tables = await tableNames(handle);
-      const counts = async () =>
-        Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await countRows(handle, t)] as const)));
+      const counts = async () => Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await countRows(handle, t)] as const)));
       const before = await counts();
       const salt = await constValue(handle, 'MAIN_SECURITY_SALT');
       for (let run = 2; run <= 3; run++) {
@@ -148,13 +223,39 @@ for (const dialect of testDialects()) {
 
     test('0009 gives bericht_signature the device-time columns, nullable: a row written without them reads nulls; run again it adds nothing', async () => {
       const columns = await columnNames(handle, 'llx_bericht_signature');
-      for (const c of ['signed_at_device', 'signed_at_device_zone', 'device_time_plausible']) assert.ok(columns.includes(c), `llx_bericht_signature.${c}`);
-      await handle.db.insertInto('bericht_signature').values({ entity: 1, fk_bericht: 1, fk_page: 999001, verify_code: 'migrate-0009-check', metadata_path: 'bericht/x/y.json', signer_name: 'Alt', datec: toDbDateTime() }).execute();
-      const row = await handle.db.selectFrom('bericht_signature').select(['signed_at_device', 'signed_at_device_zone', 'device_time_plausible']).where('verify_code', '=', 'migrate-0009-check').executeTakeFirstOrThrow();
+      for (const c of ['signed_at_device', 'signed_at_device_zone', 'device_time_plausible'])
+        assert.ok(columns.includes(c), `llx_bericht_signature.${c}`);
+      await handle.db
+        .insertInto('bericht_signature')
+        .values({
+          entity: 1,
+          fk_bericht: 1,
+          fk_page: 999001,
+          verify_code: 'migrate-0009-check',
+          metadata_path: 'bericht/x/y.json',
+          signer_name: 'Alt',
+          datec: toDbDateTime(),
+        })
+        .execute();
+      const row = await handle.db
+        .selectFrom('bericht_signature')
+        .select(['signed_at_device', 'signed_at_device_zone', 'device_time_plausible'])
+        .where('verify_code', '=', 'migrate-0009-check')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(row, { signed_at_device: null, signed_at_device_zone: null, device_time_plausible: null });
       // A run cut short is repeated: the migration adds only what is missing (the migrator runs the later ones again too).
       await sql`delete from llx_bericht_migration where name >= '0009-bericht-signature-device-time'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
+      assert.deepEqual((await migrate(handle, config)).applied, [
+        '0009-bericht-signature-device-time',
+        '0010-bericht-photos-per-sheet',
+        '0011-standalone-societe-lang',
+        '0012-bericht-checklist-time',
+        '0013-bericht-mail',
+        '0014-bericht-photo-evidence',
+        '0015-bericht-seal',
+        '0016-bericht-page-users',
+        '0017-bericht-sessions',
+      ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
     });
@@ -163,41 +264,120 @@ for (const dialect of testDialects()) {
       const columns = await columnNames(handle, 'llx_bericht');
       assert.ok(columns.includes('photos_per_sheet'), 'llx_bericht.photos_per_sheet');
       const now = toDbDateTime();
-      const row = (ref: string) => ({ ref, entity: 1, title: 'Alt', format: 'A4', orientation: 'portrait', fk_user_creat: 1, datec: now, tms: now });
+      const row = (ref: string) => ({
+        ref,
+        entity: 1,
+        title: 'Alt',
+        format: 'A4',
+        orientation: 'portrait',
+        fk_user_creat: 1,
+        datec: now,
+        tms: now,
+      });
       // A report from before the column: the column taken away again (as 0009 left the table), the row written, 0010 run.
       await handle.db.schema.alterTable('bericht').dropColumn('photos_per_sheet').execute();
       await handle.db.insertInto('bericht').values(row('BR0001-9001')).execute();
       await sql`delete from llx_bericht_migration where name >= '0010-bericht-photos-per-sheet'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
+      assert.deepEqual((await migrate(handle, config)).applied, [
+        '0010-bericht-photos-per-sheet',
+        '0011-standalone-societe-lang',
+        '0012-bericht-checklist-time',
+        '0013-bericht-mail',
+        '0014-bericht-photo-evidence',
+        '0015-bericht-seal',
+        '0016-bericht-page-users',
+        '0017-bericht-sessions',
+      ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
-      const read = await handle.db.selectFrom('bericht').select(['ref', 'photos_per_sheet']).where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).orderBy('ref').execute();
-      assert.deepEqual(read.map((r) => ({ ...r, photos_per_sheet: Number(r.photos_per_sheet) })), [
-        { ref: 'BR0001-9001', photos_per_sheet: 4 },
-        { ref: 'BR0001-9002', photos_per_sheet: 4 },
-      ]);
+      const read = await handle.db
+        .selectFrom('bericht')
+        .select(['ref', 'photos_per_sheet'])
+        .where('ref', 'in', ['BR0001-9001', 'BR0001-9002'])
+        .orderBy('ref')
+        .execute();
+      assert.deepEqual(
+        read.map((r) => ({ ...r, photos_per_sheet: Number(r.photos_per_sheet) })),
+        [
+          { ref: 'BR0001-9001', photos_per_sheet: 4 },
+          { ref: 'BR0001-9002', photos_per_sheet: 4 },
+        ],
+      );
       await assert.rejects(
-        handle.db.updateTable('bericht').set({ photos_per_sheet: null as never }).where('ref', '=', 'BR0001-9002').execute(),
+        handle.db
+          .updateTable('bericht')
+          .set({ photos_per_sheet: null as never })
+          .where('ref', '=', 'BR0001-9002')
+          .execute(),
         'the column is not null',
       );
       // A run cut short is repeated: the migration adds only what is missing.
       await sql`delete from llx_bericht_migration where name >= '0010-bericht-photos-per-sheet'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
+      assert.deepEqual((await migrate(handle, config)).applied, [
+        '0010-bericht-photos-per-sheet',
+        '0011-standalone-societe-lang',
+        '0012-bericht-checklist-time',
+        '0013-bericht-mail',
+        '0014-bericht-photo-evidence',
+        '0015-bericht-seal',
+        '0016-bericht-page-users',
+        '0017-bericht-sessions',
+      ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
     });
 
     test('0014 makes bericht_photo_evidence: one row per file (a second row for the same file is refused); run again it adds nothing', async () => {
       const columns = await columnNames(handle, 'llx_bericht_photo_evidence');
-      assert.deepEqual(columns, ['datec', 'device_lat_e7', 'device_lon_e7', 'device_taken_at', 'entity', 'exif_lat_e7', 'exif_lon_e7', 'exif_offset', 'exif_taken_at', 'filename', 'filepath', 'fk_user', 'rowid', 'sha256', 'size'].sort());
-      const row = { entity: 1, filepath: 'commande/CO-MIGRATE', filename: 'a.jpg', sha256: 'a'.repeat(64), size: 5_000_000_000, datec: toDbDateTime(), device_lat_e7: -900000000, device_lon_e7: 1800000000 };
+      assert.deepEqual(
+        columns,
+        [
+          'datec',
+          'device_lat_e7',
+          'device_lon_e7',
+          'device_taken_at',
+          'entity',
+          'exif_lat_e7',
+          'exif_lon_e7',
+          'exif_offset',
+          'exif_taken_at',
+          'filename',
+          'filepath',
+          'fk_user',
+          'rowid',
+          'sha256',
+          'size',
+        ].sort(),
+      );
+      const row = {
+        entity: 1,
+        filepath: 'commande/CO-MIGRATE',
+        filename: 'a.jpg',
+        sha256: 'a'.repeat(64),
+        size: 5_000_000_000,
+        datec: toDbDateTime(),
+        device_lat_e7: -900000000,
+        device_lon_e7: 1800000000,
+      };
       await handle.db.insertInto('bericht_photo_evidence').values(row).execute();
-      const read = await handle.db.selectFrom('bericht_photo_evidence').selectAll().where('filepath', '=', 'commande/CO-MIGRATE').executeTakeFirstOrThrow();
+      const read = await handle.db
+        .selectFrom('bericht_photo_evidence')
+        .selectAll()
+        .where('filepath', '=', 'commande/CO-MIGRATE')
+        .executeTakeFirstOrThrow();
       // Sizes beyond 32 bits and the extreme coordinates in 1e-7 degrees read back exactly.
-      assert.deepEqual([Number(read.size), Number(read.device_lat_e7), Number(read.device_lon_e7), read.exif_taken_at, read.device_taken_at], [5_000_000_000, -900000000, 1800000000, null, null]);
+      assert.deepEqual(
+        [Number(read.size), Number(read.device_lat_e7), Number(read.device_lon_e7), read.exif_taken_at, read.device_taken_at],
+        [5_000_000_000, -900000000, 1800000000, null, null],
+      );
       await assert.rejects(handle.db.insertInto('bericht_photo_evidence').values(row).execute(), 'one row per file');
       await sql`delete from llx_bericht_migration where name >= '0014-bericht-photo-evidence'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
+      assert.deepEqual((await migrate(handle, config)).applied, [
+        '0014-bericht-photo-evidence',
+        '0015-bericht-seal',
+        '0016-bericht-page-users',
+        '0017-bericht-sessions',
+      ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
     });
@@ -206,8 +386,25 @@ for (const dialect of testDialects()) {
       const columns = await columnNames(handle, 'llx_bericht_page');
       for (const c of ['fk_user_creat', 'fk_user_modif']) assert.ok(columns.includes(c), `llx_bericht_page.${c}`);
       const now = toDbDateTime();
-      await handle.db.insertInto('bericht_page').values({ fk_bericht: 999014, page_order: 1, title: 'Alt', note: null, layout: 'title_only', source_path: null, source_path_2: null, datec: now, tms: now }).execute();
-      const row = await handle.db.selectFrom('bericht_page').select(['fk_user_creat', 'fk_user_modif']).where('fk_bericht', '=', 999014).executeTakeFirstOrThrow();
+      await handle.db
+        .insertInto('bericht_page')
+        .values({
+          fk_bericht: 999014,
+          page_order: 1,
+          title: 'Alt',
+          note: null,
+          layout: 'title_only',
+          source_path: null,
+          source_path_2: null,
+          datec: now,
+          tms: now,
+        })
+        .execute();
+      const row = await handle.db
+        .selectFrom('bericht_page')
+        .select(['fk_user_creat', 'fk_user_modif'])
+        .where('fk_bericht', '=', 999014)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(row, { fk_user_creat: null, fk_user_modif: null });
       // A run cut short is repeated: the migration adds only what is missing.
       await handle.db.schema.alterTable('bericht_page').dropColumn('fk_user_modif').execute();
@@ -222,7 +419,10 @@ for (const dialect of testDialects()) {
       assert.deepEqual(report.rightsAdded, ['read', 'write', 'delete', 'admin']);
       assert.deepEqual(report.applied, []);
       const second = await moduleRights(handle, 2);
-      assert.deepEqual(second.map((r) => r.perms), ['read', 'write', 'delete', 'admin']);
+      assert.deepEqual(
+        second.map((r) => r.perms),
+        ['read', 'write', 'delete', 'admin'],
+      );
       assert.equal((await moduleRights(handle, 1)).length, 4);
       assert.deepEqual((await migrate(handle, { entity: 2 })).rightsAdded, []);
     });
@@ -264,7 +464,9 @@ for (const dialect of testDialects()) {
       const c = createDb(config, { poolSize: 2 });
       handles.push(c);
       await c.db.deleteFrom('rights_def').where('module', '=', RIGHTS_MODULE).execute();
-      const [x, y] = await (dialect === 'sqlite' ? migrateInProcesses(config, 2) : Promise.all([migrate(handles[0]!, config), migrate(c, config)]));
+      const [x, y] = await (dialect === 'sqlite'
+        ? migrateInProcesses(config, 2)
+        : Promise.all([migrate(handles[0]!, config), migrate(c, config)]));
       assert.ok(x && y);
       assert.deepEqual([...x.rightsAdded, ...y.rightsAdded].sort(), ['admin', 'delete', 'read', 'write']);
       assert.equal((await moduleRights(c)).length, 4);
@@ -291,7 +493,10 @@ for (const dialect of testDialects()) {
       assert.equal(report.standalone, true);
       const names = await tableNames(handle);
       for (const t of [...DOLIBARR_TABLES, ...MODULE_TABLES]) assert.ok(names.includes(`doli_${t}`), `doli_${t}`);
-      assert.deepEqual(names.filter((n) => !n.startsWith('doli_')), []);
+      assert.deepEqual(
+        names.filter((n) => !n.startsWith('doli_')),
+        [],
+      );
       assert.equal(await countRows(handle, 'doli_rights_def'), 4);
       assert.equal(await isStandalone(handle.db), true);
       assert.deepEqual((await migrate(handle, config)).applied, []);
@@ -329,13 +534,42 @@ for (const dialect of testDialects()) {
       assert.deepEqual(await columnNames(handle, 'llx_rights_def'), before_.rightsDef);
       assert.deepEqual(await columnNames(handle, 'llx_const'), before_.const);
       const names = await tableNames(handle);
-      for (const t of ['commande', 'facture', 'propal', 'societe', 'ecm_files', 'element_element', 'actioncomm', 'actioncomm_resources', 'c_actioncomm', 'socpeople', 'element_contact', 'c_type_contact']) {
+      for (const t of [
+        'commande',
+        'facture',
+        'propal',
+        'societe',
+        'ecm_files',
+        'element_element',
+        'actioncomm',
+        'actioncomm_resources',
+        'c_actioncomm',
+        'socpeople',
+        'element_contact',
+        'c_type_contact',
+      ]) {
         assert.ok(!names.includes(`llx_${t}`), `llx_${t} must not be created`);
       }
       const added = names.filter((n) => !before_.tables.includes(n));
       assert.deepEqual(
         added.filter((n) => !n.startsWith('llx_bericht_migration')).sort(),
-        ['llx_bericht', 'llx_bericht_file_intent', 'llx_bericht_idempotency', 'llx_bericht_login_failure', 'llx_bericht_login_known', 'llx_bericht_mail', 'llx_bericht_material', 'llx_bericht_page', 'llx_bericht_photo_evidence', 'llx_bericht_seal', 'llx_bericht_signature', 'llx_bericht_time', 'llx_bericht_token_revoked', 'llx_bericht_token_void', 'llx_bericht_upload_token'],
+        [
+          'llx_bericht',
+          'llx_bericht_file_intent',
+          'llx_bericht_idempotency',
+          'llx_bericht_login_failure',
+          'llx_bericht_login_known',
+          'llx_bericht_mail',
+          'llx_bericht_material',
+          'llx_bericht_page',
+          'llx_bericht_photo_evidence',
+          'llx_bericht_seal',
+          'llx_bericht_signature',
+          'llx_bericht_time',
+          'llx_bericht_token_revoked',
+          'llx_bericht_token_void',
+          'llx_bericht_upload_token',
+        ],
         'only module tables (and the migrator’s own) are new',
       );
     });
@@ -345,11 +579,19 @@ for (const dialect of testDialects()) {
       assert.deepEqual(user.rows, [{ login: 'doliadmin', extra_col: 'keep me' }]);
       const consts = await handle.db.selectFrom('const').select(['name', 'value']).execute();
       assert.deepEqual(consts, [{ name: 'MAIN_VERSION_LAST_INSTALL', value: '18.0.4' }], 'no salt, no hash algo, no standalone marker');
-      const other = await handle.db.selectFrom('rights_def').select(['id', 'module', 'perms']).where('module', '!=', RIGHTS_MODULE).orderBy('id').execute();
-      assert.deepEqual(other.map((r) => ({ ...r, id: Number(r.id) })), [
-        { id: 11, module: 'facture', perms: 'lire' },
-        { id: 43610001, module: 'othermodule', perms: 'read' },
-      ]);
+      const other = await handle.db
+        .selectFrom('rights_def')
+        .select(['id', 'module', 'perms'])
+        .where('module', '!=', RIGHTS_MODULE)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        other.map((r) => ({ ...r, id: Number(r.id) })),
+        [
+          { id: 11, module: 'facture', perms: 'lire' },
+          { id: 43610001, module: 'othermodule', perms: 'read' },
+        ],
+      );
     });
 
     test('creates the module tables', async () => {
@@ -437,7 +679,11 @@ for (const dialect of testDialects()) {
     test('after migrate, a user with a $2y$ hash and the read right logs in, and its token authenticates', async () => {
       const report = await migrate(handle, config);
       assert.equal(report.standalone, false);
-      assert.deepEqual(await columnNames(handle, 'llx_user').then((c) => DOLIBARR_USER_ABSENT_COLUMNS.filter((x) => c.includes(x))), [], 'migrate adds no column');
+      assert.deepEqual(
+        await columnNames(handle, 'llx_user').then((c) => DOLIBARR_USER_ABSENT_COLUMNS.filter((x) => c.includes(x))),
+        [],
+        'migrate adds no column',
+      );
 
       const password = 'Dolibarr-Passwort-1';
       const hash = `$2y$${(await bcrypt.hash(password, 10)).slice(4)}`; // PHP's prefix; Node writes $2b$
@@ -445,7 +691,14 @@ for (const dialect of testDialects()) {
       const userId = await insertId(
         dialect,
         handle.db.insertInto('user').values({
-          entity: 1, login: 'monteur', pass_crypted: hash, admin: 0, statut: 1, firstname: 'Max', lastname: 'Monteur', datec: toDbDateTime(),
+          entity: 1,
+          login: 'monteur',
+          pass_crypted: hash,
+          admin: 0,
+          statut: 1,
+          firstname: 'Max',
+          lastname: 'Monteur',
+          datec: toDbDateTime(),
         }),
       );
       const read = await handle.db
@@ -455,7 +708,10 @@ for (const dialect of testDialects()) {
         .where('perms', '=', 'read')
         .where('entity', '=', config.entity)
         .executeTakeFirstOrThrow();
-      await handle.db.insertInto('user_rights').values({ entity: config.entity, fk_user: userId, fk_id: Number(read.id) }).execute();
+      await handle.db
+        .insertInto('user_rights')
+        .values({ entity: config.entity, fk_user: userId, fk_id: Number(read.id) })
+        .execute();
 
       const app = await buildApp(config, { db: handle, logger: false });
       try {
@@ -471,7 +727,10 @@ for (const dialect of testDialects()) {
         assert.equal(probe.json().user.id, userId);
         assert.equal(probe.json().user.login, 'monteur');
 
-        assert.equal((await app.inject({ method: 'POST', url: '/api/auth.php', payload: { login: 'monteur', password: 'falsch' } })).statusCode, 401);
+        assert.equal(
+          (await app.inject({ method: 'POST', url: '/api/auth.php', payload: { login: 'monteur', password: 'falsch' } })).statusCode,
+          401,
+        );
       } finally {
         await app.close();
       }
@@ -525,7 +784,10 @@ for (const dialect of testDialects()) {
       test('migrate twice, and the module migration run again, leave exactly the indexes of the first run', async () => {
         await migrate(handle, config);
         const first = await mysqlIndexes(handle);
-        assert.ok(first.some((i) => i.startsWith('llx_bericht_login_failure.llx_idx_bericht_login_failure_at(')), first.join('\n'));
+        assert.ok(
+          first.some((i) => i.startsWith('llx_bericht_login_failure.llx_idx_bericht_login_failure_at(')),
+          first.join('\n'),
+        );
         assertNoDuplicates(first);
 
         assert.deepEqual((await migrate(handle, config)).applied, []);
@@ -534,7 +796,24 @@ for (const dialect of testDialects()) {
         // Make the migrator run 0002 once more over its own tables: its indexes exist already.
         // (The migrations after it too: the migrator runs them in order.)
         await sql`delete from llx_bericht_migration where name >= '0002-bericht-module'`.execute(handle.db);
-        assert.deepEqual((await migrate(handle, config)).applied, ['0002-bericht-module', '0003-bericht-idempotency', '0004-standalone-indexes', '0005-bericht-signature', '0006-bericht-file-intent', '0007-bericht-idempotency-longtext', '0008-bericht-newest', '0009-bericht-signature-device-time', '0010-bericht-photos-per-sheet', '0011-standalone-societe-lang', '0012-bericht-checklist-time', '0013-bericht-mail', '0014-bericht-photo-evidence', '0015-bericht-seal', '0016-bericht-page-users', '0017-bericht-sessions']);
+        assert.deepEqual((await migrate(handle, config)).applied, [
+          '0002-bericht-module',
+          '0003-bericht-idempotency',
+          '0004-standalone-indexes',
+          '0005-bericht-signature',
+          '0006-bericht-file-intent',
+          '0007-bericht-idempotency-longtext',
+          '0008-bericht-newest',
+          '0009-bericht-signature-device-time',
+          '0010-bericht-photos-per-sheet',
+          '0011-standalone-societe-lang',
+          '0012-bericht-checklist-time',
+          '0013-bericht-mail',
+          '0014-bericht-photo-evidence',
+          '0015-bericht-seal',
+          '0016-bericht-page-users',
+          '0017-bericht-sessions',
+        ]);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');
         assertNoDuplicates(again);

@@ -42,10 +42,22 @@ before(async () => {
 after(() => rm(dir, { recursive: true, force: true }));
 
 /** A photo of `width` × `height` in two colours, as JPEG (sRGB, grey or CMYK) or PNG (with alpha, palette, 16-bit grey). */
-async function picture(kind: 'jpeg' | 'jpeg-grey' | 'jpeg-cmyk' | 'jpeg-p3' | 'png-alpha' | 'png-palette' | 'png-grey16' | 'webp-alpha', width = 1200, height = 900): Promise<Buffer> {
-  const half = await sharp({ create: { width, height: height / 2, channels: 3, background: '#d02020' } }).png().toBuffer();
-  const base = sharp({ create: { width, height, channels: kind.endsWith('alpha') ? 4 : 3, background: kind.endsWith('alpha') ? { r: 0, g: 0, b: 0, alpha: 0.3 } : '#2050c0' } })
-    .composite([{ input: half, left: 0, top: 0 }]);
+async function picture(
+  kind: 'jpeg' | 'jpeg-grey' | 'jpeg-cmyk' | 'jpeg-p3' | 'png-alpha' | 'png-palette' | 'png-grey16' | 'webp-alpha',
+  width = 1200,
+  height = 900,
+): Promise<Buffer> {
+  const half = await sharp({ create: { width, height: height / 2, channels: 3, background: '#d02020' } })
+    .png()
+    .toBuffer();
+  const base = sharp({
+    create: {
+      width,
+      height,
+      channels: kind.endsWith('alpha') ? 4 : 3,
+      background: kind.endsWith('alpha') ? { r: 0, g: 0, b: 0, alpha: 0.3 } : '#2050c0',
+    },
+  }).composite([{ input: half, left: 0, top: 0 }]);
   const flat = await base.png().toBuffer();
   switch (kind) {
     case 'jpeg':
@@ -80,10 +92,15 @@ describe('PDF/A-1b: images and metadata handed to renderReportPdf', () => {
 
   test('metadata: one line of text XML can carry, the same in the Info dictionary and the XMP packet', () => {
     const date = new Date();
-    assert.deepEqual(pdfaInfo({ Title: 'A\tB\r\nC\u0001D\uFFFE\uD800E 🔧 & <x>', CreationDate: date }), { Title: 'A B C DE 🔧 & <x>', CreationDate: date });
+    assert.deepEqual(pdfaInfo({ Title: 'A\tB\r\nC\u0001D\uFFFE\uD800E 🔧 & <x>', CreationDate: date }), {
+      Title: 'A B C DE 🔧 & <x>',
+      CreationDate: date,
+    });
   });
 
-  test('CMYK, grey, ICC, alpha, palette and 16-bit images, the built-in cover, a notice, a missing image; A4 and A5 landscape', { skip: pdfaSkipReason }, async (t) => {
+  test('CMYK, grey, ICC, alpha, palette and 16-bit images, the built-in cover, a notice, a missing image; A4 and A5 landscape', {
+    skip: pdfaSkipReason,
+  }, async (t) => {
     const files: Record<string, string> = {};
     for (const kind of ['jpeg', 'jpeg-grey', 'jpeg-cmyk', 'jpeg-p3', 'png-alpha', 'png-palette', 'png-grey16', 'webp-alpha'] as const) {
       files[kind] = path.join(dir, `${kind}.${kind.split('-')[0]}`);
@@ -96,14 +113,24 @@ describe('PDF/A-1b: images and metadata handed to renderReportPdf', () => {
       { kind: 'photo', title: TITLE, note: 'Notiz\tmit & und <Zeichen> 👍🏽', rotation: 0, image: image('jpeg') },
       { kind: 'photo', title: 'CMYK', note: null, rotation: 90, image: image('jpeg-cmyk') },
       { kind: 'before_after', title: 'Grau und P3', note: 'n', rotation: 180, before: image('jpeg-grey'), after: image('jpeg-p3') },
-      { kind: 'before_after', title: 'Alpha und Palette', note: null, rotation: 0, before: image('png-alpha'), after: image('png-palette') },
+      {
+        kind: 'before_after',
+        title: 'Alpha und Palette',
+        note: null,
+        rotation: 0,
+        before: image('png-alpha'),
+        after: image('png-palette'),
+      },
       { kind: 'image', title: '16 Bit grau', note: null, image: image('png-grey16') },
       { kind: 'photo', title: 'WebP mit Alpha', note: null, rotation: 270, image: image('webp-alpha') },
       { kind: 'title_only', title: 'Außenanlage', note: 'Kontrolle der Zuleitungen' },
       { kind: 'photo', title: 'Kein Bild', note: null, rotation: 0, image: null, notice: 'Nicht von der Unterschrift erfasst' },
     ];
     const made: string[] = [];
-    for (const [format, orientation] of [['A4', 'portrait'], ['A5', 'landscape']] as const) {
+    for (const [format, orientation] of [
+      ['A4', 'portrait'],
+      ['A5', 'landscape'],
+    ] as const) {
       const file = path.join(dir, `direct-${format}.pdf`);
       await renderReportPdf(
         {
@@ -151,15 +178,20 @@ describe('PDF/A-1b: the ODT cover sheet', () => {
 
     // The demo template with an opaque logo: nothing to put onto white.
     const plain = path.join(dir, 'schlicht.odt');
-    const opaqueLogo = await sharp({ create: { width: 400, height: 160, channels: 3, background: '#1f4e79' } }).png().toBuffer();
+    const opaqueLogo = await sharp({ create: { width: 400, height: 160, channels: 3, background: '#1f4e79' } })
+      .png()
+      .toBuffer();
     await writeFile(plain, await makeCoverTemplateOdt(opaqueLogo));
     const untouched = path.join(dir, 'flach', 'schlicht.odt');
     assert.equal(await flattenOdtPictures(plain, untouched), false);
     await assert.rejects(stat(untouched), { code: 'ENOENT' });
   });
 
-  test("LibreOffice's PDF of a template with pictures and transparency is PDF/A-1b by itself, the logo on white", { skip: pdfaSkipReason }, async (t) => {
-    if (!(await createLibreOffice().available())) return t.skip('LibreOffice (soffice) is not installed: apt-get install libreoffice-writer-nogui');
+  test("LibreOffice's PDF of a template with pictures and transparency is PDF/A-1b by itself, the logo on white", {
+    skip: pdfaSkipReason,
+  }, async (t) => {
+    if (!(await createLibreOffice().available()))
+      return t.skip('LibreOffice (soffice) is not installed: apt-get install libreoffice-writer-nogui');
     const source = path.join(dir, 'deckblatt-reich.odt');
     await writeFile(source, await richCoverTemplate());
     const pdf = await createLibreOffice().convertToPdf(source, path.join(dir, 'lo'));
@@ -215,12 +247,22 @@ describe('PDF/A-1b: reports made by the service [sqlite]', { skip: pdfaSkipReaso
     ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
 
   /** A draft on a fresh order whose folder holds photos of several kinds; `pages` as the API takes them. */
-  async function draft(title: string, pages: Array<Record<string, unknown>>, options: Record<string, unknown> = {}): Promise<{ id: number; ref: string }> {
+  async function draft(
+    title: string,
+    pages: Array<Record<string, unknown>>,
+    options: Record<string, unknown> = {},
+  ): Promise<{ id: number; ref: string }> {
     const customer = await ctx.make.thirdParty({ name: 'Müller & Söhne GmbH', town: 'Köln' });
     const order = await ctx.make.order({ author: me, customer: customer.id, refClient: 'Best-Ä-77' });
     const folder = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref);
     await mkdir(folder.dir, { recursive: true });
-    for (const [name, kind] of [['foto.jpg', 'jpeg'], ['cmyk.jpg', 'jpeg-cmyk'], ['grau.jpg', 'jpeg-grey'], ['alpha.png', 'png-alpha'], ['alpha.webp', 'webp-alpha']] as const) {
+    for (const [name, kind] of [
+      ['foto.jpg', 'jpeg'],
+      ['cmyk.jpg', 'jpeg-cmyk'],
+      ['grau.jpg', 'jpeg-grey'],
+      ['alpha.png', 'png-alpha'],
+      ['alpha.webp', 'webp-alpha'],
+    ] as const) {
       await writeFile(path.join(folder.dir, name), await picture(kind));
     }
     const created = await req('POST', '/api/reports.php?action=create', { fk_element: order.id, title, ...options });
@@ -264,7 +306,8 @@ describe('PDF/A-1b: reports made by the service [sqlite]', { skip: pdfaSkipReaso
   });
 
   test('the ODT cover sheet (demo template) converted by LibreOffice: preview and final PDF', async (t) => {
-    if (!(await createLibreOffice().available())) return t.skip('LibreOffice (soffice) is not installed: apt-get install libreoffice-writer-nogui');
+    if (!(await createLibreOffice().available()))
+      return t.skip('LibreOffice (soffice) is not installed: apt-get install libreoffice-writer-nogui');
     const report = await draft('Prüfbericht Ölheizung & <Brenner>', everyKind.slice(0, 3), { odt_template: COVER_TEMPLATE_FILENAME });
     const files = await previewAndFinal(report.id, 'odt-cover');
     await assertPdfA1b(t, files, 'ODT cover (demo template)');
@@ -274,7 +317,8 @@ describe('PDF/A-1b: reports made by the service [sqlite]', { skip: pdfaSkipReaso
   });
 
   test('an ODT cover with a logo on a transparent background, a CMYK picture, a half-transparent shape and a link', async (t) => {
-    if (!(await createLibreOffice().available())) return t.skip('LibreOffice (soffice) is not installed: apt-get install libreoffice-writer-nogui');
+    if (!(await createLibreOffice().available()))
+      return t.skip('LibreOffice (soffice) is not installed: apt-get install libreoffice-writer-nogui');
     const report = await draft('Reiches Deckblatt', [{ layout: 'title_only', title: 'Eins' }], { odt_template: RICH_TEMPLATE });
     const files = await previewAndFinal(report.id, 'rich-cover');
     await assertPdfA1b(t, files, 'ODT cover with pictures and transparency');
@@ -295,10 +339,20 @@ describe('PDF/A-1b: reports made by the service [sqlite]', { skip: pdfaSkipReaso
       await mkdir(templates, { recursive: true });
       await writeFile(path.join(templates, COVER_TEMPLATE_FILENAME), await makeCoverTemplateOdt());
       const order = await noOffice.make.order({ author: user.id });
-      const created = await noOffice.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers: auth, payload: { fk_element: order.id, title: TITLE, odt_template: COVER_TEMPLATE_FILENAME } });
+      const created = await noOffice.app.inject({
+        method: 'POST',
+        url: '/api/reports.php?action=create',
+        headers: auth,
+        payload: { fk_element: order.id, title: TITLE, odt_template: COVER_TEMPLATE_FILENAME },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const id = created.json().id as number;
-      await noOffice.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${id}`, headers: auth, payload: { title: 'Seite', note: 'mit <Notiz> & mehr' } });
+      await noOffice.app.inject({
+        method: 'POST',
+        url: `/api/pages.php?action=add&bericht_id=${id}`,
+        headers: auth,
+        payload: { title: 'Seite', note: 'mit <Notiz> & mehr' },
+      });
       const preview = await noOffice.app.inject({ method: 'GET', url: `/api/pdf.php?id=${id}&preview=1`, headers: auth });
       assert.equal(preview.statusCode, 200);
       const previewFile = path.join(dir, 'builtin-preview.pdf');
@@ -344,15 +398,25 @@ describe('PDF/A-1b: reports made by the service [sqlite]', { skip: pdfaSkipReaso
 async function richCoverTemplate(): Promise<Uint8Array> {
   // The demo template with its logo replaced by a red circle on a transparent background.
   const logo = await sharp({ create: { width: 400, height: 160, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
-    .composite([{ input: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="160"><circle cx="80" cy="80" r="60" fill="#e03020"/></svg>') }])
+    .composite([
+      {
+        input: Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="160"><circle cx="80" cy="80" r="60" fill="#e03020"/></svg>',
+        ),
+      },
+    ])
     .png()
     .toBuffer();
   const files = unzipSync(await makeCoverTemplateOdt(logo));
   const cmyk = await picture('jpeg-cmyk', 320, 240);
   let content = strFromU8(files['content.xml']!);
   // Namespaces the additions use, where the template does not declare them already.
-  for (const [prefix, uri] of [['draw', 'urn:oasis:names:tc:opendocument:xmlns:drawing:1.0'], ['xlink', 'http://www.w3.org/1999/xlink']] as const) {
-    if (!content.includes(`xmlns:${prefix}=`)) content = content.replace('<office:document-content ', `<office:document-content xmlns:${prefix}="${uri}" `);
+  for (const [prefix, uri] of [
+    ['draw', 'urn:oasis:names:tc:opendocument:xmlns:drawing:1.0'],
+    ['xlink', 'http://www.w3.org/1999/xlink'],
+  ] as const) {
+    if (!content.includes(`xmlns:${prefix}=`))
+      content = content.replace('<office:document-content ', `<office:document-content xmlns:${prefix}="${uri}" `);
   }
   const frame = (name: string, href: string, width: string, height: string) =>
     `<draw:frame draw:name="${name}" text:anchor-type="as-char" svg:width="${width}" svg:height="${height}"><draw:image xlink:href="${href}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/></draw:frame>`;

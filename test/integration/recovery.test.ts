@@ -22,7 +22,8 @@ describe('temporary names', () => {
     assert.equal(runOfTempFile(name), RUN_ID);
     assert.equal(runOfTempFile('.upload-0123456789abcdef.tmp'), 'legacy');
     assert.equal(runOfTempFile('.Bericht.pdf.0123456789ab.tmp'), 'legacy');
-    for (const other of ['Zähler.jpg', 'notes.tmp', '.hidden', 'a.0123456789ab.0123456789ab.tmp']) assert.equal(runOfTempFile(other), undefined, other);
+    for (const other of ['Zähler.jpg', 'notes.tmp', '.hidden', 'a.0123456789ab.0123456789ab.tmp'])
+      assert.equal(runOfTempFile(other), undefined, other);
     assert.deepEqual(runOfTempDir(`fieldreport-pdf-1234-${RUN_ID}-Ab12Cd`), { pid: 1234, run: RUN_ID });
     assert.equal(runOfTempDir('fieldreport-data-Ab12Cd'), undefined);
   });
@@ -47,7 +48,15 @@ for (const dialect of testDialects()) {
       writeFileSync(path.join(runs.dir, `${foreignLive}.json`), JSON.stringify({ host: 'another-host', pid: 1 }));
       const dir = path.join(root, 'commande', 'CO2611-0001');
       mkdirSync(path.join(dir, 'thumbs'), { recursive: true });
-      const keptDir = path.join(root, 'bericht', 'BR2611-0001', 'signiert', 'unterschrift_20261127150345_8Ruyrq', 'commande', 'CO2611-0001');
+      const keptDir = path.join(
+        root,
+        'bericht',
+        'BR2611-0001',
+        'signiert',
+        'unterschrift_20261127150345_8Ruyrq',
+        'commande',
+        'CO2611-0001',
+      );
       mkdirSync(keptDir, { recursive: true });
       const put = (name: string, ageMs = 0, folder = dir) => {
         const file = path.join(folder, name);
@@ -103,7 +112,18 @@ for (const dialect of testDialects()) {
       const now = toDbDateTime();
       await ctx.handle.db
         .insertInto('bericht_page')
-        .values({ fk_bericht: id, page_order: 1, title: 'Unterschrift', note: null, rotation: 0, layout: 'signature', source_path: `bericht/${ref}/unterschrift_1_stored.png`, source_path_2: null, datec: now, tms: now })
+        .values({
+          fk_bericht: id,
+          page_order: 1,
+          title: 'Unterschrift',
+          note: null,
+          rotation: 0,
+          layout: 'signature',
+          source_path: `bericht/${ref}/unterschrift_1_stored.png`,
+          source_path_2: null,
+          datec: now,
+          tms: now,
+        })
         .execute();
       const deadRun = folder('unterschrift_2_dead', `.signing-${dead}`);
       const oldWithout = folder('unterschrift_3_old', undefined, ORPHAN_AGE_MS + 60_000);
@@ -111,7 +131,8 @@ for (const dialect of testDialects()) {
       const youngWithout = folder('unterschrift_5_young');
       const result = await recoverDeadRuns({ db: ctx.handle.db, dataRoot: root, entity: ctx.config.entity, runs });
       for (const dir of [deadRun, oldWithout]) assert.equal(existsSync(dir), false, `${dir} removed`);
-      for (const dir of [stored, live, youngWithout]) assert.equal(existsSync(path.join(dir, 'commande', 'CO2611-0001', 'Foto.jpg')), true, `${dir} kept`);
+      for (const dir of [stored, live, youngWithout])
+        assert.equal(existsSync(path.join(dir, 'commande', 'CO2611-0001', 'Foto.jpg')), true, `${dir} kept`);
       assert.equal(result.kept_folders, 2);
     });
 
@@ -125,11 +146,30 @@ for (const dialect of testDialects()) {
       mkdirSync(path.join(dir, 'thumbs'), { recursive: true });
       const now = toDbDateTime();
       const row = (filename: string) =>
-        ctx.handle.db.insertInto('ecm_files').values({
-          ref: filename, label: '', share: null, entity: 1, filepath, filename, src_object_type: 'commande', src_object_id: 1, fullpath_orig: filename,
-          description: '', keywords: '', gen_or_uploaded: 'uploaded', position: 1, date_c: now, tms: now, fk_user_c: null, fk_user_m: null,
-        }).execute();
-      const intent = (filename: string, run = dead) => ctx.handle.db.insertInto('bericht_file_intent').values({ entity: 1, run_id: run, filepath, filename, datec: now }).execute();
+        ctx.handle.db
+          .insertInto('ecm_files')
+          .values({
+            ref: filename,
+            label: '',
+            share: null,
+            entity: 1,
+            filepath,
+            filename,
+            src_object_type: 'commande',
+            src_object_id: 1,
+            fullpath_orig: filename,
+            description: '',
+            keywords: '',
+            gen_or_uploaded: 'uploaded',
+            position: 1,
+            date_c: now,
+            tms: now,
+            fk_user_c: null,
+            fk_user_m: null,
+          })
+          .execute();
+      const intent = (filename: string, run = dead) =>
+        ctx.handle.db.insertInto('bericht_file_intent').values({ entity: 1, run_id: run, filepath, filename, datec: now }).execute();
       // complete: file, thumbnails, row
       writeFileSync(path.join(dir, 'done.jpg'), 'x');
       writeFileSync(path.join(dir, 'thumbs', 'done_small.jpg'), 'x');
@@ -143,7 +183,9 @@ for (const dialect of testDialects()) {
       writeFileSync(path.join(dir, 'orphan.pdf'), 'x');
       await intent('orphan.pdf');
       // placed, answered, killed before its thumbnails (a JPEG's come after the answer): kept, thumbnails made
-      await sharp({ create: { width: 640, height: 480, channels: 3, background: '#8090a0' } }).jpeg().toFile(path.join(dir, 'placed.jpg'));
+      await sharp({ create: { width: 640, height: 480, channels: 3, background: '#8090a0' } })
+        .jpeg()
+        .toFile(path.join(dir, 'placed.jpg'));
       await row('placed.jpg');
       await intent('placed.jpg');
       // a live run's intent is not touched
@@ -158,8 +200,16 @@ for (const dialect of testDialects()) {
       assert.equal(existsSync(path.join(dir, 'thumbs', 'done_small.jpg')), true);
       assert.equal(existsSync(path.join(dir, 'thumbs', 'half_small.jpg')), false);
       assert.equal(existsSync(path.join(dir, 'orphan.pdf')), false);
-      const rows = await ctx.handle.db.selectFrom('ecm_files').select('filename').where('filepath', '=', filepath).orderBy('filename').execute();
-      assert.deepEqual(rows.map((r) => r.filename), ['busy.jpg', 'done.jpg', 'placed.jpg']);
+      const rows = await ctx.handle.db
+        .selectFrom('ecm_files')
+        .select('filename')
+        .where('filepath', '=', filepath)
+        .orderBy('filename')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => r.filename),
+        ['busy.jpg', 'done.jpg', 'placed.jpg'],
+      );
       const intents = await ctx.handle.db.selectFrom('bericht_file_intent').select(['filename', 'run_id']).execute();
       assert.deepEqual(intents, [{ filename: 'busy.jpg', run_id: RUN_ID }]);
     });

@@ -15,17 +15,21 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 describe('serve --demo [sqlite]', () => {
   const folder = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-serve-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', "import { main } from './src/cli.ts'; await main(['serve', '--demo']);"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: `sqlite:${path.join(folder, 'fieldreport.sqlite')}`,
-      DATA_ROOT: path.join(folder, 'documents'),
-      STATE_DIR: folder,
-      PORT: '0',
-      LOG_LEVEL: 'warn',
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', "import { main } from './src/cli.ts'; await main(['serve', '--demo']);"],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: `sqlite:${path.join(folder, 'fieldreport.sqlite')}`,
+        DATA_ROOT: path.join(folder, 'documents'),
+        STATE_DIR: folder,
+        PORT: '0',
+        LOG_LEVEL: 'warn',
+      },
     },
-  });
+  );
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

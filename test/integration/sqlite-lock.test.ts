@@ -26,7 +26,10 @@ function holdWriteLock(file: string, ms: number): Promise<{ child: ChildProcess;
     process.stdout.write('locked\\n');
     setTimeout(() => { db.prepare('commit').run(); db.close(); process.stdout.write('released\\n'); }, ${ms});
   `;
-  const child = spawn(process.execPath, ['-e', code], { cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', code], {
+    cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..'),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const released = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
@@ -160,7 +163,11 @@ describeReadOnly('a read-only database file [sqlite]', { timeout: 120_000 }, () 
   test('reads go on; writes (and logins, which count their attempt) are 503 DATABASE_READ_ONLY; health says so', async () => {
     const auth = { authorization: `Bearer ${token}` };
     // A login counts its attempt first: on a read-only file it is refused as a write is.
-    const refused = await fetch(`${service!.base}/api/auth.php`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'techniker', password: 'demo' }) });
+    const refused = await fetch(`${service!.base}/api/auth.php`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'techniker', password: 'demo' }),
+    });
     assert.equal(refused.status, 503);
     assert.equal(((await refused.json()) as { code: string }).code, 'DATABASE_READ_ONLY');
     const list = await fetch(`${service!.base}/api/orders.php`, { headers: auth });

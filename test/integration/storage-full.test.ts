@@ -66,8 +66,12 @@ for (const dialect of reason ? [] : testDialects()) {
       // A detailed photo: its thumbnails take tens of kilobytes.
       const noise = Buffer.alloc(1600 * 1200 * 3);
       for (let i = 0; i < noise.length; i++) noise[i] = (i * 7919) % 251;
-      photo = await sharp(noise, { raw: { width: 1600, height: 1200, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
-      png = await sharp(noise, { raw: { width: 1600, height: 1200, channels: 3 } }).png({ compressionLevel: 1 }).toBuffer();
+      photo = await sharp(noise, { raw: { width: 1600, height: 1200, channels: 3 } })
+        .jpeg({ quality: 92 })
+        .toBuffer();
+      png = await sharp(noise, { raw: { width: 1600, height: 1200, channels: 3 } })
+        .png({ compressionLevel: 1 })
+        .toBuffer();
     });
     after(async () => {
       await ctx?.close();
@@ -82,9 +86,11 @@ for (const dialect of reason ? [] : testDialects()) {
       writeFileSync(filler, Buffer.alloc(Math.max(0, bavail * bsize - room)));
     }
 
-
-
-    function upload(url: string, field: { filename: string; type: string; data: Buffer }, extra: Array<{ name: string; data: string }> = []) {
+    function upload(
+      url: string,
+      field: { filename: string; type: string; data: Buffer },
+      extra: Array<{ name: string; data: string }> = [],
+    ) {
       const form = multipart([...extra.map((f) => ({ ...f, type: 'text/plain; charset=utf-8' })), { name: 'file', ...field }]);
       return ctx.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': form.contentType }, payload: form.payload });
     }
@@ -97,12 +103,17 @@ for (const dialect of reason ? [] : testDialects()) {
     }
 
     const orderDir = () => objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir;
-    const ecmRows = () => ctx.handle.db.selectFrom('ecm_files').select('filename').where('filepath', '=', `commande/${order.ref}`).execute();
+    const ecmRows = () =>
+      ctx.handle.db.selectFrom('ecm_files').select('filename').where('filepath', '=', `commande/${order.ref}`).execute();
 
     test('room for a PNG but not its thumbnails (made before the answer): 507, no photo, no thumbnail, no row', async () => {
       await mkdir(path.join(orderDir(), 'thumbs'), { recursive: true });
       leaveRoom(png.length + 4096);
-      const res = await upload(`/api/orders.php?id=${order.id}&action=upload_photo`, { filename: 'Zähler.png', type: 'image/png', data: png });
+      const res = await upload(`/api/orders.php?id=${order.id}&action=upload_photo`, {
+        filename: 'Zähler.png',
+        type: 'image/png',
+        data: png,
+      });
       assertStorageFull(res);
       assert.deepEqual(files(orderDir()), [], 'nothing half-written in the order folder');
       assert.deepEqual(await ecmRows(), []);
@@ -111,18 +122,34 @@ for (const dialect of reason ? [] : testDialects()) {
     test('room for a JPEG but not its thumbnails (made after the answer): the photo is kept with its row, its thumbnails are made when there is room', async () => {
       await mkdir(path.join(orderDir(), 'thumbs'), { recursive: true });
       leaveRoom(photo.length + 4096);
-      const res = await upload(`/api/orders.php?id=${order.id}&action=upload_photo`, { filename: 'Zähler.jpg', type: 'image/jpeg', data: photo });
+      const res = await upload(`/api/orders.php?id=${order.id}&action=upload_photo`, {
+        filename: 'Zähler.jpg',
+        type: 'image/jpeg',
+        data: photo,
+      });
       assert.equal(res.statusCode, 201, res.body);
       const name = (res.json() as { name: string }).name;
       await ctx.app.printQueue.idle();
       assert.deepEqual(files(orderDir()), [name], 'the photo, no half-written thumbnail');
-      assert.deepEqual((await ecmRows()).map((r) => r.filename), [name]);
+      assert.deepEqual(
+        (await ecmRows()).map((r) => r.filename),
+        [name],
+      );
       rmSync(filler, { force: true });
-      const thumb = await ctx.app.inject({ method: 'GET', url: `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/${name}`)}&size=small`, headers });
+      const thumb = await ctx.app.inject({
+        method: 'GET',
+        url: `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/${name}`)}&size=small`,
+        headers,
+      });
       assert.equal(thumb.statusCode, 200, thumb.body);
       assert.ok(existsSync(path.join(orderDir(), 'thumbs', name.replace(/\.jpg$/, '_small.jpg'))));
       // Left as the next test expects to begin: no photo in the order.
-      const deleted = await ctx.app.inject({ method: 'POST', url: '/api/delete_photo.php', headers, payload: { id: order.id, file: name } });
+      const deleted = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/delete_photo.php',
+        headers,
+        payload: { id: order.id, file: name },
+      });
       assert.equal(deleted.statusCode, 200, deleted.body);
       assert.deepEqual(files(orderDir()), []);
       assert.deepEqual(await ecmRows(), []);
@@ -132,24 +159,61 @@ for (const dialect of reason ? [] : testDialects()) {
       // A draft with one page, made while there is room.
       rmSync(filler, { force: true });
       await mkdir(orderDir(), { recursive: true });
-      await sharp({ create: { width: 320, height: 240, channels: 3, background: '#468' } }).jpeg().toFile(path.join(orderDir(), 'a.jpg'));
-      const created = await ctx.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers, payload: { fk_element: order.id, title: 'Wartung' } });
+      await sharp({ create: { width: 320, height: 240, channels: 3, background: '#468' } })
+        .jpeg()
+        .toFile(path.join(orderDir(), 'a.jpg'));
+      const created = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/reports.php?action=create',
+        headers,
+        payload: { fk_element: order.id, title: 'Wartung' },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const report = created.json() as { id: number; ref: string };
-      assert.equal((await ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${report.id}`, headers, payload: { source: 'a.jpg' } })).statusCode, 201);
+      assert.equal(
+        (
+          await ctx.app.inject({
+            method: 'POST',
+            url: `/api/pages.php?action=add&bericht_id=${report.id}`,
+            headers,
+            payload: { source: 'a.jpg' },
+          })
+        ).statusCode,
+        201,
+      );
       const before = files(ctx.config.dataRoot).filter((f) => f !== '../filler');
 
       leaveRoom(0);
-      assertStorageFull(await upload(`/api/orders.php?id=${order.id}&action=upload_photo`, { filename: 'b.jpg', type: 'image/jpeg', data: photo }));
-      assertStorageFull(await upload(`/api/voice.php?id=${order.id}`, { filename: 'Notiz.ogg', type: 'audio/ogg', data: await readFile(path.join(FIXTURES, 'voice.ogg')) }));
+      assertStorageFull(
+        await upload(`/api/orders.php?id=${order.id}&action=upload_photo`, { filename: 'b.jpg', type: 'image/jpeg', data: photo }),
+      );
+      assertStorageFull(
+        await upload(`/api/voice.php?id=${order.id}`, {
+          filename: 'Notiz.ogg',
+          type: 'audio/ogg',
+          data: await readFile(path.join(FIXTURES, 'voice.ogg')),
+        }),
+      );
       assertStorageFull(await sign(ctx.app, headers, report.id, 'Erika Müller'));
       assertStorageFull(await ctx.app.inject({ method: 'POST', url: `/api/reports.php?id=${report.id}&action=finalize`, headers }));
 
       rmSync(filler, { force: true });
-      assert.deepEqual(files(ctx.config.dataRoot).filter((f) => !f.startsWith(`bericht${path.sep}temp${path.sep}`)), before.filter((f) => !f.startsWith(`bericht${path.sep}temp${path.sep}`)), 'no file added, none half-written');
-      assert.deepEqual((await ecmRows()).map((r) => r.filename), [], 'no row added');
+      assert.deepEqual(
+        files(ctx.config.dataRoot).filter((f) => !f.startsWith(`bericht${path.sep}temp${path.sep}`)),
+        before.filter((f) => !f.startsWith(`bericht${path.sep}temp${path.sep}`)),
+        'no file added, none half-written',
+      );
+      assert.deepEqual(
+        (await ecmRows()).map((r) => r.filename),
+        [],
+        'no row added',
+      );
       const pages = await ctx.handle.db.selectFrom('bericht_page').select('layout').where('fk_bericht', '=', report.id).execute();
-      assert.deepEqual(pages.map((p) => p.layout), ['photo'], 'no signature page without its files');
+      assert.deepEqual(
+        pages.map((p) => p.layout),
+        ['photo'],
+        'no signature page without its files',
+      );
       const detail = await ctx.app.inject({ method: 'GET', url: `/api/reports.php?id=${report.id}`, headers });
       assert.equal((detail.json() as { status: string }).status, 'draft');
       // With room again, everything works.

@@ -54,7 +54,8 @@ for (const dialect of testDialects()) {
       assert.equal(r.code, 0, `${argv.join(' ')}: exit ${r.code}\n${r.stderr}`);
     }
 
-    const list = (base: string, token: string) => fetch(`${base}/api/orders.php?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    const list = (base: string, token: string) =>
+      fetch(`${base}/api/orders.php?limit=1`, { headers: { authorization: `Bearer ${token}` } });
 
     /** Polls until the token is refused with `status`; the milliseconds from `since`. */
     async function refusedAfter(base: string, token: string, since: number, status: number): Promise<number> {

@@ -11,7 +11,9 @@ describe('workerExecArgv', () => {
       workerExecArgv(['--import', 'tsx', '--input-type=module', '-e', "import('./src/cli.ts')", '--max-old-space-size=512']),
       ['--import', 'tsx', '--max-old-space-size=512'],
     );
-    assert.deepEqual(workerExecArgv(['--eval=1', '--print', '2', '--input-type', 'module', '--enable-source-maps']), ['--enable-source-maps']);
+    assert.deepEqual(workerExecArgv(['--eval=1', '--print', '2', '--input-type', 'module', '--enable-source-maps']), [
+      '--enable-source-maps',
+    ]);
   });
 });
 
@@ -29,7 +31,20 @@ describe('restartDelay', () => {
       delays.push(next.delayMs);
       quickEnds = next.quickEnds;
     }
-    assert.deepEqual(delays, [1000, 2000, 4000, 8000, 16000, 32000, RESTART_MAX_MS, RESTART_MAX_MS, RESTART_MAX_MS, RESTART_MAX_MS, RESTART_MAX_MS, RESTART_MAX_MS]);
+    assert.deepEqual(delays, [
+      1000,
+      2000,
+      4000,
+      8000,
+      16000,
+      32000,
+      RESTART_MAX_MS,
+      RESTART_MAX_MS,
+      RESTART_MAX_MS,
+      RESTART_MAX_MS,
+      RESTART_MAX_MS,
+      RESTART_MAX_MS,
+    ]);
     assert.equal(RESTART_MAX_MS, 60_000);
     // No overflow however long the loop runs.
     assert.equal(restartDelay(0, 10_000).delayMs, RESTART_MAX_MS);

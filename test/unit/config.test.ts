@@ -8,7 +8,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, MAIL_LIMIT_SETTINGS, MAX_AUTH_CACHE_SECONDS, MAX_WORKERS, describeDatabase, loadConfig, mailLimitValue, type Config } from '../../src/config.js';
+import {
+  ConfigError,
+  MAIL_LIMIT_SETTINGS,
+  MAX_AUTH_CACHE_SECONDS,
+  MAX_WORKERS,
+  describeDatabase,
+  loadConfig,
+  mailLimitValue,
+  type Config,
+} from '../../src/config.js';
 import { parsePhpAssignments, readDolibarrConf } from '../../src/dolibarr/conf-file.js';
 
 const php: { dol_encode: string; dol_encode_plain: string } = JSON.parse(
@@ -47,7 +56,13 @@ describe('loadConfig: defaults', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.trustProxy, false);
     assert.equal(config.bodyLimit, 1024 * 1024);
-    assert.deepEqual(config.login, { maxFailuresPerLogin: 10, maxFailuresPerAddress: 30, windowSeconds: 900, knownAddressDays: 30, maxDelaySeconds: 60 });
+    assert.deepEqual(config.login, {
+      maxFailuresPerLogin: 10,
+      maxFailuresPerAddress: 30,
+      windowSeconds: 900,
+      knownAddressDays: 30,
+      maxDelaySeconds: 60,
+    });
     assert.deepEqual(config.timeouts, { headersSeconds: 30, bodySeconds: 30, requestSeconds: 3600, uploadIdleSeconds: 60 });
     // The package root's dist/app, whether the service runs from src/ (tsx) or from dist/.
     assert.equal(config.appDir, fileURLToPath(new URL('../../dist/app', import.meta.url)));
@@ -64,9 +79,18 @@ describe('loadConfig: defaults', () => {
 
   test('plain settings are read from the environment', () => {
     const config = loadConfig({
-      HOST: '0.0.0.0', PORT: '9000', ENTITY: '2', DB_PREFIX: 'doli_', DATA_ROOT: '/srv/documents', STATE_DIR: '/srv/state',
-      INSTANCE_UNIQUE_ID: 'abcdef0123456789abcdef0123456789', CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
-      LOG_LEVEL: 'warn', TRUST_PROXY: '2', BODY_LIMIT: '2048', APP_DIR: '/srv/fieldreport-app/',
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      ENTITY: '2',
+      DB_PREFIX: 'doli_',
+      DATA_ROOT: '/srv/documents',
+      STATE_DIR: '/srv/state',
+      INSTANCE_UNIQUE_ID: 'abcdef0123456789abcdef0123456789',
+      CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+      LOG_LEVEL: 'warn',
+      TRUST_PROXY: '2',
+      BODY_LIMIT: '2048',
+      APP_DIR: '/srv/fieldreport-app/',
     });
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.port, 9000);
@@ -103,7 +127,10 @@ describe('loadConfig: WORKERS', () => {
   test('0, a word, a fraction, a negative number and more than MAX_WORKERS are problems naming the value', () => {
     for (const bad of ['0', 'abc', '1.5', '-2', '2x', String(MAX_WORKERS + 1)]) {
       const error = configError({ WORKERS: bad });
-      assert.ok(listed(error, /^WORKERS \(--workers\) must be a whole number from 1 to 64 or auto/, new RegExp(`got '${bad.replace('.', '\\.')}'`)), `${bad}: ${error.problems.join('\n')}`);
+      assert.ok(
+        listed(error, /^WORKERS \(--workers\) must be a whole number from 1 to 64 or auto/, new RegExp(`got '${bad.replace('.', '\\.')}'`)),
+        `${bad}: ${error.problems.join('\n')}`,
+      );
     }
   });
 
@@ -120,7 +147,14 @@ describe('loadConfig: AUTH_CACHE_SECONDS', () => {
     assert.equal(loadConfig({ AUTH_CACHE_SECONDS: '0' }).authCacheSeconds, 0);
     assert.equal(loadConfig({ AUTH_CACHE_SECONDS: String(MAX_AUTH_CACHE_SECONDS) }).authCacheSeconds, MAX_AUTH_CACHE_SECONDS);
     for (const bad of ['-1', '1.5', 'ten', String(MAX_AUTH_CACHE_SECONDS + 1)]) {
-      assert.ok(listed(configError({ AUTH_CACHE_SECONDS: bad }), /^AUTH_CACHE_SECONDS must be a whole number from 0 to 60/, new RegExp(`got '${bad.replace('.', '\\.')}'`)), bad);
+      assert.ok(
+        listed(
+          configError({ AUTH_CACHE_SECONDS: bad }),
+          /^AUTH_CACHE_SECONDS must be a whole number from 0 to 60/,
+          new RegExp(`got '${bad.replace('.', '\\.')}'`),
+        ),
+        bad,
+      );
     }
   });
 });
@@ -136,12 +170,24 @@ describe('loadConfig: DATABASE_URL', () => {
   });
 
   test('mysql:// with a URL-encoded password and a port', () => {
-    assert.deepEqual(db('mysql://u:p%40ss@h:3307/db'), { dialect: 'mysql', host: 'h', port: 3307, database: 'db', user: 'u', password: 'p@ss' });
+    assert.deepEqual(db('mysql://u:p%40ss@h:3307/db'), {
+      dialect: 'mysql',
+      host: 'h',
+      port: 3307,
+      database: 'db',
+      user: 'u',
+      password: 'p@ss',
+    });
   });
 
   test('mariadb:// is MySQL, with the default port 3306', () => {
     assert.deepEqual(db('mariadb://doli:geheim@db.example.com/dolibarr'), {
-      dialect: 'mysql', host: 'db.example.com', port: 3306, database: 'dolibarr', user: 'doli', password: 'geheim',
+      dialect: 'mysql',
+      host: 'db.example.com',
+      port: 3306,
+      database: 'dolibarr',
+      user: 'doli',
+      password: 'geheim',
     });
   });
 
@@ -155,7 +201,14 @@ describe('loadConfig: DATABASE_URL', () => {
   test('a URL without a user gets the driver default; IPv6 hosts lose their brackets', () => {
     assert.equal((db('mysql://127.0.0.1/db') as { user: string }).user, 'root');
     assert.equal((db('postgres://127.0.0.1/db') as { user: string }).user, 'postgres');
-    assert.deepEqual(db('postgres://pg@[::1]:5433/db'), { dialect: 'postgres', host: '::1', port: 5433, database: 'db', user: 'pg', password: '' });
+    assert.deepEqual(db('postgres://pg@[::1]:5433/db'), {
+      dialect: 'postgres',
+      host: '::1',
+      port: 5433,
+      database: 'db',
+      user: 'pg',
+      password: '',
+    });
   });
 
   test('a URL without a database, a sqlite: without a path and a non-URL are problems', () => {
@@ -190,7 +243,11 @@ describe('loadConfig: DB_PREFIX case', () => {
   test("an upper-case DB_PREFIX ('LLX_') is accepted with MySQL and SQLite", () => {
     assert.equal(loadConfig({ DATABASE_URL: 'mysql://doli@db.local/dolibarr', DB_PREFIX: 'LLX_' }).dbPrefix, 'LLX_');
     assert.equal(loadConfig({ DATABASE_URL: 'sqlite:./var/app.sqlite', DB_PREFIX: 'LLX_' }).dbPrefix, 'LLX_');
-    assert.equal(loadConfig({ DATABASE_URL: 'postgres://doli@pg.local/dolibarr', DB_PREFIX: 'llx_' }).dbPrefix, 'llx_', 'lower case is fine');
+    assert.equal(
+      loadConfig({ DATABASE_URL: 'postgres://doli@pg.local/dolibarr', DB_PREFIX: 'llx_' }).dbPrefix,
+      'llx_',
+      'lower case is fine',
+    );
   });
 });
 
@@ -262,7 +319,8 @@ describe('loadConfig: every problem at once', () => {
   test('the upload idle time (photos, voice notes, the public PDF check): 60 s by default, UPLOAD_IDLE_SECONDS from 1 to 3600', () => {
     assert.equal(loadConfig({}).timeouts.uploadIdleSeconds, 60);
     assert.equal(loadConfig({ UPLOAD_IDLE_SECONDS: '15' }).timeouts.uploadIdleSeconds, 15);
-    for (const bad of ['0', '3601', 'eine Minute']) assert.ok(listed(configError({ UPLOAD_IDLE_SECONDS: bad }), /UPLOAD_IDLE_SECONDS/), bad);
+    for (const bad of ['0', '3601', 'eine Minute'])
+      assert.ok(listed(configError({ UPLOAD_IDLE_SECONDS: bad }), /UPLOAD_IDLE_SECONDS/), bad);
   });
 
   test('APP_DIR that is a file is a problem; a missing folder is not (the app is then answered as not built)', () => {
@@ -272,11 +330,30 @@ describe('loadConfig: every problem at once', () => {
   });
 
   test('mail limits (BERICHT_MAIL_MAX_*): passed on with the mail settings; a value out of range or not a whole number is a problem naming it', () => {
-    const config = loadConfig({ BERICHT_MAIL_MAX_RECIPIENTS: '5', BERICHT_MAIL_MAX_PER_USER_HOUR: '100', BERICHT_MAIL_MAX_PER_REPORT_DAY: '3' });
-    assert.deepEqual([config.mail.env.BERICHT_MAIL_MAX_RECIPIENTS, config.mail.env.BERICHT_MAIL_MAX_PER_USER_HOUR, config.mail.env.BERICHT_MAIL_MAX_PER_REPORT_DAY], ['5', '100', '3']);
+    const config = loadConfig({
+      BERICHT_MAIL_MAX_RECIPIENTS: '5',
+      BERICHT_MAIL_MAX_PER_USER_HOUR: '100',
+      BERICHT_MAIL_MAX_PER_REPORT_DAY: '3',
+    });
+    assert.deepEqual(
+      [
+        config.mail.env.BERICHT_MAIL_MAX_RECIPIENTS,
+        config.mail.env.BERICHT_MAIL_MAX_PER_USER_HOUR,
+        config.mail.env.BERICHT_MAIL_MAX_PER_REPORT_DAY,
+      ],
+      ['5', '100', '3'],
+    );
     assert.equal(mailLimitValue('BERICHT_MAIL_MAX_RECIPIENTS', undefined), undefined, 'unset: the default holds');
-    assert.deepEqual(Object.fromEntries(Object.entries(MAIL_LIMIT_SETTINGS).map(([name, s]) => [name, s.fallback])), { BERICHT_MAIL_MAX_RECIPIENTS: 10, BERICHT_MAIL_MAX_PER_USER_HOUR: 20, BERICHT_MAIL_MAX_PER_REPORT_DAY: 10 });
-    const error = configError({ BERICHT_MAIL_MAX_RECIPIENTS: '21', BERICHT_MAIL_MAX_PER_USER_HOUR: '0', BERICHT_MAIL_MAX_PER_REPORT_DAY: '0x10' });
+    assert.deepEqual(Object.fromEntries(Object.entries(MAIL_LIMIT_SETTINGS).map(([name, s]) => [name, s.fallback])), {
+      BERICHT_MAIL_MAX_RECIPIENTS: 10,
+      BERICHT_MAIL_MAX_PER_USER_HOUR: 20,
+      BERICHT_MAIL_MAX_PER_REPORT_DAY: 10,
+    });
+    const error = configError({
+      BERICHT_MAIL_MAX_RECIPIENTS: '21',
+      BERICHT_MAIL_MAX_PER_USER_HOUR: '0',
+      BERICHT_MAIL_MAX_PER_REPORT_DAY: '0x10',
+    });
     assert.ok(listed(error, /BERICHT_MAIL_MAX_RECIPIENTS/, /1 to 20/, /'21'/), error.problems.join('\n'));
     assert.ok(listed(error, /BERICHT_MAIL_MAX_PER_USER_HOUR/, /'0'/));
     assert.ok(listed(error, /BERICHT_MAIL_MAX_PER_REPORT_DAY/, /'0x10'/));
@@ -402,13 +479,18 @@ $dolibarr_mailing_limit_sendbyweb='0';
     // Dolibarr: `if (preg_match('/crypted:/i', $dolibarr_main_db_pass)) { decode it } else { decode encrypted_pass }`.
     const file = write(
       'conf-both-pass.php',
-      realistic(`$dolibarr_main_db_pass='crypted:${php.dol_encode}';\n$dolibarr_main_db_encrypted_pass='T0ZF';\n$dolibarr_main_db_type='mysqli';`),
+      realistic(
+        `$dolibarr_main_db_pass='crypted:${php.dol_encode}';\n$dolibarr_main_db_encrypted_pass='T0ZF';\n$dolibarr_main_db_type='mysqli';`,
+      ),
     );
     assert.equal((loadConfig({ DOLIBARR_CONF: file }).database as { password: string }).password, php.dol_encode_plain);
   });
 
   test('a clear password and a numeric port are taken as they are', () => {
-    const file = write('conf-clear.php', realistic(`$dolibarr_main_db_port=3308;\n$dolibarr_main_db_pass='Klar#Text//1';\n$dolibarr_main_db_type='mysqli';`));
+    const file = write(
+      'conf-clear.php',
+      realistic(`$dolibarr_main_db_port=3308;\n$dolibarr_main_db_pass='Klar#Text//1';\n$dolibarr_main_db_type='mysqli';`),
+    );
     const config = loadConfig({ DOLIBARR_CONF: file });
     assert.equal(config.database.dialect, 'mysql');
     assert.equal((config.database as { port: number }).port, 3308);
@@ -431,7 +513,14 @@ $dolibarr_main_cookie_cryptkey='5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e';
     const config = loadConfig({ DOLIBARR_CONF: file });
     assert.equal(config.instanceUniqueId, '5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e');
     assert.equal(config.dbPrefix, 'llx_', 'no prefix in conf.php: the default');
-    assert.deepEqual(config.database, { dialect: 'mysql', host: 'localhost', port: 3306, database: 'dolibarr', user: 'root', password: '' });
+    assert.deepEqual(config.database, {
+      dialect: 'mysql',
+      host: 'localhost',
+      port: 3306,
+      database: 'dolibarr',
+      user: 'root',
+      password: '',
+    });
     assert.equal(config.dataRoot, '/home/doli/documents');
   });
 
@@ -452,7 +541,14 @@ $dolibarr_main_cookie_cryptkey='5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e';
       DATA_ROOT: '/env/documents',
       INSTANCE_UNIQUE_ID: 'envenvenvenvenvenvenvenvenvenv00',
     });
-    assert.deepEqual(config.database, { dialect: 'postgres', host: 'pg.example.com', port: 5439, database: 'otherdb', user: 'other', password: 'pw' });
+    assert.deepEqual(config.database, {
+      dialect: 'postgres',
+      host: 'pg.example.com',
+      port: 5439,
+      database: 'otherdb',
+      user: 'other',
+      password: 'pw',
+    });
     assert.equal(config.dbPrefix, 'env_');
     assert.equal(config.dataRoot, '/env/documents');
     assert.equal(config.instanceUniqueId, 'envenvenvenvenvenvenvenvenvenv00');
@@ -493,12 +589,18 @@ $dolibarr_main_cookie_cryptkey='5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e';
   });
 
   test('a conf.php missing the database host, name and user lists them', () => {
-    const file = write('conf-missing.php', `<?php\n$dolibarr_main_db_type='pgsql';\n$dolibarr_main_db_pass='x';\n$dolibarr_main_db_host='';\n`);
+    const file = write(
+      'conf-missing.php',
+      `<?php\n$dolibarr_main_db_type='pgsql';\n$dolibarr_main_db_pass='x';\n$dolibarr_main_db_host='';\n`,
+    );
     const error = configError({ DOLIBARR_CONF: file });
     assert.ok(listed(error, /\$dolibarr_main_db_host/, /\$dolibarr_main_db_name/, /\$dolibarr_main_db_user/), error.problems.join('\n'));
     assert.ok(listed(error, new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))), 'the file is named');
 
-    const onlyUser = write('conf-missing-user.php', `<?php\n$dolibarr_main_db_type='mysqli';\n$dolibarr_main_db_host='h';\n$dolibarr_main_db_name='n';\n`);
+    const onlyUser = write(
+      'conf-missing-user.php',
+      `<?php\n$dolibarr_main_db_type='mysqli';\n$dolibarr_main_db_host='h';\n$dolibarr_main_db_name='n';\n`,
+    );
     const e2 = configError({ DOLIBARR_CONF: onlyUser });
     assert.ok(listed(e2, /\$dolibarr_main_db_user/));
     assert.ok(!listed(e2, /\$dolibarr_main_db_host/));
@@ -536,7 +638,10 @@ $dolibarr_main_cookie_cryptkey='5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e';
   });
 
   test('a bad port in conf.php is a problem', () => {
-    const file = write('conf-port.php', realistic(`$dolibarr_main_db_port='33o6';\n$dolibarr_main_db_pass='x';\n$dolibarr_main_db_type='mysqli';`));
+    const file = write(
+      'conf-port.php',
+      realistic(`$dolibarr_main_db_port='33o6';\n$dolibarr_main_db_pass='x';\n$dolibarr_main_db_type='mysqli';`),
+    );
     assert.ok(listed(configError({ DOLIBARR_CONF: file }), /\$dolibarr_main_db_port/, /33o6/));
   });
 });
@@ -602,19 +707,30 @@ describe('loadConfig: the PDF seal', () => {
     assert.equal(config.seal.checkReceiveSeconds, 60);
   });
 
-  test('the public PDF check\'s time to receive a file: PDF_CHECK_RECEIVE_SECONDS from 1 to 3600 s', () => {
+  test("the public PDF check's time to receive a file: PDF_CHECK_RECEIVE_SECONDS from 1 to 3600 s", () => {
     assert.equal(loadConfig({ PDF_CHECK_RECEIVE_SECONDS: '20' }).seal.checkReceiveSeconds, 20);
-    for (const bad of ['0', '3601', 'eine Minute']) assert.ok(listed(configError({ PDF_CHECK_RECEIVE_SECONDS: bad }), /PDF_CHECK_RECEIVE_SECONDS/), bad);
+    for (const bad of ['0', '3601', 'eine Minute'])
+      assert.ok(listed(configError({ PDF_CHECK_RECEIVE_SECONDS: bad }), /PDF_CHECK_RECEIVE_SECONDS/), bad);
   });
 
-  test('the public PDF check\'s budget: PDF_CHECK_BUDGET_MS from 10 to 60000 ms', () => {
+  test("the public PDF check's budget: PDF_CHECK_BUDGET_MS from 10 to 60000 ms", () => {
     assert.equal(loadConfig({ PDF_CHECK_BUDGET_MS: '800' }).seal.checkBudgetMs, 800);
     for (const bad of ['5', '60001', 'kurz']) assert.ok(listed(configError({ PDF_CHECK_BUDGET_MS: bad }), /PDF_CHECK_BUDGET_MS/), bad);
   });
 
   test('a time-stamp authority with credentials, and a PKCS#12 file, are taken as given', () => {
-    const config = loadConfig({ TSA_URL: 'https://freetsa.org/tsr', TSA_USERNAME: 'u', TSA_PASSWORD: 'p', TSA_TIMEOUT_SECONDS: '3', SEAL_P12_FILE: '/etc/fieldreport/seal.p12', SEAL_P12_PASSWORD: 'x' });
-    assert.deepEqual([config.seal.tsaUrl, config.seal.tsaUsername, config.seal.tsaPassword, config.seal.tsaTimeoutSeconds], ['https://freetsa.org/tsr', 'u', 'p', 3]);
+    const config = loadConfig({
+      TSA_URL: 'https://freetsa.org/tsr',
+      TSA_USERNAME: 'u',
+      TSA_PASSWORD: 'p',
+      TSA_TIMEOUT_SECONDS: '3',
+      SEAL_P12_FILE: '/etc/fieldreport/seal.p12',
+      SEAL_P12_PASSWORD: 'x',
+    });
+    assert.deepEqual(
+      [config.seal.tsaUrl, config.seal.tsaUsername, config.seal.tsaPassword, config.seal.tsaTimeoutSeconds],
+      ['https://freetsa.org/tsr', 'u', 'p', 3],
+    );
     assert.equal(config.seal.p12File, '/etc/fieldreport/seal.p12');
   });
 

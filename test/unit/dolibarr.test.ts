@@ -180,8 +180,14 @@ describe('rights', () => {
 
   test('the four definitions: module bericht, ids 436100nn, one per right', () => {
     assert.equal(RIGHTS_MODULE, 'bericht');
-    assert.deepEqual(RIGHT_DEFINITIONS.map((d) => d.right), [...RIGHTS]);
-    assert.deepEqual(RIGHT_DEFINITIONS.map((d) => d.id), [43610001, 43610002, 43610003, 43610004]);
+    assert.deepEqual(
+      RIGHT_DEFINITIONS.map((d) => d.right),
+      [...RIGHTS],
+    );
+    assert.deepEqual(
+      RIGHT_DEFINITIONS.map((d) => d.id),
+      [43610001, 43610002, 43610003, 43610004],
+    );
   });
 
   test('permsFrom', () => {
@@ -228,20 +234,38 @@ describe('dialect: date-times', () => {
 describe('dialect: isUniqueViolation', () => {
   test('unique and primary-key violations of every driver', () => {
     // better-sqlite3
-    assert.equal(isUniqueViolation(Object.assign(new Error('UNIQUE constraint failed: llx_user.login'), { code: 'SQLITE_CONSTRAINT_UNIQUE' })), true);
-    assert.equal(isUniqueViolation(Object.assign(new Error('UNIQUE constraint failed: llx_rights_def.id'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })), true);
+    assert.equal(
+      isUniqueViolation(Object.assign(new Error('UNIQUE constraint failed: llx_user.login'), { code: 'SQLITE_CONSTRAINT_UNIQUE' })),
+      true,
+    );
+    assert.equal(
+      isUniqueViolation(Object.assign(new Error('UNIQUE constraint failed: llx_rights_def.id'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })),
+      true,
+    );
     // mysql2 (MariaDB/MySQL)
-    assert.equal(isUniqueViolation(Object.assign(new Error("Duplicate entry 'bob-1'"), { code: 'ER_DUP_ENTRY', errno: 1062, sqlState: '23000' })), true);
+    assert.equal(
+      isUniqueViolation(Object.assign(new Error("Duplicate entry 'bob-1'"), { code: 'ER_DUP_ENTRY', errno: 1062, sqlState: '23000' })),
+      true,
+    );
     assert.equal(isUniqueViolation({ errno: 1062 }), true);
     // pg
-    assert.equal(isUniqueViolation(Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', severity: 'ERROR' })), true);
+    assert.equal(
+      isUniqueViolation(Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', severity: 'ERROR' })),
+      true,
+    );
   });
 
   test('other errors are not unique violations', () => {
     assert.equal(isUniqueViolation(Object.assign(new Error('NOT NULL constraint failed'), { code: 'SQLITE_CONSTRAINT_NOTNULL' })), false);
-    assert.equal(isUniqueViolation(Object.assign(new Error('FOREIGN KEY constraint failed'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' })), false);
+    assert.equal(
+      isUniqueViolation(Object.assign(new Error('FOREIGN KEY constraint failed'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' })),
+      false,
+    );
     assert.equal(isUniqueViolation(Object.assign(new Error('no such table'), { code: 'SQLITE_ERROR' })), false);
-    assert.equal(isUniqueViolation(Object.assign(new Error("Column 'login' cannot be null"), { code: 'ER_BAD_NULL_ERROR', errno: 1048 })), false);
+    assert.equal(
+      isUniqueViolation(Object.assign(new Error("Column 'login' cannot be null"), { code: 'ER_BAD_NULL_ERROR', errno: 1048 })),
+      false,
+    );
     assert.equal(isUniqueViolation(Object.assign(new Error('foreign key violation'), { code: '23503' })), false);
     assert.equal(isUniqueViolation(Object.assign(new Error('not null violation'), { code: '23502' })), false);
     assert.equal(isUniqueViolation(new Error('plain')), false);

@@ -79,5 +79,8 @@ test('a failed early request leaves the app to ask itself', async () => {
 
 test('a POST is never answered early', () => {
   sendEarly(`${ORIGIN}/api/reports.php?id=7`, 'T1');
-  assert.equal(takeEarly(new Request(`${ORIGIN}/api/reports.php?id=7`, { method: 'POST', headers: { Authorization: 'Bearer T1' } })), undefined);
+  assert.equal(
+    takeEarly(new Request(`${ORIGIN}/api/reports.php?id=7`, { method: 'POST', headers: { Authorization: 'Bearer T1' } })),
+    undefined,
+  );
 });

@@ -27,28 +27,66 @@ test('breakCommand: lines within the width, broken between words; the shell stil
   for (const width of [40, 60, 90]) {
     const lines = breakCommand(command, 'shell', width).split('\n');
     assert.ok(lines.length > 1);
-    assert.ok(lines.every((line) => line.length <= width), JSON.stringify(lines));
-    assert.ok(lines.slice(0, -1).every((line) => line.endsWith(' \\')), 'a continuation on every line but the last');
+    assert.ok(
+      lines.every((line) => line.length <= width),
+      JSON.stringify(lines),
+    );
+    assert.ok(
+      lines.slice(0, -1).every((line) => line.endsWith(' \\')),
+      'a continuation on every line but the last',
+    );
     // What a shell makes of it: the same words.
-    const words = execFileSync('sh', ['-c', `printf '%s\\n' ${lines.join('\n')}`], { encoding: 'utf8' }).trim().split('\n');
+    const words = execFileSync('sh', ['-c', `printf '%s\\n' ${lines.join('\n')}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
     assert.deepEqual(words, command.split(' '));
   }
-  const json = '{"form":"fieldreport-pages/1","pages":[{"image":"<SHA-256>","image_2":null,"layout":"photo","note":null,"position":1,"rotation":0,"title":"…"},…],"report":"BR2611-0001"}';
+  const json =
+    '{"form":"fieldreport-pages/1","pages":[{"image":"<SHA-256>","image_2":null,"layout":"photo","note":null,"position":1,"rotation":0,"title":"…"},…],"report":"BR2611-0001"}';
   const lines = breakCommand(json, 'json', 60).split('\n');
   assert.ok(lines.every((line) => line.length <= 60));
   assert.equal(lines.join(''), json, 'broken after commas only');
 });
 
-const report = { rowid: 7, ref: 'BR2611-0007', title: 'Wartung', version: 2, datec: '2026-11-24 08:00:00', fk_user_creat: 1, fk_bericht_parent: 6 } as unknown as ReportRow;
-const page = (id: number, layout: string, datec: string, tms: string, by: number | null, changedBy: number | null = null, source: string | null = `commande/A/${id}.jpg`) =>
-  ({ rowid: id, layout, datec, tms, fk_user_creat: by, fk_user_modif: changedBy, source_path: layout === 'title_only' ? null : source, source_path_2: layout === 'before_after' ? `commande/A/${id}b.jpg` : null, checklist: null }) as unknown as PageRow;
+const report = {
+  rowid: 7,
+  ref: 'BR2611-0007',
+  title: 'Wartung',
+  version: 2,
+  datec: '2026-11-24 08:00:00',
+  fk_user_creat: 1,
+  fk_bericht_parent: 6,
+} as unknown as ReportRow;
+const page = (
+  id: number,
+  layout: string,
+  datec: string,
+  tms: string,
+  by: number | null,
+  changedBy: number | null = null,
+  source: string | null = `commande/A/${id}.jpg`,
+) =>
+  ({
+    rowid: id,
+    layout,
+    datec,
+    tms,
+    fk_user_creat: by,
+    fk_user_modif: changedBy,
+    source_path: layout === 'title_only' ? null : source,
+    source_path_2: layout === 'before_after' ? `commande/A/${id}b.jpg` : null,
+    checklist: null,
+  }) as unknown as PageRow;
 
 function facts(pages: PageRow[], extra: Partial<EvidenceFacts> = {}): EvidenceFacts {
   return {
     report,
     pages,
     signatures: new Map(),
-    userNames: new Map([[1, 'Anna'], [2, 'Bernd']]),
+    userNames: new Map([
+      [1, 'Anna'],
+      [2, 'Bernd'],
+    ]),
     versionOf: 'BR2611-0006',
     finalized: { at: Date.UTC(2026, 10, 24, 12) / 1000, by: 'Anna', ip: '198.51.100.1' },
     preview: false,
@@ -71,10 +109,35 @@ test('evidenceOf: pages added one after another by one person are one line; anot
     page(15, 'signature', '2026-11-24 09:00:00', '2026-11-24 09:00:00', null),
     page(16, 'photo', '2026-11-24 10:00:00', '2026-11-24 10:00:00', null),
   ];
-  const signature = { row: { fk_page: 15, signer_name: 'Erika', datec: '2026-11-24 09:00:00', signed_at_device: null, signed_at_device_zone: null, device_time_plausible: null, metadata_path: 'x.json' }, metadata: { hash: 'ab'.repeat(32), hash_form: 'fieldreport-pages/1', page_count_at_signing: 4, client_ip: '203.0.113.5' } };
-  const sheet = evidenceOf(facts(pages, { signatures: new Map([[15, signature]]), digests: new Map([['commande/A/11.jpg', '11'.repeat(32)], ['commande/A/16.jpg', null]]) }));
+  const signature = {
+    row: {
+      fk_page: 15,
+      signer_name: 'Erika',
+      datec: '2026-11-24 09:00:00',
+      signed_at_device: null,
+      signed_at_device_zone: null,
+      device_time_plausible: null,
+      metadata_path: 'x.json',
+    },
+    metadata: { hash: 'ab'.repeat(32), hash_form: 'fieldreport-pages/1', page_count_at_signing: 4, client_ip: '203.0.113.5' },
+  };
+  const sheet = evidenceOf(
+    facts(pages, {
+      signatures: new Map([[15, signature]]),
+      digests: new Map([
+        ['commande/A/11.jpg', '11'.repeat(32)],
+        ['commande/A/16.jpg', null],
+      ]),
+    }),
+  );
   assert.deepEqual(
-    sheet.events.map((e) => [e.kind, e.at, 'by' in e ? e.by : e.kind === 'signed' ? e.signer : null, 'pages' in e ? e.pages : null, 'until' in e ? e.until : null]),
+    sheet.events.map((e) => [
+      e.kind,
+      e.at,
+      'by' in e ? e.by : e.kind === 'signed' ? e.signer : null,
+      'pages' in e ? e.pages : null,
+      'until' in e ? e.until : null,
+    ]),
     [
       ['created', '24.11.2026 08:00:00 UTC', 'Anna', null, null],
       ['pages_added', '24.11.2026 08:01:00 UTC', 'Anna', '1–2', '24.11.2026 08:02:00 UTC'],
@@ -107,11 +170,13 @@ test('evidenceOf for a preview: the last line is the preview made, not a finaliz
 });
 
 test('evidenceOf in English: times with seconds and the zone', () => {
-  const sheet = evidenceOf(facts([page(11, 'photo', '2026-11-24 08:01:05', '2026-11-24 08:01:05', 1)], { language: 'en', timeZone: 'Europe/Berlin' }));
+  const sheet = evidenceOf(
+    facts([page(11, 'photo', '2026-11-24 08:01:05', '2026-11-24 08:01:05', 1)], { language: 'en', timeZone: 'Europe/Berlin' }),
+  );
   assert.equal(sheet.events[1]!.at, '24 Nov 2026, 09:01:05 CET');
 });
 
-test('sha256OfFile: the file\'s digest; a file written anew, even with its old size and time, is read again', async () => {
+test("sha256OfFile: the file's digest; a file written anew, even with its old size and time, is read again", async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-digest-'));
   try {
     const file = path.join(dir, 'foto.jpg');

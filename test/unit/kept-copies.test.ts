@@ -52,7 +52,10 @@ describe('the copies a signature keeps', () => {
       while (writing) await handle.write(Buffer.alloc(65536, i++ % 250), 0, 65536, (i * 65536) % (size - 65536));
     })();
     try {
-      await assert.rejects(keepCopies(dataRoot, 1, 'BR1', signature(1), ['commande/CO1/big.jpg']), (error: { code?: string }) => error.code === 'REPORT_SOURCE_CHANGED');
+      await assert.rejects(
+        keepCopies(dataRoot, 1, 'BR1', signature(1), ['commande/CO1/big.jpg']),
+        (error: { code?: string }) => error.code === 'REPORT_SOURCE_CHANGED',
+      );
     } finally {
       writing = false;
       await writer;
@@ -84,7 +87,7 @@ describe('the copies a signature keeps', () => {
     assert.equal(fourth.get('commande/CO1/a.jpg')!.sha256, first.get('commande/CO1/a.jpg')!.sha256);
   });
 
-  test('a file already under the copy\'s name is kept when it holds the same bytes and never overwritten with others', async () => {
+  test("a file already under the copy's name is kept when it holds the same bytes and never overwritten with others", async () => {
     const bytes = randomBytes(10_000);
     const dataRoot = setup('a.jpg', bytes);
     const target = path.join(dataRoot, keptCopyPath(signature(1), 'commande/CO1/a.jpg'));
@@ -95,7 +98,10 @@ describe('the copies a signature keeps', () => {
     const taken = path.join(dataRoot, keptCopyPath(signature(2), 'commande/CO1/a.jpg'));
     mkdirSync(path.dirname(taken), { recursive: true });
     writeFileSync(taken, 'another photo of the same name');
-    await assert.rejects(keepCopies(dataRoot, 1, 'BR1', signature(2), ['commande/CO1/a.jpg']), (error: { code?: string }) => error.code === 'REPORT_SOURCE_CHANGED');
+    await assert.rejects(
+      keepCopies(dataRoot, 1, 'BR1', signature(2), ['commande/CO1/a.jpg']),
+      (error: { code?: string }) => error.code === 'REPORT_SOURCE_CHANGED',
+    );
     assert.equal(readFileSync(taken, 'utf8'), 'another photo of the same name');
     assert.deepEqual(readdirSync(path.dirname(taken)), ['a.jpg'], 'no temporary file left');
   });

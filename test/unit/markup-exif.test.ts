@@ -11,7 +11,10 @@ import { parseTakenAt } from '../../src/adapters/exif.js';
 import { asciiOnly, readCaptureOffset, readCaptureTime, readMarkupSource, withMarkupExif } from '../../web/src/lib/exif.js';
 import { asciiTag, exifTags, userComment } from '../helpers/exif-tags.js';
 
-const plain = () => sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).jpeg().toBuffer();
+const plain = () =>
+  sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } })
+    .jpeg()
+    .toBuffer();
 const arrayBuffer = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 async function marked(source: string, facts: { taken?: string; offset?: string } = {}): Promise<Buffer> {
   return Buffer.from(await withMarkupExif(arrayBuffer(await plain()), { source, ...facts }).arrayBuffer());

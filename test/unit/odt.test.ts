@@ -22,7 +22,8 @@ import {
 import { COVER_PLACEHOLDERS, makeCoverTemplateOdt } from '../../src/demo/cover-template.js';
 
 const MIMETYPE = 'application/vnd.oasis.opendocument.text';
-const NS = 'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:xlink="http://www.w3.org/1999/xlink"';
+const NS =
+  'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:xlink="http://www.w3.org/1999/xlink"';
 
 const content = (body: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><office:document-content ${NS}><office:body><office:text>${body}</office:text></office:body></office:document-content>`;
@@ -59,7 +60,8 @@ async function fill(odt: Uint8Array, values: Record<string, string>): Promise<{ 
 const text = (entries: Record<string, Uint8Array>, name: string) => strFromU8(entries[name]!);
 
 /** The filled text of one placeholder-bearing paragraph. */
-const filled = (xml: string, values: Record<string, string>) => replacePlaceholders(`<text:p>${xml}</text:p>`, values).slice('<text:p>'.length, -'</text:p>'.length);
+const filled = (xml: string, values: Record<string, string>) =>
+  replacePlaceholders(`<text:p>${xml}</text:p>`, values).slice('<text:p>'.length, -'</text:p>'.length);
 
 describe('fillOdtTemplate: placeholders', () => {
   test('fills content.xml and styles.xml (footer), escaping <&>"\' and keeping umlauts', async () => {
@@ -67,7 +69,11 @@ describe('fillOdtTemplate: placeholders', () => {
       content: content('<text:p>{company_name}</text:p><text:p>Ref: {object_ref}</text:p>'),
       styles: styles('<text:p>{mycompany_name} · {object_ref}</text:p>'),
     });
-    const { entries } = await fill(odt, { company_name: `Müller & Söhne <GmbH> "ÄÖÜß" 'x'`, object_ref: 'CO2401-0001', mycompany_name: 'Groß KG' });
+    const { entries } = await fill(odt, {
+      company_name: `Müller & Söhne <GmbH> "ÄÖÜß" 'x'`,
+      object_ref: 'CO2401-0001',
+      mycompany_name: 'Groß KG',
+    });
     const body = text(entries, 'content.xml');
     assert.ok(body.includes('<text:p>Müller &amp; Söhne &lt;GmbH&gt; &quot;ÄÖÜß&quot; &apos;x&apos;</text:p>'), body);
     assert.ok(body.includes('<text:p>Ref: CO2401-0001</text:p>'));
@@ -85,7 +91,10 @@ describe('fillOdtTemplate: placeholders', () => {
   });
 
   test('line breaks become <text:line-break/>, tabs <text:tab/>, characters XML forbids are dropped', () => {
-    assert.equal(filled('{v}', { v: 'Hauptstraße 1\nHinterhaus\r\n3. OG\rlinks' }), 'Hauptstraße 1<text:line-break/>Hinterhaus<text:line-break/>3. OG<text:line-break/>links');
+    assert.equal(
+      filled('{v}', { v: 'Hauptstraße 1\nHinterhaus\r\n3. OG\rlinks' }),
+      'Hauptstraße 1<text:line-break/>Hinterhaus<text:line-break/>3. OG<text:line-break/>links',
+    );
     assert.equal(filled('{v}', { v: 'a\tb' }), 'a<text:tab/>b');
     assert.equal(filled('{v}', { v: 'a\u0000b\u0007c\uFFFEd\uD800e😀' }), 'abcde😀');
   });
@@ -99,8 +108,14 @@ describe('fillOdtTemplate: placeholders', () => {
   });
 
   test('braces inside a tag are not taken for text, and braces split across paragraphs are left alone', () => {
-    assert.equal(replacePlaceholders('<text:p text:style-name="{x"><text:span>}</text:span></text:p>', { x: 'X' }), '<text:p text:style-name="{x"><text:span>}</text:span></text:p>');
-    assert.equal(replacePlaceholders('<text:p>{object_</text:p><text:p>ref}</text:p>', { object_ref: 'X' }), '<text:p>{object_</text:p><text:p>ref}</text:p>');
+    assert.equal(
+      replacePlaceholders('<text:p text:style-name="{x"><text:span>}</text:span></text:p>', { x: 'X' }),
+      '<text:p text:style-name="{x"><text:span>}</text:span></text:p>',
+    );
+    assert.equal(
+      replacePlaceholders('<text:p>{object_</text:p><text:p>ref}</text:p>', { object_ref: 'X' }),
+      '<text:p>{object_</text:p><text:p>ref}</text:p>',
+    );
   });
 });
 
@@ -190,10 +205,20 @@ describe('fillOdtTemplate: the written zip', () => {
     const odt = await makeCoverTemplateOdt();
     assert.deepEqual(firstEntry(odt), { name: 'mimetype', method: 0, extraLength: 0, data: MIMETYPE });
     const entries = unzipSync(odt);
-    assert.deepEqual(Object.keys(entries).sort(), ['META-INF/manifest.xml', 'Pictures/logo.png', 'content.xml', 'meta.xml', 'mimetype', 'styles.xml']);
+    assert.deepEqual(Object.keys(entries).sort(), [
+      'META-INF/manifest.xml',
+      'Pictures/logo.png',
+      'content.xml',
+      'meta.xml',
+      'mimetype',
+      'styles.xml',
+    ]);
     // The logo: a PNG, stored as it is, listed in the manifest and shown by a frame in the body.
     assert.deepEqual([...entries['Pictures/logo.png']!.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    assert.ok(methods(odt).some(([name, method]) => name === 'Pictures/logo.png' && method === 0), 'the picture is stored');
+    assert.ok(
+      methods(odt).some(([name, method]) => name === 'Pictures/logo.png' && method === 0),
+      'the picture is stored',
+    );
     assert.ok(text(entries, 'META-INF/manifest.xml').includes('manifest:full-path="Pictures/logo.png" manifest:media-type="image/png"'));
     assert.match(text(entries, 'content.xml'), /<draw:frame [^>]*><draw:image xlink:href="Pictures\/logo\.png"/);
     // One heading, and it is the report's title.
@@ -203,9 +228,24 @@ describe('fillOdtTemplate: the written zip', () => {
       [text(entries, 'content.xml'), text(entries, 'styles.xml')].flatMap((xml) => [...xml.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!)),
     );
     for (const key of [
-      'bericht_title', 'bericht_ref', 'bericht_version', 'bericht_date', 'object_ref', 'object_ref_customer', 'company_name',
-      'company_address', 'company_zip', 'company_town', 'mycompany_name', 'mycompany_address', 'mycompany_zip',
-      'mycompany_town', 'mycompany_phone', 'mycompany_email', 'mycompany_vatnumber', 'myuser_fullname',
+      'bericht_title',
+      'bericht_ref',
+      'bericht_version',
+      'bericht_date',
+      'object_ref',
+      'object_ref_customer',
+      'company_name',
+      'company_address',
+      'company_zip',
+      'company_town',
+      'mycompany_name',
+      'mycompany_address',
+      'mycompany_zip',
+      'mycompany_town',
+      'mycompany_phone',
+      'mycompany_email',
+      'mycompany_vatnumber',
+      'myuser_fullname',
     ]) {
       assert.ok(used.has(key), `the template uses {${key}}`);
     }
@@ -213,7 +253,8 @@ describe('fillOdtTemplate: the written zip', () => {
 
     const values = Object.fromEntries(Object.keys(COVER_PLACEHOLDERS).map((key) => [key, `<${key}>`]));
     const filledEntries = (await fill(odt, values)).entries;
-    for (const name of ['content.xml', 'styles.xml']) assert.doesNotMatch(text(filledEntries, name), /\{[a-z_]+\}/, `${name}: no placeholder left`);
+    for (const name of ['content.xml', 'styles.xml'])
+      assert.doesNotMatch(text(filledEntries, name), /\{[a-z_]+\}/, `${name}: no placeholder left`);
     assert.ok(text(filledEntries, 'content.xml').includes('<text:p text:style-name="Address">&lt;company_name&gt;</text:p>'));
     assert.ok(text(filledEntries, 'styles.xml').includes('USt-IdNr. &lt;mycompany_vatnumber&gt;'));
     assert.ok(text(filledEntries, 'styles.xml').includes('Bericht &lt;bericht_ref&gt; · Version &lt;bericht_version&gt;'));
@@ -221,7 +262,9 @@ describe('fillOdtTemplate: the written zip', () => {
   });
 
   test('the demo cover template embeds the logo it is given', async () => {
-    const logo = await sharp({ create: { width: 300, height: 100, channels: 3, background: '#123456' } }).png().toBuffer();
+    const logo = await sharp({ create: { width: 300, height: 100, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer();
     const entries = unzipSync(await makeCoverTemplateOdt(logo));
     assert.deepEqual(Buffer.from(entries['Pictures/logo.png']!), logo);
     // 5.6 cm wide, the height in the picture's proportions.
@@ -248,12 +291,18 @@ describe('fillOdtTemplate: refused templates', () => {
 
   test('a zip without the ODT mimetype, or without content.xml', async () => {
     await refused(zipSync({ 'content.xml': strToU8(content('')) }), /not an OpenDocument text/);
-    await refused(zipSync({ mimetype: [strToU8('application/vnd.oasis.opendocument.spreadsheet'), { level: 0 }], 'content.xml': strToU8('') }), /not an OpenDocument text/);
+    await refused(
+      zipSync({ mimetype: [strToU8('application/vnd.oasis.opendocument.spreadsheet'), { level: 0 }], 'content.xml': strToU8('') }),
+      /not an OpenDocument text/,
+    );
     await refused(zipSync({ mimetype: [strToU8(MIMETYPE), { level: 0 }] }), /no content\.xml/);
   });
 
   test('content.xml that is not UTF-8', () =>
-    refused(zipSync({ mimetype: [strToU8(MIMETYPE), { level: 0 }], 'content.xml': new Uint8Array([0x3c, 0xff, 0xfe, 0x3e]) }), /not UTF-8/));
+    refused(
+      zipSync({ mimetype: [strToU8(MIMETYPE), { level: 0 }], 'content.xml': new Uint8Array([0x3c, 0xff, 0xfe, 0x3e]) }),
+      /not UTF-8/,
+    ));
 
   test(`a file above ${MAX_TEMPLATE_BYTES} bytes (sparse, never read)`, () =>
     refused(undefined, /larger than/, (file) => {
@@ -345,10 +394,10 @@ describe('templateDirs', () => {
   });
 
   test('absolute folders outside the documents root are kept; relative ones are dropped', () => {
-    assert.deepEqual(templateDirs(root, 'doctemplates/bericht,./x,../y,DOL_DOCUMENT_ROOT/install/doctemplates,/etc/vorlagen,DOL_DATA_ROOT/../shared'), [
-      '/etc/vorlagen',
-      '/srv/dolibarr/shared',
-    ]);
+    assert.deepEqual(
+      templateDirs(root, 'doctemplates/bericht,./x,../y,DOL_DOCUMENT_ROOT/install/doctemplates,/etc/vorlagen,DOL_DATA_ROOT/../shared'),
+      ['/etc/vorlagen', '/srv/dolibarr/shared'],
+    );
     assert.deepEqual(templateDirs(root, 'relative/only'), []);
   });
 

@@ -4,7 +4,7 @@ import { CheckBusy, createScanPool } from '../../src/adapters/pdf-check-pool.js'
 
 const tinyPdf = () => Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1');
 
-describe('the public PDF check\'s worker pool', () => {
+describe("the public PDF check's worker pool", () => {
   const pool = createScanPool({ size: 1, budgetMs: 20_000, memoryMb: 64 });
   after(() => pool.close());
 
@@ -26,8 +26,8 @@ describe('the public PDF check\'s worker pool', () => {
   });
 });
 
-describe('the public PDF check\'s workers are started ahead of need', () => {
-  test('warm() loads a worker before any file arrives; the check then starts none of its own; the budget is counted from the file\'s arrival', async () => {
+describe("the public PDF check's workers are started ahead of need", () => {
+  test("warm() loads a worker before any file arrives; the check then starts none of its own; the budget is counted from the file's arrival", async () => {
     const pool = createScanPool({ size: 1, budgetMs: 20_000, memoryMb: 64 });
     try {
       pool.warm();
@@ -56,7 +56,7 @@ describe('the public PDF check\'s workers are started ahead of need', () => {
   });
 });
 
-describe('a small PDF (cut from Node\'s shared buffer pool) is copied before it goes to a worker', () => {
+describe("a small PDF (cut from Node's shared buffer pool) is copied before it goes to a worker", () => {
   test('a tiny PDF is checked, and other small buffers of the same pool keep their bytes', async () => {
     const pool = createScanPool({ size: 1, budgetMs: 20_000, memoryMb: 64 });
     try {

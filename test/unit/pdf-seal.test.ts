@@ -29,7 +29,11 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-seal-unit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function smallPdf(): Promise<Buffer> {
-  const doc = new PDFDocument({ ...PDFA_DOCUMENT_OPTIONS, size: 'A4', font: path.resolve('node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf') } as PDFKit.PDFDocumentOptions);
+  const doc = new PDFDocument({
+    ...PDFA_DOCUMENT_OPTIONS,
+    size: 'A4',
+    font: path.resolve('node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf'),
+  } as PDFKit.PDFDocumentOptions);
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
   const done = new Promise((resolve) => doc.on('end', resolve));
@@ -71,7 +75,17 @@ describe('the self-signed certificate and the CMS signature', () => {
     assert.equal(seal.created, true);
     assert.equal(seal.source, 'self-signed');
     await writeFile(path.join(dir, 'cert.der'), seal.certificate);
-    const { stdout } = await run('openssl', ['x509', '-inform', 'DER', '-in', path.join(dir, 'cert.der'), '-noout', '-text', '-nameopt', 'utf8']);
+    const { stdout } = await run('openssl', [
+      'x509',
+      '-inform',
+      'DER',
+      '-in',
+      path.join(dir, 'cert.der'),
+      '-noout',
+      '-text',
+      '-nameopt',
+      'utf8',
+    ]);
     assert.match(stdout, /Subject: O ?= ?Müller & Söhne GmbH, CN ?= ?Müller & Söhne GmbH \(Berichtssiegel\)/);
     assert.match(stdout, /prime256v1/);
     assert.match(stdout, /Digital Signature, Non Repudiation/);
@@ -93,12 +107,21 @@ describe('the self-signed certificate and the CMS signature', () => {
     const digest = createHash('sha256').update(content).digest();
     const { der } = await createCmsSignature(seal, digest);
     assert.equal(checkCms(der, () => digest).valid, true);
-    const other = createHash('sha256').update(Buffer.concat([content, Buffer.from('!')])).digest();
-    assert.deepEqual(checkCms(der, () => other), { valid: false, reason: 'digest_mismatch', parsed: parseCms(der), certificate: seal.certificate });
+    const other = createHash('sha256')
+      .update(Buffer.concat([content, Buffer.from('!')]))
+      .digest();
+    assert.deepEqual(
+      checkCms(der, () => other),
+      { valid: false, reason: 'digest_mismatch', parsed: parseCms(der), certificate: seal.certificate },
+    );
     await writeFile(path.join(dir, 'cert.pem'), (await import('../../src/modules/signatures/seal-certificate.js')).certificatePem(seal));
     const ok = await opensslCmsVerify(dir, { byteRange: [], signed: content, der, subFilter: undefined }, path.join(dir, 'cert.pem'));
     assert.ok(ok.ok, ok.output);
-    const bad = await opensslCmsVerify(dir, { byteRange: [], signed: Buffer.concat([content, Buffer.from('!')]), der, subFilter: undefined }, path.join(dir, 'cert.pem'));
+    const bad = await opensslCmsVerify(
+      dir,
+      { byteRange: [], signed: Buffer.concat([content, Buffer.from('!')]), der, subFilter: undefined },
+      path.join(dir, 'cert.pem'),
+    );
     assert.equal(bad.ok, false);
   });
 });
@@ -107,17 +130,32 @@ describe('the incremental update', () => {
   test('keeps every byte before it, and its cross-reference table points at its objects', async () => {
     const pdf = await smallPdf();
     const seal = loadSealCertificate({ keyFile: path.join(dir, 'seal.pem'), companyName: 'x' });
-    const { pdf: sealed, digest } = await sealPdf(pdf, { signer: seal, fieldName: 'Siegel', reason: 'Bericht BR1', name: 'Firma', date: new Date('2026-11-25T10:00:00Z') });
+    const { pdf: sealed, digest } = await sealPdf(pdf, {
+      signer: seal,
+      fieldName: 'Siegel',
+      reason: 'Bericht BR1',
+      name: 'Firma',
+      date: new Date('2026-11-25T10:00:00Z'),
+    });
     assert.ok(sealed.subarray(0, pdf.length).equals(pdf), 'the original bytes are untouched');
     const update = sealed.subarray(pdf.length).toString('latin1');
     const xrefAt = Number(/startxref\n(\d+)\n%%EOF\n$/.exec(update)![1]);
     const table = sealed.subarray(xrefAt).toString('latin1');
     for (const m of table.matchAll(/^(\d+) (\d+)\n((?:\d{10} \d{5} n\r\n)+)/gm)) {
       const first = Number(m[1]);
-      m[3]!.trim().split(/\r\n/).forEach((line, i) => {
-        const offset = Number(line.slice(0, 10));
-        assert.equal(sealed.subarray(offset, offset + 20).toString('latin1').split('\n')[0], `${first + i} 0 obj`);
-      });
+      m[3]!
+        .trim()
+        .split(/\r\n/)
+        .forEach((line, i) => {
+          const offset = Number(line.slice(0, 10));
+          assert.equal(
+            sealed
+              .subarray(offset, offset + 20)
+              .toString('latin1')
+              .split('\n')[0],
+            `${first + i} 0 obj`,
+          );
+        });
     }
     assert.match(update, /\/Prev \d+/);
     assert.match(update, /\/ID \[<[0-9a-f]+> <[0-9a-f]+>\]/);
@@ -132,20 +170,46 @@ describe('the incremental update', () => {
     // A second signature (as the document time stamp) keeps the first valid and names its field apart.
     const twice = (await sealPdf(sealed, { signer: seal, fieldName: 'Siegel', date: new Date() })).pdf;
     const both = findSignatures(twice);
-    assert.deepEqual(both.map((s) => [s.valid, s.coversWholeFile]), [[true, false], [true, true]]);
+    assert.deepEqual(
+      both.map((s) => [s.valid, s.coversWholeFile]),
+      [
+        [true, false],
+        [true, true],
+      ],
+    );
     assert.match(twice.toString('latin1'), new RegExp(`/T ${pdfText('Siegel 2').replace(/[<>]/g, '\\$&')}`));
   });
 
   test('dictionaries are read entry by entry, nested values and strings kept whole', () => {
     const d = parseDict('<< /Type /Catalog /Pages 1 0 R /Names << /Dests <FEFF0041> >> /Title (a >> b \\) c) /Kids [3 0 R 4 0 R] /N 12 >>');
-    assert.deepEqual([...d.entries()], [['/Type', '/Catalog'], ['/Pages', '1 0 R'], ['/Names', '<< /Dests <FEFF0041> >>'], ['/Title', '(a >> b \\) c)'], ['/Kids', '[3 0 R 4 0 R]'], ['/N', '12']]);
+    assert.deepEqual(
+      [...d.entries()],
+      [
+        ['/Type', '/Catalog'],
+        ['/Pages', '1 0 R'],
+        ['/Names', '<< /Dests <FEFF0041> >>'],
+        ['/Title', '(a >> b \\) c)'],
+        ['/Kids', '[3 0 R 4 0 R]'],
+        ['/N', '12'],
+      ],
+    );
     assert.equal(pdfText('Ä'), '<FEFF00C4>');
   });
 
   test('a PDF with a cross-reference stream or without a trailer is refused, not damaged', async () => {
     const seal = loadSealCertificate({ keyFile: path.join(dir, 'seal.pem'), companyName: 'x' });
-    await assert.rejects(sealPdf(Buffer.from('%PDF-1.5\n1 0 obj\n<< /Type /XRef >>\nendobj\nstartxref\n9\n%%EOF\n'), { signer: seal, fieldName: 'S', date: new Date() }), /classic cross-reference/);
-    await assert.rejects(sealPdf(Buffer.from('%PDF-1.4\nnothing here'), { signer: seal, fieldName: 'S', date: new Date() }), /no startxref/);
+    await assert.rejects(
+      sealPdf(Buffer.from('%PDF-1.5\n1 0 obj\n<< /Type /XRef >>\nendobj\nstartxref\n9\n%%EOF\n'), {
+        signer: seal,
+        fieldName: 'S',
+        date: new Date(),
+      }),
+      /classic cross-reference/,
+    );
+    await assert.rejects(
+      sealPdf(Buffer.from('%PDF-1.4\nnothing here'), { signer: seal, fieldName: 'S', date: new Date() }),
+      /no startxref/,
+    );
   });
 });
 
@@ -155,7 +219,13 @@ describe('reading signatures from a file someone else made', () => {
     const decoy = Buffer.from(`\n% ${'/ByteRange[0 0 0 0] '.repeat(40)}\n`, 'latin1');
     // The decoys inside the signed bytes, before the seal: as a report title in the Info dictionary would put them.
     const withDecoys = Buffer.concat([pdf.subarray(0, 9), decoy, pdf.subarray(9)]);
-    const fixed = Buffer.from(withDecoys.toString('latin1').replace(/startxref\n(\d+)/, (_, n) => `startxref\n${Number(n) + decoy.length}`).replace(/(\d{10}) 00000 n/g, (m, n) => (Number(n) === 0 ? m : `${String(Number(n) + decoy.length).padStart(10, '0')} 00000 n`)), 'latin1');
+    const fixed = Buffer.from(
+      withDecoys
+        .toString('latin1')
+        .replace(/startxref\n(\d+)/, (_, n) => `startxref\n${Number(n) + decoy.length}`)
+        .replace(/(\d{10}) 00000 n/g, (m, n) => (Number(n) === 0 ? m : `${String(Number(n) + decoy.length).padStart(10, '0')} 00000 n`)),
+      'latin1',
+    );
     const seal = loadSealCertificate({ keyFile: path.join(dir, 'seal.pem'), companyName: 'x' });
     const sealed = (await sealPdf(fixed, { signer: seal, fieldName: 'Siegel', date: new Date() })).pdf;
     const found = findSignatures(sealed);
@@ -171,8 +241,14 @@ describe('reading signatures from a file someone else made', () => {
     // The same signature with its certificate set padded by a thousand empty SEQUENCEs.
     const parsed = parseCms(der);
     assert.equal(parsed.certificates.length, 1);
-    const padded = Buffer.from(der.toString('hex').replace(seal.certificate.toString('hex'), seal.certificate.toString('hex') + '3000'.repeat(1000)), 'hex');
-    assert.deepEqual(checkCms(padded, () => digest), { valid: false, reason: 'unreadable' });
+    const padded = Buffer.from(
+      der.toString('hex').replace(seal.certificate.toString('hex'), seal.certificate.toString('hex') + '3000'.repeat(1000)),
+      'hex',
+    );
+    assert.deepEqual(
+      checkCms(padded, () => digest),
+      { valid: false, reason: 'unreadable' },
+    );
     const started = process.hrtime.bigint();
     const gap = `/ByteRange [0 ${pdf.length + 30} ${pdf.length + 30 + 4 * 1024 * 1024 + 2} 0]\n<${'0'.repeat(4 * 1024 * 1024)}>`;
     const huge = Buffer.concat([pdf, Buffer.from(`\n% ${' '.repeat(10)}${gap}`, 'latin1')]);
@@ -194,9 +270,16 @@ describe('reading signatures from a file someone else made', () => {
       }
       decoy += ` ${entries.join(' ')}\n`;
       const withDecoy = Buffer.concat([pdf.subarray(0, 9), Buffer.from(decoy, 'latin1'), pdf.subarray(9)]);
-      return Buffer.from(withDecoy.toString('latin1').replace(/startxref\n(\d+)/, (_, n) => `startxref\n${Number(n) + decoy.length}`).replace(/(\d{10}) 00000 n/g, (m, n) => (Number(n) === 0 ? m : `${String(Number(n) + decoy.length).padStart(10, '0')} 00000 n`)), 'latin1');
+      return Buffer.from(
+        withDecoy
+          .toString('latin1')
+          .replace(/startxref\n(\d+)/, (_, n) => `startxref\n${Number(n) + decoy.length}`)
+          .replace(/(\d{10}) 00000 n/g, (m, n) => (Number(n) === 0 ? m : `${String(Number(n) + decoy.length).padStart(10, '0')} 00000 n`)),
+        'latin1',
+      );
     };
-    const sealedAfter = async (count: number) => findSignatures((await sealPdf(withJunk(count), { signer: seal, fieldName: 'Siegel', date: new Date() })).pdf);
+    const sealedAfter = async (count: number) =>
+      findSignatures((await sealPdf(withJunk(count), { signer: seal, fieldName: 'Siegel', date: new Date() })).pdf);
     const fifteen = await sealedAfter(15);
     assert.equal(fifteen.length, 1);
     assert.equal(fifteen[0]!.valid, true);
@@ -226,12 +309,65 @@ describe('reading signatures from a file someone else made', () => {
 });
 
 describe('PKCS#12 from an administrator', () => {
-  test('an RSA key and certificate with its CA from OpenSSL\'s defaults, and an EC one, sign; a wrong password says so', async () => {
+  test("an RSA key and certificate with its CA from OpenSSL's defaults, and an EC one, sign; a wrong password says so", async () => {
     const p = (name: string) => path.join(dir, name);
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('ca.key'), '-out', p('ca.crt'), '-days', '365', '-subj', '/CN=Test CA']);
-    await run('openssl', ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('doc.key'), '-out', p('doc.csr'), '-subj', '/CN=Kälte Schmidt GmbH/O=Kälte Schmidt GmbH', '-utf8']);
-    await run('openssl', ['x509', '-req', '-in', p('doc.csr'), '-CA', p('ca.crt'), '-CAkey', p('ca.key'), '-CAcreateserial', '-out', p('doc.crt'), '-days', '365']);
-    await run('openssl', ['pkcs12', '-export', '-inkey', p('doc.key'), '-in', p('doc.crt'), '-certfile', p('ca.crt'), '-out', p('doc.p12'), '-passout', 'pass:Geheim-2026']);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      p('ca.key'),
+      '-out',
+      p('ca.crt'),
+      '-days',
+      '365',
+      '-subj',
+      '/CN=Test CA',
+    ]);
+    await run('openssl', [
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      p('doc.key'),
+      '-out',
+      p('doc.csr'),
+      '-subj',
+      '/CN=Kälte Schmidt GmbH/O=Kälte Schmidt GmbH',
+      '-utf8',
+    ]);
+    await run('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      p('doc.csr'),
+      '-CA',
+      p('ca.crt'),
+      '-CAkey',
+      p('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      p('doc.crt'),
+      '-days',
+      '365',
+    ]);
+    await run('openssl', [
+      'pkcs12',
+      '-export',
+      '-inkey',
+      p('doc.key'),
+      '-in',
+      p('doc.crt'),
+      '-certfile',
+      p('ca.crt'),
+      '-out',
+      p('doc.p12'),
+      '-passout',
+      'pass:Geheim-2026',
+    ]);
     const rsa = readPkcs12(p('doc.p12'), 'Geheim-2026');
     assert.equal(rsa.privateKey.asymmetricKeyType, 'rsa');
     assert.match(rsa.subject, /CN=Kälte Schmidt GmbH/);
@@ -245,7 +381,10 @@ describe('PKCS#12 from an administrator', () => {
     const verified = await opensslCmsVerify(dir, raw!, p('ca.crt'));
     assert.ok(verified.ok, verified.output);
     assert.throws(() => readPkcs12(p('doc.p12'), 'falsch'), /wrong SEAL_P12_PASSWORD/);
-    assert.throws(() => loadSealCertificate({ keyFile: p('unused.pem'), p12File: p('missing.p12'), companyName: '' }), /SEAL_P12_FILE .*missing\.p12/);
+    assert.throws(
+      () => loadSealCertificate({ keyFile: p('unused.pem'), p12File: p('missing.p12'), companyName: '' }),
+      /SEAL_P12_FILE .*missing\.p12/,
+    );
 
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     await writeFile(p('ec.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
@@ -260,7 +399,10 @@ describe('PKCS#12 from an administrator', () => {
 
   test('a certificate made for a key is checked against that key', () => {
     const a = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const cert = selfSignedCertificate({ privateKey: a.privateKey, publicKeyDer: a.publicKey.export({ type: 'spki', format: 'der' }) }, { commonName: 'A', organization: 'A' });
+    const cert = selfSignedCertificate(
+      { privateKey: a.privateKey, publicKeyDer: a.publicKey.export({ type: 'spki', format: 'der' }) },
+      { commonName: 'A', organization: 'A' },
+    );
     assert.ok(new X509Certificate(cert).checkPrivateKey(a.privateKey));
   });
 });
@@ -278,7 +420,11 @@ describe('RFC 3161 messages', () => {
       }
       res.writeHead(200, { 'content-type': 'application/timestamp-reply' });
       const chunk = Buffer.alloc(64 * 1024, 0x41);
-      const pump = () => { while (res.write(chunk)) { /* until the socket is full */ } };
+      const pump = () => {
+        while (res.write(chunk)) {
+          /* until the socket is full */
+        }
+      };
       res.on('drain', pump);
       pump();
     });
@@ -286,8 +432,14 @@ describe('RFC 3161 messages', () => {
     const port = (server.address() as { port: number }).port;
     try {
       const imprint = createHash('sha256').update('x').digest();
-      await assert.rejects(requestTimestamp({ url: `http://127.0.0.1:${port}/stall`, timeoutMs: 500 }, imprint), (e: Error) => e instanceof TsaError && /broke off/.test(e.message));
-      await assert.rejects(requestTimestamp({ url: `http://127.0.0.1:${port}/huge`, timeoutMs: 5000 }, imprint), (e: Error) => e instanceof TsaError && /too large/.test(e.message));
+      await assert.rejects(
+        requestTimestamp({ url: `http://127.0.0.1:${port}/stall`, timeoutMs: 500 }, imprint),
+        (e: Error) => e instanceof TsaError && /broke off/.test(e.message),
+      );
+      await assert.rejects(
+        requestTimestamp({ url: `http://127.0.0.1:${port}/huge`, timeoutMs: 5000 }, imprint),
+        (e: Error) => e instanceof TsaError && /too large/.test(e.message),
+      );
     } finally {
       server.closeAllConnections();
       server.close();
@@ -306,7 +458,10 @@ describe('RFC 3161 messages', () => {
   test('a refusal, an answer for another hash and garbage are errors in words', () => {
     const imprint = createHash('sha256').update('x').digest();
     const refusal = tlv(0x30, tlv(0x30, integer(2)));
-    assert.throws(() => tokenOfResponse(refusal, imprint, Buffer.from([1])), (e: Error) => e instanceof TsaError && /refused the request \(PKIStatus 2\)/.test(e.message));
+    assert.throws(
+      () => tokenOfResponse(refusal, imprint, Buffer.from([1])),
+      (e: Error) => e instanceof TsaError && /refused the request \(PKIStatus 2\)/.test(e.message),
+    );
     assert.throws(() => tokenOfResponse(Buffer.from('<html>'), imprint, Buffer.from([1])), /no time-stamp response/);
   });
 });

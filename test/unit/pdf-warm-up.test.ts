@@ -21,10 +21,16 @@ after(() => rm(dir, { recursive: true, force: true }));
 
 test('the sample report has every kind of page and a summary and an evidence sheet; it renders', async (t) => {
   const image = path.join(dir, 'photo.jpg');
-  await writeFile(image, await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).jpeg().toBuffer());
+  await writeFile(
+    image,
+    await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } })
+      .jpeg()
+      .toBuffer(),
+  );
   const input = sampleReport({ path: image }, { path: image });
   const kinds = new Set(input.pages.map((p) => p.kind));
-  for (const kind of ['photo', 'before_after', 'title_only', 'checklist', 'signature'] as const) assert.ok(kinds.has(kind), `a ${kind} page`);
+  for (const kind of ['photo', 'before_after', 'title_only', 'checklist', 'signature'] as const)
+    assert.ok(kinds.has(kind), `a ${kind} page`);
   assert.ok(input.summary && input.evidence, 'a summary and an evidence sheet');
   const file = path.join(dir, 'sample.pdf');
   const { pageCount } = await renderReportPdf(input, createWriteStream(file));

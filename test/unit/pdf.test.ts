@@ -33,10 +33,22 @@ const files = {
   broken: '',
 };
 
-async function solidHalves(file: string, width: number, height: number, first: string, second: string, split: 'vertical' | 'horizontal'): Promise<void> {
+async function solidHalves(
+  file: string,
+  width: number,
+  height: number,
+  first: string,
+  second: string,
+  split: 'vertical' | 'horizontal',
+): Promise<void> {
   const half = split === 'vertical' ? { width: width / 2, height } : { width, height: height / 2 };
-  const overlay = await sharp({ create: { ...half, channels: 3, background: first } }).png().toBuffer();
-  await sharp({ create: { width, height, channels: 3, background: second } }).composite([{ input: overlay, left: 0, top: 0 }]).jpeg({ quality: 85 }).toFile(file);
+  const overlay = await sharp({ create: { ...half, channels: 3, background: first } })
+    .png()
+    .toBuffer();
+  await sharp({ create: { width, height, channels: 3, background: second } })
+    .composite([{ input: overlay, left: 0, top: 0 }])
+    .jpeg({ quality: 85 })
+    .toFile(file);
 }
 
 /** A small PDF written by pdfkit: page 1 with DejaVu text and a JPEG, page 2 with Helvetica. */
@@ -66,16 +78,23 @@ before(async () => {
   files.broken = path.join(dir, 'broken.jpg');
   await solidHalves(files.portrait, 1800, 2400, '#d01010', '#1030d0', 'horizontal');
   await solidHalves(files.landscape, 2400, 1600, '#e0c000', '#20a040', 'vertical');
-  await sharp({ create: { width: 600, height: 200, channels: 4, background: { r: 0, g: 80, b: 160, alpha: 0.9 } } }).png().toFile(files.logo);
+  await sharp({ create: { width: 600, height: 200, channels: 4, background: { r: 0, g: 80, b: 160, alpha: 0.9 } } })
+    .png()
+    .toFile(files.logo);
   await sharp({ create: { width: 800, height: 400, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
-    .composite([{ input: Buffer.from('<svg width="800" height="400"><path d="M50 300 C 200 100, 400 380, 750 150" stroke="black" stroke-width="6" fill="none"/></svg>') }])
+    .composite([
+      {
+        input: Buffer.from(
+          '<svg width="800" height="400"><path d="M50 300 C 200 100, 400 380, 750 150" stroke="black" stroke-width="6" fill="none"/></svg>',
+        ),
+      },
+    ])
     .png()
     .toFile(files.signature);
   await coverPdf(files.cover, files.portrait);
   await writeFile(files.broken, Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.alloc(64, 0x41)]));
 });
 after(() => rm(dir, { recursive: true, force: true }));
-
 
 function input(pages: PdfPage[], overrides: Partial<PdfDocumentInput> = {}): PdfDocumentInput {
   return {
@@ -110,13 +129,29 @@ async function pageTexts(file: string): Promise<string[]> {
 const flat = (text: string): string => text.replace(/\s+/g, ' ');
 
 function assertSize([width, height]: [number, number], expected: [number, number]): void {
-  assert.ok(Math.abs(width - expected[0]) <= 1 && Math.abs(height - expected[1]) <= 1, `page is ${width}×${height}, expected ${expected.join('×')}`);
+  assert.ok(
+    Math.abs(width - expected[0]) <= 1 && Math.abs(height - expected[1]) <= 1,
+    `page is ${width}×${height}, expected ${expected.join('×')}`,
+  );
 }
 
 const everyKind = (): PdfPage[] => [
-  { kind: 'photo', title: TITLE, note: 'Der Brenner wurde gereinigt und neu eingestellt. '.repeat(4), rotation: 0, image: { path: files.portrait } },
+  {
+    kind: 'photo',
+    title: TITLE,
+    note: 'Der Brenner wurde gereinigt und neu eingestellt. '.repeat(4),
+    rotation: 0,
+    image: { path: files.portrait },
+  },
   { kind: 'photo', title: 'Gedreht', note: null, rotation: 90, image: { path: files.landscape } },
-  { kind: 'before_after', title: 'Abgasrohr', note: 'Dichtung erneuert', rotation: 0, before: { path: files.portrait }, after: { path: files.landscape } },
+  {
+    kind: 'before_after',
+    title: 'Abgasrohr',
+    note: 'Dichtung erneuert',
+    rotation: 0,
+    before: { path: files.portrait },
+    after: { path: files.landscape },
+  },
   { kind: 'title_only', title: 'Außenanlage', note: 'Kontrolle der Zuleitungen' },
   { kind: 'image', title: 'Unterschriften', note: null, image: { path: files.signature } },
   { kind: 'photo', title: 'Kein Bild', note: null, rotation: 0, image: null },
@@ -178,7 +213,11 @@ describe('renderReportPdf', () => {
     const { file } = await render('logo-once.pdf', input(everyKind()));
     if (popplerMissing) return t.skip(popplerMissing);
     const stdout = await poppler('pdfimages', ['-list', file]);
-    const rows = stdout.split('\n').slice(2).filter(Boolean).map((line) => line.trim().split(/\s+/));
+    const rows = stdout
+      .split('\n')
+      .slice(2)
+      .filter(Boolean)
+      .map((line) => line.trim().split(/\s+/));
     const logoObjects = new Set(rows.filter((row) => row[3] === '600' && row[4] === '200').map((row) => row[10]));
     assert.equal(rows.filter((row) => row[3] === '600').length, 6, 'a logo on each of the 6 pages');
     assert.equal(logoObjects.size, 1);
@@ -213,7 +252,10 @@ describe('renderReportPdf', () => {
     rotated.getPage(0).setRotation(degrees(90));
     const coverFile = path.join(dir, 'cover-rotated.pdf');
     await writeFile(coverFile, await rotated.save());
-    const { file, pageCount } = await render('rotated-cover.pdf', input([{ kind: 'title_only', title: 'Eins', note: null }], { cover: { kind: 'pdf', path: coverFile } }));
+    const { file, pageCount } = await render(
+      'rotated-cover.pdf',
+      input([{ kind: 'title_only', title: 'Eins', note: null }], { cover: { kind: 'pdf', path: coverFile } }),
+    );
     assert.equal(pageCount, 3);
     if (popplerMissing) return t.skip(popplerMissing);
     const texts = await pageTexts(file);
@@ -244,8 +286,15 @@ describe('renderReportPdf', () => {
       let [minX, minY, maxX, maxY] = [info.width, info.height, 0, 0];
       for (let y = 0; y < info.height; y++)
         for (let x = 0; x < info.width; x++)
-          if (colourAt(x, y) !== 'other') [minX, minY, maxX, maxY] = [Math.min(minX, x), Math.min(minY, y), Math.max(maxX, x), Math.max(maxY, y)];
-      return { w: maxX - minX, h: maxY - minY, top: colourAt((minX + maxX) >> 1, minY + 3), bottom: colourAt((minX + maxX) >> 1, maxY - 3), left: colourAt(minX + 3, (minY + maxY) >> 1) };
+          if (colourAt(x, y) !== 'other')
+            [minX, minY, maxX, maxY] = [Math.min(minX, x), Math.min(minY, y), Math.max(maxX, x), Math.max(maxY, y)];
+      return {
+        w: maxX - minX,
+        h: maxY - minY,
+        top: colourAt((minX + maxX) >> 1, minY + 3),
+        bottom: colourAt((minX + maxX) >> 1, maxY - 3),
+        left: colourAt(minX + 3, (minY + maxY) >> 1),
+      };
     };
     const upright = await bounds(1);
     assert.ok(upright.w > upright.h, 'unturned: wider than tall');
@@ -259,7 +308,10 @@ describe('renderReportPdf', () => {
   });
 
   test('an image file that has gone is drawn as missing', async (t) => {
-    const { file, pageCount } = await render('gone.pdf', input([{ kind: 'photo', title: 'Weg', note: null, rotation: 0, image: { path: path.join(dir, 'nothing.jpg') } }]));
+    const { file, pageCount } = await render(
+      'gone.pdf',
+      input([{ kind: 'photo', title: 'Weg', note: null, rotation: 0, image: { path: path.join(dir, 'nothing.jpg') } }]),
+    );
     assert.equal(pageCount, 1);
     if (popplerMissing) return t.skip(popplerMissing);
     assert.match((await pageTexts(file))[0]!, /Bild fehlt/);
@@ -276,8 +328,15 @@ describe('renderReportPdf', () => {
         callback();
       },
     });
-    const pages = [...everyKind().slice(0, 2), { kind: 'photo', title: 'Kaputt', note: null, rotation: 0, image: { path: files.broken } } satisfies PdfPage, ...everyKind()];
-    await assert.rejects(renderReportPdf(input(pages), out), (error: unknown) => error instanceof AppError && error.code === 'IMAGE_INVALID');
+    const pages = [
+      ...everyKind().slice(0, 2),
+      { kind: 'photo', title: 'Kaputt', note: null, rotation: 0, image: { path: files.broken } } satisfies PdfPage,
+      ...everyKind(),
+    ];
+    await assert.rejects(
+      renderReportPdf(input(pages), out),
+      (error: unknown) => error instanceof AppError && error.code === 'IMAGE_INVALID',
+    );
     failed = true;
     assert.ok(written > 0);
     assert.equal(out.destroyed, true);
@@ -288,7 +347,11 @@ describe('renderReportPdf', () => {
   test('a slow reader holds the render back: buffered output stays around one page', async () => {
     // About 1 MB per page that does not compress.
     const noisy = path.join(dir, 'noisy.jpg');
-    await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#000000', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).jpeg({ quality: 90 }).toFile(noisy);
+    await sharp({
+      create: { width: 1600, height: 1200, channels: 3, background: '#000000', noise: { type: 'gaussian', mean: 128, sigma: 60 } },
+    })
+      .jpeg({ quality: 90 })
+      .toFile(noisy);
     const pageSize = (await readFile(noisy)).length;
     let maxBuffered = 0;
     const out: Writable = new Writable({
@@ -298,7 +361,10 @@ describe('renderReportPdf', () => {
         setTimeout(callback, chunk.length > 100_000 ? 10 : 0);
       },
     });
-    const pages = Array.from({ length: 12 }, (): PdfPage => ({ kind: 'photo', title: 'Rauschen', note: null, rotation: 0, image: { path: noisy } }));
+    const pages = Array.from(
+      { length: 12 },
+      (): PdfPage => ({ kind: 'photo', title: 'Rauschen', note: null, rotation: 0, image: { path: noisy } }),
+    );
     const { pageCount } = await renderReportPdf(input(pages), out);
     assert.equal(pageCount, 12);
     assert.ok(maxBuffered < (1 << 20) + 2 * pageSize, `buffered up to ${maxBuffered} bytes with pages of ${pageSize}`);
@@ -307,10 +373,16 @@ describe('renderReportPdf', () => {
 
 describe('isPlainPng', () => {
   test('only PNGs pdfkit embeds without its asynchronous decoder', async () => {
-    const rgb = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#123456' } }).png().toBuffer();
-    const rgba = await sharp({ create: { width: 4, height: 4, channels: 4, background: { r: 1, g: 2, b: 3, alpha: 0.5 } } }).png().toBuffer();
+    const rgb = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer();
+    const rgba = await sharp({ create: { width: 4, height: 4, channels: 4, background: { r: 1, g: 2, b: 3, alpha: 0.5 } } })
+      .png()
+      .toBuffer();
     const interlaced = await sharp(rgb).png({ progressive: true }).toBuffer();
-    const palette = await sharp({ create: { width: 4, height: 4, channels: 4, background: { r: 1, g: 2, b: 3, alpha: 0.5 } } }).png({ palette: true }).toBuffer();
+    const palette = await sharp({ create: { width: 4, height: 4, channels: 4, background: { r: 1, g: 2, b: 3, alpha: 0.5 } } })
+      .png({ palette: true })
+      .toBuffer();
     assert.equal(isPlainPng(rgb), true);
     assert.equal(isPlainPng(rgba), false);
     assert.equal(isPlainPng(interlaced), false);

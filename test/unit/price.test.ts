@@ -29,8 +29,27 @@ test('roundTotal gives what the plain rounding gives, for whole and fractional a
     return Object.is(rounded, -0) ? 0 : rounded;
   };
   let seed = 42;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  const values = [0, -0, 1, -1, 119, 1e12, 9.99e12, 1e13, 1e14, 1e15, 2 ** 53, -123456789.5, 0.005, 1.005, 2.675, -0.125, 1582.6999999999998, 0.1 + 0.2];
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const values = [
+    0,
+    -0,
+    1,
+    -1,
+    119,
+    1e12,
+    9.99e12,
+    1e13,
+    1e14,
+    1e15,
+    2 ** 53,
+    -123456789.5,
+    0.005,
+    1.005,
+    2.675,
+    -0.125,
+    1582.6999999999998,
+    0.1 + 0.2,
+  ];
   for (let i = 0; i < 3000; i++) {
     values.push(Math.round(random() * 1e6) / 100 - 5000, (random() - 0.5) * 1e7, Math.round((random() - 0.5) * 1e9), random() * 1e16);
   }

@@ -12,7 +12,16 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { largestImageBox } from '../../src/adapters/pdf.js';
-import { createPrintQueue, forgetPrintImage, PRINT_BITS_PER_PIXEL, PRINT_DPI, PRINT_QUALITIES, preparePrintImage, printSize, sweepPrintCache } from '../../src/adapters/print-image.js';
+import {
+  createPrintQueue,
+  forgetPrintImage,
+  PRINT_BITS_PER_PIXEL,
+  PRINT_DPI,
+  PRINT_QUALITIES,
+  preparePrintImage,
+  printSize,
+  sweepPrintCache,
+} from '../../src/adapters/print-image.js';
 import { AppError } from '../../src/errors.js';
 
 let dir: string;
@@ -23,7 +32,9 @@ const MM = 72 / 25.4;
 
 /** A 4000×3000 JPEG, left half red and right half blue, stored with EXIF orientation 6 (turn 90° clockwise to view). */
 async function sidewaysPhoto(file: string): Promise<void> {
-  const red = await sharp({ create: { width: 2000, height: 3000, channels: 3, background: '#d01010' } }).png().toBuffer();
+  const red = await sharp({ create: { width: 2000, height: 3000, channels: 3, background: '#d01010' } })
+    .png()
+    .toBuffer();
   await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#1030d0' } })
     .composite([{ input: red, left: 0, top: 0 }])
     .jpeg({ quality: 85 })
@@ -46,11 +57,20 @@ after(() => rm(dir, { recursive: true, force: true }));
 
 describe('preparePrintImage', () => {
   test('the page boxes: 190 × 251 mm on A4 portrait, a column of 92 mm beside a 6 mm gutter, sides swapped by a quarter turn', () => {
-    assert.deepEqual([A4.width / MM, A4.height / MM].map((v) => Math.round(v * 10) / 10), [190, 251]);
+    assert.deepEqual(
+      [A4.width / MM, A4.height / MM].map((v) => Math.round(v * 10) / 10),
+      [190, 251],
+    );
     const column = largestImageBox('A4', 'portrait', 'before_after');
-    assert.deepEqual([column.width / MM, column.height / MM].map((v) => Math.round(v * 10) / 10), [92, 251]);
+    assert.deepEqual(
+      [column.width / MM, column.height / MM].map((v) => Math.round(v * 10) / 10),
+      [92, 251],
+    );
     const turned = largestImageBox('A4', 'landscape', 'photo', 90);
-    assert.deepEqual([turned.width / MM, turned.height / MM].map((v) => Math.round(v * 10) / 10), [164, 277]);
+    assert.deepEqual(
+      [turned.width / MM, turned.height / MM].map((v) => Math.round(v * 10) / 10),
+      [164, 277],
+    );
   });
 
   test('printSize fills the box at 150 dpi and never enlarges', () => {
@@ -91,7 +111,9 @@ describe('preparePrintImage', () => {
 
   test('a small PNG with transparency is not enlarged and is flattened onto white', async () => {
     const source = path.join(dir, 'clear.png');
-    await sharp({ create: { width: 500, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toFile(source);
+    await sharp({ create: { width: 500, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .png()
+      .toFile(source);
     const image = await preparePrintImage(source, cache, A4);
     assert.deepEqual([image.width, image.height], [500, 300]);
     const meta = await sharp(image.path).metadata();
@@ -111,14 +133,22 @@ describe('preparePrintImage', () => {
     const again = await preparePrintImage(source, cache, A4);
     assert.deepEqual(again, a);
     assert.equal((await stat(again.path)).ino, firstWrite);
-    assert.deepEqual((await readdir(cache)).filter((name) => name.endsWith('.tmp')), [], 'no temporary files left');
+    assert.deepEqual(
+      (await readdir(cache)).filter((name) => name.endsWith('.tmp')),
+      [],
+      'no temporary files left',
+    );
   });
 
   test('a changed source gets a new entry', async () => {
     const source = path.join(dir, 'changing.png');
-    await sharp({ create: { width: 800, height: 600, channels: 3, background: '#00ff00' } }).png().toFile(source);
+    await sharp({ create: { width: 800, height: 600, channels: 3, background: '#00ff00' } })
+      .png()
+      .toFile(source);
     const first = await preparePrintImage(source, cache, A4);
-    await sharp({ create: { width: 600, height: 800, channels: 3, background: '#0000ff' } }).png().toFile(source);
+    await sharp({ create: { width: 600, height: 800, channels: 3, background: '#0000ff' } })
+      .png()
+      .toFile(source);
     const later = new Date(Date.now() + 5000);
     await utimes(source, later, later);
     const second = await preparePrintImage(source, cache, A4);
@@ -130,7 +160,10 @@ describe('preparePrintImage', () => {
     const source = path.join(dir, 'broken.jpg');
     await writeFile(source, Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('not really a JPEG')]));
     const before = await readdir(cache);
-    await assert.rejects(preparePrintImage(source, cache, A4), (error: unknown) => error instanceof AppError && error.code === 'IMAGE_INVALID');
+    await assert.rejects(
+      preparePrintImage(source, cache, A4),
+      (error: unknown) => error instanceof AppError && error.code === 'IMAGE_INVALID',
+    );
     assert.deepEqual(await readdir(cache), before);
   });
 
@@ -154,7 +187,9 @@ describe('preparePrintImage', () => {
     await sidewaysPhoto(source);
     const page = await preparePrintImage(source, cache, A4);
     // The larger copy made recognisable: what is derived from it is green all over.
-    await sharp({ create: { width: page.width, height: page.height, channels: 3, background: '#00c000' } }).jpeg().toFile(`${page.path}.new`);
+    await sharp({ create: { width: page.width, height: page.height, channels: 3, background: '#00c000' } })
+      .jpeg()
+      .toFile(`${page.path}.new`);
     await rename(`${page.path}.new`, page.path);
     const small = await preparePrintImage(source, cache, { width: A4.width / 3, height: A4.height / 3 });
     const [r, g, b] = await pixel(small.path, Math.floor(small.width / 2), Math.floor(small.height / 2));
@@ -169,8 +204,16 @@ describe('preparePrintImage', () => {
     const box = { width: 100 * MM, height: 100 * MM }; // 591 px at 150 dpi
     const encodings = async (file: string, width: number, height: number) =>
       Promise.all(
-        PRINT_QUALITIES.map(async (quality) =>
-          (await sharp(file).rotate().resize(width, height, { fit: 'fill' }).flatten({ background: '#ffffff' }).jpeg({ quality, mozjpeg: true, quantisationTable: 2, chromaSubsampling: '4:2:0' }).toBuffer()).length,
+        PRINT_QUALITIES.map(
+          async (quality) =>
+            (
+              await sharp(file)
+                .rotate()
+                .resize(width, height, { fit: 'fill' })
+                .flatten({ background: '#ffffff' })
+                .jpeg({ quality, mozjpeg: true, quantisationTable: 2, chromaSubsampling: '4:2:0' })
+                .toBuffer()
+            ).length,
         ),
       );
     const chosen = async (file: string) => {
@@ -182,9 +225,15 @@ describe('preparePrintImage', () => {
     };
     // Gaussian grain at print size, as a phone at high ISO: the hardest case for JPEG.
     const grain = path.join(dir, 'grain.png');
-    await sharp({ create: { width: 560, height: 420, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 12 } } }).png().toFile(grain);
+    await sharp({
+      create: { width: 560, height: 420, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 12 } },
+    })
+      .png()
+      .toFile(grain);
     const plain = path.join(dir, 'plain.png');
-    await sharp({ create: { width: 560, height: 420, channels: 3, background: '#3070a0' } }).png().toFile(plain);
+    await sharp({ create: { width: 560, height: 420, channels: 3, background: '#3070a0' } })
+      .png()
+      .toFile(plain);
     const grainy = await chosen(grain);
     const clean = await chosen(plain);
     assert.equal(clean.expected, 0, `a plain picture keeps quality ${PRINT_QUALITIES[0]}`);
@@ -196,7 +245,10 @@ describe('preparePrintImage', () => {
   test('forgetPrintImage removes the prepared copy of a photo, and nothing else', async () => {
     const keep = path.join(dir, 'keep.png');
     const gone = path.join(dir, 'gone.png');
-    for (const file of [keep, gone]) await sharp({ create: { width: 120, height: 80, channels: 3, background: '#808080' } }).png().toFile(file);
+    for (const file of [keep, gone])
+      await sharp({ create: { width: 120, height: 80, channels: 3, background: '#808080' } })
+        .png()
+        .toFile(file);
     const kept = await preparePrintImage(keep, cache, A4);
     const forgotten = await preparePrintImage(gone, cache, A4);
     const forgottenSmall = await preparePrintImage(gone, cache, { width: 40, height: 40 });
@@ -217,7 +269,9 @@ describe('createPrintQueue', () => {
       const photos = [];
       for (let i = 0; i < 3; i++) {
         const photo = path.join(queueDir, `p${i}.jpg`);
-        await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#a0b0c0' } }).jpeg().toFile(photo);
+        await sharp({ create: { width: 1600, height: 1200, channels: 3, background: '#a0b0c0' } })
+          .jpeg()
+          .toFile(photo);
         photos.push(photo);
       }
       for (const photo of photos) {
@@ -232,7 +286,10 @@ describe('createPrintQueue', () => {
       await queue.idle();
       const made = (await readdir(path.join(queueDir, 'cache'))).filter((n) => n.endsWith('.jpg'));
       assert.equal(made.length, 3);
-      assert.ok(made.every((n) => /^[0-9a-f]{64}-1122x842\.jpg$/.test(n)), made.join(', '));
+      assert.ok(
+        made.every((n) => /^[0-9a-f]{64}-1122x842\.jpg$/.test(n)),
+        made.join(', '),
+      );
       // The unreadable photo is reported; the deleted one is no error.
       assert.equal(errors.length, 1);
       assert.ok(errors[0] instanceof AppError && errors[0].code === 'IMAGE_INVALID');
@@ -249,7 +306,9 @@ describe('createPrintQueue', () => {
       const photos = [];
       for (let i = 0; i < 4; i++) {
         const photo = path.join(queueDir, `p${i}.jpg`);
-        await sharp({ create: { width: 3000, height: 2000, channels: 3, background: '#405060' } }).jpeg().toFile(photo);
+        await sharp({ create: { width: 3000, height: 2000, channels: 3, background: '#405060' } })
+          .jpeg()
+          .toFile(photo);
         photos.push(photo);
       }
       for (const photo of photos) queue.add(photo, A4); // the third and fourth find the queue full
@@ -292,11 +351,16 @@ describe('sweepPrintCache', () => {
       await writeFile(other, 'x');
       const result = await sweepPrintCache(dir, { maxAgeDays: 30, maxBytes: 1000, now });
       assert.deepEqual(result, { removed: 2, kept: 2, bytes: 900 });
-      assert.deepEqual([old, lru, recent, newest, other].map((f) => existsSync(f)), [false, false, true, true, true]);
+      assert.deepEqual(
+        [old, lru, recent, newest, other].map((f) => existsSync(f)),
+        [false, false, true, true, true],
+      );
 
       // Using a copy again makes it recent: made from a photo, aged, then prepared once more.
       const photo = path.join(dir, 'photo.jpg');
-      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#abc' } }).jpeg().toFile(photo);
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#abc' } })
+        .jpeg()
+        .toFile(photo);
       const made = await preparePrintImage(photo, dir, A4);
       const aged = new Date(now - 60 * day);
       await utimes(made.path, aged, aged);

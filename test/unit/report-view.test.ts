@@ -12,15 +12,55 @@ import { viewReport, type ViewContext } from '../../web/src/lib/report-view.js';
 let clock = 0;
 function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], extra: Partial<OutboxRecord> = {}): OutboxRecord {
   clock++;
-  return { id: `r${clock}`, kind, userId: 1, orderId: 10, orderRef: 'CO1', payload, createdAt: clock, attempts: 0, nextAttemptAt: 0, state: 'waiting', ...extra };
+  return {
+    id: `r${clock}`,
+    kind,
+    userId: 1,
+    orderId: 10,
+    orderRef: 'CO1',
+    payload,
+    createdAt: clock,
+    attempts: 0,
+    nextAttemptAt: 0,
+    state: 'waiting',
+    ...extra,
+  };
 }
 
 function page(id: number, fields: Partial<ReportPage> = {}): ReportPage {
-  return { id, fk_bericht: 7, page_order: id, title: null, note: null, rotation: 0, layout: 'title_only', source_path: null, source_path_2: null, url: null, thumb_url: null, url_2: null, thumb_url_2: null, signature: null, checklist: null, evidence: null, evidence_2: null, ...fields };
+  return {
+    id,
+    fk_bericht: 7,
+    page_order: id,
+    title: null,
+    note: null,
+    rotation: 0,
+    layout: 'title_only',
+    source_path: null,
+    source_path_2: null,
+    url: null,
+    thumb_url: null,
+    url_2: null,
+    thumb_url_2: null,
+    signature: null,
+    checklist: null,
+    evidence: null,
+    evidence_2: null,
+    ...fields,
+  };
 }
 
 function report(pages: ReportPage[], fields: Partial<ReportDetail> = {}): ReportDetail {
-  return { id: 7, ref: 'BR1', title: 'Bericht', status: 'draft', pages, versions: [], page_count: pages.length, ...fields } as unknown as ReportDetail;
+  return {
+    id: 7,
+    ref: 'BR1',
+    title: 'Bericht',
+    status: 'draft',
+    pages,
+    versions: [],
+    page_count: pages.length,
+    ...fields,
+  } as unknown as ReportDetail;
 }
 
 /** Local refs resolve through this map, as lib/local-ids does once the service answered. */
@@ -57,10 +97,17 @@ test('a report made offline starts from its template, takes new pages, edits, a 
 test('records of other reports and refused records are not laid over; refused ones are listed', () => {
   const base = report([page(1, { title: 'Eins' }), page(2, { title: 'Zwei' })]);
   const other = record('page-add', { layout: 'title_only', title: 'Fremd' }, { reportRef: 99 });
-  const refused = record('page-update', { page: 1, changes: { title: 'Neu' } }, { reportRef: 7, state: 'refused', lastError: 'abgeschlossen' });
+  const refused = record(
+    'page-update',
+    { page: 1, changes: { title: 'Neu' } },
+    { reportRef: 7, state: 'refused', lastError: 'abgeschlossen' },
+  );
   const view = viewReport(7, base, [other, refused], context());
   assert.deepEqual(titles(view), ['Eins', 'Zwei']);
-  assert.deepEqual(view!.refused.map((r) => r.id), [refused.id]);
+  assert.deepEqual(
+    view!.refused.map((r) => r.id),
+    [refused.id],
+  );
   assert.equal(view!.waiting.length, 0);
 });
 
@@ -76,14 +123,23 @@ test('a record naming a page by its local ref finds it once the service gave the
 test('pages up to the last signature are locked, a waiting signature too; a final report is locked whole', () => {
   const base = report([page(1), page(2, { layout: 'signature' }), page(3)]);
   let view = viewReport(7, base, [], context());
-  assert.deepEqual(view!.pages.map((p) => p.locked), [true, true, false]);
+  assert.deepEqual(
+    view!.pages.map((p) => p.locked),
+    [true, true, false],
+  );
   const png = new Blob([new Uint8Array([1])]);
   const sign = record('signature', { png, signer_name: 'E. M.', confirmation_text: 'ok' }, { reportRef: 7 });
   view = viewReport(7, base, [sign], context());
-  assert.deepEqual(view!.pages.map((p) => p.locked), [true, true, true, true]);
+  assert.deepEqual(
+    view!.pages.map((p) => p.locked),
+    [true, true, true, true],
+  );
   assert.equal(view!.pages[3]!.signature?.signer, 'E. M.');
   view = viewReport(7, report([page(1)], { status: 'final' }), [], context());
-  assert.deepEqual(view!.pages.map((p) => p.locked), [true]);
+  assert.deepEqual(
+    view!.pages.map((p) => p.locked),
+    [true],
+  );
 });
 
 test('no report and no create record: nothing to show', () => {
@@ -91,29 +147,67 @@ test('no report and no create record: nothing to show', () => {
 });
 
 test('a report whose create was refused still shows everything made in it, for the person to send again', () => {
-  const create = record('report-create', { title: 'Abgelehnt', odt_template: 'weg.odt' }, { state: 'refused', lastError: 'Deckblatt fehlt' });
-  const add = record('page-add', { layout: 'title_only', title: 'Befund' }, { reportRef: create.id, state: 'refused', lastError: 'abhängig' });
+  const create = record(
+    'report-create',
+    { title: 'Abgelehnt', odt_template: 'weg.odt' },
+    { state: 'refused', lastError: 'Deckblatt fehlt' },
+  );
+  const add = record(
+    'page-add',
+    { layout: 'title_only', title: 'Befund' },
+    { reportRef: create.id, state: 'refused', lastError: 'abhängig' },
+  );
   const view = viewReport(create.id, undefined, [create, add], context());
   assert.ok(view);
   assert.deepEqual(titles(view), ['Befund']);
-  assert.deepEqual(view.refused.map((r) => r.id), [create.id, add.id]);
+  assert.deepEqual(
+    view.refused.map((r) => r.id),
+    [create.id, add.id],
+  );
 });
 
 test('pages after the last signature are not covered by it (also a page added while the signature waits); without a signature none is', () => {
-  const signed = { signer_name: 'Erika', signed_at: 1_800_000_000, signed_at_device: 1_799_990_000, signed_at_device_zone: 'Europe/Berlin', device_time_plausible: true };
-  const base = report([page(1, { title: 'Eins' }), page(2, { layout: 'signature', title: 'Unterschrift', signature: signed }), page(3, { title: 'Nachtrag' })]);
+  const signed = {
+    signer_name: 'Erika',
+    signed_at: 1_800_000_000,
+    signed_at_device: 1_799_990_000,
+    signed_at_device_zone: 'Europe/Berlin',
+    device_time_plausible: true,
+  };
+  const base = report([
+    page(1, { title: 'Eins' }),
+    page(2, { layout: 'signature', title: 'Unterschrift', signature: signed }),
+    page(3, { title: 'Nachtrag' }),
+  ]);
   const later = record('page-add', { layout: 'title_only', title: 'Noch später' }, { reportRef: 7 });
   const view = viewReport(7, base, [later], context());
-  assert.deepEqual(view!.pages.map((p) => p.uncovered), [false, false, true, true]);
+  assert.deepEqual(
+    view!.pages.map((p) => p.uncovered),
+    [false, false, true, true],
+  );
   assert.deepEqual(view!.pages[1]!.signature, { signer: 'Erika', receivedAt: 1_800_000_000, signedAt: 1_799_990_000 });
   const unsigned = viewReport(7, report([page(1), page(2)]), [], context());
-  assert.deepEqual(unsigned!.pages.map((p) => p.uncovered), [false, false]);
+  assert.deepEqual(
+    unsigned!.pages.map((p) => p.uncovered),
+    [false, false],
+  );
   // A signature still on the phone covers what is before it, and keeps the moment the phone recorded.
   const png = new Blob(['x']);
-  const waiting = record('signature', { png, signer_name: 'Nora', confirmation_text: 'ok', signed_at: 1_800_000_123_456 }, { reportRef: 7 });
+  const waiting = record(
+    'signature',
+    { png, signer_name: 'Nora', confirmation_text: 'ok', signed_at: 1_800_000_123_456 },
+    { reportRef: 7 },
+  );
   const after = record('page-add', { layout: 'title_only', title: 'Danach' }, { reportRef: 7 });
   const pending = viewReport(7, report([page(1)]), [waiting, after], context());
-  assert.deepEqual(pending!.pages.map((p) => [p.layout, p.uncovered]), [['title_only', false], ['signature', false], ['title_only', true]]);
+  assert.deepEqual(
+    pending!.pages.map((p) => [p.layout, p.uncovered]),
+    [
+      ['title_only', false],
+      ['signature', false],
+      ['title_only', true],
+    ],
+  );
   assert.deepEqual(pending!.pages[1]!.signature, { signer: 'Nora', signedAt: 1_800_000_123 });
 });
 
@@ -136,7 +230,13 @@ test("photos per sheet: the service's value (4 for a report kept from before the
   const refused = record('report-update', { photos_per_sheet: 1 }, { reportRef: 7, state: 'refused', lastError: 'abgeschlossen' });
   const view = viewReport(7, base, [refused], context())!;
   assert.deepEqual([view.photosPerSheet, view.photosPerSheetPending], [4, false]);
-  assert.deepEqual(view.refused.map((r) => r.id), [refused.id]);
+  assert.deepEqual(
+    view.refused.map((r) => r.id),
+    [refused.id],
+  );
   const waiting = record('report-update', { photos_per_sheet: 2 }, { reportRef: 7 });
-  assert.deepEqual([viewReport(7, base, [waiting], context())!.photosPerSheet, viewReport(7, base, [waiting], context())!.waiting.length], [2, 1]);
+  assert.deepEqual(
+    [viewReport(7, base, [waiting], context())!.photosPerSheet, viewReport(7, base, [waiting], context())!.waiting.length],
+    [2, 1],
+  );
 });

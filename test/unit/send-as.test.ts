@@ -12,8 +12,16 @@ import { OrderList } from '../../src/modules/orders/orders.schemas.js';
 import { ReportList } from '../../src/modules/reports/reports.schemas.js';
 
 const order = (over: Record<string, unknown> = {}) => ({
-  id: 7, ref: 'CO2401-0001', ref_client: 'Auftrag "7" <x> \u00e4\u2028', status: 1, date: 1_700_000_000, date_delivery: null, date_creation: 1_700_000_123,
-  total_ttc: 1582.7, customer: { id: 3, name: 'Kunde \\ GmbH' }, ...over,
+  id: 7,
+  ref: 'CO2401-0001',
+  ref_client: 'Auftrag "7" <x> \u00e4\u2028',
+  status: 1,
+  date: 1_700_000_000,
+  date_delivery: null,
+  date_creation: 1_700_000_123,
+  total_ttc: 1582.7,
+  customer: { id: 3, name: 'Kunde \\ GmbH' },
+  ...over,
 });
 
 test('the order list is written the same with nullable fields as type lists', () => {
@@ -21,7 +29,14 @@ test('the order list is written the same with nullable fields as type lists', ()
   const writing = fastJson(nullableAsTypeList(OrderList) as object);
   const lists = [
     { items: [], total: 0 },
-    { items: [order(), order({ ref_client: null, date: null, date_creation: null, customer: null }), order({ customer: { id: 4, name: null }, total_ttc: -0.5, status: -1 })], total: 12 },
+    {
+      items: [
+        order(),
+        order({ ref_client: null, date: null, date_creation: null, customer: null }),
+        order({ customer: { id: 4, name: null }, total_ttc: -0.5, status: -1 }),
+      ],
+      total: 12,
+    },
     { items: [order({ ref_client: '', customer: { id: 5, name: '' }, date: 0 })], total: 1 },
   ];
   for (const list of lists) assert.equal(writing(list), documented(list));
@@ -33,7 +48,9 @@ test('the order list is written the same with nullable fields as type lists', ()
 });
 
 test('only anyOf of one plain type and null becomes a type list', () => {
-  const converted = nullableAsTypeList(OrderList) as { properties: { items: { items: { properties: Record<string, Record<string, unknown>> } } } };
+  const converted = nullableAsTypeList(OrderList) as {
+    properties: { items: { items: { properties: Record<string, Record<string, unknown>> } } };
+  };
   const item = converted.properties.items.items.properties;
   assert.deepEqual(item.date!.type, ['integer', 'null']);
   assert.deepEqual(item.ref_client!.type, ['string', 'null']);
@@ -48,6 +65,9 @@ test('only anyOf of one plain type and null becomes a type list', () => {
 
 test('the report and customer lists convert to schemas that write the same JSON for an empty list', () => {
   for (const schema of [ReportList, CustomerList]) {
-    assert.equal(fastJson(nullableAsTypeList(schema) as object)({ items: [], total: 0 }), fastJson(schema as object)({ items: [], total: 0 }));
+    assert.equal(
+      fastJson(nullableAsTypeList(schema) as object)({ items: [], total: 0 }),
+      fastJson(schema as object)({ items: [], total: 0 }),
+    );
   }
 });

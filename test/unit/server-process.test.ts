@@ -9,15 +9,28 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { RESTARTED_ENV, SERVER_MALLOC_ENV, SERVER_NODE_OPTIONS, missingServerOptions, restartWithServerSettings } from '../../src/server-process.js';
+import {
+  RESTARTED_ENV,
+  SERVER_MALLOC_ENV,
+  SERVER_NODE_OPTIONS,
+  missingServerOptions,
+  restartWithServerSettings,
+} from '../../src/server-process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const onLinux = process.platform === 'linux';
 
 /** What restartWithServerSettings would start, or null when it returns. */
-function restartOf(env: NodeJS.ProcessEnv, execArgv: string[] = [], platform: NodeJS.Platform = 'linux'): { args: string[]; env: NodeJS.ProcessEnv } | null {
+function restartOf(
+  env: NodeJS.ProcessEnv,
+  execArgv: string[] = [],
+  platform: NodeJS.Platform = 'linux',
+): { args: string[]; env: NodeJS.ProcessEnv } | null {
   class Restarted extends Error {
-    constructor(readonly args: string[], readonly env: NodeJS.ProcessEnv) {
+    constructor(
+      readonly args: string[],
+      readonly env: NodeJS.ProcessEnv,
+    ) {
       super('restarted');
     }
   }
@@ -40,10 +53,18 @@ function restartOf(env: NodeJS.ProcessEnv, execArgv: string[] = [], platform: No
 }
 
 describe('the server process settings', () => {
-  test('a process without them starts again with the options first, its own options and arguments after, and glibc\'s settings', () => {
+  test("a process without them starts again with the options first, its own options and arguments after, and glibc's settings", () => {
     const restart = restartOf({ PATH: '/usr/bin', PORT: '9000' }, ['--enable-source-maps']);
     assert.ok(restart);
-    assert.deepEqual(restart.args, ['/usr/bin/node', ...SERVER_NODE_OPTIONS, '--enable-source-maps', '/srv/fieldreport/bin/fieldreport.js', 'serve', '--workers', '2']);
+    assert.deepEqual(restart.args, [
+      '/usr/bin/node',
+      ...SERVER_NODE_OPTIONS,
+      '--enable-source-maps',
+      '/srv/fieldreport/bin/fieldreport.js',
+      'serve',
+      '--workers',
+      '2',
+    ]);
     assert.equal(restart.env.PORT, '9000');
     assert.equal(restart.env.PATH, '/usr/bin');
     if (onLinux) {
@@ -61,7 +82,7 @@ describe('the server process settings', () => {
     const restart = restartOf({ MALLOC_ARENA_MAX: '4' });
     assert.ok(restart);
     if (onLinux) {
-      assert.equal(restart.env.MALLOC_ARENA_MAX, '4', 'the environment\'s value stays');
+      assert.equal(restart.env.MALLOC_ARENA_MAX, '4', "the environment's value stays");
       assert.equal(restart.env.MALLOC_MMAP_THRESHOLD_, SERVER_MALLOC_ENV.MALLOC_MMAP_THRESHOLD_);
     }
   });
@@ -76,7 +97,9 @@ describe('the server process settings', () => {
     );
   });
 
-  test('the real start again keeps the process id and the arguments, and V8 and glibc get the settings', { skip: typeof process.execve !== 'function' ? `this Node (${process.version}) has no process.execve` : false }, () => {
+  test('the real start again keeps the process id and the arguments, and V8 and glibc get the settings', {
+    skip: typeof process.execve !== 'function' ? `this Node (${process.version}) has no process.execve` : false,
+  }, () => {
     const script = [
       "import { restartWithServerSettings } from './src/server-process.ts';",
       'const before = process.env.FIELDREPORT_TEST_SEEN ?? String(process.pid);',
@@ -85,10 +108,22 @@ describe('the server process settings', () => {
       "console.log(JSON.stringify({ pid: process.pid, before: Number(before), execArgv: process.execArgv.filter((a) => a.startsWith('--max')), args: process.argv.slice(1), malloc: [process.env.MALLOC_ARENA_MAX, process.env.MALLOC_MMAP_THRESHOLD_] }));",
     ].join('\n');
     const env = { ...process.env };
-    for (const name of ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', RESTARTED_ENV, 'FIELDREPORT_TEST_SEEN', 'NODE_OPTIONS']) delete env[name];
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, '--', 'serve', '--port', '1'], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+    for (const name of ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', RESTARTED_ENV, 'FIELDREPORT_TEST_SEEN', 'NODE_OPTIONS'])
+      delete env[name];
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, '--', 'serve', '--port', '1'], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(run.status, 0, run.stderr);
-    const seen = JSON.parse(run.stdout.trim().split('\n').pop()!) as { pid: number; before: number; execArgv: string[]; args: string[]; malloc: string[] };
+    const seen = JSON.parse(run.stdout.trim().split('\n').pop()!) as {
+      pid: number;
+      before: number;
+      execArgv: string[];
+      args: string[];
+      malloc: string[];
+    };
     assert.equal(seen.pid, seen.before, 'the same process');
     assert.deepEqual(seen.execArgv, [...SERVER_NODE_OPTIONS]);
     assert.deepEqual(seen.args, ['serve', '--port', '1']);

@@ -7,7 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { duplicateKey, MAX_STROKE_SAMPLES as SERVICE_MAX_SAMPLES, MAX_STROKES as SERVICE_MAX_STROKES, parseStrokes } from '../../src/modules/signatures/strokes.js';
+import {
+  duplicateKey,
+  MAX_STROKE_SAMPLES as SERVICE_MAX_SAMPLES,
+  MAX_STROKES as SERVICE_MAX_STROKES,
+  parseStrokes,
+} from '../../src/modules/signatures/strokes.js';
 import { MAX_SAMPLES, MAX_STROKES, StrokeRecorder, type PointerSample } from '../../web/src/lib/strokes.js';
 
 const BOX = { left: 10.5, top: 200, width: 366, height: 506.39 };
@@ -32,11 +37,19 @@ test('samples are relative to the pad and the first sample, rounded; coalesced e
   const r = new StrokeRecorder(canvas);
   r.begin(ev({ clientX: 60.749996185302734, clientY: 250.5, timeStamp: 1000.1, pressure: 0.20000000298023224 }));
   // One pointermove holding three merged samples.
-  r.move(ev({ clientX: 70, clientY: 255, timeStamp: 1012.1, pressure: 0.4, coalesced: [
-    { pointerId: 2, pointerType: 'pen', clientX: 64, clientY: 251, timeStamp: 1004.1, pressure: 0.30000001192092896 },
-    { pointerId: 2, pointerType: 'pen', clientX: 67, clientY: 253, timeStamp: 1008.1, pressure: 0.35 },
-    { pointerId: 2, pointerType: 'pen', clientX: 70, clientY: 255, timeStamp: 1012.1, pressure: 0.4 },
-  ] }));
+  r.move(
+    ev({
+      clientX: 70,
+      clientY: 255,
+      timeStamp: 1012.1,
+      pressure: 0.4,
+      coalesced: [
+        { pointerId: 2, pointerType: 'pen', clientX: 64, clientY: 251, timeStamp: 1004.1, pressure: 0.30000001192092896 },
+        { pointerId: 2, pointerType: 'pen', clientX: 67, clientY: 253, timeStamp: 1008.1, pressure: 0.35 },
+        { pointerId: 2, pointerType: 'pen', clientX: 70, clientY: 255, timeStamp: 1012.1, pressure: 0.4 },
+      ],
+    }),
+  );
   // Another pointer (a second finger) is not this stroke's.
   r.move(ev({ pointerId: 9, clientX: 1, clientY: 1, timeStamp: 1013 }));
   // A move without coalesced events is its own sample; the lift too.
@@ -54,12 +67,39 @@ test('samples are relative to the pad and the first sample, rounded; coalesced e
   assert.deepEqual(record.pad, { width: 366, height: 506.39, pixel_ratio: 2.625 });
   assert.deepEqual(record.sample_fields, ['x', 'y', 't', 'pressure']);
   assert.deepEqual(record.strokes, [
-    { pointer_type: 'pen', samples: [[50.25, 50.5, 0, 0.2], [53.5, 51, 4, 0.3], [56.5, 53, 8, 0.35], [59.5, 55, 12, 0.4], [60.5, 56, 16, 0.45], [60.5, 56, 20, 0]] },
-    { pointer_type: 'touch', samples: [[89.5, 100, 500, 1], [90.5, 101, 508, 0]] },
+    {
+      pointer_type: 'pen',
+      samples: [
+        [50.25, 50.5, 0, 0.2],
+        [53.5, 51, 4, 0.3],
+        [56.5, 53, 8, 0.35],
+        [59.5, 55, 12, 0.4],
+        [60.5, 56, 16, 0.45],
+        [60.5, 56, 20, 0],
+      ],
+    },
+    {
+      pointer_type: 'touch',
+      samples: [
+        [89.5, 100, 500, 1],
+        [90.5, 101, 508, 0],
+      ],
+    },
   ]);
   assert.equal(r.samples, 8);
   const parsed = parseStrokes(json);
-  assert.deepEqual({ ...parsed.summary, sha256: '' }, { format: 'fieldreport-strokes/1', sha256: '', bytes: Buffer.byteLength(json), strokes: 2, samples: 8, duration_ms: 508, pointer_types: ['pen', 'touch'] });
+  assert.deepEqual(
+    { ...parsed.summary, sha256: '' },
+    {
+      format: 'fieldreport-strokes/1',
+      sha256: '',
+      bytes: Buffer.byteLength(json),
+      strokes: 2,
+      samples: 8,
+      duration_ms: 508,
+      pointer_types: ['pen', 'touch'],
+    },
+  );
 });
 
 test('a time the browser gives earlier than the one before is kept at the one before (the service refuses times that go back)', () => {
@@ -68,7 +108,10 @@ test('a time the browser gives earlier than the one before is kept at the one be
   r.move(ev({ clientX: 21, clientY: 221, timeStamp: 49.9 }));
   r.end();
   const json = r.toJSON(1)!;
-  assert.deepEqual(JSON.parse(json).strokes[0].samples.map((s: number[]) => s[2]), [0, 0]);
+  assert.deepEqual(
+    JSON.parse(json).strokes[0].samples.map((s: number[]) => s[2]),
+    [0, 0],
+  );
   parseStrokes(json);
 });
 
@@ -86,12 +129,22 @@ test('undo removes the last stroke and clear everything; the times count from th
   assert.equal(r.strokes.length, 1);
   assert.equal(r.samples, 2);
   stroke(300);
-  assert.deepEqual(JSON.parse(r.toJSON(1)!).strokes.map((s: { samples: number[][] }) => s.samples.map((p) => p[2])), [[0, 5], [200, 205]]);
+  assert.deepEqual(
+    JSON.parse(r.toJSON(1)!).strokes.map((s: { samples: number[][] }) => s.samples.map((p) => p[2])),
+    [
+      [0, 5],
+      [200, 205],
+    ],
+  );
   r.undo();
   r.undo();
   assert.equal(r.toJSON(1), undefined);
   stroke(900);
-  assert.deepEqual(JSON.parse(r.toJSON(1)!).strokes[0].samples.map((p: number[]) => p[2]), [0, 5], 'after undoing all, the next stroke starts the clock');
+  assert.deepEqual(
+    JSON.parse(r.toJSON(1)!).strokes[0].samples.map((p: number[]) => p[2]),
+    [0, 5],
+    'after undoing all, the next stroke starts the clock',
+  );
   r.clear();
   assert.equal(r.toJSON(1), undefined);
   assert.equal(r.samples, 0);
@@ -105,7 +158,7 @@ test('a pointer the format cannot name, or a stroke begun without a pointer even
   r.end();
   r.begin(ev({ pointerType: '', clientX: 20, clientY: 220, timeStamp: 2 }));
   r.end();
-  assert.equal(r.strokes.length, 2, 'one stroke for each of the pad\'s');
+  assert.equal(r.strokes.length, 2, "one stroke for each of the pad's");
   assert.equal(r.toJSON(1), undefined);
   r.undo();
   assert.ok(r.toJSON(1));
@@ -116,7 +169,7 @@ test('a pointer the format cannot name, or a stroke begun without a pointer even
   parseStrokes(r.toJSON(1)!);
 });
 
-test('the app\'s limits are the service\'s; a stroke that passes them is reported at its end, and removing it leaves a record the service takes', () => {
+test("the app's limits are the service's; a stroke that passes them is reported at its end, and removing it leaves a record the service takes", () => {
   assert.equal(MAX_SAMPLES, SERVICE_MAX_SAMPLES);
   assert.equal(MAX_STROKES, SERVICE_MAX_STROKES);
   const r = new StrokeRecorder(canvas);

@@ -11,7 +11,16 @@ import { fromDolibarrDateTime, toDolibarrDateTime } from '../../src/dolibarr/tim
 
 /** The reference: the wall time of `ms` in `zone` read with formatToParts. */
 function offsetAt(zone: string, ms: number): number {
-  const format = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
   const p: Record<string, number> = {};
   for (const part of format.formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
   return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - Math.floor(ms / 1000) * 1000;
@@ -26,9 +35,33 @@ function reference(value: string, zone: string): number | null {
   return Math.floor((valid.length > 0 ? Math.min(...valid) : Math.max(...candidates)) / 1000);
 }
 
-const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'America/Santiago', 'Africa/Casablanca', 'Asia/Kolkata'];
+const ZONES = [
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Apia',
+  'America/Santiago',
+  'Africa/Casablanca',
+  'Asia/Kolkata',
+];
 /** Days around clock changes (and Samoa's skipped 30 December 2011), and plain days. */
-const DAYS = ['2011-12-29', '2011-12-30', '2011-12-31', '2024-04-06', '2024-04-07', '2024-10-06', '2026-03-08', '2026-03-29', '2026-10-25', '2026-11-01', '1975-06-15', '2038-01-19', '0999-07-01'];
+const DAYS = [
+  '2011-12-29',
+  '2011-12-30',
+  '2011-12-31',
+  '2024-04-06',
+  '2024-04-07',
+  '2024-10-06',
+  '2026-03-08',
+  '2026-03-29',
+  '2026-10-25',
+  '2026-11-01',
+  '1975-06-15',
+  '2038-01-19',
+  '0999-07-01',
+];
 const pad = (n: number) => String(n).padStart(2, '0');
 
 describe('fromDolibarrDateTime', () => {
@@ -60,7 +93,8 @@ describe('fromDolibarrDateTime', () => {
   });
 
   test('NULL, empty, the zero date and text that is no date are null; a Date is taken as it is', () => {
-    for (const value of [null, undefined, '', '0000-00-00 00:00:00', 'gestern']) assert.equal(fromDolibarrDateTime(value, 'Europe/Berlin'), null);
+    for (const value of [null, undefined, '', '0000-00-00 00:00:00', 'gestern'])
+      assert.equal(fromDolibarrDateTime(value, 'Europe/Berlin'), null);
     assert.equal(fromDolibarrDateTime(new Date('2026-03-29T01:30:00Z'), 'Europe/Berlin'), Date.UTC(2026, 2, 29, 1, 30) / 1000);
   });
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { uploadFileName } from '../../src/dolibarr/filenames.js';
 
-test('control characters and direction overrides go from a client\'s file name', () => {
+test("control characters and direction overrides go from a client's file name", () => {
   assert.equal(uploadFileName('Heizung\u202Egpj.exe.jpg', 'jpg'), 'Heizunggpj.exe.jpg');
   assert.equal(uploadFileName('Zahler\u0085\u009Bstand\u2066 alt\u2069.png', 'png'), 'Zahlerstand alt.png');
   assert.equal(uploadFileName('a\u0000b\u001Fc\u007Fd\u202Ae\u202Bf\u202Cg\u202Dh\u2067i\u2068j.webp', 'webp'), 'abcdefghij.webp');

@@ -24,7 +24,21 @@ import sharp from 'sharp';
 import { parseTakenAt } from '../../src/adapters/exif.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { asciiTag, exifTags, userComment } from '../helpers/exif-tags.js';
-import { apiToken, assertAccessible, assertPhoneFriendly, finger, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import {
+  apiToken,
+  assertAccessible,
+  assertPhoneFriendly,
+  finger,
+  goOffline,
+  goOnline,
+  logIn,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  until,
+} from '../helpers/browser.js';
 import { multipart } from '../helpers/multipart.js';
 
 const skip = skipReason();
@@ -49,12 +63,26 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
     return res.json() as T;
   }
   /** The order's files (not the service's temporary ones). */
-  const files = () => (existsSync(folder) ? readdirSync(folder, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort() : []);
-  const sha256 = (name: string) => createHash('sha256').update(readFileSync(path.join(folder, name))).digest('hex');
+  const files = () =>
+    existsSync(folder)
+      ? readdirSync(folder, { withFileTypes: true })
+          .filter((e) => e.isFile() && !e.name.startsWith('.'))
+          .map((e) => e.name)
+          .sort()
+      : [];
+  const sha256 = (name: string) =>
+    createHash('sha256')
+      .update(readFileSync(path.join(folder, name)))
+      .digest('hex');
 
   async function upload(file: string): Promise<string> {
     const form = multipart([{ name: 'file', filename: path.basename(file), type: 'image/jpeg', data: readFileSync(file) }]);
-    const res = await world.ctx.app.inject({ method: 'POST', url: `/api/orders.php?id=${order.id}&action=upload_photo`, payload: form.payload, headers: { 'content-type': form.contentType, authorization: `Bearer ${await apiToken(world)}` } });
+    const res = await world.ctx.app.inject({
+      method: 'POST',
+      url: `/api/orders.php?id=${order.id}&action=upload_photo`,
+      payload: form.payload,
+      headers: { 'content-type': form.contentType, authorization: `Bearer ${await apiToken(world)}` },
+    });
     assert.equal(res.statusCode, 201, res.body);
     return (res.json() as { name: string }).name;
   }
@@ -71,7 +99,10 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
     // the upright photo has it (the marked copy is compared with the original turned by sharp).
     const sideways = path.join(scratch, 'schaltschrank.jpg');
     const quarter = { width: STORED.width / 2, height: STORED.height / 2 };
-    const block = (background: string) => sharp({ create: { ...quarter, channels: 3, background } }).png().toBuffer();
+    const block = (background: string) =>
+      sharp({ create: { ...quarter, channels: 3, background } })
+        .png()
+        .toBuffer();
     await sharp({ create: { ...STORED, channels: 3, background: '#000000' } })
       .composite([
         { input: await block('#4d6a8a'), left: 0, top: 0 },
@@ -85,7 +116,9 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
       .toFile(sideways);
     original = await upload(sideways);
     const plain = path.join(scratch, 'nie-ganz-gesehen.jpg');
-    await sharp({ create: { width: 800, height: 600, channels: 3, background: '#556677' } }).jpeg().toFile(plain);
+    await sharp({ create: { width: 800, height: 600, channels: 3, background: '#556677' } })
+      .jpeg()
+      .toFile(plain);
     notSeen = await upload(plain);
   });
   after(async () => {
@@ -98,7 +131,10 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
     const made = await phone(world, options);
     await logIn(made.page);
     // The service worker holds the app's parts (the annotator is loaded when first used, maybe offline).
-    await made.page.waitForFunction(() => (globalThis as unknown as { navigator: { serviceWorker: { controller: unknown } } }).navigator.serviceWorker.controller !== null);
+    await made.page.waitForFunction(
+      () =>
+        (globalThis as unknown as { navigator: { serviceWorker: { controller: unknown } } }).navigator.serviceWorker.controller !== null,
+    );
     await made.page.goto(`/app/#/order/${order.id}`);
     await made.page.getByRole('button', { name: `Foto ${original} öffnen` }).waitFor();
     return made;
@@ -134,7 +170,8 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
   }
 
   /** `n` points from `a` to `b`. */
-  const along = (a: { x: number; y: number }, b: { x: number; y: number }, n = 8) => Array.from({ length: n + 1 }, (_, i) => ({ x: a.x + ((b.x - a.x) * i) / n, y: a.y + ((b.y - a.y) * i) / n }));
+  const along = (a: { x: number; y: number }, b: { x: number; y: number }, n = 8) =>
+    Array.from({ length: n + 1 }, (_, i) => ({ x: a.x + ((b.x - a.x) * i) / n, y: a.y + ((b.y - a.y) * i) / n }));
 
   async function pixels(file: string | Buffer, turn: boolean) {
     const { data, info } = await (turn ? sharp(file).rotate() : sharp(file)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -173,7 +210,14 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
     // Seen in full once, with signal (the phone keeps the last whole photos it showed).
     await page.getByRole('button', { name: `Foto ${original} öffnen` }).click();
     const viewer = page.locator('dialog.viewer');
-    await until('the whole photo shown', async () => (await viewer.locator('img').evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth).catch(() => 0)) === UPRIGHT.width);
+    await until(
+      'the whole photo shown',
+      async () =>
+        (await viewer
+          .locator('img')
+          .evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth)
+          .catch(() => 0)) === UPRIGHT.width,
+    );
     await page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'detached' });
 
@@ -231,7 +275,11 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
     await page.evaluate('window.dispatchEvent(new Event("online"))');
     await until('the marked photo in the folder', () => files().length > before.length, 45_000);
     await page.getByRole('button', { name: 'Warteschlange: 0 Einträge warten' }).waitFor({ timeout: 30_000 });
-    assert.deepEqual(files().filter((f) => !before.includes(f)), [marked], 'exactly one new file');
+    assert.deepEqual(
+      files().filter((f) => !before.includes(f)),
+      [marked],
+      'exactly one new file',
+    );
     // The viewer follows it to the service's copy.
     await viewer.getByText(new RegExp(`^\\s*${marked.replace(/\./g, '\\.')} · \\d+/\\d+\\s*$`)).waitFor();
     const listed = await api<{ items: { name: string; thumb_small_url: string | null }[] }>(`/api/orders.php?id=${order.id}&action=photos`);
@@ -261,13 +309,29 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
     const now = await pixels(file, false);
     const was = await pixels(path.join(folder, original), true);
     assert.deepEqual([was.width, was.height], [UPRIGHT.width, UPRIGHT.height]);
-    for (const [x, y, what] of [[0.25, 0.3, 'arrow'], [0.45, 0.3, 'arrow'], [0.2, 0.55, 'circle, left'], [0.35, 0.45, 'circle, top'], [0.5, 0.55, 'circle, right']] as const) {
+    for (const [x, y, what] of [
+      [0.25, 0.3, 'arrow'],
+      [0.45, 0.3, 'arrow'],
+      [0.2, 0.55, 'circle, left'],
+      [0.35, 0.45, 'circle, top'],
+      [0.5, 0.55, 'circle, right'],
+    ] as const) {
       assert.ok(now.count(x, y, 0.006, red) > 10, `${what} red at ${x},${y}: ${now.at(x, y).join(',')}`);
     }
     assert.ok(now.count(0.75, 0.585, 0.006, yellow) > 10, `stylus line yellow: ${now.at(0.75, 0.585).join(',')}`);
     assert.ok(now.count(0.5, 0.85, 0.05, white) > 200, 'the text in white');
-    for (const [x, y, what] of [[0.1, 0.85, 'the line taken back'], [0.9, 0.1, 'top right'], [0.05, 0.05, 'top left'], [0.9, 0.95, 'bottom right'], [0.3, 0.98, 'bottom left'], [0.35, 0.55, 'inside the circle']] as const) {
-      assert.ok(near(now.at(x, y), was.at(x, y)), `${what} (${x},${y}) is the photo: ${now.at(x, y).join(',')} vs ${was.at(x, y).join(',')}`);
+    for (const [x, y, what] of [
+      [0.1, 0.85, 'the line taken back'],
+      [0.9, 0.1, 'top right'],
+      [0.05, 0.05, 'top left'],
+      [0.9, 0.95, 'bottom right'],
+      [0.3, 0.98, 'bottom left'],
+      [0.35, 0.55, 'inside the circle'],
+    ] as const) {
+      assert.ok(
+        near(now.at(x, y), was.at(x, y)),
+        `${what} (${x},${y}) is the photo: ${now.at(x, y).join(',')} vs ${was.at(x, y).join(',')}`,
+      );
     }
     assert.deepEqual(errors, []);
     await context.close();
@@ -281,7 +345,10 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
     const viewer = page.getByRole('dialog', { name: `Foto ${notSeen}` });
     await viewer.getByRole('button', { name: 'Markieren' }).click();
     const annotator = page.getByRole('dialog', { name: `Markieren: ${notSeen}` });
-    await annotator.getByRole('alert').filter({ hasText: 'Ohne Netz hat das Telefon von diesem Foto nur die Vorschau, nicht das ganze Foto.' }).waitFor();
+    await annotator
+      .getByRole('alert')
+      .filter({ hasText: 'Ohne Netz hat das Telefon von diesem Foto nur die Vorschau, nicht das ganze Foto.' })
+      .waitFor();
     assert.equal(await annotator.getByRole('button', { name: 'Speichern' }).count(), 0, 'nothing to save');
     await assertAccessible(page, 'annotator without the whole photo');
     await annotator.getByRole('button', { name: 'Schließen' }).click();
@@ -298,7 +365,9 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
     const { page, context, errors } = await openOrder();
     await goOffline(context);
     const taken = path.join(scratch, 'vor-ort.jpg');
-    await sharp({ create: { width: 1200, height: 900, channels: 3, background: '#2e4053' } }).jpeg().toFile(taken);
+    await sharp({ create: { width: 1200, height: 900, channels: 3, background: '#2e4053' } })
+      .jpeg()
+      .toFile(taken);
     const chooser = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Galerie' }).click();
     await (await chooser).setFiles([taken]);
@@ -329,7 +398,10 @@ describe('app: a defect marked on a photo [sqlite]', { skip }, () => {
     await until('the second marked copy in the folder', () => files().includes('vor-ort_markiert_2.jpg'), 45_000);
     await page.getByRole('button', { name: 'Warteschlange: 0 Einträge warten' }).waitFor({ timeout: 30_000 });
 
-    assert.deepEqual(files().filter((f) => !before.includes(f)), ['vor-ort.jpg', 'vor-ort_markiert.jpg', 'vor-ort_markiert_2.jpg']);
+    assert.deepEqual(
+      files().filter((f) => !before.includes(f)),
+      ['vor-ort.jpg', 'vor-ort_markiert.jpg', 'vor-ort_markiert_2.jpg'],
+    );
     assert.deepEqual(readFileSync(path.join(folder, 'vor-ort.jpg')), readFileSync(taken), 'the waiting photo arrived as it was taken');
     const meta = await sharp(path.join(folder, 'vor-ort_markiert.jpg')).metadata();
     assert.deepEqual([meta.width, meta.height], [1200, 900]);

@@ -14,5 +14,7 @@ test('web/src/api/schema.d.ts is generated from the current OpenAPI document', a
   const a = committed.split('\n');
   const b = expected.split('\n');
   const line = a.findIndex((text, i) => text !== b[i]);
-  assert.fail(`the app's API types are stale (first difference at line ${line + 1}: ${JSON.stringify(a[line])} should be ${JSON.stringify(b[line])}); run npm run gen:api`);
+  assert.fail(
+    `the app's API types are stale (first difference at line ${line + 1}: ${JSON.stringify(a[line])} should be ${JSON.stringify(b[line])}); run npm run gen:api`,
+  );
 });

@@ -14,7 +14,19 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import { apiToken, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import {
+  apiToken,
+  assertAccessible,
+  assertPhoneFriendly,
+  logIn,
+  orderByRef,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  until,
+} from '../helpers/browser.js';
 
 const skip = skipReason();
 const REF = 'CO2611-0010';
@@ -34,7 +46,9 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     // An older photo of the order, so the newest-first grid has one after those taken here.
     mkdirSync(folder, { recursive: true });
     const older = path.join(folder, 'bestand.jpg');
-    await sharp({ create: { width: 640, height: 480, channels: 3, background: '#6a8caf' } }).jpeg().toFile(older);
+    await sharp({ create: { width: 640, height: 480, channels: 3, background: '#6a8caf' } })
+      .jpeg()
+      .toFile(older);
     utimesSync(older, new Date('2025-06-01T10:00:00Z'), new Date('2025-06-01T10:00:00Z'));
   });
   after(async () => {
@@ -43,7 +57,13 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
   });
 
   /** The order's files (not the service's temporary ones, which start with a dot). */
-  const files = () => (existsSync(folder) ? readdirSync(folder, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort() : []);
+  const files = () =>
+    existsSync(folder)
+      ? readdirSync(folder, { withFileTypes: true })
+          .filter((e) => e.isFile() && !e.name.startsWith('.'))
+          .map((e) => e.name)
+          .sort()
+      : [];
   async function api(url: string) {
     const res = await world.ctx.app.inject({ url, headers: { authorization: `Bearer ${await apiToken(world)}` } });
     assert.equal(res.statusCode, 200, res.body);
@@ -53,7 +73,8 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     const file = path.join(scratch, name);
     let image = sharp({ create: { width, height, channels: 3, background } });
     // Taken sideways: the camera stored landscape pixels and "turn 90° clockwise" (orientation 6).
-    if (exif) image = image.withMetadata({ orientation: 6 }).withExifMerge({ IFD0: { DateTime: TAKEN }, IFD2: { DateTimeOriginal: TAKEN } });
+    if (exif)
+      image = image.withMetadata({ orientation: 6 }).withExifMerge({ IFD0: { DateTime: TAKEN }, IFD2: { DateTimeOriginal: TAKEN } });
     await image.jpeg({ quality: 80 }).toFile(file);
     return file;
   }
@@ -81,7 +102,10 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     for (const name of added) {
       const base = name.replace(/\.jpg$/, '');
       // A JPEG's thumbnails are written just after its upload's answer.
-      await until(`${name}: both thumbnails`, () => existsSync(path.join(folder, 'thumbs', `${base}_small.jpg`)) && existsSync(path.join(folder, 'thumbs', `${base}_mini.jpg`)));
+      await until(
+        `${name}: both thumbnails`,
+        () => existsSync(path.join(folder, 'thumbs', `${base}_small.jpg`)) && existsSync(path.join(folder, 'thumbs', `${base}_mini.jpg`)),
+      );
     }
     // Reduced on the phone: longest side 2,560, upright (portrait), capture time kept.
     const stored = await sharp(path.join(folder, 'baustelle-1.jpg')).metadata();
@@ -93,26 +117,39 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
     // Small ones go as they are.
     assert.deepEqual(readFileSync(path.join(folder, 'baustelle-2.jpg')), readFileSync(second));
 
-    const listed = (await api(`/api/orders.php?id=${order.id}&action=photos`)) as { items: { name: string; thumb_small_url: string | null }[] };
+    const listed = (await api(`/api/orders.php?id=${order.id}&action=photos`)) as {
+      items: { name: string; thumb_small_url: string | null }[];
+    };
     for (const name of added) assert.ok(listed.items.find((i) => i.name === name)?.thumb_small_url, `${name} listed with a thumbnail`);
 
     // The grid shows them from the service (no waiting mark), each thumbnail really drawn.
     const grid = page.locator('ul.grid');
     await until('the grid without waiting photos', async () => (await grid.locator('.pending').count()) === 0);
     const photos = listed.items.filter((i) => /\.(jpe?g|png|webp)$/i.test(i.name)).length;
-    await until('every thumbnail drawn', async () => (await grid.locator('img').evaluateAll((imgs) => imgs.filter((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0).length)) === photos);
+    await until(
+      'every thumbnail drawn',
+      async () =>
+        (await grid
+          .locator('img')
+          .evaluateAll((imgs) => imgs.filter((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0).length)) === photos,
+    );
     for (const name of added) await page.getByRole('button', { name: `Foto ${name} öffnen` }).waitFor();
     await page.getByRole('heading', { name: /^Fotos/ }).scrollIntoViewIfNeeded();
     await screenshot(page, 'order-photos');
 
     // Full screen, then a swipe to the next (the next in the grid, which is newest first).
-    const gridOrder = await grid.locator('button.thumb').evaluateAll((els) => els.map((el) => /^Foto (.*) öffnen$/.exec(el.getAttribute('aria-label') ?? '')?.[1] ?? ''));
+    const gridOrder = await grid
+      .locator('button.thumb')
+      .evaluateAll((els) => els.map((el) => /^Foto (.*) öffnen$/.exec(el.getAttribute('aria-label') ?? '')?.[1] ?? ''));
     const next = gridOrder[gridOrder.indexOf('baustelle-2.jpg') + 1]!;
     assert.ok(next, `a photo after baustelle-2.jpg in ${gridOrder.join(', ')}`);
     await page.getByRole('button', { name: 'Foto baustelle-2.jpg öffnen' }).click();
     const viewer = page.getByRole('dialog');
     await viewer.getByText(/baustelle-2\.jpg · \d+\//).waitFor();
-    await until('the whole photo shown', async () => (await viewer.locator('img').evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth)) === 1200);
+    await until(
+      'the whole photo shown',
+      async () => (await viewer.locator('img').evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth)) === 1200,
+    );
     await screenshot(page, 'viewer');
     const box = (await viewer.boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2);
@@ -176,7 +213,12 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
   });
 
   test('a material line is added and removed', async () => {
-    const lines = async () => ((await api(`/api/materials.php?element_type=commande&fk_element=${order.id}`)) as { items: { id: number; label: string; qty: number; unit: string | null }[] }).items;
+    const lines = async () =>
+      (
+        (await api(`/api/materials.php?element_type=commande&fk_element=${order.id}`)) as {
+          items: { id: number; label: string; qty: number; unit: string | null }[];
+        }
+      ).items;
     const before = await lines();
     const { page, context, errors } = await phone(world);
     await logIn(page);

@@ -26,7 +26,23 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { apiToken, logInEnglish, outboxRecords, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until, untilOfflineReady } from '../helpers/browser.js';
+import {
+  apiToken,
+  logInEnglish,
+  outboxRecords,
+  assertAccessible,
+  assertPhoneFriendly,
+  goOffline,
+  goOnline,
+  logIn,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  until,
+  untilOfflineReady,
+} from '../helpers/browser.js';
 import { multipart } from '../helpers/multipart.js';
 
 const skip = skipReason();
@@ -97,9 +113,17 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
   before(async () => {
     world = await startWorld();
     scratch = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-checklist-'));
-    const template = await api<{ id: number }>('/api/templates.php?action=create', { method: 'POST', login: 'admin', payload: { template_label: 'Wartung Gastherme (Prüfliste)', title: 'Wartungsprotokoll Gastherme' } });
+    const template = await api<{ id: number }>('/api/templates.php?action=create', {
+      method: 'POST',
+      login: 'admin',
+      payload: { template_label: 'Wartung Gastherme (Prüfliste)', title: 'Wartungsprotokoll Gastherme' },
+    });
     templateId = template.id;
-    await api(`/api/pages.php?action=add&bericht_id=${templateId}`, { method: 'POST', login: 'admin', payload: { layout: 'checklist', title: 'Prüfpunkte Gastherme', checklist: ITEMS } });
+    await api(`/api/pages.php?action=add&bericht_id=${templateId}`, {
+      method: 'POST',
+      login: 'admin',
+      payload: { layout: 'checklist', title: 'Prüfpunkte Gastherme', checklist: ITEMS },
+    });
   });
   after(async () => {
     await world?.close();
@@ -107,7 +131,12 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
   });
 
   async function api<T = unknown>(url: string, init: { method?: 'GET' | 'POST'; payload?: unknown; login?: string } = {}): Promise<T> {
-    const res = await world.ctx.app.inject({ url, method: init.method ?? 'GET', ...(init.payload ? { payload: init.payload as object } : {}), headers: { authorization: `Bearer ${await apiToken(world, init.login)}` } });
+    const res = await world.ctx.app.inject({
+      url,
+      method: init.method ?? 'GET',
+      ...(init.payload ? { payload: init.payload as object } : {}),
+      headers: { authorization: `Bearer ${await apiToken(world, init.login)}` },
+    });
     assert.ok(res.statusCode < 300, `${url}: ${res.statusCode} ${res.body}`);
     return res.json() as T;
   }
@@ -129,18 +158,27 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
   const times = (orderId: number) => api<TimeList>(`/api/times.php?element_type=commande&fk_element=${orderId}`);
   async function upload(orderId: number, name: string, background: string): Promise<string> {
     const file = path.join(scratch, name);
-    await sharp({ create: { width: 800, height: 600, channels: 3, background } }).jpeg({ quality: 80 }).toFile(file);
+    await sharp({ create: { width: 800, height: 600, channels: 3, background } })
+      .jpeg({ quality: 80 })
+      .toFile(file);
     const form = multipart([{ name: 'file', filename: name, type: 'image/jpeg', data: readFileSync(file) }]);
-    const res = await world.ctx.app.inject({ method: 'POST', url: `/api/orders.php?id=${orderId}&action=upload_photo`, payload: form.payload, headers: { 'content-type': form.contentType, authorization: `Bearer ${await apiToken(world)}` } });
+    const res = await world.ctx.app.inject({
+      method: 'POST',
+      url: `/api/orders.php?id=${orderId}&action=upload_photo`,
+      payload: form.payload,
+      headers: { 'content-type': form.contentType, authorization: `Bearer ${await apiToken(world)}` },
+    });
     assert.equal(res.statusCode, 201, res.body);
     return (res.json() as { name: string }).name;
   }
   /** The checklist item on screen by its label. */
-  const item = (page: Page, label: string): Locator => page.locator('li[data-item]').filter({ has: page.getByRole('heading', { name: label }) });
+  const item = (page: Page, label: string): Locator =>
+    page.locator('li[data-item]').filter({ has: page.getByRole('heading', { name: label }) });
   /** The key as the service keeps it (a hash of the Idempotency-Key, the outbox record's id). */
   const keyOf = (id: string) => createHash('sha256').update(id, 'utf8').digest('hex');
   /** Whether the focus is in this field. */
-  const focused = async (field: Locator) => (await field.getAttribute('id')) === (await field.page().evaluate('document.activeElement && document.activeElement.id'));
+  const focused = async (field: Locator) =>
+    (await field.getAttribute('id')) === (await field.page().evaluate('document.activeElement && document.activeElement.id'));
   /** axe-core in the light and the dark theme. */
   async function accessibleBoth(page: Page, screen: string): Promise<void> {
     await assertAccessible(page, screen);
@@ -160,7 +198,7 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     const photo = await upload(order.id, 'abgasrohr.jpg', '#7b241c');
     const made = await reportFromTemplate(order.id, 'Wartung Gastherme');
     const checklistPage = made.pages.find((p) => p.layout === 'checklist')!;
-    assert.ok(checklistPage, 'the report has the template\'s checklist page');
+    assert.ok(checklistPage, "the report has the template's checklist page");
 
     const { page, context, errors } = await phone(world);
     await logIn(page);
@@ -170,11 +208,17 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     await page.getByText('Noch keine Zeiten erfasst.').waitFor();
     await page.getByRole('link', { name: /Wartung Gastherme/ }).click();
     await page.getByRole('link', { name: /Prüfpunkte Gastherme/ }).waitFor();
-    assert.match((await page.locator('ol.pages > li').filter({ hasText: 'Prüfpunkte Gastherme' }).textContent()) ?? '', /7 Punkte · 7 offen/);
+    assert.match(
+      (await page.locator('ol.pages > li').filter({ hasText: 'Prüfpunkte Gastherme' }).textContent()) ?? '',
+      /7 Punkte · 7 offen/,
+    );
     await page.getByRole('button', { name: 'Zurück' }).click();
     await page.getByRole('heading', { name: 'Zeit vor Ort' }).waitFor();
     // The app's code is kept for offline (the checklist screen opens first in the cellar).
-    await until('the service worker in charge', async () => (await page.evaluate('!!navigator.serviceWorker && !!navigator.serviceWorker.controller')) === true);
+    await until(
+      'the service worker in charge',
+      async () => (await page.evaluate('!!navigator.serviceWorker && !!navigator.serviceWorker.controller')) === true,
+    );
 
     // In the cellar: no signal, and the phone's clock says two hours ago.
     await goOffline(context);
@@ -196,12 +240,22 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     // One tap: OK, and the next item (a measurement) takes the focus.
     await item(page, 'Sichtprüfung Gerät und Abgasleitung').getByRole('button', { name: 'OK' }).tap();
     await page.getByText('1 von 7 geprüft').waitFor();
-    assert.equal(await item(page, 'Sichtprüfung Gerät und Abgasleitung').getByRole('button', { name: 'OK' }).getAttribute('aria-pressed'), 'true');
+    assert.equal(
+      await item(page, 'Sichtprüfung Gerät und Abgasleitung').getByRole('button', { name: 'OK' }).getAttribute('aria-pressed'),
+      'true',
+    );
     const abgas = item(page, 'Abgasverlust');
     await until('the next item has the focus', () => focused(abgas.getByLabel(/Messwert/)));
     assert.match((await abgas.textContent()) ?? '', /≤ 10 %/);
     await page.keyboard.type('6,8');
-    assert.equal(await abgas.locator('.deviation').textContent().then((t) => t?.trim()), '', 'within its limit: nothing said');
+    assert.equal(
+      await abgas
+        .locator('.deviation')
+        .textContent()
+        .then((t) => t?.trim()),
+      '',
+      'within its limit: nothing said',
+    );
     await abgas.getByRole('button', { name: 'OK' }).tap();
     await page.getByText('2 von 7 geprüft').waitFor();
 
@@ -237,8 +291,10 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     await confirm.getByText('2 Messungen ohne Wert oder außerhalb der Grenzen bleiben offen.').waitFor();
     await confirm.getByRole('button', { name: 'OK setzen' }).click();
     await page.getByText('5 von 7 geprüft, 1 Mangel').waitFor();
-    for (const label of ['Flammenüberwachung', 'Sicherheitsventil']) assert.equal(await item(page, label).getByRole('button', { name: 'OK' }).getAttribute('aria-pressed'), 'true', label);
-    for (const label of ['CO-Gehalt unverdünnt', 'Anlagendruck']) assert.equal(await item(page, label).getByRole('button', { name: 'OK' }).getAttribute('aria-pressed'), 'false', label);
+    for (const label of ['Flammenüberwachung', 'Sicherheitsventil'])
+      assert.equal(await item(page, label).getByRole('button', { name: 'OK' }).getAttribute('aria-pressed'), 'true', label);
+    for (const label of ['CO-Gehalt unverdünnt', 'Anlagendruck'])
+      assert.equal(await item(page, label).getByRole('button', { name: 'OK' }).getAttribute('aria-pressed'), 'false', label);
     await page.evaluate('window.scrollTo(0, 0)');
     await accessibleBoth(page, 'checklist');
     await assertPhoneFriendly(page, 'checklist');
@@ -246,7 +302,10 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
 
     // Back at the order, an hour later by the phone: leaving.
     await page.getByRole('button', { name: 'Zum Bericht' }).click();
-    assert.match((await page.locator('ol.pages > li').filter({ hasText: 'Prüfpunkte Gastherme' }).textContent()) ?? '', /7 Punkte · 1 Mangel · 2 offen/);
+    assert.match(
+      (await page.locator('ol.pages > li').filter({ hasText: 'Prüfpunkte Gastherme' }).textContent()) ?? '',
+      /7 Punkte · 1 Mangel · 2 offen/,
+    );
     await page.getByRole('link', { name: `Auftrag ${order.ref}` }).click();
     const leftAt = earlyInAMinute(3600_000);
     await page.clock.setSystemTime(leftAt);
@@ -256,7 +315,10 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
 
     const queued = await outboxRecords(page);
     const checks = queued.filter((r) => r.kind === 'check-item');
-    assert.deepEqual(queued.map((r) => r.kind).filter((k) => !k.startsWith('check-item')), ['time-arrive', 'check-all', 'time-leave']);
+    assert.deepEqual(
+      queued.map((r) => r.kind).filter((k) => !k.startsWith('check-item')),
+      ['time-arrive', 'check-all', 'time-leave'],
+    );
     assert.ok(checks.length >= 4, `an answer for each item answered: ${checks.length}`);
 
     // Signal again; the answer to the first checklist request is lost on its way back.
@@ -275,35 +337,62 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     await context.unrouteAll({ behavior: 'wait' });
 
     // Each answer arrived exactly once: one idempotency row per outbox record, no more.
-    const rows = await world.ctx.handle.db.selectFrom('bericht_idempotency').select(['idem_key', 'scope']).where('scope', 'like', `page:check%:${checklistPage.id}`).execute();
-    assert.deepEqual(rows.map((r) => r.idem_key).sort(), [...checks, ...queued.filter((r) => r.kind === 'check-all')].map((r) => keyOf(r.id)).sort());
+    const rows = await world.ctx.handle.db
+      .selectFrom('bericht_idempotency')
+      .select(['idem_key', 'scope'])
+      .where('scope', 'like', `page:check%:${checklistPage.id}`)
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.idem_key).sort(),
+      [...checks, ...queued.filter((r) => r.kind === 'check-all')].map((r) => keyOf(r.id)).sort(),
+    );
     const items = (await report(made.id)).pages.find((p) => p.id === checklistPage.id)!.checklist!;
     const byLabel = (label: string) => items.find((i) => i.label === label)!;
-    assert.deepEqual(items.map((i) => i.state), ['ok', 'ok', 'open', 'defect', 'ok', 'ok', 'open']);
+    assert.deepEqual(
+      items.map((i) => i.state),
+      ['ok', 'ok', 'open', 'defect', 'ok', 'ok', 'open'],
+    );
     assert.equal(byLabel('Abgasverlust').value, 6.8);
     assert.equal(byLabel('CO-Gehalt unverdünnt').value, 80);
     assert.equal(byLabel('CO-Gehalt unverdünnt').deviation, 'above');
     assert.equal(byLabel('Anlagendruck').value, null);
     assert.equal(byLabel('Dichtheit Abgasweg').note, 'Abgasrohr an der Muffe undicht, Dichtung erneuern');
-    assert.deepEqual(byLabel('Dichtheit Abgasweg').photos.map((p) => p.name), [photo]);
-    const stored = await world.ctx.handle.db.selectFrom('bericht_page').select('checklist').where('rowid', '=', checklistPage.id).executeTakeFirstOrThrow();
+    assert.deepEqual(
+      byLabel('Dichtheit Abgasweg').photos.map((p) => p.name),
+      [photo],
+    );
+    const stored = await world.ctx.handle.db
+      .selectFrom('bericht_page')
+      .select('checklist')
+      .where('rowid', '=', checklistPage.id)
+      .executeTakeFirstOrThrow();
     assert.match(stored.checklist ?? '', /"value":6\.8[,}]/, 'stored as a number');
     // The phone's time of each answer, not the service's.
-    assert.ok(Math.abs(byLabel('Abgasverlust').checked_at! - arrivedAt.getTime() / 1000) < 600, 'answered by the phone\'s clock');
+    assert.ok(Math.abs(byLabel('Abgasverlust').checked_at! - arrivedAt.getTime() / 1000) < 600, "answered by the phone's clock");
 
     // The interval with the phone's tap times, arrived once each.
     const listed = await times(order.id);
     assert.equal(listed.items.length, 1);
     const interval = listed.items[0]!;
-    assert.ok(Math.abs(interval.arrival_tapped! - arrivedAt.getTime() / 1000) <= 2, `arrival ${interval.arrival_tapped} vs ${arrivedAt.getTime() / 1000}`);
-    assert.ok(Math.abs(interval.departure_tapped! - leftAt.getTime() / 1000) <= 2, `departure ${interval.departure_tapped} vs ${leftAt.getTime() / 1000}`);
+    assert.ok(
+      Math.abs(interval.arrival_tapped! - arrivedAt.getTime() / 1000) <= 2,
+      `arrival ${interval.arrival_tapped} vs ${arrivedAt.getTime() / 1000}`,
+    );
+    assert.ok(
+      Math.abs(interval.departure_tapped! - leftAt.getTime() / 1000) <= 2,
+      `departure ${interval.departure_tapped} vs ${leftAt.getTime() / 1000}`,
+    );
     assert.equal(listed.open, null);
-    const timeRows = await world.ctx.handle.db.selectFrom('bericht_idempotency').select('scope').where('scope', 'in', [`time:arrive:commande:${order.id}`, `time:leave:commande:${order.id}`]).execute();
+    const timeRows = await world.ctx.handle.db
+      .selectFrom('bericht_idempotency')
+      .select('scope')
+      .where('scope', 'in', [`time:arrive:commande:${order.id}`, `time:leave:commande:${order.id}`])
+      .execute();
     assert.equal(timeRows.length, 2);
 
     // A correction: ten minutes more at the end, with a reason.
     const row = page.getByRole('list', { name: 'Zeiten vor Ort' }).getByRole('button').first();
-    await until('the interval is the service\'s', async () => !((await row.textContent()) ?? '').includes('wartet'));
+    await until("the interval is the service's", async () => !((await row.textContent()) ?? '').includes('wartet'));
     await row.click();
     const dialog = page.getByRole('dialog', { name: 'Zeit korrigieren' });
     await dialog.getByLabel('Bis').waitFor();
@@ -322,7 +411,10 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     const corrected = (await times(order.id)).items[0]!;
     assert.equal(corrected.departure, newDeparture);
     assert.equal(corrected.arrival, interval.arrival, 'the arrival as tapped, to the second');
-    assert.deepEqual(corrected.corrections.map((c) => c.reason), ['Abfahrt zu früh getippt']);
+    assert.deepEqual(
+      corrected.corrections.map((c) => c.reason),
+      ['Abfahrt zu früh getippt'],
+    );
 
     // An interval entered by hand (yesterday, 10:00–10:30).
     await page.getByRole('button', { name: 'Zeit nachtragen' }).click();
@@ -456,12 +548,15 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     const order = await openOrder(2);
     const made = await reportFromTemplate(order.id, 'Elektroprüfung', template.id);
     const copied = made.pages.find((p) => p.title === 'Elektrische Prüfung')!;
-    assert.deepEqual(copied.checklist!.map((i) => [i.label, i.lower, i.upper, i.state]), [
-      ['Isolationswiderstand', 0.5, null, 'open'],
-      ['Schleifenimpedanz', null, 1.44, 'open'],
-      ['RCD Auslösezeit', 0, 300, 'open'],
-      ['Sichtprüfung Verteiler', null, null, 'open'],
-    ]);
+    assert.deepEqual(
+      copied.checklist!.map((i) => [i.label, i.lower, i.upper, i.state]),
+      [
+        ['Isolationswiderstand', 0.5, null, 'open'],
+        ['Schleifenimpedanz', null, 1.44, 'open'],
+        ['RCD Auslösezeit', 0, 300, 'open'],
+        ['Sichtprüfung Verteiler', null, null, 'open'],
+      ],
+    );
     assert.deepEqual(errors, []);
     await context.close();
     // The technician sees them on the phone, with their limits.
@@ -487,7 +582,11 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     await page.getByRole('heading', { name: 'Time on site' }).waitFor();
     await page.getByRole('button', { name: 'Arrived' }).click();
     await page.getByText(/on site since \d\d:\d\d/).waitFor();
-    const timeCard = (await page.locator('section').filter({ has: page.getByRole('heading', { name: 'Time on site' }) }).textContent()) ?? '';
+    const timeCard =
+      (await page
+        .locator('section')
+        .filter({ has: page.getByRole('heading', { name: 'Time on site' }) })
+        .textContent()) ?? '';
     assert.doesNotMatch(timeCard, /Zeit|Angekommen|Abfahrt|vor Ort|nachtragen|Gesamt/);
 
     await page.goto(`/app/#/report/${made.id}/check/${checklistPage.id}`);

@@ -81,7 +81,7 @@ test('the markup of the components has no text of its own', () => {
   }
 });
 
-test('every error code of the service has a text in both languages (the app never shows the service\'s German to an English reader)', async () => {
+test("every error code of the service has a text in both languages (the app never shows the service's German to an English reader)", async () => {
   const { errorCatalogue } = await import('../../src/errors.js');
   const codes = Object.keys(errorCatalogue);
   assert.ok(codes.length > 50, `only ${codes.length} codes found`);

@@ -31,12 +31,19 @@ describe('app: installable, updates announced [sqlite]', { skip }, () => {
     if (appDir) rmSync(path.dirname(appDir), { recursive: true, force: true });
   });
 
-
   test('the manifest and its icons; Chromium finds nothing that keeps the app from being installed', async () => {
     const res = await world.ctx.app.inject({ url: '/app/manifest.webmanifest' });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'application/manifest+json');
-    const manifest = res.json() as { name: string; short_name: string; start_url: string; scope: string; display: string; theme_color: string; icons: { src: string; sizes: string; purpose: string }[] };
+    const manifest = res.json() as {
+      name: string;
+      short_name: string;
+      start_url: string;
+      scope: string;
+      display: string;
+      theme_color: string;
+      icons: { src: string; sizes: string; purpose: string }[];
+    };
     assert.equal(manifest.name, 'fieldreport');
     assert.equal(manifest.start_url, '/app/');
     assert.equal(manifest.scope, '/app/');
@@ -56,13 +63,20 @@ describe('app: installable, updates announced [sqlite]', { skip }, () => {
     const { page, context } = await phone(world);
     await page.goto('/app/');
     await page.getByRole('button', { name: 'Anmelden' }).waitFor();
-    await until('the service worker controls the page', async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true);
+    await until(
+      'the service worker controls the page',
+      async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true,
+    );
     const cdp = await context.newCDPSession(page);
     const { errors } = (await cdp.send('Page.getAppManifest')) as { errors: unknown[] };
     assert.deepEqual(errors, [], 'the manifest parses without errors');
     const { installabilityErrors } = (await cdp.send('Page.getInstallabilityErrors')) as { installabilityErrors: { errorId: string }[] };
     // The one thing Chromium holds against it is the test's own throwaway profile (incognito).
-    assert.deepEqual(installabilityErrors.map((e) => e.errorId).filter((id) => id !== 'in-incognito'), [], 'Chromium would install the app');
+    assert.deepEqual(
+      installabilityErrors.map((e) => e.errorId).filter((id) => id !== 'in-incognito'),
+      [],
+      'Chromium would install the app',
+    );
     await context.close();
   });
 
@@ -70,7 +84,10 @@ describe('app: installable, updates announced [sqlite]', { skip }, () => {
     const { page, context, errors } = await phone(world);
     await page.goto('/app/');
     await page.getByRole('button', { name: 'Anmelden' }).waitFor();
-    await until('the service worker controls the page', async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true);
+    await until(
+      'the service worker controls the page',
+      async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true,
+    );
     await page.evaluate('window.__sameDocument = true');
 
     // A new build: its service worker differs by a byte.
@@ -94,7 +111,10 @@ describe('app: installable, updates announced [sqlite]', { skip }, () => {
       }
     });
     await page.getByRole('button', { name: 'Anmelden' }).waitFor();
-    assert.equal(await page.evaluate('navigator.serviceWorker.getRegistration().then((r) => r.waiting === null && r.active.state === "activated")'), true);
+    assert.equal(
+      await page.evaluate('navigator.serviceWorker.getRegistration().then((r) => r.waiting === null && r.active.state === "activated")'),
+      true,
+    );
     assert.equal(await page.getByText('Eine neue Version ist da.').count(), 0);
     assert.deepEqual(errors, []);
     await context.close();

@@ -7,7 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { apiToken, assertAccessible, assertPhoneFriendly, logIn, openApp, phone, screenshot, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
+import {
+  apiToken,
+  assertAccessible,
+  assertPhoneFriendly,
+  logIn,
+  openApp,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  type AppWorld,
+} from '../helpers/browser.js';
 
 const skip = skipReason();
 
@@ -23,7 +34,12 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
     const customer = await world.ctx.make.thirdParty({ name: 'Seitenweise GmbH' });
     const day = 24 * 3600;
     for (let i = 0; i < 32; i++) {
-      await world.ctx.make.order({ author: techniker, customer: customer.id, ref: `CO2001-${String(i + 1).padStart(4, '0')}`, date: Date.UTC(2020, 0, 1) / 1000 + i * day });
+      await world.ctx.make.order({
+        author: techniker,
+        customer: customer.id,
+        ref: `CO2001-${String(i + 1).padStart(4, '0')}`,
+        date: Date.UTC(2020, 0, 1) / 1000 + i * day,
+      });
     }
   });
   after(async () => world?.close());
@@ -38,7 +54,10 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
   }
 
   async function apiOrders(q = '') {
-    const res = await world.ctx.app.inject({ url: `/api/orders.php?limit=500${q ? `&q=${encodeURIComponent(q)}` : ''}`, headers: { authorization: `Bearer ${await apiToken(world)}` } });
+    const res = await world.ctx.app.inject({
+      url: `/api/orders.php?limit=500${q ? `&q=${encodeURIComponent(q)}` : ''}`,
+      headers: { authorization: `Bearer ${await apiToken(world)}` },
+    });
     assert.equal(res.statusCode, 200, res.body);
     return res.json() as { items: { ref: string }[]; total: number };
   }
@@ -104,7 +123,10 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
     const all = await apiOrders();
     assert.ok(all.total > 30, `more orders than one page (${all.total})`);
     await shown((n) => n >= 30);
-    assert.deepEqual(await refs(), all.items.slice(0, 30).map((o) => o.ref));
+    assert.deepEqual(
+      await refs(),
+      all.items.slice(0, 30).map((o) => o.ref),
+    );
     await assertAccessible(page, 'orders (light)');
     await assertPhoneFriendly(page, 'orders');
     await screenshot(page, 'orders');
@@ -112,7 +134,10 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
     // The end of the list scrolled into view: the rest arrives.
     await page.mouse.wheel(0, 20_000);
     await shown((n) => n === all.total);
-    assert.deepEqual(await refs(), all.items.map((o) => o.ref));
+    assert.deepEqual(
+      await refs(),
+      all.items.map((o) => o.ref),
+    );
 
     // Search as you type: by customer name, then by order number.
     await page.getByRole('searchbox').fill('Sonnenschein');
@@ -139,7 +164,10 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
     await screenshot(page, 'login-dark');
     await logIn(page);
     const items = page.getByRole('list', { name: 'Aufträge' }).getByRole('listitem');
-    await waitForCount(() => items.count(), (n) => n >= 30);
+    await waitForCount(
+      () => items.count(),
+      (n) => n >= 30,
+    );
     await assertAccessible(page, 'orders (dark)');
     await screenshot(page, 'orders-dark');
     await context.close();

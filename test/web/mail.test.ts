@@ -20,7 +20,22 @@ import type { Page } from 'playwright-core';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { ADDRESS_PATTERN as SERVICE_PATTERN } from '../../src/modules/mail/mail.schemas.js';
 import { ADDRESS_PATTERN as APP_PATTERN, addressProblem } from '../../web/src/lib/mail-view.js';
-import { apiToken, assertAccessible, assertPhoneFriendly, cachedRead, goOffline, logIn, logInEnglish, outboxPayloads, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import {
+  apiToken,
+  assertAccessible,
+  assertPhoneFriendly,
+  cachedRead,
+  goOffline,
+  logIn,
+  logInEnglish,
+  outboxPayloads,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  until,
+} from '../helpers/browser.js';
 import { sign } from '../helpers/signature.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 
@@ -37,7 +52,8 @@ test('the app checks an address as the service does (the same pattern)', () => {
   assert.equal(addressProblem('  '), 'empty');
   assert.equal(addressProblem(`${'a'.repeat(250)}@b.de`), 'long');
   // Plain addresses only, as the service takes them: no source routes, at most 64 characters before the @.
-  for (const routed of ['a%b@sonnenschein.example', 'b!a@sonnenschein.example', `${'a'.repeat(65)}@b.de`, '"a"@b.de', 'a..b@b.de']) assert.equal(addressProblem(routed), 'format', routed);
+  for (const routed of ['a%b@sonnenschein.example', 'b!a@sonnenschein.example', `${'a'.repeat(65)}@b.de`, '"a"@b.de', 'a..b@b.de'])
+    assert.equal(addressProblem(routed), 'format', routed);
   assert.equal(addressProblem(`${'a'.repeat(64)}@b.de`), undefined);
 });
 
@@ -60,7 +76,12 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
   });
 
   async function api<T = unknown>(url: string, init: { method?: 'GET' | 'POST'; payload?: unknown } = {}): Promise<T> {
-    const res = await world.ctx.app.inject({ url, method: init.method ?? 'GET', ...(init.payload ? { payload: init.payload as object } : {}), headers: { authorization: `Bearer ${await apiToken(world)}` } });
+    const res = await world.ctx.app.inject({
+      url,
+      method: init.method ?? 'GET',
+      ...(init.payload ? { payload: init.payload as object } : {}),
+      headers: { authorization: `Bearer ${await apiToken(world)}` },
+    });
     assert.ok(res.statusCode < 300, `${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
     return (res.headers['content-type']?.toString().startsWith('application/json') ? res.json() : res.rawPayload) as T;
   }
@@ -68,7 +89,8 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
   async function officeCopy(on: boolean): Promise<void> {
     const db = world.ctx.handle.db;
     await db.deleteFrom('const').where('name', '=', 'BERICHT_MAIL_COPY_TO').execute();
-    if (on) await db.insertInto('const').values({ name: 'BERICHT_MAIL_COPY_TO', entity: 1, value: OFFICE, type: 'chaine', visible: 0 }).execute();
+    if (on)
+      await db.insertInto('const').values({ name: 'BERICHT_MAIL_COPY_TO', entity: 1, value: OFFICE, type: 'chaine', visible: 0 }).execute();
   }
 
   /** The `n`th order's customer gets a contact (Erika, the order's only CUSTOMER contact); a signed report of it, finalized. */
@@ -78,11 +100,34 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     const { fk_soc } = await db.selectFrom('commande').select('fk_soc').where('rowid', '=', order.id).executeTakeFirstOrThrow();
     // The demo's own contact of the order gives way: Erika is the order's one customer contact here.
     await db.deleteFrom('element_contact').where('element_id', '=', order.id).execute();
-    const made = await db.insertInto('socpeople').values({ fk_soc, entity: 1, firstname: 'Erika', lastname: 'Sonnenschein', email: CONTACT, statut: 1, datec: toDbDateTime() }).executeTakeFirst();
-    const type = await db.selectFrom('c_type_contact').select('rowid').where('element', '=', 'commande').where('code', '=', 'CUSTOMER').executeTakeFirstOrThrow();
-    await db.insertInto('element_contact').values({ element_id: order.id, fk_c_type_contact: Number(type.rowid), fk_socpeople: Number(made.insertId), statut: 4, datecreate: toDbDateTime() }).execute();
-    const report = await api<{ id: number }>('/api/reports.php?action=create', { method: 'POST', payload: { fk_element: order.id, title: 'Wartung Gastherme' } });
-    await api(`/api/pages.php?action=add&bericht_id=${report.id}`, { method: 'POST', payload: { layout: 'title_only', title: 'Sichtprüfung', note: 'Keine Mängel' } });
+    const made = await db
+      .insertInto('socpeople')
+      .values({ fk_soc, entity: 1, firstname: 'Erika', lastname: 'Sonnenschein', email: CONTACT, statut: 1, datec: toDbDateTime() })
+      .executeTakeFirst();
+    const type = await db
+      .selectFrom('c_type_contact')
+      .select('rowid')
+      .where('element', '=', 'commande')
+      .where('code', '=', 'CUSTOMER')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('element_contact')
+      .values({
+        element_id: order.id,
+        fk_c_type_contact: Number(type.rowid),
+        fk_socpeople: Number(made.insertId),
+        statut: 4,
+        datecreate: toDbDateTime(),
+      })
+      .execute();
+    const report = await api<{ id: number }>('/api/reports.php?action=create', {
+      method: 'POST',
+      payload: { fk_element: order.id, title: 'Wartung Gastherme' },
+    });
+    await api(`/api/pages.php?action=add&bericht_id=${report.id}`, {
+      method: 'POST',
+      payload: { layout: 'title_only', title: 'Sichtprüfung', note: 'Keine Mängel' },
+    });
     const signed = await sign(world.ctx.app, { authorization: `Bearer ${await apiToken(world)}` }, report.id, 'Erika Sonnenschein');
     assert.equal(signed.statusCode, 201, signed.body);
     const final = await api<{ ref: string }>(`/api/reports.php?id=${report.id}&action=finalize`, { method: 'POST', payload: {} });
@@ -102,7 +147,10 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     const report = await finalReport(0);
     const { page, context, errors } = await phone(world);
     await logIn(page);
-    await page.waitForFunction(() => (globalThis as unknown as { navigator: { serviceWorker: { controller: unknown } } }).navigator.serviceWorker.controller !== null);
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as { navigator: { serviceWorker: { controller: unknown } } }).navigator.serviceWorker.controller !== null,
+    );
     await openReport(page, report.id);
     await page.getByText('Noch nicht per E-Mail gesendet.').waitFor();
 
@@ -117,7 +165,7 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     await contact.waitFor();
     assert.equal(await contact.isChecked(), true, 'the first proposal is chosen');
     const customer = dialog.getByRole('checkbox', { name: /Adresse des Kunden/ });
-    assert.equal(await customer.isChecked(), false, 'the customer\'s own address is not chosen');
+    assert.equal(await customer.isChecked(), false, "the customer's own address is not chosen");
     await dialog.getByText(OFFICE).waitFor();
     assert.match(await dialog.getByLabel('Betreff').inputValue(), new RegExp(`Bericht ${report.ref}`));
     assert.match(await dialog.getByLabel('Text').inputValue(), /Die Unterschrift prüfen Sie hier: http/);
@@ -148,7 +196,11 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     await dialog.waitFor({ state: 'detached' });
     await page.getByText(`Wartet auf dem Gerät: an ${CONTACT}, ${SECOND}`).waitFor();
     const queued = await outboxPayloads(page);
-    assert.deepEqual(queued.map((r) => r.kind), ['mail-send'], 'exactly one mail-send record');
+    assert.deepEqual(
+      queued.map((r) => r.kind),
+      ['mail-send'],
+      'exactly one mail-send record',
+    );
     const payload = queued[0]!.payload as { bericht_id: number; to: string[]; subject?: string; text?: string };
     assert.equal(payload.bericht_id, report.id);
     assert.deepEqual(payload.to, [CONTACT, SECOND]);
@@ -175,10 +227,18 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     const [mail] = await smtp.waitFor(1, 30_000);
     await new Promise((r) => setTimeout(r, 4_000));
     assert.equal(smtp.received.length, 1, 'the mail arrived exactly once');
-    const rows = await world.ctx.handle.db.selectFrom('bericht_mail').select(['rowid', 'state']).where('fk_bericht', '=', report.id).execute();
+    const rows = await world.ctx.handle.db
+      .selectFrom('bericht_mail')
+      .select(['rowid', 'state'])
+      .where('fk_bericht', '=', report.id)
+      .execute();
     assert.equal(rows.length, 1, 'one mail job');
-    const keys = await world.ctx.handle.db.selectFrom('bericht_idempotency').select('idem_key').where('idem_key', '=', keyOf(queued[0]!.id)).execute();
-    assert.equal(keys.length, 1, 'the record\'s key, once');
+    const keys = await world.ctx.handle.db
+      .selectFrom('bericht_idempotency')
+      .select('idem_key')
+      .where('idem_key', '=', keyOf(queued[0]!.id))
+      .execute();
+    assert.equal(keys.length, 1, "the record's key, once");
     const to = (mail!.parsed.to && !Array.isArray(mail!.parsed.to) ? mail!.parsed.to.value : []).map((a) => a.address);
     assert.deepEqual(to, [CONTACT, SECOND]);
     assert.deepEqual(mail!.envelope.to.sort(), [CONTACT, SECOND, OFFICE].sort());
@@ -225,9 +285,12 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     await context.close();
   });
 
-  test('beyond the report\'s limit (429 MAIL_LIMIT_REACHED): the mail waits on the phone until its Retry-After, the queue says why in the app\'s words, and what is queued behind it goes out', async (t) => {
+  test("beyond the report's limit (429 MAIL_LIMIT_REACHED): the mail waits on the phone until its Retry-After, the queue says why in the app's words, and what is queued behind it goes out", async (t) => {
     const db = world.ctx.handle.db;
-    await db.insertInto('const').values({ name: 'BERICHT_MAIL_MAX_PER_REPORT_DAY', entity: 1, value: '1', type: 'chaine', visible: 0 }).execute();
+    await db
+      .insertInto('const')
+      .values({ name: 'BERICHT_MAIL_MAX_PER_REPORT_DAY', entity: 1, value: '1', type: 'chaine', visible: 0 })
+      .execute();
     t.after(() => db.deleteFrom('const').where('name', '=', 'BERICHT_MAIL_MAX_PER_REPORT_DAY').execute());
     const report = await finalReport(3);
     // The one mail of the day, sent before from elsewhere.
@@ -246,19 +309,29 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     await dialog.waitFor({ state: 'detached' });
     await until('the send kept on the phone', async () => (await outboxPayloads(page)).some((r) => r.kind === 'mail-send'));
     await page.goto('/app/#/queue');
-    await page.getByText(/Neuer Versuch um .*\(Zu viele E-Mails in kurzer Zeit\. Die E-Mail wartet und wird später gesendet\.\)/).waitFor({ timeout: 30_000 });
+    await page
+      .getByText(/Neuer Versuch um .*\(Zu viele E-Mails in kurzer Zeit\. Die E-Mail wartet und wird später gesendet\.\)/)
+      .waitFor({ timeout: 30_000 });
     await assertAccessible(page, 'queue with a mail beyond the limit');
     // The mail waits for its Retry-After (hours here), but what the technician does meanwhile goes out
     // (nothing refers to a mail record): a time tap queued behind it reaches the service.
     await page.goto(`/app/#/order/${orders[3]!.id}`);
     await page.getByRole('heading', { name: 'Zeit vor Ort' }).waitFor();
     await page.getByRole('button', { name: 'Angekommen' }).tap();
-    await until('the time tap behind the mail at the service', async () => {
-      const times = await api<{ items: unknown[] }>(`/api/times.php?element_type=commande&fk_element=${orders[3]!.id}`);
-      return times.items.length === 1;
-    }, 30_000);
+    await until(
+      'the time tap behind the mail at the service',
+      async () => {
+        const times = await api<{ items: unknown[] }>(`/api/times.php?element_type=commande&fk_element=${orders[3]!.id}`);
+        return times.items.length === 1;
+      },
+      30_000,
+    );
     const left = await outboxPayloads(page);
-    assert.deepEqual(left.map((r) => r.kind), ['mail-send'], 'only the mail waits on the phone');
+    assert.deepEqual(
+      left.map((r) => r.kind),
+      ['mail-send'],
+      'only the mail waits on the phone',
+    );
     await new Promise((r) => setTimeout(r, 3_000));
     assert.equal(sends, 1, 'the mail is not tried again before its Retry-After');
     const mails = await db.selectFrom('bericht_mail').select('rowid').where('fk_bericht', '=', report.id).execute();
@@ -267,7 +340,7 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
     await context.close();
   });
 
-  test('in English every text of the dialog and of the report\'s mails is English', async () => {
+  test("in English every text of the dialog and of the report's mails is English", async () => {
     const report = await finalReport(2);
     const { page, context, errors } = await phone(world, { locale: 'en-GB' });
     await logInEnglish(page);
@@ -298,6 +371,7 @@ describe('app: a final report sent to the customer by e-mail [sqlite]', { skip }
 
 /** No German word of the app's mail texts in `text` (the customer's own words, names and addresses aside). */
 function assertEnglish(text: string, what: string): void {
-  const german = /\b(Empfänger|Senden|Hinzufügen|Anhang|Kopie|Betreff|Gesendet|gesendet|Nicht|Wartet|Adresse|Kunden|keine|wird|Abbrechen|Ansprechpartner)\b/;
+  const german =
+    /\b(Empfänger|Senden|Hinzufügen|Anhang|Kopie|Betreff|Gesendet|gesendet|Nicht|Wartet|Adresse|Kunden|keine|wird|Abbrechen|Ansprechpartner)\b/;
   assert.doesNotMatch(text, german, `${what} has German: ${text}`);
 }

@@ -19,7 +19,21 @@ import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { createTokenService, TOKEN_LIFETIME_SECONDS } from '../../src/modules/auth/token.js';
-import { apiToken, goOffline, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import {
+  apiToken,
+  goOffline,
+  goOnline,
+  assertAccessible,
+  assertPhoneFriendly,
+  logIn,
+  orderByRef,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  until,
+} from '../helpers/browser.js';
 
 const skip = skipReason();
 
@@ -40,21 +54,35 @@ describe('app: offline first in Chromium [sqlite]', { skip }, () => {
     return objectFolder(world.ctx.config.dataRoot, world.ctx.config.entity, 'commande', ref).dir;
   }
   /** The order's files (not the service's temporary ones, which start with a dot). */
-  const files = (dir: string) => (existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort() : []);
+  const files = (dir: string) =>
+    existsSync(dir)
+      ? readdirSync(dir, { withFileTypes: true })
+          .filter((e) => e.isFile() && !e.name.startsWith('.'))
+          .map((e) => e.name)
+          .sort()
+      : [];
   async function materials(orderId: number) {
-    const res = await world.ctx.app.inject({ url: `/api/materials.php?element_type=commande&fk_element=${orderId}`, headers: { authorization: `Bearer ${await apiToken(world)}` } });
+    const res = await world.ctx.app.inject({
+      url: `/api/materials.php?element_type=commande&fk_element=${orderId}`,
+      headers: { authorization: `Bearer ${await apiToken(world)}` },
+    });
     assert.equal(res.statusCode, 200, res.body);
     return (res.json() as { items: { label: string }[] }).items.map((i) => i.label);
   }
   async function photo(name: string, background: string) {
     const file = path.join(scratch, name);
-    await sharp({ create: { width: 900, height: 600, channels: 3, background } }).jpeg().toFile(file);
+    await sharp({ create: { width: 900, height: 600, channels: 3, background } })
+      .jpeg()
+      .toFile(file);
     return file;
   }
 
   /** Waits until the service worker controls the page: the shell is precached and served from there. */
   async function serviceWorkerReady(page: Page) {
-    await until('the service worker controls the page', async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true);
+    await until(
+      'the service worker controls the page',
+      async () => (await page.evaluate('navigator.serviceWorker.controller !== null')) === true,
+    );
   }
 
   async function addMaterial(page: Page, label: string) {
@@ -126,7 +154,11 @@ describe('app: offline first in Chromium [sqlite]', { skip }, () => {
     const added = files(folder).filter((f) => !filesBefore.includes(f));
     assert.deepEqual(added, ['keller-1.jpg', 'keller-2.jpg'], 'each photo exactly once');
     const lines = await materials(order.id);
-    assert.deepEqual(lines.filter((l) => l === 'Dichtung 1/2 Zoll'), ['Dichtung 1/2 Zoll'], 'the line exactly once');
+    assert.deepEqual(
+      lines.filter((l) => l === 'Dichtung 1/2 Zoll'),
+      ['Dichtung 1/2 Zoll'],
+      'the line exactly once',
+    );
     assert.equal(lines.length, linesBefore.length + 1);
     assert.deepEqual(errors, []);
     await context.close();
@@ -160,11 +192,20 @@ describe('app: offline first in Chromium [sqlite]', { skip }, () => {
 
     // The phone's token is swapped for one that runs out in a few seconds (the app still believes
     // it holds for a week): only the service will say it expired.
-    const user = await world.ctx.handle.db.selectFrom('user').select(['rowid', 'login', 'firstname', 'lastname']).where('login', '=', 'techniker').executeTakeFirstOrThrow();
+    const user = await world.ctx.handle.db
+      .selectFrom('user')
+      .select(['rowid', 'login', 'firstname', 'lastname'])
+      .where('login', '=', 'techniker')
+      .executeTakeFirstOrThrow();
     // Long enough for the reload and the order's first load on a busy machine; the wait below is what is left.
     const lifetime = 20;
     const { token, claims } = await createTokenService(world.ctx.config.instanceUniqueId!).sign(
-      { id: Number(user.rowid), login: user.login, name: `${user.firstname} ${user.lastname}`, perms: { read: true, write: true, delete: true, admin: false } },
+      {
+        id: Number(user.rowid),
+        login: user.login,
+        name: `${user.firstname} ${user.lastname}`,
+        perms: { read: true, write: true, delete: true, admin: false },
+      },
       Math.floor(Date.now() / 1000) - TOKEN_LIFETIME_SECONDS + lifetime,
     );
     await page.evaluate(`new Promise((resolve, reject) => {
@@ -204,7 +245,10 @@ describe('app: offline first in Chromium [sqlite]', { skip }, () => {
     await page.getByRole('button', { name: 'Anmelden' }).click();
     await until('the photo in the folder', () => files(folder).includes('nachher.jpg'), 45_000);
     await until('the line at the service', async () => (await materials(order.id)).includes('Entlüftungsventil'));
-    assert.deepEqual(files(folder).filter((f) => !filesBefore.includes(f)), ['nachher.jpg']);
+    assert.deepEqual(
+      files(folder).filter((f) => !filesBefore.includes(f)),
+      ['nachher.jpg'],
+    );
     assert.equal((await materials(order.id)).length, linesBefore.length + 1);
     await page.getByRole('heading', { name: /^Fotos/ }).waitFor();
     assert.deepEqual(errors, []);

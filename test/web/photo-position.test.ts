@@ -16,14 +16,28 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { apiToken, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until, untilOfflineReady } from '../helpers/browser.js';
+import {
+  apiToken,
+  assertAccessible,
+  assertPhoneFriendly,
+  goOffline,
+  goOnline,
+  logIn,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  until,
+  untilOfflineReady,
+} from '../helpers/browser.js';
 import { pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 
 const skip = skipReason() ?? pdfToolsMissing;
 /** Munich, Marienplatz: where the fake phone is. */
 const HERE = { latitude: 48.137433, longitude: 11.575494 };
 
-describe('app: the phone\'s time and, when switched on, position with each photo [sqlite]', { skip }, () => {
+describe("app: the phone's time and, when switched on, position with each photo [sqlite]", { skip }, () => {
   let world: AppWorld;
   let scratch: string;
   let order: { id: number; ref: string };
@@ -44,11 +58,18 @@ describe('app: the phone\'s time and, when switched on, position with each photo
 
   async function photo(name: string, color: string): Promise<string> {
     const file = path.join(scratch, name);
-    await sharp({ create: { width: 800, height: 600, channels: 3, background: color } }).jpeg().toFile(file);
+    await sharp({ create: { width: 800, height: 600, channels: 3, background: color } })
+      .jpeg()
+      .toFile(file);
     return file;
   }
   const evidenceOf = (name: string) =>
-    world.ctx.handle.db.selectFrom('bericht_photo_evidence').selectAll().where('filename', '=', name).where('filepath', 'like', 'commande/%').executeTakeFirst();
+    world.ctx.handle.db
+      .selectFrom('bericht_photo_evidence')
+      .selectAll()
+      .where('filename', '=', name)
+      .where('filepath', 'like', 'commande/%')
+      .executeTakeFirst();
 
   async function openOrder(page: Page): Promise<void> {
     await page.goto(`/app/#/order/${order.id}`);
@@ -61,7 +82,7 @@ describe('app: the phone\'s time and, when switched on, position with each photo
     await (await chooser).setFiles([file]);
   }
 
-  test('off by default: the setting says so, and a camera photo goes with the phone\'s time but no position, though the browser would give one', async () => {
+  test("off by default: the setting says so, and a camera photo goes with the phone's time but no position, though the browser would give one", async () => {
     const { page, context, errors } = await phone(world);
     await context.grantPermissions(['geolocation'], { origin: world.origin });
     await context.setGeolocation(HERE);
@@ -87,7 +108,11 @@ describe('app: the phone\'s time and, when switched on, position with each photo
     await goOnline(context);
     await until('the photo arrived', async () => (await evidenceOf('ohne-ort.jpg')) !== undefined);
     const row = (await evidenceOf('ohne-ort.jpg'))!;
-    assert.match(row.device_taken_at ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0[12]:00$/, 'the phone\'s time, at Berlin\'s offset');
+    assert.match(
+      row.device_taken_at ?? '',
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0[12]:00$/,
+      "the phone's time, at Berlin's offset",
+    );
     assert.equal(row.device_taken_at, waiting.takenAt);
     assert.ok(Math.abs(Date.parse(row.device_taken_at!) - before_) < 60_000, row.device_taken_at!);
     assert.deepEqual([row.device_lat_e7, row.device_lon_e7], [null, null], 'no position reached the service');
@@ -148,7 +173,10 @@ describe('app: the phone\'s time and, when switched on, position with each photo
     assert.equal(await evidenceOf('mit-ort.jpg'), undefined, 'nothing sent while offline');
 
     await goOnline(context);
-    await until('both photos arrived', async () => (await evidenceOf('mit-ort.jpg')) !== undefined && (await evidenceOf('aus-galerie.jpg')) !== undefined);
+    await until(
+      'both photos arrived',
+      async () => (await evidenceOf('mit-ort.jpg')) !== undefined && (await evidenceOf('aus-galerie.jpg')) !== undefined,
+    );
     const row = (await evidenceOf('mit-ort.jpg'))!;
     assert.deepEqual([Number(row.device_lat_e7), Number(row.device_lon_e7)], [481374330, 115754940]);
     assert.equal(row.device_taken_at, waiting.takenAt, 'the time of the capture, not of the sending');
@@ -157,10 +185,20 @@ describe('app: the phone\'s time and, when switched on, position with each photo
 
     // The final PDF of a report with the photo prints where it was taken.
     const headers = { authorization: `Bearer ${token}` };
-    const created = await world.ctx.app.inject({ method: 'POST', url: '/api/reports.php?action=create', headers, payload: { fk_element: order.id, title: 'Mit Ort', photos_per_sheet: 1 } });
+    const created = await world.ctx.app.inject({
+      method: 'POST',
+      url: '/api/reports.php?action=create',
+      headers,
+      payload: { fk_element: order.id, title: 'Mit Ort', photos_per_sheet: 1 },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const id = created.json().id as number;
-    const added = await world.ctx.app.inject({ method: 'POST', url: `/api/pages.php?action=add&bericht_id=${id}`, headers, payload: { source: 'mit-ort.jpg', title: 'Kessel' } });
+    const added = await world.ctx.app.inject({
+      method: 'POST',
+      url: `/api/pages.php?action=add&bericht_id=${id}`,
+      headers,
+      payload: { source: 'mit-ort.jpg', title: 'Kessel' },
+    });
     assert.equal(added.statusCode, 201, added.body);
     assert.equal(added.json().evidence.gps_lat, HERE.latitude);
     const done = await world.ctx.app.inject({ method: 'POST', url: `/api/reports.php?id=${id}&action=finalize`, headers, payload: {} });

@@ -10,7 +10,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { apiToken, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, orderByRef, phone, screenshot, skipReason, startWorld, until, untilOfflineReady, type AppWorld } from '../helpers/browser.js';
+import {
+  apiToken,
+  assertAccessible,
+  assertPhoneFriendly,
+  goOffline,
+  goOnline,
+  logIn,
+  orderByRef,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  until,
+  untilOfflineReady,
+  type AppWorld,
+} from '../helpers/browser.js';
 
 const REF = 'CO2611-0009';
 const TEMPLATE = 'Wartung Gasheizung';
@@ -36,16 +51,28 @@ describe('app: photos per sheet in Chromium [sqlite]', { skip: skipReason() }, (
 
   /** The report of that title on the order, as the service has it. */
   async function serviceReport(orderId: number): Promise<{ id: number; photos_per_sheet: number; status: string } | undefined> {
-    const list = (await api(`/api/reports.php?element_type=commande&fk_element=${orderId}&limit=500`)) as { items: Array<{ id: number; title: string; photos_per_sheet: number; status: string }> };
+    const list = (await api(`/api/reports.php?element_type=commande&fk_element=${orderId}&limit=500`)) as {
+      items: Array<{ id: number; title: string; photos_per_sheet: number; status: string }>;
+    };
     return list.items.find((r) => r.title === TITLE);
   }
 
   const group = (page: Page) => page.getByRole('group', { name: 'Fotos je Blatt' });
   /** The choice is a row of labels around visually hidden radio buttons: the person touches the label. */
-  const choose = (page: Page, n: number) => group(page).locator('label').filter({ hasText: new RegExp(`^\\s*${n}\\s*$`) }).click();
+  const choose = (page: Page, n: number) =>
+    group(page)
+      .locator('label')
+      .filter({ hasText: new RegExp(`^\\s*${n}\\s*$`) })
+      .click();
   async function checked(page: Page): Promise<number[]> {
     const out: number[] = [];
-    for (const n of [1, 2, 4]) if (await group(page).getByRole('radio', { name: String(n), exact: true }).isChecked()) out.push(n);
+    for (const n of [1, 2, 4])
+      if (
+        await group(page)
+          .getByRole('radio', { name: String(n), exact: true })
+          .isChecked()
+      )
+        out.push(n);
     return out;
   }
 
@@ -113,7 +140,10 @@ describe('app: photos per sheet in Chromium [sqlite]', { skip: skipReason() }, (
     const dark = await phone(world, { colorScheme: 'dark' });
     await logIn(dark.page);
     await dark.page.goto(`/app/#/report/${made.id}`);
-    await until('the choice on the dark phone', async () => (await group(dark.page).count()) > 0 && (await checked(dark.page)).join() === '2');
+    await until(
+      'the choice on the dark phone',
+      async () => (await group(dark.page).count()) > 0 && (await checked(dark.page)).join() === '2',
+    );
     await assertAccessible(dark.page, 'report with the choice, dark');
     await dark.context.close();
 

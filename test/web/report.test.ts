@@ -19,7 +19,25 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { pdfBytesText } from '../helpers/pdf-tools.js';
-import { apiToken, cachedRead, finger, goOffline, outboxRecords, untilOfflineReady, goOnline, assertAccessible, assertPhoneFriendly, logIn, orderByRef, phone, screenshot, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import {
+  apiToken,
+  cachedRead,
+  finger,
+  goOffline,
+  outboxRecords,
+  untilOfflineReady,
+  goOnline,
+  assertAccessible,
+  assertPhoneFriendly,
+  logIn,
+  orderByRef,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  until,
+} from '../helpers/browser.js';
 
 const skip = skipReason() ?? (existsSync('/usr/bin/pdftotext') ? undefined : 'pdftotext not installed (Debian package poppler-utils)');
 const REF = 'CO2611-0009';
@@ -51,9 +69,22 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     world = await startWorld();
     scratch = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-report-'));
     const db = world.ctx.handle.db;
-    const row = await db.selectFrom('bericht').select(['rowid', 'title']).where('is_template', '=', 1).where('template_label', '=', TEMPLATE_LABEL).executeTakeFirstOrThrow();
-    const pages = await db.selectFrom('bericht_page').select(['title', 'note', 'layout']).where('fk_bericht', '=', row.rowid).orderBy('page_order').execute();
-    assert.ok(pages.length >= 2 && pages.every((p) => ['checklist', 'title_only'].includes(p.layout) && p.title), `the demo template: a checklist and title pages ${JSON.stringify(pages)}`);
+    const row = await db
+      .selectFrom('bericht')
+      .select(['rowid', 'title'])
+      .where('is_template', '=', 1)
+      .where('template_label', '=', TEMPLATE_LABEL)
+      .executeTakeFirstOrThrow();
+    const pages = await db
+      .selectFrom('bericht_page')
+      .select(['title', 'note', 'layout'])
+      .where('fk_bericht', '=', row.rowid)
+      .orderBy('page_order')
+      .execute();
+    assert.ok(
+      pages.length >= 2 && pages.every((p) => ['checklist', 'title_only'].includes(p.layout) && p.title),
+      `the demo template: a checklist and title pages ${JSON.stringify(pages)}`,
+    );
     assert.equal(pages[0]!.layout, 'checklist');
     template = { id: row.rowid, title: row.title!, pages: pages.map((p) => ({ layout: p.layout, title: p.title!, note: p.note })) };
   });
@@ -63,7 +94,12 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
   });
 
   async function api(url: string, init: { method?: 'GET' | 'POST'; payload?: unknown } = {}) {
-    const res = await world.ctx.app.inject({ url, method: init.method ?? 'GET', ...(init.payload ? { payload: init.payload as object } : {}), headers: { authorization: `Bearer ${await apiToken(world)}` } });
+    const res = await world.ctx.app.inject({
+      url,
+      method: init.method ?? 'GET',
+      ...(init.payload ? { payload: init.payload as object } : {}),
+      headers: { authorization: `Bearer ${await apiToken(world)}` },
+    });
     assert.ok(res.statusCode < 300, `${url}: ${res.statusCode} ${res.body}`);
     return res;
   }
@@ -72,10 +108,11 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
 
   async function photo(name: string, background: string) {
     const file = path.join(scratch, name);
-    await sharp({ create: { width: 1600, height: 1200, channels: 3, background } }).jpeg({ quality: 80 }).toFile(file);
+    await sharp({ create: { width: 1600, height: 1200, channels: 3, background } })
+      .jpeg({ quality: 80 })
+      .toFile(file);
     return file;
   }
-
 
   /**
    * Drags the row at `from` with a finger on its handle up to `to`. A list taller than the screen
@@ -100,7 +137,10 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
       const x = a.x + a.width / 2;
       const start = a.y + a.height / 2;
       const end = b.y + 4;
-      await finger(page, Array.from({ length: 16 }, (_, i) => ({ x, y: start + ((end - start) * i) / 15 })));
+      await finger(
+        page,
+        Array.from({ length: 16 }, (_, i) => ({ x, y: start + ((end - start) * i) / 15 })),
+      );
       at = target;
       await page.waitForTimeout(300);
     }
@@ -109,17 +149,39 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
   async function strokes(page: Page, pad: Locator) {
     const box = (await pad.boundingBox())!;
     const at = (fx: number, fy: number) => ({ x: box.x + box.width * fx, y: box.y + box.height * fy });
-    await finger(page, Array.from({ length: 20 }, (_, i) => at(0.15 + i * 0.03, 0.5 + Math.sin(i / 2) * 0.15)));
-    await finger(page, Array.from({ length: 12 }, (_, i) => at(0.55 + i * 0.02, 0.35 + i * 0.03)));
+    await finger(
+      page,
+      Array.from({ length: 20 }, (_, i) => at(0.15 + i * 0.03, 0.5 + Math.sin(i / 2) * 0.15)),
+    );
+    await finger(
+      page,
+      Array.from({ length: 12 }, (_, i) => at(0.55 + i * 0.02, 0.35 + i * 0.03)),
+    );
   }
 
   const pdfPages = async (pdf: Buffer) => (await PDFDocument.load(pdf)).getPageCount();
   /** `text` as a pattern whose words may be parted by any white space (a title may wrap). */
-  const words = (text: string) => new RegExp(text.split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'));
+  const words = (text: string) =>
+    new RegExp(
+      text
+        .split(/\s+/)
+        .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('\\s+'),
+    );
 
   /** The visit on one order; `offline`: without network from the report step until after the signature. */
-  async function walk(page: Page, context: BrowserContext, ref: string, prefix: string, options: { offline?: boolean; shots?: boolean } = {}): Promise<Walked> {
-    const files = [await photo(`${prefix}-1.jpg`, '#b03a2e'), await photo(`${prefix}-2.jpg`, '#1f618d'), await photo(`${prefix}-3.jpg`, '#1e8449')];
+  async function walk(
+    page: Page,
+    context: BrowserContext,
+    ref: string,
+    prefix: string,
+    options: { offline?: boolean; shots?: boolean } = {},
+  ): Promise<Walked> {
+    const files = [
+      await photo(`${prefix}-1.jpg`, '#b03a2e'),
+      await photo(`${prefix}-2.jpg`, '#1f618d'),
+      await photo(`${prefix}-3.jpg`, '#1e8449'),
+    ];
     const before = photosIn(ref).length;
     // What the page said, for a failure's message.
     const said: string[] = [];
@@ -150,7 +212,18 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await dialog.getByText(/Alle \d+ Fotos/).click();
     await dialog.getByRole('button', { name: 'Anlegen' }).click();
     const pages = page.locator('ol.pages > li');
-    await until('the template pages', async () => (await pages.count()) === steps, 30_000, async () => ({ url: page.url(), pages: await pages.allInnerTexts(), outbox: await outboxRecords(page).catch(String), screen: await page.locator('body').innerText({ timeout: 2000 }).catch(String), console: said }));
+    await until(
+      'the template pages',
+      async () => (await pages.count()) === steps,
+      30_000,
+      async () => ({
+        url: page.url(),
+        pages: await pages.allInnerTexts(),
+        outbox: await outboxRecords(page).catch(String),
+        screen: await page.locator('body').innerText({ timeout: 2000 }).catch(String),
+        console: said,
+      }),
+    );
 
     // A photo page, a before/after page, a title page.
     await page.getByRole('button', { name: 'Fotos', exact: true }).click();
@@ -215,7 +288,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
       await goOnline(context);
     }
     await page.getByText('Unterschrift gültig').waitFor({ timeout: 60_000 });
-    assert.match(await page.locator('.url a').textContent() ?? '', /\/public\/verify_signature\.php\?/);
+    assert.match((await page.locator('.url a').textContent()) ?? '', /\/public\/verify_signature\.php\?/);
     if (options.shots) {
       await assertAccessible(page, 'signature checked');
       await screenshot(page, 'report-signed');
@@ -229,7 +302,10 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
       await screenshot(page, 'report-preview');
     }
     await page.getByRole('button', { name: 'Abschließen' }).click();
-    await page.getByRole('dialog', { name: 'Bericht endgültig abschließen?' }).getByRole('button', { name: 'Endgültig abschließen' }).click();
+    await page
+      .getByRole('dialog', { name: 'Bericht endgültig abschließen?' })
+      .getByRole('button', { name: 'Endgültig abschließen' })
+      .click();
     await page.getByText(/ist abgeschlossen\./).waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Herunterladen' }).waitFor();
     await page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 60_000 });
@@ -239,7 +315,9 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
       await screenshot(page, 'report-final');
     }
     const order = await orderByRef(world, ref);
-    const reports = (await api(`/api/reports.php?element_type=commande&fk_element=${order.id}&status=final`)).json() as { items: { id: number; title: string }[] };
+    const reports = (await api(`/api/reports.php?element_type=commande&fk_element=${order.id}&status=final`)).json() as {
+      items: { id: number; title: string }[];
+    };
     const report = reports.items.find((r) => r.title === template.title);
     assert.ok(report, 'the finalized report is listed');
     const pdf = (await api(`/api/pdf.php?id=${report.id}`)).rawPayload;
@@ -263,11 +341,28 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     online = await walk(page, context, REF, 'online', { shots: true });
     const steps = template.pages.length;
 
-    const detail = (await api(`/api/reports.php?id=${online.reportId}`)).json() as { status: string; pages: { layout: string; title: string | null; note: string | null; rotation: number; source_path: string | null; source_path_2: string | null }[] };
+    const detail = (await api(`/api/reports.php?id=${online.reportId}`)).json() as {
+      status: string;
+      pages: {
+        layout: string;
+        title: string | null;
+        note: string | null;
+        rotation: number;
+        source_path: string | null;
+        source_path_2: string | null;
+      }[];
+    };
     assert.equal(detail.status, 'final');
     const signature = detail.pages[steps + 3]!;
     assert.deepEqual(
-      detail.pages.map((p) => [p.layout, p.title, p.note, p.rotation, p.source_path && path.basename(p.source_path), p.source_path_2 && path.basename(p.source_path_2)]),
+      detail.pages.map((p) => [
+        p.layout,
+        p.title,
+        p.note,
+        p.rotation,
+        p.source_path && path.basename(p.source_path),
+        p.source_path_2 && path.basename(p.source_path_2),
+      ]),
       [
         ['title_only', CLOSING, null, 0, null, null],
         ...template.pages.map((p) => [p.layout, p.title, p.note, 0, null, null]),
@@ -311,7 +406,8 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     const sheets = await pdfPages(online.pdf);
     for (let n = 1; n < sheets; n++) assert.equal(normalized(offline.pdf, n), normalized(online.pdf, n), `page ${n} reads the same`);
     const checksums = (pdf: Buffer) => normalized(pdf, sheets).replace(/^[\s\S]*?(?=Prüfsummen)/, '');
-    for (const pdf of [online.pdf, offline.pdf]) assert.match(normalized(pdf, sheets), /Nachweisblatt[\s\S]*Prüfsummen/, 'the last sheet is the evidence sheet');
+    for (const pdf of [online.pdf, offline.pdf])
+      assert.match(normalized(pdf, sheets), /Nachweisblatt[\s\S]*Prüfsummen/, 'the last sheet is the evidence sheet');
     assert.equal(checksums(offline.pdf), checksums(online.pdf), 'the evidence sheet reads the same from its checksums on');
     assert.deepEqual(errors, []);
     await context.close();
@@ -319,8 +415,15 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
 
   test('a page edit refused because the report was finalized in another tab shows why; what follows it still arrives', async () => {
     const order = await orderByRef(world, OTHER_REF);
-    const created = (await api('/api/reports.php?action=create', { method: 'POST', payload: { fk_element: order.id, title: 'Kurzbericht' } })).json() as { id: number };
-    const added = (await api(`/api/pages.php?action=add&bericht_id=${created.id}`, { method: 'POST', payload: { layout: 'title_only', title: 'Befund' } })).json() as { id: number };
+    const created = (
+      await api('/api/reports.php?action=create', { method: 'POST', payload: { fk_element: order.id, title: 'Kurzbericht' } })
+    ).json() as { id: number };
+    const added = (
+      await api(`/api/pages.php?action=add&bericht_id=${created.id}`, {
+        method: 'POST',
+        payload: { layout: 'title_only', title: 'Befund' },
+      })
+    ).json() as { id: number };
 
     const { page, context } = await phone(world);
     await logIn(page);
@@ -330,7 +433,10 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     const other = await context.newPage();
     await other.goto(`/app/#/report/${created.id}/pdf`);
     await other.getByRole('button', { name: 'Abschließen' }).click();
-    await other.getByRole('dialog', { name: 'Bericht endgültig abschließen?' }).getByRole('button', { name: 'Endgültig abschließen' }).click();
+    await other
+      .getByRole('dialog', { name: 'Bericht endgültig abschließen?' })
+      .getByRole('button', { name: 'Endgültig abschließen' })
+      .click();
     await other.getByText(/ist abgeschlossen\./).waitFor({ timeout: 60_000 });
     await other.close();
 
@@ -365,8 +471,15 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
 
   test('the report screens in the dark: no serious or critical axe violation', async () => {
     const order = await orderByRef(world, OTHER_REF);
-    const created = (await api('/api/reports.php?action=create', { method: 'POST', payload: { fk_element: order.id, title: 'Befund im Keller' } })).json() as { id: number };
-    const added = (await api(`/api/pages.php?action=add&bericht_id=${created.id}`, { method: 'POST', payload: { layout: 'title_only', title: 'Heizraum', note: 'Leitung undicht' } })).json() as { id: number };
+    const created = (
+      await api('/api/reports.php?action=create', { method: 'POST', payload: { fk_element: order.id, title: 'Befund im Keller' } })
+    ).json() as { id: number };
+    const added = (
+      await api(`/api/pages.php?action=add&bericht_id=${created.id}`, {
+        method: 'POST',
+        payload: { layout: 'title_only', title: 'Heizraum', note: 'Leitung undicht' },
+      })
+    ).json() as { id: number };
     const { page, context, errors } = await phone(world, { colorScheme: 'dark' });
     await logIn(page);
     await page.goto(`/app/#/report/${created.id}`);

@@ -10,7 +10,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { apiToken, assertAccessible, assertPhoneFriendly, logIn, phone, skipReason, startWorld, type AppWorld } from '../helpers/browser.js';
+import {
+  apiToken,
+  assertAccessible,
+  assertPhoneFriendly,
+  logIn,
+  phone,
+  skipReason,
+  startWorld,
+  type AppWorld,
+} from '../helpers/browser.js';
 import { multipart } from '../helpers/multipart.js';
 
 const skip = skipReason();
@@ -71,11 +80,15 @@ describe('app: log out everywhere and revoke upload links in Chromium [sqlite]',
     await logIn(page);
     await new Promise((r) => setTimeout(r, 1_100)); // another second: another token
     const otherDevice = await apiToken(world);
-    const revokedBefore = (await world.ctx.handle.db.selectFrom('bericht_token_revoked').select('rowid').where('fk_user', '=', techniker).execute()).length;
+    const revokedBefore = (
+      await world.ctx.handle.db.selectFrom('bericht_token_revoked').select('rowid').where('fk_user', '=', techniker).execute()
+    ).length;
     await page.getByRole('button', { name: 'Einstellungen' }).click();
     await page.getByRole('button', { name: 'Abmelden', exact: true }).click();
     await page.getByLabel('Benutzername').waitFor();
-    const revokedAfter = (await world.ctx.handle.db.selectFrom('bericht_token_revoked').select('rowid').where('fk_user', '=', techniker).execute()).length;
+    const revokedAfter = (
+      await world.ctx.handle.db.selectFrom('bericht_token_revoked').select('rowid').where('fk_user', '=', techniker).execute()
+    ).length;
     assert.equal(revokedAfter, revokedBefore + 1, "the phone's token ended on the service");
     assert.equal((await orders(otherDevice)).statusCode, 200, 'the other device keeps its login');
     assert.deepEqual(errors, []);
@@ -86,7 +99,12 @@ describe('app: log out everywhere and revoke upload links in Chromium [sqlite]',
     const order = await world.ctx.make.order({ author: techniker });
     // A link made earlier (on another visit), valid for 2 hours.
     const token = await apiToken(world);
-    const earlier = await world.ctx.app.inject({ method: 'POST', url: '/api/upload_token.php', headers: { authorization: `Bearer ${token}` }, payload: { fk_element: order.id, hours: 2 } });
+    const earlier = await world.ctx.app.inject({
+      method: 'POST',
+      url: '/api/upload_token.php',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { fk_element: order.id, hours: 2 },
+    });
     assert.equal(earlier.statusCode, 201, earlier.body);
     const earlierLink = earlier.json() as { id: number; token: string };
 
@@ -111,19 +129,33 @@ describe('app: log out everywhere and revoke upload links in Chromium [sqlite]',
       void dialog.accept();
     });
     await links.filter({ hasNotText: 'dieser Code' }).getByRole('button', { name: 'widerrufen' }).click();
-    await qr.getByRole('list', { name: 'Aktive Links' }).getByRole('listitem').filter({ hasNotText: 'dieser Code' }).waitFor({ state: 'detached' });
+    await qr
+      .getByRole('list', { name: 'Aktive Links' })
+      .getByRole('listitem')
+      .filter({ hasNotText: 'dieser Code' })
+      .waitFor({ state: 'detached' });
     assert.match(asked, /widerrufen\?/);
     assert.equal(await links.count(), 1);
 
     // Through the API: the revoked link is gone, the one shown works on.
-    const listed = await world.ctx.app.inject({ url: `/api/upload_token.php?fk_element=${order.id}`, headers: { authorization: `Bearer ${token}` } });
+    const listed = await world.ctx.app.inject({
+      url: `/api/upload_token.php?fk_element=${order.id}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
     const ids = (listed.json().items as { id: number }[]).map((l) => l.id);
     assert.equal(ids.length, 1);
     assert.ok(!ids.includes(earlierLink.id), 'the revoked link is not listed');
-    const photo = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#48a' } }).jpeg().toBuffer();
+    const photo = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#48a' } })
+      .jpeg()
+      .toBuffer();
     const upload = (t: string) => {
       const form = multipart([{ name: 'file', filename: 'zweites-handy.jpg', type: 'image/jpeg', data: photo }]);
-      return world.ctx.app.inject({ method: 'POST', url: `/public/upload.php?token=${t}`, headers: { 'content-type': form.contentType }, payload: form.payload });
+      return world.ctx.app.inject({
+        method: 'POST',
+        url: `/public/upload.php?token=${t}`,
+        headers: { 'content-type': form.contentType },
+        payload: form.payload,
+      });
     };
     const revokedUpload = await upload(earlierLink.token);
     assert.equal(revokedUpload.statusCode, 404, revokedUpload.body);

@@ -17,7 +17,20 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { CDPSession, Page } from 'playwright-core';
-import { apiToken, assertAccessible, assertPhoneFriendly, goOffline, goOnline, logIn, outboxPayloads, phone, skipReason, startWorld, type AppWorld, untilOfflineReady } from '../helpers/browser.js';
+import {
+  apiToken,
+  assertAccessible,
+  assertPhoneFriendly,
+  goOffline,
+  goOnline,
+  logIn,
+  outboxPayloads,
+  phone,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  untilOfflineReady,
+} from '../helpers/browser.js';
 
 const skip = skipReason();
 
@@ -41,7 +54,12 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
   after(async () => world?.close());
 
   async function api<T>(url: string, init: { method?: 'GET' | 'POST'; payload?: unknown } = {}): Promise<T> {
-    const res = await world.ctx.app.inject({ url, method: init.method ?? 'GET', ...(init.payload ? { payload: init.payload as object } : {}), headers: { authorization: `Bearer ${await apiToken(world)}` } });
+    const res = await world.ctx.app.inject({
+      url,
+      method: init.method ?? 'GET',
+      ...(init.payload ? { payload: init.payload as object } : {}),
+      headers: { authorization: `Bearer ${await apiToken(world)}` },
+    });
     assert.ok(res.statusCode < 300, `${url}: ${res.statusCode} ${res.body}`);
     return res.json() as T;
   }
@@ -59,10 +77,28 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
    * merges each burst into one pointermove: only its coalesced events hold the samples between.
    * Answers the samples drawn: the press, every move, the lift (a lifted pen has pressure 0).
    */
-  async function penStroke(cdp: CDPSession, box: { x: number; y: number }, points: Array<[number, number]>, force: (i: number) => number, start: number, burst: number, pointerType: 'pen' | 'mouse' = 'pen'): Promise<DrawnStroke> {
+  async function penStroke(
+    cdp: CDPSession,
+    box: { x: number; y: number },
+    points: Array<[number, number]>,
+    force: (i: number) => number,
+    start: number,
+    burst: number,
+    pointerType: 'pen' | 'mouse' = 'pen',
+  ): Promise<DrawnStroke> {
     const at = (i: number) => start + i * 0.004;
     const event = (type: string, i: number, p: [number, number], pressure: number, buttons: number) =>
-      cdp.send('Input.dispatchMouseEvent', { type: type as 'mouseMoved', x: box.x + p[0], y: box.y + p[1], button: 'left', buttons, clickCount: type === 'mouseMoved' ? 0 : 1, pointerType, force: pressure, timestamp: at(i) });
+      cdp.send('Input.dispatchMouseEvent', {
+        type: type as 'mouseMoved',
+        x: box.x + p[0],
+        y: box.y + p[1],
+        button: 'left',
+        buttons,
+        clickCount: type === 'mouseMoved' ? 0 : 1,
+        pointerType,
+        force: pressure,
+        timestamp: at(i),
+      });
     const samples: Drawn[] = [];
     const [first, ...rest] = points;
     const last = rest.pop()!;
@@ -73,7 +109,7 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
     for (let from = 0; from < rest.length; from += burst) {
       const chunk = rest.slice(from, from + burst);
       await Promise.all(chunk.map((p, k) => event('mouseMoved', from + k + 1, p, force(from + k + 1), 1)));
-      chunk.forEach((p, k) => samples.push({ x: p[0], y: p[1], at: at(from + k + 1), pressure: pressureOf(from + k + 1) }));
+      for (const [k, p] of chunk.entries()) samples.push({ x: p[0], y: p[1], at: at(from + k + 1), pressure: pressureOf(from + k + 1) });
       await new Promise((r) => setTimeout(r, 20));
     }
     const end = rest.length + 1;
@@ -83,11 +119,21 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
   }
 
   /** A finger stroke (CDP touch events with force), one sample every 8 ms; the lift is where the finger last was, pressure 0. */
-  async function fingerStroke(cdp: CDPSession, box: { x: number; y: number }, points: Array<[number, number]>, force: (i: number) => number, start: number): Promise<DrawnStroke> {
+  async function fingerStroke(
+    cdp: CDPSession,
+    box: { x: number; y: number },
+    points: Array<[number, number]>,
+    force: (i: number) => number,
+    start: number,
+  ): Promise<DrawnStroke> {
     const at = (i: number) => start + i * 0.008;
     const samples: Drawn[] = [];
     for (const [i, p] of points.entries()) {
-      await cdp.send('Input.dispatchTouchEvent', { type: i === 0 ? 'touchStart' : 'touchMove', touchPoints: [{ x: box.x + p[0], y: box.y + p[1], force: force(i), id: 7 }], timestamp: at(i) });
+      await cdp.send('Input.dispatchTouchEvent', {
+        type: i === 0 ? 'touchStart' : 'touchMove',
+        touchPoints: [{ x: box.x + p[0], y: box.y + p[1], force: force(i), id: 7 }],
+        timestamp: at(i),
+      });
       samples.push({ x: p[0], y: p[1], at: at(i), pressure: force(i) });
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -98,8 +144,13 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
   }
 
   test('pen strokes with varying pressure and a finger stroke are stored sample for sample; cleared and undone strokes are not', async () => {
-    const order = (await api<{ items: Array<{ id: number; status: number }> }>('/api/orders.php?limit=500')).items.find((o) => o.status === 1)!;
-    const made = await api<{ id: number; ref: string }>('/api/reports.php?action=create', { method: 'POST', payload: { fk_element: order.id, title: 'Stiftprobe' } });
+    const order = (await api<{ items: Array<{ id: number; status: number }> }>('/api/orders.php?limit=500')).items.find(
+      (o) => o.status === 1,
+    )!;
+    const made = await api<{ id: number; ref: string }>('/api/reports.php?action=create', {
+      method: 'POST',
+      payload: { fk_element: order.id, title: 'Stiftprobe' },
+    });
     await api(`/api/pages.php?action=add&bericht_id=${made.id}`, { method: 'POST', payload: { layout: 'title_only', title: 'Heizraum' } });
 
     const { page, context, errors } = await phone(world);
@@ -112,35 +163,81 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
     const now = () => Date.now() / 1000;
 
     // A first try, cleared: none of it is sent.
-    await penStroke(cdp, await padBox(page), Array.from({ length: 8 }, (_, i) => [30 + i * 10, 60 + i * 3] as [number, number]), () => 0.9, now(), 1);
+    await penStroke(
+      cdp,
+      await padBox(page),
+      Array.from({ length: 8 }, (_, i) => [30 + i * 10, 60 + i * 3] as [number, number]),
+      () => 0.9,
+      now(),
+      1,
+    );
     await page.getByRole('button', { name: 'Löschen' }).click();
     // Reaching the button may have scrolled the page. The pad does not move while drawing (touch-action
     // none): its box now is the box of every sample to come.
     await page.waitForTimeout(300);
     const box = await padBox(page);
     // How many pointermove events the page gets for the pen: fewer than the moves sent, as Chromium merges them.
-    await page.evaluate(`window.penMoves = 0; window.addEventListener('pointermove', (e) => { if (e.pointerType === 'pen') window.penMoves++; }, true)`);
+    await page.evaluate(
+      `window.penMoves = 0; window.addEventListener('pointermove', (e) => { if (e.pointerType === 'pen') window.penMoves++; }, true)`,
+    );
 
     // The signature: two pen strokes with the pressure rising and falling (fractional positions,
     // bursts of 5 and 7 moves merged into one event each), a dot, and a finger's stroke.
     const drawn: DrawnStroke[] = [];
-    const wave = Array.from({ length: 36 }, (_, i) => [20.25 + i * 6.5, 150.5 + Math.round(Math.sin(i / 3) * 4000) / 100] as [number, number]);
+    const wave = Array.from(
+      { length: 36 },
+      (_, i) => [20.25 + i * 6.5, 150.5 + Math.round(Math.sin(i / 3) * 4000) / 100] as [number, number],
+    );
     drawn.push(await penStroke(cdp, box, wave, (i) => Math.round((0.15 + 0.8 * Math.sin((Math.PI * i) / 35)) * 1000) / 1000, now(), 5));
     await page.waitForTimeout(120);
-    const loop = Array.from({ length: 22 }, (_, i) => [120 + Math.cos(i / 3.5) * 40.5, 260.75 + Math.sin(i / 3.5) * 30] as [number, number]);
+    const loop = Array.from(
+      { length: 22 },
+      (_, i) => [120 + Math.cos(i / 3.5) * 40.5, 260.75 + Math.sin(i / 3.5) * 30] as [number, number],
+    );
     drawn.push(await penStroke(cdp, box, loop, (i) => Math.round((0.9 - i * 0.03) * 1000) / 1000, now(), 7));
     await page.waitForTimeout(80);
-    drawn.push(await penStroke(cdp, box, [[300.5, 120.25], [300.5, 120.25]], () => 0.33, now(), 1));
+    drawn.push(
+      await penStroke(
+        cdp,
+        box,
+        [
+          [300.5, 120.25],
+          [300.5, 120.25],
+        ],
+        () => 0.33,
+        now(),
+        1,
+      ),
+    );
     await page.waitForTimeout(80);
-    drawn.push(await fingerStroke(cdp, box, Array.from({ length: 10 }, (_, i) => [60 + i * 12, 330 + i * 2] as [number, number]), (i) => Math.round((0.2 + i * 0.07) * 100) / 100, now()));
+    drawn.push(
+      await fingerStroke(
+        cdp,
+        box,
+        Array.from({ length: 10 }, (_, i) => [60 + i * 12, 330 + i * 2] as [number, number]),
+        (i) => Math.round((0.2 + i * 0.07) * 100) / 100,
+        now(),
+      ),
+    );
     // A mouse stroke, undone: it is not sent.
     await page.waitForTimeout(80);
-    await penStroke(cdp, box, Array.from({ length: 6 }, (_, i) => [200 + i * 8, 400] as [number, number]), () => 0.5, now(), 1, 'mouse');
+    await penStroke(
+      cdp,
+      box,
+      Array.from({ length: 6 }, (_, i) => [200 + i * 8, 400] as [number, number]),
+      () => 0.5,
+      now(),
+      1,
+      'mouse',
+    );
     await page.getByRole('button', { name: 'Rückgängig' }).click();
     await cdp.detach();
     const penMoves = (await page.evaluate('window.penMoves')) as number;
     const movesSent = drawn.filter((s) => s.pointer_type === 'pen').reduce((n, s) => n + s.samples.length - 2, 0);
-    assert.ok(penMoves < movesSent, `Chromium merged moves into coalesced events (${penMoves} events for ${movesSent} moves): the test covers them`);
+    assert.ok(
+      penMoves < movesSent,
+      `Chromium merged moves into coalesced events (${penMoves} events for ${movesSent} moves): the test covers them`,
+    );
 
     await assertAccessible(page, 'signature with strokes');
     await assertPhoneFriendly(page, 'signature with strokes');
@@ -180,15 +277,29 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
     assert.equal(stored.format, 'fieldreport-strokes/1');
     assert.deepEqual(stored.sample_fields, ['x', 'y', 't', 'pressure']);
     assert.deepEqual(Object.keys(stored.pad), ['width', 'height', 'pixel_ratio']);
-    assert.ok(Math.abs(stored.pad.width - box.width) <= 0.005 && Math.abs(stored.pad.height - box.height) <= 0.005, `the pad's size: ${JSON.stringify(stored.pad)} vs ${box.width} × ${box.height}`);
+    assert.ok(
+      Math.abs(stored.pad.width - box.width) <= 0.005 && Math.abs(stored.pad.height - box.height) <= 0.005,
+      `the pad's size: ${JSON.stringify(stored.pad)} vs ${box.width} × ${box.height}`,
+    );
     assert.equal(stored.pad.pixel_ratio, 1);
 
     // Sample for sample: the grouping, the types, the order, the places, the times, the pressures.
-    assert.deepEqual(stored.strokes.map((s) => s.pointer_type), drawn.map((s) => s.pointer_type), 'the strokes and their pointer types');
-    assert.deepEqual(stored.strokes.map((s) => s.samples.length), drawn.map((s) => s.samples.length), 'every sample of every stroke, nothing thinned out');
+    assert.deepEqual(
+      stored.strokes.map((s) => s.pointer_type),
+      drawn.map((s) => s.pointer_type),
+      'the strokes and their pointer types',
+    );
+    assert.deepEqual(
+      stored.strokes.map((s) => s.samples.length),
+      drawn.map((s) => s.samples.length),
+      'every sample of every stroke, nothing thinned out',
+    );
     const origin = drawn[0]!.samples[0]!.at;
     // Chromium keeps event times to 0.1 ms; positions are float32 inside it, rounded to 0.01 by the app.
-    assert.ok(Math.abs(stored.started_at_unix_ms - origin * 1000) < 0.2, `the start by the phone's clock: ${stored.started_at_unix_ms} vs ${origin * 1000}`);
+    assert.ok(
+      Math.abs(stored.started_at_unix_ms - origin * 1000) < 0.2,
+      `the start by the phone's clock: ${stored.started_at_unix_ms} vs ${origin * 1000}`,
+    );
     for (const [s, stroke] of drawn.entries()) {
       for (const [i, want] of stroke.samples.entries()) {
         const [x, y, t, pressure] = stored.strokes[s]!.samples[i]!;
@@ -202,10 +313,17 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
     const pressures = stored.strokes[0]!.samples.map((p) => p[3]);
     assert.ok(Math.max(...pressures) - Math.min(...pressures) > 0.7, `the pen's pressure varies: ${pressures.join(' ')}`);
     const times = stored.strokes.flatMap((s) => s.samples.map((p) => p[2]));
-    assert.ok(times.every((t, i) => i === 0 || t >= times[i - 1]!), 'times never decrease');
+    assert.ok(
+      times.every((t, i) => i === 0 || t >= times[i - 1]!),
+      'times never decrease',
+    );
 
     // The sealed metadata sums it up, and the check covers the file.
-    const checked = await api<{ verified: boolean; checks: { strokes: boolean | null }; metadata: { strokes: Record<string, unknown>; user_agent: string } }>(`/ajax/verify_signature.php?id=${signed.id}`);
+    const checked = await api<{
+      verified: boolean;
+      checks: { strokes: boolean | null };
+      metadata: { strokes: Record<string, unknown>; user_agent: string };
+    }>(`/ajax/verify_signature.php?id=${signed.id}`);
     assert.equal(checked.verified, true);
     assert.equal(checked.checks.strokes, true);
     const total = drawn.reduce((n, s) => n + s.samples.length, 0);
@@ -224,8 +342,13 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
   });
 
   test('a stroke past what the service takes is taken off the pad again and the screen says so; the strokes before it are sent', async () => {
-    const order = (await api<{ items: Array<{ id: number; status: number }> }>('/api/orders.php?limit=500')).items.find((o) => o.status === 1)!;
-    const made = await api<{ id: number }>('/api/reports.php?action=create', { method: 'POST', payload: { fk_element: order.id, title: 'Volles Feld' } });
+    const order = (await api<{ items: Array<{ id: number; status: number }> }>('/api/orders.php?limit=500')).items.find(
+      (o) => o.status === 1,
+    )!;
+    const made = await api<{ id: number }>('/api/reports.php?action=create', {
+      method: 'POST',
+      payload: { fk_element: order.id, title: 'Volles Feld' },
+    });
     await api(`/api/pages.php?action=add&bericht_id=${made.id}`, { method: 'POST', payload: { layout: 'title_only', title: 'Zähler' } });
     const { page, context, errors } = await phone(world);
     await logIn(page);
@@ -235,7 +358,14 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
     await page.waitForTimeout(300);
     const box = await padBox(page);
     const cdp = await context.newCDPSession(page);
-    const kept = await penStroke(cdp, box, Array.from({ length: 10 }, (_, i) => [40 + i * 9, 90 + i * 4] as [number, number]), (i) => 0.3 + i * 0.05, Date.now() / 1000, 3);
+    const kept = await penStroke(
+      cdp,
+      box,
+      Array.from({ length: 10 }, (_, i) => [40 + i * 9, 90 + i * 4] as [number, number]),
+      (i) => 0.3 + i * 0.05,
+      Date.now() / 1000,
+      3,
+    );
     await cdp.detach();
     // A stroke of 50 000 samples more (events made in the page: one sample each), as no hand draws.
     await page.evaluate(`(() => {
@@ -255,8 +385,14 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
     await page.getByRole('button', { name: 'Unterschreiben' }).click();
     await page.getByText('Unterschrift gültig').waitFor({ timeout: 60_000 });
     const signed = (await api<{ pages: Array<{ source_path: string }> }>(`/api/reports.php?id=${made.id}`)).pages.at(-1)!;
-    const stored = JSON.parse(readFileSync(path.join(world.ctx.config.dataRoot, signed.source_path.replace(/\.png$/, '.strokes.json')), 'utf8')) as { strokes: Array<{ pointer_type: string; samples: number[][] }> };
-    assert.deepEqual(stored.strokes.map((s) => [s.pointer_type, s.samples.length]), [['pen', kept.samples.length]], 'only the stroke before the full one');
+    const stored = JSON.parse(
+      readFileSync(path.join(world.ctx.config.dataRoot, signed.source_path.replace(/\.png$/, '.strokes.json')), 'utf8'),
+    ) as { strokes: Array<{ pointer_type: string; samples: number[][] }> };
+    assert.deepEqual(
+      stored.strokes.map((s) => [s.pointer_type, s.samples.length]),
+      [['pen', kept.samples.length]],
+      'only the stroke before the full one',
+    );
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -19,7 +19,19 @@ import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { readItems } from '../../src/modules/reports/checklist.js';
-import { apiToken, finger, outboxRecords, goOffline, goOnline, logIn, phone, skipReason, startWorld, type AppWorld, until } from '../helpers/browser.js';
+import {
+  apiToken,
+  finger,
+  outboxRecords,
+  goOffline,
+  goOnline,
+  logIn,
+  phone,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  until,
+} from '../helpers/browser.js';
 import { inOrder, pdfBytesText } from '../helpers/pdf-tools.js';
 
 const skip = skipReason() ?? (existsSync('/usr/bin/pdftotext') ? undefined : 'pdftotext not installed (Debian package poppler-utils)');
@@ -71,11 +83,16 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
   });
 
   async function api<T = unknown>(url: string, init: { method?: 'GET' | 'POST' } = {}): Promise<T> {
-    const res = await world.ctx.app.inject({ url, method: init.method ?? 'GET', headers: { authorization: `Bearer ${await apiToken(world)}` } });
+    const res = await world.ctx.app.inject({
+      url,
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${await apiToken(world)}` },
+    });
     assert.ok(res.statusCode < 300, `${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
     return (res.headers['content-type']?.toString().startsWith('application/json') ? res.json() : res.rawPayload) as T;
   }
-  const item = (page: Page, label: string): Locator => page.locator('li[data-item]').filter({ has: page.getByRole('heading', { name: label }) });
+  const item = (page: Page, label: string): Locator =>
+    page.locator('li[data-item]').filter({ has: page.getByRole('heading', { name: label }) });
   /** The key as the service keeps it: a hash of the Idempotency-Key (the outbox record's id). */
   const keyOf = (id: string) => createHash('sha256').update(id, 'utf8').digest('hex');
 
@@ -97,13 +114,23 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     // The next item comes into view at once, not in a smooth scroll a tap could land in the middle of.
     await page.emulateMedia({ reducedMotion: 'reduce' });
     await logIn(page);
-    await page.waitForFunction(() => (globalThis as unknown as { navigator: { serviceWorker: { controller: unknown } } }).navigator.serviceWorker.controller !== null);
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as { navigator: { serviceWorker: { controller: unknown } } }).navigator.serviceWorker.controller !== null,
+    );
     // With signal at the door: the order, its report and the photo of the chimney seen in full.
     await page.goto(`/app/#/order/${orderId}`);
     await page.getByRole('heading', { name: 'Zeit vor Ort' }).waitFor();
     await page.getByRole('button', { name: `Foto ${PHOTO} öffnen` }).click();
     const viewer = page.locator('dialog.viewer');
-    await until('the whole photo shown', async () => (await viewer.locator('img').evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth).catch(() => 0)) > 480);
+    await until(
+      'the whole photo shown',
+      async () =>
+        (await viewer
+          .locator('img')
+          .evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth)
+          .catch(() => 0)) > 480,
+    );
     await page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'detached' });
     await page.getByRole('link', { name: /Wartung Gas-Brennwertheizung/ }).click();
@@ -135,7 +162,10 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     await until('the photo in the annotator', async () => ((await canvas.boundingBox())?.width ?? 0) > 100);
     await page.waitForTimeout(300);
     const box = (await canvas.boundingBox())!;
-    await finger(page, Array.from({ length: 12 }, (_, i) => ({ x: box.x + box.width * (0.2 + i * 0.04), y: box.y + box.height * (0.3 + i * 0.02) })));
+    await finger(
+      page,
+      Array.from({ length: 12 }, (_, i) => ({ x: box.x + box.width * (0.2 + i * 0.04), y: box.y + box.height * (0.3 + i * 0.02) })),
+    );
     await annotator.getByRole('button', { name: 'Speichern' }).click();
     await annotator.waitFor({ state: 'detached' });
     const marked = PHOTO.replace(/\.jpg$/, '_markiert.jpg');
@@ -170,7 +200,13 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     await pad.scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);
     const padBox = (await pad.boundingBox())!;
-    await finger(page, Array.from({ length: 18 }, (_, i) => ({ x: padBox.x + padBox.width * (0.15 + i * 0.04), y: padBox.y + padBox.height * (0.5 + Math.sin(i / 2) * 0.15) })));
+    await finger(
+      page,
+      Array.from({ length: 18 }, (_, i) => ({
+        x: padBox.x + padBox.width * (0.15 + i * 0.04),
+        y: padBox.y + padBox.height * (0.5 + Math.sin(i / 2) * 0.15),
+      })),
+    );
     await page.getByRole('button', { name: 'Unterschreiben' }).click();
     await until('the signature in the outbox', async () => (await outboxRecords(page)).some((r) => r.kind === 'signature'));
 
@@ -178,8 +214,12 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     const queued = await outboxRecords(page);
     assert.deepEqual(readdirSync(folder).sort(), [...filesBefore].sort(), 'no file arrived offline');
     const kinds = queued.map((r) => r.kind);
-    for (const kind of ['time-arrive', 'photo', 'page-add', 'check-item', 'check-all', 'time-leave', 'signature']) assert.ok(kinds.includes(kind), `${kind} queued: ${kinds.join(', ')}`);
-    assert.ok(kinds.indexOf('photo') < kinds.indexOf('page-add') && kinds.indexOf('page-add') < kinds.indexOf('signature'), kinds.join(', '));
+    for (const kind of ['time-arrive', 'photo', 'page-add', 'check-item', 'check-all', 'time-leave', 'signature'])
+      assert.ok(kinds.includes(kind), `${kind} queued: ${kinds.join(', ')}`);
+    assert.ok(
+      kinds.indexOf('photo') < kinds.indexOf('page-add') && kinds.indexOf('page-add') < kinds.indexOf('signature'),
+      kinds.join(', '),
+    );
 
     // Signal again: everything goes, once.
     await page.clock.setSystemTime(new Date());
@@ -187,25 +227,45 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     await page.evaluate('window.dispatchEvent(new Event("online"))');
     await page.getByRole('button', { name: 'Warteschlange: 0 Einträge warten' }).waitFor({ timeout: 90_000 });
     const keys = await world.ctx.handle.db.selectFrom('bericht_idempotency').select(['idem_key', 'scope']).execute();
-    for (const record of queued) assert.equal(keys.filter((k) => k.idem_key === keyOf(record.id)).length, 1, `${record.kind} ${record.id} arrived once`);
+    for (const record of queued)
+      assert.equal(keys.filter((k) => k.idem_key === keyOf(record.id)).length, 1, `${record.kind} ${record.id} arrived once`);
 
     const after = await api<Report>(`/api/reports.php?id=${draft.id}`);
     const items = after.pages.find((p) => p.id === checklistPage.id)!.checklist!;
-    assert.deepEqual(items.map((i) => i.label), labels);
-    assert.ok(items.every((i) => i.state !== 'open'), 'every item answered');
+    assert.deepEqual(
+      items.map((i) => i.label),
+      labels,
+    );
+    assert.ok(
+      items.every((i) => i.state !== 'open'),
+      'every item answered',
+    );
     const byLabel = (label: string) => items.find((i) => i.label === label)!;
     assert.equal(byLabel(DEFECT).state, 'defect');
     assert.equal(byLabel(DEFECT).note, DEFECT_NOTE);
-    assert.deepEqual(byLabel(DEFECT).photos.map((p) => p.name), [marked], 'the marked copy, not the original');
+    assert.deepEqual(
+      byLabel(DEFECT).photos.map((p) => p.name),
+      [marked],
+      'the marked copy, not the original',
+    );
     for (const [label, , stored] of VALUES) assert.equal(byLabel(label).value, stored, label);
     assert.equal(byLabel('Abgasverlust').deviation, 'above');
-    const stored = await world.ctx.handle.db.selectFrom('bericht_page').select('checklist').where('rowid', '=', checklistPage.id).executeTakeFirstOrThrow();
+    const stored = await world.ctx.handle.db
+      .selectFrom('bericht_page')
+      .select('checklist')
+      .where('rowid', '=', checklistPage.id)
+      .executeTakeFirstOrThrow();
     assert.equal(readItems(stored.checklist).find((i) => i.label === 'Abgasverlust')?.value, 11.4);
     // One marked photo in the order's folder (the original untouched), one photo page showing it, one signature.
-    assert.deepEqual(readdirSync(folder).filter((f) => !filesBefore.includes(f)), [marked]);
+    assert.deepEqual(
+      readdirSync(folder).filter((f) => !filesBefore.includes(f)),
+      [marked],
+    );
     assert.equal(after.pages.filter((p) => p.source_path?.endsWith(`/${marked}`)).length, 1, 'one page shows the marked photo');
     assert.equal(after.pages.filter((p) => p.layout === 'signature').length, 1);
-    const times = await api<{ items: Array<{ arrival_tapped: number; departure_tapped: number; seconds: number }> }>(`/api/times.php?element_type=commande&fk_element=${orderId}`);
+    const times = await api<{ items: Array<{ arrival_tapped: number; departure_tapped: number; seconds: number }> }>(
+      `/api/times.php?element_type=commande&fk_element=${orderId}`,
+    );
     assert.equal(times.items.length, 1);
     assert.ok(Math.abs(times.items[0]!.arrival_tapped - arrivedAt.getTime() / 1000) <= 2);
     assert.ok(Math.abs(times.items[0]!.departure_tapped - leftAt.getTime() / 1000) <= 2);
@@ -214,7 +274,10 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     await page.goto(`/app/#/report/${draft.id}/pdf`);
     await page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 90_000 });
     await page.getByRole('button', { name: 'Abschließen' }).click();
-    await page.getByRole('dialog', { name: 'Bericht endgültig abschließen?' }).getByRole('button', { name: 'Endgültig abschließen' }).click();
+    await page
+      .getByRole('dialog', { name: 'Bericht endgültig abschließen?' })
+      .getByRole('button', { name: 'Endgültig abschließen' })
+      .click();
     await page.getByText(/ist abgeschlossen\./).waitFor({ timeout: 120_000 });
     const final = await api<Report>(`/api/reports.php?id=${draft.id}`);
     assert.equal(final.status, 'final');
@@ -222,8 +285,12 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     const photoNumber = final.pages.filter((p) => p.layout === 'photo').findIndex((p) => p.source_path?.endsWith(`/${marked}`)) + 1;
     const expected = [
       'Mängel und Abweichungen',
-      DEFECT.slice(0, 30), '✗ Mangel', DEFECT_NOTE.slice(0, 25), `Foto ${photoNumber}`,
-      'Abgasverlust', '11,4 % – über dem Grenzwert (≤ 10 %)',
+      DEFECT.slice(0, 30),
+      '✗ Mangel',
+      DEFECT_NOTE.slice(0, 25),
+      `Foto ${photoNumber}`,
+      'Abgasverlust',
+      '11,4 % – über dem Grenzwert (≤ 10 %)',
       'Prüfliste Gas-Brennwertheizung (13 Punkte, 1 Mangel)',
       ...labels.flatMap((label) => {
         const i = byLabel(label);
@@ -231,11 +298,22 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
         const value = VALUES.find(([l]) => l === label);
         return [label.slice(0, 30), state, ...(value ? [`${value[1]} `] : [])];
       }),
-      'Zeit vor Ort', 'Max Mustermann', '1 h 00 min', 'Gesamt', '1 h 00 min',
+      'Zeit vor Ort',
+      'Max Mustermann',
+      '1 h 00 min',
+      'Gesamt',
+      '1 h 00 min',
     ];
     const found = inOrder(text.replace(/[ \t]+\n/g, '\n'), expected);
-    assert.ok(found.every((p) => p >= 0), `in order: ${JSON.stringify(expected.map((e, i) => [e, found[i]]).filter(([, p]) => p === -1))}\n${text}`);
-    assert.match(text, new RegExp(`Foto ${photoNumber} – Mangel: ${DEFECT.slice(0, 20)}`), 'the marked photo is a page of the report, named by the defect');
+    assert.ok(
+      found.every((p) => p >= 0),
+      `in order: ${JSON.stringify(expected.map((e, i) => [e, found[i]]).filter(([, p]) => p === -1))}\n${text}`,
+    );
+    assert.match(
+      text,
+      new RegExp(`Foto ${photoNumber} – Mangel: ${DEFECT.slice(0, 20)}`),
+      'the marked photo is a page of the report, named by the defect',
+    );
     assert.deepEqual(errors, []);
     await context.close();
   });

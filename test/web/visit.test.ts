@@ -36,7 +36,23 @@ import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { COVER_TEMPLATE_FILENAME } from '../../src/demo/cover-template.js';
 import { pdfBytesText } from '../helpers/pdf-tools.js';
-import { apiToken, logInEnglish, assertAccessible, assertPhoneFriendly, finger, goOffline, goOnline, logIn, phone, screenshot, skipReason, startWorld, type AppWorld, until, untilOfflineReady } from '../helpers/browser.js';
+import {
+  apiToken,
+  logInEnglish,
+  assertAccessible,
+  assertPhoneFriendly,
+  finger,
+  goOffline,
+  goOnline,
+  logIn,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  until,
+  untilOfflineReady,
+} from '../helpers/browser.js';
 import { multipart } from '../helpers/multipart.js';
 import { sign } from '../helpers/signature.js';
 
@@ -58,7 +74,13 @@ interface PageRow {
   title: string | null;
   note: string | null;
   source_path: string | null;
-  signature?: { signer_name: string; signed_at: number; signed_at_device: number | null; signed_at_device_zone: string | null; device_time_plausible: boolean | null } | null;
+  signature?: {
+    signer_name: string;
+    signed_at: number;
+    signed_at_device: number | null;
+    signed_at_device_zone: string | null;
+    device_time_plausible: boolean | null;
+  } | null;
 }
 
 describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () => {
@@ -74,8 +96,16 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  async function api<T = unknown>(url: string, init: { method?: 'GET' | 'POST' | 'DELETE'; payload?: unknown; login?: string } = {}): Promise<T> {
-    const res = await world.ctx.app.inject({ url, method: init.method ?? 'GET', ...(init.payload ? { payload: init.payload as object } : {}), headers: { authorization: `Bearer ${await apiToken(world, init.login)}` } });
+  async function api<T = unknown>(
+    url: string,
+    init: { method?: 'GET' | 'POST' | 'DELETE'; payload?: unknown; login?: string } = {},
+  ): Promise<T> {
+    const res = await world.ctx.app.inject({
+      url,
+      method: init.method ?? 'GET',
+      ...(init.payload ? { payload: init.payload as object } : {}),
+      headers: { authorization: `Bearer ${await apiToken(world, init.login)}` },
+    });
     assert.ok(res.statusCode < 300, `${url}: ${res.statusCode} ${res.body}`);
     return (res.headers['content-type']?.toString().startsWith('application/json') ? res.json() : res.rawPayload) as T;
   }
@@ -84,19 +114,34 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
   }
   const folderOf = (ref: string) => objectFolder(world.ctx.config.dataRoot, world.ctx.config.entity, 'commande', ref).dir;
   /** The order's files (not the service's temporary or hidden ones). */
-  const filesIn = (ref: string) => (existsSync(folderOf(ref)) ? readdirSync(folderOf(ref), { withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort() : []);
+  const filesIn = (ref: string) =>
+    existsSync(folderOf(ref))
+      ? readdirSync(folderOf(ref), { withFileTypes: true })
+          .filter((e) => e.isFile() && !e.name.startsWith('.'))
+          .map((e) => e.name)
+          .sort()
+      : [];
   async function materials(orderId: number): Promise<string[]> {
-    return (await api<{ items: { label: string }[] }>(`/api/materials.php?element_type=commande&fk_element=${orderId}&limit=500`)).items.map((i) => i.label);
+    return (
+      await api<{ items: { label: string }[] }>(`/api/materials.php?element_type=commande&fk_element=${orderId}&limit=500`)
+    ).items.map((i) => i.label);
   }
   async function photo(name: string, background: string, width = 1200, height = 900): Promise<string> {
     const file = path.join(scratch, name);
-    await sharp({ create: { width, height, channels: 3, background } }).jpeg({ quality: 80 }).toFile(file);
+    await sharp({ create: { width, height, channels: 3, background } })
+      .jpeg({ quality: 80 })
+      .toFile(file);
     return file;
   }
   /** A photo uploaded into the order through the API (as another phone would), answered by its name. */
   async function upload(orderId: number, file: string): Promise<string> {
     const form = multipart([{ name: 'file', filename: path.basename(file), type: 'image/jpeg', data: readFileSync(file) }]);
-    const res = await world.ctx.app.inject({ method: 'POST', url: `/api/orders.php?id=${orderId}&action=upload_photo`, payload: form.payload, headers: { 'content-type': form.contentType, authorization: `Bearer ${await apiToken(world)}` } });
+    const res = await world.ctx.app.inject({
+      method: 'POST',
+      url: `/api/orders.php?id=${orderId}&action=upload_photo`,
+      payload: form.payload,
+      headers: { 'content-type': form.contentType, authorization: `Bearer ${await apiToken(world)}` },
+    });
     assert.equal(res.statusCode, 201, res.body);
     return (res.json() as { name: string }).name;
   }
@@ -107,7 +152,13 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     return api(`/api/pages.php?action=add&bericht_id=${reportId}`, { method: 'POST', payload: fields });
   }
   /** A report of title pages, signed through the API by `signer` (as on another phone). */
-  async function signedReport(status: number, title: string, pages: string[], signer: string, extra: Record<string, unknown> = {}): Promise<{ id: number; ref: string }> {
+  async function signedReport(
+    status: number,
+    title: string,
+    pages: string[],
+    signer: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ id: number; ref: string }> {
     const order = (await orders()).find((o) => o.status === status)!;
     const made = await newReport(order.id, title, extra);
     for (const pageTitle of pages) await addPage(made.id, { layout: 'title_only', title: pageTitle });
@@ -127,7 +178,13 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await pad.scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);
     const box = (await pad.boundingBox())!;
-    await finger(page, Array.from({ length: 18 }, (_, i) => ({ x: box.x + box.width * (0.15 + i * 0.04), y: box.y + box.height * (0.5 + Math.sin(i / 2) * 0.15) })));
+    await finger(
+      page,
+      Array.from({ length: 18 }, (_, i) => ({
+        x: box.x + box.width * (0.15 + i * 0.04),
+        y: box.y + box.height * (0.5 + Math.sin(i / 2) * 0.15),
+      })),
+    );
     await page.getByRole('button', { name: 'Unterschreiben' }).click();
   }
 
@@ -140,7 +197,9 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     assert.ok(open.length >= 3 && closed.length >= 1, `demo data: ${open.length} open, ${closed.length} closed orders`);
     const kept = open.find((o) => o.customer?.name)!;
     const notKept = closed[0]!;
-    const keptDetail = await api<{ customer: { name: string; town: string | null; phone: string | null } }>(`/api/orders.php?id=${kept.id}`);
+    const keptDetail = await api<{ customer: { name: string; town: string | null; phone: string | null } }>(
+      `/api/orders.php?id=${kept.id}`,
+    );
 
     const { page, context, errors } = await phone(world);
     await logIn(page);
@@ -200,7 +259,11 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     const added = filesIn(notKept.ref).filter((f) => !filesBefore.includes(f));
     assert.equal(added.filter((f) => f === 'keller-unbekannt.jpg').length, 1, `the photo once: ${added.join(', ')}`);
     assert.equal(added.filter((f) => /^Sprachnotiz_.*\.webm$/.test(f)).length, 1, `the voice note once: ${added.join(', ')}`);
-    assert.deepEqual((await materials(notKept.id)).filter((l) => l === 'Sicherung 16 A'), ['Sicherung 16 A'], 'the line once');
+    assert.deepEqual(
+      (await materials(notKept.id)).filter((l) => l === 'Sicherung 16 A'),
+      ['Sicherung 16 A'],
+      'the line once',
+    );
     assert.equal((await materials(notKept.id)).length, linesBefore.length + 1);
     // Now with signal, the order shows as it is.
     await page.getByRole('heading', { level: 2, name: notKept.customer?.name ?? '' }).waitFor();
@@ -210,7 +273,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
 
   // ---- 2 --------------------------------------------------------------------------------------
 
-  test('2: a signature made offline keeps the moment of signing by the phone\'s clock; a clock far ahead is kept and marked implausible', async () => {
+  test("2: a signature made offline keeps the moment of signing by the phone's clock; a clock far ahead is kept and marked implausible", async () => {
     const order = (await orders()).find((o) => o.status === 1)!;
     const made = await newReport(order.id, 'Kellerprüfung');
     await addPage(made.id, { layout: 'title_only', title: 'Heizraum' });
@@ -237,10 +300,13 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     assert.equal(verified.verified, true);
     const meta = verified.metadata;
     const deviceUnix = meta.signed_at_device_unix as number;
-    assert.ok(Math.abs(deviceUnix - phoneTime.getTime() / 1000) < 5, `the phone's moment is kept (${deviceUnix} vs ${phoneTime.getTime() / 1000})`);
-    assert.match(meta.signed_at_device as string, /\+0[12]:00$/, 'with the phone\'s offset (Berlin)');
+    assert.ok(
+      Math.abs(deviceUnix - phoneTime.getTime() / 1000) < 5,
+      `the phone's moment is kept (${deviceUnix} vs ${phoneTime.getTime() / 1000})`,
+    );
+    assert.match(meta.signed_at_device as string, /\+0[12]:00$/, "with the phone's offset (Berlin)");
     assert.equal(meta.signed_at_device_zone, 'Europe/Berlin');
-    assert.ok((meta.server_time_unix as number) - deviceUnix > 7000, 'the server\'s own time stays its receipt');
+    assert.ok((meta.server_time_unix as number) - deviceUnix > 7000, "the server's own time stays its receipt");
     assert.equal(meta.device_time_difference_seconds, (meta.server_time_unix as number) - deviceUnix);
     assert.equal(meta.device_time_plausible, true);
     assert.equal(signed.signature?.signed_at_device, deviceUnix);
@@ -298,7 +364,10 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
 
     // The preview PDF marks it, on its own page only.
     await page.getByRole('button', { name: 'PDF & Abschluss' }).click();
-    await page.getByText(/Nicht von der Unterschrift erfasst: Seite 3 \(Zusatzarbeiten\)/).first().waitFor();
+    await page
+      .getByText(/Nicht von der Unterschrift erfasst: Seite 3 \(Zusatzarbeiten\)/)
+      .first()
+      .waitFor();
     // The summary, the heading "Befund" (alone: the signature sheet follows), the signature sheet, the late page, the evidence sheet.
     await page.getByRole('img', { name: /^Seite 1 von 5$/ }).waitFor({ timeout: 60_000 });
     const preview = await api<Buffer>(`/api/pdf.php?id=${made.id}&preview=1`);
@@ -320,7 +389,9 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
   // ---- 4 --------------------------------------------------------------------------------------
 
   test('4: finalizing asks first and says what becomes final; the progress counts the pages of the PDF, cover sheet included', async () => {
-    const made = await signedReport(2, 'Abschluss mit Deckblatt', ['Anfahrt', 'Arbeiten', 'Übergabe'], 'Otto Obermeier', { odt_template: COVER_TEMPLATE_FILENAME });
+    const made = await signedReport(2, 'Abschluss mit Deckblatt', ['Anfahrt', 'Arbeiten', 'Übergabe'], 'Otto Obermeier', {
+      odt_template: COVER_TEMPLATE_FILENAME,
+    });
 
     const { page, context, errors } = await phone(world);
     await logIn(page);
@@ -350,7 +421,10 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
 
     await page.getByRole('button', { name: 'Abschließen' }).click();
     await confirm.getByRole('button', { name: 'Endgültig abschließen' }).click();
-    await page.getByRole('status').filter({ hasText: new RegExp(`Das PDF mit ${expected} Seiten wird erstellt …`) }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: new RegExp(`Das PDF mit ${expected} Seiten wird erstellt …`) })
+      .waitFor();
     await page.getByText(/ist abgeschlossen\./).waitFor({ timeout: 90_000 });
     const final = await report(made.id);
     assert.equal(final.status, 'final');
@@ -374,13 +448,22 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await page.getByText(/ist abgeschlossen\./).waitFor();
     const actions = page.getByRole('navigation', { name: 'PDF' });
     await actions.getByRole('button', { name: 'Herunterladen' }).waitFor();
-    assert.deepEqual((await actions.getByRole('button').allTextContents()).map((t) => t.trim()), ['An Kunden senden', 'Herunterladen', 'Öffnen'], 'one download action, nothing called share');
+    assert.deepEqual(
+      (await actions.getByRole('button').allTextContents()).map((t) => t.trim()),
+      ['An Kunden senden', 'Herunterladen', 'Öffnen'],
+      'one download action, nothing called share',
+    );
     await page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 60_000 });
     const download = page.waitForEvent('download');
     await actions.getByRole('button', { name: 'Herunterladen' }).click();
     const file = await download;
     assert.equal(file.suggestedFilename(), `${final.ref}.pdf`);
-    assert.equal(readFileSync((await file.path())!).subarray(0, 5).toString(), '%PDF-');
+    assert.equal(
+      readFileSync((await file.path())!)
+        .subarray(0, 5)
+        .toString(),
+      '%PDF-',
+    );
     await assertPhoneFriendly(page, 'final pdf without share sheet');
     await screenshot(page, 'pdf-final-download', { small: true });
     await context.close();
@@ -396,7 +479,10 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await sharing.page.goto(`/app/#/report/${made.id}/pdf`);
     const bar = sharing.page.getByRole('navigation', { name: 'PDF' });
     await bar.getByRole('button', { name: 'Teilen' }).waitFor();
-    assert.deepEqual((await bar.getByRole('button').allTextContents()).map((t) => t.trim()), ['An Kunden senden', 'Teilen', 'Speichern', 'Öffnen']);
+    assert.deepEqual(
+      (await bar.getByRole('button').allTextContents()).map((t) => t.trim()),
+      ['An Kunden senden', 'Teilen', 'Speichern', 'Öffnen'],
+    );
     await sharing.page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 60_000 });
     await bar.getByRole('button', { name: 'Teilen' }).click();
     await sharing.page.getByText('Geteilt.').waitFor();
@@ -411,10 +497,17 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
 
   // ---- 6 --------------------------------------------------------------------------------------
 
-  test('6: speech-to-text is offered only where the service has it; its refusal is in the app\'s language and names no setting', async () => {
+  test("6: speech-to-text is offered only where the service has it; its refusal is in the app's language and names no setting", async () => {
     const order = (await orders()).find((o) => o.status === 1)!;
-    const form = multipart([{ name: 'file', filename: 'ansage.webm', type: 'audio/webm', data: readFileSync(path.join(FIXTURES, 'voice.webm')) }]);
-    const uploaded = await world.ctx.app.inject({ method: 'POST', url: `/api/voice.php?id=${order.id}`, payload: form.payload, headers: { 'content-type': form.contentType, authorization: `Bearer ${await apiToken(world)}` } });
+    const form = multipart([
+      { name: 'file', filename: 'ansage.webm', type: 'audio/webm', data: readFileSync(path.join(FIXTURES, 'voice.webm')) },
+    ]);
+    const uploaded = await world.ctx.app.inject({
+      method: 'POST',
+      url: `/api/voice.php?id=${order.id}`,
+      payload: form.payload,
+      headers: { 'content-type': form.contentType, authorization: `Bearer ${await apiToken(world)}` },
+    });
     assert.equal(uploaded.statusCode, 201, uploaded.body);
     const name = (uploaded.json() as { name: string }).name;
 
@@ -441,7 +534,11 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     });
     await new Promise<void>((resolve) => stt.listen(0, '127.0.0.1', resolve));
     try {
-      await world.ctx.make.setConst('BERICHT_TRANSCRIBE_URL', `http://127.0.0.1:${(stt.address() as AddressInfo).port}`, world.ctx.config.entity);
+      await world.ctx.make.setConst(
+        'BERICHT_TRANSCRIBE_URL',
+        `http://127.0.0.1:${(stt.address() as AddressInfo).port}`,
+        world.ctx.config.entity,
+      );
       await world.ctx.make.setConst('BERICHT_TRANSCRIBE_MODE', 'whisper-asr', world.ctx.config.entity);
       const english = await phone(world, { locale: 'en-GB' });
       await english.page.goto('/app/');
@@ -471,7 +568,10 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
 
   test('7: a page without a title is named by its kind and photo, the same wherever it moves; titles show two lines', async () => {
     const order = (await orders()).find((o) => o.status === 2)!;
-    const names = [await upload(order.id, await photo('zaehlerschrank.jpg', '#1a5276')), await upload(order.id, await photo('verteiler.jpg', '#7b241c'))];
+    const names = [
+      await upload(order.id, await photo('zaehlerschrank.jpg', '#1a5276')),
+      await upload(order.id, await photo('verteiler.jpg', '#7b241c')),
+    ];
     const made = await newReport(order.id, 'Namen');
     const long = 'Heizungsanlage im Keller, Brennerraum Nord mit Abgasleitung';
     await addPage(made.id, { layout: 'title_only', title: long });
@@ -488,7 +588,12 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     assert.equal(await nameOf(2), `Vorher/Nachher · ${names[0]} / ${names[1]}`);
     // The long title: whole in the row, on two lines (not cut after a dozen characters).
     assert.equal(await nameOf(0), long);
-    const lines = await rows.nth(0).locator('.name').evaluate((el) => Math.round(el.getBoundingClientRect().height / parseFloat((globalThis as unknown as Styles).getComputedStyle(el).lineHeight)));
+    const lines = await rows
+      .nth(0)
+      .locator('.name')
+      .evaluate((el) =>
+        Math.round(el.getBoundingClientRect().height / parseFloat((globalThis as unknown as Styles).getComputedStyle(el).lineHeight)),
+      );
     assert.equal(lines, 2, 'the title takes two lines');
 
     // The photo page to the front (by the move dialog): its name stays.
@@ -528,9 +633,13 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await page.goto(`/app/#/order/${order.id}`);
     await page.getByRole('button', { name: `Foto ${newest} öffnen` }).waitFor();
     const grid = page.locator('ul.grid > li button.thumb');
-    const labels = async () => (await grid.evaluateAll((els) => els.map((el) => el.getAttribute('aria-label') ?? '')));
+    const labels = async () => await grid.evaluateAll((els) => els.map((el) => el.getAttribute('aria-label') ?? ''));
     const before = await labels();
-    assert.ok(before.indexOf(`Foto ${newest} öffnen`) < before.indexOf(`Foto ${used} öffnen`) && before.indexOf(`Foto ${used} öffnen`) < before.indexOf(`Foto ${older} öffnen`), `newest first: ${before.join(' | ')}`);
+    assert.ok(
+      before.indexOf(`Foto ${newest} öffnen`) < before.indexOf(`Foto ${used} öffnen`) &&
+        before.indexOf(`Foto ${used} öffnen`) < before.indexOf(`Foto ${older} öffnen`),
+      `newest first: ${before.join(' | ')}`,
+    );
 
     // A photo taken offline goes first, where it belongs by time, not at the end.
     await untilOfflineReady(page);
@@ -625,10 +734,13 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     const iconSweep = await turn.locator('path').evaluate((p) => /a[\d.\s-]+\s(\d)\s(\d)/.exec(p.getAttribute('d') ?? '')?.[2]);
     await turn.click();
     await page.waitForTimeout(500); // the turn is animated (0.2 s)
-    const matrix = await page.locator('.preview img').first().evaluate((img) => (globalThis as unknown as Styles).getComputedStyle(img).transform);
+    const matrix = await page
+      .locator('.preview img')
+      .first()
+      .evaluate((img) => (globalThis as unknown as Styles).getComputedStyle(img).transform);
     // rotate(90deg) is matrix(0, 1, -1, 0, 0, 0): clockwise on screen.
     assert.match(matrix, /^matrix\(\s*0,\s*1,\s*-1,\s*0/, `the page turned clockwise (${matrix})`);
-    assert.equal(iconSweep, '1', 'the icon\'s arc runs clockwise (SVG sweep flag 1)');
+    assert.equal(iconSweep, '1', "the icon's arc runs clockwise (SVG sweep flag 1)");
     await page.getByRole('button', { name: 'Speichern' }).click();
     await page.locator('ol.pages > li').nth(1).waitFor();
 
@@ -661,7 +773,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
 
   // ---- 10 -------------------------------------------------------------------------------------
 
-  test('10: in English every text is English: units, page kinds, the signature\'s caption, the service\'s refusals', async () => {
+  test("10: in English every text is English: units, page kinds, the signature's caption, the service's refusals", async () => {
     const order = (await orders()).find((o) => o.status === 1)!;
     const made = await signedReport(1, 'English', ['Boiler'], 'Jane Doe');
 
@@ -709,7 +821,10 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     const order = (await orders()).find((o) => o.status === 2)!;
     const made = await newReport(order.id, 'Viele Fotos');
     for (let i = 0; i < 40; i++) {
-      const name = await upload(order.id, await photo(`viele-${String(i).padStart(2, '0')}.jpg`, `#${(0x203040 + i * 0x050301).toString(16).slice(-6)}`, 480, 360));
+      const name = await upload(
+        order.id,
+        await photo(`viele-${String(i).padStart(2, '0')}.jpg`, `#${(0x203040 + i * 0x050301).toString(16).slice(-6)}`, 480, 360),
+      );
       await addPage(made.id, { layout: 'photo', source: name });
     }
     const { page, context, errors } = await phone(world);
@@ -731,13 +846,17 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await page.goto(`/app/#/report/${made.id}`);
     const rows = page.locator('ol.pages > li');
     await until('40 rows', async () => (await rows.count()) === 40);
-    const drawn = (row: number) => rows.nth(row).locator('img').evaluateAll((imgs) => imgs.some((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0));
-    await until('the first row\'s thumbnail drawn', () => drawn(0));
+    const drawn = (row: number) =>
+      rows
+        .nth(row)
+        .locator('img')
+        .evaluateAll((imgs) => imgs.some((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0));
+    await until("the first row's thumbnail drawn", () => drawn(0));
     await page.waitForTimeout(1000);
     assert.ok(mostInFlight > 0 && mostInFlight <= 20, `${mostInFlight} thumbnails asked for at once: those near the view, not all 40`);
     assert.equal(await drawn(39), false, 'the last row, far below, is not drawn yet');
     await rows.nth(39).scrollIntoViewIfNeeded();
-    await until('the last row\'s thumbnail drawn once it is in view', () => drawn(39), 15_000);
+    await until("the last row's thumbnail drawn once it is in view", () => drawn(39), 15_000);
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -12,7 +12,10 @@ import { loadSettings } from './lib/settings.svelte';
 
 document.documentElement.lang = i18n.lang;
 // boot.ts runs as soon as it arrives (async): in theory the page may not be parsed to its end yet.
-const parsed = document.readyState === 'loading' ? new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true })) : undefined;
+const parsed =
+  document.readyState === 'loading'
+    ? new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true }))
+    : undefined;
 await Promise.all([loadSession(), loadSettings(), loadLanguage(), parsed]);
 mount(App, { target: document.getElementById('app')! });
 // For measurements (npm run bench:app) and the browser's own performance tools.

@@ -78,7 +78,8 @@ export function paginate(blocks: readonly Block[], body: number): Sheet[] {
     if (block.breakBefore) flush();
     // The height this block needs here: itself and the chain of blocks it keeps with.
     let need = block.height;
-    for (let i = index; blocks[i]?.keepWithNext && blocks[i + 1] && !blocks[i + 1]!.breakBefore; i++) need += (blocks[i + 1]!.joined ? 0 : GAP) + blocks[i + 1]!.height;
+    for (let i = index; blocks[i]?.keepWithNext && blocks[i + 1] && !blocks[i + 1]!.breakBefore; i++)
+      need += (blocks[i + 1]!.joined ? 0 : GAP) + blocks[i + 1]!.height;
     const start = used + gapBefore(block);
     if (current.length > 0 && start + Math.min(need, body) > body) {
       flush();

@@ -48,11 +48,25 @@ export function turned(box: ImageBox, rotation: Rotation): ImageBox {
  * The largest box an image of a page can be drawn in, in points (the one-per-sheet layout, neither
  * title nor note): a print copy made for it prints at least as sharp in every layout.
  */
-export function largestImageBox(format: PaperFormat, orientation: Orientation, layout: 'photo' | 'before_after', rotation: Rotation = 0): ImageBox {
+export function largestImageBox(
+  format: PaperFormat,
+  orientation: Orientation,
+  layout: 'photo' | 'before_after',
+  rotation: Rotation = 0,
+): ImageBox {
   return turned(layout === 'before_after' ? beforeAfterBox(format, orientation, 1) : photoBox(format, orientation, 1), rotation);
 }
 
 /** The box a page's image is drawn in for `perSheet`, in the image's upright axes. */
-export function imageBoxFor(format: PaperFormat, orientation: Orientation, perSheet: PhotosPerSheet, layout: 'photo' | 'before_after', rotation: Rotation = 0): ImageBox {
-  return turned(layout === 'before_after' ? beforeAfterBox(format, orientation, perSheet) : photoBox(format, orientation, perSheet), rotation);
+export function imageBoxFor(
+  format: PaperFormat,
+  orientation: Orientation,
+  perSheet: PhotosPerSheet,
+  layout: 'photo' | 'before_after',
+  rotation: Rotation = 0,
+): ImageBox {
+  return turned(
+    layout === 'before_after' ? beforeAfterBox(format, orientation, perSheet) : photoBox(format, orientation, perSheet),
+    rotation,
+  );
 }

@@ -34,7 +34,10 @@ export async function loadImage(doc: Doc, image: PdfImage | null): Promise<PdfKi
     // Other formats, CMYK JPEGs (not allowed in PDF/A beside an sRGB output intent) and PNGs pdfkit
     // would decode asynchronously: flattened onto white in sRGB, lossless.
     try {
-      data = await sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).flatten({ background: '#ffffff' }).png({ compressionLevel: 6 }).toBuffer();
+      data = await sharp(data, { limitInputPixels: MAX_INPUT_PIXELS })
+        .flatten({ background: '#ffffff' })
+        .png({ compressionLevel: 6 })
+        .toBuffer();
     } catch {
       throw new AppError('IMAGE_INVALID');
     }
@@ -49,7 +52,6 @@ export async function loadImage(doc: Doc, image: PdfImage | null): Promise<PdfKi
   if (!(parsed.width > 0 && parsed.height > 0)) throw new AppError('IMAGE_INVALID');
   return parsed;
 }
-
 
 /**
  * True for a PNG that pdfkit embeds synchronously: no alpha channel (colour types 4 and 6), no

@@ -163,7 +163,12 @@ export function splitToHeight(doc: Doc, text: string, width: number, textStyle: 
  */
 export function textIn(doc: Doc, text: string, box: Box, textStyle: TextStyle): void {
   style(doc, textStyle);
-  doc.text(clean(text), box.x, box.y, { width: box.w, height: Math.max(box.h, doc.currentLineHeight(true)), ellipsis: true, align: textStyle.align ?? 'left' });
+  doc.text(clean(text), box.x, box.y, {
+    width: box.w,
+    height: Math.max(box.h, doc.currentLineHeight(true)),
+    ellipsis: true,
+    align: textStyle.align ?? 'left',
+  });
 }
 
 /** A sheet's title at the top of `box` (at most a fifth of it); returns where what follows starts. */
@@ -176,7 +181,14 @@ export function titleAtTop(doc: Doc, title: string | null, box: Box): number {
 
 /** A thin horizontal rule. */
 export function rule(doc: Doc, x: number, y: number, w: number, color = RULE, width = 0.5): void {
-  doc.save().moveTo(x, y).lineTo(x + w, y).lineWidth(width).strokeColor(color).stroke().restore();
+  doc
+    .save()
+    .moveTo(x, y)
+    .lineTo(x + w, y)
+    .lineWidth(width)
+    .strokeColor(color)
+    .stroke()
+    .restore();
 }
 
 /** The parts of a pdfkit image object used here (a parsed JPEG or PNG). */
@@ -211,7 +223,14 @@ export function drawPdfKitImage(doc: Doc, image: PdfKitImage, x: number, y: numb
  * the top of the box (`valign: 'middle'` centres it down too); a "missing" placeholder when there
  * is none. Returns the box drawn.
  */
-export function drawImageIn(doc: Doc, image: PdfKitImage | null, box: Box, rotation: Rotation, missing: string, valign: 'top' | 'middle' = 'top'): Box {
+export function drawImageIn(
+  doc: Doc,
+  image: PdfKitImage | null,
+  box: Box,
+  rotation: Rotation,
+  missing: string,
+  valign: 'top' | 'middle' = 'top',
+): Box {
   const seen = fittedSize(image, box, rotation);
   if (seen.w <= 0 || seen.h <= 0) return { x: box.x, y: box.y, w: 0, h: 0 };
   const drawn = { x: box.x + (box.w - seen.w) / 2, y: valign === 'middle' ? box.y + (box.h - seen.h) / 2 : box.y, w: seen.w, h: seen.h };

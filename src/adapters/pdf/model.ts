@@ -66,19 +66,36 @@ export interface PhotoCapture {
  * `notice`: a line set apart in the bottom margin of the sheet the page lands on (e.g. that a
  * signature does not cover it).
  */
-export type PdfPage = (
+export type PdfPage =
   /** `capture`, when given, is printed under the photo instead of "Aufgenommen `takenAt`". */
-  | { kind: 'photo'; title: string | null; note: string | null; rotation: Rotation; image: PdfImage | null; takenAt?: string | null; capture?: PhotoCapture | null }
-  /** `captures`: under the before and the after image. */
-  | { kind: 'before_after'; title: string | null; note: string | null; rotation: Rotation; before: PdfImage | null; after: PdfImage | null; captures?: readonly [PhotoCapture | null, PhotoCapture | null] }
-  | { kind: 'title_only'; title: string | null; note: string | null }
-  /** A signature sheet: the burned-in image (drawn as it is), its facts as text. */
-  | { kind: 'signature'; title: string | null; note: string | null; image: PdfImage | null; facts: SignatureFacts | null }
-  /** A checklist: a table of its items (in the flow, over as many sheets as it takes). */
-  | { kind: 'checklist'; title: string | null; note: string | null; items: ChecklistLine[] }
-  /** Any other composite image, drawn as large as fits on a sheet of its own. */
-  | { kind: 'image'; title: string | null; note: string | null; image: PdfImage | null }
-) & { notice?: string | null };
+  (
+    | {
+        kind: 'photo';
+        title: string | null;
+        note: string | null;
+        rotation: Rotation;
+        image: PdfImage | null;
+        takenAt?: string | null;
+        capture?: PhotoCapture | null;
+      }
+    /** `captures`: under the before and the after image. */
+    | {
+        kind: 'before_after';
+        title: string | null;
+        note: string | null;
+        rotation: Rotation;
+        before: PdfImage | null;
+        after: PdfImage | null;
+        captures?: readonly [PhotoCapture | null, PhotoCapture | null];
+      }
+    | { kind: 'title_only'; title: string | null; note: string | null }
+    /** A signature sheet: the burned-in image (drawn as it is), its facts as text. */
+    | { kind: 'signature'; title: string | null; note: string | null; image: PdfImage | null; facts: SignatureFacts | null }
+    /** A checklist: a table of its items (in the flow, over as many sheets as it takes). */
+    | { kind: 'checklist'; title: string | null; note: string | null; items: ChecklistLine[] }
+    /** Any other composite image, drawn as large as fits on a sheet of its own. */
+    | { kind: 'image'; title: string | null; note: string | null; image: PdfImage | null }
+  ) & { notice?: string | null };
 
 /** A PDF whose pages go first (LibreOffice's rendering of the ODT cover sheet), or a plain page drawn here. */
 export type PdfCover = { kind: 'pdf'; path: string } | { kind: 'builtin'; title: string; lines: string[] };

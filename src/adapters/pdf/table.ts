@@ -44,16 +44,37 @@ export interface TableRow {
 }
 
 /** The widths of `fractions` of `width` (fractions of the rest after fixed widths). */
-export function columnsOf(width: number, specs: Array<{ fixed?: number; share?: number; align?: 'left' | 'right'; style?: TextStyle }>): TableColumn[] {
+export function columnsOf(
+  width: number,
+  specs: Array<{ fixed?: number; share?: number; align?: 'left' | 'right'; style?: TextStyle }>,
+): TableColumn[] {
   const fixed = specs.reduce((sum, s) => sum + (s.fixed ?? 0), 0);
   const shares = specs.reduce((sum, s) => sum + (s.share ?? 0), 0) || 1;
-  return specs.map((s) => ({ width: s.fixed ?? ((width - fixed) * (s.share ?? 0)) / shares, align: s.align ?? 'left', ...(s.style ? { style: s.style } : {}) }));
+  return specs.map((s) => ({
+    width: s.fixed ?? ((width - fixed) * (s.share ?? 0)) / shares,
+    align: s.align ?? 'left',
+    ...(s.style ? { style: s.style } : {}),
+  }));
 }
 
 /** A row's cells; `head`: a heading row, whose cells keep the heading style in every column. */
-function rowBlock(doc: Doc, columns: TableColumn[], cells: string[], rowStyle: TextStyle, shaded: boolean, body: Box, extra: Partial<Block> = {}, ruled = true, head = false, padY = PAD): Block {
+function rowBlock(
+  doc: Doc,
+  columns: TableColumn[],
+  cells: string[],
+  rowStyle: TextStyle,
+  shaded: boolean,
+  body: Box,
+  extra: Partial<Block> = {},
+  ruled = true,
+  head = false,
+  padY = PAD,
+): Block {
   const styleOf = (i: number): TextStyle => (head ? rowStyle : (columns[i]!.style ?? rowStyle));
-  const height = Math.min(Math.max(...cells.map((text, i) => measure(doc, text, columns[i]!.width - 2 * PAD, styleOf(i)))) + 2 * padY, body.h / 2);
+  const height = Math.min(
+    Math.max(...cells.map((text, i) => measure(doc, text, columns[i]!.width - 2 * PAD, styleOf(i)))) + 2 * padY,
+    body.h / 2,
+  );
   return {
     height,
     ...extra,
@@ -62,7 +83,12 @@ function rowBlock(doc: Doc, columns: TableColumn[], cells: string[], rowStyle: T
       let x = box.x;
       cells.forEach((text, i) => {
         const column = columns[i]!;
-        textIn(doc, text, { x: x + PAD, y: box.y + padY, w: column.width - 2 * PAD, h: box.h - 2 * padY }, { ...styleOf(i), align: column.align ?? 'left' });
+        textIn(
+          doc,
+          text,
+          { x: x + PAD, y: box.y + padY, w: column.width - 2 * PAD, h: box.h - 2 * padY },
+          { ...styleOf(i), align: column.align ?? 'left' },
+        );
         x += column.width;
       });
       if (ruled) rule(doc, box.x, box.y + box.h, box.w, '#cccccc', 0.4);
@@ -71,16 +97,48 @@ function rowBlock(doc: Doc, columns: TableColumn[], cells: string[], rowStyle: T
 }
 
 /** The blocks of a table with `headings` over `columns` and its `rows`. */
-export function tableBlocks(doc: Doc, body: Box, columns: TableColumn[], headings: string[], rows: TableRow[], words: PdfWords, styles: TableStyles = DEFAULT_STYLES): Block[] {
+export function tableBlocks(
+  doc: Doc,
+  body: Box,
+  columns: TableColumn[],
+  headings: string[],
+  rows: TableRow[],
+  words: PdfWords,
+  styles: TableStyles = DEFAULT_STYLES,
+): Block[] {
   const padY = styles.padY ?? PAD;
   const header = rowBlock(doc, columns, headings, styles.head, true, body, { keepWithNext: true }, true, true, padY);
-  const continued = rowBlock(doc, columns, [words.continued(headings[0]!), ...headings.slice(1)], styles.head, true, body, { keepWithNext: true }, true, true, padY);
+  const continued = rowBlock(
+    doc,
+    columns,
+    [words.continued(headings[0]!), ...headings.slice(1)],
+    styles.head,
+    true,
+    body,
+    { keepWithNext: true },
+    true,
+    true,
+    padY,
+  );
   const indent = columns[0]!.width;
   const blocks: Block[] = [header];
   for (const row of rows) {
     const pieces = row.under ? splitToHeight(doc, row.under, body.w - indent - 2 * PAD, styles.under, body.h * 0.8) : [];
     // A row with a text under it keeps with the text's first piece; the rule goes under the text.
-    blocks.push(rowBlock(doc, columns, row.cells, row.bold ? styles.bold : styles.cell, Boolean(row.shaded), body, { repeatOnBreak: continued, joined: true, keepWithNext: pieces.length > 0 }, pieces.length === 0, false, padY));
+    blocks.push(
+      rowBlock(
+        doc,
+        columns,
+        row.cells,
+        row.bold ? styles.bold : styles.cell,
+        Boolean(row.shaded),
+        body,
+        { repeatOnBreak: continued, joined: true, keepWithNext: pieces.length > 0 },
+        pieces.length === 0,
+        false,
+        padY,
+      ),
+    );
     pieces.forEach((piece, index) => {
       const height = measure(doc, piece, body.w - indent - 2 * PAD, styles.under) + 2 * padY;
       blocks.push({

@@ -22,4 +22,3 @@ export function heading(doc: Doc, text: string, body: Box): Block {
     },
   };
 }
-

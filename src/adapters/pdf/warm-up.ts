@@ -26,7 +26,12 @@ export async function warmUpRenderer(parent = os.tmpdir()): Promise<void> {
     const signature = path.join(dir, 'signature.png');
     const grey = { width: 320, height: 240, channels: 3 as const, background: '#8a9ba8' };
     await writeFile(photo, await sharp({ create: grey }).jpeg({ quality: 70, mozjpeg: true }).toBuffer());
-    await writeFile(signature, await sharp({ create: { ...grey, background: '#ffffff' } }).png().toBuffer());
+    await writeFile(
+      signature,
+      await sharp({ create: { ...grey, background: '#ffffff' } })
+        .png()
+        .toBuffer(),
+    );
     const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
     await renderReportPdf(sampleReport({ path: photo }, { path: signature }), discard);
   } finally {
@@ -44,7 +49,14 @@ export function warmUpSoon(onError: (error: unknown) => void): void {
 
 export function sampleReport(image: { path: string }, signature: { path: string }): PdfDocumentInput {
   const capture = { when: 'Aufgenommen 27.11.2026, 09:41 (Europe/Berlin)', where: '48.13743, 11.57549' };
-  const photo = (n: number): PdfPage => ({ kind: 'photo', title: `Foto ${n}: Prüfung der Anlage`, note: 'Zustand dokumentiert, Maße geprüft, Öl- und Gasleitungen dicht.', rotation: 0, image, capture });
+  const photo = (n: number): PdfPage => ({
+    kind: 'photo',
+    title: `Foto ${n}: Prüfung der Anlage`,
+    note: 'Zustand dokumentiert, Maße geprüft, Öl- und Gasleitungen dicht.',
+    rotation: 0,
+    image,
+    capture,
+  });
   const hash = 'a3f1c9e07b5d24681f0e9c3b7a5d2e4f6c8b0a1d3e5f7092b4c6d8e0f1a2b3c4';
   return {
     format: 'A4',
@@ -62,22 +74,66 @@ export function sampleReport(image: { path: string }, signature: { path: string 
       workDescription: 'Brenner gereinigt, Abgaswerte gemessen, Dichtungen erneuert.',
       materials: [{ label: 'Dichtung 3/4"', qty: 2, unit: 'Stk', note: null }],
       signers: [{ name: 'Erika Mustermann', when: '27.11.2026, 10:15' }],
-      time: { rows: [{ date: '27.11.2026', who: 'Max Techniker', from: '08:30', to: '10:15', seconds: 6300, manual: null, corrected: null }], totalSeconds: 6300 },
+      time: {
+        rows: [{ date: '27.11.2026', who: 'Max Techniker', from: '08:30', to: '10:15', seconds: 6300, manual: null, corrected: null }],
+        totalSeconds: 6300,
+      },
     },
     pages: [
       photo(1),
       photo(2),
       photo(3),
-      { kind: 'before_after', title: 'Vorher/Nachher', note: 'Brennkammer', rotation: 0, before: image, after: image, captures: [capture, capture] },
+      {
+        kind: 'before_after',
+        title: 'Vorher/Nachher',
+        note: 'Brennkammer',
+        rotation: 0,
+        before: image,
+        after: image,
+        captures: [capture, capture],
+      },
       { kind: 'title_only', title: 'Abschluss', note: 'Anlage läuft einwandfrei.' },
       {
         kind: 'checklist',
         title: 'Prüfliste',
         note: null,
         items: [
-          { position: 1, label: 'Abgasverlust', state: 'ok', value: 6.8, unit: '%', lower: null, upper: 11, deviation: null, note: null, photos: [{ number: 1, name: 'IMG_2000.jpg' }] },
-          { position: 2, label: 'CO-Gehalt', state: 'defect', value: 120, unit: 'ppm', lower: null, upper: 100, deviation: 'above', note: 'Nachstellen', photos: [] },
-          { position: 3, label: 'Sichtprüfung', state: 'na', value: null, unit: null, lower: null, upper: null, deviation: null, note: null, photos: [] },
+          {
+            position: 1,
+            label: 'Abgasverlust',
+            state: 'ok',
+            value: 6.8,
+            unit: '%',
+            lower: null,
+            upper: 11,
+            deviation: null,
+            note: null,
+            photos: [{ number: 1, name: 'IMG_2000.jpg' }],
+          },
+          {
+            position: 2,
+            label: 'CO-Gehalt',
+            state: 'defect',
+            value: 120,
+            unit: 'ppm',
+            lower: null,
+            upper: 100,
+            deviation: 'above',
+            note: 'Nachstellen',
+            photos: [],
+          },
+          {
+            position: 3,
+            label: 'Sichtprüfung',
+            state: 'na',
+            value: null,
+            unit: null,
+            lower: null,
+            upper: null,
+            deviation: null,
+            note: null,
+            photos: [],
+          },
         ],
       },
       {
@@ -85,7 +141,15 @@ export function sampleReport(image: { path: string }, signature: { path: string 
         title: 'Unterschrift',
         note: null,
         image: signature,
-        facts: { signer: 'Erika Mustermann', receivedAt: '27.11.2026, 10:15:02 (Europe/Berlin)', signedAtDevice: '27.11.2026, 10:14:58 (+01:00)', devicePlausible: true, pagesCovered: 6, hash, verifyUrl: 'https://example.invalid/public/verify.php' },
+        facts: {
+          signer: 'Erika Mustermann',
+          receivedAt: '27.11.2026, 10:15:02 (Europe/Berlin)',
+          signedAtDevice: '27.11.2026, 10:14:58 (+01:00)',
+          devicePlausible: true,
+          pagesCovered: 6,
+          hash,
+          verifyUrl: 'https://example.invalid/public/verify.php',
+        },
       },
     ],
     evidence: {
@@ -95,7 +159,18 @@ export function sampleReport(image: { path: string }, signature: { path: string 
       events: [
         { kind: 'created', at: '27.11.2026, 08:31:00', by: 'Max Techniker', version: 1, versionOf: null },
         { kind: 'pages_added', at: '27.11.2026, 08:32:00', until: '27.11.2026, 10:10:00', by: 'Max Techniker', pages: '1–6', count: 6 },
-        { kind: 'signed', at: '27.11.2026, 10:15:02', signer: 'Erika Mustermann', page: 7, deviceTime: '27.11.2026, 10:14:58', devicePlausible: true, ip: '192.0.2.10', userAgent: 'Mozilla/5.0 (Linux; Android 14)', position: '48.13743, 11.57549', sentBy: 'Max Techniker' },
+        {
+          kind: 'signed',
+          at: '27.11.2026, 10:15:02',
+          signer: 'Erika Mustermann',
+          page: 7,
+          deviceTime: '27.11.2026, 10:14:58',
+          devicePlausible: true,
+          ip: '192.0.2.10',
+          userAgent: 'Mozilla/5.0 (Linux; Android 14)',
+          position: '48.13743, 11.57549',
+          sentBy: 'Max Techniker',
+        },
         { kind: 'finalized', at: '27.11.2026, 10:16:00', by: 'Max Techniker', ip: '192.0.2.10' },
       ],
       signatures: [{ page: 7, signer: 'Erika Mustermann', hash, form: 'sha256', pagesCovered: 6 }],

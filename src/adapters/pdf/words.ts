@@ -66,7 +66,13 @@ const DE = {
   below: (limit: string) => `unter dem Grenzwert (${limit})`,
   above: (limit: string) => `über dem Grenzwert (${limit})`,
   checklistCount: (items: number, defects: number, open: number) =>
-    [items === 1 ? '1 Punkt' : `${items} Punkte`, defects > 0 ? (defects === 1 ? '1 Mangel' : `${defects} Mängel`) : '', open > 0 ? `${open} nicht geprüft` : ''].filter(Boolean).join(', '),
+    [
+      items === 1 ? '1 Punkt' : `${items} Punkte`,
+      defects > 0 ? (defects === 1 ? '1 Mangel' : `${defects} Mängel`) : '',
+      open > 0 ? `${open} nicht geprüft` : '',
+    ]
+      .filter(Boolean)
+      .join(', '),
   // time on site
   timeOnSite: 'Zeit vor Ort',
   timeWho: 'Techniker',
@@ -101,13 +107,15 @@ const DE = {
   sealedLater: (company: string | null) =>
     `Vorschau: Beim Abschließen wird das PDF mit dem Zertifikat ${company ? `von ${company}` : 'des Betreibers'} elektronisch versiegelt (PDF-Signatur nach PAdES). Jede Änderung an der Datei danach macht die Signatur ungültig; das Siegel deckt auch dieses Blatt.`,
   history: 'Verlauf',
-  historyNote: 'Zeiten nach der Uhr des Servers. Erfasst sind je Berichtsseite (Seite des Berichts in seiner Reihenfolge, nicht Blatt dieses PDFs) ihr Hinzufügen und ihre letzte Änderung.',
+  historyNote:
+    'Zeiten nach der Uhr des Servers. Erfasst sind je Berichtsseite (Seite des Berichts in seiner Reihenfolge, nicht Blatt dieses PDFs) ihr Hinzufügen und ihre letzte Änderung.',
   when: 'Zeitpunkt',
   event: 'Ereignis',
   person: 'Person',
   notRecorded: 'nicht erfasst',
   until: (when: string) => `bis ${when}`,
-  created: (version: number, of: string | null) => (version > 1 ? `Bericht angelegt, Version ${version}${of ? ` (aus ${of})` : ''}` : 'Bericht angelegt'),
+  created: (version: number, of: string | null) =>
+    version > 1 ? `Bericht angelegt, Version ${version}${of ? ` (aus ${of})` : ''}` : 'Bericht angelegt',
   pagesAdded: (pages: string, count: number) => `${count === 1 ? 'Berichtsseite' : 'Berichtsseiten'} ${pages} hinzugefügt`,
   pagesChanged: (pages: string, count: number) => `${count === 1 ? 'Berichtsseite' : 'Berichtsseiten'} ${pages} geändert (letzte Änderung)`,
   signedEvent: (page: number) => `Unterschrift (Berichtsseite ${page})`,
@@ -119,7 +127,8 @@ const DE = {
   position: (position: string) => `Position ${position}`,
   sentBy: (name: string) => `übermittelt von ${name}`,
   checksums: 'Prüfsummen',
-  signatureHash: (pages: number, ref: string, form: string | null) => `SHA-256 über ${pages === 1 ? 'Berichtsseite 1' : `die Berichtsseiten 1–${pages}`} und ${ref}${form ? ` (${form})` : ''}`,
+  signatureHash: (pages: number, ref: string, form: string | null) =>
+    `SHA-256 über ${pages === 1 ? 'Berichtsseite 1' : `die Berichtsseiten 1–${pages}`} und ${ref}${form ? ` (${form})` : ''}`,
   signatureOf: (signer: string, page: number) => `Unterschrift von ${signer}, Berichtsseite ${page}`,
   noMetadata: 'Die Signaturdaten fehlen.',
   noSignatures: 'Der Bericht trägt keine Unterschrift.',
@@ -129,11 +138,15 @@ const DE = {
   image: 'Bild',
   file: 'Datei',
   fileMissing: 'Datei fehlt',
-  parts: { photo: 'Foto', before: 'Vorher', after: 'Nachher', signature: 'Unterschrift' } as Record<'photo' | 'before' | 'after' | 'signature', string>,
+  parts: { photo: 'Foto', before: 'Vorher', after: 'Nachher', signature: 'Unterschrift' } as Record<
+    'photo' | 'before' | 'after' | 'signature',
+    string
+  >,
   checklistItem: (n: number) => `Prüfliste, Punkt ${n}`,
   shortParts: { photo: '', before: 'V', after: 'N', signature: 'U' } as Record<'photo' | 'before' | 'after' | 'signature', string>,
   shortChecklistItem: (n: number) => `P${n}`,
-  shortHashes: (count: number) => `${count} Bilder, je Bild die ersten 16 Zeichen der SHA-256 seiner Datei, nach Berichtsseite (V vorher, N nachher, U Unterschrift, P3 Prüfliste Punkt 3; ✗ Datei fehlt).`,
+  shortHashes: (count: number) =>
+    `${count} Bilder, je Bild die ersten 16 Zeichen der SHA-256 seiner Datei, nach Berichtsseite (V vorher, N nachher, U Unterschrift, P3 Prüfliste Punkt 3; ✗ Datei fehlt).`,
   howTo: 'So prüfen Sie dieses PDF ohne fieldreport',
   howSeal: (company: string | null, file: string) =>
     `Das Siegel: pdfsig ${file} (pdfsig aus poppler-utils) zeigt die PDF-Signatur, das Zertifikat ${company ? `von ${company}` : 'des Betreibers'} und ob das Dokument seit dem Versiegeln unverändert ist („Signature is Valid“, „Total document signed“); Adobe Acrobat Reader zeigt dasselbe.`,
@@ -141,11 +154,14 @@ const DE = {
     `Mit OpenSSL: pdfsig -dump legt die Signatur (CMS, DER) als ${file}.sig0 ab. Signiert sind die Bytes der Datei außerhalb des Signaturwerts, die pdfsig als „Signed Ranges: [0 - b], [c - e]“ nennt; zertifikat.pem ist das Zertifikat des Betreibers (beim Dienst unter /api/seal_certificate.php) oder das Stammzertifikat seiner Zertifizierungsstelle.`,
   signedBytes: 'signiert.bin',
   certificate: 'zertifikat.pem',
-  howImages: 'Die Bilder: sha256sum foto.jpg ergibt für eine Bilddatei (in Dolibarr bei den Dokumenten des Auftrags oder des Berichts) ihre SHA-256 oben.',
-  howHash: 'Die Unterschriften: ihre Prüfsumme ist die SHA-256 über die kanonische JSON-Form (Schlüssel sortiert, ohne Leerzeichen, UTF-8) von',
+  howImages:
+    'Die Bilder: sha256sum foto.jpg ergibt für eine Bilddatei (in Dolibarr bei den Dokumenten des Auftrags oder des Berichts) ihre SHA-256 oben.',
+  howHash:
+    'Die Unterschriften: ihre Prüfsumme ist die SHA-256 über die kanonische JSON-Form (Schlüssel sortiert, ohne Leerzeichen, UTF-8) von',
   howHashAfter:
     'mit den Berichtsseiten vor der Unterschrift in ihrer Reihenfolge: image und image_2 sind die SHA-256 ihrer Bilder (null ohne Bild), title und note wie gedruckt, rotation in Grad. Die Form fieldreport-pages/2 gibt einer Prüfliste dazu „checklist“: ihre Punkte mit den SHA-256 ihrer Fotos; die Form fieldreport-pages/3 jeder Seite „evidence“ und „evidence_2“: was der Dienst beim Empfang ihrer Fotos festhielt (SHA-256, Aufnahmezeit und Ort laut Kamera und Gerät).',
-  howOnline: (url: string) => `Beim Dienst: ${url} prüft jede Unterschrift gegen die dort gespeicherten Seiten (der QR-Code jedes Unterschriftsblatts führt dorthin) und sagt zu einer dort gewählten PDF-Datei, ob sie dieser versiegelte Bericht ist, unverändert.`,
+  howOnline: (url: string) =>
+    `Beim Dienst: ${url} prüft jede Unterschrift gegen die dort gespeicherten Seiten (der QR-Code jedes Unterschriftsblatts führt dorthin) und sagt zu einer dort gewählten PDF-Datei, ob sie dieser versiegelte Bericht ist, unverändert.`,
   /** The app's unit codes (stored as chosen); other units are printed as typed. */
   units: { Stk: 'Stk', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'Pkt' } as Record<string, string>,
 };
@@ -161,7 +177,8 @@ const EN: Words = {
   photo: (n) => `Photo ${n}`,
   taken: (when) => `Taken ${when}`,
   takenDevice: (when, zone) => `Taken ${when} (${zone}, by the device)`,
-  takenBoth: (camera, cameraZone, device, deviceZone) => `Taken ${camera} (${cameraZone ? `${cameraZone}, ` : ''}camera), ${device} (${deviceZone}, device)`,
+  takenBoth: (camera, cameraZone, device, deviceZone) =>
+    `Taken ${camera} (${cameraZone ? `${cameraZone}, ` : ''}camera), ${device} (${deviceZone}, device)`,
   place: (where) => `Place ${where}`,
   placeBoth: (camera, device) => `Place ${camera} (camera), ${device} (device)`,
   continued: (what) => `${what} (continued)`,
@@ -206,7 +223,13 @@ const EN: Words = {
   below: (limit) => `below the limit (${limit})`,
   above: (limit) => `above the limit (${limit})`,
   checklistCount: (items, defects, open) =>
-    [items === 1 ? '1 item' : `${items} items`, defects > 0 ? (defects === 1 ? '1 defect' : `${defects} defects`) : '', open > 0 ? `${open} not checked` : ''].filter(Boolean).join(', '),
+    [
+      items === 1 ? '1 item' : `${items} items`,
+      defects > 0 ? (defects === 1 ? '1 defect' : `${defects} defects`) : '',
+      open > 0 ? `${open} not checked` : '',
+    ]
+      .filter(Boolean)
+      .join(', '),
   timeOnSite: 'Time on site',
   timeWho: 'Technician',
   timeFrom: 'Arrived',
@@ -238,7 +261,8 @@ const EN: Words = {
   sealedLater: (company) =>
     `Preview: on finalizing, the PDF is electronically sealed with the certificate of ${company ?? 'the operator'} (a PDF signature, PAdES). Any change to the file after that makes the signature invalid; the seal covers this sheet too.`,
   history: 'History',
-  historyNote: "Times by the server's clock. Recorded for each report page (a page of the report in its order, not a sheet of this PDF): when it was added and when it was last changed.",
+  historyNote:
+    "Times by the server's clock. Recorded for each report page (a page of the report in its order, not a sheet of this PDF): when it was added and when it was last changed.",
   when: 'Time',
   event: 'Event',
   person: 'Person',
@@ -256,7 +280,8 @@ const EN: Words = {
   position: (position) => `Position ${position}`,
   sentBy: (name) => `sent by ${name}`,
   checksums: 'Checksums',
-  signatureHash: (pages, ref, form) => `SHA-256 over ${pages === 1 ? 'report page 1' : `report pages 1–${pages}`} and ${ref}${form ? ` (${form})` : ''}`,
+  signatureHash: (pages, ref, form) =>
+    `SHA-256 over ${pages === 1 ? 'report page 1' : `report pages 1–${pages}`} and ${ref}${form ? ` (${form})` : ''}`,
   signatureOf: (signer, page) => `Signature of ${signer}, report page ${page}`,
   noMetadata: 'The signature data is missing.',
   noSignatures: 'The report carries no signature.',
@@ -270,7 +295,8 @@ const EN: Words = {
   checklistItem: (n) => `Checklist, item ${n}`,
   shortParts: { photo: '', before: 'B', after: 'A', signature: 'S' },
   shortChecklistItem: (n) => `I${n}`,
-  shortHashes: (count) => `${count} images, for each the first 16 characters of its file's SHA-256, by report page (B before, A after, S signature, I3 checklist item 3; ✗ file missing).`,
+  shortHashes: (count) =>
+    `${count} images, for each the first 16 characters of its file's SHA-256, by report page (B before, A after, S signature, I3 checklist item 3; ✗ file missing).`,
   howTo: 'How to check this PDF without fieldreport',
   howSeal: (company, file) =>
     `The seal: pdfsig ${file} (pdfsig from poppler-utils) shows the PDF signature, the certificate of ${company ?? 'the operator'} and whether the document is unaltered since sealing (“Signature is Valid”, “Total document signed”); Adobe Acrobat Reader shows the same.`,
@@ -278,11 +304,13 @@ const EN: Words = {
     `With OpenSSL: pdfsig -dump saves the signature (CMS, DER) as ${file}.sig0. Signed are the file's bytes outside the signature value, which pdfsig names as “Signed Ranges: [0 - b], [c - e]”; certificate.pem is the operator's certificate (at the service under /api/seal_certificate.php) or the root certificate of its certification authority.`,
   signedBytes: 'signed.bin',
   certificate: 'certificate.pem',
-  howImages: 'The images: sha256sum photo.jpg gives for an image file (in Dolibarr among the documents of the order or the report) its SHA-256 above.',
+  howImages:
+    'The images: sha256sum photo.jpg gives for an image file (in Dolibarr among the documents of the order or the report) its SHA-256 above.',
   howHash: 'The signatures: their checksum is the SHA-256 over the canonical JSON form (keys sorted, no whitespace, UTF-8) of',
   howHashAfter:
     'with the report pages before the signature in their order: image and image_2 are the SHA-256 of their images (null without one), title and note as printed, rotation in degrees. The form fieldreport-pages/2 gives a checklist “checklist” as well: its items with the SHA-256 of their photos; the form fieldreport-pages/3 gives every page “evidence” and “evidence_2”: what the service recorded on receiving its photos (SHA-256, capture time and place by camera and phone).',
-  howOnline: (url) => `At the service: ${url} checks every signature against the pages stored there (the QR code of each signature sheet leads there) and tells of a PDF file chosen there whether it is this sealed report, unaltered.`,
+  howOnline: (url) =>
+    `At the service: ${url} checks every signature against the pages stored there (the QR code of each signature sheet leads there) and tells of a PDF file chosen there whether it is this sealed report, unaltered.`,
   units: { Stk: 'pcs', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'pkg' },
 };
 

@@ -98,7 +98,10 @@ export function dolibarrCore(dialect: Dialect, prefix: string) {
         .addPrimaryKeyConstraint(`${prefix}rights_def_pk`, ['id', 'entity'])
         .execute();
 
-      for (const [name, owner] of [['user_rights', 'fk_user'], ['usergroup_rights', 'fk_usergroup']] as const) {
+      for (const [name, owner] of [
+        ['user_rights', 'fk_user'],
+        ['usergroup_rights', 'fk_usergroup'],
+      ] as const) {
         await table(name)
           .addColumn('entity', 'integer', (c) => c.notNull().defaultTo(1))
           .addColumn(owner, 'integer', (c) => c.notNull())
@@ -289,7 +292,14 @@ export function dolibarrCore(dialect: Dialect, prefix: string) {
           { name: 'MAIN_SECURITY_HASH_ALGO', entity: 0, value: 'password_hash', type: 'chaine', visible: 0 },
           { name: 'MAIN_SECURITY_SALT', entity: 0, value: installedAt, type: 'chaine', visible: 0 },
           { name: 'DATABASE_PWD_ENCRYPTED', entity: 0, value: '1', type: 'chaine', visible: 0 },
-          { name: STANDALONE_MARKER, entity: 0, value: '1', type: 'chaine', visible: 0, note: 'Dolibarr tables created by fieldreport (standalone)' },
+          {
+            name: STANDALONE_MARKER,
+            entity: 0,
+            value: '1',
+            type: 'chaine',
+            visible: 0,
+            note: 'Dolibarr tables created by fieldreport (standalone)',
+          },
         ])
         .execute();
     },

@@ -28,12 +28,19 @@ const USER_COLUMNS = {
 export function standaloneIndexes(dialect: Dialect, prefix: string) {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      const marker = await db.selectFrom('const').select('value').where('name', '=', STANDALONE_MARKER).where('entity', '=', 0).executeTakeFirst();
+      const marker = await db
+        .selectFrom('const')
+        .select('value')
+        .where('name', '=', STANDALONE_MARKER)
+        .where('entity', '=', 0)
+        .executeTakeFirst();
       if (marker?.value !== '1') return;
       const { index } = schemaTools(db, dialect, prefix);
       for (const [table, column] of DATE_COLUMNS) {
         if (dialect === 'postgres') {
-          await sql`create index if not exists ${sql.id(`${prefix}idx_${table}_${column}_newest`)} on ${sql.table(table)} (${sql.id(column)} desc nulls last, rowid desc)`.execute(db);
+          await sql`create index if not exists ${sql.id(`${prefix}idx_${table}_${column}_newest`)} on ${sql.table(table)} (${sql.id(column)} desc nulls last, rowid desc)`.execute(
+            db,
+          );
         } else {
           await index(`idx_${table}_${column}_newest`, table, [column, 'rowid']);
         }

@@ -13,7 +13,9 @@ export function berichtNewest(dialect: Dialect, prefix: string) {
   return {
     async up(db: Kysely<any>): Promise<void> {
       if (dialect === 'postgres') {
-        await sql`create index if not exists ${sql.id(`${prefix}idx_bericht_newest`)} on ${sql.table('bericht')} (entity, is_template, datec desc nulls last, rowid desc)`.execute(db);
+        await sql`create index if not exists ${sql.id(`${prefix}idx_bericht_newest`)} on ${sql.table('bericht')} (entity, is_template, datec desc nulls last, rowid desc)`.execute(
+          db,
+        );
         return;
       }
       await schemaTools(db, dialect, prefix).index('idx_bericht_newest', 'bericht', ['entity', 'is_template', 'datec', 'rowid']);

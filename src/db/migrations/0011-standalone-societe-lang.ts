@@ -10,7 +10,12 @@ import { STANDALONE_MARKER } from './0001-dolibarr-core.js';
 export function standaloneSocieteLang(prefix: string) {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      const marker = await db.selectFrom('const').select('value').where('name', '=', STANDALONE_MARKER).where('entity', '=', 0).executeTakeFirst();
+      const marker = await db
+        .selectFrom('const')
+        .select('value')
+        .where('name', '=', STANDALONE_MARKER)
+        .where('entity', '=', 0)
+        .executeTakeFirst();
       if (marker?.value !== '1') return;
       // Only when missing: MariaDB/MySQL's DDL is not transactional, so a run cut short may be repeated.
       const table = (await db.introspection.getTables()).find((t) => t.name === `${prefix}societe`);

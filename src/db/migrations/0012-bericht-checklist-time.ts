@@ -23,7 +23,8 @@ export function berichtChecklistTime(dialect: Dialect, prefix: string) {
       const { table, index } = schemaTools(db, dialect, prefix);
       // Only when missing: MariaDB/MySQL's DDL is not transactional, so a run cut short may be repeated.
       const page = (await db.introspection.getTables()).find((t) => t.name === `${prefix}bericht_page`);
-      if (!page?.columns.some((c) => c.name === 'checklist')) await db.schema.alterTable('bericht_page').addColumn('checklist', long).execute();
+      if (!page?.columns.some((c) => c.name === 'checklist'))
+        await db.schema.alterTable('bericht_page').addColumn('checklist', long).execute();
 
       await table('bericht_time')
         .addColumn('entity', 'integer', (c) => c.notNull().defaultTo(1))

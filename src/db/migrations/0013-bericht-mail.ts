@@ -77,11 +77,17 @@ export function berichtMail(dialect: Dialect, prefix: string) {
       await index('idx_bericht_mail_bericht', 'bericht_mail', ['fk_bericht']);
       await index('idx_bericht_mail_due', 'bericht_mail', ['state', 'next_attempt_at']);
 
-      const marker = await db.selectFrom('const').select('value').where('name', '=', STANDALONE_MARKER).where('entity', '=', 0).executeTakeFirst();
+      const marker = await db
+        .selectFrom('const')
+        .select('value')
+        .where('name', '=', STANDALONE_MARKER)
+        .where('entity', '=', 0)
+        .executeTakeFirst();
       if (marker?.value !== '1') return;
       const dolibarr = schemaTools(db, dialect, prefix, 'database');
 
-      await dolibarr.table('socpeople')
+      await dolibarr
+        .table('socpeople')
         .addColumn('datec', ty.datetime)
         .addColumn('tms', ty.datetime)
         .addColumn('fk_soc', 'integer')
@@ -99,7 +105,8 @@ export function berichtMail(dialect: Dialect, prefix: string) {
         .execute();
       await dolibarr.index('idx_socpeople_fk_soc', 'socpeople', ['fk_soc']);
 
-      await dolibarr.table('c_type_contact')
+      await dolibarr
+        .table('c_type_contact')
         .addColumn('element', 'varchar(64)', (c) => c.notNull())
         .addColumn('source', 'varchar(8)', (c) => c.notNull().defaultTo('external'))
         .addColumn('code', 'varchar(32)', (c) => c.notNull())
@@ -110,7 +117,8 @@ export function berichtMail(dialect: Dialect, prefix: string) {
         .execute();
       await dolibarr.index('uk_c_type_contact_id', 'c_type_contact', ['element', 'source', 'code'], true);
 
-      await dolibarr.table('element_contact')
+      await dolibarr
+        .table('element_contact')
         .addColumn('datecreate', ty.datetime)
         .addColumn('statut', ty.smallint, (c) => c.defaultTo(5))
         .addColumn('element_id', 'integer', (c) => c.notNull())
@@ -168,7 +176,8 @@ export function berichtMail(dialect: Dialect, prefix: string) {
       await dolibarr.index('idx_actioncomm_fk_element', 'actioncomm', ['fk_element']);
       await dolibarr.index('idx_actioncomm_fk_soc', 'actioncomm', ['fk_soc']);
 
-      await dolibarr.table('actioncomm_resources')
+      await dolibarr
+        .table('actioncomm_resources')
         .addColumn('fk_actioncomm', 'integer', (c) => c.notNull())
         .addColumn('element_type', 'varchar(50)', (c) => c.notNull())
         .addColumn('fk_element', 'integer', (c) => c.notNull())
@@ -179,7 +188,9 @@ export function berichtMail(dialect: Dialect, prefix: string) {
       await dolibarr.index('uk_actioncomm_resources', 'actioncomm_resources', ['fk_actioncomm', 'element_type', 'fk_element'], true);
 
       await withOpts(
-        db.schema.createTable('c_actioncomm').ifNotExists()
+        db.schema
+          .createTable('c_actioncomm')
+          .ifNotExists()
           .addColumn('id', 'integer', (c) => c.primaryKey())
           .addColumn('code', 'varchar(50)', (c) => c.notNull())
           .addColumn('type', 'varchar(50)', (c) => c.notNull().defaultTo('system'))
@@ -190,9 +201,13 @@ export function berichtMail(dialect: Dialect, prefix: string) {
       ).execute();
 
       // Only when missing: MariaDB/MySQL's DDL is not transactional, so a run cut short may be repeated.
-      if (!(await db.selectFrom('c_actioncomm').select('id').executeTakeFirst())) await db.insertInto('c_actioncomm').values(ACTION_TYPES).execute();
+      if (!(await db.selectFrom('c_actioncomm').select('id').executeTakeFirst()))
+        await db.insertInto('c_actioncomm').values(ACTION_TYPES).execute();
       if (!(await db.selectFrom('c_type_contact').select('rowid').executeTakeFirst())) {
-        await db.insertInto('c_type_contact').values(CONTACT_TYPES.map((t) => ({ ...t, active: 1, position: 10 }))).execute();
+        await db
+          .insertInto('c_type_contact')
+          .values(CONTACT_TYPES.map((t) => ({ ...t, active: 1, position: 10 })))
+          .execute();
       }
     },
   };

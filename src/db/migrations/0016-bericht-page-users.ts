@@ -14,7 +14,8 @@ export function berichtPageUsers(_dialect: Dialect, prefix: string) {
       // Only what is missing: MariaDB/MySQL's DDL is not transactional, so a run cut short may be repeated.
       const page = (await db.introspection.getTables()).find((t) => t.name === `${prefix}bericht_page`);
       for (const column of ['fk_user_creat', 'fk_user_modif']) {
-        if (!page?.columns.some((c) => c.name === column)) await db.schema.alterTable('bericht_page').addColumn(column, 'integer').execute();
+        if (!page?.columns.some((c) => c.name === column))
+          await db.schema.alterTable('bericht_page').addColumn(column, 'integer').execute();
       }
     },
   };

@@ -13,7 +13,11 @@ export async function tableExists(db: Kysely<any>, name: string): Promise<boolea
   return tables.some((t) => t.name === name);
 }
 
-export function idColumn<T extends string>(builder: CreateTableBuilder<T, never>, dialect: Dialect, name = 'rowid'): CreateTableBuilder<T, any> {
+export function idColumn<T extends string>(
+  builder: CreateTableBuilder<T, never>,
+  dialect: Dialect,
+  name = 'rowid',
+): CreateTableBuilder<T, any> {
   if (dialect === 'postgres') return builder.addColumn(name, 'serial', (c) => c.primaryKey());
   return builder.addColumn(name, 'integer', (c) => c.primaryKey().autoIncrement());
 }

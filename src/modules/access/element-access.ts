@@ -27,9 +27,15 @@ export function isCustomer(client: number | string | null | undefined): boolean 
  * The `fk_user_*` columns each object table has on this database (`tables` from Kysely's
  * introspection): who is "named" on an order differs between Dolibarr versions.
  */
-export function namedUserColumns(tables: readonly { name: string; columns: readonly { name: string }[] }[], prefix: string): Record<ElementType, string[]> {
+export function namedUserColumns(
+  tables: readonly { name: string; columns: readonly { name: string }[] }[],
+  prefix: string,
+): Record<ElementType, string[]> {
   const columnsOf = (type: ElementType) => tables.find((t) => t.name === `${prefix}${type}`)?.columns.map((c) => c.name) ?? [];
-  return Object.fromEntries(ELEMENT_TYPES.map((type) => [type, columnsOf(type).filter((c) => c.startsWith('fk_user_'))])) as Record<ElementType, string[]>;
+  return Object.fromEntries(ELEMENT_TYPES.map((type) => [type, columnsOf(type).filter((c) => c.startsWith('fk_user_'))])) as Record<
+    ElementType,
+    string[]
+  >;
 }
 
 export interface ElementRow {
@@ -52,7 +58,10 @@ export interface ElementAccess {
 /**
  * @param userColumns the `fk_user_*` columns each table has on this database (from introspection).
  */
-export function createElementAccess(db: Db, options: { entity: number; userColumns: Readonly<Record<ElementType, readonly string[]>> }): ElementAccess {
+export function createElementAccess(
+  db: Db,
+  options: { entity: number; userColumns: Readonly<Record<ElementType, readonly string[]>> },
+): ElementAccess {
   const { entity, userColumns } = options;
 
   function visible(type: ElementType, user: Caller, alias: string = type): Expression<SqlBool> {
@@ -61,7 +70,13 @@ export function createElementAccess(db: Db, options: { entity: number; userColum
     if (user.fkSoc !== null) parts.push(sql<SqlBool>`${col('fk_soc')} = ${user.fkSoc}`);
     if (!user.admin) {
       const columns = userColumns[type];
-      const named = columns.length > 0 ? sql.join(columns.map((c) => sql`${col(c)} = ${user.id}`), sql` or `) : sql`1 = 0`;
+      const named =
+        columns.length > 0
+          ? sql.join(
+              columns.map((c) => sql`${col(c)} = ${user.id}`),
+              sql` or `,
+            )
+          : sql`1 = 0`;
       parts.push(sql<SqlBool>`(${named})`);
     }
     return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;

@@ -36,7 +36,15 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
           'An address the login succeeded from is not slowed down.',
         security: [],
         body: LoginBody,
-        response: { 200: LoginResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse },
+        response: {
+          200: LoginResponse,
+          400: ErrorResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+          413: ErrorResponse,
+          429: ErrorResponse,
+          503: ErrorResponse,
+        },
       },
       config: { auth: 'public', methodNotAllowed: 'AUTH_METHOD_NOT_ALLOWED' },
       // A missing or mistyped field is the contract's "login + password erforderlich", not a generic 400.
@@ -62,11 +70,11 @@ export async function authRoutes(app: FastifyInstance, options: { auth: AuthServ
         tags: ['auth'],
         summary: 'Log out: end this token, or with action=everywhere every token of the caller',
         description:
-          'Without `action`: ends the token sent (a logout on one device); the person\'s other logins go on. ' +
-          'The service keeps the token\'s SHA-256 until the token\'s own expiry, never the token. ' +
+          "Without `action`: ends the token sent (a logout on one device); the person's other logins go on. " +
+          "The service keeps the token's SHA-256 until the token's own expiry, never the token. " +
           '`?action=everywhere` ("log out everywhere"): ends every token of the calling user issued so far, this one included, on every phone and browser, a lost one\'s too. ' +
           'It also ends the QR upload links the caller made up to then (a link made afterwards lives). ' +
-          'A login afterwards works (its token is issued with a later `iat`); the token\'s claims stay as they are: the service keeps, per user, the second through which tokens are void and the last `iat` issued. ' +
+          "A login afterwards works (its token is issued with a later `iat`); the token's claims stay as they are: the service keeps, per user, the second through which tokens are void and the last `iat` issued. " +
           'Each login issues an `iat` later than the one before, so two logins of one person in one second get different tokens; a login that would need an `iat` more than an hour ahead of the clock (a sustained burst of logins of one person) is answered 503 SERVICE_UNAVAILABLE with Retry-After: 1. ' +
           'Both take effect at once in the process that answers and within AUTH_CACHE_SECONDS in the others. ' +
           'A password change (`fieldreport user passwd`) and a deactivation (`fieldreport user disable`, or one made in Dolibarr: refused at the next request, and noted for good by a sweep every 30 s) end every token as well; ' +

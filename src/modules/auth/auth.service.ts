@@ -112,7 +112,10 @@ interface KeptUser {
 }
 
 export function fullName(user: Pick<UserRecord, 'firstname' | 'lastname' | 'login'>): string {
-  const name = [user.firstname, user.lastname].map((s) => (s ?? '').trim()).filter(Boolean).join(' ');
+  const name = [user.firstname, user.lastname]
+    .map((s) => (s ?? '').trim())
+    .filter(Boolean)
+    .join(' ');
   return name || user.login;
 }
 
@@ -189,7 +192,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
     const delay = Math.min(maxDelay, 2 ** Math.min(30, others - limits.maxFailuresPerLogin + 1));
     if (counts.newestOtherByLogin + delay <= at) return;
     if (await throttle.isKnown(key, address, at - knownSeconds)) return;
-    throw new AppError('AUTH_TOO_MANY_ATTEMPTS', { headers: { 'retry-after': String(Math.max(1, counts.newestOtherByLogin + delay - at)) } });
+    throw new AppError('AUTH_TOO_MANY_ATTEMPTS', {
+      headers: { 'retry-after': String(Math.max(1, counts.newestOtherByLogin + delay - at)) },
+    });
   }
 
   async function rightsOf(user: UserRecord): Promise<Perms> {
@@ -279,7 +284,14 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const cutOff = sessionCutOff(user);
       if (voided || user.tokenRevoked || (cutOff !== null && claims.iat < cutOff)) throw new AppError('AUTH_TOKEN_INVALID');
       const perms = await rightsOf(user);
-      const caller: AuthUser = Object.freeze({ id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms: Object.freeze(perms) });
+      const caller: AuthUser = Object.freeze({
+        id: user.id,
+        login: user.login,
+        name: fullName(user),
+        admin: user.admin,
+        fkSoc: user.fkSoc,
+        perms: Object.freeze(perms),
+      });
       if (cache && version !== undefined) {
         keptUsers.set(token, { user: caller, version, until: readAt + cache.seconds * 1000, exp: claims.exp });
       }
@@ -292,7 +304,15 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       const perms = permsFrom(await users.listRights(user.id));
       const cutOff = sessionCutOff(user);
       const voidedAt = Math.max(user.tokensVoidedAt ?? -1, cutOff === null ? -1 : cutOff - 1);
-      return { id: user.id, login: user.login, name: fullName(user), admin: user.admin, fkSoc: user.fkSoc, perms, voidedAt: voidedAt <= 0 ? null : voidedAt };
+      return {
+        id: user.id,
+        login: user.login,
+        name: fullName(user),
+        admin: user.admin,
+        fkSoc: user.fkSoc,
+        perms,
+        voidedAt: voidedAt <= 0 ? null : voidedAt,
+      };
     },
 
     async logoutToken(token) {

@@ -100,14 +100,26 @@ export function createLoginThrottleRepository({ db, dialect }: Pick<DbHandle, 'd
     },
 
     async isKnown(login, address, since) {
-      const row = await db.selectFrom('bericht_login_known').select('rowid').where('login', '=', login).where('address', '=', address).where('at', '>=', since).executeTakeFirst();
+      const row = await db
+        .selectFrom('bericht_login_known')
+        .select('rowid')
+        .where('login', '=', login)
+        .where('address', '=', address)
+        .where('at', '>=', since)
+        .executeTakeFirst();
       return row !== undefined;
     },
 
     async remember(login, address, at, forgetBefore) {
       await db.deleteFrom('bericht_login_known').where('login', '=', login).where('at', '<', forgetBefore).execute();
-      const update = () => db.updateTable('bericht_login_known').set({ at }).where('login', '=', login).where('address', '=', address).execute();
-      const known = await db.selectFrom('bericht_login_known').select('rowid').where('login', '=', login).where('address', '=', address).executeTakeFirst();
+      const update = () =>
+        db.updateTable('bericht_login_known').set({ at }).where('login', '=', login).where('address', '=', address).execute();
+      const known = await db
+        .selectFrom('bericht_login_known')
+        .select('rowid')
+        .where('login', '=', login)
+        .where('address', '=', address)
+        .executeTakeFirst();
       if (known) return void (await update());
       try {
         await db.insertInto('bericht_login_known').values({ login, address, at }).execute();

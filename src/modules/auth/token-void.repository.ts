@@ -76,7 +76,10 @@ export function createTokenVoidRepository(db: Db): TokenVoidRepository {
     const exists = await db.selectFrom('bericht_token_void').select('rowid').where('fk_user', '=', userId).executeTakeFirst();
     if (exists) return false;
     try {
-      await db.insertInto('bericht_token_void').values({ fk_user: userId, ...values }).execute();
+      await db
+        .insertInto('bericht_token_void')
+        .values({ fk_user: userId, ...values })
+        .execute();
       return true;
     } catch (error) {
       // Another process wrote the user's row meanwhile.
@@ -85,7 +88,13 @@ export function createTokenVoidRepository(db: Db): TokenVoidRepository {
     }
   }
 
-  async function voidUser(userId: number, now: number, inactive: boolean | undefined, through: number, onlyIfActive: boolean): Promise<void> {
+  async function voidUser(
+    userId: number,
+    now: number,
+    inactive: boolean | undefined,
+    through: number,
+    onlyIfActive: boolean,
+  ): Promise<void> {
     const made = await ensureRow(userId, { void_through: Math.max(now, through), voided_at: now, inactive: inactive ? 1 : 0 });
     if (!made) await update(userId, now, Math.max(now, through), inactive, onlyIfActive);
   }
@@ -106,7 +115,11 @@ export function createTokenVoidRepository(db: Db): TokenVoidRepository {
             .set({ issued_through: greatest(sql<number>`${least}`, sql<number>`void_through + 1`, sql<number>`issued_through + 1`) })
             .where('fk_user', '=', userId)
             .execute();
-          const row = await trx.selectFrom('bericht_token_void').select('issued_through').where('fk_user', '=', userId).executeTakeFirstOrThrow();
+          const row = await trx
+            .selectFrom('bericht_token_void')
+            .select('issued_through')
+            .where('fk_user', '=', userId)
+            .executeTakeFirstOrThrow();
           const iat = Number(row.issued_through);
           if (iat > now + ISSUE_AHEAD_SECONDS) throw new IssueTooFarAhead();
           return iat;
@@ -151,7 +164,16 @@ export function createTokenVoidRepository(db: Db): TokenVoidRepository {
         .where('u.statut', '=', 1)
         .execute();
       if (active.length > 0) {
-        await db.updateTable('bericht_token_void').set({ inactive: 0 }).where('fk_user', 'in', active.map((r) => Number(r.fk_user))).where('inactive', '=', 1).execute();
+        await db
+          .updateTable('bericht_token_void')
+          .set({ inactive: 0 })
+          .where(
+            'fk_user',
+            'in',
+            active.map((r) => Number(r.fk_user)),
+          )
+          .where('inactive', '=', 1)
+          .execute();
       }
       return voided;
     },

@@ -23,7 +23,14 @@ export interface NewUser {
 }
 
 export function parseRights(list: string): Right[] {
-  const names = [...new Set(list.split(',').map((r) => r.trim().toLowerCase()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      list
+        .split(',')
+        .map((r) => r.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = names.filter((n) => !RIGHTS.includes(n as Right));
   if (unknown.length > 0) throw new UserAdminError(`unknown right(s): ${unknown.join(', ')} (known: ${RIGHTS.join(', ')})`);
   return names as Right[];
@@ -34,7 +41,13 @@ export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UT
   const { db, dialect } = handle;
 
   async function userId(login: string, on: Db = db): Promise<number> {
-    const row = await on.selectFrom('user').select('rowid').where('login', '=', login).where('entity', 'in', [0, entity]).orderBy('entity', 'desc').executeTakeFirst();
+    const row = await on
+      .selectFrom('user')
+      .select('rowid')
+      .where('login', '=', login)
+      .where('entity', 'in', [0, entity])
+      .orderBy('entity', 'desc')
+      .executeTakeFirst();
     if (!row) throw new UserAdminError(`no user with login '${login}' in entity ${entity}`);
     return Number(row.rowid);
   }
@@ -46,9 +59,16 @@ export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UT
 
   async function grant(login: string, rights: Right[], on: Db = db): Promise<Right[]> {
     const id = await userId(login, on);
-    const defs = await on.selectFrom('rights_def').select(['id', 'perms']).where('module', '=', RIGHTS_MODULE).where('entity', '=', entity).execute();
+    const defs = await on
+      .selectFrom('rights_def')
+      .select(['id', 'perms'])
+      .where('module', '=', RIGHTS_MODULE)
+      .where('entity', '=', entity)
+      .execute();
     const held = new Set(
-      (await on.selectFrom('user_rights').select('fk_id').where('fk_user', '=', id).where('entity', '=', entity).execute()).map((r) => r.fk_id),
+      (await on.selectFrom('user_rights').select('fk_id').where('fk_user', '=', id).where('entity', '=', entity).execute()).map(
+        (r) => r.fk_id,
+      ),
     );
     // Checked before inserting rather than caught after: inside a PostgreSQL transaction a failed
     // insert would void everything before it.
@@ -72,17 +92,20 @@ export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UT
       try {
         // One transaction: a user is added with its rights or not at all.
         return await db.transaction().execute(async (trx) => {
-          const id = await insertId(dialect, trx.insertInto('user').values({
-          entity,
-          login: user.login,
-            pass_crypted: passCrypted,
-            firstname: user.firstname ?? null,
-            lastname: user.lastname ?? null,
-            email: user.email ?? null,
-            admin: user.admin ? 1 : 0,
-            statut: 1,
-            datec: toDolibarrDateTime(new Date(), timeZone),
-          }));
+          const id = await insertId(
+            dialect,
+            trx.insertInto('user').values({
+              entity,
+              login: user.login,
+              pass_crypted: passCrypted,
+              firstname: user.firstname ?? null,
+              lastname: user.lastname ?? null,
+              email: user.email ?? null,
+              admin: user.admin ? 1 : 0,
+              statut: 1,
+              datec: toDolibarrDateTime(new Date(), timeZone),
+            }),
+          );
           if (user.rights?.length) await grant(user.login, user.rights, trx);
           return id;
         });
@@ -126,7 +149,11 @@ export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UT
       // The deactivation first, then the void, in one transaction: a login until it commits gets
       // a token the void covers.
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('user').set({ statut: active ? 1 : 0 }).where('rowid', '=', id).execute();
+        await trx
+          .updateTable('user')
+          .set({ statut: active ? 1 : 0 })
+          .where('rowid', '=', id)
+          .execute();
         const voids = createTokenVoidRepository(trx);
         if (active) await voids.markActive(id);
         else await voids.voidThrough(id, Math.floor(Date.now() / 1000), true);

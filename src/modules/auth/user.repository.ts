@@ -60,8 +60,14 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
         has('email') ? eb.ref('email').as('email') : sql<null>`null`.as('email'),
         has('datestartvalidity') ? eb.ref('datestartvalidity').as('datestartvalidity') : sql<null>`null`.as('datestartvalidity'),
         has('dateendvalidity') ? eb.ref('dateendvalidity').as('dateendvalidity') : sql<null>`null`.as('dateendvalidity'),
-        has('flagdelsessionsbefore') ? eb.ref('flagdelsessionsbefore').as('flagdelsessionsbefore') : sql<null>`null`.as('flagdelsessionsbefore'),
-        eb.selectFrom('bericht_token_void').select('void_through').whereRef('bericht_token_void.fk_user', '=', 'user.rowid').as('void_through'),
+        has('flagdelsessionsbefore')
+          ? eb.ref('flagdelsessionsbefore').as('flagdelsessionsbefore')
+          : sql<null>`null`.as('flagdelsessionsbefore'),
+        eb
+          .selectFrom('bericht_token_void')
+          .select('void_through')
+          .whereRef('bericht_token_void.fk_user', '=', 'user.rowid')
+          .as('void_through'),
         eb.selectFrom('bericht_token_void').select('voided_at').whereRef('bericht_token_void.fk_user', '=', 'user.rowid').as('voided_at'),
       ])
       .where('entity', 'in', [0, entity]);
@@ -104,7 +110,14 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
       }
       // One query: the user and whether this token was ended.
       const row = await base()
-        .select((eb) => eb.selectFrom('bericht_token_revoked').select('bericht_token_revoked.fk_user').where('bericht_token_revoked.token_hash', '=', tokenHash).limit(1).as('revoked_by'))
+        .select((eb) =>
+          eb
+            .selectFrom('bericht_token_revoked')
+            .select('bericht_token_revoked.fk_user')
+            .where('bericht_token_revoked.token_hash', '=', tokenHash)
+            .limit(1)
+            .as('revoked_by'),
+        )
         .where('rowid', '=', id)
         .executeTakeFirst();
       return row ? { ...toRecord(row), tokenRevoked: row.revoked_by !== null && row.revoked_by !== undefined } : undefined;
@@ -123,11 +136,7 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
     },
 
     async listRights(userId) {
-      const direct = db
-        .selectFrom('user_rights')
-        .select('fk_id')
-        .where('fk_user', '=', userId)
-        .where('entity', '=', entity);
+      const direct = db.selectFrom('user_rights').select('fk_id').where('fk_user', '=', userId).where('entity', '=', entity);
       const viaGroups = db
         .selectFrom('usergroup_rights as gr')
         .innerJoin('usergroup_user as gu', 'gu.fk_usergroup', 'gr.fk_usergroup')

@@ -19,7 +19,7 @@ export type CapabilitiesResponse = Static<typeof CapabilitiesResponse>;
 
 const DESCRIPTION =
   'What this service offers, for the app to read once per login (and again when it likes): `{ transcription }`. Read from the settings on every request, ' +
-  'so a change in Dolibarr\'s setup shows at once. Needs a token and the read right (401, 403), like every endpoint; changes nothing.';
+  "so a change in Dolibarr's setup shows at once. Needs a token and the read right (401, 403), like every endpoint; changes nothing.";
 
 export async function capabilitiesRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const { config, handle } = ctx;

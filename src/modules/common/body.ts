@@ -14,7 +14,10 @@ const compiled = new WeakMap<TSchema, ValidateFunction>();
 export function parseBody<T extends TSchema>(schema: T, body: unknown): Static<T> {
   const value = body === undefined || body === null ? {} : body;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new AppError('VALIDATION_FAILED', { message: 'Der Inhalt muss ein JSON-Objekt sein', details: [{ field: 'body', message: 'must be object' }] });
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'Der Inhalt muss ein JSON-Objekt sein',
+      details: [{ field: 'body', message: 'must be object' }],
+    });
   }
   let validate = compiled.get(schema);
   if (!validate) {

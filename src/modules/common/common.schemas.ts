@@ -23,7 +23,10 @@ export const MAX_SEARCH_LENGTH = 100;
 
 /** A list's search text: case-insensitive substring, `%` and `_` literal, over `what`. */
 export const SearchText = (what: string) =>
-  Type.String({ maxLength: MAX_SEARCH_LENGTH, description: `Search (case-insensitive substring; % and _ are literal; at most ${MAX_SEARCH_LENGTH} characters, trimmed) over ${what}.` });
+  Type.String({
+    maxLength: MAX_SEARCH_LENGTH,
+    description: `Search (case-insensitive substring; % and _ are literal; at most ${MAX_SEARCH_LENGTH} characters, trimmed) over ${what}.`,
+  });
 
 /** Paging of every list (docs/architecture.md): `limit` default 50, at most 500; `offset` from 0. */
 export const PageQuery = {

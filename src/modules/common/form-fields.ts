@@ -18,7 +18,7 @@ const TINY = /^-?[1-9](?:\.\d{1,20})?e-\d{1,3}$/;
 
 /** What a coordinate may look like (COORDINATE_FORMS), in words for the API description. */
 export const COORDINATE_FORMS =
-  'a plain decimal number (a point or a comma, at most 30 decimals; kept to 7) or what JavaScript\'s String() gives for a number closer to 0 than 1e-6 (e.g. 1e-7); ' +
+  "a plain decimal number (a point or a comma, at most 30 decimals; kept to 7) or what JavaScript's String() gives for a number closer to 0 than 1e-6 (e.g. 1e-7); " +
   'other exponents (1e1), 0x10, Infinity, NaN, .5 or spaces inside are refused';
 
 /**
@@ -39,7 +39,13 @@ export function parseCoordinate(raw: string | undefined, name: string, limit: nu
 }
 
 /** An optional text field read by `parse`; empty is absent, anything `parse` refuses is 400 naming the field. */
-export function parseOptional<T>(raw: string | undefined, parse: (value: string) => T | undefined, name: string, message: string, why: string): T | undefined {
+export function parseOptional<T>(
+  raw: string | undefined,
+  parse: (value: string) => T | undefined,
+  name: string,
+  message: string,
+  why: string,
+): T | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const value = parse(raw);
   if (value === undefined) throw new AppError('VALIDATION_FAILED', { message, details: [{ field: `body.${name}`, message: why }] });

@@ -22,7 +22,10 @@ export function createIdempotencyRepository(db: Db) {
   return {
     /** Claims `key` for the user; throws the driver's unique violation when it is taken. */
     async claimKey(entity: number, userId: number, key: string, scope: string): Promise<void> {
-      await db.insertInto('bericht_idempotency').values({ entity, fk_user: userId, idem_key: key, scope, status_code: null, response: null, datec: toDbDateTime(), run_id: RUN_ID }).execute();
+      await db
+        .insertInto('bericht_idempotency')
+        .values({ entity, fk_user: userId, idem_key: key, scope, status_code: null, response: null, datec: toDbDateTime(), run_id: RUN_ID })
+        .execute();
     },
 
     async getKey(userId: number, key: string): Promise<IdempotencyRow | undefined> {
@@ -33,7 +36,13 @@ export function createIdempotencyRepository(db: Db) {
         .where('idem_key', '=', key)
         .executeTakeFirst();
       return row
-        ? { scope: row.scope, statusCode: row.status_code === null ? null : Number(row.status_code), response: row.response, claimedAt: fromDbDateTime(row.datec) ?? 0, runId: row.run_id }
+        ? {
+            scope: row.scope,
+            statusCode: row.status_code === null ? null : Number(row.status_code),
+            response: row.response,
+            claimedAt: fromDbDateTime(row.datec) ?? 0,
+            runId: row.run_id,
+          }
         : undefined;
     },
 
@@ -50,25 +59,54 @@ export function createIdempotencyRepository(db: Db) {
 
     /** Frees an unanswered claim of the dead run `runId`. */
     async releaseDeadKey(userId: number, key: string, runId: string): Promise<void> {
-      await db.deleteFrom('bericht_idempotency').where('fk_user', '=', userId).where('idem_key', '=', key).where('status_code', 'is', null).where('run_id', '=', runId).execute();
+      await db
+        .deleteFrom('bericht_idempotency')
+        .where('fk_user', '=', userId)
+        .where('idem_key', '=', key)
+        .where('status_code', 'is', null)
+        .where('run_id', '=', runId)
+        .execute();
     },
 
     /** Completes an unanswered claim of the dead run `runId` with the answer it had planned. */
     async completeDeadKey(userId: number, key: string, runId: string, statusCode: number): Promise<void> {
-      await db.updateTable('bericht_idempotency').set({ status_code: statusCode }).where('fk_user', '=', userId).where('idem_key', '=', key).where('status_code', 'is', null).where('run_id', '=', runId).execute();
+      await db
+        .updateTable('bericht_idempotency')
+        .set({ status_code: statusCode })
+        .where('fk_user', '=', userId)
+        .where('idem_key', '=', key)
+        .where('status_code', 'is', null)
+        .where('run_id', '=', runId)
+        .execute();
     },
 
     /** Records the answer an unanswered claim plans to give (with the work, in its transaction), for a retry after a crash. */
     async planResponse(userId: number, key: string, response: string): Promise<void> {
-      await db.updateTable('bericht_idempotency').set({ response }).where('fk_user', '=', userId).where('idem_key', '=', key).where('status_code', 'is', null).execute();
+      await db
+        .updateTable('bericht_idempotency')
+        .set({ response })
+        .where('fk_user', '=', userId)
+        .where('idem_key', '=', key)
+        .where('status_code', 'is', null)
+        .execute();
     },
 
     async completeKey(userId: number, key: string, statusCode: number, response: string): Promise<void> {
-      await db.updateTable('bericht_idempotency').set({ status_code: statusCode, response }).where('fk_user', '=', userId).where('idem_key', '=', key).execute();
+      await db
+        .updateTable('bericht_idempotency')
+        .set({ status_code: statusCode, response })
+        .where('fk_user', '=', userId)
+        .where('idem_key', '=', key)
+        .execute();
     },
 
     async releaseKey(userId: number, key: string): Promise<void> {
-      await db.deleteFrom('bericht_idempotency').where('fk_user', '=', userId).where('idem_key', '=', key).where('status_code', 'is', null).execute();
+      await db
+        .deleteFrom('bericht_idempotency')
+        .where('fk_user', '=', userId)
+        .where('idem_key', '=', key)
+        .where('status_code', 'is', null)
+        .execute();
     },
   };
 }

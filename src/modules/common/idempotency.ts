@@ -97,7 +97,8 @@ export async function beginIdempotent(
       await repo.claimKey(entity, userId, key, scope);
       return {
         claim: { userId, key },
-        complete: (statusCode, body, trx) => (trx ? createIdempotencyRepository(trx) : repo).completeKey(userId, key, statusCode, JSON.stringify(body)),
+        complete: (statusCode, body, trx) =>
+          (trx ? createIdempotencyRepository(trx) : repo).completeKey(userId, key, statusCode, JSON.stringify(body)),
         release: () => repo.releaseKey(userId, key),
       };
     } catch (error) {

@@ -11,5 +11,7 @@ export function multipartError(error: unknown): Error {
   if (error instanceof AppError) return error;
   const status = (error as { statusCode?: unknown } | undefined)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) return error as Error;
-  return new AppError('UPLOAD_MISSING', { message: 'Der multipart/form-data-Inhalt ist unvollständig oder fehlerhaft (Boundary fehlt, falsch oder Ende abgeschnitten)' });
+  return new AppError('UPLOAD_MISSING', {
+    message: 'Der multipart/form-data-Inhalt ist unvollständig oder fehlerhaft (Boundary fehlt, falsch oder Ende abgeschnitten)',
+  });
 }

@@ -85,7 +85,10 @@ export interface CustomerRepository {
 
 const SEARCH_COLUMNS = ['nom', 'name_alias', 'code_client', 'town', 'email'] as const;
 
-export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>, options: { entity: number; access: ElementAccess; totals: ListTotals }): CustomerRepository {
+export function createCustomerRepository(
+  { db, dialect }: Pick<DbHandle, 'db' | 'dialect'>,
+  options: { entity: number; access: ElementAccess; totals: ListTotals },
+): CustomerRepository {
   const { entity, access, totals } = options;
 
   function customerVisible(user: Caller, alias = 's'): Expression<SqlBool> {
@@ -123,7 +126,10 @@ export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 
   }
 
   function searchCondition(q: string, alias = 's'): Expression<SqlBool> {
-    return anyContains(SEARCH_COLUMNS.map((c) => `${alias}.${c}`), q);
+    return anyContains(
+      SEARCH_COLUMNS.map((c) => `${alias}.${c}`),
+      q,
+    );
   }
 
   return {
@@ -141,21 +147,36 @@ export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 
       const rows = db
         .selectFrom(page.as('s'))
         .selectAll('s')
-        .select(sql<number>`${reportCountVia('commande', user, 's.rowid')} + ${reportCountVia('facture', user, 's.rowid')}`.as('report_count'))
+        .select(
+          sql<number>`${reportCountVia('commande', user, 's.rowid')} + ${reportCountVia('facture', user, 's.rowid')}`.as('report_count'),
+        )
         .orderBy(sql`lower(s.nom)`)
         .orderBy('s.rowid')
         .compile();
-      return totals.page(
-        async (on) => (await on.executeQuery(rows)).rows,
-        base.select(sql<number | string>`count(*)`.as('n')).compile(),
-        { limit, offset },
-      );
+      return totals.page(async (on) => (await on.executeQuery(rows)).rows, base.select(sql<number | string>`count(*)`.as('n')).compile(), {
+        limit,
+        offset,
+      });
     },
 
     getById(id, user) {
       return db
         .selectFrom('societe as s')
-        .select(['s.rowid', 's.nom', 's.name_alias', 's.code_client', 's.address', 's.zip', 's.town', 's.phone', 's.email', 's.url', 's.tva_intra', 's.status', 's.note_public'])
+        .select([
+          's.rowid',
+          's.nom',
+          's.name_alias',
+          's.code_client',
+          's.address',
+          's.zip',
+          's.town',
+          's.phone',
+          's.email',
+          's.url',
+          's.tva_intra',
+          's.status',
+          's.note_public',
+        ])
         .where('s.rowid', '=', id)
         .where(() => customerVisible(user))
         .executeTakeFirst();
@@ -191,10 +212,18 @@ export function createCustomerRepository({ db, dialect }: Pick<DbHandle, 'db' | 
       const rows = await db
         .selectFrom('bericht as b')
         .leftJoin('commande as o', (join) =>
-          join.onRef('o.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'commande').on('o.fk_soc', '=', customerId).on('o.entity', '=', entity),
+          join
+            .onRef('o.rowid', '=', 'b.fk_element')
+            .on('b.element_type', '=', 'commande')
+            .on('o.fk_soc', '=', customerId)
+            .on('o.entity', '=', entity),
         )
         .leftJoin('facture as f', (join) =>
-          join.onRef('f.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'facture').on('f.fk_soc', '=', customerId).on('f.entity', '=', entity),
+          join
+            .onRef('f.rowid', '=', 'b.fk_element')
+            .on('b.element_type', '=', 'facture')
+            .on('f.fk_soc', '=', customerId)
+            .on('f.entity', '=', entity),
         )
         .select(['b.rowid', 'b.ref', 'b.title', 'b.status', 'b.datec'])
         .select(sql<string>`coalesce(o.ref, f.ref)`.as('parent_ref'))

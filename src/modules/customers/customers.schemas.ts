@@ -9,7 +9,9 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 const UnixTime = Type.Union([Type.Integer(), Type.Null()], { description: 'Unix seconds; null when not set.' });
 
 export const CustomersQuery = Type.Object({
-  id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'A customer id: answers its detail instead of the list.' })),
+  id: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'A customer id: answers its detail instead of the list.' }),
+  ),
   q: Type.Optional(SearchText('name, name_alias, code_client, town and email')),
   action: Type.Optional(Type.String({ maxLength: 100, description: 'No actions exist on this path: any value is 400 ACTION_UNKNOWN.' })),
   ...PageQuery,
@@ -52,7 +54,9 @@ export const CustomerInvoice = Type.Object({
   status: Type.Integer({ description: 'llx_facture.fk_statut: 0 draft, 1 unpaid, 2 closed, 3 abandoned.' }),
   paid: Type.Boolean({ description: 'llx_facture.paye = 1.' }),
   date: UnixTime,
-  total_ttc: Type.Union([Type.Number(), Type.Null()], { description: 'Total including tax, rounded as Dolibarr rounds totals (price2num MT).' }),
+  total_ttc: Type.Union([Type.Number(), Type.Null()], {
+    description: 'Total including tax, rounded as Dolibarr rounds totals (price2num MT).',
+  }),
 });
 
 export const CustomerReport = Type.Object({

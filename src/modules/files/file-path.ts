@@ -26,7 +26,8 @@ export function contentDisposition(name: string): string {
 }
 
 /** The types a file is served as, when its bytes show one of them (photos, sound, video, PDF). */
-const SERVED_TYPES = /^(image\/(jpeg|png|webp|gif|heic|heif|avif)|audio\/[a-z0-9.+-]+|video\/(mp4|webm|ogg|quicktime)|application\/(pdf|ogg))$/;
+const SERVED_TYPES =
+  /^(image\/(jpeg|png|webp|gif|heic|heif|avif)|audio\/[a-z0-9.+-]+|video\/(mp4|webm|ogg|quicktime)|application\/(pdf|ogg))$/;
 
 /**
  * The Content-Type a file is served with: the type its bytes show when it is one we serve as

@@ -30,7 +30,8 @@ async function sendFile(request: FastifyRequest, reply: FastifyReply, file: Loca
   if (result.type !== 'file') {
     result.stream.destroy();
     const status = result.statusCode;
-    if (status === 416) throw new AppError('RANGE_NOT_SATISFIABLE', { headers: { 'content-range': String(result.headers['Content-Range'] ?? '') } });
+    if (status === 416)
+      throw new AppError('RANGE_NOT_SATISFIABLE', { headers: { 'content-range': String(result.headers['Content-Range'] ?? '') } });
     if (status === 404) throw new AppError('FILE_NOT_FOUND');
     if (status === 400 || status === 403) throw new AppError('FILE_PATH_INVALID');
     // If-Match / If-Unmodified-Since failed.
@@ -62,7 +63,7 @@ export async function filesRoutes(app: FastifyInstance, ctx: ModuleContext): Pro
         tags: ['files'],
         summary: 'A file of an order, invoice, proposal or report, or its thumbnail',
         description:
-          'Serves a file from the object\'s folder in Dolibarr\'s documents folder (`commande/<ref>/`, `facture/<ref>/`, ' +
+          "Serves a file from the object's folder in Dolibarr's documents folder (`commande/<ref>/`, `facture/<ref>/`, " +
           '`propale/<ref>/`, `bericht/<report ref>/`). The object is found by the first segment of `file` and must be ' +
           'visible to the caller; an object the caller may not see, an unknown ref and a missing file all answer ' +
           '404 FILE_NOT_FOUND. The token may come from the Authorization header (Bearer or bare), X-Authorization, ' +
@@ -70,7 +71,17 @@ export async function filesRoutes(app: FastifyInstance, ctx: ModuleContext): Pro
           'with `Content-Range: bytes */<size>`), If-None-Match / If-Modified-Since (304), If-Match / If-Unmodified-Since ' +
           '(412 PRECONDITION_FAILED). Errors are JSON in the usual shape; success is the file, not JSON.',
         querystring: PhotoQuery,
-        response: { 200: PhotoResponse, 206: PhotoResponse, 304: { description: 'Not modified.', type: 'null' }, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 412: ErrorResponse, 416: ErrorResponse },
+        response: {
+          200: PhotoResponse,
+          206: PhotoResponse,
+          304: { description: 'Not modified.', type: 'null' },
+          400: ErrorResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+          404: ErrorResponse,
+          412: ErrorResponse,
+          416: ErrorResponse,
+        },
       },
       config: { auth: 'token-or-query' },
     },
@@ -88,14 +99,21 @@ export async function filesRoutes(app: FastifyInstance, ctx: ModuleContext): Pro
         summary: 'Delete an attachment of an order',
         description:
           'Needs the `delete` right (403 AUTH_RIGHT_MISSING). Parameters `id` (order id) and `file` (file name) in a ' +
-          'JSON body or, when the body does not give them, as query parameters. Deletes the file in the order\'s ' +
+          "JSON body or, when the body does not give them, as query parameters. Deletes the file in the order's " +
           'folder (`commande/<ref>/<file>`), its thumbnails `thumbs/<base>_small<ext>` and `_mini<ext>` when present, ' +
           'and its `ecm_files` row. An order the caller may not see: 404 ORDER_NOT_FOUND; a missing file: 404 ' +
           'FILE_NOT_FOUND; a name with a path in it: 400 FILE_PATH_INVALID; a photo that a page of a report shows (draft or final, ' +
-          'any version): 409 PHOTO_IN_USE with the reports\' refs in `details.reports`, and nothing is deleted. Answers `{ deleted: true, name }`.',
+          "any version): 409 PHOTO_IN_USE with the reports' refs in `details.reports`, and nothing is deleted. Answers `{ deleted: true, name }`.",
         body: DeletePhotoBody,
         querystring: DeletePhotoQuery,
-        response: { 200: DeletePhotoResponse, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse },
+        response: {
+          200: DeletePhotoResponse,
+          400: ErrorResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+          404: ErrorResponse,
+          409: ErrorResponse,
+        },
       },
       config: { right: 'delete' },
       // Without a body the parameters come from the query: validate the absent body as an empty one.

@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 export const PhotoQuery = Type.Object({
   modulepart: Type.String({
     description:
-      'Owning module, as in Dolibarr\'s document.php: `commande` (orders), `facture` (invoices), `propal` or its ' +
+      "Owning module, as in Dolibarr's document.php: `commande` (orders), `facture` (invoices), `propal` or its " +
       'folder name `propale` (proposals), `bericht` (reports). Anything else: 400 FILE_MODULE_UNKNOWN.',
   }),
   file: Type.String({
@@ -12,7 +12,7 @@ export const PhotoQuery = Type.Object({
     maxLength: 1000,
     description:
       'Path relative to the module folder, Dolibarr-style: `<object folder>/<name>`, where the object folder is the ' +
-      'object\'s ref (as Dolibarr sanitizes it for folder names), e.g. `CO2401-0001/photo.jpg`. ' +
+      "object's ref (as Dolibarr sanitizes it for folder names), e.g. `CO2401-0001/photo.jpg`. " +
       'Refused with 400 FILE_PATH_INVALID: `.`, `..` or empty segments, absolute paths, backslashes, NUL and control ' +
       'characters, %-escapes left after the one URL decoding (double encoding), links leading out of the folder, and a ' +
       'path without an object folder (a single segment). An object the caller may not see, an unknown ref (compared ' +
@@ -21,7 +21,7 @@ export const PhotoQuery = Type.Object({
   size: Type.Optional(
     Type.Union([Type.Literal('small'), Type.Literal('mini')], {
       description:
-        'Serve Dolibarr\'s thumbnail `thumbs/<base>_<size><ext>` instead: `small` fits 480×270, `mini` 128×72. ' +
+        "Serve Dolibarr's thumbnail `thumbs/<base>_<size><ext>` instead: `small` fits 480×270, `mini` 128×72. " +
         'A missing thumbnail of a JPEG, PNG or WebP image is made on this request; other files have none ' +
         '(404 THUMBNAIL_UNAVAILABLE).',
     }),
@@ -35,9 +35,9 @@ const FileContent = { schema: { type: 'string', format: 'binary' } } as const;
 /** 200/206 bodies are the file's bytes, not JSON. */
 export const PhotoResponse = {
   description:
-    'The file\'s bytes. Content-Type is decided from the bytes (a PNG named .jpg is image/png); unknown types, and ' +
+    "The file's bytes. Content-Type is decided from the bytes (a PNG named .jpg is image/png); unknown types, and " +
     'markup or scripts whatever their bytes say, are application/octet-stream. Headers: ETag, Last-Modified, ' +
-    'Accept-Ranges, `Cache-Control: private, max-age=3600`, `Content-Disposition: inline; filename*=UTF-8\'\'<name>`, ' +
+    "Accept-Ranges, `Cache-Control: private, max-age=3600`, `Content-Disposition: inline; filename*=UTF-8''<name>`, " +
     '`X-Content-Type-Options: nosniff`.',
   content: {
     'image/jpeg': FileContent,
@@ -55,7 +55,7 @@ const FileName = Type.String({
   minLength: 1,
   maxLength: 255,
   description:
-    'A plain file name directly in the order\'s folder, as the attachment list gives it. No `/` (so nothing in ' +
+    "A plain file name directly in the order's folder, as the attachment list gives it. No `/` (so nothing in " +
     '`thumbs/` or a subfolder), no `.`/`..`, backslash, NUL or %-escape: 400 FILE_PATH_INVALID.',
 });
 

@@ -18,7 +18,15 @@ import { fileTypeFromFile } from 'file-type';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { THUMBNAIL_SIZES, thumbnailFormatOf, thumbnailPath, writeThumbnail, type ThumbnailSize } from '../../adapters/image.js';
-import { checkRelativePath, isInside, MODULE_DIRS, objectFolder, resolveInside, type FileOwner, type ObjectFolder } from '../../dolibarr/documents.js';
+import {
+  checkRelativePath,
+  isInside,
+  MODULE_DIRS,
+  objectFolder,
+  resolveInside,
+  type FileOwner,
+  type ObjectFolder,
+} from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import type { Caller, ElementAccess } from '../access/element-access.js';
 import { servedContentType } from './file-path.js';
@@ -67,8 +75,21 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
     const like = (column: string) => sql<SqlBool>`${sql.ref(column)} like ${pattern} escape '!'`;
     const rows =
       owner === 'bericht'
-        ? await db.selectFrom('bericht').select('bericht.ref').where(() => like('bericht.ref')).where('bericht.entity', '=', config.entity).where(() => access.reportVisible(user)).limit(50).execute()
-        : await db.selectFrom(owner).select(`${owner}.ref`).where(() => like(`${owner}.ref`)).where(() => access.visible(owner, user)).limit(50).execute();
+        ? await db
+            .selectFrom('bericht')
+            .select('bericht.ref')
+            .where(() => like('bericht.ref'))
+            .where('bericht.entity', '=', config.entity)
+            .where(() => access.reportVisible(user))
+            .limit(50)
+            .execute()
+        : await db
+            .selectFrom(owner)
+            .select(`${owner}.ref`)
+            .where(() => like(`${owner}.ref`))
+            .where(() => access.visible(owner, user))
+            .limit(50)
+            .execute();
     return rows.map((r) => r.ref);
   }
 
@@ -138,7 +159,11 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
       if (!(await stat(source)).isFile()) throw new AppError('FILE_NOT_FOUND');
       if (!size) return { path: source, name: segments[segments.length - 1]!, contentType: await contentTypeOf(source) };
       const thumb = await thumbnail(source, await realpath(folder.dir), size);
-      return { path: thumb, name: path.basename(thumbnailPath(segments[segments.length - 1]!, size)), contentType: await contentTypeOf(thumb) };
+      return {
+        path: thumb,
+        name: path.basename(thumbnailPath(segments[segments.length - 1]!, size)),
+        contentType: await contentTypeOf(thumb),
+      };
     },
 
     async deleteOrderFile(orderId, file, user) {
@@ -160,7 +185,13 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
         .select('b.ref')
         .distinct()
         .where('b.entity', '=', config.entity)
-        .where((eb) => eb.or([eb('p.source_path', '=', relPath), eb('p.source_path_2', '=', relPath), sql<SqlBool>`p.checklist like ${checklistPhotoPattern(relPath)} escape '!'`]))
+        .where((eb) =>
+          eb.or([
+            eb('p.source_path', '=', relPath),
+            eb('p.source_path_2', '=', relPath),
+            sql<SqlBool>`p.checklist like ${checklistPhotoPattern(relPath)} escape '!'`,
+          ]),
+        )
         .orderBy('b.ref')
         .limit(20)
         .execute();

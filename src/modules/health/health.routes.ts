@@ -15,7 +15,7 @@ const HealthResponse = Type.Object({
   status: Type.Literal('ok'),
   database: Type.Literal('ok'),
   writes: Type.Union([Type.Literal('ok'), Type.Literal('busy')], {
-    description: '`busy`: another process holds the database\'s write lock now; writes wait for it (SQLite).',
+    description: "`busy`: another process holds the database's write lock now; writes wait for it (SQLite).",
   }),
   version: Type.String(),
 });

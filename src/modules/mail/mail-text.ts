@@ -17,7 +17,16 @@
  */
 import type { PdfLanguage } from '../../adapters/pdf/words.js';
 
-export const SUBSTITUTION_KEYS = ['__REF__', '__REPORT_TITLE__', '__ORDER_REF__', '__REF_CLIENT__', '__THIRDPARTY_NAME__', '__MYCOMPANY_NAME__', '__USER_FULLNAME__', '__CHECK_URL__'] as const;
+export const SUBSTITUTION_KEYS = [
+  '__REF__',
+  '__REPORT_TITLE__',
+  '__ORDER_REF__',
+  '__REF_CLIENT__',
+  '__THIRDPARTY_NAME__',
+  '__MYCOMPANY_NAME__',
+  '__USER_FULLNAME__',
+  '__CHECK_URL__',
+] as const;
 export type Substitutions = Record<(typeof SUBSTITUTION_KEYS)[number], string>;
 
 /** The built-in texts: greeting, body and closing, with the check link's line between when there is one. */
@@ -44,9 +53,18 @@ export function substitute(template: string, values: Substitutions): string {
  * Subject and text of a report's mail. The built-in text names the check link when the report has
  * one; a template of the setup does so where it says `__CHECK_URL__`.
  */
-export function mailText(language: PdfLanguage, templates: { subject?: string; text?: string }, values: Substitutions): { subject: string; text: string } {
+export function mailText(
+  language: PdfLanguage,
+  templates: { subject?: string; text?: string },
+  values: Substitutions,
+): { subject: string; text: string } {
   const d = DEFAULTS[language];
   const text = templates.text ?? [...d.body, '', ...(values.__CHECK_URL__ ? [d.check, ''] : []), ...d.closing].join('\n');
   // A subject is one line: a line break would start a header of its own.
-  return { subject: substitute(templates.subject ?? d.subject, values).replace(/[\r\n]+/g, ' ').trim(), text: substitute(text, values) };
+  return {
+    subject: substitute(templates.subject ?? d.subject, values)
+      .replace(/[\r\n]+/g, ' ')
+      .trim(),
+    text: substitute(text, values),
+  };
 }

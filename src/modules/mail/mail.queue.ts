@@ -92,7 +92,10 @@ export function shownAddress(address: string): string {
  * The sender: MAIN_MAIL_EMAIL_FROM, named after the company (MAIN_INFO_SOCIETE_NOM) when it is a
  * bare address, as Dolibarr's mails are. `written` is the form Dolibarr keeps in an event.
  */
-export function senderOf(from: string, company: string | undefined): { header: string | { name: string; address: string }; written: string } {
+export function senderOf(
+  from: string,
+  company: string | undefined,
+): { header: string | { name: string; address: string }; written: string } {
   const name = company?.replace(/[\r\n]+/g, ' ').trim();
   if (from.includes('<') || !name) return { header: from, written: from };
   return { header: { name, address: from.trim() }, written: `${name} <${from.trim()}>` };
@@ -110,17 +113,28 @@ export function classify(error: unknown, sizeMb: number): Extract<Outcome, { kin
   if (e.code === 'EAUTH') {
     return status >= 400 && status < 500
       ? { kind: 'retry', code: 'MAIL_AUTH_FAILED', reason: `Der Mailserver hat die Anmeldung vorübergehend abgelehnt: ${said}`, response }
-      : { kind: 'failed', code: 'MAIL_AUTH_FAILED', reason: `Der Mailserver hat die Anmeldung abgelehnt (Benutzer oder Passwort falsch, MAIN_MAIL_SMTPS_ID/MAIN_MAIL_SMTPS_PW): ${said}`, response };
+      : {
+          kind: 'failed',
+          code: 'MAIL_AUTH_FAILED',
+          reason: `Der Mailserver hat die Anmeldung abgelehnt (Benutzer oder Passwort falsch, MAIN_MAIL_SMTPS_ID/MAIN_MAIL_SMTPS_PW): ${said}`,
+          response,
+        };
   }
   if (status === 552 || status === 523 || (status >= 500 && /size|too (large|big)|exceeds/i.test(said))) {
-    return { kind: 'failed', code: 'MAIL_TOO_LARGE', reason: `Die E-Mail mit dem PDF (${sizeMb.toFixed(1)} MB) ist dem Mailserver zu groß: ${said}`, response };
+    return {
+      kind: 'failed',
+      code: 'MAIL_TOO_LARGE',
+      reason: `Die E-Mail mit dem PDF (${sizeMb.toFixed(1)} MB) ist dem Mailserver zu groß: ${said}`,
+      response,
+    };
   }
   if (e.code === 'EENVELOPE' && status >= 500) {
     const who = e.rejected?.length ? e.rejected.join(', ') : 'die Empfänger';
     return { kind: 'failed', code: 'MAIL_RECIPIENT_REFUSED', reason: `Der Mailserver hat ${who} abgelehnt: ${said}`, response };
   }
   if (status >= 500) return { kind: 'failed', code: 'MAIL_REFUSED', reason: `Der Mailserver hat die E-Mail abgelehnt: ${said}`, response };
-  if (status >= 400) return { kind: 'retry', code: 'MAIL_UNREACHABLE', reason: `Der Mailserver nimmt die E-Mail gerade nicht an: ${said}`, response };
+  if (status >= 400)
+    return { kind: 'retry', code: 'MAIL_UNREACHABLE', reason: `Der Mailserver nimmt die E-Mail gerade nicht an: ${said}`, response };
   return { kind: 'retry', code: 'MAIL_UNREACHABLE', reason: `Der Mailserver ist nicht erreichbar: ${said}` };
 }
 
@@ -133,7 +147,13 @@ export function createMailQueue(deps: MailQueueDeps) {
     const now = new Date();
     let q = db
       .updateTable('bericht_mail')
-      .set({ state: 'sending', lease_owner: RUN_ID, lease_until: toDbDateTime(new Date(now.getTime() + LEASE_SECONDS * 1000)), attempts: Number(job.attempts) + 1, tms: toDbDateTime(now) })
+      .set({
+        state: 'sending',
+        lease_owner: RUN_ID,
+        lease_until: toDbDateTime(new Date(now.getTime() + LEASE_SECONDS * 1000)),
+        attempts: Number(job.attempts) + 1,
+        tms: toDbDateTime(now),
+      })
       .where('rowid', '=', Number(job.rowid))
       .where('state', '=', job.state)
       .where('attempts', '=', Number(job.attempts));
@@ -167,33 +187,69 @@ export function createMailQueue(deps: MailQueueDeps) {
 
   /** What a mail of `job` says about its report: the object, its third party, the names Dolibarr knows for the addresses. */
   async function contextOf(job: MailRow) {
-    const report = await db.selectFrom('bericht').select(['ref', 'final_pdf_path', 'element_type', 'fk_element']).where('rowid', '=', Number(job.fk_bericht)).executeTakeFirst();
-    const type = report?.element_type && SENT_BY_MAIL_TRIGGER[report.element_type] ? (report.element_type as 'commande' | 'facture' | 'propal') : undefined;
-    const parent = type && report?.fk_element != null ? await db.selectFrom(`${type} as o` as 'commande as o').select('o.fk_soc').where('o.rowid', '=', Number(report.fk_element)).executeTakeFirst() : undefined;
+    const report = await db
+      .selectFrom('bericht')
+      .select(['ref', 'final_pdf_path', 'element_type', 'fk_element'])
+      .where('rowid', '=', Number(job.fk_bericht))
+      .executeTakeFirst();
+    const type =
+      report?.element_type && SENT_BY_MAIL_TRIGGER[report.element_type]
+        ? (report.element_type as 'commande' | 'facture' | 'propal')
+        : undefined;
+    const parent =
+      type && report?.fk_element != null
+        ? await db
+            .selectFrom(`${type} as o` as 'commande as o')
+            .select('o.fk_soc')
+            .where('o.rowid', '=', Number(report.fk_element))
+            .executeTakeFirst()
+        : undefined;
     const socId = parent?.fk_soc ?? null;
     // Names by address: the third party's contacts, then the third party itself (Dolibarr's mails name them).
     const names = new Map<string, { name: string; contact?: number }>();
     if (socId) {
-      const contacts = await db.selectFrom('socpeople').select(['rowid', 'firstname', 'lastname', 'email']).where('fk_soc', '=', socId).execute();
+      const contacts = await db
+        .selectFrom('socpeople')
+        .select(['rowid', 'firstname', 'lastname', 'email'])
+        .where('fk_soc', '=', socId)
+        .execute();
       for (const c of contacts) {
-        for (const address of addressList(c.email ?? '')) names.set(address.toLowerCase(), { name: [c.firstname, c.lastname].filter(Boolean).join(' '), contact: Number(c.rowid) });
+        for (const address of addressList(c.email ?? ''))
+          names.set(address.toLowerCase(), { name: [c.firstname, c.lastname].filter(Boolean).join(' '), contact: Number(c.rowid) });
       }
       const soc = await db.selectFrom('societe').select(['nom', 'email']).where('rowid', '=', socId).executeTakeFirst();
-      for (const address of addressList(soc?.email ?? '')) if (!names.has(address.toLowerCase())) names.set(address.toLowerCase(), { name: soc?.nom ?? '' });
+      for (const address of addressList(soc?.email ?? ''))
+        if (!names.has(address.toLowerCase())) names.set(address.toLowerCase(), { name: soc?.nom ?? '' });
     }
-    const named = (list: string | null) => addressList(list ?? '').map((address) => ({ name: names.get(address.toLowerCase())?.name ?? '', address }));
+    const named = (list: string | null) =>
+      addressList(list ?? '').map((address) => ({ name: names.get(address.toLowerCase())?.name ?? '', address }));
     return { report, type, socId, names, named };
   }
 
   /** "Name <address>" as Dolibarr writes recipients, or the bare address. */
   const written = (r: { name: string; address: string }) => (r.name ? `${r.name} <${r.address}>` : r.address);
 
-  async function attempt(job: MailRow, settings: MailSettings, company: string | undefined, idPrefix: string | undefined): Promise<Outcome> {
+  async function attempt(
+    job: MailRow,
+    settings: MailSettings,
+    company: string | undefined,
+    idPrefix: string | undefined,
+  ): Promise<Outcome> {
     const { report, type, named } = await contextOf(job);
-    if (!report?.final_pdf_path) return { kind: 'failed', code: 'MAIL_PDF_MISSING', reason: 'Der Bericht hat kein abgeschlossenes PDF (mehr); er wurde gelöscht oder ist ein Entwurf' };
+    if (!report?.final_pdf_path)
+      return {
+        kind: 'failed',
+        code: 'MAIL_PDF_MISSING',
+        reason: 'Der Bericht hat kein abgeschlossenes PDF (mehr); er wurde gelöscht oder ist ein Entwurf',
+      };
     const file = path.join(entityRoot(deps.dataRoot, entity), report.final_pdf_path);
     const pdf = await readFile(file).catch(() => undefined);
-    if (!pdf) return { kind: 'failed', code: 'MAIL_PDF_MISSING', reason: `Das PDF des Berichts fehlt im Dokumentenordner (${report.final_pdf_path})` };
+    if (!pdf)
+      return {
+        kind: 'failed',
+        code: 'MAIL_PDF_MISSING',
+        reason: `Das PDF des Berichts fehlt im Dokumentenordner (${report.final_pdf_path})`,
+      };
     const host = mailIdHost(deps.instanceId, idPrefix);
     const trackId = trackIdOf(type ?? null, report.fk_element === null ? null : Number(report.fk_element));
     const messageId = messageIdOf(job, trackId, host);
@@ -210,11 +266,24 @@ export function createMailQueue(deps: MailQueueDeps) {
         text: mailBody(job.body),
         messageId: `<${messageId}>`,
         headers: { ...(trackId ? { 'X-Dolibarr-TRACKID': `${trackId}@${host}` } : {}), 'X-Mailer': 'fieldreport' },
-        ...(settings.errorsTo ? { envelope: { from: settings.errorsTo, to: addressList(forced ?? [job.mail_to, job.mail_cc, job.mail_bcc].filter(Boolean).join(',')) } } : {}),
+        ...(settings.errorsTo
+          ? {
+              envelope: {
+                from: settings.errorsTo,
+                to: addressList(forced ?? [job.mail_to, job.mail_cc, job.mail_bcc].filter(Boolean).join(',')),
+              },
+            }
+          : {}),
         attachments: [{ filename: path.basename(report.final_pdf_path), content: pdf, contentType: 'application/pdf' }],
       });
       const rejected = (info.rejected ?? []).map((r) => (typeof r === 'string' ? r : r.address));
-      if (info.accepted.length === 0) return { kind: 'failed', code: 'MAIL_RECIPIENT_REFUSED', reason: `Der Mailserver hat alle Empfänger abgelehnt: ${rejected.join(', ')}`, response: clip(info.response ?? '') };
+      if (info.accepted.length === 0)
+        return {
+          kind: 'failed',
+          code: 'MAIL_RECIPIENT_REFUSED',
+          reason: `Der Mailserver hat alle Empfänger abgelehnt: ${rejected.join(', ')}`,
+          response: clip(info.response ?? ''),
+        };
       return { kind: 'sent', messageId, response: clip(info.response ?? ''), rejected };
     } catch (error) {
       return classify(error, pdf.length / (1024 * 1024));
@@ -230,32 +299,57 @@ export function createMailQueue(deps: MailQueueDeps) {
       await db.transaction().execute(async (trx) => {
         const eventId = await recordSentEvent(trx, job, outcome, sender ?? '', errorsTo ?? null, now);
         const note = outcome.rejected.length > 0 ? `Nicht angenommen: ${outcome.rejected.join(', ')}` : null;
-        await mine(trx.updateTable('bericht_mail').set({
-          state: 'sent', message_id: outcome.messageId, server_response: outcome.response || null, error_code: outcome.rejected.length > 0 ? 'MAIL_RECIPIENT_REFUSED' : null, error: note,
-          date_sent: toDbDateTime(now), lease_owner: null, lease_until: null, fk_actioncomm: eventId, tms: toDbDateTime(now),
-        })).execute();
+        await mine(
+          trx.updateTable('bericht_mail').set({
+            state: 'sent',
+            message_id: outcome.messageId,
+            server_response: outcome.response || null,
+            error_code: outcome.rejected.length > 0 ? 'MAIL_RECIPIENT_REFUSED' : null,
+            error: note,
+            date_sent: toDbDateTime(now),
+            lease_owner: null,
+            lease_until: null,
+            fk_actioncomm: eventId,
+            tms: toDbDateTime(now),
+          }),
+        ).execute();
       });
       deps.logger.info({ mail: Number(job.rowid), report: Number(job.fk_bericht) }, 'report mail sent');
       return;
     }
     const expired = (fromDbDateTime(job.expires_at) ?? 0) * 1000 <= now.getTime();
     const retry = outcome.kind === 'retry' && !expired;
-    const reason = outcome.kind === 'retry' && expired ? `Bis zum Ablauf der Wiederholungen nicht versendet. Zuletzt: ${outcome.reason}` : outcome.reason;
-    await mine(db.updateTable('bericht_mail').set({
-      state: retry ? 'queued' : 'failed',
-      error_code: outcome.code,
-      error: clip(reason),
-      server_response: outcome.response ?? null,
-      next_attempt_at: toDbDateTime(new Date(now.getTime() + retryDelaySeconds(Number(job.attempts)) * 1000)),
-      lease_owner: null,
-      lease_until: null,
-      tms: toDbDateTime(now),
-    })).execute();
-    deps.logger.warn({ mail: Number(job.rowid), report: Number(job.fk_bericht), code: outcome.code, retry }, retry ? 'report mail not sent yet; tried again later' : 'report mail failed');
+    const reason =
+      outcome.kind === 'retry' && expired
+        ? `Bis zum Ablauf der Wiederholungen nicht versendet. Zuletzt: ${outcome.reason}`
+        : outcome.reason;
+    await mine(
+      db.updateTable('bericht_mail').set({
+        state: retry ? 'queued' : 'failed',
+        error_code: outcome.code,
+        error: clip(reason),
+        server_response: outcome.response ?? null,
+        next_attempt_at: toDbDateTime(new Date(now.getTime() + retryDelaySeconds(Number(job.attempts)) * 1000)),
+        lease_owner: null,
+        lease_until: null,
+        tms: toDbDateTime(now),
+      }),
+    ).execute();
+    deps.logger.warn(
+      { mail: Number(job.rowid), report: Number(job.fk_bericht), code: outcome.code, retry },
+      retry ? 'report mail not sent yet; tried again later' : 'report mail failed',
+    );
   }
 
   /** Dolibarr's event of a document sent by mail (actions_sendmails.inc.php and the agenda trigger). */
-  async function recordSentEvent(trx: Db, job: MailRow, outcome: Extract<Outcome, { kind: 'sent' }>, from: string, errorsTo: string | null, at: Date): Promise<number | null> {
+  async function recordSentEvent(
+    trx: Db,
+    job: MailRow,
+    outcome: Extract<Outcome, { kind: 'sent' }>,
+    from: string,
+    errorsTo: string | null,
+    at: Date,
+  ): Promise<number | null> {
     const { report, type, socId, names, named } = await contextOf(job);
     if (!report || !type || report.fk_element === null) return null;
     const to = named(job.mail_to);
@@ -274,7 +368,15 @@ export function createMailQueue(deps: MailQueueDeps) {
       elementId: Number(report.fk_element),
       userId: Number(job.fk_user_author),
       contactIds: contacts,
-      mail: { msgid: outcome.messageId, from, to: joined(to) ?? job.mail_to, cc: joined(named(job.mail_cc)), bcc: joined(named(job.mail_bcc)), subject: job.subject, errorsTo },
+      mail: {
+        msgid: outcome.messageId,
+        from,
+        to: joined(to) ?? job.mail_to,
+        cc: joined(named(job.mail_cc)),
+        bcc: joined(named(job.mail_bcc)),
+        subject: job.subject,
+        errorsTo,
+      },
       ip: job.ip,
       timeZone: deps.timeZone,
       at,
@@ -301,15 +403,28 @@ export function createMailQueue(deps: MailQueueDeps) {
         }
         if (!read.ok) {
           deps.logger.warn({ mail: { problems: read.problems } }, `mail is not set up: ${read.problems.map((p) => p.setting).join(', ')}`);
-          outcome = { kind: 'retry', code: 'MAIL_NOT_CONFIGURED', reason: 'Der Versand von E-Mails ist auf diesem Dienst nicht eingerichtet; die E-Mail wartet, bis er eingerichtet ist' };
+          outcome = {
+            kind: 'retry',
+            code: 'MAIL_NOT_CONFIGURED',
+            reason: 'Der Versand von E-Mails ist auf diesem Dienst nicht eingerichtet; die E-Mail wartet, bis er eingerichtet ist',
+          };
         } else {
           outcome = await attempt(held, read.settings, more.get('MAIN_INFO_SOCIETE_NOM'), more.get('MAIL_PREFIX_FOR_EMAIL_ID'));
         }
       } catch (error) {
         deps.logger.error({ err: error, mail: Number(job.rowid) }, 'report mail attempt failed');
-        outcome = { kind: 'retry', code: 'MAIL_UNREACHABLE', reason: 'Beim Versand ist ein Fehler im Dienst aufgetreten; die E-Mail wird erneut versucht' };
+        outcome = {
+          kind: 'retry',
+          code: 'MAIL_UNREACHABLE',
+          reason: 'Beim Versand ist ein Fehler im Dienst aufgetreten; die E-Mail wird erneut versucht',
+        };
       }
-      await settle(held, outcome, sender, errorsTo).catch((error: unknown) => deps.logger.error({ err: error, mail: Number(job.rowid) }, 'report mail state not written; the lease runs out and it is taken again'));
+      await settle(held, outcome, sender, errorsTo).catch((error: unknown) =>
+        deps.logger.error(
+          { err: error, mail: Number(job.rowid) },
+          'report mail state not written; the lease runs out and it is taken again',
+        ),
+      );
     }
     return taken;
   }

@@ -28,7 +28,7 @@ export async function mailRoutes(app: FastifyInstance, mod: ReportModule): Promi
           "1. `bericht_id`: the report's mails, newest first, as `{ items, total }` (paged by limit/offset).",
           '2. `id`: one mail with its state (404 MAIL_NOT_FOUND when its report is not visible to the caller).',
           "3. `action=propose&bericht_id=`: the recipients Dolibarr knows for the report's object (its customer contacts, then the third party's address), " +
-            'the copies the settings add, and subject and text from the template in the customer\'s language; `configured` false when mail is not set up. 409 REPORT_NOT_FINAL for a draft.',
+            "the copies the settings add, and subject and text from the template in the customer's language; `configured` false when mail is not set up. 409 REPORT_NOT_FINAL for a draft.",
           MAIL_RULES,
         ].join('\n\n'),
         querystring: MailsQuery,
@@ -65,7 +65,10 @@ export async function mailRoutes(app: FastifyInstance, mod: ReportModule): Promi
     },
     async (request, reply) => {
       chooseAction(requireParam(request.query.action, 'action'), ['send'] as const);
-      const job = await mails.send(callerOf(request), parseSendBody(request.body), request.headers['idempotency-key'], { baseUrl: publicBaseUrl(mod.config, request), ip: request.ip });
+      const job = await mails.send(callerOf(request), parseSendBody(request.body), request.headers['idempotency-key'], {
+        baseUrl: publicBaseUrl(mod.config, request),
+        ip: request.ip,
+      });
       return reply.code(201).send(job);
     },
   );

@@ -18,11 +18,21 @@ export const MAIL_STATES = ['queued', 'sending', 'sent', 'failed'] as const;
 export type MailState = (typeof MAIL_STATES)[number];
 
 /** The reasons a mail failed, for programs; `error` says it in words. */
-export const MAIL_ERROR_CODES = ['MAIL_NOT_CONFIGURED', 'MAIL_AUTH_FAILED', 'MAIL_RECIPIENT_REFUSED', 'MAIL_TOO_LARGE', 'MAIL_REFUSED', 'MAIL_UNREACHABLE', 'MAIL_PDF_MISSING'] as const;
+export const MAIL_ERROR_CODES = [
+  'MAIL_NOT_CONFIGURED',
+  'MAIL_AUTH_FAILED',
+  'MAIL_RECIPIENT_REFUSED',
+  'MAIL_TOO_LARGE',
+  'MAIL_REFUSED',
+  'MAIL_UNREACHABLE',
+  'MAIL_PDF_MISSING',
+] as const;
 export type MailErrorCode = (typeof MAIL_ERROR_CODES)[number];
 
 export const MAIL_RULES =
-  'A final report is sent as a PDF attachment with its public check link, to at most BERICHT_MAIL_MAX_RECIPIENTS (default 10, at most ' + MAX_RECIPIENTS + ') addresses in `to` and `cc` together ' +
+  'A final report is sent as a PDF attachment with its public check link, to at most BERICHT_MAIL_MAX_RECIPIENTS (default 10, at most ' +
+  MAX_RECIPIENTS +
+  ') addresses in `to` and `cc` together ' +
   `(each a plain address as name@domain: at most ${MAX_ADDRESS_LENGTH} characters, at most ${MAX_LOCAL_PART_LENGTH} before the @, the part before the @ dot-separated words without % or ! (source routes); ` +
   'a name, quotes, comments, angle brackets, spaces, line breaks or a route (@host:) are 400 VALIDATION_FAILED naming the field and the address). ' +
   'Limits: at most BERICHT_MAIL_MAX_PER_USER_HOUR (default 20) mails by one user in any 60 minutes and BERICHT_MAIL_MAX_PER_REPORT_DAY (default 10) of one report in any 24 hours ' +
@@ -33,10 +43,10 @@ export const MAIL_RULES =
   'Addresses named twice (in `to` and `cc` together, case ignored) count once. ' +
   'Copies: the office (BERICHT_MAIL_COPY_TO) and the sender (BERICHT_MAIL_COPY_AUTHOR=1: the first address of their e-mail in Dolibarr) in Cc, MAIN_MAIL_AUTOCOPY_TO in Bcc, not counted; ' +
   'a copy address that is not a plain address by the rule above is left out (and logged); MAIN_MAIL_FORCE_SENDTO sends every mail there instead. ' +
-  'A send is a job kept in the database: `queued` until a service process takes it, `sending` while one holds it, `sent` with the server\'s message id, ' +
+  "A send is a job kept in the database: `queued` until a service process takes it, `sending` while one holds it, `sent` with the server's message id, " +
   `or \`failed\` with \`error_code\` and the reason in words in \`error\`. A server that cannot be reached or answers 4xx is tried again (after ${RETRY_BASE_SECONDS} s, doubled each time, at most ${RETRY_MAX_SECONDS / 60} min apart) ` +
   'until MAIL_RETRY_HOURS after the send (then failed, MAIL_UNREACHABLE); a wrong login (MAIL_AUTH_FAILED), every recipient refused (MAIL_RECIPIENT_REFUSED), a mail too large for the server (MAIL_TOO_LARGE) or another refusal (MAIL_REFUSED) fail at once. ' +
-  'Sent, it is recorded in Dolibarr\'s agenda on the object (AC_ORDER_SENTBYMAIL, AC_BILL_SENTBYMAIL, AC_PROPAL_SENTBYMAIL). ' +
+  "Sent, it is recorded in Dolibarr's agenda on the object (AC_ORDER_SENTBYMAIL, AC_BILL_SENTBYMAIL, AC_PROPAL_SENTBYMAIL). " +
   'Each job is taken by one process at a time (a lease in the database), so several processes or hosts never send it twice; with an Idempotency-Key a repeated send is the first one.';
 
 /**
@@ -44,15 +54,23 @@ export const MAIL_RULES =
  * words of atom characters separated by single dots, without `%` and `!` (the source routes some
  * servers still follow); no name, quotes, comments, brackets, spaces or `@host:` route.
  */
-export const ADDRESS_PATTERN = "^(?=[^@]{1,64}@)[A-Za-z0-9#$&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9#$&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
+export const ADDRESS_PATTERN =
+  "^(?=[^@]{1,64}@)[A-Za-z0-9#$&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9#$&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
 const ADDRESS = new RegExp(ADDRESS_PATTERN);
 /** The rule of an address in a send's to and cc (Address below), for addresses read elsewhere (settings, the user's e-mail). */
 export const isPlainAddress = (address: string) => address.length >= 3 && address.length <= MAX_ADDRESS_LENGTH && ADDRESS.test(address);
-const Address = Type.String({ minLength: 3, maxLength: MAX_ADDRESS_LENGTH, pattern: ADDRESS_PATTERN, description: 'An e-mail address (name@domain).' });
+const Address = Type.String({
+  minLength: 3,
+  maxLength: MAX_ADDRESS_LENGTH,
+  pattern: ADDRESS_PATTERN,
+  description: 'An e-mail address (name@domain).',
+});
 
 export const MailsQuery = Type.Object({
   id: Type.Optional(RowId('One mail.')),
-  action: Type.Optional(Type.String({ maxLength: 64, description: '`propose` (GET: recipients, subject and text proposed for a report), `send` (POST).' })),
+  action: Type.Optional(
+    Type.String({ maxLength: 64, description: '`propose` (GET: recipients, subject and text proposed for a report), `send` (POST).' }),
+  ),
   bericht_id: Type.Optional(RowId('The report.')),
   ...PageQuery,
 });
@@ -97,7 +115,9 @@ export const MailList = Type.Object({ items: Type.Array(MailJob), total: Type.In
 const Recipient = Type.Object({
   email: Type.String(),
   name: Type.String(),
-  source: Type.Union([Type.Literal('contact'), Type.Literal('thirdparty')], { description: "contact: one of the object's contacts in Dolibarr (element_contact); thirdparty: the customer's own address." }),
+  source: Type.Union([Type.Literal('contact'), Type.Literal('thirdparty')], {
+    description: "contact: one of the object's contacts in Dolibarr (element_contact); thirdparty: the customer's own address.",
+  }),
   type: Nullable(Type.String({ description: 'The contact type code (CUSTOMER, BILLING, …) for a contact.' })),
 });
 

@@ -79,7 +79,11 @@ export const mailBody = (text: string) => text.replace(/\r\n|\r|\n/g, '\r\n');
  * and direction overrides go (a template's or Dolibarr's value is not checked as typed text is).
  */
 // eslint-disable-next-line no-control-regex
-export const mailSubject = (text: string) => text.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g, '').trim();
+export const mailSubject = (text: string) =>
+  text
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g, '')
+    .trim();
 
 /** At most 255 characters (the column's), cut between characters, never inside an emoji's surrogate pair. */
 export const cutSubject = (text: string) => Array.from(text).slice(0, 255).join('');
@@ -119,7 +123,12 @@ export function createMailService(deps: MailServiceDeps) {
     const language: PdfLanguage = pdfLanguageOf(parent?.default_lang);
     const [company, signature] = await Promise.all([
       consts.getMany(['MAIN_INFO_SOCIETE_NOM']),
-      db.selectFrom('bericht_signature').select('verify_code').where('fk_bericht', '=', Number(report.rowid)).orderBy('rowid', 'desc').executeTakeFirst(),
+      db
+        .selectFrom('bericht_signature')
+        .select('verify_code')
+        .where('fk_bericht', '=', Number(report.rowid))
+        .orderBy('rowid', 'desc')
+        .executeTakeFirst(),
     ]);
     const values: Substitutions = {
       __REF__: report.ref,
@@ -135,7 +144,11 @@ export function createMailService(deps: MailServiceDeps) {
   }
 
   /** The object's active customer contacts with an address (Dolibarr's element_contact), then the third party's own. */
-  async function recipientsOf(type: string, id: number, parent: { nom: string | null; email: string | null; fk_soc: number | null } | undefined) {
+  async function recipientsOf(
+    type: string,
+    id: number,
+    parent: { nom: string | null; email: string | null; fk_soc: number | null } | undefined,
+  ) {
     const contacts = await db
       .selectFrom('element_contact as ec')
       .innerJoin('c_type_contact as tc', 'tc.rowid', 'ec.fk_c_type_contact')
@@ -168,10 +181,16 @@ export function createMailService(deps: MailServiceDeps) {
    */
   async function copiesOf(mail: MailSettings | undefined, user: AuthUser): Promise<string[]> {
     if (!mail) return [];
-    for (const { setting, address } of mail.dropped) deps.logger?.warn({ setting, address }, 'mail copy address left out: not a plain address');
-    const own = mail.copyAuthor ? addressList((await db.selectFrom('user').select('email').where('rowid', '=', user.id).executeTakeFirst())?.email ?? '')[0] : undefined;
+    for (const { setting, address } of mail.dropped)
+      deps.logger?.warn({ setting, address }, 'mail copy address left out: not a plain address');
+    const own = mail.copyAuthor
+      ? addressList((await db.selectFrom('user').select('email').where('rowid', '=', user.id).executeTakeFirst())?.email ?? '')[0]
+      : undefined;
     if (own !== undefined && !isPlainAddress(own)) {
-      deps.logger?.warn({ setting: 'BERICHT_MAIL_COPY_AUTHOR', user: user.id, address: own.slice(0, 300) }, 'the sender\'s copy left out: their e-mail is not a plain address');
+      deps.logger?.warn(
+        { setting: 'BERICHT_MAIL_COPY_AUTHOR', user: user.id, address: own.slice(0, 300) },
+        "the sender's copy left out: their e-mail is not a plain address",
+      );
       return [...mail.copyTo];
     }
     return [...mail.copyTo, ...(own ? [own] : [])];
@@ -198,26 +217,42 @@ export function createMailService(deps: MailServiceDeps) {
     for (const check of checks) {
       const window = WINDOWS[check.kind];
       const since = toDbDateTime(new Date(now.getTime() - window * 1000));
-      const base = trx.selectFrom('bericht_mail').where('entity', '=', entity).where(check.column, '=', check.id).where('datec', '>', since);
+      const base = trx
+        .selectFrom('bericht_mail')
+        .where('entity', '=', entity)
+        .where(check.column, '=', check.id)
+        .where('datec', '>', since);
       // The first count must be the transaction's first non-locking read, after the locks above:
       // MariaDB (REPEATABLE READ) takes its snapshot at the first such read, so a read before the
       // locks would not see the mails a send that held them before has queued (and both would pass).
       const count = Number((await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
       if (count < check.max) continue;
       // Free again when enough of the counted mails have left the window for one more.
-      const oldest = await base.select('datec').orderBy('datec').orderBy('rowid').offset(count - check.max).limit(1).executeTakeFirst();
+      const oldest = await base
+        .select('datec')
+        .orderBy('datec')
+        .orderBy('rowid')
+        .offset(count - check.max)
+        .limit(1)
+        .executeTakeFirst();
       const leaves = ((fromDbDateTime(oldest?.datec) ?? Math.floor(now.getTime() / 1000)) + window) * 1000;
       const retryAfter = Math.max(1, Math.ceil((leaves - now.getTime()) / 1000));
       const minutes = Math.max(1, Math.ceil(retryAfter / 60));
-      const message = check.kind === 'user'
-        ? `Zu viele E-Mails: höchstens ${check.max} je Stunde und Benutzer; die nächste ist in ${minutes} Minute${minutes === 1 ? '' : 'n'} möglich`
-        : `Zu viele E-Mails zu diesem Bericht: höchstens ${check.max} in 24 Stunden; die nächste ist in ${minutes} Minute${minutes === 1 ? '' : 'n'} möglich`;
+      const message =
+        check.kind === 'user'
+          ? `Zu viele E-Mails: höchstens ${check.max} je Stunde und Benutzer; die nächste ist in ${minutes} Minute${minutes === 1 ? '' : 'n'} möglich`
+          : `Zu viele E-Mails zu diesem Bericht: höchstens ${check.max} in 24 Stunden; die nächste ist in ${minutes} Minute${minutes === 1 ? '' : 'n'} möglich`;
       if (refusal && refusal.retryAfter >= retryAfter) continue;
       refusal = {
         retryAfter,
         error: new AppError('MAIL_LIMIT_REACHED', {
           message,
-          details: { limit: check.kind === 'user' ? 'per_user_hour' : 'per_report_day', max: check.max, window_seconds: window, retry_after: retryAfter },
+          details: {
+            limit: check.kind === 'user' ? 'per_user_hour' : 'per_report_day',
+            max: check.max,
+            window_seconds: window,
+            retry_after: retryAfter,
+          },
           headers: { 'retry-after': String(retryAfter) },
         }),
       };
@@ -264,7 +299,10 @@ export function createMailService(deps: MailServiceDeps) {
         // Counted once each, in to and cc together (case ignored); the settings' copies are not counted.
         if (distinct([...to, ...(body.cc ?? [])]).length > limits.recipients) {
           const field = to.length > limits.recipients ? 'body.to' : 'body.cc';
-          throw new AppError('VALIDATION_FAILED', { message: `Höchstens ${limits.recipients} Empfänger je E-Mail (An und Kopie zusammen)`, details: [{ field, message: `at most ${limits.recipients} recipients in to and cc together` }] });
+          throw new AppError('VALIDATION_FAILED', {
+            message: `Höchstens ${limits.recipients} Empfänger je E-Mail (An und Kopie zusammen)`,
+            details: [{ field, message: `at most ${limits.recipients} recipients in to and cc together` }],
+          });
         }
         const text = mailText(language, mail?.templates[language] ?? {}, values);
         const job = await db.transaction().execute(async (trx) => {

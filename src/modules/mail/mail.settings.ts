@@ -30,11 +30,25 @@ import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { isPlainAddress } from './mail.schemas.js';
 
 export const MAIL_SETTING_NAMES = [
-  'MAIN_MAIL_SENDMODE', 'MAIN_MAIL_SMTP_SERVER', 'MAIN_MAIL_SMTP_PORT', 'MAIN_MAIL_SMTPS_ID', 'MAIN_MAIL_SMTPS_PW',
-  'MAIN_MAIL_SMTPS_AUTH_TYPE', 'MAIN_MAIL_EMAIL_TLS', 'MAIN_MAIL_EMAIL_STARTTLS', 'MAIN_MAIL_EMAIL_SMTP_ALLOW_SELF_SIGNED',
-  'MAIN_MAIL_EMAIL_FROM', 'MAIN_MAIL_ERRORS_TO', 'MAIN_MAIL_AUTOCOPY_TO', 'MAIN_MAIL_FORCE_SENDTO',
-  'BERICHT_MAIL_COPY_TO', 'BERICHT_MAIL_COPY_AUTHOR',
-  'BERICHT_MAIL_SUBJECT', 'BERICHT_MAIL_TEXT', 'BERICHT_MAIL_SUBJECT_EN', 'BERICHT_MAIL_TEXT_EN',
+  'MAIN_MAIL_SENDMODE',
+  'MAIN_MAIL_SMTP_SERVER',
+  'MAIN_MAIL_SMTP_PORT',
+  'MAIN_MAIL_SMTPS_ID',
+  'MAIN_MAIL_SMTPS_PW',
+  'MAIN_MAIL_SMTPS_AUTH_TYPE',
+  'MAIN_MAIL_EMAIL_TLS',
+  'MAIN_MAIL_EMAIL_STARTTLS',
+  'MAIN_MAIL_EMAIL_SMTP_ALLOW_SELF_SIGNED',
+  'MAIN_MAIL_EMAIL_FROM',
+  'MAIN_MAIL_ERRORS_TO',
+  'MAIN_MAIL_AUTOCOPY_TO',
+  'MAIN_MAIL_FORCE_SENDTO',
+  'BERICHT_MAIL_COPY_TO',
+  'BERICHT_MAIL_COPY_AUTHOR',
+  'BERICHT_MAIL_SUBJECT',
+  'BERICHT_MAIL_TEXT',
+  'BERICHT_MAIL_SUBJECT_EN',
+  'BERICHT_MAIL_TEXT_EN',
 ] as const;
 export type MailSettingName = (typeof MAIL_SETTING_NAMES)[number];
 
@@ -77,11 +91,17 @@ export type MailSettingsReading = { ok: true; settings: MailSettings } | { ok: f
 
 const truthy = (value: string | undefined) => !!value && !['0', 'false', 'no', 'off', ''].includes(value.trim().toLowerCase());
 /** Comma- or semicolon-separated addresses, trimmed, empty ones dropped. */
-export const addressList = (value: string | undefined): string[] => (value ?? '').split(/[,;]/).map((a) => a.trim()).filter(Boolean);
+export const addressList = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(/[,;]/)
+    .map((a) => a.trim())
+    .filter(Boolean);
 
 /** The plain addresses of a setting's list (isPlainAddress); the others go into `dropped`. */
 function plainAddresses(setting: MailSettingName, value: string | undefined, dropped: MailSettings['dropped']): string[] {
-  return addressList(value).filter((address) => isPlainAddress(address) || (dropped.push({ setting, address: address.slice(0, 300) }), false));
+  return addressList(value).filter(
+    (address) => isPlainAddress(address) || (dropped.push({ setting, address: address.slice(0, 300) }), false),
+  );
 }
 
 export async function readMailSettings(consts: ConstRepository, config: Pick<MailConfig, 'env'>): Promise<MailSettingsReading> {
@@ -101,10 +121,12 @@ export async function readMailSettings(consts: ConstRepository, config: Pick<Mai
     const secure = truthy(get('MAIN_MAIL_EMAIL_TLS'));
     const rawPort = get('MAIN_MAIL_SMTP_PORT');
     const port = rawPort === undefined ? (secure ? 465 : 25) : Number(rawPort);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) problems.push({ setting: 'MAIN_MAIL_SMTP_PORT', reason: 'not a port number (1-65535)' });
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      problems.push({ setting: 'MAIN_MAIL_SMTP_PORT', reason: 'not a port number (1-65535)' });
     const user = get('MAIN_MAIL_SMTPS_ID');
     const method = (get('MAIN_MAIL_SMTPS_AUTH_TYPE') ?? 'LOGIN').toUpperCase();
-    if (user && method !== 'LOGIN' && method !== 'PLAIN') problems.push({ setting: 'MAIN_MAIL_SMTPS_AUTH_TYPE', reason: `${method} is not supported here; use LOGIN or PLAIN` });
+    if (user && method !== 'LOGIN' && method !== 'PLAIN')
+      problems.push({ setting: 'MAIN_MAIL_SMTPS_AUTH_TYPE', reason: `${method} is not supported here; use LOGIN or PLAIN` });
     transport = {
       kind: 'smtp',
       host: get('MAIN_MAIL_SMTP_SERVER') ?? 'localhost',
@@ -115,7 +137,10 @@ export async function readMailSettings(consts: ConstRepository, config: Pick<Mai
       ...(user ? { auth: { user, pass: get('MAIN_MAIL_SMTPS_PW') ?? '', method: method === 'PLAIN' ? 'PLAIN' : 'LOGIN' } } : {}),
     };
   } else {
-    problems.push({ setting: 'MAIN_MAIL_SENDMODE', reason: `unknown mode ${JSON.stringify(mode)}; fieldreport sends with mail (sendmail), smtps or swiftmailer (both SMTP)` });
+    problems.push({
+      setting: 'MAIN_MAIL_SENDMODE',
+      reason: `unknown mode ${JSON.stringify(mode)}; fieldreport sends with mail (sendmail), smtps or swiftmailer (both SMTP)`,
+    });
   }
   const from = get('MAIN_MAIL_EMAIL_FROM');
   if (!from) problems.push({ setting: 'MAIN_MAIL_EMAIL_FROM', reason: 'the sender is not set' });
@@ -158,7 +183,8 @@ export interface MailLimits {
 export async function readMailLimits(consts: ConstRepository, config: Pick<MailConfig, 'env'>): Promise<MailLimits> {
   const names = Object.keys(MAIL_LIMIT_SETTINGS) as MailLimitSetting[];
   const stored = await consts.getMany(names);
-  const value = (name: MailLimitSetting) => mailLimitValue(name, config.env[name]) ?? mailLimitValue(name, stored.get(name)) ?? MAIL_LIMIT_SETTINGS[name].fallback;
+  const value = (name: MailLimitSetting) =>
+    mailLimitValue(name, config.env[name]) ?? mailLimitValue(name, stored.get(name)) ?? MAIL_LIMIT_SETTINGS[name].fallback;
   return {
     recipients: value('BERICHT_MAIL_MAX_RECIPIENTS'),
     perUserHour: value('BERICHT_MAIL_MAX_PER_USER_HOUR'),

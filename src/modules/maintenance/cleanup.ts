@@ -41,10 +41,19 @@ export async function runCleanup(db: Db, now: Date = new Date(), limits: Cleanup
     .deleteFrom('bericht_upload_token')
     .where((eb) => eb.or([eb('date_expiry', '<=', toDbDateTime(now)), eb('datec', '<=', madeBefore)]))
     .executeTakeFirst();
-  const keys = await db.deleteFrom('bericht_idempotency').where('datec', '<', toDbDateTime(unix - IDEMPOTENCY_KEEP_DAYS * 86_400)).executeTakeFirst();
-  const failures = await db.deleteFrom('bericht_login_failure').where('at', '<', unix - LOGIN_FAILURE_KEEP_SECONDS).executeTakeFirst();
+  const keys = await db
+    .deleteFrom('bericht_idempotency')
+    .where('datec', '<', toDbDateTime(unix - IDEMPOTENCY_KEEP_DAYS * 86_400))
+    .executeTakeFirst();
+  const failures = await db
+    .deleteFrom('bericht_login_failure')
+    .where('at', '<', unix - LOGIN_FAILURE_KEEP_SECONDS)
+    .executeTakeFirst();
   const revoked = await db.deleteFrom('bericht_token_revoked').where('exp', '<', unix).executeTakeFirst();
-  const known = await db.deleteFrom('bericht_login_known').where('at', '<', unix - (limits.knownAddressDays ?? 30) * 86_400).executeTakeFirst();
+  const known = await db
+    .deleteFrom('bericht_login_known')
+    .where('at', '<', unix - (limits.knownAddressDays ?? 30) * 86_400)
+    .executeTakeFirst();
   return {
     upload_tokens: Number(tokens.numDeletedRows),
     idempotency_keys: Number(keys.numDeletedRows),
@@ -73,7 +82,13 @@ export interface DailyCleanupResult {
  * above, what stopped processes left (recovery.ts), and the print-size copies kept to their age
  * and size.
  */
-export async function runDailyCleanup(deps: { db: Db; dataRoot: string; entity: number; runs: RunRegistry; limits?: CleanupLimits }): Promise<DailyCleanupResult> {
+export async function runDailyCleanup(deps: {
+  db: Db;
+  dataRoot: string;
+  entity: number;
+  runs: RunRegistry;
+  limits?: CleanupLimits;
+}): Promise<DailyCleanupResult> {
   return {
     removed: await runCleanup(deps.db, new Date(), deps.limits),
     recovered: await recoverDeadRuns(deps),

@@ -30,11 +30,21 @@ export async function beginIntent(db: Db, entity: number, filepath: string, file
 
 /** Removes this run's intent for a file: the file and its row are both in place, or both gone. */
 export async function endIntent(db: Db, entity: number, filepath: string, filename: string): Promise<void> {
-  await db.deleteFrom('bericht_file_intent').where('entity', '=', entity).where('run_id', '=', RUN_ID).where('filepath', '=', filepath).where('filename', '=', filename).execute();
+  await db
+    .deleteFrom('bericht_file_intent')
+    .where('entity', '=', entity)
+    .where('run_id', '=', RUN_ID)
+    .where('filepath', '=', filepath)
+    .where('filename', '=', filename)
+    .execute();
 }
 
 /** Whether the file exists, and the rowid of its ecm_files row, if any. */
-async function fileAndRow(db: Db, dataRoot: string, file: Omit<FileIntent, 'rowid'>): Promise<{ path: string; exists: boolean; rowid: number | undefined }> {
+async function fileAndRow(
+  db: Db,
+  dataRoot: string,
+  file: Omit<FileIntent, 'rowid'>,
+): Promise<{ path: string; exists: boolean; rowid: number | undefined }> {
   const found = path.resolve(dataRoot, file.filepath, file.filename);
   const row = await db
     .selectFrom('ecm_files')
@@ -43,7 +53,10 @@ async function fileAndRow(db: Db, dataRoot: string, file: Omit<FileIntent, 'rowi
     .where('filepath', '=', file.filepath)
     .where('filename', '=', file.filename)
     .executeTakeFirst();
-  const exists = await stat(found).then((s) => s.isFile(), () => false);
+  const exists = await stat(found).then(
+    (s) => s.isFile(),
+    () => false,
+  );
   return { path: found, exists, rowid: row === undefined ? undefined : Number(row.rowid) };
 }
 
@@ -53,7 +66,14 @@ async function fileAndRow(db: Db, dataRoot: string, file: Omit<FileIntent, 'rowi
  * decoded keeps none, as at upload.
  */
 async function completeThumbnails(file: string): Promise<void> {
-  const missing = await Promise.all(THUMBNAIL_SIZE_NAMES.map((size) => stat(thumbnailPath(file, size)).then(() => false, () => true)));
+  const missing = await Promise.all(
+    THUMBNAIL_SIZE_NAMES.map((size) =>
+      stat(thumbnailPath(file, size)).then(
+        () => false,
+        () => true,
+      ),
+    ),
+  );
   if (!missing.some(Boolean)) return;
   const type = await fileTypeFromFile(file).catch(() => undefined);
   if (thumbnailFormatOf(type?.mime) === undefined) return;
@@ -72,7 +92,9 @@ export async function settleIntent(db: Db, dataRoot: string, intent: FileIntent)
   const kept = found.rowid !== undefined && found.exists;
   if (kept) await completeThumbnails(found.path);
   if (!kept) {
-    await Promise.all([found.path, ...THUMBNAIL_SIZE_NAMES.map((size) => thumbnailPath(found.path, size))].map((f) => rm(f, { force: true })));
+    await Promise.all(
+      [found.path, ...THUMBNAIL_SIZE_NAMES.map((size) => thumbnailPath(found.path, size))].map((f) => rm(f, { force: true })),
+    );
     if (found.rowid !== undefined) await db.deleteFrom('ecm_files').where('rowid', '=', found.rowid).execute();
     // A photo's evidence was written with the row (uploads.repository.ts, reserveFile): it goes with it.
     await deleteEvidence(db, intent.entity, intent.filepath, intent.filename);
@@ -102,13 +124,31 @@ export async function settleFile(db: Db, dataRoot: string, runs: RunRegistry, fi
 }
 
 /** Settles the intents of runs that are dead (or left no marker and are older than any request). */
-export async function settleDeadIntents(db: Db, dataRoot: string, entity: number, runs: RunRegistry): Promise<{ kept: number; removed: number }> {
-  const rows = await db.selectFrom('bericht_file_intent').select(['rowid', 'entity', 'run_id', 'filepath', 'filename', 'datec']).where('entity', '=', entity).where('run_id', '!=', RUN_ID).execute();
+export async function settleDeadIntents(
+  db: Db,
+  dataRoot: string,
+  entity: number,
+  runs: RunRegistry,
+): Promise<{ kept: number; removed: number }> {
+  const rows = await db
+    .selectFrom('bericht_file_intent')
+    .select(['rowid', 'entity', 'run_id', 'filepath', 'filename', 'datec'])
+    .where('entity', '=', entity)
+    .where('run_id', '!=', RUN_ID)
+    .execute();
   const result = { kept: 0, removed: 0 };
   const mayGo = leftoverJudge(runs);
   for (const row of rows) {
     if (!(await mayGo(row.run_id, (fromDbDateTime(row.datec) ?? 0) * 1000))) continue;
-    if (await settleIntent(db, dataRoot, { rowid: Number(row.rowid), entity: Number(row.entity), filepath: row.filepath, filename: row.filename })) result.kept += 1;
+    if (
+      await settleIntent(db, dataRoot, {
+        rowid: Number(row.rowid),
+        entity: Number(row.entity),
+        filepath: row.filepath,
+        filename: row.filename,
+      })
+    )
+      result.kept += 1;
     else result.removed += 1;
   }
   return result;

@@ -102,7 +102,8 @@ async function sweepKeptFolders(db: Db, root: string, entity: number, runs: RunR
       if (stored.has(images[index]!)) continue;
       const names = await readdir(dir).catch(() => [] as string[]);
       const marker = names.find((name) => name.startsWith(SIGNING_MARKER_PREFIX));
-      const run = marker && /^[0-9a-f]{12}$/.test(marker.slice(SIGNING_MARKER_PREFIX.length)) ? marker.slice(SIGNING_MARKER_PREFIX.length) : 'legacy';
+      const run =
+        marker && /^[0-9a-f]{12}$/.test(marker.slice(SIGNING_MARKER_PREFIX.length)) ? marker.slice(SIGNING_MARKER_PREFIX.length) : 'legacy';
       const info = await stat(marker ? path.join(dir, marker) : dir).catch(() => undefined);
       if (!info || !(await mayGo(run, info.mtimeMs))) continue;
       await rm(dir, { recursive: true, force: true });
@@ -169,5 +170,13 @@ export async function recoverDeadRuns(deps: { db: Db; dataRoot: string; entity: 
   const keptFolders = await sweepKeptFolders(db, entityRoot(dataRoot, entity), entity, runs);
   const tempDirs = await sweepTempDirs();
   const markers = await runs.pruneMarkers();
-  return { intents_kept: intents.kept, intents_removed: intents.removed, temp_files: tempFiles, temp_dirs: tempDirs, kept_folders: keptFolders, processes, markers };
+  return {
+    intents_kept: intents.kept,
+    intents_removed: intents.removed,
+    temp_files: tempFiles,
+    temp_dirs: tempDirs,
+    kept_folders: keptFolders,
+    processes,
+    markers,
+  };
 }

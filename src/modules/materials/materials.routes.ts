@@ -13,7 +13,13 @@ import { createMaterialService } from './materials.service.js';
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
 
 export async function materialsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const materials = createMaterialService({ db: ctx.handle.db, dialect: ctx.handle.dialect, access: ctx.access, entity: ctx.config.entity, runs: ctx.runs });
+  const materials = createMaterialService({
+    db: ctx.handle.db,
+    dialect: ctx.handle.dialect,
+    access: ctx.access,
+    entity: ctx.config.entity,
+    runs: ctx.runs,
+  });
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.get(
@@ -53,7 +59,8 @@ export async function materialsRoutes(app: FastifyInstance, ctx: ModuleContext):
       },
       config: { right: 'write' },
     },
-    async (request, reply) => reply.code(201).send(await materials.create(callerOf(request), request.body, request.headers['idempotency-key'])),
+    async (request, reply) =>
+      reply.code(201).send(await materials.create(callerOf(request), request.body, request.headers['idempotency-key'])),
   );
 
   typed.delete(
@@ -62,7 +69,8 @@ export async function materialsRoutes(app: FastifyInstance, ctx: ModuleContext):
       schema: {
         tags: ['materials'],
         summary: 'Delete a material line',
-        description: 'Deletes the line `id`. Delete right; a line of an object the caller does not see is 404 MATERIAL_NOT_FOUND, as a missing one. 200 `{ id, deleted: true }`.',
+        description:
+          'Deletes the line `id`. Delete right; a line of an object the caller does not see is 404 MATERIAL_NOT_FOUND, as a missing one. 200 `{ id, deleted: true }`.',
         querystring: MaterialsQuery,
         response: { 200: DeletedMaterial, ...ERRORS },
       },

@@ -8,7 +8,9 @@ export const QTY_DECIMALS = 3;
 export const MAX_QTY = 1_000_000_000;
 
 // Spelt out: a union mapped from the array is typed `never` (TypeBox cannot see its members).
-const ElementType = Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal')], { description: 'Kind of object: commande (order), facture (invoice), propal (proposal).' });
+const ElementType = Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal')], {
+  description: 'Kind of object: commande (order), facture (invoice), propal (proposal).',
+});
 
 export const MaterialsQuery = Type.Object({
   id: Type.Optional(RowId('A material line (DELETE).')),
@@ -24,8 +26,15 @@ export const CreateMaterialBody = Type.Object(
     fk_element: RowId('The object the line belongs to.'),
     label: PersonText({ required: true, maxLength: 255, description: 'What was used (1-255 characters).' }),
     qty: Type.Number({ minimum: 0, maximum: MAX_QTY, description: `Quantity, at least 0, at most ${QTY_DECIMALS} decimal places.` }),
-    unit: Type.Optional(Type.Union([PersonText({ required: false, maxLength: 32, description: 'Unit as free text, e.g. Stk, m, kg, h (at most 32 characters).' }), Type.Null()])),
-    note: Type.Optional(Type.Union([PersonText({ required: false, maxLength: 2000, description: 'Remark (at most 2000 characters).' }), Type.Null()])),
+    unit: Type.Optional(
+      Type.Union([
+        PersonText({ required: false, maxLength: 32, description: 'Unit as free text, e.g. Stk, m, kg, h (at most 32 characters).' }),
+        Type.Null(),
+      ]),
+    ),
+    note: Type.Optional(
+      Type.Union([PersonText({ required: false, maxLength: 2000, description: 'Remark (at most 2000 characters).' }), Type.Null()]),
+    ),
   },
   { additionalProperties: false },
 );

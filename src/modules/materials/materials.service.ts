@@ -44,7 +44,13 @@ function toMaterial(row: MaterialRow): Material {
 /** Free text as stored: trimmed, empty is null. */
 const text = (value: string | null | undefined) => (value === undefined || value === null || value.trim() === '' ? null : value.trim());
 
-export function createMaterialService(deps: { db: Db; dialect: Dialect; access: ElementAccess; entity: number; runs: Pick<RunRegistry, 'state'> }) {
+export function createMaterialService(deps: {
+  db: Db;
+  dialect: Dialect;
+  access: ElementAccess;
+  entity: number;
+  runs: Pick<RunRegistry, 'state'>;
+}) {
   const { db, dialect, access, entity, runs } = deps;
 
   async function visibleElement(user: Caller, type: ElementType, id: number) {
@@ -56,7 +62,11 @@ export function createMaterialService(deps: { db: Db; dialect: Dialect; access: 
   return {
     async list(user: Caller, type: ElementType, id: number, page: { limit: number; offset: number }) {
       await visibleElement(user, type, id);
-      const base = db.selectFrom('bericht_material').where('entity', '=', entity).where('element_type', '=', type).where('fk_element', '=', id);
+      const base = db
+        .selectFrom('bericht_material')
+        .where('entity', '=', entity)
+        .where('element_type', '=', type)
+        .where('fk_element', '=', id);
       const [rows, count] = await Promise.all([
         base.selectAll().orderBy('rowid').limit(page.limit).offset(page.offset).execute(),
         base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
@@ -69,26 +79,35 @@ export function createMaterialService(deps: { db: Db; dialect: Dialect; access: 
       // Decimal places beyond QTY_DECIMALS would be lost silently in a report; refuse them instead.
       const scaled = body.qty * 10 ** QTY_DECIMALS;
       if (Math.abs(scaled - Math.round(scaled)) > 1e-6) {
-        throw new AppError('VALIDATION_FAILED', { message: `qty mit höchstens ${QTY_DECIMALS} Nachkommastellen`, details: [{ field: 'body.qty', message: `at most ${QTY_DECIMALS} decimal places` }] });
+        throw new AppError('VALIDATION_FAILED', {
+          message: `qty mit höchstens ${QTY_DECIMALS} Nachkommastellen`,
+          details: [{ field: 'body.qty', message: `at most ${QTY_DECIMALS} decimal places` }],
+        });
       }
       const label = body.label.trim();
-      if (!label) throw new AppError('VALIDATION_FAILED', { message: 'label erforderlich', details: [{ field: 'body.label', message: 'required' }] });
+      if (!label)
+        throw new AppError('VALIDATION_FAILED', { message: 'label erforderlich', details: [{ field: 'body.label', message: 'required' }] });
       await visibleElement(user, body.element_type, body.fk_element);
       const scope = `material:${body.element_type}:${body.fk_element}`;
       return idempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope }, (claim) =>
         db.transaction().execute(async (trx) => {
-          const id = await insertId(dialect, trx.insertInto('bericht_material').values({
-            entity,
-            element_type: body.element_type,
-            fk_element: body.fk_element,
-            label,
-            qty: Math.round(scaled) / 10 ** QTY_DECIMALS,
-            unit: text(body.unit),
-            note: text(body.note),
-            fk_user_creat: user.id,
-            datec: toDbDateTime(),
-          }));
-          const material = toMaterial((await trx.selectFrom('bericht_material').selectAll().where('rowid', '=', id).executeTakeFirstOrThrow()) as MaterialRow);
+          const id = await insertId(
+            dialect,
+            trx.insertInto('bericht_material').values({
+              entity,
+              element_type: body.element_type,
+              fk_element: body.fk_element,
+              label,
+              qty: Math.round(scaled) / 10 ** QTY_DECIMALS,
+              unit: text(body.unit),
+              note: text(body.note),
+              fk_user_creat: user.id,
+              datec: toDbDateTime(),
+            }),
+          );
+          const material = toMaterial(
+            (await trx.selectFrom('bericht_material').selectAll().where('rowid', '=', id).executeTakeFirstOrThrow()) as MaterialRow,
+          );
           await claim?.complete(201, material, trx);
           return material;
         }),
@@ -96,8 +115,16 @@ export function createMaterialService(deps: { db: Db; dialect: Dialect; access: 
     },
 
     async remove(user: Caller, id: number): Promise<{ id: number; deleted: true }> {
-      const row = await db.selectFrom('bericht_material').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst();
-      const visible = row && MATERIAL_TYPES.has(row.element_type) && (await access.getById(row.element_type as ElementType, Number(row.fk_element), user));
+      const row = await db
+        .selectFrom('bericht_material')
+        .selectAll()
+        .where('rowid', '=', id)
+        .where('entity', '=', entity)
+        .executeTakeFirst();
+      const visible =
+        row &&
+        MATERIAL_TYPES.has(row.element_type) &&
+        (await access.getById(row.element_type as ElementType, Number(row.fk_element), user));
       if (!row || !visible) throw new AppError('MATERIAL_NOT_FOUND');
       await db.deleteFrom('bericht_material').where('rowid', '=', id).execute();
       return { id, deleted: true };

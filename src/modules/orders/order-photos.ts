@@ -14,7 +14,6 @@ import { BoundedMap } from '../../bounded-map.js';
 import { fileUrl } from '../files/file-path.js';
 import type { OrderPhoto } from './orders.schemas.js';
 
-
 /** Files whose type is read at the same time. @default 16 */
 const TYPE_CONCURRENCY = 16;
 
@@ -59,7 +58,12 @@ async function entries(dir: string): Promise<Entry[]> {
       .map(async (d): Promise<Entry | undefined> => {
         try {
           const s = await stat(path.join(dir, d.name), { bigint: true });
-          return { name: d.name, size: Number(s.size), mtime: Math.floor(Number(s.mtimeMs) / 1000), identity: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` };
+          return {
+            name: d.name,
+            size: Number(s.size),
+            mtime: Math.floor(Number(s.mtimeMs) / 1000),
+            identity: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
+          };
         } catch {
           return undefined; // deleted since readdir
         }
@@ -88,7 +92,11 @@ async function mimeOf(file: string, identity: string): Promise<string | null> {
  * One page of the folder's files.
  * @param folderName the folder's name (sanitized ref), the first part of the file endpoint's path
  */
-export async function listOrderPhotos(dir: string, folderName: string, page: { limit: number; offset: number }): Promise<{ items: OrderPhoto[]; total: number }> {
+export async function listOrderPhotos(
+  dir: string,
+  folderName: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: OrderPhoto[]; total: number }> {
   const all = await entries(dir);
   const slice = all.slice(page.offset, page.offset + page.limit);
   const items: OrderPhoto[] = [];

@@ -25,7 +25,10 @@ export interface OrderListOptions {
   offset: number;
 }
 
-export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>, deps: { access: ElementAccess; totals: ListTotals }) {
+export function createOrderRepository(
+  { db, dialect }: Pick<DbHandle, 'db' | 'dialect'>,
+  deps: { access: ElementAccess; totals: ListTotals },
+) {
   const { access, totals } = deps;
 
   function base(visible: Expression<SqlBool>, q?: string, status?: readonly number[]) {
@@ -73,7 +76,9 @@ export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'di
     return {
       rows: listQuery({ visible, ...options }).compile(),
       // The customer is joined for the count only when the search needs its name.
-      count: (options.q ? base(visible, options.q, options.status) : countBase(visible, options.status)).select((eb) => eb.fn.countAll().as('n')).compile(),
+      count: (options.q ? base(visible, options.q, options.status) : countBase(visible, options.status))
+        .select((eb) => eb.fn.countAll().as('n'))
+        .compile(),
     };
   }
   /** The list's queries by caller and page: what the caller sees and the page determine them. */
@@ -85,10 +90,23 @@ export function createOrderRepository({ db, dialect }: Pick<DbHandle, 'db' | 'di
     /** The page of orders `user` sees, with the total; `version` as ListTotals.page takes it. */
     async list(user: Caller, options: Omit<OrderListOptions, 'visible'>, version?: string) {
       // The statuses are part of the query (and so of the key) as the caller listed them, sorted and each once.
-      const key = JSON.stringify([user.id, user.admin, user.fkSoc, options.limit, options.offset, options.q ?? null, options.status ?? null]);
+      const key = JSON.stringify([
+        user.id,
+        user.admin,
+        user.fkSoc,
+        options.limit,
+        options.offset,
+        options.q ?? null,
+        options.status ?? null,
+      ]);
       const compiled = compiledLists(key, () => compileList(user, options));
       // The rows may be kept and shared between answers (list-total.ts): they are read, never changed.
-      return totals.page(async (on) => (await on.executeQuery(compiled.rows)).rows, compiled.count, { limit: options.limit, offset: options.offset, version, query: compiled.rows });
+      return totals.page(async (on) => (await on.executeQuery(compiled.rows)).rows, compiled.count, {
+        limit: options.limit,
+        offset: options.offset,
+        version,
+        query: compiled.rows,
+      });
     },
 
     getById(id: number, visible: Expression<SqlBool>) {

@@ -6,7 +6,13 @@ import { ListOf, PageQuery, SearchText } from '../common/common.schemas.js';
 export const ORDER_STATUSES = [-1, 0, 1, 2, 3] as const;
 
 export const OrdersQuery = Type.Object({
-  id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Order id (llx_commande.rowid): detail, or with `action` an operation on it.' })),
+  id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: 'Order id (llx_commande.rowid): detail, or with `action` an operation on it.',
+    }),
+  ),
   action: Type.Optional(Type.String({ maxLength: 64, description: 'Operation on the order `id`: `photos` (its attachments).' })),
   q: Type.Optional(SearchText('ref, ref_client and customer name (list only)')),
   status: Type.Optional(
@@ -34,7 +40,9 @@ const OrderFields = {
   date: UnixOrNull('Order date (date_commande: midnight where Dolibarr is, TIME_ZONE), Unix seconds.'),
   date_delivery: UnixOrNull('Planned delivery (date_livraison), Unix seconds.'),
   date_creation: UnixOrNull('Creation time, Unix seconds.'),
-  total_ttc: Type.Number({ description: 'Total including tax, rounded as Dolibarr rounds totals (price2num MT: MAIN_MAX_DECIMALS_TOT decimals, 2 by default).' }),
+  total_ttc: Type.Number({
+    description: 'Total including tax, rounded as Dolibarr rounds totals (price2num MT: MAIN_MAX_DECIMALS_TOT decimals, 2 by default).',
+  }),
 };
 
 export const OrderListItem = Type.Object({

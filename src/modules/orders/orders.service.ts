@@ -54,19 +54,35 @@ export function parseStatusList(raw: string | undefined): number[] | undefined {
   if (raw === undefined) return undefined;
   const values = raw.split(',').map((item) => (/^-?\d+$/.test(item) ? Number(item) : NaN));
   if (values.some((v) => !(ORDER_STATUSES as readonly number[]).includes(v))) {
-    throw new AppError('VALIDATION_FAILED', { details: [{ field: 'querystring.status', message: `comma-separated values of ${ORDER_STATUSES.join(', ')}` }] });
+    throw new AppError('VALIDATION_FAILED', {
+      details: [{ field: 'querystring.status', message: `comma-separated values of ${ORDER_STATUSES.join(', ')}` }],
+    });
   }
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
-export function createOrderService(deps: { orders: OrderRepository; access: ElementAccess; dataRoot: string; entity: number; totalDecimals: number; timeZone: string }) {
+export function createOrderService(deps: {
+  orders: OrderRepository;
+  access: ElementAccess;
+  dataRoot: string;
+  entity: number;
+  totalDecimals: number;
+  timeZone: string;
+}) {
   const { orders, access, dataRoot, entity, totalDecimals, timeZone } = deps;
 
   return {
     /** `version`: the database's version read for this request before any of its queries (request.dataVersion), if any. */
-    async listOrders(user: Caller, options: Page & { q?: string; status?: string; version?: string }): Promise<{ items: OrderListItem[]; total: number }> {
+    async listOrders(
+      user: Caller,
+      options: Page & { q?: string; status?: string; version?: string },
+    ): Promise<{ items: OrderListItem[]; total: number }> {
       const q = options.q?.trim() || undefined;
-      const { rows, total } = await orders.list(user, { q, status: parseStatusList(options.status), limit: options.limit, offset: options.offset }, options.version);
+      const { rows, total } = await orders.list(
+        user,
+        { q, status: parseStatusList(options.status), limit: options.limit, offset: options.offset },
+        options.version,
+      );
       // The customer is added to each row's fields rather than both spread into a new object: a
       // spread copies every field again, for every row.
       const items = rows.map((row) => {

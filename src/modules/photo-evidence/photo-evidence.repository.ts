@@ -27,7 +27,11 @@ export async function deleteEvidence(db: Db, entity: number, filepath: string, f
  * by path; paths without evidence are not in the map. Names are matched exactly (MariaDB's
  * collation would also match them in another case).
  */
-export async function evidenceByPaths(db: Db, entity: number, relPaths: ReadonlyArray<string | null | undefined>): Promise<Map<string, PhotoEvidenceRow>> {
+export async function evidenceByPaths(
+  db: Db,
+  entity: number,
+  relPaths: ReadonlyArray<string | null | undefined>,
+): Promise<Map<string, PhotoEvidenceRow>> {
   const wanted = new Set(relPaths.filter((p): p is string => typeof p === 'string' && p.includes('/')));
   const found = new Map<string, PhotoEvidenceRow>();
   if (wanted.size === 0) return found;

@@ -58,7 +58,10 @@ export function readEvidenceFields(fields: Readonly<Record<string, string>>): Ev
   const gpsLat = parseCoordinate(fields.gps_lat, 'gps_lat', 90);
   const gpsLon = parseCoordinate(fields.gps_lon, 'gps_lon', 180);
   if ((gpsLat === undefined) !== (gpsLon === undefined)) {
-    throw new AppError('VALIDATION_FAILED', { message: 'gps_lat und gps_lon nur zusammen', details: [{ field: gpsLat === undefined ? 'body.gps_lat' : 'body.gps_lon', message: 'required with the other coordinate' }] });
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'gps_lat und gps_lon nur zusammen',
+      details: [{ field: gpsLat === undefined ? 'body.gps_lat' : 'body.gps_lon', message: 'required with the other coordinate' }],
+    });
   }
   return { takenAtDevice, gpsLat, gpsLon };
 }
@@ -66,7 +69,8 @@ export function readEvidenceFields(fields: Readonly<Record<string, string>>): Ev
 /** Degrees as integer 1e-7 degrees. */
 export const toE7 = (degrees: number): number => Math.round(degrees * 1e7);
 /** Integer 1e-7 degrees (as a column gives them: number or numeric text) as degrees; null stays null. */
-export const fromE7 = (e7: number | string | null | undefined): number | null => (e7 === null || e7 === undefined ? null : Number(e7) / 1e7);
+export const fromE7 = (e7: number | string | null | undefined): number | null =>
+  e7 === null || e7 === undefined ? null : Number(e7) / 1e7;
 /** Integer 1e-7 degrees as the fixed text of the hash (`48.1374300`, `-0.0000010`); null stays null. */
 export function e7Text(e7: number | string | null | undefined): string | null {
   if (e7 === null || e7 === undefined) return null;

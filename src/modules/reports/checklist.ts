@@ -73,7 +73,8 @@ export function deviationOf(item: Pick<StoredItem, 'value' | 'lower' | 'upper'>)
 }
 
 /** Whether an item asks for a measured value: it has a unit or a limit. */
-export const isMeasurement = (item: Pick<StoredItem, 'unit' | 'lower' | 'upper'>): boolean => item.unit !== null || item.lower !== null || item.upper !== null;
+export const isMeasurement = (item: Pick<StoredItem, 'unit' | 'lower' | 'upper'>): boolean =>
+  item.unit !== null || item.lower !== null || item.upper !== null;
 
 /** The items of a page's `checklist` column; [] for null or unreadable JSON (written by other software). */
 export function readItems(json: string | null | undefined): StoredItem[] {
@@ -88,7 +89,9 @@ export function readItems(json: string | null | undefined): StoredItem[] {
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
   return parsed
-    .filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null && typeof (v as { label?: unknown }).label === 'string')
+    .filter(
+      (v): v is Record<string, unknown> => typeof v === 'object' && v !== null && typeof (v as { label?: unknown }).label === 'string',
+    )
     .map((v, index) => ({
       id: typeof v.id === 'number' && Number.isInteger(v.id) ? v.id : index + 1,
       label: v.label as string,
@@ -116,7 +119,9 @@ export function highestId(json: string | null | undefined): number {
     return 0;
   }
   const marks = Array.isArray(parsed)
-    ? parsed.map((v) => (typeof v === 'object' && v !== null && Number.isInteger((v as { max_id?: unknown }).max_id) ? (v as { max_id: number }).max_id : 0))
+    ? parsed.map((v) =>
+        typeof v === 'object' && v !== null && Number.isInteger((v as { max_id?: unknown }).max_id) ? (v as { max_id: number }).max_id : 0,
+      )
     : [];
   return Math.max(0, ...marks, ...readItems(json).map((i) => i.id));
 }
@@ -158,15 +163,20 @@ function checkNumber(value: number | null | undefined, what: string, field: stri
     refuse(`${named(position, label)}: ${what} muss eine Zahl sein`, [{ field, item: position, label, message: 'must be a number' }]);
   }
   if (Math.abs(value) > MAX_ITEM_MAGNITUDE) {
-    refuse(`${named(position, label)}: ${what} liegt außerhalb von ±${MAX_ITEM_MAGNITUDE}`, [{ field, item: position, label, message: `must be within ±${MAX_ITEM_MAGNITUDE}` }]);
+    refuse(`${named(position, label)}: ${what} liegt außerhalb von ±${MAX_ITEM_MAGNITUDE}`, [
+      { field, item: position, label, message: `must be within ±${MAX_ITEM_MAGNITUDE}` },
+    ]);
   }
   if (!decimalsOk(value)) {
-    refuse(`${named(position, label)}: ${what} mit höchstens ${ITEM_DECIMALS} Nachkommastellen`, [{ field, item: position, label, message: `at most ${ITEM_DECIMALS} decimal places` }]);
+    refuse(`${named(position, label)}: ${what} mit höchstens ${ITEM_DECIMALS} Nachkommastellen`, [
+      { field, item: position, label, message: `at most ${ITEM_DECIMALS} decimal places` },
+    ]);
   }
   return Math.round(value * 10 ** ITEM_DECIMALS) / 10 ** ITEM_DECIMALS;
 }
 
-const trimmed = (text: string | null | undefined): string | null => (text === null || text === undefined || text.trim() === '' ? null : text.trim());
+const trimmed = (text: string | null | undefined): string | null =>
+  text === null || text === undefined || text.trim() === '' ? null : text.trim();
 
 /**
  * The page's items after an admin's (or technician's) definition `defs`: items named by `id` keep
@@ -176,7 +186,9 @@ const trimmed = (text: string | null | undefined): string | null => (text === nu
  */
 export function defineItems(current: StoredItem[], defs: ItemDefinition[], highest = 0): StoredItem[] {
   if (defs.length > MAX_CHECKLIST_ITEMS) {
-    refuse(`Eine Prüfliste hat höchstens ${MAX_CHECKLIST_ITEMS} Punkte`, [{ field: 'body.checklist', item: defs.length, label: null, message: `at most ${MAX_CHECKLIST_ITEMS} items` }]);
+    refuse(`Eine Prüfliste hat höchstens ${MAX_CHECKLIST_ITEMS} Punkte`, [
+      { field: 'body.checklist', item: defs.length, label: null, message: `at most ${MAX_CHECKLIST_ITEMS} items` },
+    ]);
   }
   const byId = new Map(current.map((item) => [item.id, item]));
   const used = new Set<number>();
@@ -185,22 +197,41 @@ export function defineItems(current: StoredItem[], defs: ItemDefinition[], highe
     const position = index + 1;
     const field = (name: string) => `body.checklist.${index}.${name}`;
     const label = trimmed(def.label);
-    if (!label) refuse(`${named(position, null)}: Bezeichnung erforderlich`, [{ field: field('label'), item: position, label: null, message: 'required' }]);
+    if (!label)
+      refuse(`${named(position, null)}: Bezeichnung erforderlich`, [
+        { field: field('label'), item: position, label: null, message: 'required' },
+      ]);
     const unit = trimmed(def.unit);
     const lower = checkNumber(def.lower, 'die untere Grenze', field('lower'), position, label);
     const upper = checkNumber(def.upper, 'die obere Grenze', field('upper'), position, label);
     if (lower !== null && upper !== null && lower > upper) {
-      refuse(`${named(position, label)}: die untere Grenze (${lower}) liegt über der oberen (${upper})`, [{ field: field('lower'), item: position, label, message: 'lower limit above upper limit' }]);
+      refuse(`${named(position, label)}: die untere Grenze (${lower}) liegt über der oberen (${upper})`, [
+        { field: field('lower'), item: position, label, message: 'lower limit above upper limit' },
+      ]);
     }
     let kept: StoredItem | undefined;
     if (def.id !== undefined) {
       kept = byId.get(def.id);
       if (!kept || used.has(def.id)) {
-        refuse(`${named(position, label)}: unbekannter oder doppelter Punkt (id ${def.id})`, [{ field: field('id'), item: position, label, message: kept ? 'repeated id' : 'unknown id' }]);
+        refuse(`${named(position, label)}: unbekannter oder doppelter Punkt (id ${def.id})`, [
+          { field: field('id'), item: position, label, message: kept ? 'repeated id' : 'unknown id' },
+        ]);
       }
       used.add(def.id);
     }
-    const base: StoredItem = kept ?? { id: nextId++, label, unit: null, lower: null, upper: null, state: 'open', value: null, note: null, photos: [], checked_at: null, checked_by: null };
+    const base: StoredItem = kept ?? {
+      id: nextId++,
+      label,
+      unit: null,
+      lower: null,
+      upper: null,
+      state: 'open',
+      value: null,
+      note: null,
+      photos: [],
+      checked_at: null,
+      checked_by: null,
+    };
     return { ...base, label, unit, lower, upper };
   });
 }
@@ -208,14 +239,20 @@ export function defineItems(current: StoredItem[], defs: ItemDefinition[], highe
 /** The items after one answer; refuses an unknown item, a value that is no number and a defect without a note. */
 export function answerItem(items: StoredItem[], answer: ItemAnswer, user: number, now: number): StoredItem[] {
   const index = items.findIndex((i) => i.id === answer.item);
-  if (index < 0) refuse(`Punkt ${answer.item} gibt es auf dieser Seite nicht`, [{ field: 'body.item', item: answer.item, label: null, message: 'unknown item' }]);
+  if (index < 0)
+    refuse(`Punkt ${answer.item} gibt es auf dieser Seite nicht`, [
+      { field: 'body.item', item: answer.item, label: null, message: 'unknown item' },
+    ]);
   const current = items[index]!;
   const position = index + 1;
-  const value = answer.value === undefined ? current.value : checkNumber(answer.value, 'der Messwert', 'body.value', position, current.label);
+  const value =
+    answer.value === undefined ? current.value : checkNumber(answer.value, 'der Messwert', 'body.value', position, current.label);
   const note = answer.note === undefined ? current.note : trimmed(answer.note);
   const state = answer.state ?? current.state;
   if (state === 'defect' && !note) {
-    refuse(`${named(position, current.label)}: ein Mangel braucht eine Notiz`, [{ field: 'body.note', item: position, label: current.label, message: 'a defect needs a note' }]);
+    refuse(`${named(position, current.label)}: ein Mangel braucht eine Notiz`, [
+      { field: 'body.note', item: position, label: current.label, message: 'a defect needs a note' },
+    ]);
   }
   const next: StoredItem = {
     ...current,
@@ -256,7 +293,17 @@ export async function hashedItems(items: StoredItem[], digest: (relPath: string)
   for (const [index, item] of items.entries()) {
     const photos = [];
     for (const photo of item.photos) photos.push({ path: photo, sha256: await digest(photo) });
-    hashed.push({ position: index + 1, label: item.label, unit: item.unit, lower: item.lower, upper: item.upper, state: item.state, value: item.value, note: item.note, photos });
+    hashed.push({
+      position: index + 1,
+      label: item.label,
+      unit: item.unit,
+      lower: item.lower,
+      upper: item.upper,
+      state: item.state,
+      value: item.value,
+      note: item.note,
+      photos,
+    });
   }
   return hashed;
 }
@@ -289,7 +336,9 @@ export function nameItemsIn(error: unknown, body: unknown): unknown {
     const index = Number(match[1]);
     return { ...d, item: index + 1, label: labelAt(index) };
   });
-  const first = details.find((d) => (d as { item?: number }).item !== undefined) as { item: number; label: string | null; field: string; message: string } | undefined;
+  const first = details.find((d) => (d as { item?: number }).item !== undefined) as
+    | { item: number; label: string | null; field: string; message: string }
+    | undefined;
   const tooMany = details.some((d) => d.field === 'body.checklist' && /more than/.test(d.message ?? ''));
   const message = tooMany
     ? `Eine Prüfliste hat höchstens ${MAX_CHECKLIST_ITEMS} Punkte`
@@ -313,6 +362,8 @@ export function nameAnswerIn(error: unknown, items: StoredItem[], itemId: unknow
   const label = items[index]!.label;
   const details = (error.details as Array<{ field?: string; message?: string }>).map((d) => ({ ...d, item: position, label }));
   const first = details[0];
-  const what = first ? `${(first.field ?? '').replace(/^body\.?/, '') || 'Eintrag'} ${GERMAN[first.message ?? ''] ?? first.message}` : 'ungültige Eingabe';
+  const what = first
+    ? `${(first.field ?? '').replace(/^body\.?/, '') || 'Eintrag'} ${GERMAN[first.message ?? ''] ?? first.message}`
+    : 'ungültige Eingabe';
   return new AppError('VALIDATION_FAILED', { message: `${named(position, label)}: ${what}`, details });
 }

@@ -29,7 +29,17 @@ export interface SignatureRecord {
 export function formatMoment(unix: number, timeZone: string, language: PdfLanguage): string {
   const date = new Date(unix * 1000);
   if (language === 'de') return localTime(date, timeZone, { seconds: true });
-  return new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }).format(date);
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'short',
+  }).format(date);
 }
 
 /** Every image of the report's pages in page order, each with the file it names. */
@@ -49,7 +59,8 @@ export function imagesOf(pages: readonly PageRow[]): Array<Omit<EvidenceImage, '
       if (page.source_path_2) images.push({ page: position, part: 'after', relPath: page.source_path_2 });
       return;
     }
-    if (page.source_path) images.push({ page: position, part: page.layout === 'signature' ? 'signature' : 'photo', relPath: page.source_path });
+    if (page.source_path)
+      images.push({ page: position, part: page.layout === 'signature' ? 'signature' : 'photo', relPath: page.source_path });
   });
   return images;
 }
@@ -57,7 +68,8 @@ export function imagesOf(pages: readonly PageRow[]): Array<Omit<EvidenceImage, '
 /** The user ids the history names (report creator, pages' creators and changers), for one look-up. */
 export function userIdsOf(report: ReportRow, pages: readonly PageRow[]): number[] {
   const ids = [Number(report.fk_user_creat)];
-  for (const page of pages) for (const id of [page.fk_user_creat, page.fk_user_modif]) if (id !== null && id !== undefined) ids.push(Number(id));
+  for (const page of pages)
+    for (const id of [page.fk_user_creat, page.fk_user_modif]) if (id !== null && id !== undefined) ids.push(Number(id));
   return ids;
 }
 
@@ -126,14 +138,22 @@ export function evidenceOf(facts: EvidenceFacts): EvidenceInput {
     if (changed !== null && changed > added) atoms.push({ kind: 'pages_changed', at: changed, by: idOf(page.fk_user_modif), position });
   });
   atoms.push({ kind: 'finalized', at: finalizedAt });
-  atoms.sort((a, b) => a.at - b.at || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || ('position' in a && 'position' in b ? a.position - b.position : 0));
+  atoms.sort(
+    (a, b) => a.at - b.at || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || ('position' in a && 'position' in b ? a.position - b.position : 0),
+  );
 
   const events: EvidenceEvent[] = [];
   for (let i = 0; i < atoms.length; i++) {
     const atom = atoms[i]!;
     switch (atom.kind) {
       case 'created':
-        events.push({ kind: 'created', at: when(atom.at), by: nameOf(atom.by), version: Number(report.version), versionOf: facts.versionOf });
+        events.push({
+          kind: 'created',
+          at: when(atom.at),
+          by: nameOf(atom.by),
+          version: Number(report.version),
+          versionOf: facts.versionOf,
+        });
         break;
       case 'pages_added':
       case 'pages_changed': {
@@ -147,13 +167,25 @@ export function evidenceOf(facts: EvidenceFacts): EvidenceInput {
           last = next.at;
           i++;
         }
-        events.push({ kind: atom.kind, at: when(atom.at), until: last > atom.at ? when(last) : null, by: nameOf(atom.by), pages: ranges(positions), count: positions.length });
+        events.push({
+          kind: atom.kind,
+          at: when(atom.at),
+          until: last > atom.at ? when(last) : null,
+          by: nameOf(atom.by),
+          pages: ranges(positions),
+          count: positions.length,
+        });
         break;
       }
       case 'signed': {
         const { row, metadata } = atom.record;
         const deviceUnix = finite(metadata.signed_at_device_unix) ?? fromDbDateTime(row.signed_at_device);
-        const plausible = typeof metadata.device_time_plausible === 'boolean' ? metadata.device_time_plausible : row.device_time_plausible === null || row.device_time_plausible === undefined ? null : Number(row.device_time_plausible) === 1;
+        const plausible =
+          typeof metadata.device_time_plausible === 'boolean'
+            ? metadata.device_time_plausible
+            : row.device_time_plausible === null || row.device_time_plausible === undefined
+              ? null
+              : Number(row.device_time_plausible) === 1;
         const lat = finite(metadata.gps_lat);
         const lon = finite(metadata.gps_lon);
         const user = metadata.user as { name?: unknown } | undefined;
@@ -183,10 +215,20 @@ export function evidenceOf(facts: EvidenceFacts): EvidenceInput {
     if (!record) return;
     const { metadata } = record;
     const covered = finite(metadata.page_count_at_signing);
-    signatures.push({ page: index + 1, signer: record.row.signer_name, hash: text(metadata.hash), form: text(metadata.hash_form), pagesCovered: covered === null ? null : Math.trunc(covered) });
+    signatures.push({
+      page: index + 1,
+      signer: record.row.signer_name,
+      hash: text(metadata.hash),
+      form: text(metadata.hash_form),
+      pagesCovered: covered === null ? null : Math.trunc(covered),
+    });
   });
 
-  const images = imagesOf(pages).map(({ relPath, ...image }) => ({ ...image, name: path.posix.basename(relPath), sha256: facts.digests.get(relPath) ?? null }));
+  const images = imagesOf(pages).map(({ relPath, ...image }) => ({
+    ...image,
+    name: path.posix.basename(relPath),
+    sha256: facts.digests.get(relPath) ?? null,
+  }));
   return {
     report: { ref: report.ref, title: report.title, version: Number(report.version) },
     file: facts.file,

@@ -92,7 +92,12 @@ export function keptCopiesOf(pages: readonly PageRow[]): Map<string, string[]> {
  * The real path of a page image: the file itself, or when it is gone, the first of its kept copies
  * that is there; the original's error (FILE_NOT_FOUND, …) when none is.
  */
-export async function resolveKept(dataRoot: string, entity: number, relPath: string, kept: ReadonlyMap<string, readonly string[]>): Promise<string> {
+export async function resolveKept(
+  dataRoot: string,
+  entity: number,
+  relPath: string,
+  kept: ReadonlyMap<string, readonly string[]>,
+): Promise<string> {
   try {
     return await resolveSource(dataRoot, entity, relPath);
   } catch (error) {
@@ -109,7 +114,8 @@ export const SIGNING_MARKER_PREFIX = '.signing-';
 export const signingMarker = (): string => `${SIGNING_MARKER_PREFIX}${RUN_ID}`;
 
 /** What tells an original changed: size, modification and change time, inode. */
-const fingerprint = (info: { size: number; mtimeMs: number; ctimeMs: number; ino: number }) => `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`;
+const fingerprint = (info: { size: number; mtimeMs: number; ctimeMs: number; ino: number }) =>
+  `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`;
 
 /**
  * `target` becomes a hard link to `from` (a file system without hard links: a copy, never over an
@@ -177,7 +183,8 @@ export async function keepCopies(
       continue;
     }
     const before = await stat(source);
-    const unchanged = async () => fingerprint(await stat(source).catch(() => ({ size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0 }))) === fingerprint(before);
+    const unchanged = async () =>
+      fingerprint(await stat(source).catch(() => ({ size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0 }))) === fingerprint(before);
     // An earlier signature's copy of the same size is compared by hash; the same bytes are linked, not copied.
     let sha256: string | undefined;
     let same: string | undefined;

@@ -10,16 +10,32 @@ import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
 import type { ReportModule } from './reports.module.js';
 import { nameItemsIn } from './checklist.js';
-import { AddPageBody, CheckAllBody, CheckBody, CHECKLIST_RULES, DeletedPage, SignedPage, EDITABLE_LAYOUTS, MAX_REPORT_PAGES, Page, PagesQuery, ReorderBody, ReportDetail, UpdatePageBody } from './reports.schemas.js';
+import {
+  AddPageBody,
+  CheckAllBody,
+  CheckBody,
+  CHECKLIST_RULES,
+  DeletedPage,
+  SignedPage,
+  EDITABLE_LAYOUTS,
+  MAX_REPORT_PAGES,
+  Page,
+  PagesQuery,
+  ReorderBody,
+  ReportDetail,
+  UpdatePageBody,
+} from './reports.schemas.js';
 import { Type } from 'typebox';
 import { readSignatureForm, SIGNATURE_DESCRIPTION } from '../signatures/signatures.routes.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 415: ErrorResponse };
 
 const POST_DESCRIPTION = [
-  'Four operations, chosen by `action`, `id` and `delete`; all need the write right and a draft report the caller sees (a final report\'s pages are fixed: 409 REPORT_FINAL; ' +
-    'a template\'s pages need the template right: Dolibarr admin flag or the module\'s admin right).',
-  '1. `action=add&bericht_id=<report>`: appends a page. Body: `layout` (' + EDITABLE_LAYOUTS.join(', ') + '), `title`, `note`, `rotation` (0, 90, 180, 270), ' +
+  "Four operations, chosen by `action`, `id` and `delete`; all need the write right and a draft report the caller sees (a final report's pages are fixed: 409 REPORT_FINAL; " +
+    "a template's pages need the template right: Dolibarr admin flag or the module's admin right).",
+  '1. `action=add&bericht_id=<report>`: appends a page. Body: `layout` (' +
+    EDITABLE_LAYOUTS.join(', ') +
+    '), `title`, `note`, `rotation` (0, 90, 180, 270), ' +
     '`source` (the name of a photo in the parent order\'s attachments, as /api/orders.php?action=photos lists them; for a template a file of its own work area) and, for before_after, `source_2` (the "Nachher" photo). ' +
     'Without `layout`: photo when `source` is given, else title_only. photo needs `source`, before_after both (400 PAGE_SOURCE_REQUIRED). ' +
     `The photo must exist (404 FILE_NOT_FOUND) and be JPEG, PNG or WebP (415; a corrupt one 400 IMAGE_INVALID). At most ${MAX_REPORT_PAGES} pages (409 REPORT_TOO_MANY_PAGES). 201 with the page.`,
@@ -38,13 +54,13 @@ const POST_DESCRIPTION = [
   'Header Idempotency-Key (see the header parameter), for a client that repeats a request after a lost answer (an offline queue): add, signature, update, reorder, check and check_all ' +
     'return the first answer (status and body) again and do nothing twice: no second page, no second signature page. The change and its stored answer are written in one transaction. ' +
     'Update and reorder would give the same result anyway; they take the key so a client can send one with every write. The key belongs to the operation and its object ' +
-    '(add, signature and reorder: the report; update, check and check_all: the page): used for another operation or object, or for another endpoint\'s write, it is 409 IDEMPOTENCY_KEY_REUSED. ' +
+    "(add, signature and reorder: the report; update, check and check_all: the page): used for another operation or object, or for another endpoint's write, it is 409 IDEMPOTENCY_KEY_REUSED. " +
     'It is claimed once the report or page is found visible and before anything else is checked, so a repeat after the report was finalized still gets its first answer; ' +
     'for a signature, before the form is read. A refused request (404, 409 REPORT_FINAL, 400, …) keeps no key. A delete (`delete=1`) does not use the key.',
 ].join('\n\n');
 
 const DELETE_DESCRIPTION =
-  'Deletes the page `id` (delete right, a draft report the caller sees) and closes the gap in page_order. Its image files are deleted only when they lie in the reports\' work area ' +
+  "Deletes the page `id` (delete right, a draft report the caller sees) and closes the gap in page_order. Its image files are deleted only when they lie in the reports' work area " +
   '(`bericht/<ref>/`) and no other page shows them; attachments of orders, invoices and proposals are never deleted. 200 `{ id, fk_bericht, deleted: true, files_deleted }`.';
 
 export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
@@ -68,7 +84,13 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
         description: POST_DESCRIPTION,
         querystring: PagesQuery,
         headers: IdempotencyHeaders,
-        response: { 200: Type.Union([Page, DeletedPage, ReportDetail]), 201: Type.Union([SignedPage, Page]), ...ERRORS, 413: ErrorResponse, 503: ErrorResponse },
+        response: {
+          200: Type.Union([Page, DeletedPage, ReportDetail]),
+          201: Type.Union([SignedPage, Page]),
+          ...ERRORS,
+          413: ErrorResponse,
+          503: ErrorResponse,
+        },
       },
       config: { right: 'write' },
     },

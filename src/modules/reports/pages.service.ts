@@ -23,11 +23,28 @@ import type { PrintQueue } from '../../adapters/print-image.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
-import { MAX_REPORT_PAGES, type AddPageBody, type CheckAllBody, type CheckBody, type PageResponse, type ReportDetail, type UpdatePageBody } from './reports.schemas.js';
+import {
+  MAX_REPORT_PAGES,
+  type AddPageBody,
+  type CheckAllBody,
+  type CheckBody,
+  type PageResponse,
+  type ReportDetail,
+  type UpdatePageBody,
+} from './reports.schemas.js';
 import { MAX_AHEAD_SECONDS, MAX_BACK_SECONDS } from '../times/times.schemas.js';
 import { allRemainingOk, answerItem, defineItems, highestId, nameAnswerIn, readItems, writeItems, type StoredItem } from './checklist.js';
 import { hasAdminRight, pageEvidenceOf, toPageResponse, withPageSignatures } from './reports.service.js';
-import { isInWorkArea, prepareAhead, printCacheDir, removeWithThumbnails, reportFolder, resolveSource, sourcePathOf, WORK_AREA_DIR } from './work-area.js';
+import {
+  isInWorkArea,
+  prepareAhead,
+  printCacheDir,
+  removeWithThumbnails,
+  reportFolder,
+  resolveSource,
+  sourcePathOf,
+  WORK_AREA_DIR,
+} from './work-area.js';
 
 /** Image formats a page can show (what the PDF renderer decodes through sharp). */
 const PAGE_IMAGE_FORMATS = new Set(['jpeg', 'png', 'webp']);
@@ -48,8 +65,12 @@ export function createPageService(deps: PageServiceDeps) {
   const { handle, repo, access, config, runs, printQueue, visibleReport } = deps;
   const { db } = handle;
   /** Runs `work` under the caller's Idempotency-Key `key` for `scope` (none: just runs it). */
-  const underKey = async <T>(user: AuthUser, key: string | undefined, scope: string, work: (claim: IdempotentClaim | undefined) => Promise<T>) =>
-    withPageSignatures(repo, db, await idempotent({ db, runs }, { entity: config.entity, userId: user.id, key, scope }, work));
+  const underKey = async <T>(
+    user: AuthUser,
+    key: string | undefined,
+    scope: string,
+    work: (claim: IdempotentClaim | undefined) => Promise<T>,
+  ) => withPageSignatures(repo, db, await idempotent({ db, runs }, { entity: config.entity, userId: user.id, key, scope }, work));
 
   /** The page `pageId` as answered, with its images' evidence; read in `conn` (the change's transaction). */
   async function pageAnswer(conn: Db, pageId: number): Promise<PageResponse> {
@@ -70,7 +91,8 @@ export function createPageService(deps: PageServiceDeps) {
     const first = order.length > 0 ? await repo.getPage(db, order[0]!) : undefined;
     // A page of a report the caller does not see answers as a missing one (no existence leak).
     const seen = first && (await repo.getById(db, Number(first.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
-    if (!first || !seen) throw new AppError('PAGE_ORDER_MISMATCH', { message: 'bericht_id erforderlich (oder eine bekannte Seite in order)' });
+    if (!first || !seen)
+      throw new AppError('PAGE_ORDER_MISMATCH', { message: 'bericht_id erforderlich (oder eine bekannte Seite in order)' });
     return Number(first.fk_bericht);
   }
 
@@ -94,14 +116,16 @@ export function createPageService(deps: PageServiceDeps) {
    * template, of the template's own work area. The file must exist and be an image the PDF can show.
    */
   async function sourceOf(user: AuthUser, report: ReportRow, name: string): Promise<string> {
-    if (name.includes('/') || name.includes('\\')) throw new AppError('FILE_PATH_INVALID', { message: 'source nennt eine Datei der Anhänge, ohne Ordner' });
+    if (name.includes('/') || name.includes('\\'))
+      throw new AppError('FILE_PATH_INVALID', { message: 'source nennt eine Datei der Anhänge, ohne Ordner' });
     let relPath: string;
     if (Number(report.is_template) === 1) {
       relPath = `${WORK_AREA_DIR}/${reportFolder(config.dataRoot, config.entity, report.ref).name}/${name}`;
     } else {
       const type = report.element_type as ElementType | null;
       const parent = type && report.fk_element !== null ? await access.getById(type, Number(report.fk_element), user) : undefined;
-      if (!type || !parent) throw new AppError('FILE_NOT_FOUND', { message: 'Die Anhänge des Objekts dieses Berichts sind nicht (mehr) erreichbar' });
+      if (!type || !parent)
+        throw new AppError('FILE_NOT_FOUND', { message: 'Die Anhänge des Objekts dieses Berichts sind nicht (mehr) erreichbar' });
       relPath = sourcePathOf(type, parent.ref, name, config.dataRoot, config.entity);
     }
     const file = await resolveSource(config.dataRoot, config.entity, relPath);
@@ -112,7 +136,10 @@ export function createPageService(deps: PageServiceDeps) {
       throw new AppError('IMAGE_INVALID', { details: { source: name } });
     }
     if (!format || !PAGE_IMAGE_FORMATS.has(format)) {
-      throw new AppError('UPLOAD_TYPE_UNSUPPORTED', { message: 'Dieses Bild kann nicht in einen Bericht übernommen werden (nur JPEG, PNG, WebP)', details: { source: name, format: format ?? null } });
+      throw new AppError('UPLOAD_TYPE_UNSUPPORTED', {
+        message: 'Dieses Bild kann nicht in einen Bericht übernommen werden (nur JPEG, PNG, WebP)',
+        details: { source: name, format: format ?? null },
+      });
     }
     return relPath;
   }
@@ -149,7 +176,10 @@ export function createPageService(deps: PageServiceDeps) {
     const removed: string[] = [];
     for (const relPath of relPaths) {
       try {
-        await removeWithThumbnails(await resolveSource(config.dataRoot, config.entity, relPath), printCacheDir(config.dataRoot, config.entity));
+        await removeWithThumbnails(
+          await resolveSource(config.dataRoot, config.entity, relPath),
+          printCacheDir(config.dataRoot, config.entity),
+        );
         removed.push(relPath);
       } catch {
         // already gone, or a path that leaves the documents folder: nothing to delete
@@ -161,11 +191,17 @@ export function createPageService(deps: PageServiceDeps) {
   /** A checklist page has items and no image (neither source nor source_2); other pages have no items. */
   function checkChecklist(layout: string, hasItems: boolean, source: string | null, source2: string | null): void {
     if (layout !== 'checklist' && hasItems) {
-      throw new AppError('VALIDATION_FAILED', { message: 'Prüfpunkte gibt es nur auf einer Prüflisten-Seite (layout checklist)', details: [{ field: 'body.checklist', message: 'only for layout checklist' }] });
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'Prüfpunkte gibt es nur auf einer Prüflisten-Seite (layout checklist)',
+        details: [{ field: 'body.checklist', message: 'only for layout checklist' }],
+      });
     }
     if (layout === 'checklist' && (source || source2)) {
       const field = source ? 'body.source' : 'body.source_2';
-      throw new AppError('VALIDATION_FAILED', { message: 'Eine Prüflisten-Seite zeigt kein Bild', details: [{ field, message: 'not for layout checklist' }] });
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'Eine Prüflisten-Seite zeigt kein Bild',
+        details: [{ field, message: 'not for layout checklist' }],
+      });
     }
   }
 
@@ -192,15 +228,23 @@ export function createPageService(deps: PageServiceDeps) {
     const { page, report } = await visiblePage(user, pageId);
     return underKey(user, key, `${scope}:${pageId}`, async (claim) => {
       checkChangeable(report, user);
-      if (page.layout !== 'checklist') throw new AppError('VALIDATION_FAILED', { message: 'Diese Seite ist keine Prüfliste', details: [{ field: 'query.id', message: 'not a checklist page' }] });
-      if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht ausgefüllt; das geschieht im Bericht, der aus ihr entsteht' });
+      if (page.layout !== 'checklist')
+        throw new AppError('VALIDATION_FAILED', {
+          message: 'Diese Seite ist keine Prüfliste',
+          details: [{ field: 'query.id', message: 'not a checklist page' }],
+        });
+      if (Number(report.is_template) === 1)
+        throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht ausgefüllt; das geschieht im Bericht, der aus ihr entsteht' });
       await prepare?.(report);
       return db.transaction().execute(async (trx) => {
         await lockChangeable(trx, Number(page.fk_bericht), user);
         checkNotSigned(await repo.pages(trx, Number(page.fk_bericht)), pageId);
         const current = await repo.getPage(trx, pageId);
         if (!current) throw new AppError('PAGE_NOT_FOUND');
-        await repo.updatePage(trx, pageId, { checklist: writeItems(await change(readItems(current.checklist)), highestId(current.checklist)), fk_user_modif: user.id });
+        await repo.updatePage(trx, pageId, {
+          checklist: writeItems(await change(readItems(current.checklist)), highestId(current.checklist)),
+          fk_user_modif: user.id,
+        });
         await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
         const changed = await pageAnswer(trx, pageId);
         await claim?.complete(200, changed, trx);
@@ -211,10 +255,14 @@ export function createPageService(deps: PageServiceDeps) {
 
   function checkLayout(layout: string, source: string | null, source2: string | null, title: string | null): void {
     if (layout === 'title_only' && !title) {
-      throw new AppError('VALIDATION_FAILED', { message: 'Eine Titelseite braucht einen Titel', details: [{ field: 'body.title', message: 'required for a title-only page' }] });
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'Eine Titelseite braucht einen Titel',
+        details: [{ field: 'body.title', message: 'required for a title-only page' }],
+      });
     }
     if (layout === 'photo' && !source) throw new AppError('PAGE_SOURCE_REQUIRED', { message: 'Eine Fotoseite braucht ein Bild (source)' });
-    if (layout === 'before_after' && (!source || !source2)) throw new AppError('PAGE_SOURCE_REQUIRED', { message: 'Eine Vorher/Nachher-Seite braucht zwei Bilder (source und source_2)' });
+    if (layout === 'before_after' && (!source || !source2))
+      throw new AppError('PAGE_SOURCE_REQUIRED', { message: 'Eine Vorher/Nachher-Seite braucht zwei Bilder (source und source_2)' });
   }
 
   return {
@@ -229,33 +277,36 @@ export function createPageService(deps: PageServiceDeps) {
         checkLayout(layout, source, source2, body.title ?? null);
         checkChecklist(layout, body.checklist !== undefined, source, source2);
         const checklist = layout === 'checklist' ? writeItems(defineItems([], body.checklist ?? [])) : null;
-        return db.transaction().execute(async (trx) => {
-          await lockChangeable(trx, reportId, user);
-          const pages = await repo.pages(trx, reportId);
-          if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
-          const now = toDbDateTime();
-          const pageId = await repo.insertPage(trx, {
-            fk_bericht: reportId,
-            page_order: pages.length + 1,
-            title: body.title ?? null,
-            note: body.note ?? null,
-            rotation: body.rotation ?? 0,
-            layout,
-            source_path: source,
-            source_path_2: source2,
-            checklist,
-            fk_user_creat: user.id,
-            datec: now,
-            tms: now,
+        return db
+          .transaction()
+          .execute(async (trx) => {
+            await lockChangeable(trx, reportId, user);
+            const pages = await repo.pages(trx, reportId);
+            if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
+            const now = toDbDateTime();
+            const pageId = await repo.insertPage(trx, {
+              fk_bericht: reportId,
+              page_order: pages.length + 1,
+              title: body.title ?? null,
+              note: body.note ?? null,
+              rotation: body.rotation ?? 0,
+              layout,
+              source_path: source,
+              source_path_2: source2,
+              checklist,
+              fk_user_creat: user.id,
+              datec: now,
+              tms: now,
+            });
+            await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
+            const page = await pageAnswer(trx, pageId);
+            await claim?.complete(201, page, trx);
+            return page;
+          })
+          .then((page) => {
+            prepareAhead(printQueue, config, report, { layout, rotation: body.rotation ?? 0, source_path: source, source_path_2: source2 });
+            return page;
           });
-          await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
-          const page = await pageAnswer(trx, pageId);
-          await claim?.complete(201, page, trx);
-          return page;
-        }).then((page) => {
-          prepareAhead(printQueue, config, report, { layout, rotation: body.rotation ?? 0, source_path: source, source_path_2: source2 });
-          return page;
-        });
       });
     },
 
@@ -264,13 +315,17 @@ export function createPageService(deps: PageServiceDeps) {
       const { page, report } = await visiblePage(user, pageId);
       return underKey(user, key, `page:update:${pageId}`, async (claim) => {
         checkChangeable(report, user);
-        if (page.layout === 'signature') throw new AppError('PAGE_SIGNED', { message: 'Eine Unterschriftsseite kann nicht geändert werden' });
+        if (page.layout === 'signature')
+          throw new AppError('PAGE_SIGNED', { message: 'Eine Unterschriftsseite kann nicht geändert werden' });
         const source = body.source === undefined ? page.source_path : await sourceOf(user, report, body.source);
         const source2 = body.source_2 === undefined ? page.source_path_2 : await sourceOf(user, report, body.source_2);
         const layout = body.layout ?? page.layout;
         checkLayout(layout, source, source2, body.title === undefined ? page.title : body.title);
         if ((layout === 'checklist') !== (page.layout === 'checklist')) {
-          throw new AppError('VALIDATION_FAILED', { message: 'Eine Prüfliste bleibt eine Prüfliste, eine andere Seite wird keine', details: [{ field: 'body.layout', message: 'cannot change to or from checklist' }] });
+          throw new AppError('VALIDATION_FAILED', {
+            message: 'Eine Prüfliste bleibt eine Prüfliste, eine andere Seite wird keine',
+            details: [{ field: 'body.layout', message: 'cannot change to or from checklist' }],
+          });
         }
         checkChecklist(layout, body.checklist !== undefined, source, source2);
         const { unused, changed } = await db.transaction().execute(async (trx) => {
@@ -293,10 +348,21 @@ export function createPageService(deps: PageServiceDeps) {
           const changed = await pageAnswer(trx, pageId);
           await claim?.complete(200, changed, trx);
           // An image of the work area that this page showed and no page shows any more goes.
-          return { changed, unused: await unusedWorkAreaFiles(trx, [page.source_path, page.source_path_2].filter((p) => p !== source && p !== source2)) };
+          return {
+            changed,
+            unused: await unusedWorkAreaFiles(
+              trx,
+              [page.source_path, page.source_path_2].filter((p) => p !== source && p !== source2),
+            ),
+          };
         });
         await removeFiles(unused);
-        prepareAhead(printQueue, config, report, { layout, rotation: body.rotation ?? page.rotation, source_path: source, source_path_2: source2 });
+        prepareAhead(printQueue, config, report, {
+          layout,
+          rotation: body.rotation ?? page.rotation,
+          source_path: source,
+          source_path_2: source2,
+        });
         return changed;
       });
     },
@@ -311,14 +377,21 @@ export function createPageService(deps: PageServiceDeps) {
       // Checked under the key: a repeat gets its first answer even when a photo is gone since.
       let photos: string[] | undefined;
       const checkPhotos = async (report: ReportRow) => {
-        photos = body.photos === undefined ? undefined : [...new Set(await Promise.all(body.photos.map((name) => sourceOf(user, report, name))))];
+        photos =
+          body.photos === undefined ? undefined : [...new Set(await Promise.all(body.photos.map((name) => sourceOf(user, report, name))))];
       };
       return changeItems(
         user,
         pageId,
         key,
         'page:check',
-        (items) => answerItem(items, { item: body.item, state: body.state, value: body.value, note: body.note, photos, checked_at: at }, user.id, at),
+        (items) =>
+          answerItem(
+            items,
+            { item: body.item, state: body.state, value: body.value, note: body.note, photos, checked_at: at },
+            user.id,
+            at,
+          ),
         checkPhotos,
       );
     },
@@ -358,10 +431,14 @@ export function createPageService(deps: PageServiceDeps) {
         if (!current) throw new AppError('PAGE_NOT_FOUND');
         checkNotSigned(await repo.pages(trx, reportId), pageId);
         // A signature is evidence: it is never removed. A report to be signed anew gets a new version (without it).
-        if (current.layout === 'signature') throw new AppError('PAGE_SIGNED', { message: 'Eine Unterschrift wird nicht entfernt; für einen neuen Stand eine neue Version anlegen' });
+        if (current.layout === 'signature')
+          throw new AppError('PAGE_SIGNED', {
+            message: 'Eine Unterschrift wird nicht entfernt; für einen neuen Stand eine neue Version anlegen',
+          });
         await repo.deletePage(trx, pageId);
         const rest = await repo.pages(trx, reportId);
-        for (const [index, p] of rest.entries()) if (Number(p.page_order) !== index + 1) await repo.setPageOrder(trx, Number(p.rowid), index + 1);
+        for (const [index, p] of rest.entries())
+          if (Number(p.page_order) !== index + 1) await repo.setPageOrder(trx, Number(p.rowid), index + 1);
         await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
         return unusedWorkAreaFiles(trx, [current.source_path, current.source_path_2]);
       });
@@ -389,7 +466,10 @@ export function createPageService(deps: PageServiceDeps) {
           }
           const signed = signedCount(pages);
           if (pages.slice(0, signed + 1).some((p, index) => Number(p.rowid) !== order[index])) {
-            throw new AppError('PAGE_SIGNED', { message: 'Seiten vor einer Unterschrift und die Unterschrift selbst bleiben an ihrem Platz', details: { fixed: signed + 1 } });
+            throw new AppError('PAGE_SIGNED', {
+              message: 'Seiten vor einer Unterschrift und die Unterschrift selbst bleiben an ihrem Platz',
+              details: { fixed: signed + 1 },
+            });
           }
           for (const [index, id] of order.entries()) await repo.setPageOrder(trx, id, index + 1);
           await repo.updateReport(trx, reportId, { fk_user_modif: user.id });

@@ -22,7 +22,10 @@ export async function pdfRoutes(app: FastifyInstance, mod: ReportModule): Promis
 
   function pdfHeaders(reply: FastifyReply, filename: string, download: boolean, cache: string) {
     reply.header('content-type', 'application/pdf');
-    reply.header('content-disposition', download ? contentDisposition(filename).replace(/^inline/, 'attachment') : contentDisposition(filename));
+    reply.header(
+      'content-disposition',
+      download ? contentDisposition(filename).replace(/^inline/, 'attachment') : contentDisposition(filename),
+    );
     reply.header('content-security-policy', `frame-ancestors ${ancestors}`);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('cache-control', cache);
@@ -43,7 +46,14 @@ export async function pdfRoutes(app: FastifyInstance, mod: ReportModule): Promis
           'Errors: 404 REPORT_NOT_FOUND (missing or not visible), 404 FILE_NOT_FOUND (a final report whose file is gone), 503 PDF_BUSY when too many PDFs are being made (Retry-After).',
         querystring: PdfQuery,
         produces: ['application/pdf'],
-        response: { 200: Type.Unknown({ description: 'The PDF (application/pdf).' }), 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 503: ErrorResponse },
+        response: {
+          200: Type.Unknown({ description: 'The PDF (application/pdf).' }),
+          400: ErrorResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+          404: ErrorResponse,
+          503: ErrorResponse,
+        },
       },
       config: { auth: 'token-or-query' },
     },

@@ -33,7 +33,9 @@ function clockOf(taken: TakenAt, language: PdfLanguage): string {
   const [year, month, day] = date.split('-');
   const clock = time.slice(0, 5);
   if (language === 'en') {
-    const monthName = new Intl.DateTimeFormat('en-GB', { month: 'short', timeZone: 'UTC' }).format(new Date(Date.UTC(Number(year), Number(month) - 1, 1)));
+    const monthName = new Intl.DateTimeFormat('en-GB', { month: 'short', timeZone: 'UTC' }).format(
+      new Date(Date.UTC(Number(year), Number(month) - 1, 1)),
+    );
     return `${Number(day)} ${monthName} ${year}, ${clock}`;
   }
   return `${day}.${month}.${year} ${clock}`;
@@ -45,7 +47,8 @@ const zoneOf = (taken: TakenAt): string | null => (taken.offset ? `UTC${taken.of
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** Minutes of an offset such as `-05:30`. */
-const offsetMinutes = (offset: string) => (offset.startsWith('-') ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
+const offsetMinutes = (offset: string) =>
+  (offset.startsWith('-') ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
 
 /** The phone's time (RFC 3339 as it sent it) as its wall time at the offset it sent, and that instant; undefined when unreadable. */
 export function phoneTakenAt(iso: string): { taken: TakenAt; ms: number } | undefined {
@@ -81,7 +84,12 @@ export const formatPlace = (where: TakenWhere): string => `${where.lat.toFixed(5
  * The lines under a photo: `camera` from its EXIF, `evidence` its recorded evidence when it
  * belongs to these bytes (the caller checked the SHA-256). Null when there is nothing to say.
  */
-export function photoCapture(camera: { takenAt: TakenAt | null; where: TakenWhere | null }, evidence: PhotoEvidenceRow | undefined, language: PdfLanguage, words: PdfWords): PhotoCapture | null {
+export function photoCapture(
+  camera: { takenAt: TakenAt | null; where: TakenWhere | null },
+  evidence: PhotoEvidenceRow | undefined,
+  language: PdfLanguage,
+  words: PdfWords,
+): PhotoCapture | null {
   const phone = evidence?.device_taken_at ? phoneTakenAt(evidence.device_taken_at) : undefined;
   const lat = fromE7(evidence?.device_lat_e7);
   const lon = fromE7(evidence?.device_lon_e7);

@@ -19,7 +19,21 @@ import type { LibreOffice } from '../../adapters/libreoffice.js';
 import { fillOdtTemplate } from '../../adapters/odt.js';
 import { readFile } from 'node:fs/promises';
 import { readPhotoExif } from '../../adapters/exif.js';
-import { LOGO_BOX, NOT_COVERED, pdfLanguageOf, renderReportPdf, type ChecklistLine, type EvidenceInput, type ImageBox, type PdfCover, type PdfImage, type PdfLanguage, type PdfPage, type SignatureFacts, type SummaryInput } from '../../adapters/pdf.js';
+import {
+  LOGO_BOX,
+  NOT_COVERED,
+  pdfLanguageOf,
+  renderReportPdf,
+  type ChecklistLine,
+  type EvidenceInput,
+  type ImageBox,
+  type PdfCover,
+  type PdfImage,
+  type PdfLanguage,
+  type PdfPage,
+  type SignatureFacts,
+  type SummaryInput,
+} from '../../adapters/pdf.js';
 import { wordsFor, type PdfWords } from '../../adapters/pdf/words.js';
 import type { PhotoCapture } from '../../adapters/pdf/model.js';
 import { photoCapture } from './photo-capture.js';
@@ -131,7 +145,16 @@ export function formatWhen(unix: number, timeZone: string, language: PdfLanguage
   const date = new Date(unix * 1000);
   if (language === 'de') return withTime ? localTime(date, timeZone) : localDate(date, timeZone);
   const options: Intl.DateTimeFormatOptions = withTime
-    ? { timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' }
+    ? {
+        timeZone,
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+        timeZoneName: 'short',
+      }
     : { timeZone, day: 'numeric', month: 'short', year: 'numeric' };
   return new Intl.DateTimeFormat('en-GB', options).format(date);
 }
@@ -184,11 +207,19 @@ export function createReportPdfService(deps: ReportPdfDeps) {
 
   /** The values of the cover sheet's {placeholders}, named as Dolibarr's ODT generators name them. */
   function parentOf(report: ReportRow) {
-    return report.element_type && report.fk_element !== null ? repo.parentWithCustomer(handle.db, report.element_type as ElementType, Number(report.fk_element)) : Promise.resolve(undefined);
+    return report.element_type && report.fk_element !== null
+      ? repo.parentWithCustomer(handle.db, report.element_type as ElementType, Number(report.fk_element))
+      : Promise.resolve(undefined);
   }
   type Parent = Awaited<ReturnType<typeof parentOf>>;
 
-  function coverValues(report: ReportRow, pages: number, user: AuthUser, company: Map<string, string>, parent: Parent): Record<string, string> {
+  function coverValues(
+    report: ReportRow,
+    pages: number,
+    user: AuthUser,
+    company: Map<string, string>,
+    parent: Parent,
+  ): Record<string, string> {
     const now = Math.floor(Date.now() / 1000);
     return {
       bericht_ref: report.ref,
@@ -225,14 +256,21 @@ export function createReportPdfService(deps: ReportPdfDeps) {
    * The cover: the ODT template filled and converted in `workDir`; where that cannot be done, the
    * built-in cover, with a warning in the log, so the PDF is still made.
    */
-  async function cover(report: ReportRow, values: Record<string, string>, workDir: string, language: PdfLanguage): Promise<PdfCover | null> {
+  async function cover(
+    report: ReportRow,
+    values: Record<string, string>,
+    workDir: string,
+    language: PdfLanguage,
+  ): Promise<PdfCover | null> {
     const words = wordsFor(language);
     const builtin: PdfCover = {
       kind: 'builtin',
       title: report.title,
       lines: [
         `${words.report} ${report.ref}${Number(report.version) > 1 ? ` (${words.version(Number(report.version))})` : ''}`,
-        values.object_ref ? `${words.order} ${values.object_ref}${values.object_ref_customer ? ` (${words.customerOrder} ${values.object_ref_customer})` : ''}` : '',
+        values.object_ref
+          ? `${words.order} ${values.object_ref}${values.object_ref_customer ? ` (${words.customerOrder} ${values.object_ref_customer})` : ''}`
+          : '',
         values.company_name ? `${words.customer}: ${values.company_name}` : '',
         [values.company_address, [values.company_zip, values.company_town].filter(Boolean).join(' ')].filter(Boolean).join(', '),
         words.made(formatWhen(Math.floor(Date.now() / 1000), config.timeZone, language, false), values.myuser_fullname ?? ''),
@@ -272,7 +310,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
    * The signature's facts as the sheet prints them, times in the company's zone with the zone
    * named; and its row and metadata as read, for the evidence sheet (each metadata file read once).
    */
-  async function signatureFacts(pages: PageRow[], language: PdfLanguage): Promise<{ facts: Map<number, SignatureFacts>; records: Map<number, SignatureRecord> }> {
+  async function signatureFacts(
+    pages: PageRow[],
+    language: PdfLanguage,
+  ): Promise<{ facts: Map<number, SignatureFacts>; records: Map<number, SignatureRecord> }> {
     const facts = new Map<number, SignatureFacts>();
     const records = new Map<number, SignatureRecord>();
     for (const [id, row] of await signatureFactsOf(repo, handle.db, pages)) {
@@ -308,9 +349,21 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** The evidence sheet's facts for the final PDF of `report`. */
-  async function evidence(report: ReportRow, pages: PageRow[], records: Map<number, SignatureRecord>, digests: Map<string, string | null>, made: EvidenceRender, user: AuthUser, company: string | null, language: PdfLanguage): Promise<EvidenceInput> {
+  async function evidence(
+    report: ReportRow,
+    pages: PageRow[],
+    records: Map<number, SignatureRecord>,
+    digests: Map<string, string | null>,
+    made: EvidenceRender,
+    user: AuthUser,
+    company: string | null,
+    language: PdfLanguage,
+  ): Promise<EvidenceInput> {
     const parentId = report.fk_bericht_parent === null ? null : Number(report.fk_bericht_parent);
-    const [userNames, linked] = await Promise.all([repo.userNames(handle.db, userIdsOf(report, pages)), parentId === null ? Promise.resolve([]) : repo.linked(handle.db, [parentId])]);
+    const [userNames, linked] = await Promise.all([
+      repo.userNames(handle.db, userIdsOf(report, pages)),
+      parentId === null ? Promise.resolve([]) : repo.linked(handle.db, [parentId]),
+    ]);
     return evidenceOf({
       report,
       pages,
@@ -328,7 +381,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     });
   }
 
-  function toSignatureFacts(row: SignatureFactsRow, metadata: { hash?: string; page_count_at_signing?: number; verify_code?: string }, language: PdfLanguage): SignatureFacts {
+  function toSignatureFacts(
+    row: SignatureFactsRow,
+    metadata: { hash?: string; page_count_at_signing?: number; verify_code?: string },
+    language: PdfLanguage,
+  ): SignatureFacts {
     const received = fromDbDateTime(row.datec);
     const device = fromDbDateTime(row.signed_at_device);
     const shown = (unix: number | null) => (unix === null ? null : formatWhen(unix, config.timeZone, language));
@@ -336,14 +393,21 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       signer: row.signer_name,
       receivedAt: shown(received) ?? '',
       signedAtDevice: device !== null && received !== null && Math.abs(device - received) > 60 ? shown(device) : null,
-      devicePlausible: row.device_time_plausible === null || row.device_time_plausible === undefined ? null : Number(row.device_time_plausible) === 1,
+      devicePlausible:
+        row.device_time_plausible === null || row.device_time_plausible === undefined ? null : Number(row.device_time_plausible) === 1,
       pagesCovered: typeof metadata.page_count_at_signing === 'number' ? metadata.page_count_at_signing : null,
       hash: typeof metadata.hash === 'string' ? metadata.hash : null,
       verifyUrl: config.publicUrl && metadata.verify_code ? verifyUrl(config.publicUrl, metadata.verify_code) : null,
     };
   }
 
-  function pdfPage(page: PageRow, image: PdfImage | null, image2: PdfImage | null, facts: SignatureFacts | undefined, photoNumbers: Map<string, number>): PdfPage {
+  function pdfPage(
+    page: PageRow,
+    image: PdfImage | null,
+    image2: PdfImage | null,
+    facts: SignatureFacts | undefined,
+    photoNumbers: Map<string, number>,
+  ): PdfPage {
     const rotation = (Number(page.rotation) % 360) as 0 | 90 | 180 | 270;
     switch (page.layout) {
       case 'checklist':
@@ -431,24 +495,43 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** The summary sheet's facts, in the customer's language. */
-  function summaryOf(report: ReportRow, values: Record<string, string>, parent: Parent, language: PdfLanguage, signatures: SignatureFacts[], materials: SummaryInput['materials'], intervals: TimeInterval[]): SummaryInput {
+  function summaryOf(
+    report: ReportRow,
+    values: Record<string, string>,
+    parent: Parent,
+    language: PdfLanguage,
+    signatures: SignatureFacts[],
+    materials: SummaryInput['materials'],
+    intervals: TimeInterval[],
+  ): SummaryInput {
     const words = wordsFor(language);
     const town = [values.company_zip, values.company_town].filter(Boolean).join(' ');
     const facts = [
       { label: words.order, value: values.object_ref },
       { label: words.customerOrder, value: values.object_ref_customer },
       { label: words.report, value: Number(report.version) > 1 ? `${report.ref}, ${words.version(Number(report.version))}` : report.ref },
-      { label: words.date, value: formatWhen(fromDbDateTime(report.datec) ?? Math.floor(Date.now() / 1000), config.timeZone, language, false) },
+      {
+        label: words.date,
+        value: formatWhen(fromDbDateTime(report.datec) ?? Math.floor(Date.now() / 1000), config.timeZone, language, false),
+      },
       { label: words.technician, value: values.myuser_fullname },
     ].filter((f): f is { label: string; value: string } => Boolean(f.value));
     return {
       title: report.title,
-      customer: parent?.nom ? { name: parent.nom, lines: [...(parent.address ?? '').split(/\r?\n/), town, parent.phone ?? ''].map((l) => l.trim()).filter(Boolean) } : null,
+      customer: parent?.nom
+        ? {
+            name: parent.nom,
+            lines: [...(parent.address ?? '').split(/\r?\n/), town, parent.phone ?? ''].map((l) => l.trim()).filter(Boolean),
+          }
+        : null,
       facts,
       workDescription: htmlToText(parent?.note_public ?? '') || null,
       materials,
       // The moment of signing by the phone where it is plausible; the service's otherwise.
-      signers: signatures.map((s) => ({ name: s.signer, when: s.signedAtDevice && s.devicePlausible !== false ? s.signedAtDevice : s.receivedAt })),
+      signers: signatures.map((s) => ({
+        name: s.signer,
+        when: s.signedAtDevice && s.devicePlausible !== false ? s.signedAtDevice : s.receivedAt,
+      })),
       time: timeOnSite(intervals, language),
     };
   }
@@ -457,8 +540,17 @@ export function createReportPdfService(deps: ReportPdfDeps) {
    * When and where the images of photo and before/after pages were taken (photo-capture.ts): each
    * image's EXIF, and its evidence where that was recorded for the bytes the file holds now.
    */
-  async function photoCaptures(pages: PageRow[], language: PdfLanguage, words: PdfWords, kept: KeptCopies): Promise<Array<readonly [PhotoCapture | null, PhotoCapture | null]>> {
-    const evidence = await pageEvidenceOf(handle.db, entity, pages.filter((p) => p.layout === 'photo' || p.layout === 'before_after'));
+  async function photoCaptures(
+    pages: PageRow[],
+    language: PdfLanguage,
+    words: PdfWords,
+    kept: KeptCopies,
+  ): Promise<Array<readonly [PhotoCapture | null, PhotoCapture | null]>> {
+    const evidence = await pageEvidenceOf(
+      handle.db,
+      entity,
+      pages.filter((p) => p.layout === 'photo' || p.layout === 'before_after'),
+    );
     const captureOf = async (relPath: string | null): Promise<PhotoCapture | null> => {
       if (!relPath) return null;
       const file = await resolveKept(dataRoot, entity, relPath, kept).catch(() => undefined);
@@ -468,7 +560,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       return photoCapture(camera, recorded && recorded.sha256 === sha256 ? recorded : undefined, language, words);
     };
     return mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
-      page.layout === 'photo' ? ([await captureOf(page.source_path), null] as const) : page.layout === 'before_after' ? ([await captureOf(page.source_path), await captureOf(page.source_path_2)] as const) : ([null, null] as const),
+      page.layout === 'photo'
+        ? ([await captureOf(page.source_path), null] as const)
+        : page.layout === 'before_after'
+          ? ([await captureOf(page.source_path), await captureOf(page.source_path_2)] as const)
+          : ([null, null] as const),
     );
   }
 
@@ -476,7 +572,15 @@ export function createReportPdfService(deps: ReportPdfDeps) {
    * Renders `report` into `out`, ending with the evidence sheet as `made` describes the PDF;
    * `strict` makes a missing or unreadable image an error.
    */
-  async function render(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, out: NodeJS.WritableStream, strict: boolean, made: EvidenceRender): Promise<number> {
+  async function render(
+    report: ReportRow,
+    pages: PageRow[],
+    intervals: TimeInterval[],
+    user: AuthUser,
+    out: NodeJS.WritableStream,
+    strict: boolean,
+    made: EvidenceRender,
+  ): Promise<number> {
     const workDir = await mkdtemp(tempDirPrefix('pdf'));
     try {
       const [company, parent] = await Promise.all([consts.getMany(COMPANY_CONSTS), parentOf(report)]);
@@ -494,10 +598,17 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         companyLogo(company.get('MAIN_INFO_SOCIETE_LOGO')),
         mapLimited(pages, PREPARE_CONCURRENCY, async (page) =>
           page.layout === 'title_only' || page.layout === 'checklist'
-            ? [null, null] as const
+            ? ([null, null] as const)
             : ([
-                await printImage(page.source_path, strict, page.layout === 'signature' ? 'as-is' : pageImageBox(report, page, perSheet), kept),
-                page.layout === 'before_after' ? await printImage(page.source_path_2, strict, pageImageBox(report, page, perSheet), kept) : null,
+                await printImage(
+                  page.source_path,
+                  strict,
+                  page.layout === 'signature' ? 'as-is' : pageImageBox(report, page, perSheet),
+                  kept,
+                ),
+                page.layout === 'before_after'
+                  ? await printImage(page.source_path_2, strict, pageImageBox(report, page, perSheet), kept)
+                  : null,
               ] as const),
         ),
         imageDigests(pages, kept),
@@ -515,7 +626,9 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const lastSignature = pages.findLastIndex((p) => p.layout === 'signature');
       const [{ facts, records }, materials] = await Promise.all([
         signatureFacts(pages, language),
-        report.element_type && report.fk_element !== null ? repo.materialsOf(handle.db, entity, report.element_type, Number(report.fk_element)) : Promise.resolve([]),
+        report.element_type && report.fk_element !== null
+          ? repo.materialsOf(handle.db, entity, report.element_type, Number(report.fk_element))
+          : Promise.resolve([]),
       ]);
       const photoNumbers = numberPhotos(pages);
       const bodyPages = pages.map((page, index): PdfPage => {
@@ -525,7 +638,15 @@ export function createReportPdfService(deps: ReportPdfDeps) {
         return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
       });
       const signatures = pages.map((p) => facts.get(Number(p.rowid))).filter((f): f is SignatureFacts => f !== undefined);
-      const summary = summaryOf(report, values, parent, language, signatures, materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })), intervals);
+      const summary = summaryOf(
+        report,
+        values,
+        parent,
+        language,
+        signatures,
+        materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })),
+        intervals,
+      );
       const companyName = company.get('MAIN_INFO_SOCIETE_NOM') || null;
       const evidenceSheet = await evidence(report, pages, records, digests, made, user, companyName, language);
       const result = await renderReportPdf(
@@ -534,7 +655,11 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           orientation: report.orientation as 'portrait',
           header: {
             logo,
-            lines: [company.get('MAIN_INFO_SOCIETE_NOM') ?? '', `${report.title}`, `${words.report} ${report.ref}${values.object_ref ? ` · ${words.order} ${values.object_ref}` : ''}`].filter(Boolean),
+            lines: [
+              company.get('MAIN_INFO_SOCIETE_NOM') ?? '',
+              `${report.title}`,
+              `${words.report} ${report.ref}${values.object_ref ? ` · ${words.order} ${values.object_ref}` : ''}`,
+            ].filter(Boolean),
           },
           language,
           photosPerSheet: perSheet,
@@ -542,7 +667,12 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           summary,
           pages: bodyPages,
           evidence: evidenceSheet,
-          info: { title: `${report.ref} ${report.title}`, author: company.get('MAIN_INFO_SOCIETE_NOM') || user.name, subject: values.object_ref || undefined, creationDate: new Date() },
+          info: {
+            title: `${report.ref} ${report.title}`,
+            author: company.get('MAIN_INFO_SOCIETE_NOM') || user.name,
+            subject: values.object_ref || undefined,
+            creationDate: new Date(),
+          },
         },
         out,
       );
@@ -553,7 +683,15 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** Renders into `file` (created new); on failure the stream is closed and the partial file removed. */
-  async function renderToFile(report: ReportRow, pages: PageRow[], intervals: TimeInterval[], user: AuthUser, file: string, strict: boolean, made: EvidenceRender): Promise<void> {
+  async function renderToFile(
+    report: ReportRow,
+    pages: PageRow[],
+    intervals: TimeInterval[],
+    user: AuthUser,
+    file: string,
+    strict: boolean,
+    made: EvidenceRender,
+  ): Promise<void> {
     const out = createWriteStream(file, { flags: 'wx' });
     try {
       await render(report, pages, intervals, user, out, strict, made);
@@ -579,7 +717,12 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const file = path.join(dir, 'preview.pdf');
       try {
         const intervals = await intervalsOf(await deps.times.scopeFor(user, report));
-        const made: EvidenceRender = { at: Math.floor(Date.now() / 1000), ip: from.ip ?? null, file: `${reportFolder(dataRoot, entity, report.ref).name}.pdf`, preview: true };
+        const made: EvidenceRender = {
+          at: Math.floor(Date.now() / 1000),
+          ip: from.ip ?? null,
+          file: `${reportFolder(dataRoot, entity, report.ref).name}.pdf`,
+          preview: true,
+        };
         await limit(() => renderToFile(report, pages, intervals, user, file, false, made));
       } catch (error) {
         await rm(dir, { recursive: true, force: true });
@@ -615,7 +758,8 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       // A copy in the object's own documents (commande/<ref>/<report ref>.pdf), where Dolibarr's
       // screens, its "send by e-mail" and its merge tools find it.
       const parent = await parentOf(report);
-      const copy = parent && report.element_type ? objectFolder(dataRoot, entity, report.element_type as ElementType, parent.ref) : undefined;
+      const copy =
+        parent && report.element_type ? objectFolder(dataRoot, entity, report.element_type as ElementType, parent.ref) : undefined;
       const copyTarget = copy && path.join(copy.dir, filename);
       const copyTemp = copy && path.join(copy.dir, tempName(filename));
       const written: string[] = [];
@@ -655,12 +799,18 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           await deps.times.lock(trx, report);
           // The pages rendered must still be the report's pages: a change meanwhile means render again.
           const now = await repo.pages(trx, id);
-          if (JSON.stringify(now) !== JSON.stringify(pages)) throw new AppError('CONFLICT', { message: 'Der Bericht wurde während des Abschließens geändert; bitte erneut abschließen' });
+          if (JSON.stringify(now) !== JSON.stringify(pages))
+            throw new AppError('CONFLICT', { message: 'Der Bericht wurde während des Abschließens geändert; bitte erneut abschließen' });
           // Likewise the time on site printed: the report takes exactly those intervals, unchanged
           // (another report of the order finalized meanwhile took them: render again).
           const taking = intervals.filter((i) => i.fk_bericht === null).map((i) => i.id);
-          if (JSON.stringify(await intervalsOf(scope, trx)) !== JSON.stringify(intervals) || (await deps.times.take(trx, id, taking)) !== taking.length) {
-            throw new AppError('CONFLICT', { message: 'Die Zeit vor Ort wurde während des Abschließens geändert; bitte erneut abschließen' });
+          if (
+            JSON.stringify(await intervalsOf(scope, trx)) !== JSON.stringify(intervals) ||
+            (await deps.times.take(trx, id, taking)) !== taking.length
+          ) {
+            throw new AppError('CONFLICT', {
+              message: 'Die Zeit vor Ort wurde während des Abschließens geändert; bitte erneut abschließen',
+            });
           }
           const relPath = `${WORK_AREA_DIR}/${folder.name}/${filename}`;
           await repo.updateReport(trx, id, { status: 1, final_pdf_path: relPath, fk_user_modif: user.id }, { status: 0 });
@@ -668,7 +818,18 @@ export function createReportPdfService(deps: ReportPdfDeps) {
           // As Dolibarr indexes a document it generates: '' as the original name, 'generated'.
           const index = async (filepath: string, srcObjectType: string, srcObjectId: number) => {
             await ecm.deleteEcmFiles(entity, filepath, filename);
-            await ecm.createEcmFile({ ref: ecmFileRef(salt, filepath, filename), label: md5, entity, filepath, filename, srcObjectType, srcObjectId, fullpathOrig: '', fkUserC: user.id, genOrUploaded: 'generated' });
+            await ecm.createEcmFile({
+              ref: ecmFileRef(salt, filepath, filename),
+              label: md5,
+              entity,
+              filepath,
+              filename,
+              srcObjectType,
+              srcObjectId,
+              fullpathOrig: '',
+              fkUserC: user.id,
+              genOrUploaded: 'generated',
+            });
           };
           await deps.seal.record(trx, report, sealed);
           await index(folder.filepath, 'bericht', id);
@@ -703,6 +864,5 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     },
   };
 }
-
 
 export type ReportPdfService = ReturnType<typeof createReportPdfService>;

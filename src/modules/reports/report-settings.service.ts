@@ -45,18 +45,22 @@ export function createReportSettingsService(deps: ReportSettingsServiceDeps) {
     /** Sets what `body` names; with `key`, a repeat answers as the first request did (scope `report:update:<id>`). */
     async update(user: AuthUser, id: number, body: UpdateReportBody, key?: string): Promise<ReportDetail> {
       const report = await visibleReport(user, id);
-      const answer = await idempotent({ db, runs }, { entity: config.entity, userId: user.id, key, scope: `report:update:${id}` }, async (claim) => {
-        checkChangeable(report, user);
-        return db.transaction().execute(async (trx) => {
-          const locked = await repo.lockById(trx, id);
-          if (!locked) throw new AppError('REPORT_NOT_FOUND');
-          checkChangeable(locked, user);
-          await repo.updateReport(trx, id, { photos_per_sheet: body.photos_per_sheet, fk_user_modif: user.id });
-          const changed = await detail(user, await visibleReport(user, id, trx), trx);
-          await claim?.complete(200, changed, trx);
-          return changed;
-        });
-      });
+      const answer = await idempotent(
+        { db, runs },
+        { entity: config.entity, userId: user.id, key, scope: `report:update:${id}` },
+        async (claim) => {
+          checkChangeable(report, user);
+          return db.transaction().execute(async (trx) => {
+            const locked = await repo.lockById(trx, id);
+            if (!locked) throw new AppError('REPORT_NOT_FOUND');
+            checkChangeable(locked, user);
+            await repo.updateReport(trx, id, { photos_per_sheet: body.photos_per_sheet, fk_user_modif: user.id });
+            const changed = await detail(user, await visibleReport(user, id, trx), trx);
+            await claim?.complete(200, changed, trx);
+            return changed;
+          });
+        },
+      );
       return withPageSignatures(repo, db, answer);
     },
   };

@@ -32,11 +32,37 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
   const repo = createReportRepository(handle.dialect);
   const consts = createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId ?? '' });
   /** Dolibarr's convention: the folders listed in BERICHT_ADDON_PDF_ODT_PATH, by default doctemplates/bericht. */
-  const odtTemplateDirs = async () => templateDirs(entityRoot(config.dataRoot, config.entity), (await consts.getMany([TEMPLATE_PATH_CONST])).get(TEMPLATE_PATH_CONST));
+  const odtTemplateDirs = async () =>
+    templateDirs(entityRoot(config.dataRoot, config.entity), (await consts.getMany([TEMPLATE_PATH_CONST])).get(TEMPLATE_PATH_CONST));
   const odtTemplates = async () => listOdtTemplates(await odtTemplateDirs());
-  const reports = createReportService({ handle, repo, access, config, runs, printQueue: ctx.printQueue, totals: ctx.totals, odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name) });
-  const settings = createReportSettingsService({ handle, repo, config, runs, visibleReport: reports.visibleReport, detail: reports.detail });
-  const pages = createPageService({ handle, repo, access, config, runs, printQueue: ctx.printQueue, visibleReport: reports.visibleReport, detail: reports.detail });
+  const reports = createReportService({
+    handle,
+    repo,
+    access,
+    config,
+    runs,
+    printQueue: ctx.printQueue,
+    totals: ctx.totals,
+    odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name),
+  });
+  const settings = createReportSettingsService({
+    handle,
+    repo,
+    config,
+    runs,
+    visibleReport: reports.visibleReport,
+    detail: reports.detail,
+  });
+  const pages = createPageService({
+    handle,
+    repo,
+    access,
+    config,
+    runs,
+    printQueue: ctx.printQueue,
+    visibleReport: reports.visibleReport,
+    detail: reports.detail,
+  });
   const times = createTimeService({ db: handle.db, dialect: handle.dialect, access, entity: config.entity, runs });
   const pdf = createReportPdfService({
     handle,
@@ -53,12 +79,24 @@ export function createReportModule(app: FastifyInstance, ctx: ModuleContext) {
   });
   const key = loadSigningKey(config.signingKeyFile);
   if (key.created) {
-    app.log.warn({ file: config.signingKeyFile, key_id: key.keyId }, 'made a new signing key for signature seals: keep this file and back it up; every process must use the same one (SIGNING_KEY_FILE), and seals made with another key read as key_unknown');
+    app.log.warn(
+      { file: config.signingKeyFile, key_id: key.keyId },
+      'made a new signing key for signature seals: keep this file and back it up; every process must use the same one (SIGNING_KEY_FILE), and seals made with another key read as key_unknown',
+    );
   }
   const signatures = createSignatureService({ handle, repo, access, config, runs, key });
   const mails = createMailService({
-    db: handle.db, dialect: handle.dialect, entity: config.entity, consts, mailEnv: config.mail.env, retryHours: config.mail.retryHours,
-    runs, repo, visibleReport: reports.visibleReport, queued: () => ctx.mailQueue.kick(), logger: app.log,
+    db: handle.db,
+    dialect: handle.dialect,
+    entity: config.entity,
+    consts,
+    mailEnv: config.mail.env,
+    retryHours: config.mail.retryHours,
+    runs,
+    repo,
+    visibleReport: reports.visibleReport,
+    queued: () => ctx.mailQueue.kick(),
+    logger: app.log,
   });
   return { config, handle, repo, pdfSeal: ctx.pdfSeal, reports, settings, pages, pdf, signatures, times, mails, odtTemplates, parseBody };
 }
@@ -69,10 +107,23 @@ export async function reportModuleRoutes(app: FastifyInstance, ctx: ModuleContex
   const mod = createReportModule(app, ctx);
   // Multipart only here and in the uploads context: the signature form (endpoint 14).
   await app.register(multipart, {
-    limits: { files: 1, fileSize: MAX_SIGNATURE_BYTES + 1, fields: 10, fieldSize: MAX_CONFIRMATION_LENGTH * 4, parts: 12, fieldNameSize: 100, headerPairs: 50 },
+    limits: {
+      files: 1,
+      fileSize: MAX_SIGNATURE_BYTES + 1,
+      fields: 10,
+      fieldSize: MAX_CONFIRMATION_LENGTH * 4,
+      parts: 12,
+      fieldNameSize: 100,
+      headerPairs: 50,
+    },
   });
   await reportsRoutes(app, mod);
-  await signaturesRoutes(app, { signatures: mod.signatures, pdfSeal: ctx.pdfSeal, timeZone: ctx.config.timeZone, uploadIdleMs: ctx.config.timeouts.uploadIdleSeconds * 1000 });
+  await signaturesRoutes(app, {
+    signatures: mod.signatures,
+    pdfSeal: ctx.pdfSeal,
+    timeZone: ctx.config.timeZone,
+    uploadIdleMs: ctx.config.timeouts.uploadIdleSeconds * 1000,
+  });
   await pagesRoutes(app, mod);
   await templatesRoutes(app, mod);
   await pdfRoutes(app, mod);

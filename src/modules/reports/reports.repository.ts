@@ -14,7 +14,10 @@ import type { ListTotals } from '../../db/list-total.js';
 export type ReportRow = Selectable<BerichtTable> & { parent_ref: string | null; page_count: number | string | bigint | null };
 export type PageRow = Selectable<BerichtPageTable>;
 /** What a signature page's answer shows of its `bericht_signature` row. */
-export type SignatureFactsRow = Pick<Selectable<BerichtSignatureTable>, 'fk_page' | 'signer_name' | 'datec' | 'signed_at_device' | 'signed_at_device_zone' | 'device_time_plausible' | 'metadata_path'>;
+export type SignatureFactsRow = Pick<
+  Selectable<BerichtSignatureTable>,
+  'fk_page' | 'signer_name' | 'datec' | 'signed_at_device' | 'signed_at_device_zone' | 'device_time_plausible' | 'metadata_path'
+>;
 export type NewReportRow = Insertable<BerichtTable>;
 export type NewPageRow = Insertable<BerichtPageTable>;
 export type ReportRowUpdate = Updateable<BerichtTable>;
@@ -68,7 +71,13 @@ export function createReportRepository(dialect: Dialect) {
       .where(() => filter.visible)
       .where('b.is_template', '=', filter.templates ? 1 : 0);
     const q = filter.q;
-    if (q) query = query.where((eb) => eb.or([anyContains(['b.ref', 'b.title', 'b.template_label'], q), ...(['commande', 'facture', 'propal'] as const).map((type) => parentRefContains(type, q))]));
+    if (q)
+      query = query.where((eb) =>
+        eb.or([
+          anyContains(['b.ref', 'b.title', 'b.template_label'], q),
+          ...(['commande', 'facture', 'propal'] as const).map((type) => parentRefContains(type, q)),
+        ]),
+      );
     if (filter.elementType !== undefined) query = query.where('b.element_type', '=', filter.elementType);
     if (filter.fkElement !== undefined) query = query.where('b.fk_element', '=', filter.fkElement);
     if (filter.status !== undefined) query = filter.status === 0 ? query.where('b.status', '=', 0) : query.where('b.status', '<>', 0);
@@ -77,7 +86,12 @@ export function createReportRepository(dialect: Dialect) {
 
   return {
     /** A page of reports (or templates) with the total; `totals` counts as little as it can (list-total.ts). */
-    async list(db: Db, totals: ListTotals, filter: ReportFilter, page: { limit: number; offset: number }): Promise<{ rows: ReportRow[]; total: number }> {
+    async list(
+      db: Db,
+      totals: ListTotals,
+      filter: ReportFilter,
+      page: { limit: number; offset: number },
+    ): Promise<{ rows: ReportRow[]; total: number }> {
       const pageIds = filtered(db, filter)
         .select('b.rowid')
         .orderBy(descNullsLast(dialect, 'b.datec'))
@@ -87,17 +101,28 @@ export function createReportRepository(dialect: Dialect) {
         .compile();
       const { rows: ids, total } = await totals.page(
         async (on) => (await on.executeQuery(pageIds)).rows,
-        filtered(db, filter).select((eb) => eb.fn.countAll().as('n')).compile(),
+        filtered(db, filter)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .compile(),
         page,
       );
       if (ids.length === 0) return { rows: [], total };
-      const rows = await selectReports(db).where('b.rowid', 'in', ids.map((r) => r.rowid)).execute();
+      const rows = await selectReports(db)
+        .where(
+          'b.rowid',
+          'in',
+          ids.map((r) => r.rowid),
+        )
+        .execute();
       const byId = new Map(rows.map((r) => [Number(r.rowid), r]));
       return { rows: ids.map((r) => byId.get(Number(r.rowid))!).filter(Boolean), total };
     },
 
     getById(db: Db, id: number, visible: Expression<SqlBool>): Promise<ReportRow | undefined> {
-      return selectReports(db).where('b.rowid', '=', id).where(() => visible).executeTakeFirst();
+      return selectReports(db)
+        .where('b.rowid', '=', id)
+        .where(() => visible)
+        .executeTakeFirst();
     },
 
     /** The report row locked for the rest of the transaction (PostgreSQL, MariaDB; SQLite's write lock is whole). */
@@ -126,7 +151,15 @@ export function createReportRepository(dialect: Dialect) {
       const wanted = [...new Set(ids)];
       if (wanted.length === 0) return new Map();
       const rows = await db.selectFrom('user').select(['rowid', 'login', 'firstname', 'lastname']).where('rowid', 'in', wanted).execute();
-      return new Map(rows.map((r) => [Number(r.rowid), [r.firstname, r.lastname].map((s) => (s ?? '').trim()).filter(Boolean).join(' ') || r.login]));
+      return new Map(
+        rows.map((r) => [
+          Number(r.rowid),
+          [r.firstname, r.lastname]
+            .map((s) => (s ?? '').trim())
+            .filter(Boolean)
+            .join(' ') || r.login,
+        ]),
+      );
     },
 
     getPage(db: Db, pageId: number): Promise<PageRow | undefined> {
@@ -136,7 +169,12 @@ export function createReportRepository(dialect: Dialect) {
     /** Of `ids`, the reports `visible` admits. */
     async visibleIds(db: Db, ids: number[], visible: Expression<SqlBool>): Promise<number[]> {
       if (ids.length === 0) return [];
-      const rows = await db.selectFrom('bericht as b').select('b.rowid').where('b.rowid', 'in', ids).where(() => visible).execute();
+      const rows = await db
+        .selectFrom('bericht as b')
+        .select('b.rowid')
+        .where('b.rowid', 'in', ids)
+        .where(() => visible)
+        .execute();
       return rows.map((r) => Number(r.rowid));
     },
 
@@ -177,7 +215,10 @@ export function createReportRepository(dialect: Dialect) {
     },
 
     async updateReport(db: Db, id: number, set: ReportRowUpdate, where: { status?: number } = {}): Promise<number> {
-      let query = db.updateTable('bericht').set({ ...set, tms: toDbDateTime() }).where('rowid', '=', id);
+      let query = db
+        .updateTable('bericht')
+        .set({ ...set, tms: toDbDateTime() })
+        .where('rowid', '=', id);
       if (where.status !== undefined) query = query.where('status', '=', where.status);
       const result = await query.executeTakeFirst();
       return Number(result.numUpdatedRows);
@@ -198,7 +239,11 @@ export function createReportRepository(dialect: Dialect) {
     },
 
     async updatePage(db: Db, id: number, set: PageRowUpdate): Promise<void> {
-      await db.updateTable('bericht_page').set({ ...set, tms: toDbDateTime() }).where('rowid', '=', id).execute();
+      await db
+        .updateTable('bericht_page')
+        .set({ ...set, tms: toDbDateTime() })
+        .where('rowid', '=', id)
+        .execute();
     },
 
     async deletePage(db: Db, id: number): Promise<void> {
@@ -246,10 +291,13 @@ export function createReportRepository(dialect: Dialect) {
     /** The report's id and those of the versions it descends from (its parent, theirs, …), nearest first. */
     async lineage(db: Db, id: number, max = 500): Promise<number[]> {
       const ids = [id];
-      let parent = (await db.selectFrom('bericht').select('fk_bericht_parent').where('rowid', '=', id).executeTakeFirst())?.fk_bericht_parent ?? null;
+      let parent =
+        (await db.selectFrom('bericht').select('fk_bericht_parent').where('rowid', '=', id).executeTakeFirst())?.fk_bericht_parent ?? null;
       while (parent !== null && ids.length < max && !ids.includes(Number(parent))) {
         ids.push(Number(parent));
-        parent = (await db.selectFrom('bericht').select('fk_bericht_parent').where('rowid', '=', Number(parent)).executeTakeFirst())?.fk_bericht_parent ?? null;
+        parent =
+          (await db.selectFrom('bericht').select('fk_bericht_parent').where('rowid', '=', Number(parent)).executeTakeFirst())
+            ?.fk_bericht_parent ?? null;
       }
       return ids;
     },

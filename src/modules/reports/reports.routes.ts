@@ -12,15 +12,24 @@ import { ErrorResponse, IdempotencyHeaders, MAX_SEARCH_LENGTH } from '../common/
 import { chooseAction, requireParam } from '../common/dispatch.js';
 import { sendAs } from '../common/send-as.js';
 import type { ReportModule } from './reports.module.js';
-import { CreateReportBody, DeletedReport, MAX_REPORT_PAGES, REPORT_FORMATS, ReportDetail, ReportList, ReportsQuery, UpdateReportBody } from './reports.schemas.js';
+import {
+  CreateReportBody,
+  DeletedReport,
+  MAX_REPORT_PAGES,
+  REPORT_FORMATS,
+  ReportDetail,
+  ReportList,
+  ReportsQuery,
+  UpdateReportBody,
+} from './reports.schemas.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 
 const GET_DESCRIPTION = [
-  'Without `id`: the caller\'s reports as `{ items, total }`, newest first, paged by `limit`/`offset`. Visible are reports of the served entity that the caller created ' +
+  "Without `id`: the caller's reports as `{ items, total }`, newest first, paged by `limit`/`offset`. Visible are reports of the served entity that the caller created " +
     'or whose parent object (order, invoice, proposal) the caller sees. Templates are left out (see /api/templates.php). ' +
     `Filters: \`element_type\` + \`fk_element\` (one object's reports), \`status\` (draft, final), \`q\` (ref, title, parent ref; at most ${MAX_SEARCH_LENGTH} characters).`,
-  'With `id`: the report with its `pages` in page_order and `versions` (every version of it, by version number, for the editor\'s version links). ' +
+  "With `id`: the report with its `pages` in page_order and `versions` (every version of it, by version number, for the editor's version links). " +
     'Every page (here and in every other answer with pages) carries `signature`: for a signature page `{ signer_name, signed_at, signed_at_device, signed_at_device_zone, device_time_plausible }` ' +
     '(times in Unix seconds; the device fields null when the phone sent no time), so a client can caption it in its own language; null for every other page.',
   'Errors: 400 VALIDATION_FAILED, 401, 403 without the read right, 404 REPORT_NOT_FOUND (missing or not visible: the same answer).',
@@ -30,7 +39,7 @@ const POST_DESCRIPTION = [
   '`action=create` (no id): a new draft on an order (`element_type` commande, the default), invoice (facture) or proposal (propal) the caller sees. ' +
     `Body: \`fk_element\` (required), \`title\` (required unless a template gives it), \`format\` (${REPORT_FORMATS.join(', ')}; default A4), ` +
     '`orientation` (portrait, landscape; default portrait), `odt_template` (a cover sheet from /api/odt_templates.php, or null), ' +
-    '`photos_per_sheet` (1, 2 or 4 photo pages on one printed sheet of the PDF; default 4; see the field in the answer), `template_id` (start with a copy of a template\'s pages; ' +
+    "`photos_per_sheet` (1, 2 or 4 photo pages on one printed sheet of the PDF; default 4; see the field in the answer), `template_id` (start with a copy of a template's pages; " +
     'its title, format, orientation, cover sheet and photos_per_sheet are used where the body gives none). The ref is BR<yy><mm>-<nnnn>, the next of the month, unique also when two reports are created at once. 201 with the report.',
   '`action=update` with `id`: changes a draft (or a template: template right): body `{ photos_per_sheet }` (1, 2 or 4; any other value, also "4" or null, is 400 VALIDATION_FAILED). ' +
     'Title, format, orientation and cover sheet are fixed when the report is made. 409 REPORT_FINAL for a final report (a new version is a draft again). ' +
@@ -39,18 +48,18 @@ const POST_DESCRIPTION = [
     '(gen_or_uploaded "generated"), sets final_pdf_path and the status final, all or nothing: on any failure the report stays a draft and no file is left. ' +
     '409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages). 200 with the report.',
   '`action=new_version` with `id`: a new draft with the next version number and fk_bericht_parent = id, a copy of the report with all its pages except signature pages ' +
-    '(a signature covers the version it was given on; the new version is signed anew), with its photos_per_sheet. Images in the report\'s work area are copied; ' +
+    "(a signature covers the version it was given on; the new version is signed anew), with its photos_per_sheet. Images in the report's work area are copied; " +
     'attachments of the order stay shared. The old version is left exactly as it was. 201 with the new report.',
   `All need the write right. A report has at most ${MAX_REPORT_PAGES} pages.`,
   'Header Idempotency-Key (see the header parameter), for `action=create`: a client that repeats the request after a lost answer (an offline queue) gets the first 201 and its report again, ' +
-    'and no second report is made (nor a second copy of a template\'s pages); the report and its stored answer are written in one transaction. The key belongs to the object ' +
-    '(`element_type` + `fk_element`): used for another object, or for another endpoint\'s write (also /api/templates.php?action=create_from_template), it is 409 IDEMPOTENCY_KEY_REUSED. ' +
+    "and no second report is made (nor a second copy of a template's pages); the report and its stored answer are written in one transaction. The key belongs to the object " +
+    "(`element_type` + `fk_element`): used for another object, or for another endpoint's write (also /api/templates.php?action=create_from_template), it is 409 IDEMPOTENCY_KEY_REUSED. " +
     'A refused request (404, 400, …) keeps no key. finalize and new_version do not use the key (a repeated finalize answers 409 REPORT_FINAL).',
 ].join('\n\n');
 
 const DELETE_DESCRIPTION =
   'Deletes the report `id`, its pages, its work-area folder (`bericht/<ref>/`: page images that belong to it, the final PDF) and their llx_ecm_files rows. ' +
-  'Attachments of orders, invoices and proposals that pages showed are kept. Needs the delete right; a final report also the admin right (Dolibarr admin flag or the module\'s admin right), ' +
+  "Attachments of orders, invoices and proposals that pages showed are kept. Needs the delete right; a final report also the admin right (Dolibarr admin flag or the module's admin right), " +
   'a template the template right (the same). Newer versions of it then link to its parent. 200 `{ id, ref, deleted: true }`.';
 
 export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
@@ -71,9 +80,17 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
     async (request, reply) => {
       const user = callerOf(request);
       const { id, q, element_type, fk_element, status, limit = 50, offset = 0 } = request.query;
-      if (request.query.action) throw new AppError('ACTION_UNKNOWN', { message: 'GET kennt keine Aktion; finalize, new_version und create sind POST', details: { known: [] } });
+      if (request.query.action)
+        throw new AppError('ACTION_UNKNOWN', {
+          message: 'GET kennt keine Aktion; finalize, new_version und create sind POST',
+          details: { known: [] },
+        });
       if (id !== undefined) return reports.get(user, id);
-      return sendAs(reply, ReportList, await reports.list(user, { q, elementType: element_type, fkElement: fk_element, status, limit, offset }));
+      return sendAs(
+        reply,
+        ReportList,
+        await reports.list(user, { q, elementType: element_type, fkElement: fk_element, status, limit, offset }),
+      );
     },
   );
 
@@ -95,13 +112,18 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
       const known = ['create', 'update', 'finalize', 'new_version'] as const;
       const action = chooseAction(request.query.action, known);
       const { id } = request.query;
-      if (action === undefined) throw new AppError('ACTION_UNKNOWN', { message: 'action erforderlich: create, update, finalize oder new_version', details: { known } });
+      if (action === undefined)
+        throw new AppError('ACTION_UNKNOWN', {
+          message: 'action erforderlich: create, update, finalize oder new_version',
+          details: { known },
+        });
       if (action === 'create') {
         const body = mod.parseBody(CreateReportBody, request.body);
         return reply.code(201).send(await reports.create(user, body, { key: request.headers['idempotency-key'], route: 'report:create' }));
       }
       const reportId = requireParam(id, 'id', { why: `required for action=${action}` });
-      if (action === 'update') return mod.settings.update(user, reportId, mod.parseBody(UpdateReportBody, request.body), request.headers['idempotency-key']);
+      if (action === 'update')
+        return mod.settings.update(user, reportId, mod.parseBody(UpdateReportBody, request.body), request.headers['idempotency-key']);
       if (action === 'finalize') return pdf.finalize(user, reportId, { ip: request.ip });
       return reply.code(201).send(await reports.newVersion(user, reportId));
     },

@@ -2,7 +2,15 @@
 import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, PersonText, RowId, SearchText } from '../common/common.schemas.js';
 import { DEFAULT_PHOTOS_PER_SHEET, PHOTOS_PER_SHEET } from './photos-per-sheet.js';
-import { ITEM_DECIMALS, MAX_CHECKLIST_ITEMS, MAX_ITEM_LABEL, MAX_ITEM_MAGNITUDE, MAX_ITEM_NOTE, MAX_ITEM_PHOTOS, MAX_ITEM_UNIT } from './checklist.js';
+import {
+  ITEM_DECIMALS,
+  MAX_CHECKLIST_ITEMS,
+  MAX_ITEM_LABEL,
+  MAX_ITEM_MAGNITUDE,
+  MAX_ITEM_NOTE,
+  MAX_ITEM_PHOTOS,
+  MAX_ITEM_UNIT,
+} from './checklist.js';
 import { PageEvidence } from '../photo-evidence/photo-evidence.schemas.js';
 
 /** Paper formats a report can be printed on, and their orientations. */
@@ -21,25 +29,41 @@ export type Orientation = (typeof ORIENTATIONS)[number];
 export type Layout = (typeof LAYOUTS)[number];
 export type Rotation = (typeof ROTATIONS)[number];
 
-export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) => Type.Union([t, Type.Null()], description ? { description } : {});
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) =>
+  Type.Union([t, Type.Null()], description ? { description } : {});
 const UnixOrNull = (description: string) => Nullable(Type.Integer(), description);
 
-export const Format = Type.Union(REPORT_FORMATS.map((f) => Type.Literal(f)), { description: `Paper format: ${REPORT_FORMATS.join(', ')}.` });
-export const OrientationSchema = Type.Union(ORIENTATIONS.map((o) => Type.Literal(o)), { description: 'portrait or landscape.' });
-export const RotationSchema = Type.Union(ROTATIONS.map((r) => Type.Literal(r)), { description: 'Clockwise quarter turns of the page image, in degrees: 0, 90, 180 or 270.' });
+export const Format = Type.Union(
+  REPORT_FORMATS.map((f) => Type.Literal(f)),
+  { description: `Paper format: ${REPORT_FORMATS.join(', ')}.` },
+);
+export const OrientationSchema = Type.Union(
+  ORIENTATIONS.map((o) => Type.Literal(o)),
+  { description: 'portrait or landscape.' },
+);
+export const RotationSchema = Type.Union(
+  ROTATIONS.map((r) => Type.Literal(r)),
+  { description: 'Clockwise quarter turns of the page image, in degrees: 0, 90, 180 or 270.' },
+);
 /** What `photos_per_sheet` means, for every schema that carries it (and so for the OpenAPI document). */
 export const PHOTOS_PER_SHEET_DESCRIPTION =
   `The PDF's page layout: how many photo pages go on one printed sheet, one of ${PHOTOS_PER_SHEET.join(', ')} (default ${DEFAULT_PHOTOS_PER_SHEET}). ` +
   '1: one page a sheet (a title-only page is a sheet with its title centred in large type). ' +
-  '2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs across the sheet\'s width, up to two pairs a sheet; ' +
+  "2 and 4: compact: photos 2 or 4 to a sheet, each with its caption under it; before/after pairs across the sheet's width, up to two pairs a sheet; " +
   'a title-only page becomes a section heading with its note in the flow. A signature page is always a sheet of its own.';
 /** 1, 2 or 4, as a JSON integer ("4" and null are refused: bodies are checked without type coercion). */
 export const PhotosPerSheetSchema = (description = PHOTOS_PER_SHEET_DESCRIPTION) =>
   Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(4)], { description });
 
 const Title = (description: string) => PersonText({ required: true, maxLength: 255, description });
-const PageTitle = Nullable(PersonText({ required: false, maxLength: 255, description: 'Page title (at most 255 characters); a title-only page needs one.' }), 'Page title, or null.');
-const Note = Nullable(PersonText({ required: false, maxLength: 10_000, description: 'Free text of the page (at most 10000 characters).' }), 'Free text of the page, or null.');
+const PageTitle = Nullable(
+  PersonText({ required: false, maxLength: 255, description: 'Page title (at most 255 characters); a title-only page needs one.' }),
+  'Page title, or null.',
+);
+const Note = Nullable(
+  PersonText({ required: false, maxLength: 10_000, description: 'Free text of the page (at most 10000 characters).' }),
+  'Free text of the page, or null.',
+);
 const AttachmentName = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 
 /** What a signature page's caption needs, from its `bericht_signature` row; null on every other page. */
@@ -48,7 +72,10 @@ export const PageSignature = Type.Union(
     Type.Object({
       signer_name: Type.String({ description: 'Who signed, as typed on the phone.' }),
       signed_at: Type.Integer({ description: 'When the service received the signature (its time), Unix seconds.' }),
-      signed_at_device: Nullable(Type.Integer(), "When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time."),
+      signed_at_device: Nullable(
+        Type.Integer(),
+        "When the customer signed by the phone's clock (`signed_at_device` of the signature form), Unix seconds; null when the phone sent no time.",
+      ),
       signed_at_device_zone: Nullable(Type.String(), "The phone's IANA time zone (e.g. Europe/Berlin), or null when it sent none."),
       device_time_plausible: Nullable(
         Type.Boolean(),
@@ -68,7 +95,14 @@ export type PageSignature = Static<typeof PageSignature>;
 // ---- checklists --------------------------------------------------------------------------------
 
 const ItemNumber = (description: string) =>
-  Nullable(Type.Number({ minimum: -MAX_ITEM_MAGNITUDE, maximum: MAX_ITEM_MAGNITUDE, description: `${description} A JSON number within ±${MAX_ITEM_MAGNITUDE}, at most ${ITEM_DECIMALS} decimal places.` }), `${description} Or null for none.`);
+  Nullable(
+    Type.Number({
+      minimum: -MAX_ITEM_MAGNITUDE,
+      maximum: MAX_ITEM_MAGNITUDE,
+      description: `${description} A JSON number within ±${MAX_ITEM_MAGNITUDE}, at most ${ITEM_DECIMALS} decimal places.`,
+    }),
+    `${description} Or null for none.`,
+  );
 // Spelt out: a union mapped from the array is typed `never` (TypeBox cannot see its members).
 const CheckStateSchema = Type.Union([Type.Literal('open'), Type.Literal('ok'), Type.Literal('defect'), Type.Literal('na')], {
   description: 'open (not yet checked), ok, defect (Mangel: needs a note), na (not applicable, "n. z.").',
@@ -85,9 +119,23 @@ export const CHECKLIST_RULES =
 
 export const ChecklistItemDefinition = Type.Object(
   {
-    id: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: "An item the page already has (its answer is kept); without it, a new item." })),
+    id: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000,
+        description: 'An item the page already has (its answer is kept); without it, a new item.',
+      }),
+    ),
     label: PersonText({ required: true, maxLength: MAX_ITEM_LABEL, description: `What is checked (1-${MAX_ITEM_LABEL} characters).` }),
-    unit: Type.Optional(Nullable(PersonText({ required: false, maxLength: MAX_ITEM_UNIT, description: `Unit of the measured value (at most ${MAX_ITEM_UNIT} characters).` }))),
+    unit: Type.Optional(
+      Nullable(
+        PersonText({
+          required: false,
+          maxLength: MAX_ITEM_UNIT,
+          description: `Unit of the measured value (at most ${MAX_ITEM_UNIT} characters).`,
+        }),
+      ),
+    ),
     lower: Type.Optional(ItemNumber('Lower limit: a value below it is flagged.')),
     upper: Type.Optional(ItemNumber('Upper limit: a value above it is flagged.')),
   },
@@ -99,7 +147,7 @@ export const ChecklistDefinition = Type.Array(ChecklistItemDefinition, {
 });
 
 export const ChecklistPhoto = Type.Object({
-  name: Type.String({ description: 'File name in the parent object\'s attachments.' }),
+  name: Type.String({ description: "File name in the parent object's attachments." }),
   source_path: Type.String(),
   url: Type.String(),
   thumb_url: Type.String(),
@@ -112,7 +160,10 @@ export const ChecklistItem = Type.Object({
   upper: Nullable(Type.Number()),
   state: CheckStateSchema,
   value: Nullable(Type.Number()),
-  deviation: Nullable(Type.Union([Type.Literal('below'), Type.Literal('above')]), 'below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit.'),
+  deviation: Nullable(
+    Type.Union([Type.Literal('below'), Type.Literal('above')]),
+    'below: the value lies under the lower limit; above: over the upper; null: within, or no value or limit.',
+  ),
   note: Nullable(Type.String()),
   photos: Type.Array(ChecklistPhoto),
   checked_at: Nullable(Type.Integer(), "When it was last answered (the phone's time when it sent one), Unix seconds."),
@@ -125,14 +176,29 @@ export const CheckBody = Type.Object(
     item: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'The item (its id on the page).' }),
     state: Type.Optional(CheckStateSchema),
     value: Type.Optional(ItemNumber('The measured value.')),
-    note: Type.Optional(Nullable(PersonText({ required: false, maxLength: MAX_ITEM_NOTE, description: `Note (at most ${MAX_ITEM_NOTE} characters); a defect needs one.` }))),
+    note: Type.Optional(
+      Nullable(
+        PersonText({
+          required: false,
+          maxLength: MAX_ITEM_NOTE,
+          description: `Note (at most ${MAX_ITEM_NOTE} characters); a defect needs one.`,
+        }),
+      ),
+    ),
     photos: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
         maxItems: MAX_ITEM_PHOTOS,
         description: `Photos of the parent object's attachments (file names as action=photos lists them), at most ${MAX_ITEM_PHOTOS}; the whole list.`,
       }),
     ),
-    checked_at: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_102_444_800, description: "When the person answered, by the phone's clock (Unix seconds); a time in the future or more than 30 days back is replaced by the service's." })),
+    checked_at: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 4_102_444_800,
+        description:
+          "When the person answered, by the phone's clock (Unix seconds); a time in the future or more than 30 days back is replaced by the service's.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -155,7 +221,10 @@ export const Page = Type.Object({
   note: Nullable(Type.String()),
   rotation: Type.Integer({ description: 'Degrees clockwise: 0, 90, 180, 270.' }),
   layout: Type.String({ description: `One of ${LAYOUTS.join(', ')}.` }),
-  source_path: Nullable(Type.String(), 'The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area).'),
+  source_path: Nullable(
+    Type.String(),
+    'The image, relative to the documents root: `commande/<ref>/<name>` (an attachment) or `bericht/<report ref>/<name>` (the work area).',
+  ),
   source_path_2: Nullable(Type.String(), 'The second image of a before/after page (the "Nachher" image).'),
   url: Nullable(Type.String(), 'File endpoint link of source_path.'),
   thumb_url: Nullable(Type.String(), 'Its small thumbnail.'),
@@ -163,7 +232,7 @@ export const Page = Type.Object({
   thumb_url_2: Nullable(Type.String()),
   signature: PageSignature,
   checklist: Nullable(Type.Array(ChecklistItem), `A checklist page's items in order; null on every other page. ${CHECKLIST_RULES}`),
-  evidence: PageEvidence('the page\'s image (`source_path`): what the service recorded when the photo was uploaded'),
+  evidence: PageEvidence("the page's image (`source_path`): what the service recorded when the photo was uploaded"),
   evidence_2: PageEvidence('the second image of a before/after page (`source_path_2`)'),
 });
 export type PageResponse = Static<typeof Page>;
@@ -223,9 +292,16 @@ export const ReportsQuery = Type.Object({
   id: Type.Optional(RowId('Report id: detail, or with `action` an operation on it.')),
   action: Type.Optional(Type.String({ maxLength: 64, description: '`create` (no id); `update`, `finalize`, `new_version` (with id).' })),
   q: Type.Optional(SearchText('report ref, title and parent ref (list only)')),
-  element_type: Type.Optional(Type.Union(ELEMENT_TYPE_VALUES.map((t) => Type.Literal(t)), { description: 'List only reports of this kind of parent.' })),
+  element_type: Type.Optional(
+    Type.Union(
+      ELEMENT_TYPE_VALUES.map((t) => Type.Literal(t)),
+      { description: 'List only reports of this kind of parent.' },
+    ),
+  ),
   fk_element: Type.Optional(RowId('List only reports of this parent object (with element_type; commande when not given).')),
-  status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('final')], { description: 'List only drafts or only final reports.' })),
+  status: Type.Optional(
+    Type.Union([Type.Literal('draft'), Type.Literal('final')], { description: 'List only drafts or only final reports.' }),
+  ),
   ...PageQuery,
 });
 export type ReportsQuery = Static<typeof ReportsQuery>;
@@ -234,16 +310,31 @@ const ReportOptions = {
   title: Type.Optional(Title('Report title (at most 255 characters).')),
   format: Type.Optional(Format),
   orientation: Type.Optional(OrientationSchema),
-  odt_template: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }), 'Cover sheet: a name from /api/odt_templates.php, or null for none.')),
-  photos_per_sheet: Type.Optional(PhotosPerSheetSchema(`${PHOTOS_PER_SHEET_DESCRIPTION} Not given: the template's (or the copied report's) choice, else ${DEFAULT_PHOTOS_PER_SHEET}.`)),
+  odt_template: Type.Optional(
+    Nullable(Type.String({ minLength: 1, maxLength: 255 }), 'Cover sheet: a name from /api/odt_templates.php, or null for none.'),
+  ),
+  photos_per_sheet: Type.Optional(
+    PhotosPerSheetSchema(
+      `${PHOTOS_PER_SHEET_DESCRIPTION} Not given: the template's (or the copied report's) choice, else ${DEFAULT_PHOTOS_PER_SHEET}.`,
+    ),
+  ),
 };
 
 export const CreateReportBody = Type.Object(
   {
-    element_type: Type.Optional(Type.Union(ELEMENT_TYPE_VALUES.map((t) => Type.Literal(t)), { description: 'Kind of parent object. @default commande' })),
+    element_type: Type.Optional(
+      Type.Union(
+        ELEMENT_TYPE_VALUES.map((t) => Type.Literal(t)),
+        { description: 'Kind of parent object. @default commande' },
+      ),
+    ),
     fk_element: RowId('Id of the order, invoice or proposal the report belongs to.'),
     ...ReportOptions,
-    template_id: Type.Optional(RowId("A template whose pages (and, unless given here, title, format, orientation, cover sheet and photos_per_sheet) the report starts with.")),
+    template_id: Type.Optional(
+      RowId(
+        'A template whose pages (and, unless given here, title, format, orientation, cover sheet and photos_per_sheet) the report starts with.',
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -294,7 +385,9 @@ export const TemplateItem = Type.Object({
   format: Type.String(),
   orientation: Type.String(),
   odt_template: Nullable(Type.String()),
-  photos_per_sheet: PhotosPerSheetSchema(`${PHOTOS_PER_SHEET_DESCRIPTION} A report made from the template takes it unless its request gives one.`),
+  photos_per_sheet: PhotosPerSheetSchema(
+    `${PHOTOS_PER_SHEET_DESCRIPTION} A report made from the template takes it unless its request gives one.`,
+  ),
   page_count: Type.Integer(),
   fk_user_creat: Type.Integer(),
   datec: UnixOrNull('Creation time.'),
@@ -316,22 +409,40 @@ export const DeletedReport = Type.Object({ id: Type.Integer(), ref: Type.String(
 export const PagesQuery = Type.Object({
   id: Type.Optional(RowId('Page id (update, delete).')),
   bericht_id: Type.Optional(RowId('Report id (add, reorder, signature).')),
-  action: Type.Optional(Type.String({ maxLength: 64, description: '`add`, `reorder`, `signature` (with bericht_id); `check`, `check_all` (with id); none with `id`: update (or delete with delete=1).' })),
-  delete: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal(1), Type.Literal('true'), Type.Boolean()], { description: '1: delete the page `id` (POST instead of DELETE).' })),
+  action: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description:
+        '`add`, `reorder`, `signature` (with bericht_id); `check`, `check_all` (with id); none with `id`: update (or delete with delete=1).',
+    }),
+  ),
+  delete: Type.Optional(
+    Type.Union([Type.Literal('1'), Type.Literal(1), Type.Literal('true'), Type.Boolean()], {
+      description: '1: delete the page `id` (POST instead of DELETE).',
+    }),
+  ),
 });
 export type PagesQuery = Static<typeof PagesQuery>;
 
 export const AddPageBody = Type.Object(
   {
     layout: Type.Optional(
-      Type.Union(EDITABLE_LAYOUTS.map((l) => Type.Literal(l)), {
-        description: 'photo (one image; default when `source` is given), before_after (two), title_only (none; default without `source`), checklist (items, no image; see `checklist`).',
-      }),
+      Type.Union(
+        EDITABLE_LAYOUTS.map((l) => Type.Literal(l)),
+        {
+          description:
+            'photo (one image; default when `source` is given), before_after (two), title_only (none; default without `source`), checklist (items, no image; see `checklist`).',
+        },
+      ),
     ),
     title: Type.Optional(PageTitle),
     note: Type.Optional(Note),
     rotation: Type.Optional(RotationSchema),
-    source: Type.Optional(AttachmentName("The image: the name of a photo in the parent object's attachments (as listed by action=photos), e.g. IMG_1.jpg. For before_after the \"Vorher\" image.")),
+    source: Type.Optional(
+      AttachmentName(
+        'The image: the name of a photo in the parent object\'s attachments (as listed by action=photos), e.g. IMG_1.jpg. For before_after the "Vorher" image.',
+      ),
+    ),
     source_2: Type.Optional(AttachmentName('before_after: the "Nachher" image, likewise.')),
     checklist: Type.Optional(ChecklistDefinition),
   },
@@ -355,7 +466,10 @@ export type UpdatePageBody = Static<typeof UpdatePageBody>;
 
 export const ReorderBody = Type.Object(
   {
-    order: Type.Array(RowId('Page id.'), { maxItems: MAX_REPORT_PAGES, description: 'Every page id of the report, each once, in the new order.' }),
+    order: Type.Array(RowId('Page id.'), {
+      maxItems: MAX_REPORT_PAGES,
+      description: 'Every page id of the report, each once, in the new order.',
+    }),
     bericht_id: Type.Optional(RowId('The report (also accepted in the query).')),
   },
   { additionalProperties: false },
@@ -371,8 +485,16 @@ export const DeletedPage = Type.Object({
 
 export const PdfQuery = Type.Object({
   id: RowId('Report id.'),
-  preview: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Boolean(), Type.Literal(0), Type.Literal(1)], { description: '1: a preview made now, even for a final report. Default: the final PDF, or a preview for a draft.' })),
-  download: Type.Optional(Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Boolean(), Type.Literal(0), Type.Literal(1)], { description: '1: served as an attachment (download) instead of inline.' })),
+  preview: Type.Optional(
+    Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Boolean(), Type.Literal(0), Type.Literal(1)], {
+      description: '1: a preview made now, even for a final report. Default: the final PDF, or a preview for a draft.',
+    }),
+  ),
+  download: Type.Optional(
+    Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Boolean(), Type.Literal(0), Type.Literal(1)], {
+      description: '1: served as an attachment (download) instead of inline.',
+    }),
+  ),
   jwt: Type.Optional(Type.String({ maxLength: 4096, description: 'The token, for a link or a frame that cannot send a header.' })),
 });
 export type PdfQuery = Static<typeof PdfQuery>;

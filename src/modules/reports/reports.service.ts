@@ -36,10 +36,28 @@ import { copyEvidence, evidenceByPaths } from '../photo-evidence/photo-evidence.
 import { toEvidenceResponse, type PhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
 import type { ListTotals } from '../../db/list-total.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow, type SignatureFactsRow } from './reports.repository.js';
-import type { ChecklistItemResponse, CreateReportBody, CreateTemplateBody, PageResponse, PageSignature, ReportDetail, ReportListItem, TemplateItem } from './reports.schemas.js';
+import type {
+  ChecklistItemResponse,
+  CreateReportBody,
+  CreateTemplateBody,
+  PageResponse,
+  PageSignature,
+  ReportDetail,
+  ReportListItem,
+  TemplateItem,
+} from './reports.schemas.js';
 import { DEFAULT_PHOTOS_PER_SHEET, photosPerSheetOf } from './photos-per-sheet.js';
 import { clearedItems, deviationOf, highestId, readItems, writeItems, type StoredItem } from './checklist.js';
-import { copyIntoFolder, isInWorkArea, prepareAhead, printCacheDir, reportFolder, resolveSource, sourceUrl, WORK_AREA_DIR } from './work-area.js';
+import {
+  copyIntoFolder,
+  isInWorkArea,
+  prepareAhead,
+  printCacheDir,
+  reportFolder,
+  resolveSource,
+  sourceUrl,
+  WORK_AREA_DIR,
+} from './work-area.js';
 import { keptCopiesOf, resolveKept } from './kept-copies.js';
 
 /** Tries at most this many refs when others take them at the same moment. */
@@ -99,7 +117,12 @@ export function toChecklistItem(item: StoredItem): ChecklistItemResponse {
     value: item.value,
     deviation: deviationOf(item),
     note: item.note,
-    photos: item.photos.map((p) => ({ name: path.posix.basename(p), source_path: p, url: sourceUrl(p)!, thumb_url: sourceUrl(p, 'small')! })),
+    photos: item.photos.map((p) => ({
+      name: path.posix.basename(p),
+      source_path: p,
+      url: sourceUrl(p)!,
+      thumb_url: sourceUrl(p, 'small')!,
+    })),
     checked_at: item.checked_at,
     checked_by: item.checked_by,
   };
@@ -109,7 +132,11 @@ export function toChecklistItem(item: StoredItem): ChecklistItemResponse {
  * A page as the API answers it; `signature`: the page's `bericht_signature` row, for a signature
  * page; `evidence`: the photo evidence of its images by path (evidenceByPaths), none when not given.
  */
-export function toPageResponse(row: PageRow, signature?: SignatureFactsRow, evidence?: ReadonlyMap<string, PhotoEvidenceRow>): PageResponse {
+export function toPageResponse(
+  row: PageRow,
+  signature?: SignatureFactsRow,
+  evidence?: ReadonlyMap<string, PhotoEvidenceRow>,
+): PageResponse {
   const evidenceOf = (relPath: string | null) => {
     const found = relPath === null ? undefined : evidence?.get(relPath);
     return found ? toEvidenceResponse(found) : null;
@@ -136,13 +163,24 @@ export function toPageResponse(row: PageRow, signature?: SignatureFactsRow, evid
 }
 
 /** The photo evidence of `pages`' images, by path, in one query (a few for a long report). */
-export function pageEvidenceOf(conn: Db, entity: number, pages: readonly Pick<PageRow, 'source_path' | 'source_path_2'>[]): Promise<Map<string, PhotoEvidenceRow>> {
-  return evidenceByPaths(conn, entity, pages.flatMap((p) => [p.source_path, p.source_path_2]));
+export function pageEvidenceOf(
+  conn: Db,
+  entity: number,
+  pages: readonly Pick<PageRow, 'source_path' | 'source_path_2'>[],
+): Promise<Map<string, PhotoEvidenceRow>> {
+  return evidenceByPaths(
+    conn,
+    entity,
+    pages.flatMap((p) => [p.source_path, p.source_path_2]),
+  );
 }
 
 /** The signature records of a report's signature pages, in one query; none asked for a report without any. */
 export function signatureFactsOf(repo: ReportRepository, conn: Db, pages: PageRow[]): Promise<Map<number, SignatureFactsRow>> {
-  return repo.signatureFacts(conn, pages.filter((p) => p.layout === 'signature').map((p) => Number(p.rowid)));
+  return repo.signatureFacts(
+    conn,
+    pages.filter((p) => p.layout === 'signature').map((p) => Number(p.rowid)),
+  );
 }
 
 /**
@@ -154,7 +192,13 @@ export function signatureFactsOf(repo: ReportRepository, conn: Db, pages: PageRo
  */
 export async function withPageSignatures<T>(repo: ReportRepository, conn: Db, answer: T): Promise<T> {
   const report = answer as { ref?: unknown; pages?: unknown; photos_per_sheet?: number };
-  if (typeof report === 'object' && report !== null && 'ref' in report && Array.isArray(report.pages) && report.photos_per_sheet === undefined) {
+  if (
+    typeof report === 'object' &&
+    report !== null &&
+    'ref' in report &&
+    Array.isArray(report.pages) &&
+    report.photos_per_sheet === undefined
+  ) {
     report.photos_per_sheet = DEFAULT_PHOTOS_PER_SHEET;
   }
   type StoredPage = Omit<PageResponse, 'signature' | 'checklist' | 'evidence' | 'evidence_2'> & {
@@ -163,8 +207,13 @@ export async function withPageSignatures<T>(repo: ReportRepository, conn: Db, an
     evidence?: PageResponse['evidence'];
     evidence_2?: PageResponse['evidence_2'];
   };
-  const isPage = (value: unknown): value is StoredPage => typeof value === 'object' && value !== null && 'layout' in value && 'fk_bericht' in value;
-  const candidates = isPage(answer) ? [answer] : Array.isArray((answer as { pages?: unknown })?.pages) ? ((answer as { pages: unknown[] }).pages.filter(isPage)) : [];
+  const isPage = (value: unknown): value is StoredPage =>
+    typeof value === 'object' && value !== null && 'layout' in value && 'fk_bericht' in value;
+  const candidates = isPage(answer)
+    ? [answer]
+    : Array.isArray((answer as { pages?: unknown })?.pages)
+      ? (answer as { pages: unknown[] }).pages.filter(isPage)
+      : [];
   // Answers from before checklists existed: no page of theirs was one. Answers from before photo
   // evidence was kept: none was recorded for their images then.
   for (const page of candidates) {
@@ -174,7 +223,10 @@ export async function withPageSignatures<T>(repo: ReportRepository, conn: Db, an
   }
   const lacking = candidates.filter((page) => page.signature === undefined);
   if (lacking.length === 0) return answer;
-  const facts = await repo.signatureFacts(conn, lacking.filter((p) => p.layout === 'signature').map((p) => p.id));
+  const facts = await repo.signatureFacts(
+    conn,
+    lacking.filter((p) => p.layout === 'signature').map((p) => p.id),
+  );
   for (const page of lacking) {
     const row = facts.get(page.id);
     page.signature = page.layout === 'signature' && row ? toPageSignature({ layout: 'signature' } as PageRow, row) : null;
@@ -226,7 +278,10 @@ export function toTemplateItem(row: ReportRow): TemplateItem {
 
 /** What a new report is made of: its row and the pages it starts with (copied from another report). */
 interface NewReport {
-  fields: Omit<Selectable<BerichtTable>, 'rowid' | 'ref' | 'entity' | 'datec' | 'tms' | 'status' | 'final_pdf_path' | 'fk_user_modif' | 'fk_user_creat'>;
+  fields: Omit<
+    Selectable<BerichtTable>,
+    'rowid' | 'ref' | 'entity' | 'datec' | 'tms' | 'status' | 'final_pdf_path' | 'fk_user_modif' | 'fk_user_creat'
+  >;
   pages: PageRow[];
   /** Copy pages' attachments (not only work-area files) into the new work area: templates own their images. */
   copyAttachments: boolean;
@@ -297,7 +352,13 @@ export function createReportService(deps: ReportServiceDeps) {
     const visible = user ? new Set(await repo.visibleIds(conn, [...seen.keys()], access.reportVisible(user, REPORT_ALIAS))) : undefined;
     return [...seen.values()]
       .filter((r) => !visible || visible.has(Number(r.rowid)))
-      .map((r) => ({ id: Number(r.rowid), ref: r.ref, version: Number(r.version), status: reportStatus(r.status), datec: fromDbDateTime(r.datec) }))
+      .map((r) => ({
+        id: Number(r.rowid),
+        ref: r.ref,
+        version: Number(r.version),
+        status: reportStatus(r.status),
+        datec: fromDbDateTime(r.datec),
+      }))
       .sort((a, b) => a.version - b.version || a.id - b.id);
   }
 
@@ -305,7 +366,11 @@ export function createReportService(deps: ReportServiceDeps) {
     const pages = await repo.pages(conn, Number(row.rowid));
     const signatures = await signatureFactsOf(repo, conn, pages);
     const evidence = await pageEvidenceOf(conn, entity, pages);
-    return { ...toReportItem(row), pages: pages.map((p) => toPageResponse(p, signatures.get(Number(p.rowid)), evidence)), versions: await versionsOf(Number(row.rowid), conn, user) };
+    return {
+      ...toReportItem(row),
+      pages: pages.map((p) => toPageResponse(p, signatures.get(Number(p.rowid)), evidence)),
+      versions: await versionsOf(Number(row.rowid), conn, user),
+    };
   }
 
   /**
@@ -314,7 +379,11 @@ export function createReportService(deps: ReportServiceDeps) {
    * transaction and handed to `answered` there (to store it as an idempotent answer). Two requests
    * at once may pick the same number: the unique index refuses the second, which tries the next one.
    */
-  async function insertReport(user: AuthUser, input: NewReport, answered?: (trx: Db, answer: ReportDetail) => Promise<void>): Promise<ReportDetail> {
+  async function insertReport(
+    user: AuthUser,
+    input: NewReport,
+    answered?: (trx: Db, answer: ReportDetail) => Promise<void>,
+  ): Promise<ReportDetail> {
     const prefix = refPrefix(new Date(), config.timeZone);
     let bump = 0;
     for (let attempt = 0; attempt < REF_ATTEMPTS; attempt++) {
@@ -337,7 +406,17 @@ export function createReportService(deps: ReportServiceDeps) {
             await repo.lockById(trx, input.versionOf);
             version = Math.max(0, ...(await versionsOf(input.versionOf, trx)).map((v) => v.version)) + 1;
           }
-          const id = await repo.insertReport(trx, { ...input.fields, version, ref, entity, status: 0, final_pdf_path: null, fk_user_creat: user.id, datec: now, tms: now });
+          const id = await repo.insertReport(trx, {
+            ...input.fields,
+            version,
+            ref,
+            entity,
+            status: 0,
+            final_pdf_path: null,
+            fk_user_creat: user.id,
+            datec: now,
+            tms: now,
+          });
           let order = 0;
           // One image shown on several pages gets one name here, not name_2, name_3, …
           const copied = new Map<string, string>();
@@ -352,7 +431,13 @@ export function createReportService(deps: ReportServiceDeps) {
               try {
                 if (fromKept) {
                   // An attachment stays the attachment while it is there; gone, its kept copy comes along.
-                  if (await resolveSource(dataRoot, entity, relPath).then(() => true, () => false)) return relPath;
+                  if (
+                    await resolveSource(dataRoot, entity, relPath).then(
+                      () => true,
+                      () => false,
+                    )
+                  )
+                    return relPath;
                   source = await resolveKept(dataRoot, entity, relPath, input.kept!);
                 } else {
                   source = await resolveSource(dataRoot, entity, relPath);
@@ -378,7 +463,13 @@ export function createReportService(deps: ReportServiceDeps) {
               source_path: await copy(page.source_path),
               source_path_2: await copy(page.source_path_2),
               // A checklist starts unanswered in a report made from a template (and in a new template).
-              checklist: page.layout !== 'checklist' ? null : writeItems(input.clearChecks ? clearedItems(readItems(page.checklist)) : readItems(page.checklist), highestId(page.checklist)),
+              checklist:
+                page.layout !== 'checklist'
+                  ? null
+                  : writeItems(
+                      input.clearChecks ? clearedItems(readItems(page.checklist)) : readItems(page.checklist),
+                      highestId(page.checklist),
+                    ),
               // Copied into this report now, by its maker.
               fk_user_creat: user.id,
               datec: now,
@@ -407,7 +498,10 @@ export function createReportService(deps: ReportServiceDeps) {
     visibleReport,
     detail,
 
-    async list(user: AuthUser, query: { q?: string; elementType?: ElementType; fkElement?: number; status?: 'draft' | 'final'; limit: number; offset: number }) {
+    async list(
+      user: AuthUser,
+      query: { q?: string; elementType?: ElementType; fkElement?: number; status?: 'draft' | 'final'; limit: number; offset: number },
+    ) {
       const { rows, total } = await repo.list(
         db,
         totals,
@@ -442,7 +536,11 @@ export function createReportService(deps: ReportServiceDeps) {
         const odt = body.odt_template !== undefined ? body.odt_template : (template?.odt_template ?? null);
         await checkOdtTemplate(odt);
         const title = body.title ?? template?.title;
-        if (!title) throw new AppError('VALIDATION_FAILED', { message: 'title erforderlich', details: [{ field: 'body.title', message: 'required' }] });
+        if (!title)
+          throw new AppError('VALIDATION_FAILED', {
+            message: 'title erforderlich',
+            details: [{ field: 'body.title', message: 'required' }],
+          });
         return insertReport(
           user,
           {
@@ -470,9 +568,9 @@ export function createReportService(deps: ReportServiceDeps) {
     },
 
     /**
-   * A new draft with the next version number, a copy of `id` with its pages (not its signature
-   * pages: a signature covers the version it was given on); `id` stays as it is.
-   */
+     * A new draft with the next version number, a copy of `id` with its pages (not its signature
+     * pages: a signature covers the version it was given on); `id` stays as it is.
+     */
     async newVersion(user: AuthUser, id: number): Promise<ReportDetail> {
       const source = await visibleReport(user, id);
       if (Number(source.is_template) === 1) throw new AppError('CONFLICT', { message: 'Von einer Vorlage gibt es keine Versionen' });
@@ -507,20 +605,31 @@ export function createReportService(deps: ReportServiceDeps) {
      */
     async remove(user: AuthUser, id: number): Promise<{ id: number; ref: string; deleted: true }> {
       const row = await visibleReport(user, id);
-      if (Number(row.is_template) === 1 && !hasAdminRight(user)) throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
+      if (Number(row.is_template) === 1 && !hasAdminRight(user))
+        throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
       const folder = reportFolder(dataRoot, entity, row.ref);
       // The final PDF's copy in the object's documents (report-pdf.service.ts, finalize) goes too.
-      const parent = row.final_pdf_path && row.element_type && row.fk_element !== null ? await repo.parentWithCustomer(db, row.element_type as ElementType, Number(row.fk_element)) : undefined;
-      const copy = parent ? { folder: objectFolder(dataRoot, entity, row.element_type as ElementType, parent.ref), name: path.basename(row.final_pdf_path!) } : undefined;
+      const parent =
+        row.final_pdf_path && row.element_type && row.fk_element !== null
+          ? await repo.parentWithCustomer(db, row.element_type as ElementType, Number(row.fk_element))
+          : undefined;
+      const copy = parent
+        ? { folder: objectFolder(dataRoot, entity, row.element_type as ElementType, parent.ref), name: path.basename(row.final_pdf_path!) }
+        : undefined;
       await db.transaction().execute(async (trx) => {
         const locked = await repo.lockById(trx, id);
         if (!locked) throw new AppError('REPORT_NOT_FOUND');
         if (Number(locked.status) !== 0 && !hasAdminRight(user)) {
-          throw new AppError('AUTH_RIGHT_MISSING', { message: 'Einen abgeschlossenen Bericht dürfen nur Administratoren löschen', details: { right: 'admin' } });
+          throw new AppError('AUTH_RIGHT_MISSING', {
+            message: 'Einen abgeschlossenen Bericht dürfen nur Administratoren löschen',
+            details: { right: 'admin' },
+          });
         }
         // Images of this report's work area that pages of other reports show (data made elsewhere) stay.
         if ((await repo.foreignPagesIn(trx, id, `${WORK_AREA_DIR}/${folder.name}/`)) > 0) {
-          throw new AppError('CONFLICT', { message: 'Seiten anderer Berichte zeigen Bilder dieses Berichts; er kann nicht gelöscht werden' });
+          throw new AppError('CONFLICT', {
+            message: 'Seiten anderer Berichte zeigen Bilder dieses Berichts; er kann nicht gelöscht werden',
+          });
         }
         await repo.relinkChildren(trx, id, locked.fk_bericht_parent === null ? null : Number(locked.fk_bericht_parent));
         await createUploadsRepository(trx, handle.dialect).deleteEcmFiles(entity, folder.filepath);
@@ -535,13 +644,19 @@ export function createReportService(deps: ReportServiceDeps) {
     },
 
     async listTemplates(user: AuthUser, query: { q?: string; limit: number; offset: number }) {
-      const { rows, total } = await repo.list(db, totals, { visible: access.reportVisible(user, REPORT_ALIAS), templates: true, q: query.q?.trim() || undefined }, query);
+      const { rows, total } = await repo.list(
+        db,
+        totals,
+        { visible: access.reportVisible(user, REPORT_ALIAS), templates: true, q: query.q?.trim() || undefined },
+        query,
+      );
       return { items: rows.map(toTemplateItem), total };
     },
 
     /** A template, empty or a copy of a report's pages with their images (templates own their images). */
     async createTemplate(user: AuthUser, body: CreateTemplateBody): Promise<ReportDetail> {
-      if (!hasAdminRight(user)) throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
+      if (!hasAdminRight(user))
+        throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
       const source = body.from_report === undefined ? undefined : await visibleReport(user, body.from_report);
       const odt = body.odt_template !== undefined ? body.odt_template : (source?.odt_template ?? null);
       await checkOdtTemplate(odt);

@@ -97,11 +97,21 @@ export function printCacheDir(dataRoot: string, entity: number): string {
  * The box a page's images are prepared for (pdf/geometry.ts): the report's paper and layout, the
  * page's kind and quarter turns.
  */
-export function pageImageBox(report: { format: string; orientation: string; photos_per_sheet?: number | string | null }, page: { layout: string; rotation: number | string }, perSheet: PhotosPerSheet = photosPerSheetOf(report)): ImageBox {
+export function pageImageBox(
+  report: { format: string; orientation: string; photos_per_sheet?: number | string | null },
+  page: { layout: string; rotation: number | string },
+  perSheet: PhotosPerSheet = photosPerSheetOf(report),
+): ImageBox {
   const format = (['A3', 'A4', 'A5', 'LETTER'] as const).find((f) => f === report.format) ?? 'A4';
   const orientation = report.orientation === 'landscape' ? 'landscape' : 'portrait';
   const rotation = Number(page.rotation);
-  return imageBoxFor(format, orientation, perSheet, page.layout === 'before_after' ? 'before_after' : 'photo', rotation === 90 || rotation === 180 || rotation === 270 ? rotation : 0);
+  return imageBoxFor(
+    format,
+    orientation,
+    perSheet,
+    page.layout === 'before_after' ? 'before_after' : 'photo',
+    rotation === 90 || rotation === 180 || rotation === 270 ? rotation : 0,
+  );
 }
 
 /**
@@ -118,7 +128,11 @@ export function prepareAhead(
   if (page.layout !== 'photo' && page.layout !== 'before_after') return;
   const box = pageImageBox(report, page);
   for (const relPath of [page.source_path, page.layout === 'before_after' ? page.source_path_2 : null]) {
-    if (relPath) void resolveSource(where.dataRoot, where.entity, relPath).then((file) => queue.add(file, box), () => undefined);
+    if (relPath)
+      void resolveSource(where.dataRoot, where.entity, relPath).then(
+        (file) => queue.add(file, box),
+        () => undefined,
+      );
   }
 }
 

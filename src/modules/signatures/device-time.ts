@@ -92,11 +92,19 @@ export function parseDeviceZone(raw: string): string | undefined {
 /** The facts for the metadata, judged against the server's time `serverUnix`. */
 export function deviceTimeFacts(device: DeviceTime | undefined, zone: string | undefined, serverUnix: number): DeviceTimeFacts {
   if (!device) {
-    return { signed_at_device: null, signed_at_device_unix: null, signed_at_device_zone: null, device_time_difference_seconds: null, device_time_plausible: null, device_time_implausible_reason: null };
+    return {
+      signed_at_device: null,
+      signed_at_device_unix: null,
+      signed_at_device_zone: null,
+      device_time_difference_seconds: null,
+      device_time_plausible: null,
+      device_time_implausible_reason: null,
+    };
   }
   const unix = Math.floor(device.ms / 1000);
   const difference = serverUnix - unix;
-  const reason: ImplausibleReason | null = difference < -DEVICE_AHEAD_SECONDS ? 'ahead' : difference > DEVICE_MAX_AGE_SECONDS ? 'too_old' : null;
+  const reason: ImplausibleReason | null =
+    difference < -DEVICE_AHEAD_SECONDS ? 'ahead' : difference > DEVICE_MAX_AGE_SECONDS ? 'too_old' : null;
   return {
     signed_at_device: device.iso,
     signed_at_device_unix: unix,
@@ -125,7 +133,9 @@ function offsetMinutes(offset: string): number {
  * The device's local time for people: `dd.mm.yyyy HH:MM:SS` in its zone when it sent one, else
  * at the offset it sent; and which zone that is (`MEZ, Europe/Berlin`, or `UTC+01:00`).
  */
-export function deviceClock(facts: Pick<DeviceTimeFacts, 'signed_at_device' | 'signed_at_device_unix' | 'signed_at_device_zone'>): { time: string; zone: string } | null {
+export function deviceClock(
+  facts: Pick<DeviceTimeFacts, 'signed_at_device' | 'signed_at_device_unix' | 'signed_at_device_zone'>,
+): { time: string; zone: string } | null {
   if (facts.signed_at_device === null || facts.signed_at_device_unix === null) return null;
   const date = new Date(facts.signed_at_device_unix * 1000);
   const zone = facts.signed_at_device_zone;
@@ -151,7 +161,9 @@ function span(seconds: number): string {
 }
 
 /** The mark of an implausible device time (`unplausibel: …`), or null when it is plausible or there is none. */
-export function implausibleMark(facts: Pick<DeviceTimeFacts, 'device_time_implausible_reason' | 'device_time_difference_seconds'>): string | null {
+export function implausibleMark(
+  facts: Pick<DeviceTimeFacts, 'device_time_implausible_reason' | 'device_time_difference_seconds'>,
+): string | null {
   const difference = facts.device_time_difference_seconds;
   if (difference === null) return null;
   switch (facts.device_time_implausible_reason) {
@@ -169,7 +181,9 @@ export function implausibleMark(facts: Pick<DeviceTimeFacts, 'device_time_implau
  * SHOWN_APART_SECONDS of the server's (then one time, the server's, as without it); else the
  * device's clock and the mark when it is implausible.
  */
-export function deviceTimeShown(facts: Partial<DeviceTimeFacts> | null | undefined): { time: string; zone: string; mark: string | null } | null {
+export function deviceTimeShown(
+  facts: Partial<DeviceTimeFacts> | null | undefined,
+): { time: string; zone: string; mark: string | null } | null {
   if (!facts) return null;
   const full: DeviceTimeFacts = {
     signed_at_device: facts.signed_at_device ?? null,

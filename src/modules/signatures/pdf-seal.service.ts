@@ -88,7 +88,8 @@ export function pdfDateOf(text: string | undefined): Date | undefined {
 const sha256Hex = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 /** Backoff after `attempts` attempts: 30 s, 60 s, 2 min … at most an hour. */
-export const timestampRetrySeconds = (attempts: number) => Math.min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** Math.max(0, Math.min(attempts - 1, 20)));
+export const timestampRetrySeconds = (attempts: number) =>
+  Math.min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** Math.max(0, Math.min(attempts - 1, 20)));
 
 export interface PdfSealDeps {
   handle: DbHandle;
@@ -104,18 +105,27 @@ export function createPdfSeal(deps: PdfSealDeps) {
   const entity = config.entity;
   const repo = createReportRepository(handle.dialect);
   const tsa: TsaSettings | undefined = config.seal.tsaUrl
-    ? { url: config.seal.tsaUrl, username: config.seal.tsaUsername, password: config.seal.tsaPassword, timeoutMs: config.seal.tsaTimeoutSeconds * 1000 }
+    ? {
+        url: config.seal.tsaUrl,
+        username: config.seal.tsaUsername,
+        password: config.seal.tsaPassword,
+        timeoutMs: config.seal.tsaTimeoutSeconds * 1000,
+      }
     : undefined;
   const subjectOf = (der: Buffer) => {
     try {
       const { subject } = new X509Certificate(der);
-      return subject.split('\n').find((l) => l.startsWith('CN='))?.slice(3) ?? subject;
+      return (
+        subject
+          .split('\n')
+          .find((l) => l.startsWith('CN='))
+          ?.slice(3) ?? subject
+      );
     } catch {
       return '?';
     }
   };
   const signerName = subjectOf(certificate.certificate);
-
 
   /** Seals the PDF `file` in place. */
   async function seal(file: string, report: SealReport, options: { company: string; at?: Date }): Promise<SealOutcome> {
@@ -140,7 +150,11 @@ export function createPdfSeal(deps: PdfSealDeps) {
           }
         : undefined,
     });
-    if (tsaProblem) logger.warn({ report: report.ref, tsa: tsa?.url, problem: tsaProblem }, 'time-stamp authority not reached at finalize: the report is sealed without trusted time, which is added when the authority answers');
+    if (tsaProblem)
+      logger.warn(
+        { report: report.ref, tsa: tsa?.url, problem: tsaProblem },
+        'time-stamp authority not reached at finalize: the report is sealed without trusted time, which is added when the authority answers',
+      );
     await writeFile(file, sealed.pdf);
     return {
       digest: sealed.digest.toString('hex'),
@@ -209,7 +223,12 @@ export function createPdfSeal(deps: PdfSealDeps) {
     const now = new Date();
     let q = db
       .updateTable('bericht_seal')
-      .set({ lease_owner: RUN_ID, lease_until: toDbDateTime(new Date(now.getTime() + LEASE_SECONDS * 1000)), attempts: Number(row.attempts) + 1, tms: toDbDateTime(now) })
+      .set({
+        lease_owner: RUN_ID,
+        lease_until: toDbDateTime(new Date(now.getTime() + LEASE_SECONDS * 1000)),
+        attempts: Number(row.attempts) + 1,
+        tms: toDbDateTime(now),
+      })
       .where('rowid', '=', Number(row.rowid))
       .where('timestamp', '=', 'pending')
       .where('attempts', '=', Number(row.attempts));
@@ -219,16 +238,32 @@ export function createPdfSeal(deps: PdfSealDeps) {
 
   /** The files of this sealed PDF (the report's, the copy in the object's documents), by their ecm_files rows. */
   async function filesOf(row: SealRow, conn: Db = db) {
-    const report = await conn.selectFrom('bericht').select(['final_pdf_path', 'status']).where('rowid', '=', Number(row.fk_bericht)).executeTakeFirst();
+    const report = await conn
+      .selectFrom('bericht')
+      .select(['final_pdf_path', 'status'])
+      .where('rowid', '=', Number(row.fk_bericht))
+      .executeTakeFirst();
     if (!report?.final_pdf_path || Number(report.status) === 0) return undefined;
     const filename = path.posix.basename(report.final_pdf_path);
-    const rows = await conn.selectFrom('ecm_files').select(['rowid', 'filepath', 'filename', 'label']).where('entity', '=', entity).where('filename', '=', filename).execute();
+    const rows = await conn
+      .selectFrom('ecm_files')
+      .select(['rowid', 'filepath', 'filename', 'label'])
+      .where('entity', '=', entity)
+      .where('filename', '=', filename)
+      .execute();
     const root = entityRoot(config.dataRoot, entity);
-    return { main: path.join(root, report.final_pdf_path), rows: rows.map((r) => ({ ...r, file: path.join(root, r.filepath, r.filename) })) };
+    return {
+      main: path.join(root, report.final_pdf_path),
+      rows: rows.map((r) => ({ ...r, file: path.join(root, r.filepath, r.filename) })),
+    };
   }
 
   /** Writes the job's outcome while this process holds it; true when it did (false: the lease was lost). */
-  async function settle(row: SealRow, set: { timestamp?: TimestampState; error?: string | null; stamped_sha256?: string; stamped_at?: string; retry?: boolean }, conn: Db = db): Promise<boolean> {
+  async function settle(
+    row: SealRow,
+    set: { timestamp?: TimestampState; error?: string | null; stamped_sha256?: string; stamped_at?: string; retry?: boolean },
+    conn: Db = db,
+  ): Promise<boolean> {
     const now = new Date();
     const result = await conn
       .updateTable('bericht_seal')
@@ -237,7 +272,9 @@ export function createPdfSeal(deps: PdfSealDeps) {
         ...(set.error !== undefined ? { error: set.error?.slice(0, 1000) ?? null } : {}),
         ...(set.stamped_sha256 ? { stamped_sha256: set.stamped_sha256, stamped_at: set.stamped_at } : {}),
         // `row.attempts` counts the attempt just made: 30 s after the first, then 1 min, 2 min …
-        ...(set.retry ? { next_attempt_at: toDbDateTime(new Date(now.getTime() + timestampRetrySeconds(Number(row.attempts)) * 1000)) } : {}),
+        ...(set.retry
+          ? { next_attempt_at: toDbDateTime(new Date(now.getTime() + timestampRetrySeconds(Number(row.attempts)) * 1000)) }
+          : {}),
         lease_owner: null,
         lease_until: null,
         tms: toDbDateTime(now),
@@ -255,13 +292,18 @@ export function createPdfSeal(deps: PdfSealDeps) {
     if (!files) return void (await settle(row, { timestamp: 'failed', error: 'Der Bericht hat kein abgeschlossenes PDF mehr' }));
     const pdf = await readFile(files.main).catch(() => undefined);
     if (!pdf) return void (await settle(row, { timestamp: 'failed', error: 'Das PDF fehlt im Dokumentenordner' }));
-    if (sha256Hex(pdf) !== row.sealed_sha256) return void (await settle(row, { timestamp: 'failed', error: 'Das PDF wurde nach dem Versiegeln verändert; es bekommt keinen Zeitstempel' }));
+    if (sha256Hex(pdf) !== row.sealed_sha256)
+      return void (await settle(row, {
+        timestamp: 'failed',
+        error: 'Das PDF wurde nach dem Versiegeln verändert; es bekommt keinen Zeitstempel',
+      }));
     let stamped: Buffer;
     try {
       stamped = await addDocumentTimestamp(pdf, TIMESTAMP_FIELD, (imprint) => requestTimestamp(tsa, imprint));
     } catch (error) {
       // A file this service cannot extend will not become one by waiting.
-      if (error instanceof PdfSignError) return void (await settle(row, { timestamp: 'failed', error: `Der Zeitstempel kann nicht angefügt werden: ${error.message}` }));
+      if (error instanceof PdfSignError)
+        return void (await settle(row, { timestamp: 'failed', error: `Der Zeitstempel kann nicht angefügt werden: ${error.message}` }));
       if (!(error instanceof TsaError)) throw error;
       logger.warn({ report: row.ref, tsa: tsa.url, problem: error.message }, 'time-stamp authority still not reached; tried again later');
       return void (await settle(row, { error: error.message, retry: true }));
@@ -288,7 +330,9 @@ export function createPdfSeal(deps: PdfSealDeps) {
         const still = await filesOf(row, trx);
         if (!still || still.main !== files.main) throw new Error('the report changed meanwhile');
         for (const t of targets) await trx.updateTable('ecm_files').set({ label: md5 }).where('rowid', '=', Number(t.rowid)).execute();
-        if (!(await settle(row, { timestamp: 'added', error: null, stamped_sha256: sha256Hex(stamped), stamped_at: toDbDateTime() }, trx))) {
+        if (
+          !(await settle(row, { timestamp: 'added', error: null, stamped_sha256: sha256Hex(stamped), stamped_at: toDbDateTime() }, trx))
+        ) {
           throw new Error('another process took the job meanwhile');
         }
       });
@@ -319,7 +363,9 @@ export function createPdfSeal(deps: PdfSealDeps) {
   }
 
   // Rounds only where an authority is configured; pending records wait for one.
-  const poller = createPoller(tsa ? config.seal.pollSeconds : 0, round, (error) => logger.error({ err: error }, 'time-stamp queue round failed'));
+  const poller = createPoller(tsa ? config.seal.pollSeconds : 0, round, (error) =>
+    logger.error({ err: error }, 'time-stamp queue round failed'),
+  );
 
   // ---- the check of an uploaded PDF --------------------------------------------------------------
 
@@ -328,7 +374,14 @@ export function createPdfSeal(deps: PdfSealDeps) {
     if (!cert) return false;
     const fingerprint = sha256Hex(cert);
     if (fingerprint === certificate.fingerprint) return true;
-    return Boolean(await db.selectFrom('bericht_seal').select('rowid').where('entity', '=', entity).where('cert_sha256', '=', fingerprint).executeTakeFirst());
+    return Boolean(
+      await db
+        .selectFrom('bericht_seal')
+        .select('rowid')
+        .where('entity', '=', entity)
+        .where('cert_sha256', '=', fingerprint)
+        .executeTakeFirst(),
+    );
   }
 
   // The file's signatures and hash are read in worker threads, within a budget of time and memory.
@@ -367,10 +420,26 @@ export function createPdfSeal(deps: PdfSealDeps) {
       .executeTakeFirst();
     const first = ours[0];
     const signersOf = async (id: number) =>
-      (await db.selectFrom('bericht_signature').select('signer_name').where('fk_bericht', '=', id).orderBy('datec').orderBy('rowid').execute()).map((r) => r.signer_name);
+      (
+        await db
+          .selectFrom('bericht_signature')
+          .select('signer_name')
+          .where('fk_bericht', '=', id)
+          .orderBy('datec')
+          .orderBy('rowid')
+          .execute()
+      ).map((r) => r.signer_name);
     type SealRecord = NonNullable<typeof byFile>;
-    const reportOf = async (r: SealRecord) => ({ id: Number(r.fk_bericht), ref: r.ref, version: Number(r.version), signers: await signersOf(Number(r.fk_bericht)) });
-    const stampOf = (s: FoundSignature | undefined) => (s?.timestamp?.valid && s.timestamp.info ? { at: s.timestamp.info.genTime, authority: s.kind === 'timestamp' && s.certificate ? subjectOf(s.certificate) : undefined } : undefined);
+    const reportOf = async (r: SealRecord) => ({
+      id: Number(r.fk_bericht),
+      ref: r.ref,
+      version: Number(r.version),
+      signers: await signersOf(Number(r.fk_bericht)),
+    });
+    const stampOf = (s: FoundSignature | undefined) =>
+      s?.timestamp?.valid && s.timestamp.info
+        ? { at: s.timestamp.info.genTime, authority: s.kind === 'timestamp' && s.certificate ? subjectOf(s.certificate) : undefined }
+        : undefined;
     const timestamp = stampOf(first) ?? stampOf(found.find((s) => s.kind === 'timestamp' && s.valid));
     // Byte for byte a file this instance made (as sealed, or with its later time stamp): unaltered, whatever else it holds.
     if (byFile) {
@@ -378,18 +447,37 @@ export function createPdfSeal(deps: PdfSealDeps) {
         verdict: 'unaltered',
         report: await reportOf(byFile),
         sealedAt: pdfDateOf(first?.signedAt) ?? new Date((fromDbDateTime(byFile.datec) ?? 0) * 1000),
-        signer: first?.valid && first.certificate ? subjectOf(first.certificate) : byFile.cert_sha256 === certificate.fingerprint ? signerName : 'Zertifikat dieses Dienstes',
+        signer:
+          first?.valid && first.certificate
+            ? subjectOf(first.certificate)
+            : byFile.cert_sha256 === certificate.fingerprint
+              ? signerName
+              : 'Zertifikat dieses Dienstes',
         timestamp,
       };
     }
     if (first) {
-      const record = first.digest ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('digest', '=', first.digest.toString('hex')).executeTakeFirst() : undefined;
+      const record = first.digest
+        ? await db
+            .selectFrom('bericht_seal')
+            .selectAll()
+            .where('entity', '=', entity)
+            .where('digest', '=', first.digest.toString('hex'))
+            .executeTakeFirst()
+        : undefined;
       if (!first.valid) {
-        const byId = id ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('pdf_id', '=', id).executeTakeFirst() : undefined;
-        return { verdict: 'altered', report: byId ? { ref: byId.ref, version: Number(byId.version) } : undefined, why: first.problem === 'digest_mismatch' ? 'content_changed' : 'signature_broken' };
+        const byId = id
+          ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('pdf_id', '=', id).executeTakeFirst()
+          : undefined;
+        return {
+          verdict: 'altered',
+          report: byId ? { ref: byId.ref, version: Number(byId.version) } : undefined,
+          why: first.problem === 'digest_mismatch' ? 'content_changed' : 'signature_broken',
+        };
       }
       // Whatever came after the seal would have to be the time stamp this instance added, and then the file is one it recorded (above): a change.
-      if (!first.coversWholeFile) return { verdict: 'altered', report: record ? { ref: record.ref, version: Number(record.version) } : undefined, why: 'appended' };
+      if (!first.coversWholeFile)
+        return { verdict: 'altered', report: record ? { ref: record.ref, version: Number(record.version) } : undefined, why: 'appended' };
       return {
         verdict: 'unaltered',
         report: record ? await reportOf(record) : undefined,
@@ -399,7 +487,9 @@ export function createPdfSeal(deps: PdfSealDeps) {
       };
     }
     // No signature of ours that can be read: a damaged seal of one of our reports, or someone else's file.
-    const byId = id ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('pdf_id', '=', id).executeTakeFirst() : undefined;
+    const byId = id
+      ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('pdf_id', '=', id).executeTakeFirst()
+      : undefined;
     if (byId) return { verdict: 'altered', report: { ref: byId.ref, version: Number(byId.version) }, why: 'signature_broken' };
     const other = signatures.find((s) => s.certificate);
     return { verdict: 'not_ours', signer: other?.certificate ? subjectOf(other.certificate) : undefined };
@@ -415,7 +505,12 @@ export function createPdfSeal(deps: PdfSealDeps) {
     checkReceiveMs: config.seal.checkReceiveSeconds * 1000,
     /** The certificate and its chain (PEM), as a checker needs them. */
     certificatePem: () => [certificate.certificate, ...certificate.chain].map((c) => certificatePem({ certificate: c })).join(''),
-    certificate: { subject: certificate.subject, fingerprint: certificate.fingerprint, source: certificate.source, validTo: certificate.validTo },
+    certificate: {
+      subject: certificate.subject,
+      fingerprint: certificate.fingerprint,
+      source: certificate.source,
+      validTo: certificate.validTo,
+    },
     queue: poller,
     /** Starts a check worker ahead of an upload's check (while its body arrives), unless one is ready. */
     warmCheck: () => scanPool.warm(),

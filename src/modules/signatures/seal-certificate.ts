@@ -35,7 +35,11 @@ export interface SealCertificate extends CmsSigner {
 export const SELF_SIGNED_YEARS = 30;
 
 /** A self-signed X.509 v3 certificate for `key` (EC P-256), for signing documents only. */
-export function selfSignedCertificate(key: { privateKey: KeyObject; publicKeyDer: Buffer }, name: { commonName: string; organization: string }, now = new Date()): Buffer {
+export function selfSignedCertificate(
+  key: { privateKey: KeyObject; publicKeyDer: Buffer },
+  name: { commonName: string; organization: string },
+  now = new Date(),
+): Buffer {
   const rdn = (type: string, value: string) => setOf(sequence(oid(type), utf8String(value)));
   const dn = sequence(rdn('2.5.4.10', name.organization), rdn('2.5.4.3', name.commonName));
   const serial = randomBytes(16);
@@ -43,7 +47,8 @@ export function selfSignedCertificate(key: { privateKey: KeyObject; publicKeyDer
   const notAfter = new Date(now);
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + SELF_SIGNED_YEARS);
   const signatureAlgorithm = sequence(oid(OID.ecdsaWithSHA256));
-  const extension = (type: string, critical: boolean, value: Buffer) => sequence(oid(type), ...(critical ? [boolean(true)] : []), octetString(value));
+  const extension = (type: string, critical: boolean, value: Buffer) =>
+    sequence(oid(type), ...(critical ? [boolean(true)] : []), octetString(value));
   const keyId = createHash('sha1').update(key.publicKeyDer).digest();
   const tbs = sequence(
     tlv(context(0), integer(2)),
@@ -66,11 +71,24 @@ export function selfSignedCertificate(key: { privateKey: KeyObject; publicKeyDer
 }
 
 const pemBlocks = (text: string, label: string): Buffer[] =>
-  [...text.matchAll(new RegExp(`-----BEGIN ${label}-----([\\s\\S]*?)-----END ${label}-----`, 'g'))].map((m) => Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64'));
+  [...text.matchAll(new RegExp(`-----BEGIN ${label}-----([\\s\\S]*?)-----END ${label}-----`, 'g'))].map((m) =>
+    Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64'),
+  );
 
-const toPem = (der: Buffer, label: string) => `-----BEGIN ${label}-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END ${label}-----\n`;
+const toPem = (der: Buffer, label: string) =>
+  `-----BEGIN ${label}-----\n${der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '')}\n-----END ${label}-----\n`;
 
-function describe(certificate: Buffer, chain: Buffer[], privateKey: KeyObject, source: SealCertificate['source'], created: boolean, file: string): SealCertificate {
+function describe(
+  certificate: Buffer,
+  chain: Buffer[],
+  privateKey: KeyObject,
+  source: SealCertificate['source'],
+  created: boolean,
+  file: string,
+): SealCertificate {
   const x509 = new X509Certificate(certificate);
   if (!x509.checkPrivateKey(privateKey)) throw new Error(`${file}: the private key does not belong to the certificate`);
   return {
@@ -115,19 +133,33 @@ export function readPkcs12(file: string, password: string): SealCertificate {
       if (info) keys.push(createPrivateKey({ key: info, format: 'der', type: 'pkcs8' }));
     }
   }
-  const certificates = (p12.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? []).map((bag) => der(bag.asn1)).filter((c) => c !== undefined) as Buffer[];
+  const certificates = (p12.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? [])
+    .map((bag) => der(bag.asn1))
+    .filter((c) => c !== undefined) as Buffer[];
   if (keys.length !== 1) throw new Error(`SEAL_P12_FILE ${file} holds ${keys.length} private keys; it must hold exactly one`);
   const key = keys[0]!;
   const own = certificates.find((c) => new X509Certificate(c).checkPrivateKey(key));
   if (!own) throw new Error(`SEAL_P12_FILE ${file} holds no certificate for its private key`);
-  return describe(own, certificates.filter((c) => c !== own), key, 'pkcs12', false, file);
+  return describe(
+    own,
+    certificates.filter((c) => c !== own),
+    key,
+    'pkcs12',
+    false,
+    file,
+  );
 }
 
 /**
  * The seal certificate: the configured PKCS#12, else the key file (made when missing, in the
  * name `companyName` gives). Of two processes starting at once, one makes the file and both use it.
  */
-export function loadSealCertificate(options: { keyFile: string; p12File?: string; p12Password?: string; companyName: string }): SealCertificate {
+export function loadSealCertificate(options: {
+  keyFile: string;
+  p12File?: string;
+  p12Password?: string;
+  companyName: string;
+}): SealCertificate {
   if (options.p12File) return readPkcs12(options.p12File, options.p12Password ?? '');
   let text: string | undefined;
   try {

@@ -60,13 +60,15 @@ function readKey(file: string): KeyObject | undefined {
 export function loadSigningKey(file: string, options: { create?: boolean } = {}): SigningKey {
   let privateKey = readKey(file);
   const created = !privateKey;
-  if (!privateKey && options.create === false) throw new Error(`SIGNING_KEY_FILE ${file} does not exist: there is no key to check seals with`);
+  if (!privateKey && options.create === false)
+    throw new Error(`SIGNING_KEY_FILE ${file} does not exist: there is no key to check seals with`);
   if (!privateKey) {
     const { privateKey: made } = generateKeyPairSync('ed25519');
     createFileOnceSync(file, made.export({ type: 'pkcs8', format: 'pem' }).toString());
     privateKey = readKey(file)!;
   }
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`SIGNING_KEY_FILE ${file} is a ${privateKey.asymmetricKeyType} key, not Ed25519`);
+  if (privateKey.asymmetricKeyType !== 'ed25519')
+    throw new Error(`SIGNING_KEY_FILE ${file} is a ${privateKey.asymmetricKeyType} key, not Ed25519`);
   const publicKey = createPublicKey(privateKey);
   const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
   const keyId = createHash('sha256').update(raw).digest('hex').slice(0, 16);
@@ -76,7 +78,11 @@ export function loadSigningKey(file: string, options: { create?: boolean } = {})
     publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
     publicKeyRaw: raw.toString('base64'),
     seal(payload) {
-      return { algorithm: SEAL_ALGORITHM, key_id: keyId, value: sign(null, Buffer.from(canonicalJson(payload), 'utf8'), privateKey).toString('base64') };
+      return {
+        algorithm: SEAL_ALGORITHM,
+        key_id: keyId,
+        value: sign(null, Buffer.from(canonicalJson(payload), 'utf8'), privateKey).toString('base64'),
+      };
     },
     check(payload, seal) {
       const s = seal as Partial<Seal> | null;

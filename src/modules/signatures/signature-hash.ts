@@ -44,7 +44,8 @@ export const HASH_FORM_CHECKLISTS = 'fieldreport-pages/2';
 export const HASH_FORM_EVIDENCE = 'fieldreport-pages/3';
 
 /** The form of the hash over `pages` without evidence: version 2 when one of them is a checklist. */
-export const hashFormOf = (pages: readonly Pick<HashedPage, 'layout'>[]): string => (pages.some((p) => p.layout === 'checklist') ? HASH_FORM_CHECKLISTS : HASH_FORM);
+export const hashFormOf = (pages: readonly Pick<HashedPage, 'layout'>[]): string =>
+  pages.some((p) => p.layout === 'checklist') ? HASH_FORM_CHECKLISTS : HASH_FORM;
 
 /** A photo's evidence as the hash covers it (photo-evidence.ts, hashedEvidence). */
 export type HashedEvidence = { sha256: string } & Record<string, string | number | null>;
@@ -67,7 +68,11 @@ export const fileSha256 = (file: string): Promise<string> => hashFile(file, 'sha
  * The hash over `pages` of report `ref`. `digest` gives the SHA-256 of an image named by a
  * `source_path`, or undefined when the file is missing.
  */
-export async function pagesHash(ref: string, pages: readonly HashedPage[], digest: (relPath: string) => Promise<string | undefined>): Promise<string> {
+export async function pagesHash(
+  ref: string,
+  pages: readonly HashedPage[],
+  digest: (relPath: string) => Promise<string | undefined>,
+): Promise<string> {
   return (await pagesDigest(ref, pages, digest)).hash;
 }
 

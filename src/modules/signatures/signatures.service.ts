@@ -78,10 +78,17 @@ export const DEFAULT_CONFIRMATION =
   'Hiermit bestätige ich, dass die in diesem Bericht dokumentierten Arbeiten ausgeführt wurden und der Bericht den Zustand bei Abnahme wiedergibt.';
 const HEADLINE = 'Abnahmebestätigung – Unterschrift';
 
-export type VerifyReason = 'metadata_missing' | 'key_unknown' | 'seal_broken' | 'page_count_changed' | 'content_changed' | 'strokes_changed';
+export type VerifyReason =
+  | 'metadata_missing'
+  | 'key_unknown'
+  | 'seal_broken'
+  | 'page_count_changed'
+  | 'content_changed'
+  | 'strokes_changed';
 const REASON_TEXT: Record<VerifyReason, string> = {
   metadata_missing: 'Die Signaturdaten fehlen oder sind unlesbar',
-  key_unknown: 'Das Siegel stammt von einem anderen Schlüssel als dem dieses Dienstes (SIGNING_KEY_FILE); es kann hier nicht geprüft werden',
+  key_unknown:
+    'Das Siegel stammt von einem anderen Schlüssel als dem dieses Dienstes (SIGNING_KEY_FILE); es kann hier nicht geprüft werden',
   seal_broken: 'Das Siegel ist gebrochen: die Signaturdaten wurden verändert',
   page_count_changed: 'Die Zahl der unterschriebenen Seiten hat sich geändert',
   content_changed: 'Der Inhalt der unterschriebenen Seiten hat sich geändert',
@@ -174,7 +181,14 @@ export interface VerifyResult {
   report_id: number;
   report_ref: string;
   /** `strokes`: null when the signature has no stroke record or the check was not reached. */
-  checks: { metadata: boolean; seal: boolean | null; page_count: boolean | null; hash: boolean | null; image: boolean | null; strokes: boolean | null };
+  checks: {
+    metadata: boolean;
+    seal: boolean | null;
+    page_count: boolean | null;
+    hash: boolean | null;
+    image: boolean | null;
+    strokes: boolean | null;
+  };
   metadata: SignatureMetadata | null;
 }
 
@@ -219,7 +233,14 @@ function deviceColumn(unix: number | null): string | null {
   return year >= 1000 && year <= 9999 ? toDbDateTime(unix) : null;
 }
 
-export function createSignatureService(deps: { handle: DbHandle; repo: ReportRepository; access: ElementAccess; config: Config; runs: Pick<RunRegistry, 'state'>; key: SigningKey }) {
+export function createSignatureService(deps: {
+  handle: DbHandle;
+  repo: ReportRepository;
+  access: ElementAccess;
+  config: Config;
+  runs: Pick<RunRegistry, 'state'>;
+  key: SigningKey;
+}) {
   const { handle, repo, access, config, runs, key } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
@@ -232,7 +253,11 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
   const limit = createLimiter(2, 16, () => new AppError('SIGNATURE_BUSY', { headers: { 'retry-after': '5' } }));
   // ... and, apart from them, for anyone who follows a signature's QR code: public checks never
   // take a slot of a technician's signature.
-  const publicLimit = createLimiter(PUBLIC_CHECKS, PUBLIC_CHECKS_WAITING, () => new AppError('SIGNATURE_BUSY', { headers: { 'retry-after': '5' } }));
+  const publicLimit = createLimiter(
+    PUBLIC_CHECKS,
+    PUBLIC_CHECKS_WAITING,
+    () => new AppError('SIGNATURE_BUSY', { headers: { 'retry-after': '5' } }),
+  );
 
   /** A page image's SHA-256 for signing: an image that is gone cannot be signed (as finalize refuses it). */
   async function strictDigest(relPath: string): Promise<string> {
@@ -248,7 +273,11 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
   /** The PNG's size, or the clear error: 415 not a PNG, 413 too many pixels, 400 unreadable. */
   async function checkPng(png: Buffer): Promise<{ width: number; height: number }> {
     const type = await fileTypeFromBuffer(png);
-    if (type?.mime !== 'image/png') throw new AppError('UPLOAD_TYPE_UNSUPPORTED', { message: 'Die Unterschrift muss ein PNG-Bild sein', details: { detected: type?.mime ?? null } });
+    if (type?.mime !== 'image/png')
+      throw new AppError('UPLOAD_TYPE_UNSUPPORTED', {
+        message: 'Die Unterschrift muss ein PNG-Bild sein',
+        details: { detected: type?.mime ?? null },
+      });
     let meta;
     try {
       meta = await sharp(png, { limitInputPixels: false }).metadata();
@@ -259,7 +288,8 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     if (width > MAX_SIGNATURE_SIDE || height > MAX_SIGNATURE_SIDE) {
       throw new AppError('SIGNATURE_TOO_LARGE', { details: { width, height, max_side: MAX_SIGNATURE_SIDE } });
     }
-    if (width < 16 || height < 16) throw new AppError('IMAGE_INVALID', { message: 'Die Unterschrift ist zu klein (mindestens 16 × 16 Pixel)' });
+    if (width < 16 || height < 16)
+      throw new AppError('IMAGE_INVALID', { message: 'Die Unterschrift ist zu klein (mindestens 16 × 16 Pixel)' });
     try {
       await sharp(png).stats(); // decodes the whole image: a truncated PNG fails here
     } catch {
@@ -281,10 +311,14 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
      */
     async sign(user: AuthUser, reportId: number, readForm: () => Promise<SignInput>, idempotencyKey?: string): Promise<SignedPageResponse> {
       if (!(await repo.getById(db, reportId, access.reportVisible(user, REPORT_ALIAS)))) throw new AppError('REPORT_NOT_FOUND');
-      const answer = await idempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope: `page:signature:${reportId}` }, async (claim) => {
-        const input = await readForm();
-        return limit(() => signNow(user, reportId, input, claim));
-      });
+      const answer = await idempotent(
+        { db, runs },
+        { entity, userId: user.id, key: idempotencyKey, scope: `page:signature:${reportId}` },
+        async (claim) => {
+          const input = await readForm();
+          return limit(() => signNow(user, reportId, input, claim));
+        },
+      );
       return withPageSignatures(repo, db, answer);
     },
 
@@ -292,7 +326,8 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     async verify(user: AuthUser, pageId: number): Promise<VerifyResult> {
       const page = await repo.getPage(db, pageId);
       const report = page && (await repo.getById(db, Number(page.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
-      if (!page || !report || page.layout !== 'signature') throw new AppError('PAGE_NOT_FOUND', { message: 'Unterschriftsseite nicht gefunden' });
+      if (!page || !report || page.layout !== 'signature')
+        throw new AppError('PAGE_NOT_FOUND', { message: 'Unterschriftsseite nicht gefunden' });
       return limit(() => verifyPage(page, report.ref));
     },
 
@@ -304,12 +339,25 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     /** Files the checks have hashed (read whole) so far, and the public checks running and waiting (for tests and logs). */
     load: () => ({ filesHashed: digests.hashes, publicChecks: publicLimit.load() }),
     async verifyByCode(code: string, signal?: AbortSignal): Promise<PublicCheck | undefined> {
-      const row = await db.selectFrom('bericht_signature').selectAll().where('verify_code', '=', code).where('entity', '=', entity).executeTakeFirst();
+      const row = await db
+        .selectFrom('bericht_signature')
+        .selectAll()
+        .where('verify_code', '=', code)
+        .where('entity', '=', entity)
+        .executeTakeFirst();
       if (!row) return undefined;
       const page = await repo.getPage(db, Number(row.fk_page));
       const report = await db.selectFrom('bericht').select(['ref']).where('rowid', '=', Number(row.fk_bericht)).executeTakeFirst();
-      const unverified = (message: string): PublicCheck => ({ report_ref: report?.ref ?? '', signer_name: row.signer_name, signed_at: fromDbDateTime(row.datec), device_time: null, verified: false, message });
-      if (!page || !report || page.layout !== 'signature' || Number(page.fk_bericht) !== Number(row.fk_bericht)) return unverified('Die Unterschriftsseite fehlt oder wurde verändert');
+      const unverified = (message: string): PublicCheck => ({
+        report_ref: report?.ref ?? '',
+        signer_name: row.signer_name,
+        signed_at: fromDbDateTime(row.datec),
+        device_time: null,
+        verified: false,
+        message,
+      });
+      if (!page || !report || page.layout !== 'signature' || Number(page.fk_bericht) !== Number(row.fk_bericht))
+        return unverified('Die Unterschriftsseite fehlt oder wurde verändert');
       const result = await publicLimit(() => verifyPage(page, report.ref), signal);
       if (result.metadata && result.metadata.verify_code !== code) return unverified('Der Prüfcode gehört nicht zu dieser Unterschrift');
       return {
@@ -327,7 +375,12 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     signingKey: () => ({ algorithm: 'Ed25519', key_id: key.keyId, public_key_pem: key.publicKeyPem, public_key_raw: key.publicKeyRaw }),
   };
 
-  async function signNow(user: AuthUser, reportId: number, input: SignInput, claim: IdempotentClaim | undefined): Promise<SignedPageResponse> {
+  async function signNow(
+    user: AuthUser,
+    reportId: number,
+    input: SignInput,
+    claim: IdempotentClaim | undefined,
+  ): Promise<SignedPageResponse> {
     const report = await repo.getById(db, reportId, access.reportVisible(user, REPORT_ALIAS));
     if (!report) throw new AppError('REPORT_NOT_FOUND');
     if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht unterschrieben' });
@@ -411,7 +464,10 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
       ],
       confirmation,
       signature: input.png,
-      footer: [`SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`, `Server: ${config.serverName} · ${serverWhen} · ${now.toISOString().slice(0, 19)}Z`],
+      footer: [
+        `SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`,
+        `Server: ${config.serverName} · ${serverWhen} · ${now.toISOString().slice(0, 19)}Z`,
+      ],
       qr: { url: link, caption: 'Prüfen' },
     });
     const metadata: SignatureMetadata = {
@@ -451,7 +507,11 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
     const written: string[] = [];
     let committed = false;
     // The strokes before the metadata that names them: metadata on disk never names a missing file.
-    const files: Array<readonly [string, Buffer | string]> = [[imageFile, sheet], ...(input.strokes ? [[strokesFile, input.strokes.data] as const] : []), [metaFile, `${JSON.stringify(metadata, null, 2)}\n`]];
+    const files: Array<readonly [string, Buffer | string]> = [
+      [imageFile, sheet],
+      ...(input.strokes ? [[strokesFile, input.strokes.data] as const] : []),
+      [metaFile, `${JSON.stringify(metadata, null, 2)}\n`],
+    ];
     try {
       for (const [file, data] of files) {
         await writeFileAtomic(file, data);
@@ -462,7 +522,8 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
         if (!locked) throw new AppError('REPORT_NOT_FOUND');
         if (Number(locked.status) !== 0) throw new AppError('REPORT_FINAL');
         const current = await repo.pages(trx, reportId);
-        if (JSON.stringify(current) !== JSON.stringify(pages)) throw new AppError('CONFLICT', { message: 'Der Bericht wurde während der Unterschrift geändert; bitte erneut unterschreiben' });
+        if (JSON.stringify(current) !== JSON.stringify(pages))
+          throw new AppError('CONFLICT', { message: 'Der Bericht wurde während der Unterschrift geändert; bitte erneut unterschreiben' });
         const at = toDbDateTime(now);
         const id = await repo.insertPage(trx, {
           fk_bericht: reportId,
@@ -493,7 +554,12 @@ export function createSignatureService(deps: { handle: DbHandle; repo: ReportRep
           .execute();
         await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
         const facts = (await repo.signatureFacts(trx, [id])).get(id);
-        const signed: SignedPageResponse = { ...toPageResponse((await repo.getPage(trx, id))!, facts), hash, page_count_at_signing: pages.length, verify_url: link };
+        const signed: SignedPageResponse = {
+          ...toPageResponse((await repo.getPage(trx, id))!, facts),
+          hash,
+          page_count_at_signing: pages.length,
+          verify_url: link,
+        };
         await claim?.complete(201, signed, trx);
         return signed;
       });
@@ -514,7 +580,13 @@ export type SignatureService = ReturnType<typeof createSignatureService>;
  * Verification on its own, for the API and for `fieldreport verify` (which reads the database and
  * the files directly, without a caller).
  */
-export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRepository; config: Config; key: SigningKey; digests?: DigestCache }) {
+export function createSignatureVerifier(deps: {
+  handle: DbHandle;
+  repo: ReportRepository;
+  config: Config;
+  key: SigningKey;
+  digests?: DigestCache;
+}) {
   const { handle, repo, config, key } = deps;
   const { db } = handle;
   const { dataRoot, entity } = config;
@@ -548,24 +620,39 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
   async function verifyPage(page: PageRow, reportRef: string): Promise<VerifyResult> {
     const reportId = Number(page.fk_bericht);
     const base = { page_id: Number(page.rowid), report_id: reportId, report_ref: reportRef };
-    const fail = (reason: VerifyReason, checks: VerifyResult['checks'], metadata: SignatureMetadata | null): VerifyResult => ({ verified: false, reason, message: REASON_TEXT[reason], ...base, checks, metadata });
+    const fail = (reason: VerifyReason, checks: VerifyResult['checks'], metadata: SignatureMetadata | null): VerifyResult => ({
+      verified: false,
+      reason,
+      message: REASON_TEXT[reason],
+      ...base,
+      checks,
+      metadata,
+    });
     const notReached = { page_count: null, hash: null, image: null, strokes: null };
     let metadata: SignatureMetadata | null = null;
     try {
       if (!page.source_path) throw new Error('no image');
-      metadata = JSON.parse(await readFile(await resolveSource(dataRoot, entity, metadataPathOf(page.source_path)), 'utf8')) as SignatureMetadata;
+      metadata = JSON.parse(
+        await readFile(await resolveSource(dataRoot, entity, metadataPathOf(page.source_path)), 'utf8'),
+      ) as SignatureMetadata;
       if (!metadata || typeof metadata !== 'object' || typeof metadata.hash !== 'string') throw new Error('not metadata');
     } catch {
       return fail('metadata_missing', { metadata: false, seal: null, ...notReached }, null);
     }
     const { seal, ...sealed } = metadata;
-    if ((seal as { key_id?: unknown } | undefined)?.key_id !== key.keyId) return fail('key_unknown', { metadata: true, seal: null, ...notReached }, metadata);
+    if ((seal as { key_id?: unknown } | undefined)?.key_id !== key.keyId)
+      return fail('key_unknown', { metadata: true, seal: null, ...notReached }, metadata);
     if (!key.check(sealed, seal)) return fail('seal_broken', { metadata: true, seal: false, ...notReached }, metadata);
     // Sealed metadata of another report's signature, put beside this page, proves nothing here.
-    if (metadata.report_id !== reportId) return fail('content_changed', { metadata: true, seal: true, ...notReached, hash: false }, metadata);
+    if (metadata.report_id !== reportId)
+      return fail('content_changed', { metadata: true, seal: true, ...notReached, hash: false }, metadata);
     const pages = await repo.pages(db, reportId);
-    const before = pages.slice(0, pages.findIndex((p) => Number(p.rowid) === Number(page.rowid)));
-    if (before.length !== metadata.page_count_at_signing) return fail('page_count_changed', { metadata: true, seal: true, ...notReached, page_count: false }, metadata);
+    const before = pages.slice(
+      0,
+      pages.findIndex((p) => Number(p.rowid) === Number(page.rowid)),
+    );
+    if (before.length !== metadata.page_count_at_signing)
+      return fail('page_count_changed', { metadata: true, seal: true, ...notReached, page_count: false }, metadata);
     // Evidence is read only for a signature whose hash covered it (form 3): older ones hash as they always did.
     const evidence = metadata.hash_form === HASH_FORM_EVIDENCE ? evidenceLookup(await pageEvidenceOf(db, entity, before)) : undefined;
     // An image that is gone (deleted in Dolibarr's document screens) is read from the copy kept when signing (kept-copies.ts).
@@ -577,7 +664,13 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
     const checks = { metadata: true, seal: true, page_count: true, hash: hashOk, image: imageOk, strokes };
     if (!hashOk || !imageOk) return fail('content_changed', checks, metadata);
     if (strokes === false) return fail('strokes_changed', checks, metadata);
-    return { verified: true, message: 'Die Unterschrift ist gültig: die unterschriebenen Seiten sind unverändert', ...base, checks, metadata };
+    return {
+      verified: true,
+      message: 'Die Unterschrift ist gültig: die unterschriebenen Seiten sind unverändert',
+      ...base,
+      checks,
+      metadata,
+    };
   }
 
   return {
@@ -585,7 +678,12 @@ export function createSignatureVerifier(deps: { handle: DbHandle; repo: ReportRe
     verifyPage,
     /** Every signature page of the report `ref` of the served entity, in page order; undefined when there is no such report. */
     async verifyReport(ref: string): Promise<VerifyResult[] | undefined> {
-      const report = await db.selectFrom('bericht').select(['rowid', 'ref']).where('ref', '=', ref).where('entity', '=', entity).executeTakeFirst();
+      const report = await db
+        .selectFrom('bericht')
+        .select(['rowid', 'ref'])
+        .where('ref', '=', ref)
+        .where('entity', '=', entity)
+        .executeTakeFirst();
       if (!report) return undefined;
       const reportId = Number(report.rowid);
       const pages = (await repo.pages(db, reportId)).filter((p) => p.layout === 'signature');

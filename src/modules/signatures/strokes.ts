@@ -73,7 +73,10 @@ const invalid = (why: string, where?: string) =>
   });
 
 export const strokesTooLarge = (what: string) =>
-  new AppError('STROKES_TOO_LARGE', { message: `strokes ist zu groß: ${what}`, details: [{ field: 'body.strokes', message: `too large: ${what}` }] });
+  new AppError('STROKES_TOO_LARGE', {
+    message: `strokes ist zu groß: ${what}`,
+    details: [{ field: 'body.strokes', message: `too large: ${what}` }],
+  });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -95,7 +98,9 @@ function number(value: unknown, where: string, min: number, max: number): number
  * One pass over the text.
  */
 export function duplicateKey(text: string): { key: string; where: string } | undefined {
-  const stack: Array<{ keys: Set<string>; expectKey: boolean; path: string; index: number; key?: string } | { array: true; path: string; index: number }> = [];
+  const stack: Array<
+    { keys: Set<string>; expectKey: boolean; path: string; index: number; key?: string } | { array: true; path: string; index: number }
+  > = [];
   const pathOf = () => {
     const top = stack[stack.length - 1];
     return top ? ('array' in top ? `${top.path}[${top.index}]` : `${top.path ? `${top.path}.` : ''}${top.key ?? ''}`) : '';
@@ -155,8 +160,13 @@ export function parseStrokes(raw: string | Buffer): ParsedStrokes {
   for (const side of ['width', 'height'] as const) {
     if (number(value.pad[side], `pad.${side}`, 0, MAX_PAD_SIDE) === 0) throw invalid('muss größer als 0 sein', `pad.${side}`);
   }
-  if (number(value.pad.pixel_ratio, 'pad.pixel_ratio', 0, MAX_PIXEL_RATIO) === 0) throw invalid('muss größer als 0 sein', 'pad.pixel_ratio');
-  if (!Array.isArray(value.sample_fields) || value.sample_fields.length !== SAMPLE_FIELDS.length || value.sample_fields.some((f, i) => f !== SAMPLE_FIELDS[i])) {
+  if (number(value.pad.pixel_ratio, 'pad.pixel_ratio', 0, MAX_PIXEL_RATIO) === 0)
+    throw invalid('muss größer als 0 sein', 'pad.pixel_ratio');
+  if (
+    !Array.isArray(value.sample_fields) ||
+    value.sample_fields.length !== SAMPLE_FIELDS.length ||
+    value.sample_fields.some((f, i) => f !== SAMPLE_FIELDS[i])
+  ) {
     throw invalid(`muss ${JSON.stringify(SAMPLE_FIELDS)} sein`, 'sample_fields');
   }
   const strokes = value.strokes;
@@ -203,7 +213,10 @@ export function parseStrokes(raw: string | Buffer): ParsedStrokes {
 }
 
 /** "3 Striche, 412 Messpunkte (Stift)" and "4,2 s": the public check's words for a summary. */
-export function strokesInWords(summary: Pick<StrokesSummary, 'strokes' | 'samples' | 'duration_ms' | 'pointer_types'>): { counts: string; duration: string } {
+export function strokesInWords(summary: Pick<StrokesSummary, 'strokes' | 'samples' | 'duration_ms' | 'pointer_types'>): {
+  counts: string;
+  duration: string;
+} {
   const n = (v: number) => v.toLocaleString('de-DE');
   const names: Record<string, string> = { mouse: 'Maus', pen: 'Stift', touch: 'Finger' };
   const by = summary.pointer_types.map((t) => names[t] ?? t).join(', ');

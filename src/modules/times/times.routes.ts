@@ -37,7 +37,11 @@ export async function timesRoutes(app: FastifyInstance, mod: ReportModule): Prom
       const user = callerOf(request);
       if (reportId !== undefined) {
         const report = await mod.reports.visibleReport(user, reportId);
-        const all = await times.ofReport(mod.handle.db, await times.scopeFor(user, report), await mod.repo.lineage(mod.handle.db, reportId));
+        const all = await times.ofReport(
+          mod.handle.db,
+          await times.scopeFor(user, report),
+          await mod.repo.lineage(mod.handle.db, reportId),
+        );
         return { items: all.slice(offset, offset + limit), total: all.length, total_seconds: totalSeconds(all), open: null };
       }
       return times.list(user, requireParam(type, 'element_type'), requireParam(id, 'fk_element'), { limit, offset });
@@ -52,10 +56,10 @@ export async function timesRoutes(app: FastifyInstance, mod: ReportModule): Prom
         summary: 'Arrive, leave, enter or correct time on site',
         description: [
           'Four operations, chosen by `action` and `id`; write right; the object must be visible (404 ORDER_NOT_FOUND / OBJECT_NOT_FOUND otherwise).',
-          '1. `action=arrive`, body `{ element_type, fk_element, at? }`: opens the caller\'s interval (201). Already open there: 409 TIME_ALREADY_OPEN.',
+          "1. `action=arrive`, body `{ element_type, fk_element, at? }`: opens the caller's interval (201). Already open there: 409 TIME_ALREADY_OPEN.",
           '2. `action=leave`, the same body: closes it (200). None open: 409 TIME_NOT_OPEN.',
           '3. `action=add`, body `{ element_type, fk_element, arrival, departure, reason }`: an interval entered by hand (201).',
-          '4. `id=<interval>`, body `{ arrival?, departure?, reason }`: a correction (200); the caller\'s own interval, or any with the admin right (else 404 TIME_NOT_FOUND).',
+          "4. `id=<interval>`, body `{ arrival?, departure?, reason }`: a correction (200); the caller's own interval, or any with the admin right (else 404 TIME_NOT_FOUND).",
           TIME_RULES,
           'Header Idempotency-Key: the key belongs to the operation and its object (the object for 1-3, the interval for 4).',
         ].join('\n\n'),
@@ -72,7 +76,12 @@ export async function timesRoutes(app: FastifyInstance, mod: ReportModule): Prom
       if (action === 'arrive') return reply.code(201).send(await times.arrive(user, mod.parseBody(TapBody, request.body), key));
       if (action === 'leave') return times.leave(user, mod.parseBody(TapBody, request.body), key);
       if (action === 'add') return reply.code(201).send(await times.add(user, mod.parseBody(AddTimeBody, request.body), key));
-      return times.correct(user, requireParam(request.query.id, 'id', { what: 'id (Zeiteintrag)' }), mod.parseBody(CorrectTimeBody, request.body), key);
+      return times.correct(
+        user,
+        requireParam(request.query.id, 'id', { what: 'id (Zeiteintrag)' }),
+        mod.parseBody(CorrectTimeBody, request.body),
+        key,
+      );
     },
   );
 }

@@ -14,9 +14,15 @@ export const MAX_REASON = 500;
 export const MAX_CORRECTIONS = 50;
 
 // Spelt out: a union mapped from an array is typed `never`.
-const ElementType = Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal')], { description: 'Kind of object: commande (order), facture (invoice), propal (proposal).' });
+const ElementType = Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal')], {
+  description: 'Kind of object: commande (order), facture (invoice), propal (proposal).',
+});
 const Instant = (description: string) => Type.Integer({ minimum: 0, maximum: 4_102_444_800, description: `${description} Unix seconds.` });
-const Reason = PersonText({ required: true, maxLength: MAX_REASON, description: `Why the times are set by hand (1-${MAX_REASON} characters); kept with the times before the change.` });
+const Reason = PersonText({
+  required: true,
+  maxLength: MAX_REASON,
+  description: `Why the times are set by hand (1-${MAX_REASON} characters); kept with the times before the change.`,
+});
 
 export const TIME_RULES =
   'Time on site: intervals of arrival and departure of a technician at an order, invoice or proposal; several a day. ' +
@@ -31,7 +37,9 @@ export const TimesQuery = Type.Object({
   action: Type.Optional(Type.String({ maxLength: 64, description: '`arrive`, `leave`, `add`; none with `id`: a correction.' })),
   element_type: Type.Optional(ElementType),
   fk_element: Type.Optional(RowId('The object whose intervals are listed.')),
-  bericht_id: Type.Optional(RowId("A report: the intervals its PDF shows (taken by it or an earlier version, and for a draft those not yet taken).")),
+  bericht_id: Type.Optional(
+    RowId('A report: the intervals its PDF shows (taken by it or an earlier version, and for a draft those not yet taken).'),
+  ),
   ...PageQuery,
 });
 export type TimesQuery = Static<typeof TimesQuery>;

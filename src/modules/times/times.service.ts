@@ -61,7 +61,10 @@ function readCorrections(json: string | null): Correction[] {
 export function toInterval(row: TimeRow): TimeInterval {
   const arrival = fromDbDateTime(row.arrival) ?? 0;
   const departure = fromDbDateTime(row.departure);
-  const name = [row.firstname, row.lastname].filter((s) => s && s.trim()).join(' ').trim();
+  const name = [row.firstname, row.lastname]
+    .filter((s) => s && s.trim())
+    .join(' ')
+    .trim();
   const corrections = readCorrections(row.corrections);
   return {
     id: Number(row.rowid),
@@ -93,7 +96,8 @@ function refuse(message: string, field: string): never {
 function tapTime(at: number | undefined, field = 'body.at'): number {
   const now = nowSeconds();
   if (at === undefined) return now;
-  if (at > now + MAX_AHEAD_SECONDS) refuse(`Die Zeit liegt mehr als ${MAX_AHEAD_SECONDS / 60} Minuten in der Zukunft; die Uhr des Telefons prüfen`, field);
+  if (at > now + MAX_AHEAD_SECONDS)
+    refuse(`Die Zeit liegt mehr als ${MAX_AHEAD_SECONDS / 60} Minuten in der Zukunft; die Uhr des Telefons prüfen`, field);
   if (at < now - MAX_BACK_SECONDS) refuse(`Die Zeit liegt mehr als ${MAX_BACK_SECONDS / 86_400} Tage zurück`, field);
   return at;
 }
@@ -105,7 +109,8 @@ function tapTime(at: number | undefined, field = 'body.at'): number {
  */
 function checkNotTooOld(value: number | undefined, field: 'body.arrival' | 'body.departure'): void {
   if (value === undefined) return;
-  if (value < nowSeconds() - MAX_BACK_SECONDS) refuse(`${field === 'body.arrival' ? 'Die Ankunft' : 'Die Abfahrt'} liegt mehr als ${MAX_BACK_SECONDS / 86_400} Tage zurück`, field);
+  if (value < nowSeconds() - MAX_BACK_SECONDS)
+    refuse(`${field === 'body.arrival' ? 'Die Ankunft' : 'Die Abfahrt'} liegt mehr als ${MAX_BACK_SECONDS / 86_400} Tage zurück`, field);
 }
 
 /** Departure after arrival, at most MAX_INTERVAL_SECONDS later, neither in the future. */
@@ -115,17 +120,35 @@ function checkSpan(arrival: number, departure: number | null): void {
   if (departure === null) return;
   if (departure > now + MAX_AHEAD_SECONDS) refuse('Die Abfahrt liegt in der Zukunft', 'body.departure');
   if (departure < arrival) refuse('Die Abfahrt liegt vor der Ankunft', 'body.departure');
-  if (departure - arrival > MAX_INTERVAL_SECONDS) refuse(`Ein Eintrag dauert höchstens ${MAX_INTERVAL_SECONDS / 3600} Stunden`, 'body.departure');
+  if (departure - arrival > MAX_INTERVAL_SECONDS)
+    refuse(`Ein Eintrag dauert höchstens ${MAX_INTERVAL_SECONDS / 3600} Stunden`, 'body.departure');
 }
 
-export function createTimeService(deps: { db: Db; dialect: Dialect; access: ElementAccess; entity: number; runs: Pick<RunRegistry, 'state'> }) {
+export function createTimeService(deps: {
+  db: Db;
+  dialect: Dialect;
+  access: ElementAccess;
+  entity: number;
+  runs: Pick<RunRegistry, 'state'>;
+}) {
   const { db, dialect, access, entity, runs } = deps;
 
   const select = (conn: Db) =>
     conn
       .selectFrom('bericht_time as t')
       .leftJoin('user as u', 'u.rowid', 't.fk_user')
-      .select(['t.rowid', 't.element_type', 't.fk_element', 't.fk_user', 't.fk_bericht', 't.arrival', 't.departure', 't.arrival_tapped', 't.departure_tapped', 't.corrections'])
+      .select([
+        't.rowid',
+        't.element_type',
+        't.fk_element',
+        't.fk_user',
+        't.fk_bericht',
+        't.arrival',
+        't.departure',
+        't.arrival_tapped',
+        't.departure_tapped',
+        't.corrections',
+      ])
       .select(['u.firstname', 'u.lastname', 'u.login'])
       .where('t.entity', '=', entity);
 
@@ -143,7 +166,13 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
    */
   async function mine(trx: Db, user: Caller, type: string, id: number): Promise<TimeRow[]> {
     if (dialect !== 'sqlite') await trx.selectFrom('user').select('rowid').where('rowid', '=', user.id).forUpdate().execute();
-    let query = trx.selectFrom('bericht_time').selectAll().where('entity', '=', entity).where('element_type', '=', type).where('fk_element', '=', id).where('fk_user', '=', user.id);
+    let query = trx
+      .selectFrom('bericht_time')
+      .selectAll()
+      .where('entity', '=', entity)
+      .where('element_type', '=', type)
+      .where('fk_element', '=', id)
+      .where('fk_user', '=', user.id);
     if (dialect !== 'sqlite') query = query.forUpdate();
     return (await query.execute()) as TimeRow[];
   }
@@ -155,37 +184,50 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
       if (Number(row.rowid) === except) continue;
       const a = fromDbDateTime(row.arrival) ?? 0;
       const d = fromDbDateTime(row.departure) ?? Number.POSITIVE_INFINITY;
-      if (arrival < d && a < end) throw new AppError('TIME_OVERLAP', { details: { id: Number(row.rowid), arrival: a, departure: Number.isFinite(d) ? d : null } });
+      if (arrival < d && a < end)
+        throw new AppError('TIME_OVERLAP', { details: { id: Number(row.rowid), arrival: a, departure: Number.isFinite(d) ? d : null } });
     }
   }
 
   /** A new interval of the caller at `at`'s object: tapped (its times kept as first recorded) or entered by hand (with its reason as the first correction). */
-  function insert(trx: Db, user: Caller, at: { element_type: string; fk_element: number }, interval: { arrival: number; departure: number | null; tapped: boolean; corrections: Correction[] | null }): Promise<number> {
+  function insert(
+    trx: Db,
+    user: Caller,
+    at: { element_type: string; fk_element: number },
+    interval: { arrival: number; departure: number | null; tapped: boolean; corrections: Correction[] | null },
+  ): Promise<number> {
     const now = toDbDateTime();
     const arrival = toDbDateTime(interval.arrival);
     const departure = interval.departure === null ? null : toDbDateTime(interval.departure);
-    return insertId(dialect, trx.insertInto('bericht_time').values({
-      entity,
-      element_type: at.element_type,
-      fk_element: at.fk_element,
-      fk_user: user.id,
-      fk_bericht: null,
-      arrival,
-      departure,
-      arrival_tapped: interval.tapped ? arrival : null,
-      departure_tapped: interval.tapped ? departure : null,
-      corrections: interval.corrections ? JSON.stringify(interval.corrections) : null,
-      fk_user_modif: user.id,
-      datec: now,
-      tms: now,
-    }));
+    return insertId(
+      dialect,
+      trx.insertInto('bericht_time').values({
+        entity,
+        element_type: at.element_type,
+        fk_element: at.fk_element,
+        fk_user: user.id,
+        fk_bericht: null,
+        arrival,
+        departure,
+        arrival_tapped: interval.tapped ? arrival : null,
+        departure_tapped: interval.tapped ? departure : null,
+        corrections: interval.corrections ? JSON.stringify(interval.corrections) : null,
+        fk_user_modif: user.id,
+        datec: now,
+        tms: now,
+      }),
+    );
   }
 
   /**
    * The intervals a report's PDF shows: those taken by the report or an earlier version of it
    * (`lineage`, the report's id first), and for a draft also the closed ones not yet taken.
    */
-  async function ofReport(conn: Db, report: { element_type: string | null; fk_element: number | null; status: number }, lineage: number[]): Promise<TimeInterval[]> {
+  async function ofReport(
+    conn: Db,
+    report: { element_type: string | null; fk_element: number | null; status: number },
+    lineage: number[],
+  ): Promise<TimeInterval[]> {
     if (!report.element_type || report.fk_element === null) return [];
     const rows = (await select(conn)
       .where('t.element_type', '=', report.element_type)
@@ -201,12 +243,18 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
     return rows.map(toInterval);
   }
 
-  const read = async (conn: Db, id: number) => toInterval((await select(conn).where('t.rowid', '=', id).executeTakeFirstOrThrow()) as TimeRow);
+  const read = async (conn: Db, id: number) =>
+    toInterval((await select(conn).where('t.rowid', '=', id).executeTakeFirstOrThrow()) as TimeRow);
 
   return {
     async list(user: Caller, type: ElementType, id: number, page: { limit: number; offset: number }): Promise<TimeList> {
       await visibleElement(user, type, id);
-      const rows = (await select(db).where('t.element_type', '=', type).where('t.fk_element', '=', id).orderBy('t.arrival').orderBy('t.rowid').execute()) as TimeRow[];
+      const rows = (await select(db)
+        .where('t.element_type', '=', type)
+        .where('t.fk_element', '=', id)
+        .orderBy('t.arrival')
+        .orderBy('t.rowid')
+        .execute()) as TimeRow[];
       const all = rows.map(toInterval);
       const open = all.find((i) => i.fk_user === user.id && i.departure === null) ?? null;
       return { items: all.slice(page.offset, page.offset + page.limit), total: all.length, total_seconds: totalSeconds(all), open };
@@ -219,22 +267,38 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
      * user also sees the report's object; otherwise (a creator who lost the order) only what the report
      * or its earlier versions took, never the object's other intervals. Pass the answer to ofReport.
      */
-    async scopeFor<R extends { element_type: string | null; fk_element: number | null; status: number }>(user: Caller, report: R): Promise<R> {
+    async scopeFor<R extends { element_type: string | null; fk_element: number | null; status: number }>(
+      user: Caller,
+      report: R,
+    ): Promise<R> {
       const type = report.element_type as ElementType | null;
-      const seesObject = type !== null && report.fk_element !== null && (await access.getById(type, Number(report.fk_element), user)) !== undefined;
+      const seesObject =
+        type !== null && report.fk_element !== null && (await access.getById(type, Number(report.fk_element), user)) !== undefined;
       return seesObject ? report : { ...report, status: 1 };
     },
 
     /** Locks the intervals at the report's object for the rest of the transaction (finalize; PostgreSQL, MariaDB). */
     async lock(trx: Db, report: { element_type: string | null; fk_element: number | null }): Promise<void> {
       if (dialect === 'sqlite' || !report.element_type || report.fk_element === null) return;
-      await trx.selectFrom('bericht_time').select('rowid').where('entity', '=', entity).where('element_type', '=', report.element_type).where('fk_element', '=', Number(report.fk_element)).forUpdate().execute();
+      await trx
+        .selectFrom('bericht_time')
+        .select('rowid')
+        .where('entity', '=', entity)
+        .where('element_type', '=', report.element_type)
+        .where('fk_element', '=', Number(report.fk_element))
+        .forUpdate()
+        .execute();
     },
 
     /** At finalize (in its transaction, after `lock`): the report takes the intervals `ids` it printed; answers how many it took. */
     async take(trx: Db, reportId: number, ids: number[]): Promise<number> {
       if (ids.length === 0) return 0;
-      const result = await trx.updateTable('bericht_time').set({ fk_bericht: reportId }).where('rowid', 'in', ids).where('fk_bericht', 'is', null).executeTakeFirst();
+      const result = await trx
+        .updateTable('bericht_time')
+        .set({ fk_bericht: reportId })
+        .where('rowid', 'in', ids)
+        .where('fk_bericht', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
 
@@ -249,7 +313,10 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
           const open = rows.find((r) => r.departure === null);
           if (open) throw new AppError('TIME_ALREADY_OPEN', { details: { id: Number(open.rowid), arrival: fromDbDateTime(open.arrival) } });
           checkOverlap(rows, at, null);
-          const interval = await read(trx, await insert(trx, user, body, { arrival: at, departure: null, tapped: true, corrections: null }));
+          const interval = await read(
+            trx,
+            await insert(trx, user, body, { arrival: at, departure: null, tapped: true, corrections: null }),
+          );
           await claim?.complete(201, interval, trx);
           return interval;
         }),
@@ -266,7 +333,11 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
           const open = (await mine(trx, user, body.element_type, body.fk_element)).find((r) => r.departure === null);
           if (!open) throw new AppError('TIME_NOT_OPEN');
           checkSpan(fromDbDateTime(open.arrival) ?? 0, at);
-          await trx.updateTable('bericht_time').set({ departure: toDbDateTime(at), departure_tapped: toDbDateTime(at), fk_user_modif: user.id, tms: toDbDateTime() }).where('rowid', '=', Number(open.rowid)).execute();
+          await trx
+            .updateTable('bericht_time')
+            .set({ departure: toDbDateTime(at), departure_tapped: toDbDateTime(at), fk_user_modif: user.id, tms: toDbDateTime() })
+            .where('rowid', '=', Number(open.rowid))
+            .execute();
           const interval = await read(trx, Number(open.rowid));
           await claim?.complete(200, interval, trx);
           return interval;
@@ -285,7 +356,10 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
         db.transaction().execute(async (trx) => {
           checkOverlap(await mine(trx, user, body.element_type, body.fk_element), body.arrival, body.departure);
           const corrections: Correction[] = [{ at: nowSeconds(), by: user.id, reason: body.reason.trim(), arrival: null, departure: null }];
-          const interval = await read(trx, await insert(trx, user, body, { arrival: body.arrival, departure: body.departure, tapped: false, corrections }));
+          const interval = await read(
+            trx,
+            await insert(trx, user, body, { arrival: body.arrival, departure: body.departure, tapped: false, corrections }),
+          );
           await claim?.complete(201, interval, trx);
           return interval;
         }),
@@ -294,8 +368,16 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
 
     /** A correction by hand: new times with a reason, the times before it kept. Own intervals, or any with the admin right. */
     async correct(user: AuthUser, id: number, body: CorrectTimeBody, key?: string): Promise<TimeInterval> {
-      const row = (await db.selectFrom('bericht_time').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst()) as TimeRow | undefined;
-      const visible = row && (ELEMENT_TYPE_VALUES as readonly string[]).includes(row.element_type) && (await access.getById(row.element_type as ElementType, Number(row.fk_element), user));
+      const row = (await db
+        .selectFrom('bericht_time')
+        .selectAll()
+        .where('rowid', '=', id)
+        .where('entity', '=', entity)
+        .executeTakeFirst()) as TimeRow | undefined;
+      const visible =
+        row &&
+        (ELEMENT_TYPE_VALUES as readonly string[]).includes(row.element_type) &&
+        (await access.getById(row.element_type as ElementType, Number(row.fk_element), user));
       if (!row || !visible || (Number(row.fk_user) !== user.id && !hasAdminRight(user))) throw new AppError('TIME_NOT_FOUND');
       // Only the times sent: an interval recorded long ago keeps its other time.
       checkNotTooOld(body.arrival, 'body.arrival');
@@ -313,11 +395,18 @@ export function createTimeService(deps: { db: Db; dialect: Dialect; access: Elem
           checkSpan(arrival, departure);
           checkOverlap(rows, arrival, departure, id);
           const corrections = readCorrections(current.corrections);
-          if (corrections.length >= MAX_CORRECTIONS) throw new AppError('CONFLICT', { message: `Ein Eintrag wird höchstens ${MAX_CORRECTIONS}-mal korrigiert` });
+          if (corrections.length >= MAX_CORRECTIONS)
+            throw new AppError('CONFLICT', { message: `Ein Eintrag wird höchstens ${MAX_CORRECTIONS}-mal korrigiert` });
           corrections.push({ at: nowSeconds(), by: user.id, reason: body.reason.trim(), ...before });
           await trx
             .updateTable('bericht_time')
-            .set({ arrival: toDbDateTime(arrival), departure: departure === null ? null : toDbDateTime(departure), corrections: JSON.stringify(corrections), fk_user_modif: user.id, tms: toDbDateTime() })
+            .set({
+              arrival: toDbDateTime(arrival),
+              departure: departure === null ? null : toDbDateTime(departure),
+              corrections: JSON.stringify(corrections),
+              fk_user_modif: user.id,
+              tms: toDbDateTime(),
+            })
             .where('rowid', '=', id)
             .execute();
           const interval = await read(trx, id);

@@ -33,5 +33,8 @@ export function readTranscript(answer: SttAnswer): SttResult {
   }
   const { text, language } = (body && typeof body === 'object' ? body : {}) as { text?: unknown; language?: unknown };
   if (typeof text !== 'string') throw new AppError('TRANSCRIBE_FAILED', { details: { status: answer.status, reason: 'no_text' } });
-  return { text: text.trim(), language: typeof language === 'string' && /^[a-z]{2,5}$/i.test(language) ? language.toLowerCase() : undefined };
+  return {
+    text: text.trim(),
+    language: typeof language === 'string' && /^[a-z]{2,5}$/i.test(language) ? language.toLowerCase() : undefined,
+  };
 }

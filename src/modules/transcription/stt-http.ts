@@ -91,19 +91,24 @@ export async function postForm(request: SttPost): Promise<SttAnswer> {
       const response = await fetch(request.url, { method: 'POST', headers, body: await request.form(), signal, redirect: 'error' });
       const text = await readCapped(response);
       if (response.status < 200 || response.status > 299) {
-        throw new AppError('TRANSCRIBE_FAILED', { details: { status: response.status, reason: 'http_error', excerpt: safeExcerpt(text, request.apiKey) } });
+        throw new AppError('TRANSCRIBE_FAILED', {
+          details: { status: response.status, reason: 'http_error', excerpt: safeExcerpt(text, request.apiKey) },
+        });
       }
       return { status: response.status, text, attempts: attempt };
     } catch (error) {
       if (error instanceof AppError) throw error;
       // Our limit ran out, whether while sending, waiting or reading the answer.
-      if (signal.aborted) throw new AppError('TRANSCRIBE_TIMEOUT', { details: { timeout_seconds: request.timeoutMs / 1000, attempts: attempt } });
+      if (signal.aborted)
+        throw new AppError('TRANSCRIBE_TIMEOUT', { details: { timeout_seconds: request.timeoutMs / 1000, attempts: attempt } });
       const dropped = isDroppedConnection(error);
       if (dropped && attempt <= delays.length) {
         await sleep(delays[attempt - 1]);
         continue;
       }
-      throw new AppError('TRANSCRIBE_FAILED', { details: { status: null, reason: dropped ? 'connection_lost' : 'unreachable', attempts: attempt } });
+      throw new AppError('TRANSCRIBE_FAILED', {
+        details: { status: null, reason: dropped ? 'connection_lost' : 'unreachable', attempts: attempt },
+      });
     }
   }
 }

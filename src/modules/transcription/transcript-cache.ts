@@ -40,10 +40,17 @@ export function transcriptPath(folder: string, audioName: string): string {
 function isTranscript(value: unknown): value is Transcript {
   const t = value as Transcript;
   return (
-    !!t && typeof t === 'object' &&
-    typeof t.text === 'string' && typeof t.language === 'string' && typeof t.requested_language === 'string' &&
-    typeof t.mode === 'string' && Number.isInteger(t.created) &&
-    !!t.source && typeof t.source === 'object' && typeof t.source.size === 'number' && typeof t.source.mtime_ms === 'number'
+    !!t &&
+    typeof t === 'object' &&
+    typeof t.text === 'string' &&
+    typeof t.language === 'string' &&
+    typeof t.requested_language === 'string' &&
+    typeof t.mode === 'string' &&
+    Number.isInteger(t.created) &&
+    !!t.source &&
+    typeof t.source === 'object' &&
+    typeof t.source.size === 'number' &&
+    typeof t.source.mtime_ms === 'number'
   );
 }
 
@@ -52,13 +59,20 @@ function isTranscript(value: unknown): value is Transcript {
  * otherwise undefined. A link, a folder or a damaged file in its place counts as none (a link is
  * never followed: it could lead out of the order's folder).
  */
-export async function readTranscriptCache(file: string, key: { name: string; size: number; mtimeMs: number; language: string }): Promise<Transcript | undefined> {
+export async function readTranscriptCache(
+  file: string,
+  key: { name: string; size: number; mtimeMs: number; language: string },
+): Promise<Transcript | undefined> {
   try {
     const info = await lstat(file);
     if (!info.isFile() || info.size > MAX_CACHE_BYTES) return undefined;
     const value: unknown = JSON.parse(await readFile(file, 'utf8'));
     if (!isTranscript(value)) return undefined;
-    const fits = value.source.name === key.name && value.source.size === key.size && value.source.mtime_ms === key.mtimeMs && value.requested_language === key.language;
+    const fits =
+      value.source.name === key.name &&
+      value.source.size === key.size &&
+      value.source.mtime_ms === key.mtimeMs &&
+      value.requested_language === key.language;
     return fits ? value : undefined;
   } catch {
     return undefined; // missing or unreadable: made anew

@@ -58,7 +58,12 @@ function clientFor(settings: TranscribeSettings): SttClient {
     : createWhisperAsrClient({ url: settings.url, apiKey: settings.apiKey, timeoutMs: settings.timeoutMs });
 }
 
-export function createTranscriptionService(deps: { config: Pick<Config, 'dataRoot' | 'entity' | 'transcribe'>; db: Db; access: ElementAccess; consts: ConstRepository }): TranscriptionService {
+export function createTranscriptionService(deps: {
+  config: Pick<Config, 'dataRoot' | 'entity' | 'transcribe'>;
+  db: Db;
+  access: ElementAccess;
+  consts: ConstRepository;
+}): TranscriptionService {
   const { config, db, access, consts } = deps;
   const limit = createLimiter(MAX_RUNNING, MAX_WAITING, () => new AppError('TRANSCRIBE_BUSY', { headers: { 'retry-after': '5' } }));
 
@@ -67,7 +72,8 @@ export function createTranscriptionService(deps: { config: Pick<Config, 'dataRoo
     let segments = checkRelativePath(relpath);
     if (segments.length === 3 && segments[0] === MODULE_DIRS.commande) segments = segments.slice(1);
     // A file directly in the order's folder, as the attachment list and voice uploads name them.
-    if (segments.length !== 2) throw new AppError('FILE_PATH_INVALID', { message: 'relpath nennt eine Datei eines Auftrags: <Auftragsnummer>/<Dateiname>' });
+    if (segments.length !== 2)
+      throw new AppError('FILE_PATH_INVALID', { message: 'relpath nennt eine Datei eines Auftrags: <Auftragsnummer>/<Dateiname>' });
     return [segments[0]!, segments[1]!];
   }
 
@@ -101,7 +107,8 @@ export function createTranscriptionService(deps: { config: Pick<Config, 'dataRoo
       const info = await stat(real);
       if (!info.isFile()) throw new AppError('FILE_NOT_FOUND');
       const type = await detectUploadType(real, 'audio');
-      if (!type) throw new AppError('UPLOAD_TYPE_UNSUPPORTED', { message: 'Die Datei ist keine Sprachaufnahme (WebM, MP4/M4A, MP3 oder Ogg)' });
+      if (!type)
+        throw new AppError('UPLOAD_TYPE_UNSUPPORTED', { message: 'Die Datei ist keine Sprachaufnahme (WebM, MP4/M4A, MP3 oder Ogg)' });
 
       const settings = await loadTranscribeSettings(consts, config.transcribe, log);
       const language = input.lang !== undefined ? normalizeLanguage(input.lang) : settings.language;
@@ -118,11 +125,16 @@ export function createTranscriptionService(deps: { config: Pick<Config, 'dataRoo
       const started = Date.now();
       let result;
       try {
-        result = await limit(() => clientFor(settings).transcribe({ file: real, filename: `audio.${type.ext}`, mime: type.mime, language }));
+        result = await limit(() =>
+          clientFor(settings).transcribe({ file: real, filename: `audio.${type.ext}`, mime: type.mime, language }),
+        );
       } catch (error) {
         if (error instanceof AppError) {
           // Where and why, never the key (the address has no credentials: settings refuse them).
-          log.warn({ transcribe: { mode: settings.mode, host: new URL(settings.url).host, code: error.code, details: error.details } }, 'speech-to-text failed');
+          log.warn(
+            { transcribe: { mode: settings.mode, host: new URL(settings.url).host, code: error.code, details: error.details } },
+            'speech-to-text failed',
+          );
         }
         throw error;
       }
@@ -141,7 +153,14 @@ export function createTranscriptionService(deps: { config: Pick<Config, 'dataRoo
         // The text was made (and maybe paid for): the caller gets it even when it cannot be kept.
         log.warn({ err: error }, 'transcript could not be kept beside the recording');
       }
-      return { text: transcript.text, language: transcript.language, mode: transcript.mode, cached: false, relpath, created: transcript.created };
+      return {
+        text: transcript.text,
+        language: transcript.language,
+        mode: transcript.mode,
+        cached: false,
+        relpath,
+        created: transcript.created,
+      };
     },
   };
 }

@@ -69,18 +69,26 @@ export type SettingsReading = { ok: true; settings: TranscribeSettings } | { ok:
 export async function readTranscribeSettings(consts: ConstRepository, env: TranscribeOverrides): Promise<SettingsReading> {
   const stored = await consts.getMany(Object.values(SETTING_NAMES));
   // The environment wins; an empty value (here or in llx_const) counts as not set.
-  const pick = (key: keyof typeof SETTING_NAMES, fromEnv: string | undefined): { value: string; from: 'environment' | 'llx_const' } | undefined => {
+  const pick = (
+    key: keyof typeof SETTING_NAMES,
+    fromEnv: string | undefined,
+  ): { value: string; from: 'environment' | 'llx_const' } | undefined => {
     if (fromEnv?.trim()) return { value: fromEnv.trim(), from: 'environment' };
     const value = stored.get(SETTING_NAMES[key])?.trim();
     return value ? { value, from: 'llx_const' } : undefined;
   };
   const problems: SettingProblem[] = [];
-  const invalid = (key: keyof typeof SETTING_NAMES, from: SettingProblem['from'], reason: string) => problems.push({ setting: SETTING_NAMES[key], problem: 'invalid', from, reason });
+  const invalid = (key: keyof typeof SETTING_NAMES, from: SettingProblem['from'], reason: string) =>
+    problems.push({ setting: SETTING_NAMES[key], problem: 'invalid', from, reason });
 
   const rawUrl = pick('url', env.url);
   let url: string | undefined;
   if (!rawUrl) {
-    problems.push({ setting: SETTING_NAMES.url, problem: 'missing', reason: 'not set in llx_const (entity 0 or the served one) nor in the environment' });
+    problems.push({
+      setting: SETTING_NAMES.url,
+      problem: 'missing',
+      reason: 'not set in llx_const (entity 0 or the served one) nor in the environment',
+    });
   } else {
     let parsed: URL | undefined;
     try {
@@ -128,7 +136,11 @@ export async function readTranscribeSettings(consts: ConstRepository, env: Trans
  * each setting that is missing or invalid and why, for the operator (names and reasons only, no
  * value: neither the key nor an address that might hold credentials).
  */
-export async function loadTranscribeSettings(consts: ConstRepository, env: TranscribeOverrides, log?: Pick<FastifyBaseLogger, 'warn'>): Promise<TranscribeSettings> {
+export async function loadTranscribeSettings(
+  consts: ConstRepository,
+  env: TranscribeOverrides,
+  log?: Pick<FastifyBaseLogger, 'warn'>,
+): Promise<TranscribeSettings> {
   const read = await readTranscribeSettings(consts, env);
   if (read.ok) return read.settings;
   const named = read.problems.map((p) => `${p.setting} ${p.problem}`).join(', ');

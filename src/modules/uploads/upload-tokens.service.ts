@@ -81,20 +81,26 @@ export function createUploadTokenService(deps: {
       const order = await access.getById('commande', orderId, user);
       if (!order) throw new AppError('ORDER_NOT_FOUND');
       if (hours !== undefined && hours > maxDays * 24) {
-        throw new AppError('VALIDATION_FAILED', { message: `Ein Upload-Link gilt höchstens ${maxDays} Tage (${maxDays * 24} Stunden)`, details: [{ field: 'body.hours', message: `at most ${maxDays * 24}` }] });
+        throw new AppError('VALIDATION_FAILED', {
+          message: `Ein Upload-Link gilt höchstens ${maxDays} Tage (${maxDays * 24} Stunden)`,
+          details: [{ field: 'body.hours', message: `at most ${maxDays * 24}` }],
+        });
       }
       const token = randomBytes(32).toString('base64url');
       const now = Date.now();
       const expires = Math.floor(now / 1000) + Math.round(Math.min(hours ?? defaultHours, maxDays * 24) * 3600);
-      const id = await insertId(dialect, db.insertInto('bericht_upload_token').values({
-        entity,
-        token: tokenHash(token),
-        element_type: 'commande',
-        fk_element: order.id,
-        fk_user_creat: user.id,
-        datec: toDbDateTime(new Date(now)),
-        date_expiry: toDbDateTime(expires),
-      }));
+      const id = await insertId(
+        dialect,
+        db.insertInto('bericht_upload_token').values({
+          entity,
+          token: tokenHash(token),
+          element_type: 'commande',
+          fk_element: order.id,
+          fk_user_creat: user.id,
+          datec: toDbDateTime(new Date(now)),
+          date_expiry: toDbDateTime(expires),
+        }),
+      );
       const url = `${baseUrl.replace(/\/+$/, '')}/public/upload.php?token=${token}`;
       return {
         id,
@@ -109,16 +115,30 @@ export function createUploadTokenService(deps: {
     /** The order a token uploads into and the user who made it; 404 unknown, 410 expired or its maker's right gone. */
     async resolve(token: string): Promise<{ order: ElementRow; userId: number; expires: number }> {
       const row = /^[A-Za-z0-9_-]{43}$/.test(token)
-        ? await db.selectFrom('bericht_upload_token').selectAll().where('token', '=', tokenHash(token)).where('entity', '=', entity).executeTakeFirst()
+        ? await db
+            .selectFrom('bericht_upload_token')
+            .selectAll()
+            .where('token', '=', tokenHash(token))
+            .where('entity', '=', entity)
+            .executeTakeFirst()
         : undefined;
       if (!row) throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
       const expires = endOf(row);
       if (expires <= Math.floor(Date.now() / 1000)) throw new AppError('UPLOAD_TOKEN_EXPIRED');
       // The order as it is now, in the served entity (a deleted order ends the link too).
-      const order = await db.selectFrom('commande').select(['rowid', 'ref', 'fk_soc']).where('rowid', '=', Number(row.fk_element)).where('entity', '=', entity).executeTakeFirst();
+      const order = await db
+        .selectFrom('commande')
+        .select(['rowid', 'ref', 'fk_soc'])
+        .where('rowid', '=', Number(row.fk_element))
+        .where('entity', '=', entity)
+        .executeTakeFirst();
       if (!order || row.element_type !== 'commande') throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
       if (!(await makerOf(row))) throw new AppError('UPLOAD_TOKEN_REVOKED');
-      return { order: { id: Number(order.rowid), ref: order.ref, fk_soc: Number(order.fk_soc) }, userId: Number(row.fk_user_creat), expires };
+      return {
+        order: { id: Number(order.rowid), ref: order.ref, fk_soc: Number(order.fk_soc) },
+        userId: Number(row.fk_user_creat),
+        expires,
+      };
     },
 
     /** The order's links that work now (not expired, their maker still may write to the order), newest first. */
@@ -148,7 +168,12 @@ export function createUploadTokenService(deps: {
         if (expires <= now) continue;
         const maker = await makerOf(row, lookup);
         if (!maker) continue;
-        live.push({ id: Number(row.rowid), created: fromDbDateTime(row.datec as string | null) ?? 0, expires, created_by: { id: maker.id, name: maker.name } });
+        live.push({
+          id: Number(row.rowid),
+          created: fromDbDateTime(row.datec as string | null) ?? 0,
+          expires,
+          created_by: { id: maker.id, name: maker.name },
+        });
       }
       return live;
     },
@@ -158,9 +183,15 @@ export function createUploadTokenService(deps: {
      * and cleaned up) is fine; a link of an order the caller does not see is "not found".
      */
     async revoke(user: Caller, id: number): Promise<void> {
-      const row = await db.selectFrom('bericht_upload_token').select(['rowid', 'element_type', 'fk_element']).where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst();
+      const row = await db
+        .selectFrom('bericht_upload_token')
+        .select(['rowid', 'element_type', 'fk_element'])
+        .where('rowid', '=', id)
+        .where('entity', '=', entity)
+        .executeTakeFirst();
       // Unknown and not visible answer alike: which link ids exist is not told.
-      if (!row || row.element_type !== 'commande' || !(await access.getById('commande', Number(row.fk_element), user))) throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
+      if (!row || row.element_type !== 'commande' || !(await access.getById('commande', Number(row.fk_element), user)))
+        throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
       await db.deleteFrom('bericht_upload_token').where('rowid', '=', id).where('entity', '=', entity).execute();
     },
   };

@@ -22,12 +22,18 @@ export interface AcceptedType {
  */
 function photoType(ext: string, mime: string): AcceptedType | undefined {
   switch (mime) {
-    case 'image/jpeg': return { ext: 'jpg', mime, raster: true };
-    case 'image/png': return { ext: 'png', mime, raster: true };
-    case 'image/webp': return { ext: 'webp', mime, raster: true };
-    case 'image/heic': return { ext: 'heic', mime, raster: false };
-    case 'image/heif': return { ext: ext === 'heic' ? 'heic' : 'heif', mime, raster: false };
-    default: return undefined;
+    case 'image/jpeg':
+      return { ext: 'jpg', mime, raster: true };
+    case 'image/png':
+      return { ext: 'png', mime, raster: true };
+    case 'image/webp':
+      return { ext: 'webp', mime, raster: true };
+    case 'image/heic':
+      return { ext: 'heic', mime, raster: false };
+    case 'image/heif':
+      return { ext: ext === 'heic' ? 'heic' : 'heif', mime, raster: false };
+    default:
+      return undefined;
   }
 }
 
@@ -55,5 +61,6 @@ export async function detectUploadType(file: string, kind: UploadKind): Promise<
 /** For the OpenAPI descriptions. */
 export const ACCEPTED_DESCRIPTION: Readonly<Record<UploadKind, string>> = {
   photo: 'JPEG (stored .jpg), PNG, WebP, HEIC/HEIF (stored as sent, no thumbnails)',
-  audio: 'WebM (audio/webm), MP4/M4A (audio/mp4; an MP4 video container counts), MP3 (audio/mpeg), Ogg Vorbis/Opus/FLAC/Speex (stored .ogg, audio/ogg)',
+  audio:
+    'WebM (audio/webm), MP4/M4A (audio/mp4; an MP4 video container counts), MP3 (audio/mpeg), Ogg Vorbis/Opus/FLAC/Speex (stored .ogg, audio/ogg)',
 };

@@ -42,7 +42,12 @@ export function createUploadsRepository(db: Db, dialect: Dialect, options: Uploa
     db,
     /** File names the index holds for a folder (a stale row blocks its name too). */
     async indexedNames(entity: number, filepath: string): Promise<string[]> {
-      const rows = await db.selectFrom('ecm_files').select('filename').where('entity', '=', entity).where('filepath', '=', filepath).execute();
+      const rows = await db
+        .selectFrom('ecm_files')
+        .select('filename')
+        .where('entity', '=', entity)
+        .where('filepath', '=', filepath)
+        .execute();
       return rows.map((r) => r.filename);
     },
 
@@ -56,26 +61,29 @@ export function createUploadsRepository(db: Db, dialect: Dialect, options: Uploa
         .executeTakeFirst();
       // Written as Dolibarr writes it: the wall time of its time zone.
       const now = toDolibarrDateTime(new Date(), timeZone);
-      return insertId(dialect, db.insertInto('ecm_files').values({
-        ref: file.ref,
-        label: file.label,
-        share: null,
-        entity: file.entity,
-        filepath: file.filepath,
-        filename: file.filename,
-        src_object_type: file.srcObjectType,
-        src_object_id: file.srcObjectId,
-        // varchar(750) in Dolibarr; a phone's name may hold what the column's character set cannot
-        fullpath_orig: await fitter.fit('ecm_files', 'fullpath_orig', file.fullpathOrig.slice(0, 750)),
-        description: '',
-        keywords: '',
-        gen_or_uploaded: file.genOrUploaded ?? 'uploaded',
-        position: Number(max?.max ?? 0) + 1,
-        date_c: now,
-        tms: now,
-        fk_user_c: file.fkUserC,
-        fk_user_m: null,
-      }));
+      return insertId(
+        dialect,
+        db.insertInto('ecm_files').values({
+          ref: file.ref,
+          label: file.label,
+          share: null,
+          entity: file.entity,
+          filepath: file.filepath,
+          filename: file.filename,
+          src_object_type: file.srcObjectType,
+          src_object_id: file.srcObjectId,
+          // varchar(750) in Dolibarr; a phone's name may hold what the column's character set cannot
+          fullpath_orig: await fitter.fit('ecm_files', 'fullpath_orig', file.fullpathOrig.slice(0, 750)),
+          description: '',
+          keywords: '',
+          gen_or_uploaded: file.genOrUploaded ?? 'uploaded',
+          position: Number(max?.max ?? 0) + 1,
+          date_c: now,
+          tms: now,
+          fk_user_c: file.fkUserC,
+          fk_user_m: null,
+        }),
+      );
     },
 
     /**
@@ -84,7 +92,11 @@ export function createUploadsRepository(db: Db, dialect: Dialect, options: Uploa
      * gets the driver's unique violation), an intent of this run (file-intents.ts), the answer
      * planned for an idempotency claim and a photo's evidence, all in one transaction.
      */
-    async reserveFile(file: NewEcmFile, plan?: { userId: number; key: string; response: string }, evidence?: NewPhotoEvidenceRow): Promise<number> {
+    async reserveFile(
+      file: NewEcmFile,
+      plan?: { userId: number; key: string; response: string },
+      evidence?: NewPhotoEvidenceRow,
+    ): Promise<number> {
       return db.transaction().execute(async (trx) => {
         const rowid = await createUploadsRepository(trx, dialect, options).createEcmFile(file);
         await beginIntent(trx, file.entity, file.filepath, file.filename);

@@ -35,17 +35,30 @@ import { createUploadTokenService } from './upload-tokens.service.js';
 
 /** A form field that is no proper text field: 400 naming it. */
 const fieldRefused = (name: string, why: string) =>
-  new AppError('VALIDATION_FAILED', { message: `Das Feld ${name} ist ungültig (${why === 'too long' ? 'zu lang' : why === 'given more than once' ? 'mehrfach angegeben' : 'eine Datei statt Text'})`, details: [{ field: `body.${name}`, message: why }] });
+  new AppError('VALIDATION_FAILED', {
+    message: `Das Feld ${name} ist ungültig (${why === 'too long' ? 'zu lang' : why === 'given more than once' ? 'mehrfach angegeben' : 'eine Datei statt Text'})`,
+    details: [{ field: `body.${name}`, message: why }],
+  });
 
-const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 413: ErrorResponse, 415: ErrorResponse };
+const ERRORS = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  403: ErrorResponse,
+  404: ErrorResponse,
+  409: ErrorResponse,
+  413: ErrorResponse,
+  415: ErrorResponse,
+};
 
 const EVIDENCE_DESCRIPTION =
-  'Photo evidence: optional text fields beside `file` (before or after it): `taken_at_device`, the phone\'s capture time as an RFC 3339 date-time WITH its UTC offset ' +
-  '(e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; kept as sent however far off), and `gps_lat` (-90..90) with `gps_lon` (-180..180), the phone\'s position at capture ' +
+  "Photo evidence: optional text fields beside `file` (before or after it): `taken_at_device`, the phone's capture time as an RFC 3339 date-time WITH its UTC offset " +
+  "(e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; kept as sent however far off), and `gps_lat` (-90..90) with `gps_lon` (-180..180), the phone's position at capture " +
   '(both or neither; the app sends them only when the person switched it on). An empty field counts as absent. A malformed time, one coordinate alone, ' +
-  'a coordinate out of range or not in its form (' + COORDINATE_FORMS + '), or one of these fields sent as a file, cut off or twice: 400 VALIDATION_FAILED naming the field (`details[0].field`, e.g. `body.gps_lat`), and nothing is stored. ' +
+  'a coordinate out of range or not in its form (' +
+  COORDINATE_FORMS +
+  '), or one of these fields sent as a file, cut off or twice: 400 VALIDATION_FAILED naming the field (`details[0].field`, e.g. `body.gps_lat`), and nothing is stored. ' +
   'The service records the SHA-256 of the bytes received, EXIF DateTimeOriginal (else DateTimeDigitized, with OffsetTimeOriginal) and EXIF GPS position where present, ' +
-  'and the fields sent; the answer\'s `evidence` holds it, the pages that show the photo carry it (`evidence`, `evidence_2`), a signature\'s hash covers it ' +
+  "and the fields sent; the answer's `evidence` holds it, the pages that show the photo carry it (`evidence`, `evidence_2`), a signature's hash covers it " +
   '(form `fieldreport-pages/3`) and the PDF prints time and place under the photo. ';
 
 function describe(kind: UploadKind, cap: number): string {
@@ -67,7 +80,10 @@ function describe(kind: UploadKind, cap: number): string {
 export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
   const { config, handle, access, runs, printQueue } = ctx;
   const caps: Record<UploadKind, number> = { photo: config.uploads.maxPhotoBytes, audio: config.uploads.maxAudioBytes };
-  const repo = createUploadsRepository(handle.db, handle.dialect, { fitter: createColumnFitter(handle.db, handle.dialect, handle.prefix), timeZone: config.timeZone });
+  const repo = createUploadsRepository(handle.db, handle.dialect, {
+    fitter: createColumnFitter(handle.db, handle.dialect, handle.prefix),
+    timeZone: config.timeZone,
+  });
   const service = createUploadService({
     repo,
     consts: createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId ?? '' }),
@@ -79,7 +95,15 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
   });
 
   await app.register(multipart, {
-    limits: { files: 1, fileSize: Math.max(caps.photo, caps.audio) + 1, fields: 10, fieldSize: 1024, parts: 12, fieldNameSize: 100, headerPairs: 50 },
+    limits: {
+      files: 1,
+      fileSize: Math.max(caps.photo, caps.audio) + 1,
+      fields: 10,
+      fieldSize: 1024,
+      parts: 12,
+      fieldNameSize: 100,
+      headerPairs: 50,
+    },
   });
 
   /**
@@ -92,7 +116,8 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     void rememberSha256(attached.file, attached.sha256).catch(() => undefined);
     // A JPEG's thumbnails come from the same decode; its upload is settled when they are written.
     const settle = attached.settle;
-    if (attached.raster) printQueue.add(attached.file, imageBoxFor('A4', 'portrait', DEFAULT_PHOTOS_PER_SHEET, 'photo'), settle && { done: settle });
+    if (attached.raster)
+      printQueue.add(attached.file, imageBoxFor('A4', 'portrait', DEFAULT_PHOTOS_PER_SHEET, 'photo'), settle && { done: settle });
   }
 
   /**
@@ -149,7 +174,10 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
     const key = request.headers['idempotency-key'];
     const idem =
       typeof key === 'string'
-        ? await beginIdempotent({ db: handle.db, runs, confirm: (planned) => service.confirm(order, planned) }, { entity: config.entity, userId: caller.id, key, scope: `${route}:${order.id}` })
+        ? await beginIdempotent(
+            { db: handle.db, runs, confirm: (planned) => service.confirm(order, planned) },
+            { entity: config.entity, userId: caller.id, key, scope: `${route}:${order.id}` },
+          )
         : undefined;
     if (idem?.replay) {
       // An answer stored before uploads carried `evidence` (kept 7 days): none was recorded then.
@@ -187,14 +215,21 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
       config: { right: 'write', multipartFile: { description: 'The photo: JPEG, PNG, WebP or HEIC/HEIF (decided from its bytes).' } },
     },
     async (request, reply) => {
-      if (chooseAction(request.query.action, ['upload_photo'] as const) === undefined) throw new AppError('ACTION_UNKNOWN', { details: { known: ['upload_photo'] } });
+      if (chooseAction(request.query.action, ['upload_photo'] as const) === undefined)
+        throw new AppError('ACTION_UNKNOWN', { details: { known: ['upload_photo'] } });
       return upload(request, reply, 'photo', 'upload_photo', request.query.id);
     },
   );
 
   // ---- QR upload links (docs/api-contract.md, Upload token) ----------------------------------------------------
   const tokens = createUploadTokenService({
-    db: handle.db, dialect: handle.dialect, access, entity: config.entity, defaultHours: config.uploadTokenHours, maxDays: config.uploadTokenMaxDays, currentUser: ctx.currentUser,
+    db: handle.db,
+    dialect: handle.dialect,
+    access,
+    entity: config.entity,
+    defaultHours: config.uploadTokenHours,
+    maxDays: config.uploadTokenMaxDays,
+    currentUser: ctx.currentUser,
   });
   const MAX_TOKEN_HOURS = config.uploadTokenMaxDays * 24;
   const LINK_RULES =
@@ -212,7 +247,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
           `for \`hours\` (default UPLOAD_TOKEN_HOURS = ${config.uploadTokenHours}, at most ${MAX_TOKEN_HOURS}, UPLOAD_TOKEN_MAX_DAYS × 24). Write right; the order must be visible (404 ORDER_NOT_FOUND). ` +
           LINK_RULES +
           '201 `{ id, token, expires, upload_url, qr_svg, qr_png }`: `id` names the link for the list and for revoking it; `qr_svg` is an SVG document, `qr_png` a data: URL, both of `upload_url` ' +
-          '(`/public/upload.php?token=…`; the address comes from PUBLIC_URL, else from the request). Only the token\'s SHA-256 is stored. ' +
+          "(`/public/upload.php?token=…`; the address comes from PUBLIC_URL, else from the request). Only the token's SHA-256 is stored. " +
           'The page at the link uploads with the same checks and storage as action=upload_photo; an expired link answers 410, an unknown one 404. Expired links are removed by the daily clean-up.',
         body: Type.Object(
           {
@@ -222,20 +257,37 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
           },
           { additionalProperties: false },
         ),
-        response: { 201: Type.Object({ id: Type.Integer(), token: Type.String(), expires: Type.Integer(), upload_url: Type.String(), qr_svg: Type.String(), qr_png: Type.String() }), ...ERRORS },
+        response: {
+          201: Type.Object({
+            id: Type.Integer(),
+            token: Type.String(),
+            expires: Type.Integer(),
+            upload_url: Type.String(),
+            qr_svg: Type.String(),
+            qr_png: Type.String(),
+          }),
+          ...ERRORS,
+        },
       },
       config: { right: 'write' },
     },
     async (request, reply) => {
-      return reply.code(201).send(await tokens.create(callerOf(request), request.body.fk_element, request.body.hours, publicBaseUrl(config, request)));
+      return reply
+        .code(201)
+        .send(await tokens.create(callerOf(request), request.body.fk_element, request.body.hours, publicBaseUrl(config, request)));
     },
   );
 
   const LiveLink = Type.Object({
     id: Type.Integer({ description: 'The link, for DELETE /api/upload_token.php?id=…' }),
     created: Type.Integer({ description: 'When it was made, Unix seconds.' }),
-    expires: Type.Integer({ description: 'When it ends, Unix seconds (its own expiry, or UPLOAD_TOKEN_MAX_DAYS after it was made, whichever is first).' }),
-    created_by: Type.Object({ id: Type.Integer(), name: Type.String({ description: 'Full name, or the login.' }) }, { description: 'Who made it: the link acts for this user.' }),
+    expires: Type.Integer({
+      description: 'When it ends, Unix seconds (its own expiry, or UPLOAD_TOKEN_MAX_DAYS after it was made, whichever is first).',
+    }),
+    created_by: Type.Object(
+      { id: Type.Integer(), name: Type.String({ description: 'Full name, or the login.' }) },
+      { description: 'Who made it: the link acts for this user.' },
+    ),
   });
   typed.get(
     '/api/upload_token.php',
@@ -245,7 +297,8 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
         summary: "The order's QR upload links that work now",
         description:
           "`?fk_element=<order>`: the order's links that work now, newest first (at most 200): not expired, and their maker may still write to the order. " +
-          'The token itself is not stored and never listed. Write right; the order must be visible (404 ORDER_NOT_FOUND). ' + LINK_RULES,
+          'The token itself is not stored and never listed. Write right; the order must be visible (404 ORDER_NOT_FOUND). ' +
+          LINK_RULES,
         querystring: Type.Object({ fk_element: RowId('The order.') }, { additionalProperties: false }),
         response: { 200: Type.Object({ items: Type.Array(LiveLink) }), ...ERRORS },
       },
@@ -282,7 +335,8 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
       schema: {
         tags: ['uploads'],
         summary: 'The upload page behind a QR link (HTML, no login)',
-        description: 'A page for a phone: camera button, several photos at once, progress, German text. 404 page for an unknown (or revoked) link, 410 page for an expired one or one whose maker may no longer write to the order.',
+        description:
+          'A page for a phone: camera button, several photos at once, progress, German text. 404 page for an unknown (or revoked) link, 410 page for an expired one or one whose maker may no longer write to the order.',
         querystring: TokenQuery,
         produces: ['text/html'],
       },
@@ -298,7 +352,12 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
         return reply.send(uploadPage(nonce, order.ref, expires, config.timeZone));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        const title = error.code === 'UPLOAD_TOKEN_EXPIRED' ? 'Link abgelaufen' : error.code === 'UPLOAD_TOKEN_REVOKED' ? 'Link ungültig' : 'Link unbekannt';
+        const title =
+          error.code === 'UPLOAD_TOKEN_EXPIRED'
+            ? 'Link abgelaufen'
+            : error.code === 'UPLOAD_TOKEN_REVOKED'
+              ? 'Link ungültig'
+              : 'Link unbekannt';
         return reply.code(error.status).send(messagePage(nonce, title, `${error.message}. Bitte einen neuen QR-Code erzeugen lassen.`));
       }
     },
@@ -310,7 +369,10 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
       schema: {
         tags: ['uploads'],
         summary: 'Upload a photo through a QR link (no login)',
-        description: describe('photo', caps.photo).replace('Needs the write right; an order the caller cannot see is 404 ORDER_NOT_FOUND.', 'No login: the link\'s token (404 UPLOAD_TOKEN_NOT_FOUND, 410 UPLOAD_TOKEN_EXPIRED, 410 UPLOAD_TOKEN_REVOKED when its maker may no longer write to the order) names the order.'),
+        description: describe('photo', caps.photo).replace(
+          'Needs the write right; an order the caller cannot see is 404 ORDER_NOT_FOUND.',
+          "No login: the link's token (404 UPLOAD_TOKEN_NOT_FOUND, 410 UPLOAD_TOKEN_EXPIRED, 410 UPLOAD_TOKEN_REVOKED when its maker may no longer write to the order) names the order.",
+        ),
         querystring: TokenQuery,
         consumes: ['multipart/form-data'],
         response: { 201: UploadResponse, ...ERRORS, 410: ErrorResponse },

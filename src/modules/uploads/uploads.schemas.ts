@@ -14,15 +14,26 @@ export const UploadVoiceQuery = Type.Object({
 
 export const UploadResponse = Type.Object(
   {
-    name: Type.String({ description: 'Stored file name in the order folder (cleaned as dol_sanitizeFileName, extension from the detected type, `_2`, `_3` … when taken).' }),
+    name: Type.String({
+      description:
+        'Stored file name in the order folder (cleaned as dol_sanitizeFileName, extension from the detected type, `_2`, `_3` … when taken).',
+    }),
     size: Type.Integer({ minimum: 0, description: 'Bytes.' }),
     type: Type.String({ description: 'MIME type detected from the bytes, e.g. image/jpeg, audio/ogg.' }),
     mtime: Type.Integer({ description: 'Modification time, Unix seconds.' }),
     url: Type.String({ description: 'The file endpoint link: /api/photo.php?modulepart=commande&file=<folder>/<name> (URI-encoded).' }),
-    thumb_small_url: Type.Union([Type.String(), Type.Null()], { description: 'Link to the 480×270 thumbnail (`&size=small`); null for audio and HEIC/HEIF.' }),
-    thumb_mini_url: Type.Union([Type.String(), Type.Null()], { description: 'Link to the 128×72 thumbnail (`&size=mini`); null for audio and HEIC/HEIF.' }),
-    evidence: Type.Union([PhotoEvidence, Type.Null()], { description: 'For a photo, what the service recorded on receiving it (see PhotoEvidence); null for a voice recording.' }),
+    thumb_small_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'Link to the 480×270 thumbnail (`&size=small`); null for audio and HEIC/HEIF.',
+    }),
+    thumb_mini_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'Link to the 128×72 thumbnail (`&size=mini`); null for audio and HEIC/HEIF.',
+    }),
+    evidence: Type.Union([PhotoEvidence, Type.Null()], {
+      description: 'For a photo, what the service recorded on receiving it (see PhotoEvidence); null for a voice recording.',
+    }),
   },
-  { description: 'The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos), plus `evidence`.' },
+  {
+    description: 'The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos), plus `evidence`.',
+  },
 );
 export type UploadResponseBody = Static<typeof UploadResponse>;

@@ -44,7 +44,13 @@ import type { UploadsRepository } from './uploads.repository.js';
 import { readPhotoExif } from '../../adapters/exif.js';
 import { JpegStructure } from '../../adapters/jpeg-structure.js';
 import { toDbDateTime } from '../../db/dialect.js';
-import { newEvidenceRow, readEvidenceFields, toEvidenceResponse, type NewPhotoEvidenceRow, type PhotoEvidenceResponse } from '../photo-evidence/photo-evidence.js';
+import {
+  newEvidenceRow,
+  readEvidenceFields,
+  toEvidenceResponse,
+  type NewPhotoEvidenceRow,
+  type PhotoEvidenceResponse,
+} from '../photo-evidence/photo-evidence.js';
 
 export interface IncomingFile {
   /** The part's content; `truncated` is set by busboy when the size limit cut it. */
@@ -101,12 +107,16 @@ export interface UploadServiceDeps {
   idleMs?: number;
 }
 
-
 /** An upload that sends nothing for this long is given up (its temporary file and key are freed); the setting UPLOAD_IDLE_SECONDS. */
 export const UPLOAD_IDLE_MS = 60_000;
 
 /** Streams `stream` to `temp`, hashing and counting; `tooLarge` when it passed `cap` or was cut. */
-async function receive(file: IncomingFile, temp: string, cap: number, idleMs: number): Promise<{ size: number; md5: string; sha256: string; tooLarge: boolean; jpeg: JpegStructure }> {
+async function receive(
+  file: IncomingFile,
+  temp: string,
+  cap: number,
+  idleMs: number,
+): Promise<{ size: number; md5: string; sha256: string; tooLarge: boolean; jpeg: JpegStructure }> {
   const hash = createHash('md5');
   // A JPEG's structure, checked on the way (consulted only when the bytes are a JPEG).
   const jpeg = new JpegStructure();
@@ -115,7 +125,8 @@ async function receive(file: IncomingFile, temp: string, cap: number, idleMs: nu
   let size = 0;
   // A phone that drops off without closing the connection would otherwise hold the upload open.
   let idle: NodeJS.Timeout | undefined;
-  const stalled = () => file.stream.destroy(new AppError('UPLOAD_MISSING', { message: 'Die Übertragung ist abgebrochen (keine Daten mehr empfangen)' }));
+  const stalled = () =>
+    file.stream.destroy(new AppError('UPLOAD_MISSING', { message: 'Die Übertragung ist abgebrochen (keine Daten mehr empfangen)' }));
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       idle?.refresh();
@@ -158,7 +169,9 @@ async function checkImage(file: string): Promise<void> {
   }
   if (!width || !height) throw new AppError('IMAGE_INVALID');
   if (width * height > MAX_INPUT_PIXELS) {
-    throw new AppError('IMAGE_INVALID', { message: `Das Bild hat zu viele Bildpunkte (höchstens ${MAX_INPUT_PIXELS / 1_000_000} Megapixel)` });
+    throw new AppError('IMAGE_INVALID', {
+      message: `Das Bild hat zu viele Bildpunkte (höchstens ${MAX_INPUT_PIXELS / 1_000_000} Megapixel)`,
+    });
   }
 }
 
@@ -202,7 +215,10 @@ export function createUploadService(deps: UploadServiceDeps) {
   async function receiveChecked(kind: UploadKind, file: IncomingFile, temp: string): Promise<Received> {
     const received = await receive(file, temp, caps[kind], deps.idleMs ?? UPLOAD_IDLE_MS);
     if (received.tooLarge) {
-      throw new AppError('UPLOAD_TOO_LARGE', { message: `Die Datei ist zu groß (höchstens ${caps[kind]} Bytes)`, details: { max_bytes: caps[kind] } });
+      throw new AppError('UPLOAD_TOO_LARGE', {
+        message: `Die Datei ist zu groß (höchstens ${caps[kind]} Bytes)`,
+        details: { max_bytes: caps[kind] },
+      });
     }
     if (received.size === 0) throw new AppError('UPLOAD_MISSING', { message: 'Die übertragene Datei ist leer' });
     const type = await detectUploadType(temp, kind);
@@ -228,7 +244,9 @@ export function createUploadService(deps: UploadServiceDeps) {
   const removeFiles = async (files: string[]) => {
     // Every file is tried even when one fails (a `thumbs` that is no folder makes its rm fail).
     const results = await Promise.allSettled(files.map((f) => rm(f, { force: true })));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && (r.reason as NodeJS.ErrnoException)?.code !== 'ENOTDIR');
+    const failed = results.find(
+      (r): r is PromiseRejectedResult => r.status === 'rejected' && (r.reason as NodeJS.ErrnoException)?.code !== 'ENOTDIR',
+    );
     if (failed) throw failed.reason;
   };
 
@@ -238,7 +256,13 @@ export function createUploadService(deps: UploadServiceDeps) {
      * request's idempotency claim: its answer is planned with the reservation, so a retry after a
      * crash finds it (idempotency.ts).
      */
-    async attach(kind: UploadKind, order: { id: number; ref: string }, file: IncomingFile, userId: number, claim?: { userId: number; key: string }): Promise<AttachedUpload> {
+    async attach(
+      kind: UploadKind,
+      order: { id: number; ref: string },
+      file: IncomingFile,
+      userId: number,
+      claim?: { userId: number; key: string },
+    ): Promise<AttachedUpload> {
       const folder = objectFolder(dataRoot, entity, 'commande', order.ref);
       // The first folder made here, if any: a refused upload takes it away again when it stays empty.
       const created = await mkdir(folder.dir, { recursive: true });
@@ -256,14 +280,21 @@ export function createUploadService(deps: UploadServiceDeps) {
                 const exif = await readPhotoExif(temp);
                 const at = toDbDateTime();
                 return (name: string): NewPhotoEvidenceRow =>
-                  newEvidenceRow({ entity, filepath: folder.filepath, filename: name }, { sha256: received.sha256, size: received.size, at, userId }, exif, input);
+                  newEvidenceRow(
+                    { entity, filepath: folder.filepath, filename: name },
+                    { sha256: received.sha256, size: received.size, at, userId },
+                    exif,
+                    input,
+                  );
               })()
             : undefined;
         const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
         const wanted = uploadFileName(file.filename, type.ext);
         // Names are compared without case: MariaDB's ecm_files key folds case, and 'Photo.jpg'
         // beside 'photo.jpg' would be one file to Dolibarr on a case-insensitive share.
-        const taken = new Set([...(await readdir(folder.dir)), ...(await repo.indexedNames(entity, folder.filepath))].map((n) => n.toLowerCase()));
+        const taken = new Set(
+          [...(await readdir(folder.dir)), ...(await repo.indexedNames(entity, folder.filepath))].map((n) => n.toLowerCase()),
+        );
         for (let attempt = 0; attempt < 1000; attempt++) {
           const name = firstFreeName(wanted, (n) => taken.has(n.toLowerCase()));
           const target = path.join(folder.dir, name);
@@ -285,7 +316,15 @@ export function createUploadService(deps: UploadServiceDeps) {
           let rowid: number;
           try {
             rowid = await repo.reserveFile(
-              { ...ecm, ref: ecmFileRef(salt, folder.filepath, name), label: received.md5, srcObjectType: 'commande', srcObjectId: order.id, fullpathOrig: file.filename, fkUserC: userId },
+              {
+                ...ecm,
+                ref: ecmFileRef(salt, folder.filepath, name),
+                label: received.md5,
+                srcObjectType: 'commande',
+                srcObjectId: order.id,
+                fullpathOrig: file.filename,
+                fkUserC: userId,
+              },
               claim && { ...claim, response: JSON.stringify(response) },
               evidence,
             );

@@ -87,7 +87,11 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
  * up when nothing moves for `stallMs` (no byte sent, no answer): a stalled connection must not hold
  * the outbox. `signal` aborts it from outside (the phone came back online: start afresh).
  */
-export function withProgress(onProgress: (fraction: number) => void, signal?: AbortSignal, stallMs = STALL_MS): (request: Request) => Promise<Response> {
+export function withProgress(
+  onProgress: (fraction: number) => void,
+  signal?: AbortSignal,
+  stallMs = STALL_MS,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     let body: Blob | null = null;
     if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -105,7 +109,9 @@ export function withProgress(onProgress: (fraction: number) => void, signal?: Ab
         stall = setTimeout(() => xhr.abort(), stallMs);
       };
       xhr.open(request.method, request.url);
-      request.headers.forEach((value, name) => xhr.setRequestHeader(name, value));
+      request.headers.forEach((value, name) => {
+        xhr.setRequestHeader(name, value);
+      });
       xhr.responseType = 'blob';
       xhr.upload.onprogress = (event) => {
         moved();
@@ -115,11 +121,18 @@ export function withProgress(onProgress: (fraction: number) => void, signal?: Ab
       xhr.onloadend = () => clearTimeout(stall);
       xhr.onload = () => {
         const headers = new Headers();
-        for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
+        for (const line of xhr
+          .getAllResponseHeaders()
+          .trim()
+          .split(/[\r\n]+/)) {
           const colon = line.indexOf(':');
           if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
         }
-        const response = new Response(xhr.status === 204 ? null : (xhr.response as Blob), { status: xhr.status, statusText: xhr.statusText, headers });
+        const response = new Response(xhr.status === 204 ? null : (xhr.response as Blob), {
+          status: xhr.status,
+          statusText: xhr.statusText,
+          headers,
+        });
         Object.defineProperty(response, 'url', { value: xhr.responseURL || request.url });
         resolve(response);
       };

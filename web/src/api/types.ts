@@ -3,7 +3,11 @@ import type { paths } from './schema.js';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R }
-  ? R extends { 200: infer A } ? Json<A> : R extends { 201: infer A } ? Json<A> : never
+  ? R extends { 200: infer A }
+    ? Json<A>
+    : R extends { 201: infer A }
+      ? Json<A>
+      : never
   : never;
 
 type OrdersAnswer = Ok<'/api/orders.php', 'get'>;

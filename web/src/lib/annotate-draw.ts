@@ -167,5 +167,7 @@ function makeCanvas(width: number, height: number): OffscreenCanvas | HTMLCanvas
 
 function encode(canvas: OffscreenCanvas | HTMLCanvasElement, quality: number): Promise<Blob> {
   if ('convertToBlob' in canvas) return canvas.convertToBlob({ type: 'image/jpeg', quality });
-  return new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('not encoded'))), 'image/jpeg', quality));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('not encoded'))), 'image/jpeg', quality),
+  );
 }

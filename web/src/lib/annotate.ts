@@ -37,18 +37,28 @@ export function markedName(original: string, taken: Iterable<string>): string {
  * why). `known.url`: the photo's file URL when the caller has it (else looked up in the order's
  * file list on the phone). Rejects only when the annotator itself cannot be loaded.
  */
-export async function markUpPhoto(order: { id: number; ref: string }, photo: PhotoRef, known: { url?: string } = {}): Promise<{ record: string } | undefined> {
+export async function markUpPhoto(
+  order: { id: number; ref: string },
+  photo: PhotoRef,
+  known: { url?: string } = {},
+): Promise<{ record: string } | undefined> {
   const { default: Annotate } = await import('../components/Annotate.svelte');
   const files = (await readCache<OrderFileList>(`order-files:${order.id}`))?.value.items ?? [];
   const waiting = 'record' in photo ? outbox.items.find((r) => r.id === photo.record && r.kind === 'photo') : undefined;
   // A waiting photo that was sent meanwhile is the service's now, under the name it got there.
   const name = waiting ? (waiting.fileName ?? '') : photoName(photo);
-  const url = known.url ?? files.find((f) => f.name === name)?.url ?? (name ? `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/${name}`)}` : undefined);
+  const url =
+    known.url ??
+    files.find((f) => f.name === name)?.url ??
+    (name ? `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/${name}`)}` : undefined);
   const load = (): Promise<Blob> => {
     if (waiting) return Promise.resolve(waiting.payload as Blob);
     return url ? fileBlob(url) : Promise.reject(new Error('photo unknown'));
   };
-  const taken = [...files.map((f) => f.name), ...outbox.items.filter((r) => r.orderId === order.id && r.kind === 'photo').map((r) => r.fileName ?? '')];
+  const taken = [
+    ...files.map((f) => f.name),
+    ...outbox.items.filter((r) => r.orderId === order.id && r.kind === 'photo').map((r) => r.fileName ?? ''),
+  ];
 
   return new Promise((resolve) => {
     let made: { record: string } | undefined;

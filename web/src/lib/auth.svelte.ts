@@ -38,15 +38,12 @@ export function currentToken(): string | undefined {
 }
 
 // Requests carry the token while it holds; one that ran out on the phone's clock asks for the password.
-connectAuth(
-  currentToken,
-  (code) => {
-    // Already asking (a request sent without a token meanwhile): keep the first reason.
-    if (!auth.session || auth.needsLogin) return;
-    auth.needsLogin = true;
-    auth.reason = code === 'AUTH_TOKEN_EXPIRED' ? 'expired' : 'withdrawn';
-  },
-);
+connectAuth(currentToken, (code) => {
+  // Already asking (a request sent without a token meanwhile): keep the first reason.
+  if (!auth.session || auth.needsLogin) return;
+  auth.needsLogin = true;
+  auth.reason = code === 'AUTH_TOKEN_EXPIRED' ? 'expired' : 'withdrawn';
+});
 
 export async function loadSession(): Promise<void> {
   const stored = await (await db()).get('session', 'current');
@@ -83,7 +80,12 @@ export async function login(name: string, password: string): Promise<Session> {
  */
 async function endOnService(everywhere: boolean): Promise<void> {
   // A service that does not answer within LOGOUT_TIMEOUT_MS counts as unreachable: a logout never hangs.
-  await unwrap(api.POST('/api/logout.php', { params: { query: everywhere ? { action: 'everywhere' } : {} }, signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS) }));
+  await unwrap(
+    api.POST('/api/logout.php', {
+      params: { query: everywhere ? { action: 'everywhere' } : {} },
+      signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS),
+    }),
+  );
 }
 
 const LOGOUT_TIMEOUT_MS = 5_000;

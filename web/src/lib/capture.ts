@@ -49,7 +49,13 @@ function askPosition(): Promise<Position> {
 /** The camera button was pressed: starts looking for the position when the person allows it. */
 export function cameraOpened(): void {
   const user = auth.session?.user.id;
-  pending = user === undefined ? undefined : loadPhotoPosition(user).then((allowed) => (allowed ? askPosition() : undefined), () => undefined);
+  pending =
+    user === undefined
+      ? undefined
+      : loadPhotoPosition(user).then(
+          (allowed) => (allowed ? askPosition() : undefined),
+          () => undefined,
+        );
 }
 
 /** The photos chosen with `source` came back: what the phone says of each one's capture. */

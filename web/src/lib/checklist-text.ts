@@ -38,7 +38,8 @@ const withUnit = (text: string, unit: string | null) => (unit ? `${text} ${unit}
 /** "≤ 10 %", "≥ 1 bar", "1,0 – 2,0 bar", the unit alone, or '' for an item without either. */
 export function limitsText(item: Pick<CheckItemView, 'unit' | 'lower' | 'upper'>): string {
   const { lower, upper, unit } = item;
-  if (lower !== null && upper !== null) return withUnit(t('checklist.limitBoth', { lower: formatMeasure(lower), upper: formatMeasure(upper) }), unit);
+  if (lower !== null && upper !== null)
+    return withUnit(t('checklist.limitBoth', { lower: formatMeasure(lower), upper: formatMeasure(upper) }), unit);
   if (upper !== null) return withUnit(t('checklist.limitUpper', { upper: formatMeasure(upper) }), unit);
   if (lower !== null) return withUnit(t('checklist.limitLower', { lower: formatMeasure(lower) }), unit);
   return unit ?? '';

@@ -25,7 +25,9 @@ export interface CheckItemView {
 }
 
 /** What the service answers for an item, as far as the phone needs it (tests build such items by hand). */
-export type ServerItem = Pick<ChecklistItem, 'id' | 'label' | 'unit' | 'lower' | 'upper' | 'state' | 'value' | 'note' | 'checked_at'> & { photos: Array<Pick<ChecklistItem['photos'][number], 'name'>> };
+export type ServerItem = Pick<ChecklistItem, 'id' | 'label' | 'unit' | 'lower' | 'upper' | 'state' | 'value' | 'note' | 'checked_at'> & {
+  photos: Array<Pick<ChecklistItem['photos'][number], 'name'>>;
+};
 
 /** The service's values and limits have at most this many decimal places. */
 export const DECIMALS = 6;
@@ -47,7 +49,8 @@ export function fromServerItems(items: readonly ServerItem[] | null | undefined,
 }
 
 /** An item asks for a measured value when it has a unit or a limit (as the service decides). */
-export const isMeasurement = (item: Pick<CheckItemView, 'unit' | 'lower' | 'upper'>): boolean => !!item.unit || item.lower !== null || item.upper !== null;
+export const isMeasurement = (item: Pick<CheckItemView, 'unit' | 'lower' | 'upper'>): boolean =>
+  !!item.unit || item.lower !== null || item.upper !== null;
 
 /** Where a value lies against the item's limits: below the lower, above the upper, or null (within, or none). */
 export function deviationOf(item: Pick<CheckItemView, 'lower' | 'upper'>, value: number | null | undefined): 'below' | 'above' | null {
@@ -123,14 +126,32 @@ export function applyCheckAll(items: CheckItemView[], answer: CheckAllPayload): 
 export function applyDefinitions(items: CheckItemView[], definitions: readonly ChecklistItemDefinition[]): CheckItemView[] {
   return definitions.map((def) => {
     const kept = def.id === undefined ? undefined : items.find((item) => item.id === def.id);
-    const base: CheckItemView = kept ?? { id: 0, label: '', unit: null, lower: null, upper: null, state: 'open', value: null, note: null, photos: [], checkedAt: null, pending: true };
+    const base: CheckItemView = kept ?? {
+      id: 0,
+      label: '',
+      unit: null,
+      lower: null,
+      upper: null,
+      state: 'open',
+      value: null,
+      note: null,
+      photos: [],
+      checkedAt: null,
+      pending: true,
+    };
     return { ...base, label: def.label, unit: def.unit?.trim() || null, lower: def.lower ?? null, upper: def.upper ?? null, pending: true };
   });
 }
 
 /** The definitions of the items as they are (for an admin's change of the list). */
 export function definitionsOf(items: readonly CheckItemView[]): ChecklistItemDefinition[] {
-  return items.map((item) => ({ ...(item.id > 0 ? { id: item.id } : {}), label: item.label, unit: item.unit, lower: item.lower, upper: item.upper }));
+  return items.map((item) => ({
+    ...(item.id > 0 ? { id: item.id } : {}),
+    label: item.label,
+    unit: item.unit,
+    lower: item.lower,
+    upper: item.upper,
+  }));
 }
 
 export interface ChecklistCount {

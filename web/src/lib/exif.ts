@@ -34,7 +34,12 @@ function ifdEntries(tiff: DataView, little: boolean, ifd: number): Map<number, E
   for (let i = 0; i < n; i++) {
     const e = ifd + 2 + i * 12;
     if (e + 12 > tiff.byteLength) break;
-    found.set(tiff.getUint16(e, little), { type: tiff.getUint16(e + 2, little), count: tiff.getUint32(e + 4, little), value: tiff.getUint32(e + 8, little), at: e + 8 });
+    found.set(tiff.getUint16(e, little), {
+      type: tiff.getUint16(e + 2, little),
+      count: tiff.getUint32(e + 4, little),
+      value: tiff.getUint32(e + 8, little),
+      at: e + 8,
+    });
   }
   return found;
 }
@@ -116,7 +121,13 @@ export interface MarkupFacts {
  */
 export function asciiOnly(text: string): string {
   return text
-    .replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/Ä/g, 'Ae').replace(/Ö/g, 'Oe').replace(/Ü/g, 'Ue').replace(/ß/g, 'ss')
+    .replace(/ä/g, 'ae')
+    .replace(/ö/g, 'oe')
+    .replace(/ü/g, 'ue')
+    .replace(/Ä/g, 'Ae')
+    .replace(/Ö/g, 'Oe')
+    .replace(/Ü/g, 'Ue')
+    .replace(/ß/g, 'ss')
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^\x20-\x7e]/g, '?');

@@ -79,7 +79,7 @@ async function readKept(): Promise<void> {
   try {
     const tx = (await db()).transaction('blobs');
     const kept = await Promise.all(batch.map((read) => tx.store.get(read.url)));
-    batch.forEach((read, i) => read.done(kept[i]?.blob));
+    for (const [i, read] of batch.entries()) read.done(kept[i]?.blob);
   } catch (failure) {
     for (const read of batch) read.failed(failure);
   }

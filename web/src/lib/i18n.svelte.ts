@@ -79,12 +79,19 @@ export function errorText(code: string | undefined, serverMessage: string | unde
  */
 export function refusalText(error: ApiError): string {
   const reports = (error.details as { reports?: unknown } | undefined)?.reports;
-  if (error.code === 'PHOTO_IN_USE' && Array.isArray(reports) && reports.length > 0) return t('error.PHOTO_IN_USE_by', { reports: reports.join(', ') });
-  const item = Array.isArray(error.details) ? (error.details as { item?: unknown; label?: unknown; message?: unknown }[]).find((d) => typeof d?.item === 'number') : undefined;
+  if (error.code === 'PHOTO_IN_USE' && Array.isArray(reports) && reports.length > 0)
+    return t('error.PHOTO_IN_USE_by', { reports: reports.join(', ') });
+  const item = Array.isArray(error.details)
+    ? (error.details as { item?: unknown; label?: unknown; message?: unknown }[]).find((d) => typeof d?.item === 'number')
+    : undefined;
   if (error.code === 'VALIDATION_FAILED' && item) {
     // The service says it in German, naming the item; in English from its details.
     if (i18n.lang === 'de' && error.message) return error.message;
-    return t('checklist.refusedItem', { position: item.item as number, label: typeof item.label === 'string' ? item.label : '', message: String(item.message ?? '') });
+    return t('checklist.refusedItem', {
+      position: item.item as number,
+      label: typeof item.label === 'string' ? item.label : '',
+      message: String(item.message ?? ''),
+    });
   }
   return errorText(error.code, error.message);
 }

@@ -14,8 +14,16 @@ type Fetch = (request: Request) => Promise<Response>;
 
 export function sendMailRecord(record: OutboxRecord, headers: Record<string, string>, fetch: Fetch): Promise<MailJob> {
   const { bericht_id, to, cc, subject, text } = record.payload as MailSendPayload;
-  const body = { bericht_id, to, ...(cc?.length ? { cc } : {}), ...(subject !== undefined ? { subject } : {}), ...(text !== undefined ? { text } : {}) };
-  return unwrap(api.POST('/api/mails.php', { params: { query: { action: 'send' } }, headers, body: body as never, fetch })) as Promise<MailJob>;
+  const body = {
+    bericht_id,
+    to,
+    ...(cc?.length ? { cc } : {}),
+    ...(subject !== undefined ? { subject } : {}),
+    ...(text !== undefined ? { text } : {}),
+  };
+  return unwrap(
+    api.POST('/api/mails.php', { params: { query: { action: 'send' } }, headers, body: body as never, fetch }),
+  ) as Promise<MailJob>;
 }
 
 /** The report's cached mails take the service's answer (the new job, queued). */

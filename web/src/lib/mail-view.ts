@@ -16,7 +16,8 @@ export function isMailKind(kind: string): kind is MailKind {
 }
 
 /** The service's check of an address (a plain name@domain: at most 64 characters before the @, no % or !, no quotes or route). */
-export const ADDRESS_PATTERN = "^(?=[^@]{1,64}@)[A-Za-z0-9#$&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9#$&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
+export const ADDRESS_PATTERN =
+  "^(?=[^@]{1,64}@)[A-Za-z0-9#$&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9#$&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$";
 const ADDRESS = new RegExp(ADDRESS_PATTERN);
 /** At most this many addresses in to and cc together (the settings' copies are not counted): the service's default (BERICHT_MAIL_MAX_RECIPIENTS). */
 export const MAX_RECIPIENTS = 10;
@@ -74,7 +75,14 @@ export function viewMails(base: MailList | undefined, records: readonly OutboxRe
       const payload = record.payload as MailSendPayload;
       return { key: record.id, state: 'phone', to: payload.to, cc: payload.cc ?? [], created: Math.floor(record.createdAt / 1000), record };
     });
-  const jobs: MailView[] = (base?.items ?? []).map((job) => ({ key: String(job.id), state: job.state, to: job.to, cc: job.cc, created: job.created, job }));
+  const jobs: MailView[] = (base?.items ?? []).map((job) => ({
+    key: String(job.id),
+    state: job.state,
+    to: job.to,
+    cc: job.cc,
+    created: job.created,
+    job,
+  }));
   const mails = [...waiting.reverse(), ...jobs];
   return {
     mails,

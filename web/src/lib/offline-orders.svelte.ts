@@ -82,7 +82,9 @@ async function keepNow(forced: boolean): Promise<void> {
   keeping.running = true;
   keeping.done = 0;
   try {
-    const list = (await unwrap(api.GET('/api/orders.php', { params: { query: { status: OPEN_STATUSES, limit } }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }))) as OrderList;
+    const list = (await unwrap(
+      api.GET('/api/orders.php', { params: { query: { status: OPEN_STATUSES, limit } }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }),
+    )) as OrderList;
     keeping.of = list.items.length;
     let failed = 0;
     let next = 0;
@@ -92,7 +94,11 @@ async function keepNow(forced: boolean): Promise<void> {
         const { id } = list.items[next++]!;
         try {
           const [order, files, materials] = await Promise.all([loadOrder(id, low()), loadOrderFiles(id, low()), loadMaterials(id, low())]);
-          await Promise.all([writeCache(`order:${id}`, order, epoch), writeCache(`order-files:${id}`, files, epoch), writeCache(`materials:${id}`, materials, epoch)]);
+          await Promise.all([
+            writeCache(`order:${id}`, order, epoch),
+            writeCache(`order-files:${id}`, files, epoch),
+            writeCache(`materials:${id}`, materials, epoch),
+          ]);
         } catch {
           failed++;
         }
@@ -108,7 +114,10 @@ async function keepNow(forced: boolean): Promise<void> {
     const dropped = (last?.summaries ?? []).filter((o) => !now.has(o.id) && !opened.has(o.id)).map((o) => o.id);
     if (dropped.length > 0) {
       const tx = (await db()).transaction('cache', 'readwrite');
-      await Promise.all([...dropped.flatMap((id) => [`order:${id}`, `order-files:${id}`, `materials:${id}`].map((key) => tx.store.delete(key))), tx.done]);
+      await Promise.all([
+        ...dropped.flatMap((id) => [`order:${id}`, `order-files:${id}`, `materials:${id}`].map((key) => tx.store.delete(key))),
+        tx.done,
+      ]);
     }
     const kept: KeptOrders = { at: Date.now(), limit, total: list.total, summaries: list.items, failed };
     await writeCache('kept-orders', kept, epoch);

@@ -151,7 +151,11 @@ export async function retry(id: string): Promise<void> {
   const first = await store.get('outbox', id);
   if (!first) return;
   const report = recordReport(first);
-  const again = outbox.items.filter((r) => r.state === 'refused' && (r.id === id || (report !== undefined && recordReport(r) !== undefined && sameRef(recordReport(r)!, report))));
+  const again = outbox.items.filter(
+    (r) =>
+      r.state === 'refused' &&
+      (r.id === id || (report !== undefined && recordReport(r) !== undefined && sameRef(recordReport(r)!, report))),
+  );
   for (const record of again) {
     const fresh = await store.get('outbox', record.id);
     if (!fresh) continue;
@@ -268,7 +272,10 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     if (error instanceof ApiError) {
       fresh.lastStatus = error.status;
       fresh.lastError = refusalText(error);
-      const gone = record.kind === 'material-delete' || record.kind === 'page-delete' || (record.kind === 'photo-delete' && error.code === 'FILE_NOT_FOUND');
+      const gone =
+        record.kind === 'material-delete' ||
+        record.kind === 'page-delete' ||
+        (record.kind === 'photo-delete' && error.code === 'FILE_NOT_FOUND');
       if (gone && error.status === 404) {
         // Already gone: what the person wanted.
         await store.delete('outbox', record.id);
@@ -295,7 +302,8 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     }
     // Refused on the phone, where trying again will not help: what it belongs to (a report, a page,
     // a photo made on the phone) was refused or removed, or its stored file cannot be read any more.
-    const local = error instanceof UnresolvedRef ? 'LOCAL_DEPENDENCY_REFUSED' : error instanceof LocalError ? 'LOCAL_FILE_UNREADABLE' : undefined;
+    const local =
+      error instanceof UnresolvedRef ? 'LOCAL_DEPENDENCY_REFUSED' : error instanceof LocalError ? 'LOCAL_FILE_UNREADABLE' : undefined;
     if (local) {
       fresh.state = 'refused';
       fresh.lastStatus = 0;
@@ -382,7 +390,13 @@ async function send(record: OutboxRecord): Promise<unknown> {
     }
     case 'material-add': {
       const line = record.payload as { label: string; qty: number; unit?: string; note?: string };
-      return unwrap(api.POST('/api/materials.php', { headers, body: { element_type: 'commande', fk_element: record.orderId, ...line }, fetch: progress }));
+      return unwrap(
+        api.POST('/api/materials.php', {
+          headers,
+          body: { element_type: 'commande', fk_element: record.orderId, ...line },
+          fetch: progress,
+        }),
+      );
     }
     case 'material-delete': {
       const { materialId } = record.payload as { materialId: number };

@@ -28,7 +28,8 @@ export function layoutName(layout: string): string {
 /** The page's title; without one, its kind and what it shows (stable wherever the page moves). */
 export function pageName(page: Pick<PageView, 'title' | 'layout' | 'images' | 'signature'>): string {
   if (page.title && page.layout !== 'signature') return page.title;
-  if (page.layout === 'signature') return page.signature?.signer ? t('page.signatureBy', { name: page.signature.signer }) : t('page.signature');
+  if (page.layout === 'signature')
+    return page.signature?.signer ? t('page.signatureBy', { name: page.signature.signer }) : t('page.signature');
   const names = page.images.map((image) => image.name).filter((name): name is string => !!name);
   return names.length > 0 ? `${layoutName(page.layout)} · ${names.join(' / ')}` : layoutName(page.layout);
 }

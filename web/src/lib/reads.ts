@@ -49,7 +49,9 @@ export async function cachedOrders(q: string): Promise<OrderSummary[]> {
   const byId = new Map<number, OrderSummary>();
   for (const order of [...(seen?.value ?? []), ...(kept?.value.summaries ?? [])]) if (!byId.has(order.id)) byId.set(order.id, order);
   // As the service lists them: by order date, newest first, undated last, then the newest made.
-  const all = [...byId.values()].sort((a, b) => (a.date === b.date ? 0 : a.date === null ? 1 : b.date === null ? -1 : b.date - a.date) || b.id - a.id);
+  const all = [...byId.values()].sort(
+    (a, b) => (a.date === b.date ? 0 : a.date === null ? 1 : b.date === null ? -1 : b.date - a.date) || b.id - a.id,
+  );
   const needle = q.trim().toLowerCase();
   if (!needle) return all;
   return all.filter((o) => [o.ref, o.ref_client, o.customer?.name].some((text) => text?.toLowerCase().includes(needle)));
@@ -65,7 +67,9 @@ export async function loadOrderFiles(id: number, init: { priority?: RequestPrior
 }
 
 export function loadMaterials(orderId: number, init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<MaterialList> {
-  return unwrap(api.GET('/api/materials.php', { ...init, params: { query: { element_type: 'commande', fk_element: orderId, limit: 500 } } }));
+  return unwrap(
+    api.GET('/api/materials.php', { ...init, params: { query: { element_type: 'commande', fk_element: orderId, limit: 500 } } }),
+  );
 }
 
 export async function readOrder(id: number, show: (order: OrderDetail, fromCache: boolean) => void): Promise<void> {
@@ -82,14 +86,20 @@ async function noteOpened(id: number): Promise<void> {
   const epoch = userDataEpoch;
   const opened = (await readCache<Record<string, number>>('opened-orders'))?.value ?? {};
   opened[id] = Date.now();
-  const newest = Object.entries(opened).sort((a, b) => b[1] - a[1]).slice(0, OPENED_KEEP);
+  const newest = Object.entries(opened)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, OPENED_KEEP);
   await writeCache('opened-orders', Object.fromEntries(newest), epoch);
 }
 
 /** Orders the person opened in the last 30 days. */
 export async function openedOrders(): Promise<Set<number>> {
   const opened = (await readCache<Record<string, number>>('opened-orders'))?.value ?? {};
-  return new Set(Object.entries(opened).filter(([, at]) => Date.now() - at < OPENED_FOR_MS).map(([id]) => Number(id)));
+  return new Set(
+    Object.entries(opened)
+      .filter(([, at]) => Date.now() - at < OPENED_FOR_MS)
+      .map(([id]) => Number(id)),
+  );
 }
 
 /** An order's files as the screen now knows them (after an upload), for offline. */
@@ -118,7 +128,11 @@ export function readOrderTimes(orderId: number, show: (list: TimeList, fromCache
 
 /** Time on site a report shows (its total goes on the report's screen). */
 export function readReportTimes(reportId: number, show: (list: TimeList, fromCache: boolean) => void): Promise<void> {
-  return readThrough(`report-times:${reportId}`, () => unwrap(api.GET('/api/times.php', { params: { query: { bericht_id: reportId, limit: 500 } } })) as Promise<TimeList>, show);
+  return readThrough(
+    `report-times:${reportId}`,
+    () => unwrap(api.GET('/api/times.php', { params: { query: { bericht_id: reportId, limit: 500 } } })) as Promise<TimeList>,
+    show,
+  );
 }
 
 /**
@@ -127,7 +141,11 @@ export function readReportTimes(reportId: number, show: (list: TimeList, fromCac
  */
 export function readMailProposal(reportId: number, show: (proposal: MailProposal, fromCache: boolean) => void): Promise<void> {
   const query = { action: 'propose', bericht_id: reportId };
-  return readThrough(`mail-proposal:${reportId}`, () => unwrap(api.GET('/api/mails.php', { params: { query } })) as Promise<MailProposal>, show);
+  return readThrough(
+    `mail-proposal:${reportId}`,
+    () => unwrap(api.GET('/api/mails.php', { params: { query } })) as Promise<MailProposal>,
+    show,
+  );
 }
 
 /** The proposal the phone has for a report, if any (offline: the last one read). */

@@ -17,13 +17,33 @@ import { api, unwrap } from '../api/client';
 import type { ReportDetail, ReportPage, SignedPage, UploadAnswer } from '../api/types';
 import { readCache, writeCache } from './cache';
 import { coordinateText } from './coordinate';
-import type { CheckAllPayload, CheckItemPayload, OutboxRecord, PageFields, PhotoRef, ReportCreatePayload, ReportSettingsPayload, Ref, SignaturePayload } from './db';
+import type {
+  CheckAllPayload,
+  CheckItemPayload,
+  OutboxRecord,
+  PageFields,
+  PhotoRef,
+  ReportCreatePayload,
+  ReportSettingsPayload,
+  Ref,
+  SignaturePayload,
+} from './db';
 import { learn, photoName, refreshLocalIds, serverId } from './local-ids.svelte';
 
 /** A record refers to a report, page or photo whose own record was refused or removed: it cannot be sent. */
 export class UnresolvedRef extends Error {}
 
-export const REPORT_KINDS = ['report-create', 'report-update', 'page-add', 'page-update', 'page-delete', 'page-reorder', 'signature', 'check-item', 'check-all'] as const;
+export const REPORT_KINDS = [
+  'report-create',
+  'report-update',
+  'page-add',
+  'page-update',
+  'page-delete',
+  'page-reorder',
+  'signature',
+  'check-item',
+  'check-all',
+] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
 export function isReportKind(kind: string): kind is ReportKind {
@@ -52,8 +72,17 @@ type Fetch = (request: Request) => Promise<Response>;
 
 /** Whether every ref the record names is known here; if not, another tab may have learnt it. */
 async function refsKnown(record: OutboxRecord): Promise<void> {
-  const payload = record.payload as { page?: Ref; order?: Ref[]; source?: PhotoRef; source_2?: PhotoRef; changes?: PageFields; photos?: PhotoRef[] };
-  const photos = [payload.source, payload.source_2, payload.changes?.source, payload.changes?.source_2, ...(payload.photos ?? [])].filter((p): p is PhotoRef => !!p);
+  const payload = record.payload as {
+    page?: Ref;
+    order?: Ref[];
+    source?: PhotoRef;
+    source_2?: PhotoRef;
+    changes?: PageFields;
+    photos?: PhotoRef[];
+  };
+  const photos = [payload.source, payload.source_2, payload.changes?.source, payload.changes?.source_2, ...(payload.photos ?? [])].filter(
+    (p): p is PhotoRef => !!p,
+  );
   const refs = [record.kind === 'report-create' ? undefined : record.reportRef, payload.page].filter((r): r is Ref => r !== undefined);
   if (refs.some((r) => serverId(r) === undefined) || photos.some((p) => photoName(p) === undefined)) await refreshLocalIds();
 }
@@ -74,13 +103,29 @@ export async function sendReportRecord(record: OutboxRecord, headers: Record<str
     }
     case 'report-update': {
       const changes = record.payload as ReportSettingsPayload;
-      return unwrap(api.POST('/api/reports.php', { params: { query: { action: 'update', id: idOf(record.reportRef) } }, headers, body: { ...changes } as never, fetch }));
+      return unwrap(
+        api.POST('/api/reports.php', {
+          params: { query: { action: 'update', id: idOf(record.reportRef) } },
+          headers,
+          body: { ...changes } as never,
+          fetch,
+        }),
+      );
     }
     case 'page-add':
-      return unwrap(api.POST('/api/pages.php', { params: { query: { action: 'add', bericht_id: idOf(record.reportRef) } }, headers, body: pageBody(record.payload as PageFields) as never, fetch }));
+      return unwrap(
+        api.POST('/api/pages.php', {
+          params: { query: { action: 'add', bericht_id: idOf(record.reportRef) } },
+          headers,
+          body: pageBody(record.payload as PageFields) as never,
+          fetch,
+        }),
+      );
     case 'page-update': {
       const { page, changes } = record.payload as { page: Ref; changes: PageFields };
-      return unwrap(api.POST('/api/pages.php', { params: { query: { id: idOf(page) } }, headers, body: pageBody(changes) as never, fetch }));
+      return unwrap(
+        api.POST('/api/pages.php', { params: { query: { id: idOf(page) } }, headers, body: pageBody(changes) as never, fetch }),
+      );
     }
     case 'page-delete': {
       const { page } = record.payload as { page: Ref };
@@ -96,16 +141,32 @@ export async function sendReportRecord(record: OutboxRecord, headers: Record<str
       const there = current.pages.map((p) => p.id);
       const order = [...wanted.filter((id) => there.includes(id)), ...there.filter((id) => !wanted.includes(id))];
       if (order.every((id, index) => there[index] === id)) return current;
-      return unwrap(api.POST('/api/pages.php', { params: { query: { action: 'reorder', bericht_id: reportId } }, headers, body: { order } as never, fetch }));
+      return unwrap(
+        api.POST('/api/pages.php', {
+          params: { query: { action: 'reorder', bericht_id: reportId } },
+          headers,
+          body: { order } as never,
+          fetch,
+        }),
+      );
     }
     case 'check-item': {
       const { page, item, state, value, note, photos, checked_at } = record.payload as CheckItemPayload;
       const body = { item, state, note, photos: photos.map(nameOf), checked_at, ...(value !== undefined ? { value } : {}) };
-      return unwrap(api.POST('/api/pages.php', { params: { query: { action: 'check', id: idOf(page) } }, headers, body: body as never, fetch }));
+      return unwrap(
+        api.POST('/api/pages.php', { params: { query: { action: 'check', id: idOf(page) } }, headers, body: body as never, fetch }),
+      );
     }
     case 'check-all': {
       const { page, checked_at } = record.payload as CheckAllPayload;
-      return unwrap(api.POST('/api/pages.php', { params: { query: { action: 'check_all', id: idOf(page) } }, headers, body: { state: 'ok', checked_at } as never, fetch }));
+      return unwrap(
+        api.POST('/api/pages.php', {
+          params: { query: { action: 'check_all', id: idOf(page) } },
+          headers,
+          body: { state: 'ok', checked_at } as never,
+          fetch,
+        }),
+      );
     }
     case 'signature': {
       const signature = record.payload as SignaturePayload;
@@ -166,7 +227,10 @@ export async function afterDelivery(record: OutboxRecord, answer: unknown): Prom
       const page = answer as ReportPage | SignedPage;
       await learn({ [record.id]: page.id });
       if ('verify_url' in page) await writeCache(`signed:${page.id}`, page);
-      await updateCachedReport(page.fk_bericht, (report) => ({ ...report, pages: [...report.pages.filter((p) => p.id !== page.id), page] }));
+      await updateCachedReport(page.fk_bericht, (report) => ({
+        ...report,
+        pages: [...report.pages.filter((p) => p.id !== page.id), page],
+      }));
       return;
     }
     case 'page-update':

@@ -9,7 +9,19 @@
  */
 import type { ReportDetail, ReportPage } from '../api/types.js';
 import { applyCheck, applyCheckAll, applyDefinitions, fromServerItems, type CheckItemView } from './checklist.js';
-import { DEFAULT_PHOTOS_PER_SHEET, type CheckAllPayload, type CheckItemPayload, type OutboxRecord, type PageFields, type PhotoRef, type PhotosPerSheet, type Ref, type ReportCreatePayload, type ReportSettingsPayload, type SignaturePayload } from './db.js';
+import {
+  DEFAULT_PHOTOS_PER_SHEET,
+  type CheckAllPayload,
+  type CheckItemPayload,
+  type OutboxRecord,
+  type PageFields,
+  type PhotoRef,
+  type PhotosPerSheet,
+  type Ref,
+  type ReportCreatePayload,
+  type ReportSettingsPayload,
+  type SignaturePayload,
+} from './db.js';
 
 /**
  * A page's image: a file of the service, or a photo or signature still on the phone; `name` is the
@@ -130,7 +142,12 @@ function images(fields: PageFields, context: ViewContext, before: ImageView[] = 
   return [first, second].filter((image): image is ImageView => image !== undefined);
 }
 
-export function viewReport(ref: Ref, base: ReportDetail | undefined, records: readonly OutboxRecord[], context: ViewContext): ReportView | undefined {
+export function viewReport(
+  ref: Ref,
+  base: ReportDetail | undefined,
+  records: readonly OutboxRecord[],
+  context: ViewContext,
+): ReportView | undefined {
   const { same } = context;
   const mine = records.filter((r) => {
     const about = recordReport(r);
@@ -204,7 +221,8 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
         const at = find(answer.page);
         const old = pages[at];
         if (!old?.checklist) break;
-        const checklist = record.kind === 'check-item' ? applyCheck(old.checklist, answer as CheckItemPayload) : applyCheckAll(old.checklist, answer);
+        const checklist =
+          record.kind === 'check-item' ? applyCheck(old.checklist, answer as CheckItemPayload) : applyCheckAll(old.checklist, answer);
         pages[at] = { ...old, checklist, pending: true };
         break;
       }
@@ -231,7 +249,10 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
           pending: true,
           locked: false,
           uncovered: false,
-          signature: { signer: signature.signer_name, ...(signature.signed_at ? { signedAt: Math.floor(signature.signed_at / 1000) } : {}) },
+          signature: {
+            signer: signature.signer_name,
+            ...(signature.signed_at ? { signedAt: Math.floor(signature.signed_at / 1000) } : {}),
+          },
         });
         break;
       }
@@ -239,7 +260,11 @@ export function viewReport(ref: Ref, base: ReportDetail | undefined, records: re
   }
   const status = base?.status ?? 'draft';
   const lastSignature = pages.findLastIndex((p) => p.layout === 'signature');
-  pages = pages.map((page, index) => ({ ...page, locked: status === 'final' || index <= lastSignature, uncovered: lastSignature >= 0 && index > lastSignature }));
+  pages = pages.map((page, index) => ({
+    ...page,
+    locked: status === 'final' || index <= lastSignature,
+    uncovered: lastSignature >= 0 && index > lastSignature,
+  }));
   return {
     ref,
     report: base,

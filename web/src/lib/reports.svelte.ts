@@ -8,7 +8,16 @@
 import { api, ApiError, NetworkError, unwrap } from '../api/client';
 import type { OdtTemplateItem, OrderFile, ReportDetail, SignedPage, TemplateItem, Verification } from '../api/types';
 import { readCache, readThrough, writeCache } from './cache';
-import type { CheckItemPayload, OutboxRecord, PageFields, PhotoRef, PhotosPerSheet, Ref, ReportCreatePayload, SignaturePayload } from './db';
+import type {
+  CheckItemPayload,
+  OutboxRecord,
+  PageFields,
+  PhotoRef,
+  PhotosPerSheet,
+  Ref,
+  ReportCreatePayload,
+  SignaturePayload,
+} from './db';
 import { failureText } from './i18n.svelte';
 import { photoName, sameRef, serverId } from './local-ids.svelte';
 import { enqueue, mine, onDelivered, outbox, outboxReady, remove } from './outbox.svelte';
@@ -28,11 +37,19 @@ export function pageCanShowWaiting(record: OutboxRecord): boolean {
 }
 
 export function readReport(id: number, show: (report: ReportDetail, fromCache: boolean) => void): Promise<void> {
-  return readThrough(`report:${id}`, async () => (await unwrap(api.GET('/api/reports.php', { params: { query: { id } } }))) as ReportDetail, show);
+  return readThrough(
+    `report:${id}`,
+    async () => (await unwrap(api.GET('/api/reports.php', { params: { query: { id } } }))) as ReportDetail,
+    show,
+  );
 }
 
 export function readTemplates(show: (items: TemplateItem[], fromCache: boolean) => void): Promise<void> {
-  return readThrough('templates', async () => (await unwrap(api.GET('/api/templates.php', { params: { query: { limit: 100 } } }))).items as TemplateItem[], show);
+  return readThrough(
+    'templates',
+    async () => (await unwrap(api.GET('/api/templates.php', { params: { query: { limit: 100 } } }))).items as TemplateItem[],
+    show,
+  );
 }
 
 export function readOdtTemplates(show: (items: OdtTemplateItem[], fromCache: boolean) => void): Promise<void> {
@@ -107,7 +124,13 @@ export function checkItem(order: Order, report: Ref, answer: CheckItemPayload): 
 }
 
 async function checkItemNow(order: Order, report: Ref, answer: CheckItemPayload): Promise<void> {
-  const earlier = mine().filter((r) => r.kind === 'check-item' && (r.state === 'waiting' || r.state === 'refused') && r.id !== outbox.sending && sameItem(r.payload as CheckItemPayload, answer));
+  const earlier = mine().filter(
+    (r) =>
+      r.kind === 'check-item' &&
+      (r.state === 'waiting' || r.state === 'refused') &&
+      r.id !== outbox.sending &&
+      sameItem(r.payload as CheckItemPayload, answer),
+  );
   for (const record of earlier) await remove(record.id);
   await enqueue('check-item', order, answer, { reportRef: report });
 }
@@ -142,7 +165,11 @@ export async function signReport(order: Order, report: Ref, signature: Signature
 
 /** Names of the order's photos whose deletion waits in the outbox: no new page may show them. */
 export function photosBeingDeleted(orderId: number): Set<string> {
-  return new Set(mine().filter((r) => r.orderId === orderId && r.kind === 'photo-delete' && r.state !== 'refused').map((r) => (r.payload as { name: string }).name));
+  return new Set(
+    mine()
+      .filter((r) => r.orderId === orderId && r.kind === 'photo-delete' && r.state !== 'refused')
+      .map((r) => (r.payload as { name: string }).name),
+  );
 }
 
 /**
@@ -150,7 +177,11 @@ export function photosBeingDeleted(orderId: number): Set<string> {
  * the outbox that shows it, or a report of the order (as last read) with a page that shows it. The
  * service checks again (409 PHOTO_IN_USE); this answers at once, also offline.
  */
-export async function photoUsedBy(orderId: number, photo: { name?: string; record?: string }, reportIds: number[]): Promise<{ waitingPage: boolean; reports: string[] }> {
+export async function photoUsedBy(
+  orderId: number,
+  photo: { name?: string; record?: string },
+  reportIds: number[],
+): Promise<{ waitingPage: boolean; reports: string[] }> {
   const same = (ref: PhotoRef | undefined) =>
     !!ref && (('record' in ref && ref.record === photo.record) || (photo.name !== undefined && photoName(ref) === photo.name));
   const waitingPage = mine().some((r) => {

@@ -31,6 +31,15 @@ export function screenOf(hash: string): { name: ScreenName; reportId?: number } 
   if (parts[0] === 'templates') return { name: parts[2] === 'page' && parts[3] ? 'template' : 'templates' };
   if (parts[0] !== 'report' || !parts[1]) return undefined;
   const reportId = /^\d+$/.test(parts[1]) ? Number(parts[1]) : undefined;
-  const name = parts[2] === 'page' && parts[3] ? 'page' : parts[2] === 'check' && parts[3] ? 'checklist' : parts[2] === 'sign' ? 'sign' : parts[2] === 'pdf' ? 'pdf' : 'report';
+  const name =
+    parts[2] === 'page' && parts[3]
+      ? 'page'
+      : parts[2] === 'check' && parts[3]
+        ? 'checklist'
+        : parts[2] === 'sign'
+          ? 'sign'
+          : parts[2] === 'pdf'
+            ? 'pdf'
+            : 'report';
   return { name, ...(reportId !== undefined ? { reportId } : {}) };
 }

@@ -19,15 +19,21 @@ export function sendTimeRecord(record: OutboxRecord, headers: Record<string, str
     case 'time-leave': {
       const { at } = record.payload as TimeTapPayload;
       const action = record.kind === 'time-arrive' ? 'arrive' : 'leave';
-      return unwrap(api.POST('/api/times.php', { params: { query: { action } }, headers, body: { ...object, at } as never, fetch })) as Promise<TimeInterval>;
+      return unwrap(
+        api.POST('/api/times.php', { params: { query: { action } }, headers, body: { ...object, at } as never, fetch }),
+      ) as Promise<TimeInterval>;
     }
     case 'time-add': {
       const entry = record.payload as TimeAddPayload;
-      return unwrap(api.POST('/api/times.php', { params: { query: { action: 'add' } }, headers, body: { ...object, ...entry } as never, fetch })) as Promise<TimeInterval>;
+      return unwrap(
+        api.POST('/api/times.php', { params: { query: { action: 'add' } }, headers, body: { ...object, ...entry } as never, fetch }),
+      ) as Promise<TimeInterval>;
     }
     case 'time-correct': {
       const { interval, ...change } = record.payload as TimeCorrectPayload;
-      return unwrap(api.POST('/api/times.php', { params: { query: { id: interval } }, headers, body: change as never, fetch })) as Promise<TimeInterval>;
+      return unwrap(
+        api.POST('/api/times.php', { params: { query: { id: interval } }, headers, body: change as never, fetch }),
+      ) as Promise<TimeInterval>;
     }
   }
 }

@@ -24,16 +24,23 @@ export const dayText = (unixSeconds: number): string => formatDate(unixSeconds);
 export function timeRecordText(record: OutboxRecord): string {
   switch (record.kind) {
     case 'time-arrive':
-      return t('time.what.arrive', { time: `${dayText((record.payload as TimeTapPayload).at)} ${clockText((record.payload as TimeTapPayload).at)}` });
+      return t('time.what.arrive', {
+        time: `${dayText((record.payload as TimeTapPayload).at)} ${clockText((record.payload as TimeTapPayload).at)}`,
+      });
     case 'time-leave':
-      return t('time.what.leave', { time: `${dayText((record.payload as TimeTapPayload).at)} ${clockText((record.payload as TimeTapPayload).at)}` });
+      return t('time.what.leave', {
+        time: `${dayText((record.payload as TimeTapPayload).at)} ${clockText((record.payload as TimeTapPayload).at)}`,
+      });
     case 'time-add': {
       const entry = record.payload as TimeAddPayload;
       return t('time.what.add', { day: dayText(entry.arrival), span: fromToText(entry.arrival, entry.departure) });
     }
     default: {
       const change = record.payload as TimeCorrectPayload;
-      const span = change.arrival !== undefined ? fromToText(change.arrival, change.departure ?? null) : `–${change.departure !== undefined ? clockText(change.departure) : ''}`;
+      const span =
+        change.arrival !== undefined
+          ? fromToText(change.arrival, change.departure ?? null)
+          : `–${change.departure !== undefined ? clockText(change.departure) : ''}`;
       return t('time.what.correct', { span });
     }
   }

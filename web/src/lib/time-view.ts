@@ -59,7 +59,12 @@ function fromServer(interval: TimeInterval): IntervalView {
 }
 
 /** `records`: the person's outbox records (any kind, any order: this order's time records are picked). */
-export function viewTimes(base: TimeList | undefined, records: readonly OutboxRecord[], orderId: number, me: { id: number; name: string }): TimesView {
+export function viewTimes(
+  base: TimeList | undefined,
+  records: readonly OutboxRecord[],
+  orderId: number,
+  me: { id: number; name: string },
+): TimesView {
   const mine = records.filter((r) => r.orderId === orderId && isTimeKind(r.kind));
   const intervals = (base?.items ?? []).map(fromServer);
   const openOf = () => intervals.findLast((i) => i.userId === me.id && i.departure === null);
@@ -70,7 +75,16 @@ export function viewTimes(base: TimeList | undefined, records: readonly OutboxRe
         // The service refuses a second arrival (TIME_ALREADY_OPEN): the screen does not offer one.
         if (openOf()) break;
         const { at } = record.payload as TimeTapPayload;
-        intervals.push({ key: record.id, userId: me.id, userName: me.name, arrival: at, departure: null, corrected: false, reported: false, pending: true });
+        intervals.push({
+          key: record.id,
+          userId: me.id,
+          userName: me.name,
+          arrival: at,
+          departure: null,
+          corrected: false,
+          reported: false,
+          pending: true,
+        });
         break;
       }
       case 'time-leave': {
@@ -80,7 +94,16 @@ export function viewTimes(base: TimeList | undefined, records: readonly OutboxRe
       }
       case 'time-add': {
         const { arrival, departure } = record.payload as TimeAddPayload;
-        intervals.push({ key: record.id, userId: me.id, userName: me.name, arrival, departure, corrected: true, reported: false, pending: true });
+        intervals.push({
+          key: record.id,
+          userId: me.id,
+          userName: me.name,
+          arrival,
+          departure,
+          corrected: true,
+          reported: false,
+          pending: true,
+        });
         break;
       }
       case 'time-correct': {
@@ -114,5 +137,10 @@ export function withInterval(list: TimeList | undefined, answer: TimeInterval, u
   const items = [...known.filter((i) => i.id !== answer.id), answer].sort((a, b) => a.arrival - b.arrival || a.id - b.id);
   const before = list?.open ?? null;
   const open = answer.fk_user !== userId ? before : answer.departure === null ? answer : before?.id === answer.id ? null : before;
-  return { items, total: Math.max(items.length, (list?.total ?? 0) + (items.length - known.length)), total_seconds: items.reduce((sum, i) => sum + (i.seconds ?? 0), 0), open };
+  return {
+    items,
+    total: Math.max(items.length, (list?.total ?? 0) + (items.length - known.length)),
+    total_seconds: items.reduce((sum, i) => sum + (i.seconds ?? 0), 0),
+    open,
+  };
 }

@@ -5,7 +5,24 @@
  */
 import { wholeSheet, type Block } from '../flow.js';
 import { CAPTION_ROOM, LABEL_ROOM } from '../geometry.js';
-import { BODY, CAPTION, CAPTION_TITLE, drawImageIn, GAP, GUTTER, LABEL, lineHeight, measure, mm, SMALL, textIn, titleAtTop, type Box, type Doc, type PdfKitImage } from '../kit.js';
+import {
+  BODY,
+  CAPTION,
+  CAPTION_TITLE,
+  drawImageIn,
+  GAP,
+  GUTTER,
+  LABEL,
+  lineHeight,
+  measure,
+  mm,
+  SMALL,
+  textIn,
+  titleAtTop,
+  type Box,
+  type Doc,
+  type PdfKitImage,
+} from '../kit.js';
 import type { PdfPage, PhotoCapture } from '../model.js';
 import type { PdfWords } from '../words.js';
 
@@ -35,13 +52,15 @@ export function beforeAfterRow(page: BeforeAfterPage, height: number): Block {
         textIn(doc, page.title, { x: box.x, y, w: box.w, h }, CAPTION_TITLE);
         y += h;
       }
-      if (page.note && end - y > 1) textIn(doc, page.note, { x: box.x, y, w: box.w, h: Math.min(measure(doc, page.note, box.w, CAPTION), end - y) }, CAPTION);
+      if (page.note && end - y > 1)
+        textIn(doc, page.note, { x: box.x, y, w: box.w, h: Math.min(measure(doc, page.note, box.w, CAPTION), end - y) }, CAPTION);
     },
   };
 }
 
 /** When and where an image was taken, as the lines under it; null for none. */
-const captureText = (capture: PhotoCapture | null | undefined): string | null => (capture ? [capture.when, capture.where].filter(Boolean).join('\n') || null : null);
+const captureText = (capture: PhotoCapture | null | undefined): string | null =>
+  capture ? [capture.when, capture.where].filter(Boolean).join('\n') || null : null;
 
 /**
  * The two labelled columns in `box`, each image with when and where it was taken under it (the
@@ -59,7 +78,13 @@ function drawPair(doc: Doc, words: PdfWords, page: BeforeAfterPage, images: Arra
   [words.before, words.after].forEach((label, index) => {
     const x = box.x + index * (width + GUTTER);
     textIn(doc, label, { x, y: box.y, w: width, h: labelHeight }, { ...LABEL, align: 'center' });
-    const drawn = drawImageIn(doc, images[index] ?? null, { x, y: imageTop, w: width, h: box.y + box.h - imageTop - reserve }, page.rotation, words.missing);
+    const drawn = drawImageIn(
+      doc,
+      images[index] ?? null,
+      { x, y: imageTop, w: width, h: box.y + box.h - imageTop - reserve },
+      page.rotation,
+      words.missing,
+    );
     const caption = captions[index];
     if (caption) textIn(doc, caption, { x, y: drawn.y + drawn.h + mm(1), w: width, h: captionHeight }, SMALL);
     bottom = Math.max(bottom, drawn.y + drawn.h + reserve);

@@ -41,7 +41,8 @@ function valueAgainstLimit(words: PdfWords, line: ChecklistLine): string {
   return `${value} – ${line.deviation === 'below' ? words.below(limit) : words.above(limit)}`;
 }
 
-const photoList = (words: PdfWords, line: ChecklistLine) => line.photos.map((p) => (p.number !== null ? words.photo(p.number) : p.name)).join(', ');
+const photoList = (words: PdfWords, line: ChecklistLine) =>
+  line.photos.map((p) => (p.number !== null ? words.photo(p.number) : p.name)).join(', ');
 
 /** What to print under an item's row: its note and its photos. */
 function under(words: PdfWords, line: ChecklistLine): string | null {
@@ -52,7 +53,11 @@ function under(words: PdfWords, line: ChecklistLine): string | null {
 const isFinding = (line: ChecklistLine) => line.state === 'defect' || line.deviation !== null;
 
 export function countLine(words: PdfWords, items: ChecklistLine[]): string {
-  return words.checklistCount(items.length, items.filter((i) => i.state === 'defect').length, items.filter((i) => i.state === 'open').length);
+  return words.checklistCount(
+    items.length,
+    items.filter((i) => i.state === 'defect').length,
+    items.filter((i) => i.state === 'open').length,
+  );
 }
 
 /** A checklist page: heading, note, count, then the table of its items. */
@@ -61,9 +66,21 @@ export function checklistBlocks(doc: Doc, page: ChecklistPage, body: Box, words:
   const blocks: Block[] = [{ ...title, breakBefore: sheetOfItsOwn, notice: page.notice ?? null }];
   if (page.note) blocks.push(...textBlocks(doc, page.note, CAPTION, body, { keepWithNext: true }));
   blocks.push(...textBlocks(doc, countLine(words, page.items), CAPTION, body, { keepWithNext: true }));
-  const columns = columnsOf(body.w, [{ fixed: mm(9), align: 'right' }, { share: 1 }, { fixed: mm(30) }, { fixed: mm(30), align: 'right' }, { fixed: mm(28), align: 'right' }]);
+  const columns = columnsOf(body.w, [
+    { fixed: mm(9), align: 'right' },
+    { share: 1 },
+    { fixed: mm(30) },
+    { fixed: mm(30), align: 'right' },
+    { fixed: mm(28), align: 'right' },
+  ]);
   const rows: TableRow[] = page.items.map((line) => ({
-    cells: [`${line.position}.`, line.label, words.states[line.state], formatValue(words, line) + (line.deviation ? (line.deviation === 'below' ? ' ▼' : ' ▲') : ''), formatLimit(words, line)],
+    cells: [
+      `${line.position}.`,
+      line.label,
+      words.states[line.state],
+      formatValue(words, line) + (line.deviation ? (line.deviation === 'below' ? ' ▼' : ' ▲') : ''),
+      formatLimit(words, line),
+    ],
     bold: isFinding(line),
     under: under(words, line),
   }));
@@ -73,7 +90,12 @@ export function checklistBlocks(doc: Doc, page: ChecklistPage, body: Box, words:
 }
 
 /** The summary's checklist parts: defects first, then each checklist as a compact table. */
-export function checklistSummaryBlocks(doc: Doc, checklists: Array<{ title: string | null; items: ChecklistLine[] }>, words: PdfWords, body: Box): Block[] {
+export function checklistSummaryBlocks(
+  doc: Doc,
+  checklists: Array<{ title: string | null; items: ChecklistLine[] }>,
+  words: PdfWords,
+  body: Box,
+): Block[] {
   if (checklists.length === 0) return [];
   const blocks: Block[] = [heading(doc, words.defects, body)];
   const findings = checklists.flatMap((c) => c.items.filter(isFinding).map((line) => ({ line, title: c.title })));
@@ -83,7 +105,10 @@ export function checklistSummaryBlocks(doc: Doc, checklists: Array<{ title: stri
     const columns = columnsOf(body.w, [{ share: 0.45 }, { share: 0.55 }]);
     const several = checklists.length > 1;
     const rows: TableRow[] = findings.map(({ line, title }) => ({
-      cells: [`${several && title ? `${title}: ` : ''}${line.position}. ${line.label}`, [words.states[line.state], valueAgainstLimit(words, line)].filter(Boolean).join(' · ')],
+      cells: [
+        `${several && title ? `${title}: ` : ''}${line.position}. ${line.label}`,
+        [words.states[line.state], valueAgainstLimit(words, line)].filter(Boolean).join(' · '),
+      ],
       bold: true,
       under: under(words, line),
     }));
@@ -91,9 +116,19 @@ export function checklistSummaryBlocks(doc: Doc, checklists: Array<{ title: stri
   }
   for (const checklist of checklists) {
     blocks.push(heading(doc, `${checklist.title || words.checklist} (${countLine(words, checklist.items)})`, body));
-    const columns = columnsOf(body.w, [{ fixed: mm(9), align: 'right' }, { share: 1 }, { fixed: mm(32) }, { fixed: mm(42), align: 'right' }]);
+    const columns = columnsOf(body.w, [
+      { fixed: mm(9), align: 'right' },
+      { share: 1 },
+      { fixed: mm(32) },
+      { fixed: mm(42), align: 'right' },
+    ]);
     const rows: TableRow[] = checklist.items.map((line) => ({
-      cells: [`${line.position}.`, line.label, words.states[line.state], formatValue(words, line) + (line.deviation ? (line.deviation === 'below' ? ' ▼' : ' ▲') : '')],
+      cells: [
+        `${line.position}.`,
+        line.label,
+        words.states[line.state],
+        formatValue(words, line) + (line.deviation ? (line.deviation === 'below' ? ' ▼' : ' ▲') : ''),
+      ],
       bold: isFinding(line),
     }));
     blocks.push(...tableBlocks(doc, body, columns, ['', words.checkItem, words.result, words.measured], rows, words));
@@ -105,12 +140,20 @@ export function checklistSummaryBlocks(doc: Doc, checklists: Array<{ title: stri
 export function timeBlocks(doc: Doc, time: NonNullable<SummaryInput['time']>, words: PdfWords, body: Box): Block[] {
   const blocks: Block[] = [heading(doc, words.timeOnSite, body)];
   if (time.rows.length === 0) return [...blocks, ...textBlocks(doc, words.noTime, CAPTION, body)];
-  const columns = columnsOf(body.w, [{ share: 0.3 }, { share: 0.7 }, { fixed: mm(22), align: 'right' }, { fixed: mm(22), align: 'right' }, { fixed: mm(26), align: 'right' }]);
+  const columns = columnsOf(body.w, [
+    { share: 0.3 },
+    { share: 0.7 },
+    { fixed: mm(22), align: 'right' },
+    { fixed: mm(22), align: 'right' },
+    { fixed: mm(26), align: 'right' },
+  ]);
   const rows: TableRow[] = time.rows.map((row) => ({
     cells: [row.date, row.who, row.from, row.to, words.duration(row.seconds)],
     under: row.manual ? words.manual(row.manual) : row.corrected ? words.corrected(row.corrected) : null,
   }));
   rows.push({ cells: [words.timeTotal, '', '', '', words.duration(time.totalSeconds)], bold: true, shaded: true });
-  blocks.push(...tableBlocks(doc, body, columns, [words.date, words.timeWho, words.timeFrom, words.timeTo, words.timeDuration], rows, words));
+  blocks.push(
+    ...tableBlocks(doc, body, columns, [words.date, words.timeWho, words.timeFrom, words.timeTo, words.timeDuration], rows, words),
+  );
   return blocks;
 }

@@ -4,7 +4,19 @@
  * no template or it could not be converted. Cover sheets carry no header; they count in "Seite x / y".
  */
 import { drawPdfPageAsForm, loadCoverPdf, type ImportedPdf } from '../../pdf-import.js';
-import { drawPdfKitImage, measure, mm, PDF_LAYOUT, SANS, SANS_BOLD, textIn, uprightSize, type Doc, type PdfKitImage, type TextStyle } from '../kit.js';
+import {
+  drawPdfKitImage,
+  measure,
+  mm,
+  PDF_LAYOUT,
+  SANS,
+  SANS_BOLD,
+  textIn,
+  uprightSize,
+  type Doc,
+  type PdfKitImage,
+  type TextStyle,
+} from '../kit.js';
 import type { PdfCover } from '../model.js';
 
 export interface PreparedCover {
@@ -28,7 +40,12 @@ function drawBuiltinCover(doc: Doc, cover: { title: string; lines: string[] }, l
     const scale = Math.min(PDF_LAYOUT.logoWidth / width, PDF_LAYOUT.logoHeight / height);
     drawPdfKitImage(doc, logo, PDF_LAYOUT.side, mm(8), width * scale, height * scale);
   }
-  const page = { x: PDF_LAYOUT.side, y: PDF_LAYOUT.top, w: doc.page.width - 2 * PDF_LAYOUT.side, h: doc.page.height - PDF_LAYOUT.top - PDF_LAYOUT.bottom };
+  const page = {
+    x: PDF_LAYOUT.side,
+    y: PDF_LAYOUT.top,
+    w: doc.page.width - 2 * PDF_LAYOUT.side,
+    h: doc.page.height - PDF_LAYOUT.top - PDF_LAYOUT.bottom,
+  };
   const titleStyle: TextStyle = { font: SANS_BOLD, size: 26, align: 'center' };
   const lineStyle: TextStyle = { font: SANS, size: 13, align: 'center', color: '#333333' };
   let y = page.y + page.h * 0.3;

@@ -14,7 +14,25 @@
  * take about a sheet and a half instead of six.
  */
 import type { Block } from '../flow.js';
-import { BODY, CAPTION, CAPTION_TITLE, lineHeight, measure, metrics, mm, MONO, SANS, SANS_BOLD, SHADE, SMALL, TITLE, textIn, type Box, type Doc, type TextStyle } from '../kit.js';
+import {
+  BODY,
+  CAPTION,
+  CAPTION_TITLE,
+  lineHeight,
+  measure,
+  metrics,
+  mm,
+  MONO,
+  SANS,
+  SANS_BOLD,
+  SHADE,
+  SMALL,
+  TITLE,
+  textIn,
+  type Box,
+  type Doc,
+  type TextStyle,
+} from '../kit.js';
 import type { EvidenceEvent, EvidenceImage, EvidenceInput, EvidenceSignature } from '../model.js';
 import { columnsOf, PAD, tableBlocks, type TableRow, type TableStyles } from '../table.js';
 import { heading, textBlocks } from '../text-blocks.js';
@@ -45,9 +63,21 @@ const SUBHEADING: TextStyle = CAPTION_TITLE;
 
 export function evidenceBlocks(doc: Doc, evidence: EvidenceInput, words: PdfWords, body: Box): Block[] {
   const blocks: Block[] = [];
-  blocks.push(...textBlocks(doc, evidence.preview ? words.evidencePreview : words.evidence, TITLE, body, { breakBefore: true, keepWithNext: true }));
-  blocks.push(...textBlocks(doc, words.evidenceOf(evidence.report.ref, evidence.report.title, evidence.report.version), { ...BODY, font: SANS_BOLD }, body, { keepWithNext: true }));
-  blocks.push(...joined(textBlocks(doc, evidence.preview ? words.sealedLater(evidence.sealedBy) : words.sealed(evidence.sealedBy), CAPTION, body)));
+  blocks.push(
+    ...textBlocks(doc, evidence.preview ? words.evidencePreview : words.evidence, TITLE, body, { breakBefore: true, keepWithNext: true }),
+  );
+  blocks.push(
+    ...textBlocks(
+      doc,
+      words.evidenceOf(evidence.report.ref, evidence.report.title, evidence.report.version),
+      { ...BODY, font: SANS_BOLD },
+      body,
+      { keepWithNext: true },
+    ),
+  );
+  blocks.push(
+    ...joined(textBlocks(doc, evidence.preview ? words.sealedLater(evidence.sealedBy) : words.sealed(evidence.sealedBy), CAPTION, body)),
+  );
 
   blocks.push(heading(doc, words.history, body));
   blocks.push(...joined(textBlocks(doc, words.historyNote, SMALL, body, { keepWithNext: true })));
@@ -66,6 +96,7 @@ export function evidenceBlocks(doc: Doc, evidence: EvidenceInput, words: PdfWord
 }
 
 function historyBlocks(doc: Doc, events: EvidenceEvent[], words: PdfWords, body: Box): Block[] {
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every kind of event, as TypeScript checks
   const rows = events.map((event): TableRow => {
     const who = (name: string | null) => name ?? words.notRecorded;
     switch (event.kind) {
@@ -73,12 +104,15 @@ function historyBlocks(doc: Doc, events: EvidenceEvent[], words: PdfWords, body:
         return { cells: [event.at, words.created(event.version, event.versionOf), who(event.by)] };
       case 'pages_added':
       case 'pages_changed': {
-        const what = event.kind === 'pages_added' ? words.pagesAdded(event.pages, event.count) : words.pagesChanged(event.pages, event.count);
+        const what =
+          event.kind === 'pages_added' ? words.pagesAdded(event.pages, event.count) : words.pagesChanged(event.pages, event.count);
         return { cells: [event.until ? `${event.at}\n${words.until(event.until)}` : event.at, what, who(event.by)] };
       }
       case 'signed': {
         const details = [
-          event.deviceTime ? `${words.deviceTime(event.deviceTime)}${event.devicePlausible === false ? ` – ${words.implausible}` : ''}` : '',
+          event.deviceTime
+            ? `${words.deviceTime(event.deviceTime)}${event.devicePlausible === false ? ` – ${words.implausible}` : ''}`
+            : '',
           event.ip ? words.ip(event.ip) : '',
           event.position ? words.position(event.position) : '',
           event.sentBy ? words.sentBy(event.sentBy) : '',
@@ -88,7 +122,11 @@ function historyBlocks(doc: Doc, events: EvidenceEvent[], words: PdfWords, body:
       }
       case 'finalized':
       case 'previewed':
-        return { cells: [event.at, event.kind === 'finalized' ? words.finalizedEvent : words.previewedEvent, event.by], bold: true, under: event.ip ? words.ip(event.ip) : null };
+        return {
+          cells: [event.at, event.kind === 'finalized' ? words.finalizedEvent : words.previewedEvent, event.by],
+          bold: true,
+          under: event.ip ? words.ip(event.ip) : null,
+        };
     }
   });
   // As wide as the longest time on one line (in bold, the wider), the person beside the event.
@@ -150,18 +188,29 @@ function imageTable(doc: Doc, images: EvidenceImage[], words: PdfWords, body: Bo
   const partWidth = Math.min(body.w * 0.25, Math.max(...[words.image, ...parts].map((p) => doc.widthOfString(p))) + 2 * PAD + 2);
   const missing = `✗ ${words.fileMissing}`;
   if (body.w - pageWidth - partWidth - hashWidth >= mm(45)) {
-    const columns = columnsOf(body.w, [{ fixed: pageWidth, align: 'right' }, { fixed: partWidth }, { share: 1, style: FILE }, { fixed: hashWidth, style: HASH }]);
+    const columns = columnsOf(body.w, [
+      { fixed: pageWidth, align: 'right' },
+      { fixed: partWidth },
+      { share: 1, style: FILE },
+      { fixed: hashWidth, style: HASH },
+    ]);
     const rows = images.map((image, i): TableRow => ({ cells: [String(image.page), parts[i]!, image.name, image.sha256 ?? missing] }));
     return tableBlocks(doc, body, columns, [words.imagePage, words.image, words.file, 'SHA-256'], rows, words, SMALL_TABLE);
   }
   const columns = columnsOf(body.w, [{ fixed: pageWidth, align: 'right' }, { fixed: partWidth }, { share: 1, style: FILE }]);
   const rows = images.map((image, i): TableRow => ({ cells: [String(image.page), parts[i]!, image.name], under: image.sha256 ?? missing }));
-  return tableBlocks(doc, body, columns, [words.imagePage, words.image, `${words.file}, SHA-256`], rows, words, { ...SMALL_TABLE, under: HASH });
+  return tableBlocks(doc, body, columns, [words.imagePage, words.image, `${words.file}, SHA-256`], rows, words, {
+    ...SMALL_TABLE,
+    under: HASH,
+  });
 }
 
 /** Many images: a grid of "page+part  first 16 hex characters", as many to a line as fit, a line a block. */
 function imageGrid(doc: Doc, images: EvidenceImage[], words: PdfWords, body: Box): Block[] {
-  const labels = images.map((image) => `${image.page}${typeof image.part === 'object' ? ` ${words.shortChecklistItem(image.part.checklistItem)}` : words.shortParts[image.part] ? ` ${words.shortParts[image.part]}` : ''}`);
+  const labels = images.map(
+    (image) =>
+      `${image.page}${typeof image.part === 'object' ? ` ${words.shortChecklistItem(image.part.checklistItem)}` : words.shortParts[image.part] ? ` ${words.shortParts[image.part]}` : ''}`,
+  );
   metrics(doc, GRID_LABEL);
   const labelWidth = Math.max(...labels.map((l) => doc.widthOfString(l))) + mm(1.5);
   metrics(doc, GRID_HASH);
@@ -173,7 +222,9 @@ function imageGrid(doc: Doc, images: EvidenceImage[], words: PdfWords, body: Box
   // On the next sheet the grid goes on under its heading, marked as continued.
   const continued = textBlocks(doc, words.continued(words.images), SUBHEADING, body)[0]!;
   for (let start = 0; start < images.length; start += across) {
-    const line = images.slice(start, start + across).map((image, i) => ({ label: labels[start + i]!, hash: image.sha256?.slice(0, SHORT_HASH) ?? null }));
+    const line = images
+      .slice(start, start + across)
+      .map((image, i) => ({ label: labels[start + i]!, hash: image.sha256?.slice(0, SHORT_HASH) ?? null }));
     const shaded = (start / across) % 2 === 1;
     blocks.push({
       height: rowHeight,
@@ -185,7 +236,12 @@ function imageGrid(doc: Doc, images: EvidenceImage[], words: PdfWords, body: Box
           const x = box.x + i * cell;
           const y = box.y + 0.75;
           textIn(doc, label, { x, y, w: labelWidth - mm(1), h: rowHeight }, GRID_LABEL);
-          textIn(doc, hash ?? '✗', { x: x + labelWidth, y, w: hashWidth + 1, h: rowHeight }, hash ? GRID_HASH : { ...GRID_HASH, font: SANS });
+          textIn(
+            doc,
+            hash ?? '✗',
+            { x: x + labelWidth, y, w: hashWidth + 1, h: rowHeight },
+            hash ? GRID_HASH : { ...GRID_HASH, font: SANS },
+          );
         });
       },
     });
@@ -236,7 +292,10 @@ function stepBlock(doc: Doc, step: Step, number: number, body: Box): Block {
       const text = i === 0 ? `${number}. ${part.text}` : part.text;
       return { text, code: false, height: measure(doc, text, body.w, HOW) };
     }
-    const text = 'shell' in part ? part.shell.map((command) => breakCommand(command, 'shell', perLine)).join('\n') : breakCommand(part.json, 'json', perLine);
+    const text =
+      'shell' in part
+        ? part.shell.map((command) => breakCommand(command, 'shell', perLine)).join('\n')
+        : breakCommand(part.json, 'json', perLine);
     return { text, code: true, height: measure(doc, text, body.w - 2 * inset, COMMAND) + 2 * PAD };
   });
   const space = mm(0.8);
@@ -246,7 +305,11 @@ function stepBlock(doc: Doc, step: Step, number: number, body: Box): Block {
       let y = box.y;
       for (const part of parts) {
         if (part.code) {
-          doc.save().rect(box.x + mm(1), y, box.w - mm(1), part.height).fill(SHADE).restore();
+          doc
+            .save()
+            .rect(box.x + mm(1), y, box.w - mm(1), part.height)
+            .fill(SHADE)
+            .restore();
           textIn(doc, part.text, { x: box.x + inset, y: y + PAD, w: box.w - 2 * inset, h: part.height - 2 * PAD }, COMMAND);
         } else {
           textIn(doc, part.text, { ...box, y, h: part.height }, HOW);

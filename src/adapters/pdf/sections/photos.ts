@@ -7,7 +7,22 @@
  */
 import { wholeSheet, type Block } from '../flow.js';
 import { CAPTION_ROOM } from '../geometry.js';
-import { BODY, CAPTION, CAPTION_TITLE, drawImageIn, GUTTER, lineHeight, measure, mm, SMALL, splitToHeight, textIn, titleAtTop, type Box, type Doc } from '../kit.js';
+import {
+  BODY,
+  CAPTION,
+  CAPTION_TITLE,
+  drawImageIn,
+  GUTTER,
+  lineHeight,
+  measure,
+  mm,
+  SMALL,
+  splitToHeight,
+  textIn,
+  titleAtTop,
+  type Box,
+  type Doc,
+} from '../kit.js';
 import type { PdfPage } from '../model.js';
 import type { PdfWords } from '../words.js';
 
@@ -24,7 +39,13 @@ export function photoSheet({ page, number }: NumberedPhoto, body: Box): Block {
     const y = titleAtTop(doc, page.title, box);
     const caption = captionLines(page, number, words, false);
     const captionHeight = measureCaption(doc, caption, box.w, box.h / 3);
-    const drawn = drawImageIn(doc, images[0] ?? null, { x: box.x, y, w: box.w, h: box.y + box.h - y - captionHeight - mm(1.5) }, page.rotation, words.missing);
+    const drawn = drawImageIn(
+      doc,
+      images[0] ?? null,
+      { x: box.x, y, w: box.w, h: box.y + box.h - y - captionHeight - mm(1.5) },
+      page.rotation,
+      words.missing,
+    );
     drawCaption(doc, caption, { x: box.x, y: drawn.y + drawn.h + mm(1.5), w: box.w, h: captionHeight });
   });
 }
@@ -97,7 +118,10 @@ function lineCap(doc: Doc, line: CaptionLine, width: number): number {
 }
 
 function measureCaption(doc: Doc, lines: CaptionLine[], width: number, max: number): number {
-  return Math.min(max, lines.reduce((sum, line) => sum + lineCap(doc, line, width), 0));
+  return Math.min(
+    max,
+    lines.reduce((sum, line) => sum + lineCap(doc, line, width), 0),
+  );
 }
 
 /** The caption's lines top-down in `box`, each cut to its number of lines, all cut at the box's bottom. */

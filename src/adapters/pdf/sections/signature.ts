@@ -19,28 +19,32 @@ const DEFAULT_TITLES = new Set(['Unterschrift', 'Signature']);
 export function signatureSheet(page: SignaturePage | ImagePage, body: Box): Block {
   const facts = page.kind === 'signature' ? page.facts : null;
   return wholeSheet(body, page.notice, [page.image], (box, { doc, words, images }) => {
-      const heading = page.kind === 'signature' && (!page.title || DEFAULT_TITLES.has(page.title)) ? words.signature : (page.title ?? words.signature);
-      const headingHeight = measure(doc, heading, box.w, TITLE, box.h * 0.1);
-      textIn(doc, heading, { ...box, h: headingHeight }, TITLE);
-      let y = box.y + headingHeight + GAP;
-      if (facts) {
-        // Every fact is printed; the burned-in sheet takes what is left.
-        y = drawFacts(doc, factRows(facts, words), { x: box.x, y, w: box.w, h: box.h * 0.6 }) + GAP;
-      } else if (page.note) {
-        // Without facts (a signature made before they were kept) its note says who and when.
-        const height = measure(doc, page.note, box.w, BODY, box.h * 0.2);
-        textIn(doc, page.note, { x: box.x, y, w: box.w, h: height }, BODY);
-        y += height + GAP;
-      }
-      rule(doc, box.x, y - GAP / 2, box.w);
-      drawImageIn(doc, images[0] ?? null, { x: box.x, y: y + mm(1), w: box.w, h: box.y + box.h - y - mm(1) }, 0, words.missing);
+    const heading =
+      page.kind === 'signature' && (!page.title || DEFAULT_TITLES.has(page.title)) ? words.signature : (page.title ?? words.signature);
+    const headingHeight = measure(doc, heading, box.w, TITLE, box.h * 0.1);
+    textIn(doc, heading, { ...box, h: headingHeight }, TITLE);
+    let y = box.y + headingHeight + GAP;
+    if (facts) {
+      // Every fact is printed; the burned-in sheet takes what is left.
+      y = drawFacts(doc, factRows(facts, words), { x: box.x, y, w: box.w, h: box.h * 0.6 }) + GAP;
+    } else if (page.note) {
+      // Without facts (a signature made before they were kept) its note says who and when.
+      const height = measure(doc, page.note, box.w, BODY, box.h * 0.2);
+      textIn(doc, page.note, { x: box.x, y, w: box.w, h: height }, BODY);
+      y += height + GAP;
+    }
+    rule(doc, box.x, y - GAP / 2, box.w);
+    drawImageIn(doc, images[0] ?? null, { x: box.x, y: y + mm(1), w: box.w, h: box.y + box.h - y - mm(1) }, 0, words.missing);
   });
 }
 
 function factRows(facts: SignatureFacts, words: PdfWords): Array<{ label: string; value: string }> {
   const rows = [{ label: words.signer, value: facts.signer }];
   if (facts.signedAtDevice && facts.signedAtDevice !== facts.receivedAt) {
-    rows.push({ label: words.signedAtDevice, value: facts.devicePlausible === false ? `${facts.signedAtDevice} – ${words.implausible}` : facts.signedAtDevice });
+    rows.push({
+      label: words.signedAtDevice,
+      value: facts.devicePlausible === false ? `${facts.signedAtDevice} – ${words.implausible}` : facts.signedAtDevice,
+    });
     rows.push({ label: words.receivedAtServer, value: facts.receivedAt });
   } else {
     rows.push({ label: words.signedAt, value: facts.receivedAt });

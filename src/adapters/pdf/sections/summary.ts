@@ -6,13 +6,30 @@
  * visit (checklists, time on site) are more blocks here.
  */
 import type { Block } from '../flow.js';
-import { BODY, CAPTION, HEADING, LABEL, measure, metrics, mm, rule, SANS_BOLD, SHADE, SMALL, splitToHeight, textIn, TITLE, type Box, type Doc, type TextStyle } from '../kit.js';
+import {
+  BODY,
+  CAPTION,
+  HEADING,
+  LABEL,
+  measure,
+  metrics,
+  mm,
+  rule,
+  SANS_BOLD,
+  SHADE,
+  SMALL,
+  splitToHeight,
+  textIn,
+  TITLE,
+  type Box,
+  type Doc,
+  type TextStyle,
+} from '../kit.js';
 import type { MaterialLine, PdfPage, SummaryInput } from '../model.js';
 import type { PdfWords } from '../words.js';
 import { heading, textBlocks } from '../text-blocks.js';
 import { checklistSummaryBlocks, timeBlocks, type ChecklistPage } from './checklist.js';
 import { CELL, columnsOf, PAD, tableBlocks } from '../table.js';
-
 
 export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly PdfPage[], words: PdfWords, body: Box): Block[] {
   const blocks: Block[] = [];
@@ -21,7 +38,14 @@ export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly P
   blocks.push(...textBlocks(doc, words.summaryNotSigned, SMALL, body));
   blocks.push(partiesBlock(doc, summary, words, body));
   // What was found first (defects, values outside their limits), then the checklists, then the time on site.
-  blocks.push(...checklistSummaryBlocks(doc, pages.filter((p): p is ChecklistPage => p.kind === 'checklist'), words, body));
+  blocks.push(
+    ...checklistSummaryBlocks(
+      doc,
+      pages.filter((p): p is ChecklistPage => p.kind === 'checklist'),
+      words,
+      body,
+    ),
+  );
   if (summary.time) blocks.push(...timeBlocks(doc, summary.time, words, body));
   if (summary.workDescription) {
     blocks.push(heading(doc, words.work, body));
@@ -31,7 +55,14 @@ export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly P
   if (summary.materials.length === 0) blocks.push(...textBlocks(doc, words.noMaterials, CAPTION, body));
   else blocks.push(...materialBlocks(doc, summary.materials, words, body));
   blocks.push(heading(doc, words.signatures, body));
-  blocks.push(...textBlocks(doc, summary.signers.length === 0 ? words.notSigned : summary.signers.map((s) => `${words.signedBy(s.name)} · ${s.when}`).join('\n'), BODY, body));
+  blocks.push(
+    ...textBlocks(
+      doc,
+      summary.signers.length === 0 ? words.notSigned : summary.signers.map((s) => `${words.signedBy(s.name)} · ${s.when}`).join('\n'),
+      BODY,
+      body,
+    ),
+  );
   const following = contents(pages, words);
   if (following) {
     blocks.push(heading(doc, words.contents, body));
@@ -46,7 +77,11 @@ function partiesBlock(doc: Doc, summary: SummaryInput, words: PdfWords, body: Bo
   const half = (body.w - mm(8)) / 2;
   const NAME: TextStyle = { ...BODY, font: SANS_BOLD };
   const labelWidth = mm(32);
-  const rows = summary.facts.map(({ label, value }) => ({ label, value, height: Math.max(measure(doc, label, labelWidth, LABEL), measure(doc, value, half - labelWidth, BODY)) }));
+  const rows = summary.facts.map(({ label, value }) => ({
+    label,
+    value,
+    height: Math.max(measure(doc, label, labelWidth, LABEL), measure(doc, value, half - labelWidth, BODY)),
+  }));
   const customer = summary.customer;
   const labelHeight = measure(doc, words.customer, half, LABEL);
   const nameHeight = customer ? measure(doc, customer.name, half, NAME) : 0;
@@ -61,7 +96,12 @@ function partiesBlock(doc: Doc, summary: SummaryInput, words: PdfWords, body: Bo
       const bottom = box.y + box.h;
       if (customer) {
         textIn(doc, words.customer, { x: box.x, y: box.y, w: half, h: labelHeight }, LABEL);
-        textIn(doc, customer.name, { x: box.x, y: box.y + labelHeight, w: half, h: Math.min(nameHeight, bottom - box.y - labelHeight) }, NAME);
+        textIn(
+          doc,
+          customer.name,
+          { x: box.x, y: box.y + labelHeight, w: half, h: Math.min(nameHeight, bottom - box.y - labelHeight) },
+          NAME,
+        );
         const top = box.y + labelHeight + nameHeight;
         if (rest && bottom - top > 1) textIn(doc, rest, { x: box.x, y: top, w: half, h: Math.min(restHeight, bottom - top) }, BODY);
       }
@@ -81,7 +121,10 @@ function materialBlocks(doc: Doc, lines: MaterialLine[], words: PdfWords, body: 
   // The quantity column as wide as its widest number (and its heading), the rest shared out.
   const quantities = lines.map((line) => words.number(line.qty));
   metrics(doc, CELL);
-  const qtyWidth = Math.min(body.w * 0.25, Math.max(body.w * 0.1, ...[words.quantity, ...quantities].map((q) => doc.widthOfString(q) + 2 * PAD + 2)));
+  const qtyWidth = Math.min(
+    body.w * 0.25,
+    Math.max(body.w * 0.1, ...[words.quantity, ...quantities].map((q) => doc.widthOfString(q) + 2 * PAD + 2)),
+  );
   const columns = columnsOf(body.w, [{ share: 0.58 }, { fixed: qtyWidth, align: 'right' }, { fixed: body.w * 0.12 }, { share: 0.42 }]);
   const unitOf = (unit: string | null) => (unit ? (Object.hasOwn(words.units, unit) ? words.units[unit]! : unit) : '');
   const rows = lines.map((line, i) => ({ cells: [line.label, quantities[i]!, unitOf(line.unit), line.note ?? ''] }));
