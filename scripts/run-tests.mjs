@@ -14,8 +14,25 @@ function find(dir, out = []) {
   return out;
 }
 
-const only = process.argv.slice(2);
-const files = only.length > 0 ? only : [...find('test'), ...find('src')].sort();
+/**
+ * `--quick` (npm run test:quick): a subset a developer runs in under a minute, on SQLite only: the
+ * unit tests that render no PDF and start no process or browser, and the API tests of orders,
+ * customers, materials, list totals, health and blank input (login is in every one of them).
+ * Everything else (PDFs, LibreOffice, Chromium, MariaDB, PostgreSQL) runs in `npm test`.
+ */
+const QUICK = [
+  ...[
+    'address-key', 'charset', 'checklist-view', 'client-address', 'config', 'coordinate', 'dolibarr', 'early', 'fingerprint',
+    'kept-copies', 'price', 'report-view', 'send-as', 'server-process', 'signature-hash', 'strokes', 'time', 'upload-file-name',
+  ].map((name) => `test/unit/${name}.test.ts`),
+  ...['orders', 'customers', 'materials', 'list-totals', 'health', 'blank-input'].map((name) => `test/api/${name}.test.ts`),
+];
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.filter((arg) => arg !== '--quick');
+const files = quick ? QUICK : only.length > 0 ? only : [...find('test'), ...find('src')].sort();
+if (quick) process.env.DIALECTS = 'sqlite';
 const result = spawnSync(
   process.execPath,
   [
@@ -30,6 +47,6 @@ const result = spawnSync(
     '--test-reporter-destination=stdout',
     ...files,
   ],
-  { stdio: 'inherit' },
+  { stdio: 'inherit', env: process.env },
 );
 process.exit(result.status ?? 1);
