@@ -22,8 +22,24 @@ function find(dir, out = []) {
  */
 const QUICK = [
   ...[
-    'address-key', 'charset', 'checklist-view', 'client-address', 'config', 'coordinate', 'dolibarr', 'early', 'fingerprint',
-    'kept-copies', 'price', 'report-view', 'send-as', 'server-process', 'signature-hash', 'strokes', 'time', 'upload-file-name',
+    'address-key',
+    'charset',
+    'checklist-view',
+    'client-address',
+    'config',
+    'coordinate',
+    'dolibarr',
+    'early',
+    'fingerprint',
+    'kept-copies',
+    'price',
+    'report-view',
+    'send-as',
+    'server-process',
+    'signature-hash',
+    'strokes',
+    'time',
+    'upload-file-name',
   ].map((name) => `test/unit/${name}.test.ts`),
   ...['orders', 'customers', 'materials', 'list-totals', 'health', 'blank-input'].map((name) => `test/api/${name}.test.ts`),
 ];
