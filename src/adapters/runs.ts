@@ -39,14 +39,14 @@ export function tempName(base: string): string {
 }
 
 /** The prefix for `mkdtemp` of a working folder in TMPDIR, e.g. `…/fieldreport-pdf-1234-<run>-`. */
-export function tempDirPrefix(kind: 'pdf' | 'preview' | 'soffice'): string {
-  return path.join(os.tmpdir(), `fieldreport-${kind}-${process.pid}-${RUN_ID}-`);
+export function tempDirPrefix(kind: 'pdf' | 'preview' | 'soffice' | 'warm-up', parent = os.tmpdir()): string {
+  return path.join(parent, `fieldreport-${kind}-${process.pid}-${RUN_ID}-`);
 }
 
 const TEMP_FILE = /^\..*\.([0-9a-f]{12})\.[0-9a-f]{12}\.tmp$/;
 /** Names of temporary files before run ids: `.upload-<16 hex>.tmp`, `.<base>.<12 hex>.tmp`, `.copy-<12 hex>.tmp`. */
 const LEGACY_TEMP_FILE = /^\.(?:upload-[0-9a-f]{16}|copy-[0-9a-f]{12}|.+\.[0-9a-f]{12})\.tmp$/;
-const TEMP_DIR = /^fieldreport-(?:pdf|preview|soffice)-(\d+)-([0-9a-f]{12})-/;
+const TEMP_DIR = /^fieldreport-(?:pdf|preview|soffice|warm-up)-(\d+)-([0-9a-f]{12})-/;
 
 /** Whose temporary file `name` is: a run id, 'legacy' (ours, run unknown), or undefined (not ours). */
 export function runOfTempFile(name: string): string | 'legacy' | undefined {

@@ -14,13 +14,18 @@ import { Writable } from 'node:stream';
 import sharp from 'sharp';
 import { renderReportPdf } from '../pdf.js';
 import type { PdfDocumentInput, PdfPage } from './model.js';
+import { tempDirPrefix } from '../runs.js';
 
 /** After listening, before the warm-up: the start's own work (recovery, the first logins) goes first. @default 1500 ms */
 export const WARM_UP_AFTER_MS = 1500;
 
-/** Renders sampleReport into nothing; the files it reads live in a folder of their own (in `parent`) for that time. */
+/**
+ * Renders sampleReport into nothing; the files it reads live in a folder of their own (in `parent`)
+ * for that time, named after this run (runs.ts), so that one left by a killed process is removed
+ * at the next start (recovery.ts).
+ */
 export async function warmUpRenderer(parent = os.tmpdir()): Promise<void> {
-  const dir = await mkdtemp(path.join(parent, 'fieldreport-warm-up-'));
+  const dir = await mkdtemp(tempDirPrefix('warm-up', parent));
   try {
     const photo = path.join(dir, 'photo.jpg');
     const signature = path.join(dir, 'signature.png');
