@@ -8,32 +8,18 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import { createDb, type DbHandle } from './db/database.js';
-import { createListTotals } from './db/list-total.js';
-import { createConstRepository } from './dolibarr/const.repository.js';
-import { totalDecimals } from './dolibarr/price.js';
-import { createAuthService } from './modules/auth/auth.service.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
-import { createLoginThrottleRepository } from './modules/auth/login-throttle.repository.js';
-import { createTokenService } from './modules/auth/token.js';
-import { createTokenVoidRepository, SWEEP_SECONDS } from './modules/auth/token-void.repository.js';
-import { createUserRepository } from './modules/auth/user.repository.js';
+import { SWEEP_SECONDS } from './modules/auth/token-void.repository.js';
 import { healthRoutes } from './modules/health/health.routes.js';
-import { createElementAccess, namedUserColumns } from './modules/access/element-access.js';
-import type { ModuleContext } from './modules/common/module-context.js';
 import { customersRoutes } from './modules/customers/customers.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
 import { ordersRoutes } from './modules/orders/orders.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { transcriptionRoutes } from './modules/transcription/transcription.routes.js';
 import { capabilitiesRoutes } from './modules/capabilities/capabilities.routes.js';
-import { reportModuleRoutes } from './modules/reports/reports.module.js';
 import { materialsRoutes } from './modules/materials/materials.routes.js';
 import { runDailyCleanup, scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
 import { recoverDeadRuns, type RecoveryResult } from './modules/maintenance/recovery.js';
-import { createRunRegistry } from './adapters/runs.js';
-import { createPrintQueue } from './adapters/print-image.js';
-import { createMailQueue } from './modules/mail/mail.queue.js';
-import { printCacheDir } from './modules/reports/work-area.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
 import { AppError } from './errors.js';
 import drain from './plugins/drain.js';
@@ -45,8 +31,17 @@ import securityHeaders from './plugins/security-headers.js';
 import validation from './plugins/validation.js';
 import webApp from './plugins/web-app.js';
 import { VERSION } from './version.js';
-import { loadSealCertificate } from './modules/signatures/seal-certificate.js';
-import { createPdfSeal } from './modules/signatures/pdf-seal.service.js';
+import multipart from '@fastify/multipart';
+import { composeServices } from './compose.js';
+import { mailRoutes } from './modules/mail/mail.routes.js';
+import { pagesRoutes } from './modules/reports/pages.routes.js';
+import { pdfRoutes } from './modules/report-pdf/pdf.routes.js';
+import { reportsRoutes } from './modules/reports/reports.routes.js';
+import { templatesRoutes } from './modules/reports/templates.routes.js';
+import { publicCheckRoutes } from './modules/seal/public-check.routes.js';
+import { SIGNATURE_MULTIPART_LIMITS } from './modules/signatures/signature-form.js';
+import { signaturesRoutes } from './modules/signatures/signatures.routes.js';
+import { timesRoutes } from './modules/times/times.routes.js';
 
 export { VERSION };
 
@@ -58,8 +53,8 @@ declare module 'fastify' {
     mailQueue: import('./modules/mail/mail.queue.js').MailQueue;
     /** Print copies and uploaded photos' thumbnails made in the background (adapters/print-image.ts): `idle` resolves when none is being made. */
     printQueue: import('./adapters/print-image.js').PrintQueue;
-    /** The PDF seal (modules/signatures/pdf-seal.service.ts): `queue.runOnce` adds the time stamps due now. */
-    pdfSeal: import('./modules/signatures/pdf-seal.service.js').PdfSeal;
+    /** The PDF seal (modules/seal/pdf-seal.ts): `queue.runOnce` adds the time stamps due now. */
+    pdfSeal: import('./modules/seal/pdf-seal.js').PdfSeal;
   }
 }
 
@@ -158,96 +153,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return parseJson(request, text, done);
   });
 
-  const tables = await handle.db.introspection.getTables();
-  const columnsOf = (name: string) => tables.find((t) => t.name === `${config.dbPrefix}${name}`)?.columns.map((c) => c.name);
-  const userColumns = columnsOf('user');
-  if (!userColumns) throw new Error(`Table ${config.dbPrefix}user not found: run \`fieldreport migrate\` first`);
-  const fkUserColumns = namedUserColumns(tables, config.dbPrefix);
-  const runs = createRunRegistry(config.dataRoot);
-  runs.start((error) =>
-    app.log.warn(
-      { err: error, folder: runs.dir },
-      'the run marker cannot be written: what this process leaves after a crash is removed only after some hours',
-    ),
-  );
-  app.addHook('onClose', async () => runs.stop());
-  const consts = createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId });
-  const printQueue = createPrintQueue(printCacheDir(config.dataRoot, config.entity), {
-    onError: (source, error) =>
-      app.log.warn(
-        { source, err: error },
-        "a photo's print-size copy (or an uploaded JPEG's thumbnails) not made ahead; the copy is made when a PDF needs it, a thumbnail when it is asked for",
-      ),
-  });
-  app.decorate('printQueue', printQueue);
-  // Before onClose, where the database closes: an uploaded photo's work settles its upload in it.
-  app.addHook('preClose', async () => printQueue.close());
-  // Every process sends the report mails due: started once the app is ready, stopped with it.
-  const mailQueue = createMailQueue({
-    db: handle.db,
-    dialect: handle.dialect,
-    prefix: handle.prefix,
-    entity: config.entity,
-    dataRoot: config.dataRoot,
-    consts,
-    mailEnv: config.mail.env,
-    instanceId: config.instanceUniqueId,
-    timeZone: config.timeZone,
-    runs,
-    logger: app.log,
-    pollSeconds: config.mail.pollSeconds,
-  });
-  app.decorate('mailQueue', mailQueue);
-  app.addHook('onReady', async () => mailQueue.start());
-  app.addHook('onClose', async () => mailQueue.stop());
-  // The PDF seal's certificate: the configured PKCS#12, else the one made at first start in the company's name.
-  const sealCertificate = loadSealCertificate({
-    keyFile: config.seal.keyFile,
-    p12File: config.seal.p12File,
-    p12Password: config.seal.p12Password,
-    companyName: (await consts.getMany(['MAIN_INFO_SOCIETE_NOM'])).get('MAIN_INFO_SOCIETE_NOM') ?? '',
-  });
-  if (sealCertificate.created) {
-    app.log.warn(
-      { file: sealCertificate.file, subject: sealCertificate.subject },
-      'made a new key and self-signed certificate for the PDF seal: keep this file and back it up; every process must use the same one (SEAL_KEY_FILE), or configure a CA certificate (SEAL_P12_FILE)',
-    );
-  }
-  const pdfSeal = createPdfSeal({ handle, config, certificate: sealCertificate, runs, logger: app.log });
-  app.decorate('pdfSeal', pdfSeal);
-  app.addHook('onReady', async () => pdfSeal.queue.start());
-  app.addHook('onClose', async () => pdfSeal.queue.stop());
-  app.addHook('onClose', async () => pdfSeal.close());
-  const tokens = createTokenService(config.instanceUniqueId);
-  const users = createUserRepository(handle.db, {
-    entity: config.entity,
-    userColumns: new Set(userColumns),
-  });
-  const voids = createTokenVoidRepository(handle.db);
-  const auth = createAuthService({
-    users,
-    throttle: createLoginThrottleRepository(handle),
-    consts,
-    tokens,
-    voids,
-    limits: config.login,
-    dummyCost: await users.maxBcryptCost(),
-    timeZone: config.timeZone,
-    cache: { seconds: config.authCacheSeconds, version: handle.dataVersion ?? handle.writes },
-  });
-
-  const ctx: ModuleContext = {
-    config,
-    handle,
-    runs,
-    printQueue,
-    mailQueue,
-    pdfSeal,
-    totalDecimals: totalDecimals((await consts.getMany(['MAIN_MAX_DECIMALS_TOT'])).get('MAIN_MAX_DECIMALS_TOT')),
-    access: createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns }),
-    totals: createListTotals(handle),
-    currentUser: (id) => auth.currentUser(id),
-  };
+  const services = await composeServices(app, config, handle);
+  const { ctx, auth, voids, runs } = services;
 
   await app.register(drain);
   await app.register(errorHandler);
@@ -276,7 +183,23 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(uploadsRoutes, ctx);
   await app.register(filesRoutes, ctx);
   await app.register(customersRoutes, ctx);
-  await app.register(reportModuleRoutes, ctx);
+  // The report's life in one scope with the multipart parser, for the signature form (endpoint 14).
+  await app.register(async (scope) => {
+    await scope.register(multipart, { limits: SIGNATURE_MULTIPART_LIMITS });
+    await reportsRoutes(scope, services);
+    await signaturesRoutes(scope, services);
+    await publicCheckRoutes(scope, {
+      signatures: services.signatures,
+      pdfSeal: services.pdfSeal,
+      timeZone: config.timeZone,
+      uploadIdleMs: config.timeouts.uploadIdleSeconds * 1000,
+    });
+    await pagesRoutes(scope, { ...services, config });
+    await templatesRoutes(scope, services);
+    await pdfRoutes(scope, { ...services, config });
+    await timesRoutes(scope, services);
+    await mailRoutes(scope, { ...services, config });
+  });
   await app.register(transcriptionRoutes, ctx);
   await app.register(capabilitiesRoutes, ctx);
   await app.register(materialsRoutes, ctx);

@@ -193,7 +193,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           if (!ref) throw new UserAdminError('verify: REPORT_REF missing (see --help)');
           const [{ createReportRepository }, { loadSigningKey }, { createSignatureVerifier }] = await Promise.all([
             import('./modules/reports/reports.repository.js'),
-            import('./modules/signatures/seal.js'),
+            import('./modules/signatures/signing-key.js'),
             import('./modules/signatures/signatures.service.js'),
           ]);
           const verifier = createSignatureVerifier({

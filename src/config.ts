@@ -135,7 +135,7 @@ export function mailLimitValue(name: MailLimitSetting, raw: string | undefined):
 
 /**
  * The PDF seal: the instance's key and certificate, and an RFC 3161 time-stamp authority
- * (modules/signatures/seal-certificate.ts, pdf-seal.service.ts).
+ * (modules/seal/seal-certificate.ts, pdf-seal.ts).
  */
 export interface SealConfig {
   /** The self-signed key and certificate made at first start (PEM). @default STATE_DIR/seal.pem */

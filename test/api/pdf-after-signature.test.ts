@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test, type TestContext as NodeTestContext } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { AFTER_SIGNATURE_NOTICE } from '../../src/modules/reports/report-pdf.service.js';
+import { AFTER_SIGNATURE_NOTICE } from '../../src/modules/report-pdf/report-pdf.service.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';

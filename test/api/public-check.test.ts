@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CHECK_RECEIVING, CHECK_UPLOADS_PER_ADDRESS, publicCheckLoad } from '../../src/modules/signatures/signatures.routes.js';
+import { CHECK_RECEIVING, CHECK_UPLOADS_PER_ADDRESS, publicCheckLoad } from '../../src/modules/seal/public-check.routes.js';
 import { adversarialPdf } from '../helpers/adversarial-pdf.js';
 import { createTestContext, testConfig, type TestContext } from '../helpers/build-app.js';
 import { multipart } from '../helpers/multipart.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import { CODE_CHECKS_PER_ADDRESS, publicCheckLoad } from '../../src/modules/signatures/signatures.routes.js';
+import { CODE_CHECKS_PER_ADDRESS, publicCheckLoad } from '../../src/modules/seal/public-check.routes.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import { loadSigningKey } from '../../src/modules/signatures/seal.js';
+import { loadSigningKey } from '../../src/modules/signatures/signing-key.js';
 import { MAX_STROKE_SAMPLES, MAX_STROKES, MAX_STROKES_BYTES } from '../../src/modules/signatures/strokes.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';

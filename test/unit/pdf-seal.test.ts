@@ -20,7 +20,7 @@ import { children, integer, oid, readNode, readOid, readTime, setOf, time, tlv }
 import { findSignatures, parseDict, pdfText, sealPdf } from '../../src/adapters/pdf-sign.js';
 import { timestampRequest, tokenOfResponse, TsaError } from '../../src/adapters/tsa.js';
 import { PDFA_DOCUMENT_OPTIONS } from '../../src/adapters/pdfa.js';
-import { loadSealCertificate, readPkcs12, selfSignedCertificate } from '../../src/modules/signatures/seal-certificate.js';
+import { loadSealCertificate, readPkcs12, selfSignedCertificate } from '../../src/modules/seal/seal-certificate.js';
 import { adversarialPdf } from '../helpers/adversarial-pdf.js';
 import { opensslCmsVerify, rawSignatures } from '../helpers/pdf-signatures.js';
 
@@ -114,7 +114,7 @@ describe('the self-signed certificate and the CMS signature', () => {
       checkCms(der, () => other),
       { valid: false, reason: 'digest_mismatch', parsed: parseCms(der), certificate: seal.certificate },
     );
-    await writeFile(path.join(dir, 'cert.pem'), (await import('../../src/modules/signatures/seal-certificate.js')).certificatePem(seal));
+    await writeFile(path.join(dir, 'cert.pem'), (await import('../../src/modules/seal/seal-certificate.js')).certificatePem(seal));
     const ok = await opensslCmsVerify(dir, { byteRange: [], signed: content, der, subFilter: undefined }, path.join(dir, 'cert.pem'));
     assert.ok(ok.ok, ok.output);
     const bad = await opensslCmsVerify(

@@ -7,7 +7,7 @@ import type { CurrentUser } from '../auth/auth.service.js';
 import type { PrintQueue } from '../../adapters/print-image.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import type { MailQueue } from '../mail/mail.queue.js';
-import type { PdfSeal } from '../signatures/pdf-seal.service.js';
+import type { PdfSeal } from '../seal/pdf-seal.js';
 
 export interface ModuleContext {
   config: Config;

@@ -8,14 +8,15 @@ import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
 import { publicBaseUrl } from '../common/public-url.js';
-import type { ReportModule } from '../reports/reports.module.js';
+import type { Config } from '../../config.js';
+import type { MailService } from './mail.service.js';
 import { parseSendBody } from './mail-address.js';
 import { MailJob, MailList, MailProposal, MailsQuery, MAIL_RULES } from './mail.schemas.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 
-export async function mailRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
-  const { mails } = mod;
+export async function mailRoutes(app: FastifyInstance, deps: { mails: MailService; config: Config }): Promise<void> {
+  const { mails, config } = deps;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.get(
@@ -39,7 +40,7 @@ export async function mailRoutes(app: FastifyInstance, mod: ReportModule): Promi
       const user = callerOf(request);
       const { id, bericht_id: reportId, limit = 50, offset = 0 } = request.query;
       const action = chooseAction(request.query.action, ['propose'] as const);
-      if (action === 'propose') return mails.propose(user, requireParam(reportId, 'bericht_id'), publicBaseUrl(mod.config, request));
+      if (action === 'propose') return mails.propose(user, requireParam(reportId, 'bericht_id'), publicBaseUrl(config, request));
       if (id !== undefined) return mails.get(user, id);
       return mails.list(user, requireParam(reportId, 'bericht_id'), { limit, offset });
     },
@@ -66,7 +67,7 @@ export async function mailRoutes(app: FastifyInstance, mod: ReportModule): Promi
     async (request, reply) => {
       chooseAction(requireParam(request.query.action, 'action'), ['send'] as const);
       const job = await mails.send(callerOf(request), parseSendBody(request.body), request.headers['idempotency-key'], {
-        baseUrl: publicBaseUrl(mod.config, request),
+        baseUrl: publicBaseUrl(config, request),
         ip: request.ip,
       });
       return reply.code(201).send(job);

@@ -8,7 +8,10 @@ import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
-import type { ReportModule } from './reports.module.js';
+import type { Config } from '../../config.js';
+import { parseBody } from '../common/body.js';
+import type { SignatureService } from '../signatures/signatures.service.js';
+import type { PageService } from './pages.service.js';
 import { nameItemsIn } from './checklist.js';
 import {
   AddPageBody,
@@ -26,7 +29,8 @@ import {
   UpdatePageBody,
 } from './reports.schemas.js';
 import { Type } from 'typebox';
-import { readSignatureForm, SIGNATURE_DESCRIPTION } from '../signatures/signatures.routes.js';
+import { readSignatureForm } from '../signatures/signature-form.js';
+import { SIGNATURE_DESCRIPTION } from '../signatures/signatures.schemas.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 415: ErrorResponse };
 
@@ -63,8 +67,11 @@ const DELETE_DESCRIPTION =
   "Deletes the page `id` (delete right, a draft report the caller sees) and closes the gap in page_order. Its image files are deleted only when they lie in the reports' work area " +
   '(`bericht/<ref>/`) and no other page shows them; attachments of orders, invoices and proposals are never deleted. 200 `{ id, fk_bericht, deleted: true, files_deleted }`.';
 
-export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
-  const { pages } = mod;
+export async function pagesRoutes(
+  app: FastifyInstance,
+  deps: { pages: PageService; signatures: SignatureService; config: Config },
+): Promise<void> {
+  const { pages, signatures, config } = deps;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   const requirePage = (id: number | undefined): number => requireParam(id, 'id', { what: 'id (Seite)' });
@@ -100,13 +107,13 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
       const action = chooseAction(request.query.action, ['add', 'reorder', 'signature', 'check', 'check_all'] as const);
       const key = request.headers['idempotency-key'];
       if (action === 'signature') {
-        const readForm = () => readSignatureForm(request, mod.config);
-        return reply.code(201).send(await mod.signatures.sign(user, requireParam(reportId, 'bericht_id'), readForm, key));
+        const readForm = () => readSignatureForm(request, config);
+        return reply.code(201).send(await signatures.sign(user, requireParam(reportId, 'bericht_id'), readForm, key));
       }
       /** The body, or a refusal that names the checklist item it concerns. */
-      const parse = <T extends Parameters<typeof mod.parseBody>[0]>(schema: T) => {
+      const parse = <T extends Parameters<typeof parseBody>[0]>(schema: T) => {
         try {
-          return mod.parseBody(schema, request.body);
+          return parseBody(schema, request.body);
         } catch (error) {
           throw nameItemsIn(error, request.body);
         }
@@ -118,7 +125,7 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
         const pageId = requirePage(id);
         let body: CheckBody;
         try {
-          body = mod.parseBody(CheckBody, request.body);
+          body = parseBody(CheckBody, request.body);
         } catch (error) {
           // The item is named by its id: its position and label are the page's.
           throw await pages.nameAnswerRefusal(user, pageId, error, request.body);
@@ -127,7 +134,7 @@ export async function pagesRoutes(app: FastifyInstance, mod: ReportModule): Prom
       }
       if (action === 'check_all') return pages.checkAll(user, requirePage(id), parse(CheckAllBody), key);
       if (action === 'reorder') {
-        const body = mod.parseBody(ReorderBody, request.body);
+        const body = parseBody(ReorderBody, request.body);
         return pages.reorder(user, reportId ?? body.bericht_id, body.order, key);
       }
       const del = request.query.delete;

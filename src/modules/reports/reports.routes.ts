@@ -11,7 +11,10 @@ import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, IdempotencyHeaders, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
 import { sendAs } from '../common/send-as.js';
-import type { ReportModule } from './reports.module.js';
+import { parseBody } from '../common/body.js';
+import type { ReportPdfService } from '../report-pdf/report-pdf.service.js';
+import type { ReportSettingsService } from './report-settings.service.js';
+import type { ReportService } from './reports.service.js';
 import {
   CreateReportBody,
   DeletedReport,
@@ -62,8 +65,11 @@ const DELETE_DESCRIPTION =
   "Attachments of orders, invoices and proposals that pages showed are kept. Needs the delete right; a final report also the admin right (Dolibarr admin flag or the module's admin right), " +
   'a template the template right (the same). Newer versions of it then link to its parent. 200 `{ id, ref, deleted: true }`.';
 
-export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
-  const { reports, pdf } = mod;
+export async function reportsRoutes(
+  app: FastifyInstance,
+  deps: { reports: ReportService; settings: ReportSettingsService; pdf: ReportPdfService },
+): Promise<void> {
+  const { reports, settings, pdf } = deps;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.get(
@@ -118,12 +124,12 @@ export async function reportsRoutes(app: FastifyInstance, mod: ReportModule): Pr
           details: { known },
         });
       if (action === 'create') {
-        const body = mod.parseBody(CreateReportBody, request.body);
+        const body = parseBody(CreateReportBody, request.body);
         return reply.code(201).send(await reports.create(user, body, { key: request.headers['idempotency-key'], route: 'report:create' }));
       }
       const reportId = requireParam(id, 'id', { why: `required for action=${action}` });
       if (action === 'update')
-        return mod.settings.update(user, reportId, mod.parseBody(UpdateReportBody, request.body), request.headers['idempotency-key']);
+        return settings.update(user, reportId, parseBody(UpdateReportBody, request.body), request.headers['idempotency-key']);
       if (action === 'finalize') return pdf.finalize(user, reportId, { ip: request.ip });
       return reply.code(201).send(await reports.newVersion(user, reportId));
     },

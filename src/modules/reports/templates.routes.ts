@@ -8,14 +8,19 @@ import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { chooseAction } from '../common/dispatch.js';
-import type { ReportModule } from './reports.module.js';
+import type { listOdtTemplates } from '../../adapters/odt.js';
+import { parseBody } from '../common/body.js';
+import type { ReportService } from './reports.service.js';
 import { CreateTemplateBody, FromTemplateBody, OdtTemplateList, ReportDetail, TemplateList, TemplatesQuery } from './reports.schemas.js';
 import { TEMPLATE_PATH_CONST } from '../../adapters/odt.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 
-export async function templatesRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
-  const { reports } = mod;
+export async function templatesRoutes(
+  app: FastifyInstance,
+  deps: { reports: ReportService; odtTemplates: () => ReturnType<typeof listOdtTemplates> },
+): Promise<void> {
+  const { reports, odtTemplates } = deps;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.get(
@@ -68,10 +73,9 @@ export async function templatesRoutes(app: FastifyInstance, mod: ReportModule): 
     async (request, reply) => {
       const user = callerOf(request);
       const action = chooseAction(request.query.action, ['create_from_template', 'create'] as const);
-      if (action === 'create')
-        return reply.code(201).send(await reports.createTemplate(user, mod.parseBody(CreateTemplateBody, request.body)));
+      if (action === 'create') return reply.code(201).send(await reports.createTemplate(user, parseBody(CreateTemplateBody, request.body)));
       if (action === 'create_from_template') {
-        const body = mod.parseBody(FromTemplateBody, request.body);
+        const body = parseBody(FromTemplateBody, request.body);
         const idempotency = { key: request.headers['idempotency-key'], route: 'template:create_from_template' };
         return reply.code(201).send(await reports.create(user, { ...body, template_id: body.template_id }, idempotency));
       }
@@ -98,7 +102,7 @@ export async function templatesRoutes(app: FastifyInstance, mod: ReportModule): 
     async () => {
       // The first folder holding a name wins, as when a report's cover sheet is looked up.
       const seen = new Set<string>();
-      const items = (await mod.odtTemplates())
+      const items = (await odtTemplates())
         .filter((t) => !seen.has(t.name) && seen.add(t.name))
         .map((t) => ({ name: t.name, size: t.size, mtime: Math.floor(t.mtime / 1000) }));
       return { items, total: items.length };

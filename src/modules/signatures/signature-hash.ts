@@ -36,7 +36,7 @@
  */
 import { createHash } from 'node:crypto';
 import { hashFile } from '../../adapters/file-store.js';
-import { canonicalJson } from './seal.js';
+import { canonicalJson } from './signing-key.js';
 import { hashedItems, readItems } from '../reports/checklist.js';
 
 export const HASH_FORM = 'fieldreport-pages/1';

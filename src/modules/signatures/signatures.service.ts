@@ -61,7 +61,7 @@ import { fileSha256, HASH_FORM_EVIDENCE, pagesDigest, type HashedEvidence } from
 import { hashedEvidence, type PhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
 import { createLimiter } from '../common/limiter.js';
 import { createDigestCache, type DigestCache } from './fingerprint.js';
-import type { SigningKey } from './seal.js';
+import type { SigningKey } from './signing-key.js';
 import { deviceTimeFacts, deviceTimeShown, type DeviceTime, type DeviceTimeFacts, type ImplausibleReason } from './device-time.js';
 import { strokesPathOf, type ParsedStrokes, type StrokesSummary } from './strokes.js';
 

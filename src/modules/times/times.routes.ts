@@ -7,14 +7,19 @@ import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
-import type { ReportModule } from '../reports/reports.module.js';
+import { parseBody } from '../common/body.js';
+import type { ReportService } from '../reports/reports.service.js';
+import type { TimeService } from './times.service.js';
 import { AddTimeBody, CorrectTimeBody, TapBody, TimeInterval, TimeList, TIME_RULES, TimesQuery } from './times.schemas.js';
 import { totalSeconds } from './times.service.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 
-export async function timesRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
-  const { times } = mod;
+export async function timesRoutes(
+  app: FastifyInstance,
+  deps: { times: TimeService; reports: Pick<ReportService, 'visibleReport'> },
+): Promise<void> {
+  const { times, reports } = deps;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.get(
@@ -36,12 +41,7 @@ export async function timesRoutes(app: FastifyInstance, mod: ReportModule): Prom
       const { element_type: type, fk_element: id, bericht_id: reportId, limit = 50, offset = 0 } = request.query;
       const user = callerOf(request);
       if (reportId !== undefined) {
-        const report = await mod.reports.visibleReport(user, reportId);
-        const all = await times.ofReport(
-          mod.handle.db,
-          await times.scopeFor(user, report),
-          await mod.repo.lineage(mod.handle.db, reportId),
-        );
+        const all = await times.shownOnReport(user, await reports.visibleReport(user, reportId));
         return { items: all.slice(offset, offset + limit), total: all.length, total_seconds: totalSeconds(all), open: null };
       }
       return times.list(user, requireParam(type, 'element_type'), requireParam(id, 'fk_element'), { limit, offset });
@@ -73,13 +73,13 @@ export async function timesRoutes(app: FastifyInstance, mod: ReportModule): Prom
       const user = callerOf(request);
       const key = request.headers['idempotency-key'];
       const action = chooseAction(request.query.action, ['arrive', 'leave', 'add'] as const);
-      if (action === 'arrive') return reply.code(201).send(await times.arrive(user, mod.parseBody(TapBody, request.body), key));
-      if (action === 'leave') return times.leave(user, mod.parseBody(TapBody, request.body), key);
-      if (action === 'add') return reply.code(201).send(await times.add(user, mod.parseBody(AddTimeBody, request.body), key));
+      if (action === 'arrive') return reply.code(201).send(await times.arrive(user, parseBody(TapBody, request.body), key));
+      if (action === 'leave') return times.leave(user, parseBody(TapBody, request.body), key);
+      if (action === 'add') return reply.code(201).send(await times.add(user, parseBody(AddTimeBody, request.body), key));
       return times.correct(
         user,
         requireParam(request.query.id, 'id', { what: 'id (Zeiteintrag)' }),
-        mod.parseBody(CorrectTimeBody, request.body),
+        parseBody(CorrectTimeBody, request.body),
         key,
       );
     },

@@ -130,6 +130,8 @@ export function createTimeService(deps: {
   access: ElementAccess;
   entity: number;
   runs: Pick<RunRegistry, 'state'>;
+  /** A report's id and those of its earlier versions, the report's first (reports.repository.ts). */
+  lineage: (conn: Db, reportId: number) => Promise<number[]>;
 }) {
   const { db, dialect, access, entity, runs } = deps;
 
@@ -243,6 +245,21 @@ export function createTimeService(deps: {
     return rows.map(toInterval);
   }
 
+  /**
+   * What of a report's time on site `user` (who sees the report) is shown: all of ofReport when the
+   * user also sees the report's object; otherwise (a creator who lost the order) only what the report
+   * or its earlier versions took, never the object's other intervals. Pass the answer to ofReport.
+   */
+  async function scopeFor<R extends { element_type: string | null; fk_element: number | null; status: number }>(
+    user: Caller,
+    report: R,
+  ): Promise<R> {
+    const type = report.element_type as ElementType | null;
+    const seesObject =
+      type !== null && report.fk_element !== null && (await access.getById(type, Number(report.fk_element), user)) !== undefined;
+    return seesObject ? report : { ...report, status: 1 };
+  }
+
   const read = async (conn: Db, id: number) =>
     toInterval((await select(conn).where('t.rowid', '=', id).executeTakeFirstOrThrow()) as TimeRow);
 
@@ -262,19 +279,14 @@ export function createTimeService(deps: {
 
     ofReport,
 
-    /**
-     * What of a report's time on site `user` (who sees the report) is shown: all of ofReport when the
-     * user also sees the report's object; otherwise (a creator who lost the order) only what the report
-     * or its earlier versions took, never the object's other intervals. Pass the answer to ofReport.
-     */
-    async scopeFor<R extends { element_type: string | null; fk_element: number | null; status: number }>(
+    scopeFor,
+
+    /** The intervals of `report` (which `user` sees) as its PDF shows them to that user. */
+    async shownOnReport(
       user: Caller,
-      report: R,
-    ): Promise<R> {
-      const type = report.element_type as ElementType | null;
-      const seesObject =
-        type !== null && report.fk_element !== null && (await access.getById(type, Number(report.fk_element), user)) !== undefined;
-      return seesObject ? report : { ...report, status: 1 };
+      report: { rowid: number; element_type: string | null; fk_element: number | null; status: number },
+    ): Promise<TimeInterval[]> {
+      return ofReport(db, await scopeFor(user, report), await deps.lineage(db, Number(report.rowid)));
     },
 
     /** Locks the intervals at the report's object for the rest of the transaction (finalize; PostgreSQL, MariaDB). */

@@ -10,13 +10,14 @@ import { Type } from 'typebox';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse } from '../common/common.schemas.js';
 import { contentDisposition } from '../files/file-path.js';
-import type { ReportModule } from './reports.module.js';
-import { PdfQuery } from './reports.schemas.js';
+import type { Config } from '../../config.js';
+import type { ReportPdfService } from './report-pdf.service.js';
+import { PdfQuery } from '../reports/reports.schemas.js';
 
 const truthy = (v: unknown) => v === true || v === 1 || v === '1';
 
-export async function pdfRoutes(app: FastifyInstance, mod: ReportModule): Promise<void> {
-  const { pdf, config } = mod;
+export async function pdfRoutes(app: FastifyInstance, deps: { pdf: ReportPdfService; config: Config }): Promise<void> {
+  const { pdf, config } = deps;
   // Framing is allowed for the origins the API serves (CORS_ORIGINS), and the service itself.
   const ancestors = config.corsOrigins === '*' ? '*' : ["'self'", ...config.corsOrigins].join(' ');
 

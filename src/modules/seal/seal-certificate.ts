@@ -192,3 +192,18 @@ export function loadSealCertificate(options: {
 
 /** The certificate as PEM, for `openssl cms -verify -CAfile` and the public download. */
 export const certificatePem = (seal: Pick<SealCertificate, 'certificate'>): string => toPem(seal.certificate, 'CERTIFICATE');
+
+/** A certificate's common name (its whole subject without one; '?' for one that cannot be read). */
+export function commonNameOf(der: Buffer): string {
+  try {
+    const { subject } = new X509Certificate(der);
+    return (
+      subject
+        .split('\n')
+        .find((l) => l.startsWith('CN='))
+        ?.slice(3) ?? subject
+    );
+  } catch {
+    return '?';
+  }
+}

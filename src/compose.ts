@@ -1,0 +1,192 @@
+/**
+ * The composition of the service: every repository, service and queue of a process, built once
+ * here from the configuration and the database, with its start and stop tied to the app's
+ * lifecycle. app.ts hands each module's routes the part of it they use; nothing else builds a
+ * service.
+ */
+import type { FastifyInstance } from 'fastify';
+import { createLibreOffice } from './adapters/libreoffice.js';
+import { listOdtTemplates, TEMPLATE_PATH_CONST, templateDirs } from './adapters/odt.js';
+import { createPrintQueue } from './adapters/print-image.js';
+import { createRunRegistry } from './adapters/runs.js';
+import type { Config } from './config.js';
+import type { DbHandle } from './db/database.js';
+import { createListTotals } from './db/list-total.js';
+import { createConstRepository } from './dolibarr/const.repository.js';
+import { entityRoot } from './dolibarr/ecm.js';
+import { totalDecimals } from './dolibarr/price.js';
+import { createElementAccess, namedUserColumns } from './modules/access/element-access.js';
+import { createAuthService } from './modules/auth/auth.service.js';
+import { createLoginThrottleRepository } from './modules/auth/login-throttle.repository.js';
+import { createTokenService } from './modules/auth/token.js';
+import { createTokenVoidRepository } from './modules/auth/token-void.repository.js';
+import { createUserRepository } from './modules/auth/user.repository.js';
+import type { ModuleContext } from './modules/common/module-context.js';
+import { createMailQueue } from './modules/mail/mail.queue.js';
+import { createMailService } from './modules/mail/mail.service.js';
+import { createPageService } from './modules/reports/pages.service.js';
+import { createReportPdfService } from './modules/report-pdf/report-pdf.service.js';
+import { createReportSettingsService } from './modules/reports/report-settings.service.js';
+import { createReportRepository } from './modules/reports/reports.repository.js';
+import { createReportService } from './modules/reports/reports.service.js';
+import { printCacheDir } from './modules/reports/work-area.js';
+import { createPdfSeal } from './modules/seal/pdf-seal.js';
+import { loadSealCertificate } from './modules/seal/seal-certificate.js';
+import { loadSigningKey } from './modules/signatures/signing-key.js';
+import { createSignatureService } from './modules/signatures/signatures.service.js';
+import { createTimeService } from './modules/times/times.service.js';
+
+export async function composeServices(app: FastifyInstance, config: Config, handle: DbHandle) {
+  const instanceUniqueId = config.instanceUniqueId ?? '';
+  const tables = await handle.db.introspection.getTables();
+  const columnsOf = (name: string) => tables.find((t) => t.name === `${config.dbPrefix}${name}`)?.columns.map((c) => c.name);
+  const userColumns = columnsOf('user');
+  if (!userColumns) throw new Error(`Table ${config.dbPrefix}user not found: run \`fieldreport migrate\` first`);
+  const fkUserColumns = namedUserColumns(tables, config.dbPrefix);
+  const runs = createRunRegistry(config.dataRoot);
+  runs.start((error) =>
+    app.log.warn(
+      { err: error, folder: runs.dir },
+      'the run marker cannot be written: what this process leaves after a crash is removed only after some hours',
+    ),
+  );
+  app.addHook('onClose', async () => runs.stop());
+  const consts = createConstRepository(handle.db, { entity: config.entity, instanceUniqueId });
+  const printQueue = createPrintQueue(printCacheDir(config.dataRoot, config.entity), {
+    onError: (source, error) =>
+      app.log.warn(
+        { source, err: error },
+        "a photo's print-size copy (or an uploaded JPEG's thumbnails) not made ahead; the copy is made when a PDF needs it, a thumbnail when it is asked for",
+      ),
+  });
+  app.decorate('printQueue', printQueue);
+  // Before onClose, where the database closes: an uploaded photo's work settles its upload in it.
+  app.addHook('preClose', async () => printQueue.close());
+  // Every process sends the report mails due: started once the app is ready, stopped with it.
+  const mailQueue = createMailQueue({
+    db: handle.db,
+    dialect: handle.dialect,
+    prefix: handle.prefix,
+    entity: config.entity,
+    dataRoot: config.dataRoot,
+    consts,
+    mailEnv: config.mail.env,
+    instanceId: instanceUniqueId,
+    timeZone: config.timeZone,
+    runs,
+    logger: app.log,
+    pollSeconds: config.mail.pollSeconds,
+  });
+  app.decorate('mailQueue', mailQueue);
+  app.addHook('onReady', async () => mailQueue.start());
+  app.addHook('onClose', async () => mailQueue.stop());
+  // The PDF seal's certificate: the configured PKCS#12, else the one made at first start in the company's name.
+  const sealCertificate = loadSealCertificate({
+    keyFile: config.seal.keyFile,
+    p12File: config.seal.p12File,
+    p12Password: config.seal.p12Password,
+    companyName: (await consts.getMany(['MAIN_INFO_SOCIETE_NOM'])).get('MAIN_INFO_SOCIETE_NOM') ?? '',
+  });
+  if (sealCertificate.created) {
+    app.log.warn(
+      { file: sealCertificate.file, subject: sealCertificate.subject },
+      'made a new key and self-signed certificate for the PDF seal: keep this file and back it up; every process must use the same one (SEAL_KEY_FILE), or configure a CA certificate (SEAL_P12_FILE)',
+    );
+  }
+  const pdfSeal = createPdfSeal({ handle, config, certificate: sealCertificate, runs, logger: app.log });
+  app.decorate('pdfSeal', pdfSeal);
+  app.addHook('onReady', async () => pdfSeal.queue.start());
+  app.addHook('onClose', async () => pdfSeal.queue.stop());
+  app.addHook('onClose', async () => pdfSeal.close());
+  const users = createUserRepository(handle.db, { entity: config.entity, userColumns: new Set(userColumns) });
+  const voids = createTokenVoidRepository(handle.db);
+  const auth = createAuthService({
+    users,
+    throttle: createLoginThrottleRepository(handle),
+    consts,
+    tokens: createTokenService(instanceUniqueId),
+    voids,
+    limits: config.login,
+    dummyCost: await users.maxBcryptCost(),
+    timeZone: config.timeZone,
+    cache: { seconds: config.authCacheSeconds, version: handle.dataVersion ?? handle.writes },
+  });
+  const access = createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns });
+  const ctx: ModuleContext = {
+    config,
+    handle,
+    runs,
+    printQueue,
+    mailQueue,
+    pdfSeal,
+    totalDecimals: totalDecimals((await consts.getMany(['MAIN_MAX_DECIMALS_TOT'])).get('MAIN_MAX_DECIMALS_TOT')),
+    access,
+    totals: createListTotals(handle),
+    currentUser: (id) => auth.currentUser(id),
+  };
+
+  // The report's life: the report, its pages, its PDF, its signatures, the time on site, its mails.
+  const repo = createReportRepository(handle.dialect);
+  /** Dolibarr's convention: the folders listed in BERICHT_ADDON_PDF_ODT_PATH, by default doctemplates/bericht. */
+  const odtTemplateDirs = async () =>
+    templateDirs(entityRoot(config.dataRoot, config.entity), (await consts.getMany([TEMPLATE_PATH_CONST])).get(TEMPLATE_PATH_CONST));
+  const odtTemplates = async () => listOdtTemplates(await odtTemplateDirs());
+  const reports = createReportService({
+    handle,
+    repo,
+    access,
+    config,
+    runs,
+    printQueue,
+    totals: ctx.totals,
+    odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name),
+  });
+  const visible = { visibleReport: reports.visibleReport, detail: reports.detail };
+  const settings = createReportSettingsService({ handle, repo, config, runs, ...visible });
+  const pages = createPageService({ handle, repo, access, config, runs, printQueue, ...visible });
+  const times = createTimeService({
+    db: handle.db,
+    dialect: handle.dialect,
+    access,
+    entity: config.entity,
+    runs,
+    lineage: (conn, reportId) => repo.lineage(conn, reportId),
+  });
+  const pdf = createReportPdfService({
+    handle,
+    repo,
+    config,
+    consts,
+    libreOffice: createLibreOffice({ binary: config.libreOfficeBinary, logger: app.log }),
+    odtTemplateDirs,
+    ...visible,
+    times,
+    seal: pdfSeal,
+    logger: app.log,
+  });
+  const key = loadSigningKey(config.signingKeyFile);
+  if (key.created) {
+    app.log.warn(
+      { file: config.signingKeyFile, key_id: key.keyId },
+      'made a new signing key for signature seals: keep this file and back it up; every process must use the same one (SIGNING_KEY_FILE), and seals made with another key read as key_unknown',
+    );
+  }
+  const signatures = createSignatureService({ handle, repo, access, config, runs, key });
+  const mails = createMailService({
+    db: handle.db,
+    dialect: handle.dialect,
+    entity: config.entity,
+    consts,
+    mailEnv: config.mail.env,
+    retryHours: config.mail.retryHours,
+    runs,
+    repo,
+    visibleReport: reports.visibleReport,
+    queued: () => mailQueue.kick(),
+    logger: app.log,
+  });
+
+  return { ctx, auth, voids, runs, reports, settings, pages, pdf, signatures, times, mails, pdfSeal, odtTemplates };
+}
+
+export type Services = Awaited<ReturnType<typeof composeServices>>;

@@ -1,0 +1,186 @@
+/**
+ * Finalizing a report (contract endpoint 8, action finalize; docs/api-contract.md, States) is all or
+ * nothing: the PDF is rendered under a temporary name in the report's work area and sealed, then in
+ * one transaction the status turns final (only if still draft and the pages and the time on site
+ * printed are still the report's), the report takes its intervals, the seal is recorded, the
+ * `ecm_files` rows are added, Dolibarr's agenda gets its event, and the files are renamed into
+ * place. Any failure leaves a draft and no file; a process killed meanwhile leaves intents that the
+ * next start resolves (recovery.ts).
+ */
+import { copyFile, mkdir, rename, rm, rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import { hashFile } from '../../adapters/file-store.js';
+import { tempName } from '../../adapters/runs.js';
+import type { Config } from '../../config.js';
+import type { DbHandle } from '../../db/database.js';
+import { recordAgendaEvent } from '../../dolibarr/agenda.js';
+import { createColumnFitter } from '../../dolibarr/charset.js';
+import type { ConstRepository } from '../../dolibarr/const.repository.js';
+import { type ElementType, objectFolder } from '../../dolibarr/documents.js';
+import { ecmFileRef } from '../../dolibarr/ecm.js';
+import { AppError } from '../../errors.js';
+import type { AuthUser } from '../auth/auth.service.js';
+import { beginIntent, endIntent } from '../maintenance/file-intents.js';
+import type { ReportRepository, ReportRow, PageRow } from '../reports/reports.repository.js';
+import type { ReportDetail } from '../reports/reports.schemas.js';
+import { reportFolder, WORK_AREA_DIR } from '../reports/work-area.js';
+import type { PdfSeal } from '../seal/pdf-seal.js';
+import type { TimeService } from '../times/times.service.js';
+import type { TimeInterval } from '../times/times.schemas.js';
+import { createUploadsRepository } from '../uploads/uploads.repository.js';
+import type { PdfInputs } from './pdf-inputs.js';
+import type { EvidenceRender } from './sheets.js';
+
+export interface FinalizeDeps {
+  handle: DbHandle;
+  repo: ReportRepository;
+  config: Config;
+  consts: ConstRepository;
+  inputs: Pick<PdfInputs, 'parentOf' | 'intervalsOf' | 'missingSources'>;
+  /** The render slots of the process (report-pdf.service.ts). */
+  limit: <T>(work: () => Promise<T>) => Promise<T>;
+  renderToFile(
+    report: ReportRow,
+    pages: PageRow[],
+    intervals: TimeInterval[],
+    user: AuthUser,
+    file: string,
+    strict: boolean,
+    made: EvidenceRender,
+  ): Promise<void>;
+  visibleReport(user: AuthUser, id: number): Promise<ReportRow>;
+  detail(user: AuthUser, row: ReportRow): Promise<ReportDetail>;
+  /** Time on site: what the report takes when finalized. */
+  times: Pick<TimeService, 'scopeFor' | 'lock' | 'take'>;
+  /** The PDF seal every final report gets (PAdES), and its record. */
+  seal: Pick<PdfSeal, 'seal' | 'record' | 'queue'>;
+}
+
+export function createFinalize(deps: FinalizeDeps) {
+  const { handle, repo, config, consts } = deps;
+  const { dataRoot, entity } = config;
+  /** Text into Dolibarr's agenda fitted to its columns' character set (charset.ts). */
+  const agendaFitter = createColumnFitter(handle.db, handle.dialect, handle.prefix);
+
+  /** `from.ip`: where the request came from, kept with Dolibarr's event. */
+  return async function finalize(user: AuthUser, id: number, from: { ip?: string } = {}): Promise<ReportDetail> {
+    const report = await deps.visibleReport(user, id);
+    if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht abgeschlossen' });
+    if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
+    const pages = await repo.pages(handle.db, id);
+    if (pages.length === 0) throw new AppError('REPORT_EMPTY');
+    const missing = await deps.inputs.missingSources(pages);
+    if (missing.length > 0) throw new AppError('REPORT_SOURCE_MISSING', { details: { missing } });
+
+    const folder = reportFolder(dataRoot, entity, report.ref);
+    const filename = `${folder.name}.pdf`;
+    const target = path.join(folder.dir, filename);
+    const madeFolder = await mkdir(folder.dir, { recursive: true });
+    const temp = path.join(folder.dir, tempName(filename));
+    // A copy in the object's own documents (commande/<ref>/<report ref>.pdf), where Dolibarr's
+    // screens, its "send by e-mail" and its merge tools find it.
+    const parent = await deps.inputs.parentOf(report);
+    const copy = parent && report.element_type ? objectFolder(dataRoot, entity, report.element_type as ElementType, parent.ref) : undefined;
+    const copyTarget = copy && path.join(copy.dir, filename);
+    const copyTemp = copy && path.join(copy.dir, tempName(filename));
+    const written: string[] = [];
+    const intents: Array<[string, string]> = [];
+    let placed = false;
+    let sealedTimestamp: string | undefined;
+    const scope = await deps.times.scopeFor(user, report);
+    const intervals = await deps.inputs.intervalsOf(scope);
+    try {
+      // The finalization as the evidence sheet prints it: now, by the caller, from where the request came.
+      const made: EvidenceRender = { at: Math.floor(Date.now() / 1000), ip: from.ip ?? null, file: filename, preview: false };
+      await deps.limit(() => deps.renderToFile(report, pages, intervals, user, temp, true, made));
+      written.push(temp);
+      // Sealed before anything else sees it: every copy of the final PDF carries the seal.
+      const company = (await consts.getMany(['MAIN_INFO_SOCIETE_NOM'])).get('MAIN_INFO_SOCIETE_NOM') ?? '';
+      const sealed = await deps.seal.seal(temp, report, { company });
+      sealedTimestamp = sealed.timestamp;
+      if (copy && copyTemp) {
+        await mkdir(copy.dir, { recursive: true });
+        await copyFile(temp, copyTemp);
+        written.push(copyTemp);
+      }
+      const md5 = await hashFile(temp, 'md5');
+      const salt = (await consts.getMany(['MAIN_SECURITY_SALT'])).get('MAIN_SECURITY_SALT') ?? '';
+      // Committed before the PDFs get their names: a kill between the renames and the commit below
+      // leaves PDFs without rows, which the intents let the next start remove (recovery.ts).
+      for (const where of [folder.filepath, ...(copy ? [copy.filepath] : [])]) {
+        await beginIntent(handle.db, entity, where, filename);
+        intents.push([where, filename]);
+      }
+      await handle.db.transaction().execute(async (trx) => {
+        const locked = await repo.lockById(trx, id);
+        if (!locked) throw new AppError('REPORT_NOT_FOUND');
+        if (Number(locked.status) !== 0) throw new AppError('REPORT_FINAL');
+        // The time on site locked before anything is read: on MariaDB the first plain read fixes the
+        // transaction's snapshot, which must come after a correction that was still at work.
+        await deps.times.lock(trx, report);
+        // The pages rendered must still be the report's pages: a change meanwhile means render again.
+        const now = await repo.pages(trx, id);
+        if (JSON.stringify(now) !== JSON.stringify(pages))
+          throw new AppError('CONFLICT', { message: 'Der Bericht wurde während des Abschließens geändert; bitte erneut abschließen' });
+        // Likewise the time on site printed: the report takes exactly those intervals, unchanged
+        // (another report of the order finalized meanwhile took them: render again).
+        const taking = intervals.filter((i) => i.fk_bericht === null).map((i) => i.id);
+        if (
+          JSON.stringify(await deps.inputs.intervalsOf(scope, trx)) !== JSON.stringify(intervals) ||
+          (await deps.times.take(trx, id, taking)) !== taking.length
+        ) {
+          throw new AppError('CONFLICT', {
+            message: 'Die Zeit vor Ort wurde während des Abschließens geändert; bitte erneut abschließen',
+          });
+        }
+        const relPath = `${WORK_AREA_DIR}/${folder.name}/${filename}`;
+        await repo.updateReport(trx, id, { status: 1, final_pdf_path: relPath, fk_user_modif: user.id }, { status: 0 });
+        const ecm = createUploadsRepository(trx, handle.dialect, { timeZone: config.timeZone });
+        // As Dolibarr indexes a document it generates: '' as the original name, 'generated'.
+        const index = async (filepath: string, srcObjectType: string, srcObjectId: number) => {
+          await ecm.deleteEcmFiles(entity, filepath, filename);
+          await ecm.createEcmFile({
+            ref: ecmFileRef(salt, filepath, filename),
+            label: md5,
+            entity,
+            filepath,
+            filename,
+            srcObjectType,
+            srcObjectId,
+            fullpathOrig: '',
+            fkUserC: user.id,
+            genOrUploaded: 'generated',
+          });
+        };
+        await deps.seal.record(trx, report, sealed);
+        await index(folder.filepath, 'bericht', id);
+        if (copy && report.element_type) await index(copy.filepath, report.element_type, Number(report.fk_element));
+        if (report.element_type && report.fk_element !== null) {
+          await recordAgendaEvent(trx, handle.dialect, agendaFitter, {
+            entity,
+            trigger: 'BERICHT_VALIDATE',
+            label: `Bericht ${report.ref} abgeschlossen`,
+            note: [`Bericht ${report.ref} „${report.title}“ abgeschlossen`, `Seiten: ${pages.length}`, `PDF: ${filename}`].join('\n'),
+            socId: parent?.fk_soc ?? null,
+            elementType: report.element_type,
+            elementId: Number(report.fk_element),
+            userId: user.id,
+            ip: from.ip ?? null,
+            timeZone: config.timeZone,
+          });
+        }
+        await rename(temp, target);
+        if (copyTemp && copyTarget) await rename(copyTemp, copyTarget);
+        placed = true;
+      });
+    } catch (error) {
+      await Promise.all((placed ? [target, ...(copyTarget ? [copyTarget] : [])] : written).map((file) => rm(file, { force: true })));
+      for (const [where, name] of intents) await endIntent(handle.db, entity, where, name).catch(() => undefined);
+      if (madeFolder) await rmdir(folder.dir).catch(() => undefined); // only when still empty
+      throw error;
+    }
+    for (const [where, name] of intents) await endIntent(handle.db, entity, where, name).catch(() => undefined);
+    if (sealedTimestamp === 'pending') deps.seal.queue.kick();
+    return deps.detail(user, await deps.visibleReport(user, id));
+  };
+}
