@@ -31,6 +31,7 @@ const QUICK = [
     'dolibarr',
     'early',
     'fingerprint',
+    'generated-docs',
     'kept-copies',
     'price',
     'report-view',

@@ -28,29 +28,29 @@ export interface LoginThrottleConfig {
   /**
    * Failed logins for one login name from one address within the window before that address gets
    * 429 for the login; also the failures (from every address) after which unknown addresses are
-   * slowed down for the login. @default 10
+   * slowed down for the login. @see SETTINGS.LOGIN_MAX_FAILURES
    */
   maxFailuresPerLogin: number;
-  /** Failed logins from one client address within the window before 429. @default 30 */
+  /** Failed logins from one client address within the window before 429. @see SETTINGS.LOGIN_MAX_FAILURES_PER_ADDRESS */
   maxFailuresPerAddress: number;
-  /** @default 900 (15 minutes) */
+  /** The window of the two limits above, in seconds. @see SETTINGS.LOGIN_WINDOW_SECONDS */
   windowSeconds: number;
   /**
    * How long an address a login succeeded from stays known: a known address is not slowed down
-   * when others guess the login's password. @default 30
+   * when others guess the login's password. @see SETTINGS.LOGIN_KNOWN_ADDRESS_DAYS
    */
   knownAddressDays?: number;
   /**
    * The longest delay between two attempts of a login from unknown addresses while its password
-   * is being guessed (the delay doubles with each failure past the limit). @default 60
+   * is being guessed (the delay doubles with each failure past the limit). @see SETTINGS.LOGIN_MAX_DELAY_SECONDS
    */
   maxDelaySeconds?: number;
 }
 
 export interface UploadConfig {
-  /** Largest photo upload in bytes. @default 52428800 (50 MB) */
+  /** Largest photo upload in bytes. @see SETTINGS.UPLOAD_MAX_PHOTO_BYTES */
   maxPhotoBytes: number;
-  /** Largest audio upload in bytes. @default 209715200 (200 MB) */
+  /** Largest audio upload in bytes. @see SETTINGS.UPLOAD_MAX_AUDIO_BYTES */
   maxAudioBytes: number;
 }
 
@@ -59,22 +59,25 @@ export interface UploadConfig {
  * few seconds holds a connection (and a body parser) open for ever.
  */
 export interface TimeoutConfig {
-  /** Time to receive a request's headers (Node's headersTimeout); then 408 and the connection is closed. @default 30 */
+  /**
+   * Time to receive a request's headers (Node's headersTimeout); then 408 and the connection is
+   * closed. @see SETTINGS.HEADERS_TIMEOUT_SECONDS
+   */
   headersSeconds: number;
   /**
    * Time to receive a body the service parses itself (JSON), from the end of the headers; then
    * 408 REQUEST_TIMEOUT and the connection is closed. Multipart uploads are left out: they have
-   * their own idle limit (UPLOAD_IDLE_MS) and the request timeout. @default 30
+   * their own idle limit (UPLOAD_IDLE_MS) and the request timeout. @see SETTINGS.BODY_TIMEOUT_SECONDS
    */
   bodySeconds: number;
   /**
    * Time to receive a whole request, headers and body, uploads included (Node's requestTimeout):
-   * long enough for the largest upload on a slow line (the 200 MB voice limit at 0.5 Mbit/s takes about 56 minutes). @default 3600
+   * long enough for the largest upload on a slow line. @see SETTINGS.REQUEST_TIMEOUT_SECONDS
    */
   requestSeconds: number;
   /**
    * Time an upload (photo, voice note, the public PDF check) may send nothing before it is given
-   * up: the public check then answers 408. @default 60
+   * up: the public check then answers 408. @see SETTINGS.UPLOAD_IDLE_SECONDS
    */
   uploadIdleSeconds: number;
 }
@@ -89,7 +92,7 @@ export interface TranscribeOverrides {
   mode: string | undefined;
   apiKey: string | undefined;
   lang: string | undefined;
-  /** Time one request to the speech-to-text server may take. @default 120 */
+  /** Time one request to the speech-to-text server may take. @see SETTINGS.TRANSCRIBE_TIMEOUT_SECONDS */
   timeoutSeconds: number;
 }
 
@@ -102,9 +105,12 @@ export interface TranscribeOverrides {
 export interface MailConfig {
   /** Environment values of the mail settings, by their constant's name. */
   env: Readonly<Record<string, string>>;
-  /** How long a mail is retried while the server cannot take it, in hours. @default 48 */
+  /** How long a mail is retried while the server cannot take it, in hours. @see SETTINGS.MAIL_RETRY_HOURS */
   retryHours: number;
-  /** How often each process looks for mail due, in seconds; 0 sends none (another process or host does). @default 5 */
+  /**
+   * How often each process looks for mail due, in seconds; 0 sends none (another process or host
+   * does). @see SETTINGS.MAIL_POLL_SECONDS
+   */
   pollSeconds: number;
 }
 
@@ -112,15 +118,18 @@ export interface MailConfig {
  * The limits of sending reports by mail, module settings like the other `BERICHT_MAIL_*`: in
  * `llx_const` or the environment (which wins), read for every send (mail.settings.ts,
  * readMailLimits). A value out of its range in the environment stops the start; one in
- * `llx_const` counts as unset (the default holds).
- * - BERICHT_MAIL_MAX_RECIPIENTS: addresses in `to` and `cc` of one mail (Dolibarr's own default of 10 per field).
- * - BERICHT_MAIL_MAX_PER_USER_HOUR: mails one user may send in any 60 minutes.
- * - BERICHT_MAIL_MAX_PER_REPORT_DAY: mails of one report in any 24 hours.
+ * `llx_const` counts as unset (the default holds). `npm run gen:docs` writes them into the settings
+ * table of docs/operating.md.
  */
 export const MAIL_LIMIT_SETTINGS = {
-  BERICHT_MAIL_MAX_RECIPIENTS: { fallback: 10, min: 1, max: 20 },
-  BERICHT_MAIL_MAX_PER_USER_HOUR: { fallback: 20, min: 1, max: 10_000 },
-  BERICHT_MAIL_MAX_PER_REPORT_DAY: { fallback: 10, min: 1, max: 10_000 },
+  BERICHT_MAIL_MAX_RECIPIENTS: {
+    fallback: 10,
+    min: 1,
+    max: 20,
+    meaning: "addresses in `to` and `cc` of one report's mail together (as Dolibarr's own default of 10 per field)",
+  },
+  BERICHT_MAIL_MAX_PER_USER_HOUR: { fallback: 20, min: 1, max: 10_000, meaning: 'mails one user may send in any 60 minutes' },
+  BERICHT_MAIL_MAX_PER_REPORT_DAY: { fallback: 10, min: 1, max: 10_000, meaning: 'mails of one report in any 24 hours' },
 } as const;
 export type MailLimitSetting = keyof typeof MAIL_LIMIT_SETTINGS;
 
@@ -138,7 +147,7 @@ export function mailLimitValue(name: MailLimitSetting, raw: string | undefined):
  * (modules/seal/seal-certificate.ts, pdf-seal.ts).
  */
 export interface SealConfig {
-  /** The self-signed key and certificate made at first start (PEM). @default STATE_DIR/seal.pem */
+  /** The self-signed key and certificate made at first start (PEM). @see SETTINGS.SEAL_KEY_FILE */
   keyFile: string;
   /** A PKCS#12 file with a key and certificate from a CA; wins over keyFile. */
   p12File: string | undefined;
@@ -149,31 +158,31 @@ export interface SealConfig {
   /** HTTP basic credentials for the authority, when it wants them. */
   tsaUsername: string | undefined;
   tsaPassword: string | undefined;
-  /** How long a finalize waits for the authority before sealing without it, in seconds. @default 10 */
+  /** How long a finalize waits for the authority before sealing without it, in seconds. @see SETTINGS.TSA_TIMEOUT_SECONDS */
   tsaTimeoutSeconds: number;
-  /** How often each process looks for time stamps still to add, in seconds; 0: none here. @default 30 */
+  /** How often each process looks for time stamps still to add, in seconds; 0: none here. @see SETTINGS.TSA_POLL_SECONDS */
   pollSeconds: number;
   /**
    * Time the public check of an uploaded PDF may take in its worker thread, in ms; beyond it the
-   * worker is stopped and the check answered as too costly. @default 1500
+   * worker is stopped and the check answered as too costly. @see SETTINGS.PDF_CHECK_BUDGET_MS
    */
   checkBudgetMs: number;
   /**
    * Time the body of an upload to the public PDF check may take to arrive in all, in seconds;
-   * beyond it the upload is answered 408 and its connection closed. @default 60
+   * beyond it the upload is answered 408 and its connection closed. @see SETTINGS.PDF_CHECK_RECEIVE_SECONDS
    */
   checkReceiveSeconds: number;
 }
 
 export interface Config {
   database: DatabaseConfig;
-  /** Dolibarr's documents folder ($dolibarr_main_data_root). @default ./data/documents */
+  /** Dolibarr's documents folder ($dolibarr_main_data_root). @see SETTINGS.DATA_ROOT */
   dataRoot: string;
-  /** Where the service keeps its own secrets when none are given (instance id). @default ./data */
+  /** Where the service keeps its own secrets when none are given (instance id). @see SETTINGS.STATE_DIR */
   stateDir: string;
-  /** Table prefix. @default llx_ */
+  /** Table prefix. @see SETTINGS.DB_PREFIX */
   dbPrefix: string;
-  /** Dolibarr entity served. @default 1 */
+  /** Dolibarr entity served. @see SETTINGS.ENTITY */
   entity: number;
   /** $dolibarr_main_instance_unique_id; the token secret derives from it. Filled at start when unset. */
   instanceUniqueId: string | undefined;
@@ -182,21 +191,21 @@ export interface Config {
   /**
    * Processes that serve on the one port (`serve --workers N`, node:cluster). 1 is a single
    * process without a cluster; `auto` (environment) is one per core the process may use
-   * (os.availableParallelism()), at most MAX_WORKERS. @default 1
+   * (os.availableParallelism()), at most MAX_WORKERS. @see SETTINGS.WORKERS
    */
   workers: number;
   /**
    * With more than one worker: how long SIGTERM or SIGINT waits for the workers to finish the
-   * requests they hold before they are killed (the service then exits 1). @default 60
+   * requests they hold before they are killed (the service then exits 1). @see SETTINGS.SHUTDOWN_TIMEOUT_SECONDS
    */
   shutdownSeconds: number;
-  /** HTTPS: the certificate and key read from TLS_CERT and TLS_KEY (checked to belong together). @default unset: plain HTTP */
+  /** HTTPS: the certificate and key read from TLS_CERT and TLS_KEY (checked to belong together). @see SETTINGS.TLS_CERT */
   tls: TlsConfig | undefined;
-  /** Origins allowed to call the API from a browser; `*` allows any. @default * */
+  /** Origins allowed to call the API from a browser; `*` allows any. @see SETTINGS.CORS_ORIGINS */
   corsOrigins: '*' | readonly string[];
-  /** Largest JSON body in bytes. @default 1048576 */
+  /** Largest JSON body in bytes. @see SETTINGS.BODY_LIMIT */
   bodyLimit: number;
-  /** Fastify's trustProxy: false, true, a hop count or a list of addresses. @default false */
+  /** Fastify's trustProxy: false, true, a hop count or a list of addresses. @see SETTINGS.TRUST_PROXY */
   trustProxy: boolean | number | string;
   login: LoginThrottleConfig;
   /**
@@ -204,46 +213,49 @@ export interface Config {
    * (active, validity dates, admin flag, third party, rights) before reading it again: a user
    * deactivated, a right withdrawn or sessions invalidated in Dolibarr take effect within this
    * time. On SQLite any committed change ends it at once. 0 reads the user on every request.
-   * @default 5
+   * @see SETTINGS.AUTH_CACHE_SECONDS
    */
   authCacheSeconds: number;
   uploads: UploadConfig;
   timeouts: TimeoutConfig;
   transcribe: TranscribeOverrides;
   mail: MailConfig;
-  /** How long a QR upload link stays valid, in hours, when its maker does not say. @default 24 */
+  /** How long a QR upload link stays valid, in hours, when its maker does not say. @see SETTINGS.UPLOAD_TOKEN_HOURS */
   uploadTokenHours: number;
   /**
    * The longest life of a QR upload link, in days: a longer one is refused when made, and a link
-   * made before under a longer limit ends this long after it was made. @default 7
+   * made before under a longer limit ends this long after it was made. @see SETTINGS.UPLOAD_TOKEN_MAX_DAYS
    */
   uploadTokenMaxDays: number;
-  /** When the daily clean-up runs (UTC, HH:MM); `off` for none (run `fieldreport cleanup` instead). @default 03:30 */
+  /**
+   * When the daily clean-up runs (UTC, HH:MM); `off` for none (run `fieldreport cleanup` instead).
+   * @see SETTINGS.CLEANUP_AT
+   */
   cleanupAt: string;
   /**
    * The time zone of Dolibarr's date-time columns and of times people read (an IANA name such as
    * Europe/Berlin): Dolibarr writes its columns in PHP's time zone, the server's by default.
-   * @default the process's time zone (TZ, else the system's)
+   * @see SETTINGS.TIME_ZONE
    */
   timeZone: string;
   logLevel: string;
   /**
    * LibreOffice's `soffice`, which turns ODT cover sheets into PDF: a path or a name in PATH.
-   * @default soffice from PATH, then the usual install folders
+   * @see SETTINGS.LIBREOFFICE_BINARY
    */
   libreOfficeBinary: string | undefined;
   /**
    * The service's Ed25519 key (PKCS#8 PEM) that seals signature metadata; made on first use.
-   * Several processes must share one file. @default STATE_DIR/signing_key.pem
+   * Several processes must share one file. @see SETTINGS.SIGNING_KEY_FILE
    */
   signingKeyFile: string;
   /** The PDF seal (PAdES signature on every final report) and its trusted time. */
   seal: SealConfig;
-  /** Name of this server in signature metadata. @default the host name */
+  /** Name of this server in signature metadata. @see SETTINGS.SERVER_NAME */
   serverName: string;
   /**
    * Address of the service as people reach it (e.g. https://berichte.example.com), for links in QR
-   * codes. @default the address the request came in on
+   * codes. @see SETTINGS.PUBLIC_URL
    */
   publicUrl: string | undefined;
   /** Path of the conf.php the settings came from, if any. */
@@ -251,7 +263,7 @@ export interface Config {
   /**
    * The built web app (index.html, sw.js, assets/…), served at /app/. A folder that is missing or
    * has no index.html is no configuration error: /app/ then answers 503 APP_NOT_BUILT.
-   * @default dist/app of the package root
+   * @see SETTINGS.APP_DIR
    */
   appDir: string;
 }
@@ -278,14 +290,365 @@ export const MAX_WORKERS = 64;
 /** The longest AUTH_CACHE_SECONDS: a withdrawn right must not linger for minutes. */
 export const MAX_AUTH_CACHE_SECONDS = 60;
 
+/** Where the standalone SQLite database lies when neither DATABASE_URL nor DOLIBARR_CONF names one. */
+const DEFAULT_SQLITE_FILE = './data/fieldreport.sqlite';
+
+/** The levels LOG_LEVEL takes (pino's). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The groups of the settings table (docs/operating.md, *Configuration*), in the table's order. */
+export const SETTING_GROUPS = {
+  dolibarr: 'Database and Dolibarr',
+  server: 'Server and processes',
+  requests: 'Request sizes and time limits',
+  logins: 'Logins, tokens and QR upload links',
+  reports: 'Signatures, the PDF seal and the PDF',
+  mail: 'Mail',
+  transcribe: 'Speech to text',
+} as const;
+export type SettingGroup = keyof typeof SETTING_GROUPS;
+
+/** One environment setting as people read it (the generated table in docs/operating.md). */
+export interface SettingInfo {
+  readonly group: SettingGroup;
+  /** What it does, in Markdown; links are relative to docs/operating.md. */
+  readonly meaning: string;
+  /** The value loadConfig uses when the setting is unset. */
+  readonly default?: string | number | boolean;
+  /** The default in words: where it is worked out at start, or after `default` a plainer form of it. */
+  readonly defaultText?: string;
+  /** A whole number: the smallest and largest value taken. */
+  readonly min?: number;
+  readonly max?: number;
+  /** The values taken, in words, where they are no range. */
+  readonly allowed?: string;
+}
+
+/**
+ * Every environment setting loadConfig reads, with its default and range: loadConfig takes the
+ * defaults and ranges from here, and `npm run gen:docs` writes the table in docs/operating.md from
+ * it (a unit test fails when the table differs). An entry whose name ends in `*` stands for a family
+ * of variables read elsewhere. The mail limits are MAIL_LIMIT_SETTINGS.
+ */
+export const SETTINGS = {
+  DOLIBARR_CONF: {
+    group: 'dolibarr',
+    meaning:
+      'path of a Dolibarr `conf.php`: it fills the database, the table prefix, the documents folder and the instance id where the variables below do not (see *Run it against an existing Dolibarr*)',
+  },
+  DATABASE_URL: {
+    group: 'dolibarr',
+    default: `sqlite:${DEFAULT_SQLITE_FILE}`,
+    meaning: '`sqlite:PATH`, `mysql://user:pass@host:3306/db` (also `mariadb://`), `postgres://user:pass@host:5432/db`',
+  },
+  DB_PREFIX: {
+    group: 'dolibarr',
+    default: 'llx_',
+    allowed: 'letters, digits, `_` (at most 32; lower case on PostgreSQL)',
+    meaning: 'table prefix (`$dolibarr_main_db_prefix`)',
+  },
+  DATA_ROOT: { group: 'dolibarr', default: './data/documents', meaning: "Dolibarr's documents folder (`$dolibarr_main_data_root`)" },
+  ENTITY: { group: 'dolibarr', default: 1, min: 1, max: 1_000_000, meaning: 'Dolibarr entity (multicompany) served' },
+  INSTANCE_UNIQUE_ID: {
+    group: 'dolibarr',
+    defaultText: 'SQLite: generated once',
+    allowed: 'at least 16 characters',
+    meaning:
+      '`$dolibarr_main_instance_unique_id`; the token secret derives from it. Required with MariaDB/MySQL or PostgreSQL (every process must share it), unless `DOLIBARR_CONF` names it',
+  },
+  STATE_DIR: {
+    group: 'dolibarr',
+    default: './data',
+    meaning: 'SQLite standalone: where the generated instance id is kept (`instance_unique_id`, mode 0600), and the keys below by default',
+  },
+  TIME_ZONE: {
+    group: 'dolibarr',
+    defaultText: "the process's (`TZ`, else the system's)",
+    allowed: 'an IANA name such as `Europe/Berlin`',
+    meaning:
+      "the time zone Dolibarr's dates are in: Dolibarr writes its date-time columns in PHP's time zone, so set the same as PHP's `date.timezone` on the Dolibarr server. Times people read (PDF, signature page, public check, QR upload page) are shown in it, with their zone (MEZ/MESZ)",
+  },
+  HOST: { group: 'server', default: '127.0.0.1', meaning: 'the address the HTTP server listens on (`0.0.0.0`: every address)' },
+  PORT: { group: 'server', default: 8080, min: 0, max: 65535, meaning: 'the port the HTTP server listens on' },
+  WORKERS: {
+    group: 'server',
+    default: 1,
+    min: 1,
+    max: MAX_WORKERS,
+    allowed: `1 to ${MAX_WORKERS}, or \`auto\` for one per core`,
+    meaning: 'processes serving the one port (`serve --workers N`, which wins over it). 1 is a single process (see *Several processes*)',
+  },
+  SHUTDOWN_TIMEOUT_SECONDS: {
+    group: 'server',
+    default: 60,
+    min: 1,
+    max: 86_400,
+    meaning:
+      'with `WORKERS` above 1: how long `SIGTERM`/`SIGINT` waits for the workers to answer the requests they hold before it kills them and exits 1',
+  },
+  TLS_CERT: {
+    group: 'server',
+    defaultText: 'unset: plain HTTP',
+    meaning:
+      'HTTPS: the certificate (PEM, intermediates after it). Both `TLS_CERT` and `TLS_KEY` or neither; a file that cannot be read, or a key that does not belong to the certificate, stops the start (see *HTTPS and phones*)',
+  },
+  TLS_KEY: { group: 'server', defaultText: 'unset: plain HTTP', meaning: "HTTPS: the certificate's unencrypted private key (PEM)" },
+  CORS_ORIGINS: { group: 'server', default: '*', meaning: 'comma-separated origins allowed to call the API from a browser' },
+  TRUST_PROXY: {
+    group: 'server',
+    default: false,
+    allowed: '`true`, `false`, a hop count, or addresses',
+    meaning: 'behind a reverse proxy: whom to believe for the client address (login limits; see *Behind a reverse proxy*)',
+  },
+  PUBLIC_URL: {
+    group: 'server',
+    defaultText: 'the address a request came in on',
+    meaning: "the service's address as people reach it (e.g. `https://berichte.example.com`), for the QR code on signature pages",
+  },
+  SERVER_NAME: { group: 'server', defaultText: 'the host name', meaning: "the server's name written into signatures" },
+  APP_DIR: {
+    group: 'server',
+    defaultText: '`dist/app` of the package',
+    meaning: 'the built web app served at `/app/` (a missing folder is no error: `/app/` answers 503 until it is built)',
+  },
+  LOG_LEVEL: { group: 'server', default: 'info', allowed: LOG_LEVELS.map((l) => `\`${l}\``).join(', '), meaning: 'what the log holds' },
+  CLEANUP_AT: {
+    group: 'server',
+    default: '03:30',
+    allowed: '`HH:MM` (UTC), or `off`',
+    meaning: 'when the daily clean-up runs inside the service (UTC); `off` to leave it to `fieldreport cleanup` from a system scheduler',
+  },
+  BODY_LIMIT: {
+    group: 'requests',
+    default: 1024 * 1024,
+    defaultText: '1 MB',
+    min: 1024,
+    max: 64 * 1024 * 1024,
+    meaning: 'largest JSON body in bytes (413 above)',
+  },
+  UPLOAD_MAX_PHOTO_BYTES: {
+    group: 'requests',
+    default: 50 * 1024 * 1024,
+    defaultText: '50 MB',
+    min: 1024,
+    max: 2 ** 40,
+    meaning: 'largest photo upload in bytes (413 above, nothing kept)',
+  },
+  UPLOAD_MAX_AUDIO_BYTES: {
+    group: 'requests',
+    default: 200 * 1024 * 1024,
+    defaultText: '200 MB',
+    min: 1024,
+    max: 2 ** 40,
+    meaning: 'largest voice upload in bytes',
+  },
+  HEADERS_TIMEOUT_SECONDS: {
+    group: 'requests',
+    default: 30,
+    min: 1,
+    max: 3600,
+    meaning: "time to receive a request's headers; then 408 `REQUEST_TIMEOUT` and the connection is closed",
+  },
+  BODY_TIMEOUT_SECONDS: {
+    group: 'requests',
+    default: 30,
+    min: 1,
+    max: 3600,
+    meaning:
+      'time to receive a JSON body after its headers; then 408 `REQUEST_TIMEOUT` and the connection is closed. Multipart uploads (photo, voice, signature) are not bound by it',
+  },
+  REQUEST_TIMEOUT_SECONDS: {
+    group: 'requests',
+    default: 3600,
+    min: 1,
+    max: 86_400,
+    meaning: "time to receive a whole request, uploads included (Node's `requestTimeout`); at least the two above",
+  },
+  UPLOAD_IDLE_SECONDS: {
+    group: 'requests',
+    default: 60,
+    min: 1,
+    max: 3600,
+    meaning:
+      'an upload (photo, voice note, the public PDF check) that sends nothing for this long is given up; the PDF check answers 408 and closes the connection',
+  },
+  PDF_CHECK_RECEIVE_SECONDS: {
+    group: 'requests',
+    default: 60,
+    min: 1,
+    max: 3600,
+    meaning: 'time the public check of an uploaded PDF has to receive its whole body, however it trickles; then 408',
+  },
+  PDF_CHECK_BUDGET_MS: {
+    group: 'requests',
+    default: 1500,
+    min: 10,
+    max: 60_000,
+    meaning:
+      "time the public check of an uploaded PDF may take from the file's arrival, waiting for a worker included; beyond it the worker is stopped and the page says the check was too costly (422)",
+  },
+  LOGIN_MAX_FAILURES: {
+    group: 'logins',
+    default: 10,
+    min: 1,
+    max: 10_000,
+    meaning:
+      'failed logins of one login name from one client address within the window before that pair gets 429; past it from anywhere, addresses the login has not succeeded from are slowed down (see [security.md, *Logins, tokens and QR links*](security.md#logins-tokens-and-qr-links))',
+  },
+  LOGIN_MAX_FAILURES_PER_ADDRESS: {
+    group: 'logins',
+    default: 30,
+    min: 1,
+    max: 100_000,
+    meaning: 'failed logins per client address within the window before 429',
+  },
+  LOGIN_WINDOW_SECONDS: {
+    group: 'logins',
+    default: 900,
+    defaultText: '15 minutes',
+    min: 1,
+    max: 86_400,
+    meaning: 'the window of the two limits above',
+  },
+  LOGIN_KNOWN_ADDRESS_DAYS: {
+    group: 'logins',
+    default: 30,
+    min: 1,
+    max: 365,
+    meaning: 'how long an address a login succeeded from stays known: it is never slowed down for that login',
+  },
+  LOGIN_MAX_DELAY_SECONDS: {
+    group: 'logins',
+    default: 60,
+    min: 1,
+    max: 3600,
+    meaning:
+      'the longest delay between two attempts of a login from unknown addresses once it has `LOGIN_MAX_FAILURES` failures (2 s, doubling)',
+  },
+  AUTH_CACHE_SECONDS: {
+    group: 'logins',
+    default: 5,
+    min: 0,
+    max: MAX_AUTH_CACHE_SECONDS,
+    meaning:
+      'how long what one request read of its token\'s user (active, validity, admin flag, rights) serves the next requests with that token (0 reads it for every request). Deactivating a user, withdrawing a right or Dolibarr\'s "invalidate sessions" takes effect within this time; on SQLite, and for changes this process makes, at once (see *Passwords and tokens*)',
+  },
+  UPLOAD_TOKEN_HOURS: {
+    group: 'logins',
+    default: 24,
+    min: 1,
+    max: 24 * 90,
+    meaning:
+      'how long a QR upload link stays valid when its maker does not say (a link may ask for 1 hour up to `UPLOAD_TOKEN_MAX_DAYS`); may not exceed `UPLOAD_TOKEN_MAX_DAYS`',
+  },
+  UPLOAD_TOKEN_MAX_DAYS: {
+    group: 'logins',
+    default: 7,
+    min: 1,
+    max: 90,
+    meaning: 'the longest life of a QR upload link, also of one made earlier under a longer limit',
+  },
+  SIGNING_KEY_FILE: {
+    group: 'reports',
+    defaultText: '`STATE_DIR/signing_key.pem`',
+    meaning:
+      'the Ed25519 key that seals signature metadata, made on first start (mode 0600). Keep it and back it up: without it old seals cannot be checked. Several processes must share one file',
+  },
+  SEAL_KEY_FILE: {
+    group: 'reports',
+    defaultText: '`STATE_DIR/seal.pem`',
+    meaning:
+      "the key (EC P-256) and self-signed certificate of the PDF seal, made on first start in the company's name (`MAIN_INFO_SOCIETE_NOM`), mode 0600. Keep it and back it up; several processes must share one file",
+  },
+  SEAL_P12_FILE: {
+    group: 'reports',
+    meaning:
+      'a PKCS#12 file (`.p12`/`.pfx`) with a key (RSA or EC) and a certificate from a CA: the PDF seal uses it instead of `SEAL_KEY_FILE` ([features.md, *The PDF seal*](features.md#the-pdf-seal-proof-that-holds-without-this-service))',
+  },
+  SEAL_P12_PASSWORD: {
+    group: 'reports',
+    meaning: "the PKCS#12 file's password. A wrong password stops the start with a message saying so",
+  },
+  TSA_URL: {
+    group: 'reports',
+    meaning: 'an RFC 3161 time-stamp authority (e.g. `https://freetsa.org/tsr`): the seal then carries trusted time',
+  },
+  TSA_USERNAME: { group: 'reports', meaning: 'HTTP basic credentials, for an authority that wants them' },
+  TSA_PASSWORD: { group: 'reports', meaning: 'the password of `TSA_USERNAME`' },
+  TSA_TIMEOUT_SECONDS: {
+    group: 'reports',
+    default: 10,
+    min: 1,
+    max: 120,
+    meaning: 'how long a finalize waits for the authority before it seals without it (the time stamp follows later)',
+  },
+  TSA_POLL_SECONDS: {
+    group: 'reports',
+    default: 30,
+    min: 0,
+    max: 3600,
+    meaning: 'how often each process looks for time stamps still to add; `0`: none from this process',
+  },
+  LIBREOFFICE_BINARY: {
+    group: 'reports',
+    defaultText: '`soffice` from `PATH`, then `/usr/bin`, `/usr/lib/libreoffice/program`, `/opt/libreoffice*/program`',
+    meaning:
+      'LibreOffice, which turns ODT cover sheets into PDF. Without it reports still get a PDF, with a plain built-in cover (and a warning in the log)',
+  },
+  MAIL_RETRY_HOURS: {
+    group: 'mail',
+    default: 48,
+    min: 1,
+    max: 24 * 30,
+    meaning: "how long a report's mail is tried again while the mail server cannot take it; then it is *failed*",
+  },
+  MAIL_POLL_SECONDS: {
+    group: 'mail',
+    default: 5,
+    min: 0,
+    max: 3600,
+    meaning: 'how often each process looks for mails to send; `0` sends none from this process (another process or host does)',
+  },
+  'MAIN_MAIL_*': {
+    group: 'mail',
+    defaultText: 'from `llx_const`',
+    meaning:
+      "Dolibarr's mail settings (see [features.md, *Sending the report to the customer*](features.md#sending-the-report-to-the-customer)): an environment variable of the same name wins over Dolibarr's constant",
+  },
+  'BERICHT_MAIL_*': {
+    group: 'mail',
+    defaultText: 'from `llx_const`',
+    meaning: "the module's mail settings, the same way; among them the limits below (see [security.md, *Mail*](security.md#mail))",
+  },
+  'BERICHT_TRANSCRIBE_*': {
+    group: 'transcribe',
+    defaultText: 'from `llx_const`',
+    meaning:
+      "the speech-to-text settings `BERICHT_TRANSCRIBE_URL`, `_MODE`, `_API_KEY`, `_LANG` ([features.md, *Voice notes to text*](features.md#voice-notes-to-text)): an environment variable of the same name wins over Dolibarr's constant",
+  },
+  TRANSCRIBE_TIMEOUT_SECONDS: {
+    group: 'transcribe',
+    default: 120,
+    min: 1,
+    max: 3600,
+    meaning: 'time one request to the speech-to-text server may take; then 504 `TRANSCRIBE_TIMEOUT`',
+  },
+} as const satisfies Record<string, SettingInfo>;
+export type SettingName = keyof typeof SETTINGS;
+
+/** The settings that are whole numbers in a range (read by intSetting). */
+type IntSettingName = {
+  [K in SettingName]: (typeof SETTINGS)[K] extends { default: number; min: number; max: number } ? K : never;
+}[SettingName];
+
 /** WORKERS (or `serve --workers`): a whole number 1…MAX_WORKERS, or `auto` for one per core. */
 function workersSetting(raw: string | undefined, problems: string[]): number {
-  if (raw === undefined) return 1;
+  if (raw === undefined) return SETTINGS.WORKERS.default;
   if (raw.toLowerCase() === 'auto') return Math.min(os.availableParallelism(), MAX_WORKERS);
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < 1 || n > MAX_WORKERS) {
     problems.push(`WORKERS (--workers) must be a whole number from 1 to ${MAX_WORKERS} or auto (one per core), got '${raw}'`);
-    return 1;
+    return SETTINGS.WORKERS.default;
   }
   return n;
 }
@@ -336,14 +699,9 @@ function parseDatabaseUrl(url: string, problems: string[]): DatabaseConfig | und
   };
 }
 
-function intSetting(
-  name: string,
-  raw: string | undefined,
-  fallback: number,
-  problems: string[],
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
+/** A whole-number setting: its default when unset, a problem (and the default) when out of its range (SETTINGS). */
+function intSetting(name: IntSettingName, raw: string | undefined, problems: string[]): number {
+  const { default: fallback, min, max } = SETTINGS[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || n < min || n > max) {
@@ -363,6 +721,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
   };
+  const int = (name: IntSettingName): number => intSetting(name, get(name), problems);
 
   // A Dolibarr conf.php fills what it names.
   const confPath = overrides.dolibarrConf ?? get('DOLIBARR_CONF');
@@ -402,9 +761,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       password: conf.password ?? '',
     };
   }
-  database ??= { dialect: 'sqlite', file: './data/fieldreport.sqlite' };
+  database ??= { dialect: 'sqlite', file: DEFAULT_SQLITE_FILE };
 
-  const dbPrefix = overrides.dbPrefix ?? get('DB_PREFIX') ?? conf?.prefix ?? 'llx_';
+  const dbPrefix = overrides.dbPrefix ?? get('DB_PREFIX') ?? conf?.prefix ?? SETTINGS.DB_PREFIX.default;
   // The prefix becomes part of SQL identifiers: only letters, digits and underscores.
   if (!/^[A-Za-z0-9_]{0,32}$/.test(dbPrefix)) {
     problems.push(`DB_PREFIX '${dbPrefix}' may hold only letters, digits and '_' (at most 32)`);
@@ -418,7 +777,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push('INSTANCE_UNIQUE_ID is too short to derive a token secret from (at least 16 characters)');
   }
 
-  let corsOrigins: Config['corsOrigins'] = overrides.corsOrigins ?? '*';
+  let corsOrigins: Config['corsOrigins'] = overrides.corsOrigins ?? SETTINGS.CORS_ORIGINS.default;
   const corsRaw = get('CORS_ORIGINS');
   if (!overrides.corsOrigins && corsRaw && corsRaw !== '*') {
     const list = corsRaw
@@ -433,7 +792,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     corsOrigins = Object.freeze(list);
   }
 
-  let trustProxy: Config['trustProxy'] = overrides.trustProxy ?? false;
+  let trustProxy: Config['trustProxy'] = overrides.trustProxy ?? SETTINGS.TRUST_PROXY.default;
   const trustRaw = get('TRUST_PROXY');
   if (overrides.trustProxy === undefined && trustRaw) {
     trustProxy = trustRaw === 'true' ? true : trustRaw === 'false' ? false : /^\d+$/.test(trustRaw) ? Number(trustRaw) : trustRaw;
@@ -441,45 +800,43 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
 
   const config: Config = {
     database,
-    dataRoot: path.resolve(overrides.dataRoot ?? get('DATA_ROOT') ?? conf?.dataRoot ?? './data/documents'),
-    stateDir: path.resolve(overrides.stateDir ?? get('STATE_DIR') ?? './data'),
+    dataRoot: path.resolve(overrides.dataRoot ?? get('DATA_ROOT') ?? conf?.dataRoot ?? SETTINGS.DATA_ROOT.default),
+    stateDir: path.resolve(overrides.stateDir ?? get('STATE_DIR') ?? SETTINGS.STATE_DIR.default),
     dbPrefix,
-    entity: overrides.entity ?? intSetting('ENTITY', get('ENTITY'), 1, problems, 1, 1_000_000),
+    entity: overrides.entity ?? int('ENTITY'),
     instanceUniqueId,
-    host: overrides.host ?? get('HOST') ?? '127.0.0.1',
-    port: overrides.port ?? intSetting('PORT', get('PORT'), 8080, problems, 0, 65535),
+    host: overrides.host ?? get('HOST') ?? SETTINGS.HOST.default,
+    port: overrides.port ?? int('PORT'),
     workers: overrides.workers ?? workersSetting(get('WORKERS'), problems),
-    shutdownSeconds:
-      overrides.shutdownSeconds ?? intSetting('SHUTDOWN_TIMEOUT_SECONDS', get('SHUTDOWN_TIMEOUT_SECONDS'), 60, problems, 1, 86_400),
+    shutdownSeconds: overrides.shutdownSeconds ?? int('SHUTDOWN_TIMEOUT_SECONDS'),
     tls: 'tls' in overrides ? overrides.tls : loadTls(get('TLS_CERT'), get('TLS_KEY'), problems),
     corsOrigins,
-    bodyLimit: overrides.bodyLimit ?? intSetting('BODY_LIMIT', get('BODY_LIMIT'), 1024 * 1024, problems, 1024, 64 * 1024 * 1024),
+    bodyLimit: overrides.bodyLimit ?? int('BODY_LIMIT'),
     trustProxy,
     login: overrides.login ?? {
-      maxFailuresPerLogin: intSetting('LOGIN_MAX_FAILURES', get('LOGIN_MAX_FAILURES'), 10, problems, 1, 10_000),
-      maxFailuresPerAddress: intSetting('LOGIN_MAX_FAILURES_PER_ADDRESS', get('LOGIN_MAX_FAILURES_PER_ADDRESS'), 30, problems, 1, 100_000),
-      windowSeconds: intSetting('LOGIN_WINDOW_SECONDS', get('LOGIN_WINDOW_SECONDS'), 900, problems, 1, 86_400),
-      knownAddressDays: intSetting('LOGIN_KNOWN_ADDRESS_DAYS', get('LOGIN_KNOWN_ADDRESS_DAYS'), 30, problems, 1, 365),
-      maxDelaySeconds: intSetting('LOGIN_MAX_DELAY_SECONDS', get('LOGIN_MAX_DELAY_SECONDS'), 60, problems, 1, 3600),
+      maxFailuresPerLogin: int('LOGIN_MAX_FAILURES'),
+      maxFailuresPerAddress: int('LOGIN_MAX_FAILURES_PER_ADDRESS'),
+      windowSeconds: int('LOGIN_WINDOW_SECONDS'),
+      knownAddressDays: int('LOGIN_KNOWN_ADDRESS_DAYS'),
+      maxDelaySeconds: int('LOGIN_MAX_DELAY_SECONDS'),
     },
-    authCacheSeconds:
-      overrides.authCacheSeconds ?? intSetting('AUTH_CACHE_SECONDS', get('AUTH_CACHE_SECONDS'), 5, problems, 0, MAX_AUTH_CACHE_SECONDS),
+    authCacheSeconds: overrides.authCacheSeconds ?? int('AUTH_CACHE_SECONDS'),
     uploads: overrides.uploads ?? {
-      maxPhotoBytes: intSetting('UPLOAD_MAX_PHOTO_BYTES', get('UPLOAD_MAX_PHOTO_BYTES'), 50 * 1024 * 1024, problems, 1024, 2 ** 40),
-      maxAudioBytes: intSetting('UPLOAD_MAX_AUDIO_BYTES', get('UPLOAD_MAX_AUDIO_BYTES'), 200 * 1024 * 1024, problems, 1024, 2 ** 40),
+      maxPhotoBytes: int('UPLOAD_MAX_PHOTO_BYTES'),
+      maxAudioBytes: int('UPLOAD_MAX_AUDIO_BYTES'),
     },
     timeouts: overrides.timeouts ?? {
-      headersSeconds: intSetting('HEADERS_TIMEOUT_SECONDS', get('HEADERS_TIMEOUT_SECONDS'), 30, problems, 1, 3600),
-      bodySeconds: intSetting('BODY_TIMEOUT_SECONDS', get('BODY_TIMEOUT_SECONDS'), 30, problems, 1, 3600),
-      requestSeconds: intSetting('REQUEST_TIMEOUT_SECONDS', get('REQUEST_TIMEOUT_SECONDS'), 3600, problems, 1, 86_400),
-      uploadIdleSeconds: intSetting('UPLOAD_IDLE_SECONDS', get('UPLOAD_IDLE_SECONDS'), 60, problems, 1, 3600),
+      headersSeconds: int('HEADERS_TIMEOUT_SECONDS'),
+      bodySeconds: int('BODY_TIMEOUT_SECONDS'),
+      requestSeconds: int('REQUEST_TIMEOUT_SECONDS'),
+      uploadIdleSeconds: int('UPLOAD_IDLE_SECONDS'),
     },
     transcribe: overrides.transcribe ?? {
       url: get('BERICHT_TRANSCRIBE_URL') || undefined,
       mode: get('BERICHT_TRANSCRIBE_MODE') || undefined,
       apiKey: get('BERICHT_TRANSCRIBE_API_KEY') || undefined,
       lang: get('BERICHT_TRANSCRIBE_LANG') || undefined,
-      timeoutSeconds: intSetting('TRANSCRIBE_TIMEOUT_SECONDS', get('TRANSCRIBE_TIMEOUT_SECONDS'), 120, problems, 1, 3600),
+      timeoutSeconds: int('TRANSCRIBE_TIMEOUT_SECONDS'),
     },
     mail: overrides.mail ?? {
       env: Object.fromEntries(
@@ -487,40 +844,41 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
           (e): e is [string, string] => /^(MAIN_MAIL_|BERICHT_MAIL_)/.test(e[0]) && typeof e[1] === 'string' && e[1] !== '',
         ),
       ),
-      retryHours: intSetting('MAIL_RETRY_HOURS', get('MAIL_RETRY_HOURS'), 48, problems, 1, 24 * 30),
-      pollSeconds: intSetting('MAIL_POLL_SECONDS', get('MAIL_POLL_SECONDS'), 5, problems, 0, 3600),
+      retryHours: int('MAIL_RETRY_HOURS'),
+      pollSeconds: int('MAIL_POLL_SECONDS'),
     },
-    uploadTokenHours: overrides.uploadTokenHours ?? intSetting('UPLOAD_TOKEN_HOURS', get('UPLOAD_TOKEN_HOURS'), 24, problems, 1, 24 * 90),
-    uploadTokenMaxDays:
-      overrides.uploadTokenMaxDays ?? intSetting('UPLOAD_TOKEN_MAX_DAYS', get('UPLOAD_TOKEN_MAX_DAYS'), 7, problems, 1, 90),
-    cleanupAt: overrides.cleanupAt ?? (get('CLEANUP_AT') || '03:30'),
+    uploadTokenHours: overrides.uploadTokenHours ?? int('UPLOAD_TOKEN_HOURS'),
+    uploadTokenMaxDays: overrides.uploadTokenMaxDays ?? int('UPLOAD_TOKEN_MAX_DAYS'),
+    cleanupAt: overrides.cleanupAt ?? (get('CLEANUP_AT') || SETTINGS.CLEANUP_AT.default),
     timeZone: overrides.timeZone ?? (get('TIME_ZONE') || processTimeZone()),
-    logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? 'info',
+    logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? SETTINGS.LOG_LEVEL.default,
     libreOfficeBinary: overrides.libreOfficeBinary ?? (get('LIBREOFFICE_BINARY') || undefined),
     seal: overrides.seal ?? {
-      keyFile: path.resolve(get('SEAL_KEY_FILE') ?? path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'seal.pem')),
+      keyFile: path.resolve(
+        get('SEAL_KEY_FILE') ?? path.join(overrides.stateDir ?? get('STATE_DIR') ?? SETTINGS.STATE_DIR.default, 'seal.pem'),
+      ),
       p12File: get('SEAL_P12_FILE') ? path.resolve(get('SEAL_P12_FILE')!) : undefined,
       p12Password: get('SEAL_P12_PASSWORD'),
       tsaUrl: get('TSA_URL')?.trim() || undefined,
       tsaUsername: get('TSA_USERNAME') || undefined,
       tsaPassword: get('TSA_PASSWORD') || undefined,
-      tsaTimeoutSeconds: intSetting('TSA_TIMEOUT_SECONDS', get('TSA_TIMEOUT_SECONDS'), 10, problems, 1, 120),
-      pollSeconds: intSetting('TSA_POLL_SECONDS', get('TSA_POLL_SECONDS'), 30, problems, 0, 3600),
-      checkBudgetMs: intSetting('PDF_CHECK_BUDGET_MS', get('PDF_CHECK_BUDGET_MS'), 1500, problems, 10, 60_000),
-      checkReceiveSeconds: intSetting('PDF_CHECK_RECEIVE_SECONDS', get('PDF_CHECK_RECEIVE_SECONDS'), 60, problems, 1, 3600),
+      tsaTimeoutSeconds: int('TSA_TIMEOUT_SECONDS'),
+      pollSeconds: int('TSA_POLL_SECONDS'),
+      checkBudgetMs: int('PDF_CHECK_BUDGET_MS'),
+      checkReceiveSeconds: int('PDF_CHECK_RECEIVE_SECONDS'),
     },
     signingKeyFile: path.resolve(
       overrides.signingKeyFile ??
         get('SIGNING_KEY_FILE') ??
-        path.join(overrides.stateDir ?? get('STATE_DIR') ?? './data', 'signing_key.pem'),
+        path.join(overrides.stateDir ?? get('STATE_DIR') ?? SETTINGS.STATE_DIR.default, 'signing_key.pem'),
     ),
     serverName: overrides.serverName ?? (get('SERVER_NAME') || os.hostname()),
     publicUrl: overrides.publicUrl ?? (get('PUBLIC_URL')?.replace(/\/+$/, '') || undefined),
     dolibarrConf: confPath,
     appDir: path.resolve(overrides.appDir ?? get('APP_DIR') ?? DEFAULT_APP_DIR),
   };
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
-    problems.push(`LOG_LEVEL '${config.logLevel}' is not one of fatal, error, warn, info, debug, trace, silent`);
+  if (!(LOG_LEVELS as readonly string[]).includes(config.logLevel)) {
+    problems.push(`LOG_LEVEL '${config.logLevel}' is not one of ${LOG_LEVELS.join(', ')}`);
   }
   if (!isTimeZone(config.timeZone)) problems.push(`TIME_ZONE '${config.timeZone}' is not a time zone (an IANA name such as Europe/Berlin)`);
   if (config.cleanupAt !== 'off' && !/^([01]\d|2[0-3]):[0-5]\d$/.test(config.cleanupAt)) {
