@@ -34,7 +34,7 @@ import { VERSION } from './version.js';
 import multipart from '@fastify/multipart';
 import { composeServices } from './compose.js';
 import { mailRoutes } from './modules/mail/mail.routes.js';
-import { pagesRoutes } from './modules/reports/pages.routes.js';
+import { pagesRoutes } from './modules/pages/pages.routes.js';
 import { pdfRoutes } from './modules/report-pdf/pdf.routes.js';
 import { reportsRoutes } from './modules/reports/reports.routes.js';
 import { templatesRoutes } from './modules/reports/templates.routes.js';

@@ -24,7 +24,7 @@ import { createUserRepository } from './modules/auth/user.repository.js';
 import type { ModuleContext } from './modules/common/module-context.js';
 import { createMailQueue } from './modules/mail/mail.queue.js';
 import { createMailService } from './modules/mail/mail.service.js';
-import { createPageService } from './modules/reports/pages.service.js';
+import { createPageService } from './modules/pages/pages.service.js';
 import { createReportPdfService } from './modules/report-pdf/report-pdf.service.js';
 import { createReportSettingsService } from './modules/reports/report-settings.service.js';
 import { createReportRepository } from './modules/reports/reports.repository.js';

@@ -232,7 +232,7 @@ export interface BerichtPageTable {
   source_path: string | null;
   /** The second image of a before/after page. */
   source_path_2: string | null;
-  /** A checklist page's items, JSON (modules/reports/checklist.ts); null on other pages (migration 0012). */
+  /** A checklist page's items, JSON (modules/pages/checklist.ts); null on other pages (migration 0012). */
   checklist: ColumnType<string | null, string | null | undefined, string | null>;
   /** Who added the page and who changed it last (migration 0016); null on pages from before, and on signature pages. */
   fk_user_creat: ColumnType<Int | null, Int | null | undefined, Int | null>;

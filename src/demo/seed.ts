@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../adapters/file-store.js';
 import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from './cover-template.js';
-import { defineItems, writeItems, type ItemDefinition } from '../modules/reports/checklist.js';
+import { defineItems, writeItems, type ItemDefinition } from '../modules/pages/checklist.js';
 import { makeDemoLogo } from './logo.js';
 import { writeThumbnails } from '../adapters/image.js';
 import type { Config } from '../config.js';

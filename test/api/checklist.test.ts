@@ -17,7 +17,7 @@ import { toDbDateTime } from '../../src/db/dialect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import type { Right } from '../../src/dolibarr/rights.js';
-import { MAX_CHECKLIST_ITEMS, type StoredItem } from '../../src/modules/reports/checklist.js';
+import { MAX_CHECKLIST_ITEMS, type StoredItem } from '../../src/modules/pages/checklist.js';
 import type { ChecklistItemResponse, PageResponse } from '../../src/modules/reports/reports.schemas.js';
 import { fileSha256, pagesHash, type HashedPage } from '../../src/modules/signatures/signature-hash.js';
 import { assertError } from '../helpers/assertions.js';

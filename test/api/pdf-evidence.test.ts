@@ -18,7 +18,7 @@ import sharp from 'sharp';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { entityRoot } from '../../src/dolibarr/ecm.js';
-import { formatMoment } from '../../src/modules/reports/evidence.js';
+import { formatMoment } from '../../src/modules/report-pdf/evidence.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';

@@ -4,7 +4,7 @@
  * file (thumbnails measured with sharp), and its logins tried through the API.
  */
 import assert from 'node:assert/strict';
-import { readItems } from '../../src/modules/reports/checklist.js';
+import { readItems } from '../../src/modules/pages/checklist.js';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { sha256OfFile } from '../../src/adapters/file-digest.js';
 import { breakCommand } from '../../src/adapters/pdf/sections/evidence.js';
-import { evidenceOf, ranges, type EvidenceFacts } from '../../src/modules/reports/evidence.js';
+import { evidenceOf, ranges, type EvidenceFacts } from '../../src/modules/report-pdf/evidence.js';
 import type { PageRow, ReportRow } from '../../src/modules/reports/reports.repository.js';
 
 test('ranges: consecutive report pages as one range, in order, each once', () => {

@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { parsePhotoExif, parseTakenWhere } from '../../src/adapters/exif.js';
 import { wordsFor } from '../../src/adapters/pdf/words.js';
 import type { PhotoEvidenceRow } from '../../src/modules/photo-evidence/photo-evidence.js';
-import { formatPlace, metresApart, phoneTakenAt, photoCapture } from '../../src/modules/reports/photo-capture.js';
+import { formatPlace, metresApart, phoneTakenAt, photoCapture } from '../../src/modules/report-pdf/photo-capture.js';
 
 const exifOf = async (exif: Record<string, Record<string, string>>) =>
   (

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import { readItems } from '../../src/modules/reports/checklist.js';
+import { readItems } from '../../src/modules/pages/checklist.js';
 import {
   apiToken,
   finger,

@@ -1,7 +1,7 @@
 /**
  * Maintenance visits: checklists and time on site.
  * - `bericht_page.checklist`: the items of a page of layout `checklist`, as JSON (an array; see
- *   modules/reports/checklist.ts for its form), null on every other page. The items are page
+ *   modules/pages/checklist.ts for its form), null on every other page. The items are page
  *   content: they are copied with the page (templates, versions) and covered by a signature's hash
  *   with it. `longtext` on MariaDB/MySQL, whose `text` ends at 64 KB (200 items with notes of 2000
  *   characters would not fit); PostgreSQL's and SQLite's `text` have no such limit.

@@ -32,7 +32,7 @@ import type { Caller, ElementAccess } from '../access/element-access.js';
 import { servedContentType } from './file-path.js';
 import { forgetPrintImage } from '../../adapters/print-image.js';
 import { printCacheDir } from '../reports/work-area.js';
-import { checklistPhotoPattern } from '../reports/checklist.js';
+import { checklistPhotoPattern } from '../pages/checklist.js';
 import { deleteEvidence } from '../photo-evidence/photo-evidence.repository.js';
 
 /** The `modulepart` values the file endpoint knows, and whose folder each names. */

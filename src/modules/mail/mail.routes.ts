@@ -1,6 +1,6 @@
 /**
  * /api/mails.php: a final report sent to the customer by e-mail (mail.schemas.ts, MAIL_RULES).
- * Registered with the reports module: a mail is visible with its report.
+ * In the scope of the report's routes (app.ts): a mail is visible with its report.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';

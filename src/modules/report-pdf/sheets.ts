@@ -9,7 +9,7 @@ import { fromDbDateTime } from '../../db/dialect.js';
 import { htmlToText } from '../../dolibarr/html.js';
 import { fromDolibarrDateTime, localDate, localTime } from '../../dolibarr/time.js';
 import type { AuthUser } from '../auth/auth.service.js';
-import { deviationOf, readItems } from '../reports/checklist.js';
+import { deviationOf, readItems } from '../pages/checklist.js';
 import type { PageRow, ReportRepository, ReportRow, SignatureFactsRow } from '../reports/reports.repository.js';
 import { verifyUrl } from '../signatures/signatures.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';

@@ -38,7 +38,7 @@ import { AppError } from '../../errors.js';
 import { RUN_ID, tempName } from '../../adapters/runs.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { fileSha256 } from '../signatures/signature-hash.js';
-import { readItems } from './checklist.js';
+import { readItems } from '../pages/checklist.js';
 import type { PageRow } from './reports.repository.js';
 import { resolveSource, WORK_AREA_DIR } from './work-area.js';
 

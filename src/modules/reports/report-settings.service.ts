@@ -1,7 +1,7 @@
 /**
  * Changing a report after it was made: for now its PDF's page layout (`photos_per_sheet`). Only a
  * draft changes (a final report's PDF is made: 409 REPORT_FINAL), only by someone who sees it, and
- * a template only by a template manager, as its pages (pages.service.ts). The change runs in a
+ * a template only by a template manager, as its pages (modules/pages). The change runs in a
  * transaction that locks the report row, so a finalize at the same moment renders either the old
  * or the new layout, and the PDF it writes matches the report's row.
  *

@@ -10,7 +10,7 @@ import {
   MAX_ITEM_NOTE,
   MAX_ITEM_PHOTOS,
   MAX_ITEM_UNIT,
-} from './checklist.js';
+} from '../pages/checklist.js';
 import { PageEvidence } from '../photo-evidence/photo-evidence.schemas.js';
 
 /** Paper formats a report can be printed on, and their orientations. */

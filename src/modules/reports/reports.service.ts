@@ -1,7 +1,7 @@
 /**
  * Reports as the caller may see them (docs/architecture.md, Visibility): list, detail with pages and version
  * links, create (also from a template), new version, delete, and templates. Finalizing and the
- * PDF are in report-pdf.service.ts, pages in pages.service.ts.
+ * PDF are in modules/report-pdf, pages in modules/pages.
  *
  * A report and its pages are written in one transaction together with the files copied into its
  * work area; a failure removes the copied files, so nothing half-made stays behind. The answer (the
@@ -47,7 +47,7 @@ import type {
   TemplateItem,
 } from './reports.schemas.js';
 import { DEFAULT_PHOTOS_PER_SHEET, photosPerSheetOf } from './photos-per-sheet.js';
-import { clearedItems, deviationOf, highestId, readItems, writeItems, type StoredItem } from './checklist.js';
+import { clearedItems, deviationOf, highestId, readItems, writeItems, type StoredItem } from '../pages/checklist.js';
 import {
   copyIntoFolder,
   isInWorkArea,
@@ -608,7 +608,7 @@ export function createReportService(deps: ReportServiceDeps) {
       if (Number(row.is_template) === 1 && !hasAdminRight(user))
         throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
       const folder = reportFolder(dataRoot, entity, row.ref);
-      // The final PDF's copy in the object's documents (report-pdf.service.ts, finalize) goes too.
+      // The final PDF's copy in the object's documents (report-pdf/finalize.ts) goes too.
       const parent =
         row.final_pdf_path && row.element_type && row.fk_element !== null
           ? await repo.parentWithCustomer(db, row.element_type as ElementType, Number(row.fk_element))

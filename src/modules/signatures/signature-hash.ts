@@ -1,7 +1,7 @@
 /**
  * The hash a signature covers (docs/api-contract.md, Signatures: SHA-256 over all pages before
  * the signature plus the report ref). Its canonical byte form, version `fieldreport-pages/1`, is the canonical JSON (keys sorted,
- * no whitespace, UTF-8; see seal.ts) of
+ * no whitespace, UTF-8; see signing-key.ts) of
  *
  *   { "form": "fieldreport-pages/1", "report": "<report ref>",
  *     "pages": [ { "position": 1, "layout": "photo", "title": "…" | null, "note": "…" | null,
@@ -37,7 +37,7 @@
 import { createHash } from 'node:crypto';
 import { hashFile } from '../../adapters/file-store.js';
 import { canonicalJson } from './signing-key.js';
-import { hashedItems, readItems } from '../reports/checklist.js';
+import { hashedItems, readItems } from '../pages/checklist.js';
 
 export const HASH_FORM = 'fieldreport-pages/1';
 export const HASH_FORM_CHECKLISTS = 'fieldreport-pages/2';

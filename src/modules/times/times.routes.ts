@@ -1,6 +1,6 @@
 /**
  * /api/times.php: time on site at an order, invoice or proposal (times.schemas.ts, TIME_RULES).
- * Registered with the reports module: a report's intervals are read under its visibility.
+ * In the scope of the report's routes (app.ts): a report's intervals are read under its visibility.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';

@@ -27,7 +27,7 @@ import {
   ReorderBody,
   ReportDetail,
   UpdatePageBody,
-} from './reports.schemas.js';
+} from '../reports/reports.schemas.js';
 import { Type } from 'typebox';
 import { readSignatureForm } from '../signatures/signature-form.js';
 import { SIGNATURE_DESCRIPTION } from '../signatures/signatures.schemas.js';

@@ -16,8 +16,8 @@ import path from 'node:path';
 import type { EvidenceEvent, EvidenceImage, EvidenceInput, EvidenceSignature, PdfLanguage } from '../../adapters/pdf.js';
 import { fromDbDateTime } from '../../db/dialect.js';
 import { localTime } from '../../dolibarr/time.js';
-import { readItems } from './checklist.js';
-import type { PageRow, ReportRow, SignatureFactsRow } from './reports.repository.js';
+import { readItems } from '../pages/checklist.js';
+import type { PageRow, ReportRow, SignatureFactsRow } from '../reports/reports.repository.js';
 
 /** A signature's database row and its metadata file as read (empty when the file is gone or unreadable). */
 export interface SignatureRecord {

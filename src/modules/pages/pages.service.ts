@@ -22,7 +22,7 @@ import type { ElementAccess } from '../access/element-access.js';
 import type { PrintQueue } from '../../adapters/print-image.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
-import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from './reports.repository.js';
+import { REPORT_ALIAS, type PageRow, type ReportRepository, type ReportRow } from '../reports/reports.repository.js';
 import {
   MAX_REPORT_PAGES,
   type AddPageBody,
@@ -31,10 +31,10 @@ import {
   type PageResponse,
   type ReportDetail,
   type UpdatePageBody,
-} from './reports.schemas.js';
+} from '../reports/reports.schemas.js';
 import { MAX_AHEAD_SECONDS, MAX_BACK_SECONDS } from '../times/times.schemas.js';
 import { allRemainingOk, answerItem, defineItems, highestId, nameAnswerIn, readItems, writeItems, type StoredItem } from './checklist.js';
-import { hasAdminRight, pageEvidenceOf, toPageResponse, withPageSignatures } from './reports.service.js';
+import { hasAdminRight, pageEvidenceOf, toPageResponse, withPageSignatures } from '../reports/reports.service.js';
 import {
   isInWorkArea,
   prepareAhead,
@@ -44,7 +44,7 @@ import {
   resolveSource,
   sourcePathOf,
   WORK_AREA_DIR,
-} from './work-area.js';
+} from '../reports/work-area.js';
 
 /** Image formats a page can show (what the PDF renderer decodes through sharp). */
 const PAGE_IMAGE_FORMATS = new Set(['jpeg', 'png', 'webp']);
