@@ -179,10 +179,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   await app.register(authRoutes, { auth });
   await app.register(healthRoutes, { handle, version: VERSION });
-  await app.register(ordersRoutes, ctx);
-  await app.register(uploadsRoutes, ctx);
-  await app.register(filesRoutes, ctx);
-  await app.register(customersRoutes, ctx);
+  await app.register(ordersRoutes, services);
+  await app.register(uploadsRoutes, { ...ctx, ...services });
+  await app.register(filesRoutes, services);
+  await app.register(customersRoutes, services);
   // The report's life in one scope with the multipart parser, for the signature form (endpoint 14).
   await app.register(async (scope) => {
     await scope.register(multipart, { limits: SIGNATURE_MULTIPART_LIMITS });
@@ -200,9 +200,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await timesRoutes(scope, services);
     await mailRoutes(scope, { ...services, config });
   });
-  await app.register(transcriptionRoutes, ctx);
-  await app.register(capabilitiesRoutes, ctx);
-  await app.register(materialsRoutes, ctx);
+  await app.register(transcriptionRoutes, services);
+  await app.register(capabilitiesRoutes, services);
+  await app.register(materialsRoutes, services);
   await app.register(webApp, { appDir: config.appDir });
 
   // A user deactivated in Dolibarr keeps its tokens void when it is activated again: the sweep

@@ -22,6 +22,19 @@ import { createTokenService } from './modules/auth/token.js';
 import { createTokenVoidRepository } from './modules/auth/token-void.repository.js';
 import { createUserRepository } from './modules/auth/user.repository.js';
 import type { ModuleContext } from './modules/common/module-context.js';
+import { createCapabilitiesService } from './modules/capabilities/capabilities.service.js';
+import { createCustomerRepository } from './modules/customers/customers.repository.js';
+import { createCustomerService } from './modules/customers/customers.service.js';
+import { createFilesService } from './modules/files/files.service.js';
+import { createMaterialService } from './modules/materials/materials.service.js';
+import { createOrderRepository } from './modules/orders/orders.repository.js';
+import { createOrderService } from './modules/orders/orders.service.js';
+import { createTranscriptionService } from './modules/transcription/transcription.service.js';
+import { createUploadTokenService } from './modules/uploads/upload-tokens.service.js';
+import { uploadCaps } from './modules/uploads/upload-types.js';
+import { createUploadsRepository } from './modules/uploads/uploads.repository.js';
+import { createUploadService } from './modules/uploads/uploads.service.js';
+import { createColumnFitter } from './dolibarr/charset.js';
 import { createMailQueue } from './modules/mail/mail.queue.js';
 import { createMailService } from './modules/mail/mail.service.js';
 import { createPageService } from './modules/pages/pages.service.js';
@@ -125,6 +138,47 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     currentUser: (id) => auth.currentUser(id),
   };
 
+  // What a technician reads and attaches: orders, customers, their files, uploads, materials.
+  const { totals } = ctx;
+  const orders = createOrderService({
+    orders: createOrderRepository(handle, { access, totals }),
+    access,
+    dataRoot: config.dataRoot,
+    entity: config.entity,
+    totalDecimals: ctx.totalDecimals,
+    timeZone: config.timeZone,
+  });
+  const customers = createCustomerService({
+    customers: createCustomerRepository(handle, { entity: config.entity, access, totals }),
+    totalDecimals: ctx.totalDecimals,
+    timeZone: config.timeZone,
+  });
+  const files = createFilesService({ config, db: handle.db, access });
+  const uploads = createUploadService({
+    repo: createUploadsRepository(handle.db, handle.dialect, {
+      fitter: createColumnFitter(handle.db, handle.dialect, handle.prefix),
+      timeZone: config.timeZone,
+    }),
+    consts,
+    dataRoot: config.dataRoot,
+    entity: config.entity,
+    caps: uploadCaps(config),
+    runs,
+    idleMs: config.timeouts.uploadIdleSeconds * 1000,
+  });
+  const uploadTokens = createUploadTokenService({
+    db: handle.db,
+    dialect: handle.dialect,
+    access,
+    entity: config.entity,
+    defaultHours: config.uploadTokenHours,
+    maxDays: config.uploadTokenMaxDays,
+    currentUser: ctx.currentUser,
+  });
+  const materials = createMaterialService({ db: handle.db, dialect: handle.dialect, access, entity: config.entity, runs });
+  const transcription = createTranscriptionService({ config, db: handle.db, access, consts });
+  const capabilities = createCapabilitiesService({ consts, config });
+
   // The report's life: the report, its pages, its PDF, its signatures, the time on site, its mails.
   const repo = createReportRepository(handle.dialect);
   /** Dolibarr's convention: the folders listed in BERICHT_ADDON_PDF_ODT_PATH, by default doctemplates/bericht. */
@@ -138,7 +192,7 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     config,
     runs,
     printQueue,
-    totals: ctx.totals,
+    totals,
     odtTemplateNames: async () => (await odtTemplates()).map((t) => t.name),
   });
   const visible = { visibleReport: reports.visibleReport, detail: reports.detail };
@@ -186,7 +240,29 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     logger: app.log,
   });
 
-  return { ctx, auth, voids, runs, reports, settings, pages, pdf, signatures, times, mails, pdfSeal, odtTemplates };
+  return {
+    ctx,
+    auth,
+    voids,
+    runs,
+    orders,
+    customers,
+    files,
+    uploads,
+    uploadTokens,
+    materials,
+    transcription,
+    capabilities,
+    reports,
+    settings,
+    pages,
+    pdf,
+    signatures,
+    times,
+    mails,
+    pdfSeal,
+    odtTemplates,
+  };
 }
 
 export type Services = Awaited<ReturnType<typeof composeServices>>;

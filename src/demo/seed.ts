@@ -24,7 +24,7 @@ import { CONTACT_TYPES } from '../db/migrations/0013-bericht-mail.js';
 import { DEMO_MARKER, DEMO_PASSWORD } from './logins.js';
 import { objectFolder } from '../dolibarr/documents.js';
 import { ecmFileRef, entityRoot, md5Hex } from '../dolibarr/ecm.js';
-import { createUploadsRepository } from '../modules/uploads/uploads.repository.js';
+import { createEcmFilesRepository } from '../dolibarr/ecm-files.repository.js';
 import { hashPassword } from '../dolibarr/password.js';
 import { RIGHTS_MODULE, type Right } from '../dolibarr/rights.js';
 
@@ -517,14 +517,14 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
   // The cover-sheet template, where Dolibarr keeps document templates (doctemplates/<module>/), with the same logo.
   await writeFileAtomic(path.join(root, 'doctemplates', 'bericht', COVER_TEMPLATE_FILENAME), Buffer.from(await makeCoverTemplateOdt(logo)));
   // As an upload writes them: Dolibarr's folder of the order, thumbnails, and the ecm_files row.
-  const ecm = createUploadsRepository(db, dialect, { timeZone: config.timeZone });
+  const ecm = createEcmFilesRepository(db, { dialect, timeZone: config.timeZone });
   for (const photo of photos) {
     const data = await readFile(new URL(photo.asset, PHOTO_DIR));
     const folder = objectFolder(config.dataRoot, entity, 'commande', photo.orderRef);
     const file = path.join(folder.dir, photo.name);
     await writeFileAtomic(file, data);
     await writeThumbnails(file);
-    await ecm.createEcmFile({
+    await ecm.create({
       ref: ecmFileRef(salt, folder.filepath, photo.name),
       label: md5Hex(data),
       entity,

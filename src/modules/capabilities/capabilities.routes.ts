@@ -2,10 +2,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { createConstRepository } from '../../dolibarr/const.repository.js';
 import { ErrorResponse } from '../common/common.schemas.js';
-import type { ModuleContext } from '../common/module-context.js';
-import { createCapabilitiesService } from './capabilities.service.js';
+import type { CapabilitiesService } from './capabilities.service.js';
 
 export const CapabilitiesResponse = Type.Object({
   transcription: Type.Boolean({
@@ -21,12 +19,8 @@ const DESCRIPTION =
   'What this service offers, for the app to read once per login (and again when it likes): `{ transcription }`. Read from the settings on every request, ' +
   "so a change in Dolibarr's setup shows at once. Needs a token and the read right (401, 403), like every endpoint; changes nothing.";
 
-export async function capabilitiesRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const { config, handle } = ctx;
-  const service = createCapabilitiesService({
-    consts: createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId ?? '' }),
-    config,
-  });
+export async function capabilitiesRoutes(app: FastifyInstance, deps: { capabilities: CapabilitiesService }): Promise<void> {
+  const service = deps.capabilities;
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/api/capabilities.php',

@@ -9,9 +9,7 @@ import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
 import { chooseAction } from '../common/dispatch.js';
 import { sendAs } from '../common/send-as.js';
-import type { ModuleContext } from '../common/module-context.js';
-import { createCustomerRepository } from './customers.repository.js';
-import { createCustomerService } from './customers.service.js';
+import type { CustomerService } from './customers.service.js';
 import { CustomerDetail, CustomerList, CustomersQuery, DETAIL_LIMITS } from './customers.schemas.js';
 
 const DESCRIPTION =
@@ -32,12 +30,8 @@ const DESCRIPTION =
   '`action`), 401 no or invalid token, 403 no read right, 404 CUSTOMER_NOT_FOUND for an unknown customer and for ' +
   'one the caller may not see alike.';
 
-export async function customersRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const service = createCustomerService({
-    customers: createCustomerRepository(ctx.handle, { entity: ctx.config.entity, access: ctx.access, totals: ctx.totals }),
-    totalDecimals: ctx.totalDecimals,
-    timeZone: ctx.config.timeZone,
-  });
+export async function customersRoutes(app: FastifyInstance, deps: { customers: CustomerService }): Promise<void> {
+  const service = deps.customers;
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/api/customers.php',

@@ -9,10 +9,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, MAX_ROW_ID } from '../common/common.schemas.js';
-import type { ModuleContext } from '../common/module-context.js';
 import { contentDisposition } from './file-path.js';
 import { DeletePhotoBody, DeletePhotoQuery, DeletePhotoResponse, PhotoQuery, PhotoResponse } from './files.schemas.js';
-import { createFilesService, type LocatedFile } from './files.service.js';
+import type { FilesService, LocatedFile } from './files.service.js';
 
 /** Private: the token may sit in the URL, and the files are a customer's. An hour, then revalidated by ETag. */
 const CACHE_CONTROL = 'private, max-age=3600';
@@ -52,8 +51,8 @@ async function sendFile(request: FastifyRequest, reply: FastifyReply, file: Loca
   return reply.send(result.stream);
 }
 
-export async function filesRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const files = createFilesService({ config: ctx.config, db: ctx.handle.db, access: ctx.access });
+export async function filesRoutes(app: FastifyInstance, deps: { files: FilesService }): Promise<void> {
+  const { files } = deps;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.get(

@@ -11,6 +11,7 @@
  *   thumbnails are only read or written where their real path lies inside the object's folder.
  */
 import { sql, type SqlBool } from 'kysely';
+import { createEcmFilesRepository } from '../../dolibarr/ecm-files.repository.js';
 import { dolSanitizeFileName } from '../../dolibarr/filenames.js';
 import { lstat, realpath, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -207,12 +208,7 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
           if (!isMissing(error)) throw error;
         }
       }
-      await db
-        .deleteFrom('ecm_files')
-        .where('filepath', '=', folder.filepath)
-        .where('filename', '=', file)
-        .where('entity', '=', config.entity)
-        .execute();
+      await createEcmFilesRepository(db).remove(config.entity, folder.filepath, file);
       await deleteEvidence(db, config.entity, folder.filepath, file);
       return { deleted: true, name: file };
     },

@@ -14,6 +14,7 @@ import { RUN_ID, leftoverJudge, type RunRegistry } from '../../adapters/runs.js'
 import type { Db } from '../../db/database.js';
 import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
 import { isInside } from '../../dolibarr/documents.js';
+import { createEcmFilesRepository } from '../../dolibarr/ecm-files.repository.js';
 import { deleteEvidence } from '../photo-evidence/photo-evidence.repository.js';
 
 export interface FileIntent {
@@ -46,18 +47,12 @@ async function fileAndRow(
   file: Omit<FileIntent, 'rowid'>,
 ): Promise<{ path: string; exists: boolean; rowid: number | undefined }> {
   const found = path.resolve(dataRoot, file.filepath, file.filename);
-  const row = await db
-    .selectFrom('ecm_files')
-    .select('rowid')
-    .where('entity', '=', file.entity)
-    .where('filepath', '=', file.filepath)
-    .where('filename', '=', file.filename)
-    .executeTakeFirst();
+  const rowid = await createEcmFilesRepository(db).rowidOf(file.entity, file.filepath, file.filename);
   const exists = await stat(found).then(
     (s) => s.isFile(),
     () => false,
   );
-  return { path: found, exists, rowid: row === undefined ? undefined : Number(row.rowid) };
+  return { path: found, exists, rowid };
 }
 
 /**
@@ -95,7 +90,7 @@ export async function settleIntent(db: Db, dataRoot: string, intent: FileIntent)
     await Promise.all(
       [found.path, ...THUMBNAIL_SIZE_NAMES.map((size) => thumbnailPath(found.path, size))].map((f) => rm(f, { force: true })),
     );
-    if (found.rowid !== undefined) await db.deleteFrom('ecm_files').where('rowid', '=', found.rowid).execute();
+    if (found.rowid !== undefined) await createEcmFilesRepository(db).removeRow(found.rowid);
     // A photo's evidence was written with the row (uploads.repository.ts, reserveFile): it goes with it.
     await deleteEvidence(db, intent.entity, intent.filepath, intent.filename);
   }

@@ -6,20 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
 import { requireParam } from '../common/dispatch.js';
-import type { ModuleContext } from '../common/module-context.js';
 import { CreateMaterialBody, DeletedMaterial, Material, MaterialList, MaterialsQuery, QTY_DECIMALS } from './materials.schemas.js';
-import { createMaterialService } from './materials.service.js';
+import type { MaterialService } from './materials.service.js';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
 
-export async function materialsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const materials = createMaterialService({
-    db: ctx.handle.db,
-    dialect: ctx.handle.dialect,
-    access: ctx.access,
-    entity: ctx.config.entity,
-    runs: ctx.runs,
-  });
+export async function materialsRoutes(app: FastifyInstance, deps: { materials: MaterialService }): Promise<void> {
+  const { materials } = deps;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
 
   typed.get(

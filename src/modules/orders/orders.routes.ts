@@ -8,9 +8,8 @@ import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
 import { sendAs } from '../common/send-as.js';
-import type { ModuleContext } from '../common/module-context.js';
-import { createOrderRepository, MAX_ORDER_REPORTS } from './orders.repository.js';
-import { createOrderService } from './orders.service.js';
+import { MAX_ORDER_REPORTS } from './orders.repository.js';
+import type { OrderService } from './orders.service.js';
 import { OrderDetail, OrderList, OrderPhotoList, OrdersQuery } from './orders.schemas.js';
 
 const DESCRIPTION = [
@@ -31,15 +30,8 @@ const DESCRIPTION = [
     '403 without the read right, 404 ORDER_NOT_FOUND for an order that does not exist or that the caller may not see (the same answer, so existence does not leak).',
 ].join('\n\n');
 
-export async function ordersRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const orders = createOrderService({
-    orders: createOrderRepository(ctx.handle, { access: ctx.access, totals: ctx.totals }),
-    access: ctx.access,
-    dataRoot: ctx.config.dataRoot,
-    entity: ctx.config.entity,
-    totalDecimals: ctx.totalDecimals,
-    timeZone: ctx.config.timeZone,
-  });
+export async function ordersRoutes(app: FastifyInstance, deps: { orders: OrderService }): Promise<void> {
+  const { orders } = deps;
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/api/orders.php',

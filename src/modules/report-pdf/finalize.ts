@@ -18,6 +18,7 @@ import { createColumnFitter } from '../../dolibarr/charset.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { type ElementType, objectFolder } from '../../dolibarr/documents.js';
 import { ecmFileRef } from '../../dolibarr/ecm.js';
+import { createEcmFilesRepository } from '../../dolibarr/ecm-files.repository.js';
 import { AppError } from '../../errors.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import { beginIntent, endIntent } from '../maintenance/file-intents.js';
@@ -27,7 +28,6 @@ import { reportFolder, WORK_AREA_DIR } from '../reports/work-area.js';
 import type { PdfSeal } from '../seal/pdf-seal.js';
 import type { TimeService } from '../times/times.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';
-import { createUploadsRepository } from '../uploads/uploads.repository.js';
 import type { PdfInputs } from './pdf-inputs.js';
 import type { EvidenceRender } from './sheets.js';
 
@@ -135,11 +135,11 @@ export function createFinalize(deps: FinalizeDeps) {
         }
         const relPath = `${WORK_AREA_DIR}/${folder.name}/${filename}`;
         await repo.updateReport(trx, id, { status: 1, final_pdf_path: relPath, fk_user_modif: user.id }, { status: 0 });
-        const ecm = createUploadsRepository(trx, handle.dialect, { timeZone: config.timeZone });
+        const ecm = createEcmFilesRepository(trx, { dialect: handle.dialect, timeZone: config.timeZone });
         // As Dolibarr indexes a document it generates: '' as the original name, 'generated'.
         const index = async (filepath: string, srcObjectType: string, srcObjectId: number) => {
-          await ecm.deleteEcmFiles(entity, filepath, filename);
-          await ecm.createEcmFile({
+          await ecm.remove(entity, filepath, filename);
+          await ecm.create({
             ref: ecmFileRef(salt, filepath, filename),
             label: md5,
             entity,

@@ -31,7 +31,8 @@ import type { AuthUser } from '../auth/auth.service.js';
 import type { ElementAccess } from '../access/element-access.js';
 import { idempotent } from '../common/idempotency.js';
 import type { RunRegistry } from '../../adapters/runs.js';
-import { createUploadsRepository } from '../uploads/uploads.repository.js';
+import { createEcmFilesRepository } from '../../dolibarr/ecm-files.repository.js';
+import { deleteEvidence } from '../photo-evidence/photo-evidence.repository.js';
 import { copyEvidence, evidenceByPaths } from '../photo-evidence/photo-evidence.repository.js';
 import { toEvidenceResponse, type PhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
 import type { ListTotals } from '../../db/list-total.js';
@@ -632,8 +633,11 @@ export function createReportService(deps: ReportServiceDeps) {
           });
         }
         await repo.relinkChildren(trx, id, locked.fk_bericht_parent === null ? null : Number(locked.fk_bericht_parent));
-        await createUploadsRepository(trx, handle.dialect).deleteEcmFiles(entity, folder.filepath);
-        if (copy) await createUploadsRepository(trx, handle.dialect).deleteEcmFiles(entity, copy.folder.filepath, copy.name);
+        // The index rows of the report's files, and the evidence of its photos.
+        const ecm = createEcmFilesRepository(trx);
+        await ecm.remove(entity, folder.filepath);
+        await deleteEvidence(trx, entity, folder.filepath);
+        if (copy) await ecm.remove(entity, copy.folder.filepath, copy.name);
         await trx.deleteFrom('bericht_signature').where('fk_bericht', '=', id).execute();
         await repo.deleteReport(trx, id);
       });

@@ -17,6 +17,7 @@ import { requestTimestamp, TsaError, type TsaSettings } from '../../adapters/tsa
 import type { Db } from '../../db/database.js';
 import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
+import { createEcmFilesRepository } from '../../dolibarr/ecm-files.repository.js';
 import { createPoller } from '../common/poller.js';
 import type { ReportRepository } from '../reports/reports.repository.js';
 
@@ -101,12 +102,7 @@ export function createTimestampQueue(deps: TimestampQueueDeps) {
       .executeTakeFirst();
     if (!report?.final_pdf_path || Number(report.status) === 0) return undefined;
     const filename = path.posix.basename(report.final_pdf_path);
-    const rows = await conn
-      .selectFrom('ecm_files')
-      .select(['rowid', 'filepath', 'filename', 'label'])
-      .where('entity', '=', entity)
-      .where('filename', '=', filename)
-      .execute();
+    const rows = await createEcmFilesRepository(conn).named(entity, filename);
     const root = entityRoot(deps.dataRoot, entity);
     return {
       main: path.join(root, report.final_pdf_path),
@@ -185,7 +181,7 @@ export function createTimestampQueue(deps: TimestampQueueDeps) {
         if (!(await repo.lockById(trx, Number(row.fk_bericht)))) throw new Error('the report was deleted meanwhile');
         const still = await filesOf(row, trx);
         if (!still || still.main !== files.main) throw new Error('the report changed meanwhile');
-        for (const t of targets) await trx.updateTable('ecm_files').set({ label: md5 }).where('rowid', '=', Number(t.rowid)).execute();
+        for (const t of targets) await createEcmFilesRepository(trx).setChecksum(t.rowid, md5);
         if (
           !(await settle(row, { timestamp: 'added', error: null, stamped_sha256: sha256Hex(stamped), stamped_at: toDbDateTime() }, trx))
         ) {

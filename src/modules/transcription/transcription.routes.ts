@@ -4,13 +4,11 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { createConstRepository } from '../../dolibarr/const.repository.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse } from '../common/common.schemas.js';
-import type { ModuleContext } from '../common/module-context.js';
 import { ACCEPTED_DESCRIPTION } from '../uploads/upload-types.js';
 import { TranscribeBody, TranscribeResponse } from './transcription.schemas.js';
-import { createTranscriptionService, MAX_RUNNING } from './transcription.service.js';
+import { MAX_RUNNING, type TranscriptionService } from './transcription.service.js';
 import { TRANSCRIBE_MODES } from './transcription.settings.js';
 
 const DESCRIPTION =
@@ -42,14 +40,8 @@ const DESCRIPTION =
   'attachment list). A later call with the same language answers it (`cached: true`) without asking the server, until the ' +
   'recording changes (size or modification time) or `force: true` is sent. A transcript that cannot be written is still answered.';
 
-export async function transcriptionRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const { config, handle, access } = ctx;
-  const service = createTranscriptionService({
-    config,
-    db: handle.db,
-    access,
-    consts: createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId ?? '' }),
-  });
+export async function transcriptionRoutes(app: FastifyInstance, deps: { transcription: TranscriptionService }): Promise<void> {
+  const service = deps.transcription;
 
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/api/transcribe.php',

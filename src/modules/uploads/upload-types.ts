@@ -4,6 +4,7 @@
  * file gets, which MIME type the API reports, and whether Dolibarr thumbnails are made for it.
  */
 import { fileTypeFromFile } from 'file-type';
+import type { Config } from '../../config.js';
 
 export type UploadKind = 'photo' | 'audio';
 
@@ -64,3 +65,8 @@ export const ACCEPTED_DESCRIPTION: Readonly<Record<UploadKind, string>> = {
   audio:
     'WebM (audio/webm), MP4/M4A (audio/mp4; an MP4 video container counts), MP3 (audio/mpeg), Ogg Vorbis/Opus/FLAC/Speex (stored .ogg, audio/ogg)',
 };
+
+/** The largest file of each kind, in bytes (MAX_PHOTO_BYTES, MAX_AUDIO_BYTES). */
+export function uploadCaps(config: Pick<Config, 'uploads'>): Record<UploadKind, number> {
+  return { photo: config.uploads.maxPhotoBytes, audio: config.uploads.maxAudioBytes };
+}

@@ -8,8 +8,6 @@
 import multipart, { type Multipart } from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createConstRepository } from '../../dolibarr/const.repository.js';
-import { createColumnFitter } from '../../dolibarr/charset.js';
 import { AppError } from '../../errors.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, IdempotencyHeaders } from '../common/common.schemas.js';
@@ -18,20 +16,19 @@ import { COORDINATE_FORMS } from '../common/form-fields.js';
 import { multipartError } from '../common/multipart.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { beginIdempotent } from '../common/idempotency.js';
-import { ACCEPTED_DESCRIPTION, type UploadKind } from './upload-types.js';
-import { createUploadsRepository } from './uploads.repository.js';
+import { ACCEPTED_DESCRIPTION, type UploadKind, uploadCaps } from './upload-types.js';
 import { UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
 import { imageBoxFor } from '../../adapters/pdf.js';
 import { rememberSha256 } from '../../adapters/file-digest.js';
 import { DEFAULT_PHOTOS_PER_SHEET } from '../reports/photos-per-sheet.js';
-import { createUploadService, type AttachedUpload, type IncomingFile } from './uploads.service.js';
+import type { AttachedUpload, IncomingFile, UploadService } from './uploads.service.js';
 import { EVIDENCE_FIELDS } from '../photo-evidence/photo-evidence.js';
 import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
 import { RowId } from '../common/common.schemas.js';
 import { publicBaseUrl } from '../common/public-url.js';
 import { contentSecurityPolicy, messagePage, uploadPage } from './upload-page.js';
-import { createUploadTokenService } from './upload-tokens.service.js';
+import type { UploadTokenService } from './upload-tokens.service.js';
 
 /** A form field that is no proper text field: 400 naming it. */
 const fieldRefused = (name: string, why: string) =>
@@ -77,22 +74,13 @@ function describe(kind: UploadKind, cap: number): string {
   );
 }
 
-export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): Promise<void> {
-  const { config, handle, access, runs, printQueue } = ctx;
-  const caps: Record<UploadKind, number> = { photo: config.uploads.maxPhotoBytes, audio: config.uploads.maxAudioBytes };
-  const repo = createUploadsRepository(handle.db, handle.dialect, {
-    fitter: createColumnFitter(handle.db, handle.dialect, handle.prefix),
-    timeZone: config.timeZone,
-  });
-  const service = createUploadService({
-    repo,
-    consts: createConstRepository(handle.db, { entity: config.entity, instanceUniqueId: config.instanceUniqueId ?? '' }),
-    dataRoot: config.dataRoot,
-    entity: config.entity,
-    caps,
-    runs,
-    idleMs: config.timeouts.uploadIdleSeconds * 1000,
-  });
+export async function uploadsRoutes(
+  app: FastifyInstance,
+  deps: ModuleContext & { uploads: UploadService; uploadTokens: UploadTokenService },
+): Promise<void> {
+  const { config, handle, access, runs, printQueue } = deps;
+  const caps = uploadCaps(config);
+  const service = deps.uploads;
 
   await app.register(multipart, {
     limits: {
@@ -222,15 +210,7 @@ export async function uploadsRoutes(app: FastifyInstance, ctx: ModuleContext): P
   );
 
   // ---- QR upload links (docs/api-contract.md, Upload token) ----------------------------------------------------
-  const tokens = createUploadTokenService({
-    db: handle.db,
-    dialect: handle.dialect,
-    access,
-    entity: config.entity,
-    defaultHours: config.uploadTokenHours,
-    maxDays: config.uploadTokenMaxDays,
-    currentUser: ctx.currentUser,
-  });
+  const tokens = deps.uploadTokens;
   const MAX_TOKEN_HOURS = config.uploadTokenMaxDays * 24;
   const LINK_RULES =
     'A link acts for its maker, and only while the maker could do the same: on every use the maker must still be active, hold the write right and see the order; ' +
