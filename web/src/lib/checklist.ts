@@ -1,5 +1,5 @@
 /**
- * A checklist page's items as the phone sees them (the service's rules in src/modules/reports/checklist.ts):
+ * A checklist page's items as the phone sees them (the service's rules in src/modules/pages/checklist.ts):
  * from the service's answer, with the answers and definitions still in the outbox laid over them,
  * and the numbers a technician types (a decimal comma or a point). Pure: no screen, no store.
  */
