@@ -194,7 +194,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           const [{ createReportRepository }, { loadSigningKey }, { createSignatureVerifier }] = await Promise.all([
             import('./modules/reports/reports.repository.js'),
             import('./modules/signatures/signing-key.js'),
-            import('./modules/signatures/signatures.service.js'),
+            import('./modules/signatures/signature-verifier.js'),
           ]);
           const verifier = createSignatureVerifier({
             handle,

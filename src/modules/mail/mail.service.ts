@@ -19,7 +19,7 @@ import { AppError } from '../../errors.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import { idempotent } from '../common/idempotency.js';
 import type { ReportRepository, ReportRow } from '../reports/reports.repository.js';
-import { verifyUrl } from '../signatures/signatures.service.js';
+import { verifyUrl } from '../signatures/signatures.model.js';
 import { mailText, type Substitutions } from './mail-text.js';
 import { addressList, readMailLimits, readMailSettings, type MailLimits, type MailSettings } from './mail.settings.js';
 import { isPlainAddress, type MailJob, type MailProposal, type SendMailBody } from './mail.schemas.js';

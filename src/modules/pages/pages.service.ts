@@ -34,7 +34,8 @@ import {
 } from '../reports/reports.schemas.js';
 import { MAX_AHEAD_SECONDS, MAX_BACK_SECONDS } from '../times/times.schemas.js';
 import { allRemainingOk, answerItem, defineItems, highestId, nameAnswerIn, readItems, writeItems, type StoredItem } from './checklist.js';
-import { hasAdminRight, pageEvidenceOf, toPageResponse, withPageSignatures } from '../reports/reports.service.js';
+import { hasAdminRight } from '../reports/reports.service.js';
+import { pageEvidenceOf, toPageResponse, withPageSignatures } from '../reports/reports.mappers.js';
 import {
   isInWorkArea,
   prepareAhead,

@@ -41,7 +41,7 @@ import { keptCopiesOf, resolveKept } from '../reports/kept-copies.js';
 import { photoCapture } from './photo-capture.js';
 import { photosPerSheetOf } from '../reports/photos-per-sheet.js';
 import type { PageRow, ReportRepository, ReportRow } from '../reports/reports.repository.js';
-import { pageEvidenceOf, signatureFactsOf } from '../reports/reports.service.js';
+import { pageEvidenceOf, signatureFactsOf } from '../reports/reports.mappers.js';
 import { pageImageBox, printCacheDir, resolveSource } from '../reports/work-area.js';
 import type { TimeService } from '../times/times.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';

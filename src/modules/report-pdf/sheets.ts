@@ -11,7 +11,7 @@ import { fromDolibarrDateTime, localDate, localTime } from '../../dolibarr/time.
 import type { AuthUser } from '../auth/auth.service.js';
 import { deviationOf, readItems } from '../pages/checklist.js';
 import type { PageRow, ReportRepository, ReportRow, SignatureFactsRow } from '../reports/reports.repository.js';
-import { verifyUrl } from '../signatures/signatures.service.js';
+import { verifyUrl } from '../signatures/signatures.model.js';
 import type { TimeInterval } from '../times/times.schemas.js';
 
 export const COMPANY_CONSTS = [

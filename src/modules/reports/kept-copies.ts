@@ -32,7 +32,7 @@
  * it is older than any request could be). A failed signature removes its folder at once.
  */
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../errors.js';
 import { RUN_ID, tempName } from '../../adapters/runs.js';

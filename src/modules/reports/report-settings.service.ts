@@ -17,7 +17,8 @@ import type { AuthUser } from '../auth/auth.service.js';
 import { idempotent } from '../common/idempotency.js';
 import type { ReportRepository, ReportRow } from './reports.repository.js';
 import type { ReportDetail, UpdateReportBody } from './reports.schemas.js';
-import { hasAdminRight, withPageSignatures } from './reports.service.js';
+import { withPageSignatures } from './reports.mappers.js';
+import { hasAdminRight } from './reports.service.js';
 
 export interface ReportSettingsServiceDeps {
   handle: DbHandle;

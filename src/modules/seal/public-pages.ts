@@ -2,7 +2,7 @@
 import type { FastifyReply } from 'fastify';
 import { localTime } from '../../dolibarr/time.js';
 import { deviceTimeShown } from '../signatures/device-time.js';
-import type { PublicCheck } from '../signatures/signatures.service.js';
+import type { PublicCheck } from '../signatures/signatures.model.js';
 import { strokesInWords } from '../signatures/strokes.js';
 import type { CheckVerdict } from './pdf-check.js';
 

@@ -11,7 +11,7 @@ import { parseCoordinate, parseOptional } from '../common/form-fields.js';
 import { multipartError } from '../common/multipart.js';
 import { publicBaseUrl } from '../common/public-url.js';
 import { parseDeviceTime, parseDeviceZone } from './device-time.js';
-import type { SignInput } from './signatures.service.js';
+import type { SignInput } from './signatures.model.js';
 import { MAX_STROKES_BYTES, parseStrokes, strokesTooLarge } from './strokes.js';
 
 /** Largest signature PNG in bytes. */

@@ -7,7 +7,7 @@ import { RowId } from '../common/common.schemas.js';
 import { COORDINATE_FORMS } from '../common/form-fields.js';
 import { DEVICE_AHEAD_SECONDS, DEVICE_MAX_AGE_SECONDS, SHOWN_APART_SECONDS } from './device-time.js';
 import { MAX_CONFIRMATION_LENGTH, MAX_FIELD_BYTES, MAX_SIGNATURE_BYTES, MAX_USER_AGENT_LENGTH } from './signature-form.js';
-import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE } from './signatures.service.js';
+import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE } from './signatures.model.js';
 import { MAX_STROKE_SAMPLES, MAX_STROKES, MAX_STROKES_BYTES, STROKES_FORMAT } from './strokes.js';
 
 export const SIGNATURE_DESCRIPTION =

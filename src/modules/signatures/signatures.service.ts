@@ -1,5 +1,6 @@
 /**
- * Signature pages and their proof (contract endpoints 14 and 15).
+ * Signature pages and their proof (contract endpoints 14 and 15): signing, and the checks of the API
+ * and of the QR code's public page.
  *
  * Signing: the customer's PNG is checked (a real PNG, at most MAX_SIGNATURE_SIDE pixels a side),
  * the hash over every page so far is computed (signature-hash.ts), and a composite image is drawn
@@ -29,14 +30,11 @@
  * document screens offer to delete) is copied into the report's folder first and hashed there
  * (reports/kept-copies.ts); the check reads such a copy when the original is gone.
  *
- * Verifying reads the metadata beside the page and answers why it fails, in this order: the
- * metadata is missing or unreadable; the seal is broken (the JSON was edited); the number of pages
- * before the signature changed; the content changed (the hash over those pages, or the composite
- * image itself); the strokes file is gone or differs from what the metadata names.
+ * Verifying: signature-verifier.ts; what a signature holds and answers: signatures.model.ts.
  */
-import { localTime, zoneName } from '../../dolibarr/time.js';
+import { localTime } from '../../dolibarr/time.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
 import sharp from 'sharp';
@@ -51,187 +49,38 @@ import type { AuthUser } from '../auth/auth.service.js';
 import type { ElementAccess } from '../access/element-access.js';
 import { REPORT_ALIAS, type PageRow, type ReportRepository } from '../reports/reports.repository.js';
 import { MAX_REPORT_PAGES, type SignedPageResponse } from '../reports/reports.schemas.js';
-import { pageEvidenceOf, toPageResponse, withPageSignatures } from '../reports/reports.service.js';
+import { pageEvidenceOf, toPageResponse, withPageSignatures } from '../reports/reports.mappers.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { idempotent, type IdempotentClaim } from '../common/idempotency.js';
 import { reportFolder, resolveSource, WORK_AREA_DIR } from '../reports/work-area.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
-import { keepCopies, keptCopiesOf, keptCopyPath, keptFolderOf, KEPT_DIR, pageImagePaths, signingMarker } from '../reports/kept-copies.js';
-import { fileSha256, HASH_FORM_EVIDENCE, pagesDigest, type HashedEvidence } from './signature-hash.js';
-import { hashedEvidence, type PhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
+import { keepCopies, keptCopiesOf, keptFolderOf, KEPT_DIR, pageImagePaths, signingMarker } from '../reports/kept-copies.js';
+import { fileSha256, pagesDigest } from './signature-hash.js';
 import { createLimiter } from '../common/limiter.js';
-import { createDigestCache, type DigestCache } from './fingerprint.js';
+import { createDigestCache } from './fingerprint.js';
 import type { SigningKey } from './signing-key.js';
-import { deviceTimeFacts, deviceTimeShown, type DeviceTime, type DeviceTimeFacts, type ImplausibleReason } from './device-time.js';
-import { strokesPathOf, type ParsedStrokes, type StrokesSummary } from './strokes.js';
-
-/** Public checks of a signature's code (the QR code's link) at once per process, and waiting beyond them (then 503). */
-export const PUBLIC_CHECKS = 2;
-export const PUBLIC_CHECKS_WAITING = 8;
-/** Files whose SHA-256 a process remembers for checks (fingerprint.ts). */
-const DIGEST_CACHE_FILES = 20_000;
-
-/** Longest side of a signature PNG (a phone screen is at most a few thousand pixels). */
-export const MAX_SIGNATURE_SIDE = 4096;
-export const METADATA_FORMAT = 'fieldreport-signature/1';
-export const DEFAULT_CONFIRMATION =
-  'Hiermit bestätige ich, dass die in diesem Bericht dokumentierten Arbeiten ausgeführt wurden und der Bericht den Zustand bei Abnahme wiedergibt.';
-const HEADLINE = 'Abnahmebestätigung – Unterschrift';
-
-export type VerifyReason =
-  | 'metadata_missing'
-  | 'key_unknown'
-  | 'seal_broken'
-  | 'page_count_changed'
-  | 'content_changed'
-  | 'strokes_changed';
-const REASON_TEXT: Record<VerifyReason, string> = {
-  metadata_missing: 'Die Signaturdaten fehlen oder sind unlesbar',
-  key_unknown:
-    'Das Siegel stammt von einem anderen Schlüssel als dem dieses Dienstes (SIGNING_KEY_FILE); es kann hier nicht geprüft werden',
-  seal_broken: 'Das Siegel ist gebrochen: die Signaturdaten wurden verändert',
-  page_count_changed: 'Die Zahl der unterschriebenen Seiten hat sich geändert',
-  content_changed: 'Der Inhalt der unterschriebenen Seiten hat sich geändert',
-  strokes_changed: 'Die Aufzeichnung der Striche (Stiftdaten) der Unterschrift fehlt oder wurde verändert',
-};
-
-export interface SignatureMetadata {
-  format: string;
-  headline: string;
-  report_id: number;
-  report_ref: string;
-  parent_type: string | null;
-  parent_ref: string | null;
-  customer: string | null;
-  server_time: string;
-  server_time_unix: number;
-  /**
-   * The moment of signing by the phone's clock (device-time.ts): as sent, with its offset; Unix
-   * seconds; the phone's zone; server_time_unix − signed_at_device_unix; and the plausibility.
-   * All null without a device time; absent in metadata made before they were recorded.
-   */
-  signed_at_device?: string | null;
-  signed_at_device_unix?: number | null;
-  signed_at_device_zone?: string | null;
-  device_time_difference_seconds?: number | null;
-  device_time_plausible?: boolean | null;
-  device_time_implausible_reason?: ImplausibleReason | null;
-  signer_name: string;
-  confirmation_text: string;
-  gps_lat: number | null;
-  gps_lon: number | null;
-  hash: string;
-  hash_algorithm: 'SHA-256';
-  hash_form: string;
-  page_count_at_signing: number;
-  server_name: string;
-  client_ip: string;
-  /** The signing request's User-Agent (capped); null without one; absent in metadata made before it was recorded. */
-  user_agent?: string | null;
-  user: { id: number; login: string; name: string };
-  signature_sha256: string;
-  image_sha256: string;
-  verify_code: string;
-  /**
-   * The stroke record stored beside the image (`<image>.strokes.json`); null when the phone sent
-   * none; absent in metadata made before strokes were recorded.
-   */
-  strokes?: StrokesSummary | null;
-  seal?: unknown;
-}
-
-export interface SignInput {
-  signerName: string;
-  confirmation?: string;
-  gpsLat?: number;
-  gpsLon?: number;
-  /** When the customer signed, by the phone's clock (with its offset). */
-  deviceTime?: DeviceTime;
-  /** The phone's IANA zone (only with deviceTime). */
-  deviceZone?: string;
-  png: Buffer;
-  /** Every pointer sample of the drawing, checked (strokes.ts), when the phone sent them. */
-  strokes?: ParsedStrokes;
-  clientIp: string;
-  /** The request's User-Agent (capped), or null. */
-  userAgent: string | null;
-  /** Where people reach the service, for the QR link. */
-  baseUrl: string;
-}
-
-export interface PublicCheck {
-  report_ref: string;
-  signer_name: string;
-  /** When the server received it. */
-  signed_at: number | null;
-  /** The phone's time of signing, when it sent one. */
-  device_time: Partial<DeviceTimeFacts> | null;
-  /** The sealed summary of the strokes; null when none were recorded; absent when the metadata could not be read. */
-  strokes?: StrokesSummary | null;
-  verified: boolean;
-  reason?: VerifyReason;
-  message: string;
-}
-
-export interface VerifyResult {
-  verified: boolean;
-  reason?: VerifyReason;
-  message: string;
-  page_id: number;
-  report_id: number;
-  report_ref: string;
-  /** `strokes`: null when the signature has no stroke record or the check was not reached. */
-  checks: {
-    metadata: boolean;
-    seal: boolean | null;
-    page_count: boolean | null;
-    hash: boolean | null;
-    image: boolean | null;
-    strokes: boolean | null;
-  };
-  metadata: SignatureMetadata | null;
-}
-
-/** The hash's view of the photo evidence read for a report's pages (by path). */
-function evidenceLookup(rows: ReadonlyMap<string, PhotoEvidenceRow>): (relPath: string) => HashedEvidence | undefined {
-  return (relPath) => {
-    const row = rows.get(relPath);
-    return row ? (hashedEvidence(row) as HashedEvidence) : undefined;
-  };
-}
-
-/** `<image>.json`: the metadata file beside a signature image. */
-export function metadataPathOf(imageRelPath: string): string {
-  return imageRelPath.replace(/\.[^./]+$/, '') + '.json';
-}
-
-export function verifyUrl(baseUrl: string, code: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/public/verify_signature.php?code=${code}`;
-}
-
-const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
-
-/**
- * The signature page's note: the signer and the server's time with its zone, as before; when the
- * phone's time differs by more than a minute, the phone's time first (in its zone), then when the
- * server received it, and the mark of an implausible device time.
- */
-export function signatureNote(signer: string, received: Date, timeZone: string, device: ReturnType<typeof deviceTimeShown>): string {
-  const server = `${localTime(received, timeZone, { seconds: true, zone: false })} Uhr`;
-  if (!device) return `Unterschrieben von ${signer} am ${server} (${zoneName(received, timeZone)})`;
-  return `Unterschrieben von ${signer} am ${device.time} Uhr (Gerät, ${device.zone}); empfangen am ${server} (Server, ${zoneName(received, timeZone)})${device.mark ? ` – ${device.mark}` : ''}`;
-}
-
-/**
- * The device's instant for the database (UTC, like the module's other date-times). Years outside
- * 1000-9999 (a phone whose clock is wildly off) do not fit MariaDB's datetime: null there, the
- * sealed metadata keeps the time as sent.
- */
-function deviceColumn(unix: number | null): string | null {
-  if (unix === null) return null;
-  const year = new Date(unix * 1000).getUTCFullYear();
-  return year >= 1000 && year <= 9999 ? toDbDateTime(unix) : null;
-}
+import { deviceTimeFacts, deviceTimeShown } from './device-time.js';
+import { strokesPathOf } from './strokes.js';
+import {
+  DEFAULT_CONFIRMATION,
+  DIGEST_CACHE_FILES,
+  deviceColumn,
+  evidenceLookup,
+  HEADLINE,
+  MAX_SIGNATURE_SIDE,
+  METADATA_FORMAT,
+  metadataPathOf,
+  PUBLIC_CHECKS,
+  PUBLIC_CHECKS_WAITING,
+  signatureNote,
+  stamp,
+  verifyUrl,
+  type PublicCheck,
+  type SignatureMetadata,
+  type SignInput,
+  type VerifyResult,
+} from './signatures.model.js';
+import { createSignatureVerifier } from './signature-verifier.js';
 
 export function createSignatureService(deps: {
   handle: DbHandle;
@@ -575,136 +424,3 @@ export function createSignatureService(deps: {
 }
 
 export type SignatureService = ReturnType<typeof createSignatureService>;
-
-/**
- * Verification on its own, for the API and for `fieldreport verify` (which reads the database and
- * the files directly, without a caller).
- */
-export function createSignatureVerifier(deps: {
-  handle: DbHandle;
-  repo: ReportRepository;
-  config: Config;
-  key: SigningKey;
-  digests?: DigestCache;
-}) {
-  const { handle, repo, config, key } = deps;
-  const { db } = handle;
-  const { dataRoot, entity } = config;
-  const sha256Of = deps.digests ? deps.digests.sha256 : fileSha256;
-  /** An image's SHA-256, or undefined when it is gone; a failing read (not a missing file) is an error, not a verdict. */
-  const digest = async (relPath: string) => {
-    let file: string;
-    try {
-      file = await resolveSource(dataRoot, entity, relPath);
-    } catch {
-      return undefined;
-    }
-    try {
-      return await sha256Of(file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-  };
-
-  /**
-   * The strokes check: null when the metadata names no strokes (a signature made before they were
-   * recorded, or without them), true when the file beside the image has the SHA-256 the metadata
-   * names, false when it is gone or differs.
-   */
-  async function strokesOk(imageRelPath: string, summary: StrokesSummary | null | undefined): Promise<boolean | null> {
-    if (!summary) return null;
-    return (await digest(strokesPathOf(imageRelPath))) === summary.sha256;
-  }
-
-  async function verifyPage(page: PageRow, reportRef: string): Promise<VerifyResult> {
-    const reportId = Number(page.fk_bericht);
-    const base = { page_id: Number(page.rowid), report_id: reportId, report_ref: reportRef };
-    const fail = (reason: VerifyReason, checks: VerifyResult['checks'], metadata: SignatureMetadata | null): VerifyResult => ({
-      verified: false,
-      reason,
-      message: REASON_TEXT[reason],
-      ...base,
-      checks,
-      metadata,
-    });
-    const notReached = { page_count: null, hash: null, image: null, strokes: null };
-    let metadata: SignatureMetadata | null = null;
-    try {
-      if (!page.source_path) throw new Error('no image');
-      metadata = JSON.parse(
-        await readFile(await resolveSource(dataRoot, entity, metadataPathOf(page.source_path)), 'utf8'),
-      ) as SignatureMetadata;
-      if (!metadata || typeof metadata !== 'object' || typeof metadata.hash !== 'string') throw new Error('not metadata');
-    } catch {
-      return fail('metadata_missing', { metadata: false, seal: null, ...notReached }, null);
-    }
-    const { seal, ...sealed } = metadata;
-    if ((seal as { key_id?: unknown } | undefined)?.key_id !== key.keyId)
-      return fail('key_unknown', { metadata: true, seal: null, ...notReached }, metadata);
-    if (!key.check(sealed, seal)) return fail('seal_broken', { metadata: true, seal: false, ...notReached }, metadata);
-    // Sealed metadata of another report's signature, put beside this page, proves nothing here.
-    if (metadata.report_id !== reportId)
-      return fail('content_changed', { metadata: true, seal: true, ...notReached, hash: false }, metadata);
-    const pages = await repo.pages(db, reportId);
-    const before = pages.slice(
-      0,
-      pages.findIndex((p) => Number(p.rowid) === Number(page.rowid)),
-    );
-    if (before.length !== metadata.page_count_at_signing)
-      return fail('page_count_changed', { metadata: true, seal: true, ...notReached, page_count: false }, metadata);
-    // Evidence is read only for a signature whose hash covered it (form 3): older ones hash as they always did.
-    const evidence = metadata.hash_form === HASH_FORM_EVIDENCE ? evidenceLookup(await pageEvidenceOf(db, entity, before)) : undefined;
-    // An image that is gone (deleted in Dolibarr's document screens) is read from the copy kept when signing (kept-copies.ts).
-    const signatureImage = page.source_path!;
-    const coveredDigest = async (relPath: string) => (await digest(relPath)) ?? (await digest(keptCopyPath(signatureImage, relPath)));
-    const hashOk = (await pagesDigest(reportRef, before, coveredDigest, evidence)).hash === metadata.hash;
-    const imageOk = (await digest(page.source_path!)) === metadata.image_sha256;
-    const strokes = await strokesOk(page.source_path!, metadata.strokes);
-    const checks = { metadata: true, seal: true, page_count: true, hash: hashOk, image: imageOk, strokes };
-    if (!hashOk || !imageOk) return fail('content_changed', checks, metadata);
-    if (strokes === false) return fail('strokes_changed', checks, metadata);
-    return {
-      verified: true,
-      message: 'Die Unterschrift ist gültig: die unterschriebenen Seiten sind unverändert',
-      ...base,
-      checks,
-      metadata,
-    };
-  }
-
-  return {
-    digest,
-    verifyPage,
-    /** Every signature page of the report `ref` of the served entity, in page order; undefined when there is no such report. */
-    async verifyReport(ref: string): Promise<VerifyResult[] | undefined> {
-      const report = await db
-        .selectFrom('bericht')
-        .select(['rowid', 'ref'])
-        .where('ref', '=', ref)
-        .where('entity', '=', entity)
-        .executeTakeFirst();
-      if (!report) return undefined;
-      const reportId = Number(report.rowid);
-      const pages = (await repo.pages(db, reportId)).filter((p) => p.layout === 'signature');
-      const results: VerifyResult[] = [];
-      for (const page of pages) results.push(await verifyPage(page, report.ref));
-      // A signature the database records whose page is gone or is no signature page any more fails too.
-      const rows = await db.selectFrom('bericht_signature').select(['fk_page']).where('fk_bericht', '=', reportId).execute();
-      for (const row of rows) {
-        if (pages.some((p) => Number(p.rowid) === Number(row.fk_page))) continue;
-        results.push({
-          verified: false,
-          reason: 'page_count_changed',
-          message: 'Eine Unterschriftsseite fehlt oder ist keine mehr',
-          page_id: Number(row.fk_page),
-          report_id: reportId,
-          report_ref: report.ref,
-          checks: { metadata: false, seal: null, page_count: false, hash: null, image: null, strokes: null },
-          metadata: null,
-        });
-      }
-      return results;
-    },
-  };
-}
