@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ReportDetail, ReportPage, TimeInterval, TimeList } from '../../web/src/api/types.js';
 import { becomesOk, countItems, fromServerItems, parseDecimal, type ServerItem } from '../../web/src/lib/reports/checklist.js';
-import type { OutboxRecord, Ref } from '../../web/src/lib/store/db.js';
+import type { OutboxKind, OutboxRecord, PayloadOf, Ref } from '../../web/src/lib/outbox/records.js';
 import { viewReport, type ViewContext } from '../../web/src/lib/reports/report-view.js';
 import { viewTimes, withInterval } from '../../web/src/lib/time/time-view.js';
 
 let clock = 0;
-function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], extra: Partial<OutboxRecord> = {}): OutboxRecord {
+/** A record of `kind` as the outbox keeps it. */
+function record<K extends OutboxKind>(kind: K, payload: PayloadOf<K>, extra: Partial<OutboxRecord> = {}): OutboxRecord<K> {
   clock++;
   return {
     id: `r${clock}`,
@@ -28,7 +29,7 @@ function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], ex
     state: 'waiting',
     reportRef: 7,
     ...extra,
-  };
+  } as OutboxRecord<K>;
 }
 
 function item(id: number, fields: Partial<ServerItem> = {}): ServerItem {

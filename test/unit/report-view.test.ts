@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ReportDetail, ReportPage } from '../../web/src/api/types.js';
-import type { OutboxRecord, Ref } from '../../web/src/lib/store/db.js';
+import type { OutboxKind, OutboxRecord, PayloadOf, Ref } from '../../web/src/lib/outbox/records.js';
 import { viewReport, type ViewContext } from '../../web/src/lib/reports/report-view.js';
 
 let clock = 0;
-function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], extra: Partial<OutboxRecord> = {}): OutboxRecord {
+/** A record of `kind` as the outbox keeps it. */
+function record<K extends OutboxKind>(kind: K, payload: PayloadOf<K>, extra: Partial<OutboxRecord> = {}): OutboxRecord<K> {
   clock++;
   return {
     id: `r${clock}`,
@@ -24,7 +25,7 @@ function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], ex
     nextAttemptAt: 0,
     state: 'waiting',
     ...extra,
-  };
+  } as OutboxRecord<K>;
 }
 
 function page(id: number, fields: Partial<ReportPage> = {}): ReportPage {

@@ -5,7 +5,7 @@
  * the service worker has it offline, and the back button works. A report or page made on the phone
  * and not yet sent is named by its local ref (lib/outbox/local-ids), URI-encoded.
  */
-import type { Ref } from '../store/db';
+import type { Ref } from '../outbox/records';
 
 export type Route =
   | { name: 'orders' }

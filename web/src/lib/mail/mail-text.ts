@@ -5,10 +5,10 @@
  * code with the mail server's own answer.
  */
 import type { MailJob } from '../../api/types';
-import type { MailSendPayload, OutboxRecord } from '../store/db';
+import type { OutboxRecord } from '../outbox/records';
 import { formatDateTime, formatTime } from '../i18n/format';
 import { i18n, t } from '../i18n/i18n.svelte';
-import type { MailView } from './mail-view';
+import type { MailKind, MailView } from './mail-view';
 
 const list = (addresses: string[]) => addresses.join(', ');
 
@@ -69,6 +69,6 @@ export function mailDetail(mail: MailView): string | undefined {
 }
 
 /** A mail record of the outbox in a few words (the queue, a refusal). */
-export function mailRecordText(record: OutboxRecord): string {
-  return t('mail.what', { to: list((record.payload as MailSendPayload).to) });
+export function mailRecordText(record: OutboxRecord<MailKind>): string {
+  return t('mail.what', { to: list(record.payload.to) });
 }

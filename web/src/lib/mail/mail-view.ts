@@ -6,13 +6,15 @@
  * browser test of the mail compares them), so a typo is said at once, also offline. Pure.
  */
 import type { MailJob, MailList } from '../../api/types.js';
-import type { MailSendPayload, OutboxRecord } from '../store/db.js';
+import type { OutboxKind, OutboxRecord } from '../outbox/records.js';
 
-export const MAIL_KINDS = ['mail-send'] as const;
+export const MAIL_KINDS = ['mail-send'] as const satisfies readonly OutboxKind[];
 export type MailKind = (typeof MAIL_KINDS)[number];
+const mailKindSet: ReadonlySet<OutboxKind> = new Set(MAIL_KINDS);
 
-export function isMailKind(kind: string): kind is MailKind {
-  return (MAIL_KINDS as readonly string[]).includes(kind);
+/** Whether a record (or a delivered one) is a mail's. */
+export function isMail<T extends { kind: OutboxKind }>(item: T): item is Extract<T, { kind: MailKind }> {
+  return mailKindSet.has(item.kind);
 }
 
 /** The service's check of an address (a plain name@domain: at most 64 characters before the @, no % or !, no quotes or route). */
@@ -55,24 +57,24 @@ export interface MailView {
   /** The service's job (absent while it waits on the phone). */
   job?: MailJob;
   /** The outbox record while it waits on the phone. */
-  record?: OutboxRecord;
+  record?: OutboxRecord<MailKind>;
 }
 
 export interface MailsView {
   mails: MailView[];
   /** This report's sends the service refused, for the person to see (and remove). */
-  refused: OutboxRecord[];
+  refused: OutboxRecord<MailKind>[];
   /** A mail is on its way (on the phone, or queued or being sent at the service): worth asking again. */
   active: boolean;
 }
 
 /** `records`: the person's outbox records (any kind: this report's mail sends are picked). */
 export function viewMails(base: MailList | undefined, records: readonly OutboxRecord[], reportId: number): MailsView {
-  const mine = records.filter((r) => isMailKind(r.kind) && (r.payload as MailSendPayload).bericht_id === reportId);
+  const mine = records.filter(isMail).filter((r) => r.payload.bericht_id === reportId);
   const waiting: MailView[] = mine
     .filter((r) => r.state !== 'refused')
     .map((record) => {
-      const payload = record.payload as MailSendPayload;
+      const payload = record.payload;
       return { key: record.id, state: 'phone', to: payload.to, cc: payload.cc ?? [], created: Math.floor(record.createdAt / 1000), record };
     });
   const jobs: MailView[] = (base?.items ?? []).map((job) => ({

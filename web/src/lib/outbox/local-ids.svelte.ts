@@ -5,7 +5,8 @@
  * and screens showing it, look it up here. Kept in IndexedDB (small, never shown, kept over a
  * logout: a record of the last user may still wait for it).
  */
-import { db, type PhotoRef, type Ref } from '../store/db';
+import { db } from '../store/db';
+import type { PhotoRef, Ref } from './records';
 
 const KEY = 'local-ids';
 /** An entry older than this is of no use: no record waits that long. */

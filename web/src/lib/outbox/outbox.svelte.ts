@@ -3,9 +3,11 @@
  * from here, so nothing is lost without signal, on a reload or when the app is closed.
  * - One record per change; its id (a UUID made on the phone) is the request's Idempotency-Key, so
  *   a retry after a lost answer never makes a second photo, line, report, page or signature.
- * - Report records (report-create, page-*, signature, check-*) are sent by lib/reports/report-sync, which first
- *   learns what each answer names (the ids of things made offline) for the records behind it; time
- *   on site (time-*) by lib/time/time-sync; a report's mail to the customer (mail-send) by lib/mail/mail-sync.
+ * - Each kind of record is sent by its handler, which lib/outbox/kinds.ts (the registry of kinds)
+ *   names: the order's files and lines by lib/outbox/order-sync, report records (report-create,
+ *   page-*, signature, check-*) by lib/reports/report-sync, time on site (time-*) by
+ *   lib/time/time-sync, a report's mail to the customer (mail-send) by lib/mail/mail-sync. A handler
+ *   first learns what each answer names (the ids of things made offline) for the records behind it.
  * - One sender works the user's records strictly in creation order, on start, when the phone comes
  *   online, when the app becomes visible, after each new record, and on a timer with exponential
  *   backoff and jitter (capped at five minutes). Across tabs, a Web Lock keeps it to one sender.
@@ -17,19 +19,15 @@
  *   service's message and stays until the person removes it; so is a record whose report, page or
  *   photo was itself refused (it can never be sent). Nothing is dropped silently.
  */
-import { ApiError, LocalError, api, unwrap, withProgress } from '../../api/client';
-import type { MailJob, Material, TimeInterval, UploadAnswer } from '../../api/types';
+import { ApiError, LocalError, withProgress } from '../../api/client';
 import { auth } from '../app/auth.svelte';
-import { coordinateText } from './coordinate';
-import { db, type OutboxKind, type OutboxRecord, type PhotoCapture, type Ref } from '../store/db';
 import { errorText, refusalText } from '../i18n/i18n.svelte';
-import { loadLocalIds, sameRef } from './local-ids.svelte';
-import { afterMailDelivery, sendMailRecord } from '../mail/mail-sync';
-import { isMailKind, type MailKind } from '../mail/mail-view';
-import { afterDelivery, isReportKind, sendReportRecord, UnresolvedRef, type ReportKind } from '../reports/report-sync';
+import { UnresolvedRef } from '../reports/report-sync';
 import { recordReport } from '../reports/report-view';
-import { afterTimeDelivery, sendTimeRecord } from '../time/time-sync';
-import { isTimeKind, type TimeKind } from '../time/time-view';
+import { db } from '../store/db';
+import { KINDS } from './kinds';
+import { loadLocalIds, sameRef } from './local-ids.svelte';
+import type { AnswerOf, Delivered, KindHandler, OutboxKind, OutboxRecord, PayloadOf, PhotoCapture, Ref, Sending } from './records';
 
 const MAX_DELAY_MS = 5 * 60_000;
 const FIRST_DELAY_MS = 2_000;
@@ -78,9 +76,14 @@ export function nextToSend(mine: OutboxRecord[], now = Date.now()): OutboxRecord
   return undefined;
 }
 
+/** Whether a record is of one of `kinds`. */
+export function isKind<K extends OutboxKind>(record: OutboxRecord, kinds: readonly K[]): record is OutboxRecord<K> {
+  return kinds.some((kind) => kind === record.kind);
+}
+
 /** The logged-in user's records of an order, of the given kinds. */
-export function pendingFor(orderId: number, kinds: OutboxKind[]): OutboxRecord[] {
-  return mine().filter((r) => r.orderId === orderId && kinds.includes(r.kind));
+export function pendingFor<K extends OutboxKind>(orderId: number, kinds: readonly K[]): OutboxRecord<K>[] {
+  return mine().filter((r): r is OutboxRecord<K> => r.orderId === orderId && isKind(r, kinds));
 }
 
 /** A UUID, also where crypto.randomUUID is missing (a page not served over HTTPS). */
@@ -99,15 +102,16 @@ export function mine(): OutboxRecord[] {
   return outbox.items.filter((r) => r.userId === id);
 }
 
-export async function enqueue(
-  kind: OutboxKind,
+export async function enqueue<K extends OutboxKind>(
+  kind: K,
   order: { id: number; ref: string },
-  payload: OutboxRecord['payload'],
+  payload: PayloadOf<K>,
   extra: { fileName?: string; reportRef?: Ref; capture?: PhotoCapture } = {},
-): Promise<OutboxRecord> {
+): Promise<OutboxRecord<K>> {
   if (!auth.session) throw new Error('not logged in');
   const now = Date.now();
-  const record: OutboxRecord = {
+  // One record of kind K: its payload is PayloadOf<K> (TypeScript does not see it through the generic K).
+  const record = {
     id: uuid(),
     kind,
     userId: auth.session.user.id,
@@ -121,7 +125,7 @@ export async function enqueue(
     ...(extra.fileName ? { fileName: extra.fileName } : {}),
     ...(extra.reportRef !== undefined ? { reportRef: extra.reportRef } : {}),
     ...(extra.capture ? { capture: extra.capture } : {}),
-  };
+  } as OutboxRecord<K>;
   // Two records made in the same millisecond keep their order.
   const last = outbox.items.at(-1);
   if (last && last.createdAt >= record.createdAt) record.createdAt = last.createdAt + 1;
@@ -246,7 +250,7 @@ async function drain(): Promise<void> {
 }
 
 /** One try of one record; 'stop' ends this round (retry scheduled, or waiting for the login). */
-async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
+async function attempt<K extends OutboxKind>(record: OutboxRecord<K>): Promise<'next' | 'stop'> {
   // Marked as on its way before anything is awaited, so the person cannot remove it meanwhile.
   outbox.sending = record.id;
   outbox.progress[record.id] = 0;
@@ -254,15 +258,14 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
   try {
     // Removed by the person just before: not sent.
     if (!(await store.get('outbox', record.id))) return 'next';
-    const answer = await send(record);
+    const handler = handlerOf(record);
+    const answer = await handler.send(record, sending(record));
     // What the answer names is learnt before the record goes: the records behind it refer to it.
-    if (isTimeKind(record.kind)) await afterTimeDelivery(record, answer as TimeInterval);
-    else if (isMailKind(record.kind)) await afterMailDelivery(record, answer as MailJob);
-    else await afterDelivery(record, answer);
+    await handler.delivered?.(record, answer);
     await store.delete('outbox', record.id);
     // Gone from the screen's view before the screens take the answer (else it shows twice a moment).
     outbox.items = outbox.items.filter((r) => r.id !== record.id);
-    delivered(record, answer);
+    announce(record, answer);
     return 'next';
   } catch (error) {
     const fresh = await store.get('outbox', record.id);
@@ -272,14 +275,11 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
     if (error instanceof ApiError) {
       fresh.lastStatus = error.status;
       fresh.lastError = refusalText(error);
-      const gone =
-        record.kind === 'material-delete' ||
-        record.kind === 'page-delete' ||
-        (record.kind === 'photo-delete' && error.code === 'FILE_NOT_FOUND');
-      if (gone && error.status === 404) {
-        // Already gone: what the person wanted.
+      const handler: KindHandler<K> | undefined = KINDS[record.kind];
+      if (error.status === 404 && handler?.goneIsDone?.(error)) {
+        // Already gone: what the person wanted (its kind's answer is `unknown`: none here).
         await store.delete('outbox', record.id);
-        delivered(record, undefined);
+        announce(record, undefined as AnswerOf<K>);
         return 'next';
       }
       if (error.status === 401) {
@@ -287,7 +287,7 @@ async function attempt(record: OutboxRecord): Promise<'next' | 'stop'> {
         await store.put('outbox', fresh);
         return 'stop';
       }
-      if (error.status === 429 && error.code === 'MAIL_LIMIT_REACHED' && isMailKind(record.kind)) {
+      if (error.status === 429 && error.code === 'MAIL_LIMIT_REACHED' && handler?.setAsideOverLimit) {
         // Waits for its Retry-After (up to a day) without holding up the records behind it.
         await setAside(fresh, error.retryAfter);
         return 'next';
@@ -341,76 +341,35 @@ async function retryLater(record: OutboxRecord, retryAfterSeconds?: number): Pro
   schedule(delay);
 }
 
-type Delivered =
-  | { kind: 'photo' | 'voice'; answer: UploadAnswer }
-  | { kind: 'material-add'; answer: Material }
-  | { kind: 'material-delete' }
-  | { kind: 'photo-delete' }
-  | { kind: ReportKind; answer: unknown }
-  | { kind: TimeKind; answer: TimeInterval }
-  | { kind: MailKind; answer: MailJob };
-const listeners = new Set<(record: OutboxRecord, delivered: Delivered) => void>();
+const listeners = new Set<(delivered: Delivered) => void>();
 
-/** Hears of each record that arrived (a screen adds the answer to what it shows). */
-export function onDelivered(listener: (record: OutboxRecord, delivered: Delivered) => void): () => void {
+/** Hears of each record that arrived, with the service's answer (a screen adds it to what it shows). */
+export function onDelivered(listener: (delivered: Delivered) => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
-function delivered(record: OutboxRecord, answer: unknown): void {
-  for (const listener of listeners) listener(record, { kind: record.kind, answer } as Delivered);
+function announce<K extends OutboxKind>(record: OutboxRecord<K>, answer: AnswerOf<K>): void {
+  const delivered = { kind: record.kind, record, answer } as Delivered<K>;
+  for (const listener of listeners) listener(delivered);
 }
 
-async function send(record: OutboxRecord): Promise<unknown> {
-  const headers = { 'Idempotency-Key': record.id };
+/** The handler of the record's kind (lib/outbox/kinds.ts); a kind this version does not know cannot be sent. */
+function handlerOf<K extends OutboxKind>(record: OutboxRecord<K>): KindHandler<K> {
+  const handler: KindHandler<K> | undefined = KINDS[record.kind];
+  if (!handler) throw new LocalError(`unknown outbox record kind ${record.kind}`);
+  return handler;
+}
+
+/** How the record goes: its id as the Idempotency-Key, through the one XMLHttpRequest path (progress, a stalled request given up). */
+function sending(record: OutboxRecord): Sending {
   const now = { abort: new AbortController(), lastActivity: Date.now() };
   current = now;
-  // Every send goes through one XMLHttpRequest path: progress, and a stalled request given up.
-  const progress = withProgress((fraction) => {
+  const fetch = withProgress((fraction) => {
     now.lastActivity = Date.now();
     outbox.progress[record.id] = fraction;
   }, now.abort.signal);
-  switch (record.kind) {
-    case 'photo':
-    case 'voice': {
-      const form = new FormData();
-      // Before the file: when and where the phone took the photo (the service's photo evidence).
-      if (record.capture) {
-        form.append('taken_at_device', record.capture.takenAt);
-        if (record.capture.lat !== undefined && record.capture.lon !== undefined) {
-          form.append('gps_lat', coordinateText(record.capture.lat));
-          form.append('gps_lon', coordinateText(record.capture.lon));
-        }
-      }
-      form.append('file', record.payload as Blob, record.fileName ?? 'file');
-      const common = { headers, body: {} as never, bodySerializer: () => form, fetch: progress };
-      return record.kind === 'photo'
-        ? unwrap(api.POST('/api/orders.php', { ...common, params: { query: { id: record.orderId, action: 'upload_photo' } } }))
-        : unwrap(api.POST('/api/voice.php', { ...common, params: { query: { id: record.orderId } } }));
-    }
-    case 'material-add': {
-      const line = record.payload as { label: string; qty: number; unit?: string; note?: string };
-      return unwrap(
-        api.POST('/api/materials.php', {
-          headers,
-          body: { element_type: 'commande', fk_element: record.orderId, ...line },
-          fetch: progress,
-        }),
-      );
-    }
-    case 'material-delete': {
-      const { materialId } = record.payload as { materialId: number };
-      return unwrap(api.DELETE('/api/materials.php', { params: { query: { id: materialId } }, fetch: progress }));
-    }
-    case 'photo-delete': {
-      const { name } = record.payload as { name: string };
-      return unwrap(api.POST('/api/delete_photo.php', { body: { id: record.orderId, file: name }, fetch: progress }));
-    }
-  }
-  if (isReportKind(record.kind)) return sendReportRecord(record, headers, progress);
-  if (isTimeKind(record.kind)) return sendTimeRecord(record, headers, progress);
-  if (isMailKind(record.kind)) return sendMailRecord(record, headers, progress);
-  throw new LocalError(`unknown outbox record kind ${record.kind}`);
+  return { headers: { 'Idempotency-Key': record.id }, fetch };
 }
 
 /** Starts the sender: now, when the phone comes online, when the app is shown again. */

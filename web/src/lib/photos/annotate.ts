@@ -15,10 +15,10 @@
 import { mount, unmount } from 'svelte';
 import type { OrderFileList } from '../../api/types';
 import { readCache } from '../store/cache';
-import type { PhotoRef } from '../store/db';
+import type { PhotoRef } from '../outbox/records';
 import { fileBlob } from '../store/files';
 import { photoName } from '../outbox/local-ids.svelte';
-import { enqueue, outbox } from '../outbox/outbox.svelte';
+import { enqueue, isKind, outbox } from '../outbox/outbox.svelte';
 
 /** `<base>_markiert.jpg`, or with `_2`, `_3`, … before `.jpg` when `taken` has it (case-insensitive, as file systems may be). */
 export function markedName(original: string, taken: Iterable<string>): string {
@@ -44,7 +44,7 @@ export async function markUpPhoto(
 ): Promise<{ record: string } | undefined> {
   const { default: Annotate } = await import('../../components/Annotate.svelte');
   const files = (await readCache<OrderFileList>(`order-files:${order.id}`))?.value.items ?? [];
-  const waiting = 'record' in photo ? outbox.items.find((r) => r.id === photo.record && r.kind === 'photo') : undefined;
+  const waiting = 'record' in photo ? outbox.items.filter((r) => isKind(r, ['photo'])).find((r) => r.id === photo.record) : undefined;
   // A waiting photo that was sent meanwhile is the service's now, under the name it got there.
   const name = waiting ? (waiting.fileName ?? '') : photoName(photo);
   const url =
@@ -52,7 +52,7 @@ export async function markUpPhoto(
     files.find((f) => f.name === name)?.url ??
     (name ? `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/${name}`)}` : undefined);
   const load = (): Promise<Blob> => {
-    if (waiting) return Promise.resolve(waiting.payload as Blob);
+    if (waiting) return Promise.resolve(waiting.payload);
     return url ? fileBlob(url) : Promise.reject(new Error('photo unknown'));
   };
   const taken = [

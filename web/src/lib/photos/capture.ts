@@ -12,7 +12,7 @@
  *   kept without it: the capture never waits on it.
  */
 import { auth } from '../app/auth.svelte';
-import type { PhotoCapture } from '../store/db';
+import type { PhotoCapture } from '../outbox/records';
 import { deviceMoment } from '../reports/reports.svelte';
 import { loadPhotoPosition } from '../app/settings.svelte';
 

@@ -1,5 +1,5 @@
 /** How a checklist reads, in the person's language: states, limits, a value against them, a page's summary. */
-import type { CheckState } from '../store/db';
+import type { CheckState } from '../outbox/records';
 import { countItems, type CheckItemView } from './checklist';
 import { i18n, t } from '../i18n/i18n.svelte';
 

@@ -4,7 +4,7 @@
  * and the numbers a technician types (a decimal comma or a point). Pure: no screen, no store.
  */
 import type { ChecklistItem } from '../../api/types.js';
-import type { ChecklistItemDefinition, CheckAllPayload, CheckItemPayload, CheckState, PhotoRef } from '../store/db.js';
+import type { ChecklistItemDefinition, CheckAllPayload, CheckItemPayload, CheckState, PhotoRef } from '../outbox/records.js';
 
 /** One item on screen. */
 export interface CheckItemView {

@@ -11,17 +11,12 @@ import type { ReportDetail, ReportPage } from '../../api/types.js';
 import { applyCheck, applyCheckAll, applyDefinitions, fromServerItems, type CheckItemView } from './checklist.js';
 import {
   DEFAULT_PHOTOS_PER_SHEET,
-  type CheckAllPayload,
-  type CheckItemPayload,
   type OutboxRecord,
   type PageFields,
   type PhotoRef,
   type PhotosPerSheet,
   type Ref,
-  type ReportCreatePayload,
-  type ReportSettingsPayload,
-  type SignaturePayload,
-} from '../store/db.js';
+} from '../outbox/records.js';
 
 /**
  * A page's image: a file of the service, or a photo or signature still on the phone; `name` is the
@@ -153,7 +148,7 @@ export function viewReport(
     const about = recordReport(r);
     return about !== undefined && same(about, ref);
   });
-  const create = mine.find((r) => r.kind === 'report-create');
+  const create = mine.find((r): r is OutboxRecord<'report-create'> => r.kind === 'report-create');
   if (!base && !create) return undefined;
   let pages: PageView[];
   let title: string;
@@ -165,7 +160,7 @@ export function viewReport(
     title = base.title;
     photosPerSheet = base.photos_per_sheet ?? DEFAULT_PHOTOS_PER_SHEET;
   } else {
-    const settings = create!.payload as ReportCreatePayload;
+    const settings = create!.payload;
     const template = settings.template_id === undefined ? [] : (context.templatePages(settings.template_id) ?? []);
     pages = template.map((page, index) => fromServer(page, `${create!.id}#${index}`, true, true));
     title = settings.title;
@@ -176,12 +171,12 @@ export function viewReport(
     if (record.state === 'refused' && base) continue;
     switch (record.kind) {
       case 'report-update': {
-        photosPerSheet = (record.payload as ReportSettingsPayload).photos_per_sheet;
+        photosPerSheet = record.payload.photos_per_sheet;
         photosPerSheetPending = true;
         break;
       }
       case 'page-add': {
-        const fields = record.payload as PageFields;
+        const fields = record.payload;
         const layout = fields.layout ?? (fields.source ? 'photo' : 'title_only');
         pages.push({
           ref: record.id,
@@ -198,7 +193,7 @@ export function viewReport(
         break;
       }
       case 'page-update': {
-        const { page, changes } = record.payload as { page: Ref; changes: PageFields };
+        const { page, changes } = record.payload;
         const at = find(page);
         if (at < 0) break;
         const old = pages[at]!;
@@ -217,28 +212,27 @@ export function viewReport(
       }
       case 'check-item':
       case 'check-all': {
-        const answer = record.payload as CheckItemPayload | CheckAllPayload;
-        const at = find(answer.page);
+        const at = find(record.payload.page);
         const old = pages[at];
         if (!old?.checklist) break;
         const checklist =
-          record.kind === 'check-item' ? applyCheck(old.checklist, answer as CheckItemPayload) : applyCheckAll(old.checklist, answer);
+          record.kind === 'check-item' ? applyCheck(old.checklist, record.payload) : applyCheckAll(old.checklist, record.payload);
         pages[at] = { ...old, checklist, pending: true };
         break;
       }
       case 'page-delete': {
-        const at = find((record.payload as { page: Ref }).page);
+        const at = find(record.payload.page);
         if (at >= 0) pages.splice(at, 1);
         break;
       }
       case 'page-reorder': {
-        const order = (record.payload as { order: Ref[] }).order;
+        const order = record.payload.order;
         const placed = order.map((r) => pages.find((p) => same(p.ref, r))).filter((p): p is PageView => p !== undefined);
         pages = [...placed, ...pages.filter((p) => !placed.includes(p))];
         break;
       }
       case 'signature': {
-        const signature = record.payload as SignaturePayload;
+        const signature = record.payload;
         pages.push({
           ref: record.id,
           layout: 'signature',

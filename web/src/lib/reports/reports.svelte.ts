@@ -17,7 +17,7 @@ import type {
   Ref,
   ReportCreatePayload,
   SignaturePayload,
-} from '../store/db';
+} from '../outbox/records';
 import { failureText } from '../i18n/i18n.svelte';
 import { photoName, sameRef, serverId } from '../outbox/local-ids.svelte';
 import { enqueue, mine, onDelivered, outbox, outboxReady, remove } from '../outbox/outbox.svelte';
@@ -32,8 +32,8 @@ export function pageCanShow(type: string | undefined): boolean {
 }
 
 /** A photo still in the outbox that a page can show: not refused, of a type the service takes. */
-export function pageCanShowWaiting(record: OutboxRecord): boolean {
-  return record.state !== 'refused' && pageCanShow((record.payload as Blob).type);
+export function pageCanShowWaiting(record: OutboxRecord<'photo'>): boolean {
+  return record.state !== 'refused' && pageCanShow(record.payload.type);
 }
 
 export function readReport(id: number, show: (report: ReportDetail, fromCache: boolean) => void): Promise<void> {
@@ -126,10 +126,7 @@ export function checkItem(order: Order, report: Ref, answer: CheckItemPayload): 
 async function checkItemNow(order: Order, report: Ref, answer: CheckItemPayload): Promise<void> {
   const earlier = mine().filter(
     (r) =>
-      r.kind === 'check-item' &&
-      (r.state === 'waiting' || r.state === 'refused') &&
-      r.id !== outbox.sending &&
-      sameItem(r.payload as CheckItemPayload, answer),
+      r.kind === 'check-item' && (r.state === 'waiting' || r.state === 'refused') && r.id !== outbox.sending && sameItem(r.payload, answer),
   );
   for (const record of earlier) await remove(record.id);
   await enqueue('check-item', order, answer, { reportRef: report });
@@ -167,8 +164,8 @@ export async function signReport(order: Order, report: Ref, signature: Signature
 export function photosBeingDeleted(orderId: number): Set<string> {
   return new Set(
     mine()
-      .filter((r) => r.orderId === orderId && r.kind === 'photo-delete' && r.state !== 'refused')
-      .map((r) => (r.payload as { name: string }).name),
+      .filter((r) => r.orderId === orderId && r.state !== 'refused')
+      .flatMap((r) => (r.kind === 'photo-delete' ? [r.payload.name] : [])),
   );
 }
 
@@ -186,11 +183,8 @@ export async function photoUsedBy(
     !!ref && (('record' in ref && ref.record === photo.record) || (photo.name !== undefined && photoName(ref) === photo.name));
   const waitingPage = mine().some((r) => {
     if (r.orderId !== orderId || r.state === 'refused') return false;
-    if (r.kind === 'page-add') return same((r.payload as PageFields).source) || same((r.payload as PageFields).source_2);
-    if (r.kind === 'page-update') {
-      const changes = (r.payload as { changes: PageFields }).changes;
-      return same(changes.source) || same(changes.source_2);
-    }
+    if (r.kind === 'page-add') return same(r.payload.source) || same(r.payload.source_2);
+    if (r.kind === 'page-update') return same(r.payload.changes.source) || same(r.payload.changes.source_2);
     return false;
   });
   const reports: string[] = [];
@@ -269,7 +263,7 @@ export class ReportWatch {
   photo(ref: PhotoRef): ImageView | undefined {
     if ('record' in ref) {
       const record = outbox.items.find((r) => r.id === ref.record);
-      if (record) return { blob: record.payload as Blob, key: record.id, ...(record.fileName ? { name: record.fileName } : {}) };
+      if (record?.kind === 'photo') return { blob: record.payload, key: record.id, ...(record.fileName ? { name: record.fileName } : {}) };
     }
     // A photo that arrived is known by the name the service gave it.
     const name = photoName(ref);
@@ -282,7 +276,7 @@ export class ReportWatch {
     // Opened first (a reload on this screen): the records and learnt ids must be there to find the report.
     void outboxReady.then(() => this.load());
     let refresh: ReturnType<typeof setTimeout> | undefined;
-    const stop = onDelivered((record) => {
+    const stop = onDelivered(({ record }) => {
       const about = recordReport(record);
       if (record.kind === 'photo' && record.orderId === this.order?.id) {
         void this.loadFiles();
@@ -307,7 +301,7 @@ export class ReportWatch {
     const order = this.order;
     if (order) void this.loadFiles();
     const create = outbox.items.find((r) => r.kind === 'report-create' && sameRef(r.id, this.ref));
-    const template = create ? (create.payload as ReportCreatePayload).template_id : undefined;
+    const template = create?.kind === 'report-create' ? create.payload.template_id : undefined;
     if (template !== undefined) void loadTemplatePages(template);
     if (id === undefined) return;
     const started = this.#deliveries;

@@ -6,43 +6,46 @@
  */
 import { api, unwrap } from '../../api/client';
 import type { TimeInterval, TimeList } from '../../api/types';
+import type { KindHandlers, OutboxRecord, Sending } from '../outbox/records';
 import { readCache, writeCache } from '../store/cache';
-import type { OutboxRecord, TimeAddPayload, TimeCorrectPayload, TimeTapPayload } from '../store/db';
 import { withInterval, type TimeKind } from './time-view';
 
-type Fetch = (request: Request) => Promise<Response>;
+type TimeAction = 'arrive' | 'leave' | 'add';
 
-export function sendTimeRecord(record: OutboxRecord, headers: Record<string, string>, fetch: Fetch): Promise<TimeInterval> {
-  const object = { element_type: 'commande' as const, fk_element: record.orderId };
-  switch (record.kind as TimeKind) {
-    case 'time-arrive':
-    case 'time-leave': {
-      const { at } = record.payload as TimeTapPayload;
-      const action = record.kind === 'time-arrive' ? 'arrive' : 'leave';
-      return unwrap(
-        api.POST('/api/times.php', { params: { query: { action } }, headers, body: { ...object, at } as never, fetch }),
-      ) as Promise<TimeInterval>;
-    }
-    case 'time-add': {
-      const entry = record.payload as TimeAddPayload;
-      return unwrap(
-        api.POST('/api/times.php', { params: { query: { action: 'add' } }, headers, body: { ...object, ...entry } as never, fetch }),
-      ) as Promise<TimeInterval>;
-    }
-    case 'time-correct': {
-      const { interval, ...change } = record.payload as TimeCorrectPayload;
-      return unwrap(
-        api.POST('/api/times.php', { params: { query: { id: interval } }, headers, body: change as never, fetch }),
-      ) as Promise<TimeInterval>;
-    }
-  }
+/** One of the /api/times.php changes at the record's order. */
+function post(query: { action: TimeAction } | { id: number }, body: object, { headers, fetch }: Sending) {
+  return unwrap(api.POST('/api/times.php', { params: { query }, headers, body: body as never, fetch })) as Promise<TimeInterval>;
 }
 
+const order = (record: OutboxRecord<TimeKind>) => ({ element_type: 'commande' as const, fk_element: record.orderId });
+
 /** The order's cached intervals take the service's answer (one interval, new or changed). */
-export async function afterTimeDelivery(record: OutboxRecord, answer: TimeInterval): Promise<void> {
+async function delivered(record: OutboxRecord<TimeKind>, answer: TimeInterval): Promise<void> {
   const key = `times:${record.orderId}`;
   const cached = (await readCache<TimeList>(key))?.value;
   // Never read with signal: the order screen reads the whole list when it is next opened.
   if (!cached || !answer?.id) return;
   await writeCache(key, withInterval(cached, answer, record.userId));
 }
+
+export const timeKinds: KindHandlers<TimeKind> = {
+  'time-arrive': {
+    send: (record, sending) => post({ action: 'arrive' }, { ...order(record), at: record.payload.at }, sending),
+    delivered,
+  },
+  'time-leave': {
+    send: (record, sending) => post({ action: 'leave' }, { ...order(record), at: record.payload.at }, sending),
+    delivered,
+  },
+  'time-add': {
+    send: (record, sending) => post({ action: 'add' }, { ...order(record), ...record.payload }, sending),
+    delivered,
+  },
+  'time-correct': {
+    send(record, sending) {
+      const { interval, ...change } = record.payload;
+      return post({ id: interval }, change, sending);
+    },
+    delivered,
+  },
+};

@@ -1,7 +1,8 @@
 /** Time on site in words: a duration ("2 h 35 min"), an interval's day and times. */
-import type { OutboxRecord, TimeAddPayload, TimeCorrectPayload, TimeTapPayload } from '../store/db';
+import type { OutboxRecord } from '../outbox/records';
 import { formatDate, formatTime } from '../i18n/format';
 import { t } from '../i18n/i18n.svelte';
+import type { TimeKind } from './time-view';
 
 /** "2 h 35 min", "35 min" (whole minutes, rounded down). */
 export function spanText(seconds: number): string {
@@ -21,22 +22,18 @@ export function fromToText(arrival: number, departure: number | null): string {
 export const dayText = (unixSeconds: number): string => formatDate(unixSeconds);
 
 /** What a time record waiting in the outbox is, for the person: "Ankunft 09:12", "Korrektur 09:12–11:47". */
-export function timeRecordText(record: OutboxRecord): string {
+export function timeRecordText(record: OutboxRecord<TimeKind>): string {
   switch (record.kind) {
     case 'time-arrive':
-      return t('time.what.arrive', {
-        time: `${dayText((record.payload as TimeTapPayload).at)} ${clockText((record.payload as TimeTapPayload).at)}`,
-      });
+      return t('time.what.arrive', { time: `${dayText(record.payload.at)} ${clockText(record.payload.at)}` });
     case 'time-leave':
-      return t('time.what.leave', {
-        time: `${dayText((record.payload as TimeTapPayload).at)} ${clockText((record.payload as TimeTapPayload).at)}`,
-      });
+      return t('time.what.leave', { time: `${dayText(record.payload.at)} ${clockText(record.payload.at)}` });
     case 'time-add': {
-      const entry = record.payload as TimeAddPayload;
+      const entry = record.payload;
       return t('time.what.add', { day: dayText(entry.arrival), span: fromToText(entry.arrival, entry.departure) });
     }
-    default: {
-      const change = record.payload as TimeCorrectPayload;
+    case 'time-correct': {
+      const change = record.payload;
       const span =
         change.arrival !== undefined
           ? fromToText(change.arrival, change.departure ?? null)

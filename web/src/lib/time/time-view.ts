@@ -5,13 +5,15 @@
  * screen gives it the records and the cached list.
  */
 import type { TimeInterval, TimeList } from '../../api/types.js';
-import type { OutboxRecord, TimeAddPayload, TimeCorrectPayload, TimeTapPayload } from '../store/db.js';
+import type { OutboxKind, OutboxRecord } from '../outbox/records.js';
 
-export const TIME_KINDS = ['time-arrive', 'time-leave', 'time-add', 'time-correct'] as const;
+export const TIME_KINDS = ['time-arrive', 'time-leave', 'time-add', 'time-correct'] as const satisfies readonly OutboxKind[];
 export type TimeKind = (typeof TIME_KINDS)[number];
+const timeKindSet: ReadonlySet<OutboxKind> = new Set(TIME_KINDS);
 
-export function isTimeKind(kind: string): kind is TimeKind {
-  return (TIME_KINDS as readonly string[]).includes(kind);
+/** Whether a record (or a delivered one) is of time on site. */
+export function isTime<T extends { kind: OutboxKind }>(item: T): item is Extract<T, { kind: TimeKind }> {
+  return timeKindSet.has(item.kind);
 }
 
 export interface IntervalView {
@@ -39,9 +41,9 @@ export interface TimesView {
   /** Seconds of every closed interval. */
   totalSeconds: number;
   /** This order's time records the service refused. */
-  refused: OutboxRecord[];
+  refused: OutboxRecord<TimeKind>[];
   /** This order's time records that wait. */
-  waiting: OutboxRecord[];
+  waiting: OutboxRecord<TimeKind>[];
 }
 
 function fromServer(interval: TimeInterval): IntervalView {
@@ -65,7 +67,7 @@ export function viewTimes(
   orderId: number,
   me: { id: number; name: string },
 ): TimesView {
-  const mine = records.filter((r) => r.orderId === orderId && isTimeKind(r.kind));
+  const mine = records.filter(isTime).filter((r) => r.orderId === orderId);
   const intervals = (base?.items ?? []).map(fromServer);
   const openOf = () => intervals.findLast((i) => i.userId === me.id && i.departure === null);
   for (const record of mine) {
@@ -74,7 +76,7 @@ export function viewTimes(
       case 'time-arrive': {
         // The service refuses a second arrival (TIME_ALREADY_OPEN): the screen does not offer one.
         if (openOf()) break;
-        const { at } = record.payload as TimeTapPayload;
+        const { at } = record.payload;
         intervals.push({
           key: record.id,
           userId: me.id,
@@ -89,11 +91,11 @@ export function viewTimes(
       }
       case 'time-leave': {
         const open = openOf();
-        if (open) Object.assign(open, { departure: (record.payload as TimeTapPayload).at, pending: true });
+        if (open) Object.assign(open, { departure: record.payload.at, pending: true });
         break;
       }
       case 'time-add': {
-        const { arrival, departure } = record.payload as TimeAddPayload;
+        const { arrival, departure } = record.payload;
         intervals.push({
           key: record.id,
           userId: me.id,
@@ -107,7 +109,7 @@ export function viewTimes(
         break;
       }
       case 'time-correct': {
-        const change = record.payload as TimeCorrectPayload;
+        const change = record.payload;
         const interval = intervals.find((i) => i.id === change.interval);
         if (!interval) break;
         Object.assign(interval, {
