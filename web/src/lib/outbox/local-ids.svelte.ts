@@ -1,6 +1,6 @@
 /**
  * What the service called the things made on the phone: a report, page or photo made offline is
- * known by the id of the outbox record that makes it (db.ts, Ref) until the service answered; then
+ * known by the id of the outbox record that makes it (records.ts, Ref) until the service answered; then
  * this map gives its id (a page, a report) or its file name (a photo). Records waiting behind it,
  * and screens showing it, look it up here. Kept in IndexedDB (small, never shown, kept over a
  * logout: a record of the last user may still wait for it).
