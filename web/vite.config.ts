@@ -2,7 +2,7 @@
  * The technician's app: Svelte 5, built by Vite into the service's output (dist/app), served by
  * fieldreport at /app/. vite-plugin-pwa writes the web manifest and a Workbox service worker that
  * precaches the app shell (HTML, JS, CSS, icons), so the app starts with no network. API answers
- * are never cached by the service worker: the app keeps its own (lib/cache.ts), per user.
+ * are never cached by the service worker: the app keeps its own (lib/store/cache.ts), per user.
  * `npm run dev:app` serves it with hot reload and sends /api and /public to a service on :8080.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -83,7 +83,7 @@ function firstScreenChunks(): Plugin {
       const first = new Set([...firstScreen.boot, ...firstScreen.main]);
       const report = path.join(root, 'src/screens/Report.svelte');
       const others = new Set<string>();
-      for (const screen of this.getModuleInfo(path.join(root, 'src/lib/screens.ts'))?.dynamicallyImportedIds ?? []) {
+      for (const screen of this.getModuleInfo(path.join(root, 'src/lib/app/screens.ts'))?.dynamicallyImportedIds ?? []) {
         if (screen !== report) closure(screen, others, first);
       }
       closure(report, firstScreen.screens, first);

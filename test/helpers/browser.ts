@@ -360,7 +360,7 @@ export async function outboxPayloads(page: Page): Promise<Array<{ id: string; ki
   return records.sort((a, b) => a.createdAt - b.createdAt).map(({ createdAt: _, ...r }) => r);
 }
 
-/** What the app keeps on the phone for a read (lib/cache.ts) under `key`, if anything. */
+/** What the app keeps on the phone for a read (lib/store/cache.ts) under `key`, if anything. */
 export async function cachedRead(page: Page, key: string): Promise<unknown> {
   return page.evaluate(`new Promise((resolve, reject) => {
     const open = indexedDB.open('fieldreport');

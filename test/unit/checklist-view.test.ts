@@ -1,19 +1,20 @@
 /**
  * The app's checklists and time on site, without a browser: numbers as typed on a phone, the
  * service's "alle übrigen OK" rule, answers and an admin's definitions laid over a report's page,
- * and taps, entries and corrections laid over an order's intervals (web/src/lib/checklist.ts,
+ * and taps, entries and corrections laid over an order's intervals (web/src/lib/reports/checklist.ts,
  * report-view.ts, time-view.ts).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ReportDetail, ReportPage, TimeInterval, TimeList } from '../../web/src/api/types.js';
-import { becomesOk, countItems, fromServerItems, parseDecimal, type ServerItem } from '../../web/src/lib/checklist.js';
-import type { OutboxRecord, Ref } from '../../web/src/lib/db.js';
-import { viewReport, type ViewContext } from '../../web/src/lib/report-view.js';
-import { viewTimes, withInterval } from '../../web/src/lib/time-view.js';
+import { becomesOk, countItems, fromServerItems, parseDecimal, type ServerItem } from '../../web/src/lib/reports/checklist.js';
+import type { OutboxKind, OutboxRecord, PayloadOf, Ref } from '../../web/src/lib/outbox/records.js';
+import { viewReport, type ViewContext } from '../../web/src/lib/reports/report-view.js';
+import { viewTimes, withInterval } from '../../web/src/lib/time/time-view.js';
 
 let clock = 0;
-function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], extra: Partial<OutboxRecord> = {}): OutboxRecord {
+/** A record of `kind` as the outbox keeps it. */
+function record<K extends OutboxKind>(kind: K, payload: PayloadOf<K>, extra: Partial<OutboxRecord> = {}): OutboxRecord<K> {
   clock++;
   return {
     id: `r${clock}`,
@@ -28,7 +29,7 @@ function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], ex
     state: 'waiting',
     reportRef: 7,
     ...extra,
-  };
+  } as OutboxRecord<K>;
 }
 
 function item(id: number, fields: Partial<ServerItem> = {}): ServerItem {

@@ -1,6 +1,6 @@
 /**
  * Coordinates as text (`gps_lat`, `gps_lon` of photos and signatures): what the app sends
- * (web/src/lib/coordinate.ts: at most 7 decimals, never an exponent) and what the service takes
+ * (web/src/lib/outbox/coordinate.ts: at most 7 decimals, never an exponent) and what the service takes
  * (src/modules/common/form-fields.ts): a plain decimal number, or String(n) of a tiny number as
  * phones of earlier versions still hold in their outbox; nothing else.
  */
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError } from '../../src/errors.js';
 import { parseCoordinate } from '../../src/modules/common/form-fields.js';
-import { coordinateText } from '../../web/src/lib/coordinate.js';
+import { coordinateText } from '../../web/src/lib/outbox/coordinate.js';
 
 const lat = (text: string) => parseCoordinate(text, 'gps_lat', 90);
 

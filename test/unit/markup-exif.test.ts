@@ -1,5 +1,5 @@
 /**
- * The EXIF block of a photo marked up on the phone (web/src/lib/exif.ts, withMarkupExif): a JPEG
+ * The EXIF block of a photo marked up on the phone (web/src/lib/photos/exif.ts, withMarkupExif): a JPEG
  * that libvips opens and keeps the block of; the original named in ImageDescription (ASCII, umlauts
  * spelt out) and exactly, any name, in the UserComment; Software `fieldreport`; the original's capture
  * time and its offset as the service reads them for the PDF; no orientation tag.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sharp from 'sharp';
 import { parseTakenAt } from '../../src/adapters/exif.js';
-import { asciiOnly, readCaptureOffset, readCaptureTime, readMarkupSource, withMarkupExif } from '../../web/src/lib/exif.js';
+import { asciiOnly, readCaptureOffset, readCaptureTime, readMarkupSource, withMarkupExif } from '../../web/src/lib/photos/exif.js';
 import { asciiTag, exifTags, userComment } from '../helpers/exif-tags.js';
 
 const plain = () =>

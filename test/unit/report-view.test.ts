@@ -1,16 +1,17 @@
 /**
- * The app's view of a report (web/src/lib/report-view.ts): the service's last state with the
+ * The app's view of a report (web/src/lib/reports/report-view.ts): the service's last state with the
  * waiting outbox records laid over it in order; a report made offline starts from its template's
  * pages; refused records are listed, not applied; pages up to the last signature are locked.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ReportDetail, ReportPage } from '../../web/src/api/types.js';
-import type { OutboxRecord, Ref } from '../../web/src/lib/db.js';
-import { viewReport, type ViewContext } from '../../web/src/lib/report-view.js';
+import type { OutboxKind, OutboxRecord, PayloadOf, Ref } from '../../web/src/lib/outbox/records.js';
+import { viewReport, type ViewContext } from '../../web/src/lib/reports/report-view.js';
 
 let clock = 0;
-function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], extra: Partial<OutboxRecord> = {}): OutboxRecord {
+/** A record of `kind` as the outbox keeps it. */
+function record<K extends OutboxKind>(kind: K, payload: PayloadOf<K>, extra: Partial<OutboxRecord> = {}): OutboxRecord<K> {
   clock++;
   return {
     id: `r${clock}`,
@@ -24,7 +25,7 @@ function record(kind: OutboxRecord['kind'], payload: OutboxRecord['payload'], ex
     nextAttemptAt: 0,
     state: 'waiting',
     ...extra,
-  };
+  } as OutboxRecord<K>;
 }
 
 function page(id: number, fields: Partial<ReportPage> = {}): ReportPage {
@@ -63,7 +64,7 @@ function report(pages: ReportPage[], fields: Partial<ReportDetail> = {}): Report
   } as unknown as ReportDetail;
 }
 
-/** Local refs resolve through this map, as lib/local-ids does once the service answered. */
+/** Local refs resolve through this map, as lib/outbox/local-ids does once the service answered. */
 function context(known: Record<string, number> = {}, templates: Record<number, ReportPage[]> = {}): ViewContext {
   const id = (ref: Ref) => (typeof ref === 'number' ? ref : known[ref]);
   return {

@@ -1,5 +1,5 @@
 /**
- * The app's stroke recorder (web/src/lib/strokes.ts) with pointer events made by hand, and the
+ * The app's stroke recorder (web/src/lib/reports/strokes.ts) with pointer events made by hand, and the
  * service's check (src/modules/signatures/strokes.ts) of what it makes: the app's record is always
  * one the service takes; coalesced events are kept one by one; undo and clear keep the strokes in
  * step with the pad; a stroke past the service's limits is reported so the screen removes it; a
@@ -13,7 +13,7 @@ import {
   MAX_STROKES as SERVICE_MAX_STROKES,
   parseStrokes,
 } from '../../src/modules/signatures/strokes.js';
-import { MAX_SAMPLES, MAX_STROKES, StrokeRecorder, type PointerSample } from '../../web/src/lib/strokes.js';
+import { MAX_SAMPLES, MAX_STROKES, StrokeRecorder, type PointerSample } from '../../web/src/lib/reports/strokes.js';
 
 const BOX = { left: 10.5, top: 200, width: 366, height: 506.39 };
 const canvas = { getBoundingClientRect: () => BOX };

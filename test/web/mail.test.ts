@@ -19,7 +19,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { ADDRESS_PATTERN as SERVICE_PATTERN } from '../../src/modules/mail/mail.schemas.js';
-import { ADDRESS_PATTERN as APP_PATTERN, addressProblem } from '../../web/src/lib/mail-view.js';
+import { ADDRESS_PATTERN as APP_PATTERN, addressProblem } from '../../web/src/lib/mail/mail-view.js';
 import {
   apiToken,
   assertAccessible,

@@ -6,14 +6,14 @@
  * - the database is opened (the stored login is read from it before anything is drawn);
  * - on the address of a screen other than the orders, with a login on the phone, that screen's
  *   code is asked for now, not once the frame runs; on a report's address, first the report
- *   itself: the report screen's own request (lib/reports.svelte.ts, readReport) takes that answer
+ *   itself: the report screen's own request (lib/reports/reports.svelte.ts, readReport) takes that answer
  *   (api/early.ts). The phone's copy is still shown first, as always. So is it later, whenever the
  *   address turns to a report: the request goes out before the old screen is taken down and the new
  *   one built.
  */
 import { sendEarly } from './api/early';
-import { db } from './lib/db';
-import { screenOf, screens } from './lib/screens';
+import { db } from './lib/store/db';
+import { screenOf, screens } from './lib/app/screens';
 
 /** Asks for the report an address names, as readReport will (`token`: else the app's own). */
 function askForReport(hash: string, token?: string): void {
@@ -36,7 +36,7 @@ if (screen) {
     })
     .catch(() => {});
 }
-// Before the router's own listener (lib/router.svelte.ts), which changes the screen at once.
+// Before the router's own listener (lib/app/router.svelte.ts), which changes the screen at once.
 window.addEventListener('hashchange', () => askForReport(location.hash));
 
 await import('./main');

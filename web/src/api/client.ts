@@ -1,7 +1,7 @@
 /**
  * The one way to the service: openapi-fetch over the types generated from its OpenAPI document
  * (schema.d.ts, `npm run gen:api`). Every request carries the login's token in the Authorization
- * header (never in a URL); a 401 tells lib/auth that the password is needed again.
+ * header (never in a URL); a 401 tells lib/app/auth that the password is needed again.
  * Uploads go through `withProgress`, an XMLHttpRequest in fetch's clothes, because fetch reports
  * no upload progress.
  */
@@ -37,7 +37,7 @@ export const STALL_MS = 60_000;
 let tokenSource: () => string | undefined = () => undefined;
 let unauthorized: (code: string | undefined) => void = () => {};
 
-/** Wires the client to the login (lib/auth): where the token comes from, who hears of a 401. */
+/** Wires the client to the login (lib/app/auth): where the token comes from, who hears of a 401. */
 export function connectAuth(source: () => string | undefined, on401: (code: string | undefined) => void): void {
   tokenSource = source;
   unauthorized = on401;

@@ -1,0 +1,133 @@
+/**
+ * The orders a technician is likely to visit, readable offline without having been opened: after
+ * the order list was read from the service (after a login, on a refresh), the phone keeps the detail
+ * of the caller's open orders (draft, validated, in progress), the first `settings.keepOrders` by
+ * order date, newest first: the order with its customer and reports, its file list and its
+ * material lines, in the same cache entries the order screen reads (`order:<id>`,
+ * `order-files:<id>`, `materials:<id>`). Photos themselves are not fetched ahead (the list is).
+ * It runs in the background, a few requests at a time at low priority (each given up after 30 s),
+ * at most every ten minutes unless the person refreshes; one asked for while another runs follows
+ * it. Orders that left the kept set are dropped from the phone, unless the person opened them in
+ * the last 30 days. Settings shows what is kept (`keptOrders`); a logout forgets it (`forgetKept`).
+ */
+import { api, unwrap } from '../../api/client';
+import type { OrderList, OrderSummary } from '../../api/types';
+import { readCache, writeCache } from './cache';
+import { db, userDataEpoch } from './db';
+import { loadMaterials, loadOrder, loadOrderFiles, openedOrders } from './reads';
+import { settings } from '../app/settings.svelte';
+
+/** fk_statut of orders still to be worked on: draft, validated, shipment in progress. */
+export const OPEN_STATUSES = '0,1,2';
+/** Requests at once: enough to fill a slow line, few enough to leave room for what the person opens. */
+const AT_ONCE = 2;
+/** A start of the app or a return to the list keeps them again only after this long. */
+const AGAIN_AFTER_MS = 10 * 60_000;
+/** The list is on screen first: the person's own next step goes before this background work. */
+const START_DELAY_MS = 1500;
+/** A request of this background work that takes longer is given up (a stalled line must not hold it). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface KeptOrders {
+  /** When the last keeping finished (ms). */
+  at: number;
+  /** The bound it was made with. */
+  limit: number;
+  /** Open orders the caller has at the service (may be more than kept). */
+  total: number;
+  /** The orders kept, as the list shows them. */
+  summaries: OrderSummary[];
+  /** How many could not be read (their earlier copy, if any, stays). */
+  failed: number;
+}
+
+export const keeping = $state({ running: false, done: 0, of: 0, last: undefined as KeptOrders | undefined });
+
+/** What the last keeping left on the phone (for Settings). */
+export async function keptOrders(): Promise<KeptOrders | undefined> {
+  keeping.last = (await readCache<KeptOrders>('kept-orders'))?.value;
+  return keeping.last;
+}
+
+let queued: ReturnType<typeof setTimeout> | undefined;
+/** Asked for while a keeping ran (after a logout and a new login, a changed bound): run again after it. */
+let again: { forced: boolean } | undefined;
+
+/** After a logout: nothing of the last person's keeping is shown. */
+export function forgetKept(): void {
+  keeping.last = undefined;
+  keeping.done = 0;
+  keeping.of = 0;
+}
+
+/**
+ * Keeps the open orders for offline, in the background. `now`: the person asked (a refresh, a
+ * changed bound), so it runs even if it ran a moment ago.
+ */
+export function keepOpenOrders(options: { now?: boolean } = {}): void {
+  clearTimeout(queued);
+  queued = setTimeout(() => void keepNow(options.now ?? false), options.now ? 0 : START_DELAY_MS);
+}
+
+async function keepNow(forced: boolean): Promise<void> {
+  if (keeping.running) {
+    again = { forced: forced || !!again?.forced };
+    return;
+  }
+  if (!navigator.onLine) return;
+  const epoch = userDataEpoch;
+  const last = await keptOrders();
+  const limit = settings.keepOrders;
+  if (!forced && last && last.limit === limit && Date.now() - last.at < AGAIN_AFTER_MS) return;
+  keeping.running = true;
+  keeping.done = 0;
+  try {
+    const list = (await unwrap(
+      api.GET('/api/orders.php', { params: { query: { status: OPEN_STATUSES, limit } }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }),
+    )) as OrderList;
+    keeping.of = list.items.length;
+    let failed = 0;
+    let next = 0;
+    const low = () => ({ priority: 'low' as const, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const worker = async () => {
+      while (next < list.items.length && epoch === userDataEpoch) {
+        const { id } = list.items[next++]!;
+        try {
+          const [order, files, materials] = await Promise.all([loadOrder(id, low()), loadOrderFiles(id, low()), loadMaterials(id, low())]);
+          await Promise.all([
+            writeCache(`order:${id}`, order, epoch),
+            writeCache(`order-files:${id}`, files, epoch),
+            writeCache(`materials:${id}`, materials, epoch),
+          ]);
+        } catch {
+          failed++;
+        }
+        keeping.done++;
+      }
+    };
+    await Promise.all(Array.from({ length: AT_ONCE }, worker));
+    if (epoch !== userDataEpoch) return;
+    // Orders kept last time and no longer open (or beyond the bound) leave the phone, but not one
+    // the person opened lately (what was seen stays readable offline).
+    const now = new Set(list.items.map((o) => o.id));
+    const opened = await openedOrders();
+    const dropped = (last?.summaries ?? []).filter((o) => !now.has(o.id) && !opened.has(o.id)).map((o) => o.id);
+    if (dropped.length > 0) {
+      const tx = (await db()).transaction('cache', 'readwrite');
+      await Promise.all([
+        ...dropped.flatMap((id) => [`order:${id}`, `order-files:${id}`, `materials:${id}`].map((key) => tx.store.delete(key))),
+        tx.done,
+      ]);
+    }
+    const kept: KeptOrders = { at: Date.now(), limit, total: list.total, summaries: list.items, failed };
+    await writeCache('kept-orders', kept, epoch);
+    keeping.last = kept;
+  } catch {
+    // No network, or the service refused: what was kept stays; the next refresh tries again.
+  } finally {
+    keeping.running = false;
+    const next = again;
+    again = undefined;
+    if (next) void keepNow(next.forced);
+  }
+}
