@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MAIL_LIMIT_SETTINGS, SETTING_GROUPS, SETTINGS, type SettingGroup, type SettingInfo } from '../src/config.js';
+import { MAIL_LIMIT_SETTINGS, SETTING_GROUPS, SETTINGS, type SettingGroup, type SettingInfo } from '../src/settings.js';
 import { errorCatalogue } from '../src/errors.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

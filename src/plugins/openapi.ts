@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { errorCatalogue } from '../errors.js';
 import { ErrorResponse } from '../modules/common/common.schemas.js';
+import { SETTINGS } from '../settings.js';
 import { denyFraming } from './security-headers.js';
 
 export const API_DESCRIPTION = `
@@ -27,16 +28,16 @@ headers \`X-Authorization\` and \`Redirect-Http-Authorization\` for web servers 
 \`Authorization\`. The file and PDF endpoints also accept \`?jwt=\`. The signing secret is
 \`HMAC-SHA256(key = instance unique id, message = "bericht-api")\`. The token's user, validity and
 rights are read from the database, not from its claims; what one request read serves the next
-requests with the same token for AUTH_CACHE_SECONDS (default 5), so a deactivated user or a
+requests with the same token for AUTH_CACHE_SECONDS (default ${SETTINGS.AUTH_CACHE_SECONDS.default}), so a deactivated user or a
 withdrawn right takes effect within that time (at once for changes the service can see).
 
 **Rights** (Dolibarr module \`bericht\`): \`read\` for every call, \`write\` to create or change,
 \`delete\` to delete, \`admin\` for template management.
 
-**Time limits.** Headers must arrive within HEADERS_TIMEOUT_SECONDS (default 30), a JSON body within
-BODY_TIMEOUT_SECONDS (default 30) after them, and a whole request, uploads included, within
-REQUEST_TIMEOUT_SECONDS (default 3600); an upload that sends nothing for UPLOAD_IDLE_SECONDS
-(default 60) is given up. Beyond
+**Time limits.** Headers must arrive within HEADERS_TIMEOUT_SECONDS (default ${SETTINGS.HEADERS_TIMEOUT_SECONDS.default}), a JSON body within
+BODY_TIMEOUT_SECONDS (default ${SETTINGS.BODY_TIMEOUT_SECONDS.default}) after them, and a whole request, uploads included, within
+REQUEST_TIMEOUT_SECONDS (default ${SETTINGS.REQUEST_TIMEOUT_SECONDS.default}); an upload that sends nothing for UPLOAD_IDLE_SECONDS
+(default ${SETTINGS.UPLOAD_IDLE_SECONDS.default}) is given up. Beyond
 a limit the answer is 408 REQUEST_TIMEOUT where the connection still allows one, and the connection
 is closed. Headers larger than Node's limit are 431 HEADERS_TOO_LARGE.
 `.trim();

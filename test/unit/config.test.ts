@@ -8,16 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  ConfigError,
-  MAIL_LIMIT_SETTINGS,
-  MAX_AUTH_CACHE_SECONDS,
-  MAX_WORKERS,
-  describeDatabase,
-  loadConfig,
-  mailLimitValue,
-  type Config,
-} from '../../src/config.js';
+import { ConfigError, describeDatabase, loadConfig, type Config } from '../../src/config.js';
+import { MAIL_LIMIT_SETTINGS, MAX_AUTH_CACHE_SECONDS, MAX_WORKERS, mailLimitValue } from '../../src/settings.js';
 import { parsePhpAssignments, readDolibarrConf } from '../../src/dolibarr/conf-file.js';
 
 const php: { dol_encode: string; dol_encode_plain: string } = JSON.parse(

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { errorsTable, expectedDocs, replaceBetweenMarkers, settingsTable } from '../../scripts/gen-docs.js';
-import { MAIL_LIMIT_SETTINGS, SETTINGS, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { MAIL_LIMIT_SETTINGS, SETTINGS } from '../../src/settings.js';
 import { errorCatalogue } from '../../src/errors.js';
 
 describe('generated documents', () => {

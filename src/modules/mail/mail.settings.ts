@@ -25,7 +25,8 @@
  * - Copies (BERICHT_MAIL_COPY_TO, MAIN_MAIL_AUTOCOPY_TO, the author's) take only plain addresses, by
  *   the rule of a send's recipients (isPlainAddress); another is left out and logged, never sent to.
  */
-import { MAIL_LIMIT_SETTINGS, mailLimitValue, type MailConfig, type MailLimitSetting } from '../../config.js';
+import type { MailConfig } from '../../config.js';
+import { MAIL_LIMIT_SETTINGS, type MailLimitSetting, mailLimitValue } from '../../settings.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { isPlainAddress } from './mail.schemas.js';
 

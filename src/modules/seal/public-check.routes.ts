@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { CheckBusy } from '../../adapters/pdf-check-pool.js';
 import { AppError } from '../../errors.js';
+import { SETTINGS } from '../../settings.js';
 import { addressKey, createKeyedCounter, createLimiter } from '../common/limiter.js';
 import { SHOWN_APART_SECONDS } from '../signatures/device-time.js';
 import type { SignatureService } from '../signatures/signatures.service.js';
@@ -160,9 +161,9 @@ export async function publicCheckRoutes(
           'when it was sealed and, when present, the trusted time of its time stamp); a report of this service altered after sealing (its content changed, its seal damaged, ' +
           'or changes appended after the seal); a PDF this service did not seal (naming who else signed it, if anyone); or a file that is no PDF. ' +
           'Answers 200 for each of the four; 400 without a file, 413 beyond the size limit (each as a page saying so). ' +
-          `The file is read by a worker thread within PDF_CHECK_BUDGET_MS (default 1500 ms) of its arrival, waiting for a worker included, and a memory limit; beyond either the worker is stopped and the answer is 422, a page saying the check was too costly (\`data-verdict="too_costly"\`); ` +
+          `The file is read by a worker thread within PDF_CHECK_BUDGET_MS (default ${SETTINGS.PDF_CHECK_BUDGET_MS.default} ms) of its arrival, waiting for a worker included, and a memory limit; beyond either the worker is stopped and the answer is 422, a page saying the check was too costly (\`data-verdict="too_costly"\`); ` +
           'a file still waiting for a worker when half of that time is spent, or finding one free with less than half of it left, is refused as one too many (503); a worker is never stopped for time a file spent waiting. ' +
-          'An upload that sends nothing for UPLOAD_IDLE_SECONDS (default 60), or whose body has not arrived in all within PDF_CHECK_RECEIVE_SECONDS (default 60), is 408 (a page; the connection is closed); ' +
+          `An upload that sends nothing for UPLOAD_IDLE_SECONDS (default ${SETTINGS.UPLOAD_IDLE_SECONDS.default}), or whose body has not arrived in all within PDF_CHECK_RECEIVE_SECONDS (default ${SETTINGS.PDF_CHECK_RECEIVE_SECONDS.default}), is 408 (a page; the connection is closed); ` +
           'once the file part has arrived the rest of the body is not read (the answer then closes the connection). ' +
           `At most ${CHECK_UPLOADS_PER_ADDRESS} uploads of one client address (an IPv6 client counted by its /64, an IPv4-mapped one as its IPv4 address) at once (429 page beyond), ` +
           `at most ${CHECK_RECEIVING} bodies received at once per process and ${CHECK_WAITING} files waiting for a worker (503 page beyond, the connection closed); each answer with Retry-After: 5. ` +
