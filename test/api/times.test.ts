@@ -562,7 +562,7 @@ for (const dialect of testDialects()) {
           401,
           'AUTH_TOKEN_MISSING',
         );
-        assertError(await correct('kein-token', interval.id, { reason: 'x' }), 401, 'AUTH_TOKEN_INVALID');
+        assertError(await correct({ id: 0, token: 'kein-token' }, interval.id, { reason: 'x' }), 401, 'AUTH_TOKEN_INVALID');
         const reader = await caller(['read']);
         await ctx.handle.db.updateTable('commande').set({ fk_user_valid: reader.id }).where('rowid', '=', order.id).execute();
         assert.equal((await list(reader, order.id)).total, 1);

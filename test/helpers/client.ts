@@ -4,7 +4,7 @@
  *   const { caller, api, json, newReport, addPage, form, uploadPhoto, sign } = testClient(() => ctx);
  *
  * inside a `describe`, where `ctx` is made in `before()` (it is read at each call).
- * - `caller(rights, admin)`: a new user logged in: `{ id, token, headers }`.
+ * - `caller(rights, admin)`: a new user logged in: `{ id, token, headers }` (`callerOf` makes one of a token).
  * - `api(method, url, who, payload?, options?)`: the raw response. `json(…)`: the status checked
  *   (`options.status`, else any below 300) and the body parsed.
  * - `newReport`, `addPage`, `uploadPhoto`: check their 201 and return the body; `form` (any
@@ -26,7 +26,7 @@ export interface Caller {
   headers: { authorization: string };
 }
 /** Who sends a request: a user, a bare token, or nobody (no Authorization header). */
-export type Who = Pick<Caller, 'token'> | string | null;
+export type Who = Caller | { token: string } | string | null;
 export type Method = 'GET' | 'POST' | 'DELETE';
 /** A parsed JSON body, untyped as `LightMyRequestResponse.json()` gives it: each test reads the fields it checks. */
 // biome-ignore lint/suspicious/noExplicitAny: the bodies of many endpoints, read field by field as the copies before it did.
@@ -47,6 +47,8 @@ export interface CheckedOptions extends RequestOptions {
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/** The Caller of a user whose token the test got itself. */
+export const callerOf = (id: number, token: string): Caller => ({ id, token, headers: bearer(token) });
 const tokenOf = (who: Who) => (who === null ? null : typeof who === 'string' ? who : who.token);
 
 /** The request helpers on the service of `context()`. */
@@ -54,8 +56,7 @@ export function testClient(context: () => Pick<TestContext, 'app' | 'make'>) {
   /** A new user with `rights` (and Dolibarr's admin flag), logged in through the API. */
   async function caller(rights: Right[] = ['read', 'write', 'delete'], admin = false): Promise<Caller> {
     const user = await context().make.user({ rights, admin });
-    const token = await context().make.token(user);
-    return { id: user.id, token, headers: bearer(token) };
+    return callerOf(user.id, await context().make.token(user));
   }
 
   function headersOf(who: Who, options: RequestOptions, contentType?: string): Record<string, string> {
