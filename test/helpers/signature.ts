@@ -12,14 +12,12 @@ export async function signaturePng(width = 900, height = 300): Promise<Buffer> {
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
 
-/** What the signature form holds, in this order: signer_name, the fields, the parts, the image. */
+/** What the signature form holds, in this order: signer_name, the fields, the image. */
 export interface SignOptions {
   /** The field signer_name; null sends none. @default 'Erika Müller' */
   signer?: string | null;
-  /** Further text fields (UTF-8). */
-  fields?: Record<string, string>;
-  /** Further parts as they are (a file, another type). */
-  parts?: Part[];
+  /** Further fields by name: a text (sent as UTF-8 text), or a part as it is (a file, another type). */
+  fields?: Record<string, string | Omit<Part, 'name'> | undefined>;
   /** The image: its bytes (default signaturePng()) and file name (default signature.png). */
   file?: { data?: Buffer; name?: string };
 }
@@ -31,8 +29,9 @@ export async function signatureForm(options: SignOptions = {}): Promise<{ payloa
   const signer = options.signer === undefined ? 'Erika Müller' : options.signer;
   return multipart([
     ...(signer === null ? [] : [textPart('signer_name', signer)]),
-    ...Object.entries(options.fields ?? {}).map(([name, value]) => textPart(name, value)),
-    ...(options.parts ?? []),
+    ...Object.entries(options.fields ?? {}).flatMap(([name, value]): Part[] =>
+      value === undefined ? [] : typeof value === 'string' ? [textPart(name, value)] : [{ ...value, name }],
+    ),
     {
       name: 'file',
       filename: options.file?.name ?? 'signature.png',
