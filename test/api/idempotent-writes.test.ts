@@ -22,7 +22,7 @@ import { RUN_ID } from '../../src/adapters/runs.js';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { assertError } from '../helpers/assertions.js';
-import { type Caller, testClient } from '../helpers/client.js';
+import { type Caller, type RequestOptions, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { signaturePng } from '../helpers/signature.js';
@@ -46,6 +46,9 @@ for (const dialect of testDialects()) {
 
     const { caller, api, json, newReport, addPage, sign } = testClient(() => ctx);
 
+    /** POST create_from_template (with `options.key`, `options.app`). */
+    const fromTemplate = (who: Caller, body: Record<string, unknown>, options?: RequestOptions) =>
+      api('POST', '/api/templates.php?action=create_from_template', who, body, options);
     const keyRows = (key: string) =>
       ctx.handle.db.selectFrom('bericht_idempotency').selectAll().where('idem_key', '=', storedKey(key)).execute();
     /** The one row of `key` of `who`: its scope and stored status. */
@@ -187,25 +190,10 @@ for (const dialect of testDialects()) {
         const me = await caller();
         const order = await orderWithPhoto(me.id);
         const key = newKey();
-        const first = await api(
-          'POST',
-          '/api/templates.php?action=create_from_template',
-          me,
-          { fk_element: order.id, template_id: tpl.json().id },
-          { key },
-        );
+        const first = await fromTemplate(me, { fk_element: order.id, template_id: tpl.json().id }, { key });
         assert.equal(first.statusCode, 201, first.body);
         assert.ok(Buffer.byteLength(first.body) > 65_535, `${Buffer.byteLength(first.body)} bytes`);
-        assertReplay(
-          await api(
-            'POST',
-            '/api/templates.php?action=create_from_template',
-            me,
-            { fk_element: order.id, template_id: tpl.json().id },
-            { key },
-          ),
-          first,
-        );
+        assertReplay(await fromTemplate(me, { fk_element: order.id, template_id: tpl.json().id }, { key }), first);
         assert.equal(await reportsOn(order.id), 1);
       });
 
@@ -236,11 +224,7 @@ for (const dialect of testDialects()) {
           409,
           'IDEMPOTENCY_KEY_REUSED',
         );
-        assertError(
-          await api('POST', '/api/templates.php?action=create_from_template', me, { fk_element: order.id, template_id: tpl.id }, { key }),
-          409,
-          'IDEMPOTENCY_KEY_REUSED',
-        );
+        assertError(await fromTemplate(me, { fk_element: order.id, template_id: tpl.id }, { key }), 409, 'IDEMPOTENCY_KEY_REUSED');
         const report = await draft(me);
         assertError(
           await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'Seite' }, { key }),
@@ -268,17 +252,7 @@ for (const dialect of testDialects()) {
             400,
             'VALIDATION_FAILED',
           );
-          assertError(
-            await api(
-              'POST',
-              '/api/templates.php?action=create_from_template',
-              me,
-              { fk_element: order.id, template_id: tpl.id },
-              { key: bad },
-            ),
-            400,
-            'VALIDATION_FAILED',
-          );
+          assertError(await fromTemplate(me, { fk_element: order.id, template_id: tpl.id }, { key: bad }), 400, 'VALIDATION_FAILED');
         }
         const key = newKey();
         const stranger = await ctx.make.order();
@@ -288,17 +262,7 @@ for (const dialect of testDialects()) {
           'ORDER_NOT_FOUND',
         );
         assertError(await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id }, { key }), 400, 'VALIDATION_FAILED');
-        assertError(
-          await api(
-            'POST',
-            '/api/templates.php?action=create_from_template',
-            me,
-            { fk_element: order.id, template_id: order.id + 100_000 },
-            { key },
-          ),
-          404,
-          'TEMPLATE_NOT_FOUND',
-        );
+        assertError(await fromTemplate(me, { fk_element: order.id, template_id: order.id + 100_000 }, { key }), 404, 'TEMPLATE_NOT_FOUND');
         assertError(
           await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'X', odt_template: 'fehlt.odt' }, { key }),
           400,
@@ -306,13 +270,7 @@ for (const dialect of testDialects()) {
         );
         assert.deepEqual(await keyRows(key), []);
         assert.equal(await reportsOn(order.id), 0);
-        const res = await api(
-          'POST',
-          '/api/templates.php?action=create_from_template',
-          me,
-          { fk_element: order.id, template_id: tpl.id },
-          { key },
-        );
+        const res = await fromTemplate(me, { fk_element: order.id, template_id: tpl.id }, { key });
         assert.equal(res.statusCode, 201, res.body);
         assert.equal(await reportsOn(order.id), 1);
       });
@@ -325,13 +283,7 @@ for (const dialect of testDialects()) {
         const folders = workAreaFolders();
         const failing = await appFailingToStoreAnswers();
         try {
-          const res = await api(
-            'POST',
-            '/api/templates.php?action=create_from_template',
-            me,
-            { fk_element: order.id, template_id: tpl.id },
-            { key, app: failing },
-          );
+          const res = await fromTemplate(me, { fk_element: order.id, template_id: tpl.id }, { key, app: failing });
           assert.equal(res.statusCode, 500, res.body);
         } finally {
           await failing.close();
@@ -339,13 +291,7 @@ for (const dialect of testDialects()) {
         assert.equal(await reportsOn(order.id), 0);
         assert.deepEqual(workAreaFolders(), folders);
         assert.deepEqual(await keyRows(key), []);
-        const retry = await api(
-          'POST',
-          '/api/templates.php?action=create_from_template',
-          me,
-          { fk_element: order.id, template_id: tpl.id },
-          { key },
-        );
+        const retry = await fromTemplate(me, { fk_element: order.id, template_id: tpl.id }, { key });
         assert.equal(retry.statusCode, 201, retry.body);
         assert.equal(await reportsOn(order.id), 1);
       });
