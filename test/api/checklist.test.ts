@@ -16,19 +16,13 @@ import sharp from 'sharp';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { migrate } from '../../src/db/migrate.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import type { Right } from '../../src/dolibarr/rights.js';
 import { MAX_CHECKLIST_ITEMS, type StoredItem } from '../../src/modules/pages/checklist.js';
 import type { ChecklistItemResponse, PageResponse } from '../../src/modules/reports/reports.schemas.js';
 import { fileSha256, pagesHash, type HashedPage } from '../../src/modules/signatures/signature-hash.js';
 import { assertError } from '../helpers/assertions.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-import { sign } from '../helpers/signature.js';
-
-interface Caller {
-  id: number;
-  token: string;
-}
 
 /** The file endpoint's link as a client receives it. */
 const fileLink = (file: string, size?: string) =>
@@ -82,26 +76,7 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(rights: Right[] = ['read', 'write', 'delete'], admin = false): Promise<Caller> {
-      const user = await ctx.make.user({ rights, admin });
-      return { id: user.id, token: await ctx.make.token(user) };
-    }
-
-    /** A request; `payload` as a string is sent as it is (JSON the test writes by hand). */
-    function api(
-      method: 'GET' | 'POST' | 'DELETE',
-      url: string,
-      who: Caller | null,
-      payload?: unknown,
-      key?: string,
-    ): Promise<LightMyRequestResponse> {
-      const headers: Record<string, string> = {
-        ...(who ? { authorization: `Bearer ${who.token}` } : {}),
-        ...(key === undefined ? {} : { 'idempotency-key': key }),
-        ...(typeof payload === 'string' ? { 'content-type': 'application/json' } : {}),
-      };
-      return ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-    }
+    const { caller, api, newReport, addPage, sign } = testClient(() => ctx);
 
     /** An order naming `owner` as author, with `files` written into its folder. */
     async function orderWith(owner: number, files: Record<string, Buffer> = {}) {
@@ -112,22 +87,11 @@ for (const dialect of testDialects()) {
       return { ...order, dir };
     }
 
-    async function newReport(who: Caller, orderId: number): Promise<{ id: number; ref: string }> {
-      const res = await api('POST', '/api/reports.php?action=create', who, { fk_element: orderId, title: 'Wartung Heizung' });
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json();
-    }
-
     const addUrl = (reportId: number) => `/api/pages.php?action=add&bericht_id=${reportId}`;
     const updateUrl = (pageId: number) => `/api/pages.php?id=${pageId}`;
     const checkUrl = (pageId: number) => `/api/pages.php?action=check&id=${pageId}`;
     const checkAllUrl = (pageId: number) => `/api/pages.php?action=check_all&id=${pageId}`;
 
-    async function addPage(who: Caller, reportId: number, body: Record<string, unknown>): Promise<PageResponse> {
-      const res = await api('POST', addUrl(reportId), who, body);
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json();
-    }
     async function check(who: Caller, pageId: number, body: Record<string, unknown>): Promise<PageResponse> {
       const res = await api('POST', checkUrl(pageId), who, body);
       assert.equal(res.statusCode, 200, res.body);
@@ -287,7 +251,7 @@ for (const dialect of testDialects()) {
         const empty = await addPage(me, report.id, { layout: 'checklist', title: 'Leer' });
         assert.deepEqual(empty.checklist, []);
         assert.equal((await pageRow(empty.id)).checklist, '[]');
-        const full = await addPage(me, report.id, {
+        const full = await addPage<PageResponse>(me, report.id, {
           layout: 'checklist',
           checklist: Array.from({ length: MAX_CHECKLIST_ITEMS }, (_, i) => ({ label: `Punkt ${i + 1}` })),
         });
@@ -1066,7 +1030,7 @@ for (const dialect of testDialects()) {
 
       test('a signed checklist cannot change (409 PAGE_SIGNED); verification holds; a change in the stored items is found', async () => {
         const { me, order, report, page } = await answeredReport();
-        const signed = await sign(ctx.app, { authorization: `Bearer ${me.token}` }, report.id, 'Erika Müller');
+        const signed = await sign(me, report.id);
         assert.equal(signed.statusCode, 201, signed.body);
         const sig = signed.json() as PageResponse & { source_path: string };
         const meta = JSON.parse(await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8')) as {
@@ -1206,17 +1170,29 @@ for (const dialect of testDialects()) {
       test('add and update: a repeat returns the first answer and changes nothing twice', async () => {
         const { me, report, page } = await setup();
         const key = `add-${Date.now()}-${Math.random()}`;
-        const first = await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist: [{ label: 'A' }] }, key);
+        const first = await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist: [{ label: 'A' }] }, { key });
         assert.equal(first.statusCode, 201, first.body);
-        const again = await api('POST', addUrl(report.id), me, { layout: 'checklist', checklist: [{ label: 'B' }, { label: 'C' }] }, key);
+        const again = await api(
+          'POST',
+          addUrl(report.id),
+          me,
+          { layout: 'checklist', checklist: [{ label: 'B' }, { label: 'C' }] },
+          { key },
+        );
         assert.equal(again.statusCode, 201, again.body);
         assert.deepEqual(again.json(), first.json());
         assert.equal((await pageRows(report.id)).length, 2);
         const updateKey = `upd-${Date.now()}-${Math.random()}`;
-        const updated = await api('POST', updateUrl(page.id), me, { checklist: [{ id: 1, label: 'Eins' }] }, updateKey);
+        const updated = await api('POST', updateUrl(page.id), me, { checklist: [{ id: 1, label: 'Eins' }] }, { key: updateKey });
         assert.equal(updated.statusCode, 200, updated.body);
         const storedAfter = await pageRow(page.id);
-        const repeat = await api('POST', updateUrl(page.id), me, { checklist: [{ id: 1, label: 'Zwei' }, { label: 'Drei' }] }, updateKey);
+        const repeat = await api(
+          'POST',
+          updateUrl(page.id),
+          me,
+          { checklist: [{ id: 1, label: 'Zwei' }, { label: 'Drei' }] },
+          { key: updateKey },
+        );
         assert.equal(repeat.statusCode, 200);
         assert.deepEqual(repeat.json(), updated.json());
         assert.deepEqual(await pageRow(page.id), storedAfter);
@@ -1225,22 +1201,22 @@ for (const dialect of testDialects()) {
       test('check: the same key with value 6 after value 5 answers 5 and leaves 5 stored; check_all likewise', async () => {
         const { me, page } = await setup();
         const key = `check-${Date.now()}-${Math.random()}`;
-        const first = await api('POST', checkUrl(page.id), me, { item: 3, value: 5 }, key);
+        const first = await api('POST', checkUrl(page.id), me, { item: 3, value: 5 }, { key });
         assert.equal(first.statusCode, 200, first.body);
         assert.equal(first.json().checklist[2].value, 5);
-        const second = await api('POST', checkUrl(page.id), me, { item: 3, value: 6 }, key);
+        const second = await api('POST', checkUrl(page.id), me, { item: 3, value: 6 }, { key });
         assert.equal(second.statusCode, 200, second.body);
         assert.deepEqual(second.json(), first.json());
         assert.equal((await stored(page.id))[2]!.value, 5);
 
         const allKey = `all-${Date.now()}-${Math.random()}`;
-        const all = await api('POST', checkAllUrl(page.id), me, { state: 'ok' }, allKey);
+        const all = await api('POST', checkAllUrl(page.id), me, { state: 'ok' }, { key: allKey });
         assert.equal(all.statusCode, 200, all.body);
         assert.equal(all.json().checklist[0].state, 'ok');
         // Item 1 is answered anew; the repeat answers as the first time and sets nothing back.
         await check(me, page.id, { item: 1, state: 'defect', note: 'doch nicht' });
         const storedNow = await pageRow(page.id);
-        const allAgain = await api('POST', checkAllUrl(page.id), me, { state: 'ok' }, allKey);
+        const allAgain = await api('POST', checkAllUrl(page.id), me, { state: 'ok' }, { key: allKey });
         assert.equal(allAgain.statusCode, 200);
         assert.deepEqual(allAgain.json(), all.json());
         assert.deepEqual(await pageRow(page.id), storedNow);
@@ -1250,17 +1226,17 @@ for (const dialect of testDialects()) {
         const { me, report, page } = await setup();
         const other = await addPage(me, report.id, { layout: 'checklist', checklist: [{ label: 'A' }] });
         const key = `reuse-${Date.now()}-${Math.random()}`;
-        assert.equal((await api('POST', checkUrl(page.id), me, { item: 1, state: 'ok' }, key)).statusCode, 200);
+        assert.equal((await api('POST', checkUrl(page.id), me, { item: 1, state: 'ok' }, { key })).statusCode, 200);
         const otherBefore = await pageRow(other.id);
-        assertError(await api('POST', checkUrl(other.id), me, { item: 1, state: 'ok' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
-        assertError(await api('POST', checkAllUrl(page.id), me, { state: 'ok' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
-        assertError(await api('POST', updateUrl(page.id), me, { title: 'x' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await api('POST', checkUrl(other.id), me, { item: 1, state: 'ok' }, { key }), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await api('POST', checkAllUrl(page.id), me, { state: 'ok' }, { key }), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await api('POST', updateUrl(page.id), me, { title: 'x' }, { key }), 409, 'IDEMPOTENCY_KEY_REUSED');
         assert.deepEqual(await pageRow(other.id), otherBefore);
         assert.equal((await stored(page.id))[1]!.state, 'open');
         // Refused (a defect without a note): the key stays free for the corrected request.
         const retry = `retry-${Date.now()}-${Math.random()}`;
-        assertNamed(await api('POST', checkUrl(page.id), me, { item: 2, state: 'defect' }, retry), 2, 'Abgasverlust', 'body.note');
-        const fixed = await api('POST', checkUrl(page.id), me, { item: 2, state: 'defect', note: 'verrußt' }, retry);
+        assertNamed(await api('POST', checkUrl(page.id), me, { item: 2, state: 'defect' }, { key: retry }), 2, 'Abgasverlust', 'body.note');
+        const fixed = await api('POST', checkUrl(page.id), me, { item: 2, state: 'defect', note: 'verrußt' }, { key: retry });
         assert.equal(fixed.statusCode, 200, fixed.body);
         assert.equal((await stored(page.id))[1]!.note, 'verrußt');
       });
@@ -1268,12 +1244,12 @@ for (const dialect of testDialects()) {
       test('a repeat after the photo it named is gone, or after the report was finalized, still gets the first answer', async () => {
         const { me, order, report, page } = await setup();
         const key = `photo-${Date.now()}-${Math.random()}`;
-        const first = await api('POST', checkUrl(page.id), me, { item: 1, state: 'ok', photos: ['IMG_2.png'] }, key);
+        const first = await api('POST', checkUrl(page.id), me, { item: 1, state: 'ok', photos: ['IMG_2.png'] }, { key });
         assert.equal(first.statusCode, 200, first.body);
         const { rm } = await import('node:fs/promises');
         await rm(path.join(order.dir, 'IMG_2.png'));
         await setStatus(report.id, 1);
-        const again = await api('POST', checkUrl(page.id), me, { item: 1, state: 'ok', photos: ['IMG_2.png'] }, key);
+        const again = await api('POST', checkUrl(page.id), me, { item: 1, state: 'ok', photos: ['IMG_2.png'] }, { key });
         assert.equal(again.statusCode, 200, again.body);
         assert.deepEqual(again.json(), first.json());
       });

@@ -18,6 +18,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
+import { testClient } from '../helpers/client.js';
 import { multipart } from '../helpers/multipart.js';
 import { listenLocal, openRaw } from '../helpers/raw-http.js';
 
@@ -297,11 +298,7 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
     tokens.full = await make.token(full);
     tokens.reader = await make.token(reader);
     tokens.other = await make.token(other);
-    const api = async (token: string, method: 'POST' | 'GET', url: string, payload?: object) => {
-      const res = await ctx.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-      assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
-      return res.json();
-    };
+    const { json } = testClient(() => ctx);
     // Each user's order with photos, a report with pages, a material line; the caller's report signed.
     for (const [who, token, list] of [
       [full, tokens.full, ids.own],
@@ -317,22 +314,27 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
           .toFile(path.join(dir, name));
       files.push(`${order.ref}/a.jpg`, `${order.ref}/b.jpg`);
       for (const n of [1, 2]) {
-        const report = await api(token, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: `Bericht ${n}` });
+        const report = await json('POST', '/api/reports.php?action=create', token, { fk_element: order.id, title: `Bericht ${n}` });
         list.push(report.id);
         list.push(
-          (await api(token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'a.jpg', title: 'Foto', note: 'Notiz' }))
-            .id,
+          (
+            await json('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, token, {
+              source: 'a.jpg',
+              title: 'Foto',
+              note: 'Notiz',
+            })
+          ).id,
         );
         list.push(
           (
-            await api(token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+            await json('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, token, {
               layout: 'before_after',
               source: 'a.jpg',
               source_2: 'b.jpg',
             })
           ).id,
         );
-        list.push((await api(token, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Titel' })).id);
+        list.push((await json('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, token, { title: 'Titel' })).id);
         if (who === full && n === 1) {
           const png = await sharp({ create: { width: 300, height: 100, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
             .png()
@@ -353,9 +355,9 @@ describe(`fuzz: malformed requests on every endpoint [sqlite]`, () => {
         }
       }
       list.push(
-        (await api(token, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'Kabel', qty: 2 })).id,
+        (await json('POST', '/api/materials.php', token, { element_type: 'commande', fk_element: order.id, label: 'Kabel', qty: 2 })).id,
       );
-      if (who === full) uploadToken = (await api(token, 'POST', '/api/upload_token.php', { fk_element: order.id })).token;
+      if (who === full) uploadToken = (await json('POST', '/api/upload_token.php', token, { fk_element: order.id })).token;
     }
     files = [...files, '../x', 'a.jpg', '%2e%2e/%2e%2e/etc/passwd', 'CO/thumbs/a_small.jpg'];
 

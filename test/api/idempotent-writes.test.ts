@@ -21,22 +21,16 @@ import { buildApp } from '../../src/app.js';
 import { RUN_ID } from '../../src/adapters/runs.js';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import type { Right } from '../../src/dolibarr/rights.js';
 import { assertError } from '../helpers/assertions.js';
+import { type Caller, type RequestOptions, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-import { multipart } from '../helpers/multipart.js';
 import { signaturePng } from '../helpers/signature.js';
 
 /** Idempotency keys are kept as their SHA-256 (exact on every collation). */
 const storedKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 const newKey = () => randomUUID();
 const MALFORMED = ['with space', 'x'.repeat(129), 'umlaut-ä'];
-
-interface Caller {
-  id: number;
-  token: string;
-}
 
 for (const dialect of testDialects()) {
   describe(`idempotent report writes [${dialect}]`, () => {
@@ -50,42 +44,11 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(rights: Right[] = ['read', 'write', 'delete'], admin = false): Promise<Caller> {
-      const user = await ctx.make.user({ rights, admin });
-      return { id: user.id, token: await ctx.make.token(user) };
-    }
-    /** A JSON write, with an Idempotency-Key when `key` is given; `app` for a second service on the same database. */
-    const post = (
-      who: Caller,
-      url: string,
-      payload: unknown,
-      key?: string,
-      app: FastifyInstance = ctx.app,
-    ): Promise<LightMyRequestResponse> =>
-      app.inject({
-        method: 'POST',
-        url,
-        headers: { authorization: `Bearer ${who.token}`, ...(key === undefined ? {} : { 'idempotency-key': key }) },
-        payload: payload as object,
-      });
-    const get = async (who: Caller, url: string) => {
-      const res = await ctx.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${who.token}` } });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json();
-    };
-    /** The signature form, with an Idempotency-Key when `key` is given. */
-    const sign = async (who: Caller, reportId: number, key?: string, png?: Buffer, app: FastifyInstance = ctx.app) => {
-      const form = multipart([
-        { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika Muster' },
-        { name: 'file', filename: 'signature.png', type: 'image/png', data: png ?? (await signaturePng()) },
-      ]);
-      const headers = {
-        authorization: `Bearer ${who.token}`,
-        'content-type': form.contentType,
-        ...(key === undefined ? {} : { 'idempotency-key': key }),
-      };
-      return app.inject({ method: 'POST', url: `/api/pages.php?action=signature&bericht_id=${reportId}`, headers, payload: form.payload });
-    };
+    const { caller, api, json, newReport, addPage, sign } = testClient(() => ctx);
+
+    /** POST create_from_template (with `options.key`, `options.app`). */
+    const fromTemplate = (who: Caller, body: Record<string, unknown>, options?: RequestOptions) =>
+      api('POST', '/api/templates.php?action=create_from_template', who, body, options);
     const keyRows = (key: string) =>
       ctx.handle.db.selectFrom('bericht_idempotency').selectAll().where('idem_key', '=', storedKey(key)).execute();
     /** The one row of `key` of `who`: its scope and stored status. */
@@ -134,19 +97,9 @@ for (const dialect of testDialects()) {
       await writeFile(path.join(dir, 'IMG_1.jpg'), jpeg);
       return order;
     }
-    async function draft(who: Caller, orderId?: number) {
-      const res = await post(who, '/api/reports.php?action=create', {
-        fk_element: orderId ?? (await orderWithPhoto(who.id)).id,
-        title: 'Wartung',
-      });
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json() as { id: number; ref: string };
-    }
-    async function addPage(who: Caller, reportId: number, body: Record<string, unknown>) {
-      const res = await post(who, `/api/pages.php?action=add&bericht_id=${reportId}`, body);
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json() as { id: number };
-    }
+    /** A draft on `orderId`, or on a new order of `who` with a photo. */
+    const draft = async (who: Caller, orderId?: number): Promise<{ id: number; ref: string }> =>
+      newReport(who, orderId ?? (await orderWithPhoto(who.id)).id);
     /** A template (made by an admin from a report with a photo page and a title page): it owns a copy of the photo. */
     async function template() {
       const admin = await caller(['read', 'write', 'delete'], true);
@@ -154,7 +107,7 @@ for (const dialect of testDialects()) {
       const source = await draft(admin, order.id);
       await addPage(admin, source.id, { source: 'IMG_1.jpg', title: 'Gerät' });
       await addPage(admin, source.id, { title: 'Ergebnis', note: 'ohne Befund' });
-      const res = await post(admin, '/api/templates.php?action=create', {
+      const res = await api('POST', '/api/templates.php?action=create', admin, {
         template_label: `Vorlage ${randomBytes(3).toString('hex')}`,
         from_report: source.id,
       });
@@ -183,17 +136,17 @@ for (const dialect of testDialects()) {
         const me = await caller();
         const order = await orderWithPhoto(me.id);
         const key = newKey();
-        const first = await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung' }, key);
+        const first = await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'Wartung' }, { key });
         assert.equal(first.statusCode, 201, first.body);
         for (const again of [
           { fk_element: order.id, title: 'Wartung' },
           { fk_element: order.id, title: 'Anders' },
         ]) {
-          assertReplay(await post(me, '/api/reports.php?action=create', again, key), first);
+          assertReplay(await api('POST', '/api/reports.php?action=create', me, again, { key }), first);
         }
         assert.equal(await reportsOn(order.id), 1);
         assert.deepEqual(await keyRow(me, key), { scope: `report:create:commande:${order.id}`, status: 201 });
-        assert.deepEqual(await get(me, `/api/reports.php?id=${first.json().id}`), first.json());
+        assert.deepEqual(await json('GET', `/api/reports.php?id=${first.json().id}`, me, undefined, { status: 200 }), first.json());
         // Without a key every request is a report of its own.
         await draft(me, order.id);
         await draft(me, order.id);
@@ -210,14 +163,14 @@ for (const dialect of testDialects()) {
           const order = await orderWithPhoto(me.id);
           const key = newKey();
           const folders = workAreaFolders();
-          const first = await post(me, url, { fk_element: order.id, template_id: tpl.id }, key);
+          const first = await api('POST', url, me, { fk_element: order.id, template_id: tpl.id }, { key });
           assert.equal(first.statusCode, 201, first.body);
           const made = first.json() as { ref: string; pages: Array<{ source_path: string | null }> };
           assert.equal(made.pages.length, 2);
           assert.ok(made.pages[0]!.source_path?.startsWith(`bericht/${made.ref}/`));
           const files = filesOf(made.ref);
           assert.equal(files.length, 1);
-          assertReplay(await post(me, url, { fk_element: order.id, template_id: tpl.id }, key), first);
+          assertReplay(await api('POST', url, me, { fk_element: order.id, template_id: tpl.id }, { key }), first);
           assert.equal(await reportsOn(order.id), 1);
           assert.deepEqual(workAreaFolders(), [...folders, made.ref].sort());
           assert.deepEqual(filesOf(made.ref), files);
@@ -227,7 +180,7 @@ for (const dialect of testDialects()) {
 
       test('an answer larger than 64 kB (a template with long notes) is stored whole and given again', async () => {
         const admin = await caller(['read', 'write', 'delete'], true);
-        const tpl = await post(admin, '/api/templates.php?action=create', { template_label: 'Lange Notizen' });
+        const tpl = await api('POST', '/api/templates.php?action=create', admin, { template_label: 'Lange Notizen' });
         assert.equal(tpl.statusCode, 201, tpl.body);
         for (let i = 0; i < 8; i++)
           await addPage(admin, tpl.json().id, {
@@ -237,18 +190,10 @@ for (const dialect of testDialects()) {
         const me = await caller();
         const order = await orderWithPhoto(me.id);
         const key = newKey();
-        const first = await post(
-          me,
-          '/api/templates.php?action=create_from_template',
-          { fk_element: order.id, template_id: tpl.json().id },
-          key,
-        );
+        const first = await fromTemplate(me, { fk_element: order.id, template_id: tpl.json().id }, { key });
         assert.equal(first.statusCode, 201, first.body);
         assert.ok(Buffer.byteLength(first.body) > 65_535, `${Buffer.byteLength(first.body)} bytes`);
-        assertReplay(
-          await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.json().id }, key),
-          first,
-        );
+        assertReplay(await fromTemplate(me, { fk_element: order.id, template_id: tpl.json().id }, { key }), first);
         assert.equal(await reportsOn(order.id), 1);
       });
 
@@ -259,25 +204,30 @@ for (const dialect of testDialects()) {
         const other = await orderWithPhoto(me.id);
         const invoice = await ctx.make.invoice({ author: me.id });
         const key = newKey();
-        assert.equal((await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'Erster' }, key)).statusCode, 201);
+        assert.equal(
+          (await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'Erster' }, { key })).statusCode,
+          201,
+        );
         assertError(
-          await post(me, '/api/reports.php?action=create', { fk_element: other.id, title: 'Erster' }, key),
+          await api('POST', '/api/reports.php?action=create', me, { fk_element: other.id, title: 'Erster' }, { key }),
           409,
           'IDEMPOTENCY_KEY_REUSED',
         );
         assertError(
-          await post(me, '/api/reports.php?action=create', { element_type: 'facture', fk_element: invoice.id, title: 'Erster' }, key),
+          await api(
+            'POST',
+            '/api/reports.php?action=create',
+            me,
+            { element_type: 'facture', fk_element: invoice.id, title: 'Erster' },
+            { key },
+          ),
           409,
           'IDEMPOTENCY_KEY_REUSED',
         );
-        assertError(
-          await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key),
-          409,
-          'IDEMPOTENCY_KEY_REUSED',
-        );
+        assertError(await fromTemplate(me, { fk_element: order.id, template_id: tpl.id }, { key }), 409, 'IDEMPOTENCY_KEY_REUSED');
         const report = await draft(me);
         assertError(
-          await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Seite' }, key),
+          await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'Seite' }, { key }),
           409,
           'IDEMPOTENCY_KEY_REUSED',
         );
@@ -287,7 +237,7 @@ for (const dialect of testDialects()) {
 
         const colleague = await caller();
         const theirs = await orderWithPhoto(colleague.id);
-        const res = await post(colleague, '/api/reports.php?action=create', { fk_element: theirs.id, title: 'Eigener' }, key);
+        const res = await api('POST', '/api/reports.php?action=create', colleague, { fk_element: theirs.id, title: 'Eigener' }, { key });
         assert.equal(res.statusCode, 201, res.body);
         assert.equal(res.json().fk_user_creat, colleague.id);
       });
@@ -298,33 +248,29 @@ for (const dialect of testDialects()) {
         const order = await orderWithPhoto(me.id);
         for (const bad of MALFORMED) {
           assertError(
-            await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'X' }, bad),
+            await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'X' }, { key: bad }),
             400,
             'VALIDATION_FAILED',
           );
-          assertError(
-            await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, bad),
-            400,
-            'VALIDATION_FAILED',
-          );
+          assertError(await fromTemplate(me, { fk_element: order.id, template_id: tpl.id }, { key: bad }), 400, 'VALIDATION_FAILED');
         }
         const key = newKey();
         const stranger = await ctx.make.order();
-        assertError(await post(me, '/api/reports.php?action=create', { fk_element: stranger.id, title: 'X' }, key), 404, 'ORDER_NOT_FOUND');
-        assertError(await post(me, '/api/reports.php?action=create', { fk_element: order.id }, key), 400, 'VALIDATION_FAILED');
         assertError(
-          await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: order.id + 100_000 }, key),
+          await api('POST', '/api/reports.php?action=create', me, { fk_element: stranger.id, title: 'X' }, { key }),
           404,
-          'TEMPLATE_NOT_FOUND',
+          'ORDER_NOT_FOUND',
         );
+        assertError(await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id }, { key }), 400, 'VALIDATION_FAILED');
+        assertError(await fromTemplate(me, { fk_element: order.id, template_id: order.id + 100_000 }, { key }), 404, 'TEMPLATE_NOT_FOUND');
         assertError(
-          await post(me, '/api/reports.php?action=create', { fk_element: order.id, title: 'X', odt_template: 'fehlt.odt' }, key),
+          await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'X', odt_template: 'fehlt.odt' }, { key }),
           400,
           'ODT_TEMPLATE_NOT_FOUND',
         );
         assert.deepEqual(await keyRows(key), []);
         assert.equal(await reportsOn(order.id), 0);
-        const res = await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key);
+        const res = await fromTemplate(me, { fk_element: order.id, template_id: tpl.id }, { key });
         assert.equal(res.statusCode, 201, res.body);
         assert.equal(await reportsOn(order.id), 1);
       });
@@ -337,13 +283,7 @@ for (const dialect of testDialects()) {
         const folders = workAreaFolders();
         const failing = await appFailingToStoreAnswers();
         try {
-          const res = await post(
-            me,
-            '/api/templates.php?action=create_from_template',
-            { fk_element: order.id, template_id: tpl.id },
-            key,
-            failing,
-          );
+          const res = await fromTemplate(me, { fk_element: order.id, template_id: tpl.id }, { key, app: failing });
           assert.equal(res.statusCode, 500, res.body);
         } finally {
           await failing.close();
@@ -351,7 +291,7 @@ for (const dialect of testDialects()) {
         assert.equal(await reportsOn(order.id), 0);
         assert.deepEqual(workAreaFolders(), folders);
         assert.deepEqual(await keyRows(key), []);
-        const retry = await post(me, '/api/templates.php?action=create_from_template', { fk_element: order.id, template_id: tpl.id }, key);
+        const retry = await fromTemplate(me, { fk_element: order.id, template_id: tpl.id }, { key });
         assert.equal(retry.statusCode, 201, retry.body);
         assert.equal(await reportsOn(order.id), 1);
       });
@@ -363,20 +303,20 @@ for (const dialect of testDialects()) {
         const report = await draft(me);
         const key = newKey();
         const url = `/api/pages.php?action=add&bericht_id=${report.id}`;
-        const first = await post(me, url, { source: 'IMG_1.jpg', title: 'Gerät' }, key);
+        const first = await api('POST', url, me, { source: 'IMG_1.jpg', title: 'Gerät' }, { key });
         assert.equal(first.statusCode, 201, first.body);
-        assertReplay(await post(me, url, { source: 'IMG_1.jpg', title: 'Gerät' }, key), first);
-        assertReplay(await post(me, url, { title: 'Anders' }, key), first);
+        assertReplay(await api('POST', url, me, { source: 'IMG_1.jpg', title: 'Gerät' }, { key }), first);
+        assertReplay(await api('POST', url, me, { title: 'Anders' }, { key }), first);
         await setStatus(report.id, 1);
-        assertReplay(await post(me, url, { source: 'IMG_1.jpg', title: 'Gerät' }, key), first);
+        assertReplay(await api('POST', url, me, { source: 'IMG_1.jpg', title: 'Gerät' }, { key }), first);
         assert.equal((await pagesOf(report.id)).length, 1);
         assert.deepEqual(await keyRow(me, key), { scope: `page:add:${report.id}`, status: 201 });
         // A new key on the final report is refused and kept by no one; on the draft again it adds the page.
         const late = newKey();
-        assertError(await post(me, url, { title: 'Zu spät' }, late), 409, 'REPORT_FINAL');
+        assertError(await api('POST', url, me, { title: 'Zu spät' }, { key: late }), 409, 'REPORT_FINAL');
         assert.deepEqual(await keyRows(late), []);
         await setStatus(report.id, 0);
-        assert.equal((await post(me, url, { title: 'Jetzt' }, late)).statusCode, 201);
+        assert.equal((await api('POST', url, me, { title: 'Jetzt' }, { key: late })).statusCode, 201);
         assert.equal((await pagesOf(report.id)).length, 2);
       });
 
@@ -385,11 +325,11 @@ for (const dialect of testDialects()) {
         const report = await draft(me);
         const page = await addPage(me, report.id, { title: 'Gerät', note: 'alt' });
         const key = newKey();
-        const first = await post(me, `/api/pages.php?id=${page.id}`, { note: 'erste Änderung' }, key);
+        const first = await api('POST', `/api/pages.php?id=${page.id}`, me, { note: 'erste Änderung' }, { key });
         assert.equal(first.statusCode, 200, first.body);
         assert.equal(first.json().note, 'erste Änderung');
-        assert.equal((await post(me, `/api/pages.php?id=${page.id}`, { note: 'zweite Änderung' })).statusCode, 200);
-        assertReplay(await post(me, `/api/pages.php?id=${page.id}`, { note: 'erste Änderung' }, key), first);
+        assert.equal((await api('POST', `/api/pages.php?id=${page.id}`, me, { note: 'zweite Änderung' })).statusCode, 200);
+        assertReplay(await api('POST', `/api/pages.php?id=${page.id}`, me, { note: 'erste Änderung' }, { key }), first);
         assert.equal((await pagesOf(report.id))[0]!.note, 'zweite Änderung');
         assert.deepEqual(await keyRow(me, key), { scope: `page:update:${page.id}`, status: 200 });
       });
@@ -404,16 +344,16 @@ for (const dialect of testDialects()) {
         ];
         const key = newKey();
         const url = `/api/pages.php?action=reorder&bericht_id=${report.id}`;
-        const first = await post(me, url, { order: [c!.id, a!.id, b!.id] }, key);
+        const first = await api('POST', url, me, { order: [c!.id, a!.id, b!.id] }, { key });
         assert.equal(first.statusCode, 200, first.body);
         assert.deepEqual(
           first.json().pages.map((p: { title: string }) => p.title),
           ['C', 'A', 'B'],
         );
-        assert.equal((await post(me, url, { order: [a!.id, b!.id, c!.id] })).statusCode, 200);
-        assertReplay(await post(me, url, { order: [c!.id, a!.id, b!.id] }, key), first);
+        assert.equal((await api('POST', url, me, { order: [a!.id, b!.id, c!.id] })).statusCode, 200);
+        assertReplay(await api('POST', url, me, { order: [c!.id, a!.id, b!.id] }, { key }), first);
         // Without bericht_id the report comes from the first page: the same scope.
-        assertReplay(await post(me, '/api/pages.php?action=reorder', { order: [c!.id, a!.id, b!.id] }, key), first);
+        assertReplay(await api('POST', '/api/pages.php?action=reorder', me, { order: [c!.id, a!.id, b!.id] }, { key }), first);
         assert.deepEqual(
           (await pagesOf(report.id)).map((p) => p.title),
           ['A', 'B', 'C'],
@@ -428,27 +368,34 @@ for (const dialect of testDialects()) {
         const page = await addPage(me, report.id, { title: 'Erste' });
         const otherPage = await addPage(me, other.id, { title: 'Andere' });
         const key = newKey();
-        assert.equal((await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Zweite' }, key)).statusCode, 201);
+        assert.equal(
+          (await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'Zweite' }, { key })).statusCode,
+          201,
+        );
         assertError(
-          await post(me, `/api/pages.php?action=add&bericht_id=${other.id}`, { title: 'Zweite' }, key),
+          await api('POST', `/api/pages.php?action=add&bericht_id=${other.id}`, me, { title: 'Zweite' }, { key }),
           409,
           'IDEMPOTENCY_KEY_REUSED',
         );
-        assertError(await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await api('POST', `/api/pages.php?id=${page.id}`, me, { note: 'x' }, { key }), 409, 'IDEMPOTENCY_KEY_REUSED');
         assertError(
-          await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [page.id] }, key),
+          await api('POST', `/api/pages.php?action=reorder&bericht_id=${report.id}`, me, { order: [page.id] }, { key }),
           409,
           'IDEMPOTENCY_KEY_REUSED',
         );
-        assertError(await sign(me, report.id, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assertError(await sign(me, report.id, { key }), 409, 'IDEMPOTENCY_KEY_REUSED');
         assertError(
-          await post(me, '/api/reports.php?action=create', { fk_element: (await orderWithPhoto(me.id)).id, title: 'X' }, key),
+          await api('POST', '/api/reports.php?action=create', me, { fk_element: (await orderWithPhoto(me.id)).id, title: 'X' }, { key }),
           409,
           'IDEMPOTENCY_KEY_REUSED',
         );
         const updateKey = newKey();
-        assert.equal((await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, updateKey)).statusCode, 200);
-        assertError(await post(me, `/api/pages.php?id=${otherPage.id}`, { note: 'x' }, updateKey), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assert.equal((await api('POST', `/api/pages.php?id=${page.id}`, me, { note: 'x' }, { key: updateKey })).statusCode, 200);
+        assertError(
+          await api('POST', `/api/pages.php?id=${otherPage.id}`, me, { note: 'x' }, { key: updateKey }),
+          409,
+          'IDEMPOTENCY_KEY_REUSED',
+        );
         assert.equal((await pagesOf(report.id)).length, 2);
         assert.equal((await pagesOf(other.id)).length, 1);
         assert.equal((await pagesOf(other.id))[0]!.note, null);
@@ -456,7 +403,7 @@ for (const dialect of testDialects()) {
         const colleague = await caller();
         const theirs = await draft(colleague);
         assert.equal(
-          (await post(colleague, `/api/pages.php?action=add&bericht_id=${theirs.id}`, { title: 'Eigene' }, key)).statusCode,
+          (await api('POST', `/api/pages.php?action=add&bericht_id=${theirs.id}`, colleague, { title: 'Eigene' }, { key })).statusCode,
           201,
         );
         assert.equal((await pagesOf(theirs.id)).length, 1);
@@ -468,10 +415,14 @@ for (const dialect of testDialects()) {
         const page = await addPage(me, report.id, { title: 'A' });
         const second = await addPage(me, report.id, { title: 'B' });
         for (const bad of MALFORMED) {
-          assertError(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, bad), 400, 'VALIDATION_FAILED');
-          assertError(await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, bad), 400, 'VALIDATION_FAILED');
           assertError(
-            await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, bad),
+            await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'X' }, { key: bad }),
+            400,
+            'VALIDATION_FAILED',
+          );
+          assertError(await api('POST', `/api/pages.php?id=${page.id}`, me, { note: 'x' }, { key: bad }), 400, 'VALIDATION_FAILED');
+          assertError(
+            await api('POST', `/api/pages.php?action=reorder&bericht_id=${report.id}`, me, { order: [second.id, page.id] }, { key: bad }),
             400,
             'VALIDATION_FAILED',
           );
@@ -481,32 +432,38 @@ for (const dialect of testDialects()) {
         const stranger = await caller();
         const key = newKey();
         assertError(
-          await post(stranger, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, key),
+          await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, stranger, { title: 'X' }, { key }),
           404,
           'REPORT_NOT_FOUND',
         );
-        assertError(await post(stranger, `/api/pages.php?id=${page.id}`, { note: 'x' }, key), 404, 'PAGE_NOT_FOUND');
+        assertError(await api('POST', `/api/pages.php?id=${page.id}`, stranger, { note: 'x' }, { key }), 404, 'PAGE_NOT_FOUND');
         assert.deepEqual(await keyRows(key), []);
         assertError(
-          await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'fehlt.jpg' }, key),
+          await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { source: 'fehlt.jpg' }, { key }),
           404,
           'FILE_NOT_FOUND',
         );
         assertError(
-          await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [page.id] }, key),
+          await api('POST', `/api/pages.php?action=reorder&bericht_id=${report.id}`, me, { order: [page.id] }, { key }),
           400,
           'PAGE_ORDER_MISMATCH',
         );
         await setStatus(report.id, 1);
-        assertError(await post(me, `/api/pages.php?id=${page.id}`, { note: 'x' }, key), 409, 'REPORT_FINAL');
+        assertError(await api('POST', `/api/pages.php?id=${page.id}`, me, { note: 'x' }, { key }), 409, 'REPORT_FINAL');
         assertError(
-          await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, key),
+          await api('POST', `/api/pages.php?action=reorder&bericht_id=${report.id}`, me, { order: [second.id, page.id] }, { key }),
           409,
           'REPORT_FINAL',
         );
         assert.deepEqual(await keyRows(key), []);
         await setStatus(report.id, 0);
-        const res = await post(me, `/api/pages.php?action=reorder&bericht_id=${report.id}`, { order: [second.id, page.id] }, key);
+        const res = await api(
+          'POST',
+          `/api/pages.php?action=reorder&bericht_id=${report.id}`,
+          me,
+          { order: [second.id, page.id] },
+          { key },
+        );
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(await keyRow(me, key), { scope: `page:reorder:${report.id}`, status: 200 });
       });
@@ -530,7 +487,7 @@ for (const dialect of testDialects()) {
             })
             .execute();
         await claim(busy, RUN_ID);
-        const res = await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, busy);
+        const res = await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'X' }, { key: busy });
         assertError(res, 409, 'IDEMPOTENCY_IN_PROGRESS');
         assert.equal(res.headers['retry-after'], '5');
         // A run of this host whose process is gone: its marker names a pid that has exited.
@@ -543,9 +500,9 @@ for (const dialect of testDialects()) {
         );
         const dead = newKey();
         await claim(dead, deadRun);
-        const first = await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Y' }, dead);
+        const first = await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'Y' }, { key: dead });
         assert.equal(first.statusCode, 201, first.body);
-        assertReplay(await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Y' }, dead), first);
+        assertReplay(await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'Y' }, { key: dead }), first);
         assert.deepEqual(
           (await pagesOf(report.id)).map((p) => p.title),
           ['Y'],
@@ -563,15 +520,15 @@ for (const dialect of testDialects()) {
         const report = await draft(me);
         await addPage(me, report.id, { source: 'IMG_1.jpg', title: 'Gerät' });
         const key = newKey();
-        const first = await sign(me, report.id, key);
+        const first = await sign(me, report.id, { key });
         assert.equal(first.statusCode, 201, first.body);
         assert.equal(first.json().layout, 'signature');
         assert.equal(first.json().page_count_at_signing, 1);
         assert.equal(signatureFiles(report.ref).length, 2);
-        assertReplay(await sign(me, report.id, key), first);
-        assertReplay(await sign(me, report.id, key, await signaturePng(600, 200)), first);
+        assertReplay(await sign(me, report.id, { key }), first);
+        assertReplay(await sign(me, report.id, { key, file: { data: await signaturePng(600, 200) } }), first);
         await setStatus(report.id, 1);
-        assertReplay(await sign(me, report.id, key), first);
+        assertReplay(await sign(me, report.id, { key }), first);
         assert.deepEqual(
           (await pagesOf(report.id)).map((p) => p.layout),
           ['photo', 'signature'],
@@ -579,7 +536,7 @@ for (const dialect of testDialects()) {
         assert.equal(await signatureRows(report.id), 1);
         assert.equal(signatureFiles(report.ref).length, 2);
         assert.deepEqual(await keyRow(me, key), { scope: `page:signature:${report.id}`, status: 201 });
-        const verified = await post(me, '/ajax/verify_signature.php', { id: first.json().id });
+        const verified = await api('POST', '/ajax/verify_signature.php', me, { id: first.json().id });
         assert.equal(verified.json().verified, true, verified.body);
       });
 
@@ -588,10 +545,10 @@ for (const dialect of testDialects()) {
         const report = await draft(me);
         const other = await draft(me);
         const key = newKey();
-        assert.equal((await sign(me, report.id, key)).statusCode, 201);
-        assertError(await sign(me, other.id, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+        assert.equal((await sign(me, report.id, { key })).statusCode, 201);
+        assertError(await sign(me, other.id, { key }), 409, 'IDEMPOTENCY_KEY_REUSED');
         assertError(
-          await post(me, `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'X' }, key),
+          await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'X' }, { key }),
           409,
           'IDEMPOTENCY_KEY_REUSED',
         );
@@ -600,25 +557,25 @@ for (const dialect of testDialects()) {
 
         const colleague = await caller();
         const theirs = await draft(colleague);
-        assert.equal((await sign(colleague, theirs.id, key)).statusCode, 201);
+        assert.equal((await sign(colleague, theirs.id, { key })).statusCode, 201);
         assert.equal(await signatureRows(theirs.id), 1);
       });
 
       test('a malformed key is 400; a refused signature keeps no key and no file, so a later valid one with it works', async () => {
         const me = await caller();
         const report = await draft(me);
-        for (const bad of MALFORMED) assertError(await sign(me, report.id, bad), 400, 'VALIDATION_FAILED');
+        for (const bad of MALFORMED) assertError(await sign(me, report.id, { key: bad }), 400, 'VALIDATION_FAILED');
         const key = newKey();
         const stranger = await caller();
-        assertError(await sign(stranger, report.id, key), 404, 'REPORT_NOT_FOUND');
-        assertError(await sign(me, report.id, key, jpeg), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+        assertError(await sign(stranger, report.id, { key }), 404, 'REPORT_NOT_FOUND');
+        assertError(await sign(me, report.id, { key, file: { data: jpeg } }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
         await setStatus(report.id, 1);
-        assertError(await sign(me, report.id, key), 409, 'REPORT_FINAL');
+        assertError(await sign(me, report.id, { key }), 409, 'REPORT_FINAL');
         assert.deepEqual(await keyRows(key), []);
         assert.deepEqual(signatureFiles(report.ref), []);
         assert.equal((await pagesOf(report.id)).length, 0);
         await setStatus(report.id, 0);
-        const res = await sign(me, report.id, key);
+        const res = await sign(me, report.id, { key });
         assert.equal(res.statusCode, 201, res.body);
         assert.equal(await signatureRows(report.id), 1);
         assert.equal(signatureFiles(report.ref).length, 2);
@@ -630,7 +587,7 @@ for (const dialect of testDialects()) {
         const key = newKey();
         const failing = await appFailingToStoreAnswers();
         try {
-          assert.equal((await sign(me, report.id, key, undefined, failing)).statusCode, 500);
+          assert.equal((await sign(me, report.id, { key, app: failing })).statusCode, 500);
         } finally {
           await failing.close();
         }
@@ -638,9 +595,9 @@ for (const dialect of testDialects()) {
         assert.equal(await signatureRows(report.id), 0);
         assert.deepEqual(signatureFiles(report.ref), []);
         assert.deepEqual(await keyRows(key), []);
-        const retry = await sign(me, report.id, key);
+        const retry = await sign(me, report.id, { key });
         assert.equal(retry.statusCode, 201, retry.body);
-        assertReplay(await sign(me, report.id, key), retry);
+        assertReplay(await sign(me, report.id, { key }), retry);
         assert.equal(await signatureRows(report.id), 1);
         assert.equal(signatureFiles(report.ref).length, 2);
       });

@@ -9,13 +9,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import type { KyselyPlugin } from 'kysely';
 import { RUN_ID } from '../../src/adapters/runs.js';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import type { ElementAccess } from '../../src/modules/access/element-access.js';
 import { createMaterialService } from '../../src/modules/materials/materials.service.js';
 import { assertError } from '../helpers/assertions.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';
@@ -32,31 +32,15 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(rights: Array<'read' | 'write' | 'delete'> = ['read', 'write', 'delete'], admin = false) {
-      const user = await ctx.make.user({ rights, admin });
-      return { id: user.id, token: await ctx.make.token(user) };
-    }
-    type Caller = Awaited<ReturnType<typeof caller>>;
-    const req = (who: Caller | null, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({
-        method,
-        url,
-        headers: who ? { authorization: `Bearer ${who.token}` } : {},
-        ...(payload === undefined ? {} : { payload: payload as object }),
-      });
-    const addWithKey = (who: Caller, key: string, body: Record<string, unknown>): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({
-        method: 'POST',
-        url: '/api/materials.php',
-        headers: { authorization: `Bearer ${who.token}`, 'idempotency-key': key },
-        payload: body,
-      });
+    const { caller, api } = testClient(() => ctx);
+
+    const addWithKey = (who: Caller, key: string, body: Record<string, unknown>) => api('POST', '/api/materials.php', who, body, { key });
     const linesOf = async (who: Caller, type: string, id: number) =>
-      (await req(who, 'GET', `/api/materials.php?element_type=${type}&fk_element=${id}`)).json();
+      (await api('GET', `/api/materials.php?element_type=${type}&fk_element=${id}`, who)).json();
     const keyRows = (key: string) =>
       ctx.handle.db.selectFrom('bericht_idempotency').selectAll().where('idem_key', '=', storedKey(key)).execute();
     const add = async (who: Caller, body: Record<string, unknown>) => {
-      const res = await req(who, 'POST', '/api/materials.php', body);
+      const res = await api('POST', '/api/materials.php', who, body);
       assert.equal(res.statusCode, 201, res.body);
       return res.json();
     };
@@ -93,14 +77,14 @@ for (const dialect of testDialects()) {
       assert.ok(a.datec >= before - 1 && a.datec <= Math.floor(Date.now() / 1000) + 1);
       assert.equal(b.unit, null);
       assert.equal(b.note, null);
-      const list = await req(me, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`);
+      const list = await api('GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`, me);
       assert.equal(list.statusCode, 200, list.body);
       assert.deepEqual(
         list.json().items.map((m: { id: number }) => m.id),
         [a.id, b.id],
       );
       assert.equal(list.json().total, 2);
-      const paged = (await req(me, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}&limit=1&offset=1`)).json();
+      const paged = (await api('GET', `/api/materials.php?element_type=commande&fk_element=${order.id}&limit=1&offset=1`, me)).json();
       assert.deepEqual(
         paged.items.map((m: { id: number }) => m.id),
         [b.id],
@@ -109,7 +93,7 @@ for (const dialect of testDialects()) {
       const invoice = await ctx.make.invoice({ author: me.id });
       const onInvoice = await add(me, { element_type: 'facture', fk_element: invoice.id, label: 'Arbeitszeit', qty: 1.25, unit: 'h' });
       assert.deepEqual(
-        (await req(me, 'GET', `/api/materials.php?element_type=facture&fk_element=${invoice.id}`))
+        (await api('GET', `/api/materials.php?element_type=facture&fk_element=${invoice.id}`, me))
           .json()
           .items.map((m: { id: number }) => m.id),
         [onInvoice.id],
@@ -124,7 +108,7 @@ for (const dialect of testDialects()) {
       assert.equal((await add(me, { element_type: 'commande', fk_element: order.id, label: 'Kabel', qty: 0.1 + 0.2 })).qty, 0.3);
       for (const qty of [0.0001, -1, 1e10, '2', null, Number.NaN]) {
         assertError(
-          await req(me, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'x', qty }),
+          await api('POST', '/api/materials.php', me, { element_type: 'commande', fk_element: order.id, label: 'x', qty }),
           400,
           'VALIDATION_FAILED',
         );
@@ -134,7 +118,7 @@ for (const dialect of testDialects()) {
     test('invalid bodies are 400 and add nothing', async () => {
       const me = await caller();
       const order = await ctx.make.order({ author: me.id });
-      const count = async () => (await req(me, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`)).json().total;
+      const count = async () => (await api('GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`, me)).json().total;
       const bad: unknown[] = [
         {},
         { element_type: 'commande', fk_element: order.id, qty: 1 },
@@ -149,11 +133,11 @@ for (const dialect of testDialects()) {
         { element_type: 'commande', fk_element: order.id, label: 'x', qty: 1, extra: true },
         [],
       ];
-      for (const body of bad) assertError(await req(me, 'POST', '/api/materials.php', body), 400, 'VALIDATION_FAILED');
-      assertError(await req(me, 'GET', '/api/materials.php'), 400, 'VALIDATION_FAILED');
-      assertError(await req(me, 'GET', '/api/materials.php?element_type=commande'), 400, 'VALIDATION_FAILED');
-      assertError(await req(me, 'GET', `/api/materials.php?element_type=x&fk_element=${order.id}`), 400, 'VALIDATION_FAILED');
-      assertError(await req(me, 'DELETE', '/api/materials.php'), 400, 'VALIDATION_FAILED');
+      for (const body of bad) assertError(await api('POST', '/api/materials.php', me, body), 400, 'VALIDATION_FAILED');
+      assertError(await api('GET', '/api/materials.php', me), 400, 'VALIDATION_FAILED');
+      assertError(await api('GET', '/api/materials.php?element_type=commande', me), 400, 'VALIDATION_FAILED');
+      assertError(await api('GET', `/api/materials.php?element_type=x&fk_element=${order.id}`, me), 400, 'VALIDATION_FAILED');
+      assertError(await api('DELETE', '/api/materials.php', me), 400, 'VALIDATION_FAILED');
       assert.equal(await count(), 0);
     });
 
@@ -162,36 +146,36 @@ for (const dialect of testDialects()) {
       const order = await ctx.make.order({ author: me.id });
       const line = await add(me, { element_type: 'commande', fk_element: order.id, label: 'Ventil', qty: 1, unit: 'Stk' });
       const stranger = await caller();
-      assertError(await req(stranger, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`), 404, 'ORDER_NOT_FOUND');
+      assertError(await api('GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`, stranger), 404, 'ORDER_NOT_FOUND');
       assertError(
-        await req(stranger, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'x', qty: 1 }),
+        await api('POST', '/api/materials.php', stranger, { element_type: 'commande', fk_element: order.id, label: 'x', qty: 1 }),
         404,
         'ORDER_NOT_FOUND',
       );
-      assertError(await req(stranger, 'DELETE', `/api/materials.php?id=${line.id}`), 404, 'MATERIAL_NOT_FOUND');
+      assertError(await api('DELETE', `/api/materials.php?id=${line.id}`, stranger), 404, 'MATERIAL_NOT_FOUND');
       assertError(
-        await req(me, 'POST', '/api/materials.php', { element_type: 'propal', fk_element: 2147483000, label: 'x', qty: 1 }),
+        await api('POST', '/api/materials.php', me, { element_type: 'propal', fk_element: 2147483000, label: 'x', qty: 1 }),
         404,
         'OBJECT_NOT_FOUND',
       );
       const reader = await caller(['read'], true);
-      assert.equal((await req(reader, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`)).statusCode, 200);
+      assert.equal((await api('GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`, reader)).statusCode, 200);
       assertError(
-        await req(reader, 'POST', '/api/materials.php', { element_type: 'commande', fk_element: order.id, label: 'x', qty: 1 }),
+        await api('POST', '/api/materials.php', reader, { element_type: 'commande', fk_element: order.id, label: 'x', qty: 1 }),
         403,
         'AUTH_RIGHT_MISSING',
       );
       const writer = await caller(['read', 'write'], true);
-      assertError(await req(writer, 'DELETE', `/api/materials.php?id=${line.id}`), 403, 'AUTH_RIGHT_MISSING');
-      assertError(await req(null, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`), 401, 'AUTH_TOKEN_MISSING');
+      assertError(await api('DELETE', `/api/materials.php?id=${line.id}`, writer), 403, 'AUTH_RIGHT_MISSING');
+      assertError(await api('GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`, null), 401, 'AUTH_TOKEN_MISSING');
       const foreign = await ctx.make.order({ author: me.id, entity: 2 });
-      assertError(await req(me, 'GET', `/api/materials.php?element_type=commande&fk_element=${foreign.id}`), 404, 'ORDER_NOT_FOUND');
-      assert.equal((await req(me, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`)).json().total, 1);
-      const gone = await req(me, 'DELETE', `/api/materials.php?id=${line.id}`);
+      assertError(await api('GET', `/api/materials.php?element_type=commande&fk_element=${foreign.id}`, me), 404, 'ORDER_NOT_FOUND');
+      assert.equal((await api('GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`, me)).json().total, 1);
+      const gone = await api('DELETE', `/api/materials.php?id=${line.id}`, me);
       assert.equal(gone.statusCode, 200, gone.body);
       assert.deepEqual(gone.json(), { id: line.id, deleted: true });
-      assertError(await req(me, 'DELETE', `/api/materials.php?id=${line.id}`), 404, 'MATERIAL_NOT_FOUND');
-      assert.equal((await req(me, 'GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`)).json().total, 0);
+      assertError(await api('DELETE', `/api/materials.php?id=${line.id}`, me), 404, 'MATERIAL_NOT_FOUND');
+      assert.equal((await api('GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`, me)).json().total, 0);
     });
 
     test('Idempotency-Key: a repeat gets the first 201 and its line again, and adds no second line', async () => {

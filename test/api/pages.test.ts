@@ -9,20 +9,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import type { Right } from '../../src/dolibarr/rights.js';
 import type { PageResponse } from '../../src/modules/reports/reports.schemas.js';
 import { assertError } from '../helpers/assertions.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-
-interface Caller {
-  id: number;
-  token: string;
-}
 
 /** The file endpoint's link as a client receives it. */
 const fileLink = (modulepart: string, file: string, size?: string) =>
@@ -44,19 +38,7 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(rights: Right[] = ['read', 'write', 'delete'], admin = false): Promise<Caller> {
-      const user = await ctx.make.user({ rights, admin });
-      return { id: user.id, token: await ctx.make.token(user) };
-    }
-
-    function api(method: 'GET' | 'POST' | 'DELETE', url: string, token: string | null, payload?: unknown): Promise<LightMyRequestResponse> {
-      return ctx.app.inject({
-        method,
-        url,
-        headers: token ? { authorization: `Bearer ${token}` } : {},
-        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-      });
-    }
+    const { caller, api, newReport, addPage } = testClient(() => ctx);
 
     /** An order naming `owner` as author, with `files` written into its folder. */
     async function orderWith(owner: number, files: Record<string, Buffer> = {}) {
@@ -65,12 +47,6 @@ for (const dialect of testDialects()) {
       await mkdir(dir, { recursive: true });
       for (const [name, data] of Object.entries(files)) await writeFile(path.join(dir, name), data);
       return { ...order, dir };
-    }
-
-    async function newReport(who: Caller, orderId: number): Promise<{ id: number; ref: string }> {
-      const res = await api('POST', '/api/reports.php?action=create', who.token, { fk_element: orderId, title: 'Wartung Heizung' });
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json();
     }
 
     /** A writer, an order of theirs with two photos (IMG_1.jpg, IMG_2.png) and a draft on it. */
@@ -82,12 +58,6 @@ for (const dialect of testDialects()) {
     }
 
     const addUrl = (reportId: number) => `/api/pages.php?action=add&bericht_id=${reportId}`;
-
-    async function addPage(who: Caller, reportId: number, body: Record<string, unknown>): Promise<PageResponse> {
-      const res = await api('POST', addUrl(reportId), who.token, body);
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json();
-    }
 
     const pageRows = (reportId: number) =>
       ctx.handle.db

@@ -9,28 +9,26 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test, type TestContext as NodeTestContext } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { AFTER_SIGNATURE_NOTICE } from '../../src/modules/report-pdf/report-pdf.service.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 import { assertPdfA1b } from '../helpers/pdfa.js';
-import { sign } from '../helpers/signature.js';
 
 const NOTICE = 'Nicht von der Unterschrift erfasst: nach der Unterschrift hinzugefügt';
 
 for (const dialect of testDialects()) {
   describe(`PDF pages after the last signature [${dialect}]`, { skip: pdfToolsMissing }, () => {
     let ctx: TestContext;
-    let headers: Record<string, string>;
+    let writer: Caller;
     let tmp: string;
     let orderId: number;
     before(async () => {
       ctx = await createTestContext(dialect);
-      const user = await ctx.make.user({ rights: ['read', 'write'] });
-      headers = { authorization: `Bearer ${await ctx.make.token(user)}` };
+      writer = await caller(['read', 'write']);
       tmp = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-pdf-notice-'));
-      const order = await ctx.make.order({ author: user.id });
+      const order = await ctx.make.order({ author: writer.id });
       orderId = order.id;
     });
     after(async () => {
@@ -38,26 +36,16 @@ for (const dialect of testDialects()) {
       if (tmp) await rm(tmp, { recursive: true, force: true });
     });
 
-    const req = (method: 'GET' | 'POST', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const { caller, api, newReport, addPage, sign } = testClient(() => ctx);
+
     /** A draft with `titles` as its pages, one page a sheet unless `perSheet` says otherwise (the PDF's first sheet is the summary). */
     async function draft(titles: string[], perSheet = 1) {
-      const created = await req('POST', '/api/reports.php?action=create', {
-        fk_element: orderId,
-        title: 'Wartung',
-        photos_per_sheet: perSheet,
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      const id = created.json().id as number;
-      for (const title of titles) await addPage(id, title);
+      const id = (await newReport(writer, { fk_element: orderId, title: 'Wartung', photos_per_sheet: perSheet })).id as number;
+      for (const title of titles) await addPage(writer, id, { title });
       return id;
     }
-    async function addPage(id: number, title: string) {
-      const res = await req('POST', `/api/pages.php?action=add&bericht_id=${id}`, { title });
-      assert.equal(res.statusCode, 201, res.body);
-    }
     async function signed(id: number, who: string) {
-      const res = await sign(ctx.app, headers, id, who);
+      const res = await sign(writer, id, { signer: who });
       assert.equal(res.statusCode, 201, res.body);
     }
     /** The text of each page of a PDF, read by pdftotext; with `t`, the PDF is checked to be PDF/A-1b, as `label`. */
@@ -69,7 +57,7 @@ for (const dialect of testDialects()) {
       return (await pdfText(file)).split('\f').slice(0, -1);
     }
     const preview = async (id: number, check?: { t: NodeTestContext; label: string }) =>
-      pagesOf((await req('GET', `/api/pdf.php?id=${id}&preview=1`)).rawPayload, check);
+      pagesOf((await api('GET', `/api/pdf.php?id=${id}&preview=1`, writer)).rawPayload, check);
     /** For each page: does it carry the notice? */
     const marked = (pages: string[]) => pages.map((text) => text.includes(NOTICE));
 
@@ -89,8 +77,8 @@ for (const dialect of testDialects()) {
     test('preview: the pages after the last signature carry it, the pages before and the signature pages do not', async (t) => {
       const id = await draft(['Eins', 'Zwei']);
       await signed(id, 'Erika Müller');
-      await addPage(id, 'Nachtrag A');
-      await addPage(id, 'Nachtrag B');
+      await addPage(writer, id, { title: 'Nachtrag A' });
+      await addPage(writer, id, { title: 'Nachtrag B' });
       let pages = await preview(id, { t, label: 'preview with a signature and notices' });
       // The evidence sheet at the end belongs to no page: it carries no notice.
       assert.deepEqual(marked(pages), [false, false, false, false, true, true, false]);
@@ -100,15 +88,15 @@ for (const dialect of testDialects()) {
       await signed(id, 'Max Muster');
       pages = await preview(id);
       assert.deepEqual(marked(pages), [false, false, false, false, false, false, false, false]);
-      await addPage(id, 'Nachtrag C');
+      await addPage(writer, id, { title: 'Nachtrag C' });
       assert.deepEqual(marked(await preview(id)), [false, false, false, false, false, false, false, true, false]);
     });
 
     test('4 to a sheet: the sheet with the pages added after the signature carries it, the others do not', async () => {
       const id = await draft(['Eins', 'Zwei'], 4);
       await signed(id, 'Erika Müller');
-      await addPage(id, 'Nachtrag A');
-      await addPage(id, 'Nachtrag B');
+      await addPage(writer, id, { title: 'Nachtrag A' });
+      await addPage(writer, id, { title: 'Nachtrag B' });
       const pages = await preview(id);
       // Summary, the two pages side by side, the signature sheet, the two late pages side by side, the evidence sheet.
       assert.deepEqual(marked(pages), [false, false, false, true, false]);
@@ -118,10 +106,10 @@ for (const dialect of testDialects()) {
     test('the final PDF carries it too, and GET /api/pdf.php serves that file', async (t) => {
       const id = await draft(['Eins']);
       await signed(id, 'Erika Müller');
-      await addPage(id, 'Nachtrag');
-      const done = await req('POST', `/api/reports.php?id=${id}&action=finalize`);
+      await addPage(writer, id, { title: 'Nachtrag' });
+      const done = await api('POST', `/api/reports.php?id=${id}&action=finalize`, writer);
       assert.equal(done.statusCode, 200, done.body);
-      const pages = await pagesOf((await req('GET', `/api/pdf.php?id=${id}`)).rawPayload, {
+      const pages = await pagesOf((await api('GET', `/api/pdf.php?id=${id}`, writer)).rawPayload, {
         t,
         label: 'final PDF with a signature and a notice',
       });

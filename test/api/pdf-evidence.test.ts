@@ -19,12 +19,11 @@ import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { entityRoot } from '../../src/dolibarr/ecm.js';
 import { formatMoment } from '../../src/modules/report-pdf/evidence.js';
+import { type Caller, callerOf, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-import { multipart } from '../helpers/multipart.js';
 import { inOrder, pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 import { assertPdfA1b } from '../helpers/pdfa.js';
-import { signaturePng } from '../helpers/signature.js';
 
 const SIGNER = 'Erika Müller';
 const AGENT = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36';
@@ -35,15 +34,15 @@ const flat = (text: string) => text.replace(/\s+/g, ' ');
 for (const dialect of testDialects()) {
   describe(`the final PDF's evidence sheet [${dialect}]`, { skip: pdfToolsMissing }, () => {
     let ctx: TestContext;
-    let anna: { id: number; headers: Record<string, string> };
-    let bernd: { id: number; headers: Record<string, string> };
+    let anna: Caller;
+    let bernd: Caller;
     let tmp: string;
     before(async () => {
       ctx = await createTestContext(dialect, { publicUrl: 'https://berichte.example.com' });
       const a = await ctx.make.user({ rights: ['read', 'write'], firstname: 'Anna', lastname: 'Technik' });
       const b = await ctx.make.user({ rights: ['read', 'write'], admin: true, firstname: 'Bernd', lastname: 'Prüfer' });
-      anna = { id: a.id, headers: { authorization: `Bearer ${await ctx.make.token(a)}` } };
-      bernd = { id: b.id, headers: { authorization: `Bearer ${await ctx.make.token(b)}` } };
+      anna = callerOf(a.id, await ctx.make.token(a));
+      bernd = callerOf(b.id, await ctx.make.token(b));
       await ctx.make.setConst('MAIN_INFO_SOCIETE_NOM', 'Heizung Schmidt GmbH', ctx.config.entity);
       tmp = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-evidence-'));
     });
@@ -52,23 +51,7 @@ for (const dialect of testDialects()) {
       if (tmp) await rm(tmp, { recursive: true, force: true });
     });
 
-    async function call<T = Record<string, unknown>>(
-      who: { headers: Record<string, string> },
-      method: 'GET' | 'POST',
-      url: string,
-      payload?: object,
-      remoteAddress?: string,
-    ): Promise<T> {
-      const res = await ctx.app.inject({
-        method,
-        url,
-        headers: who.headers,
-        ...(payload ? { payload } : {}),
-        ...(remoteAddress ? { remoteAddress } : {}),
-      });
-      assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
-      return res.json() as T;
-    }
+    const { json, sign } = testClient(() => ctx);
 
     /** An order of a customer of `lang` with `files` photos (foto-1.jpg …), each different. */
     async function order(files: number, lang: string | null = null) {
@@ -91,18 +74,13 @@ for (const dialect of testDialects()) {
     /** Signs as Anna from `ip` with a position and the phone's time 90 seconds before now. */
     async function signAs(reportId: number, ip: string, signer = SIGNER) {
       const device = new Date(Date.now() - 90_000);
-      const form = multipart([
-        { name: 'signer_name', type: 'text/plain; charset=utf-8', data: signer },
-        { name: 'gps_lat', type: 'text/plain', data: '50.9375312' },
-        { name: 'gps_lon', type: 'text/plain', data: '6.9602786' },
-        { name: 'signed_at_device', type: 'text/plain', data: device.toISOString() },
-        { name: 'file', filename: 'signature.png', type: 'image/png', data: await signaturePng() },
-      ]);
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
-        headers: { ...anna.headers, 'content-type': form.contentType },
-        payload: form.payload,
+      const res = await sign(anna, reportId, {
+        signer,
+        fields: {
+          gps_lat: { type: 'text/plain', data: '50.9375312' },
+          gps_lon: { type: 'text/plain', data: '6.9602786' },
+          signed_at_device: { type: 'text/plain', data: device.toISOString() },
+        },
         remoteAddress: ip,
       });
       assert.equal(res.statusCode, 201, res.body);
@@ -128,19 +106,19 @@ for (const dialect of testDialects()) {
 
     test('a visit: history in order with people and times, the signature hash, every image hash, the checks; PDF/A-1b', async (t) => {
       const { id: orderId, hashes } = await order(4);
-      const report = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', {
+      const report = await json<{ id: number; ref: string }>('POST', '/api/reports.php?action=create', anna, {
         fk_element: orderId,
         title: 'Wartung Gasheizung',
         photos_per_sheet: 4,
       });
-      const add = (fields: object) => call<{ id: number }>(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, fields);
+      const add = (fields: object) => json<{ id: number }>('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, anna, fields);
       const photo = await add({ source: 'foto-1.jpg', title: 'Brenner' });
       const pair = await add({ layout: 'before_after', source: 'foto-2.jpg', source_2: 'foto-3.jpg', title: 'Wärmetauscher' });
       const checklist = await add({ layout: 'checklist', title: 'Prüfliste', checklist: [{ label: 'Abgasleitung dicht' }] });
       const heading = await add({ layout: 'title_only', title: 'Übergabe' });
-      await call(anna, 'POST', `/api/pages.php?action=check&id=${checklist.id}`, { item: 1, state: 'ok', photos: ['foto-4.jpg'] });
+      await json('POST', `/api/pages.php?action=check&id=${checklist.id}`, anna, { item: 1, state: 'ok', photos: ['foto-4.jpg'] });
       // Bernd changes the first page.
-      await call(bernd, 'POST', `/api/pages.php?id=${photo.id}`, { note: 'Düse getauscht' });
+      await json('POST', `/api/pages.php?id=${photo.id}`, bernd, { note: 'Düse getauscht' });
       const { page: signature } = await signAs(report.id, '203.0.113.7');
       // The browser as the signature's metadata names it (read where present); the phone's time moved with the server's below.
       const metadata = JSON.parse(await readFile(metadataFile(signature.source_path), 'utf8')) as Record<string, unknown>;
@@ -167,7 +145,7 @@ for (const dialect of testDialects()) {
       const received = at('2026-11-24T08:20:00Z');
 
       const started = Math.floor(Date.now() / 1000);
-      await call(anna, 'POST', `/api/reports.php?id=${report.id}&action=finalize`, {}, '198.51.100.23');
+      await json('POST', `/api/reports.php?id=${report.id}&action=finalize`, anna, {}, { remoteAddress: '198.51.100.23' });
       const ended = Math.floor(Date.now() / 1000);
       const { file, sheet } = await finalPdf(report.id);
 
@@ -213,7 +191,7 @@ for (const dialect of testDialects()) {
       assert.ok(!found.includes(-1), `images: ${JSON.stringify(found)}\n${sheet}`);
       // How to check: the commands name this file; the public check page.
       const pdfName = path.basename(
-        (await call<{ final_pdf_path: string }>(anna, 'GET', `/api/reports.php?id=${report.id}`)).final_pdf_path,
+        (await json<{ final_pdf_path: string }>('GET', `/api/reports.php?id=${report.id}`, anna)).final_pdf_path,
       );
       for (const command of [
         `pdfsig ${pdfName}`,
@@ -230,12 +208,12 @@ for (const dialect of testDialects()) {
 
     test('the preview shows it marked as a preview, with as many sheets as the final PDF then has', async (t) => {
       const { id: orderId, hashes } = await order(2);
-      const report = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', {
+      const report = await json<{ id: number; ref: string }>('POST', '/api/reports.php?action=create', anna, {
         fk_element: orderId,
         title: 'Vorschau',
       });
-      await call(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'foto-1.jpg' });
-      await call(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+      await json('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, anna, { source: 'foto-1.jpg' });
+      await json('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, anna, {
         layout: 'before_after',
         source: 'foto-1.jpg',
         source_2: 'foto-2.jpg',
@@ -269,18 +247,18 @@ for (const dialect of testDialects()) {
         'a preview claims no seal and no finalization',
       );
       await assertPdfA1b(t, file, 'preview with its evidence sheet');
-      await call(anna, 'POST', `/api/reports.php?id=${report.id}&action=finalize`, {});
+      await json('POST', `/api/reports.php?id=${report.id}&action=finalize`, anna, {});
       const final = await finalPdf(report.id);
       assert.equal(final.pages.length, pages.length, 'the page count the preview showed');
     });
 
     test('pages from before their people were recorded, a signature without metadata, no browser named: said so, nothing invented', async () => {
       const { id: orderId } = await order(1);
-      const report = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', {
+      const report = await json<{ id: number; ref: string }>('POST', '/api/reports.php?action=create', anna, {
         fk_element: orderId,
         title: 'Alt',
       });
-      const page = await call<{ id: number }>(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { source: 'foto-1.jpg' });
+      const page = await json<{ id: number }>('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, anna, { source: 'foto-1.jpg' });
       const { page: signature } = await signAs(report.id, '192.0.2.44');
       await ctx.handle.db
         .updateTable('bericht_page')
@@ -288,7 +266,7 @@ for (const dialect of testDialects()) {
         .where('rowid', '=', page.id)
         .execute();
       await rm(metadataFile(signature.source_path));
-      await call(anna, 'POST', `/api/reports.php?id=${report.id}&action=finalize`, {});
+      await json('POST', `/api/reports.php?id=${report.id}&action=finalize`, anna, {});
       const { sheet } = await finalPdf(report.id);
       assert.ok(sheet.includes(`${moment(at('2026-11-20T07:00:00Z'))} Berichtsseite 1 hinzugefügt nicht erfasst`), sheet);
       assert.ok(sheet.includes(`${moment(at('2026-11-20T07:05:00Z'))} Berichtsseite 1 geändert (letzte Änderung) nicht erfasst`), sheet);
@@ -302,15 +280,15 @@ for (const dialect of testDialects()) {
     if (dialect === 'sqlite') {
       test('English for an English customer, a new version names the one it came from', async (t) => {
         const { id: orderId, hashes } = await order(1, 'en_GB');
-        const first = await call<{ id: number; ref: string }>(anna, 'POST', '/api/reports.php?action=create', {
+        const first = await json<{ id: number; ref: string }>('POST', '/api/reports.php?action=create', anna, {
           fk_element: orderId,
           title: 'Service',
         });
-        await call(anna, 'POST', `/api/pages.php?action=add&bericht_id=${first.id}`, { source: 'foto-1.jpg' });
-        await call(anna, 'POST', `/api/reports.php?id=${first.id}&action=finalize`, {});
-        const second = await call<{ id: number; ref: string }>(bernd, 'POST', `/api/reports.php?id=${first.id}&action=new_version`, {});
+        await json('POST', `/api/pages.php?action=add&bericht_id=${first.id}`, anna, { source: 'foto-1.jpg' });
+        await json('POST', `/api/reports.php?id=${first.id}&action=finalize`, anna, {});
+        const second = await json<{ id: number; ref: string }>('POST', `/api/reports.php?id=${first.id}&action=new_version`, bernd, {});
         await signAs(second.id, '203.0.113.9');
-        await call(anna, 'POST', `/api/reports.php?id=${second.id}&action=finalize`, {}, '198.51.100.5');
+        await json('POST', `/api/reports.php?id=${second.id}&action=finalize`, anna, {}, { remoteAddress: '198.51.100.5' });
         const { file, sheet } = await finalPdf(second.id, 'Evidence sheet');
         const order_ = inOrder(sheet, [
           `Report ${second.ref} “Service”, version 2`,
@@ -331,7 +309,7 @@ for (const dialect of testDialects()) {
 
       test('500 pages: every image by its first 16 characters in a grid of a few sheets, the pages added in one line', async (t) => {
         const { id: orderId, hashes } = await order(5);
-        const report = await call<{ id: number }>(anna, 'POST', '/api/reports.php?action=create', {
+        const report = await json<{ id: number }>('POST', '/api/reports.php?action=create', anna, {
           fk_element: orderId,
           title: 'Groß',
           photos_per_sheet: 4,
@@ -342,7 +320,7 @@ for (const dialect of testDialects()) {
           await ctx.handle.db.selectFrom('bericht_page').select('source_path').where('fk_bericht', '=', report.id).executeTakeFirst()
         )?.source_path;
         assert.equal(folder, undefined);
-        const first = await call<{ source_path: string }>(anna, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+        const first = await json<{ source_path: string }>('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, anna, {
           source: 'foto-1.jpg',
         });
         const dir = path.posix.dirname(first.source_path);
@@ -364,7 +342,7 @@ for (const dialect of testDialects()) {
             })
             .execute();
         }
-        await call(anna, 'POST', `/api/reports.php?id=${report.id}&action=finalize`, {});
+        await json('POST', `/api/reports.php?id=${report.id}&action=finalize`, anna, {});
         const { file, sheet, sheets } = await finalPdf(report.id);
         assert.ok(sheet.includes('500 Bilder, je Bild die ersten 16 Zeichen der SHA-256 seiner Datei'), sheet.slice(0, 3000));
         for (const i of [1, 2, 3, 250, 499, 500]) {

@@ -12,8 +12,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
-import { multipart, type Part } from '../helpers/multipart.js';
+import type { Part } from '../helpers/multipart.js';
 import { poppler, pdfToolsMissing } from '../helpers/pdf-tools.js';
 import { assertPdfA1b } from '../helpers/pdfa.js';
 
@@ -21,14 +22,15 @@ const text = (name: string, data: string): Part => ({ name, type: 'text/plain', 
 
 describe('when and where each photo was taken, in the PDF [sqlite]', { skip: pdfToolsMissing }, () => {
   let ctx: TestContext;
+  let writer: Caller;
   let headers: Record<string, string>;
   let me: number;
   let tmp: string;
   before(async () => {
     ctx = await createTestContext('sqlite');
-    const user = await ctx.make.user({ rights: ['read', 'write'] });
-    me = user.id;
-    headers = { authorization: `Bearer ${await ctx.make.token(user)}` };
+    writer = await caller(['read', 'write']);
+    me = writer.id;
+    headers = writer.headers;
     tmp = await mkdtemp(path.join(os.tmpdir(), 'fieldreport-evidence-pdf-'));
   });
   after(async () => {
@@ -36,21 +38,12 @@ describe('when and where each photo was taken, in the PDF [sqlite]', { skip: pdf
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
+  const { caller, uploadPhoto } = testClient(() => ctx);
+
   /** The text in the order it is drawn (a caption of the left column whole before the right one's), whitespace made single spaces. */
   const drawnText = async (file: string) => (await poppler('pdftotext', ['-raw', '-enc', 'UTF-8', file, '-'])).replace(/\s+/g, ' ');
   const post = (url: string, payload: object) => ctx.app.inject({ method: 'POST', url, headers, payload });
   const image = (color: string) => sharp({ create: { width: 1200, height: 900, channels: 3, background: color } }).jpeg({ quality: 70 });
-
-  async function upload(orderId: number, name: string, data: Buffer, fields: Part[]) {
-    const form = multipart([...fields, { filename: name, type: 'image/jpeg', data }]);
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: `/api/orders.php?id=${orderId}&action=upload_photo`,
-      headers: { ...headers, 'content-type': form.contentType },
-      payload: form.payload,
-    });
-    assert.equal(res.statusCode, 201, res.body);
-  }
 
   /** An order with three uploaded photos and a report of them; the report's id and the order's folder. */
   async function report(lang: string | null, perSheet: 1 | 4) {
@@ -64,22 +57,18 @@ describe('when and where each photo was taken, in the PDF [sqlite]', { skip: pdf
         IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 8/1 1474/100', GPSLongitudeRef: 'E', GPSLongitude: '11/1 34/1 3176/100' },
       })
       .toBuffer();
-    await upload(order.id, 'kamera.jpg', camera, [
-      text('taken_at_device', '2026-11-24T12:20:00+01:00'),
-      text('gps_lat', '48.2'),
-      text('gps_lon', '11.45'),
-    ]);
+    await uploadPhoto(writer, order.id, 'kamera.jpg', camera, {
+      fields: [text('taken_at_device', '2026-11-24T12:20:00+01:00'), text('gps_lat', '48.2'), text('gps_lon', '11.45')],
+    });
     // No EXIF: what the phone said.
-    await upload(order.id, 'telefon.jpg', await image('#9a5a3c').toBuffer(), [
-      text('taken_at_device', '2026-11-24T10:05:09.500+01:00'),
-      text('gps_lat', '-33.8688'),
-      text('gps_lon', '151.2093'),
-    ]);
+    await uploadPhoto(writer, order.id, 'telefon.jpg', await image('#9a5a3c').toBuffer(), {
+      fields: [text('taken_at_device', '2026-11-24T10:05:09.500+01:00'), text('gps_lat', '-33.8688'), text('gps_lon', '151.2093')],
+    });
     // EXIF time, and the phone's a few seconds after it, without a position: the camera's time only.
     const near = await image('#3c9a5a')
       .withExif({ IFD2: { DateTimeOriginal: '2026:11:24 11:00:00' } })
       .toBuffer();
-    await upload(order.id, 'nah.jpg', near, [text('taken_at_device', '2026-11-24T11:00:07+01:00')]);
+    await uploadPhoto(writer, order.id, 'nah.jpg', near, { fields: [text('taken_at_device', '2026-11-24T11:00:07+01:00')] });
 
     const created = await post('/api/reports.php?action=create', {
       fk_element: order.id,

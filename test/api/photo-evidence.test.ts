@@ -12,11 +12,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
+import { testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { assertError } from '../helpers/assertions.js';
 import { testDialects } from '../helpers/databases.js';
-import { multipart, type Part } from '../helpers/multipart.js';
-import { sign } from '../helpers/signature.js';
+import type { Part } from '../helpers/multipart.js';
 
 const MAX_PHOTO = 300 * 1024;
 const PHONE_TIME = '2026-11-24T09:14:03.120+01:00';
@@ -50,6 +50,8 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
+    const { api, newReport, addPage, form, sign } = testClient(() => ctx);
+
     const folderOf = (ref: string) => path.join(ctx.config.dataRoot, 'commande', ref);
     /** Everything in the order's folder, temporary files (dot names) included. */
     const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
@@ -58,34 +60,10 @@ for (const dialect of testDialects()) {
     const ecmRows = (filepath: string) =>
       ctx.handle.db.selectFrom('ecm_files').select('filename').where('filepath', '=', filepath).execute();
     const photoUrl = (id: number) => `/api/orders.php?id=${id}&action=upload_photo`;
-    const auth = (token: string) => ({ authorization: `Bearer ${token}` });
-
-    function post(url: string, parts: Part[], token: string | null = writer.token, headers: Record<string, string> = {}) {
-      const { payload, contentType } = multipart(parts);
-      return ctx.app.inject({
-        method: 'POST',
-        url,
-        payload,
-        headers: { 'content-type': contentType, ...(token ? auth(token) : {}), ...headers },
-      });
-    }
-    const json = (method: 'GET' | 'POST', url: string, payload?: object, token = writer.token) =>
-      ctx.app.inject({ method, url, headers: auth(token), ...(payload ? { payload } : {}) });
-
-    async function newReport(orderId: number) {
-      const res = await json('POST', '/api/reports.php?action=create', { fk_element: orderId, title: 'Beweise' });
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json() as { id: number; ref: string };
-    }
-    async function addPage(reportId: number, fields: object) {
-      const res = await json('POST', `/api/pages.php?action=add&bericht_id=${reportId}`, fields);
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json();
-    }
 
     test("an upload records the SHA-256, the EXIF time and place, and the phone's time and place (fields before the file)", async () => {
       const order = await ctx.make.order({ author: writer.id });
-      const res = await post(photoUrl(order.id), [
+      const res = await form(photoUrl(order.id), writer, [
         text('taken_at_device', PHONE_TIME),
         text('gps_lat', '48.137433'),
         text('gps_lon', '11,575494'),
@@ -124,7 +102,7 @@ for (const dialect of testDialects()) {
         .jpeg()
         .withExif({ IFD2: { DateTimeOriginal: '2026:11:24 09:12:33', OffsetTimeOriginal: '+99:99' } })
         .toBuffer();
-      const res = await post(photoUrl(order.id), [{ filename: 'versatz.jpg', type: 'image/jpeg', data: odd }]);
+      const res = await form(photoUrl(order.id), writer, [{ filename: 'versatz.jpg', type: 'image/jpeg', data: odd }]);
       assert.equal(res.statusCode, 201, res.body);
       assert.deepEqual([res.json().evidence.exif_taken_at, res.json().evidence.exif_offset], ['2026-11-24 09:12:33', null]);
       const [row] = await evidenceRows(`commande/${order.ref}`);
@@ -133,7 +111,7 @@ for (const dialect of testDialects()) {
 
     test('fields after the file count too; empty fields count as absent; a photo without EXIF or fields records its hash only', async () => {
       const order = await ctx.make.order({ author: writer.id });
-      const after_ = await post(photoUrl(order.id), [
+      const after_ = await form(photoUrl(order.id), writer, [
         { filename: 'a.jpg', data: plain },
         text('taken_at_device', '2026-11-24T08:00:00Z'),
         text('gps_lat', '-33.8688'),
@@ -144,7 +122,7 @@ for (const dialect of testDialects()) {
         [after_.json().evidence.taken_at_device, after_.json().evidence.gps_lat, after_.json().evidence.gps_lon],
         ['2026-11-24T08:00:00Z', -33.8688, 151.2093],
       );
-      const empty = await post(photoUrl(order.id), [
+      const empty = await form(photoUrl(order.id), writer, [
         text('taken_at_device', ''),
         text('gps_lat', ' '),
         text('gps_lon', ''),
@@ -157,7 +135,7 @@ for (const dialect of testDialects()) {
         [sha256(plain), null, null, null, null, null, null],
       );
       // Other fields beside the file are left alone, as before.
-      const extra = await post(photoUrl(order.id), [text('note', 'egal'), { filename: 'c.jpg', data: plain }]);
+      const extra = await form(photoUrl(order.id), writer, [text('note', 'egal'), { filename: 'c.jpg', data: plain }]);
       assert.equal(extra.statusCode, 201, extra.body);
       assert.deepEqual(
         (await evidenceRows(`commande/${order.ref}`)).map((r) => r.filename),
@@ -204,7 +182,7 @@ for (const dialect of testDialects()) {
       ];
       for (const [index, [what, parts, field]] of cases.entries()) {
         const body = assertError(
-          await post(photoUrl(order.id), parts, writer.token, { 'idempotency-key': `bad-${index}` }),
+          await form(photoUrl(order.id), writer, parts, { headers: { 'idempotency-key': `bad-${index}` } }),
           400,
           'VALIDATION_FAILED',
         );
@@ -221,8 +199,10 @@ for (const dialect of testDialects()) {
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 0);
       assert.equal((await evidenceRows(`commande/${order.ref}`)).length, 0);
       // The refused keys are free: the same key with good fields stores the photo once.
-      const good = await post(photoUrl(order.id), [text('gps_lat', '48.1'), text('gps_lon', '11.5'), file], writer.token, {
-        'idempotency-key': 'bad-4',
+      const good = await form(photoUrl(order.id), writer, [text('gps_lat', '48.1'), text('gps_lon', '11.5'), file], {
+        headers: {
+          'idempotency-key': 'bad-4',
+        },
       });
       assert.equal(good.statusCode, 201, good.body);
       assert.deepEqual(filesIn(folderOf(order.ref)), ['thumbs', 'x.jpg']);
@@ -230,7 +210,7 @@ for (const dialect of testDialects()) {
 
     test('a second and a third file in the form are passed over as before; fields between and after them still count', async () => {
       const order = await ctx.make.order({ author: writer.id });
-      const res = await post(photoUrl(order.id), [
+      const res = await form(photoUrl(order.id), writer, [
         { filename: 'eins.jpg', data: plain },
         text('gps_lat', '48.5'),
         { name: 'anhang', filename: 'zwei.jpg', data: camera },
@@ -247,15 +227,15 @@ for (const dialect of testDialects()) {
 
     test('the QR upload page records evidence too, and refuses bad fields the same way', async () => {
       const order = await ctx.make.order({ author: writer.id });
-      const made = await json('POST', '/api/upload_token.php', { fk_element: order.id });
+      const made = await api('POST', '/api/upload_token.php', writer, { fk_element: order.id });
       assert.equal(made.statusCode, 201, made.body);
       const url = `/public/upload.php?token=${made.json().token}`;
-      const ok = await post(url, [text('taken_at_device', PHONE_TIME), { filename: 'qr.jpg', data: camera }], null);
+      const ok = await form(url, null, [text('taken_at_device', PHONE_TIME), { filename: 'qr.jpg', data: camera }]);
       assert.equal(ok.statusCode, 201, ok.body);
       assert.equal(ok.json().evidence.taken_at_device, PHONE_TIME);
       assert.equal(ok.json().evidence.exif_taken_at, '2026-11-24 09:12:33');
       assertError(
-        await post(url, [text('gps_lat', '95'), text('gps_lon', '1'), { filename: 'qr2.jpg', data: camera }], null),
+        await form(url, null, [text('gps_lat', '95'), text('gps_lon', '1'), { filename: 'qr2.jpg', data: camera }]),
         400,
         'VALIDATION_FAILED',
       );
@@ -273,16 +253,12 @@ for (const dialect of testDialects()) {
     test("another user's order is 404 before any field is read: no evidence", async () => {
       const order = await ctx.make.order({ author: writer.id });
       assertError(
-        await post(
-          photoUrl(order.id),
-          [text('gps_lat', '48.1'), text('gps_lon', '11.5'), { filename: 'fremd.jpg', data: camera }],
-          other.token,
-        ),
+        await form(photoUrl(order.id), other, [text('gps_lat', '48.1'), text('gps_lon', '11.5'), { filename: 'fremd.jpg', data: camera }]),
         404,
         'ORDER_NOT_FOUND',
       );
       assertError(
-        await post(photoUrl(order.id), [text('gps_lat', 'x'), { filename: 'fremd.jpg', data: camera }], other.token),
+        await form(photoUrl(order.id), other, [text('gps_lat', 'x'), { filename: 'fremd.jpg', data: camera }]),
         404,
         'ORDER_NOT_FOUND',
       );
@@ -293,8 +269,8 @@ for (const dialect of testDialects()) {
     test('a repeat with the same Idempotency-Key answers the same evidence and records it once', async () => {
       const order = await ctx.make.order({ author: writer.id });
       const parts = [text('taken_at_device', PHONE_TIME), { filename: 'einmal.jpg', data: camera }];
-      const first = await post(photoUrl(order.id), parts, writer.token, { 'idempotency-key': 'evidence-once' });
-      const again = await post(photoUrl(order.id), parts, writer.token, { 'idempotency-key': 'evidence-once' });
+      const first = await form(photoUrl(order.id), writer, parts, { headers: { 'idempotency-key': 'evidence-once' } });
+      const again = await form(photoUrl(order.id), writer, parts, { headers: { 'idempotency-key': 'evidence-once' } });
       assert.equal(first.statusCode, 201, first.body);
       assert.deepEqual(again.json(), first.json());
       assert.equal((await evidenceRows(`commande/${order.ref}`)).length, 1);
@@ -303,7 +279,7 @@ for (const dialect of testDialects()) {
     test('pages carry the evidence of their images (before/after both); a deleted photo takes its evidence along; a new file under its name gets its own', async () => {
       const order = await ctx.make.order({ author: writer.id });
       const up = async (name: string, data: Buffer, parts: Part[] = []) => {
-        const res = await post(photoUrl(order.id), [...parts, { filename: name, data }]);
+        const res = await form(photoUrl(order.id), writer, [...parts, { filename: name, data }]);
         assert.equal(res.statusCode, 201, res.body);
         return res.json().evidence;
       };
@@ -313,14 +289,14 @@ for (const dialect of testDialects()) {
         text('gps_lon', '11.5'),
       ]);
       const after_ = await up('nachher.jpg', plain, [text('taken_at_device', '2026-11-24T10:00:00+01:00')]);
-      const report = await newReport(order.id);
-      const photo = await addPage(report.id, { source: 'vorher.jpg' });
+      const report = await newReport(writer, { fk_element: order.id, title: 'Beweise' });
+      const photo = await addPage(writer, report.id, { source: 'vorher.jpg' });
       assert.deepEqual([photo.evidence, photo.evidence_2], [before_, null]);
-      const pair = await addPage(report.id, { layout: 'before_after', source: 'vorher.jpg', source_2: 'nachher.jpg' });
+      const pair = await addPage(writer, report.id, { layout: 'before_after', source: 'vorher.jpg', source_2: 'nachher.jpg' });
       assert.deepEqual([pair.evidence, pair.evidence_2], [before_, after_]);
-      const title = await addPage(report.id, { layout: 'title_only', title: 'Ohne Bild' });
+      const title = await addPage(writer, report.id, { layout: 'title_only', title: 'Ohne Bild' });
       assert.deepEqual([title.evidence, title.evidence_2], [null, null]);
-      const detail = (await json('GET', `/api/reports.php?id=${report.id}`)).json();
+      const detail = (await api('GET', `/api/reports.php?id=${report.id}`, writer)).json();
       assert.deepEqual(
         detail.pages.map((p: { evidence: unknown; evidence_2: unknown }) => [p.evidence, p.evidence_2]),
         [
@@ -330,14 +306,14 @@ for (const dialect of testDialects()) {
         ],
       );
       // A page changed to show another photo answers that photo's evidence.
-      const changed = await json('POST', `/api/pages.php?id=${photo.id}`, { source: 'nachher.jpg' });
+      const changed = await api('POST', `/api/pages.php?id=${photo.id}`, writer, { source: 'nachher.jpg' });
       assert.equal(changed.statusCode, 200, changed.body);
       assert.deepEqual(changed.json().evidence, after_);
 
       // A photo no page shows is deleted with its evidence; uploaded again under that name it has the new file's.
       const spare = await up('spare.jpg', camera, [text('gps_lat', '1'), text('gps_lon', '2')]);
       assert.equal(spare.gps_lat, 1);
-      const deleted = await json('POST', '/api/delete_photo.php', { id: order.id, file: 'spare.jpg' });
+      const deleted = await api('POST', '/api/delete_photo.php', writer, { id: order.id, file: 'spare.jpg' });
       assert.equal(deleted.statusCode, 200, deleted.body);
       assert.deepEqual(
         (await evidenceRows(`commande/${order.ref}`)).map((r) => r.filename),
@@ -350,44 +326,46 @@ for (const dialect of testDialects()) {
 
     test("a template copies the photo with its evidence; a report from it too; deleting a report takes its copies' evidence", async () => {
       const order = await ctx.make.order({ author: writer.id });
-      const res = await post(photoUrl(order.id), [text('taken_at_device', PHONE_TIME), { filename: 'muster.jpg', data: camera }]);
+      const res = await form(photoUrl(order.id), writer, [text('taken_at_device', PHONE_TIME), { filename: 'muster.jpg', data: camera }]);
       const evidence = res.json().evidence;
-      const report = await newReport(order.id);
-      await addPage(report.id, { source: 'muster.jpg' });
-      const template = await json('POST', '/api/templates.php?action=create', { template_label: 'Mit Beweis', from_report: report.id });
+      const report = await newReport(writer, { fk_element: order.id, title: 'Beweise' });
+      await addPage(writer, report.id, { source: 'muster.jpg' });
+      const template = await api('POST', '/api/templates.php?action=create', writer, {
+        template_label: 'Mit Beweis',
+        from_report: report.id,
+      });
       assert.equal(template.statusCode, 201, template.body);
       const copied = template.json().pages[0];
       assert.match(copied.source_path, /^bericht\//);
       assert.deepEqual(copied.evidence, evidence, "the copy in the template's work area has the evidence of its bytes");
-      const fromTemplate = await json('POST', '/api/reports.php?action=create', { fk_element: order.id, template_id: template.json().id });
+      const fromTemplate = await api('POST', '/api/reports.php?action=create', writer, {
+        fk_element: order.id,
+        template_id: template.json().id,
+      });
       assert.equal(fromTemplate.statusCode, 201, fromTemplate.body);
       const inReport = fromTemplate.json().pages[0];
       assert.notEqual(inReport.source_path, copied.source_path);
       assert.deepEqual(inReport.evidence, evidence);
       const folder = path.posix.dirname(inReport.source_path);
       assert.equal((await evidenceRows(folder)).length, 1);
-      assert.equal(
-        (await ctx.app.inject({ method: 'DELETE', url: `/api/reports.php?id=${fromTemplate.json().id}`, headers: auth(writer.token) }))
-          .statusCode,
-        200,
-      );
+      assert.equal((await api('DELETE', `/api/reports.php?id=${fromTemplate.json().id}`, writer)).statusCode, 200);
       assert.equal((await evidenceRows(folder)).length, 0, "gone with the report's work area");
       assert.equal((await evidenceRows(path.posix.dirname(copied.source_path))).length, 1, 'the template keeps its own');
     });
 
     test("the signature's hash covers the evidence (form 3): changed evidence fails the check; without evidence forms 1 and 2 as before", async () => {
       const order = await ctx.make.order({ author: writer.id });
-      await post(photoUrl(order.id), [
+      await form(photoUrl(order.id), writer, [
         text('taken_at_device', PHONE_TIME),
         text('gps_lat', '48.1'),
         text('gps_lon', '11.5'),
         { filename: 'beweis.jpg', data: camera },
       ]);
-      const report = await newReport(order.id);
-      await addPage(report.id, { source: 'beweis.jpg', title: 'Zustand' });
-      const signed = await sign(ctx.app, auth(writer.token), report.id, 'Erika Muster');
+      const report = await newReport(writer, { fk_element: order.id, title: 'Beweise' });
+      await addPage(writer, report.id, { source: 'beweis.jpg', title: 'Zustand' });
+      const signed = await sign(writer, report.id, { signer: 'Erika Muster' });
       assert.equal(signed.statusCode, 201, signed.body);
-      const verify = async (pageId: number) => (await json('GET', `/ajax/verify_signature.php?id=${pageId}`)).json();
+      const verify = async (pageId: number) => (await api('GET', `/ajax/verify_signature.php?id=${pageId}`, writer)).json();
       const check = await verify(signed.json().id);
       assert.equal(check.verified, true, JSON.stringify(check));
       assert.equal(check.metadata.hash_form, 'fieldreport-pages/3');
@@ -409,12 +387,12 @@ for (const dialect of testDialects()) {
 
       // A report whose photos have no evidence (placed in the folder, as before this existed) is signed in form 1,
       // and evidence appearing later for them is not read by its check.
-      const old = await newReport(order.id);
+      const old = await newReport(writer, { fk_element: order.id, title: 'Beweise' });
       const { mkdir, writeFile } = await import('node:fs/promises');
       await mkdir(folderOf(order.ref), { recursive: true });
       await writeFile(path.join(folderOf(order.ref), 'alt.jpg'), plain);
-      await addPage(old.id, { source: 'alt.jpg' });
-      const oldSigned = await sign(ctx.app, auth(writer.token), old.id, 'Max Alt');
+      await addPage(writer, old.id, { source: 'alt.jpg' });
+      const oldSigned = await sign(writer, old.id, { signer: 'Max Alt' });
       assert.equal(oldSigned.statusCode, 201, oldSigned.body);
       assert.equal((await verify(oldSigned.json().id)).metadata.hash_form, 'fieldreport-pages/1');
       await ctx.handle.db

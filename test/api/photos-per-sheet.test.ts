@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import type { Right } from '../../src/dolibarr/rights.js';
 import { photosPerSheetOf } from '../../src/modules/reports/photos-per-sheet.js';
 import { assertError } from '../helpers/assertions.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 
@@ -32,43 +32,26 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(rights: Right[] = ['read', 'write', 'delete'], admin = false) {
-      const user = await ctx.make.user({ rights, admin });
-      const token = await ctx.make.token(user);
-      return { id: user.id, headers: { authorization: `Bearer ${token}` } };
-    }
-    type Caller = Awaited<ReturnType<typeof caller>>;
+    const { caller, api } = testClient(() => ctx);
+
     const manager = () => caller(['read', 'write', 'delete'], true);
-    const req = (
-      who: Caller,
-      method: 'GET' | 'POST',
-      url: string,
-      payload?: unknown,
-      headers: Record<string, string> = {},
-    ): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({
-        method,
-        url,
-        headers: { ...who.headers, ...headers },
-        ...(payload === undefined ? {} : { payload: payload as object }),
-      });
 
     async function ok(res: LightMyRequestResponse, status = 201) {
       assert.equal(res.statusCode, status, res.body);
       return res.json();
     }
-    const create = (who: Caller, body: Record<string, unknown>) => req(who, 'POST', '/api/reports.php?action=create', body);
+    const create = (who: Caller, body: Record<string, unknown>) => api('POST', '/api/reports.php?action=create', who, body);
     const fromTemplate = (who: Caller, body: Record<string, unknown>) =>
-      req(who, 'POST', '/api/templates.php?action=create_from_template', body);
-    const createTemplate = (who: Caller, body: Record<string, unknown>) => req(who, 'POST', '/api/templates.php?action=create', body);
+      api('POST', '/api/templates.php?action=create_from_template', who, body);
+    const createTemplate = (who: Caller, body: Record<string, unknown>) => api('POST', '/api/templates.php?action=create', who, body);
     const update = (who: Caller, id: number, body: unknown, key?: string) =>
-      req(who, 'POST', `/api/reports.php?action=update&id=${id}`, body, key ? { 'idempotency-key': key } : {});
+      api('POST', `/api/reports.php?action=update&id=${id}`, who, body, { key });
     const stored = async (id: number) =>
       Number(
         (await ctx.handle.db.selectFrom('bericht').select('photos_per_sheet').where('rowid', '=', id).executeTakeFirstOrThrow())
           .photos_per_sheet,
       );
-    const detail = async (who: Caller, id: number) => ok(await req(who, 'GET', `/api/reports.php?id=${id}`), 200);
+    const detail = async (who: Caller, id: number) => ok(await api('GET', `/api/reports.php?id=${id}`, who), 200);
 
     async function draft(who: Caller, body: Record<string, unknown> = {}) {
       const order = await ctx.make.order({ author: who.id });
@@ -80,7 +63,7 @@ for (const dialect of testDialects()) {
       const { order, report } = await draft(me);
       assert.equal(report.photos_per_sheet, 4);
       assert.equal((await detail(me, report.id)).photos_per_sheet, 4);
-      const list = await ok(await req(me, 'GET', `/api/reports.php?fk_element=${order.id}`), 200);
+      const list = await ok(await api('GET', `/api/reports.php?fk_element=${order.id}`, me), 200);
       assert.deepEqual(
         list.items.map((r: { id: number; photos_per_sheet: number }) => [r.id, r.photos_per_sheet]),
         [[report.id, 4]],
@@ -152,7 +135,7 @@ for (const dialect of testDialects()) {
       for (const body of [{}, { photos_per_sheet: 2, title: 'Neu' }, { title: 'Neu' }]) {
         assertError(await update(me, report.id, body), 400, 'VALIDATION_FAILED');
       }
-      assertError(await req(me, 'POST', '/api/reports.php?action=update', { photos_per_sheet: 2 }), 400, 'VALIDATION_FAILED');
+      assertError(await api('POST', '/api/reports.php?action=update', me, { photos_per_sheet: 2 }), 400, 'VALIDATION_FAILED');
       assert.equal(await stored(report.id), 4);
     });
 
@@ -164,7 +147,7 @@ for (const dialect of testDialects()) {
         assert.equal(plain.photos_per_sheet, 4);
         const two = await ok(await createTemplate(admin, { template_label: 'Zwei je Blatt', photos_per_sheet: 2 }));
         assert.equal(two.photos_per_sheet, 2);
-        const listed = await ok(await req(me, 'GET', '/api/templates.php?limit=500'), 200);
+        const listed = await ok(await api('GET', '/api/templates.php?limit=500', me), 200);
         const byId = new Map(listed.items.map((t: { id: number; photos_per_sheet: number }) => [t.id, t.photos_per_sheet]));
         assert.equal(byId.get(two.id), 2);
         assert.equal(byId.get(plain.id), 4);
@@ -217,7 +200,7 @@ for (const dialect of testDialects()) {
       test('a draft changes to each value; the answer is the report (pages and all), the row has it, tms and fk_user_modif are set', async () => {
         const me = await caller();
         const { report } = await draft(me);
-        await ok(await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Übergabe', note: 'ohne Befund' }));
+        await ok(await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'Übergabe', note: 'ohne Befund' }));
         for (const n of [2, 1, 4, 4]) {
           const changed = await ok(await update(me, report.id, { photos_per_sheet: n }), 200);
           assert.equal(changed.photos_per_sheet, n);
@@ -262,7 +245,7 @@ for (const dialect of testDialects()) {
         const { report } = await draft(owner, { photos_per_sheet: 2 });
         const { report: own } = await draft(other, { photos_per_sheet: 2 });
         assertError(await update(other, report.id, { photos_per_sheet: 1 }), 404, 'REPORT_NOT_FOUND');
-        assertError(await req(other, 'GET', `/api/reports.php?id=${report.id}`), 404, 'REPORT_NOT_FOUND');
+        assertError(await api('GET', `/api/reports.php?id=${report.id}`, other), 404, 'REPORT_NOT_FOUND');
         assert.equal(await stored(report.id), 2);
         assert.equal((await ok(await update(other, own.id, { photos_per_sheet: 1 }), 200)).photos_per_sheet, 1);
         assert.equal(await stored(report.id), 2);
@@ -271,17 +254,17 @@ for (const dialect of testDialects()) {
       test('a final report is 409 REPORT_FINAL and keeps its value; its new version copies the value and can change', async () => {
         const me = await caller();
         const { report } = await draft(me, { photos_per_sheet: 2 });
-        await ok(await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'Abnahme' }));
+        await ok(await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'Abnahme' }));
         const key = `pps-${randomBytes(6).toString('hex')}`;
         const first = await ok(await update(me, report.id, { photos_per_sheet: 1 }, key), 200);
-        const final = await ok(await req(me, 'POST', `/api/reports.php?id=${report.id}&action=finalize`), 200);
+        const final = await ok(await api('POST', `/api/reports.php?id=${report.id}&action=finalize`, me), 200);
         assert.equal(final.status, 'final');
         assert.equal(final.photos_per_sheet, 1);
         assertError(await update(me, report.id, { photos_per_sheet: 4 }), 409, 'REPORT_FINAL');
         assert.equal(await stored(report.id), 1);
         // A repeat of the change made before finalizing (a lost answer) gets its first answer.
         assert.deepEqual(await ok(await update(me, report.id, { photos_per_sheet: 1 }, key), 200), first);
-        const v2 = await ok(await req(me, 'POST', `/api/reports.php?id=${report.id}&action=new_version`));
+        const v2 = await ok(await api('POST', `/api/reports.php?id=${report.id}&action=new_version`, me));
         assert.equal(v2.photos_per_sheet, 1);
         assert.equal(v2.status, 'draft');
         assert.equal((await ok(await update(me, v2.id, { photos_per_sheet: 4 }), 200)).photos_per_sheet, 4);
@@ -302,7 +285,7 @@ for (const dialect of testDialects()) {
         const me = await caller();
         for (const n of [1, 2, 4]) {
           const { report } = await draft(me, { photos_per_sheet: n });
-          const v2 = await ok(await req(me, 'POST', `/api/reports.php?id=${report.id}&action=new_version`));
+          const v2 = await ok(await api('POST', `/api/reports.php?id=${report.id}&action=new_version`, me));
           assert.equal(v2.photos_per_sheet, n);
           assert.equal(await stored(v2.id), n);
         }
@@ -319,7 +302,7 @@ for (const dialect of testDialects()) {
         assert.equal(await stored(report.id), 1, 'the repeat changed nothing');
         assertError(await update(me, other.id, { photos_per_sheet: 2 }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
         assertError(
-          await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'x' }, { 'idempotency-key': key }),
+          await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'x' }, { key }),
           409,
           'IDEMPOTENCY_KEY_REUSED',
         );
@@ -330,13 +313,7 @@ for (const dialect of testDialects()) {
         const order = await ctx.make.order({ author: me.id });
         const key = `pps-${randomBytes(6).toString('hex')}`;
         const first = await ok(
-          await req(
-            me,
-            'POST',
-            '/api/reports.php?action=create',
-            { fk_element: order.id, title: 'Alt', photos_per_sheet: 4 },
-            { 'idempotency-key': key },
-          ),
+          await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'Alt', photos_per_sheet: 4 }, { key }),
         );
         const storedKey = createHash('sha256').update(key, 'utf8').digest('hex');
         const kept = JSON.parse(
@@ -355,13 +332,7 @@ for (const dialect of testDialects()) {
           .where('idem_key', '=', storedKey)
           .execute();
         const again = await ok(
-          await req(
-            me,
-            'POST',
-            '/api/reports.php?action=create',
-            { fk_element: order.id, title: 'Alt', photos_per_sheet: 4 },
-            { 'idempotency-key': key },
-          ),
+          await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'Alt', photos_per_sheet: 4 }, { key }),
         );
         assert.deepEqual(again, first);
       });
@@ -369,7 +340,7 @@ for (const dialect of testDialects()) {
 
     test('the OpenAPI document describes the field and the update action', async () => {
       const me = await caller();
-      const doc = await ok(await req(me, 'GET', '/api/openapi.json'), 200);
+      const doc = await ok(await api('GET', '/api/openapi.json', me), 200);
       const text = JSON.stringify(doc);
       assert.ok(text.includes('photo pages go on one printed sheet'), 'the meaning is documented');
       assert.ok(text.includes('action=update'), 'the update action is documented');

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { imageBoxFor, largestImageBox } from '../../src/adapters/pdf.js';
 import { printSize } from '../../src/adapters/print-image.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { multipart } from '../helpers/multipart.js';
@@ -22,13 +23,12 @@ const SHORTLY_MS = 20_000;
 for (const dialect of testDialects()) {
   describe(`print-size copies made ahead [${dialect}]`, () => {
     let ctx: TestContext;
-    let me: { id: number; token: string };
+    let me: Caller;
     let photo: Buffer; // 3000×2000 stored, EXIF orientation 6: 2000×3000 upright
 
     before(async () => {
       ctx = await createTestContext(dialect);
-      const user = await ctx.make.user({ rights: ['read', 'write'] });
-      me = { id: user.id, token: await ctx.make.token(user) };
+      me = await caller(['read', 'write']);
       photo = await sharp({
         create: { width: 3000, height: 2000, channels: 3, background: '#5a7d9a', noise: { type: 'gaussian', mean: 120, sigma: 8 } },
       })
@@ -37,6 +37,8 @@ for (const dialect of testDialects()) {
         .toBuffer();
     });
     after(async () => ctx?.close());
+
+    const { caller, json, uploadPhoto } = testClient(() => ctx);
 
     const cacheDir = () => path.join(ctx.config.dataRoot, 'bericht', 'temp', 'print');
     const copies = () =>
@@ -47,21 +49,6 @@ for (const dialect of testDialects()) {
         : [];
     const sizeOf = (name: string) => /-(\d+x\d+)\.jpg$/.exec(name)?.[1];
 
-    async function upload(orderId: number, name: string) {
-      const { payload, contentType } = multipart([{ filename: name, type: 'image/jpeg', data: photo }]);
-      const res = await ctx.app.inject({
-        method: 'POST',
-        url: `/api/orders.php?id=${orderId}&action=upload_photo`,
-        payload,
-        headers: { 'content-type': contentType, authorization: `Bearer ${me.token}` },
-      });
-      assert.equal(res.statusCode, 201, res.body);
-    }
-    async function api(method: 'POST' | 'GET', url: string, body?: unknown) {
-      const res = await ctx.app.inject({ method, url, payload: body as object, headers: { authorization: `Bearer ${me.token}` } });
-      assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
-      return res.json();
-    }
     /** Waits until `wanted` holds for the copies on disk; fails with what is there after SHORTLY_MS. */
     async function shortly(wanted: (names: string[]) => boolean, what: string): Promise<string[]> {
       const deadline = Date.now() + SHORTLY_MS;
@@ -76,8 +63,8 @@ for (const dialect of testDialects()) {
     test('an uploaded photo gets its copy for the default layout (4 to a sheet) without any PDF; a page of one photo to a sheet and a before/after page on landscape paper get their own; finalizing reuses them', async (t) => {
       const order = await ctx.make.order({ author: me.id });
       const before = copies();
-      await upload(order.id, 'Zaehler.jpg');
-      await upload(order.id, 'Ventil.jpg');
+      await uploadPhoto(me, order.id, 'Zaehler.jpg', photo);
+      await uploadPhoto(me, order.id, 'Ventil.jpg', photo);
       const onPhotoPage = printSize(2000, 3000, largestImageBox('A4', 'portrait', 'photo'));
       const inDefaultLayout = printSize(2000, 3000, imageBoxFor('A4', 'portrait', 4, 'photo'));
       const afterUpload = await shortly((names) => names.length === before.length + 2, 'copies after two uploads');
@@ -90,18 +77,22 @@ for (const dialect of testDialects()) {
       assert.deepEqual([pixels.format, pixels.width, pixels.height], ['jpeg', inDefaultLayout.width, inDefaultLayout.height]);
 
       // A report of one photo to a sheet: its page asks for the copy for the largest box.
-      const single = await api('POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Einzeln', photos_per_sheet: 1 });
-      await api('POST', `/api/pages.php?action=add&bericht_id=${single.id}`, { source: 'Zaehler.jpg' });
+      const single = await json('POST', '/api/reports.php?action=create', me, {
+        fk_element: order.id,
+        title: 'Einzeln',
+        photos_per_sheet: 1,
+      });
+      await json('POST', `/api/pages.php?action=add&bericht_id=${single.id}`, me, { source: 'Zaehler.jpg' });
       const afterSingle = await shortly((names) => names.length === afterUpload.length + 1, 'the copy for a page of one photo to a sheet');
       assert.deepEqual(afterSingle.filter((n) => !afterUpload.includes(n)).map(sizeOf), [large]);
 
       // A before/after page of a landscape report (4 to a sheet): each photo in a column of a row of landscape A4.
-      const report = await api('POST', '/api/reports.php?action=create', {
+      const report = await json('POST', '/api/reports.php?action=create', me, {
         fk_element: order.id,
         title: 'Vorher/Nachher',
         orientation: 'landscape',
       });
-      await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, {
+      await json('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, {
         layout: 'before_after',
         source: 'Zaehler.jpg',
         source_2: 'Ventil.jpg',
@@ -117,7 +108,7 @@ for (const dialect of testDialects()) {
       const anHourAgo = new Date(Date.now() - 3_600_000);
       for (const name of afterPage) utimesSync(path.join(cacheDir(), name), anHourAgo, anHourAgo);
       const used = Date.now();
-      const final = await api('POST', `/api/reports.php?id=${report.id}&action=finalize`);
+      const final = await json('POST', `/api/reports.php?id=${report.id}&action=finalize`, me);
       assert.equal(final.status, 'final');
       assert.deepEqual(copies(), afterPage);
       for (const name of afterPage.filter((n) => !afterSingle.includes(n))) {
@@ -144,7 +135,7 @@ for (const dialect of testDialects()) {
       });
       assert.equal(res.statusCode, 201, res.body);
       // A photo uploaded after it shows the queue has run past the recording.
-      await upload(order.id, 'Danach.jpg');
+      await uploadPhoto(me, order.id, 'Danach.jpg', photo);
       // The photo's copy (default layout), nothing for the recording.
       const names = await shortly((n) => n.length === before.length + 1, 'the copy of the photo after the recording');
       assert.equal(names.filter((n) => !before.includes(n)).length, 1);

@@ -9,13 +9,13 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { Writable } from 'node:stream';
 import { createLibreOffice } from '../../src/adapters/libreoffice.js';
 import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from '../../src/demo/cover-template.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { assertError } from '../helpers/assertions.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
 import { pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
@@ -53,17 +53,7 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(
-      rights: Array<'read' | 'write' | 'delete' | 'admin'> = ['read', 'write', 'delete'],
-      options: { admin?: boolean } = {},
-    ) {
-      const user = await ctx.make.user({ rights, admin: options.admin });
-      const token = await ctx.make.token(user);
-      return { id: user.id, token, headers: { authorization: `Bearer ${token}` } };
-    }
-    type Caller = Awaited<ReturnType<typeof caller>>;
-    const req = (who: Caller | null, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({ method, url, headers: who ? who.headers : {}, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const { caller, api, newReport, addPage } = testClient(() => ctx);
 
     /** An order of `who` with photos in its folder. */
     async function orderWithPhotos(who: Caller, names: string[] = ['vorher.jpg', 'nachher.jpg']) {
@@ -78,22 +68,10 @@ for (const dialect of testDialects()) {
       return { ...order, dir: folder.dir };
     }
 
-    async function createReport(who: Caller, body: Record<string, unknown>) {
-      const res = await req(who, 'POST', '/api/reports.php?action=create', body);
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json();
-    }
-
-    async function addPage(who: Caller, reportId: number, body: Record<string, unknown>) {
-      const res = await req(who, 'POST', `/api/pages.php?action=add&bericht_id=${reportId}`, body);
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json();
-    }
-
     /** A report on a fresh order with one page of each kind. */
     async function fullReport(who: Caller, options: Record<string, unknown> = {}) {
       const order = await orderWithPhotos(who);
-      const report = await createReport(who, { fk_element: order.id, title: 'Prüfung der Heizungsanlage – Ölbrenner', ...options });
+      const report = await newReport(who, { fk_element: order.id, title: 'Prüfung der Heizungsanlage – Ölbrenner', ...options });
       await addPage(who, report.id, { source: 'vorher.jpg', title: 'Brennraum: Maße ÄÖÜß', note: 'Ruß an der Düse entfernt' });
       await addPage(who, report.id, { source: 'nachher.jpg', title: 'Gedreht', rotation: 90 });
       await addPage(who, report.id, {
@@ -106,7 +84,7 @@ for (const dialect of testDialects()) {
       return { order, report };
     }
 
-    const finalize = (who: Caller, id: number) => req(who, 'POST', `/api/reports.php?id=${id}&action=finalize`);
+    const finalize = (who: Caller, id: number) => api('POST', `/api/reports.php?id=${id}&action=finalize`, who);
     const reportRow = (id: number) => ctx.handle.db.selectFrom('bericht').selectAll().where('rowid', '=', id).executeTakeFirst();
     async function installCoverTemplate(dataRoot = ctx.config.dataRoot) {
       const dir = path.join(dataRoot, 'doctemplates', 'bericht');
@@ -123,27 +101,27 @@ for (const dialect of testDialects()) {
         const mine = await orderWithPhotos(me);
         const theirs = await ctx.make.order({ author: colleague.id, valid: me.id });
         const hidden = await ctx.make.order({ author: colleague.id });
-        const r1 = await createReport(me, { fk_element: mine.id, title: 'Eigener' });
-        const r2 = await createReport(colleague, { fk_element: theirs.id, title: 'Über den Auftrag sichtbar' });
-        const r3 = await createReport(colleague, { fk_element: hidden.id, title: 'Fremd' });
-        const list = await req(me, 'GET', '/api/reports.php');
+        const r1 = await newReport(me, { fk_element: mine.id, title: 'Eigener' });
+        const r2 = await newReport(colleague, { fk_element: theirs.id, title: 'Über den Auftrag sichtbar' });
+        const r3 = await newReport(colleague, { fk_element: hidden.id, title: 'Fremd' });
+        const list = await api('GET', '/api/reports.php', me);
         assert.equal(list.statusCode, 200, list.body);
         const ids = list.json().items.map((r: { id: number }) => r.id);
         assert.ok(ids.includes(r1.id) && ids.includes(r2.id));
         assert.ok(!ids.includes(r3.id));
-        assertError(await req(me, 'GET', `/api/reports.php?id=${r3.id}`), 404, 'REPORT_NOT_FOUND');
-        assertError(await req(stranger, 'GET', `/api/reports.php?id=${r1.id}`), 404, 'REPORT_NOT_FOUND');
-        assertError(await req(stranger, 'GET', '/api/reports.php?id=999999'), 404, 'REPORT_NOT_FOUND');
-        const admin = await caller(['read'], { admin: true });
-        const all = (await req(admin, 'GET', '/api/reports.php?limit=500')).json().items.map((r: { id: number }) => r.id);
+        assertError(await api('GET', `/api/reports.php?id=${r3.id}`, me), 404, 'REPORT_NOT_FOUND');
+        assertError(await api('GET', `/api/reports.php?id=${r1.id}`, stranger), 404, 'REPORT_NOT_FOUND');
+        assertError(await api('GET', '/api/reports.php?id=999999', stranger), 404, 'REPORT_NOT_FOUND');
+        const admin = await caller(['read'], true);
+        const all = (await api('GET', '/api/reports.php?limit=500', admin)).json().items.map((r: { id: number }) => r.id);
         assert.ok([r1.id, r2.id, r3.id].every((id) => all.includes(id)));
       });
 
       test('entries carry parent_ref, page_count and status; filters by object, status and text work', async () => {
         const me = await caller();
         const { order, report } = await fullReport(me);
-        const other = await createReport(me, { fk_element: order.id, title: 'Zweiter Bericht Wartung' });
-        const res = await req(me, 'GET', `/api/reports.php?element_type=commande&fk_element=${order.id}`);
+        const other = await newReport(me, { fk_element: order.id, title: 'Zweiter Bericht Wartung' });
+        const res = await api('GET', `/api/reports.php?element_type=commande&fk_element=${order.id}`, me);
         assert.equal(res.statusCode, 200, res.body);
         const body = res.json();
         assert.equal(body.total, 2);
@@ -153,18 +131,18 @@ for (const dialect of testDialects()) {
         assert.equal(entry.status, 'draft');
         assert.match(entry.ref, /^BR\d{4}-\d{4}$/);
         assert.equal(body.items[0].id, other.id, 'newest first');
-        const search = (await req(me, 'GET', `/api/reports.php?q=${encodeURIComponent('wartung')}&fk_element=${order.id}`)).json();
+        const search = (await api('GET', `/api/reports.php?q=${encodeURIComponent('wartung')}&fk_element=${order.id}`, me)).json();
         assert.deepEqual(
           search.items.map((r: { id: number }) => r.id),
           [other.id],
         );
         assert.equal((await finalize(me, report.id)).statusCode, 200);
-        const finals = (await req(me, 'GET', `/api/reports.php?status=final&fk_element=${order.id}`)).json();
+        const finals = (await api('GET', `/api/reports.php?status=final&fk_element=${order.id}`, me)).json();
         assert.deepEqual(
           finals.items.map((r: { id: number }) => r.id),
           [report.id],
         );
-        const detail = (await req(me, 'GET', `/api/orders.php?id=${order.id}`)).json();
+        const detail = (await api('GET', `/api/orders.php?id=${order.id}`, me)).json();
         assert.deepEqual(detail.reports.map((r: { id: number }) => r.id).sort(), [report.id, other.id].sort());
       });
 
@@ -190,7 +168,7 @@ for (const dialect of testDialects()) {
           .where('rowid', '=', titled.id)
           .execute();
         const found = async (q: string) => {
-          const res = await req(me, 'GET', `/api/reports.php?q=${encodeURIComponent(q)}`);
+          const res = await api('GET', `/api/reports.php?q=${encodeURIComponent(q)}`, me);
           assert.equal(res.statusCode, 200, res.body);
           const body = res.json() as { items: Array<{ id: number }>; total: number };
           assert.equal(body.total, body.items.length);
@@ -208,10 +186,10 @@ for (const dialect of testDialects()) {
       test('bad queries are 400; no token 401; no read right 403', async () => {
         const me = await caller();
         for (const q of ['id=abc', 'id=0', 'limit=0', 'limit=501', 'status=done', 'element_type=societe', `q=${'x'.repeat(101)}`]) {
-          assertError(await req(me, 'GET', `/api/reports.php?${q}`), 400, 'VALIDATION_FAILED');
+          assertError(await api('GET', `/api/reports.php?${q}`, me), 400, 'VALIDATION_FAILED');
         }
-        assertError(await req(me, 'GET', '/api/reports.php?action=finalize&id=1'), 400, 'ACTION_UNKNOWN');
-        assertError(await req(null, 'GET', '/api/reports.php'), 401, 'AUTH_TOKEN_MISSING');
+        assertError(await api('GET', '/api/reports.php?action=finalize&id=1', me), 400, 'ACTION_UNKNOWN');
+        assertError(await api('GET', '/api/reports.php', null), 401, 'AUTH_TOKEN_MISSING');
         const noRead = await ctx.make.user({ rights: [] });
         const login = await ctx.app.inject({
           method: 'POST',
@@ -228,9 +206,9 @@ for (const dialect of testDialects()) {
         const order = await ctx.make.order({ author: me.id });
         const invoice = await ctx.make.invoice({ author: me.id });
         const proposal = await ctx.make.proposal({ author: me.id });
-        const a = await createReport(me, { fk_element: order.id, title: 'A', format: 'A5', orientation: 'landscape' });
-        const b = await createReport(me, { element_type: 'facture', fk_element: invoice.id, title: 'B' });
-        const c = await createReport(me, { element_type: 'propal', fk_element: proposal.id, title: 'C' });
+        const a = await newReport(me, { fk_element: order.id, title: 'A', format: 'A5', orientation: 'landscape' });
+        const b = await newReport(me, { element_type: 'facture', fk_element: invoice.id, title: 'B' });
+        const c = await newReport(me, { element_type: 'propal', fk_element: proposal.id, title: 'C' });
         const now = new Date();
         const prefix = `BR${String(now.getUTCFullYear() % 100).padStart(2, '0')}${String(now.getUTCMonth() + 1).padStart(2, '0')}-`;
         for (const r of [a, b, c]) assert.ok(r.ref.startsWith(prefix), r.ref);
@@ -248,7 +226,7 @@ for (const dialect of testDialects()) {
         const order = await ctx.make.order({ author: me.id });
         const results = await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
-            req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: `Parallel ${i}` }),
+            api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: `Parallel ${i}` }),
           ),
         );
         for (const r of results) assert.equal(r.statusCode, 201, r.body);
@@ -283,34 +261,34 @@ for (const dialect of testDialects()) {
           { fk_element: order.id, title: 7 },
           [1, 2],
         ];
-        for (const body of bad) assertError(await req(me, 'POST', '/api/reports.php?action=create', body), 400, 'VALIDATION_FAILED');
+        for (const body of bad) assertError(await api('POST', '/api/reports.php?action=create', me, body), 400, 'VALIDATION_FAILED');
         assertError(
-          await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'x', odt_template: 'fehlt.odt' }),
+          await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'x', odt_template: 'fehlt.odt' }),
           400,
           'ODT_TEMPLATE_NOT_FOUND',
         );
-        assertError(await req(me, 'POST', '/api/reports.php?action=explode', { fk_element: order.id, title: 'x' }), 400, 'ACTION_UNKNOWN');
-        assertError(await req(me, 'POST', '/api/reports.php', { fk_element: order.id, title: 'x' }), 400, 'ACTION_UNKNOWN');
+        assertError(await api('POST', '/api/reports.php?action=explode', me, { fk_element: order.id, title: 'x' }), 400, 'ACTION_UNKNOWN');
+        assertError(await api('POST', '/api/reports.php', me, { fk_element: order.id, title: 'x' }), 400, 'ACTION_UNKNOWN');
         const foreign = await ctx.make.order({ author: null });
         assertError(
-          await req(me, 'POST', '/api/reports.php?action=create', { fk_element: foreign.id, title: 'x' }),
+          await api('POST', '/api/reports.php?action=create', me, { fk_element: foreign.id, title: 'x' }),
           404,
           'ORDER_NOT_FOUND',
         );
         assertError(
-          await req(me, 'POST', '/api/reports.php?action=create', { element_type: 'facture', fk_element: order.id + 100000, title: 'x' }),
+          await api('POST', '/api/reports.php?action=create', me, { element_type: 'facture', fk_element: order.id + 100000, title: 'x' }),
           404,
           'OBJECT_NOT_FOUND',
         );
         assertError(
-          await req(me, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'x', template_id: 999999 }),
+          await api('POST', '/api/reports.php?action=create', me, { fk_element: order.id, title: 'x', template_id: 999999 }),
           404,
           'TEMPLATE_NOT_FOUND',
         );
         const reader = await caller(['read']);
         const readersOrder = await ctx.make.order({ author: reader.id });
         assertError(
-          await req(reader, 'POST', '/api/reports.php?action=create', { fk_element: readersOrder.id, title: 'x' }),
+          await api('POST', '/api/reports.php?action=create', reader, { fk_element: readersOrder.id, title: 'x' }),
           403,
           'AUTH_RIGHT_MISSING',
         );
@@ -349,11 +327,11 @@ for (const dialect of testDialects()) {
 
         // A final report's pages cannot change, and it cannot be finalized twice.
         const page = done.pages[0];
-        assertError(await req(me, 'POST', `/api/pages.php?id=${page.id}`, { note: 'später' }), 409, 'REPORT_FINAL');
-        assertError(await req(me, 'DELETE', `/api/pages.php?id=${page.id}`), 409, 'REPORT_FINAL');
-        assertError(await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${report.id}`, { title: 'neu' }), 409, 'REPORT_FINAL');
+        assertError(await api('POST', `/api/pages.php?id=${page.id}`, me, { note: 'später' }), 409, 'REPORT_FINAL');
+        assertError(await api('DELETE', `/api/pages.php?id=${page.id}`, me), 409, 'REPORT_FINAL');
+        assertError(await api('POST', `/api/pages.php?action=add&bericht_id=${report.id}`, me, { title: 'neu' }), 409, 'REPORT_FINAL');
         assertError(
-          await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${report.id}`, {
+          await api('POST', `/api/pages.php?action=reorder&bericht_id=${report.id}`, me, {
             order: done.pages.map((p: { id: number }) => p.id).reverse(),
           }),
           409,
@@ -417,10 +395,10 @@ for (const dialect of testDialects()) {
       test('an empty report, a missing photo or a corrupt photo leave a draft and no file', async () => {
         const me = await caller();
         const order = await orderWithPhotos(me, ['a.jpg', 'b.jpg']);
-        const empty = await createReport(me, { fk_element: order.id, title: 'Leer' });
+        const empty = await newReport(me, { fk_element: order.id, title: 'Leer' });
         assertError(await finalize(me, empty.id), 409, 'REPORT_EMPTY');
 
-        const gone = await createReport(me, { fk_element: order.id, title: 'Foto fehlt' });
+        const gone = await newReport(me, { fk_element: order.id, title: 'Foto fehlt' });
         await addPage(me, gone.id, { source: 'a.jpg' });
         const { rm } = await import('node:fs/promises');
         await rm(path.join(order.dir, 'a.jpg'));
@@ -428,7 +406,7 @@ for (const dialect of testDialects()) {
         assertError(missing, 409, 'REPORT_SOURCE_MISSING');
         assert.deepEqual(missing.json().details.missing, [{ page: 1, source: `commande/${order.ref}/a.jpg` }]);
 
-        const broken = await createReport(me, { fk_element: order.id, title: 'Foto kaputt' });
+        const broken = await newReport(me, { fk_element: order.id, title: 'Foto kaputt' });
         await addPage(me, broken.id, { source: 'b.jpg' });
         await writeFile(path.join(order.dir, 'b.jpg'), Buffer.from('this is no longer a JPEG'));
         const failed = await finalize(me, broken.id);
@@ -457,11 +435,11 @@ for (const dialect of testDialects()) {
       test('needs the write right and a visible report', async () => {
         const me = await caller();
         const { report } = await fullReport(me);
-        const reader = await caller(['read'], { admin: true });
+        const reader = await caller(['read'], true);
         assertError(await finalize(reader, report.id), 403, 'AUTH_RIGHT_MISSING');
         const stranger = await caller();
         assertError(await finalize(stranger, report.id), 404, 'REPORT_NOT_FOUND');
-        assertError(await req(me, 'POST', '/api/reports.php?action=finalize'), 400, 'VALIDATION_FAILED');
+        assertError(await api('POST', '/api/reports.php?action=finalize', me), 400, 'VALIDATION_FAILED');
         assert.equal(Number((await reportRow(report.id))!.status), 0);
       });
     });
@@ -472,7 +450,7 @@ for (const dialect of testDialects()) {
         if (pdfToolsMissing) return t.skip(pdfToolsMissing);
         const me = await caller();
         await installCoverTemplate();
-        const listed = (await req(me, 'GET', '/api/odt_templates.php')).json();
+        const listed = (await api('GET', '/api/odt_templates.php', me)).json();
         assert.ok(
           listed.items.some((i: { name: string }) => i.name === COVER_TEMPLATE_FILENAME),
           JSON.stringify(listed),
@@ -485,7 +463,7 @@ for (const dialect of testDialects()) {
         await sharp({ create: { width: 800, height: 600, channels: 3, background: '#88a' } })
           .jpeg()
           .toFile(path.join(folder.dir, 'foto.jpg'));
-        const report = await createReport(me, {
+        const report = await newReport(me, {
           fk_element: order.id,
           title: 'Prüfbericht Ölheizung',
           odt_template: COVER_TEMPLATE_FILENAME,
@@ -599,7 +577,7 @@ for (const dialect of testDialects()) {
         const filesBefore = await snapshotFiles(workDir(report.ref));
         const orderFilesBefore = await snapshotFiles(order.dir);
 
-        const res = await req(me, 'POST', `/api/reports.php?id=${report.id}&action=new_version`);
+        const res = await api('POST', `/api/reports.php?id=${report.id}&action=new_version`, me);
         assert.equal(res.statusCode, 201, res.body);
         const v2 = res.json();
         assert.notEqual(v2.id, report.id);
@@ -627,8 +605,8 @@ for (const dialect of testDialects()) {
         );
 
         // Changing the new version does not touch the old one.
-        await req(me, 'POST', `/api/pages.php?id=${v2.pages[0].id}`, { note: 'geändert in Version 2' });
-        await req(me, 'DELETE', `/api/pages.php?id=${v2.pages[4].id}`);
+        await api('POST', `/api/pages.php?id=${v2.pages[0].id}`, me, { note: 'geändert in Version 2' });
+        await api('DELETE', `/api/pages.php?id=${v2.pages[4].id}`, me);
         assert.equal((await finalize(me, v2.id)).statusCode, 200);
 
         assert.deepEqual(await reportRow(report.id), rowsBefore.report);
@@ -642,9 +620,9 @@ for (const dialect of testDialects()) {
         assert.deepEqual(orderFilesAfter, orderFilesBefore);
         assert.equal(v2Copy, (await snapshotFiles(workDir(v2.ref)))[`${v2.ref}.pdf`]);
 
-        const v3 = (await req(me, 'POST', `/api/reports.php?id=${report.id}&action=new_version`)).json();
+        const v3 = (await api('POST', `/api/reports.php?id=${report.id}&action=new_version`, me)).json();
         assert.equal(v3.version, 3, 'the next number of the whole chain, even from version 1');
-        const old = (await req(me, 'GET', `/api/reports.php?id=${report.id}`)).json();
+        const old = (await api('GET', `/api/reports.php?id=${report.id}`, me)).json();
         assert.deepEqual(
           old.versions.map((v: { version: number }) => v.version),
           [1, 2, 3],
@@ -656,22 +634,22 @@ for (const dialect of testDialects()) {
       test('a draft: rows, work-area folder and its ecm rows go; order attachments stay; versions are relinked', async () => {
         const me = await caller();
         const { order, report } = await fullReport(me);
-        const v2 = (await req(me, 'POST', `/api/reports.php?id=${report.id}&action=new_version`)).json();
-        const v3 = (await req(me, 'POST', `/api/reports.php?id=${v2.id}&action=new_version`)).json();
-        const res = await req(me, 'DELETE', `/api/reports.php?id=${v2.id}`);
+        const v2 = (await api('POST', `/api/reports.php?id=${report.id}&action=new_version`, me)).json();
+        const v3 = (await api('POST', `/api/reports.php?id=${v2.id}&action=new_version`, me)).json();
+        const res = await api('DELETE', `/api/reports.php?id=${v2.id}`, me);
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(res.json(), { id: v2.id, ref: v2.ref, deleted: true });
         assert.equal(await reportRow(v2.id), undefined);
         assert.equal((await ctx.handle.db.selectFrom('bericht_page').select('rowid').where('fk_bericht', '=', v2.id).execute()).length, 0);
         assert.equal(Number((await reportRow(v3.id))!.fk_bericht_parent), report.id);
         assert.deepEqual(Object.keys(await snapshotFiles(order.dir)).sort(), ['nachher.jpg', 'vorher.jpg']);
-        assertError(await req(me, 'GET', `/api/reports.php?id=${v2.id}`), 404, 'REPORT_NOT_FOUND');
+        assertError(await api('GET', `/api/reports.php?id=${v2.id}`, me), 404, 'REPORT_NOT_FOUND');
       });
 
       test("a report whose work-area images other reports' pages show is kept (409)", async () => {
         const me = await caller();
         const { report } = await fullReport(me);
-        const other = await createReport(me, { fk_element: report.fk_element, title: 'Zeigt fremdes Bild' });
+        const other = await newReport(me, { fk_element: report.fk_element, title: 'Zeigt fremdes Bild' });
         const page = await addPage(me, other.id, { title: 'x' });
         const own = path.join(workDir(report.ref), 'geteilt.png');
         await mkdir(path.dirname(own), { recursive: true });
@@ -683,7 +661,7 @@ for (const dialect of testDialects()) {
           .set({ layout: 'photo', source_path: `bericht/${report.ref}/geteilt.png` })
           .where('rowid', '=', page.id)
           .execute();
-        assertError(await req(me, 'DELETE', `/api/reports.php?id=${report.id}`), 409, 'CONFLICT');
+        assertError(await api('DELETE', `/api/reports.php?id=${report.id}`, me), 409, 'CONFLICT');
         assert.ok(await reportRow(report.id));
         assert.ok(Object.keys(await snapshotFiles(workDir(report.ref))).includes('geteilt.png'));
       });
@@ -691,25 +669,25 @@ for (const dialect of testDialects()) {
       test('needs the delete right; a final report needs the admin right too', async () => {
         const me = await caller(['read', 'write', 'delete']);
         const { report } = await fullReport(me);
-        const writer = await caller(['read', 'write'], { admin: true });
-        assertError(await req(writer, 'DELETE', `/api/reports.php?id=${report.id}`), 403, 'AUTH_RIGHT_MISSING');
+        const writer = await caller(['read', 'write'], true);
+        assertError(await api('DELETE', `/api/reports.php?id=${report.id}`, writer), 403, 'AUTH_RIGHT_MISSING');
         assert.equal((await finalize(me, report.id)).statusCode, 200);
-        assertError(await req(me, 'DELETE', `/api/reports.php?id=${report.id}`), 403, 'AUTH_RIGHT_MISSING');
+        assertError(await api('DELETE', `/api/reports.php?id=${report.id}`, me), 403, 'AUTH_RIGHT_MISSING');
         assert.ok(await reportRow(report.id));
         assert.ok(Object.keys(await snapshotFiles(workDir(report.ref))).length === 1);
         const admin = await caller(['read', 'delete', 'admin']);
         // The module's admin right alone does not show the report: it must be visible too.
-        assertError(await req(admin, 'DELETE', `/api/reports.php?id=${report.id}`), 404, 'REPORT_NOT_FOUND');
-        const boss = await caller(['read', 'delete'], { admin: true });
-        const res = await req(boss, 'DELETE', `/api/reports.php?id=${report.id}`);
+        assertError(await api('DELETE', `/api/reports.php?id=${report.id}`, admin), 404, 'REPORT_NOT_FOUND');
+        const boss = await caller(['read', 'delete'], true);
+        const res = await api('DELETE', `/api/reports.php?id=${report.id}`, boss);
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(await snapshotFiles(workDir(report.ref)), {});
         assert.equal(
           (await ctx.handle.db.selectFrom('ecm_files').select('rowid').where('filepath', '=', `bericht/${report.ref}`).execute()).length,
           0,
         );
-        assertError(await req(boss, 'DELETE', '/api/reports.php'), 400, 'VALIDATION_FAILED');
-        assertError(await req(boss, 'DELETE', '/api/reports.php?id=x'), 400, 'VALIDATION_FAILED');
+        assertError(await api('DELETE', '/api/reports.php', boss), 400, 'VALIDATION_FAILED');
+        assertError(await api('DELETE', '/api/reports.php?id=x', boss), 400, 'VALIDATION_FAILED');
       });
     });
 
@@ -717,20 +695,20 @@ for (const dialect of testDialects()) {
       test("a photo a report's page shows cannot be deleted from the order (409, nothing deleted) until no page shows it", async () => {
         const me = await caller(['read', 'write', 'delete']);
         const order = await orderWithPhotos(me, ['benutzt.jpg', 'frei.jpg']);
-        const report = await createReport(me, { fk_element: order.id, title: 'Benutzt' });
+        const report = await newReport(me, { fk_element: order.id, title: 'Benutzt' });
         const page = await addPage(me, report.id, { layout: 'before_after', source: 'frei.jpg', source_2: 'benutzt.jpg' });
-        const refused = await req(me, 'POST', '/api/delete_photo.php', { id: order.id, file: 'benutzt.jpg' });
+        const refused = await api('POST', '/api/delete_photo.php', me, { id: order.id, file: 'benutzt.jpg' });
         assertError(refused, 409, 'PHOTO_IN_USE');
         assert.deepEqual(refused.json().details, { reports: [report.ref] });
-        assertError(await req(me, 'POST', '/api/delete_photo.php', { id: order.id, file: 'frei.jpg' }), 409, 'PHOTO_IN_USE');
+        assertError(await api('POST', '/api/delete_photo.php', me, { id: order.id, file: 'frei.jpg' }), 409, 'PHOTO_IN_USE');
         assert.deepEqual(Object.keys(await snapshotFiles(order.dir)).sort(), ['benutzt.jpg', 'frei.jpg']);
         // A preview made the print-size copies; deleting the photo takes its copy along.
-        assert.equal((await req(me, 'GET', `/api/pdf.php?id=${report.id}`)).statusCode, 200);
+        assert.equal((await api('GET', `/api/pdf.php?id=${report.id}`, me)).statusCode, 200);
         const cache = path.join(ctx.config.dataRoot, 'bericht', 'temp', 'print');
         const cachedBefore = Object.keys(await snapshotFiles(cache)).length;
         assert.ok(cachedBefore >= 2, `print-size copies made: ${cachedBefore}`);
-        assert.equal((await req(me, 'DELETE', `/api/pages.php?id=${page.id}`)).statusCode, 200);
-        const done = await req(me, 'POST', '/api/delete_photo.php', { id: order.id, file: 'benutzt.jpg' });
+        assert.equal((await api('DELETE', `/api/pages.php?id=${page.id}`, me)).statusCode, 200);
+        const done = await api('POST', '/api/delete_photo.php', me, { id: order.id, file: 'benutzt.jpg' });
         assert.equal(done.statusCode, 200, done.body);
         assert.deepEqual(Object.keys(await snapshotFiles(order.dir)), ['frei.jpg']);
         assert.equal(Object.keys(await snapshotFiles(cache)).length, cachedBefore - 1);
@@ -741,7 +719,7 @@ for (const dialect of testDialects()) {
       test('a draft gives a preview made now; a final report its stored PDF; inline and frameable', async (t) => {
         const me = await caller();
         const { report } = await fullReport(me);
-        const preview = await req(me, 'GET', `/api/pdf.php?id=${report.id}`);
+        const preview = await api('GET', `/api/pdf.php?id=${report.id}`, me);
         assert.equal(preview.statusCode, 200, preview.body.slice(0, 200));
         assert.equal(preview.headers['content-type'], 'application/pdf');
         assert.match(String(preview.headers['content-disposition']), /^inline; filename\*=UTF-8''BR\d{4}-\d{4}-Vorschau\.pdf$/);
@@ -755,9 +733,9 @@ for (const dialect of testDialects()) {
         const byQuery = await ctx.app.inject({ method: 'GET', url: `/api/pdf.php?id=${report.id}&jwt=${me.token}` });
         assert.equal(byQuery.statusCode, 200);
         assert.deepEqual(byQuery.rawPayload, stored);
-        const download = await req(me, 'GET', `/api/pdf.php?id=${report.id}&download=1`);
+        const download = await api('GET', `/api/pdf.php?id=${report.id}&download=1`, me);
         assert.match(String(download.headers['content-disposition']), /^attachment; /);
-        const fresh = await req(me, 'GET', `/api/pdf.php?id=${report.id}&preview=1`);
+        const fresh = await api('GET', `/api/pdf.php?id=${report.id}&preview=1`, me);
         assert.equal(fresh.statusCode, 200);
         assert.notDeepEqual(fresh.rawPayload, stored);
 
@@ -773,11 +751,11 @@ for (const dialect of testDialects()) {
       test('a preview draws a missing photo as a placeholder instead of failing', async (t) => {
         const me = await caller();
         const order = await orderWithPhotos(me, ['weg.jpg']);
-        const report = await createReport(me, { fk_element: order.id, title: 'Platzhalter' });
+        const report = await newReport(me, { fk_element: order.id, title: 'Platzhalter' });
         await addPage(me, report.id, { source: 'weg.jpg', title: 'Foto weg' });
         const { rm } = await import('node:fs/promises');
         await rm(path.join(order.dir, 'weg.jpg'));
-        const res = await req(me, 'GET', `/api/pdf.php?id=${report.id}`);
+        const res = await api('GET', `/api/pdf.php?id=${report.id}`, me);
         assert.equal(res.statusCode, 200);
         const tmp = path.join(ctx.config.dataRoot, 'placeholder-check.pdf');
         await writeFile(tmp, res.rawPayload);
@@ -789,11 +767,11 @@ for (const dialect of testDialects()) {
       test('errors: no token 401, not visible 404, bad id 400', async () => {
         const me = await caller();
         const { report } = await fullReport(me);
-        assertError(await req(null, 'GET', `/api/pdf.php?id=${report.id}`), 401, 'AUTH_TOKEN_MISSING');
+        assertError(await api('GET', `/api/pdf.php?id=${report.id}`, null), 401, 'AUTH_TOKEN_MISSING');
         assertError(await ctx.app.inject({ method: 'GET', url: `/api/pdf.php?id=${report.id}&jwt=nonsense` }), 401, 'AUTH_TOKEN_INVALID');
-        assertError(await req(await caller(), 'GET', `/api/pdf.php?id=${report.id}`), 404, 'REPORT_NOT_FOUND');
-        assertError(await req(me, 'GET', '/api/pdf.php'), 400, 'VALIDATION_FAILED');
-        assertError(await req(me, 'GET', '/api/pdf.php?id=-1'), 400, 'VALIDATION_FAILED');
+        assertError(await api('GET', `/api/pdf.php?id=${report.id}`, await caller()), 404, 'REPORT_NOT_FOUND');
+        assertError(await api('GET', '/api/pdf.php', me), 400, 'VALIDATION_FAILED');
+        assertError(await api('GET', '/api/pdf.php?id=-1', me), 400, 'VALIDATION_FAILED');
       });
     });
   });

@@ -10,16 +10,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { fromDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { localTime, zoneName } from '../../src/dolibarr/time.js';
 import { assertError } from '../helpers/assertions.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-import { multipart } from '../helpers/multipart.js';
-import { signaturePng } from '../helpers/signature.js';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -42,41 +40,23 @@ const TOKYO = 9 * 60;
 for (const dialect of testDialects()) {
   describe(`signature device time [${dialect}]`, () => {
     let ctx: TestContext;
-    let me: { id: number; headers: Record<string, string> };
+    let me: Caller;
     before(async () => {
       ctx = await createTestContext(dialect, { timeZone: 'Europe/Berlin' });
-      const user = await ctx.make.user({ rights: ['read', 'write', 'delete'] });
-      me = { id: user.id, headers: { authorization: `Bearer ${await ctx.make.token(user)}` } };
+      me = await caller();
     });
     after(async () => ctx?.close());
 
-    const req = (method: 'GET' | 'POST', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({ method, url, headers: me.headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const { caller, api, newReport, addPage, sign } = testClient(() => ctx);
 
     /** A draft on a fresh order with two title pages. */
     async function report() {
       const order = await ctx.make.order({ author: me.id });
-      const created = await req('POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung' });
-      assert.equal(created.statusCode, 201, created.body);
-      const r = created.json() as { id: number; ref: string };
-      for (const title of ['Eins', 'Zwei'])
-        assert.equal((await req('POST', `/api/pages.php?action=add&bericht_id=${r.id}`, { title })).statusCode, 201);
+      const r: { id: number; ref: string } = await newReport(me, order.id);
+      for (const title of ['Eins', 'Zwei']) await addPage(me, r.id, { title });
       return { ...r, workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir };
     }
 
-    async function sign(reportId: number, fields: Record<string, string>, key?: string) {
-      const form = multipart([
-        { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika Müller' },
-        ...Object.entries(fields).map(([name, value]) => ({ name, type: 'text/plain; charset=utf-8', data: value })),
-        { name: 'file', filename: 'signature.png', type: 'image/png', data: await signaturePng() },
-      ]);
-      return ctx.app.inject({
-        method: 'POST',
-        url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
-        headers: { ...me.headers, 'content-type': form.contentType, ...(key ? { 'idempotency-key': key } : {}) },
-        payload: form.payload,
-      });
-    }
     const metadataFile = (page: { source_path: string }) => path.join(ctx.config.dataRoot, page.source_path.replace(/\.png$/, '.json'));
     const metadataOf = async (page: { source_path: string }) => JSON.parse(await readFile(metadataFile(page), 'utf8'));
     const publicCheck = async (page: { verify_url: string }) => {
@@ -101,7 +81,7 @@ for (const dialect of testDialects()) {
       const r = await report();
       const signedMs = Date.now() - 2 * HOUR * 1000;
       const sent = isoAt(signedMs, TOKYO);
-      const res = await sign(r.id, { signed_at_device: sent, signed_at_device_zone: 'Asia/Tokyo' });
+      const res = await sign(me, r.id, { fields: { signed_at_device: sent, signed_at_device_zone: 'Asia/Tokyo' } });
       assert.equal(res.statusCode, 201, res.body);
       const page = res.json();
       const meta = await metadataOf(page);
@@ -139,7 +119,7 @@ for (const dialect of testDialects()) {
       assert.equal(Number(stored.device_time_plausible), 1);
       assert.equal(fromDbDateTime(stored.datec), meta.server_time_unix);
 
-      const verified = await req('GET', `/ajax/verify_signature.php?id=${page.id}`);
+      const verified = await api('GET', `/ajax/verify_signature.php?id=${page.id}`, me);
       assert.equal(verified.json().verified, true, verified.body);
       assert.equal(verified.json().metadata.signed_at_device, sent);
 
@@ -151,14 +131,16 @@ for (const dialect of testDialects()) {
 
       // The sheet's header has a row more than a signature whose two times agree.
       const near = await report();
-      const same = (await sign(near.id, { signed_at_device: isoAt(Date.now(), TOKYO), signed_at_device_zone: 'Asia/Tokyo' })).json();
+      const same = (
+        await sign(me, near.id, { fields: { signed_at_device: isoAt(Date.now(), TOKYO), signed_at_device_zone: 'Asia/Tokyo' } })
+      ).json();
       assert.ok((await sheetHeight(page)) - (await sheetHeight(same)) >= 30, `${await sheetHeight(page)} vs ${await sheetHeight(same)}`);
     });
 
     test('10 minutes ahead of the server: 201, kept, plausible false, reason ahead, marked on the note, the sheet and the public check', async () => {
       const r = await report();
       const ahead = Date.now() + 10 * 60_000;
-      const res = await sign(r.id, { signed_at_device: isoAt(ahead, 0).replace('+00:00', 'Z') });
+      const res = await sign(me, r.id, { fields: { signed_at_device: isoAt(ahead, 0).replace('+00:00', 'Z') } });
       assert.equal(res.statusCode, 201, res.body);
       const page = res.json();
       const meta = await metadataOf(page);
@@ -179,11 +161,13 @@ for (const dialect of testDialects()) {
       assert.equal(Number((await row(page.id)).device_time_plausible), 0);
       const html = await publicCheck(page);
       assert.ok(html.includes('unplausibel: Gerätezeit 10 min nach der Serverzeit'), html);
-      assert.equal((await req('GET', `/ajax/verify_signature.php?id=${page.id}`)).json().verified, true);
+      assert.equal((await api('GET', `/ajax/verify_signature.php?id=${page.id}`, me)).json().verified, true);
 
       // The mark makes the sheet's device row longer than a plausible one of the same kind.
       const plausible = await report();
-      const calm = (await sign(plausible.id, { signed_at_device: isoAt(Date.now() - 10 * 60_000, 0).replace('+00:00', 'Z') })).json();
+      const calm = (
+        await sign(me, plausible.id, { fields: { signed_at_device: isoAt(Date.now() - 10 * 60_000, 0).replace('+00:00', 'Z') } })
+      ).json();
       assert.equal(calm.signature.device_time_plausible, true);
       assert.ok((await sheetHeight(page)) > (await sheetHeight(calm)), 'the implausible mark takes a line of its own');
     });
@@ -191,7 +175,7 @@ for (const dialect of testDialects()) {
     test('40 days before the server: kept, reason too_old, marked', async () => {
       const r = await report();
       const old = Date.now() - 40 * DAY * 1000;
-      const res = await sign(r.id, { signed_at_device: isoAt(old, -150), signed_at_device_zone: 'America/St_Johns' });
+      const res = await sign(me, r.id, { fields: { signed_at_device: isoAt(old, -150), signed_at_device_zone: 'America/St_Johns' } });
       assert.equal(res.statusCode, 201, res.body);
       const page = res.json();
       const meta = await metadataOf(page);
@@ -216,7 +200,7 @@ for (const dialect of testDialects()) {
     test('within 30 s of the server: the facts are kept, but people see one time, as without a device time', async () => {
       const r = await report();
       const sent = isoAt(Date.now() - 20_000, TOKYO);
-      const res = await sign(r.id, { signed_at_device: sent, signed_at_device_zone: 'Asia/Tokyo' });
+      const res = await sign(me, r.id, { fields: { signed_at_device: sent, signed_at_device_zone: 'Asia/Tokyo' } });
       assert.equal(res.statusCode, 201, res.body);
       const page = res.json();
       const meta = await metadataOf(page);
@@ -231,7 +215,7 @@ for (const dialect of testDialects()) {
       assert.ok(html.includes('<dt>Unterschrieben</dt>') && !html.includes('(Gerät)') && !html.includes('Empfangen'), html);
 
       const without = await report();
-      const plain = (await sign(without.id, {})).json();
+      const plain = (await sign(me, without.id)).json();
       assert.equal(await sheetHeight(page), await sheetHeight(plain), 'the same header as without a device time');
       const none = await metadataOf(plain);
       for (const field of [
@@ -261,7 +245,7 @@ for (const dialect of testDialects()) {
     test('without a zone the device time is shown at the offset it was sent with', async () => {
       const r = await report();
       const signedMs = Date.now() - 3 * HOUR * 1000;
-      const page = (await sign(r.id, { signed_at_device: isoAt(signedMs, -330) })).json();
+      const page = (await sign(me, r.id, { fields: { signed_at_device: isoAt(signedMs, -330) } })).json();
       assert.ok(page.note.includes(`am ${wallAt(signedMs - (signedMs % 1000), -330)} Uhr (Gerät, UTC-05:30); empfangen am`), page.note);
       assert.equal(page.signature.signed_at_device_zone, null);
     });
@@ -270,7 +254,7 @@ for (const dialect of testDialects()) {
       const r = await report();
       const signedMs = Date.now() - 2 * HOUR * 1000;
       for (const zone of ['Etc/Unknown', 'Mars/Olympus_Mons']) {
-        const res = await sign(r.id, { signed_at_device: isoAt(signedMs, 60), signed_at_device_zone: zone });
+        const res = await sign(me, r.id, { fields: { signed_at_device: isoAt(signedMs, 60), signed_at_device_zone: zone } });
         assert.equal(res.statusCode, 201, res.body);
         const page = res.json();
         assert.equal(page.signature.signed_at_device_zone, zone);
@@ -294,7 +278,7 @@ for (const dialect of testDialects()) {
         [{ signed_at_device_zone: 'Europe/Berlin' }, 'signed_at_device'],
       ];
       for (const [fields, field] of cases) {
-        const body = assertError(await sign(r.id, fields), 400, 'VALIDATION_FAILED');
+        const body = assertError(await sign(me, r.id, { fields }), 400, 'VALIDATION_FAILED');
         assert.deepEqual(
           (body.details as Array<{ field: string }>).map((d) => d.field),
           [`body.${field}`],
@@ -316,7 +300,7 @@ for (const dialect of testDialects()) {
         0,
       );
       // Empty fields count as absent.
-      const blank = await sign(r.id, { signed_at_device: ' ', signed_at_device_zone: '' });
+      const blank = await sign(me, r.id, { fields: { signed_at_device: ' ', signed_at_device_zone: '' } });
       assert.equal(blank.statusCode, 201, blank.body);
       assert.equal(blank.json().signature.signed_at_device, null);
     });
@@ -339,13 +323,15 @@ for (const dialect of testDialects()) {
       ]) {
         const r = await report();
         const page = (
-          await sign(r.id, { signed_at_device: isoAt(Date.now() + 20 * 60_000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' })
+          await sign(me, r.id, {
+            fields: { signed_at_device: isoAt(Date.now() + 20 * 60_000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' },
+          })
         ).json();
-        assert.equal((await req('GET', `/ajax/verify_signature.php?id=${page.id}`)).json().verified, true);
+        assert.equal((await api('GET', `/ajax/verify_signature.php?id=${page.id}`, me)).json().verified, true);
         const meta = await metadataOf(page);
         edit(meta);
         await writeFile(metadataFile(page), JSON.stringify(meta, null, 2));
-        const checked = (await req('GET', `/ajax/verify_signature.php?id=${page.id}`)).json();
+        const checked = (await api('GET', `/ajax/verify_signature.php?id=${page.id}`, me)).json();
         assert.equal(checked.verified, false);
         assert.equal(checked.reason, 'seal_broken');
         assert.ok((await publicCheck(page)).includes('Nicht gültig'));
@@ -355,13 +341,15 @@ for (const dialect of testDialects()) {
     test('an Idempotency-Key repeat answers the same page, whatever device time it carries; one page, one row', async () => {
       const r = await report();
       const key = `sig-${randomBytes(6).toString('hex')}`;
-      const first = await sign(
-        r.id,
-        { signed_at_device: isoAt(Date.now() - HOUR * 1000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' },
+      const first = await sign(me, r.id, {
+        fields: { signed_at_device: isoAt(Date.now() - HOUR * 1000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' },
         key,
-      );
+      });
       assert.equal(first.statusCode, 201, first.body);
-      const again = await sign(r.id, { signed_at_device: isoAt(Date.now(), TOKYO), signed_at_device_zone: 'Asia/Tokyo' }, key);
+      const again = await sign(me, r.id, {
+        fields: { signed_at_device: isoAt(Date.now(), TOKYO), signed_at_device_zone: 'Asia/Tokyo' },
+        key,
+      });
       assert.equal(again.statusCode, 201, again.body);
       assert.deepEqual(again.json(), first.json());
       assert.equal(
@@ -397,7 +385,7 @@ for (const dialect of testDialects()) {
         .set({ response: JSON.stringify(kept) })
         .where('idem_key', '=', storedKey)
         .execute();
-      const old = await sign(r.id, {}, key);
+      const old = await sign(me, r.id, { key });
       assert.equal(old.statusCode, 201, old.body);
       assert.deepEqual(old.json(), first.json());
     });
@@ -405,14 +393,16 @@ for (const dialect of testDialects()) {
     test('every page answer carries `signature`: the facts on signature pages, null on the others, in the report, after finalizing and in a new version', async () => {
       const r = await report();
       const first = (
-        await sign(r.id, { signed_at_device: isoAt(Date.now() - 2 * HOUR * 1000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' })
+        await sign(me, r.id, {
+          fields: { signed_at_device: isoAt(Date.now() - 2 * HOUR * 1000, TOKYO), signed_at_device_zone: 'Asia/Tokyo' },
+        })
       ).json();
-      const added = await req('POST', `/api/pages.php?action=add&bericht_id=${r.id}`, { title: 'Nachtrag' });
+      const added = await api('POST', `/api/pages.php?action=add&bericht_id=${r.id}`, me, { title: 'Nachtrag' });
       assert.equal(added.json().signature, null);
-      const changed = await req('POST', `/api/pages.php?id=${added.json().id}`, { note: 'mehr' });
+      const changed = await api('POST', `/api/pages.php?id=${added.json().id}`, me, { note: 'mehr' });
       assert.equal(changed.json().signature, null);
-      const second = (await sign(r.id, {})).json();
-      const detail = (await req('GET', `/api/reports.php?id=${r.id}`)).json();
+      const second = (await sign(me, r.id)).json();
+      const detail = (await api('GET', `/api/reports.php?id=${r.id}`, me)).json();
       assert.deepEqual(
         detail.pages.map((p: { layout: string; signature: unknown }) => [p.layout, p.signature]),
         [
@@ -425,21 +415,21 @@ for (const dialect of testDialects()) {
       );
       assert.equal(first.signature.signed_at_device_zone, 'Asia/Tokyo');
       assert.equal(second.signature.signed_at_device, null);
-      const reordered = await req('POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, {
+      const reordered = await api('POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, me, {
         order: detail.pages.map((p: { id: number }) => p.id),
       });
       assert.deepEqual(
         reordered.json().pages.map((p: { signature: unknown }) => p.signature),
         detail.pages.map((p: { signature: unknown }) => p.signature),
       );
-      const final = await req('POST', `/api/reports.php?id=${r.id}&action=finalize`);
+      const final = await api('POST', `/api/reports.php?id=${r.id}&action=finalize`, me);
       assert.equal(final.statusCode, 200, final.body);
       assert.deepEqual(final.json().pages[2].signature, first.signature);
-      const v2 = await req('POST', `/api/reports.php?id=${r.id}&action=new_version`);
+      const v2 = await api('POST', `/api/reports.php?id=${r.id}&action=new_version`, me);
       assert.ok(v2.json().pages.every((p: { signature: unknown }) => p.signature === null));
       // A signature page whose record is gone (made by other software) has none.
       await ctx.handle.db.deleteFrom('bericht_signature').where('fk_page', '=', second.id).execute();
-      assert.equal((await req('GET', `/api/reports.php?id=${r.id}`)).json().pages[4].signature, null);
+      assert.equal((await api('GET', `/api/reports.php?id=${r.id}`, me)).json().pages[4].signature, null);
     });
   });
 }

@@ -11,15 +11,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { loadSigningKey } from '../../src/modules/signatures/signing-key.js';
 import { MAX_STROKE_SAMPLES, MAX_STROKES, MAX_STROKES_BYTES } from '../../src/modules/signatures/strokes.js';
 import { assertError } from '../helpers/assertions.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-import { multipart, type Part } from '../helpers/multipart.js';
-import { signaturePng } from '../helpers/signature.js';
+import type { Part } from '../helpers/multipart.js';
 
 type Sample = [number, number, number, number];
 interface Strokes {
@@ -56,62 +55,27 @@ const sha256 = (data: Buffer | string) => createHash('sha256').update(data).dige
 for (const dialect of testDialects()) {
   describe(`signature strokes [${dialect}]`, () => {
     let ctx: TestContext;
-    let me: { id: number; headers: Record<string, string> };
+    let me: Caller;
     before(async () => {
       ctx = await createTestContext(dialect);
-      const user = await ctx.make.user({ rights: ['read', 'write', 'delete'] });
-      me = { id: user.id, headers: { authorization: `Bearer ${await ctx.make.token(user)}` } };
+      me = await caller();
     });
     after(async () => ctx?.close());
 
-    const req = (method: 'GET' | 'POST', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({ method, url, headers: me.headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const { caller, api, newReport, addPage, sign } = testClient(() => ctx);
 
     /** A draft on a fresh order with one title page. */
     async function report(owner = me) {
       const order = await ctx.make.order({ author: owner.id });
-      const created = await ctx.app.inject({
-        method: 'POST',
-        url: '/api/reports.php?action=create',
-        headers: owner.headers,
-        payload: { fk_element: order.id, title: 'Wartung' },
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      const r = created.json() as { id: number; ref: string };
-      const added = await ctx.app.inject({
-        method: 'POST',
-        url: `/api/pages.php?action=add&bericht_id=${r.id}`,
-        headers: owner.headers,
-        payload: { title: 'Eins' },
-      });
-      assert.equal(added.statusCode, 201, added.body);
+      const r: { id: number; ref: string } = await newReport(owner, order.id);
+      await addPage(owner, r.id, { title: 'Eins' });
       return { ...r, workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir };
     }
 
-    /** Signs `reportId` with `strokes` (a text field unless a whole part is given) and the extra headers. */
-    async function sign(reportId: number, strokes?: string | Part, headers: Record<string, string> = {}, who = me) {
-      const part: Part[] =
-        strokes === undefined
-          ? []
-          : typeof strokes === 'string'
-            ? [{ name: 'strokes', type: 'text/plain; charset=utf-8', data: strokes }]
-            : [strokes];
-      const form = multipart([
-        { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika Müller' },
-        ...part,
-        { name: 'file', filename: 'signature.png', type: 'image/png', data: await signaturePng() },
-      ]);
-      return ctx.app.inject({
-        method: 'POST',
-        url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
-        headers: { ...who.headers, ...headers, 'content-type': form.contentType },
-        payload: form.payload,
-      });
-    }
     const fileOf = (page: { source_path: string }, suffix: string) =>
       path.join(ctx.config.dataRoot, page.source_path.replace(/\.png$/, suffix));
     const metadataOf = async (page: { source_path: string }) => JSON.parse(await readFile(fileOf(page, '.json'), 'utf8'));
-    const verify = async (pageId: number) => (await req('GET', `/ajax/verify_signature.php?id=${pageId}`)).json();
+    const verify = async (pageId: number) => (await api('GET', `/ajax/verify_signature.php?id=${pageId}`, me)).json();
     const publicCheck = async (page: { verify_url: string }) => {
       const res = await ctx.app.inject({
         method: 'GET',
@@ -143,7 +107,7 @@ for (const dialect of testDialects()) {
       // Spaces and a line break where JSON allows them: the file must keep these very bytes.
       const sent = JSON.stringify(drawing(), null, 1).replace('"format"', ' "format"');
       const userAgent = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36';
-      const res = await sign(r.id, sent, { 'user-agent': userAgent });
+      const res = await sign(me, r.id, { fields: { strokes: sent }, headers: { 'user-agent': userAgent } });
       assert.equal(res.statusCode, 201, res.body);
       const page = res.json();
       const stored = await readFile(fileOf(page, '.strokes.json'));
@@ -191,7 +155,7 @@ for (const dialect of testDialects()) {
         },
       ]) {
         const r = await report();
-        const page = (await sign(r.id, JSON.stringify(drawing()))).json();
+        const page = (await sign(me, r.id, { fields: { strokes: JSON.stringify(drawing()) } })).json();
         const meta = await metadataOf(page);
         edit(meta);
         await writeFile(fileOf(page, '.json'), JSON.stringify(meta, null, 2));
@@ -204,7 +168,7 @@ for (const dialect of testDialects()) {
     test('an edited, replaced or deleted strokes file makes the signature not valid (strokes_changed), in the API and on the public check', async () => {
       const r = await report();
       const sent = JSON.stringify(drawing());
-      const page = (await sign(r.id, sent)).json();
+      const page = (await sign(me, r.id, { fields: { strokes: sent } })).json();
       const file = fileOf(page, '.strokes.json');
       assert.equal((await verify(page.id)).verified, true);
 
@@ -243,7 +207,7 @@ for (const dialect of testDialects()) {
 
     test('a changed page is still content_changed first; the strokes check is reported beside it', async () => {
       const r = await report();
-      const page = (await sign(r.id, JSON.stringify(drawing()))).json();
+      const page = (await sign(me, r.id, { fields: { strokes: JSON.stringify(drawing()) } })).json();
       await writeFile(fileOf(page, '.strokes.json'), '{}');
       await ctx.handle.db
         .updateTable('bericht_page')
@@ -260,7 +224,7 @@ for (const dialect of testDialects()) {
     test('without strokes (an older app): 201, `strokes` null in the metadata, no file, verified; the public check says none were recorded', async () => {
       const r = await report();
       for (const strokes of [undefined, '', '  ']) {
-        const res = await sign(r.id, strokes, { 'user-agent': 'x'.repeat(2000) });
+        const res = await sign(me, r.id, { fields: { strokes }, headers: { 'user-agent': 'x'.repeat(2000) } });
         assert.equal(res.statusCode, 201, res.body);
         const page = res.json();
         const meta = await metadataOf(page);
@@ -276,13 +240,13 @@ for (const dialect of testDialects()) {
 
     test('control characters in the User-Agent are replaced', async () => {
       const r = await report();
-      const page = (await sign(r.id, undefined, { 'user-agent': 'App\x7f1.0' })).json();
+      const page = (await sign(me, r.id, { headers: { 'user-agent': 'App\x7f1.0' } })).json();
       assert.equal((await metadataOf(page)).user_agent, 'App\uFFFD1.0');
     });
 
     test('a signature made before strokes and the User-Agent were recorded (metadata without both keys) still verifies', async () => {
       const r = await report();
-      const page = (await sign(r.id)).json();
+      const page = (await sign(me, r.id)).json();
       const meta = await metadataOf(page);
       delete meta.strokes;
       delete meta.user_agent;
@@ -301,7 +265,7 @@ for (const dialect of testDialects()) {
     test('strokes as a file part are taken too, byte for byte; sent as an application/json field too, as the bytes that came', async () => {
       const r = await report();
       const sent = `${JSON.stringify(drawing())}\n`;
-      const asFile = await sign(r.id, { name: 'strokes', filename: 'strokes.json', type: 'application/json', data: sent });
+      const asFile = await sign(me, r.id, { fields: { strokes: { filename: 'strokes.json', type: 'application/json', data: sent } } });
       assert.equal(asFile.statusCode, 201, asFile.body);
       assert.ok((await readFile(fileOf(asFile.json(), '.strokes.json'))).equals(Buffer.from(sent)));
       assert.equal((await verify(asFile.json().id)).verified, true);
@@ -311,7 +275,7 @@ for (const dialect of testDialects()) {
         .replace('"format"', '"\\u0066ormat"')
         .replace(/20\.5\b/, '20.50');
       assert.notEqual(JSON.stringify(JSON.parse(written)), written);
-      const asJson = await sign(r.id, { name: 'strokes', type: 'application/json', data: written });
+      const asJson = await sign(me, r.id, { fields: { strokes: { type: 'application/json', data: written } } });
       assert.equal(asJson.statusCode, 201, asJson.body);
       const stored = await readFile(fileOf(asJson.json(), '.strokes.json'));
       assert.ok(stored.equals(Buffer.from(written)), 'stored byte for byte');
@@ -319,19 +283,17 @@ for (const dialect of testDialects()) {
       assert.equal((await metadataOf(asJson.json())).strokes.bytes, Buffer.byteLength(written));
       assert.equal((await verify(asJson.json().id)).verified, true);
       // A text field in latin1 is not decoded by its charset either: its bytes.
-      const latin = await sign(r.id, { name: 'strokes', type: 'text/plain; charset=latin1', data: Buffer.from(sent) });
+      const latin = await sign(me, r.id, { fields: { strokes: { type: 'text/plain; charset=latin1', data: Buffer.from(sent) } } });
       assert.equal(latin.statusCode, 201, latin.body);
       assert.ok((await readFile(fileOf(latin.json(), '.strokes.json'))).equals(Buffer.from(sent)));
       // Its non-ASCII bytes are read as the UTF-8 they are, not by the charset named (latin1 would read "ZÃ¤hler"): the key is named as sent.
-      const umlaut = await sign(r.id, {
-        name: 'strokes',
-        type: 'text/plain; charset=latin1',
-        data: Buffer.from(JSON.stringify({ ...drawing(), Zähler: 1 }), 'utf8'),
+      const umlaut = await sign(me, r.id, {
+        fields: { strokes: { type: 'text/plain; charset=latin1', data: Buffer.from(JSON.stringify({ ...drawing(), Zähler: 1 }), 'utf8') } },
       });
       assert.equal(umlaut.statusCode, 400, umlaut.body);
       assert.match(umlaut.json().details[0].message, /unbekannter Schlüssel "Zähler"/);
       // An empty field counts as absent.
-      const empty = await sign(r.id, { name: 'strokes', type: 'application/json', data: '' });
+      const empty = await sign(me, r.id, { fields: { strokes: { type: 'application/json', data: '' } } });
       assert.equal(empty.statusCode, 201, empty.body);
       assert.equal((await metadataOf(empty.json())).strokes, null);
     });
@@ -433,7 +395,7 @@ for (const dialect of testDialects()) {
         ],
       ];
       for (const [what, strokes, message] of cases) {
-        const body = assertError(await sign(r.id, strokes), 400, 'VALIDATION_FAILED');
+        const body = assertError(await sign(me, r.id, { fields: { strokes } }), 400, 'VALIDATION_FAILED');
         assert.deepEqual(
           (body.details as Array<{ field: string }>).map((d) => d.field),
           ['body.strokes'],
@@ -444,7 +406,7 @@ for (const dialect of testDialects()) {
       }
       // Declared application/json but no JSON: the same 400 as any malformed strokes.
       const declared = assertError(
-        await sign(r.id, { name: 'strokes', type: 'application/json', data: '{"format": ' }),
+        await sign(me, r.id, { fields: { strokes: { type: 'application/json', data: '{"format": ' } } }),
         400,
         'VALIDATION_FAILED',
       );
@@ -471,7 +433,7 @@ for (const dialect of testDialects()) {
         ],
       ];
       for (const [what, strokes, message] of cases) {
-        const body = assertError(await sign(r.id, strokes), 413, 'STROKES_TOO_LARGE');
+        const body = assertError(await sign(me, r.id, { fields: { strokes } }), 413, 'STROKES_TOO_LARGE');
         assert.deepEqual(
           (body.details as Array<{ field: string }>).map((d) => d.field),
           ['body.strokes'],
@@ -486,22 +448,13 @@ for (const dialect of testDialects()) {
         { pointer_type: 'mouse', samples: Array.from({ length: MAX_STROKE_SAMPLES }, (_, i) => [i % 300, 100, i, 0.5] as Sample) },
       ];
       const limitReport = await report();
-      const ok = await sign(limitReport.id, JSON.stringify(atLimit));
+      const ok = await sign(me, limitReport.id, { fields: { strokes: JSON.stringify(atLimit) } });
       assert.equal(ok.statusCode, 201, ok.body);
       assert.equal((await metadataOf(ok.json())).strokes.samples, MAX_STROKE_SAMPLES);
       assert.equal((await metadataOf(ok.json())).strokes.duration_ms, MAX_STROKE_SAMPLES - 1);
 
       // The other fields stay small even though the form now takes megabytes for the strokes.
-      const form = multipart([
-        { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'E'.repeat(9000) },
-        { name: 'file', filename: 'signature.png', type: 'image/png', data: await signaturePng() },
-      ]);
-      const long = await ctx.app.inject({
-        method: 'POST',
-        url: `/api/pages.php?action=signature&bericht_id=${r.id}`,
-        headers: { ...me.headers, 'content-type': form.contentType },
-        payload: form.payload,
-      });
+      const long = await sign(me, r.id, { signer: 'E'.repeat(9000) });
       const body = assertError(long, 400, 'VALIDATION_FAILED');
       assert.deepEqual(
         (body.details as Array<{ field: string }>).map((d) => d.field),
@@ -511,24 +464,25 @@ for (const dialect of testDialects()) {
     });
 
     test("another user's report with valid strokes: 404, nothing stored; without the write right: 403", async () => {
-      const owner = await ctx.make.user({ rights: ['read', 'write'] });
-      const ownerCaller = { id: owner.id, headers: { authorization: `Bearer ${await ctx.make.token(owner)}` } };
+      const ownerCaller = await caller(['read', 'write']);
       const theirs = await report(ownerCaller);
-      const res = await sign(theirs.id, JSON.stringify(drawing()));
+      const res = await sign(me, theirs.id, { fields: { strokes: JSON.stringify(drawing()) } });
       assertError(res, 404, 'REPORT_NOT_FOUND');
       await nothingLeft(theirs);
-      const reader = await ctx.make.user({ rights: ['read'] });
-      const readerCaller = { id: reader.id, headers: { authorization: `Bearer ${await ctx.make.token(reader)}` } };
-      assertError(await sign(theirs.id, JSON.stringify(drawing()), {}, readerCaller), 403, 'AUTH_RIGHT_MISSING');
+      const readerCaller = await caller(['read']);
+      assertError(await sign(readerCaller, theirs.id, { fields: { strokes: JSON.stringify(drawing()) } }), 403, 'AUTH_RIGHT_MISSING');
       await nothingLeft(theirs);
     });
 
     test('a repeat with the same Idempotency-Key answers the first page and stores no second strokes file', async () => {
       const r = await report();
       const key = `sig-${randomBytes(6).toString('hex')}`;
-      const first = await sign(r.id, JSON.stringify(drawing()), { 'idempotency-key': key });
+      const first = await sign(me, r.id, { fields: { strokes: JSON.stringify(drawing()) }, headers: { 'idempotency-key': key } });
       assert.equal(first.statusCode, 201, first.body);
-      const again = await sign(r.id, JSON.stringify({ ...drawing(), started_at_unix_ms: 1 }), { 'idempotency-key': key });
+      const again = await sign(me, r.id, {
+        fields: { strokes: JSON.stringify({ ...drawing(), started_at_unix_ms: 1 }) },
+        headers: { 'idempotency-key': key },
+      });
       assert.deepEqual(again.json(), first.json());
       assert.equal((await readdir(r.workDir)).filter((n) => n.endsWith('.strokes.json')).length, 1);
     });
@@ -537,7 +491,10 @@ for (const dialect of testDialects()) {
       let conflicts = 0;
       for (let round = 0; round < 5 && conflicts === 0; round++) {
         const r = await report();
-        const answers = await Promise.all([sign(r.id, JSON.stringify(drawing())), sign(r.id, JSON.stringify(drawing()))]);
+        const answers = await Promise.all([
+          sign(me, r.id, { fields: { strokes: JSON.stringify(drawing()) } }),
+          sign(me, r.id, { fields: { strokes: JSON.stringify(drawing()) } }),
+        ]);
         for (const answer of answers) assert.ok(answer.statusCode === 201 || answer.statusCode === 409, answer.body);
         conflicts += answers.filter((a) => a.statusCode === 409).length;
         const signed = answers.filter((a) => a.statusCode === 201).map((a) => path.basename(a.json().source_path as string, '.png'));

@@ -9,14 +9,13 @@ import { deflateSync } from 'node:zlib';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { assertError } from '../helpers/assertions.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
+import { type Caller, callerOf, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-import { multipart } from '../helpers/multipart.js';
 import { pdfInfo, pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 import { assertPdfA1b } from '../helpers/pdfa.js';
 
@@ -65,14 +64,7 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller() {
-      const user = await ctx.make.user({ rights: ['read', 'write', 'delete'] });
-      const token = await ctx.make.token(user);
-      return { id: user.id, token, headers: { authorization: `Bearer ${token}` } };
-    }
-    type Caller = Awaited<ReturnType<typeof caller>>;
-    const req = (who: Caller | null, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({ method, url, headers: who ? who.headers : {}, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const { caller, api, newReport, addPage, sign } = testClient(() => ctx);
 
     /** A draft on a fresh order with a photo page, a before/after page and a title page. */
     async function report(who: Caller) {
@@ -88,38 +80,17 @@ for (const dialect of testDialects()) {
           .jpeg()
           .toFile(path.join(dir, name));
       }
-      const created = await req(who, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung' });
-      assert.equal(created.statusCode, 201, created.body);
-      const r = created.json();
+      const r = await newReport(who, order.id);
       for (const body of [
         { source: 'a.jpg', title: 'Eins', note: 'Notiz eins' },
         { layout: 'before_after', source: 'a.jpg', source_2: 'b.jpg', title: 'Zwei' },
         { title: 'Drei' },
-      ]) {
-        const res = await req(who, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, body);
-        assert.equal(res.statusCode, 201, res.body);
-      }
+      ])
+        await addPage(who, r.id, body);
       return { ...r, order, orderDir: dir, workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir };
     }
 
-    async function sign(
-      who: Caller,
-      reportId: number,
-      fields: Record<string, string> = { signer_name: 'Erika Müller' },
-      file?: { data: Buffer; name?: string },
-    ) {
-      const form = multipart([
-        ...Object.entries(fields).map(([name, value]) => ({ name, type: 'text/plain; charset=utf-8', data: value })),
-        { name: 'file', filename: file?.name ?? 'signature.png', type: 'image/png', data: file?.data ?? (await signaturePng()) },
-      ]);
-      return ctx.app.inject({
-        method: 'POST',
-        url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
-        headers: { ...who.headers, 'content-type': form.contentType },
-        payload: form.payload,
-      });
-    }
-    const verify = (who: Caller, pageId: number) => req(who, 'GET', `/ajax/verify_signature.php?id=${pageId}`);
+    const verify = (who: Caller, pageId: number) => api('GET', `/ajax/verify_signature.php?id=${pageId}`, who);
     const pageRows = (reportId: number) =>
       ctx.handle.db.selectFrom('bericht_page').selectAll().where('fk_bericht', '=', reportId).orderBy('page_order').execute();
 
@@ -127,10 +98,8 @@ for (const dialect of testDialects()) {
       const me = await caller();
       const r = await report(me);
       const res = await sign(me, r.id, {
-        signer_name: 'Erika Müller',
-        gps_lat: '48.137154',
-        gps_lon: '11.576124',
-        confirmation_text: 'Arbeiten abgenommen.',
+        signer: 'Erika Müller',
+        fields: { gps_lat: '48.137154', gps_lon: '11.576124', confirmation_text: 'Arbeiten abgenommen.' },
       });
       assert.equal(res.statusCode, 201, res.body);
       const page = res.json();
@@ -160,7 +129,7 @@ for (const dialect of testDialects()) {
       assert.equal(checked.json().verified, true);
       assert.equal(checked.json().reason, undefined);
       assert.equal(checked.json().metadata.hash, meta.hash);
-      const byPost = await req(me, 'POST', '/ajax/verify_signature.php', { id: page.id });
+      const byPost = await api('POST', '/ajax/verify_signature.php', me, { id: page.id });
       assert.equal(byPost.json().verified, true);
 
       const key = await ctx.app.inject({ method: 'GET', url: '/api/signing_key.php' });
@@ -264,9 +233,9 @@ for (const dialect of testDialects()) {
     test('a second signature chains over the first: changing the first signature breaks both', async () => {
       const me = await caller();
       const r = await report(me);
-      const first = (await sign(me, r.id, { signer_name: 'Kunde' })).json();
-      await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, { title: 'Nachtrag' });
-      const second = (await sign(me, r.id, { signer_name: 'Techniker' })).json();
+      const first = (await sign(me, r.id, { signer: 'Kunde' })).json();
+      await api('POST', `/api/pages.php?action=add&bericht_id=${r.id}`, me, { title: 'Nachtrag' });
+      const second = (await sign(me, r.id, { signer: 'Techniker' })).json();
       const secondMeta = (await verify(me, second.id)).json();
       assert.equal(secondMeta.verified, true);
       assert.equal(secondMeta.metadata.page_count_at_signing, 5, 'the first signature page and the later page are covered');
@@ -281,29 +250,29 @@ for (const dialect of testDialects()) {
       const me = await caller();
       const r = await report(me);
       const sig = (await sign(me, r.id)).json();
-      const free = (await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, { title: 'Danach' })).json();
+      const free = (await api('POST', `/api/pages.php?action=add&bericht_id=${r.id}`, me, { title: 'Danach' })).json();
       const before = await pageRows(r.id);
       const [p1, p2] = before;
-      assertError(await req(me, 'POST', `/api/pages.php?id=${p1!.rowid}`, { note: 'anders' }), 409, 'PAGE_SIGNED');
-      assertError(await req(me, 'DELETE', `/api/pages.php?id=${p2!.rowid}`), 409, 'PAGE_SIGNED');
-      assertError(await req(me, 'POST', `/api/pages.php?id=${sig.id}`, { title: 'anders' }), 409, 'PAGE_SIGNED');
+      assertError(await api('POST', `/api/pages.php?id=${p1!.rowid}`, me, { note: 'anders' }), 409, 'PAGE_SIGNED');
+      assertError(await api('DELETE', `/api/pages.php?id=${p2!.rowid}`, me), 409, 'PAGE_SIGNED');
+      assertError(await api('POST', `/api/pages.php?id=${sig.id}`, me, { title: 'anders' }), 409, 'PAGE_SIGNED');
       const ids = before.map((p) => Number(p.rowid));
       assertError(
-        await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, { order: [ids[1], ids[0], ...ids.slice(2)] }),
+        await api('POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, me, { order: [ids[1], ids[0], ...ids.slice(2)] }),
         409,
         'PAGE_SIGNED',
       );
       assertError(
-        await req(me, 'POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, { order: [...ids.slice(0, 3), ids[4], ids[3]] }),
+        await api('POST', `/api/pages.php?action=reorder&bericht_id=${r.id}`, me, { order: [...ids.slice(0, 3), ids[4], ids[3]] }),
         409,
         'PAGE_SIGNED',
       );
       assert.deepEqual(await pageRows(r.id), before);
-      assert.equal((await req(me, 'POST', `/api/pages.php?id=${free.id}`, { note: 'frei' })).statusCode, 200);
+      assert.equal((await api('POST', `/api/pages.php?id=${free.id}`, me, { note: 'frei' })).statusCode, 200);
       assert.equal((await verify(me, sig.id)).json().verified, true);
       // A signature is evidence: even the last one is never removed.
-      assert.equal((await req(me, 'DELETE', `/api/pages.php?id=${free.id}`)).statusCode, 200);
-      assertError(await req(me, 'DELETE', `/api/pages.php?id=${sig.id}`), 409, 'PAGE_SIGNED');
+      assert.equal((await api('DELETE', `/api/pages.php?id=${free.id}`, me)).statusCode, 200);
+      assertError(await api('DELETE', `/api/pages.php?id=${sig.id}`, me), 409, 'PAGE_SIGNED');
       assert.equal((await readdir(r.workDir)).filter((n) => n.startsWith('unterschrift_')).length, 2);
       assert.equal(
         (await ctx.handle.db.selectFrom('bericht_signature').select('rowid').where('fk_bericht', '=', r.id).execute()).length,
@@ -314,8 +283,8 @@ for (const dialect of testDialects()) {
     test('finalizing keeps the signature page; the public check shows ref, signer, time and result only', async (t) => {
       const me = await caller();
       const r = await report(me);
-      const sig = (await sign(me, r.id, { signer_name: 'Erika Müller' })).json();
-      const done = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=finalize`);
+      const sig = (await sign(me, r.id, { signer: 'Erika Müller' })).json();
+      const done = await api('POST', `/api/reports.php?id=${r.id}&action=finalize`, me);
       assert.equal(done.statusCode, 200, done.body);
       assert.equal((await verify(me, sig.id)).json().verified, true);
       const meta = JSON.parse(await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8'));
@@ -349,7 +318,7 @@ for (const dialect of testDialects()) {
     test('`fieldreport verify REF` checks every signature offline: exit 0 when valid, 1 after tampering, 2 for an unknown report', async () => {
       const me = await caller();
       const r = await report(me);
-      const sig = (await sign(me, r.id, { signer_name: 'Erika Müller' })).json();
+      const sig = (await sign(me, r.id, { signer: 'Erika Müller' })).json();
       const run = async (argv: string[]) => {
         const result = await runCli(argv, cliEnv(ctx.config));
         return { code: result.code, output: result.stdout + result.stderr };
@@ -378,7 +347,7 @@ for (const dialect of testDialects()) {
       const me = await caller();
       const r = await report(me);
       const sig = (await sign(me, r.id)).json();
-      const v2 = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=new_version`);
+      const v2 = await api('POST', `/api/reports.php?id=${r.id}&action=new_version`, me);
       assert.equal(v2.statusCode, 201, v2.body);
       assert.deepEqual(
         v2.json().pages.map((p: { layout: string }) => p.layout),
@@ -389,15 +358,15 @@ for (const dialect of testDialects()) {
         await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8'),
       ).verify_code;
       assert.equal((await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` })).statusCode, 200);
-      assert.equal((await req(me, 'DELETE', `/api/reports.php?id=${r.id}`)).statusCode, 200);
+      assert.equal((await api('DELETE', `/api/reports.php?id=${r.id}`, me)).statusCode, 200);
       assert.equal((await ctx.app.inject({ method: 'GET', url: `/public/verify_signature.php?code=${code}` })).statusCode, 404);
     });
 
     test('the public check trusts only the sealed metadata: a row edited in the database or pointed at another signature does not verify', async () => {
       const me = await caller();
       const r = await report(me);
-      const first = (await sign(me, r.id, { signer_name: 'Erika Müller' })).json();
-      const second = await sign(me, r.id, { signer_name: 'Max Muster' });
+      const first = (await sign(me, r.id, { signer: 'Erika Müller' })).json();
+      const second = await sign(me, r.id, { signer: 'Max Muster' });
       assert.equal(second.statusCode, 201, second.body);
       const { verify_url: url, hash, page_count_at_signing: count } = second.json();
       assert.match(hash, /^[0-9a-f]{64}$/);
@@ -421,8 +390,8 @@ for (const dialect of testDialects()) {
       meta.seal.key_id = '0000000000000000';
       await writeFile(file, JSON.stringify(meta));
       assert.equal((await verify(me, sig.id)).json().reason, 'key_unknown');
-      assertError(await sign(me, r.id, { signer_name: 'Erika\u202eMüller' }), 400, 'VALIDATION_FAILED');
-      assertError(await sign(me, r.id, { signer_name: 'Erika\nMüller' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer: 'Erika\u202eMüller' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer: 'Erika\nMüller' }), 400, 'VALIDATION_FAILED');
       const { rm } = await import('node:fs/promises');
       // An image that is gone and that no earlier signature kept cannot be signed.
       const fresh = await report(me);
@@ -440,14 +409,18 @@ for (const dialect of testDialects()) {
       const r = await report(me);
       const count = async () => (await pageRows(r.id)).length;
       const files = async () => (await readdir(r.workDir).catch(() => [] as string[])).filter((n) => n !== 'thumbs');
-      assertError(await sign(me, r.id, {}), 400, 'VALIDATION_FAILED');
-      assertError(await sign(me, r.id, { signer_name: '   ' }), 400, 'VALIDATION_FAILED');
-      assertError(await sign(me, r.id, { signer_name: 'x'.repeat(256) }), 400, 'VALIDATION_FAILED');
-      assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '91', gps_lon: '10' }), 400, 'VALIDATION_FAILED');
-      assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '45', gps_lon: '-180.5' }), 400, 'VALIDATION_FAILED');
-      assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: 'nord', gps_lon: '10' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer: null }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer: '   ' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer: 'x'.repeat(256) }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer: 'A', fields: { gps_lat: '91', gps_lon: '10' } }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer: 'A', fields: { gps_lat: '45', gps_lon: '-180.5' } }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer: 'A', fields: { gps_lat: 'nord', gps_lon: '10' } }), 400, 'VALIDATION_FAILED');
       for (const lat of ['0x10', '1e1', 'Infinity', '0b1', '.5', '+-1']) {
-        const refused = assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: lat, gps_lon: '10' }), 400, 'VALIDATION_FAILED');
+        const refused = assertError(
+          await sign(me, r.id, { signer: 'A', fields: { gps_lat: lat, gps_lon: '10' } }),
+          400,
+          'VALIDATION_FAILED',
+        );
         assert.deepEqual(
           (refused.details as Array<{ field: string }>).map((d) => d.field),
           ['body.gps_lat'],
@@ -455,39 +428,33 @@ for (const dialect of testDialects()) {
         );
         assert.match(String(refused.error), /gps_lat muss eine Dezimalzahl/, lat);
       }
-      assertError(await sign(me, r.id, { signer_name: 'A', gps_lat: '45' }), 400, 'VALIDATION_FAILED');
+      assertError(await sign(me, r.id, { signer: 'A', fields: { gps_lat: '45' } }), 400, 'VALIDATION_FAILED');
       assertError(
-        await sign(
-          me,
-          r.id,
-          { signer_name: 'A' },
-          {
+        await sign(me, r.id, {
+          signer: 'A',
+          file: {
             data: await sharp({ create: { width: 100, height: 50, channels: 3, background: '#fff' } })
               .jpeg()
               .toBuffer(),
           },
-        ),
+        }),
         415,
         'UPLOAD_TYPE_UNSUPPORTED',
       );
-      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: Buffer.from('no image at all') }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
-      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: hugePng(20000, 20000) }), 413, 'SIGNATURE_TOO_LARGE');
-      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: (await signaturePng()).subarray(0, 200) }), 400, 'IMAGE_INVALID');
-      assertError(await sign(me, r.id, { signer_name: 'A' }, { data: Buffer.alloc(6 * 1024 * 1024, 1) }), 413, 'SIGNATURE_TOO_LARGE');
+      assertError(await sign(me, r.id, { signer: 'A', file: { data: Buffer.from('no image at all') } }), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+      assertError(await sign(me, r.id, { signer: 'A', file: { data: hugePng(20000, 20000) } }), 413, 'SIGNATURE_TOO_LARGE');
+      assertError(await sign(me, r.id, { signer: 'A', file: { data: (await signaturePng()).subarray(0, 200) } }), 400, 'IMAGE_INVALID');
+      assertError(await sign(me, r.id, { signer: 'A', file: { data: Buffer.alloc(6 * 1024 * 1024, 1) } }), 413, 'SIGNATURE_TOO_LARGE');
       const stranger = await caller();
       assertError(await sign(stranger, r.id), 404, 'REPORT_NOT_FOUND');
       const reader = await ctx.make.user({ rights: ['read'], admin: true });
       const readerToken = await ctx.make.token(reader);
-      assertError(
-        await sign({ id: reader.id, token: readerToken, headers: { authorization: `Bearer ${readerToken}` } }, r.id),
-        403,
-        'AUTH_RIGHT_MISSING',
-      );
+      assertError(await sign(callerOf(reader.id, readerToken), r.id), 403, 'AUTH_RIGHT_MISSING');
       assert.equal(await count(), 3);
       assert.deepEqual(await files(), []);
       assertError(await verify(me, (await pageRows(r.id))[0]!.rowid), 404, 'PAGE_NOT_FOUND');
-      assertError(await req(me, 'GET', '/ajax/verify_signature.php'), 400, 'VALIDATION_FAILED');
-      assertError(await req(null, 'GET', '/ajax/verify_signature.php?id=1'), 401, 'AUTH_TOKEN_MISSING');
+      assertError(await api('GET', '/ajax/verify_signature.php', me), 400, 'VALIDATION_FAILED');
+      assertError(await api('GET', '/ajax/verify_signature.php?id=1', null), 401, 'AUTH_TOKEN_MISSING');
     });
   });
 }

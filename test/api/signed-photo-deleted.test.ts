@@ -7,19 +7,17 @@
  * Then the API's verify, the public check behind the QR code and `fieldreport verify` say valid,
  * because the signature kept what it covers in the report's own folder (kept-copies.ts).
  */
-import { signaturePng } from '../helpers/signature.js';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-import { multipart } from '../helpers/multipart.js';
 import { pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 
 for (const dialect of testDialects()) {
@@ -30,14 +28,10 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller() {
-      const user = await ctx.make.user({ rights: ['read', 'write', 'delete', 'admin'] });
-      const token = await ctx.make.token(user);
-      return { id: user.id, token, headers: { authorization: `Bearer ${token}` } };
-    }
-    type Caller = Awaited<ReturnType<typeof caller>>;
-    const req = (who: Caller | null, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({ method, url, headers: who ? who.headers : {}, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const { caller, api, newReport, addPage, uploadPhoto, sign } = testClient(() => ctx);
+
+    /** A writer who is also the module's admin. */
+    const writer = () => caller(['read', 'write', 'delete', 'admin']);
 
     /** A draft on a fresh order whose photos were uploaded as the app uploads them (file, thumbnails, ecm_files row). */
     async function report(who: Caller) {
@@ -49,45 +43,21 @@ for (const dialect of testDialects()) {
       ] as const) {
         const image = sharp({ create: { width: 640, height: 480, channels: 3, background: colour } });
         const data = await (name.endsWith('.png') ? image.png() : image.jpeg()).toBuffer();
-        const body = multipart([{ filename: name, type: name.endsWith('.png') ? 'image/png' : 'image/jpeg', data }]);
-        const up = await ctx.app.inject({
-          method: 'POST',
-          url: `/api/orders.php?id=${order.id}&action=upload_photo`,
-          headers: { ...who.headers, 'content-type': body.contentType },
-          payload: body.payload,
-        });
-        assert.equal(up.statusCode, 201, up.body);
+        await uploadPhoto(who, order.id, name, data, { type: name.endsWith('.png') ? 'image/png' : 'image/jpeg' });
       }
-      const created = await req(who, 'POST', '/api/reports.php?action=create', { fk_element: order.id, title: 'Wartung' });
-      assert.equal(created.statusCode, 201, created.body);
-      const r = created.json() as { id: number; ref: string };
+      const r: { id: number; ref: string } = await newReport(who, order.id);
       for (const body of [
         { source: 'Heizung vorher.jpg', title: 'Eins' },
         { layout: 'before_after', source: 'Heizung vorher.jpg', source_2: 'Heizung nachher.jpg', title: 'Zwei' },
         { source: 'Zaehler.png', title: 'Drei' },
-      ]) {
-        const res = await req(who, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, body);
-        assert.equal(res.statusCode, 201, res.body);
-      }
+      ])
+        await addPage(who, r.id, body);
       return {
         ...r,
         order,
         orderDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'commande', order.ref).dir,
         workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir,
       };
-    }
-
-    async function sign(who: Caller, reportId: number) {
-      const form = multipart([
-        { name: 'signer_name', type: 'text/plain; charset=utf-8', data: 'Erika Müller' },
-        { name: 'file', filename: 'signature.png', type: 'image/png', data: await signaturePng() },
-      ]);
-      return ctx.app.inject({
-        method: 'POST',
-        url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
-        headers: { ...who.headers, 'content-type': form.contentType },
-        payload: form.payload,
-      });
     }
 
     /** What Dolibarr's confirm_deletefile removes for `name` in the order's folder. */
@@ -112,12 +82,12 @@ for (const dialect of testDialects()) {
     };
 
     test('a signed, final report stays valid for the API, the public check and the CLI when its photos are deleted as Dolibarr deletes them', async () => {
-      const me = await caller();
+      const me = await writer();
       const r = await report(me);
       const signed = await sign(me, r.id);
       assert.equal(signed.statusCode, 201, signed.body);
       const sig = signed.json() as { id: number; source_path: string };
-      const done = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=finalize`);
+      const done = await api('POST', `/api/reports.php?id=${r.id}&action=finalize`, me);
       assert.equal(done.statusCode, 200, done.body);
       const meta = JSON.parse(await readFile(path.join(ctx.config.dataRoot, sig.source_path.replace(/\.png$/, '.json')), 'utf8')) as {
         verify_code: string;
@@ -141,7 +111,7 @@ for (const dialect of testDialects()) {
       for (const name of originals.keys()) await deleteAsDolibarr(r.order, r.orderDir, name);
       assert.equal(existsSync(path.join(r.orderDir, 'Heizung vorher.jpg')), false);
 
-      const verified = await req(me, 'GET', `/ajax/verify_signature.php?id=${sig.id}`);
+      const verified = await api('GET', `/ajax/verify_signature.php?id=${sig.id}`, me);
       assert.equal(verified.statusCode, 200, verified.body);
       assert.equal(verified.json().verified, true, verified.body);
       const pub = await publicCheck(meta.verify_code);
@@ -173,39 +143,39 @@ for (const dialect of testDialects()) {
           .png()
           .toBuffer(),
       );
-      assert.equal((await req(me, 'GET', `/ajax/verify_signature.php?id=${sig.id}`)).json().reason, 'content_changed');
+      assert.equal((await api('GET', `/ajax/verify_signature.php?id=${sig.id}`, me)).json().reason, 'content_changed');
       await rm(path.join(r.orderDir, 'Zaehler.png'));
-      assert.equal((await req(me, 'GET', `/ajax/verify_signature.php?id=${sig.id}`)).json().verified, true);
+      assert.equal((await api('GET', `/ajax/verify_signature.php?id=${sig.id}`, me)).json().verified, true);
       // A kept copy altered is no proof either.
       await writeFile(path.join(keptDir, 'Heizung nachher.jpg'), 'not the photo');
-      assert.equal((await req(me, 'GET', `/ajax/verify_signature.php?id=${sig.id}`)).json().reason, 'content_changed');
+      assert.equal((await api('GET', `/ajax/verify_signature.php?id=${sig.id}`, me)).json().reason, 'content_changed');
 
       // Deleting the report takes its kept copies with it.
-      assert.equal((await req(me, 'DELETE', `/api/reports.php?id=${r.id}`)).statusCode, 200);
+      assert.equal((await api('DELETE', `/api/reports.php?id=${r.id}`, me)).statusCode, 200);
       assert.equal(existsSync(r.workDir), false);
     });
 
     test('a signed draft whose photo was deleted is finalized with the kept copy in its PDF', async (t) => {
-      const me = await caller();
+      const me = await writer();
       const r = await report(me);
       const sig = (await sign(me, r.id)).json() as { id: number };
       await deleteAsDolibarr(r.order, r.orderDir, 'Heizung vorher.jpg');
-      const done = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=finalize`);
+      const done = await api('POST', `/api/reports.php?id=${r.id}&action=finalize`, me);
       assert.equal(done.statusCode, 200, done.body);
-      assert.equal((await req(me, 'GET', `/ajax/verify_signature.php?id=${sig.id}`)).json().verified, true);
+      assert.equal((await api('GET', `/ajax/verify_signature.php?id=${sig.id}`, me)).json().verified, true);
       if (pdfToolsMissing) return t.skip('pdftotext missing');
       const text = await pdfText(path.join(ctx.config.dataRoot, done.json().final_pdf_path));
       assert.doesNotMatch(text, /fehlt|missing/i, 'no placeholder for a missing image');
     });
 
     test("a new version of a signed report takes a photo deleted in Dolibarr from the signature's kept copy", async () => {
-      const me = await caller();
+      const me = await writer();
       const r = await report(me);
       assert.equal((await sign(me, r.id)).statusCode, 201);
-      assert.equal((await req(me, 'POST', `/api/reports.php?id=${r.id}&action=finalize`)).statusCode, 200);
+      assert.equal((await api('POST', `/api/reports.php?id=${r.id}&action=finalize`, me)).statusCode, 200);
       const bytes = await readFile(path.join(r.orderDir, 'Heizung vorher.jpg'));
       await deleteAsDolibarr(r.order, r.orderDir, 'Heizung vorher.jpg');
-      const v2 = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=new_version`);
+      const v2 = await api('POST', `/api/reports.php?id=${r.id}&action=new_version`, me);
       assert.equal(v2.statusCode, 201, v2.body);
       const next = v2.json() as { id: number; ref: string; pages: Array<{ source_path: string | null; source_path_2: string | null }> };
       const own = `bericht/${next.ref}/Heizung vorher.jpg`;
@@ -219,12 +189,12 @@ for (const dialect of testDialects()) {
         "the deleted photo from the kept copy, once, into the new work area; the others stay the order's",
       );
       assert.deepEqual(await readFile(path.join(ctx.config.dataRoot, own)), bytes);
-      const done = await req(me, 'POST', `/api/reports.php?id=${next.id}&action=finalize`);
+      const done = await api('POST', `/api/reports.php?id=${next.id}&action=finalize`, me);
       assert.equal(done.statusCode, 200, done.body);
     });
 
     test('a signature that fails leaves no kept copies behind; pages after the signature get none', async () => {
-      const me = await caller();
+      const me = await writer();
       const r = await report(me);
       await deleteAsDolibarr(r.order, r.orderDir, 'Zaehler.png');
       const refused = await sign(me, r.id);
@@ -238,9 +208,9 @@ for (const dialect of testDialects()) {
         .where('fk_bericht', '=', r.id)
         .orderBy('page_order')
         .execute();
-      assert.equal((await req(me, 'DELETE', `/api/pages.php?id=${pages[2]!.rowid}`)).statusCode, 200);
+      assert.equal((await api('DELETE', `/api/pages.php?id=${pages[2]!.rowid}`, me)).statusCode, 200);
       const sig = (await sign(me, r.id)).json() as { source_path: string };
-      const after = await req(me, 'POST', `/api/pages.php?action=add&bericht_id=${r.id}`, {
+      const after = await api('POST', `/api/pages.php?action=add&bericht_id=${r.id}`, me, {
         source: 'Heizung nachher.jpg',
         title: 'Danach',
       });
@@ -250,7 +220,7 @@ for (const dialect of testDialects()) {
     });
 
     test('a signature that fails while keeping its copies (after the first copy) leaves none behind', async () => {
-      const me = await caller();
+      const me = await writer();
       const r = await report(me);
       // The second photo cannot be read as a file (here: a folder took its name), the first is copied already.
       await rm(path.join(r.orderDir, 'Heizung nachher.jpg'));
@@ -272,7 +242,7 @@ for (const dialect of testDialects()) {
     });
 
     test("the customer signs after the technician although a signed photo was deleted meanwhile; the second signature links the first one's copies", async () => {
-      const me = await caller();
+      const me = await writer();
       const r = await report(me);
       const first = await sign(me, r.id);
       assert.equal(first.statusCode, 201, first.body);
@@ -282,7 +252,7 @@ for (const dialect of testDialects()) {
       assert.equal(second.statusCode, 201, second.body);
       const sig2 = second.json() as { id: number; source_path: string };
       for (const sig of [sig1, sig2]) {
-        const checked = await req(me, 'GET', `/ajax/verify_signature.php?id=${sig.id}`);
+        const checked = await api('GET', `/ajax/verify_signature.php?id=${sig.id}`, me);
         assert.equal(checked.json().verified, true, checked.body);
       }
       const keptOf = (sig: { source_path: string }, name: string) =>
@@ -299,7 +269,7 @@ for (const dialect of testDialects()) {
           [],
         );
       }
-      const done = await req(me, 'POST', `/api/reports.php?id=${r.id}&action=finalize`);
+      const done = await api('POST', `/api/reports.php?id=${r.id}&action=finalize`, me);
       assert.equal(done.statusCode, 200, done.body);
     });
   });

@@ -12,16 +12,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
-import type { Right } from '../../src/dolibarr/rights.js';
 import type { PageResponse, ReportDetail } from '../../src/modules/reports/reports.schemas.js';
 import { assertError } from '../helpers/assertions.js';
+import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-
-interface Caller {
-  id: number;
-  token: string;
-}
 
 const fileLink = (modulepart: string, file: string) => `/api/photo.php?modulepart=${modulepart}&file=${encodeURIComponent(file)}`;
 
@@ -42,21 +37,10 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(rights: Right[] = ['read', 'write'], admin = false): Promise<Caller> {
-      const user = await ctx.make.user({ rights, admin });
-      return { id: user.id, token: await ctx.make.token(user) };
-    }
+    const { caller, api, addPage } = testClient(() => ctx);
+
     /** Who manages templates: the Dolibarr admin flag (with the write right). */
     const manager = () => caller(['read', 'write', 'delete'], true);
-
-    function api(method: 'GET' | 'POST' | 'DELETE', url: string, token: string | null, payload?: unknown): Promise<LightMyRequestResponse> {
-      return ctx.app.inject({
-        method,
-        url,
-        headers: token ? { authorization: `Bearer ${token}` } : {},
-        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-      });
-    }
 
     const dirOf = (owner: 'commande' | 'bericht', ref: string) => objectFolder(ctx.config.dataRoot, ctx.config.entity, owner, ref).dir;
     const fileOf = (relPath: string) => path.join(ctx.config.dataRoot, ...relPath.split('/'));
@@ -77,12 +61,6 @@ for (const dialect of testDialects()) {
     const createTemplate = (who: Caller, body: Record<string, unknown>) => api('POST', '/api/templates.php?action=create', who.token, body);
     const fromTemplate = (who: Caller, body: Record<string, unknown>) =>
       api('POST', '/api/templates.php?action=create_from_template', who.token, body);
-
-    async function addPage(who: Caller, reportId: number, body: Record<string, unknown>): Promise<PageResponse> {
-      const res = await api('POST', `/api/pages.php?action=add&bericht_id=${reportId}`, who.token, body);
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json();
-    }
 
     /** A writer's order with two photos and a report on it with a photo page, a before/after page and a title page. */
     async function reportWithPages(who: Caller) {
@@ -325,7 +303,7 @@ for (const dialect of testDialects()) {
       });
 
       test("a template from a report the caller does not see is 404, even for a template manager's module right", async () => {
-        const owner = await caller();
+        const owner = await caller(['read', 'write']);
         const { report } = await reportWithPages(owner);
         const moduleAdmin = await caller(['read', 'write', 'admin']);
         const before = await reportCount();
@@ -412,7 +390,7 @@ for (const dialect of testDialects()) {
 
       test('create_from_template copies pages and images into the new report; title, format, orientation from the template', async () => {
         const { template } = await templateWithPages();
-        const tech = await caller();
+        const tech = await caller(['read', 'write']);
         const order = await orderWith(tech.id);
         const report = await created(await fromTemplate(tech, { template_id: template.id, fk_element: order.id }));
         assert.equal(report.fk_user_creat, tech.id);
@@ -429,7 +407,7 @@ for (const dialect of testDialects()) {
 
       test('reports.php action=create with template_id does the same; the body overrides the template', async () => {
         const { template } = await templateWithPages();
-        const tech = await caller();
+        const tech = await caller(['read', 'write']);
         const order = await orderWith(tech.id);
         const report = await created(await createReport(tech, { template_id: template.id, fk_element: order.id, title: 'Eigener Titel' }));
         await checkCopy(report, template, order.id, 'Eigener Titel');
@@ -460,7 +438,7 @@ for (const dialect of testDialects()) {
       });
 
       test('an unknown template or an ordinary report as template_id is 404 TEMPLATE_NOT_FOUND; nothing is made', async () => {
-        const tech = await caller();
+        const tech = await caller(['read', 'write']);
         const order = await orderWith(tech.id, { 'IMG_1.jpg': jpeg });
         const ordinary = await created(await createReport(tech, { fk_element: order.id, title: 'Normal' }));
         await addPage(tech, ordinary.id, { source: 'IMG_1.jpg' });
@@ -477,9 +455,9 @@ for (const dialect of testDialects()) {
 
       test('create_from_template needs the write right and an order the caller sees; bad bodies are 400', async () => {
         const { template } = await templateWithPages();
-        const tech = await caller();
+        const tech = await caller(['read', 'write']);
         const order = await orderWith(tech.id);
-        const stranger = await caller();
+        const stranger = await caller(['read', 'write']);
         const reader = await caller(['read'], true);
         const before = await reportCount();
         assertError(await fromTemplate(stranger, { template_id: template.id, fk_element: order.id }), 404, 'ORDER_NOT_FOUND');
@@ -588,7 +566,7 @@ for (const dialect of testDialects()) {
       test('templates are shared: every reader lists them, but new versions of them do not exist', async () => {
         const admin = await manager();
         const template = await created(await createTemplate(admin, { template_label: 'Geteilt' }));
-        const someone = await caller();
+        const someone = await caller(['read', 'write']);
         assert.ok((await templateIds(someone)).includes(template.id));
         assertError(await api('POST', `/api/reports.php?id=${template.id}&action=new_version`, someone.token), 409, 'CONFLICT');
         assert.ok(!(await reportIds(someone)).includes(template.id));
@@ -641,7 +619,7 @@ for (const dialect of testDialects()) {
         await mkdir(dir, { recursive: true });
         await writeFile(path.join(dir, 'deckblatt.odt'), 'odt');
         await writeFile(path.join(dir, 'notizen.txt'), 'txt');
-        const tech = await caller();
+        const tech = await caller(['read', 'write']);
         const order = await orderWith(tech.id);
         const before = await reportCount();
         for (const name of ['fehlt.odt', 'notizen.txt', '../deckblatt.odt', 'DECKBLATT.odt']) {

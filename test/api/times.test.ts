@@ -7,18 +7,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { fromDbDateTime } from '../../src/db/dialect.js';
-import type { Right } from '../../src/dolibarr/rights.js';
 import type { TimeInterval, TimeList } from '../../src/modules/times/times.schemas.js';
 import { assertError } from '../helpers/assertions.js';
+import { type Caller, testClient, type Who } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-
-interface Caller {
-  id: number;
-  token: string;
-}
 
 const URL = '/api/times.php';
 const now = () => Math.floor(Date.now() / 1000);
@@ -33,27 +27,16 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(rights: Right[] = ['read', 'write', 'delete'], admin = false): Promise<Caller> {
-      const user = await ctx.make.user({ rights, admin });
-      return { id: user.id, token: await ctx.make.token(user) };
-    }
-
-    function api(
-      method: 'GET' | 'POST',
-      url: string,
-      who: Caller | null,
-      payload?: unknown,
-      key?: string,
-    ): Promise<LightMyRequestResponse> {
-      const headers: Record<string, string> = {
-        ...(who ? { authorization: `Bearer ${who.token}` } : {}),
-        ...(key === undefined ? {} : { 'idempotency-key': key }),
-      };
-      return ctx.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-    }
+    const { caller, api } = testClient(() => ctx);
 
     const tap = (action: 'arrive' | 'leave', who: Caller, orderId: number, at?: number, key?: string, type = 'commande') =>
-      api('POST', `${URL}?action=${action}`, who, { element_type: type, fk_element: orderId, ...(at === undefined ? {} : { at }) }, key);
+      api(
+        'POST',
+        `${URL}?action=${action}`,
+        who,
+        { element_type: type, fk_element: orderId, ...(at === undefined ? {} : { at }) },
+        { key },
+      );
     async function arrive(who: Caller, orderId: number, at?: number): Promise<TimeInterval> {
       const res = await tap('arrive', who, orderId, at);
       assert.equal(res.statusCode, 201, res.body);
@@ -76,8 +59,8 @@ for (const dialect of testDialects()) {
       assert.equal(res.statusCode, 201, res.body);
       return res.json();
     }
-    const correct = (who: Caller, id: number, body: Record<string, unknown>, key?: string) =>
-      api('POST', `${URL}?id=${id}`, who, body, key);
+    const correct = (who: Who, id: number, body: Record<string, unknown>, key?: string) =>
+      api('POST', `${URL}?id=${id}`, who, body, { key });
     async function list(who: Caller, orderId: number, query = ''): Promise<TimeList> {
       const res = await api('GET', `${URL}?element_type=commande&fk_element=${orderId}${query}`, who);
       assert.equal(res.statusCode, 200, res.body);
@@ -618,9 +601,9 @@ for (const dialect of testDialects()) {
           departure: now() - 4 * HOUR,
           reason: 'vergessen',
         };
-        const added = await api('POST', addUrl, me, body, addKey);
+        const added = await api('POST', addUrl, me, body, { key: addKey });
         assert.equal(added.statusCode, 201, added.body);
-        assert.deepEqual((await api('POST', addUrl, me, body, addKey)).json(), added.json());
+        assert.deepEqual((await api('POST', addUrl, me, body, { key: addKey })).json(), added.json());
         assert.equal((await rows(order.id)).length, 2);
 
         const fixKey = randomUUID();
@@ -645,7 +628,7 @@ for (const dialect of testDialects()) {
             addUrl,
             me,
             { element_type: 'commande', fk_element: other.id, arrival: now() - 2 * HOUR, departure: now() - HOUR, reason: 'x' },
-            key,
+            { key },
           ),
           409,
           'IDEMPOTENCY_KEY_REUSED',

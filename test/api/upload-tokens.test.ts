@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
@@ -17,9 +16,9 @@ import { createTokenVoidRepository } from '../../src/modules/auth/token-void.rep
 import { tokenHash } from '../../src/modules/uploads/upload-tokens.service.js';
 import { assertError } from '../helpers/assertions.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
+import { type Caller, callerOf, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
-import { multipart } from '../helpers/multipart.js';
 
 for (const dialect of testDialects()) {
   describe(`upload tokens [${dialect}]`, () => {
@@ -29,39 +28,24 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    async function caller(rights: Array<'read' | 'write'> = ['read', 'write'], admin = false) {
-      const user = await ctx.make.user({ rights, admin });
-      return { id: user.id, token: await ctx.make.token(user) };
-    }
-    type Caller = Awaited<ReturnType<typeof caller>>;
-    const makeLink = (who: Caller, body: unknown): Promise<LightMyRequestResponse> =>
-      ctx.app.inject({
-        method: 'POST',
-        url: '/api/upload_token.php',
-        headers: { authorization: `Bearer ${who.token}` },
-        payload: body as object,
-      });
+    const { caller, api, form } = testClient(() => ctx);
+
+    const makeLink = (who: Caller, body: unknown) => api('POST', '/api/upload_token.php', who, body);
     async function link(who: Caller, orderId: number) {
       const res = await makeLink(who, { fk_element: orderId });
       assert.equal(res.statusCode, 201, res.body);
       return res.json() as { id: number; token: string; expires: number; upload_url: string; qr_svg: string; qr_png: string };
     }
-    async function uploadWith(token: string, data: Buffer, filename = 'baustelle.jpg') {
-      const form = multipart([{ name: 'file', filename, type: 'image/jpeg', data }]);
-      return ctx.app.inject({
-        method: 'POST',
-        url: `/public/upload.php?token=${token}`,
-        headers: { 'content-type': form.contentType },
-        payload: form.payload,
-      });
-    }
+    /** The public upload with a link's token (no login). */
+    const uploadWith = (token: string, data: Buffer, filename = 'baustelle.jpg') =>
+      form(`/public/upload.php?token=${token}`, null, [{ name: 'file', filename, type: 'image/jpeg', data }]);
     const jpeg = () =>
       sharp({ create: { width: 1200, height: 900, channels: 3, background: '#6a8' } })
         .jpeg()
         .toBuffer();
 
     test('a link for an order: token, expiry, address and QR code; only its hash is stored', async () => {
-      const me = await caller();
+      const me = await caller(['read', 'write']);
       const order = await ctx.make.order({ author: me.id });
       const before = Math.floor(Date.now() / 1000);
       const made = await link(me, order.id);
@@ -81,11 +65,11 @@ for (const dialect of testDialects()) {
     });
 
     test('making a link needs the write right and a visible order; bad bodies are 400', async () => {
-      const me = await caller();
+      const me = await caller(['read', 'write']);
       const order = await ctx.make.order({ author: me.id });
       const reader = await caller(['read'], true);
       assertError(await makeLink(reader, { fk_element: order.id }), 403, 'AUTH_RIGHT_MISSING');
-      const stranger = await caller();
+      const stranger = await caller(['read', 'write']);
       assertError(await makeLink(stranger, { fk_element: order.id }), 404, 'ORDER_NOT_FOUND');
       for (const body of [
         {},
@@ -109,7 +93,7 @@ for (const dialect of testDialects()) {
     });
 
     test('the link opens a phone page and uploads into the order folder with thumbnails and an ecm_files row, without a login', async () => {
-      const me = await caller();
+      const me = await caller(['read', 'write']);
       const order = await ctx.make.order({ author: me.id });
       const made = await link(me, order.id);
       const page = await ctx.app.inject({ method: 'GET', url: `/public/upload.php?token=${made.token}` });
@@ -131,11 +115,7 @@ for (const dialect of testDialects()) {
       const ecm = await ctx.handle.db.selectFrom('ecm_files').selectAll().where('filepath', '=', folder.filepath).execute();
       assert.equal(ecm.length, 1);
       assert.equal(Number(ecm[0]!.fk_user_c), me.id, "the file is the link maker's");
-      const listed = await ctx.app.inject({
-        method: 'GET',
-        url: `/api/orders.php?id=${order.id}&action=photos`,
-        headers: { authorization: `Bearer ${me.token}` },
-      });
+      const listed = await api('GET', `/api/orders.php?id=${order.id}&action=photos`, me);
       assert.deepEqual(
         listed.json().items.map((i: { name: string }) => i.name),
         ['baustelle.jpg'],
@@ -156,7 +136,7 @@ for (const dialect of testDialects()) {
     });
 
     test('an expired link is 410 and an unknown one 404, page and upload alike; nothing is stored', async () => {
-      const me = await caller();
+      const me = await caller(['read', 'write']);
       const order = await ctx.make.order({ author: me.id });
       const made = await link(me, order.id);
       await ctx.handle.db
@@ -177,7 +157,7 @@ for (const dialect of testDialects()) {
     });
 
     test('the clean-up removes exactly the expired links, also when two run at once; the command does the same', async () => {
-      const me = await caller();
+      const me = await caller(['read', 'write']);
       const order = await ctx.make.order({ author: me.id });
       await runCleanup(ctx.handle.db); // start from no expired links
       const made = await Promise.all([link(me, order.id), link(me, order.id), link(me, order.id), link(me, order.id)]);
@@ -218,20 +198,14 @@ for (const dialect of testDialects()) {
       );
     });
 
-    const listLinks = (who: Caller, orderId: number) =>
-      ctx.app.inject({
-        method: 'GET',
-        url: `/api/upload_token.php?fk_element=${orderId}`,
-        headers: { authorization: `Bearer ${who.token}` },
-      });
-    const revoke = (who: Caller, id: number) =>
-      ctx.app.inject({ method: 'DELETE', url: `/api/upload_token.php?id=${id}`, headers: { authorization: `Bearer ${who.token}` } });
+    const listLinks = (who: Caller, orderId: number) => api('GET', `/api/upload_token.php?fk_element=${orderId}`, who);
+    const revoke = (who: Caller, id: number) => api('DELETE', `/api/upload_token.php?id=${id}`, who);
     const pageStatus = async (token: string) =>
       (await ctx.app.inject({ method: 'GET', url: `/public/upload.php?token=${token}` })).statusCode;
 
     test('the longest life is UPLOAD_TOKEN_MAX_DAYS (default 7 days): 168 hours are taken, 169 are 400; a link made earlier for 90 days ends 7 days after it was made', async () => {
       assert.equal(ctx.config.uploadTokenMaxDays, 7);
-      const me = await caller();
+      const me = await caller(['read', 'write']);
       const order = await ctx.make.order({ author: me.id });
       const week = await makeLink(me, { fk_element: order.id, hours: 168 });
       assert.equal(week.statusCode, 201, week.body);
@@ -251,7 +225,7 @@ for (const dialect of testDialects()) {
     });
 
     test("a link dies with its maker's right: deactivated, the write right withdrawn, the order no longer visible → 410 UPLOAD_TOKEN_REVOKED; checked on every use", async () => {
-      const me = await caller();
+      const me = await caller(['read', 'write']);
       const order = await ctx.make.order({ author: me.id });
       const made = await link(me, order.id);
       assert.equal((await uploadWith(made.token, await jpeg())).statusCode, 201);
@@ -273,7 +247,7 @@ for (const dialect of testDialects()) {
       assert.equal((await uploadWith(made.token, await jpeg(), 'zwei.jpg')).statusCode, 201);
 
       // The order handed to someone else: the maker no longer sees it.
-      const other = await caller();
+      const other = await caller(['read', 'write']);
       await ctx.handle.db.updateTable('commande').set({ fk_user_author: other.id }).where('rowid', '=', order.id).execute();
       assertError(await uploadWith(made.token, await jpeg()), 410, 'UPLOAD_TOKEN_REVOKED');
       await ctx.handle.db.updateTable('commande').set({ fk_user_author: me.id }).where('rowid', '=', order.id).execute();
@@ -288,20 +262,11 @@ for (const dialect of testDialects()) {
     });
 
     test("a logout everywhere ends the maker's links too", async () => {
-      const me = await caller();
+      const me = await caller(['read', 'write']);
       const order = await ctx.make.order({ author: me.id });
       const made = await link(me, order.id);
       await new Promise((r) => setTimeout(r, 1100)); // made in an earlier second than the logout
-      assert.equal(
-        (
-          await ctx.app.inject({
-            method: 'POST',
-            url: '/api/logout.php?action=everywhere',
-            headers: { authorization: `Bearer ${me.token}` },
-          })
-        ).statusCode,
-        200,
-      );
+      assert.equal((await api('POST', '/api/logout.php?action=everywhere', me)).statusCode, 200);
       assertError(await uploadWith(made.token, await jpeg()), 410, 'UPLOAD_TOKEN_REVOKED');
     });
 
@@ -321,15 +286,15 @@ for (const dialect of testDialects()) {
       assert.equal(Number(row.void_through), at, 'the void covers the tokens issued, not seconds to come');
       // The next second: after the voids.
       while (Math.floor(Date.now() / 1000) <= at) await new Promise((r) => setTimeout(r, 50));
-      const me = { id: user.id, token: await ctx.make.token(user) };
+      const me = callerOf(user.id, await ctx.make.token(user));
       const made = await link(me, order.id);
       assert.equal((await uploadWith(made.token, await jpeg())).statusCode, 201, 'the new link lives');
     });
 
     test("the order's live links are listed; whoever may write to the order revokes one (idempotent), and it is gone at once", async () => {
-      const me = await caller();
+      const me = await caller(['read', 'write']);
       const colleague = await caller(['read', 'write'], true);
-      const stranger = await caller();
+      const stranger = await caller(['read', 'write']);
       const reader = await caller(['read'], true);
       const order = await ctx.make.order({ author: me.id });
       const first = await link(me, order.id);
@@ -387,17 +352,13 @@ for (const dialect of testDialects()) {
       assert.equal((await uploadWith(second.token, await jpeg())).statusCode, 201, 'the other link still works');
 
       for (const url of ['/api/upload_token.php?id=0', '/api/upload_token.php?id=x', '/api/upload_token.php']) {
-        assertError(
-          await ctx.app.inject({ method: 'DELETE', url, headers: { authorization: `Bearer ${me.token}` } }),
-          400,
-          'VALIDATION_FAILED',
-        );
+        assertError(await api('DELETE', url, me), 400, 'VALIDATION_FAILED');
       }
       assertError(await ctx.app.inject({ method: 'DELETE', url: `/api/upload_token.php?id=${second.id}` }), 401, 'AUTH_TOKEN_MISSING');
     });
 
     test('old idempotency keys, failed logins, expired ended tokens, unused login addresses and links past their longest life go with the clean-up; recent ones stay', async () => {
-      const me = await caller();
+      const me = await caller(['read', 'write']);
       const now = Math.floor(Date.now() / 1000);
       await ctx.handle.db
         .insertInto('bericht_idempotency')

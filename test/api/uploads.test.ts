@@ -11,10 +11,10 @@ import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { ecmFileRef } from '../../src/dolibarr/ecm.js';
 import { toDbDateTime } from '../../src/db/dialect.js';
+import { testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { assertError } from '../helpers/assertions.js';
 import { testDialects } from '../helpers/databases.js';
-import { multipart, type Part } from '../helpers/multipart.js';
 
 const FIXTURES = new URL('../fixtures/uploads/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
@@ -50,19 +50,12 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
+    const { form } = testClient(() => ctx);
+
     const folderOf = (ref: string) => path.join(ctx.config.dataRoot, 'commande', ref);
     const filesIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
     const newOrder = (author = writer.id) => ctx.make.order({ author });
 
-    function post(url: string, parts: Part[], token: string | null = writer.token, headers: Record<string, string> = {}) {
-      const { payload, contentType } = multipart(parts);
-      return ctx.app.inject({
-        method: 'POST',
-        url,
-        payload,
-        headers: { 'content-type': contentType, ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-      });
-    }
     const photoUrl = (id: number) => `/api/orders.php?id=${id}&action=upload_photo`;
     const voiceUrl = (id: number) => `/api/voice.php?id=${id}`;
     const ecmRows = (filepath: string) =>
@@ -70,7 +63,7 @@ for (const dialect of testDialects()) {
 
     test('a JPEG with EXIF orientation: stored, upright thumbnails, ecm_files row as Dolibarr writes it', async () => {
       const order = await newOrder();
-      const res = await post(photoUrl(order.id), [{ filename: 'IMG_0001.JPG', type: 'image/jpeg', data: jpeg }]);
+      const res = await form(photoUrl(order.id), writer, [{ filename: 'IMG_0001.JPG', type: 'image/jpeg', data: jpeg }]);
       assert.equal(res.statusCode, 201, res.body);
       const body = res.json();
       const file = encodeURIComponent(`${order.ref}/IMG_0001.jpg`);
@@ -134,7 +127,7 @@ for (const dialect of testDialects()) {
       assert.ok(row.date_c, 'date_c set');
 
       // A second file in the folder: the next position.
-      const second = await post(photoUrl(order.id), [{ filename: 'plan.png', data: png }]);
+      const second = await form(photoUrl(order.id), writer, [{ filename: 'plan.png', data: png }]);
       assert.equal(second.statusCode, 201, second.body);
       const positions = (await ecmRows(`commande/${order.ref}`)).map((r) => Number(r.position));
       assert.deepEqual(positions, [1, 2]);
@@ -146,7 +139,7 @@ for (const dialect of testDialects()) {
         [png, 'skizze.png', 'image/png'],
         [webp, 'foto.webp', 'image/webp'],
       ] as const) {
-        const res = await post(photoUrl(order.id), [{ filename: name, data }]);
+        const res = await form(photoUrl(order.id), writer, [{ filename: name, data }]);
         assert.equal(res.statusCode, 201, res.body);
         assert.equal(res.json().name, name);
         assert.equal(res.json().type, type);
@@ -163,7 +156,7 @@ for (const dialect of testDialects()) {
 
     test('the extension follows the bytes: a PNG sent as .jpg is stored as .png', async () => {
       const order = await newOrder();
-      const res = await post(photoUrl(order.id), [{ filename: 'bild.jpg', type: 'image/jpeg', data: png }]);
+      const res = await form(photoUrl(order.id), writer, [{ filename: 'bild.jpg', type: 'image/jpeg', data: png }]);
       assert.equal(res.statusCode, 201, res.body);
       assert.equal(res.json().name, 'bild.png');
     });
@@ -172,7 +165,7 @@ for (const dialect of testDialects()) {
       const order = await newOrder();
       // An ISO-BMFF header with the `heic` brand (what file-type reads), then payload bytes.
       const ftyp = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic\0\0\0\0mif1heic', 'latin1')]);
-      const res = await post(photoUrl(order.id), [{ filename: 'IMG_5000.HEIC', data: Buffer.concat([ftyp, randomBytes(2000)]) }]);
+      const res = await form(photoUrl(order.id), writer, [{ filename: 'IMG_5000.HEIC', data: Buffer.concat([ftyp, randomBytes(2000)]) }]);
       assert.equal(res.statusCode, 201, res.body);
       assert.equal(res.json().name, 'IMG_5000.heic');
       assert.equal(res.json().type, 'image/heic');
@@ -191,7 +184,7 @@ for (const dialect of testDialects()) {
       ] as const;
       for (const [sample, type, stored] of cases) {
         const data = fixture(sample);
-        const res = await post(voiceUrl(order.id), [{ filename: `Sprachnotiz${path.extname(sample)}`, data }]);
+        const res = await form(voiceUrl(order.id), writer, [{ filename: `Sprachnotiz${path.extname(sample)}`, data }]);
         assert.equal(res.statusCode, 201, `${sample}: ${res.body}`);
         const body = res.json();
         assert.equal(body.name, stored);
@@ -213,12 +206,18 @@ for (const dialect of testDialects()) {
     test('a type of the other route, or a text file named .jpg, is 415 and leaves nothing', async () => {
       const order = await newOrder();
       assertError(
-        await post(photoUrl(order.id), [{ filename: 'notes.jpg', type: 'image/jpeg', data: 'just some text, not an image\n'.repeat(20) }]),
+        await form(photoUrl(order.id), writer, [
+          { filename: 'notes.jpg', type: 'image/jpeg', data: 'just some text, not an image\n'.repeat(20) },
+        ]),
         415,
         'UPLOAD_TYPE_UNSUPPORTED',
       );
-      assertError(await post(photoUrl(order.id), [{ filename: 'voice.ogg', data: fixture('voice.ogg') }]), 415, 'UPLOAD_TYPE_UNSUPPORTED');
-      assertError(await post(voiceUrl(order.id), [{ filename: 'photo.mp3', data: jpeg }]), 415, 'UPLOAD_TYPE_UNSUPPORTED');
+      assertError(
+        await form(photoUrl(order.id), writer, [{ filename: 'voice.ogg', data: fixture('voice.ogg') }]),
+        415,
+        'UPLOAD_TYPE_UNSUPPORTED',
+      );
+      assertError(await form(voiceUrl(order.id), writer, [{ filename: 'photo.mp3', data: jpeg }]), 415, 'UPLOAD_TYPE_UNSUPPORTED');
       assert.deepEqual(filesIn(folderOf(order.ref)), []);
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 0);
     });
@@ -228,24 +227,24 @@ for (const dialect of testDialects()) {
       // One byte over the cap, and far over it; both start like a JPEG.
       for (const size of [MAX_PHOTO + 1, MAX_PHOTO * 4]) {
         const data = Buffer.concat([jpeg, randomBytes(size - jpeg.length)]);
-        const res = await post(photoUrl(order.id), [{ filename: 'big.jpg', data }]);
+        const res = await form(photoUrl(order.id), writer, [{ filename: 'big.jpg', data }]);
         assertError(res, 413, 'UPLOAD_TOO_LARGE');
       }
       const audio = Buffer.concat([fixture('voice.ogg'), randomBytes(MAX_AUDIO)]);
-      assertError(await post(voiceUrl(order.id), [{ filename: 'long.ogg', data: audio }]), 413, 'UPLOAD_TOO_LARGE');
+      assertError(await form(voiceUrl(order.id), writer, [{ filename: 'long.ogg', data: audio }]), 413, 'UPLOAD_TOO_LARGE');
       assert.deepEqual(filesIn(folderOf(order.ref)), []);
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 0);
       // The photo cap is not the audio cap: a photo-sized voice file above the audio cap is refused, one under it passes.
       const fits = Buffer.concat([fixture('voice.ogg'), Buffer.alloc(MAX_AUDIO - fixture('voice.ogg').length)]);
-      assert.equal((await post(voiceUrl(order.id), [{ filename: 'fits.ogg', data: fits }])).statusCode, 201);
+      assert.equal((await form(voiceUrl(order.id), writer, [{ filename: 'fits.ogg', data: fits }])).statusCode, 201);
     });
 
     test('a corrupt JPEG (valid header, garbage after) is 400 IMAGE_INVALID and leaves nothing', async () => {
       const order = await newOrder();
       const corrupt = Buffer.concat([jpeg.subarray(0, 400), randomBytes(20_000)]);
-      assertError(await post(photoUrl(order.id), [{ filename: 'kaputt.jpg', data: corrupt }]), 400, 'IMAGE_INVALID');
+      assertError(await form(photoUrl(order.id), writer, [{ filename: 'kaputt.jpg', data: corrupt }]), 400, 'IMAGE_INVALID');
       const truncated = jpeg.subarray(0, Math.floor(jpeg.length / 2));
-      assertError(await post(photoUrl(order.id), [{ filename: 'halb.jpg', data: truncated }]), 400, 'IMAGE_INVALID');
+      assertError(await form(photoUrl(order.id), writer, [{ filename: 'halb.jpg', data: truncated }]), 400, 'IMAGE_INVALID');
       const dir = folderOf(order.ref);
       assert.deepEqual(filesIn(dir), filesIn(dir).includes('thumbs') ? ['thumbs'] : []);
       assert.deepEqual(filesIn(path.join(dir, 'thumbs')), []);
@@ -256,12 +255,12 @@ for (const dialect of testDialects()) {
       const order = await newOrder(other.id);
       for (const url of [photoUrl(order.id), voiceUrl(order.id)]) {
         assertError(
-          await post(url, [{ filename: 'a.jpg', data: jpeg }], writer.token, { 'idempotency-key': `k-${url.length}` }),
+          await form(url, writer, [{ filename: 'a.jpg', data: jpeg }], { headers: { 'idempotency-key': `k-${url.length}` } }),
           404,
           'ORDER_NOT_FOUND',
         );
       }
-      assertError(await post(photoUrl(999_999), [{ filename: 'a.jpg', data: jpeg }]), 404, 'ORDER_NOT_FOUND');
+      assertError(await form(photoUrl(999_999), writer, [{ filename: 'a.jpg', data: jpeg }]), 404, 'ORDER_NOT_FOUND');
       assert.equal(existsSync(folderOf(order.ref)), false);
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 0);
       const sent = [photoUrl(order.id), voiceUrl(order.id)].map((url) => storedKey(`k-${url.length}`));
@@ -276,18 +275,14 @@ for (const dialect of testDialects()) {
 
     test('rights and request shape: 401 without token, 403 read-only, 400 for wrong field, body or action', async () => {
       const order = await newOrder();
-      assertError(await post(photoUrl(order.id), [{ filename: 'a.jpg', data: jpeg }], null), 401, 'AUTH_TOKEN_MISSING');
-      assertError(await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], null), 401, 'AUTH_TOKEN_MISSING');
-      assertError(await post(photoUrl(order.id), [{ filename: 'a.jpg', data: jpeg }], reader.token), 403, 'AUTH_RIGHT_MISSING');
+      assertError(await form(photoUrl(order.id), null, [{ filename: 'a.jpg', data: jpeg }]), 401, 'AUTH_TOKEN_MISSING');
+      assertError(await form(voiceUrl(order.id), null, [{ filename: 'a.ogg', data: fixture('voice.ogg') }]), 401, 'AUTH_TOKEN_MISSING');
+      assertError(await form(photoUrl(order.id), reader, [{ filename: 'a.jpg', data: jpeg }]), 403, 'AUTH_RIGHT_MISSING');
+      assertError(await form(voiceUrl(order.id), reader, [{ filename: 'a.ogg', data: fixture('voice.ogg') }]), 403, 'AUTH_RIGHT_MISSING');
+      assertError(await form(photoUrl(order.id), writer, [{ name: 'photo', filename: 'a.jpg', data: jpeg }]), 400, 'UPLOAD_MISSING');
+      assertError(await form(photoUrl(order.id), writer, [{ name: 'note', data: 'text only' }]), 400, 'UPLOAD_MISSING');
       assertError(
-        await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], reader.token),
-        403,
-        'AUTH_RIGHT_MISSING',
-      );
-      assertError(await post(photoUrl(order.id), [{ name: 'photo', filename: 'a.jpg', data: jpeg }]), 400, 'UPLOAD_MISSING');
-      assertError(await post(photoUrl(order.id), [{ name: 'note', data: 'text only' }]), 400, 'UPLOAD_MISSING');
-      assertError(
-        await post(voiceUrl(order.id), [{ name: 'audio', filename: 'a.ogg', data: fixture('voice.ogg') }]),
+        await form(voiceUrl(order.id), writer, [{ name: 'audio', filename: 'a.ogg', data: fixture('voice.ogg') }]),
         400,
         'UPLOAD_MISSING',
       );
@@ -298,10 +293,18 @@ for (const dialect of testDialects()) {
         headers: { authorization: `Bearer ${writer.token}` },
       });
       assertError(json, 400, 'UPLOAD_MISSING');
-      assertError(await post(`/api/orders.php?id=${order.id}&action=photos`, [{ filename: 'a.jpg', data: jpeg }]), 400, 'ACTION_UNKNOWN');
-      assertError(await post(`/api/orders.php?id=${order.id}`, [{ filename: 'a.jpg', data: jpeg }]), 400, 'VALIDATION_FAILED');
-      assertError(await post(`/api/orders.php?id=abc&action=upload_photo`, [{ filename: 'a.jpg', data: jpeg }]), 400, 'VALIDATION_FAILED');
-      assertError(await post(`/api/voice.php`, [{ filename: 'a.ogg', data: fixture('voice.ogg') }]), 400, 'VALIDATION_FAILED');
+      assertError(
+        await form(`/api/orders.php?id=${order.id}&action=photos`, writer, [{ filename: 'a.jpg', data: jpeg }]),
+        400,
+        'ACTION_UNKNOWN',
+      );
+      assertError(await form(`/api/orders.php?id=${order.id}`, writer, [{ filename: 'a.jpg', data: jpeg }]), 400, 'VALIDATION_FAILED');
+      assertError(
+        await form(`/api/orders.php?id=abc&action=upload_photo`, writer, [{ filename: 'a.jpg', data: jpeg }]),
+        400,
+        'VALIDATION_FAILED',
+      );
+      assertError(await form(`/api/voice.php`, writer, [{ filename: 'a.ogg', data: fixture('voice.ogg') }]), 400, 'VALIDATION_FAILED');
       assert.deepEqual(filesIn(folderOf(order.ref)), []);
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 0);
     });
@@ -319,7 +322,7 @@ for (const dialect of testDialects()) {
         ['', 'datei.jpg'],
       ];
       for (const [sent, stored] of cases) {
-        const res = await post(photoUrl(order.id), [{ filename: sent, data: jpeg }]);
+        const res = await form(photoUrl(order.id), writer, [{ filename: sent, data: jpeg }]);
         assert.equal(res.statusCode, 201, `${sent}: ${res.body}`);
         assert.equal(res.json().name, stored, sent);
         assert.ok(existsSync(path.join(dir, stored)));
@@ -330,9 +333,9 @@ for (const dialect of testDialects()) {
 
     test('the same name twice makes two files: the second gets _2, nothing is overwritten', async () => {
       const order = await newOrder();
-      const first = await post(photoUrl(order.id), [{ filename: 'Baustelle.jpg', data: jpeg }]);
-      const second = await post(photoUrl(order.id), [{ filename: 'Baustelle.jpg', data: png }]);
-      const third = await post(photoUrl(order.id), [{ filename: 'Baustelle.jpg', data: jpeg }]);
+      const first = await form(photoUrl(order.id), writer, [{ filename: 'Baustelle.jpg', data: jpeg }]);
+      const second = await form(photoUrl(order.id), writer, [{ filename: 'Baustelle.jpg', data: png }]);
+      const third = await form(photoUrl(order.id), writer, [{ filename: 'Baustelle.jpg', data: jpeg }]);
       assert.deepEqual([first.json().name, second.json().name, third.json().name], ['Baustelle.jpg', 'Baustelle.png', 'Baustelle_2.jpg']);
       const dir = folderOf(order.ref);
       assert.ok(readFileSync(path.join(dir, 'Baustelle.jpg')).equals(jpeg));
@@ -361,7 +364,7 @@ for (const dialect of testDialects()) {
           fk_user_m: null,
         })
         .execute();
-      const fourth = await post(photoUrl(order.id), [{ filename: 'Baustelle.jpg', data: jpeg }]);
+      const fourth = await form(photoUrl(order.id), writer, [{ filename: 'Baustelle.jpg', data: jpeg }]);
       assert.equal(fourth.json().name, 'Baustelle_4.jpg');
       assert.equal((await ecmRows(`commande/${order.ref}`)).length, 5);
     });
@@ -369,7 +372,7 @@ for (const dialect of testDialects()) {
     test('concurrent uploads of one name all get their own file', async () => {
       const order = await newOrder();
       const results = await Promise.all(
-        Array.from({ length: 4 }, () => post(photoUrl(order.id), [{ filename: 'gleich.jpg', data: jpeg }])),
+        Array.from({ length: 4 }, () => form(photoUrl(order.id), writer, [{ filename: 'gleich.jpg', data: jpeg }])),
       );
       for (const r of results) assert.equal(r.statusCode, 201, r.body);
       const names = results.map((r) => r.json().name as string).sort();
@@ -380,9 +383,13 @@ for (const dialect of testDialects()) {
     test('Idempotency-Key: a repeat gets the same answer, one file and one row', async () => {
       const order = await newOrder();
       const key = `upload-${randomBytes(6).toString('hex')}`;
-      const first = await post(photoUrl(order.id), [{ filename: 'wiederholt.jpg', data: jpeg }], writer.token, { 'idempotency-key': key });
+      const first = await form(photoUrl(order.id), writer, [{ filename: 'wiederholt.jpg', data: jpeg }], {
+        headers: { 'idempotency-key': key },
+      });
       assert.equal(first.statusCode, 201, first.body);
-      const again = await post(photoUrl(order.id), [{ filename: 'wiederholt.jpg', data: jpeg }], writer.token, { 'idempotency-key': key });
+      const again = await form(photoUrl(order.id), writer, [{ filename: 'wiederholt.jpg', data: jpeg }], {
+        headers: { 'idempotency-key': key },
+      });
       assert.equal(again.statusCode, 201);
       assert.deepEqual(again.json(), first.json());
       await ctx.app.printQueue.idle();
@@ -396,12 +403,14 @@ for (const dialect of testDialects()) {
       // The same key on another order, or on the voice route: 409, nothing written.
       const otherOrder = await newOrder();
       assertError(
-        await post(photoUrl(otherOrder.id), [{ filename: 'x.jpg', data: jpeg }], writer.token, { 'idempotency-key': key }),
+        await form(photoUrl(otherOrder.id), writer, [{ filename: 'x.jpg', data: jpeg }], { headers: { 'idempotency-key': key } }),
         409,
         'IDEMPOTENCY_KEY_REUSED',
       );
       assertError(
-        await post(voiceUrl(order.id), [{ filename: 'x.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': key }),
+        await form(voiceUrl(order.id), writer, [{ filename: 'x.ogg', data: fixture('voice.ogg') }], {
+          headers: { 'idempotency-key': key },
+        }),
         409,
         'IDEMPOTENCY_KEY_REUSED',
       );
@@ -410,7 +419,7 @@ for (const dialect of testDialects()) {
 
       // Keys are per user: another user's same key is a new request.
       const o = await ctx.make.order({ author: other.id });
-      const theirs = await post(photoUrl(o.id), [{ filename: 'x.jpg', data: jpeg }], other.token, { 'idempotency-key': key });
+      const theirs = await form(photoUrl(o.id), other, [{ filename: 'x.jpg', data: jpeg }], { headers: { 'idempotency-key': key } });
       assert.equal(theirs.statusCode, 201, theirs.body);
     });
 
@@ -430,26 +439,32 @@ for (const dialect of testDialects()) {
         })
         .execute();
       assertError(
-        await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': busy }),
+        await form(voiceUrl(order.id), writer, [{ filename: 'a.ogg', data: fixture('voice.ogg') }], {
+          headers: { 'idempotency-key': busy },
+        }),
         409,
         'IDEMPOTENCY_IN_PROGRESS',
       );
 
       const retry = `retry-${randomBytes(4).toString('hex')}`;
       assertError(
-        await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: jpeg }], writer.token, { 'idempotency-key': retry }),
+        await form(voiceUrl(order.id), writer, [{ filename: 'a.ogg', data: jpeg }], { headers: { 'idempotency-key': retry } }),
         415,
         'UPLOAD_TYPE_UNSUPPORTED',
       );
-      const ok = await post(voiceUrl(order.id), [{ filename: 'a.ogg', data: fixture('voice.ogg') }], writer.token, {
-        'idempotency-key': retry,
+      const ok = await form(voiceUrl(order.id), writer, [{ filename: 'a.ogg', data: fixture('voice.ogg') }], {
+        headers: {
+          'idempotency-key': retry,
+        },
       });
       assert.equal(ok.statusCode, 201, ok.body);
       assert.deepEqual(filesIn(folderOf(order.ref)), ['a.ogg']);
 
       for (const bad of ['with space', 'x'.repeat(129), 'umlaut-ä']) {
         assertError(
-          await post(voiceUrl(order.id), [{ filename: 'b.ogg', data: fixture('voice.ogg') }], writer.token, { 'idempotency-key': bad }),
+          await form(voiceUrl(order.id), writer, [{ filename: 'b.ogg', data: fixture('voice.ogg') }], {
+            headers: { 'idempotency-key': bad },
+          }),
           400,
           'VALIDATION_FAILED',
         );
@@ -473,14 +488,18 @@ for (const dialect of testDialects()) {
           datec: twoHoursAgo,
         })
         .execute();
-      const res = await post(voiceUrl(order.id), [{ filename: 'spaet.ogg', data: fixture('voice.ogg') }], writer.token, {
-        'idempotency-key': stale,
+      const res = await form(voiceUrl(order.id), writer, [{ filename: 'spaet.ogg', data: fixture('voice.ogg') }], {
+        headers: {
+          'idempotency-key': stale,
+        },
       });
       assert.equal(res.statusCode, 201, res.body);
       assert.deepEqual(filesIn(folderOf(order.ref)), ['spaet.ogg']);
       // The new claim is answered now: a repeat gets the same answer and no second file.
-      const again = await post(voiceUrl(order.id), [{ filename: 'spaet.ogg', data: fixture('voice.ogg') }], writer.token, {
-        'idempotency-key': stale,
+      const again = await form(voiceUrl(order.id), writer, [{ filename: 'spaet.ogg', data: fixture('voice.ogg') }], {
+        headers: {
+          'idempotency-key': stale,
+        },
       });
       assert.equal(again.statusCode, 201);
       assert.deepEqual(again.json(), res.json());
@@ -494,7 +513,7 @@ for (const dialect of testDialects()) {
       mkdirSync(dir, { recursive: true });
       writeFileSync(path.join(dir, 'thumbs'), 'not a folder');
       const key = `comp-${randomBytes(4).toString('hex')}`;
-      const res = await post(photoUrl(order.id), [{ filename: 'ausfall.png', data: png }], writer.token, { 'idempotency-key': key });
+      const res = await form(photoUrl(order.id), writer, [{ filename: 'ausfall.png', data: png }], { headers: { 'idempotency-key': key } });
       assertError(res, 500, 'INTERNAL_ERROR');
       assert.deepEqual(filesIn(dir), ['thumbs']);
       assert.ok(statSync(path.join(dir, 'thumbs')).isFile());
@@ -509,7 +528,7 @@ for (const dialect of testDialects()) {
       const sos = jpeg.indexOf(Buffer.from([0xff, 0xda]));
       const broken = Buffer.from(jpeg);
       for (let i = sos + 40; i < broken.length - 40; i++) broken[i] = (i * 37) & 0x7f;
-      const res = await post(photoUrl(order.id), [{ filename: 'innen.jpg', data: broken }]);
+      const res = await form(photoUrl(order.id), writer, [{ filename: 'innen.jpg', data: broken }]);
       assert.equal(res.statusCode, 201, res.body);
       await ctx.app.printQueue.idle();
       const dir = folderOf(order.ref);
@@ -535,18 +554,19 @@ for (const dialect of testDialects()) {
       const sos = jpeg.indexOf(Buffer.from([0xff, 0xda]));
       const cut = jpeg.subarray(0, sos + 200);
       assert.ok((await sharp(cut).metadata()).width, 'the header alone reads');
-      const res = assertError(await post(photoUrl(order.id), [{ filename: 'cut.jpg', data: cut }]), 400, 'IMAGE_INVALID');
+      const res = assertError(await form(photoUrl(order.id), writer, [{ filename: 'cut.jpg', data: cut }]), 400, 'IMAGE_INVALID');
       assert.match(String(res.error), /cut off/);
       const marked = Buffer.from(jpeg);
       marked[sos + 300] = 0xff;
       marked[sos + 301] = 0x37;
       assert.match(
-        assertError(await post(photoUrl(order.id), [{ filename: 'marked.jpg', data: marked }]), 400, 'IMAGE_INVALID').error as string,
+        assertError(await form(photoUrl(order.id), writer, [{ filename: 'marked.jpg', data: marked }]), 400, 'IMAGE_INVALID')
+          .error as string,
         /invalid marker FF37/,
       );
       // Data after the end marker (phones append a second image or a trailer there) is fine.
       const trailer = Buffer.concat([jpeg, Buffer.from('SEFT trailer')]);
-      assert.equal((await post(photoUrl(order.id), [{ filename: 'trailer.jpg', data: trailer }])).statusCode, 201);
+      assert.equal((await form(photoUrl(order.id), writer, [{ filename: 'trailer.jpg', data: trailer }])).statusCode, 201);
       await ctx.app.printQueue.idle();
       assert.deepEqual(filesIn(folderOf(order.ref)), ['thumbs', 'trailer.jpg']);
     });

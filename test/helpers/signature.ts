@@ -1,15 +1,44 @@
 /**
  * A customer's signature as the phone sends it, and the signing request, for tests that need a
- * signature page.
+ * signature page (`testClient().sign` in client.ts sends the same form for a caller).
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
-import { multipart } from './multipart.js';
+import { multipart, type Part } from './multipart.js';
 
 /** A signature as a phone draws it: dark strokes on a transparent background. */
 export async function signaturePng(width = 900, height = 300): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><path d="M20 ${height * 0.7} C ${width * 0.2} 10, ${width * 0.35} ${height}, ${width * 0.5} ${height * 0.4} S ${width * 0.8} 20, ${width - 20} ${height * 0.6}" stroke="#112" stroke-width="8" fill="none"/></svg>`;
   return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
+/** What the signature form holds, in this order: signer_name, the fields, the image. */
+export interface SignOptions {
+  /** The field signer_name; null sends none. @default 'Erika Müller' */
+  signer?: string | null;
+  /** Further fields by name: a text (sent as UTF-8 text), or a part as it is (a file, another type). */
+  fields?: Record<string, string | Omit<Part, 'name'> | undefined>;
+  /** The image: its bytes (default signaturePng()) and file name (default signature.png). */
+  file?: { data?: Buffer; name?: string };
+}
+
+const textPart = (name: string, data: string): Part => ({ name, type: 'text/plain; charset=utf-8', data });
+
+/** The multipart body of a signature. */
+export async function signatureForm(options: SignOptions = {}): Promise<{ payload: Buffer; contentType: string }> {
+  const signer = options.signer === undefined ? 'Erika Müller' : options.signer;
+  return multipart([
+    ...(signer === null ? [] : [textPart('signer_name', signer)]),
+    ...Object.entries(options.fields ?? {}).flatMap(([name, value]): Part[] =>
+      value === undefined ? [] : typeof value === 'string' ? [textPart(name, value)] : [{ ...value, name }],
+    ),
+    {
+      name: 'file',
+      filename: options.file?.name ?? 'signature.png',
+      type: 'image/png',
+      data: options.file?.data ?? (await signaturePng()),
+    },
+  ]);
 }
 
 /** POST /api/pages.php?action=signature for `reportId`, signed by `signerName`. */
@@ -20,10 +49,7 @@ export async function sign(
   signerName: string,
   png?: Buffer,
 ): Promise<LightMyRequestResponse> {
-  const form = multipart([
-    { name: 'signer_name', type: 'text/plain; charset=utf-8', data: signerName },
-    { name: 'file', filename: 'signature.png', type: 'image/png', data: png ?? (await signaturePng()) },
-  ]);
+  const form = await signatureForm({ signer: signerName, file: { data: png } });
   return app.inject({
     method: 'POST',
     url: `/api/pages.php?action=signature&bericht_id=${reportId}`,
