@@ -2,6 +2,9 @@
  * The one place that reads the environment. Resolution order for every setting: an explicit value
  * passed in, then the environment variable, then what a Dolibarr conf.php (DOLIBARR_CONF) names,
  * then the default. Every problem is collected and reported at once; the result is frozen.
+ *
+ * One file, longer than most: every setting is read and checked in one pass (loadConfig), so that a
+ * start reports every problem at once; what each setting means and its default are in settings.ts.
  */
 import { isTimeZone, processTimeZone } from './dolibarr/time.js';
 import { readFileSync, statSync } from 'node:fs';

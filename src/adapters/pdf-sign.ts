@@ -10,6 +10,9 @@
  * plain (non-stream) objects. Whatever else it meets is an Error, never a damaged file.
  * PDF/A-1b holds: the widget prints (F 132: Print, Locked), has a zero-size empty appearance, and
  * the trailer keeps the document's /ID.
+ *
+ * One file, longer than most: reading the cross-reference, writing the update and finding the
+ * signatures again (for the check and the time stamp) follow the same layout of the file.
  */
 import { randomBytes } from 'node:crypto';
 import { checkCms, checkTimestampToken, createCmsSignature, digestWith, OID, sha256, type CmsSigner, type TstInfo } from './cms.js';

@@ -12,6 +12,9 @@
  *
  * Copies are made ahead, in the background, as photos arrive and pages are made
  * (createPrintQueue), so that finalizing finds them ready.
+ *
+ * One file, longer than most: the copy's name, its making, the background queue and the sweep share
+ * the cache's layout and its rules of reuse, which would otherwise be written twice.
  */
 import { createHash } from 'node:crypto';
 import { readdir, rm, stat, utimes } from 'node:fs/promises';

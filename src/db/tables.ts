@@ -7,6 +7,8 @@
  * Date and time columns are read as 'YYYY-MM-DD HH:MM:SS' strings on every dialect, so they are
  * typed as strings: UTC in the module's tables (db/dialect.ts), the wall time of TIME_ZONE in
  * Dolibarr's own (dolibarr/time.ts).
+ *
+ * One file, longer than most: Kysely takes every table's type in one Database interface.
  */
 import type { ColumnType, Generated } from 'kysely';
 

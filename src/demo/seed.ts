@@ -7,6 +7,8 @@
  *
  * Only ever on a database whose Dolibarr tables this service created (never a real Dolibarr),
  * and only while it has no users yet. Every demo user's password is DEMO_PASSWORD.
+ *
+ * One file, longer than most: the demo's rows, files and their links are one story read top to bottom.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

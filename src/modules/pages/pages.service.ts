@@ -9,6 +9,9 @@
  * finds the change and its answer together or neither. The key is claimed once the report (or
  * page) is found visible and before its state is checked, so a repeat after the report was
  * finalized still gets its first answer.
+ *
+ * One file, longer than most: the four changes share the lock, the idempotency claim, the checks of
+ * a page's layout and images, and the answer they store.
  */
 import sharp from 'sharp';
 import { MAX_INPUT_PIXELS } from '../../adapters/image.js';

@@ -1,4 +1,8 @@
-/** Request and response shapes of reports, pages and templates (contract endpoints 6-13, 17, 23, 24). */
+/**
+ * Request and response shapes of reports, pages and templates (contract endpoints 6-13, 17, 23, 24).
+ * One file, longer than most: a report's answer holds its pages, and both are built from the same
+ * parts (checklist items, evidence, signatures), which the routes of reports and pages share.
+ */
 import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, PersonText, RowId, SearchText } from '../common/common.schemas.js';
 import { DEFAULT_PHOTOS_PER_SHEET, PHOTOS_PER_SHEET } from './photos-per-sheet.js';

@@ -14,6 +14,9 @@
  * row and, for a create with a key, no answer: the dead run's claim is freed, the repeat makes the
  * report once, under the next ref (a folder that is there is never reused), and the folder stays
  * until someone removes it.
+ *
+ * One file, longer than most: create, create from a template, new version and delete share the
+ * report's insert (insertReport), its locks and its visibility rules.
  */
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import { readdir, rm, stat } from 'node:fs/promises';
