@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { SERVER_MALLOC_ENV } from '../src/server-process.js';
 
@@ -149,4 +149,67 @@ export async function api(base: string, token: string, method: string, url: stri
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
   return JSON.parse(text);
+}
+
+/**
+ * Seeds a technician with every right of the module and an order for it, migrating the database
+ * first. `root`: the checkout whose build (dist/) does it, for a measurement against another
+ * checkout (BENCH_AGAINST); without one, this checkout's sources.
+ */
+export async function seedTechnician(
+  databaseUrl: string,
+  dataRoot: string,
+  names: { loginName: string; orderRef: string },
+  root?: string,
+): Promise<{ loginName: string; orderId: number }> {
+  const load = (file: string) =>
+    import(root ? pathToFileURL(path.join(root, 'dist', `${file}.js`)).href : new URL(`../src/${file}.ts`, import.meta.url).href);
+  const [{ loadConfig }, { createDb }, { migrate }, { insertId, toDbDateTime }, { hashPassword }, { RIGHTS_MODULE }] = await Promise.all([
+    load('config'),
+    load('db/database'),
+    load('db/migrate'),
+    load('db/dialect'),
+    load('dolibarr/password'),
+    load('dolibarr/rights'),
+  ]);
+  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, INSTANCE_UNIQUE_ID: INSTANCE_ID });
+  const handle = createDb(config, { poolSize: 1 });
+  try {
+    await migrate(handle, config);
+    const { db, dialect } = handle;
+    const userId: number = await insertId(
+      dialect,
+      db.insertInto('user').values({
+        login: names.loginName,
+        pass_crypted: await hashPassword(PASSWORD),
+        admin: 0,
+        statut: 1,
+        entity: 1,
+        firstname: 'Bench',
+        lastname: 'Techniker',
+      }),
+    );
+    for (const r of await db.selectFrom('rights_def').select('id').where('module', '=', RIGHTS_MODULE).where('entity', '=', 1).execute()) {
+      await db.insertInto('user_rights').values({ entity: 1, fk_user: userId, fk_id: r.id }).execute();
+    }
+    const customer: number = await insertId(
+      dialect,
+      db.insertInto('societe').values({ nom: 'Müller & Söhne GmbH', client: 1, entity: 1, status: 1, town: 'Köln' }),
+    );
+    const orderId: number = await insertId(
+      dialect,
+      db.insertInto('commande').values({
+        ref: names.orderRef,
+        entity: 1,
+        fk_soc: customer,
+        fk_statut: 1,
+        fk_user_author: userId,
+        date_commande: toDbDateTime().slice(0, 10),
+        date_creation: toDbDateTime(),
+      }),
+    );
+    return { loginName: names.loginName, orderId };
+  } finally {
+    await handle.destroy();
+  }
 }

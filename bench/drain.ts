@@ -20,7 +20,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
-import { INSTANCE_ID, PASSWORD, ROOT, api, atUplinkSpeed, freePort, login, median, multipart, phoneJpeg, startServer } from './common.js';
+import { ROOT, api, atUplinkSpeed, freePort, login, median, multipart, phoneJpeg, startServer, seedTechnician } from './common.js';
 
 export interface DrainFigures {
   label: string;
@@ -72,60 +72,6 @@ export function resetPeak(pid: number): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Seeds a technician with every right of the module and an order, with the checkout's own build (its migrations). */
-async function seed(root: string, databaseUrl: string, dataRoot: string): Promise<{ loginName: string; orderId: number }> {
-  const load = (file: string) => import(pathToFileURL(path.join(root, 'dist', file)).href);
-  const [{ loadConfig }, { createDb }, { migrate }, { insertId, toDbDateTime }, { hashPassword }, { RIGHTS_MODULE }] = await Promise.all([
-    load('config.js'),
-    load('db/database.js'),
-    load('db/migrate.js'),
-    load('db/dialect.js'),
-    load('dolibarr/password.js'),
-    load('dolibarr/rights.js'),
-  ]);
-  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, INSTANCE_UNIQUE_ID: INSTANCE_ID });
-  const handle = createDb(config, { poolSize: 1 });
-  try {
-    await migrate(handle, config);
-    const { db, dialect } = handle;
-    const loginName = `bench_drain_${Date.now()}`;
-    const userId: number = await insertId(
-      dialect,
-      db.insertInto('user').values({
-        login: loginName,
-        pass_crypted: await hashPassword(PASSWORD),
-        admin: 0,
-        statut: 1,
-        entity: 1,
-        firstname: 'Bench',
-        lastname: 'Techniker',
-      }),
-    );
-    for (const r of await db.selectFrom('rights_def').select('id').where('module', '=', RIGHTS_MODULE).where('entity', '=', 1).execute()) {
-      await db.insertInto('user_rights').values({ entity: 1, fk_user: userId, fk_id: r.id }).execute();
-    }
-    const customer: number = await insertId(
-      dialect,
-      db.insertInto('societe').values({ nom: 'Müller & Söhne GmbH', client: 1, entity: 1, status: 1, town: 'Köln' }),
-    );
-    const orderId: number = await insertId(
-      dialect,
-      db.insertInto('commande').values({
-        ref: 'CO2611-0042',
-        entity: 1,
-        fk_soc: customer,
-        fk_statut: 1,
-        fk_user_author: userId,
-        date_commande: toDbDateTime().slice(0, 10),
-        date_creation: toDbDateTime(),
-      }),
-    );
-    return { loginName, orderId };
-  } finally {
-    await handle.destroy();
-  }
-}
-
 /** The bodies of `count` uploads of the photo, made before anything is timed. */
 function uploadBodies(jpeg: Buffer, count: number) {
   return Array.from({ length: count }, (_, i) => multipart(`IMG_${2000 + i}.jpg`, jpeg, 'image/jpeg'));
@@ -165,7 +111,7 @@ export async function measureDrain(
   let server: ChildProcess | undefined;
   try {
     const jpeg = options.jpeg ?? (await phoneJpeg());
-    const seeded = await seed(root, databaseUrl, dataRoot);
+    const seeded = await seedTechnician(databaseUrl, dataRoot, { loginName: `bench_drain_${Date.now()}`, orderRef: 'CO2611-0042' }, root);
     const started = await startServer({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, STATE_DIR: work }, root);
     server = started.child;
     const pid = server.pid!;

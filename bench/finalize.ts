@@ -23,13 +23,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { createDb } from '../src/db/database.js';
-import { insertId, toDbDateTime } from '../src/db/dialect.js';
-import { migrate } from '../src/db/migrate.js';
-import { hashPassword } from '../src/dolibarr/password.js';
-import { RIGHTS_MODULE } from '../src/dolibarr/rights.js';
-import { INSTANCE_ID, PASSWORD, ROOT, against, api, atUplinkSpeed, login, median, multipart, phoneJpeg, startServer } from './common.js';
+import { ROOT, against, api, atUplinkSpeed, login, median, multipart, phoneJpeg, startServer, seedTechnician } from './common.js';
 
 const env = process.env;
 const RUNS = Number(env.BENCH_PDF_RUNS ?? 3);
@@ -40,50 +34,6 @@ const ORDER_REF = 'CO2611-0001';
 
 /** The targets (issue of the finalize and PDF speed): printed beside each figure. */
 const TARGET = { coldMs: 1500, warmMs: 300, pdfMb: 5, dpi: 150, peakMb: 250 };
-
-async function seed(databaseUrl: string, dataRoot: string): Promise<{ loginName: string; orderId: number }> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, INSTANCE_UNIQUE_ID: INSTANCE_ID });
-  const handle = createDb(config, { poolSize: 1 });
-  try {
-    await migrate(handle, config);
-    const { db, dialect } = handle;
-    const loginName = `bench_pdf_${Date.now()}`;
-    const userId = await insertId(
-      dialect,
-      db.insertInto('user').values({
-        login: loginName,
-        pass_crypted: await hashPassword(PASSWORD),
-        admin: 0,
-        statut: 1,
-        entity: 1,
-        firstname: 'Bench',
-        lastname: 'Techniker',
-      }),
-    );
-    for (const r of await db.selectFrom('rights_def').select('id').where('module', '=', RIGHTS_MODULE).where('entity', '=', 1).execute()) {
-      await db.insertInto('user_rights').values({ entity: 1, fk_user: userId, fk_id: r.id }).execute();
-    }
-    const customer = await insertId(
-      dialect,
-      db.insertInto('societe').values({ nom: 'Müller & Söhne GmbH', client: 1, entity: 1, status: 1, town: 'Köln' }),
-    );
-    const orderId = await insertId(
-      dialect,
-      db.insertInto('commande').values({
-        ref: `${ORDER_REF}-${Date.now() % 100000}`,
-        entity: 1,
-        fk_soc: customer,
-        fk_statut: 1,
-        fk_user_author: userId,
-        date_commande: toDbDateTime().slice(0, 10),
-        date_creation: toDbDateTime(),
-      }),
-    );
-    return { loginName, orderId };
-  } finally {
-    await handle.destroy();
-  }
-}
 
 /** Resident and peak resident memory of a process, in MB (Linux /proc). */
 function memory(pid: number): { rss: number; peak: number } {
@@ -197,7 +147,10 @@ async function main(): Promise<void> {
   const databaseUrl = env.BENCH_DATABASE_URL ?? `sqlite:${path.join(work, 'bench.sqlite')}`;
   let server: ChildProcess | undefined;
   try {
-    const seeded = await seed(databaseUrl, dataRoot);
+    const seeded = await seedTechnician(databaseUrl, dataRoot, {
+      loginName: `bench_pdf_${Date.now()}`,
+      orderRef: `${ORDER_REF}-${Date.now() % 100000}`,
+    });
     const started = await startServer({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, STATE_DIR: work });
     server = started.child;
     const { base } = started;
