@@ -31,6 +31,20 @@ import type { TimeInterval } from '../times/times.schemas.js';
 import type { PdfInputs } from './pdf-inputs.js';
 import type { EvidenceRender } from './sheets.js';
 
+/**
+ * Renders the PDF of `report` into `file` (created new; removed again on failure): `strict` makes a
+ * missing or unreadable image an error; `made` describes the PDF for the evidence sheet.
+ */
+export type RenderToFile = (
+  report: ReportRow,
+  pages: PageRow[],
+  intervals: TimeInterval[],
+  user: AuthUser,
+  file: string,
+  strict: boolean,
+  made: EvidenceRender,
+) => Promise<void>;
+
 export interface FinalizeDeps {
   handle: DbHandle;
   repo: ReportRepository;
@@ -39,15 +53,7 @@ export interface FinalizeDeps {
   inputs: Pick<PdfInputs, 'parentOf' | 'intervalsOf' | 'missingSources'>;
   /** The render slots of the process (report-pdf.service.ts). */
   limit: <T>(work: () => Promise<T>) => Promise<T>;
-  renderToFile(
-    report: ReportRow,
-    pages: PageRow[],
-    intervals: TimeInterval[],
-    user: AuthUser,
-    file: string,
-    strict: boolean,
-    made: EvidenceRender,
-  ): Promise<void>;
+  renderToFile: RenderToFile;
   visibleReport(user: AuthUser, id: number): Promise<ReportRow>;
   detail(user: AuthUser, row: ReportRow): Promise<ReportDetail>;
   /** Time on site: what the report takes when finalized. */

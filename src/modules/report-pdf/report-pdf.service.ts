@@ -18,7 +18,7 @@ import { createLimiter } from '../common/limiter.js';
 import type { PageRow, ReportRow } from '../reports/reports.repository.js';
 import { reportFolder, resolveSource } from '../reports/work-area.js';
 import type { TimeInterval } from '../times/times.schemas.js';
-import { createFinalize, type FinalizeDeps } from './finalize.js';
+import { createFinalize, type FinalizeDeps, type RenderToFile } from './finalize.js';
 import { createPdfInputs, type PdfInputsDeps } from './pdf-inputs.js';
 import type { EvidenceRender } from './sheets.js';
 
@@ -61,15 +61,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** Renders into `file` (created new); on failure the stream is closed and the partial file removed. */
-  async function renderToFile(
-    report: ReportRow,
-    pages: PageRow[],
-    intervals: TimeInterval[],
-    user: AuthUser,
-    file: string,
-    strict: boolean,
-    made: EvidenceRender,
-  ): Promise<void> {
+  const renderToFile: RenderToFile = async (report, pages, intervals, user, file, strict, made) => {
     const out = createWriteStream(file, { flags: 'wx' });
     try {
       await render(report, pages, intervals, user, out, strict, made);
@@ -80,7 +72,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     } finally {
       collectWhenQuiet();
     }
-  }
+  };
 
   return {
     /**
