@@ -5,7 +5,7 @@
  *                        fails when a committed document differs: run npm run gen:docs)
  * A table lies between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`; the rest of the
  * document is left as it is.
- *   settings    docs/operating.md, from SETTINGS and MAIL_LIMIT_SETTINGS in src/config.ts
+ *   settings    docs/operating.md, from SETTINGS and MAIL_LIMIT_SETTINGS in src/settings.ts
  *   errors      docs/api-contract.md, from errorCatalogue in src/errors.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -49,7 +49,7 @@ export function settingsTable(): string {
     [`### ${SETTING_GROUPS[group]}`, '', '| variable | default | allowed | meaning |', '|---|---|---|---|', ...lines].join('\n'),
   );
   return [
-    '<!-- Written by npm run gen:docs from src/config.ts (SETTINGS, MAIL_LIMIT_SETTINGS): change a setting there, not here. -->',
+    '<!-- Written by npm run gen:docs from src/settings.ts (SETTINGS, MAIL_LIMIT_SETTINGS): change a setting there, not here. -->',
     '',
     sections.join('\n\n'),
   ].join('\n');

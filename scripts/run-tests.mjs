@@ -22,6 +22,7 @@ function find(dir, out = []) {
  */
 const QUICK = [
   ...[
+    'address',
     'address-key',
     'charset',
     'checklist-view',

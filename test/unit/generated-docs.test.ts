@@ -1,7 +1,7 @@
 /**
  * The settings table (docs/operating.md) and the error codes (docs/api-contract.md) are the code's,
  * not copies that drift: each committed document must be exactly what `npm run gen:docs` makes from
- * src/config.ts and src/errors.ts now.
+ * src/settings.ts and src/errors.ts now.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
