@@ -71,7 +71,7 @@ export async function recordAgendaEvent(trx: Db, dialect: Dialect, fitter: Colum
     datep: now,
     datep2: now,
     durationp: 0,
-    fk_action: type ? Number(type.id) : null,
+    fk_action: type ? type.id : null,
     code: `AC_${event.trigger}`,
     fk_soc: event.socId && event.socId > 0 ? event.socId : null,
     note: await fit('note', event.note),

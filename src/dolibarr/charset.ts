@@ -30,7 +30,7 @@ async function readColumns(db: Db, prefix: string, tables: readonly string[]): P
     const table = String(row.table_name).slice(prefix.length);
     map.set(`${table}.${row.column_name}`, {
       charset: row.charset ? String(row.charset).toLowerCase() : null,
-      maxLength: row.max_length === null ? null : Number(row.max_length),
+      maxLength: row.max_length === null ? null : row.max_length,
     });
   }
   return map;

@@ -67,7 +67,7 @@ export function createEcmFilesRepository(db: Db, options: EcmFilesOptions = {}) 
         .where('filepath', '=', filepath)
         .where('filename', '=', filename)
         .executeTakeFirst();
-      return row === undefined ? undefined : Number(row.rowid);
+      return row === undefined ? undefined : row.rowid;
     },
 
     /** Every row of a file name, whatever its folder (a report's PDF and its copies). */
@@ -78,7 +78,7 @@ export function createEcmFilesRepository(db: Db, options: EcmFilesOptions = {}) 
         .where('entity', '=', entity)
         .where('filename', '=', filename)
         .execute();
-      return rows.map((r) => ({ rowid: Number(r.rowid), filepath: r.filepath, filename: r.filename, label: r.label }));
+      return rows.map((r) => ({ rowid: r.rowid, filepath: r.filepath, filename: r.filename, label: r.label }));
     },
 
     /** Inserts the row with position = max(position) + 1 of the folder, as Dolibarr does. */

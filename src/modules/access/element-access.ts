@@ -99,7 +99,7 @@ export function createElementAccess(
       .where(where)
       .where(() => visible(type, user))
       .executeTakeFirst();
-    return row ? { id: Number(row.rowid), ref: row.ref, fk_soc: Number(row.fk_soc) } : undefined;
+    return row ? { id: row.rowid, ref: row.ref, fk_soc: row.fk_soc } : undefined;
   }
 
   return {

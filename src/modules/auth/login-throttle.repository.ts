@@ -74,9 +74,9 @@ export function createLoginThrottleRepository({ db, dialect }: Pick<DbHandle, 'd
           .executeTakeFirstOrThrow(),
       ]);
       return {
-        byPair: Number(byPair.n),
-        byLogin: Number(byLogin.n),
-        byAddress: Number(byAddress.n),
+        byPair: byPair.n,
+        byLogin: byLogin.n,
+        byAddress: byAddress.n,
         oldestByPair: num(byPair.oldest),
         oldestByAddress: num(byAddress.oldest),
         newestOtherByLogin: num(newest.newest),

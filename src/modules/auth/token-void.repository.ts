@@ -120,7 +120,7 @@ export function createTokenVoidRepository(db: Db): TokenVoidRepository {
             .select('issued_through')
             .where('fk_user', '=', userId)
             .executeTakeFirstOrThrow();
-          const iat = Number(row.issued_through);
+          const iat = row.issued_through;
           if (iat > now + ISSUE_AHEAD_SECONDS) throw new IssueTooFarAhead();
           return iat;
         });
@@ -153,7 +153,7 @@ export function createTokenVoidRepository(db: Db): TokenVoidRepository {
         .where('u.statut', '<>', 1)
         .where((eb) => eb.or([eb('v.rowid', 'is', null), eb('v.inactive', '=', 0)]))
         .execute();
-      const voided = deactivated.map((r) => Number(r.rowid));
+      const voided = deactivated.map((r) => r.rowid);
       // Rows recorded inactive meanwhile (a request saw the deactivation) are not written again.
       for (const id of voided) await voidUser(id, now, true, now, true);
       const active = await db
@@ -170,7 +170,7 @@ export function createTokenVoidRepository(db: Db): TokenVoidRepository {
           .where(
             'fk_user',
             'in',
-            active.map((r) => Number(r.fk_user)),
+            active.map((r) => r.fk_user),
           )
           .where('inactive', '=', 1)
           .execute();

@@ -49,7 +49,7 @@ export function createUserAdmin(handle: DbHandle, entity: number, timeZone = 'UT
       .orderBy('entity', 'desc')
       .executeTakeFirst();
     if (!row) throw new UserAdminError(`no user with login '${login}' in entity ${entity}`);
-    return Number(row.rowid);
+    return row.rowid;
   }
 
   async function userColumns(): Promise<Set<string>> {

@@ -74,22 +74,22 @@ export function createUserRepository(db: Db, options: { entity: number; userColu
 
   type Row = Awaited<ReturnType<ReturnType<typeof base>['executeTakeFirst']>>;
   const toRecord = (row: NonNullable<Row>): UserRecord => ({
-    id: Number(row.rowid),
-    entity: Number(row.entity),
+    id: row.rowid,
+    entity: row.entity,
     login: row.login,
     passCrypted: row.pass_crypted,
     passClear: row.pass,
-    admin: Number(row.admin) === 1,
-    active: Number(row.statut) === 1,
+    admin: row.admin === 1,
+    active: row.statut === 1,
     lastname: row.lastname,
     firstname: row.firstname,
     email: row.email,
-    fkSoc: row.fk_soc === null ? null : Number(row.fk_soc),
+    fkSoc: row.fk_soc === null ? null : row.fk_soc,
     validFrom: row.datestartvalidity,
     validUntil: row.dateendvalidity,
     sessionsValidAfter: row.flagdelsessionsbefore,
-    tokensVoidThrough: row.void_through === null || row.void_through === undefined ? null : Number(row.void_through),
-    tokensVoidedAt: row.voided_at === null || row.voided_at === undefined || Number(row.voided_at) === 0 ? null : Number(row.voided_at),
+    tokensVoidThrough: row.void_through === null || row.void_through === undefined ? null : row.void_through,
+    tokensVoidedAt: row.voided_at === null || row.voided_at === undefined || row.voided_at === 0 ? null : row.voided_at,
   });
 
   return {

@@ -38,7 +38,7 @@ export function createIdempotencyRepository(db: Db) {
       return row
         ? {
             scope: row.scope,
-            statusCode: row.status_code === null ? null : Number(row.status_code),
+            statusCode: row.status_code === null ? null : row.status_code,
             response: row.response,
             claimedAt: fromDbDateTime(row.datec) ?? 0,
             runId: row.run_id,

@@ -14,6 +14,9 @@
  * - Refused for good (wrong login, every recipient refused, too large, another 5xx): `failed` with
  *   the reason in words. Not reached, 4xx, mail not set up: `queued` again after a pause that
  *   doubles (RETRY_BASE_SECONDS … RETRY_MAX_SECONDS) until `expires_at`, then `failed`.
+ *
+ * One file, a little longer than most: the queue's lease, its sending and its retries share the
+ * job's row and its states.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -151,12 +154,12 @@ export function createMailQueue(deps: MailQueueDeps) {
         state: 'sending',
         lease_owner: RUN_ID,
         lease_until: toDbDateTime(new Date(now.getTime() + LEASE_SECONDS * 1000)),
-        attempts: Number(job.attempts) + 1,
+        attempts: job.attempts + 1,
         tms: toDbDateTime(now),
       })
-      .where('rowid', '=', Number(job.rowid))
+      .where('rowid', '=', job.rowid)
       .where('state', '=', job.state)
-      .where('attempts', '=', Number(job.attempts));
+      .where('attempts', '=', job.attempts);
     q = job.lease_owner === null ? q.where('lease_owner', 'is', null) : q.where('lease_owner', '=', job.lease_owner);
     const result = await q.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
@@ -190,7 +193,7 @@ export function createMailQueue(deps: MailQueueDeps) {
     const report = await db
       .selectFrom('bericht')
       .select(['ref', 'final_pdf_path', 'element_type', 'fk_element'])
-      .where('rowid', '=', Number(job.fk_bericht))
+      .where('rowid', '=', job.fk_bericht)
       .executeTakeFirst();
     const type =
       report?.element_type && SENT_BY_MAIL_TRIGGER[report.element_type]
@@ -201,7 +204,7 @@ export function createMailQueue(deps: MailQueueDeps) {
         ? await db
             .selectFrom(`${type} as o` as 'commande as o')
             .select('o.fk_soc')
-            .where('o.rowid', '=', Number(report.fk_element))
+            .where('o.rowid', '=', report.fk_element)
             .executeTakeFirst()
         : undefined;
     const socId = parent?.fk_soc ?? null;
@@ -215,7 +218,7 @@ export function createMailQueue(deps: MailQueueDeps) {
         .execute();
       for (const c of contacts) {
         for (const address of addressList(c.email ?? ''))
-          names.set(address.toLowerCase(), { name: [c.firstname, c.lastname].filter(Boolean).join(' '), contact: Number(c.rowid) });
+          names.set(address.toLowerCase(), { name: [c.firstname, c.lastname].filter(Boolean).join(' '), contact: c.rowid });
       }
       const soc = await db.selectFrom('societe').select(['nom', 'email']).where('rowid', '=', socId).executeTakeFirst();
       for (const address of addressList(soc?.email ?? ''))
@@ -251,7 +254,7 @@ export function createMailQueue(deps: MailQueueDeps) {
         reason: `Das PDF des Berichts fehlt im Dokumentenordner (${report.final_pdf_path})`,
       };
     const host = mailIdHost(deps.instanceId, idPrefix);
-    const trackId = trackIdOf(type ?? null, report.fk_element === null ? null : Number(report.fk_element));
+    const trackId = trackIdOf(type ?? null, report.fk_element === null ? null : report.fk_element);
     const messageId = messageIdOf(job, trackId, host);
     const forced = settings.forceSendTo;
     const transport = transportOf(settings.transport);
@@ -294,7 +297,7 @@ export function createMailQueue(deps: MailQueueDeps) {
 
   async function settle(job: MailRow, outcome: Outcome, sender?: string, errorsTo?: string): Promise<void> {
     const now = new Date();
-    const mine = (q: any) => q.where('rowid', '=', Number(job.rowid)).where('lease_owner', '=', RUN_ID);
+    const mine = (q: any) => q.where('rowid', '=', job.rowid).where('lease_owner', '=', RUN_ID);
     if (outcome.kind === 'sent') {
       await db.transaction().execute(async (trx) => {
         const eventId = await recordSentEvent(trx, job, outcome, sender ?? '', errorsTo ?? null, now);
@@ -314,7 +317,7 @@ export function createMailQueue(deps: MailQueueDeps) {
           }),
         ).execute();
       });
-      deps.logger.info({ mail: Number(job.rowid), report: Number(job.fk_bericht) }, 'report mail sent');
+      deps.logger.info({ mail: job.rowid, report: job.fk_bericht }, 'report mail sent');
       return;
     }
     const expired = (fromDbDateTime(job.expires_at) ?? 0) * 1000 <= now.getTime();
@@ -329,14 +332,14 @@ export function createMailQueue(deps: MailQueueDeps) {
         error_code: outcome.code,
         error: clip(reason),
         server_response: outcome.response ?? null,
-        next_attempt_at: toDbDateTime(new Date(now.getTime() + retryDelaySeconds(Number(job.attempts)) * 1000)),
+        next_attempt_at: toDbDateTime(new Date(now.getTime() + retryDelaySeconds(job.attempts) * 1000)),
         lease_owner: null,
         lease_until: null,
         tms: toDbDateTime(now),
       }),
     ).execute();
     deps.logger.warn(
-      { mail: Number(job.rowid), report: Number(job.fk_bericht), code: outcome.code, retry },
+      { mail: job.rowid, report: job.fk_bericht, code: outcome.code, retry },
       retry ? 'report mail not sent yet; tried again later' : 'report mail failed',
     );
   }
@@ -365,8 +368,8 @@ export function createMailQueue(deps: MailQueueDeps) {
       note: `${job.body}\n\nAngehängte Dateien: ${path.basename(report.final_pdf_path ?? `${report.ref}.pdf`)}`,
       socId,
       elementType: type,
-      elementId: Number(report.fk_element),
-      userId: Number(job.fk_user_author),
+      elementId: report.fk_element,
+      userId: job.fk_user_author,
       contactIds: contacts,
       mail: {
         msgid: outcome.messageId,
@@ -390,7 +393,7 @@ export function createMailQueue(deps: MailQueueDeps) {
       if (poller.stopped) break;
       if (!(await take(job))) continue;
       taken += 1;
-      const held = { ...job, attempts: Number(job.attempts) + 1 };
+      const held = { ...job, attempts: job.attempts + 1 };
       let outcome: Outcome;
       let sender: string | undefined;
       let errorsTo: string | undefined;
@@ -412,7 +415,7 @@ export function createMailQueue(deps: MailQueueDeps) {
           outcome = await attempt(held, read.settings, more.get('MAIN_INFO_SOCIETE_NOM'), more.get('MAIL_PREFIX_FOR_EMAIL_ID'));
         }
       } catch (error) {
-        deps.logger.error({ err: error, mail: Number(job.rowid) }, 'report mail attempt failed');
+        deps.logger.error({ err: error, mail: job.rowid }, 'report mail attempt failed');
         outcome = {
           kind: 'retry',
           code: 'MAIL_UNREACHABLE',
@@ -420,10 +423,7 @@ export function createMailQueue(deps: MailQueueDeps) {
         };
       }
       await settle(held, outcome, sender, errorsTo).catch((error: unknown) =>
-        deps.logger.error(
-          { err: error, mail: Number(job.rowid) },
-          'report mail state not written; the lease runs out and it is taken again',
-        ),
+        deps.logger.error({ err: error, mail: job.rowid }, 'report mail state not written; the lease runs out and it is taken again'),
       );
     }
     return taken;

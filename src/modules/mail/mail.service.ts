@@ -32,8 +32,8 @@ const split = (value: string | null) => (value ? value.split(/,\s*/).filter(Bool
 export function toMailJob(row: MailRow): MailJob {
   const state = row.state as MailJob['state'];
   return {
-    id: Number(row.rowid),
-    bericht_id: Number(row.fk_bericht),
+    id: row.rowid,
+    bericht_id: row.fk_bericht,
     state,
     to: split(row.mail_to),
     cc: split(row.mail_cc),
@@ -41,7 +41,7 @@ export function toMailJob(row: MailRow): MailJob {
     subject: row.subject,
     text: row.body,
     lang: row.lang ?? 'de',
-    attempts: Number(row.attempts),
+    attempts: row.attempts,
     next_attempt: state === 'queued' ? fromDbDateTime(row.next_attempt_at) : null,
     message_id: row.message_id,
     server_response: row.server_response,
@@ -49,7 +49,7 @@ export function toMailJob(row: MailRow): MailJob {
     error: row.error,
     created: fromDbDateTime(row.datec) ?? 0,
     sent: fromDbDateTime(row.date_sent),
-    fk_user_author: Number(row.fk_user_author),
+    fk_user_author: row.fk_user_author,
   };
 }
 
@@ -111,22 +111,22 @@ export function createMailService(deps: MailServiceDeps) {
 
   async function finalReport(user: AuthUser, id: number): Promise<ReportRow> {
     const report = await deps.visibleReport(user, id);
-    if (Number(report.is_template) === 1) throw new AppError('REPORT_NOT_FOUND');
-    if (Number(report.status) !== 1 || !report.final_pdf_path) throw new AppError('REPORT_NOT_FINAL');
+    if (report.is_template === 1) throw new AppError('REPORT_NOT_FOUND');
+    if (report.status !== 1 || !report.final_pdf_path) throw new AppError('REPORT_NOT_FINAL');
     return report;
   }
 
   /** What the mail of `report` says, with the values Dolibarr's substitutions take. */
   async function context(user: AuthUser, report: ReportRow, baseUrl: string) {
     const type = report.element_type as 'commande' | 'facture' | 'propal';
-    const parent = report.fk_element === null ? undefined : await deps.repo.parentWithCustomer(db, type, Number(report.fk_element));
+    const parent = report.fk_element === null ? undefined : await deps.repo.parentWithCustomer(db, type, report.fk_element);
     const language: PdfLanguage = pdfLanguageOf(parent?.default_lang);
     const [company, signature] = await Promise.all([
       consts.getMany(['MAIN_INFO_SOCIETE_NOM']),
       db
         .selectFrom('bericht_signature')
         .select('verify_code')
-        .where('fk_bericht', '=', Number(report.rowid))
+        .where('fk_bericht', '=', report.rowid)
         .orderBy('rowid', 'desc')
         .executeTakeFirst(),
     ]);
@@ -264,7 +264,7 @@ export function createMailService(deps: MailServiceDeps) {
     const row = await db.selectFrom('bericht_mail').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst();
     if (!row) throw new AppError('MAIL_NOT_FOUND');
     // Visible with its report: a mail of a report the caller may not see does not exist for them.
-    await deps.visibleReport(user, Number(row.fk_bericht)).catch((error: unknown) => {
+    await deps.visibleReport(user, row.fk_bericht).catch((error: unknown) => {
       throw error instanceof AppError && error.code === 'REPORT_NOT_FOUND' ? new AppError('MAIL_NOT_FOUND') : error;
     });
     return row;
@@ -279,7 +279,7 @@ export function createMailService(deps: MailServiceDeps) {
       return {
         bericht_id: reportId,
         configured: !!mail,
-        to: report.fk_element === null ? [] : await recipientsOf(type, Number(report.fk_element), parent),
+        to: report.fk_element === null ? [] : await recipientsOf(type, report.fk_element, parent),
         cc: distinct(await copiesOf(mail, user)),
         subject: text.subject,
         text: text.text,

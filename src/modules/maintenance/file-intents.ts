@@ -112,7 +112,7 @@ export async function settleFile(db: Db, dataRoot: string, runs: RunRegistry, fi
     .executeTakeFirst();
   if (intent) {
     if (intent.run_id === RUN_ID || (await runs.state(intent.run_id)) === 'alive') return false;
-    return settleIntent(db, dataRoot, { ...file, rowid: Number(intent.rowid) });
+    return settleIntent(db, dataRoot, { ...file, rowid: intent.rowid });
   }
   const found = await fileAndRow(db, dataRoot, file);
   return found.rowid !== undefined && found.exists;
@@ -137,8 +137,8 @@ export async function settleDeadIntents(
     if (!(await mayGo(row.run_id, (fromDbDateTime(row.datec) ?? 0) * 1000))) continue;
     if (
       await settleIntent(db, dataRoot, {
-        rowid: Number(row.rowid),
-        entity: Number(row.entity),
+        rowid: row.rowid,
+        entity: row.entity,
         filepath: row.filepath,
         filename: row.filename,
       })

@@ -85,7 +85,7 @@ export function createPageService(deps: PageServiceDeps) {
   /** The page and its report, when the caller sees the report; one answer for "missing" and "not yours". */
   async function visiblePage(user: AuthUser, pageId: number): Promise<{ page: PageRow; report: ReportRow }> {
     const page = await repo.getPage(db, pageId);
-    const report = page && (await repo.getById(db, Number(page.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
+    const report = page && (await repo.getById(db, page.fk_bericht, access.reportVisible(user, REPORT_ALIAS)));
     if (!page || !report) throw new AppError('PAGE_NOT_FOUND');
     return { page, report };
   }
@@ -94,17 +94,17 @@ export function createPageService(deps: PageServiceDeps) {
   async function reportOfFirstPage(user: AuthUser, order: number[]): Promise<number> {
     const first = order.length > 0 ? await repo.getPage(db, order[0]!) : undefined;
     // A page of a report the caller does not see answers as a missing one (no existence leak).
-    const seen = first && (await repo.getById(db, Number(first.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
+    const seen = first && (await repo.getById(db, first.fk_bericht, access.reportVisible(user, REPORT_ALIAS)));
     if (!first || !seen)
       throw new AppError('PAGE_ORDER_MISMATCH', { message: 'bericht_id erforderlich (oder eine bekannte Seite in order)' });
-    return Number(first.fk_bericht);
+    return first.fk_bericht;
   }
 
   function checkChangeable(report: { status: number; is_template: number }, user: AuthUser): void {
-    if (Number(report.is_template) === 1 && !hasAdminRight(user)) {
+    if (report.is_template === 1 && !hasAdminRight(user)) {
       throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
     }
-    if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
+    if (report.status !== 0) throw new AppError('REPORT_FINAL');
   }
 
   /** Locks the report for the transaction and checks again that its pages may change. */
@@ -123,11 +123,11 @@ export function createPageService(deps: PageServiceDeps) {
     if (name.includes('/') || name.includes('\\'))
       throw new AppError('FILE_PATH_INVALID', { message: 'source nennt eine Datei der Anhänge, ohne Ordner' });
     let relPath: string;
-    if (Number(report.is_template) === 1) {
+    if (report.is_template === 1) {
       relPath = `${WORK_AREA_DIR}/${reportFolder(config.dataRoot, config.entity, report.ref).name}/${name}`;
     } else {
       const type = report.element_type as ElementType | null;
-      const parent = type && report.fk_element !== null ? await access.getById(type, Number(report.fk_element), user) : undefined;
+      const parent = type && report.fk_element !== null ? await access.getById(type, report.fk_element, user) : undefined;
       if (!type || !parent)
         throw new AppError('FILE_NOT_FOUND', { message: 'Die Anhänge des Objekts dieses Berichts sind nicht (mehr) erreichbar' });
       relPath = sourcePathOf(type, parent.ref, name, config.dataRoot, config.entity);
@@ -162,7 +162,7 @@ export function createPageService(deps: PageServiceDeps) {
   }
 
   function checkNotSigned(pages: PageRow[], pageId: number): void {
-    const index = pages.findIndex((p) => Number(p.rowid) === pageId);
+    const index = pages.findIndex((p) => p.rowid === pageId);
     if (index >= 0 && index < signedCount(pages)) throw new AppError('PAGE_SIGNED', { details: { page_order: index + 1 } });
   }
 
@@ -237,19 +237,19 @@ export function createPageService(deps: PageServiceDeps) {
           message: 'Diese Seite ist keine Prüfliste',
           details: [{ field: 'query.id', message: 'not a checklist page' }],
         });
-      if (Number(report.is_template) === 1)
+      if (report.is_template === 1)
         throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht ausgefüllt; das geschieht im Bericht, der aus ihr entsteht' });
       await prepare?.(report);
       return db.transaction().execute(async (trx) => {
-        await lockChangeable(trx, Number(page.fk_bericht), user);
-        checkNotSigned(await repo.pages(trx, Number(page.fk_bericht)), pageId);
+        await lockChangeable(trx, page.fk_bericht, user);
+        checkNotSigned(await repo.pages(trx, page.fk_bericht), pageId);
         const current = await repo.getPage(trx, pageId);
         if (!current) throw new AppError('PAGE_NOT_FOUND');
         await repo.updatePage(trx, pageId, {
           checklist: writeItems(await change(readItems(current.checklist)), highestId(current.checklist)),
           fk_user_modif: user.id,
         });
-        await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
+        await repo.updateReport(trx, page.fk_bericht, { fk_user_modif: user.id });
         const changed = await pageAnswer(trx, pageId);
         await claim?.complete(200, changed, trx);
         return changed;
@@ -333,8 +333,8 @@ export function createPageService(deps: PageServiceDeps) {
         }
         checkChecklist(layout, body.checklist !== undefined, source, source2);
         const { unused, changed } = await db.transaction().execute(async (trx) => {
-          await lockChangeable(trx, Number(page.fk_bericht), user);
-          checkNotSigned(await repo.pages(trx, Number(page.fk_bericht)), pageId);
+          await lockChangeable(trx, page.fk_bericht, user);
+          checkNotSigned(await repo.pages(trx, page.fk_bericht), pageId);
           // The items as they are now (another answer may have come in since the page was read).
           const before = (await repo.getPage(trx, pageId))?.checklist;
           const items = body.checklist === undefined ? undefined : defineItems(readItems(before), body.checklist, highestId(before));
@@ -348,7 +348,7 @@ export function createPageService(deps: PageServiceDeps) {
             source_path_2: source2,
             fk_user_modif: user.id,
           });
-          await repo.updateReport(trx, Number(page.fk_bericht), { fk_user_modif: user.id });
+          await repo.updateReport(trx, page.fk_bericht, { fk_user_modif: user.id });
           const changed = await pageAnswer(trx, pageId);
           await claim?.complete(200, changed, trx);
           // An image of the work area that this page showed and no page shows any more goes.
@@ -428,7 +428,7 @@ export function createPageService(deps: PageServiceDeps) {
     async remove(user: AuthUser, pageId: number): Promise<{ id: number; fk_bericht: number; deleted: true; files_deleted: string[] }> {
       const { page, report } = await visiblePage(user, pageId);
       checkChangeable(report, user);
-      const reportId = Number(page.fk_bericht);
+      const reportId = page.fk_bericht;
       const candidates = await db.transaction().execute(async (trx) => {
         await lockChangeable(trx, reportId, user);
         const current = await repo.getPage(trx, pageId);
@@ -441,8 +441,7 @@ export function createPageService(deps: PageServiceDeps) {
           });
         await repo.deletePage(trx, pageId);
         const rest = await repo.pages(trx, reportId);
-        for (const [index, p] of rest.entries())
-          if (Number(p.page_order) !== index + 1) await repo.setPageOrder(trx, Number(p.rowid), index + 1);
+        for (const [index, p] of rest.entries()) if (p.page_order !== index + 1) await repo.setPageOrder(trx, p.rowid, index + 1);
         await repo.updateReport(trx, reportId, { fk_user_modif: user.id });
         return unusedWorkAreaFiles(trx, [current.source_path, current.source_path_2]);
       });
@@ -461,7 +460,7 @@ export function createPageService(deps: PageServiceDeps) {
         return db.transaction().execute(async (trx) => {
           await lockChangeable(trx, reportId, user);
           const pages = await repo.pages(trx, reportId);
-          const ids = new Set(pages.map((p) => Number(p.rowid)));
+          const ids = new Set(pages.map((p) => p.rowid));
           const duplicates = order.filter((id, i) => order.indexOf(id) !== i);
           const unknown = order.filter((id) => !ids.has(id));
           const missing = [...ids].filter((id) => !order.includes(id));
@@ -469,7 +468,7 @@ export function createPageService(deps: PageServiceDeps) {
             throw new AppError('PAGE_ORDER_MISMATCH', { details: { duplicates: [...new Set(duplicates)], unknown, missing } });
           }
           const signed = signedCount(pages);
-          if (pages.slice(0, signed + 1).some((p, index) => Number(p.rowid) !== order[index])) {
+          if (pages.slice(0, signed + 1).some((p, index) => p.rowid !== order[index])) {
             throw new AppError('PAGE_SIGNED', {
               message: 'Seiten vor einer Unterschrift und die Unterschrift selbst bleiben an ihrem Platz',
               details: { fixed: signed + 1 },

@@ -59,5 +59,5 @@ export async function copyEvidence(db: Db, entity: number, from: string, to: str
   const row = (await evidenceByPaths(db, entity, [from])).get(from);
   if (!row) return;
   const { rowid: _rowid, ...facts } = row;
-  await recordEvidence(db, { ...facts, entity, ...splitRelPath(to), size: Number(facts.size) });
+  await recordEvidence(db, { ...facts, entity, ...splitRelPath(to), size: facts.size });
 }

@@ -113,7 +113,7 @@ export function toEvidenceResponse(row: EvidenceFacts): PhotoEvidenceResponse {
   const device = row.device_taken_at ? parseDeviceTime(row.device_taken_at) : undefined;
   return {
     sha256: row.sha256,
-    size: Number(row.size),
+    size: row.size,
     received_at: fromDbDateTime(row.datec) ?? 0,
     exif_taken_at: row.exif_taken_at,
     exif_offset: row.exif_offset,
@@ -133,7 +133,7 @@ export function toEvidenceResponse(row: EvidenceFacts): PhotoEvidenceResponse {
 export function hashedEvidence(row: EvidenceFacts): Record<string, string | number | null> {
   return {
     sha256: row.sha256,
-    size: Number(row.size),
+    size: row.size,
     received_at: fromDbDateTime(row.datec),
     exif_taken_at: row.exif_taken_at,
     exif_offset: row.exif_offset,

@@ -67,7 +67,7 @@ export function imagesOf(pages: readonly PageRow[]): Array<Omit<EvidenceImage, '
 
 /** The user ids the history names (report creator, pages' creators and changers), for one look-up. */
 export function userIdsOf(report: ReportRow, pages: readonly PageRow[]): number[] {
-  const ids = [Number(report.fk_user_creat)];
+  const ids = [report.fk_user_creat];
   for (const page of pages)
     for (const id of [page.fk_user_creat, page.fk_user_modif]) if (id !== null && id !== undefined) ids.push(Number(id));
   return ids;
@@ -127,7 +127,7 @@ export function evidenceOf(facts: EvidenceFacts): EvidenceInput {
   const atoms: Atom[] = [{ kind: 'created', at: fromDbDateTime(report.datec) ?? finalizedAt, by: idOf(report.fk_user_creat) }];
   pages.forEach((page, index) => {
     const position = index + 1;
-    const record = page.layout === 'signature' ? facts.signatures.get(Number(page.rowid)) : undefined;
+    const record = page.layout === 'signature' ? facts.signatures.get(page.rowid) : undefined;
     if (record) {
       atoms.push({ kind: 'signed', at: fromDbDateTime(record.row.datec) ?? fromDbDateTime(page.datec) ?? finalizedAt, position, record });
       return;
@@ -151,7 +151,7 @@ export function evidenceOf(facts: EvidenceFacts): EvidenceInput {
           kind: 'created',
           at: when(atom.at),
           by: nameOf(atom.by),
-          version: Number(report.version),
+          version: report.version,
           versionOf: facts.versionOf,
         });
         break;
@@ -185,7 +185,7 @@ export function evidenceOf(facts: EvidenceFacts): EvidenceInput {
             ? metadata.device_time_plausible
             : row.device_time_plausible === null || row.device_time_plausible === undefined
               ? null
-              : Number(row.device_time_plausible) === 1;
+              : row.device_time_plausible === 1;
         const lat = finite(metadata.gps_lat);
         const lon = finite(metadata.gps_lon);
         const user = metadata.user as { name?: unknown } | undefined;
@@ -211,7 +211,7 @@ export function evidenceOf(facts: EvidenceFacts): EvidenceInput {
 
   const signatures: EvidenceSignature[] = [];
   pages.forEach((page, index) => {
-    const record = page.layout === 'signature' ? facts.signatures.get(Number(page.rowid)) : undefined;
+    const record = page.layout === 'signature' ? facts.signatures.get(page.rowid) : undefined;
     if (!record) return;
     const { metadata } = record;
     const covered = finite(metadata.page_count_at_signing);
@@ -230,7 +230,7 @@ export function evidenceOf(facts: EvidenceFacts): EvidenceInput {
     sha256: facts.digests.get(relPath) ?? null,
   }));
   return {
-    report: { ref: report.ref, title: report.title, version: Number(report.version) },
+    report: { ref: report.ref, title: report.title, version: report.version },
     file: facts.file,
     sealedBy: facts.company,
     events,

@@ -71,8 +71,8 @@ export function createFinalize(deps: FinalizeDeps) {
   /** `from.ip`: where the request came from, kept with Dolibarr's event. */
   return async function finalize(user: AuthUser, id: number, from: { ip?: string } = {}): Promise<ReportDetail> {
     const report = await deps.visibleReport(user, id);
-    if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht abgeschlossen' });
-    if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
+    if (report.is_template === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht abgeschlossen' });
+    if (report.status !== 0) throw new AppError('REPORT_FINAL');
     const pages = await repo.pages(handle.db, id);
     if (pages.length === 0) throw new AppError('REPORT_EMPTY');
     const missing = await deps.inputs.missingSources(pages);
@@ -120,7 +120,7 @@ export function createFinalize(deps: FinalizeDeps) {
       await handle.db.transaction().execute(async (trx) => {
         const locked = await repo.lockById(trx, id);
         if (!locked) throw new AppError('REPORT_NOT_FOUND');
-        if (Number(locked.status) !== 0) throw new AppError('REPORT_FINAL');
+        if (locked.status !== 0) throw new AppError('REPORT_FINAL');
         // The time on site locked before anything is read: on MariaDB the first plain read fixes the
         // transaction's snapshot, which must come after a correction that was still at work.
         await deps.times.lock(trx, report);
@@ -169,7 +169,7 @@ export function createFinalize(deps: FinalizeDeps) {
             note: [`Bericht ${report.ref} „${report.title}“ abgeschlossen`, `Seiten: ${pages.length}`, `PDF: ${filename}`].join('\n'),
             socId: parent?.fk_soc ?? null,
             elementType: report.element_type,
-            elementId: Number(report.fk_element),
+            elementId: report.fk_element,
             userId: user.id,
             ip: from.ip ?? null,
             timeZone: config.timeZone,

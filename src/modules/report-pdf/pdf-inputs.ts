@@ -4,6 +4,9 @@
  * LibreOffice is missing or fails), the images at print size, their digests and capture facts, the
  * signatures' facts and the evidence sheet. Photos are scaled to print size once and kept in
  * `bericht/temp/print/`, so a second render does not decode 12-megapixel originals again.
+ *
+ * One file, a little longer than most: every input of one render is read here, so that the
+ * render reads each file and row once.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -118,7 +121,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
   /** The report's order (or other object) with its customer; undefined for a report of none. */
   function parentOf(report: ReportRow): Promise<Parent> {
     return report.element_type && report.fk_element !== null
-      ? repo.parentWithCustomer(handle.db, report.element_type as ElementType, Number(report.fk_element))
+      ? repo.parentWithCustomer(handle.db, report.element_type as ElementType, report.fk_element)
       : Promise.resolve(undefined);
   }
 
@@ -137,7 +140,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
       kind: 'builtin',
       title: report.title,
       lines: [
-        `${words.report} ${report.ref}${Number(report.version) > 1 ? ` (${words.version(Number(report.version))})` : ''}`,
+        `${words.report} ${report.ref}${report.version > 1 ? ` (${words.version(report.version)})` : ''}`,
         values.object_ref
           ? `${words.order} ${values.object_ref}${values.object_ref_customer ? ` (${words.customerOrder} ${values.object_ref_customer})` : ''}`
           : '',
@@ -232,7 +235,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
     company: string | null,
     language: PdfLanguage,
   ): Promise<EvidenceInput> {
-    const parentId = report.fk_bericht_parent === null ? null : Number(report.fk_bericht_parent);
+    const parentId = report.fk_bericht_parent === null ? null : report.fk_bericht_parent;
     const [userNames, linked] = await Promise.all([
       repo.userNames(handle.db, userIdsOf(report, pages)),
       parentId === null ? Promise.resolve([]) : repo.linked(handle.db, [parentId]),
@@ -242,7 +245,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
       pages,
       signatures: records,
       userNames,
-      versionOf: linked.find((r) => Number(r.rowid) === parentId)?.ref ?? null,
+      versionOf: linked.find((r) => r.rowid === parentId)?.ref ?? null,
       finalized: { at: made.at, by: user.name, ip: made.ip },
       preview: made.preview,
       digests,
@@ -256,7 +259,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
 
   /** The intervals of time on site a report shows (`scope`: times.scopeFor the caller), read on `conn`. */
   async function intervalsOf(scope: ReportRow, conn = handle.db): Promise<TimeInterval[]> {
-    return deps.times.ofReport(conn, scope, await repo.lineage(conn, Number(scope.rowid)));
+    return deps.times.ofReport(conn, scope, await repo.lineage(conn, scope.rowid));
   }
 
   /** Pages whose images are gone: finalizing refuses them rather than printing a placeholder. */
@@ -270,7 +273,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
         try {
           await resolveKept(dataRoot, entity, relPath, kept);
         } catch {
-          missing.push({ page: Number(page.page_order), source: relPath });
+          missing.push({ page: page.page_order, source: relPath });
         }
       }
     }
@@ -367,17 +370,17 @@ export function createPdfInputs(deps: PdfInputsDeps) {
     const [{ facts, records }, materials] = await Promise.all([
       signatureFacts(pages, language),
       report.element_type && report.fk_element !== null
-        ? repo.materialsOf(handle.db, entity, report.element_type, Number(report.fk_element))
+        ? repo.materialsOf(handle.db, entity, report.element_type, report.fk_element)
         : Promise.resolve([]),
     ]);
     const photoNumbers = numberPhotos(pages);
     const bodyPages = pages.map((page, index): PdfPage => {
-      const drawn = pdfPage(page, images[index]![0], images[index]![1], facts.get(Number(page.rowid)), photoNumbers);
+      const drawn = pdfPage(page, images[index]![0], images[index]![1], facts.get(page.rowid), photoNumbers);
       if (drawn.kind === 'photo') drawn.capture = captures[index]![0];
       if (drawn.kind === 'before_after') drawn.captures = captures[index]!;
       return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
     });
-    const signatures = pages.map((p) => facts.get(Number(p.rowid))).filter((f): f is SignatureFacts => f !== undefined);
+    const signatures = pages.map((p) => facts.get(p.rowid)).filter((f): f is SignatureFacts => f !== undefined);
     const summary = summaryOf(
       report,
       values,

@@ -106,7 +106,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
     /** The final PDF's real path; FILE_NOT_FOUND when the report is a draft or the file is gone. */
     async finalFile(user: AuthUser, id: number): Promise<{ path: string; filename: string } | undefined> {
       const report = await deps.visibleReport(user, id);
-      if (Number(report.status) === 0 || !report.final_pdf_path) return undefined;
+      if (report.status === 0 || !report.final_pdf_path) return undefined;
       return { path: await resolveSource(dataRoot, entity, report.final_pdf_path), filename: path.basename(report.final_pdf_path) };
     },
 

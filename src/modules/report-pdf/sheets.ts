@@ -137,8 +137,7 @@ export function toSignatureFacts(
     signer: row.signer_name,
     receivedAt: shown(received) ?? '',
     signedAtDevice: device !== null && received !== null && Math.abs(device - received) > 60 ? shown(device) : null,
-    devicePlausible:
-      row.device_time_plausible === null || row.device_time_plausible === undefined ? null : Number(row.device_time_plausible) === 1,
+    devicePlausible: row.device_time_plausible === null || row.device_time_plausible === undefined ? null : row.device_time_plausible === 1,
     pagesCovered: typeof metadata.page_count_at_signing === 'number' ? metadata.page_count_at_signing : null,
     hash: typeof metadata.hash === 'string' ? metadata.hash : null,
     verifyUrl: where.publicUrl && metadata.verify_code ? verifyUrl(where.publicUrl, metadata.verify_code) : null,
@@ -153,7 +152,7 @@ export function pdfPage(
   facts: SignatureFacts | undefined,
   photoNumbers: Map<string, number>,
 ): PdfPage {
-  const rotation = (Number(page.rotation) % 360) as 0 | 90 | 180 | 270;
+  const rotation = (page.rotation % 360) as 0 | 90 | 180 | 270;
   switch (page.layout) {
     case 'checklist':
       return { kind: 'checklist', title: page.title, note: page.note, items: checklistLines(page, photoNumbers) };
@@ -232,7 +231,7 @@ export function summaryOf(
   const facts = [
     { label: words.order, value: values.object_ref },
     { label: words.customerOrder, value: values.object_ref_customer },
-    { label: words.report, value: Number(report.version) > 1 ? `${report.ref}, ${words.version(Number(report.version))}` : report.ref },
+    { label: words.report, value: report.version > 1 ? `${report.ref}, ${words.version(report.version)}` : report.ref },
     {
       label: words.date,
       value: formatWhen(fromDbDateTime(report.datec) ?? Math.floor(Date.now() / 1000), timeZone, language, false),

@@ -32,10 +32,10 @@ export interface ReportSettingsServiceDeps {
 
 /** A template changes only for a template manager; a final report not at all. */
 function checkChangeable(report: { status: number; is_template: number }, user: AuthUser): void {
-  if (Number(report.is_template) === 1 && !hasAdminRight(user)) {
+  if (report.is_template === 1 && !hasAdminRight(user)) {
     throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
   }
-  if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
+  if (report.status !== 0) throw new AppError('REPORT_FINAL');
 }
 
 export function createReportSettingsService(deps: ReportSettingsServiceDeps) {

@@ -60,12 +60,12 @@ export function toPageResponse(
     return found ? toEvidenceResponse(found) : null;
   };
   return {
-    id: Number(row.rowid),
-    fk_bericht: Number(row.fk_bericht),
-    page_order: Number(row.page_order),
+    id: row.rowid,
+    fk_bericht: row.fk_bericht,
+    page_order: row.page_order,
     title: row.title,
     note: row.note,
-    rotation: Number(row.rotation),
+    rotation: row.rotation,
     layout: row.layout,
     source_path: row.source_path,
     source_path_2: row.source_path_2,
@@ -97,7 +97,7 @@ export function pageEvidenceOf(
 export function signatureFactsOf(repo: ReportRepository, conn: Db, pages: PageRow[]): Promise<Map<number, SignatureFactsRow>> {
   return repo.signatureFacts(
     conn,
-    pages.filter((p) => p.layout === 'signature').map((p) => Number(p.rowid)),
+    pages.filter((p) => p.layout === 'signature').map((p) => p.rowid),
   );
 }
 
@@ -154,33 +154,33 @@ export async function withPageSignatures<T>(repo: ReportRepository, conn: Db, an
 
 export function toReportItem(row: ReportRow): ReportListItem {
   return {
-    id: Number(row.rowid),
+    id: row.rowid,
     ref: row.ref,
     title: row.title,
     element_type: row.element_type,
-    fk_element: row.fk_element === null ? null : Number(row.fk_element),
+    fk_element: row.fk_element === null ? null : row.fk_element,
     parent_ref: row.parent_ref ?? null,
     format: row.format,
     orientation: row.orientation,
     odt_template: row.odt_template,
     status: reportStatus(row.status),
-    version: Number(row.version),
-    fk_bericht_parent: row.fk_bericht_parent === null ? null : Number(row.fk_bericht_parent),
-    is_template: Number(row.is_template) === 1,
+    version: row.version,
+    fk_bericht_parent: row.fk_bericht_parent === null ? null : row.fk_bericht_parent,
+    is_template: row.is_template === 1,
     template_label: row.template_label,
     final_pdf_path: row.final_pdf_path,
     photos_per_sheet: photosPerSheetOf(row),
-    fk_user_creat: Number(row.fk_user_creat),
+    fk_user_creat: row.fk_user_creat,
     page_count: Number(row.page_count ?? 0),
     datec: fromDbDateTime(row.datec),
     tms: fromDbDateTime(row.tms),
-    pdf_url: `/api/pdf.php?id=${Number(row.rowid)}`,
+    pdf_url: `/api/pdf.php?id=${row.rowid}`,
   };
 }
 
 export function toTemplateItem(row: ReportRow): TemplateItem {
   return {
-    id: Number(row.rowid),
+    id: row.rowid,
     ref: row.ref,
     template_label: row.template_label,
     title: row.title,
@@ -189,7 +189,7 @@ export function toTemplateItem(row: ReportRow): TemplateItem {
     odt_template: row.odt_template,
     photos_per_sheet: photosPerSheetOf(row),
     page_count: Number(row.page_count ?? 0),
-    fk_user_creat: Number(row.fk_user_creat),
+    fk_user_creat: row.fk_user_creat,
     datec: fromDbDateTime(row.datec),
   };
 }

@@ -114,8 +114,8 @@ export function createReportRepository(dialect: Dialect) {
           ids.map((r) => r.rowid),
         )
         .execute();
-      const byId = new Map(rows.map((r) => [Number(r.rowid), r]));
-      return { rows: ids.map((r) => byId.get(Number(r.rowid))!).filter(Boolean), total };
+      const byId = new Map(rows.map((r) => [r.rowid, r]));
+      return { rows: ids.map((r) => byId.get(r.rowid)!).filter(Boolean), total };
     },
 
     getById(db: Db, id: number, visible: Expression<SqlBool>): Promise<ReportRow | undefined> {
@@ -143,7 +143,7 @@ export function createReportRepository(dialect: Dialect) {
         .select(['fk_page', 'signer_name', 'datec', 'signed_at_device', 'signed_at_device_zone', 'device_time_plausible', 'metadata_path'])
         .where('fk_page', 'in', pageIds)
         .execute();
-      return new Map(rows.map((r) => [Number(r.fk_page), r]));
+      return new Map(rows.map((r) => [r.fk_page, r]));
     },
 
     /** Dolibarr users' names (first and last name, else the login) by id, for the ids given that exist. */
@@ -153,7 +153,7 @@ export function createReportRepository(dialect: Dialect) {
       const rows = await db.selectFrom('user').select(['rowid', 'login', 'firstname', 'lastname']).where('rowid', 'in', wanted).execute();
       return new Map(
         rows.map((r) => [
-          Number(r.rowid),
+          r.rowid,
           [r.firstname, r.lastname]
             .map((s) => (s ?? '').trim())
             .filter(Boolean)
@@ -175,7 +175,7 @@ export function createReportRepository(dialect: Dialect) {
         .where('b.rowid', 'in', ids)
         .where(() => visible)
         .execute();
-      return rows.map((r) => Number(r.rowid));
+      return rows.map((r) => r.rowid);
     },
 
     /** Pages of reports other than `reportId` that show a file under `dirPrefix` (`bericht/<name>/`). */

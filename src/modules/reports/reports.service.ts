@@ -111,7 +111,7 @@ export function createReportService(deps: ReportServiceDeps) {
 
   async function visibleTemplate(user: AuthUser, id: number): Promise<ReportRow> {
     const row = await repo.getById(db, id, access.reportVisible(user, REPORT_ALIAS));
-    if (!row || Number(row.is_template) !== 1) throw new AppError('TEMPLATE_NOT_FOUND');
+    if (!row || row.is_template !== 1) throw new AppError('TEMPLATE_NOT_FOUND');
     return row;
   }
 
@@ -145,19 +145,19 @@ export function createReportService(deps: ReportServiceDeps) {
         }
       };
       for (const row of rows) {
-        seen.set(Number(row.rowid), row);
-        enqueue(Number(row.rowid));
-        if (row.fk_bericht_parent !== null) enqueue(Number(row.fk_bericht_parent));
+        seen.set(row.rowid, row);
+        enqueue(row.rowid);
+        if (row.fk_bericht_parent !== null) enqueue(row.fk_bericht_parent);
       }
       frontier = next;
     }
     const visible = user ? new Set(await repo.visibleIds(conn, [...seen.keys()], access.reportVisible(user, REPORT_ALIAS))) : undefined;
     return [...seen.values()]
-      .filter((r) => !visible || visible.has(Number(r.rowid)))
+      .filter((r) => !visible || visible.has(r.rowid))
       .map((r) => ({
-        id: Number(r.rowid),
+        id: r.rowid,
         ref: r.ref,
-        version: Number(r.version),
+        version: r.version,
         status: reportStatus(r.status),
         datec: fromDbDateTime(r.datec),
       }))
@@ -165,13 +165,13 @@ export function createReportService(deps: ReportServiceDeps) {
   }
 
   async function detail(user: AuthUser, row: ReportRow, conn: Db = db): Promise<ReportDetail> {
-    const pages = await repo.pages(conn, Number(row.rowid));
+    const pages = await repo.pages(conn, row.rowid);
     const signatures = await signatureFactsOf(repo, conn, pages);
     const evidence = await pageEvidenceOf(conn, entity, pages);
     return {
       ...toReportItem(row),
-      pages: pages.map((p) => toPageResponse(p, signatures.get(Number(p.rowid)), evidence)),
-      versions: await versionsOf(Number(row.rowid), conn, user),
+      pages: pages.map((p) => toPageResponse(p, signatures.get(p.rowid), evidence)),
+      versions: await versionsOf(row.rowid, conn, user),
     };
   }
 
@@ -260,7 +260,7 @@ export function createReportService(deps: ReportServiceDeps) {
               page_order: ++order,
               title: page.title,
               note: page.note,
-              rotation: Number(page.rotation),
+              rotation: page.rotation,
               layout: page.layout,
               source_path: await copy(page.source_path),
               source_path_2: await copy(page.source_path_2),
@@ -359,7 +359,7 @@ export function createReportService(deps: ReportServiceDeps) {
               is_template: 0,
               template_label: null,
             },
-            pages: template ? await repo.pages(db, Number(template.rowid)) : [],
+            pages: template ? await repo.pages(db, template.rowid) : [],
             copyAttachments: false,
             clearChecks: true,
           },
@@ -375,7 +375,7 @@ export function createReportService(deps: ReportServiceDeps) {
      */
     async newVersion(user: AuthUser, id: number): Promise<ReportDetail> {
       const source = await visibleReport(user, id);
-      if (Number(source.is_template) === 1) throw new AppError('CONFLICT', { message: 'Von einer Vorlage gibt es keine Versionen' });
+      if (source.is_template === 1) throw new AppError('CONFLICT', { message: 'Von einer Vorlage gibt es keine Versionen' });
       const sourcePages = await repo.pages(db, id);
       return insertReport(user, {
         fields: {
@@ -386,7 +386,7 @@ export function createReportService(deps: ReportServiceDeps) {
           orientation: source.orientation,
           odt_template: source.odt_template,
           photos_per_sheet: photosPerSheetOf(source),
-          version: Number(source.version) + 1, // counted again under the lock
+          version: source.version + 1, // counted again under the lock
           fk_bericht_parent: id,
           is_template: 0,
           template_label: null,
@@ -407,13 +407,13 @@ export function createReportService(deps: ReportServiceDeps) {
      */
     async remove(user: AuthUser, id: number): Promise<{ id: number; ref: string; deleted: true }> {
       const row = await visibleReport(user, id);
-      if (Number(row.is_template) === 1 && !hasAdminRight(user))
+      if (row.is_template === 1 && !hasAdminRight(user))
         throw new AppError('AUTH_RIGHT_MISSING', { message: 'Vorlagen verwalten nur Administratoren', details: { right: 'admin' } });
       const folder = reportFolder(dataRoot, entity, row.ref);
       // The final PDF's copy in the object's documents (report-pdf/finalize.ts) goes too.
       const parent =
         row.final_pdf_path && row.element_type && row.fk_element !== null
-          ? await repo.parentWithCustomer(db, row.element_type as ElementType, Number(row.fk_element))
+          ? await repo.parentWithCustomer(db, row.element_type as ElementType, row.fk_element)
           : undefined;
       const copy = parent
         ? { folder: objectFolder(dataRoot, entity, row.element_type as ElementType, parent.ref), name: path.basename(row.final_pdf_path!) }
@@ -421,7 +421,7 @@ export function createReportService(deps: ReportServiceDeps) {
       await db.transaction().execute(async (trx) => {
         const locked = await repo.lockById(trx, id);
         if (!locked) throw new AppError('REPORT_NOT_FOUND');
-        if (Number(locked.status) !== 0 && !hasAdminRight(user)) {
+        if (locked.status !== 0 && !hasAdminRight(user)) {
           throw new AppError('AUTH_RIGHT_MISSING', {
             message: 'Einen abgeschlossenen Bericht dürfen nur Administratoren löschen',
             details: { right: 'admin' },
@@ -433,7 +433,7 @@ export function createReportService(deps: ReportServiceDeps) {
             message: 'Seiten anderer Berichte zeigen Bilder dieses Berichts; er kann nicht gelöscht werden',
           });
         }
-        await repo.relinkChildren(trx, id, locked.fk_bericht_parent === null ? null : Number(locked.fk_bericht_parent));
+        await repo.relinkChildren(trx, id, locked.fk_bericht_parent === null ? null : locked.fk_bericht_parent);
         // The index rows of the report's files, and the evidence of its photos.
         const ecm = createEcmFilesRepository(trx);
         await ecm.remove(entity, folder.filepath);
@@ -479,7 +479,7 @@ export function createReportService(deps: ReportServiceDeps) {
           is_template: 1,
           template_label: body.template_label,
         },
-        pages: source ? (await repo.pages(db, Number(source.rowid))).filter((p) => p.layout !== 'signature') : [],
+        pages: source ? (await repo.pages(db, source.rowid)).filter((p) => p.layout !== 'signature') : [],
         copyAttachments: true,
         clearChecks: true,
       });

@@ -120,10 +120,10 @@ export function createPdfCheck(deps: PdfCheckDeps) {
       ).map((r) => r.signer_name);
     type SealRecord = NonNullable<typeof byFile>;
     const reportOf = async (r: SealRecord) => ({
-      id: Number(r.fk_bericht),
+      id: r.fk_bericht,
       ref: r.ref,
-      version: Number(r.version),
-      signers: await signersOf(Number(r.fk_bericht)),
+      version: r.version,
+      signers: await signersOf(r.fk_bericht),
     });
     const stampOf = (s: FoundSignature | undefined) =>
       s?.timestamp?.valid && s.timestamp.info
@@ -160,13 +160,13 @@ export function createPdfCheck(deps: PdfCheckDeps) {
           : undefined;
         return {
           verdict: 'altered',
-          report: byId ? { ref: byId.ref, version: Number(byId.version) } : undefined,
+          report: byId ? { ref: byId.ref, version: byId.version } : undefined,
           why: first.problem === 'digest_mismatch' ? 'content_changed' : 'signature_broken',
         };
       }
       // Whatever came after the seal would have to be the time stamp this instance added, and then the file is one it recorded (above): a change.
       if (!first.coversWholeFile)
-        return { verdict: 'altered', report: record ? { ref: record.ref, version: Number(record.version) } : undefined, why: 'appended' };
+        return { verdict: 'altered', report: record ? { ref: record.ref, version: record.version } : undefined, why: 'appended' };
       return {
         verdict: 'unaltered',
         report: record ? await reportOf(record) : undefined,
@@ -179,7 +179,7 @@ export function createPdfCheck(deps: PdfCheckDeps) {
     const byId = id
       ? await db.selectFrom('bericht_seal').selectAll().where('entity', '=', entity).where('pdf_id', '=', id).executeTakeFirst()
       : undefined;
-    if (byId) return { verdict: 'altered', report: { ref: byId.ref, version: Number(byId.version) }, why: 'signature_broken' };
+    if (byId) return { verdict: 'altered', report: { ref: byId.ref, version: byId.version }, why: 'signature_broken' };
     const other = signatures.find((s) => s.certificate);
     return { verdict: 'not_ours', signer: other?.certificate ? commonNameOf(other.certificate) : undefined };
   }

@@ -83,12 +83,12 @@ export function createTimestampQueue(deps: TimestampQueueDeps) {
       .set({
         lease_owner: RUN_ID,
         lease_until: toDbDateTime(new Date(now.getTime() + LEASE_SECONDS * 1000)),
-        attempts: Number(row.attempts) + 1,
+        attempts: row.attempts + 1,
         tms: toDbDateTime(now),
       })
-      .where('rowid', '=', Number(row.rowid))
+      .where('rowid', '=', row.rowid)
       .where('timestamp', '=', 'pending')
-      .where('attempts', '=', Number(row.attempts));
+      .where('attempts', '=', row.attempts);
     q = row.lease_owner === null ? q.where('lease_owner', 'is', null) : q.where('lease_owner', '=', row.lease_owner);
     return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
   }
@@ -98,9 +98,9 @@ export function createTimestampQueue(deps: TimestampQueueDeps) {
     const report = await conn
       .selectFrom('bericht')
       .select(['final_pdf_path', 'status'])
-      .where('rowid', '=', Number(row.fk_bericht))
+      .where('rowid', '=', row.fk_bericht)
       .executeTakeFirst();
-    if (!report?.final_pdf_path || Number(report.status) === 0) return undefined;
+    if (!report?.final_pdf_path || report.status === 0) return undefined;
     const filename = path.posix.basename(report.final_pdf_path);
     const rows = await createEcmFilesRepository(conn).named(entity, filename);
     const root = entityRoot(deps.dataRoot, entity);
@@ -124,14 +124,12 @@ export function createTimestampQueue(deps: TimestampQueueDeps) {
         ...(set.error !== undefined ? { error: set.error?.slice(0, 1000) ?? null } : {}),
         ...(set.stamped_sha256 ? { stamped_sha256: set.stamped_sha256, stamped_at: set.stamped_at } : {}),
         // `row.attempts` counts the attempt just made: 30 s after the first, then 1 min, 2 min …
-        ...(set.retry
-          ? { next_attempt_at: toDbDateTime(new Date(now.getTime() + timestampRetrySeconds(Number(row.attempts)) * 1000)) }
-          : {}),
+        ...(set.retry ? { next_attempt_at: toDbDateTime(new Date(now.getTime() + timestampRetrySeconds(row.attempts) * 1000)) } : {}),
         lease_owner: null,
         lease_until: null,
         tms: toDbDateTime(now),
       })
-      .where('rowid', '=', Number(row.rowid))
+      .where('rowid', '=', row.rowid)
       .where('lease_owner', '=', RUN_ID)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
@@ -178,7 +176,7 @@ export function createTimestampQueue(deps: TimestampQueueDeps) {
       // The record first: the check takes the sealed file and the time-stamped one alike, so a
       // process killed before the renames below leaves a true record and the sealed files.
       await db.transaction().execute(async (trx) => {
-        if (!(await repo.lockById(trx, Number(row.fk_bericht)))) throw new Error('the report was deleted meanwhile');
+        if (!(await repo.lockById(trx, row.fk_bericht))) throw new Error('the report was deleted meanwhile');
         const still = await filesOf(row, trx);
         if (!still || still.main !== files.main) throw new Error('the report changed meanwhile');
         for (const t of targets) await createEcmFilesRepository(trx).setChecksum(t.rowid, md5);
@@ -203,7 +201,7 @@ export function createTimestampQueue(deps: TimestampQueueDeps) {
       if (poller.stopped) break;
       if (!(await take(row))) continue;
       taken++;
-      const held = { ...row, attempts: Number(row.attempts) + 1, lease_owner: RUN_ID };
+      const held = { ...row, attempts: row.attempts + 1, lease_owner: RUN_ID };
       try {
         await stamp(held);
       } catch (error) {

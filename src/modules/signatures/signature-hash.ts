@@ -101,7 +101,7 @@ export async function pagesCanonical(
       layout: page.layout,
       title: page.title,
       note: page.note,
-      rotation: Number(page.rotation),
+      rotation: page.rotation,
       image: first,
       image_2: second,
       ...(page.layout === 'checklist' ? { checklist: await hashedItems(readItems(page.checklist), async (p) => (await image(p))!) } : {}),

@@ -60,8 +60,8 @@ export function createSignatureVerifier(deps: {
   }
 
   async function verifyPage(page: PageRow, reportRef: string): Promise<VerifyResult> {
-    const reportId = Number(page.fk_bericht);
-    const base = { page_id: Number(page.rowid), report_id: reportId, report_ref: reportRef };
+    const reportId = page.fk_bericht;
+    const base = { page_id: page.rowid, report_id: reportId, report_ref: reportRef };
     const fail = (reason: VerifyReason, checks: VerifyResult['checks'], metadata: SignatureMetadata | null): VerifyResult => ({
       verified: false,
       reason,
@@ -91,7 +91,7 @@ export function createSignatureVerifier(deps: {
     const pages = await repo.pages(db, reportId);
     const before = pages.slice(
       0,
-      pages.findIndex((p) => Number(p.rowid) === Number(page.rowid)),
+      pages.findIndex((p) => p.rowid === page.rowid),
     );
     if (before.length !== metadata.page_count_at_signing)
       return fail('page_count_changed', { metadata: true, seal: true, ...notReached, page_count: false }, metadata);
@@ -127,19 +127,19 @@ export function createSignatureVerifier(deps: {
         .where('entity', '=', entity)
         .executeTakeFirst();
       if (!report) return undefined;
-      const reportId = Number(report.rowid);
+      const reportId = report.rowid;
       const pages = (await repo.pages(db, reportId)).filter((p) => p.layout === 'signature');
       const results: VerifyResult[] = [];
       for (const page of pages) results.push(await verifyPage(page, report.ref));
       // A signature the database records whose page is gone or is no signature page any more fails too.
       const rows = await db.selectFrom('bericht_signature').select(['fk_page']).where('fk_bericht', '=', reportId).execute();
       for (const row of rows) {
-        if (pages.some((p) => Number(p.rowid) === Number(row.fk_page))) continue;
+        if (pages.some((p) => p.rowid === row.fk_page)) continue;
         results.push({
           verified: false,
           reason: 'page_count_changed',
           message: 'Eine Unterschriftsseite fehlt oder ist keine mehr',
-          page_id: Number(row.fk_page),
+          page_id: row.fk_page,
           report_id: reportId,
           report_ref: report.ref,
           checks: { metadata: false, seal: null, page_count: false, hash: null, image: null, strokes: null },

@@ -31,6 +31,9 @@
  * (reports/kept-copies.ts); the check reads such a copy when the original is gone.
  *
  * Verifying: signature-verifier.ts; what a signature holds and answers: signatures.model.ts.
+ *
+ * One file, a little longer than most: signing is one transaction story (claim, files, hash, page,
+ * row, answer) read top to bottom.
  */
 import { localTime } from '../../dolibarr/time.js';
 import { createHash, randomBytes } from 'node:crypto';
@@ -174,7 +177,7 @@ export function createSignatureService(deps: {
     /** Verifies the signature page `pageId` of a report the caller sees. */
     async verify(user: AuthUser, pageId: number): Promise<VerifyResult> {
       const page = await repo.getPage(db, pageId);
-      const report = page && (await repo.getById(db, Number(page.fk_bericht), access.reportVisible(user, REPORT_ALIAS)));
+      const report = page && (await repo.getById(db, page.fk_bericht, access.reportVisible(user, REPORT_ALIAS)));
       if (!page || !report || page.layout !== 'signature')
         throw new AppError('PAGE_NOT_FOUND', { message: 'Unterschriftsseite nicht gefunden' });
       return limit(() => verifyPage(page, report.ref));
@@ -195,8 +198,8 @@ export function createSignatureService(deps: {
         .where('entity', '=', entity)
         .executeTakeFirst();
       if (!row) return undefined;
-      const page = await repo.getPage(db, Number(row.fk_page));
-      const report = await db.selectFrom('bericht').select(['ref']).where('rowid', '=', Number(row.fk_bericht)).executeTakeFirst();
+      const page = await repo.getPage(db, row.fk_page);
+      const report = await db.selectFrom('bericht').select(['ref']).where('rowid', '=', row.fk_bericht).executeTakeFirst();
       const unverified = (message: string): PublicCheck => ({
         report_ref: report?.ref ?? '',
         signer_name: row.signer_name,
@@ -205,7 +208,7 @@ export function createSignatureService(deps: {
         verified: false,
         message,
       });
-      if (!page || !report || page.layout !== 'signature' || Number(page.fk_bericht) !== Number(row.fk_bericht))
+      if (!page || !report || page.layout !== 'signature' || page.fk_bericht !== row.fk_bericht)
         return unverified('Die Unterschriftsseite fehlt oder wurde verändert');
       const result = await publicLimit(() => verifyPage(page, report.ref), signal);
       if (result.metadata && result.metadata.verify_code !== code) return unverified('Der Prüfcode gehört nicht zu dieser Unterschrift');
@@ -232,8 +235,8 @@ export function createSignatureService(deps: {
   ): Promise<SignedPageResponse> {
     const report = await repo.getById(db, reportId, access.reportVisible(user, REPORT_ALIAS));
     if (!report) throw new AppError('REPORT_NOT_FOUND');
-    if (Number(report.is_template) === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht unterschrieben' });
-    if (Number(report.status) !== 0) throw new AppError('REPORT_FINAL');
+    if (report.is_template === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht unterschrieben' });
+    if (report.status !== 0) throw new AppError('REPORT_FINAL');
     await checkPng(input.png);
     const pages = await repo.pages(db, reportId);
     if (pages.length >= MAX_REPORT_PAGES) throw new AppError('REPORT_TOO_MANY_PAGES', { details: { max: MAX_REPORT_PAGES } });
@@ -291,7 +294,7 @@ export function createSignatureService(deps: {
     // The phone's time beside the server's when they are more than a minute apart (else one time, as without it).
     const shown = deviceTimeShown(device);
     const serverWhen = localTime(now, config.timeZone, { seconds: true });
-    const parent = await parentInfo(report.element_type, report.fk_element === null ? null : Number(report.fk_element));
+    const parent = await parentInfo(report.element_type, report.fk_element === null ? null : report.fk_element);
     const confirmation = input.confirmation?.trim() || DEFAULT_CONFIRMATION;
     const gps = input.gpsLat !== undefined && input.gpsLon !== undefined ? `${input.gpsLat.toFixed(6)}, ${input.gpsLon.toFixed(6)}` : null;
     const link = verifyUrl(input.baseUrl, code);
@@ -369,7 +372,7 @@ export function createSignatureService(deps: {
       const answer = await db.transaction().execute(async (trx) => {
         const locked = await repo.lockById(trx, reportId);
         if (!locked) throw new AppError('REPORT_NOT_FOUND');
-        if (Number(locked.status) !== 0) throw new AppError('REPORT_FINAL');
+        if (locked.status !== 0) throw new AppError('REPORT_FINAL');
         const current = await repo.pages(trx, reportId);
         if (JSON.stringify(current) !== JSON.stringify(pages))
           throw new AppError('CONFLICT', { message: 'Der Bericht wurde während der Unterschrift geändert; bitte erneut unterschreiben' });

@@ -7,6 +7,9 @@
  * Each change runs in one transaction that locks the caller's intervals at the object (PostgreSQL,
  * MariaDB; SQLite's write lock is whole), so two taps at once never open two intervals, and with an
  * Idempotency-Key the answer is stored in it: a repeat from the offline queue gets the first answer.
+ *
+ * One file, a little longer than most: the rules of an interval (taps, additions, corrections, what a
+ * report takes) share the checks written once at its top.
  */
 import type { RunRegistry } from '../../adapters/runs.js';
 import type { Dialect } from '../../config.js';
@@ -67,12 +70,12 @@ export function toInterval(row: TimeRow): TimeInterval {
     .trim();
   const corrections = readCorrections(row.corrections);
   return {
-    id: Number(row.rowid),
+    id: row.rowid,
     element_type: row.element_type,
-    fk_element: Number(row.fk_element),
-    fk_user: Number(row.fk_user),
+    fk_element: row.fk_element,
+    fk_user: row.fk_user,
     user_name: name || row.login || `#${row.fk_user}`,
-    fk_bericht: row.fk_bericht === null ? null : Number(row.fk_bericht),
+    fk_bericht: row.fk_bericht === null ? null : row.fk_bericht,
     arrival,
     departure,
     seconds: departure === null ? null : departure - arrival,
@@ -183,11 +186,11 @@ export function createTimeService(deps: {
   function checkOverlap(rows: TimeRow[], arrival: number, departure: number | null, except?: number): void {
     const end = departure ?? Number.POSITIVE_INFINITY;
     for (const row of rows) {
-      if (Number(row.rowid) === except) continue;
+      if (row.rowid === except) continue;
       const a = fromDbDateTime(row.arrival) ?? 0;
       const d = fromDbDateTime(row.departure) ?? Number.POSITIVE_INFINITY;
       if (arrival < d && a < end)
-        throw new AppError('TIME_OVERLAP', { details: { id: Number(row.rowid), arrival: a, departure: Number.isFinite(d) ? d : null } });
+        throw new AppError('TIME_OVERLAP', { details: { id: row.rowid, arrival: a, departure: Number.isFinite(d) ? d : null } });
     }
   }
 
@@ -233,10 +236,10 @@ export function createTimeService(deps: {
     if (!report.element_type || report.fk_element === null) return [];
     const rows = (await select(conn)
       .where('t.element_type', '=', report.element_type)
-      .where('t.fk_element', '=', Number(report.fk_element))
+      .where('t.fk_element', '=', report.fk_element)
       .where((eb) => {
         const taken = lineage.length > 0 ? [eb('t.fk_bericht', 'in', lineage)] : [];
-        const pending = Number(report.status) === 0 ? [eb.and([eb('t.fk_bericht', 'is', null), eb('t.departure', 'is not', null)])] : [];
+        const pending = report.status === 0 ? [eb.and([eb('t.fk_bericht', 'is', null), eb('t.departure', 'is not', null)])] : [];
         return eb.or([...taken, ...pending]);
       })
       .orderBy('t.arrival')
@@ -255,8 +258,7 @@ export function createTimeService(deps: {
     report: R,
   ): Promise<R> {
     const type = report.element_type as ElementType | null;
-    const seesObject =
-      type !== null && report.fk_element !== null && (await access.getById(type, Number(report.fk_element), user)) !== undefined;
+    const seesObject = type !== null && report.fk_element !== null && (await access.getById(type, report.fk_element, user)) !== undefined;
     return seesObject ? report : { ...report, status: 1 };
   }
 
@@ -286,7 +288,7 @@ export function createTimeService(deps: {
       user: Caller,
       report: { rowid: number; element_type: string | null; fk_element: number | null; status: number },
     ): Promise<TimeInterval[]> {
-      return ofReport(db, await scopeFor(user, report), await deps.lineage(db, Number(report.rowid)));
+      return ofReport(db, await scopeFor(user, report), await deps.lineage(db, report.rowid));
     },
 
     /** Locks the intervals at the report's object for the rest of the transaction (finalize; PostgreSQL, MariaDB). */
@@ -297,7 +299,7 @@ export function createTimeService(deps: {
         .select('rowid')
         .where('entity', '=', entity)
         .where('element_type', '=', report.element_type)
-        .where('fk_element', '=', Number(report.fk_element))
+        .where('fk_element', '=', report.fk_element)
         .forUpdate()
         .execute();
     },
@@ -323,7 +325,7 @@ export function createTimeService(deps: {
         db.transaction().execute(async (trx) => {
           const rows = await mine(trx, user, body.element_type, body.fk_element);
           const open = rows.find((r) => r.departure === null);
-          if (open) throw new AppError('TIME_ALREADY_OPEN', { details: { id: Number(open.rowid), arrival: fromDbDateTime(open.arrival) } });
+          if (open) throw new AppError('TIME_ALREADY_OPEN', { details: { id: open.rowid, arrival: fromDbDateTime(open.arrival) } });
           checkOverlap(rows, at, null);
           const interval = await read(
             trx,
@@ -348,9 +350,9 @@ export function createTimeService(deps: {
           await trx
             .updateTable('bericht_time')
             .set({ departure: toDbDateTime(at), departure_tapped: toDbDateTime(at), fk_user_modif: user.id, tms: toDbDateTime() })
-            .where('rowid', '=', Number(open.rowid))
+            .where('rowid', '=', open.rowid)
             .execute();
-          const interval = await read(trx, Number(open.rowid));
+          const interval = await read(trx, open.rowid);
           await claim?.complete(200, interval, trx);
           return interval;
         }),
@@ -389,18 +391,18 @@ export function createTimeService(deps: {
       const visible =
         row &&
         (ELEMENT_TYPE_VALUES as readonly string[]).includes(row.element_type) &&
-        (await access.getById(row.element_type as ElementType, Number(row.fk_element), user));
-      if (!row || !visible || (Number(row.fk_user) !== user.id && !hasAdminRight(user))) throw new AppError('TIME_NOT_FOUND');
+        (await access.getById(row.element_type as ElementType, row.fk_element, user));
+      if (!row || !visible || (row.fk_user !== user.id && !hasAdminRight(user))) throw new AppError('TIME_NOT_FOUND');
       // Only the times sent: an interval recorded long ago keeps its other time.
       checkNotTooOld(body.arrival, 'body.arrival');
       checkNotTooOld(body.departure, 'body.departure');
       return idempotent({ db, runs }, { entity, userId: user.id, key, scope: `time:update:${id}` }, (claim) =>
         db.transaction().execute(async (trx) => {
-          const owner = { id: Number(row.fk_user) } as Caller;
-          const rows = await mine(trx, owner, row.element_type, Number(row.fk_element));
-          const current = rows.find((r) => Number(r.rowid) === id);
+          const owner = { id: row.fk_user } as Caller;
+          const rows = await mine(trx, owner, row.element_type, row.fk_element);
+          const current = rows.find((r) => r.rowid === id);
           if (!current) throw new AppError('TIME_NOT_FOUND');
-          if (current.fk_bericht !== null) throw new AppError('TIME_REPORTED', { details: { fk_bericht: Number(current.fk_bericht) } });
+          if (current.fk_bericht !== null) throw new AppError('TIME_REPORTED', { details: { fk_bericht: current.fk_bericht } });
           const before = { arrival: fromDbDateTime(current.arrival), departure: fromDbDateTime(current.departure) };
           const arrival = body.arrival ?? before.arrival ?? 0;
           const departure = body.departure ?? before.departure;

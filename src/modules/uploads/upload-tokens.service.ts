@@ -67,13 +67,13 @@ export function createUploadTokenService(deps: {
    * a link made in that second ends with it).
    */
   async function makerOf(row: Pick<Row, 'fk_user_creat' | 'fk_element' | 'datec'>, lookup = currentUser): Promise<AuthUser | undefined> {
-    const maker = await lookup(Number(row.fk_user_creat));
+    const maker = await lookup(row.fk_user_creat);
     if (!maker?.perms.read || !maker.perms.write) return undefined;
     const made = fromDbDateTime(row.datec as string | null);
     // Against the clock's second of the void, not the iats it covers (which may be a few seconds
     // ahead): a link made after the void lives.
     if (maker.voidedAt !== null && (made === null || made <= maker.voidedAt)) return undefined;
-    return (await access.getById('commande', Number(row.fk_element), maker)) ? maker : undefined;
+    return (await access.getById('commande', row.fk_element, maker)) ? maker : undefined;
   }
 
   return {
@@ -129,14 +129,14 @@ export function createUploadTokenService(deps: {
       const order = await db
         .selectFrom('commande')
         .select(['rowid', 'ref', 'fk_soc'])
-        .where('rowid', '=', Number(row.fk_element))
+        .where('rowid', '=', row.fk_element)
         .where('entity', '=', entity)
         .executeTakeFirst();
       if (!order || row.element_type !== 'commande') throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
       if (!(await makerOf(row))) throw new AppError('UPLOAD_TOKEN_REVOKED');
       return {
-        order: { id: Number(order.rowid), ref: order.ref, fk_soc: Number(order.fk_soc) },
-        userId: Number(row.fk_user_creat),
+        order: { id: order.rowid, ref: order.ref, fk_soc: order.fk_soc },
+        userId: row.fk_user_creat,
         expires,
       };
     },
@@ -169,7 +169,7 @@ export function createUploadTokenService(deps: {
         const maker = await makerOf(row, lookup);
         if (!maker) continue;
         live.push({
-          id: Number(row.rowid),
+          id: row.rowid,
           created: fromDbDateTime(row.datec as string | null) ?? 0,
           expires,
           created_by: { id: maker.id, name: maker.name },
@@ -190,7 +190,7 @@ export function createUploadTokenService(deps: {
         .where('entity', '=', entity)
         .executeTakeFirst();
       // Unknown and not visible answer alike: which link ids exist is not told.
-      if (!row || row.element_type !== 'commande' || !(await access.getById('commande', Number(row.fk_element), user)))
+      if (!row || row.element_type !== 'commande' || !(await access.getById('commande', row.fk_element, user)))
         throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
       await db.deleteFrom('bericht_upload_token').where('rowid', '=', id).where('entity', '=', entity).execute();
     },
