@@ -7,13 +7,13 @@
  * (a finalize, a burst of print copies): one pause of a few tens of milliseconds, after the
  * answers, once per burst.
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /** Time after the last heavy work before the collection. @default 2000 ms */
 export const COLLECT_AFTER_MS = 2000;
 
-type Collect = () => void;
+type Collect = (options?: { type?: 'major' | 'minor' }) => void;
 
 /** The collection function; null when the runtime gives none. */
 let collect: Collect | null | undefined;
@@ -49,4 +49,33 @@ export function collectWhenQuiet(afterMs = COLLECT_AFTER_MS): void {
     }, afterMs);
     timer.unref();
   }
+}
+
+/**
+ * Outside memory (buffers of decoded pixels, encodings, uploads' chunks) allowed to pile up before a
+ * collection gives it back. @default 24 MiB
+ */
+export const EXTERNAL_SLACK_BYTES = 24 * 1024 * 1024;
+
+/** The outside memory after the last collection this module ran. */
+let externalAfterCollection = 0;
+
+/**
+ * A photo's buffers just became garbage: when the outside memory grew by more than
+ * EXTERNAL_SLACK_BYTES since the last collection run here, collect now: the young generation
+ * first, and everything when that was not enough. V8 collects by itself only once 64 MB of it has piled up, and an outbox draining
+ * photos back to back piles up that much in about a second; held until then, it was the service's
+ * peak memory.
+ */
+export function collectIfBuffersPiled(): void {
+  if (collect === null) return;
+  if (getHeapStatistics().external_memory - externalAfterCollection <= EXTERNAL_SLACK_BYTES) return;
+  try {
+    // Most of it died young: a scavenge (about a millisecond) frees it; what outlived that takes a full one.
+    collector()({ type: 'minor' });
+    if (getHeapStatistics().external_memory - externalAfterCollection > EXTERNAL_SLACK_BYTES) collector()();
+  } catch {
+    collect = null;
+  }
+  externalAfterCollection = getHeapStatistics().external_memory;
 }

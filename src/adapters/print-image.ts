@@ -23,7 +23,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { AppError } from '../errors.js';
 import { writeFileAtomic } from './file-store.js';
-import { collectWhenQuiet } from './heap.js';
+import { collectIfBuffersPiled, collectWhenQuiet } from './heap.js';
 import {
   MAX_INPUT_PIXELS,
   THUMBNAIL_SIZES,
@@ -166,6 +166,9 @@ export async function preparePhoto(file: string, cacheDir: string, box: ImageBox
   const copy = copyNeeded
     ? (async () => {
         const decoded = await decode;
+        // Decoded at the copy's size already, without alpha (a phone's JPEG): nothing to scale or flatten.
+        if (decoded.info.width === size.width && decoded.info.height === size.height && decoded.info.channels === 3)
+          return writeCopy(decoded, target);
         const pixels = await sharp(decoded.data, {
           raw: { width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels },
         })
@@ -388,6 +391,7 @@ export function createPrintQueue(
       made += 1;
       void run.then(() => {
         running.delete(run);
+        collectIfBuffersPiled();
         next();
       });
     }

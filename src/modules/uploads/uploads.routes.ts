@@ -29,6 +29,7 @@ import { RowId } from '../common/common.schemas.js';
 import { publicBaseUrl } from '../common/public-url.js';
 import { contentSecurityPolicy, messagePage, uploadPage } from './upload-page.js';
 import type { UploadTokenService } from './upload-tokens.service.js';
+import { collectIfBuffersPiled } from '../../adapters/heap.js';
 
 /** A form field that is no proper text field: 400 naming it. */
 const fieldRefused = (name: string, why: string) =>
@@ -101,6 +102,7 @@ export async function uploadsRoutes(
    * own copy made when it is added (work-area.ts, prepareAhead).
    */
   function madeAhead(attached: AttachedUpload): void {
+    collectIfBuffersPiled(); // the upload's chunks
     void rememberSha256(attached.file, attached.sha256).catch(() => undefined);
     // A JPEG's thumbnails come from the same decode; its upload is settled when they are written.
     const settle = attached.settle;
