@@ -124,9 +124,17 @@ export function multipart(name: string, data: Buffer, type: string): { body: Buf
   return { body: Buffer.concat([head, data, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
+/** Pieces of an upload sent at an uplink's speed (atUplinkSpeed). */
+const UPLINK_PIECE = 64 * 1024;
+
+/** When atUplinkSpeed sends the last piece of `bytes`, in ms from its start. */
+export function uplinkMs(bytes: number, mbit: number): number {
+  return ((Math.max(0, Math.ceil(bytes / UPLINK_PIECE) - 1) * UPLINK_PIECE * 8) / (mbit * 1e6)) * 1000;
+}
+
 /** `data` as a stream sent at `mbit` Mbit/s, in 64 kB pieces, as a phone's radio sends it. */
 export function atUplinkSpeed(data: Buffer, mbit: number): ReadableStream<Uint8Array> {
-  const piece = 64 * 1024;
+  const piece = UPLINK_PIECE;
   const started = performance.now();
   let sent = 0;
   return new ReadableStream({
