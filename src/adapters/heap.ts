@@ -13,7 +13,7 @@ import { runInNewContext } from 'node:vm';
 /** Time after the last heavy work before the collection. @default 2000 ms */
 export const COLLECT_AFTER_MS = 2000;
 
-type Collect = (options?: { type?: 'major' | 'minor' }) => void;
+type Collect = () => void;
 
 /** The collection function; null when the runtime gives none. */
 let collect: Collect | null | undefined;
