@@ -9,8 +9,7 @@
  *   allocators ignore both.
  * - V8's young generation: Node 24 lets each of its two semi-spaces grow to 64 MB under the
  *   garbage of uploads and PDFs (Node 20: 16 MB), which on the outbox drain of `npm run bench`
- *   held the server's peak 50-75 MB higher; `--max-semi-space-size=8` keeps it at half Node 20's
- *   size, which started the server 15 MB lower again at the same speed.
+ *   held the server's peak 50-75 MB higher; `--max-semi-space-size=16` keeps Node 20's size.
  * A value set in the environment or in Node's options wins over each.
  *
  * `fieldreport serve` (bin/fieldreport.js) starts itself again in place with these settings
@@ -22,7 +21,7 @@ import os from 'node:os';
 export const SERVER_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 
 /** Node's options for a server process, each left out where the process's own options set it. */
-export const SERVER_NODE_OPTIONS = ['--max-semi-space-size=8'] as const;
+export const SERVER_NODE_OPTIONS = ['--max-semi-space-size=16'] as const;
 
 /** Set in the environment of a process started again by restartWithServerSettings, so it is not started a third time. */
 export const RESTARTED_ENV = 'FIELDREPORT_SERVER_SETTINGS';
