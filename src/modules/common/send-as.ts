@@ -10,7 +10,8 @@
  * a list of 50: 300 validations an answer). So the answer is serialized by an equivalent schema
  * in which such a field is `type: [X's type, 'null']`, which the serializer tells apart with
  * `typeof` and `=== null`: the same JSON for every value either schema accepts, and a TypeError
- * (500) for a value neither accepts, as before.
+ * (500) for a value neither accepts, as before. That rule (nullableAsTypeList) is the whole app's
+ * serializer compiler (app.ts), so every answer is written so, not only these.
  */
 import type { FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
@@ -54,11 +55,13 @@ export function nullableAsTypeList(schema: unknown): unknown {
   return out;
 }
 
-/** The serialization schema of each schema sent, made once: Fastify keeps its compiled serializer by the schema object. */
-const forWriting = new WeakMap<object, Record<string, unknown>>();
-
+/**
+ * Sends `answer` written by `schema` (the app's serializer compiler, app.ts, folds its nullable
+ * fields; Fastify keeps the compiled serializer by the schema object).
+ */
 export function sendAs<T>(reply: FastifyReply, schema: TSchema, answer: T): FastifyReply {
-  let writing = forWriting.get(schema);
-  if (!writing) forWriting.set(schema, (writing = nullableAsTypeList(schema) as Record<string, unknown>));
-  return reply.type('application/json; charset=utf-8').serializer(reply.compileSerializationSchema(writing, '200')).send(answer);
+  return reply
+    .type('application/json; charset=utf-8')
+    .serializer(reply.compileSerializationSchema(schema as Record<string, unknown>, '200'))
+    .send(answer);
 }
