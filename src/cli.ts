@@ -191,10 +191,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return await withDb(config, async (handle) => {
           const ref = sub;
           if (!ref) throw new UserAdminError('verify: REPORT_REF missing (see --help)');
-          const [{ createReportRepository }, { loadSigningKey }, { createSignatureVerifier }] = await Promise.all([
+          const [{ createReportRepository }, { loadSigningKey }, { createSignatureVerifier }, { notCoveredInWords }] = await Promise.all([
             import('./modules/reports/reports.repository.js'),
             import('./modules/signatures/signing-key.js'),
             import('./modules/signatures/signature-verifier.js'),
+            import('./modules/signatures/signoff.js'),
           ]);
           const verifier = createSignatureVerifier({
             handle,
@@ -212,6 +213,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
             const who = r.metadata ? `${r.metadata.signer_name}, ${r.metadata.server_time}` : 'no metadata';
             const page = r.metadata ? `page ${r.metadata.page_count_at_signing + 1}` : `page id ${r.page_id}`;
             process.stdout.write(`${ref} ${page} (${who}): ${r.verified ? 'valid' : `NOT VALID: ${r.reason} (${r.message})`}\n`);
+            // A sign-off's visit: what changed since and the signature does not cover (not a fault of the signature).
+            const changed = notCoveredInWords(r.not_covered);
+            if (r.metadata?.signoff) process.stdout.write(`  covers: pages, work, times and material as shown at signing\n`);
+            if (changed) process.stdout.write(`  not covered (changed since): ${changed}\n`);
           }
           return results.every((r) => r.verified) ? 0 : 1;
         });

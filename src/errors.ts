@@ -49,6 +49,7 @@ export const errorCatalogue = {
   PAGE_ORDER_MISMATCH: { status: 400, message: 'Die Reihenfolge muss genau die Seiten des Berichts nennen, jede einmal' },
   SIGNATURE_TOO_LARGE: { status: 413, message: 'Das Unterschriftsbild ist zu groß' },
   STROKES_TOO_LARGE: { status: 413, message: 'Die Strichaufzeichnung der Unterschrift (strokes) ist zu groß' },
+  SIGNOFF_TOO_LARGE: { status: 413, message: 'Die Abnahme zur Unterschrift (signoff) ist zu groß' },
   PAGE_SIGNED: { status: 409, message: 'Diese Seite ist durch eine Unterschrift gedeckt und kann nicht mehr geändert werden' },
   SIGNATURE_BUSY: { status: 503, message: 'Es werden gerade zu viele Unterschriften geprüft, bitte gleich erneut versuchen' },
   UPLOAD_TOKEN_NOT_FOUND: { status: 404, message: 'Diesen Upload-Link gibt es nicht' },

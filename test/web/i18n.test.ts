@@ -27,6 +27,7 @@ const DYNAMIC: Record<string, string[]> = {
   'order.status.': ['-1', '0', '1', '2', '3'],
   'reports.status.': ['draft', 'final'],
   'signature.reason.': ['metadata_missing', 'key_unknown', 'seal_broken', 'page_count_changed', 'content_changed'],
+  'signoff.missing.': ['open_items', 'no_departure', 'no_signature', 'pages_after_signature'],
   'unit.': ['Stk', 'm', 'm²', 'kg', 'l', 'h', 'Pkt'],
 };
 

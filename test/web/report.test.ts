@@ -272,6 +272,9 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
 
     // The customer signs.
     await page.getByRole('button', { name: 'Unterschrift' }).click();
+    // First what the customer confirms, then the pad: the template's checklist is not answered, which needs a reason.
+    await page.getByLabel(/Prüfpunkte? (ist|sind) nicht geprüft/).fill('Prüfung folgt beim nächsten Termin');
+    await page.getByRole('button', { name: 'Bestätigen und unterschreiben' }).click();
     await page.getByLabel('Name der unterschreibenden Person').fill(SIGNER);
     const pad = page.locator('canvas');
     await pad.waitFor();
@@ -490,6 +493,11 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await page.getByLabel('Notiz').waitFor();
     await assertAccessible(page, 'page editor (dark)');
     await page.goto(`/app/#/report/${created.id}/sign`);
+    await page.getByRole('heading', { name: 'Material' }).waitFor();
+    await assertAccessible(page, 'sign-off (dark)');
+    await screenshot(page, 'report-signoff-dark');
+    for (const reason of await page.locator('input[id^="reason-"]').all()) await reason.fill('Folgt beim nächsten Termin');
+    await page.getByRole('button', { name: 'Bestätigen und unterschreiben' }).click();
     await page.getByLabel('Name der unterschreibenden Person').waitFor();
     await assertAccessible(page, 'signature (dark)');
     await page.goto(`/app/#/report/${created.id}/pdf`);

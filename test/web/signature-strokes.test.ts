@@ -156,6 +156,7 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
     const { page, context, errors } = await phone(world);
     await logIn(page);
     await page.goto(`/app/#/report/${made.id}/sign`);
+    await page.getByRole('button', { name: 'Bestätigen und unterschreiben' }).click();
     await page.getByLabel('Name der unterschreibenden Person').fill('Paula Pen');
     await page.locator('canvas').scrollIntoViewIfNeeded();
     await page.waitForTimeout(500);
@@ -353,6 +354,7 @@ describe('app: the signature keeps every pen sample [sqlite]', { skip }, () => {
     const { page, context, errors } = await phone(world);
     await logIn(page);
     await page.goto(`/app/#/report/${made.id}/sign`);
+    await page.getByRole('button', { name: 'Bestätigen und unterschreiben' }).click();
     await page.getByLabel('Name der unterschreibenden Person').fill('Fritz Voll');
     await page.locator('canvas').scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);

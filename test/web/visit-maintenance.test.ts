@@ -3,12 +3,17 @@
  * demo, in Chromium at a phone's viewport with touch, against the real service on SQLite:
  * offline from arrival to signature, the technician arrives, fills the demo's checklist (the gas
  * boiler's service: OK by taps, measured values with a decimal comma, one value above its limit,
- * one defect with a note whose photo is marked up with an arrow, "alle übrigen OK"), leaves, and
- * the customer signs; back online every change arrives exactly once (one idempotency row per
+ * one defect with a note whose photo is marked up with an arrow, "alle übrigen OK"), records the
+ * material used, and the customer reads the sign-off (the work, the time on site, the material,
+ * the defects) and signs while the technician is still on site (the missing departure explained);
+ * then the departure. Back online every change arrives exactly once (one idempotency row per
  * outbox record, one marked photo in the order's folder, one photo page for it, one signature, one
- * interval with the phone's tap times); the report is finalized in the app, and the PDF's text
- * holds the defects first, every item with its result and value, and the time on site with its
- * total. The checks read the API, the database and the documents folder, not the app's words.
+ * interval with the phone's tap times); the signature's hash covers the sign-off (form 4, its
+ * metadata holds what was shown) and the check says the departure came after it; a material line
+ * changed after signing shows as not covered on the public check page and in the PDF. The report
+ * is finalized in the app, and the PDF's text holds the defects first, every item with its result
+ * and value, and the time on site with its total. The checks read the API, the database and the
+ * documents folder, not the app's words.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -21,12 +26,14 @@ import { objectFolder } from '../../src/dolibarr/documents.js';
 import { readItems } from '../../src/modules/pages/checklist.js';
 import {
   apiToken,
+  assertAccessible,
   finger,
   outboxRecords,
   goOffline,
   goOnline,
   logIn,
   phone,
+  screenshot,
   skipReason,
   startWorld,
   type AppWorld,
@@ -46,6 +53,12 @@ const VALUES: Array<[label: string, typed: string, stored: number]> = [
   ['Abgasverlust', '11,4', 11.4],
 ];
 const SIGNER = 'Berta Sonnenschein';
+/** Material used, as typed on the phone (a decimal comma). */
+const MATERIALS: Array<[label: string, typed: string, qty: number]> = [
+  ['Dichtung Brenner', '1', 1],
+  ['Kupferrohr 15 mm', '2,5', 2.5],
+];
+const NO_DEPARTURE = 'Kunde muss los; Abfahrt nach der Unterschrift';
 
 interface Item {
   label: string;
@@ -61,6 +74,17 @@ interface PageRow {
   title: string | null;
   source_path: string | null;
   checklist: Item[] | null;
+}
+interface Verification {
+  verified: boolean;
+  // biome-ignore lint/suspicious/noExplicitAny: the sealed metadata, read field by field.
+  metadata: any;
+  not_covered: {
+    materials_added: unknown[];
+    materials_removed: unknown[];
+    times_added: unknown[];
+    times_removed: unknown[];
+  };
 }
 interface Report {
   id: number;
@@ -187,14 +211,51 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     await page.getByRole('dialog', { name: 'Alle übrigen Punkte OK?' }).getByRole('button', { name: 'OK setzen' }).click();
     await page.getByText(/13 von 13 geprüft, 1 Mangel/).waitFor();
 
-    // An hour later by the phone: leaving, then the customer signs, still without signal.
+    // The material used, on the order, still without signal (beside the lines the order had).
+    const before = (
+      await api<{ items: Array<{ label: string; qty: number; unit: string | null; note: string | null }> }>(
+        `/api/materials.php?element_type=commande&fk_element=${orderId}`,
+      )
+    ).items;
     await page.getByRole('button', { name: 'Zum Bericht' }).click();
     await page.getByRole('link', { name: new RegExp(`Auftrag ${order.ref}`) }).click();
-    const leftAt = new Date(arrivedAt.getTime() + 3600_000);
-    await page.clock.setSystemTime(leftAt);
-    await page.getByRole('button', { name: 'Abfahrt' }).click();
-    await page.getByRole('button', { name: 'Angekommen' }).waitFor();
+    await page.getByRole('button', { name: 'Material hinzufügen' }).click();
+    for (const [label, typed] of MATERIALS) {
+      await page.getByLabel('Bezeichnung').fill(label);
+      await page.getByLabel('Menge').fill(typed);
+      await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
+      await page.getByRole('button', { name: `${label} nicht senden` }).waitFor();
+    }
+
+    // Fifty minutes in, still on site: the customer reads the sign-off and signs, without signal.
+    const signedAt = new Date(arrivedAt.getTime() + 50 * 60_000);
+    await page.clock.setSystemTime(signedAt);
     await page.goto(`/app/#/report/${draft.id}/sign`);
+    const main = page.locator('main');
+    await page.getByRole('heading', { name: 'Arbeiten laut Auftrag' }).waitFor();
+    const work = (await api<{ note_public: string }>(`/api/orders.php?id=${orderId}`)).note_public.trim();
+    await main.getByText(work).first().waitFor();
+    await main.getByText('vor Ort', { exact: true }).waitFor();
+    // The order's lines as the service had them, then the two typed offline.
+    for (const line of before) await main.locator('li').filter({ hasText: line.label }).first().waitFor();
+    for (const [label, typed] of MATERIALS) await main.locator('li').filter({ hasText: label }).getByText(`${typed} Stk`).waitFor();
+    await main.getByText('13 Punkte: 12 OK, 1 Mängel, 0 offen').waitFor();
+    await main.getByText(DEFECT_NOTE).first().waitFor();
+    await main
+      .getByText(/über dem Grenzwert 10 %/)
+      .first()
+      .waitFor();
+    const confirm = page.getByRole('button', { name: 'Bestätigen und unterschreiben' });
+    assert.equal(await confirm.isDisabled(), true, 'the missing departure needs its reason first');
+    await page.getByLabel('Die Abfahrt ist nicht erfasst. Grund:').fill(NO_DEPARTURE);
+    await assertAccessible(page, 'sign-off of a maintenance visit');
+    await screenshot(page, 'signoff-maintenance');
+    await confirm.click();
+    await page
+      .getByText(
+        new RegExp(`^Sie bestätigen die Arbeiten, die Zeit vor Ort seit \\d{2}:\\d{2} und ${before.length + 2} Materialpositionen\\.`),
+      )
+      .waitFor();
     await page.getByLabel('Name der unterschreibenden Person').fill(SIGNER);
     const pad = page.locator('canvas');
     await pad.scrollIntoViewIfNeeded();
@@ -210,14 +271,24 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     await page.getByRole('button', { name: 'Unterschreiben' }).click();
     await until('the signature in the outbox', async () => (await outboxRecords(page)).some((r) => r.kind === 'signature'));
 
+    // Ten minutes later: leaving, after the signature.
+    const leftAt = new Date(arrivedAt.getTime() + 3600_000);
+    await page.clock.setSystemTime(leftAt);
+    await page.goto(`/app/#/order/${orderId}`);
+    await page.getByRole('button', { name: 'Abfahrt' }).click();
+    await page.getByRole('button', { name: 'Angekommen' }).waitFor();
+
     // Nothing reached the service while offline.
     const queued = await outboxRecords(page);
     assert.deepEqual(readdirSync(folder).sort(), [...filesBefore].sort(), 'no file arrived offline');
     const kinds = queued.map((r) => r.kind);
-    for (const kind of ['time-arrive', 'photo', 'page-add', 'check-item', 'check-all', 'time-leave', 'signature'])
+    for (const kind of ['time-arrive', 'photo', 'page-add', 'check-item', 'check-all', 'material-add', 'signature', 'time-leave'])
       assert.ok(kinds.includes(kind), `${kind} queued: ${kinds.join(', ')}`);
     assert.ok(
-      kinds.indexOf('photo') < kinds.indexOf('page-add') && kinds.indexOf('page-add') < kinds.indexOf('signature'),
+      kinds.indexOf('photo') < kinds.indexOf('page-add') &&
+        kinds.indexOf('page-add') < kinds.indexOf('signature') &&
+        kinds.lastIndexOf('material-add') < kinds.indexOf('signature') &&
+        kinds.indexOf('signature') < kinds.indexOf('time-leave'),
       kinds.join(', '),
     );
 
@@ -270,6 +341,51 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     assert.ok(Math.abs(times.items[0]!.arrival_tapped - arrivedAt.getTime() / 1000) <= 2);
     assert.ok(Math.abs(times.items[0]!.departure_tapped - leftAt.getTime() / 1000) <= 2);
 
+    // The signature covers what the sign-off showed: the work, the time on site (still open then), the material.
+    const signaturePage = after.pages.find((p) => p.layout === 'signature')!;
+    const checked = await api<Verification>(`/ajax/verify_signature.php?id=${signaturePage.id}`);
+    assert.equal(checked.verified, true, JSON.stringify(checked));
+    assert.equal(checked.metadata.hash_form, 'fieldreport-pages/4');
+    const shown = checked.metadata.signoff;
+    assert.equal(shown.work, work);
+    assert.deepEqual(shown.times, [{ arrival: times.items[0]!.arrival_tapped, departure: null }]);
+    assert.deepEqual(shown.materials, [
+      ...before.map(({ label, qty, unit, note }) => ({ label, qty, unit, note })),
+      ...MATERIALS.map(([label, , qty]) => ({ label, qty, unit: 'Stk', note: null })),
+    ]);
+    assert.deepEqual(shown.checklist, { items: 13, ok: 12, defects: 1, na: 0, open: 0, outside_limits: 1 });
+    assert.deepEqual(shown.missing, [{ what: 'no_departure', reason: NO_DEPARTURE }]);
+    // The departure came after the signature: that interval, as it is now, is not covered.
+    const interval = { arrival: times.items[0]!.arrival_tapped, departure: times.items[0]!.departure_tapped };
+    assert.deepEqual(checked.not_covered.times_added, [interval]);
+    assert.deepEqual(checked.not_covered.times_removed, [{ arrival: interval.arrival, departure: null }]);
+    assert.deepEqual(checked.not_covered.materials_added, []);
+
+    // A material line changed after signing (2,5 m become 3): on the phone, online.
+    await page.goto(`/app/#/order/${orderId}`);
+    await page.getByRole('button', { name: `${MATERIALS[1]![0]} entfernen` }).click();
+    await page.getByRole('button', { name: 'Material hinzufügen' }).click();
+    await page.getByLabel('Bezeichnung').fill(MATERIALS[1]![0]);
+    await page.getByLabel('Menge').fill('3');
+    await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
+    await page.getByRole('button', { name: 'Warteschlange: 0 Einträge warten' }).waitFor({ timeout: 60_000 });
+    const changed = await api<Verification>(`/ajax/verify_signature.php?id=${signaturePage.id}`);
+    assert.equal(changed.verified, true);
+    assert.deepEqual(changed.not_covered.materials_added, [{ label: MATERIALS[1]![0], qty: 3, unit: 'Stk', note: null }]);
+    assert.deepEqual(changed.not_covered.materials_removed, [{ label: MATERIALS[1]![0], qty: 2.5, unit: 'Stk', note: null }]);
+    // The app's check of the signature page says so, line by line.
+    await page.goto(`/app/#/report/${draft.id}/page/${signaturePage.id}`);
+    await page.getByText('Seit der Unterschrift geändert und von ihr nicht erfasst:').waitFor({ timeout: 30_000 });
+    await page.getByText(`Material neu oder geändert: ${MATERIALS[1]![0]} 3 Stk`).waitFor();
+    await page.getByText(`Material entfernt oder geändert: ${MATERIALS[1]![0]} 2,5 Stk`).waitFor();
+    // The public check page behind the QR code: counts only.
+    const code = checked.metadata.verify_code;
+    const publicPage = await world.ctx.app.inject({ url: `/public/verify_signature.php?code=${code}` });
+    assert.match(
+      publicPage.body,
+      /<dt>Nicht gedeckt<\/dt><dd class="bad">seit der Unterschrift 1 Zeitraum geändert, 1 Materialposition geändert<\/dd>/,
+    );
+
     // Finalized in the app; the PDF holds the defect first, every item, the time on site.
     await page.goto(`/app/#/report/${draft.id}/pdf`);
     await page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 90_000 });
@@ -284,6 +400,8 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     const text = pdfBytesText(await api<Buffer>(`/api/pdf.php?id=${draft.id}`), scratch);
     const photoNumber = final.pages.filter((p) => p.layout === 'photo').findIndex((p) => p.source_path?.endsWith(`/${marked}`)) + 1;
     const expected = [
+      'Bei der Unterschrift noch offen:',
+      'Abfahrt nicht erfasst – Grund:',
       'Mängel und Abweichungen',
       DEFECT.slice(0, 30),
       '✗ Mangel',
@@ -303,6 +421,11 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
       '1 h 00 min',
       'Gesamt',
       '1 h 00 min',
+      'Material',
+      MATERIALS[0]![0],
+      MATERIALS[1]![0],
+      'nicht von der Unterschrift',
+      'Nach der Unterschrift entfernt:',
     ];
     const found = inOrder(text.replace(/[ \t]+\n/g, '\n'), expected);
     assert.ok(

@@ -173,6 +173,8 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
   }
   /** The customer signs on the pad with a finger, named `signer`. */
   async function signOnPad(page: Page, signer: string) {
+    // First what the customer confirms, then the pad.
+    await page.getByRole('button', { name: 'Bestätigen und unterschreiben' }).click();
     await page.getByLabel('Name der unterschreibenden Person').fill(signer);
     const pad = page.locator('canvas');
     await pad.scrollIntoViewIfNeeded();
@@ -280,7 +282,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     const { page, context, errors } = await phone(world);
     await logIn(page);
     await page.goto(`/app/#/report/${made.id}/sign`);
-    await page.getByLabel('Name der unterschreibenden Person').waitFor();
+    await page.getByRole('button', { name: 'Bestätigen und unterschreiben' }).waitFor();
 
     // In the cellar: no signal, and the phone's clock two hours behind the server's.
     await untilOfflineReady(page);
@@ -744,8 +746,19 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await page.getByRole('button', { name: 'Speichern' }).click();
     await page.locator('ol.pages > li').nth(1).waitFor();
 
-    // The signature pad: at least 60 % of the height in portrait, a hint to turn the phone, undo named as undo.
+    // The sign-off first: its main action in view without scrolling at 360 × 640.
     await page.goto(`/app/#/report/${made.id}/sign`);
+    const confirm = page.getByRole('button', { name: 'Bestätigen und unterschreiben' });
+    await confirm.waitFor();
+    const confirmBox = (await confirm.boundingBox())!;
+    assert.ok(
+      confirmBox.y + confirmBox.height <= SMALL.height,
+      `the sign-off's button ends at ${confirmBox.y + confirmBox.height} of ${SMALL.height}`,
+    );
+    await assertPhoneFriendly(page, 'sign-off');
+    await screenshot(page, 'report-signoff-360');
+    // The signature pad: at least 60 % of the height in portrait, a hint to turn the phone, undo named as undo.
+    await confirm.click();
     const pad = page.locator('canvas');
     await pad.waitFor();
     await page.waitForTimeout(300);

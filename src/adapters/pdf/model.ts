@@ -53,6 +53,8 @@ export interface TimeRow {
   /** Entered or corrected by hand: the (last) reason. */
   manual: string | null;
   corrected: string | null;
+  /** Not covered by the signature's sign-off: added or changed after signing. */
+  notCovered?: boolean;
 }
 
 /** What is printed under a photo of when and where it was taken, each a line already worded; null for none. */
@@ -105,6 +107,8 @@ export interface MaterialLine {
   qty: number;
   unit: string | null;
   note: string | null;
+  /** Not covered by the signature's sign-off: added or changed after signing. */
+  notCovered?: boolean;
 }
 
 /** The summary sheet's facts; every text as it is to be printed. */
@@ -118,6 +122,19 @@ export interface SummaryInput {
   signers: Array<{ name: string; when: string }>;
   /** Time on site; null: none recorded and none to show (the section is left out). */
   time?: { rows: TimeRow[]; totalSeconds: number } | null;
+  /**
+   * The last signature that came with a sign-off (what the customer was shown of the work, the
+   * time and the material): who signed, and what of it changed since (rows marked notCovered, and
+   * these); absent or null: no such signature, the summary is not covered.
+   */
+  signoff?: {
+    signer: string;
+    workChanged: boolean;
+    removedMaterials: MaterialLine[];
+    changed: boolean;
+    /** What was still missing when the customer signed, with the technician's reason. */
+    missing: Array<{ what: string; reason: string }>;
+  } | null;
 }
 
 /**

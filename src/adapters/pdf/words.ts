@@ -26,6 +26,20 @@ const DE = {
   // summary
   summary: 'Zusammenfassung',
   summaryNotSigned: 'Stand bei Erstellung dieses PDFs. Eine Unterschrift erfasst die Seiten des Berichts, nicht diese Zusammenfassung.',
+  summarySignedOff: (signer: string) =>
+    `Stand bei Erstellung dieses PDFs. Die Unterschrift von ${signer} erfasst die Seiten des Berichts und die Arbeiten, die Zeiten vor Ort und das Material, wie sie bei der Unterschrift angezeigt wurden.`,
+  summaryChangedSince: 'Was danach geändert wurde, ist als „nicht von der Unterschrift erfasst“ markiert.',
+  notCoveredMark: 'nicht von der Unterschrift erfasst',
+  workNotCovered: 'Nach der Unterschrift geändert: nicht von der Unterschrift erfasst.',
+  removedSince: (lines: string) => `Nach der Unterschrift entfernt: ${lines}.`,
+  missingAtSigning: 'Bei der Unterschrift noch offen',
+  missingKinds: {
+    open_items: 'Prüfpunkte nicht geprüft',
+    no_departure: 'Abfahrt nicht erfasst',
+    no_signature: 'nicht unterschrieben',
+    pages_after_signature: 'Seiten nach der Unterschrift',
+  } as Record<string, string>,
+  reason: 'Grund',
   customer: 'Kunde',
   site: 'Einsatzort',
   order: 'Auftrag',
@@ -159,7 +173,7 @@ const DE = {
   howHash:
     'Die Unterschriften: ihre Prüfsumme ist die SHA-256 über die kanonische JSON-Form (Schlüssel sortiert, ohne Leerzeichen, UTF-8) von',
   howHashAfter:
-    'mit den Berichtsseiten vor der Unterschrift in ihrer Reihenfolge: image und image_2 sind die SHA-256 ihrer Bilder (null ohne Bild), title und note wie gedruckt, rotation in Grad. Die Form fieldreport-pages/2 gibt einer Prüfliste dazu „checklist“: ihre Punkte mit den SHA-256 ihrer Fotos; die Form fieldreport-pages/3 jeder Seite „evidence“ und „evidence_2“: was der Dienst beim Empfang ihrer Fotos festhielt (SHA-256, Aufnahmezeit und Ort laut Kamera und Gerät).',
+    'mit den Berichtsseiten vor der Unterschrift in ihrer Reihenfolge: image und image_2 sind die SHA-256 ihrer Bilder (null ohne Bild), title und note wie gedruckt, rotation in Grad. Die Form fieldreport-pages/2 gibt einer Prüfliste dazu „checklist“: ihre Punkte mit den SHA-256 ihrer Fotos; die Form fieldreport-pages/3 jeder Seite „evidence“ und „evidence_2“: was der Dienst beim Empfang ihrer Fotos festhielt (SHA-256, Aufnahmezeit und Ort laut Kamera und Gerät); die Form fieldreport-pages/4 dazu „visit“: die Arbeiten, die Zeiten vor Ort und die Materialpositionen, wie die Abnahme sie vor der Unterschrift zeigte.',
   howOnline: (url: string) =>
     `Beim Dienst: ${url} prüft jede Unterschrift gegen die dort gespeicherten Seiten (der QR-Code jedes Unterschriftsblatts führt dorthin) und sagt zu einer dort gewählten PDF-Datei, ob sie dieser versiegelte Bericht ist, unverändert.`,
   /** The app's unit codes (stored as chosen); other units are printed as typed. */
@@ -185,6 +199,20 @@ const EN: Words = {
   notCovered: 'Not covered by the signature: added after signing',
   summary: 'Summary',
   summaryNotSigned: 'As of the making of this PDF. A signature covers the pages of the report, not this summary.',
+  summarySignedOff: (signer: string) =>
+    `As of the making of this PDF. The signature of ${signer} covers the pages of the report and the work, the time on site and the materials as shown at signing.`,
+  summaryChangedSince: 'What changed after that is marked "not covered by the signature".',
+  notCoveredMark: 'not covered by the signature',
+  workNotCovered: 'Changed after signing: not covered by the signature.',
+  removedSince: (lines: string) => `Removed after signing: ${lines}.`,
+  missingAtSigning: 'Still missing at signing',
+  missingKinds: {
+    open_items: 'checklist items not checked',
+    no_departure: 'departure not recorded',
+    no_signature: 'not signed',
+    pages_after_signature: 'pages after the signature',
+  },
+  reason: 'reason',
   customer: 'Customer',
   site: 'Site',
   order: 'Order',
@@ -308,7 +336,7 @@ const EN: Words = {
     'The images: sha256sum photo.jpg gives for an image file (in Dolibarr among the documents of the order or the report) its SHA-256 above.',
   howHash: 'The signatures: their checksum is the SHA-256 over the canonical JSON form (keys sorted, no whitespace, UTF-8) of',
   howHashAfter:
-    'with the report pages before the signature in their order: image and image_2 are the SHA-256 of their images (null without one), title and note as printed, rotation in degrees. The form fieldreport-pages/2 gives a checklist “checklist” as well: its items with the SHA-256 of their photos; the form fieldreport-pages/3 gives every page “evidence” and “evidence_2”: what the service recorded on receiving its photos (SHA-256, capture time and place by camera and phone).',
+    'with the report pages before the signature in their order: image and image_2 are the SHA-256 of their images (null without one), title and note as printed, rotation in degrees. The form fieldreport-pages/2 gives a checklist “checklist” as well: its items with the SHA-256 of their photos; the form fieldreport-pages/3 gives every page “evidence” and “evidence_2”: what the service recorded on receiving its photos (SHA-256, capture time and place by camera and phone); the form fieldreport-pages/4 adds “visit”: the work, the time on site and the material lines as the sign-off showed them before signing.',
   howOnline: (url) =>
     `At the service: ${url} checks every signature against the pages stored there (the QR code of each signature sheet leads there) and tells of a PDF file chosen there whether it is this sealed report, unaltered.`,
   units: { Stk: 'pcs', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'pkg' },

@@ -28,7 +28,7 @@ import {
   type renderReportPdf,
   type SignatureFacts,
 } from '../../adapters/pdf.js';
-import type { PhotoCapture } from '../../adapters/pdf/model.js';
+import type { MaterialLine, PhotoCapture } from '../../adapters/pdf/model.js';
 import { type PdfWords, wordsFor } from '../../adapters/pdf/words.js';
 import { loadCoverPdf } from '../../adapters/pdf-import.js';
 import { preparePrintImage } from '../../adapters/print-image.js';
@@ -48,6 +48,8 @@ import { pageEvidenceOf, signatureFactsOf } from '../reports/reports.mappers.js'
 import { pageImageBox, printCacheDir, resolveSource } from '../reports/work-area.js';
 import type { TimeService } from '../times/times.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';
+import { materialKey, signedVisit, storedText, visitCoverage, type Signoff } from '../signatures/signoff.js';
+import { visitNow } from '../signatures/visit-now.js';
 import {
   COMPANY_CONSTS,
   coverValues,
@@ -257,6 +259,41 @@ export function createPdfInputs(deps: PdfInputsDeps) {
     });
   }
 
+  /**
+   * What the last signature with a sign-off covers of the visit (signoff.ts): the material lines
+   * and intervals added or changed since are marked, the lines removed since and a changed work
+   * description named; without such a signature nothing is marked.
+   */
+  async function signoffCoverage(reportId: number, pages: PageRow[], records: Map<number, SignatureRecord>) {
+    const last = pages
+      .map((p) => records.get(p.rowid))
+      .filter((r): r is SignatureRecord => r !== undefined && typeof r.metadata.signoff === 'object' && r.metadata.signoff !== null)
+      .at(-1);
+    if (!last) return { mark: (lines: MaterialLine[]) => lines, timeNotCovered: undefined, signoff: null };
+    const coverage = visitCoverage(signedVisit(last.metadata.signoff as Signoff), await visitNow(handle.db, repo, entity, reportId));
+    const added = new Map<string, number>();
+    for (const m of coverage.materials_added) added.set(materialKey(m), (added.get(materialKey(m)) ?? 0) + 1);
+    const timesAdded = new Set(coverage.times_added.map((t) => `${t.arrival}/${t.departure}`));
+    return {
+      mark: (lines: MaterialLine[]) =>
+        lines.map((line) => {
+          const key = materialKey({ ...line, unit: storedText(line.unit), note: storedText(line.note) });
+          const left = added.get(key) ?? 0;
+          if (left === 0) return line;
+          added.set(key, left - 1);
+          return { ...line, notCovered: true };
+        }),
+      timeNotCovered: (i: TimeInterval) => timesAdded.has(`${i.arrival}/${i.departure}`),
+      signoff: {
+        signer: last.row.signer_name,
+        workChanged: coverage.work_changed,
+        removedMaterials: coverage.materials_removed,
+        changed: !coverage.covered,
+        missing: (last.metadata.signoff as Signoff).missing ?? [],
+      },
+    };
+  }
+
   /** The intervals of time on site a report shows (`scope`: times.scopeFor the caller), read on `conn`. */
   async function intervalsOf(scope: ReportRow, conn = handle.db): Promise<TimeInterval[]> {
     return deps.times.ofReport(conn, scope, await repo.lineage(conn, scope.rowid));
@@ -381,16 +418,13 @@ export function createPdfInputs(deps: PdfInputsDeps) {
       return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
     });
     const signatures = pages.map((p) => facts.get(p.rowid)).filter((f): f is SignatureFacts => f !== undefined);
-    const summary = summaryOf(
-      report,
-      values,
-      parent,
-      language,
-      signatures,
-      materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note })),
-      intervals,
-      config.timeZone,
-    );
+    const lines = materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note }));
+    // The last signature with a sign-off covers the work, the time and the material as it showed them: what changed since is marked.
+    const coverage = await signoffCoverage(report.rowid, pages, records);
+    const summary = summaryOf(report, values, parent, language, signatures, coverage.mark(lines), intervals, config.timeZone, {
+      timeNotCovered: coverage.timeNotCovered,
+      signoff: coverage.signoff,
+    });
     const companyName = company.get('MAIN_INFO_SOCIETE_NOM') || null;
     const evidenceSheet = await evidence(report, pages, records, digests, made, user, companyName, language);
     return {

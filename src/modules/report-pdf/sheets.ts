@@ -196,7 +196,12 @@ export function numberPhotos(pages: PageRow[]): Map<string, number> {
 }
 
 /** Time on site as the summary prints it: dates and times in the company's zone. */
-export function timeOnSite(intervals: TimeInterval[], language: PdfLanguage, timeZone: string): SummaryInput['time'] {
+export function timeOnSite(
+  intervals: TimeInterval[],
+  language: PdfLanguage,
+  timeZone: string,
+  notCovered?: (interval: TimeInterval) => boolean,
+): SummaryInput['time'] {
   const closed = intervals.filter((i) => i.departure !== null);
   if (closed.length === 0) return null;
   const clock = (unix: number) => formatWhen(unix, timeZone, language).replace(/^.*?(\d{1,2}:\d{2}).*$/, '$1');
@@ -210,6 +215,7 @@ export function timeOnSite(intervals: TimeInterval[], language: PdfLanguage, tim
       seconds: i.seconds ?? 0,
       manual: i.manual && i.corrections.length === 1 ? (i.corrections[0]?.reason ?? null) : null,
       corrected: (!i.manual || i.corrections.length > 1) && last ? last.reason : null,
+      ...(notCovered?.(i) ? { notCovered: true } : {}),
     };
   });
   return { rows, totalSeconds: rows.reduce((sum, r) => sum + r.seconds, 0) };
@@ -225,6 +231,7 @@ export function summaryOf(
   materials: SummaryInput['materials'],
   intervals: TimeInterval[],
   timeZone: string,
+  covered: { timeNotCovered?: (interval: TimeInterval) => boolean; signoff?: SummaryInput['signoff'] } = {},
 ): SummaryInput {
   const words = wordsFor(language);
   const town = [values.company_zip, values.company_town].filter(Boolean).join(' ');
@@ -254,6 +261,7 @@ export function summaryOf(
       name: s.signer,
       when: s.signedAtDevice && s.devicePlausible !== false ? s.signedAtDevice : s.receivedAt,
     })),
-    time: timeOnSite(intervals, language, timeZone),
+    time: timeOnSite(intervals, language, timeZone, covered.timeNotCovered),
+    signoff: covered.signoff ?? null,
   };
 }

@@ -91,7 +91,7 @@ export function page(title: string, body: string): string {
 /** The check of one signature by its code: the verdict, the report, the signer, the times and the strokes. */
 export function signatureCheckHtml(result: PublicCheck, timeZone: string): string {
   const status = result.verified
-    ? '<p class="ok">✔ Gültig: die unterschriebenen Seiten sind unverändert.</p>'
+    ? `<p class="ok">✔ Gültig: ${result.covers_visit ? 'was unterschrieben wurde, ist unverändert' : 'die unterschriebenen Seiten sind unverändert'}.</p>`
     : `<p class="bad">✘ Nicht gültig: ${escapeHtml(result.message)}.</p>`;
   // The phone's time and the server's, when they are more than a minute apart; else one time, as before.
   const device = deviceTimeShown(result.device_time);
@@ -108,5 +108,13 @@ export function signatureCheckHtml(result: PublicCheck, timeZone: string): strin
     : result.strokes === null
       ? '<dt>Strichaufzeichnung</dt><dd>keine</dd>'
       : '';
-  return `${status}<dl><dt>Bericht</dt><dd>${escapeHtml(result.report_ref)}</dd><dt>Unterzeichner</dt><dd>${escapeHtml(result.signer_name)}</dd>${times}${strokes}</dl>`;
+  // What the signature covers, and (counts only) what of the visit changed since and it does not cover.
+  const covers =
+    result.covers_visit === undefined
+      ? ''
+      : `<dt>Umfang</dt><dd>${result.covers_visit ? 'die Seiten des Berichts, die Arbeiten, die Zeiten vor Ort und das Material, wie sie bei der Unterschrift angezeigt wurden' : 'die Seiten des Berichts'}</dd>` +
+        (result.verified && result.not_covered
+          ? `<dt>Nicht gedeckt</dt><dd class="bad">seit der Unterschrift ${escapeHtml(result.not_covered)}</dd>`
+          : '');
+  return `${status}<dl><dt>Bericht</dt><dd>${escapeHtml(result.report_ref)}</dd><dt>Unterzeichner</dt><dd>${escapeHtml(result.signer_name)}</dd>${times}${strokes}${covers}</dl>`;
 }

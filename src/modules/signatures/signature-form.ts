@@ -13,6 +13,7 @@ import { publicBaseUrl } from '../common/public-url.js';
 import { parseDeviceTime, parseDeviceZone } from './device-time.js';
 import type { SignInput } from './signatures.model.js';
 import { MAX_STROKES_BYTES, parseStrokes, strokesTooLarge } from './strokes.js';
+import { MAX_SIGNOFF_BYTES, parseSignoff, signoffTooLarge } from './signoff.js';
 
 /** Largest signature PNG in bytes. */
 export const MAX_SIGNATURE_BYTES = 5 * 1024 * 1024;
@@ -38,16 +39,16 @@ async function readPng(part: MultipartFile): Promise<Buffer> {
   return data;
 }
 
-/** The strokes sent as a file part, read whole up to its cap. */
-async function readStrokesFile(part: MultipartFile): Promise<Buffer> {
+/** A JSON part (the strokes, the sign-off) sent as a file part, read whole up to its cap. */
+async function readJsonFile(part: MultipartFile, max: number, tooLarge: () => AppError): Promise<Buffer> {
   let data: Buffer;
   try {
     data = await part.toBuffer();
   } catch (error) {
-    if ((error as { statusCode?: number }).statusCode === 413) throw strokesTooLarge(`mehr als ${MAX_STROKES_BYTES} Bytes`);
+    if ((error as { statusCode?: number }).statusCode === 413) throw tooLarge();
     throw error;
   }
-  if (part.file.truncated || data.length > MAX_STROKES_BYTES) throw strokesTooLarge(`mehr als ${MAX_STROKES_BYTES} Bytes`);
+  if (part.file.truncated || data.length > max) throw tooLarge();
   return data;
 }
 
@@ -68,23 +69,29 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
   const fields: Record<string, string> = {};
   let png: Buffer | undefined;
   let strokesRaw: Buffer | undefined;
+  let signoffRaw: Buffer | undefined;
   try {
     // The strokes may be megabytes; every other field stays small (checked as each arrives, so a
     // form of many large fields is refused at the first).
-    // The strokes are always read as a file part, whatever their Content-Type: their bytes exactly as
-    // sent (a text field would be decoded by its charset, and one declared application/json parsed
-    // by @fastify/multipart and lost as bytes).
+    // The strokes and the sign-off are always read as file parts, whatever their Content-Type: their
+    // bytes exactly as sent (a text field would be decoded by its charset, and one declared
+    // application/json parsed by @fastify/multipart and lost as bytes).
     const isPartAFile = (name: string, type: string, fileName: string | undefined) =>
-      name === 'strokes' || type === 'application/octet-stream' || fileName !== undefined;
+      name === 'strokes' || name === 'signoff' || type === 'application/octet-stream' || fileName !== undefined;
+    const largest = Math.max(MAX_SIGNATURE_BYTES, MAX_STROKES_BYTES, MAX_SIGNOFF_BYTES);
     for await (const part of request.parts({
       isPartAFile,
-      limits: { files: 2, fileSize: Math.max(MAX_SIGNATURE_BYTES, MAX_STROKES_BYTES) + 1, fieldSize: MAX_STROKES_BYTES + 1 },
+      limits: { files: 3, fileSize: largest + 1, fieldSize: largest + 1 },
     } as Parameters<typeof request.parts>[0])) {
       if (part.type === 'file') {
+        // An empty field (no file name) counts as absent, as every field.
+        const given = (data: Buffer) => part.filename !== undefined || data.toString('utf8').trim() !== '';
         if (part.fieldname === 'strokes' && !strokesRaw) {
-          const data = await readStrokesFile(part);
-          // An empty field (no file name) counts as absent, as every field.
-          if (part.filename || data.toString('utf8').trim() !== '') strokesRaw = data;
+          const data = await readJsonFile(part, MAX_STROKES_BYTES, () => strokesTooLarge(`mehr als ${MAX_STROKES_BYTES} Bytes`));
+          if (given(data)) strokesRaw = data;
+        } else if (part.fieldname === 'signoff' && !signoffRaw) {
+          const data = await readJsonFile(part, MAX_SIGNOFF_BYTES, signoffTooLarge);
+          if (given(data)) signoffRaw = data;
         } else if (part.fieldname === 'file' && !png) png = await readPng(part);
         else part.file.resume();
         continue;
@@ -166,9 +173,11 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
     });
   }
   const strokes = strokesRaw ? parseStrokes(strokesRaw) : undefined;
+  const signoff = signoffRaw ? parseSignoff(signoffRaw) : undefined;
   if (!png) throw new AppError('UPLOAD_MISSING');
   return {
     strokes,
+    signoff,
     userAgent: userAgentOf(request),
     signerName,
     confirmation,
@@ -186,9 +195,9 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
 export const SIGNATURE_MULTIPART_LIMITS = {
   files: 1,
   fileSize: MAX_SIGNATURE_BYTES + 1,
-  fields: 10,
+  fields: 11,
   fieldSize: MAX_CONFIRMATION_LENGTH * 4,
-  parts: 12,
+  parts: 13,
   fieldNameSize: 100,
   headerPairs: 50,
 };

@@ -30,6 +30,15 @@
  * service), the key is null. Version 3 is used when at least one page has evidence; pages without
  * any keep version 1 or 2, so every signature made before evidence was kept still verifies (its
  * check reads no evidence: the form the sealed metadata names decides).
+ * Version `fieldreport-pages/4` is version 3 with what the customer was shown beside the pages
+ * before signing (signoff.ts): the form says `fieldreport-pages/4`, every page has the evidence
+ * keys (null without evidence), and there is one more top-level key, `"visit"`:
+ *
+ *   { "work": "…" | null, "times": [ { "arrival": <Unix s>, "departure": <Unix s> | null } ],
+ *     "materials": [ { "label": "…", "qty": 2.5, "unit": "m" | null, "note": "…" | null } ] }
+ *
+ * (times by arrival, material lines as shown). It is used exactly when the signature came with a
+ * sign-off; the sealed metadata keeps the sign-off, and the check hashes the visit it names.
  * So swapping two pages, editing a title or note, turning an image, replacing an image file or
  * changing the report's ref each change the hash. An earlier signature page is a page like any
  * other (its composite image holds that signature's own hash): signatures form a chain.
@@ -38,6 +47,7 @@ import { createHash } from 'node:crypto';
 import { hashFile } from '../../adapters/file-store.js';
 import { canonicalJson } from './signing-key.js';
 import { hashedItems, readItems } from '../pages/checklist.js';
+import { HASH_FORM_VISIT, signedVisit, type SignedVisit } from './signoff.js';
 
 export const HASH_FORM = 'fieldreport-pages/1';
 export const HASH_FORM_CHECKLISTS = 'fieldreport-pages/2';
@@ -82,6 +92,7 @@ export async function pagesCanonical(
   pages: readonly HashedPage[],
   digest: (relPath: string) => Promise<string | undefined>,
   evidence?: (relPath: string) => HashedEvidence | undefined,
+  visit?: SignedVisit,
 ): Promise<{ canonical: string; form: string }> {
   const image = async (relPath: string | null) => (relPath ? ((await digest(relPath)) ?? 'missing') : null);
   /** The evidence of the image at `relPath` whose bytes hash to `sha256`; null without (or for other bytes). */
@@ -109,6 +120,12 @@ export async function pagesCanonical(
       evidence_2: facts[1],
     });
   }
+  // With a sign-off, form 4: the pages as form 3 has them, and the visit.
+  if (visit)
+    return {
+      canonical: canonicalJson({ form: HASH_FORM_VISIT, report: ref, pages: hashed, visit: signedVisit(visit) }),
+      form: HASH_FORM_VISIT,
+    };
   // Without evidence, forms 1 and 2 exactly as they always were: no evidence keys.
   const form = withEvidence ? HASH_FORM_EVIDENCE : hashFormOf(pages);
   const body = withEvidence ? hashed : hashed.map(({ evidence: _e, evidence_2: _e2, ...page }) => page);
@@ -117,14 +134,16 @@ export async function pagesCanonical(
 
 /**
  * The hash over `pages` and the form it took. With `evidence` (a photo's recorded evidence by
- * path), pages whose images have evidence make it form 3; without, form 1 or 2 as always.
+ * path), pages whose images have evidence make it form 3; without, form 1 or 2 as always. With
+ * `visit` (a sign-off's work, times and material), form 4.
  */
 export async function pagesDigest(
   ref: string,
   pages: readonly HashedPage[],
   digest: (relPath: string) => Promise<string | undefined>,
   evidence?: (relPath: string) => HashedEvidence | undefined,
+  visit?: SignedVisit,
 ): Promise<{ hash: string; form: string }> {
-  const { canonical, form } = await pagesCanonical(ref, pages, digest, evidence);
+  const { canonical, form } = await pagesCanonical(ref, pages, digest, evidence, visit);
   return { hash: createHash('sha256').update(canonical, 'utf8').digest('hex'), form };
 }

@@ -6,6 +6,8 @@ import { pageEvidenceOf } from '../reports/reports.mappers.js';
 import { resolveSource } from '../reports/work-area.js';
 import { keptCopyPath } from '../reports/kept-copies.js';
 import { fileSha256, HASH_FORM_EVIDENCE, pagesDigest } from './signature-hash.js';
+import { HASH_FORM_VISIT, signedVisit, visitCoverage } from './signoff.js';
+import { visitNow } from './visit-now.js';
 import { type DigestCache } from './fingerprint.js';
 import type { SigningKey } from './signing-key.js';
 import { strokesPathOf, type StrokesSummary } from './strokes.js';
@@ -68,6 +70,7 @@ export function createSignatureVerifier(deps: {
       message: REASON_TEXT[reason],
       ...base,
       checks,
+      not_covered: null,
       metadata,
     });
     const notReached = { page_count: null, hash: null, image: null, strokes: null };
@@ -95,22 +98,34 @@ export function createSignatureVerifier(deps: {
     );
     if (before.length !== metadata.page_count_at_signing)
       return fail('page_count_changed', { metadata: true, seal: true, ...notReached, page_count: false }, metadata);
-    // Evidence is read only for a signature whose hash covered it (form 3): older ones hash as they always did.
-    const evidence = metadata.hash_form === HASH_FORM_EVIDENCE ? evidenceLookup(await pageEvidenceOf(db, entity, before)) : undefined;
+    // Evidence is read only for a signature whose hash covered it (forms 3 and 4): older ones hash as they always did.
+    const withVisit = metadata.hash_form === HASH_FORM_VISIT;
+    const evidence =
+      metadata.hash_form === HASH_FORM_EVIDENCE || withVisit ? evidenceLookup(await pageEvidenceOf(db, entity, before)) : undefined;
+    // Form 4 covers what the sign-off showed of the visit, as the sealed metadata keeps it.
+    const signed = withVisit && metadata.signoff ? signedVisit(metadata.signoff) : undefined;
+    if (withVisit && !signed) return fail('content_changed', { metadata: true, seal: true, ...notReached, hash: false }, metadata);
     // An image that is gone (deleted in Dolibarr's document screens) is read from the copy kept when signing (kept-copies.ts).
     const signatureImage = page.source_path!;
     const coveredDigest = async (relPath: string) => (await digest(relPath)) ?? (await digest(keptCopyPath(signatureImage, relPath)));
-    const hashOk = (await pagesDigest(reportRef, before, coveredDigest, evidence)).hash === metadata.hash;
+    const hashOk = (await pagesDigest(reportRef, before, coveredDigest, evidence, signed)).hash === metadata.hash;
     const imageOk = (await digest(page.source_path!)) === metadata.image_sha256;
     const strokes = await strokesOk(page.source_path!, metadata.strokes);
     const checks = { metadata: true, seal: true, page_count: true, hash: hashOk, image: imageOk, strokes };
     if (!hashOk || !imageOk) return fail('content_changed', checks, metadata);
     if (strokes === false) return fail('strokes_changed', checks, metadata);
+    // What of the visit changed since: not a fault of the signature, but not covered by it.
+    const notCovered = signed ? visitCoverage(signed, await visitNow(db, repo, entity, reportId)) : null;
     return {
       verified: true,
-      message: 'Die Unterschrift ist gültig: die unterschriebenen Seiten sind unverändert',
+      message: signed
+        ? notCovered!.covered
+          ? 'Die Unterschrift ist gültig: die unterschriebenen Seiten, Arbeiten, Zeiten und Materialien sind unverändert'
+          : 'Die Unterschrift ist gültig für das, was unterschrieben wurde; seitdem geänderte Arbeiten, Zeiten oder Materialien deckt sie nicht'
+        : 'Die Unterschrift ist gültig: die unterschriebenen Seiten sind unverändert',
       ...base,
       checks,
+      not_covered: notCovered,
       metadata,
     };
   }
@@ -143,6 +158,7 @@ export function createSignatureVerifier(deps: {
           report_id: reportId,
           report_ref: report.ref,
           checks: { metadata: false, seal: null, page_count: false, hash: null, image: null, strokes: null },
+          not_covered: null,
           metadata: null,
         });
       }

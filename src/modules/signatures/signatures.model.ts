@@ -9,6 +9,7 @@ import { type HashedEvidence } from './signature-hash.js';
 import { hashedEvidence, type PhotoEvidenceRow } from '../photo-evidence/photo-evidence.js';
 import { deviceTimeShown, type DeviceTime, type DeviceTimeFacts, type ImplausibleReason } from './device-time.js';
 import { type ParsedStrokes, type StrokesSummary } from './strokes.js';
+import { type Signoff, type VisitCoverage } from './signoff.js';
 
 /** Public checks of a signature's code (the QR code's link) at once per process, and waiting beyond them (then 503). */
 export const PUBLIC_CHECKS = 2;
@@ -82,6 +83,12 @@ export interface SignatureMetadata {
    * none; absent in metadata made before strokes were recorded.
    */
   strokes?: StrokesSummary | null;
+  /**
+   * What the customer was shown before signing (signoff.ts), as the service took it; its work,
+   * times and material are in the hash (form 4). Null when the phone sent none (the hash covers the
+   * pages only); absent in metadata made before sign-offs were kept.
+   */
+  signoff?: Signoff | null;
   seal?: unknown;
 }
 
@@ -97,6 +104,8 @@ export interface SignInput {
   png: Buffer;
   /** Every pointer sample of the drawing, checked (strokes.ts), when the phone sent them. */
   strokes?: ParsedStrokes;
+  /** What the customer was shown before signing (signoff.ts), when the phone sent it. */
+  signoff?: Signoff;
   clientIp: string;
   /** The request's User-Agent (capped), or null. */
   userAgent: string | null;
@@ -116,6 +125,10 @@ export interface PublicCheck {
   verified: boolean;
   reason?: VerifyReason;
   message: string;
+  /** Whether the signature covers the visit's work, times and material beside the pages (a sign-off, hash form 4); absent when the metadata could not be read. */
+  covers_visit?: boolean;
+  /** What of the visit changed since the signature, in words with counts (signoff.ts, notCoveredInWords); null when nothing did or without a sign-off. */
+  not_covered?: string | null;
 }
 
 export interface VerifyResult {
@@ -134,6 +147,12 @@ export interface VerifyResult {
     image: boolean | null;
     strokes: boolean | null;
   };
+  /**
+   * For a signature with a sign-off whose check passed: what of the visit (work, times, material)
+   * was added, changed or removed since, which the signature does not cover (signoff.ts); null
+   * otherwise (no sign-off, or the check failed).
+   */
+  not_covered: VisitCoverage | null;
   metadata: SignatureMetadata | null;
 }
 

@@ -9,6 +9,7 @@ import { DEVICE_AHEAD_SECONDS, DEVICE_MAX_AGE_SECONDS, SHOWN_APART_SECONDS } fro
 import { MAX_CONFIRMATION_LENGTH, MAX_FIELD_BYTES, MAX_SIGNATURE_BYTES, MAX_USER_AGENT_LENGTH } from './signature-form.js';
 import { DEFAULT_CONFIRMATION, MAX_SIGNATURE_SIDE } from './signatures.model.js';
 import { MAX_STROKE_SAMPLES, MAX_STROKES, MAX_STROKES_BYTES, STROKES_FORMAT } from './strokes.js';
+import { MAX_SIGNOFF_BYTES, MAX_SIGNOFF_MATERIALS, MAX_SIGNOFF_TIMES, MAX_WORK_LENGTH, MISSING_KINDS } from './signoff.js';
 
 export const SIGNATURE_DESCRIPTION =
   "`action=signature&bericht_id=<report>`: multipart/form-data with the customer's signature as a PNG in the field `file` " +
@@ -25,8 +26,14 @@ export const SIGNATURE_DESCRIPTION =
   't in ms since the first sample (0 for it, never decreasing), pressure 0..1; unknown keys and a key twice in one object are refused; a text field (of any Content-Type, application/json too), or a file part; ' +
   `at most ${MAX_STROKES_BYTES} bytes, ${MAX_STROKES} strokes and ${MAX_STROKE_SAMPLES} samples: 413 STROKES_TOO_LARGE beyond; malformed or wrong: 400 VALIDATION_FAILED naming \`body.strokes\` and where in it; ` +
   'stored byte for byte as `<image>.strokes.json` and summed up in the sealed metadata as `strokes`: `{ format, sha256, bytes, strokes, samples, duration_ms, pointer_types }`; absent: no stroke record). ' +
+  '`signoff` (optional: what the customer was shown before signing, JSON, a text field or a file part: ' +
+  '`{ "work": text|null, "times": [ { "arrival": Unix s, "departure": Unix s|null } ], "materials": [ { "label", "qty", "unit"|null, "note"|null } ], ' +
+  '"checklist": { "items", "ok", "defects", "na", "open", "outside_limits" }|null, "pages", "photos", "missing": [ { "what", "reason" } ] }`, ' +
+  `work at most ${MAX_WORK_LENGTH} characters, at most ${MAX_SIGNOFF_TIMES} times and ${MAX_SIGNOFF_MATERIALS} material lines (label 1-255, unit 32, note 2000 characters, qty 0..1e9 with at most 3 decimals), ` +
+  `\`what\` one of ${MISSING_KINDS.join(', ')} with its reason (1-500 characters); unknown keys are refused; at most ${MAX_SIGNOFF_BYTES} bytes: 413 SIGNOFF_TOO_LARGE beyond; malformed: 400 VALIDATION_FAILED naming \`body.signoff\` and where in it. ` +
+  'With it, the hash takes form fieldreport-pages/4 and covers the work, the times and the material lines too, and the sealed metadata keeps the whole sign-off as `signoff` (null without). ' +
   'A malformed device time (no offset, no such date) or a zone that is no IANA-style name is 400 VALIDATION_FAILED naming the field; an empty field counts as absent; ' +
-  `any text field but \`strokes\` longer than ${MAX_FIELD_BYTES} bytes is 400 naming it; ` +
+  `any text field but \`strokes\` and \`signoff\` longer than ${MAX_FIELD_BYTES} bytes is 400 naming it; ` +
   'a well-formed zone this service does not know (a newer zone database on the phone, `Etc/Unknown`) is kept as sent and the time shown at the offset the phone sent. ' +
   `A well-formed device time is never refused however far off: it is kept and marked implausible when it lies more than ${DEVICE_AHEAD_SECONDS / 60} minutes after the server's time ` +
   `(reason \`ahead\`) or more than ${DEVICE_MAX_AGE_SECONDS / 86400} days before it (\`too_old\`). ` +
@@ -59,8 +66,21 @@ export const VERIFY_DESCRIPTION =
   "key_unknown (sealed with another key than this service's SIGNING_KEY_FILE: check the key, not the report), seal_broken (the metadata was edited), " +
   'page_count_changed (pages before the signature were deleted or added), content_changed (a page, its order, a title, note, rotation or image file, or the signature image changed), ' +
   'strokes_changed (the stroke record beside the signature is gone or was edited). ' +
+  '`not_covered`: for a verified signature with a sign-off (hash form 4), what of the visit changed since and the signature does not cover: ' +
+  '`{ covered, work_changed, materials_added, materials_removed, times_added, times_removed }` (a line changed after signing is among both added and removed; ' +
+  'an interval whose departure was recorded after signing is among both); null without a sign-off or when the check failed. ' +
   '404 PAGE_NOT_FOUND for a page that is no signature page or not visible.';
 
+const SignedMaterial = Type.Object({
+  label: Type.String(),
+  qty: Type.Number(),
+  unit: Type.Union([Type.String(), Type.Null()]),
+  note: Type.Union([Type.String(), Type.Null()]),
+});
+const SignedInterval = Type.Object({
+  arrival: Type.Integer({ description: 'Unix seconds.' }),
+  departure: Type.Union([Type.Integer(), Type.Null()], { description: 'Unix seconds; null: still on site.' }),
+});
 const Check = Type.Union([Type.Boolean(), Type.Null()], { description: 'null: not reached' });
 export const VerifyResponse = Type.Object({
   verified: Type.Boolean(),
@@ -86,6 +106,17 @@ export const VerifyResponse = Type.Object({
     image: Check,
     strokes: Type.Union([Type.Boolean(), Type.Null()], { description: 'null: no stroke record, or not reached' }),
   }),
+  not_covered: Type.Union([
+    Type.Object({
+      covered: Type.Boolean({ description: 'Nothing of the visit changed since the signature.' }),
+      work_changed: Type.Boolean(),
+      materials_added: Type.Array(SignedMaterial),
+      materials_removed: Type.Array(SignedMaterial),
+      times_added: Type.Array(SignedInterval),
+      times_removed: Type.Array(SignedInterval),
+    }),
+    Type.Null(),
+  ]),
   metadata: Type.Union([
     Type.Object({}, { additionalProperties: true, description: 'The metadata JSON as stored beside the signature image.' }),
     Type.Null(),

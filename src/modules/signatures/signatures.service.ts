@@ -21,6 +21,10 @@
  * code finds no row for their code); the dead run's claim is freed, the repeat signs afresh under
  * a new code and name, and the two files stay until the report is deleted with its work area.
  *
+ * With the signature the phone sends what the customer was shown before signing (signoff.ts): the
+ * work, the time on site and the material lines join the pages in the hash (form 4), and the whole
+ * sign-off goes into the sealed metadata, so a check can tell what changed since.
+ *
  * With the signature the phone may send every pointer sample of the drawing (strokes.ts): checked,
  * stored byte for byte as `<image>.strokes.json` (written with the image, removed with it on any
  * failure) and summed up in the metadata as `strokes`, with the SHA-256 of the stored file, so the
@@ -64,6 +68,7 @@ import { createDigestCache } from './fingerprint.js';
 import type { SigningKey } from './signing-key.js';
 import { deviceTimeFacts, deviceTimeShown } from './device-time.js';
 import { strokesPathOf } from './strokes.js';
+import { notCoveredInWords } from './signoff.js';
 import {
   DEFAULT_CONFIRMATION,
   DIGEST_CACHE_FILES,
@@ -217,7 +222,13 @@ export function createSignatureService(deps: {
         signer_name: result.metadata?.signer_name ?? row.signer_name,
         signed_at: result.metadata?.server_time_unix ?? fromDbDateTime(row.datec),
         device_time: result.metadata ?? null,
-        ...(result.metadata ? { strokes: result.metadata.strokes ?? null } : {}),
+        ...(result.metadata
+          ? {
+              strokes: result.metadata.strokes ?? null,
+              covers_visit: Boolean(result.metadata.signoff),
+              not_covered: notCoveredInWords(result.not_covered),
+            }
+          : {}),
         verified: result.verified,
         ...(result.reason ? { reason: result.reason } : {}),
         message: result.message,
@@ -257,7 +268,8 @@ export function createSignatureService(deps: {
       // The photos' evidence is page content: with any, the hash takes form 3 (signature-hash.ts).
       const evidence = await pageEvidenceOf(db, entity, pages);
       const digestOf = async (relPath: string) => copies.get(relPath)?.sha256 ?? strictDigest(relPath);
-      const { hash, form: hashForm } = await pagesDigest(report.ref, pages, digestOf, evidenceLookup(evidence));
+      // With a sign-off, what the customer was shown of the work, the time and the material too (form 4).
+      const { hash, form: hashForm } = await pagesDigest(report.ref, pages, digestOf, evidenceLookup(evidence), input.signoff);
       const answer = await signCovered(user, reportId, input, claim, { report, pages, now, code, folder, base, imageRel, hash, hashForm });
       committed = true;
       await rm(path.join(keptDir, signingMarker()), { force: true }).catch(() => undefined);
@@ -317,7 +329,9 @@ export function createSignatureService(deps: {
       confirmation,
       signature: input.png,
       footer: [
-        `SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`,
+        input.signoff
+          ? `SHA-256 über ${pages.length} Seite(n), Arbeiten, Zeiten, Material und ${report.ref}: ${hash}`
+          : `SHA-256 über ${pages.length} Seite(n) und ${report.ref}: ${hash}`,
         `Server: ${config.serverName} · ${serverWhen} · ${now.toISOString().slice(0, 19)}Z`,
       ],
       qr: { url: link, caption: 'Prüfen' },
@@ -349,6 +363,7 @@ export function createSignatureService(deps: {
       image_sha256: createHash('sha256').update(sheet).digest('hex'),
       verify_code: code,
       strokes: input.strokes?.summary ?? null,
+      signoff: input.signoff ?? null,
     };
     metadata.seal = key.seal(metadata);
 

@@ -149,7 +149,14 @@ export function timeBlocks(doc: Doc, time: NonNullable<SummaryInput['time']>, wo
   ]);
   const rows: TableRow[] = time.rows.map((row) => ({
     cells: [row.date, row.who, row.from, row.to, words.duration(row.seconds)],
-    under: row.manual ? words.manual(row.manual) : row.corrected ? words.corrected(row.corrected) : null,
+    under:
+      [
+        row.manual ? words.manual(row.manual) : row.corrected ? words.corrected(row.corrected) : null,
+        row.notCovered ? words.notCoveredMark : null,
+      ]
+        .filter(Boolean)
+        .join(' · ') || null,
+    ...(row.notCovered ? { bold: true } : {}),
   }));
   rows.push({ cells: [words.timeTotal, '', '', '', words.duration(time.totalSeconds)], bold: true, shaded: true });
   blocks.push(

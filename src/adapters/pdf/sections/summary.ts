@@ -34,8 +34,17 @@ import { CELL, columnsOf, PAD, tableBlocks } from '../table.js';
 export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly PdfPage[], words: PdfWords, body: Box): Block[] {
   const blocks: Block[] = [];
   blocks.push(...textBlocks(doc, `${words.summary}: ${summary.title}`, TITLE, body, { breakBefore: true, keepWithNext: true }));
-  // What a signature covers are the report's pages; this sheet shows the order as it is when the PDF is made.
-  blocks.push(...textBlocks(doc, words.summaryNotSigned, SMALL, body));
+  // What a signature covers: the report's pages, and with a sign-off what it showed of the work, the time and the material.
+  const signoff = summary.signoff;
+  const covers = signoff
+    ? `${words.summarySignedOff(signoff.signer)}${signoff.changed ? ` ${words.summaryChangedSince}` : ''}`
+    : words.summaryNotSigned;
+  blocks.push(...textBlocks(doc, covers, SMALL, body));
+  // What the technician explained instead of finishing it before the customer signed.
+  if (signoff && signoff.missing.length > 0) {
+    const lines = signoff.missing.map((m) => `${words.missingKinds[m.what] ?? m.what} – ${words.reason}: ${m.reason}`);
+    blocks.push(...textBlocks(doc, `${words.missingAtSigning}:\n${lines.join('\n')}`, BODY, body));
+  }
   blocks.push(partiesBlock(doc, summary, words, body));
   // What was found first (defects, values outside their limits), then the checklists, then the time on site.
   blocks.push(
@@ -50,10 +59,15 @@ export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly P
   if (summary.workDescription) {
     blocks.push(heading(doc, words.work, body));
     blocks.push(...textBlocks(doc, summary.workDescription, BODY, body));
+    if (signoff?.workChanged) blocks.push(...textBlocks(doc, words.workNotCovered, CAPTION, body));
   }
   blocks.push(heading(doc, words.materials, body));
   if (summary.materials.length === 0) blocks.push(...textBlocks(doc, words.noMaterials, CAPTION, body));
   else blocks.push(...materialBlocks(doc, summary.materials, words, body));
+  if (signoff && signoff.removedMaterials.length > 0) {
+    const removed = signoff.removedMaterials.map((m) => `${m.label} ${words.number(m.qty)}${m.unit ? ` ${m.unit}` : ''}`).join('; ');
+    blocks.push(...textBlocks(doc, words.removedSince(removed), CAPTION, body));
+  }
   blocks.push(heading(doc, words.signatures, body));
   blocks.push(
     ...textBlocks(
@@ -127,7 +141,15 @@ function materialBlocks(doc: Doc, lines: MaterialLine[], words: PdfWords, body: 
   );
   const columns = columnsOf(body.w, [{ share: 0.58 }, { fixed: qtyWidth, align: 'right' }, { fixed: body.w * 0.12 }, { share: 0.42 }]);
   const unitOf = (unit: string | null) => (unit ? (Object.hasOwn(words.units, unit) ? words.units[unit]! : unit) : '');
-  const rows = lines.map((line, i) => ({ cells: [line.label, quantities[i]!, unitOf(line.unit), line.note ?? ''] }));
+  const rows = lines.map((line, i) => ({
+    cells: [
+      line.label,
+      quantities[i]!,
+      unitOf(line.unit),
+      [line.note, line.notCovered ? words.notCoveredMark : null].filter(Boolean).join(' · '),
+    ],
+    ...(line.notCovered ? { bold: true } : {}),
+  }));
   return tableBlocks(doc, body, columns, [words.material, words.quantity, words.unit, words.note], rows, words);
 }
 

@@ -147,6 +147,11 @@ export interface SignaturePayload {
    * as the field `strokes` exactly as kept; absent in records of older versions.
    */
   strokes?: string;
+  /**
+   * What the customer was shown before signing (JSON, lib/reports/signoff.ts), sent as the field
+   * `signoff` exactly as kept; absent in records of older versions.
+   */
+  signoff?: string;
 }
 
 /** A material line of the order (material-add). */

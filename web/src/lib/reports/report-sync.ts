@@ -233,6 +233,8 @@ export const reportKinds: KindHandlers<ReportKind> = {
       if (signature.signed_at_zone) form.append('signed_at_device_zone', signature.signed_at_zone);
       // Every pointer sample of the drawing: a text field, so the service keeps these very bytes.
       if (signature.strokes) form.append('strokes', signature.strokes);
+      // What the customer was shown: the signature's hash covers its work, times and material.
+      if (signature.signoff) form.append('signoff', signature.signoff);
       form.append('file', signature.png, 'signature.png');
       const query = { action: 'signature' as const, bericht_id: idOf(record.reportRef) };
       return unwrap(

@@ -1,0 +1,162 @@
+/**
+ * The sign-off: what the customer is shown before signing, built from what the phone holds (also
+ * offline): the order's work description, the time on site (the intervals the report takes, the
+ * open one included), the material lines, the checklists' result (defects with their notes,
+ * values outside their limits, open items), and the pages and photos counted; with what is still
+ * missing (open items, no departure) for the technician to explain. It goes with the signature as
+ * the field `signoff` (the service's form in src/modules/signatures/signoff.ts), so the signature's
+ * hash covers the work, the hours and the material as shown. Pure: no screen, no store.
+ */
+import type { Material } from '../../api/types.js';
+import type { CheckState, OutboxRecord } from '../outbox/records.js';
+import type { TimesView } from '../time/time-view.js';
+import { deviationOf } from './checklist.js';
+import type { ReportView } from './report-view.js';
+
+export const MISSING_KINDS = ['open_items', 'no_departure', 'no_signature', 'pages_after_signature'] as const;
+export type MissingKind = (typeof MISSING_KINDS)[number];
+
+export interface SignoffLine {
+  label: string;
+  qty: number;
+  unit: string | null;
+  note: string | null;
+  /** Still in the outbox. */
+  pending: boolean;
+}
+
+export interface SignoffInterval {
+  arrival: number;
+  departure: number | null;
+  userName: string;
+}
+
+/** A checklist item the customer must see: a defect, a value outside its limits, or one not checked. */
+export interface SignoffItem {
+  label: string;
+  state: CheckState;
+  value: number | null;
+  unit: string | null;
+  lower: number | null;
+  upper: number | null;
+  deviation: 'below' | 'above' | null;
+  note: string | null;
+}
+
+export interface SignoffView {
+  work: string | null;
+  times: SignoffInterval[];
+  /** Seconds of the closed intervals. */
+  totalSeconds: number;
+  /** Someone is still on site (an interval without departure). */
+  onSite: boolean;
+  materials: SignoffLine[];
+  checklist: { items: number; ok: number; defects: number; na: number; open: number; outside_limits: number } | null;
+  /** Defects and values outside their limits, in checklist order. */
+  findings: SignoffItem[];
+  /** Items not checked yet. */
+  openItems: SignoffItem[];
+  /** The report's pages (signature pages not counted) and the photos on them. */
+  pages: number;
+  photos: number;
+  /** What is missing before the customer signs; each needs a reason to go on. */
+  missing: MissingKind[];
+}
+
+/** A text as the service keeps it: trimmed, line breaks as \n, empty is null. */
+const stored = (text: string | null | undefined): string | null => {
+  const value = (text ?? '').replace(/\r\n?/g, '\n').trim();
+  return value === '' ? null : value;
+};
+
+/** Quantities as the service keeps them: three decimal places. */
+const quantity = (qty: number) => Math.round(qty * 1000) / 1000;
+
+/**
+ * The order's material lines with the outbox laid over them, as the material list shows them: a
+ * line being removed is gone, a line being added is there (marked pending); refused records change nothing.
+ */
+export function materialLines(lines: readonly Material[], records: readonly OutboxRecord[], orderId: number): SignoffLine[] {
+  const ofOrder = records.filter((r) => r.orderId === orderId && r.state !== 'refused');
+  const removing = new Set(ofOrder.flatMap((r) => (r.kind === 'material-delete' ? [r.payload.materialId] : [])));
+  return [
+    ...lines
+      .filter((line) => !removing.has(line.id))
+      .map((line) => ({ label: line.label, qty: quantity(line.qty), unit: stored(line.unit), note: stored(line.note), pending: false })),
+    ...ofOrder.flatMap((r) =>
+      r.kind === 'material-add'
+        ? [
+            {
+              label: r.payload.label.trim(),
+              qty: quantity(r.payload.qty),
+              unit: stored(r.payload.unit),
+              note: stored(r.payload.note),
+              pending: true,
+            },
+          ]
+        : [],
+    ),
+  ];
+}
+
+export function viewSignoff(input: {
+  work: string | null | undefined;
+  times: TimesView;
+  materials: SignoffLine[];
+  report: Pick<ReportView, 'pages'>;
+}): SignoffView {
+  // The intervals this report takes: those no finalized report took yet (the open one too).
+  const intervals = input.times.intervals.filter((i) => !i.reported);
+  const pages = input.report.pages.filter((p) => p.layout !== 'signature');
+  const items = pages.flatMap((p) => p.checklist ?? []);
+  const itemView = (i: (typeof items)[number]): SignoffItem => ({
+    label: i.label,
+    state: i.state,
+    value: i.value,
+    unit: i.unit,
+    lower: i.lower,
+    upper: i.upper,
+    deviation: deviationOf(i, i.value),
+    note: i.note,
+  });
+  const checklist = pages.some((p) => p.checklist)
+    ? {
+        items: items.length,
+        ok: items.filter((i) => i.state === 'ok').length,
+        defects: items.filter((i) => i.state === 'defect').length,
+        na: items.filter((i) => i.state === 'na').length,
+        open: items.filter((i) => i.state === 'open').length,
+        outside_limits: items.filter((i) => deviationOf(i, i.value) !== null).length,
+      }
+    : null;
+  const onSite = intervals.some((i) => i.departure === null);
+  const missing: MissingKind[] = [];
+  if (checklist && checklist.open > 0) missing.push('open_items');
+  if (onSite) missing.push('no_departure');
+  return {
+    work: stored(input.work),
+    times: intervals.map((i) => ({ arrival: i.arrival, departure: i.departure, userName: i.userName })),
+    totalSeconds: intervals.reduce((sum, i) => sum + (i.departure === null ? 0 : Math.max(0, i.departure - i.arrival)), 0),
+    onSite,
+    materials: input.materials,
+    checklist,
+    findings: items.filter((i) => i.state === 'defect' || deviationOf(i, i.value) !== null).map(itemView),
+    openItems: items.filter((i) => i.state === 'open').map(itemView),
+    pages: pages.length,
+    photos: pages.reduce((sum, p) => sum + p.images.length, 0),
+    missing,
+  };
+}
+
+/** The field `signoff` as the service takes it: what was shown, with the reasons given for what is missing. */
+export function signoffField(view: SignoffView, reasons: Partial<Record<MissingKind, string>>): string {
+  return JSON.stringify({
+    work: view.work,
+    times: view.times.map(({ arrival, departure }) => ({ arrival, departure })),
+    materials: view.materials.map(({ label, qty, unit, note }) => ({ label, qty, unit, note })),
+    checklist: view.checklist,
+    pages: view.pages,
+    photos: view.photos,
+    missing: view.missing.map((what) => ({ what, reason: (reasons[what] ?? '').trim() })),
+  });
+}
