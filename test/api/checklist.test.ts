@@ -48,6 +48,8 @@ const openItem = (
   photos: [],
   checked_at: null,
   checked_by: null,
+  ok_reason: null,
+  defect: false,
 });
 
 /** The definition every test starts from: a look, two measurements with limits, one with a unit only. */
@@ -177,6 +179,7 @@ for (const dialect of testDialects()) {
             photos: [],
             checked_at: null,
             checked_by: null,
+            ok_reason: null,
           },
           {
             id: 2,
@@ -190,6 +193,7 @@ for (const dialect of testDialects()) {
             photos: [],
             checked_at: null,
             checked_by: null,
+            ok_reason: null,
           },
           {
             id: 3,
@@ -203,6 +207,7 @@ for (const dialect of testDialects()) {
             photos: [],
             checked_at: null,
             checked_by: null,
+            ok_reason: null,
           },
           {
             id: 4,
@@ -216,6 +221,7 @@ for (const dialect of testDialects()) {
             photos: [],
             checked_at: null,
             checked_by: null,
+            ok_reason: null,
           },
         ]);
         assert.deepEqual((await detail(me, report.id)).pages, [page]);
@@ -286,6 +292,7 @@ for (const dialect of testDialects()) {
             note: 'zu hoch',
             checked_at: answeredAt,
             checked_by: me.id,
+            defect: true,
           },
           openItem(5, 'Brenner'),
           openItem(1, 'Sichtprüfung Kessel'),
@@ -641,6 +648,68 @@ for (const dialect of testDialects()) {
         assert.deepEqual([none.value, none.deviation], [null, null]);
       });
 
+      test('"OK trotz Grenzwert": OK for a value outside its limits needs a reason, kept only while both hold; without one such an item is a defect', async () => {
+        const { me, page } = await setup();
+        const before = await pageRow(page.id);
+        // Item 2, Abgasverlust ≤ 11 %: 12.5 answered OK without a reason is refused, the item named, nothing changed.
+        assertNamed(
+          await api('POST', checkUrl(page.id), me, { item: 2, state: 'ok', value: 12.5 }),
+          2,
+          'Abgasverlust',
+          'body.ok_reason',
+          'über dem Grenzwert',
+        );
+        assertNamed(
+          await api('POST', checkUrl(page.id), me, { item: 2, state: 'ok', value: 12.5, ok_reason: '  ' }),
+          2,
+          'Abgasverlust',
+          'body.ok_reason',
+        );
+        assertNamed(
+          await api('POST', checkUrl(page.id), me, { item: 3, state: 'ok', value: 1.2 }),
+          3,
+          'Vordruck',
+          'body.ok_reason',
+          'unter dem Grenzwert',
+        );
+        assert.deepEqual(await pageRow(page.id), before);
+        assertError(
+          await api('POST', checkUrl(page.id), me, { item: 2, state: 'ok', value: 12.5, ok_reason: 7 }),
+          400,
+          'VALIDATION_FAILED',
+        );
+        // With a reason it is taken, and it is no defect.
+        const accepted = (await check(me, page.id, { item: 2, state: 'ok', value: 12.5, ok_reason: ' Kessel noch kalt ' })).checklist![1]!;
+        assert.deepEqual(
+          [accepted.state, accepted.deviation, accepted.ok_reason, accepted.defect],
+          ['ok', 'above', 'Kessel noch kalt', false],
+        );
+        assert.equal((await stored(page.id))[1]!.ok_reason, 'Kessel noch kalt');
+        // A note later keeps the reason; a value within the limits, or another state, drops it.
+        assert.equal((await check(me, page.id, { item: 2, note: 'Nachmessen' })).checklist![1]!.ok_reason, 'Kessel noch kalt');
+        assert.equal(
+          (await check(me, page.id, { item: 2, value: 13 })).checklist![1]!.ok_reason,
+          'Kessel noch kalt',
+          'still outside: still OK with it',
+        );
+        const within = (await check(me, page.id, { item: 2, value: 9 })).checklist![1]!;
+        assert.deepEqual([within.state, within.deviation, within.ok_reason, within.defect], ['ok', null, null, false]);
+        assertNamed(await api('POST', checkUrl(page.id), me, { item: 2, value: 14 }), 2, 'Abgasverlust', 'body.ok_reason');
+        const defect = (await check(me, page.id, { item: 2, state: 'defect', value: 14, note: 'Brenner verrußt', ok_reason: 'egal' }))
+          .checklist![1]!;
+        assert.deepEqual([defect.state, defect.ok_reason, defect.defect], ['defect', null, true]);
+        // An OK outside the limits stored without a reason (answered before it was asked for) reads as a defect.
+        const items = await stored(page.id);
+        items[1] = { ...items[1]!, state: 'ok', value: 14, ok_reason: null };
+        await ctx.handle.db
+          .updateTable('bericht_page')
+          .set({ checklist: JSON.stringify(items) })
+          .where('rowid', '=', page.id)
+          .execute();
+        const legacy = (await detail(me, page.fk_bericht)).pages.find((p) => p.id === page.id)!.checklist![1]!;
+        assert.deepEqual([legacy.state, legacy.deviation, legacy.ok_reason, legacy.defect], ['ok', 'above', null, true]);
+      });
+
       test('a defect needs a note; with one it is taken', async () => {
         const { me, page } = await setup();
         const before = await pageRow(page.id);
@@ -982,7 +1051,7 @@ for (const dialect of testDialects()) {
           const rows = await pageRows(report.id);
           assert.deepEqual(
             JSON.parse(rows[0]!.checklist!),
-            fresh.map(({ deviation: _d, ...item }) => item),
+            fresh.map(({ deviation: _d, defect: _defect, ...item }) => item),
           );
           // The copy is the report's own: answering it leaves the template alone.
           await check(tech, rows[0]!.rowid, { item: 2, value: 9 });
@@ -1111,6 +1180,7 @@ for (const dialect of testDialects()) {
             photos: ['commande/CO1/a.jpg'],
             checked_at: 1_700_000_000,
             checked_by: 7,
+            ok_reason: null,
           },
           {
             id: 2,
@@ -1124,6 +1194,7 @@ for (const dialect of testDialects()) {
             photos: [],
             checked_at: null,
             checked_by: null,
+            ok_reason: null,
           },
         ];
         const page = (items: StoredItem[]): HashedPage => ({

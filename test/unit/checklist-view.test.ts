@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ReportDetail, ReportPage, TimeInterval, TimeList } from '../../web/src/api/types.js';
-import { becomesOk, countItems, fromServerItems, parseDecimal, type ServerItem } from '../../web/src/lib/reports/checklist.js';
-import type { OutboxKind, OutboxRecord, PayloadOf, Ref } from '../../web/src/lib/outbox/records.js';
+import { becomesOk, countItems, fromServerItems, isDefect, parseDecimal, type ServerItem } from '../../web/src/lib/reports/checklist.js';
+import type { CheckItemPayload, OutboxKind, OutboxRecord, PayloadOf, Ref } from '../../web/src/lib/outbox/records.js';
 import { viewReport, type ViewContext } from '../../web/src/lib/reports/report-view.js';
 import { viewTimes, withInterval } from '../../web/src/lib/time/time-view.js';
 
@@ -106,6 +106,25 @@ test('"alle übrigen OK" leaves measurements without a value or outside their li
   ]);
   assert.deepEqual(items.map(becomesOk), [true, false, false, true, false]);
   assert.deepEqual(countItems(items), { total: 5, checked: 1, defects: 1, open: 4, deviations: 1 });
+});
+
+test('a value outside its limits is a defect unless OK with a reason: the app counts as the service and the PDF do; an answer waiting keeps the reason only while it holds', () => {
+  const items = fromServerItems([
+    item(1, { unit: '%', upper: 10, value: 11.2, state: 'ok', ok_reason: 'Kessel kalt' }),
+    item(2, { unit: '%', upper: 10, value: 11.2, state: 'ok' }),
+    item(3, { state: 'defect', note: 'undicht' }),
+    item(4, { unit: '%', upper: 10, value: 6.8, state: 'ok' }),
+  ]);
+  assert.deepEqual(items.map(isDefect), [false, true, true, false]);
+  assert.equal(countItems(items).defects, 2);
+  const page = checklistPage(31, [item(1, { unit: '%', upper: 10 })]);
+  const answer = (fields: Pick<CheckItemPayload, 'state' | 'value' | 'ok_reason'>, at: number) =>
+    record('check-item', { page: 31, item: 1, label: 'Punkt 1', note: null, photos: [], checked_at: at, ...fields });
+  const after = (records: OutboxRecord[]) => viewReport(7, report([page]), records, context())!.pages[0]!.checklist![0]!;
+  const ok = after([answer({ state: 'ok', value: 11.2, ok_reason: 'Kessel kalt' }, 1)]);
+  assert.deepEqual([ok.state, ok.okReason, isDefect(ok)], ['ok', 'Kessel kalt', false]);
+  const within = after([answer({ state: 'ok', value: 11.2, ok_reason: 'Kessel kalt' }, 1), answer({ state: 'ok', value: 9 }, 2)]);
+  assert.equal(within.okReason, null, 'within its limits the reason goes, as the service drops it');
 });
 
 test("answers waiting in the outbox lay over the service's checklist, in order; a template's copy starts unanswered", () => {

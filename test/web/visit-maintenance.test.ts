@@ -59,10 +59,13 @@ const MATERIALS: Array<[label: string, typed: string, qty: number]> = [
   ['Kupferrohr 15 mm', '2,5', 2.5],
 ];
 const NO_DEPARTURE = 'Kunde muss los; Abfahrt nach der Unterschrift';
+/** Why the flue gas loss above its limit is accepted. */
+const OK_REASON = 'Brenner noch im Anlauf; Nachmessung bei Volllast ergab 9,8 %';
 
 interface Item {
   label: string;
   state: string;
+  ok_reason: string | null;
   value: number | null;
   deviation: string | null;
   note: string | null;
@@ -203,6 +206,15 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
       await row.getByLabel(/Messwert/).fill(typed);
       if (label === 'Abgasverlust') await row.getByText('über dem Grenzwert 10 %').waitFor();
       await row.getByRole('button', { name: 'OK' }).tap();
+      if (label === 'Abgasverlust') {
+        // Above its limit, OK only with a reason ("OK trotz Grenzwert"); without one it is no OK.
+        const save = row.getByRole('button', { name: 'OK trotz Grenzwert speichern' });
+        await save.click();
+        await row.getByText('Ohne Begründung ist ein Wert außerhalb des Grenzwerts ein Mangel.').waitFor();
+        await row.getByLabel(/OK trotz Grenzwert – Begründung/).fill(OK_REASON);
+        await save.click();
+        await row.getByText(`OK trotz Grenzwert: ${OK_REASON}`).waitFor();
+      }
       await page.getByText(new RegExp(`${3 + index} von 13 geprüft, 1 Mangel`)).waitFor();
     }
     await page.getByText(/6 von 13 geprüft, 1 Mangel/).waitFor();
@@ -321,6 +333,7 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     );
     for (const [label, , stored] of VALUES) assert.equal(byLabel(label).value, stored, label);
     assert.equal(byLabel('Abgasverlust').deviation, 'above');
+    assert.deepEqual([byLabel('Abgasverlust').state, byLabel('Abgasverlust').ok_reason], ['ok', OK_REASON]);
     const stored = await world.ctx.handle.db
       .selectFrom('bericht_page')
       .select('checklist')
@@ -408,11 +421,12 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
       DEFECT_NOTE.slice(0, 25),
       `Foto ${photoNumber}`,
       'Abgasverlust',
-      '11,4 % – über dem Grenzwert (≤ 10 %)',
+      '✓ OK trotz Grenzwert · 11,4 % – über dem Grenzwert',
+      'Begründung: Brenner noch im Anlauf',
       'Prüfliste Gas-Brennwertheizung (13 Punkte, 1 Mangel)',
       ...labels.flatMap((label) => {
         const i = byLabel(label);
-        const state = i.state === 'defect' ? '✗ Mangel' : '✓ OK';
+        const state = i.state === 'defect' ? '✗ Mangel' : i.ok_reason ? '✓ OK trotz' : '✓ OK';
         const value = VALUES.find(([l]) => l === label);
         return [label.slice(0, 30), state, ...(value ? [`${value[1]} `] : [])];
       }),

@@ -38,6 +38,10 @@ export interface ChecklistLine {
   lower: number | null;
   upper: number | null;
   deviation: 'below' | 'above' | null;
+  /** It counts as a defect: marked as one, or OK with a value outside its limits and no reason. */
+  defect: boolean;
+  /** "OK trotz Grenzwert": why it is OK with a value outside its limits. */
+  okReason: string | null;
   note: string | null;
   /** The item's photos: the number of the photo page showing each ("Foto 3"), or its file name when no photo page shows it. */
   photos: Array<{ number: number | null; name: string }>;

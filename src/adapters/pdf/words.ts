@@ -77,6 +77,8 @@ const DE = {
   photos: 'Fotos',
   /** A state in words with a sign, readable without colour. */
   states: { open: '○ nicht geprüft', ok: '✓ OK', defect: '✗ Mangel', na: '– n. z.' } as Record<'open' | 'ok' | 'defect' | 'na', string>,
+  okDespite: '✓ OK trotz Grenzwert',
+  okReason: 'Begründung',
   below: (limit: string) => `unter dem Grenzwert (${limit})`,
   above: (limit: string) => `über dem Grenzwert (${limit})`,
   checklistCount: (items: number, defects: number, open: number) =>
@@ -248,6 +250,8 @@ const EN: Words = {
   finding: 'Finding',
   photos: 'Photos',
   states: { open: '○ not checked', ok: '✓ OK', defect: '✗ Defect', na: '– N/A' },
+  okDespite: '✓ OK despite the limit',
+  okReason: 'Reason',
   below: (limit) => `below the limit (${limit})`,
   above: (limit) => `above the limit (${limit})`,
   checklistCount: (items, defects, open) =>

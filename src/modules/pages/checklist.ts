@@ -40,6 +40,11 @@ export interface StoredItem {
   /** When it was last answered: the phone's time when it sent one, else the service's (Unix seconds). */
   checked_at: number | null;
   checked_by: number | null;
+  /**
+   * "OK trotz Grenzwert": why an item answered OK may keep a value outside its limits; null
+   * otherwise. Without it such a value is a defect (isDefect).
+   */
+  ok_reason: string | null;
 }
 
 /** An item as an admin defines it; with `id`, an item the page already has (its answer is kept). */
@@ -60,6 +65,8 @@ export interface ItemAnswer {
   /** source paths, already checked by the caller. */
   photos?: string[];
   checked_at?: number;
+  /** Why OK despite a value outside the limits; null clears it. */
+  ok_reason?: string | null;
 }
 
 /** Where a value lies against its limits: below the lower, above the upper, or null (within, or no value or limit). */
@@ -71,6 +78,14 @@ export function deviationOf(item: Pick<StoredItem, 'value' | 'lower' | 'upper'>)
   if (item.upper !== null && item.value > item.upper) return 'above';
   return null;
 }
+
+/**
+ * Whether an item is a defect: marked as one, or answered OK with a value outside its limits and
+ * no reason (as answers made before the reason was asked for may be). The app, the sign-off and
+ * the PDF count by this one rule.
+ */
+export const isDefect = (item: Pick<StoredItem, 'state' | 'value' | 'lower' | 'upper' | 'ok_reason'>): boolean =>
+  item.state === 'defect' || (item.state === 'ok' && deviationOf(item) !== null && !item.ok_reason);
 
 /** Whether an item asks for a measured value: it has a unit or a limit. */
 export const isMeasurement = (item: Pick<StoredItem, 'unit' | 'lower' | 'upper'>): boolean =>
@@ -104,6 +119,7 @@ export function readItems(json: string | null | undefined): StoredItem[] {
       photos: Array.isArray(v.photos) ? v.photos.filter((p): p is string => typeof p === 'string') : [],
       checked_at: num(v.checked_at),
       checked_by: num(v.checked_by),
+      ok_reason: str(v.ok_reason),
     }));
 }
 
@@ -140,7 +156,16 @@ export function checklistPhotoPattern(relPath: string): string {
 
 /** The items as a fresh report gets them from a template: every answer cleared. */
 export const clearedItems = (items: StoredItem[]): StoredItem[] =>
-  items.map((item) => ({ ...item, state: 'open', value: null, note: null, photos: [], checked_at: null, checked_by: null }));
+  items.map((item) => ({
+    ...item,
+    state: 'open',
+    value: null,
+    note: null,
+    photos: [],
+    checked_at: null,
+    checked_by: null,
+    ok_reason: null,
+  }));
 
 type Detail = { field: string; item: number; label: string | null; message: string };
 
@@ -231,6 +256,7 @@ export function defineItems(current: StoredItem[], defs: ItemDefinition[], highe
       photos: [],
       checked_at: null,
       checked_by: null,
+      ok_reason: null,
     };
     return { ...base, label, unit, lower, upper };
   });
@@ -254,11 +280,22 @@ export function answerItem(items: StoredItem[], answer: ItemAnswer, user: number
       { field: 'body.note', item: position, label: current.label, message: 'a defect needs a note' },
     ]);
   }
+  // A value outside its limits is a defect unless the person confirms "OK trotz Grenzwert" with a reason.
+  const deviation = deviationOf({ value, lower: current.lower, upper: current.upper });
+  const given = answer.ok_reason === undefined ? current.ok_reason : trimmed(answer.ok_reason);
+  const okReason = state === 'ok' && deviation !== null ? given : null;
+  if (state === 'ok' && deviation !== null && !okReason) {
+    refuse(
+      `${named(position, current.label)}: der Messwert liegt ${deviation === 'above' ? 'über' : 'unter'} dem Grenzwert; „OK trotz Grenzwert“ braucht eine Begründung (ok_reason), sonst ist es ein Mangel`,
+      [{ field: 'body.ok_reason', item: position, label: current.label, message: 'a value outside its limits is OK only with a reason' }],
+    );
+  }
   const next: StoredItem = {
     ...current,
     state,
     value,
     note,
+    ok_reason: okReason,
     photos: answer.photos ?? current.photos,
     checked_at: answer.checked_at ?? now,
     checked_by: user,
@@ -303,6 +340,8 @@ export async function hashedItems(items: StoredItem[], digest: (relPath: string)
       value: item.value,
       note: item.note,
       photos,
+      // Only where given: every item answered before the reason existed hashes as it did.
+      ...(item.ok_reason ? { ok_reason: item.ok_reason } : {}),
     });
   }
   return hashed;

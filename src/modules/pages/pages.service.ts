@@ -392,7 +392,7 @@ export function createPageService(deps: PageServiceDeps) {
         (items) =>
           answerItem(
             items,
-            { item: body.item, state: body.state, value: body.value, note: body.note, photos, checked_at: at },
+            { item: body.item, state: body.state, value: body.value, note: body.note, photos, checked_at: at, ok_reason: body.ok_reason },
             user.id,
             at,
           ),

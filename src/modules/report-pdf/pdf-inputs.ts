@@ -48,7 +48,7 @@ import { pageEvidenceOf, signatureFactsOf } from '../reports/reports.mappers.js'
 import { pageImageBox, printCacheDir, resolveSource } from '../reports/work-area.js';
 import type { TimeService } from '../times/times.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';
-import { materialKey, signedVisit, storedText, visitCoverage, type Signoff } from '../signatures/signoff.js';
+import { materialKey, signedVisit, signoffIn, storedText, visitCoverage, type Signoff } from '../signatures/signoff.js';
 import { visitNow } from '../signatures/visit-now.js';
 import {
   COMPANY_CONSTS,
@@ -265,19 +265,26 @@ export function createPdfInputs(deps: PdfInputsDeps) {
    * description named; without such a signature nothing is marked.
    */
   async function signoffCoverage(reportId: number, pages: PageRow[], records: Map<number, SignatureRecord>) {
+    // The metadata file as read (the check proves it; a damaged one is as good as none here).
     const last = pages
       .map((p) => records.get(p.rowid))
-      .filter((r): r is SignatureRecord => r !== undefined && typeof r.metadata.signoff === 'object' && r.metadata.signoff !== null)
+      .map((r) => (r ? { row: r.row, signoff: signoffIn(r.metadata) } : undefined))
+      .filter((r): r is { row: SignatureRecord['row']; signoff: Signoff } => r?.signoff !== undefined)
       .at(-1);
     if (!last) return { mark: (lines: MaterialLine[]) => lines, timeNotCovered: undefined, signoff: null };
-    const coverage = visitCoverage(signedVisit(last.metadata.signoff as Signoff), await visitNow(handle.db, repo, entity, reportId));
+    const coverage = visitCoverage(signedVisit(last.signoff), await visitNow(handle.db, repo, entity, reportId));
     const added = new Map<string, number>();
     for (const m of coverage.materials_added) added.set(materialKey(m), (added.get(materialKey(m)) ?? 0) + 1);
     const timesAdded = new Set(coverage.times_added.map((t) => `${t.arrival}/${t.departure}`));
     return {
       mark: (lines: MaterialLine[]) =>
         lines.map((line) => {
-          const key = materialKey({ ...line, unit: storedText(line.unit), note: storedText(line.note) });
+          const key = materialKey({
+            ...line,
+            label: storedText(line.label) ?? '',
+            unit: storedText(line.unit),
+            note: storedText(line.note),
+          });
           const left = added.get(key) ?? 0;
           if (left === 0) return line;
           added.set(key, left - 1);
@@ -289,7 +296,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
         workChanged: coverage.work_changed,
         removedMaterials: coverage.materials_removed,
         changed: !coverage.covered,
-        missing: (last.metadata.signoff as Signoff).missing ?? [],
+        missing: last.signoff.missing,
       },
     };
   }

@@ -9,7 +9,7 @@ import { fromDbDateTime } from '../../db/dialect.js';
 import { htmlToText } from '../../dolibarr/html.js';
 import { fromDolibarrDateTime, localDate, localTime } from '../../dolibarr/time.js';
 import type { AuthUser } from '../auth/auth.service.js';
-import { deviationOf, readItems } from '../pages/checklist.js';
+import { deviationOf, isDefect, readItems } from '../pages/checklist.js';
 import type { PageRow, ReportRepository, ReportRow, SignatureFactsRow } from '../reports/reports.repository.js';
 import { verifyUrl } from '../signatures/signatures.model.js';
 import type { TimeInterval } from '../times/times.schemas.js';
@@ -178,6 +178,8 @@ export function checklistLines(page: PageRow, photoNumbers: Map<string, number>)
     lower: item.lower,
     upper: item.upper,
     deviation: deviationOf(item),
+    defect: isDefect(item),
+    okReason: item.ok_reason,
     note: item.note,
     photos: item.photos.map((relPath) => ({ number: photoNumbers.get(relPath) ?? null, name: path.posix.basename(relPath) })),
   }));

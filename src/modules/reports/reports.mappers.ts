@@ -7,7 +7,7 @@ import { toEvidenceResponse, type PhotoEvidenceRow } from '../photo-evidence/pho
 import { type PageRow, type ReportRepository, type ReportRow, type SignatureFactsRow } from './reports.repository.js';
 import type { ChecklistItemResponse, PageResponse, PageSignature, ReportListItem, TemplateItem } from './reports.schemas.js';
 import { DEFAULT_PHOTOS_PER_SHEET, photosPerSheetOf } from './photos-per-sheet.js';
-import { deviationOf, readItems, type StoredItem } from '../pages/checklist.js';
+import { deviationOf, isDefect, readItems, type StoredItem } from '../pages/checklist.js';
 import { sourceUrl } from './work-area.js';
 
 /** A signature page's facts for its answer; null for any other page, or a signature page without its record. */
@@ -43,6 +43,8 @@ export function toChecklistItem(item: StoredItem): ChecklistItemResponse {
     })),
     checked_at: item.checked_at,
     checked_by: item.checked_by,
+    ok_reason: item.ok_reason,
+    defect: isDefect(item),
   };
 }
 

@@ -116,7 +116,8 @@ export const CHECKLIST_RULES =
   `A checklist page (layout \`checklist\`) has 0 to ${MAX_CHECKLIST_ITEMS} items in order. An item: \`label\` 1-${MAX_ITEM_LABEL} characters; ` +
   `\`unit\` up to ${MAX_ITEM_UNIT} characters (bar, %, ppm, °C, N, mA…); \`lower\` and \`upper\` limits (JSON numbers within ±${MAX_ITEM_MAGNITUDE}, at most ${ITEM_DECIMALS} decimal places; ` +
   'either may be missing; lower must not lie above upper). An item with a unit or a limit is a measurement. ' +
-  'The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused), ' +
+  'The technician records `state` (open, ok, defect, na), `value` (a number like the limits: a value below the lower or above the upper limit is flagged in `deviation`, not refused; ' +
+  'answered `ok` it needs `ok_reason` ("OK trotz Grenzwert", 400 naming body.ok_reason without), and `defect` says whether the item counts as a defect: marked as one, or ok outside its limits without a reason), ' +
   `\`note\` (up to ${MAX_ITEM_NOTE} characters; a defect needs one) and \`photos\` (up to ${MAX_ITEM_PHOTOS} photos of the parent object's attachments). ` +
   'The items are page content: a signature covers them with the page (its hash includes them) and they cannot change under it (409 PAGE_SIGNED). ' +
   'A refusal (400 VALIDATION_FAILED) names the item: its position from 1 and label in the message, and `item`, `label` and `field` in each entry of `details`.';
@@ -172,6 +173,13 @@ export const ChecklistItem = Type.Object({
   photos: Type.Array(ChecklistPhoto),
   checked_at: Nullable(Type.Integer(), "When it was last answered (the phone's time when it sent one), Unix seconds."),
   checked_by: Nullable(Type.Integer(), 'Who answered it last.'),
+  ok_reason: Nullable(
+    Type.String(),
+    '"OK trotz Grenzwert": why an item answered ok keeps a value outside its limits; null otherwise. Such an item without one (answered before the reason was asked for) counts as a defect.',
+  ),
+  defect: Type.Boolean({
+    description: 'Whether the item counts as a defect: marked as one, or ok with a value outside its limits and no ok_reason.',
+  }),
 });
 export type ChecklistItemResponse = Static<typeof ChecklistItem>;
 
@@ -202,6 +210,15 @@ export const CheckBody = Type.Object(
         description:
           "When the person answered, by the phone's clock (Unix seconds); a time in the future or more than 30 days back is replaced by the service's.",
       }),
+    ),
+    ok_reason: Type.Optional(
+      Nullable(
+        PersonText({
+          required: false,
+          maxLength: MAX_ITEM_NOTE,
+          description: `"OK trotz Grenzwert": why the value may lie outside its limits (at most ${MAX_ITEM_NOTE} characters). state ok with a value outside the limits needs one (400 naming body.ok_reason otherwise); kept only while both hold.`,
+        }),
+      ),
     ),
   },
   { additionalProperties: false },

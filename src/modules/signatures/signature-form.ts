@@ -81,7 +81,8 @@ export async function readSignatureForm(request: FastifyRequest, config: Config)
     const largest = Math.max(MAX_SIGNATURE_BYTES, MAX_STROKES_BYTES, MAX_SIGNOFF_BYTES);
     for await (const part of request.parts({
       isPartAFile,
-      limits: { files: 3, fileSize: largest + 1, fieldSize: largest + 1 },
+      // Every text field is small: the strokes and the sign-off come as file parts, each capped on its own.
+      limits: { files: 3, fileSize: largest + 1, fieldSize: MAX_FIELD_BYTES + 1 },
     } as Parameters<typeof request.parts>[0])) {
       if (part.type === 'file') {
         // An empty field (no file name) counts as absent, as every field.

@@ -225,7 +225,8 @@ export function createSignatureService(deps: {
         ...(result.metadata
           ? {
               strokes: result.metadata.strokes ?? null,
-              covers_visit: Boolean(result.metadata.signoff),
+              // What it covers only as far as the seal vouches for the metadata.
+              ...(result.checks.seal ? { covers_visit: Boolean(result.metadata.signoff) } : {}),
               not_covered: notCoveredInWords(result.not_covered),
             }
           : {}),

@@ -29,9 +29,10 @@ export const HASH_FORM_VISIT = 'fieldreport-pages/4';
 
 /** The `signoff` part in bytes: 500 lines of the longest label and note fit. */
 export const MAX_SIGNOFF_BYTES = 4 * 1024 * 1024;
-export const MAX_SIGNOFF_MATERIALS = 500;
-export const MAX_SIGNOFF_TIMES = 200;
-export const MAX_WORK_LENGTH = 20_000;
+export const MAX_SIGNOFF_MATERIALS = 1000;
+export const MAX_SIGNOFF_TIMES = 500;
+/** Dolibarr's note_public is a `text` column: at most 65,535 bytes. */
+export const MAX_WORK_LENGTH = 65_535;
 export const MAX_MISSING_REASON = 500;
 export const MISSING_KINDS = ['open_items', 'no_departure', 'no_signature', 'pages_after_signature'] as const;
 export type MissingKind = (typeof MISSING_KINDS)[number];
@@ -89,7 +90,8 @@ function text(value: unknown, field: string, max: number, required = false): str
   if (FORBIDDEN_TEXT_CHARACTERS.test(value))
     return refuse(field, 'must not contain control or bidirectional override characters', 'Steuerzeichen im Text');
   const stored = storedText(value);
-  if (stored !== null && stored.length > max) return refuse(field, `at most ${max} characters`, `höchstens ${max} Zeichen`);
+  // Characters as the service's other fields count them (code points, as JSON Schema's maxLength).
+  if (stored !== null && [...stored].length > max) return refuse(field, `at most ${max} characters`, `höchstens ${max} Zeichen`);
   if (required && stored === null) return refuse(field, 'required', 'ein Pflichtfeld ist leer');
   return stored;
 }
@@ -189,6 +191,17 @@ export function parseSignoff(raw: Buffer): Signoff {
     photos: value.photos === undefined ? 0 : count(value.photos, '.photos'),
     missing,
   };
+}
+
+/** The sign-off a metadata file holds, checked as the service took it; undefined for none or one that is damaged. */
+export function signoffIn(metadata: Record<string, unknown> | null | undefined): Signoff | undefined {
+  const value = metadata?.signoff;
+  if (typeof value !== 'object' || value === null) return undefined;
+  try {
+    return parseSignoff(Buffer.from(JSON.stringify(value)));
+  } catch {
+    return undefined;
+  }
 }
 
 /** What the hash covers of a sign-off: its work, times (by arrival) and material lines (as shown). */

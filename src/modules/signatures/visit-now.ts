@@ -37,6 +37,11 @@ export async function visitNow(db: Db, repo: ReportRepository, entity: number, r
   return signedVisit({
     work: storedText(parent?.note_public),
     times: times.map((t) => ({ arrival: fromDbDateTime(t.arrival) ?? 0, departure: fromDbDateTime(t.departure) })),
-    materials: materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: storedText(m.unit), note: storedText(m.note) })),
+    materials: materials.map((m) => ({
+      label: storedText(m.label) ?? '',
+      qty: Number(m.qty),
+      unit: storedText(m.unit),
+      note: storedText(m.note),
+    })),
   });
 }

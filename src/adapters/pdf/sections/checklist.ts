@@ -44,20 +44,24 @@ function valueAgainstLimit(words: PdfWords, line: ChecklistLine): string {
 const photoList = (words: PdfWords, line: ChecklistLine) =>
   line.photos.map((p) => (p.number !== null ? words.photo(p.number) : p.name)).join(', ');
 
-/** What to print under an item's row: its note and its photos. */
+/** What to print under an item's row: why it is OK despite its limit, its note and its photos. */
 function under(words: PdfWords, line: ChecklistLine): string | null {
   const photos = photoList(words, line);
-  return [line.note ?? '', photos ? `${words.photos}: ${photos}` : ''].filter(Boolean).join('\n') || null;
+  return (
+    [line.okReason ? `${words.okReason}: ${line.okReason}` : '', line.note ?? '', photos ? `${words.photos}: ${photos}` : '']
+      .filter(Boolean)
+      .join('\n') || null
+  );
 }
 
-const isFinding = (line: ChecklistLine) => line.state === 'defect' || line.deviation !== null;
+const isFinding = (line: ChecklistLine) => line.defect || line.deviation !== null;
+
+/** The result in words: "OK trotz Grenzwert" for an OK with a reason, a value outside its limits without one is a defect. */
+const resultOf = (words: PdfWords, line: ChecklistLine) =>
+  line.state === 'ok' && line.deviation !== null ? (line.okReason ? words.okDespite : words.states.defect) : words.states[line.state];
 
 export function countLine(words: PdfWords, items: ChecklistLine[]): string {
-  return words.checklistCount(
-    items.length,
-    items.filter((i) => i.state === 'defect').length,
-    items.filter((i) => i.state === 'open').length,
-  );
+  return words.checklistCount(items.length, items.filter((i) => i.defect).length, items.filter((i) => i.state === 'open').length);
 }
 
 /** A checklist page: heading, note, count, then the table of its items. */
@@ -77,7 +81,7 @@ export function checklistBlocks(doc: Doc, page: ChecklistPage, body: Box, words:
     cells: [
       `${line.position}.`,
       line.label,
-      words.states[line.state],
+      resultOf(words, line),
       formatValue(words, line) + (line.deviation ? (line.deviation === 'below' ? ' ▼' : ' ▲') : ''),
       formatLimit(words, line),
     ],
@@ -107,7 +111,7 @@ export function checklistSummaryBlocks(
     const rows: TableRow[] = findings.map(({ line, title }) => ({
       cells: [
         `${several && title ? `${title}: ` : ''}${line.position}. ${line.label}`,
-        [words.states[line.state], valueAgainstLimit(words, line)].filter(Boolean).join(' · '),
+        [resultOf(words, line), valueAgainstLimit(words, line)].filter(Boolean).join(' · '),
       ],
       bold: true,
       under: under(words, line),
@@ -126,7 +130,7 @@ export function checklistSummaryBlocks(
       cells: [
         `${line.position}.`,
         line.label,
-        words.states[line.state],
+        resultOf(words, line),
         formatValue(words, line) + (line.deviation ? (line.deviation === 'below' ? ' ▼' : ' ▲') : ''),
       ],
       bold: isFinding(line),

@@ -80,6 +80,8 @@ export interface CheckItemPayload {
   photos: PhotoRef[];
   /** When the person answered, by the phone's clock (Unix seconds). */
   checked_at: number;
+  /** "OK trotz Grenzwert": why OK with a value outside the limits (absent in records of older versions). */
+  ok_reason?: string | null;
 }
 
 /** "Alle übrigen OK" on a checklist page. */

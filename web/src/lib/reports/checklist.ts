@@ -20,6 +20,8 @@ export interface CheckItemView {
   photos: PhotoRef[];
   /** Unix seconds. */
   checkedAt: number | null;
+  /** "OK trotz Grenzwert": why it is OK with a value outside its limits; null otherwise. */
+  okReason: string | null;
   /** An answer (or a change of its definition) waits in the outbox. */
   pending: boolean;
 }
@@ -27,6 +29,8 @@ export interface CheckItemView {
 /** What the service answers for an item, as far as the phone needs it (tests build such items by hand). */
 export type ServerItem = Pick<ChecklistItem, 'id' | 'label' | 'unit' | 'lower' | 'upper' | 'state' | 'value' | 'note' | 'checked_at'> & {
   photos: Array<Pick<ChecklistItem['photos'][number], 'name'>>;
+  /** Absent in answers of services before it was asked for. */
+  ok_reason?: string | null;
 };
 
 /** The service's values and limits have at most this many decimal places. */
@@ -44,6 +48,7 @@ export function fromServerItems(items: readonly ServerItem[] | null | undefined,
     note: cleared ? null : item.note,
     photos: cleared ? [] : item.photos.map((p) => ({ name: p.name })),
     checkedAt: cleared ? null : item.checked_at,
+    okReason: cleared ? null : (item.ok_reason ?? null),
     pending: false,
   }));
 }
@@ -89,6 +94,13 @@ export function parseDecimal(text: string): number | null | undefined {
 }
 
 /**
+ * Whether the item counts as a defect (the service's rule, src/modules/pages/checklist.ts isDefect):
+ * marked as one, or OK with a value outside its limits and no reason.
+ */
+export const isDefect = (item: Pick<CheckItemView, 'state' | 'value' | 'lower' | 'upper' | 'okReason'>): boolean =>
+  item.state === 'defect' || (item.state === 'ok' && deviationOf(item, item.value) !== null && !item.okReason);
+
+/**
  * Whether "alle übrigen OK" makes the item OK: it is still open and is no measurement without a
  * value or with one outside its limits (those need the person's eye); the service decides alike.
  */
@@ -108,6 +120,12 @@ export function applyCheck(items: CheckItemView[], answer: CheckItemPayload): Ch
           note: answer.note,
           photos: answer.photos,
           checkedAt: answer.checked_at,
+          // As the service keeps it: only while the item is OK with a value outside its limits.
+          okReason: (() => {
+            const value = answer.value !== undefined ? answer.value : item.value;
+            const reason = answer.ok_reason !== undefined ? answer.ok_reason : item.okReason;
+            return answer.state === 'ok' && deviationOf(item, value) !== null ? (reason ?? null) : null;
+          })(),
           pending: true,
         }
       : item,
@@ -137,6 +155,7 @@ export function applyDefinitions(items: CheckItemView[], definitions: readonly C
       note: null,
       photos: [],
       checkedAt: null,
+      okReason: null,
       pending: true,
     };
     return { ...base, label: def.label, unit: def.unit?.trim() || null, lower: def.lower ?? null, upper: def.upper ?? null, pending: true };
@@ -169,7 +188,7 @@ export function countItems(items: readonly CheckItemView[]): ChecklistCount {
   return {
     total: items.length,
     checked,
-    defects: items.filter((i) => i.state === 'defect').length,
+    defects: items.filter(isDefect).length,
     open: items.length - checked,
     deviations: items.filter((i) => deviationOf(i, i.value) !== null).length,
   };

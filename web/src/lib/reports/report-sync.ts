@@ -200,8 +200,16 @@ export const reportKinds: KindHandlers<ReportKind> = {
   'check-item': {
     async send(record, sending) {
       await refsKnown(record);
-      const { page, item, state, value, note, photos, checked_at } = record.payload;
-      const body = { item, state, note, photos: photos.map(nameOf), checked_at, ...(value !== undefined ? { value } : {}) };
+      const { page, item, state, value, note, photos, checked_at, ok_reason } = record.payload;
+      const body = {
+        item,
+        state,
+        note,
+        photos: photos.map(nameOf),
+        checked_at,
+        ...(value !== undefined ? { value } : {}),
+        ...(ok_reason !== undefined ? { ok_reason } : {}),
+      };
       return postPage({ action: 'check', id: idOf(page) }, body, sending);
     },
     delivered: keepPage,

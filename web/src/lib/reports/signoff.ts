@@ -7,10 +7,10 @@
  * the field `signoff` (the service's form in src/modules/signatures/signoff.ts), so the signature's
  * hash covers the work, the hours and the material as shown. Pure: no screen, no store.
  */
-import type { Material } from '../../api/types.js';
+import type { Material, TimeInterval } from '../../api/types.js';
 import type { CheckState, OutboxRecord } from '../outbox/records.js';
 import type { TimesView } from '../time/time-view.js';
-import { deviationOf } from './checklist.js';
+import { deviationOf, isDefect } from './checklist.js';
 import type { ReportView } from './report-view.js';
 
 export const MISSING_KINDS = ['open_items', 'no_departure', 'no_signature', 'pages_after_signature'] as const;
@@ -40,6 +40,8 @@ export interface SignoffItem {
   lower: number | null;
   upper: number | null;
   deviation: 'below' | 'above' | null;
+  /** "OK trotz Grenzwert": why it is OK with its value outside the limits. */
+  okReason: string | null;
   note: string | null;
 }
 
@@ -52,7 +54,7 @@ export interface SignoffView {
   onSite: boolean;
   materials: SignoffLine[];
   checklist: { items: number; ok: number; defects: number; na: number; open: number; outside_limits: number } | null;
-  /** Defects and values outside their limits, in checklist order. */
+  /** Defects and values outside their limits (OK only with a reason), in checklist order. */
   findings: SignoffItem[];
   /** Items not checked yet. */
   openItems: SignoffItem[];
@@ -102,11 +104,16 @@ export function materialLines(lines: readonly Material[], records: readonly Outb
 export function viewSignoff(input: {
   work: string | null | undefined;
   times: TimesView;
+  /** Intervals the report (or an earlier version of it) took already, as the service lists them for the report. */
+  taken?: readonly TimeInterval[];
   materials: SignoffLine[];
   report: Pick<ReportView, 'pages'>;
 }): SignoffView {
-  // The intervals this report takes: those no finalized report took yet (the open one too).
-  const intervals = input.times.intervals.filter((i) => !i.reported);
+  // The intervals the report shows: those it or an earlier version took, and those no final report took yet (the open one too).
+  const intervals = [
+    ...(input.taken ?? []).map((i) => ({ arrival: i.arrival, departure: i.departure, userName: i.user_name })),
+    ...input.times.intervals.filter((i) => !i.reported),
+  ].sort((a, b) => a.arrival - b.arrival);
   const pages = input.report.pages.filter((p) => p.layout !== 'signature');
   const items = pages.flatMap((p) => p.checklist ?? []);
   const itemView = (i: (typeof items)[number]): SignoffItem => ({
@@ -117,13 +124,14 @@ export function viewSignoff(input: {
     lower: i.lower,
     upper: i.upper,
     deviation: deviationOf(i, i.value),
+    okReason: i.okReason,
     note: i.note,
   });
   const checklist = pages.some((p) => p.checklist)
     ? {
         items: items.length,
         ok: items.filter((i) => i.state === 'ok').length,
-        defects: items.filter((i) => i.state === 'defect').length,
+        defects: items.filter(isDefect).length,
         na: items.filter((i) => i.state === 'na').length,
         open: items.filter((i) => i.state === 'open').length,
         outside_limits: items.filter((i) => deviationOf(i, i.value) !== null).length,
@@ -140,7 +148,7 @@ export function viewSignoff(input: {
     onSite,
     materials: input.materials,
     checklist,
-    findings: items.filter((i) => i.state === 'defect' || deviationOf(i, i.value) !== null).map(itemView),
+    findings: items.filter((i) => isDefect(i) || deviationOf(i, i.value) !== null).map(itemView),
     openItems: items.filter((i) => i.state === 'open').map(itemView),
     pages: pages.length,
     photos: pages.reduce((sum, p) => sum + p.images.length, 0),
