@@ -478,8 +478,10 @@ for (const dialect of testDialects()) {
         assertError(await correct(me, neighbour.id, { arrival: t + 2 * HOUR - 1, reason: 'x' }), 409, 'TIME_OVERLAP');
         assert.deepEqual(await row(tapped.id), before);
         // An open interval is closed by a correction.
-        const open = await arrive(me, order.id, now() - 600);
-        const closed = (await correct(me, open.id, { departure: now() - 300, reason: 'Abfahrt vergessen' })).json() as TimeInterval;
+        // One moment for both (a second may pass between two calls of now()).
+        const moment = now();
+        const open = await arrive(me, order.id, moment - 600);
+        const closed = (await correct(me, open.id, { departure: moment - 300, reason: 'Abfahrt vergessen' })).json() as TimeInterval;
         assert.deepEqual([closed.seconds, closed.departure_tapped, closed.corrections[0]!.departure], [300, null, null]);
         assertError(await tap('leave', me, order.id), 409, 'TIME_NOT_OPEN');
       });

@@ -170,7 +170,20 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     const arrivedAt = new Date(Date.now() - 2 * 3600_000);
     await page.clock.setSystemTime(arrivedAt);
     await page.getByRole('button', { name: 'Angekommen' }).tap();
+    // A finger that bounces: the second tap right after the first is not the departure.
+    await page.getByRole('button', { name: 'Abfahrt' }).tap();
+    await page.waitForTimeout(300);
+    const timeRecords = async () => (await outboxRecords(page)).filter((r) => r.kind.startsWith('time-')).map((r) => r.kind);
+    assert.deepEqual(await timeRecords(), ['time-arrive'], 'one arrival, no departure');
+    // The tap can be taken back while it waits on the phone; then the arrival again.
+    await page.getByRole('button', { name: /^Rückgängig: Ankunft/ }).click();
+    await page.getByRole('button', { name: 'Angekommen' }).waitFor();
+    assert.deepEqual(await timeRecords(), []);
+    await page.waitForTimeout(1600);
+    await page.clock.setSystemTime(arrivedAt);
+    await page.getByRole('button', { name: 'Angekommen' }).tap();
     await page.getByRole('button', { name: 'Abfahrt' }).waitFor();
+    assert.deepEqual(await timeRecords(), ['time-arrive']);
 
     await page.getByRole('link', { name: /Wartung Gas-Brennwertheizung/ }).click();
     await page.getByRole('link', { name: /Prüfliste Gas-Brennwertheizung/ }).click();
