@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
@@ -18,6 +18,7 @@ import { assertError } from '../helpers/assertions.js';
 import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
+import { besideSignature, publicSignatureCheck, signatureMetadata } from '../helpers/signature.js';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -57,16 +58,9 @@ for (const dialect of testDialects()) {
       return { ...r, workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir };
     }
 
-    const metadataFile = (page: { source_path: string }) => path.join(ctx.config.dataRoot, page.source_path.replace(/\.png$/, '.json'));
-    const metadataOf = async (page: { source_path: string }) => JSON.parse(await readFile(metadataFile(page), 'utf8'));
-    const publicCheck = async (page: { verify_url: string }) => {
-      const res = await ctx.app.inject({
-        method: 'GET',
-        url: `/public/verify_signature.php?code=${new URL(page.verify_url).searchParams.get('code')}`,
-      });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.body;
-    };
+    const metadataFile = (page: { source_path: string }) => besideSignature(ctx.config.dataRoot, page);
+    const metadataOf = (page: { source_path: string }) => signatureMetadata(ctx.config.dataRoot, page);
+    const publicCheck = (page: { verify_url: string }) => publicSignatureCheck(ctx.app, page);
     const row = (pageId: number) =>
       ctx.handle.db
         .selectFrom('bericht_signature')

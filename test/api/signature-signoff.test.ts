@@ -23,6 +23,7 @@ import { cliEnv, runCli } from '../helpers/cli.js';
 import { type Caller, type Json, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
+import { publicSignatureCheck, signatureMetadata } from '../helpers/signature.js';
 import { pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 import { assertPdfA1b } from '../helpers/pdfa.js';
 
@@ -85,17 +86,9 @@ for (const dialect of testDialects()) {
       };
     }
 
-    const metadataOf = async (page: { source_path: string }) =>
-      JSON.parse(await readFile(path.join(ctx.config.dataRoot, page.source_path.replace(/\.png$/, '.json')), 'utf8'));
+    const metadataOf = (page: { source_path: string }) => signatureMetadata(ctx.config.dataRoot, page);
     const verify = async (pageId: number) => json('GET', `/ajax/verify_signature.php?id=${pageId}`, me);
-    const publicCheck = async (page: { verify_url: string }) => {
-      const res = await ctx.app.inject({
-        method: 'GET',
-        url: `/public/verify_signature.php?code=${new URL(page.verify_url).searchParams.get('code')}`,
-      });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.body;
-    };
+    const publicCheck = (page: { verify_url: string }) => publicSignatureCheck(ctx.app, page);
     const signoffPart = (value: unknown) => ({
       filename: 'signoff.json',
       type: 'application/json',

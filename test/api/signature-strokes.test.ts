@@ -18,6 +18,7 @@ import { assertError } from '../helpers/assertions.js';
 import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
+import { besideSignature, publicSignatureCheck, signatureMetadata } from '../helpers/signature.js';
 import type { Part } from '../helpers/multipart.js';
 
 type Sample = [number, number, number, number];
@@ -72,18 +73,10 @@ for (const dialect of testDialects()) {
       return { ...r, workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir };
     }
 
-    const fileOf = (page: { source_path: string }, suffix: string) =>
-      path.join(ctx.config.dataRoot, page.source_path.replace(/\.png$/, suffix));
-    const metadataOf = async (page: { source_path: string }) => JSON.parse(await readFile(fileOf(page, '.json'), 'utf8'));
+    const fileOf = (page: { source_path: string }, suffix: string) => besideSignature(ctx.config.dataRoot, page, suffix);
+    const metadataOf = (page: { source_path: string }) => signatureMetadata(ctx.config.dataRoot, page);
     const verify = async (pageId: number) => (await api('GET', `/ajax/verify_signature.php?id=${pageId}`, me)).json();
-    const publicCheck = async (page: { verify_url: string }) => {
-      const res = await ctx.app.inject({
-        method: 'GET',
-        url: `/public/verify_signature.php?code=${new URL(page.verify_url).searchParams.get('code')}`,
-      });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.body;
-    };
+    const publicCheck = (page: { verify_url: string }) => publicSignatureCheck(ctx.app, page);
 
     /** Nothing of a signature is left in the report: no page, no row, no file. */
     async function nothingLeft(r: { id: number; workDir: string }) {

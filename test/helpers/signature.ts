@@ -2,6 +2,9 @@
  * A customer's signature as the phone sends it, and the signing request, for tests that need a
  * signature page (`testClient().sign` in client.ts sends the same form for a caller).
  */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import sharp from 'sharp';
 import { multipart, type Part } from './multipart.js';
@@ -56,4 +59,23 @@ export async function sign(
     headers: { ...headers, 'content-type': form.contentType },
     payload: form.payload,
   });
+}
+
+/** The file beside a signature page's image: `.json` its sealed metadata, `.strokes.json` its stroke record. */
+export const besideSignature = (dataRoot: string, page: { source_path: string }, suffix = '.json'): string =>
+  path.join(dataRoot, page.source_path.replace(/\.png$/, suffix));
+
+/** A signature page's sealed metadata as stored. */
+// biome-ignore lint/suspicious/noExplicitAny: the metadata JSON, read field by field by each test.
+export const signatureMetadata = async (dataRoot: string, page: { source_path: string }): Promise<any> =>
+  JSON.parse(await readFile(besideSignature(dataRoot, page), 'utf8'));
+
+/** The public check page behind a signature's QR code (its `verify_url`): 200 and its HTML. */
+export async function publicSignatureCheck(app: FastifyInstance, page: { verify_url: string }): Promise<string> {
+  const res = await app.inject({
+    method: 'GET',
+    url: `/public/verify_signature.php?code=${new URL(page.verify_url).searchParams.get('code')}`,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.body;
 }

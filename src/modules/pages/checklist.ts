@@ -154,18 +154,19 @@ export function checklistPhotoPattern(relPath: string): string {
   return `%${JSON.stringify(relPath).replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
+/** An item's answer before anyone gave one: a new item's, and every item's in a report made from a template. */
+const NO_ANSWER = {
+  state: 'open',
+  value: null,
+  note: null,
+  photos: [],
+  checked_at: null,
+  checked_by: null,
+  ok_reason: null,
+} as const satisfies Partial<StoredItem>;
+
 /** The items as a fresh report gets them from a template: every answer cleared. */
-export const clearedItems = (items: StoredItem[]): StoredItem[] =>
-  items.map((item) => ({
-    ...item,
-    state: 'open',
-    value: null,
-    note: null,
-    photos: [],
-    checked_at: null,
-    checked_by: null,
-    ok_reason: null,
-  }));
+export const clearedItems = (items: StoredItem[]): StoredItem[] => items.map((item) => ({ ...item, ...NO_ANSWER, photos: [] }));
 
 type Detail = { field: string; item: number; label: string | null; message: string };
 
@@ -244,20 +245,7 @@ export function defineItems(current: StoredItem[], defs: ItemDefinition[], highe
       }
       used.add(def.id);
     }
-    const base: StoredItem = kept ?? {
-      id: nextId++,
-      label,
-      unit: null,
-      lower: null,
-      upper: null,
-      state: 'open',
-      value: null,
-      note: null,
-      photos: [],
-      checked_at: null,
-      checked_by: null,
-      ok_reason: null,
-    };
+    const base: StoredItem = kept ?? { id: nextId++, label, unit: null, lower: null, upper: null, ...NO_ANSWER, photos: [] };
     return { ...base, label, unit, lower, upper };
   });
 }

@@ -48,7 +48,7 @@ import { pageEvidenceOf, signatureFactsOf } from '../reports/reports.mappers.js'
 import { pageImageBox, printCacheDir, resolveSource } from '../reports/work-area.js';
 import type { TimeService } from '../times/times.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';
-import { materialKey, signedVisit, signoffIn, storedText, visitCoverage, type Signoff } from '../signatures/signoff.js';
+import { materialKey, signedVisit, signoffIn, storedText, unmatchedFlags, visitCoverage, type Signoff } from '../signatures/signoff.js';
 import { visitNow } from '../signatures/visit-now.js';
 import {
   COMPANY_CONSTS,
@@ -272,24 +272,21 @@ export function createPdfInputs(deps: PdfInputsDeps) {
       .filter((r): r is { row: SignatureRecord['row']; signoff: Signoff } => r?.signoff !== undefined)
       .at(-1);
     if (!last) return { mark: (lines: MaterialLine[]) => lines, timeNotCovered: undefined, signoff: null };
-    const coverage = visitCoverage(signedVisit(last.signoff), await visitNow(handle.db, repo, entity, reportId));
-    const added = new Map<string, number>();
-    for (const m of coverage.materials_added) added.set(materialKey(m), (added.get(materialKey(m)) ?? 0) + 1);
+    const signed = signedVisit(last.signoff);
+    const coverage = visitCoverage(signed, await visitNow(handle.db, repo, entity, reportId));
     const timesAdded = new Set(coverage.times_added.map((t) => `${t.arrival}/${t.departure}`));
     return {
-      mark: (lines: MaterialLine[]) =>
-        lines.map((line) => {
-          const key = materialKey({
-            ...line,
-            label: storedText(line.label) ?? '',
-            unit: storedText(line.unit),
-            note: storedText(line.note),
-          });
-          const left = added.get(key) ?? 0;
-          if (left === 0) return line;
-          added.set(key, left - 1);
-          return { ...line, notCovered: true };
-        }),
+      // The printed lines the signature does not cover: those no signed line matches, as the check counts them.
+      mark: (lines: MaterialLine[]) => {
+        const asStored = lines.map((line) => ({
+          ...line,
+          label: storedText(line.label) ?? '',
+          unit: storedText(line.unit),
+          note: storedText(line.note),
+        }));
+        const uncovered = unmatchedFlags(asStored, signed.materials, materialKey);
+        return lines.map((line, i) => (uncovered[i] ? { ...line, notCovered: true } : line));
+      },
       timeNotCovered: (i: TimeInterval) => timesAdded.has(`${i.arrival}/${i.departure}`),
       signoff: {
         signer: last.row.signer_name,

@@ -236,17 +236,23 @@ const workText = (work: string | null) => storedText(htmlToText(work ?? ''));
 export const materialKey = (m: SignedMaterial) => JSON.stringify([m.label, m.qty, m.unit, m.note]);
 const timeKey = (t: SignedInterval) => `${t.arrival}/${t.departure ?? ''}`;
 
-/** Each of `now` not matched by one of `signed` (as many times as it is there more often). */
-function unmatched<T>(now: readonly T[], signed: readonly T[], key: (t: T) => string): T[] {
+/** For each of `now`: whether no one of `signed` matches it (equal ones are matched once each, in order). */
+export function unmatchedFlags<T>(now: readonly T[], signed: readonly T[], key: (t: T) => string): boolean[] {
   const left = new Map<string, number>();
   for (const s of signed) left.set(key(s), (left.get(key(s)) ?? 0) + 1);
-  return now.filter((n) => {
+  return now.map((n) => {
     const k = key(n);
-    const n_ = left.get(k) ?? 0;
-    if (n_ === 0) return true;
-    left.set(k, n_ - 1);
+    const count = left.get(k) ?? 0;
+    if (count === 0) return true;
+    left.set(k, count - 1);
     return false;
   });
+}
+
+/** Each of `now` not matched by one of `signed` (as many times as it is there more often). */
+function unmatched<T>(now: readonly T[], signed: readonly T[], key: (t: T) => string): T[] {
+  const flags = unmatchedFlags(now, signed, key);
+  return now.filter((_, i) => flags[i]);
 }
 
 /** The signed visit against the visit now (both as signedVisit gives them). */
