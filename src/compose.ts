@@ -206,12 +206,15 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     runs,
     lineage: (conn, reportId) => repo.lineage(conn, reportId),
   });
+  const libreOffice = createLibreOffice({ binary: config.libreOfficeBinary, logger: app.log });
+  app.decorate('libreOffice', libreOffice);
+  app.addHook('onClose', async () => libreOffice.close());
   const pdf = createReportPdfService({
     handle,
     repo,
     config,
     consts,
-    libreOffice: createLibreOffice({ binary: config.libreOfficeBinary, logger: app.log }),
+    libreOffice,
     odtTemplateDirs,
     ...visible,
     times,

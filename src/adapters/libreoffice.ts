@@ -16,6 +16,14 @@
  *   the database URL.
  * - soffice exits 0 even when it could not load the input, so success means a PDF that exists
  *   and starts with `%PDF`. It is written beside the target under a temporary name and renamed.
+ * - Kept running (`resident`, the default where LibreOffice's Python with its UNO bridge is there:
+ *   Debian's python3-uno, or the `python` of an /opt install): one soffice started once, on a
+ *   profile of its own, listening on a named pipe, and a small Python client (libreoffice-bridge.ts)
+ *   that loads each document hidden and stores it as PDF: a conversion then takes a fraction of a
+ *   second instead of a start of LibreOffice (several seconds). Conversions through it run one at
+ *   a time. It starts with the first conversion (or `warmUp()`), is stopped by `close()`, and is
+ *   started again after it died or a conversion timed out (its process groups killed). Where it
+ *   cannot start, each conversion starts its own soffice as below.
  * - The PDF is PDF/A-1b (PDF_EXPORT_FILTER), so its pages can go into the report PDF, which is
  *   PDF/A-1b too: fonts embedded, no transparency. That export may drop the alpha channel of an
  *   image (a transparent background prints black), so an ODF document whose pictures have one is
@@ -23,12 +31,13 @@
  */
 import { spawn } from 'node:child_process';
 import { constants, existsSync } from 'node:fs';
-import { access, copyFile, mkdir, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
+import { access, copyFile, mkdir, mkdtemp, open, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDirPrefix } from './runs.js';
 import { replaceAtomically } from './file-store.js';
 import { flattenOdtPictures } from './pdfa.js';
+import { BRIDGE_PY } from './libreoffice-bridge.js';
 
 export interface LibreOfficeOptions {
   /**
@@ -41,6 +50,8 @@ export interface LibreOfficeOptions {
   timeoutMs?: number;
   /** Conversions running at once (per created instance); more wait in a queue. @default 2 */
   concurrency?: number;
+  /** Keep one LibreOffice running for all conversions (above). @default true */
+  resident?: boolean;
   logger?: { warn(obj: unknown, msg?: string): void };
 }
 
@@ -49,6 +60,10 @@ export interface LibreOffice {
   available(): Promise<boolean>;
   /** Converts `input` to `<outDir>/<input name without extension>.pdf` and returns that path. */
   convertToPdf(input: string, outDir: string): Promise<string>;
+  /** Starts the LibreOffice kept running now, so the first conversion does not wait for it (no-op when not resident). */
+  warmUp(): Promise<void>;
+  /** Stops the LibreOffice kept running, if any. */
+  close(): Promise<void>;
 }
 
 /** A conversion that failed: soffice missing, timed out, failed, or produced no PDF. */
@@ -134,6 +149,20 @@ export function createLibreOffice(options: LibreOfficeOptions = {}): LibreOffice
         input,
       ];
       const env = { PATH: searchPath, HOME: work, TMPDIR: work, LANG: locale, LC_ALL: locale, SAL_USE_VCLPLUGIN: 'svp' };
+      const kept = await residentFor(binary);
+      if (kept) {
+        const produced = path.join(out, `${path.parse(input).name}.pdf`);
+        const done = await kept.convert(input, produced, timeoutMs);
+        if (done === 'converted' && (await startsWithPdfHeader(produced).catch(() => false))) {
+          await replaceAtomically(target, (temp) => copyFile(produced, temp));
+          return target;
+        }
+        if (done !== 'unavailable') {
+          options.logger?.warn({ input: source, reason: done }, 'LibreOffice conversion failed');
+          throw new LibreOfficeError(`LibreOffice produced no PDF for ${path.basename(source)}: ${done}`);
+        }
+        // The instance kept running died before it answered: this conversion starts its own.
+      }
       const result = await run(binary, args, env, timeoutMs);
       if (result.timedOut) {
         options.logger?.warn({ input: source, timeoutMs }, 'LibreOffice conversion timed out; its process group was killed');
@@ -153,9 +182,38 @@ export function createLibreOffice(options: LibreOfficeOptions = {}): LibreOffice
     }
   }
 
+  const useResident = options.resident ?? true;
+  let resident: Promise<Resident | undefined> | undefined;
+  let closed = false;
+  /** The LibreOffice kept running, started when first needed (again after it died); undefined where it cannot run. */
+  function residentFor(binary: string): Promise<Resident | undefined> {
+    if (!useResident || closed) return Promise.resolve(undefined);
+    const current = resident;
+    if (current) return current.then((r) => (r?.alive() ? r : restart(binary, current)));
+    return restart(binary, undefined);
+  }
+  function restart(binary: string, previous: Promise<Resident | undefined> | undefined): Promise<Resident | undefined> {
+    if (resident !== previous) return residentFor(binary);
+    resident = startResident(binary, { searchPath, locale, logger: options.logger }).catch((error: unknown) => {
+      options.logger?.warn({ err: error }, 'LibreOffice could not be kept running; each conversion starts its own');
+      return undefined;
+    });
+    return resident;
+  }
+
   return {
     async available() {
       return (await locate()) !== undefined;
+    },
+    async warmUp() {
+      const binary = await locate();
+      if (binary) await residentFor(binary);
+    },
+    async close() {
+      closed = true;
+      const kept = await resident;
+      resident = undefined;
+      kept?.stop();
     },
     async convertToPdf(input, outDir) {
       const binary = await locate();
@@ -166,6 +224,149 @@ export function createLibreOffice(options: LibreOfficeOptions = {}): LibreOffice
       } finally {
         release();
       }
+    },
+  };
+}
+
+/** A LibreOffice kept running and its UNO bridge. */
+interface Resident {
+  alive(): boolean;
+  /** 'converted', 'unavailable' (it died before answering), or LibreOffice's error. */
+  convert(input: string, output: string, timeoutMs: number): Promise<'converted' | 'unavailable' | string>;
+  stop(): void;
+}
+
+/** How long a LibreOffice kept running may take to start and answer its bridge. */
+const RESIDENT_START_MS = 60_000;
+
+/** The Python that can talk to LibreOffice (its `uno` module): the install's own, else the system's. */
+async function unoPython(binary: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const program = path.dirname(await realpath(binary).catch(() => binary));
+  for (const candidate of [path.join(program, 'python'), '/usr/bin/python3']) {
+    if (!(await isExecutableFile(candidate))) continue;
+    const probe = await run(candidate, ['-c', 'import uno'], env, 20_000).catch(() => undefined);
+    if (probe?.code === 0) return candidate;
+  }
+  return undefined;
+}
+
+/** Starts soffice listening on a pipe, and the bridge that converts through it; resolves when the bridge is connected. */
+async function startResident(
+  binary: string,
+  settings: { searchPath: string; locale: string; logger?: { warn(obj: unknown, msg?: string): void } },
+): Promise<Resident> {
+  const work = await mkdtemp(tempDirPrefix('soffice'));
+  const env = {
+    PATH: settings.searchPath,
+    HOME: work,
+    TMPDIR: work,
+    LANG: settings.locale,
+    LC_ALL: settings.locale,
+    SAL_USE_VCLPLUGIN: 'svp',
+  };
+  const python = await unoPython(binary, env);
+  if (!python) {
+    await rm(work, { recursive: true, force: true });
+    throw new LibreOfficeError("LibreOffice's Python with its UNO bridge was not found (Debian: python3-uno)");
+  }
+  const bridgeFile = path.join(work, 'bridge.py');
+  await writeFile(bridgeFile, BRIDGE_PY);
+  const pipe = `fieldreport-${process.pid}-${path.basename(work).slice(-6)}`;
+  const office = spawn(
+    binary,
+    [
+      '--headless',
+      '--invisible',
+      '--nologo',
+      '--norestore',
+      '--nolockcheck',
+      '--nodefault',
+      '--nofirststartwizard',
+      `--accept=pipe,name=${pipe};urp;StarOffice.ComponentContext`,
+      `-env:UserInstallation=${pathToFileURL(path.join(work, 'profile')).href}`,
+    ],
+    { detached: true, stdio: 'ignore', env },
+  );
+  const bridge = spawn(python, [bridgeFile, pipe, String(RESIDENT_START_MS / 1000)], {
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env,
+  });
+  let dead = false;
+  let stderr = '';
+  let buffered = '';
+  const answers: Array<(line: string | undefined) => void> = [];
+  const stop = (): void => {
+    if (!dead) {
+      dead = true;
+      killGroup(bridge.pid);
+      killGroup(office.pid);
+      for (const waiting of answers.splice(0)) waiting(undefined);
+      void rm(work, { recursive: true, force: true });
+    }
+  };
+  office.on('error', stop);
+  office.on('exit', stop);
+  bridge.on('error', stop);
+  bridge.on('exit', stop);
+  bridge.stdin!.on('error', stop);
+  bridge.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-OUTPUT_TAIL_BYTES)));
+  bridge.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    let newline = buffered.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      answers.shift()?.(line);
+      newline = buffered.indexOf('\n');
+    }
+  });
+  /** The next line the bridge answers, or undefined when it died or `ms` passed (then it is stopped). */
+  const next = (ms: number): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      if (dead) return resolve(undefined);
+      const timer = setTimeout(() => {
+        stop();
+      }, ms);
+      answers.push((line) => {
+        clearTimeout(timer);
+        resolve(line);
+      });
+    });
+
+  const ready = await next(RESIDENT_START_MS);
+  if (ready === undefined || !ready.includes('"ready"')) {
+    stop();
+    throw new LibreOfficeError(`LibreOffice kept running did not start${tail(stderr)}`);
+  }
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    alive: () => !dead,
+    stop,
+    convert(input, output, timeoutMs) {
+      const job = queue.then(async () => {
+        if (dead) return 'unavailable';
+        bridge.stdin!.write(`${JSON.stringify({ input, output })}\n`);
+        const started = Date.now();
+        const line = await next(timeoutMs);
+        if (line === undefined) {
+          if (Date.now() - started >= timeoutMs) {
+            settings.logger?.warn({ input, timeoutMs }, 'LibreOffice conversion timed out; the LibreOffice kept running was stopped');
+            return `it did not finish within ${timeoutMs} ms and was stopped`;
+          }
+          return 'unavailable';
+        }
+        let answer: { ok?: boolean; error?: string };
+        try {
+          answer = JSON.parse(line);
+        } catch {
+          stop(); // out of step with its answers: start afresh next time
+          return `an answer that is no JSON: ${line.slice(0, 200)}`;
+        }
+        return answer.ok ? 'converted' : (answer.error ?? 'no answer');
+      });
+      queue = job.catch(() => undefined);
+      return job;
     },
   };
 }

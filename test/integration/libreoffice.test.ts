@@ -134,7 +134,7 @@ function recordedArgs(file: string): { outdir: string; profile: string } {
 describe('LibreOffice: real conversions', () => {
   test('the filled demo cover converts to a PDF whose text holds the values (umlauts, &, footer from styles.xml) and shows the logo', async (t) => {
     if (!(await realToolsOrSkip(t))) return;
-    const lo = createLibreOffice();
+    const lo = createLibreOffice({ resident: false });
     const input = await filledCover('BER2403-0007_servicebericht', VALUES);
     const outDir = path.join(dir, 'out');
 
@@ -195,7 +195,7 @@ describe('LibreOffice: real conversions', () => {
 
   test('two conversions at once both succeed (one profile each)', async (t) => {
     if (!(await realToolsOrSkip(t))) return;
-    const lo = createLibreOffice({ concurrency: 2 });
+    const lo = createLibreOffice({ resident: false, concurrency: 2 });
     const [a, b] = await Promise.all([
       filledCover('parallel-a', { ...VALUES, bericht_ref: 'BER-PARALLEL-A' }),
       filledCover('parallel-b', { ...VALUES, bericht_ref: 'BER-PARALLEL-B' }),
@@ -211,7 +211,7 @@ describe('LibreOffice: real conversions', () => {
   test('a timeout kills soffice and everything it started, and removes the profile', async (t) => {
     if (!(await realToolsOrSkip(t))) return;
     const warnings: unknown[] = [];
-    const lo = createLibreOffice({ timeoutMs: 250, logger: { warn: (obj) => warnings.push(obj) } });
+    const lo = createLibreOffice({ resident: false, timeoutMs: 250, logger: { warn: (obj) => warnings.push(obj) } });
     const input = await filledCover('timeout', VALUES);
     const conversion = lo.convertToPdf(input, path.join(dir, 'timeout-out'));
     let settled = false;
@@ -243,7 +243,7 @@ describe('LibreOffice: real conversions', () => {
     if (!(await realToolsOrSkip(t))) return;
     const input = path.join(dir, 'garbage.odt');
     writeFileSync(input, 'PK\u0003\u0004garbage');
-    const lo = createLibreOffice();
+    const lo = createLibreOffice({ resident: false });
     await assert.rejects(lo.convertToPdf(input, path.join(dir, 'garbage-out')), (error: unknown) => {
       assert.ok(error instanceof LibreOfficeError);
       assert.match(error.message, /produced no PDF for garbage\.odt \(exit code 0\): .*source file could not be loaded/);
@@ -253,10 +253,100 @@ describe('LibreOffice: real conversions', () => {
   });
 });
 
+/** soffice.bin processes started on a profile under `tmp` (a LibreOffice kept running, or a conversion's own). */
+function officesUnderTmp(): number[] {
+  return processesMentioning(tmp).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')[0]!.endsWith('soffice.bin');
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe('LibreOffice kept running (resident)', () => {
+  test('one soffice converts one cover after another: the same process, the values in each PDF; close() leaves nothing', async (t) => {
+    if (!(await realToolsOrSkip(t))) return;
+    const lo = createLibreOffice();
+    try {
+      await lo.warmUp();
+      const offices = officesUnderTmp();
+      assert.equal(offices.length, 1, 'one soffice started by warmUp');
+      const times: number[] = [];
+      for (const ref of ['BER-KEPT-1', 'BER-KEPT-2', 'BER-KEPT-3']) {
+        const input = await filledCover(ref, { ...VALUES, bericht_ref: ref });
+        const started = performance.now();
+        const pdf = await lo.convertToPdf(input, path.join(dir, 'kept'));
+        times.push(Math.round(performance.now() - started));
+        assert.equal(pdf, path.join(dir, 'kept', `${ref}.pdf`));
+        assert.ok(pdfText(pdf).includes(ref), `${ref} in its PDF`);
+        assert.ok(pdfText(pdf).includes('Müller & Söhne GmbH'));
+      }
+      t.diagnostic(`three conversions through the LibreOffice kept running: ${times.join(', ')} ms`);
+      assert.deepEqual(officesUnderTmp(), offices, 'the same soffice did all three');
+      assert.deepEqual(readdirSync(path.join(dir, 'kept')).sort(), ['BER-KEPT-1.pdf', 'BER-KEPT-2.pdf', 'BER-KEPT-3.pdf']);
+    } finally {
+      await lo.close();
+    }
+    assert.ok(await eventually(() => processesMentioning(tmp).length === 0, 5000), `nothing left running: ${processesMentioning(tmp)}`);
+    assert.ok(await eventually(() => readdirSync(tmp).length === 0), `its folder is removed: ${readdirSync(tmp)}`);
+  });
+
+  test('a file it cannot load is an error naming it, and the next one converts; soffice killed: the next conversion still succeeds', async (t) => {
+    if (!(await realToolsOrSkip(t))) return;
+    const lo = createLibreOffice({ logger: { warn: () => {} } });
+    try {
+      const garbage = path.join(dir, 'kept-garbage.odt');
+      writeFileSync(garbage, 'PK\u0003\u0004garbage');
+      await assert.rejects(lo.convertToPdf(garbage, path.join(dir, 'kept-bad')), (error: unknown) => {
+        assert.ok(error instanceof LibreOfficeError);
+        assert.match(error.message, /produced no PDF for kept-garbage\.odt: .*(could not load|IllegalArgument|IOException)/);
+        return true;
+      });
+      assert.equal(existsSync(path.join(dir, 'kept-bad', 'kept-garbage.pdf')), false);
+      const good = await filledCover('BER-AFTER-BAD', { ...VALUES, bericht_ref: 'BER-AFTER-BAD' });
+      assert.ok(pdfText(await lo.convertToPdf(good, path.join(dir, 'kept-bad'))).includes('BER-AFTER-BAD'));
+
+      const [office] = officesUnderTmp();
+      assert.ok(office, 'soffice is running');
+      process.kill(office, 'SIGKILL');
+      assert.ok(await eventually(() => !isRunning(office)));
+      const again = await filledCover('BER-AFTER-KILL', { ...VALUES, bericht_ref: 'BER-AFTER-KILL' });
+      assert.ok(pdfText(await lo.convertToPdf(again, path.join(dir, 'kept-bad'))).includes('BER-AFTER-KILL'));
+    } finally {
+      await lo.close();
+    }
+    assert.ok(await eventually(() => processesMentioning(tmp).length === 0, 5000), `nothing left running: ${processesMentioning(tmp)}`);
+  });
+
+  test('a conversion over its time stops the LibreOffice kept running, every process of it, and removes its folder', async (t) => {
+    if (!(await realToolsOrSkip(t))) return;
+    const warnings: unknown[] = [];
+    const lo = createLibreOffice({ timeoutMs: 30, logger: { warn: (obj) => warnings.push(obj) } });
+    try {
+      await lo.warmUp();
+      const seen = processesMentioning(tmp);
+      assert.ok(seen.length > 0);
+      const input = await filledCover('kept-timeout', VALUES);
+      await assert.rejects(lo.convertToPdf(input, path.join(dir, 'kept-timeout')), /did not finish within 30 ms/);
+      assert.ok(await eventually(() => seen.every((pid) => !isRunning(pid)), 5000), 'every process of it is stopped');
+      assert.ok(warnings.length >= 1);
+    } finally {
+      await lo.close();
+    }
+    assert.ok(await eventually(() => processesMentioning(tmp).length === 0, 5000), `nothing left running: ${processesMentioning(tmp)}`);
+    assert.ok(await eventually(() => readdirSync(tmp).length === 0), `its folder is removed: ${readdirSync(tmp)}`);
+  });
+});
+
 describe('LibreOffice: finding soffice and failures (fake binaries)', () => {
   test('a missing binary: available() is false, conversions fail clearly', async () => {
     const warnings: unknown[] = [];
-    const lo = createLibreOffice({ binary: path.join(dir, 'no-such-soffice'), logger: { warn: (obj) => warnings.push(obj) } });
+    const lo = createLibreOffice({
+      resident: false,
+      binary: path.join(dir, 'no-such-soffice'),
+      logger: { warn: (obj) => warnings.push(obj) },
+    });
     assert.equal(await lo.available(), false);
     assert.equal(await lo.available(), false);
     assert.equal(warnings.length, 1, 'reported once: the lookup is cached');
@@ -284,7 +374,7 @@ echo "$$ $!" > '${pids}'
 wait`,
     );
     const warnings: unknown[] = [];
-    const lo = createLibreOffice({ binary: soffice, timeoutMs: 300, logger: { warn: (obj) => warnings.push(obj) } });
+    const lo = createLibreOffice({ resident: false, binary: soffice, timeoutMs: 300, logger: { warn: (obj) => warnings.push(obj) } });
     const input = path.join(dir, 'input.odt');
     writeFileSync(input, 'x');
     const started = Date.now();
@@ -316,7 +406,7 @@ wait`,
       ['exit-1', `echo 'first line' >&2; echo 'Fatal: boom' >&2; exit 1`, /\(exit code 1\): first line \| Fatal: boom$/],
     ];
     for (const [name, body, pattern] of cases) {
-      const lo = createLibreOffice({ binary: fakeSoffice(name, body) });
+      const lo = createLibreOffice({ resident: false, binary: fakeSoffice(name, body) });
       await assert.rejects(lo.convertToPdf(input, path.join(dir, `${name}-out`)), (error: unknown) => {
         assert.ok(error instanceof LibreOfficeError, `${name}: ${String(error)}`);
         assert.match(error.message, pattern, name);
@@ -339,7 +429,7 @@ printf '%%PDF-1.4\\n%%%%EOF\\n' > "$out/input.pdf"`,
     try {
       const input = path.join(dir, 'input.odt');
       writeFileSync(input, 'x');
-      const pdf = await createLibreOffice({ binary: soffice }).convertToPdf(input, path.join(dir, 'env-out'));
+      const pdf = await createLibreOffice({ resident: false, binary: soffice }).convertToPdf(input, path.join(dir, 'env-out'));
       assert.equal(pdf, path.join(dir, 'env-out', 'input.pdf'));
       const env = readFileSync(record, 'utf8');
       assert.doesNotMatch(env, /FIELDREPORT_TEST_SECRET/);
@@ -361,7 +451,7 @@ for a in "$@"; do last="$a"; done
 name=$(basename "$last" .odt)
 printf '%%PDF-1.4\\n' > "$out/$name.pdf"`,
     );
-    const lo = createLibreOffice({ binary: soffice, concurrency: 2 });
+    const lo = createLibreOffice({ resident: false, binary: soffice, concurrency: 2 });
     const inputs = ['c1', 'c2', 'c3', 'c4', 'c5'].map((name) => {
       const file = path.join(dir, `${name}.odt`);
       writeFileSync(file, 'x');
@@ -382,7 +472,7 @@ printf '%%PDF-1.4\\n' > "$out/$name.pdf"`,
   });
 
   test('a missing input is refused before soffice runs', async () => {
-    const lo = createLibreOffice({ binary: fakeSoffice('never', 'exit 3') });
+    const lo = createLibreOffice({ resident: false, binary: fakeSoffice('never', 'exit 3') });
     await assert.rejects(lo.convertToPdf(path.join(dir, 'missing.odt'), dir), /Input file not found/);
   });
 });
