@@ -35,12 +35,16 @@ export function freePort(): Promise<number> {
 }
 
 /** Starts `fieldreport serve` (the build in dist/ of the checkout `root`, this one by default) with `settings` and waits until it answers. */
-export async function startServer(settings: Record<string, string>, root = ROOT): Promise<{ child: ChildProcess; base: string }> {
+export async function startServer(
+  settings: Record<string, string>,
+  root = ROOT,
+  serveArgs: string[] = [],
+): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   // BENCH_SERVER_NODE_ARGS: Node options for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   return waitForServer(
-    spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/fieldreport.js'), 'serve'], {
+    spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/fieldreport.js'), 'serve', ...serveArgs], {
       cwd: root,
       // glibc's allocator set as docs/operating.md (Memory) advises for a server (SERVER_MALLOC_ENV), unless the environment says otherwise.
       env: {
