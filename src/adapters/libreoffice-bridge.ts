@@ -6,7 +6,8 @@
 export const BRIDGE_PY = `# The bridge to a LibreOffice kept running (libreoffice.ts, resident conversions): connects to the
 # soffice instance listening on the pipe named in argv[1] (UNO remote protocol), says "ready", then
 # converts one document per line read from stdin, a JSON object {"input": path, "output": path},
-# to PDF/A-1b, and answers one line: {"ok": true} or {"error": "..."}. It ends when stdin closes.
+# to PDF/A-1b, and answers one line: {"ok": true} or {"error": "..."}. When stdin closes (the
+# service stopped, or died) it ends LibreOffice and itself.
 # It runs under the Python that comes with LibreOffice (Debian: /usr/bin/python3 with python3-uno).
 import json
 import sys
@@ -71,6 +72,11 @@ def main():
             answer({"ok": True})
         except Exception as error:  # every failure is an answer; the caller decides
             answer({"error": ("%s: %s" % (type(error).__name__, error))[:500]})
+    # stdin closed: the service stopped or died; LibreOffice goes with it.
+    try:
+        desktop.terminate()
+    except Exception:
+        pass
 
 
 if __name__ == "__main__":

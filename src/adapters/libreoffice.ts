@@ -292,6 +292,10 @@ async function startResident(
     stdio: ['pipe', 'pipe', 'pipe'],
     env,
   });
+  // Neither keeps this process alive: a service that ends without close() ends the bridge's stdin, and the bridge ends LibreOffice.
+  office.unref();
+  bridge.unref();
+  for (const stream of [bridge.stdin, bridge.stdout, bridge.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
   let dead = false;
   let stderr = '';
   let buffered = '';
