@@ -223,6 +223,40 @@ export interface OdtTemplateFile {
  * folder; hidden names, subfolders and links leading out are skipped. A missing folder lists
  * nothing. Sorted by name (code point order); equal names keep the order of `dirs`.
  */
+/** Template files larger than this are listed without reading their title. */
+const TITLE_READ_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * The document's title (`dc:title` in its meta.xml, as LibreOffice's File ▸ Properties sets it),
+ * or null: none, empty, or not a readable ODF file.
+ */
+export async function odtTitle(file: string): Promise<string | null> {
+  try {
+    const info = await stat(file);
+    if (info.size > TITLE_READ_LIMIT) return null;
+    const entries = unzipSync(await readFile(file), { filter: (entry) => entry.name === 'meta.xml' && entry.originalSize < 1 << 20 });
+    const meta = entries['meta.xml'];
+    if (!meta) return null;
+    const match = /<dc:title>([^<]*)<\/dc:title>/.exec(new TextDecoder().decode(meta));
+    const title = match ? decodeXmlText(match[1]!).replace(/\s+/g, ' ').trim() : '';
+    return title ? title.slice(0, 200) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** XML character data with its five named entities and numeric references resolved. */
+function decodeXmlText(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ref: string) => {
+    if (ref.startsWith('#')) {
+      const code = ref[1] === 'x' || ref[1] === 'X' ? Number.parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return named[ref] ?? whole;
+  });
+}
+
 export async function listOdtTemplates(dirs: string[]): Promise<OdtTemplateFile[]> {
   const found: OdtTemplateFile[] = [];
   const seen = new Set<string>();

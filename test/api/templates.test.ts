@@ -9,7 +9,9 @@ import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { strToU8, zipSync } from 'fflate';
 import sharp from 'sharp';
+import { makeCoverTemplateOdt } from '../../src/demo/cover-template.js';
 import { toDbDateTime } from '../../src/db/dialect.js';
 import { objectFolder } from '../../src/dolibarr/documents.js';
 import type { PageResponse, ReportDetail } from '../../src/modules/reports/reports.schemas.js';
@@ -605,13 +607,38 @@ for (const dialect of testDialects()) {
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(res.json(), {
           items: [
-            { name: 'Zentral.ODT', size: 7, mtime: t2 },
-            { name: 'abnahme.odt', size: 45, mtime: t2 },
-            { name: 'wartung.odt', size: 123, mtime: t1 },
+            { name: 'Zentral.ODT', title: null, size: 7, mtime: t2 },
+            { name: 'abnahme.odt', title: null, size: 45, mtime: t2 },
+            { name: 'wartung.odt', title: null, size: 123, mtime: t1 },
           ],
           total: 3,
         });
         assertError(await api('GET', '/api/odt_templates.php', null), 401, 'AUTH_TOKEN_MISSING');
+      });
+
+      test("each cover sheet's title for people: the demo's 'Servicebericht', entities resolved, none for a file without one", async () => {
+        const dir = odtDir();
+        await rm(dir, { recursive: true, force: true });
+        await mkdir(dir, { recursive: true });
+        await writeFile(path.join(dir, 'template_servicebericht.odt'), await makeCoverTemplateOdt());
+        const meta = (title: string) =>
+          `<?xml version="1.0" encoding="UTF-8"?><office:document-meta xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><office:meta><dc:title>${title}</dc:title></office:meta></office:document-meta>`;
+        await writeFile(path.join(dir, 'abnahme.odt'), zipSync({ 'meta.xml': strToU8(meta('Abnahme &amp; Übergabe &#8211; Heizung')) }));
+        await writeFile(path.join(dir, 'leer.odt'), zipSync({ 'meta.xml': strToU8(meta('   ')) }));
+        await writeFile(path.join(dir, 'kaputt.odt'), 'kein zip');
+        const reader = await caller(['read']);
+        const res = await api('GET', '/api/odt_templates.php', reader.token);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.deepEqual(
+          res.json().items.map((t: { name: string; title: string | null }) => [t.name, t.title]),
+          [
+            ['abnahme.odt', 'Abnahme & Übergabe – Heizung'],
+            ['kaputt.odt', null],
+            ['leer.odt', null],
+            ['template_servicebericht.odt', 'Servicebericht'],
+          ],
+        );
+        await rm(dir, { recursive: true, force: true });
       });
 
       test('a report or template names a cover sheet from the list, or gets 400 ODT_TEMPLATE_NOT_FOUND', async () => {

@@ -93,6 +93,8 @@ describe('app: photos per sheet in Chromium [sqlite]', { skip: skipReason() }, (
     const dialog = page.getByRole('dialog', { name: 'Neuer Bericht' });
     await group(page).waitFor();
     assert.deepEqual(await checked(page), [4], 'without a template: 4');
+    // The cover sheets by their titles, not their file names.
+    assert.deepEqual(await dialog.locator('#nr-cover option').allTextContents(), ['Ohne Deckblatt', 'Servicebericht']);
     await dialog.getByLabel('Vorlage').selectOption({ label: option });
     assert.deepEqual(await checked(page), [1], "the template's choice");
     await dialog.getByLabel('Vorlage').selectOption({ label: 'Ohne Vorlage (leer)' });

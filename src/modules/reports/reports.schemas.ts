@@ -418,6 +418,7 @@ export const TemplateList = ListOf(TemplateItem);
 
 export const OdtTemplateItem = Type.Object({
   name: Type.String({ description: 'File name; pass it as odt_template.' }),
+  title: Nullable(Type.String(), "The document's title (File ▸ Properties in LibreOffice), for people; null when it has none."),
   size: Type.Integer(),
   mtime: Type.Integer({ description: 'Unix seconds.' }),
 });

@@ -12,7 +12,8 @@ import type { listOdtTemplates } from '../../adapters/odt.js';
 import { parseBody } from '../common/body.js';
 import type { ReportService } from './reports.service.js';
 import { CreateTemplateBody, FromTemplateBody, OdtTemplateList, ReportDetail, TemplateList, TemplatesQuery } from './reports.schemas.js';
-import { TEMPLATE_PATH_CONST } from '../../adapters/odt.js';
+import { odtTitle, TEMPLATE_PATH_CONST } from '../../adapters/odt.js';
+import path from 'node:path';
 
 const ERRORS = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 
@@ -102,9 +103,16 @@ export async function templatesRoutes(
     async () => {
       // The first folder holding a name wins, as when a report's cover sheet is looked up.
       const seen = new Set<string>();
-      const items = (await odtTemplates())
-        .filter((t) => !seen.has(t.name) && seen.add(t.name))
-        .map((t) => ({ name: t.name, size: t.size, mtime: Math.floor(t.mtime / 1000) }));
+      const listed = (await odtTemplates()).filter((t) => !seen.has(t.name) && seen.add(t.name));
+      // The title of each listed file (only these are opened), for the app to show instead of a file name.
+      const items = await Promise.all(
+        listed.map(async (t) => ({
+          name: t.name,
+          title: await odtTitle(path.join(t.dir, t.name)),
+          size: t.size,
+          mtime: Math.floor(t.mtime / 1000),
+        })),
+      );
       return { items, total: items.length };
     },
   );

@@ -2531,6 +2531,8 @@ export interface operations {
                             /** @description File name; pass it as odt_template. */
                             name: string;
                             size: number;
+                            /** @description The document's title (File ▸ Properties in LibreOffice), for people; null when it has none. */
+                            title: string | null;
                         }[];
                         total: number;
                     };
