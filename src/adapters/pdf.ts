@@ -57,7 +57,7 @@ import { checklistBlocks } from './pdf/sections/checklist.js';
 import { prepareCover } from './pdf/sections/cover.js';
 import { evidenceBlocks } from './pdf/sections/evidence.js';
 import { notesAfterRow, photoRow, photoSheet, type NumberedPhoto } from './pdf/sections/photos.js';
-import { signatureSheet } from './pdf/sections/signature.js';
+import { signatureBlock, signatureSheet } from './pdf/sections/signature.js';
 import { summaryBlocks } from './pdf/sections/summary.js';
 import { sectionHeading, titleSheet } from './pdf/sections/title.js';
 import { wordsFor, type PdfWords } from './pdf/words.js';
@@ -91,8 +91,8 @@ const OUTPUT_HIGH_WATER = 1 << 20;
 
 /**
  * The blocks of the report's pages in `perSheet`'s layout. One per sheet: every page a sheet.
- * Compact: photos in rows (one or two across), before/after pairs as rows, titles as headings;
- * signature sheets always alone on their sheet.
+ * Compact: photos in rows (one or two across), before/after pairs as rows, titles as headings,
+ * signatures as blocks in the flow.
  */
 export function pageBlocks(
   doc: Doc,
@@ -110,7 +110,7 @@ export function pageBlocks(
     if (row.length > 0) blocks.push(photoRow(row, columns, rowHeight), ...notesAfterRow(doc, row, columns, body, words));
     row = [];
   };
-  for (const page of pages) {
+  for (const [index, page] of pages.entries()) {
     if (page.kind === 'photo') {
       const numbered = { page, number: ++photos };
       if (perSheet === 1) {
@@ -129,9 +129,11 @@ export function pageBlocks(
       blocks.push({
         ...(perSheet === 1 ? titleSheet(page.title, page.note, body) : sectionHeading(doc, page.title, page.note, body)),
         notice: page.notice,
+        // A section heads the photos after it, not a signature: it may end a sheet before one.
+        ...(perSheet !== 1 && pages[index + 1]?.kind === 'signature' ? { keepWithNext: false } : {}),
       });
     else if (page.kind === 'checklist') blocks.push(...checklistBlocks(doc, page, body, words, perSheet === 1));
-    else blocks.push(signatureSheet(page, body));
+    else blocks.push(perSheet === 1 ? signatureSheet(page, body) : signatureBlock(doc, page, body, words));
   }
   flushRow();
   return blocks;
@@ -172,9 +174,9 @@ export async function renderReportPdf(input: PdfDocumentInput, out: NodeJS.Writa
     const cover = await prepareCover(input.cover);
     const body = bodyOf(input.format, input.orientation);
     const blocks = [
-      ...(input.summary ? summaryBlocks(doc, input.summary, input.pages, words, body) : []),
-      ...pageBlocks(doc, input.pages, perSheet, body, compactRowHeight(input.format, input.orientation), words),
-      ...(input.evidence ? evidenceBlocks(doc, input.evidence, words, body) : []),
+      ...(input.summary ? summaryBlocks(doc, input.summary, input.pages, words, body, perSheet === 1) : []),
+      ...pageBlocks(doc, input.pages, perSheet, body, compactRowHeight(input.format, input.orientation, perSheet), words),
+      ...(input.evidence ? evidenceBlocks(doc, input.evidence, words, body, perSheet === 1) : []),
     ];
     const sheets = paginate(blocks, body.h);
     const coverSheets = cover?.sheets ?? 0;

@@ -1,17 +1,14 @@
 /**
- * The evidence sheet's pure parts: page ranges, commands broken by hand (never inside a word, a
- * shell command still runnable), the history's grouping of pages and its order, and the file
+ * The evidence sheet's pure parts: page ranges, the history's grouping of pages and its order, and the file
  * digest kept while a file stays the same.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { sha256OfFile } from '../../src/adapters/file-digest.js';
-import { breakCommand } from '../../src/adapters/pdf/sections/evidence.js';
 import { evidenceOf, ranges, type EvidenceFacts } from '../../src/modules/report-pdf/evidence.js';
 import type { PageRow, ReportRow } from '../../src/modules/reports/reports.repository.js';
 
@@ -19,33 +16,6 @@ test('ranges: consecutive report pages as one range, in order, each once', () =>
   assert.equal(ranges([1]), '1');
   assert.equal(ranges([3, 1, 2, 5, 7, 8, 9, 9]), '1–3, 5, 7–9');
   assert.equal(ranges([]), '');
-});
-
-test('breakCommand: lines within the width, broken between words; the shell still reads it as the one command', () => {
-  const command = `openssl cms -verify -binary -inform DER -in BR2611-0001.pdf.sig0 -content signiert.bin -CAfile zertifikat.pem -purpose any -out /dev/null`;
-  assert.equal(breakCommand(command, 'shell', 200), command);
-  for (const width of [40, 60, 90]) {
-    const lines = breakCommand(command, 'shell', width).split('\n');
-    assert.ok(lines.length > 1);
-    assert.ok(
-      lines.every((line) => line.length <= width),
-      JSON.stringify(lines),
-    );
-    assert.ok(
-      lines.slice(0, -1).every((line) => line.endsWith(' \\')),
-      'a continuation on every line but the last',
-    );
-    // What a shell makes of it: the same words.
-    const words = execFileSync('sh', ['-c', `printf '%s\\n' ${lines.join('\n')}`], { encoding: 'utf8' })
-      .trim()
-      .split('\n');
-    assert.deepEqual(words, command.split(' '));
-  }
-  const json =
-    '{"form":"fieldreport-pages/1","pages":[{"image":"<SHA-256>","image_2":null,"layout":"photo","note":null,"position":1,"rotation":0,"title":"…"},…],"report":"BR2611-0001"}';
-  const lines = breakCommand(json, 'json', 60).split('\n');
-  assert.ok(lines.every((line) => line.length <= 60));
-  assert.equal(lines.join(''), json, 'broken after commas only');
 });
 
 const report = {

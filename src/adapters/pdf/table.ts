@@ -111,7 +111,8 @@ export function tableBlocks(
   const continued = rowBlock(
     doc,
     columns,
-    [words.continued(headings[0]!), ...headings.slice(1)],
+    // "(Fortsetzung)" beside the first heading that has a name (a number column has none).
+    headings.map((h, i) => (i === Math.max(0, headings.findIndex(Boolean)) ? words.continued(h) : h)),
     styles.head,
     true,
     body,

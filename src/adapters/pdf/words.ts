@@ -163,21 +163,9 @@ const DE = {
   shortChecklistItem: (n: number) => `P${n}`,
   shortHashes: (count: number) =>
     `${count} Bilder, je Bild die ersten 16 Zeichen der SHA-256 seiner Datei, nach Berichtsseite (V vorher, N nachher, U Unterschrift, P3 Prüfliste Punkt 3; ✗ Datei fehlt).`,
-  howTo: 'So prüfen Sie dieses PDF ohne fieldreport',
-  howSeal: (company: string | null, file: string) =>
-    `Das Siegel: pdfsig ${file} (pdfsig aus poppler-utils) zeigt die PDF-Signatur, das Zertifikat ${company ? `von ${company}` : 'des Betreibers'} und ob das Dokument seit dem Versiegeln unverändert ist („Signature is Valid“, „Total document signed“); Adobe Acrobat Reader zeigt dasselbe.`,
-  howOpenssl: (file: string) =>
-    `Mit OpenSSL: pdfsig -dump legt die Signatur (CMS, DER) als ${file}.sig0 ab. Signiert sind die Bytes der Datei außerhalb des Signaturwerts, die pdfsig als „Signed Ranges: [0 - b], [c - e]“ nennt; zertifikat.pem ist das Zertifikat des Betreibers (beim Dienst unter /api/seal_certificate.php) oder das Stammzertifikat seiner Zertifizierungsstelle.`,
-  signedBytes: 'signiert.bin',
-  certificate: 'zertifikat.pem',
-  howImages:
-    'Die Bilder: sha256sum foto.jpg ergibt für eine Bilddatei (in Dolibarr bei den Dokumenten des Auftrags oder des Berichts) ihre SHA-256 oben.',
-  howHash:
-    'Die Unterschriften: ihre Prüfsumme ist die SHA-256 über die kanonische JSON-Form (Schlüssel sortiert, ohne Leerzeichen, UTF-8) von',
-  howHashAfter:
-    'mit den Berichtsseiten vor der Unterschrift in ihrer Reihenfolge: image und image_2 sind die SHA-256 ihrer Bilder (null ohne Bild), title und note wie gedruckt, rotation in Grad. Die Form fieldreport-pages/2 gibt einer Prüfliste dazu „checklist“: ihre Punkte mit den SHA-256 ihrer Fotos; die Form fieldreport-pages/3 jeder Seite „evidence“ und „evidence_2“: was der Dienst beim Empfang ihrer Fotos festhielt (SHA-256, Aufnahmezeit und Ort laut Kamera und Gerät); die Form fieldreport-pages/4 dazu „visit“: die Arbeiten, die Zeiten vor Ort und die Materialpositionen, wie die Abnahme sie vor der Unterschrift zeigte.',
-  howOnline: (url: string) =>
-    `Beim Dienst: ${url} prüft jede Unterschrift gegen die dort gespeicherten Seiten (der QR-Code jedes Unterschriftsblatts führt dorthin) und sagt zu einer dort gewählten PDF-Datei, ob sie dieser versiegelte Bericht ist, unverändert.`,
+  howTo: 'So prüfen Sie diesen Bericht',
+  howCustomer: (company: string | null, checkPage: string | null) =>
+    `Öffnen Sie das PDF in einem PDF-Programm wie Adobe Acrobat Reader: Es zeigt das Siegel ${company ? `von ${company}` : 'des Betreibers'} und ob das Dokument seit dem Versiegeln verändert wurde.${checkPage ? ` Unter ${checkPage} prüfen Sie jede Unterschrift gegen die dort gespeicherten Seiten (der QR-Code der Unterschrift führt dorthin) und ob eine PDF-Datei dieser Bericht ist, unverändert.` : ''} Die Prüfsummen oben binden Unterschriften und Bilder an diesen Bericht; wie man sie mit eigenen Werkzeugen nachrechnet, beschreibt die Dokumentation von fieldreport.`,
   /** The app's unit codes (stored as chosen); other units are printed as typed. */
   units: { Stk: 'Stk', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'Pkt' } as Record<string, string>,
 };
@@ -329,20 +317,9 @@ const EN: Words = {
   shortChecklistItem: (n) => `I${n}`,
   shortHashes: (count) =>
     `${count} images, for each the first 16 characters of its file's SHA-256, by report page (B before, A after, S signature, I3 checklist item 3; ✗ file missing).`,
-  howTo: 'How to check this PDF without fieldreport',
-  howSeal: (company, file) =>
-    `The seal: pdfsig ${file} (pdfsig from poppler-utils) shows the PDF signature, the certificate of ${company ?? 'the operator'} and whether the document is unaltered since sealing (“Signature is Valid”, “Total document signed”); Adobe Acrobat Reader shows the same.`,
-  howOpenssl: (file) =>
-    `With OpenSSL: pdfsig -dump saves the signature (CMS, DER) as ${file}.sig0. Signed are the file's bytes outside the signature value, which pdfsig names as “Signed Ranges: [0 - b], [c - e]”; certificate.pem is the operator's certificate (at the service under /api/seal_certificate.php) or the root certificate of its certification authority.`,
-  signedBytes: 'signed.bin',
-  certificate: 'certificate.pem',
-  howImages:
-    'The images: sha256sum photo.jpg gives for an image file (in Dolibarr among the documents of the order or the report) its SHA-256 above.',
-  howHash: 'The signatures: their checksum is the SHA-256 over the canonical JSON form (keys sorted, no whitespace, UTF-8) of',
-  howHashAfter:
-    'with the report pages before the signature in their order: image and image_2 are the SHA-256 of their images (null without one), title and note as printed, rotation in degrees. The form fieldreport-pages/2 gives a checklist “checklist” as well: its items with the SHA-256 of their photos; the form fieldreport-pages/3 gives every page “evidence” and “evidence_2”: what the service recorded on receiving its photos (SHA-256, capture time and place by camera and phone); the form fieldreport-pages/4 adds “visit”: the work, the time on site and the material lines as the sign-off showed them before signing.',
-  howOnline: (url) =>
-    `At the service: ${url} checks every signature against the pages stored there (the QR code of each signature sheet leads there) and tells of a PDF file chosen there whether it is this sealed report, unaltered.`,
+  howTo: 'How to check this report',
+  howCustomer: (company, checkPage) =>
+    `Open the PDF in a PDF reader such as Adobe Acrobat Reader: it shows the seal ${company ? `of ${company}` : "of the service's operator"} and whether the document was changed since it was sealed.${checkPage ? ` At ${checkPage} you check each signature against the pages stored there (the signature's QR code leads there) and whether a PDF file is this report, unchanged.` : ''} The checksums above bind the signatures and images to this report; how to recompute them with your own tools is described in fieldreport's documentation.`,
   units: { Stk: 'pcs', m: 'm', 'm²': 'm²', kg: 'kg', l: 'l', h: 'h', Pkt: 'pkg' },
 };
 

@@ -3,14 +3,14 @@
  * - A checklist page prints as a table in the flow (number, item, result, measured value, limit),
  *   each item's note and photos under its row; a long list goes on over the next sheet under its
  *   header again. One page a sheet: it starts a sheet of its own.
- * - The summary lists the defects first (every item marked as a defect and every value outside its
- *   limits: the item, the value against its limit, the note, the photos' numbers), then each
- *   checklist as a compact table, then time on site with its total.
+ * - The summary gives each checklist's counts; with one page a sheet it lists the defects too
+ *   (every item marked as a defect and every value outside its limits: the item, the value against
+ *   its limit, the note, the photos' numbers). The list itself is printed once, as its page.
  * The result column is a word with a sign (✓ OK, ✗ Mangel, – n. z., ○ nicht geprüft), readable
  * in black and white; a defect's row is bold.
  */
 import type { Block } from '../flow.js';
-import { CAPTION, mm, type Box, type Doc } from '../kit.js';
+import { BODY, CAPTION, mm, type Box, type Doc } from '../kit.js';
 import type { ChecklistLine, PdfPage, SummaryInput } from '../model.js';
 import { columnsOf, tableBlocks, type TableRow } from '../table.js';
 import { heading, textBlocks } from '../text-blocks.js';
@@ -71,11 +71,11 @@ export function checklistBlocks(doc: Doc, page: ChecklistPage, body: Box, words:
   if (page.note) blocks.push(...textBlocks(doc, page.note, CAPTION, body, { keepWithNext: true }));
   blocks.push(...textBlocks(doc, countLine(words, page.items), CAPTION, body, { keepWithNext: true }));
   const columns = columnsOf(body.w, [
-    { fixed: mm(9), align: 'right' },
+    { fixed: mm(8), align: 'right' },
     { share: 1 },
-    { fixed: mm(30) },
-    { fixed: mm(30), align: 'right' },
-    { fixed: mm(28), align: 'right' },
+    { fixed: mm(27) },
+    { fixed: mm(23), align: 'right' },
+    { fixed: mm(25), align: 'right' },
   ]);
   const rows: TableRow[] = page.items.map((line) => ({
     cells: [
@@ -93,15 +93,24 @@ export function checklistBlocks(doc: Doc, page: ChecklistPage, body: Box, words:
   return [...blocks, ...table].map((block) => (page.notice ? { ...block, notice: page.notice } : block));
 }
 
-/** The summary's checklist parts: defects first, then each checklist as a compact table. */
+/**
+ * The summary's checklist part: each checklist's counts, then (`withFindings`: one page a sheet,
+ * where the checklist comes on a later sheet) the defects and values outside their limits. Compact,
+ * the checklist follows on the same sheet or the next, its defects bold with their notes.
+ */
 export function checklistSummaryBlocks(
   doc: Doc,
   checklists: Array<{ title: string | null; items: ChecklistLine[] }>,
   words: PdfWords,
   body: Box,
+  withFindings: boolean,
 ): Block[] {
   if (checklists.length === 0) return [];
+  // How each checklist came out, in one line; the list itself is its page.
+  const counts = checklists.map((c) => `${c.title || words.checklist}: ${countLine(words, c.items)}`).join('\n');
+  if (!withFindings) return [heading(doc, words.result, body), ...textBlocks(doc, counts, BODY, body)];
   const blocks: Block[] = [heading(doc, words.defects, body)];
+  blocks.push(...textBlocks(doc, counts, CAPTION, body, { keepWithNext: true }));
   const findings = checklists.flatMap((c) => c.items.filter(isFinding).map((line) => ({ line, title: c.title })));
   if (findings.length === 0) {
     blocks.push(...textBlocks(doc, words.noDefects, CAPTION, body));
@@ -117,25 +126,6 @@ export function checklistSummaryBlocks(
       under: under(words, line),
     }));
     blocks.push(...tableBlocks(doc, body, columns, [words.checkItem, words.finding], rows, words));
-  }
-  for (const checklist of checklists) {
-    blocks.push(heading(doc, `${checklist.title || words.checklist} (${countLine(words, checklist.items)})`, body));
-    const columns = columnsOf(body.w, [
-      { fixed: mm(9), align: 'right' },
-      { share: 1 },
-      { fixed: mm(32) },
-      { fixed: mm(42), align: 'right' },
-    ]);
-    const rows: TableRow[] = checklist.items.map((line) => ({
-      cells: [
-        `${line.position}.`,
-        line.label,
-        resultOf(words, line),
-        formatValue(words, line) + (line.deviation ? (line.deviation === 'below' ? ' ▼' : ' ▲') : ''),
-      ],
-      bold: isFinding(line),
-    }));
-    blocks.push(...tableBlocks(doc, body, columns, ['', words.checkItem, words.result, words.measured], rows, words));
   }
   return blocks;
 }

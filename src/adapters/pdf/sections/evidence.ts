@@ -4,8 +4,10 @@
  * sentence, the history (report created, report pages added and changed, each signature with the
  * phone's and the server's time, IP, browser and position, the finalization), the checksums that
  * tie it together (each signature's hash over the pages before it, each image file's SHA-256) and
- * how to check them without fieldreport (pdfsig, openssl, sha256sum, the hash rule, the public
- * check page).
+ * how a customer checks it (a PDF reader shows the seal; the public check page). How to check it
+ * with tools (pdfsig, openssl, sha256sum, the hash rule) is in the documentation, not in the
+ * customer's document. With one page a sheet it starts a sheet of its own; compact, it follows
+ * the last page on its sheet when it fits.
  *
  * Everything is blocks in the flow, so a long history or a report of 500 pages goes on over as
  * many sheets as it takes, tables under their headers again. Up to FULL_HASHES_UP_TO images each
@@ -57,14 +59,15 @@ const HASH: TextStyle = { font: MONO, size: 6.5 };
 const FILE: TextStyle = { font: SANS, size: 7 };
 const GRID_LABEL: TextStyle = { font: SANS, size: 7, color: '#333333', align: 'right' };
 const GRID_HASH: TextStyle = { font: MONO, size: 7 };
-const COMMAND: TextStyle = { font: MONO, size: 7 };
-const HOW: TextStyle = { font: SANS, size: 7.5, color: '#222222' };
 const SUBHEADING: TextStyle = CAPTION_TITLE;
 
-export function evidenceBlocks(doc: Doc, evidence: EvidenceInput, words: PdfWords, body: Box): Block[] {
+export function evidenceBlocks(doc: Doc, evidence: EvidenceInput, words: PdfWords, body: Box, sheetOfItsOwn: boolean): Block[] {
   const blocks: Block[] = [];
   blocks.push(
-    ...textBlocks(doc, evidence.preview ? words.evidencePreview : words.evidence, TITLE, body, { breakBefore: true, keepWithNext: true }),
+    ...textBlocks(doc, evidence.preview ? words.evidencePreview : words.evidence, TITLE, body, {
+      breakBefore: sheetOfItsOwn,
+      keepWithNext: true,
+    }),
   );
   blocks.push(
     ...textBlocks(
@@ -90,8 +93,9 @@ export function evidenceBlocks(doc: Doc, evidence: EvidenceInput, words: PdfWord
   else if (evidence.images.length <= FULL_HASHES_UP_TO) blocks.push(...imageTable(doc, evidence.images, words, body));
   else blocks.push(...imageGrid(doc, evidence.images, words, body));
 
+  // How a customer checks it; how to with tools (pdfsig, openssl, sha256sum, the hash rule) is in the documentation.
   blocks.push(heading(doc, words.howTo, body));
-  blocks.push(...howToBlocks(doc, evidence, words, body));
+  blocks.push(...textBlocks(doc, words.howCustomer(evidence.sealedBy, evidence.checkPage), CAPTION, body));
   return blocks;
 }
 
@@ -249,100 +253,6 @@ function imageGrid(doc: Doc, images: EvidenceImage[], words: PdfWords, body: Box
   return blocks;
 }
 
-/** The checks in numbered steps, each one block: its text, its commands set apart in a fixed-width font. */
-function howToBlocks(doc: Doc, evidence: EvidenceInput, words: PdfWords, body: Box): Block[] {
-  const file = evidence.file;
-  const quoted = /^[\w.-]+$/.test(file) ? file : `'${file.replace(/'/g, `'\\''`)}'`;
-  const bytes = words.signedBytes;
-  const example = `{"form":"fieldreport-pages/1","pages":[{"image":"<SHA-256>","image_2":null,"layout":"photo","note":null,"position":1,"rotation":0,"title":"…"},…],"report":"${evidence.report.ref}"}`;
-  const steps: Step[] = [
-    [{ text: words.howSeal(evidence.sealedBy, quoted) }],
-    [
-      { text: words.howOpenssl(file) },
-      {
-        shell: [
-          `pdfsig -dump ${quoted}`,
-          `head -c b ${quoted} > ${bytes}`,
-          `tail -c +$((c+1)) ${quoted} | head -c $((e-c)) >> ${bytes}`,
-          `openssl cms -verify -binary -inform DER -in ${quoted}.sig0 -content ${bytes} -CAfile ${words.certificate} -purpose any -out /dev/null`,
-        ],
-      },
-    ],
-    [{ text: words.howImages }],
-    ...(evidence.signatures.length > 0 ? [[{ text: words.howHash }, { json: example }, { text: words.howHashAfter }] as Step] : []),
-    ...(evidence.checkPage ? [[{ text: words.howOnline(evidence.checkPage) }] as Step] : []),
-  ];
-  return steps.map((step, index) => stepBlock(doc, step, index + 1, body));
-}
-
-type Step = Array<{ text: string } | { shell: string[] } | { json: string }>;
-
-/**
- * A step of the checks as one block. A command longer than the line is broken by hand, never
- * inside a word or at a hyphen as text wrapping would: a shell command between words with a
- * trailing backslash (so it can still be copied and run), the JSON form after a comma.
- */
-function stepBlock(doc: Doc, step: Step, number: number, body: Box): Block {
-  const inset = mm(3);
-  metrics(doc, COMMAND);
-  // A character short of the width: pdfkit wraps a line that would fill it exactly.
-  const perLine = Math.max(20, Math.floor((body.w - 2 * inset) / doc.widthOfString('0')) - 1);
-  const parts = step.map((part, i) => {
-    if ('text' in part) {
-      const text = i === 0 ? `${number}. ${part.text}` : part.text;
-      return { text, code: false, height: measure(doc, text, body.w, HOW) };
-    }
-    const text =
-      'shell' in part
-        ? part.shell.map((command) => breakCommand(command, 'shell', perLine)).join('\n')
-        : breakCommand(part.json, 'json', perLine);
-    return { text, code: true, height: measure(doc, text, body.w - 2 * inset, COMMAND) + 2 * PAD };
-  });
-  const space = mm(0.8);
-  return {
-    height: Math.min(parts.reduce((sum, part) => sum + part.height, 0) + space * (parts.length - 1), body.h),
-    draw(box, { doc }) {
-      let y = box.y;
-      for (const part of parts) {
-        if (part.code) {
-          doc
-            .save()
-            .rect(box.x + mm(1), y, box.w - mm(1), part.height)
-            .fill(SHADE)
-            .restore();
-          textIn(doc, part.text, { x: box.x + inset, y: y + PAD, w: box.w - 2 * inset, h: part.height - 2 * PAD }, COMMAND);
-        } else {
-          textIn(doc, part.text, { ...box, y, h: part.height }, HOW);
-        }
-        y += part.height + space;
-      }
-    },
-  };
-}
-
-/** `command` in lines of at most `perLine` characters (a single longer word stays whole on its line). */
-export function breakCommand(command: string, kind: 'shell' | 'json', perLine: number): string {
-  if (command.length <= perLine) return command;
-  // Shell: words, a continuation line indented, each line but the last ending in " \\". JSON: after commas.
-  const pieces = kind === 'shell' ? command.split(' ') : command.split(/(?<=,)/);
-  const joiner = kind === 'shell' ? ' ' : '';
-  const room = kind === 'shell' ? perLine - 2 : perLine;
-  const lines: string[] = [];
-  let line = '';
-  for (const piece of pieces) {
-    const candidate = line ? `${line}${joiner}${piece}` : piece;
-    if (line && candidate.length > room) {
-      lines.push(line);
-      line = `${kind === 'shell' ? '  ' : ''}${piece}`;
-    } else {
-      line = candidate;
-    }
-  }
-  if (line) lines.push(line);
-  return kind === 'shell' ? lines.join(' \\\n') : lines.join('\n');
-}
-
-/** The blocks right under the one before, without the gap (a line that belongs to what is above it). */
 function joined(blocks: Block[]): Block[] {
   if (blocks[0]) blocks[0] = { ...blocks[0], joined: true };
   return blocks;

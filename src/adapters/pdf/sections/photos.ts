@@ -100,7 +100,8 @@ function captionLines(page: PhotoPage, number: number, words: PdfWords, compact:
   const lines: CaptionLine[] = [];
   // One per sheet shows the title above the photo; the caption numbers it.
   const head = compact && page.title ? `${words.photo(number)} – ${page.title}` : words.photo(number);
-  lines.push({ text: head, style: CAPTION_TITLE, lines: 1 });
+  // A long title wraps to a second line rather than being cut.
+  lines.push({ text: head, style: CAPTION_TITLE, lines: 2 });
   // One per sheet: the note takes up to a third of the sheet; compact: two lines (the whole note follows the row).
   if (page.note) lines.push({ text: page.note, style: compact ? CAPTION : BODY, lines: compact ? 2 : 40 });
   // When and where it was taken: the time over up to two lines (camera and phone), the place too.

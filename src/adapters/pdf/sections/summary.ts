@@ -1,37 +1,28 @@
 /**
- * The summary sheet, after the cover (first without one): who and where, the order's and the
- * report's references, who did the work, the order's work description, the material lines as a
- * table, the signers, and what follows. Each part is a block of its own in the flow, so a long
- * material list goes on over the next sheet (under its table header again), and more parts of a
- * visit (checklists, time on site) are more blocks here.
+ * The summary, after the cover (first without one): who and where, the order's and the report's
+ * references with who did the work, when (compact: one plain interval of time on site as a line)
+ * and who signed, how the checklists came out (one page a sheet: what was found, defects and values
+ * outside their limits; each checklist itself is printed once, as its page), time on site, the order's work
+ * description and the material lines as a table. Each part is a block of its own in the flow, so a
+ * long material list goes on over the next sheet (under its table header again). Compact layouts
+ * go on with the pages on the same sheet; one page a sheet starts them on a sheet of their own.
  */
 import type { Block } from '../flow.js';
-import {
-  BODY,
-  CAPTION,
-  HEADING,
-  LABEL,
-  measure,
-  metrics,
-  mm,
-  rule,
-  SANS_BOLD,
-  SHADE,
-  SMALL,
-  splitToHeight,
-  textIn,
-  TITLE,
-  type Box,
-  type Doc,
-  type TextStyle,
-} from '../kit.js';
+import { BODY, CAPTION, LABEL, measure, metrics, mm, SANS_BOLD, SMALL, textIn, TITLE, type Box, type Doc, type TextStyle } from '../kit.js';
 import type { MaterialLine, PdfPage, SummaryInput } from '../model.js';
 import type { PdfWords } from '../words.js';
 import { heading, textBlocks } from '../text-blocks.js';
 import { checklistSummaryBlocks, timeBlocks, type ChecklistPage } from './checklist.js';
 import { CELL, columnsOf, PAD, tableBlocks } from '../table.js';
 
-export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly PdfPage[], words: PdfWords, body: Box): Block[] {
+export function summaryBlocks(
+  doc: Doc,
+  summary: SummaryInput,
+  pages: readonly PdfPage[],
+  words: PdfWords,
+  body: Box,
+  sheetOfItsOwn: boolean,
+): Block[] {
   const blocks: Block[] = [];
   blocks.push(...textBlocks(doc, `${words.summary}: ${summary.title}`, TITLE, body, { breakBefore: true, keepWithNext: true }));
   // What a signature covers: the report's pages, and with a sign-off what it showed of the work, the time and the material.
@@ -45,17 +36,19 @@ export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly P
     const lines = signoff.missing.map((m) => `${words.missingKinds[m.what] ?? m.what} – ${words.reason}: ${m.reason}`);
     blocks.push(...textBlocks(doc, `${words.missingAtSigning}:\n${lines.join('\n')}`, BODY, body));
   }
-  blocks.push(partiesBlock(doc, summary, words, body));
-  // What was found first (defects, values outside their limits), then the checklists, then the time on site.
-  blocks.push(
-    ...checklistSummaryBlocks(
-      doc,
-      pages.filter((p): p is ChecklistPage => p.kind === 'checklist'),
-      words,
-      body,
-    ),
-  );
-  if (summary.time) blocks.push(...timeBlocks(doc, summary.time, words, body));
+  // Compact, one plain interval of time on site is a line among the references, not a table.
+  const only = summary.time?.rows.length === 1 ? summary.time.rows[0]! : null;
+  const oneLine = !sheetOfItsOwn && only && !only.manual && !only.corrected && !only.notCovered ? only : null;
+  const timeFact = oneLine && {
+    label: words.timeOnSite,
+    value: `${oneLine.date}, ${oneLine.from} – ${oneLine.to}\n${words.duration(oneLine.seconds)}`,
+  };
+  blocks.push(partiesBlock(doc, summary, words, body, timeFact ? [timeFact] : []));
+  // How the checklists came out (with one page a sheet, what was found); compact, a checklist that
+  // is the first page follows right here and says it itself.
+  const checklists = pages.filter((p): p is ChecklistPage => p.kind === 'checklist');
+  if (sheetOfItsOwn || pages[0]?.kind !== 'checklist') blocks.push(...checklistSummaryBlocks(doc, checklists, words, body, sheetOfItsOwn));
+  if (summary.time && !timeFact) blocks.push(...timeBlocks(doc, summary.time, words, body));
   if (summary.workDescription) {
     blocks.push(heading(doc, words.work, body));
     blocks.push(...textBlocks(doc, summary.workDescription, BODY, body));
@@ -68,30 +61,22 @@ export function summaryBlocks(doc: Doc, summary: SummaryInput, pages: readonly P
     const removed = signoff.removedMaterials.map((m) => `${m.label} ${words.number(m.qty)}${m.unit ? ` ${m.unit}` : ''}`).join('; ');
     blocks.push(...textBlocks(doc, words.removedSince(removed), CAPTION, body));
   }
-  blocks.push(heading(doc, words.signatures, body));
-  blocks.push(
-    ...textBlocks(
-      doc,
-      summary.signers.length === 0 ? words.notSigned : summary.signers.map((s) => `${words.signedBy(s.name)} · ${s.when}`).join('\n'),
-      BODY,
-      body,
-    ),
-  );
-  const following = contents(pages, words);
-  if (following) {
-    blocks.push(heading(doc, words.contents, body));
-    blocks.push(...textBlocks(doc, following, BODY, body));
-  }
-  blocks[blocks.length - 1]!.breakAfter = true;
+  // One page a sheet: the pages start on a sheet of their own; compact, they follow on the same sheet.
+  if (sheetOfItsOwn) blocks[blocks.length - 1]!.breakAfter = true;
   return blocks;
 }
 
 /** The customer at the left; the references at the right, as label/value rows. */
-function partiesBlock(doc: Doc, summary: SummaryInput, words: PdfWords, body: Box): Block {
+function partiesBlock(doc: Doc, summary: SummaryInput, words: PdfWords, body: Box, more: Array<{ label: string; value: string }>): Block {
   const half = (body.w - mm(8)) / 2;
   const NAME: TextStyle = { ...BODY, font: SANS_BOLD };
   const labelWidth = mm(32);
-  const rows = summary.facts.map(({ label, value }) => ({
+  // Who signed, and when, among the references (the signature sheets follow with the details).
+  const signers =
+    summary.signers.length === 0
+      ? [{ label: words.signature, value: words.notSigned }]
+      : summary.signers.map((s) => ({ label: words.signature, value: `${s.name}\n${s.when}` }));
+  const rows = [...summary.facts, ...more, ...signers].map(({ label, value }) => ({
     label,
     value,
     height: Math.max(measure(doc, label, labelWidth, LABEL), measure(doc, value, half - labelWidth, BODY)),
@@ -151,18 +136,4 @@ function materialBlocks(doc: Doc, lines: MaterialLine[], words: PdfWords, body: 
     ...(line.notCovered ? { bold: true } : {}),
   }));
   return tableBlocks(doc, body, columns, [words.material, words.quantity, words.unit, words.note], rows, words);
-}
-
-/** What follows: how many photos, pairs, sections and signatures, and the sections' titles in order. */
-function contents(pages: readonly PdfPage[], words: PdfWords): string {
-  const count = (kind: PdfPage['kind']) => pages.filter((p) => p.kind === kind).length;
-  const parts = [
-    count('photo') > 0 ? words.contentPhotos(count('photo')) : '',
-    count('before_after') > 0 ? words.contentPairs(count('before_after')) : '',
-    count('title_only') > 0 ? words.contentSections(count('title_only')) : '',
-    count('checklist') > 0 ? words.contentChecklists(count('checklist')) : '',
-    count('signature') > 0 ? words.contentSignatures(count('signature')) : '',
-  ].filter(Boolean);
-  const titles = pages.filter((p) => (p.kind === 'title_only' || p.kind === 'checklist') && p.title).map((p) => `– ${p.title}`);
-  return [parts.join(', '), ...titles].filter(Boolean).join('\n');
 }
