@@ -57,8 +57,8 @@ declare module 'fastify' {
     printQueue: import('./adapters/print-image.js').PrintQueue;
     /** The PDF seal (modules/seal/pdf-seal.ts): `queue.runOnce` adds the time stamps due now. */
     pdfSeal: import('./modules/seal/pdf-seal.js').PdfSeal;
-    /** LibreOffice for cover sheets (adapters/libreoffice.ts): `warmUp` starts the one kept running. */
-    libreOffice: import('./adapters/libreoffice.js').LibreOffice;
+    /** Starts the LibreOffice kept running for cover sheets (adapters/libreoffice.ts) when there is an ODT cover sheet. */
+    warmUpCovers: () => Promise<void>;
   }
 }
 

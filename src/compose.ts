@@ -207,7 +207,10 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     lineage: (conn, reportId) => repo.lineage(conn, reportId),
   });
   const libreOffice = createLibreOffice({ binary: config.libreOfficeBinary, logger: app.log });
-  app.decorate('libreOffice', libreOffice);
+  // Started with the service only where there is a cover sheet to make.
+  app.decorate('warmUpCovers', async () => {
+    if ((await odtTemplates()).length > 0) await libreOffice.warmUp();
+  });
   app.addHook('onClose', async () => libreOffice.close());
   const pdf = createReportPdfService({
     handle,

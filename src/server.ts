@@ -35,7 +35,7 @@ export async function listenApp(config: Config, handle: DbHandle): Promise<Fasti
     await app.listen({ host: config.host, port: config.port });
     warmUpSoon((error) => app!.log.warn({ err: error }, 'the report renderer could not be made ready; the first finalize takes longer'));
     // LibreOffice kept running for cover sheets, started now rather than by the first report that has one.
-    void app.libreOffice.warmUp();
+    app.warmUpCovers().catch((error: unknown) => app!.log.warn({ err: error }, 'LibreOffice could not be started for cover sheets'));
     return app;
   } catch (error) {
     if (app) await app.close();
