@@ -107,7 +107,7 @@ export function pageBlocks(
   let row: NumberedPhoto[] = [];
   let photos = 0;
   const flushRow = (): void => {
-    if (row.length > 0) blocks.push(photoRow(row, columns, rowHeight), ...notesAfterRow(doc, row, columns, body, words));
+    if (row.length > 0) blocks.push(photoRow(doc, row, columns, rowHeight, body, words), ...notesAfterRow(doc, row, columns, body, words));
     row = [];
   };
   for (const [index, page] of pages.entries()) {
@@ -175,7 +175,7 @@ export async function renderReportPdf(input: PdfDocumentInput, out: NodeJS.Writa
     const body = bodyOf(input.format, input.orientation);
     const blocks = [
       ...(input.summary ? summaryBlocks(doc, input.summary, input.pages, words, body, perSheet === 1) : []),
-      ...pageBlocks(doc, input.pages, perSheet, body, compactRowHeight(input.format, input.orientation, perSheet), words),
+      ...pageBlocks(doc, input.pages, perSheet, body, compactRowHeight(input.format, input.orientation), words),
       ...(input.evidence ? evidenceBlocks(doc, input.evidence, words, body, perSheet === 1) : []),
     ];
     const sheets = paginate(blocks, body.h);

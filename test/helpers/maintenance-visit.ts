@@ -1,15 +1,15 @@
 /**
  * The demo's maintenance visit, as a technician does it through the API on a demo database
  * (`fieldreport serve --demo`'s data): a report from the template *Wartung Gasheizung* with the
- * demo's cover sheet on the technician's first order, 7 photos (the order's 2 and 5 uploaded), the
+ * demo's cover sheet on the technician's first order, 7 photos taken on the visit (4:3, as a phone takes them), the
  * checklist answered (one defect with its note and photo, the flue gas loss above its limit
  * accepted with a reason, the rest OK), arrival and departure, the order's material lines, the
  * customer's signature with the sign-off. The test of the PDF's length (pdf-maintenance-visit) and
  * the cover benchmark (bench/cover.ts) make the same visit, one in process, one over HTTP.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import { multipart } from './multipart.js';
 import { signaturePng } from './signature.js';
 
@@ -26,19 +26,26 @@ export type VisitCall = (request: {
 export const VISIT_SIGNER = 'Berta Sonnenschein';
 export const VISIT_DEFECT = 'Abgasleitung dicht, fest und Mündung frei';
 export const VISIT_DEFECT_NOTE = 'Mündung durch Vogelnest teilweise verlegt; Kunde informiert, Reinigung angeboten';
-/** Photos uploaded to the order, with the titles their pages get (some longer than a line). */
+/**
+ * The visit's photos as the phone takes them (4:3, held across), uploaded to the order, with
+ * the titles their pages get (some longer than a line).
+ */
 export const VISIT_UPLOADS: Array<[asset: string, name: string, title: string]> = [
-  ['Pflaster.jpg', 'Brenner_vorher.jpg', 'Brenner vor der Reinigung: Beläge an Brennerstab und Wärmetauscherlamellen'],
-  ['Kies_Unterbau.jpg', 'Brenner_nachher.jpg', 'Brenner nach der Reinigung'],
-  ['Rasen_Randbereich.jpg', 'Siphon.jpg', 'Siphon gereinigt und mit frischem Wasser befüllt, Kondensatschlauch geprüft'],
-  ['Pflaster_hochkant.jpg', 'Typenschild.jpg', 'Typenschild'],
-  ['Kies_Unterbau.jpg', 'Abgasmessung.jpg', 'Abgasmessung am Messstutzen'],
+  ['Pflaster.jpg', 'Abgasmuendung.jpg', 'Abgasanlage: Mündung mit Vogelnest'],
+  ['Kies_Unterbau.jpg', 'Brenner_vorher.jpg', 'Brenner vor der Reinigung: Beläge an Brennerstab und Wärmetauscherlamellen'],
+  ['Rasen_Randbereich.jpg', 'Brenner_nachher.jpg', 'Brenner nach der Reinigung'],
+  ['Pflaster_hochkant.jpg', 'Siphon.jpg', 'Siphon gereinigt und mit frischem Wasser befüllt, Kondensatschlauch geprüft'],
+  ['Kies_Unterbau.jpg', 'Neutralisation.jpg', 'Neutralisation: Granulat erneuert (2 kg)'],
+  ['Pflaster.jpg', 'Typenschild.jpg', 'Typenschild'],
+  ['Rasen_Randbereich.jpg', 'Abgasmessung.jpg', 'Abgasmessung am Messstutzen'],
 ];
-/** The order's photos from the demo, shown on their own pages. */
-export const VISIT_ORDER_PHOTOS: Array<[name: string, title: string]> = [
-  ['Schornstein_Mauerwerk.jpg', 'Abgasanlage: Schornstein'],
-  ['Neutralisationsgranulat.jpg', 'Neutralisation des Kondensats'],
-];
+/** The photo the defect shows. */
+const DEFECT_PHOTO = 'Abgasmuendung.jpg';
+
+/** A photo of `asset` as a phone's camera takes it held across: 4:3, 1600 × 1200, a JPEG. */
+async function phonePhoto(asset: string): Promise<Buffer> {
+  return sharp(path.join(ASSETS, asset)).rotate().resize(1600, 1200, { fit: 'cover' }).jpeg({ quality: 85 }).toBuffer();
+}
 const VALUES: Record<string, number> = {
   'Anlagendruck (kalt)': 1.6,
   'Gas-Fließdruck am Gerät': 21,
@@ -84,7 +91,7 @@ export async function makeMaintenanceVisit(
   const orderId = draft.fk_element;
 
   for (const [asset, name] of VISIT_UPLOADS) {
-    const form = multipart([{ name: 'file', filename: name, type: 'image/jpeg', data: await readFile(path.join(ASSETS, asset)) }]);
+    const form = multipart([{ name: 'file', filename: name, type: 'image/jpeg', data: await phonePhoto(asset) }]);
     await ok(call, 'POST', `/api/orders.php?id=${orderId}&action=upload_photo`, undefined, form);
   }
   const cover =
@@ -115,7 +122,6 @@ export async function makeMaintenanceVisit(
 
   // Photo pages go after the checklist, before the template's closing page.
   const add = (fields: object) => ok(call, 'POST', `/api/pages.php?action=add&bericht_id=${created.id}`, fields);
-  for (const [name, title] of VISIT_ORDER_PHOTOS) await add({ source: name, title });
   for (const [, name, title] of VISIT_UPLOADS) await add({ source: name, title });
   const pages = (await ok(call, 'GET', `/api/reports.php?id=${created.id}`)) as { pages: Array<{ id: number; layout: string }> };
   const closing = pages.pages.find((p) => p.layout === 'title_only');
@@ -131,8 +137,7 @@ export async function makeMaintenanceVisit(
     const value = VALUES[item.label];
     const answer: Record<string, unknown> = { item: item.id, state: 'ok' };
     if (value !== undefined) answer.value = value;
-    if (item.label === VISIT_DEFECT)
-      Object.assign(answer, { state: 'defect', note: VISIT_DEFECT_NOTE, photos: ['Schornstein_Mauerwerk.jpg'] });
+    if (item.label === VISIT_DEFECT) Object.assign(answer, { state: 'defect', note: VISIT_DEFECT_NOTE, photos: [DEFECT_PHOTO] });
     if (item.label === 'Abgasverlust') answer.ok_reason = VISIT_OK_REASON;
     await ok(call, 'POST', `/api/pages.php?action=check&id=${checklist.id}`, answer);
   }
@@ -149,7 +154,7 @@ export async function makeMaintenanceVisit(
     materials: materials.items.map((m) => ({ label: m.label, qty: m.qty, unit: m.unit, note: m.note })),
     checklist: { items: checklist.checklist.length, ok: checklist.checklist.length - 1, defects: 1, na: 0, open: 0, outside_limits: 1 },
     pages: pages.pages.length,
-    photos: VISIT_ORDER_PHOTOS.length + VISIT_UPLOADS.length,
+    photos: VISIT_UPLOADS.length,
     missing: [],
   };
   const form = multipart([

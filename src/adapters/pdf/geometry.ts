@@ -19,11 +19,8 @@ export const CAPTION_ROOM = mm(15);
 export const LABEL_ROOM = mm(6);
 
 /** Height of a row of a compact sheet: two rows and a heading fit. */
-export function compactRowHeight(format: PaperFormat, orientation: Orientation, perSheet?: PhotosPerSheet): number {
-  const body = bodyOf(format, orientation);
-  const half = (body.h - HEADING_ALLOWANCE - 2 * GAP) / 2;
-  // Two across: no taller than a square photo at a column's width needs, so what follows gets the rest.
-  return perSheet === 4 ? Math.min(half, (body.w - GUTTER) / 2 + CAPTION_ROOM) : half;
+export function compactRowHeight(format: PaperFormat, orientation: Orientation): number {
+  return (bodyOf(format, orientation).h - HEADING_ALLOWANCE - 2 * GAP) / 2;
 }
 
 /** The image box of one photo in `perSheet`: the whole body (1), a row's width (2), half a row (4). */

@@ -15,6 +15,9 @@ import type { Doc, PdfKitImage } from './kit.js';
 /** A JPEG or PNG on disk, ideally print-size and upright (preparePrintImage). */
 export interface PdfImage {
   path: string;
+  /** Its pixel size, upright, when known (a print copy): a compact row is as tall as its photos need. */
+  width?: number;
+  height?: number;
 }
 
 /**

@@ -13,7 +13,7 @@ export const TABLE_HEAD: TextStyle = { font: SANS_BOLD, size: 9 };
 export const CELL: TextStyle = { font: BODY.font, size: 9.5 };
 export const CELL_BOLD: TextStyle = { font: SANS_BOLD, size: 9.5 };
 const UNDER: TextStyle = { font: BODY.font, size: 9, color: '#222222' };
-export const PAD = mm(1.2);
+export const PAD = mm(1);
 
 export interface TableColumn {
   width: number;

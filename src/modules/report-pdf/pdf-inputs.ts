@@ -100,7 +100,8 @@ export function createPdfInputs(deps: PdfInputsDeps) {
     try {
       const file = await resolveKept(dataRoot, entity, relPath, kept);
       if (box === 'as-is') return { path: file };
-      return { path: (await preparePrintImage(file, printCache, box)).path };
+      const copy = await preparePrintImage(file, printCache, box);
+      return { path: copy.path, width: copy.width, height: copy.height };
     } catch (error) {
       if (strict) throw error;
       logger.warn({ source: relPath, err: error }, 'report page image missing or unreadable; drawn as a placeholder');

@@ -6,7 +6,6 @@
  * room (both the camera's and the phone's time and place) takes it from the row's images.
  */
 import { wholeSheet, type Block } from '../flow.js';
-import { CAPTION_ROOM } from '../geometry.js';
 import {
   BODY,
   CAPTION,
@@ -67,23 +66,37 @@ export function notesAfterRow(doc: Doc, cells: NumberedPhoto[], columns: 1 | 2, 
   }));
 }
 
-/** A row of a compact sheet: one photo across the width, or two side by side. */
-export function photoRow(cells: NumberedPhoto[], columns: 1 | 2, height: number): Block {
+/**
+ * A row of a compact sheet: one photo across the width, or two side by side. The row is as tall as
+ * its photos need at the column's width (a landscape photo leaves no band of white under it), at
+ * most `height`, with room under them for the longest caption.
+ */
+export function photoRow(doc: Doc, cells: NumberedPhoto[], columns: 1 | 2, height: number, body: Box, words: PdfWords): Block {
+  const width = columns === 1 ? body.w : (body.w - GUTTER) / 2;
+  const captions = cells.map(({ page, number }) => captionLines(page, number, words, true));
+  // What the longest caption needs (taken from the images, at most a third of the row).
+  const caption = Math.min(height / 3, Math.max(...captions.map((lines) => measureCaption(doc, lines, width, Infinity))));
+  const imageRoom = height - caption - mm(1.2);
+  // A photo of unknown size (missing, or no size given) takes the whole image room.
+  const tallest = Math.max(
+    ...cells.map(({ page }) => {
+      const size = page.image?.width && page.image.height ? page.image : null;
+      if (!size) return imageRoom;
+      const turned = page.rotation === 90 || page.rotation === 270;
+      const [w, h] = turned ? [size.height!, size.width!] : [size.width!, size.height!];
+      return Math.min(imageRoom, (width * h) / w);
+    }),
+  );
   return {
-    height,
+    height: tallest + mm(1.2) + caption,
     notice: cells.find((c) => c.page.notice)?.page.notice ?? null,
     images: cells.map((c) => c.page.image),
     draw(box, { doc, words, images }) {
-      const width = columns === 1 ? box.w : (box.w - GUTTER) / 2;
-      const captions = cells.map(({ page, number }) => captionLines(page, number, words, true));
-      // The room the tallest caption needs beyond the row's, taken from all its images alike.
-      const room = CAPTION_ROOM - mm(1.2);
-      const extra = Math.min(box.h / 3, Math.max(0, ...captions.map((lines) => measureCaption(doc, lines, width, Infinity) - room)));
       cells.forEach(({ page }, index) => {
         const x = box.x + index * (width + GUTTER);
-        const imageBox = { x, y: box.y, w: width, h: box.h - CAPTION_ROOM - extra };
+        const imageBox = { x, y: box.y, w: width, h: tallest };
         const drawn = drawImageIn(doc, images[index] ?? null, imageBox, page.rotation, words.missing);
-        drawCaption(doc, captions[index]!, { x, y: drawn.y + drawn.h + mm(1.2), w: width, h: room + extra });
+        drawCaption(doc, captions[index]!, { x, y: drawn.y + drawn.h + mm(1.2), w: width, h: caption });
       });
     },
   };

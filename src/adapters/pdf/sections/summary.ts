@@ -66,28 +66,45 @@ export function summaryBlocks(
   return blocks;
 }
 
-/** The customer at the left; the references at the right, as label/value rows. */
+/**
+ * The customer at the left, and under them `more` (when and who signed); the references at the
+ * right; each as label/value rows.
+ */
 function partiesBlock(doc: Doc, summary: SummaryInput, words: PdfWords, body: Box, more: Array<{ label: string; value: string }>): Block {
   const half = (body.w - mm(8)) / 2;
   const NAME: TextStyle = { ...BODY, font: SANS_BOLD };
   const labelWidth = mm(32);
-  // Who signed, and when, among the references (the signature sheets follow with the details).
+  const measured = (list: Array<{ label: string; value: string }>) =>
+    list.map(({ label, value }) => ({
+      label,
+      value,
+      height: Math.max(measure(doc, label, labelWidth, LABEL), measure(doc, value, half - labelWidth, BODY)),
+    }));
+  // Who signed, and when (the signatures follow with the details).
   const signers =
     summary.signers.length === 0
       ? [{ label: words.signature, value: words.notSigned }]
       : summary.signers.map((s) => ({ label: words.signature, value: `${s.name}\n${s.when}` }));
-  const rows = [...summary.facts, ...more, ...signers].map(({ label, value }) => ({
-    label,
-    value,
-    height: Math.max(measure(doc, label, labelWidth, LABEL), measure(doc, value, half - labelWidth, BODY)),
-  }));
+  const rows = measured(summary.facts);
+  const under = measured([...more, ...signers]);
   const customer = summary.customer;
   const labelHeight = measure(doc, words.customer, half, LABEL);
   const nameHeight = customer ? measure(doc, customer.name, half, NAME) : 0;
   const rest = customer ? customer.lines.join('\n') : '';
   const restHeight = rest ? measure(doc, rest, half, BODY) : 0;
-  const left = customer ? labelHeight + nameHeight + restHeight : 0;
-  const right = rows.reduce((sum, r) => sum + r.height + mm(0.8), 0);
+  const customerHeight = customer ? labelHeight + nameHeight + restHeight + mm(2) : 0;
+  const sum = (list: Array<{ height: number }>) => list.reduce((total, r) => total + r.height + mm(0.8), 0);
+  const left = customerHeight + sum(under);
+  const right = sum(rows);
+  const drawRows = (list: typeof rows, x: number, top: number, bottom: number) => {
+    let y = top;
+    for (const row of list) {
+      if (y + row.height > bottom + 0.5) break;
+      textIn(doc, row.label, { x, y: y + 0.5, w: labelWidth, h: row.height }, LABEL);
+      textIn(doc, row.value, { x: x + labelWidth, y, w: half - labelWidth, h: row.height }, BODY);
+      y += row.height + mm(0.8);
+    }
+  };
   return {
     // A block taller than the sheet gets a sheet of its own; what does not fit there is cut at its bottom.
     height: Math.min(Math.max(left, right), body.h),
@@ -104,14 +121,8 @@ function partiesBlock(doc: Doc, summary: SummaryInput, words: PdfWords, body: Bo
         const top = box.y + labelHeight + nameHeight;
         if (rest && bottom - top > 1) textIn(doc, rest, { x: box.x, y: top, w: half, h: Math.min(restHeight, bottom - top) }, BODY);
       }
-      const x = box.x + half + mm(8);
-      let y = box.y;
-      for (const row of rows) {
-        if (y + row.height > bottom + 0.5) break;
-        textIn(doc, row.label, { x, y: y + 0.5, w: labelWidth, h: row.height }, LABEL);
-        textIn(doc, row.value, { x: x + labelWidth, y, w: half - labelWidth, h: row.height }, BODY);
-        y += row.height + mm(0.8);
-      }
+      drawRows(under, box.x, box.y + customerHeight, bottom);
+      drawRows(rows, box.x + half + mm(8), box.y, bottom);
     },
   };
 }
