@@ -2,9 +2,9 @@
  * A maintenance visit on paper, through the service on every database: a checklist with a defect,
  * a value outside its limits, a value within, a not-applicable item and one left unchecked, a photo
  * the defect points at, and time on site (tapped and entered by hand). The final PDF's text holds,
- * in this order: the defects first (item, value against its limit, note, the photo's number), the
- * checklist with every item's result and value, the time on site with its total; then the
- * checklist page as a table. It passes PDF/A-1b. Finalizing takes the intervals it printed (a
+ * in this order: the time on site with its total, then the checklist once, as its page: every
+ * item's result, value and limit, the defect's note and photo, the reason for an OK outside its
+ * limit. With one page a sheet the summary lists the defects first. It passes PDF/A-1b. Finalizing takes the intervals it printed (a
  * later report does not show them again, and they no longer change); a checklist of 200 items with
  * long notes goes on over several sheets and loses nothing.
  */
@@ -106,32 +106,7 @@ for (const dialect of testDialects()) {
       const file = path.join(ctx.config.dataRoot, final.final_pdf_path);
       const text = await pdfText(file);
       const positions = inOrder(text, [
-        'Mängel und Abweichungen',
-        '2. Abgasleitung dicht',
-        '✗ Mangel',
-        DEFECT_NOTE.slice(0, 30),
-        'Foto 1',
-        '5. Abgasverlust',
-        '✓ OK trotz Grenzwert · 11,4 % – über dem Grenzwert',
-        `Begründung: ${OK_REASON}`,
-        'Wartungscheckliste (7 Punkte, 1 Mangel, 1 nicht geprüft)',
-        '1. Sichtprüfung Heizgerät',
-        '✓ OK',
-        '2. Abgasleitung dicht',
-        '✗ Mangel',
-        '3. Anlagendruck',
-        '✓ OK',
-        '1,6 bar',
-        '4. CO im Abgas',
-        '✓ OK',
-        '12 ppm',
-        '5. Abgasverlust',
-        '✓ OK trotz',
-        '11,4 % ▲',
-        '6. Kondensatpumpe',
-        '– n. z.',
-        '7. Übergabe an den Kunden',
-        '○ nicht geprüft',
+        // The summary: time on site with its total (the checklist, the first page, follows and counts itself).
         'Zeit vor Ort',
         'Ankunft',
         'Abfahrt',
@@ -141,18 +116,40 @@ for (const dialect of testDialects()) {
         'von Hand erfasst: Rückfahrt vom Großhandel',
         'Gesamt',
         '1 h 25 min',
-        // The checklist page itself: the table with its limits.
+        // The checklist, once: every item with its result, value and limit, the defect's note and photo, the reason.
         'Wartungscheckliste',
+        '7 Punkte, 1 Mangel, 1 nicht geprüft',
         'Grenzwert',
+        'Sichtprüfung Heizgerät',
+        '✓ OK',
+        'Abgasleitung dicht',
+        '✗ Mangel',
+        DEFECT_NOTE.slice(0, 30),
+        'Fotos: Foto 1',
+        'Anlagendruck',
+        '✓ OK',
+        '1,6 bar',
         '1 – 2 bar',
+        'CO im Abgas',
+        '✓ OK',
+        '12 ppm',
         '≤ 1.000 ppm',
+        'Abgasverlust',
+        '✓ OK trotz',
+        '11,4 % ▲',
         '≤ 10 %',
+        `Begründung: ${OK_REASON}`,
+        'Kondensatpumpe',
+        '– n. z.',
+        'Übergabe an den Kunden',
+        '○ nicht',
         'Foto 1 – Undichte Stelle',
       ]);
       assert.ok(
         positions.every((p) => p >= 0),
         `in order: ${JSON.stringify(positions)}\n${text}`,
       );
+      assert.equal(text.split('Sichtprüfung Heizgerät').length - 1, 1, 'the checklist printed once');
       await assertPdfA1b(t, file, 'a report with a checklist and time on site');
 
       // The report took the two closed intervals, not the open one; they no longer change.
@@ -195,6 +192,28 @@ for (const dialect of testDialects()) {
       const previewText = pdfBytesText(preview.rawPayload, ctx.config.dataRoot);
       assert.match(previewText, /Zeit vor Ort/);
       assert.doesNotMatch(previewText, /Rückfahrt vom Großhandel/, 'an interval of the earlier report');
+
+      // One page a sheet: the checklist comes on a later sheet, so the summary lists what was found.
+      const again = await call<{ id: number }>('POST', `/api/reports.php?id=${report}&action=new_version`);
+      await call('POST', `/api/reports.php?id=${again.id}&action=update`, { photos_per_sheet: 1 });
+      const single = pdfBytesText(
+        (await ctx.app.inject({ method: 'GET', url: `/api/pdf.php?id=${again.id}&preview=1`, headers })).rawPayload,
+        ctx.config.dataRoot,
+      );
+      const found = inOrder(single, [
+        'Mängel und Abweichungen',
+        'Wartungscheckliste: 7 Punkte, 1 Mangel, 1 nicht geprüft',
+        '2. Abgasleitung dicht',
+        '✗ Mangel',
+        '5. Abgasverlust',
+        '✓ OK trotz Grenzwert · 11,4 % – über dem Grenzwert',
+        'Wartungscheckliste',
+        'Sichtprüfung Heizgerät',
+      ]);
+      assert.ok(
+        found.every((p) => p >= 0),
+        `one page a sheet, in order: ${JSON.stringify(found)}\n${single}`,
+      );
     });
 
     test("in the customer's language: an English customer's PDF says defects, results and time on site in English", async () => {
@@ -215,14 +234,6 @@ for (const dialect of testDialects()) {
       const preview = await ctx.app.inject({ method: 'GET', url: `/api/pdf.php?id=${report}&preview=1`, headers });
       const text = pdfBytesText(preview.rawPayload, ctx.config.dataRoot);
       const positions = inOrder(text, [
-        'Defects and deviations',
-        '✗ Defect',
-        'Leaking joint',
-        '✓ OK despite the limit · 11.4 % – above the limit',
-        'Reason: Boiler still cold',
-        'Wartungscheckliste (7 items, 1 defect, 4 not checked)',
-        '– N/A',
-        '○ not checked',
         'Time on site',
         'Arrived',
         'Left',
@@ -230,8 +241,17 @@ for (const dialect of testDialects()) {
         'entered by hand: Forgot to tap',
         'Total',
         '30 min',
+        'Wartungscheckliste',
+        '7 items, 1 defect, 4 not checked',
         'Limit',
+        '✗ Defect',
+        'Leaking joint',
         '≤ 1,000 ppm',
+        '✓ OK',
+        'despite the',
+        'Reason: Boiler still cold',
+        '– N/A',
+        '○ not checked',
       ]);
       assert.ok(
         positions.every((p) => p >= 0),
@@ -255,7 +275,7 @@ for (const dialect of testDialects()) {
       const file = path.join(ctx.config.dataRoot, final.final_pdf_path);
       const text = await pdfText(file);
       for (const n of [1, 150]) {
-        assert.equal(text.split(`Ende ${n}.`).length - 1, 2, `the whole note of item ${n}, in the defects and on the checklist page`);
+        assert.equal(text.split(`Ende ${n}.`).length - 1, 1, `the whole note of item ${n}, once, on the checklist page`);
       }
       for (const n of [1, 77, 199, 200]) assert.ok(text.includes(`Prüfpunkt Nummer ${n}`), `item ${n}`);
       assert.match(text, /Prüfpunkt \(Fortsetzung\)/, 'the table goes on under its header');
