@@ -72,7 +72,7 @@ for (const dialect of testDialects()) {
         'Qty',
         'pcs',
         'Dichtungssatz',
-        'Signatures',
+        'Signature Erika Müller',
         'Signed by Erika Müller',
         'Sichtprüfung',
         'Keine Mängel',
@@ -90,8 +90,8 @@ for (const dialect of testDialects()) {
           'Material',
           'Bezeichnung',
           'Stk',
-          'Unterschriften',
-          'Unterschrieben von Erika Müller',
+          'Unterschrift Erika Müller',
+          'Unterzeichner Erika Müller',
           'Seite 1 / ',
         ])
           assert.ok(text.includes(word), `"${word}" (${lang})`);
