@@ -124,11 +124,11 @@ describe('report PDF layouts', { skip: popplerMissing }, () => {
     const text = (await pdfText(file)).replace(/\s+/g, ' ');
     const order = inOrder(text, [
       'Zusammenfassung',
+      'Erika Müller',
       'Arbeitsbeschreibung',
       'Jährliche Wartung',
       'Material',
       ...MATERIALS,
-      'Erika Müller',
       'Sichtprüfung der Anlage',
       ...CAPTIONS.slice(0, 3),
       'Reinigung und Messung',
