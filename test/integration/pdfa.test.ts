@@ -375,7 +375,7 @@ describe('PDF/A-1b: reports made by the service [sqlite]', { skip: pdfaSkipReaso
     assert.equal(added.statusCode, 201, added.body);
     const files = await previewAndFinal(report.id, 'signature');
     await assertPdfA1b(t, files, 'signature page');
-    if (hasTool('pdftotext')) assert.match(await pdfText(files[1]), /Unterschrieben von Erika Müller & Söhne/);
+    if (hasTool('pdftotext')) assert.match(await pdfText(files[1]), /Unterzeichner +Erika Müller & Söhne/);
   });
 
   test('a preview with a missing photo drawn as a placeholder', async (t) => {
