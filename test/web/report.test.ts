@@ -377,13 +377,15 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     assert.match(signature.note ?? '', new RegExp(SIGNER));
 
     // 4 to a sheet (the template's choice): the summary, the headings with the photo and the pair, the
-    // signature sheet, the evidence sheet; no cover sheet in the template.
+    // signature and the evidence flow on; no cover sheet in the template.
     const sheets = await pdfPages(online.pdf);
-    assert.ok(sheets >= 4 && sheets <= steps + 5, `${sheets} sheets for ${steps + 4} pages`);
-    assert.match(pdfBytesText(online.pdf, scratch, sheets), /Nachweisblatt/);
-    const beforeSignature = Array.from({ length: sheets - 2 }, (_, i) => pdfBytesText(online.pdf, scratch, i + 1)).join('\n');
-    assert.match(beforeSignature, /Zusammenfassung[\s\S]*Unterschriften/);
-    const body = Array.from({ length: sheets - 3 }, (_, i) => pdfBytesText(online.pdf, scratch, i + 2)).join('\n');
+    assert.ok(sheets >= 2 && sheets <= steps + 5, `${sheets} sheets for ${steps + 4} pages`);
+    const all = Array.from({ length: sheets }, (_, i) => pdfBytesText(online.pdf, scratch, i + 1)).join('\n');
+    const signatureAt = all.search(/Unterzeichner/);
+    const evidenceAt = all.search(/Nachweisblatt/);
+    assert.ok(signatureAt > 0 && evidenceAt > signatureAt, 'the signature, then the evidence, at the end');
+    assert.match(all.slice(0, signatureAt), new RegExp(`Zusammenfassung[\\s\\S]*Unterschrift[\\s\\S]*${SIGNER}`));
+    const body = all.slice(all.search(/Zusammenfassung/), signatureAt);
     let rest = body.slice(body.search(new RegExp(CLOSING)));
     assert.ok(rest.length > 0, `the body starts with ${CLOSING}`);
     for (const step of template.pages) {
@@ -392,8 +394,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
       rest = rest.slice(at);
     }
     assert.match(rest, new RegExp(`${NOTE}[\\s\\S]*Vorher[\\s\\S]*Nachher`));
-    const signaturePage = pdfBytesText(online.pdf, scratch, sheets - 1);
-    assert.match(signaturePage, new RegExp(`Unterzeichner[\\s\\S]*${SIGNER}`));
+    assert.match(all.slice(signatureAt, evidenceAt), new RegExp(`Unterzeichner[\\s\\S]*${SIGNER}`));
     assert.deepEqual(errors, []);
     await context.close();
   });
@@ -404,14 +405,16 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     const offline = await walk(page, context, REF, 'offline', { offline: true, shots: false });
     assert.notEqual(offline.reportId, online.reportId);
     assert.equal(await pdfPages(offline.pdf), await pdfPages(online.pdf));
-    // The evidence sheet at the end records how each report came about (online a page was turned after
-    // it was added, offline it arrived turned): from its checksums on it reads the same.
+    // The evidence at the end records how each report came about (online a page was turned after it
+    // was added, offline it arrived turned): up to it, and from its checksums on, it reads the same.
     const sheets = await pdfPages(online.pdf);
-    for (let n = 1; n < sheets; n++) assert.equal(normalized(offline.pdf, n), normalized(online.pdf, n), `page ${n} reads the same`);
-    const checksums = (pdf: Buffer) => normalized(pdf, sheets).replace(/^[\s\S]*?(?=Prüfsummen)/, '');
+    const whole = (pdf: Buffer) => Array.from({ length: sheets }, (_, i) => normalized(pdf, i + 1)).join(' ');
+    const report = (pdf: Buffer) => whole(pdf).replace(/Nachweisblatt[\s\S]*$/, '');
+    const checksums = (pdf: Buffer) => whole(pdf).replace(/^[\s\S]*?(?=Prüfsummen)/, '');
     for (const pdf of [online.pdf, offline.pdf])
-      assert.match(normalized(pdf, sheets), /Nachweisblatt[\s\S]*Prüfsummen/, 'the last sheet is the evidence sheet');
-    assert.equal(checksums(offline.pdf), checksums(online.pdf), 'the evidence sheet reads the same from its checksums on');
+      assert.match(whole(pdf), /Nachweisblatt[\s\S]*Prüfsummen/, 'the evidence at the end');
+    assert.equal(report(offline.pdf), report(online.pdf), 'the report reads the same');
+    assert.equal(checksums(offline.pdf), checksums(online.pdf), 'the evidence reads the same from its checksums on');
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -425,24 +425,10 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
     assert.equal(final.status, 'final');
     const text = pdfBytesText(await api<Buffer>(`/api/pdf.php?id=${draft.id}`), scratch);
     const photoNumber = final.pages.filter((p) => p.layout === 'photo').findIndex((p) => p.source_path?.endsWith(`/${marked}`)) + 1;
+    // The summary (what was open at signing, time on site, material), then the checklist once, as its page.
     const expected = [
       'Bei der Unterschrift noch offen:',
       'Abfahrt nicht erfasst – Grund:',
-      'Mängel und Abweichungen',
-      DEFECT.slice(0, 30),
-      '✗ Mangel',
-      DEFECT_NOTE.slice(0, 25),
-      `Foto ${photoNumber}`,
-      'Abgasverlust',
-      '✓ OK trotz Grenzwert · 11,4 % – über dem Grenzwert',
-      'Begründung: Brenner noch im Anlauf',
-      'Prüfliste Gas-Brennwertheizung (13 Punkte, 1 Mangel)',
-      ...labels.flatMap((label) => {
-        const i = byLabel(label);
-        const state = i.state === 'defect' ? '✗ Mangel' : i.ok_reason ? '✓ OK trotz' : '✓ OK';
-        const value = VALUES.find(([l]) => l === label);
-        return [label.slice(0, 30), state, ...(value ? [`${value[1]} `] : [])];
-      }),
       'Zeit vor Ort',
       'Max Mustermann',
       '1 h 00 min',
@@ -453,6 +439,15 @@ describe('app: a maintenance visit from arrival to the final PDF, offline from a
       MATERIALS[1]![0],
       'nicht von der Unterschrift',
       'Nach der Unterschrift entfernt:',
+      'Prüfliste Gas-Brennwertheizung',
+      '13 Punkte, 1 Mangel',
+      ...labels.flatMap((label) => {
+        const i = byLabel(label);
+        const value = VALUES.find(([l]) => l === label);
+        if (i.state === 'defect') return [label.slice(0, 30), '✗ Mangel', DEFECT_NOTE.slice(0, 25), `Foto ${photoNumber}`];
+        if (i.ok_reason) return [label.slice(0, 30), '✓ OK', `${value![1]} `, 'Begründung: Brenner noch im Anlauf'];
+        return [label.slice(0, 30), '✓ OK', ...(value ? [`${value[1]} `] : [])];
+      }),
     ];
     const found = inOrder(text.replace(/[ \t]+\n/g, '\n'), expected);
     assert.ok(
