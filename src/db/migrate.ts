@@ -25,6 +25,7 @@ import { berichtPhotoEvidence } from './migrations/0014-bericht-photo-evidence.j
 import { berichtSeal } from './migrations/0015-bericht-seal.js';
 import { berichtPageUsers } from './migrations/0016-bericht-page-users.js';
 import { berichtSessions } from './migrations/0017-bericht-sessions.js';
+import { berichtPagePrompt } from './migrations/0018-bericht-page-prompt.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -53,6 +54,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0015-bericht-seal': berichtSeal(handle.dialect, handle.prefix),
         '0016-bericht-page-users': berichtPageUsers(handle.dialect, handle.prefix),
         '0017-bericht-sessions': berichtSessions(handle.dialect, handle.prefix),
+        '0018-bericht-page-prompt': berichtPagePrompt(handle.dialect, handle.prefix),
       };
     },
   };

@@ -236,6 +236,8 @@ export interface BerichtPageTable {
   source_path_2: string | null;
   /** A checklist page's items, JSON (modules/pages/checklist.ts); null on other pages (migration 0012). */
   checklist: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What a template's page asks for, shown as the note's placeholder and never printed (migration 0018); null for none. */
+  prompt: ColumnType<string | null, string | null | undefined, string | null>;
   /** Who added the page and who changed it last (migration 0016); null on pages from before, and on signature pages. */
   fk_user_creat: ColumnType<Int | null, Int | null | undefined, Int | null>;
   fk_user_modif: ColumnType<Int | null, Int | null | undefined, Int | null>;

@@ -190,7 +190,11 @@ for (const dialect of testDialects()) {
       const found = inOrder(sheet, images);
       assert.ok(!found.includes(-1), `images: ${JSON.stringify(found)}\n${sheet}`);
       // How a customer checks it: a PDF reader, the public check page; no shell commands or JSON in the customer's document.
-      for (const words of ['So prüfen Sie diesen Bericht', 'Adobe Acrobat Reader', 'https://berichte.example.com/public/verify_signature.php'])
+      for (const words of [
+        'So prüfen Sie diesen Bericht',
+        'Adobe Acrobat Reader',
+        'https://berichte.example.com/public/verify_signature.php',
+      ])
         assert.ok(sheet.includes(words), `${words}\n${sheet}`);
       for (const tool of ['pdfsig', 'openssl', 'sha256sum', '"report":']) assert.ok(!sheet.includes(tool), `no "${tool}" for the customer`);
       await assertPdfA1b(t, file, 'final PDF with its evidence sheet');

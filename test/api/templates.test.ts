@@ -19,6 +19,7 @@ import { assertError } from '../helpers/assertions.js';
 import { type Caller, testClient } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { testDialects } from '../helpers/databases.js';
+import { pdfBytesText } from '../helpers/pdf-tools.js';
 
 const fileLink = (modulepart: string, file: string) => `/api/photo.php?modulepart=${modulepart}&file=${encodeURIComponent(file)}`;
 
@@ -363,9 +364,14 @@ for (const dialect of testDialects()) {
         assert.equal(report.format, 'LETTER');
         assert.equal(report.orientation, 'landscape');
         assert.notEqual(report.ref, template.ref);
+        // The template's notes are the report's prompts (placeholders, never printed); its notes start empty.
         assert.deepEqual(
-          report.pages.map((p) => [p.page_order, p.layout, p.title, p.note, p.rotation]),
-          template.pages.map((p) => [p.page_order, p.layout, p.title, p.note, p.rotation]),
+          report.pages.map((p) => [p.page_order, p.layout, p.title, p.note, p.prompt, p.rotation]),
+          template.pages.map((p) => [p.page_order, p.layout, p.title, null, p.note, p.rotation]),
+        );
+        assert.ok(
+          template.pages.some((p) => p.note),
+          'the template has a note to become a prompt',
         );
         assert.ok(report.pages.every((p) => p.fk_bericht === report.id));
         assert.ok(report.pages.every((p, i) => p.id !== template.pages[i]!.id));
@@ -404,6 +410,40 @@ for (const dialect of testDialects()) {
         assert.deepEqual(
           (detail.json().reports as Array<{ id: number }>).map((r) => r.id),
           [report.id],
+        );
+      });
+
+      test("a template's note is a prompt: not in the PDF until the technician writes a note; a new version keeps both", async () => {
+        const admin = await manager();
+        const prompt = 'Verschleißteile, empfohlene Arbeiten, nächste Wartung.';
+        const template = await created(await createTemplate(admin, { template_label: 'Mit Hinweis', title: 'Wartung' }));
+        const titled = await api('POST', `/api/pages.php?action=add&bericht_id=${template.id}`, admin.token, {
+          layout: 'title_only',
+          title: 'Hinweise und Empfehlungen',
+          note: prompt,
+        });
+        assert.equal(titled.statusCode, 201, titled.body);
+        const tech = await caller(['read', 'write']);
+        const order = await orderWith(tech.id);
+        const report = await created(await fromTemplate(tech, { template_id: template.id, fk_element: order.id }));
+        const page = report.pages[0]!;
+        assert.deepEqual([page.note, page.prompt], [null, prompt]);
+        const preview = async (id: number) =>
+          pdfBytesText((await api('GET', `/api/pdf.php?id=${id}&preview=1`, tech.token)).rawPayload, ctx.config.dataRoot);
+        const untouched = await preview(report.id);
+        assert.ok(untouched.includes('Hinweise und Empfehlungen'), 'the title is printed');
+        assert.ok(!untouched.includes('Verschleißteile'), "the template's prompt is not printed");
+        const written = await api('POST', `/api/pages.php?id=${page.id}`, tech.token, {
+          note: 'Zündelektrode beim nächsten Mal tauschen.',
+        });
+        assert.equal(written.statusCode, 200, written.body);
+        assert.deepEqual([written.json().note, written.json().prompt], ['Zündelektrode beim nächsten Mal tauschen.', prompt]);
+        assert.match(await preview(report.id), /Zündelektrode beim nächsten Mal tauschen/);
+        const next = await api('POST', `/api/reports.php?id=${report.id}&action=new_version`, tech.token, {});
+        assert.equal(next.statusCode, 201, next.body);
+        assert.deepEqual(
+          (next.json().pages as PageResponse[]).map((p) => [p.note, p.prompt]),
+          [['Zündelektrode beim nächsten Mal tauschen.', prompt]],
         );
       });
 

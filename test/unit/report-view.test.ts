@@ -35,6 +35,7 @@ function page(id: number, fields: Partial<ReportPage> = {}): ReportPage {
     page_order: id,
     title: null,
     note: null,
+    prompt: null,
     rotation: 0,
     layout: 'title_only',
     source_path: null,
@@ -78,7 +79,7 @@ const titles = (view: ReturnType<typeof viewReport>) => view!.pages.map((p) => p
 
 test('a report made offline starts from its template, takes new pages, edits, a delete and a reorder in order', () => {
   const create = record('report-create', { title: 'Wartung', odt_template: null, template_id: 3 });
-  const tpl = [page(31, { title: 'Sicht' }), page(32, { title: 'Funktion' })];
+  const tpl = [page(31, { title: 'Sicht', note: 'Was ist zu sehen?' }), page(32, { title: 'Funktion' })];
   const add = record('page-add', { layout: 'photo', source: { name: 'a.jpg' } }, { reportRef: create.id });
   const title = record('page-add', { layout: 'title_only', title: 'Schluss' }, { reportRef: create.id });
   const edit = record('page-update', { page: add.id, changes: { note: 'Notiz', rotation: 90 } }, { reportRef: create.id });
@@ -89,6 +90,8 @@ test('a report made offline starts from its template, takes new pages, edits, a 
   assert.equal(view.pending, true);
   assert.equal(view.title, 'Wartung');
   assert.deepEqual(titles(view), ['Schluss', 'Sicht', 'photo']);
+  // The template's note is the page's prompt, as the service copies it: the note starts empty.
+  assert.deepEqual([view.pages[1]!.note, view.pages[1]!.prompt], [null, 'Was ist zu sehen?']);
   const photo = view.pages[2]!;
   assert.deepEqual([photo.note, photo.rotation, photo.pending], ['Notiz', 90, true]);
   assert.deepEqual(photo.images, [{ url: '/f/a.jpg', thumb: '/t/a.jpg' }]);

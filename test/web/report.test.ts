@@ -411,8 +411,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     const whole = (pdf: Buffer) => Array.from({ length: sheets }, (_, i) => normalized(pdf, i + 1)).join(' ');
     const report = (pdf: Buffer) => whole(pdf).replace(/Nachweisblatt[\s\S]*$/, '');
     const checksums = (pdf: Buffer) => whole(pdf).replace(/^[\s\S]*?(?=Prüfsummen)/, '');
-    for (const pdf of [online.pdf, offline.pdf])
-      assert.match(whole(pdf), /Nachweisblatt[\s\S]*Prüfsummen/, 'the evidence at the end');
+    for (const pdf of [online.pdf, offline.pdf]) assert.match(whole(pdf), /Nachweisblatt[\s\S]*Prüfsummen/, 'the evidence at the end');
     assert.equal(report(offline.pdf), report(online.pdf), 'the report reads the same');
     assert.equal(checksums(offline.pdf), checksums(online.pdf), 'the evidence reads the same from its checksums on');
     assert.deepEqual(errors, []);

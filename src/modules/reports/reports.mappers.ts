@@ -67,6 +67,7 @@ export function toPageResponse(
     page_order: row.page_order,
     title: row.title,
     note: row.note,
+    prompt: row.prompt ?? null,
     rotation: row.rotation,
     layout: row.layout,
     source_path: row.source_path,

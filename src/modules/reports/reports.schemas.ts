@@ -240,6 +240,10 @@ export const Page = Type.Object({
   page_order: Type.Integer({ description: 'Position in the report, from 1.' }),
   title: Nullable(Type.String()),
   note: Nullable(Type.String()),
+  prompt: Nullable(
+    Type.String(),
+    "What the page's template asks for (the template's note): the app shows it as the note's placeholder; never printed. Null for none.",
+  ),
   rotation: Type.Integer({ description: 'Degrees clockwise: 0, 90, 180, 270.' }),
   layout: Type.String({ description: `One of ${LAYOUTS.join(', ')}.` }),
   source_path: Nullable(

@@ -89,6 +89,8 @@ interface NewReport {
   copyAttachments: boolean;
   /** Checklist pages start unanswered (a report from a template, a new template); a new version keeps the answers. */
   clearChecks: boolean;
+  /** A report from a template: the template's notes are prompts (placeholders, never printed), the notes start empty. */
+  notesAsPrompts?: boolean;
   /** A new version of this report: its row is locked and the version number counted in the same transaction. */
   versionOf?: number;
   /**
@@ -259,7 +261,8 @@ export function createReportService(deps: ReportServiceDeps) {
               fk_bericht: id,
               page_order: ++order,
               title: page.title,
-              note: page.note,
+              note: input.notesAsPrompts ? null : page.note,
+              prompt: input.notesAsPrompts ? (page.note ?? page.prompt) : page.prompt,
               rotation: page.rotation,
               layout: page.layout,
               source_path: await copy(page.source_path),
@@ -362,6 +365,7 @@ export function createReportService(deps: ReportServiceDeps) {
             pages: template ? await repo.pages(db, template.rowid) : [],
             copyAttachments: false,
             clearChecks: true,
+            notesAsPrompts: template !== undefined,
           },
           claim && ((trx, answer) => claim.complete(201, answer, trx)),
         );

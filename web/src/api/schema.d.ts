@@ -3133,6 +3133,8 @@ export interface operations {
                         note: string | null;
                         /** @description Position in the report, from 1. */
                         page_order: number;
+                        /** @description What the page's template asks for (the template's note): the app shows it as the note's placeholder; never printed. Null for none. */
+                        prompt: string | null;
                         /** @description Degrees clockwise: 0, 90, 180, 270. */
                         rotation: number;
                         /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
@@ -3276,6 +3278,8 @@ export interface operations {
                             note: string | null;
                             /** @description Position in the report, from 1. */
                             page_order: number;
+                            /** @description What the page's template asks for (the template's note): the app shows it as the note's placeholder; never printed. Null for none. */
+                            prompt: string | null;
                             /** @description Degrees clockwise: 0, 90, 180, 270. */
                             rotation: number;
                             /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
@@ -3428,6 +3432,8 @@ export interface operations {
                         page_count_at_signing: number;
                         /** @description Position in the report, from 1. */
                         page_order: number;
+                        /** @description What the page's template asks for (the template's note): the app shows it as the note's placeholder; never printed. Null for none. */
+                        prompt: string | null;
                         /** @description Degrees clockwise: 0, 90, 180, 270. */
                         rotation: number;
                         /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
@@ -3546,6 +3552,8 @@ export interface operations {
                         note: string | null;
                         /** @description Position in the report, from 1. */
                         page_order: number;
+                        /** @description What the page's template asks for (the template's note): the app shows it as the note's placeholder; never printed. Null for none. */
+                        prompt: string | null;
                         /** @description Degrees clockwise: 0, 90, 180, 270. */
                         rotation: number;
                         /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
@@ -4363,6 +4371,8 @@ export interface operations {
                             note: string | null;
                             /** @description Position in the report, from 1. */
                             page_order: number;
+                            /** @description What the page's template asks for (the template's note): the app shows it as the note's placeholder; never printed. Null for none. */
+                            prompt: string | null;
                             /** @description Degrees clockwise: 0, 90, 180, 270. */
                             rotation: number;
                             /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
@@ -4667,6 +4677,8 @@ export interface operations {
                             note: string | null;
                             /** @description Position in the report, from 1. */
                             page_order: number;
+                            /** @description What the page's template asks for (the template's note): the app shows it as the note's placeholder; never printed. Null for none. */
+                            prompt: string | null;
                             /** @description Degrees clockwise: 0, 90, 180, 270. */
                             rotation: number;
                             /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
@@ -4836,6 +4848,8 @@ export interface operations {
                             note: string | null;
                             /** @description Position in the report, from 1. */
                             page_order: number;
+                            /** @description What the page's template asks for (the template's note): the app shows it as the note's placeholder; never printed. Null for none. */
+                            prompt: string | null;
                             /** @description Degrees clockwise: 0, 90, 180, 270. */
                             rotation: number;
                             /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */
@@ -5534,6 +5548,8 @@ export interface operations {
                             note: string | null;
                             /** @description Position in the report, from 1. */
                             page_order: number;
+                            /** @description What the page's template asks for (the template's note): the app shows it as the note's placeholder; never printed. Null for none. */
+                            prompt: string | null;
                             /** @description Degrees clockwise: 0, 90, 180, 270. */
                             rotation: number;
                             /** @description For a signature page (layout `signature`): the facts a client captions it with in its own language; null for every other page (and for a signature page without its record, such as one made by other software). The proof itself is the sealed metadata (/ajax/verify_signature.php). */

@@ -40,6 +40,8 @@ export interface PageView {
   layout: string;
   title: string | null;
   note: string | null;
+  /** What the page's template asks for: the note's placeholder, never printed. */
+  prompt?: string | null;
   rotation: number;
   images: ImageView[];
   /** A change of this page waits in the outbox. */
@@ -116,7 +118,9 @@ function fromServer(page: ReportPage, ref: Ref = page.id, pending = false, copy 
     ref,
     layout: page.layout,
     title: page.title,
-    note: page.note,
+    // A template's note is a prompt in a report made from it, as the service copies it.
+    note: copy ? null : page.note,
+    prompt: copy ? (page.note ?? page.prompt ?? null) : (page.prompt ?? null),
     rotation: page.rotation,
     images: serverImages(page),
     pending,
