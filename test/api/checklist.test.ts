@@ -1407,6 +1407,7 @@ for (const dialect of testDialects()) {
           '0015-bericht-seal',
           '0016-bericht-page-users',
           '0017-bericht-sessions',
+          '0018-bericht-page-prompt',
         ]);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;

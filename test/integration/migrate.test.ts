@@ -60,6 +60,7 @@ const MIGRATIONS = [
   '0015-bericht-seal',
   '0016-bericht-page-users',
   '0017-bericht-sessions',
+  '0018-bericht-page-prompt',
 ];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
@@ -255,6 +256,7 @@ for (const dialect of testDialects()) {
         '0015-bericht-seal',
         '0016-bericht-page-users',
         '0017-bericht-sessions',
+        '0018-bericht-page-prompt',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
@@ -287,6 +289,7 @@ for (const dialect of testDialects()) {
         '0015-bericht-seal',
         '0016-bericht-page-users',
         '0017-bericht-sessions',
+        '0018-bericht-page-prompt',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
@@ -322,6 +325,7 @@ for (const dialect of testDialects()) {
         '0015-bericht-seal',
         '0016-bericht-page-users',
         '0017-bericht-sessions',
+        '0018-bericht-page-prompt',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
@@ -377,6 +381,7 @@ for (const dialect of testDialects()) {
         '0015-bericht-seal',
         '0016-bericht-page-users',
         '0017-bericht-sessions',
+        '0018-bericht-page-prompt',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
@@ -409,9 +414,40 @@ for (const dialect of testDialects()) {
       // A run cut short is repeated: the migration adds only what is missing.
       await handle.db.schema.alterTable('bericht_page').dropColumn('fk_user_modif').execute();
       await sql`delete from llx_bericht_migration where name >= '0016-bericht-page-users'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0016-bericht-page-users', '0017-bericht-sessions']);
+      assert.deepEqual((await migrate(handle, config)).applied, [
+        '0016-bericht-page-users',
+        '0017-bericht-sessions',
+        '0018-bericht-page-prompt',
+      ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
+    });
+
+    test('0018 gives bericht_page a nullable prompt: a page written without it reads null; run again it adds nothing', async () => {
+      const columns = await columnNames(handle, 'llx_bericht_page');
+      assert.ok(columns.includes('prompt'), 'llx_bericht_page.prompt');
+      const now = toDbDateTime();
+      await handle.db
+        .insertInto('bericht_page')
+        .values({
+          fk_bericht: 999018,
+          page_order: 1,
+          title: 'Alt',
+          note: null,
+          layout: 'title_only',
+          source_path: null,
+          source_path_2: null,
+          datec: now,
+          tms: now,
+        })
+        .execute();
+      const row = await handle.db.selectFrom('bericht_page').select(['prompt']).where('fk_bericht', '=', 999018).executeTakeFirstOrThrow();
+      assert.deepEqual(row, { prompt: null });
+      await handle.db.schema.alterTable('bericht_page').dropColumn('prompt').execute();
+      await sql`delete from llx_bericht_migration where name >= '0018-bericht-page-prompt'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0018-bericht-page-prompt']);
+      assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
+      await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999018).execute();
     });
 
     test('another entity gets its own four rights; the first keeps its own', async () => {
@@ -813,6 +849,7 @@ for (const dialect of testDialects()) {
           '0015-bericht-seal',
           '0016-bericht-page-users',
           '0017-bericht-sessions',
+          '0018-bericht-page-prompt',
         ]);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');
