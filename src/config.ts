@@ -223,6 +223,11 @@ export interface Config {
    * @see SETTINGS.TIME_ZONE
    */
   timeZone: string;
+  /**
+   * Whether TIME_ZONE (or the caller) named the zone. When not, a served instance takes Dolibarr's
+   * constant MAIN_SERVER_TZ where set (dolibarr/time-zone.ts), else the process's zone.
+   */
+  timeZoneSet?: boolean;
   logLevel: string;
   /**
    * LibreOffice's `soffice`, which turns ODT cover sheets into PDF: a path or a name in PATH.
@@ -481,6 +486,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     uploadTokenMaxDays: overrides.uploadTokenMaxDays ?? int('UPLOAD_TOKEN_MAX_DAYS'),
     cleanupAt: overrides.cleanupAt ?? (get('CLEANUP_AT') || SETTINGS.CLEANUP_AT.default),
     timeZone: overrides.timeZone ?? (get('TIME_ZONE') || processTimeZone()),
+    timeZoneSet: overrides.timeZone !== undefined || Boolean(get('TIME_ZONE')),
     logLevel: overrides.logLevel ?? get('LOG_LEVEL') ?? SETTINGS.LOG_LEVEL.default,
     libreOfficeBinary: overrides.libreOfficeBinary ?? (get('LIBREOFFICE_BINARY') || undefined),
     seal: overrides.seal ?? {

@@ -7,6 +7,7 @@ import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { warmUpSoon } from './adapters/pdf/warm-up.js';
 import { buildApp } from './app.js';
+import { withDolibarrTimeZone } from './dolibarr/time-zone.js';
 import { describeDatabase, type Config } from './config.js';
 import { createDb, type DbHandle } from './db/database.js';
 import { migrate } from './db/migrate.js';
@@ -27,9 +28,11 @@ export function baseUrl(app: FastifyInstance): string {
 }
 
 /** Builds the app on an open database and listens; the app closes the database with itself. */
-export async function listenApp(config: Config, handle: DbHandle): Promise<FastifyInstance> {
+export async function listenApp(given: Config, handle: DbHandle): Promise<FastifyInstance> {
   let app: FastifyInstance | undefined;
   try {
+    // Without TIME_ZONE: the zone Dolibarr writes its dates in (MAIN_SERVER_TZ), where it names one.
+    const config = await withDolibarrTimeZone(given, handle.db);
     app = await buildApp(config, { db: handle });
     app.addHook('onClose', async () => handle.destroy());
     await app.listen({ host: config.host, port: config.port });

@@ -14,6 +14,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../adapters/file-store.js';
 import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from './cover-template.js';
+import { SERVER_TZ_CONST } from '../dolibarr/time-zone.js';
 import { defineItems, writeItems, type ItemDefinition } from '../modules/pages/checklist.js';
 import { makeDemoLogo } from './logo.js';
 import { writeThumbnails } from '../adapters/image.js';
@@ -192,7 +193,15 @@ function ref(prefix: string, at: Date, n: number): string {
   return `${prefix}${yymm}-${String(n).padStart(4, '0')}`;
 }
 
-export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' | 'dataRoot' | 'timeZone'>): Promise<boolean> {
+/** The demo company's zone (Garching, Bavaria), when TIME_ZONE names none: it becomes Dolibarr's MAIN_SERVER_TZ. */
+export const DEMO_TIME_ZONE = 'Europe/Berlin';
+
+export async function seedDemo(
+  handle: DbHandle,
+  given: Pick<Config, 'entity' | 'dataRoot' | 'timeZone' | 'timeZoneSet'>,
+): Promise<boolean> {
+  // Dolibarr's dates are written in the zone the demo then names as Dolibarr's (MAIN_SERVER_TZ).
+  const config = { ...given, timeZone: given.timeZoneSet ? given.timeZone : DEMO_TIME_ZONE };
   const { db, dialect } = handle;
   if (!(await isStandalone(db))) return false;
   const anyUser = await db.selectFrom('user').select('rowid').limit(1).executeTakeFirst();
@@ -419,6 +428,7 @@ export async function seedDemo(handle: DbHandle, config: Pick<Config, 'entity' |
       ['MAIN_INFO_SOCIETE_TEL', '+49 89 1234560'],
       ['MAIN_INFO_SOCIETE_LOGO', 'logo.png'],
       ['MAIN_INFO_TVAINTRA', 'DE123456789'],
+      [SERVER_TZ_CONST, config.timeZone],
       [
         DEMO_MARKER,
         USERS.filter((u) => u.active !== false && (u.rights?.includes('read') || u.group))

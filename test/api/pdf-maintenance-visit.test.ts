@@ -81,6 +81,8 @@ describe('the demo maintenance visit as the customer reads it [sqlite]', { skip:
     for (const marker of ['openssl', 'pdfsig', 'sha256sum', '{"', '$ '])
       assert.ok(!pages[evidence]!.includes(marker), `no "${marker}" on the evidence sheet`);
     assert.ok(flat.includes(VISIT_SIGNER));
+    // Every printed time names its zone (the test runs in the process's zone, UTC here or another).
+    assert.match(flat, /Zeit vor Ort \d{2}\.\d{2}\.\d{4}, \d{2}:\d{2} – \d{2}:\d{2} [A-Z][\w+-]* /, 'time on site with its zone');
     await assertPdfA1b(t, file, 'the demo maintenance visit');
   });
 

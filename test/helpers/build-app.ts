@@ -28,7 +28,11 @@ export interface TestContext {
 
 /** The configuration a test runs with: a literal, not the environment. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return loadConfig({}, { instanceUniqueId: TEST_INSTANCE_ID, logLevel: 'silent', ...overrides });
+  // The zone is the test's (the process's unless given): the demo's data is written in it too.
+  return {
+    ...loadConfig({}, { instanceUniqueId: TEST_INSTANCE_ID, logLevel: 'silent', ...overrides }),
+    timeZoneSet: overrides.timeZoneSet ?? true,
+  };
 }
 
 export interface TestContextOptions {

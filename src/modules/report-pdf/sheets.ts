@@ -7,7 +7,7 @@ import type { ChecklistLine, PdfImage, PdfLanguage, PdfPage, SignatureFacts, Sum
 import { wordsFor } from '../../adapters/pdf/words.js';
 import { fromDbDateTime } from '../../db/dialect.js';
 import { htmlToText } from '../../dolibarr/html.js';
-import { fromDolibarrDateTime, localDate, localTime } from '../../dolibarr/time.js';
+import { fromDolibarrDateTime, localDate, localTime, zoneName } from '../../dolibarr/time.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import { deviationOf, isDefect, readItems } from '../pages/checklist.js';
 import type { PageRow, ReportRepository, ReportRow, SignatureFactsRow } from '../reports/reports.repository.js';
@@ -72,6 +72,16 @@ export function formatWhen(unix: number, timeZone: string, language: PdfLanguage
       }
     : { timeZone, day: 'numeric', month: 'short', year: 'numeric' };
   return new Intl.DateTimeFormat('en-GB', options).format(date);
+}
+
+/** The zone's short name at `unix`, as the language writes it: MEZ/MESZ in German, CET/CEST in English. */
+export function zoneLabel(unix: number, timeZone: string, language: PdfLanguage): string {
+  const date = new Date(unix * 1000);
+  if (language === 'de') return zoneName(date, timeZone);
+  const part = new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'short' })
+    .formatToParts(date)
+    .find((x) => x.type === 'timeZoneName');
+  return part?.value ?? timeZone;
 }
 
 /** A date of the cover's placeholders, as Dolibarr prints it for German users (`dd.mm.yyyy`); '' for none. */
@@ -206,7 +216,9 @@ export function timeOnSite(
 ): SummaryInput['time'] {
   const closed = intervals.filter((i) => i.departure !== null);
   if (closed.length === 0) return null;
-  const clock = (unix: number) => formatWhen(unix, timeZone, language).replace(/^.*?(\d{1,2}:\d{2}).*$/, '$1');
+  // Every time names its zone (MEZ, MESZ, UTC; CET, CEST in English).
+  const clock = (unix: number) =>
+    `${formatWhen(unix, timeZone, language).replace(/^.*?(\d{1,2}:\d{2}).*$/, '$1')} ${zoneLabel(unix, timeZone, language)}`;
   const rows = closed.map((i) => {
     const last = i.corrections.at(-1);
     return {

@@ -39,9 +39,12 @@ export function summaryBlocks(
   // Compact, one plain interval of time on site is a line among the references, not a table.
   const only = summary.time?.rows.length === 1 ? summary.time.rows[0]! : null;
   const oneLine = !sheetOfItsOwn && only && !only.manual && !only.corrected && !only.notCovered ? only : null;
+  // The times name their zone; once at the end when both are in the same.
+  const [fromClock, fromZone] = (oneLine?.from ?? '').split(' ');
+  const sameZone = oneLine !== null && fromZone !== undefined && oneLine.to.endsWith(` ${fromZone}`);
   const timeFact = oneLine && {
     label: words.timeOnSite,
-    value: `${oneLine.date}, ${oneLine.from} – ${oneLine.to}\n${words.duration(oneLine.seconds)}`,
+    value: `${oneLine.date}, ${sameZone ? fromClock : oneLine.from} – ${oneLine.to}\n${words.duration(oneLine.seconds)}`,
   };
   blocks.push(partiesBlock(doc, summary, words, body, timeFact ? [timeFact] : []));
   // How the checklists came out (with one page a sheet, what was found); compact, a checklist that
