@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { pidAlive } from '../../src/adapters/runs.js';
 import { login, startService, type ServiceProcess } from './service-process.js';
 
 export const SEED = Number(process.env.CRASH_SEED ?? 20261123);
@@ -34,17 +35,46 @@ export function walk(dir: string, rel = ''): string[] {
   return out;
 }
 
+/** LibreOffice processes of a dead run (a killed service) working in TMPDIR `tmp`: what recovery must have ended. */
 export function sofficeProcessesOf(tmp: string): string[] {
   const found: string[] = [];
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmd.includes(tmp) && cmd.includes('fieldreport-soffice-')) found.push(`${pid}: ${cmd.replace(/\0/g, ' ').slice(0, 200)}`);
+      // The folder names the run's process: a live service's LibreOffice kept running is not left over.
+      const owner = /fieldreport-soffice-(\d+)-/.exec(cmd)?.[1];
+      if (cmd.includes(tmp) && owner && !pidAlive(Number(owner))) found.push(`${pid}: ${cmd.replace(/\0/g, ' ').slice(0, 200)}`);
     } catch {
       // gone
     }
   }
   return found;
+}
+
+/**
+ * Cover sheets being converted now in TMPDIR `tmp`: each conversion has a working folder of its
+ * own (the LibreOffice kept running has one too, with its bridge in it, and is not counted).
+ */
+export function conversionsAtWork(tmp: string): string[] {
+  return readdirSync(tmp).filter((name) => {
+    if (!name.startsWith('fieldreport-soffice-')) return false;
+    try {
+      return !readdirSync(path.join(tmp, name)).includes('bridge.py');
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Ends what LibreOffice processes still work in `tmp` (a service killed with SIGKILL leaves its own for a moment). */
+export function stopLibreOfficeIn(tmp: string): void {
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(tmp)) process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
 }
 
 export interface CrashFixture {
@@ -92,7 +122,8 @@ export function crashFixture(): CrashFixture {
     },
     async close() {
       await service?.kill();
-      rmSync(folder, { recursive: true, force: true });
+      stopLibreOfficeIn(tmp);
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     },
   };
 }

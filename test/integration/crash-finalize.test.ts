@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pidAlive } from '../../src/adapters/runs.js';
-import { SEED, crashFixture, prng, sofficeProcessesOf, walk } from '../helpers/crash.js';
+import { SEED, conversionsAtWork, crashFixture, prng, sofficeProcessesOf, walk } from '../helpers/crash.js';
 
 const KILLS = 10;
 const describeLinux = process.platform === 'linux' ? describe : describe.skip;
@@ -54,11 +54,11 @@ describeLinux('crash recovery: kill -9 during finalize [sqlite]', { timeout: 170
         async (res) => `${res.status} ${await res.text().catch(() => '')}`,
         () => 'no answer' as const,
       );
-      // Half of the kills while LibreOffice converts the cover sheet, half at a random moment of the work.
+      // Half of the kills while LibreOffice converts the cover sheet (a conversion's working folder is there), half at a random moment of the work.
       const deadline = Date.now() + 4000;
       if (i % 2 === 0) {
-        while (Date.now() < deadline && sofficeProcessesOf(fx.tmp).length === 0) await new Promise((r) => setTimeout(r, 10));
-        if (sofficeProcessesOf(fx.tmp).length > 0) sawLibreOffice += 1;
+        while (Date.now() < deadline && conversionsAtWork(fx.tmp).length === 0) await new Promise((r) => setTimeout(r, 5));
+        if (conversionsAtWork(fx.tmp).length > 0) sawLibreOffice += 1;
         await new Promise((r) => setTimeout(r, Math.floor(random() * 300)));
       } else {
         await new Promise((r) => setTimeout(r, 50 + Math.floor(random() * 0.7 * work)));
