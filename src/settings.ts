@@ -88,7 +88,8 @@ export const SETTINGS = {
   },
   TIME_ZONE: {
     group: 'dolibarr',
-    defaultText: "Dolibarr's constant `MAIN_SERVER_TZ` where it names a zone (the demo sets its company's, `Europe/Berlin`), else the process's (`TZ`, else the system's)",
+    defaultText:
+      "Dolibarr's constant `MAIN_SERVER_TZ` where it names a zone (the demo sets its company's, `Europe/Berlin`), else the process's (`TZ`, else the system's)",
     allowed: 'an IANA name such as `Europe/Berlin`',
     meaning:
       "the time zone Dolibarr's dates are in: Dolibarr writes its date-time columns in PHP's time zone, so set the same as PHP's `date.timezone` on the Dolibarr server. Times people read (PDF, signature page, public check, QR upload page) are shown in it, with their zone (MEZ/MESZ)",
