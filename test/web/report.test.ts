@@ -350,6 +350,7 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
         layout: string;
         title: string | null;
         note: string | null;
+        prompt: string | null;
         rotation: number;
         source_path: string | null;
         source_path_2: string | null;
@@ -362,16 +363,18 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
         p.layout,
         p.title,
         p.note,
+        p.prompt,
         p.rotation,
         p.source_path && path.basename(p.source_path),
         p.source_path_2 && path.basename(p.source_path_2),
       ]),
       [
-        ['title_only', CLOSING, null, 0, null, null],
-        ...template.pages.map((p) => [p.layout, p.title, p.note, 0, null, null]),
-        ['photo', null, NOTE, 90, 'online-1.jpg', null],
-        ['before_after', null, null, 0, 'online-2.jpg', 'online-3.jpg'],
-        ['signature', 'Unterschrift', signature.note, 0, signature.source_path && path.basename(signature.source_path), null],
+        ['title_only', CLOSING, null, null, 0, null, null],
+        // The template's notes are the pages' prompts: nobody wrote a note there.
+        ...template.pages.map((p) => [p.layout, p.title, null, p.note, 0, null, null]),
+        ['photo', null, NOTE, null, 90, 'online-1.jpg', null],
+        ['before_after', null, null, null, 0, 'online-2.jpg', 'online-3.jpg'],
+        ['signature', 'Unterschrift', signature.note, null, 0, signature.source_path && path.basename(signature.source_path), null],
       ],
     );
     assert.match(signature.note ?? '', new RegExp(SIGNER));
