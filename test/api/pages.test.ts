@@ -110,6 +110,7 @@ for (const dialect of testDialects()) {
           page_order: 1,
           title: 'Kessel',
           note: 'vor der Reinigung',
+          prompt: null,
           rotation: 90,
           layout: 'photo',
           source_path: `commande/${order.ref}/IMG_1.jpg`,

@@ -304,15 +304,14 @@ for (const dialect of testDialects()) {
       const file = path.join(ctx.config.dataRoot, done.json().final_pdf_path);
       await assertPdfA1b(t, file, 'final PDF with a signature page');
       if (pdfToolsMissing) return t.skip(pdfToolsMissing);
-      assert.equal((await pdfInfo(file)).pages, 4, 'the summary, one sheet of photos, the signature sheet, the evidence sheet');
-      const sheets = (await pdfText(file)).split('\f');
-      assert.ok(sheets[0]!.includes('Unterschrieben von Erika Müller'), 'the summary names the signer');
-      // The signature sheet: one heading, its facts as text (the checksum included), then the burned-in sheet.
-      assert.ok(
-        sheets[2]!.includes('Unterschrift') && sheets[2]!.includes('Unterzeichner') && sheets[2]!.includes('Erika Müller'),
-        sheets[2],
-      );
-      assert.ok(sheets[2]!.replace(/\s+/g, '').includes(meta.hash), 'the checksum is text on the sheet');
+      // The summary, the photos, the signature and the evidence flow over the sheets.
+      const text = await pdfText(file);
+      assert.ok((await pdfInfo(file)).pages <= 4, 'at most 4 sheets');
+      assert.match(text.split('\f')[0]!, /Unterschrift\s+Erika Müller/, 'the summary names the signer');
+      // The signature: one heading, its facts as text (the checksum included), then the burned-in sheet.
+      const signature = text.slice(text.indexOf('Unterzeichner'));
+      assert.ok(text.indexOf('Unterzeichner') > 0 && signature.includes('Erika Müller'), text);
+      assert.ok(signature.replace(/\s+/g, '').includes(meta.hash), 'the checksum is text on the sheet');
     });
 
     test('`fieldreport verify REF` checks every signature offline: exit 0 when valid, 1 after tampering, 2 for an unknown report', async () => {
