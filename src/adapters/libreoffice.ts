@@ -306,7 +306,8 @@ async function startResident(
       killGroup(bridge.pid);
       killGroup(office.pid);
       for (const waiting of answers.splice(0)) waiting(undefined);
-      void rm(work, { recursive: true, force: true });
+      // LibreOffice may still be writing into its profile as it dies: try again, and never let a leftover fail anything (recovery sweeps it).
+      rm(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
     }
   };
   office.on('error', stop);
