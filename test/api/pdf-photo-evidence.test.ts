@@ -144,6 +144,8 @@ describe('when and where each photo was taken, in the PDF [sqlite]', { skip: pdf
 
   test("a photo whose file was replaced outside the service shows only what its bytes say, not the phone's evidence", async () => {
     const { id, folder } = await report(null, 1);
+    // Replaced once the service has made its print copies of the photos (not while it reads them).
+    await ctx.app.printQueue.idle();
     await image('#222222').toFile(path.join(folder, 'telefon.jpg'));
     const file = await finalPdf(id, 'evidence-replaced.pdf');
     const words = await drawnText(file);
