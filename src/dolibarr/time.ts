@@ -127,9 +127,9 @@ export function localDate(date: Date, timeZone: string): string {
   return `${pad(p.day)}.${pad(p.month)}.${pad(p.year, 4)}`;
 }
 
-/** The zone's short German name at `date`: MEZ, MESZ, UTC, or GMT+3 and the like. */
-export function zoneName(date: Date, timeZone: string): string {
-  const part = new Intl.DateTimeFormat('de-DE', { timeZone, timeZoneName: 'short' })
+/** The zone's short name at `date`, German by default: MEZ, MESZ, UTC, or GMT+3 and the like (`en-GB`: CET, CEST). */
+export function zoneName(date: Date, timeZone: string, locale = 'de-DE'): string {
+  const part = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'short' })
     .formatToParts(date)
     .find((x) => x.type === 'timeZoneName');
   return part?.value ?? timeZone;

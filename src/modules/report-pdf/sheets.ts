@@ -76,12 +76,7 @@ export function formatWhen(unix: number, timeZone: string, language: PdfLanguage
 
 /** The zone's short name at `unix`, as the language writes it: MEZ/MESZ in German, CET/CEST in English. */
 export function zoneLabel(unix: number, timeZone: string, language: PdfLanguage): string {
-  const date = new Date(unix * 1000);
-  if (language === 'de') return zoneName(date, timeZone);
-  const part = new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'short' })
-    .formatToParts(date)
-    .find((x) => x.type === 'timeZoneName');
-  return part?.value ?? timeZone;
+  return zoneName(new Date(unix * 1000), timeZone, language === 'de' ? 'de-DE' : 'en-GB');
 }
 
 /** A date of the cover's placeholders, as Dolibarr prints it for German users (`dd.mm.yyyy`); '' for none. */
