@@ -45,6 +45,8 @@ const OTHER_REF = 'CO2610-0007';
 const SIGNER = 'Erika Musterfrau';
 const CLOSING = 'Abschluss und Übergabe';
 const NOTE = 'Brennkammer vor der Reinigung';
+/** Why the report is finalized with its checklist not answered. */
+const FINAL_REASON = 'Prüfung folgt beim Wartungstermin im Frühjahr';
 /** The demo's report template (src/demo/seed.ts), chosen by its label. */
 const TEMPLATE_LABEL = 'Wartung Gasheizung';
 
@@ -305,10 +307,22 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
       await screenshot(page, 'report-preview');
     }
     await page.getByRole('button', { name: 'Abschließen' }).click();
-    await page
-      .getByRole('dialog', { name: 'Bericht endgültig abschließen?' })
-      .getByRole('button', { name: 'Endgültig abschließen' })
-      .click();
+    // The checklist is still not answered: finalizing it needs a reason again, which the PDF prints.
+    const confirm = page.getByRole('dialog', { name: 'Bericht endgültig abschließen?' });
+    const final = confirm.getByRole('button', { name: 'Endgültig abschließen' });
+    await confirm.getByText('Bitte zu jedem offenen Punkt einen Grund angeben.').waitFor();
+    assert.equal(await final.isDisabled(), true, 'no finalizing before the reason');
+    assert.equal(
+      await confirm.getByLabel(/nicht unterschrieben|nach der Unterschrift|Abfahrt/).count(),
+      0,
+      'signed last, no time on site open',
+    );
+    if (options.shots) {
+      await assertAccessible(page, 'finalize with a reason');
+      await screenshot(page, 'report-finalize-reason');
+    }
+    await confirm.getByLabel(/Prüfpunkte? (ist|sind) nicht geprüft/).fill(FINAL_REASON);
+    await final.click();
     await page.getByText(/ist abgeschlossen\./).waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: 'Herunterladen' }).waitFor();
     await page.getByRole('img', { name: /^Seite 1 von \d+$/ }).waitFor({ timeout: 60_000 });
@@ -398,6 +412,8 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     }
     assert.match(rest, new RegExp(`${NOTE}[\\s\\S]*Vorher[\\s\\S]*Nachher`));
     assert.match(all.slice(signatureAt, evidenceAt), new RegExp(`Unterzeichner[\\s\\S]*${SIGNER}`));
+    // What was still missing: at signing and at finalizing, each with its reason.
+    assert.match(all.replace(/\s+/g, ' '), new RegExp(`Beim Abschluss noch offen: \\d+ Prüfpunkte nicht geprüft – Grund: ${FINAL_REASON}`));
     assert.deepEqual(errors, []);
     await context.close();
   });
@@ -441,10 +457,9 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     const other = await context.newPage();
     await other.goto(`/app/#/report/${created.id}/pdf`);
     await other.getByRole('button', { name: 'Abschließen' }).click();
-    await other
-      .getByRole('dialog', { name: 'Bericht endgültig abschließen?' })
-      .getByRole('button', { name: 'Endgültig abschließen' })
-      .click();
+    const confirm = other.getByRole('dialog', { name: 'Bericht endgültig abschließen?' });
+    await confirm.getByLabel('Der Bericht ist nicht unterschrieben. Grund:').fill('Kunde nicht anwesend');
+    await confirm.getByRole('button', { name: 'Endgültig abschließen' }).click();
     await other.getByText(/ist abgeschlossen\./).waitFor({ timeout: 60_000 });
     await other.close();
 

@@ -139,6 +139,15 @@ export interface SummaryInput {
     /** What was still missing when the customer signed, with the technician's reason. */
     missing: Array<{ what: string; reason: string }>;
   } | null;
+  /**
+   * What the report still lacks as it is printed (open checklist items, no departure, no
+   * signature, pages after the signature): in a final PDF with the reason given at finalizing (null:
+   * none given), in a preview as a reminder. Absent or empty: nothing missing.
+   */
+  incomplete?: {
+    final: boolean;
+    items: Array<{ what: string; count: number; reason: string | null }>;
+  } | null;
 }
 
 /**

@@ -33,6 +33,10 @@ const DE = {
   workNotCovered: 'Nach der Unterschrift geändert: nicht von der Unterschrift erfasst.',
   removedSince: (lines: string) => `Nach der Unterschrift entfernt: ${lines}.`,
   missingAtSigning: 'Bei der Unterschrift noch offen',
+  missingAtFinalize: 'Beim Abschluss noch offen',
+  missingInPreview: 'Noch offen (vor dem Abschluss zu erledigen oder zu begründen)',
+  openItems: (count: number) => (count === 1 ? '1 Prüfpunkt nicht geprüft' : `${count} Prüfpunkte nicht geprüft`),
+  noReason: 'ohne Begründung',
   missingKinds: {
     open_items: 'Prüfpunkte nicht geprüft',
     no_departure: 'Abfahrt nicht erfasst',
@@ -196,6 +200,10 @@ const EN: Words = {
   workNotCovered: 'Changed after signing: not covered by the signature.',
   removedSince: (lines: string) => `Removed after signing: ${lines}.`,
   missingAtSigning: 'Still missing at signing',
+  missingAtFinalize: 'Still missing when finalized',
+  missingInPreview: 'Still missing (to be done or explained before finalizing)',
+  openItems: (count: number) => (count === 1 ? '1 checklist item not checked' : `${count} checklist items not checked`),
+  noReason: 'no reason given',
   missingKinds: {
     open_items: 'checklist items not checked',
     no_departure: 'departure not recorded',

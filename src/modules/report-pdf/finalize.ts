@@ -68,8 +68,15 @@ export function createFinalize(deps: FinalizeDeps) {
   /** Text into Dolibarr's agenda fitted to its columns' character set (charset.ts). */
   const agendaFitter = createColumnFitter(handle.db, handle.dialect, handle.prefix);
 
-  /** `from.ip`: where the request came from, kept with Dolibarr's event. */
-  return async function finalize(user: AuthUser, id: number, from: { ip?: string } = {}): Promise<ReportDetail> {
+  /**
+   * `from.ip`: where the request came from, kept with Dolibarr's event; `from.missing`: why it is
+   * finalized with what is still missing, printed in the PDF (pdf-inputs.ts, incompleteOf).
+   */
+  return async function finalize(
+    user: AuthUser,
+    id: number,
+    from: { ip?: string; missing?: ReadonlyArray<{ what: string; reason: string }> } = {},
+  ): Promise<ReportDetail> {
     const report = await deps.visibleReport(user, id);
     if (report.is_template === 1) throw new AppError('CONFLICT', { message: 'Eine Vorlage wird nicht abgeschlossen' });
     if (report.status !== 0) throw new AppError('REPORT_FINAL');
@@ -97,7 +104,13 @@ export function createFinalize(deps: FinalizeDeps) {
     const intervals = await deps.inputs.intervalsOf(scope);
     try {
       // The finalization as the evidence sheet prints it: now, by the caller, from where the request came.
-      const made: EvidenceRender = { at: Math.floor(Date.now() / 1000), ip: from.ip ?? null, file: filename, preview: false };
+      const made: EvidenceRender = {
+        at: Math.floor(Date.now() / 1000),
+        ip: from.ip ?? null,
+        file: filename,
+        preview: false,
+        missing: from.missing ?? [],
+      };
       await deps.limit(() => deps.renderToFile(report, pages, intervals, user, temp, true, made));
       written.push(temp);
       // Sealed before anything else sees it: every copy of the final PDF carries the seal.

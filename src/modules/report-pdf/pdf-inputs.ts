@@ -28,7 +28,7 @@ import {
   type renderReportPdf,
   type SignatureFacts,
 } from '../../adapters/pdf.js';
-import type { MaterialLine, PhotoCapture } from '../../adapters/pdf/model.js';
+import type { MaterialLine, PhotoCapture, SummaryInput } from '../../adapters/pdf/model.js';
 import { type PdfWords, wordsFor } from '../../adapters/pdf/words.js';
 import { loadCoverPdf } from '../../adapters/pdf-import.js';
 import { preparePrintImage } from '../../adapters/print-image.js';
@@ -48,7 +48,16 @@ import { pageEvidenceOf, signatureFactsOf } from '../reports/reports.mappers.js'
 import { pageImageBox, printCacheDir, resolveSource } from '../reports/work-area.js';
 import type { TimeService } from '../times/times.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';
-import { materialKey, signedVisit, signoffIn, storedText, unmatchedFlags, visitCoverage, type Signoff } from '../signatures/signoff.js';
+import {
+  materialKey,
+  type MissingKind,
+  signedVisit,
+  signoffIn,
+  storedText,
+  unmatchedFlags,
+  visitCoverage,
+  type Signoff,
+} from '../signatures/signoff.js';
 import { visitNow } from '../signatures/visit-now.js';
 import {
   COMPANY_CONSTS,
@@ -80,7 +89,7 @@ export interface PdfInputsDeps {
   libreOffice: LibreOffice;
   /** The folders holding cover-sheet templates, searched in order. */
   odtTemplateDirs(): Promise<string[]>;
-  times: Pick<TimeService, 'ofReport'>;
+  times: Pick<TimeService, 'ofReport' | 'onSite'>;
   logger: FastifyBaseLogger;
 }
 
@@ -430,6 +439,8 @@ export function createPdfInputs(deps: PdfInputsDeps) {
       timeNotCovered: coverage.timeNotCovered,
       signoff: coverage.signoff,
     });
+    const stillOnSite = await deps.times.onSite(handle.db, report);
+    summary.incomplete = incompleteOf(bodyPages, pages, stillOnSite, made, coverage.signoff?.missing ?? []);
     const companyName = company.get('MAIN_INFO_SOCIETE_NOM') || null;
     const evidenceSheet = await evidence(report, pages, records, digests, made, user, companyName, language);
     return {
@@ -459,6 +470,36 @@ export function createPdfInputs(deps: PdfInputsDeps) {
   }
 
   return { gather, parentOf, intervalsOf, missingSources };
+}
+
+/**
+ * What the report lacks as printed: checklist items not checked, someone still on site (no
+ * departure), no signature, pages after the last signature. Final, each with the reason given at
+ * finalizing or none; what the customer's signature already explained with the same words is not
+ * said twice. A preview lists it as a reminder.
+ */
+export function incompleteOf(
+  drawn: readonly PdfPage[],
+  pages: readonly PageRow[],
+  onSite: boolean,
+  made: EvidenceRender,
+  atSigning: ReadonlyArray<{ what: string; reason: string }>,
+): SummaryInput['incomplete'] {
+  const lastSignature = pages.findLastIndex((p) => p.layout === 'signature');
+  const open = drawn.reduce((sum, p) => sum + (p.kind === 'checklist' ? p.items.filter((i) => i.state === 'open').length : 0), 0);
+  const found: Array<{ what: MissingKind; count: number }> = [
+    ...(open > 0 ? [{ what: 'open_items' as const, count: open }] : []),
+    ...(onSite ? [{ what: 'no_departure' as const, count: 1 }] : []),
+    ...(lastSignature < 0 ? [{ what: 'no_signature' as const, count: 1 }] : []),
+    ...(lastSignature >= 0 && lastSignature < pages.length - 1
+      ? [{ what: 'pages_after_signature' as const, count: pages.length - 1 - lastSignature }]
+      : []),
+  ];
+  if (made.preview) return { final: false, items: found.map((f) => ({ ...f, reason: null })) };
+  const items = found
+    .map((f) => ({ ...f, reason: made.missing?.find((m) => m.what === f.what)?.reason ?? null }))
+    .filter((f) => !atSigning.some((m) => m.what === f.what && m.reason === f.reason));
+  return { final: true, items };
 }
 
 export type PdfInputs = ReturnType<typeof createPdfInputs>;

@@ -35,6 +35,8 @@ export interface EvidenceRender {
   ip: string | null;
   file: string;
   preview: boolean;
+  /** Finalizing: why it is finalized with what is still missing (the technician's words, each kind once). */
+  missing?: ReadonlyArray<{ what: string; reason: string }>;
 }
 
 /** Runs `work` over `items` with at most `limit` at a time, keeping order. */

@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
+import { MAX_MISSING_REASON } from '../signatures/signoff.js';
 import { callerOf } from '../../plugins/authenticate.js';
 import { ErrorResponse, IdempotencyHeaders, MAX_SEARCH_LENGTH } from '../common/common.schemas.js';
 import { chooseAction, requireParam } from '../common/dispatch.js';
@@ -18,6 +19,7 @@ import type { ReportService } from './reports.service.js';
 import {
   CreateReportBody,
   DeletedReport,
+  FinalizeReportBody,
   MAX_REPORT_PAGES,
   REPORT_FORMATS,
   ReportDetail,
@@ -49,7 +51,10 @@ const POST_DESCRIPTION = [
     'Header Idempotency-Key: a repeat after a lost answer gets the first answer again, also once the report is final; the key belongs to this action and report. 200 with the report.',
   '`action=finalize` with `id`: renders the PDF (cover sheet, then every page), writes it to `bericht/<ref>/<ref>.pdf` (under a temporary name, then renamed), adds its llx_ecm_files row ' +
     '(gen_or_uploaded "generated"), sets final_pdf_path and the status final, all or nothing: on any failure the report stays a draft and no file is left. ' +
-    '409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages). 200 with the report.',
+    '409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages). 200 with the report. ' +
+    'Optional body `{ "missing": [ { "what", "reason" } ] }`: why it is finalized with what is still missing (`what`: open_items, no_departure, no_signature, pages_after_signature; ' +
+    `each at most once; \`reason\` 1-${MAX_MISSING_REASON} characters). The PDF's summary lists what the report lacks when finalized (checklist items not checked, someone still on site, ` +
+    'no signature, pages after the last signature), each with its reason or "ohne Begründung"; a reason for something not missing is not printed.',
   '`action=new_version` with `id`: a new draft with the next version number and fk_bericht_parent = id, a copy of the report with all its pages except signature pages ' +
     "(a signature covers the version it was given on; the new version is signed anew), with its photos_per_sheet. Images in the report's work area are copied; " +
     'attachments of the order stay shared. The old version is left exactly as it was. 201 with the new report.',
@@ -130,7 +135,17 @@ export async function reportsRoutes(
       const reportId = requireParam(id, 'id', { why: `required for action=${action}` });
       if (action === 'update')
         return settings.update(user, reportId, parseBody(UpdateReportBody, request.body), request.headers['idempotency-key']);
-      if (action === 'finalize') return pdf.finalize(user, reportId, { ip: request.ip });
+      if (action === 'finalize') {
+        const { missing = [] } = parseBody(FinalizeReportBody, request.body);
+        const kinds = missing.map((m) => m.what);
+        const twice = kinds.findIndex((kind, i) => kinds.indexOf(kind) !== i);
+        if (twice >= 0)
+          throw new AppError('VALIDATION_FAILED', {
+            message: `Was fehlt, wird nur einmal begründet: ${kinds[twice]} steht zweimal`,
+            details: [{ field: `body.missing.${twice}.what`, message: 'each kind at most once' }],
+          });
+        return pdf.finalize(user, reportId, { ip: request.ip, missing });
+      }
       return reply.code(201).send(await reports.newVersion(user, reportId));
     },
   );

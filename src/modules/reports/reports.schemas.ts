@@ -16,6 +16,7 @@ import {
   MAX_ITEM_UNIT,
 } from '../pages/checklist.js';
 import { PageEvidence } from '../photo-evidence/photo-evidence.schemas.js';
+import { MAX_MISSING_REASON, MISSING_KINDS } from '../signatures/signoff.js';
 
 /** Paper formats a report can be printed on, and their orientations. */
 export const REPORT_FORMATS = ['A4', 'A5', 'A3', 'LETTER'] as const;
@@ -394,6 +395,32 @@ export const UpdateReportBody = Type.Object(
   { additionalProperties: false },
 );
 export type UpdateReportBody = Static<typeof UpdateReportBody>;
+
+/**
+ * `action=finalize`: what the technician explains instead of finishing it (each kind at most once,
+ * with its reason); the PDF prints it. An empty body is a finalize without explanations.
+ */
+export const FinalizeReportBody = Type.Object(
+  {
+    missing: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            what: Type.Union(
+              MISSING_KINDS.map((kind) => Type.Literal(kind)),
+              { description: 'What is missing: open_items, no_departure, no_signature or pages_after_signature.' },
+            ),
+            reason: PersonText({ required: true, maxLength: MAX_MISSING_REASON, description: 'Why it is finalized without it.' }),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: MISSING_KINDS.length, uniqueItems: true },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type FinalizeReportBody = Static<typeof FinalizeReportBody>;
 
 export const TemplatesQuery = Type.Object({
   id: Type.Optional(RowId('Template id.')),

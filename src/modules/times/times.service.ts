@@ -248,6 +248,22 @@ export function createTimeService(deps: {
     return rows.map(toInterval);
   }
 
+  /** Whether someone is still on site for a draft's object: an interval without departure that no report took. */
+  async function onSite(conn: Db, report: { element_type: string | null; fk_element: number | null; status: number }): Promise<boolean> {
+    if (report.status !== 0 || !report.element_type || report.fk_element === null) return false;
+    const row = await conn
+      .selectFrom('bericht_time')
+      .select('rowid')
+      .where('entity', '=', entity)
+      .where('element_type', '=', report.element_type)
+      .where('fk_element', '=', report.fk_element)
+      .where('fk_bericht', 'is', null)
+      .where('departure', 'is', null)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /**
    * What of a report's time on site `user` (who sees the report) is shown: all of ofReport when the
    * user also sees the report's object; otherwise (a creator who lost the order) only what the report
@@ -280,6 +296,8 @@ export function createTimeService(deps: {
     },
 
     ofReport,
+
+    onSite,
 
     scopeFor,
 

@@ -36,6 +36,17 @@ export function summaryBlocks(
     const lines = signoff.missing.map((m) => `${words.missingKinds[m.what] ?? m.what} – ${words.reason}: ${m.reason}`);
     blocks.push(...textBlocks(doc, `${words.missingAtSigning}:\n${lines.join('\n')}`, BODY, body));
   }
+  // What is still missing as printed: explained at finalizing (or said to be without a reason), or a preview's reminder.
+  const incomplete = summary.incomplete?.items ?? [];
+  if (incomplete.length > 0) {
+    const named = (m: (typeof incomplete)[number]) =>
+      m.what === 'open_items' ? words.openItems(m.count) : (words.missingKinds[m.what] ?? m.what);
+    const lines = summary.incomplete!.final
+      ? incomplete.map((m) => `${named(m)} – ${m.reason === null ? words.noReason : `${words.reason}: ${m.reason}`}`)
+      : incomplete.map(named);
+    const title = summary.incomplete!.final ? words.missingAtFinalize : words.missingInPreview;
+    blocks.push(...textBlocks(doc, `${title}:\n${lines.join('\n')}`, BODY, body));
+  }
   // Compact, one plain interval of time on site is a line among the references, not a table.
   const only = summary.time?.rows.length === 1 ? summary.time.rows[0]! : null;
   const oneLine = !sheetOfItsOwn && only && !only.manual && !only.corrected && !only.notCovered ? only : null;

@@ -201,8 +201,11 @@ export async function photoUsedBy(
 // ---- online only: finalize, a new version, the signature's check -----------------------------
 
 /** Finalizes; the final state is kept on the phone at once (offline, the report reads final). */
-export async function finalizeReport(id: number): Promise<ReportDetail> {
-  const report = (await unwrap(api.POST('/api/reports.php', { params: { query: { id, action: 'finalize' } } }))) as ReportDetail;
+/** Finalizes the report; `missing`: why it is finalized with what is still missing (the PDF prints it). */
+export async function finalizeReport(id: number, missing: Array<{ what: string; reason: string }> = []): Promise<ReportDetail> {
+  const report = (await unwrap(
+    api.POST('/api/reports.php', { params: { query: { id, action: 'finalize' } }, body: (missing.length > 0 ? { missing } : {}) as never }),
+  )) as ReportDetail;
   await writeCache(`report:${id}`, report);
   return report;
 }

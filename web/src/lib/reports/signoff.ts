@@ -156,6 +156,29 @@ export function viewSignoff(input: {
   };
 }
 
+/** Something missing, with how many (checklist items not checked; pages after the signature); 1 for the others. */
+export interface Missing {
+  what: MissingKind;
+  count: number;
+}
+
+/**
+ * What a report lacks before it is finalized, as the service's PDF names it: checklist items not
+ * checked, someone still on site (`onSite`: an interval of the order without departure), no
+ * signature, pages after the last signature. Each needs a reason to go on; the PDF prints it.
+ */
+export function missingAtFinalize(report: Pick<ReportView, 'pages'>, onSite: boolean): Missing[] {
+  const last = report.pages.findLastIndex((p) => p.layout === 'signature');
+  const open = report.pages.reduce((sum, p) => sum + (p.checklist ?? []).filter((i) => i.state === 'open').length, 0);
+  const after = last < 0 ? 0 : report.pages.length - 1 - last;
+  return [
+    ...(open > 0 ? [{ what: 'open_items' as const, count: open }] : []),
+    ...(onSite ? [{ what: 'no_departure' as const, count: 1 }] : []),
+    ...(last < 0 ? [{ what: 'no_signature' as const, count: 1 }] : []),
+    ...(after > 0 ? [{ what: 'pages_after_signature' as const, count: after }] : []),
+  ];
+}
+
 /** The field `signoff` as the service takes it: what was shown, with the reasons given for what is missing. */
 export function signoffField(view: SignoffView, reasons: Partial<Record<MissingKind, string>>): string {
   return JSON.stringify({
