@@ -14,7 +14,10 @@
  * 3. an admin adds a checklist page with units and limits (decimal comma) to a template, the app's
  *    own check names the item, the service's refusal names it too; a report from the template shows
  *    the limits;
- * 4. in English every text of the checklist and the time card is English.
+ * 4. in English every text of the checklist and the time card is English;
+ * 5. every item has a camera: a photo taken while a defect is open joins the defect, one taken on an
+ *    item without a form goes to the item at once; a defect's note, its photos and an "OK trotz
+ *    Grenzwert" reason being typed survive leaving the screen (a draft on the phone) and arrive once saved.
  * axe-core and the phone checks (44 px, 360 px) on the checklist, the time card, the correction
  * dialog and the template editor; screenshots in docs/screenshots.
  */
@@ -607,6 +610,96 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     await confirm.getByText('5 open items become OK.').waitFor();
     await confirm.getByText('2 measurements without a value or outside their limits stay open.').waitFor();
     await confirm.getByRole('button', { name: 'Cancel' }).click();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  // ---- 5 --------------------------------------------------------------------------------------
+
+  test('5: a camera on every item; what is typed in a defect or a reason survives leaving the screen', async () => {
+    const order = await openOrder(4);
+    const made = await reportFromTemplate(order.id, 'Wartung mit Kamera');
+    const checklistPage = made.pages.find((p) => p.layout === 'checklist')!;
+    const shot = (name: string, background: string) => {
+      const file = path.join(scratch, name);
+      return sharp({ create: { width: 1200, height: 900, channels: 3, background } })
+        .jpeg({ quality: 80 })
+        .toFile(file)
+        .then(() => file);
+    };
+    const [leak, plate] = await Promise.all([shot('leck.jpg', '#1f618d'), shot('typenschild.jpg', '#b9770e')]);
+    const { page, context, errors } = await phone(world);
+    await logIn(page);
+    const checklist = `/app/#/report/${made.id}/check/${checklistPage.id}`;
+    await page.goto(checklist);
+    await page.getByText('0 von 7 geprüft').waitFor();
+    const NOTE = 'Dichtung am Abgasrohr porös, Kondensat tritt aus';
+    const sealing = item(page, 'Dichtheit Abgasweg');
+    const cameraOf = (row: Locator, label: string) => row.getByRole('button', { name: `Foto zu „${label}“ aufnehmen` });
+    for (const label of ITEMS.map((i) => i.label)) await cameraOf(item(page, label), label).waitFor();
+    await accessibleBoth(page, 'checklist with cameras');
+    await assertPhoneFriendly(page, 'checklist with cameras');
+
+    // A defect begun: the note typed, then the camera in the defect's form.
+    await sealing.getByRole('button', { name: 'Mangel' }).click();
+    await sealing.getByLabel('Was ist mangelhaft? (Pflichtangabe)').fill(NOTE);
+    let chooser = page.waitForEvent('filechooser');
+    await sealing.getByRole('button', { name: 'Foto aufnehmen' }).click();
+    await (await chooser).setFiles(leak);
+    await until(
+      'the photo taken is chosen for the defect',
+      async () => (await sealing.locator('button.thumb[aria-pressed="true"]').count()) === 1,
+    );
+    // An "OK trotz Grenzwert" reason begun on another item.
+    const pressure = item(page, 'Anlagendruck');
+    await pressure.getByLabel('Messwert').fill('2,6');
+    await pressure.getByLabel('Messwert').press('Enter');
+    await pressure.getByRole('button', { name: 'OK', exact: true }).click();
+    await pressure.getByLabel('OK trotz Grenzwert – Begründung (Pflichtangabe)').fill('Anlage kalt gemessen');
+
+    // Away (to the order, as to take another photo) and back: both forms open as they were left.
+    await page.goto(`/app/#/order/${order.id}`);
+    await page.getByRole('heading', { name: /^Fotos/ }).waitFor();
+    await page.goto(checklist);
+    await sealing.getByLabel('Was ist mangelhaft? (Pflichtangabe)').waitFor();
+    assert.equal(await sealing.getByLabel('Was ist mangelhaft? (Pflichtangabe)').inputValue(), NOTE);
+    assert.equal(await sealing.locator('button.thumb[aria-pressed="true"]').count(), 1, 'the photo taken is still chosen');
+    assert.equal(await pressure.getByLabel('OK trotz Grenzwert – Begründung (Pflichtangabe)').inputValue(), 'Anlage kalt gemessen');
+    // A reload too (the draft is on the phone, not in the page).
+    await page.reload();
+    await sealing.getByLabel('Was ist mangelhaft? (Pflichtangabe)').waitFor();
+    assert.equal(await sealing.getByLabel('Was ist mangelhaft? (Pflichtangabe)').inputValue(), NOTE);
+    await screenshot(page, 'checklist-draft');
+    await sealing.getByRole('button', { name: 'Mangel speichern' }).click();
+    await pressure.getByRole('button', { name: 'OK trotz Grenzwert speichern' }).click();
+
+    // The camera on an item without a form: the photo goes to the item at once.
+    const first = item(page, 'Sichtprüfung Gerät und Abgasleitung');
+    chooser = page.waitForEvent('filechooser');
+    await cameraOf(first, 'Sichtprüfung Gerät und Abgasleitung').click();
+    await (await chooser).setFiles(plate);
+    await waitSent(page);
+
+    const items = (await report(made.id)).pages.find((p) => p.id === checklistPage.id)!.checklist!;
+    const byLabel = (label: string) => items.find((i) => i.label === label)!;
+    assert.equal(byLabel('Dichtheit Abgasweg').state, 'defect');
+    assert.equal(byLabel('Dichtheit Abgasweg').note, NOTE);
+    assert.equal(byLabel('Dichtheit Abgasweg').photos.length, 1);
+    assert.equal(byLabel('Anlagendruck').state, 'ok');
+    assert.equal(byLabel('Anlagendruck').value, 2.6);
+    assert.equal(byLabel('Sichtprüfung Gerät und Abgasleitung').state, 'open', 'a photo alone answers nothing');
+    assert.equal(byLabel('Sichtprüfung Gerät und Abgasleitung').photos.length, 1);
+    // Both photos are the order's, each once.
+    const files = (await api<{ items: { name: string }[] }>(`/api/orders.php?id=${order.id}&action=photos`)).items.map((f) => f.name);
+    for (const photo of [byLabel('Dichtheit Abgasweg').photos[0]!, byLabel('Sichtprüfung Gerät und Abgasleitung').photos[0]!])
+      assert.equal(files.filter((f) => f === path.basename(photo.name)).length, 1, `${photo.name} in ${files.join(', ')}`);
+
+    // Saved, the drafts are gone: back on the screen no form is open.
+    await page.reload();
+    await page.getByText(/von 7 geprüft/).waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(await page.getByLabel('Was ist mangelhaft? (Pflichtangabe)').count(), 0);
+    assert.equal(await page.getByLabel('OK trotz Grenzwert – Begründung (Pflichtangabe)').count(), 0);
     assert.deepEqual(errors, []);
     await context.close();
   });
