@@ -67,6 +67,7 @@ export const errorCatalogue = {
   TIME_NOT_OPEN: { status: 409, message: 'Keine offene Ankunft: erst die Ankunft erfassen' },
   TIME_OVERLAP: { status: 409, message: 'Die Zeit überschneidet sich mit einem anderen Eintrag' },
   TIME_REPORTED: { status: 409, message: 'Dieser Zeiteintrag steht in einem abgeschlossenen Bericht und kann nicht mehr geändert werden' },
+  TIME_UNDO_NOT_POSSIBLE: { status: 409, message: 'Dieser Zeiteintrag lässt sich nicht mehr rückgängig machen; bitte korrigieren' },
   PHOTO_IN_USE: { status: 409, message: 'Das Foto wird in einem Bericht verwendet und kann nicht gelöscht werden' },
   PAGE_SOURCE_REQUIRED: { status: 400, message: 'Für dieses Seitenlayout fehlt ein Bild' },
   PDF_BUSY: { status: 503, message: 'Es werden gerade zu viele PDFs erstellt, bitte gleich erneut versuchen' },

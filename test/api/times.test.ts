@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { fromDbDateTime } from '../../src/db/dialect.js';
-import type { TimeInterval, TimeList } from '../../src/modules/times/times.schemas.js';
+import { fromDbDateTime, toDbDateTime } from '../../src/db/dialect.js';
+import { type TimeInterval, type TimeList, UNDO_SECONDS } from '../../src/modules/times/times.schemas.js';
 import { assertError } from '../helpers/assertions.js';
 import { type Caller, testClient, type Who } from '../helpers/client.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
@@ -755,6 +755,94 @@ for (const dialect of testDialects()) {
           (await ofReport(me, version.json().id)).items.map((i) => i.id),
           [a.id, b.id],
         );
+      });
+    });
+
+    describe('a tap taken back', () => {
+      const undo = (who: Who, id: number | string, body: unknown, key?: string) =>
+        api('POST', `${URL}?action=undo&id=${id}`, who, body, { key });
+
+      test('an arrival goes, a departure opens the interval again; a repeat with its key answers the same; each only once', async () => {
+        const { me, order } = await setup();
+        const first = await arrive(me, order.id);
+        const key = randomUUID();
+        const gone = await undo(me, first.id, { tap: 'arrive' }, key);
+        assert.equal(gone.statusCode, 200, gone.body);
+        assert.deepEqual(gone.json(), { id: first.id, tap: 'arrive', interval: null });
+        assert.equal((await rows(order.id)).length, 0);
+        const again = await undo(me, first.id, { tap: 'arrive' }, key);
+        assert.equal(again.statusCode, 200, again.body);
+        assert.deepEqual(again.json(), gone.json(), 'a repeat after a lost answer gets the first one');
+        assertError(await undo(me, first.id, { tap: 'arrive' }), 404, 'TIME_NOT_FOUND');
+
+        const visit = await arrive(me, order.id, now() - 600);
+        await leave(me, order.id);
+        const reopened = await undo(me, visit.id, { tap: 'leave' });
+        assert.equal(reopened.statusCode, 200, reopened.body);
+        const body = reopened.json() as { interval: TimeInterval };
+        assert.equal(body.interval.departure, null);
+        assert.equal(body.interval.arrival, visit.arrival);
+        const stored = await row(visit.id);
+        assert.equal(stored.departure, null);
+        assert.equal(stored.departure_tapped, null);
+        assert.equal((await list(me, order.id)).open?.id, visit.id, 'on site again');
+        assertError(await undo(me, visit.id, { tap: 'leave' }), 409, 'TIME_UNDO_NOT_POSSIBLE');
+        // Then leaving again works as before.
+        assert.notEqual((await leave(me, order.id)).departure, null);
+        // An arrival whose interval is closed: first the departure.
+        assertError(await undo(me, visit.id, { tap: 'arrive' }), 409, 'TIME_UNDO_NOT_POSSIBLE');
+      });
+
+      test(`only within ${UNDO_SECONDS} s, only taps, only one's own, not once reported; a departure not while another interval is open`, async () => {
+        const { me, order } = await setup();
+        const old = await arrive(me, order.id, now() - 3600);
+        await ctx.handle.db
+          .updateTable('bericht_time')
+          .set({ datec: toDbDateTime(now() - UNDO_SECONDS - 5) })
+          .where('rowid', '=', old.id)
+          .execute();
+        const late = assertError(await undo(me, old.id, { tap: 'arrive' }), 409, 'TIME_UNDO_NOT_POSSIBLE');
+        assert.match(String(late.error), /Minuten nach dem Tippen/);
+        await leave(me, order.id, now() - 1800);
+
+        const byHand = await add(me, order.id, now() - 7200, now() - 5400);
+        assertError(await undo(me, byHand.id, { tap: 'leave' }), 409, 'TIME_UNDO_NOT_POSSIBLE');
+
+        const colleague = await colleagueOn(order.id);
+        const theirs = await arrive(colleague, order.id);
+        assertError(await undo(me, theirs.id, { tap: 'arrive' }), 404, 'TIME_NOT_FOUND');
+        assertError(await undo(me, 987_654_321, { tap: 'arrive' }), 404, 'TIME_NOT_FOUND');
+        assert.equal((await rows(order.id)).length, 3, 'nothing of theirs went');
+
+        const reported = await arrive(me, order.id, now() - 1200);
+        await leave(me, order.id, now() - 900);
+        await ctx.handle.db.updateTable('bericht_time').set({ fk_bericht: 1 }).where('rowid', '=', reported.id).execute();
+        assertError(await undo(me, reported.id, { tap: 'leave' }), 409, 'TIME_REPORTED');
+
+        const left = await arrive(me, order.id, now() - 600);
+        await leave(me, order.id, now() - 300);
+        await arrive(me, order.id);
+        assertError(await undo(me, left.id, { tap: 'leave' }), 409, 'TIME_ALREADY_OPEN');
+      });
+
+      test('a body without the tap, an unknown tap, more fields, no or a bad id are 400 naming the field', async () => {
+        const { me, order } = await setup();
+        const open = await arrive(me, order.id);
+        const cases: Array<[number | string, unknown, string]> = [
+          [open.id, {}, 'body.tap'],
+          [open.id, { tap: 'depart' }, 'body.tap'],
+          [open.id, { tap: 'arrive', at: now() }, 'body.at'],
+          [open.id, ['arrive'], 'body'],
+          ['x', { tap: 'arrive' }, 'querystring.id'],
+        ];
+        for (const [id, body, field] of cases) {
+          const error = assertError(await undo(me, id, body), 400, 'VALIDATION_FAILED');
+          assert.ok(JSON.stringify(error.details).includes(field), `${field} in ${JSON.stringify(error)}`);
+        }
+        assertError(await api('POST', `${URL}?action=undo`, me, { tap: 'arrive' }), 400, 'VALIDATION_FAILED');
+        assert.equal((await row(open.id)).departure, null, 'nothing changed');
+        const reader = await caller(['read']);
+        assertError(await undo(reader, open.id, { tap: 'arrive' }), 403, 'AUTH_RIGHT_MISSING');
       });
     });
   });

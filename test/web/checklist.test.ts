@@ -17,7 +17,9 @@
  * 4. in English every text of the checklist and the time card is English;
  * 5. every item has a camera: a photo taken while a defect is open joins the defect, one taken on an
  *    item without a form goes to the item at once; a defect's note, its photos and an "OK trotz
- *    Grenzwert" reason being typed survive leaving the screen (a draft on the phone) and arrive once saved.
+ *    Grenzwert" reason being typed survive leaving the screen (a draft on the phone) and arrive once saved;
+ * 6. online, a double tap on "Angekommen" (60 ms apart) opens one interval; "Rückgängig" after the
+ *    tap reached the service takes it back there (the arrival goes; a departure opens the interval again).
  * axe-core and the phone checks (44 px, 360 px) on the checklist, the time card, the correction
  * dialog and the template editor; screenshots in docs/screenshots.
  */
@@ -700,6 +702,54 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     await page.waitForTimeout(300);
     assert.equal(await page.getByLabel('Was ist mangelhaft? (Pflichtangabe)').count(), 0);
     assert.equal(await page.getByLabel('OK trotz Grenzwert – Begründung (Pflichtangabe)').count(), 0);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  // ---- 6 --------------------------------------------------------------------------------------
+
+  test('6: online, a double tap arrives once; "Rückgängig" takes an arrival and a departure back at the service', async () => {
+    const order = await openOrder(5);
+    const { page, context, errors } = await phone(world);
+    await logIn(page);
+    await page.goto(`/app/#/order/${order.id}`);
+    await page.getByRole('heading', { name: 'Zeit vor Ort' }).waitFor();
+    const bigButton = page.getByRole('button', { name: /^(Angekommen|Abfahrt)$/ });
+    await bigButton.tap();
+    await page.waitForTimeout(60);
+    await bigButton.tap();
+    await waitSent(page);
+    let list = await times(order.id);
+    assert.equal(list.items.length, 1, 'one interval for a double tap');
+    assert.equal(list.items[0]!.departure, null, 'still on site');
+    const arrival = list.items[0]!;
+
+    // Sent already: taking it back goes to the service.
+    await page.getByRole('button', { name: /^Rückgängig: Ankunft/ }).click();
+    await waitSent(page);
+    await page.getByRole('button', { name: 'Angekommen' }).waitFor();
+    list = await times(order.id);
+    assert.deepEqual(list.items, [], `the arrival ${arrival.id} went`);
+
+    await page.waitForTimeout(1600);
+    await page.getByRole('button', { name: 'Angekommen' }).tap();
+    await waitSent(page);
+    await page.waitForTimeout(1600);
+    await page.getByRole('button', { name: 'Abfahrt' }).tap();
+    await waitSent(page);
+    list = await times(order.id);
+    assert.equal(list.items.length, 1);
+    assert.notEqual(list.items[0]!.departure, null, 'left');
+    await page.getByRole('button', { name: /^Rückgängig: Abfahrt/ }).click();
+    await waitSent(page);
+    list = await times(order.id);
+    assert.equal(list.items.length, 1);
+    assert.equal(list.items[0]!.departure, null, 'on site again');
+    assert.equal(list.open?.id, list.items[0]!.id);
+    await page.getByRole('button', { name: 'Abfahrt' }).waitFor();
+    await page.getByText(/vor Ort seit \d\d:\d\d/).waitFor();
+    assert.equal(await page.getByRole('button', { name: /^Rückgängig/ }).count(), 0, 'taken back once');
+    await accessibleBoth(page, 'time on site after an undo');
     assert.deepEqual(errors, []);
     await context.close();
   });

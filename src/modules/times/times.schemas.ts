@@ -34,7 +34,12 @@ export const TIME_RULES =
 
 export const TimesQuery = Type.Object({
   id: Type.Optional(RowId('An interval (correction).')),
-  action: Type.Optional(Type.String({ maxLength: 64, description: '`arrive`, `leave`, `add`; none with `id`: a correction.' })),
+  action: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description: '`arrive`, `leave`, `add`; `undo` with `id`: a tap taken back; none with `id`: a correction.',
+    }),
+  ),
   element_type: Type.Optional(ElementType),
   fk_element: Type.Optional(RowId('The object whose intervals are listed.')),
   bericht_id: Type.Optional(
@@ -53,6 +58,19 @@ export const TapBody = Type.Object(
   { additionalProperties: false },
 );
 export type TapBody = Static<typeof TapBody>;
+
+/** How long after a tap it can be taken back (`action=undo`): the app offers it for a minute, the rest is for the way there. */
+export const UNDO_SECONDS = 120;
+
+export const UndoTimeBody = Type.Object(
+  {
+    tap: Type.Union([Type.Literal('arrive'), Type.Literal('leave')], {
+      description: '`arrive`: the interval goes (it must still be open); `leave`: the interval is open again.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type UndoTimeBody = Static<typeof UndoTimeBody>;
 
 export const AddTimeBody = Type.Object(
   {
@@ -101,6 +119,13 @@ export const TimeInterval = Type.Object({
   corrections: Type.Array(Correction, { description: 'Every correction by hand, oldest first.' }),
 });
 export type TimeInterval = Static<typeof TimeInterval>;
+
+export const UndoneTime = Type.Object({
+  id: Type.Integer({ description: 'The interval.' }),
+  tap: Type.Union([Type.Literal('arrive'), Type.Literal('leave')]),
+  interval: Type.Union([TimeInterval, Type.Null()], { description: 'The interval open again (`leave`); null when it went (`arrive`).' }),
+});
+export type UndoneTime = Static<typeof UndoneTime>;
 
 export const TimeList = Type.Object({
   items: Type.Array(TimeInterval, { description: 'By arrival.' }),

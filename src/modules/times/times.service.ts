@@ -33,6 +33,9 @@ import {
   type TapBody,
   type TimeInterval,
   type TimeList,
+  UNDO_SECONDS,
+  type UndoneTime,
+  type UndoTimeBody,
 } from './times.schemas.js';
 
 interface TimeRow {
@@ -375,6 +378,68 @@ export function createTimeService(deps: {
           return interval;
         }),
       );
+    },
+
+    /**
+     * A tap taken back (a finger that hit the wrong button): `arrive` removes the interval, which
+     * must still be open; `leave` opens it again. Only the caller's own tapped interval (not entered
+     * or corrected by hand), not taken by a report, within UNDO_SECONDS of the tap's arrival here;
+     * else 409 TIME_UNDO_NOT_POSSIBLE (a correction with a reason is the way then).
+     */
+    async undo(user: AuthUser, id: number, body: UndoTimeBody, key?: string): Promise<UndoneTime> {
+      // The key first: a repeat after a lost answer finds the first answer, also when the interval went.
+      return idempotent({ db, runs }, { entity, userId: user.id, key, scope: `time:undo:${id}` }, async (claim) => {
+        const row = (await db
+          .selectFrom('bericht_time')
+          .select(['rowid', 'element_type', 'fk_element', 'fk_user'])
+          .where('rowid', '=', id)
+          .where('entity', '=', entity)
+          .executeTakeFirst()) as Pick<TimeRow, 'rowid' | 'element_type' | 'fk_element' | 'fk_user'> | undefined;
+        const visible =
+          row &&
+          row.fk_user === user.id &&
+          (ELEMENT_TYPE_VALUES as readonly string[]).includes(row.element_type) &&
+          (await access.getById(row.element_type as ElementType, row.fk_element, user));
+        if (!row || !visible) throw new AppError('TIME_NOT_FOUND');
+        return db.transaction().execute(async (trx) => {
+          const rows = await mine(trx, user, row.element_type, row.fk_element);
+          const current = rows.find((r) => r.rowid === id);
+          if (!current) throw new AppError('TIME_NOT_FOUND');
+          if (current.fk_bericht !== null) throw new AppError('TIME_REPORTED', { details: { fk_bericht: current.fk_bericht } });
+          const stamps = (await trx
+            .selectFrom('bericht_time')
+            .select(['datec', 'tms'])
+            .where('rowid', '=', id)
+            .executeTakeFirstOrThrow()) as {
+            datec: string | null;
+            tms: string | null;
+          };
+          const why = (message: string, field: string) =>
+            new AppError('TIME_UNDO_NOT_POSSIBLE', { message, details: [{ field, message }] });
+          if (current.corrections !== null) throw why('Von Hand erfasst oder korrigiert: nur eine Korrektur ändert ihn', 'id');
+          const tappedAt = fromDbDateTime(body.tap === 'arrive' ? stamps.datec : stamps.tms) ?? 0;
+          if (nowSeconds() - tappedAt > UNDO_SECONDS)
+            throw why(`Mehr als ${UNDO_SECONDS / 60} Minuten nach dem Tippen: bitte korrigieren`, 'id');
+          let interval: TimeInterval | null = null;
+          if (body.tap === 'arrive') {
+            if (current.departure !== null) throw why('Die Abfahrt ist schon erfasst: erst sie rückgängig machen', 'body.tap');
+            await trx.deleteFrom('bericht_time').where('rowid', '=', id).execute();
+          } else {
+            if (current.departure === null) throw why('Keine Abfahrt erfasst, die sich rückgängig machen ließe', 'body.tap');
+            const open = rows.find((r) => r.departure === null);
+            if (open) throw new AppError('TIME_ALREADY_OPEN', { details: { id: open.rowid, arrival: fromDbDateTime(open.arrival) } });
+            await trx
+              .updateTable('bericht_time')
+              .set({ departure: null, departure_tapped: null, fk_user_modif: user.id, tms: toDbDateTime() })
+              .where('rowid', '=', id)
+              .execute();
+            interval = await read(trx, id);
+          }
+          const answer: UndoneTime = { id, tap: body.tap, interval };
+          await claim?.complete(200, answer, trx);
+          return answer;
+        });
+      });
     },
 
     /** An interval entered by hand (forgotten taps), with its reason. */

@@ -465,8 +465,8 @@ export interface paths {
         get: operations["getTimesOnSite"];
         put?: never;
         /**
-         * Arrive, leave, enter or correct time on site
-         * @description Four operations, chosen by `action` and `id`; write right; the object must be visible (404 ORDER_NOT_FOUND / OBJECT_NOT_FOUND otherwise).
+         * Arrive, leave, enter, correct or take back time on site
+         * @description Five operations, chosen by `action` and `id`; write right; the object must be visible (404 ORDER_NOT_FOUND / OBJECT_NOT_FOUND otherwise).
          *
          *     1. `action=arrive`, body `{ element_type, fk_element, at? }`: opens the caller's interval (201). Already open there: 409 TIME_ALREADY_OPEN.
          *
@@ -475,6 +475,8 @@ export interface paths {
          *     3. `action=add`, body `{ element_type, fk_element, arrival, departure, reason }`: an interval entered by hand (201).
          *
          *     4. `id=<interval>`, body `{ arrival?, departure?, reason }`: a correction (200); the caller's own interval, or any with the admin right (else 404 TIME_NOT_FOUND).
+         *
+         *     5. `action=undo&id=<interval>`, body `{ tap: "arrive" | "leave" }`: a tap taken back (200 `{ id, tap, interval }`): `arrive` removes the interval (it must still be open; `interval` null), `leave` opens it again. Only the caller's own tapped interval (404 TIME_NOT_FOUND otherwise), not entered or corrected by hand, not taken by a report (409 TIME_REPORTED), within 120 seconds of the tap reaching the service; otherwise 409 TIME_UNDO_NOT_POSSIBLE (a correction with a reason is the way then). Taking back a departure while another interval is open there: 409 TIME_ALREADY_OPEN.
          *
          *     Time on site: intervals of arrival and departure of a technician at an order, invoice or proposal; several a day. A tap's time (`at`) is the phone's, sent when the person tapped (also offline): at most 5 minutes ahead of the service's clock and at most 30 days back (400 otherwise); without `at`, the service's time. A time set by hand (`action=add`, a correction) lies within the same window: not in the future, at most 30 days back (400 naming `body.arrival` or `body.departure`). An interval lasts at most 24 hours, the departure is not before the arrival, and a technician's intervals at one object do not overlap (409 TIME_OVERLAP). A correction by hand needs a reason; each is kept with the times before it, and the first recorded times stay in `arrival_tapped`/`departure_tapped`. An interval is taken by the report finalized after it (`fk_bericht`), shown in its PDF, and no longer changes (409 TIME_REPORTED). Changes take an Idempotency-Key (the app sends them from its offline queue): a repeat gets the first answer.
          *
@@ -5714,7 +5716,7 @@ export interface operations {
     getTimesOnSite: {
         parameters: {
             query?: {
-                /** @description `arrive`, `leave`, `add`; none with `id`: a correction. */
+                /** @description `arrive`, `leave`, `add`; `undo` with `id`: a tap taken back; none with `id`: a correction. */
                 action?: string;
                 /** @description A report: the intervals its PDF shows (taken by it or an earlier version, and for a draft those not yet taken). */
                 bericht_id?: number;
@@ -5929,7 +5931,7 @@ export interface operations {
     recordTimeOnSite: {
         parameters: {
             query?: {
-                /** @description `arrive`, `leave`, `add`; none with `id`: a correction. */
+                /** @description `arrive`, `leave`, `add`; `undo` with `id`: a tap taken back; none with `id`: a correction. */
                 action?: string;
                 /** @description A report: the intervals its PDF shows (taken by it or an earlier version, and for a draft those not yet taken). */
                 bericht_id?: number;
@@ -5992,6 +5994,46 @@ export interface operations {
                         seconds: number | null;
                         /** @description The technician's name (first and last name, else the login). */
                         user_name: string;
+                    } | {
+                        /** @description The interval. */
+                        id: number;
+                        /** @description The interval open again (`leave`); null when it went (`arrive`). */
+                        interval: {
+                            /** @description Unix seconds. */
+                            arrival: number;
+                            /** @description The arrival as first recorded. */
+                            arrival_tapped: number | null;
+                            /** @description Every correction by hand, oldest first. */
+                            corrections: {
+                                /** @description The arrival before the correction (null for an interval entered by hand). */
+                                arrival: number | null;
+                                /** @description When it was corrected, Unix seconds. */
+                                at: number;
+                                /** @description Who corrected it. */
+                                by: number;
+                                /** @description The departure before the correction. */
+                                departure: number | null;
+                                reason: string;
+                            }[];
+                            /** @description Unix seconds; null while on site. */
+                            departure: number | null;
+                            /** @description The departure as first recorded. */
+                            departure_tapped: number | null;
+                            element_type: string;
+                            /** @description The final report that took it, or null. */
+                            fk_bericht: number | null;
+                            fk_element: number;
+                            /** @description The technician. */
+                            fk_user: number;
+                            id: number;
+                            /** @description Entered by hand (action=add), not tapped. */
+                            manual: boolean;
+                            /** @description departure - arrival; null while on site. */
+                            seconds: number | null;
+                            /** @description The technician's name (first and last name, else the login). */
+                            user_name: string;
+                        } | null;
+                        tap: "arrive" | "leave";
                     };
                 };
             };

@@ -36,6 +36,7 @@ export const KINDS: KindHandlers<OutboxKind> = {
   'time-leave': timeKinds['time-leave'],
   'time-add': timeKinds['time-add'],
   'time-correct': timeKinds['time-correct'],
+  'time-undo': timeKinds['time-undo'],
   // A final report's mail to the customer (lib/mail/mail-sync.ts).
   'mail-send': mailKinds['mail-send'],
 };

@@ -104,6 +104,20 @@ export interface TimeAddPayload {
 }
 
 /** A correction of an interval the service knows (its id): new times and the reason. */
+/** A tap taken back once the service has it: the interval, which tap, and that tap's time (for the texts). */
+export interface TimeUndoPayload {
+  interval: number;
+  tap: 'arrive' | 'leave';
+  at: number;
+}
+
+/** The service's answer to a tap taken back: the interval open again (`leave`), or null when it went (`arrive`). */
+export interface TimeUndoAnswer {
+  id: number;
+  tap: 'arrive' | 'leave';
+  interval: TimeInterval | null;
+}
+
 export interface TimeCorrectPayload {
   interval: number;
   arrival?: number;
@@ -220,6 +234,7 @@ export interface OutboxKinds {
   'time-leave': { payload: TimeTapPayload; answer: TimeInterval };
   'time-add': { payload: TimeAddPayload; answer: TimeInterval };
   'time-correct': { payload: TimeCorrectPayload; answer: TimeInterval };
+  'time-undo': { payload: TimeUndoPayload; answer: TimeUndoAnswer };
   'mail-send': { payload: MailSendPayload; answer: MailJob };
 }
 

@@ -32,6 +32,11 @@ export function timeRecordText(record: OutboxRecord<TimeKind>): string {
       const entry = record.payload;
       return t('time.what.add', { day: dayText(entry.arrival), span: fromToText(entry.arrival, entry.departure) });
     }
+    case 'time-undo': {
+      const { tap, at } = record.payload;
+      const time = `${dayText(at)} ${clockText(at)}`;
+      return t('time.what.undo', { what: tap === 'arrive' ? t('time.what.arrive', { time }) : t('time.what.leave', { time }) });
+    }
     case 'time-correct': {
       const change = record.payload;
       const span =

@@ -5,9 +5,9 @@
  * screen gives it the records and the cached list.
  */
 import type { TimeInterval, TimeList } from '../../api/types.js';
-import type { OutboxKind, OutboxRecord } from '../outbox/records.js';
+import type { OutboxKind, OutboxRecord, TimeUndoAnswer } from '../outbox/records.js';
 
-export const TIME_KINDS = ['time-arrive', 'time-leave', 'time-add', 'time-correct'] as const satisfies readonly OutboxKind[];
+export const TIME_KINDS = ['time-arrive', 'time-leave', 'time-add', 'time-correct', 'time-undo'] as const satisfies readonly OutboxKind[];
 export type TimeKind = (typeof TIME_KINDS)[number];
 const timeKindSet: ReadonlySet<OutboxKind> = new Set(TIME_KINDS);
 
@@ -108,6 +108,15 @@ export function viewTimes(
         });
         break;
       }
+      case 'time-undo': {
+        // A tap taken back: the arrival's interval goes, the departure's is open again.
+        const { interval: id, tap } = record.payload;
+        const at = intervals.findIndex((i) => i.id === id);
+        if (at < 0) break;
+        if (tap === 'arrive') intervals.splice(at, 1);
+        else if (!openOf()) Object.assign(intervals[at]!, { departure: null, pending: true });
+        break;
+      }
       case 'time-correct': {
         const change = record.payload;
         const interval = intervals.find((i) => i.id === change.interval);
@@ -130,6 +139,19 @@ export function viewTimes(
     totalSeconds: intervals.reduce((sum, i) => sum + (i.departure === null ? 0 : Math.max(0, i.departure - i.arrival)), 0),
     refused: mine.filter((r) => r.state === 'refused'),
     waiting: mine.filter((r) => r.state !== 'refused'),
+  };
+}
+
+/** The order's list after a tap was taken back: the interval open again, or gone. */
+export function withUndone(list: TimeList | undefined, answer: TimeUndoAnswer, userId: number): TimeList | undefined {
+  if (answer.interval) return withInterval(list, answer.interval, userId);
+  if (!list) return list;
+  const items = list.items.filter((i) => i.id !== answer.id);
+  return {
+    items,
+    total: Math.max(items.length, list.total - (list.items.length - items.length)),
+    total_seconds: items.reduce((sum, i) => sum + (i.seconds ?? 0), 0),
+    open: list.open?.id === answer.id ? null : list.open,
   };
 }
 
