@@ -157,7 +157,7 @@ for (const dialect of testDialects()) {
       ]);
       assert.equal(proposal.configured, true);
       assert.equal(proposal.lang, 'en');
-      assert.equal(proposal.subject, `Report ${report.ref} for ${report.order.ref}`);
+      assert.equal(proposal.subject, `Report ${report.ref} for ${report.order.ref} (your order ${report.order.refClient})`);
       assert.match(proposal.text, new RegExp(`report ${report.ref} "Wartung Gastherme" for ${report.order.ref}`));
       assert.match(
         proposal.text,
@@ -167,7 +167,11 @@ for (const dialect of testDialects()) {
 
       const german = await finalReport({ lang: 'de_DE', customerEmail: null });
       const de = (await get(`/api/mails.php?action=propose&bericht_id=${german.id}`)).json();
-      assert.equal(de.subject, `Bericht ${german.ref} zu ${german.order.ref}`);
+      assert.equal(de.subject, `Bericht ${german.ref} zu ${german.order.ref} (Ihre Bestellung ${german.order.refClient})`);
+      // An order without the customer's number: the subject does not pretend one.
+      await ctx.handle.db.updateTable('commande').set({ ref_client: null }).where('rowid', '=', german.order.id).execute();
+      const plain = (await get(`/api/mails.php?action=propose&bericht_id=${german.id}`)).json();
+      assert.equal(plain.subject, `Bericht ${german.ref} zu ${german.order.ref}`);
       assert.deepEqual(
         de.to.map((r: { source: string }) => r.source),
         ['contact'],
@@ -195,7 +199,7 @@ for (const dialect of testDialects()) {
       assert.equal(mail.secure, true, 'STARTTLS');
       assert.equal(mail.user, SMTP_USER);
       assert.deepEqual(mail.envelope.to.sort(), ['buero@heiztechnik.example', 'erika@sonnenschein.example']);
-      assert.equal(mail.parsed.subject, `Report ${report.ref} for ${report.order.ref}`);
+      assert.equal(mail.parsed.subject, `Report ${report.ref} for ${report.order.ref} (your order ${report.order.refClient})`);
       assert.match(mail.parsed.text ?? '', /please find attached the report/);
       assert.equal(mail.parsed.from?.value[0]?.address, 'service@example.com');
       assert.equal(mail.parsed.attachments.length, 1);

@@ -221,7 +221,7 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
           ? db.insertInto('facture').values({ ...common, datec: toDbDateTime(at), datef: day, date_valid: toDbDateTime(at) })
           : db.insertInto('propal').values({ ...common, datec: toDbDateTime(at), datep: day, date_valid: toDbDateTime(at) });
     const id = await insertId(dialect, query);
-    return { id, ref, customer };
+    return { id, ref, customer, refClient: common.ref_client };
   }
 
   /** A report row on an object (or a template without one). */

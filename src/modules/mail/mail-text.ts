@@ -30,15 +30,17 @@ export const SUBSTITUTION_KEYS = [
 export type Substitutions = Record<(typeof SUBSTITUTION_KEYS)[number], string>;
 
 /** The built-in texts: greeting, body and closing, with the check link's line between when there is one. */
-const DEFAULTS: Record<PdfLanguage, { subject: string; body: string[]; check: string; closing: string[] }> = {
+const DEFAULTS: Record<PdfLanguage, { subject: string; yourOrder: string; body: string[]; check: string; closing: string[] }> = {
   de: {
     subject: 'Bericht __REF__ zu __ORDER_REF__',
+    yourOrder: ' (Ihre Bestellung __REF_CLIENT__)',
     body: ['Guten Tag,', '', 'anbei erhalten Sie den Bericht __REF__ „__REPORT_TITLE__“ zu __ORDER_REF__ als PDF.'],
     check: 'Die Unterschrift prüfen Sie hier: __CHECK_URL__',
     closing: ['Mit freundlichen Grüßen', '__USER_FULLNAME__', '__MYCOMPANY_NAME__'],
   },
   en: {
     subject: 'Report __REF__ for __ORDER_REF__',
+    yourOrder: ' (your order __REF_CLIENT__)',
     body: ['Hello,', '', 'please find attached the report __REF__ "__REPORT_TITLE__" for __ORDER_REF__ as a PDF.'],
     check: 'You can check the signature here: __CHECK_URL__',
     closing: ['Kind regards', '__USER_FULLNAME__', '__MYCOMPANY_NAME__'],
@@ -51,7 +53,9 @@ export function substitute(template: string, values: Substitutions): string {
 
 /**
  * Subject and text of a report's mail. The built-in text names the check link when the report has
- * one; a template of the setup does so where it says `__CHECK_URL__`.
+ * one, and the built-in subject the customer's own order number when the order has one (the
+ * customer files the mail by it); a template of the setup does so where it says `__CHECK_URL__` and
+ * `__REF_CLIENT__`.
  */
 export function mailText(
   language: PdfLanguage,
@@ -62,7 +66,7 @@ export function mailText(
   const text = templates.text ?? [...d.body, '', ...(values.__CHECK_URL__ ? [d.check, ''] : []), ...d.closing].join('\n');
   // A subject is one line: a line break would start a header of its own.
   return {
-    subject: substitute(templates.subject ?? d.subject, values)
+    subject: substitute(templates.subject ?? `${d.subject}${values.__REF_CLIENT__.trim() ? d.yourOrder : ''}`, values)
       .replace(/[\r\n]+/g, ' ')
       .trim(),
     text: substitute(text, values),
