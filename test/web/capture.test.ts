@@ -204,6 +204,17 @@ describe('app: capture on an order in Chromium [sqlite]', { skip }, () => {
 
     await until('a voice note in the folder', () => files().some((f) => !before.includes(f) && /^Sprachnotiz_.*\.webm$/.test(f)));
     const name = files().find((f) => !before.includes(f))!;
+    // Named by the phone's local time (the context's Europe/Berlin), as the person reads a clock, not UTC.
+    const berlin = (ms: number) =>
+      new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Berlin', dateStyle: 'short', timeStyle: 'short' })
+        .format(ms)
+        .replace(/[-: ]/g, '');
+    const stamp = /^Sprachnotiz_(\d{8})-(\d{4})\d{2}\.webm$/.exec(name);
+    assert.ok(stamp, name);
+    assert.ok(
+      [berlin(Date.now()), berlin(Date.now() - 60_000), berlin(Date.now() - 120_000)].includes(`${stamp[1]}${stamp[2]}`),
+      `${name} in Berlin's time (${berlin(Date.now())})`,
+    );
     const bytes = readFileSync(path.join(folder, name));
     assert.equal(bytes.subarray(0, 4).toString('hex'), '1a45dfa3', 'a WebM (EBML) file');
     assert.ok(bytes.length > 1000, `${bytes.length} bytes of sound`);

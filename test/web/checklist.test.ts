@@ -723,6 +723,9 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     assert.equal(list.items.length, 1, 'one interval for a double tap');
     assert.equal(list.items[0]!.departure, null, 'still on site');
     const arrival = list.items[0]!;
+    // On site with nothing closed yet: "vor Ort seit", no "Gesamt 0 min".
+    await page.getByText(/vor Ort seit \d\d:\d\d/).waitFor();
+    assert.equal(await page.getByText(/Gesamt 0 min/).count(), 0, 'no total of nothing while on site');
 
     // Sent already: taking it back goes to the service.
     await page.getByRole('button', { name: /^Rückgängig: Ankunft/ }).click();

@@ -29,6 +29,7 @@ const DYNAMIC: Record<string, string[]> = {
   'signature.reason.': ['metadata_missing', 'key_unknown', 'seal_broken', 'page_count_changed', 'content_changed'],
   'signoff.missing.': ['open_items', 'no_departure', 'no_signature', 'pages_after_signature'],
   'signoff.part.': ['work', 'materials', 'times'],
+  'settings.languageName.': ['de', 'en'],
   'unit.': ['Stk', 'm', 'm²', 'kg', 'l', 'h', 'Pkt'],
 };
 

@@ -113,6 +113,31 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
     await context.close();
   });
 
+  test('the language is chosen in the settings, applies at once, stays over a reload, and goes back to the phone’s', async () => {
+    const { page, context, errors } = await phone(world);
+    await logIn(page);
+    await page.getByRole('button', { name: 'Einstellungen' }).click();
+    const choice = page.getByLabel('Sprache der App');
+    await choice.waitFor();
+    assert.equal(await choice.inputValue(), 'auto');
+    assert.equal(await page.locator('option[value="auto"]').textContent(), 'Wie das Telefon (Deutsch)');
+    await choice.selectOption('en');
+    await page.getByLabel("The app's language").waitFor();
+    assert.equal(await page.locator('html').getAttribute('lang'), 'en');
+    await assertAccessible(page, 'settings in English');
+    await page.reload();
+    await page.getByLabel("The app's language").waitFor();
+    assert.equal(await page.getByLabel("The app's language").inputValue(), 'en');
+    await page.goto('/app/#/orders');
+    await page.getByRole('list', { name: 'Orders' }).waitFor();
+    await page.goto('/app/#/settings');
+    await page.getByLabel("The app's language").selectOption('auto');
+    await page.getByLabel('Sprache der App').waitFor();
+    assert.equal(await page.locator('html').getAttribute('lang'), 'de');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test('the order list is the API list, newest first; search narrows it; scrolling loads the next page', async () => {
     const { page, context, errors } = await phone(world);
     await logIn(page);

@@ -234,6 +234,10 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     await picker.getByRole('button', { name: '1 Seite hinzufügen' }).click();
     await page.getByRole('button', { name: 'Vorher/Nachher' }).click();
     picker = page.getByRole('dialog', { name: /Vorher-, dann das Nachher/ });
+    // Each photo shows its name; the one a page shows already says so.
+    await picker.getByRole('button', { name: new RegExp(`^${prefix}-1\\.jpg\\s*schon im Bericht$`) }).waitFor();
+    await picker.getByText(`${prefix}-2.jpg`, { exact: true }).waitFor();
+    assert.equal(await picker.getByRole('button', { name: `${prefix}-2.jpg`, exact: true }).count(), 1, 'a photo not used is not marked');
     await picker.getByRole('button', { name: `${prefix}-2.jpg` }).click();
     await picker.getByRole('button', { name: `${prefix}-3.jpg` }).click();
     if (options.shots) {
@@ -433,6 +437,36 @@ describe('app: a report from photos to the signed PDF in Chromium [sqlite]', { s
     for (const pdf of [online.pdf, offline.pdf]) assert.match(whole(pdf), /Nachweisblatt[\s\S]*Prüfsummen/, 'the evidence at the end');
     assert.equal(report(offline.pdf), report(online.pdf), 'the report reads the same');
     assert.equal(checksums(offline.pdf), checksums(online.pdf), 'the evidence reads the same from its checksums on');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test('"Neue Version" of a final report asks first and says what it keeps; cancelled nothing is made, confirmed a draft without the signature', async () => {
+    assert.ok(online, 'needs the online walk');
+    const { page, context, errors } = await phone(world);
+    await logIn(page);
+    const versions = async () =>
+      ((await api(`/api/reports.php?id=${online.reportId}`)).json() as { versions: { id: number; version: number }[] }).versions;
+    const before = await versions();
+    await page.goto(`/app/#/report/${online.reportId}`);
+    await page.getByRole('button', { name: 'Neue Version' }).click();
+    const ask = page.getByRole('dialog', { name: 'Version 2 anlegen?' });
+    await ask.getByText(/bleibt abgeschlossen und unverändert, mit seinem PDF\./).waitFor();
+    await ask.getByText(/außer den Unterschriften: Sie muss neu unterschrieben und abgeschlossen werden\./).waitFor();
+    await assertAccessible(page, 'new version confirmation');
+    await screenshot(page, 'report-new-version');
+    await ask.getByRole('button', { name: 'Abbrechen' }).click();
+    await page.waitForTimeout(500);
+    assert.deepEqual(await versions(), before, 'nothing made without the confirmation');
+    await page.getByRole('button', { name: 'Neue Version' }).click();
+    await ask.getByRole('button', { name: 'Neue Version anlegen' }).click();
+    await page.waitForURL(/#\/report\/\d+$/);
+    await until('the new version at the service', async () => (await versions()).length === before.length + 1);
+    const made = (await versions()).at(-1)!;
+    assert.equal(made.version, 2);
+    const draft = (await api(`/api/reports.php?id=${made.id}`)).json() as { status: string; pages: { layout: string }[] };
+    assert.equal(draft.status, 'draft');
+    assert.equal(draft.pages.filter((p) => p.layout === 'signature').length, 0);
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -6,11 +6,10 @@ import { mount } from 'svelte';
 import App from './App.svelte';
 import './app.css';
 import { loadSession } from './lib/app/auth.svelte';
-import { i18n, loadLanguage } from './lib/i18n/i18n.svelte';
+import { loadLanguage } from './lib/i18n/i18n.svelte';
 import { startOutbox } from './lib/outbox/outbox.svelte';
 import { loadSettings } from './lib/app/settings.svelte';
 
-document.documentElement.lang = i18n.lang;
 // boot.ts runs as soon as it arrives (async): in theory the page may not be parsed to its end yet.
 const parsed =
   document.readyState === 'loading'

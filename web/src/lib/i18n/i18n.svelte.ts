@@ -1,6 +1,7 @@
 /**
  * Every text a person reads comes from one dictionary per language (i18n/de.json, en.json).
- * German by default; English when the browser prefers English to German. `t(key, params)` fills
+ * The person's choice in the settings (kept on the phone), or as the phone says: German by
+ * default, English when the browser prefers English to German. `t(key, params)` fills
  * `{name}` placeholders; a key with `_one`/`_other` variants is chosen by `params.count`.
  * The service's own messages are German: an error with a known code is shown in the person's
  * language from the dictionary (`error.<CODE>`), otherwise as the service wrote it.
@@ -9,6 +10,7 @@
  */
 import { ApiError, NetworkError } from '../../api/client';
 import de from '../../i18n/de.json';
+import { db } from '../store/db';
 
 export type Lang = 'de' | 'en';
 type Dictionary = Record<string, string>;
@@ -23,11 +25,44 @@ export function chooseLang(preferred: readonly string[]): Lang {
   return 'de';
 }
 
-export const i18n = $state({ lang: chooseLang(typeof navigator === 'undefined' ? [] : navigator.languages) as Lang });
+const phoneLang = () => chooseLang(typeof navigator === 'undefined' ? [] : navigator.languages);
 
-/** Loads the person's language when it is not German (awaited before the first screen). */
+export const i18n = $state({ lang: phoneLang() as Lang });
+
+/** The language the person chose in the settings; `auto`: as the phone says. */
+export const LANGUAGE_CHOICES = ['auto', 'de', 'en'] as const;
+export type LanguageChoice = (typeof LANGUAGE_CHOICES)[number];
+export const language = $state({ choice: 'auto' as LanguageChoice, phone: phoneLang() as Lang });
+
+/** Switches to `choice`'s language, its dictionary loaded first (the screen never shows keys). */
+async function apply(choice: LanguageChoice): Promise<void> {
+  const lang = choice === 'auto' ? language.phone : choice;
+  if (lang === 'en' && !DICTIONARIES.en) DICTIONARIES.en = (await import('../../i18n/en.json')).default;
+  i18n.lang = lang;
+  if (typeof document !== 'undefined') document.documentElement.lang = lang;
+}
+
+/** Loads the person's language: the choice kept on the phone, else the phone's (awaited before the first screen). */
 export async function loadLanguage(): Promise<void> {
-  if (i18n.lang === 'en' && !DICTIONARIES.en) DICTIONARIES.en = (await import('../../i18n/en.json')).default;
+  let stored: unknown;
+  try {
+    stored = await (await db()).get('settings', 'language');
+  } catch {
+    stored = undefined;
+  }
+  language.choice = (LANGUAGE_CHOICES as readonly unknown[]).includes(stored) ? (stored as LanguageChoice) : 'auto';
+  await apply(language.choice);
+}
+
+/** The person chose a language in the settings: it applies at once and is kept on the phone. */
+export async function setLanguage(choice: LanguageChoice): Promise<void> {
+  language.choice = choice;
+  await apply(choice);
+  try {
+    await (await db()).put('settings', choice, 'language');
+  } catch {
+    // Not kept (storage full): it applies until the app is closed.
+  }
 }
 
 const plurals = new Map<Lang, Intl.PluralRules>();
