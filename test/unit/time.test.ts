@@ -1,6 +1,6 @@
 /**
- * Dolibarr wall times, read fast (time.ts: format() and one expression, fewer offset look-ups,
- * each zone's last answers kept) give exactly what the plain reading gives: formatToParts() for
+ * Dolibarr wall times, read fast (time.ts: format() and one expression, each day's offset kept
+ * where the clock is not turned near it, the slow answers kept) give exactly what the plain reading gives: formatToParts() for
  * every offset, all candidates tried. Checked across zones with odd offsets and clock changes
  * (a skipped day, half-hour and 45-minute zones, the southern hemisphere), hour by hour through
  * their change days, and asked twice (the second answer comes from what was kept).
