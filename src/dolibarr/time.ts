@@ -76,49 +76,79 @@ export function toDolibarrDateTime(date: Date | number = new Date(), timeZone: s
   return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
 }
 
-/** Each zone's last conversions that needed the slow path (a day the clock is turned). @default 4096 */
+/** Each zone's last conversions the slow way (a day the clock is turned, an odd form). @default 4096 */
 const FROM_CACHE_SIZE = 4096;
 const fromCache = new Map<string, BoundedMap<string, number | null>>();
 /**
- * Each zone's offset for a day (its 'YYYY-MM-DD'), when it is the same from the day before to the
- * day after next (every instant the day's wall times can be); null when the clock is turned near
- * it. Most days: one offset, so a list of 10,000 different times asks Intl once a day, not three
- * times a row. @default 8192
+ * Each zone's offset for a day (by its midnight as if UTC), when it is the same from the day before
+ * to the day after next (every instant the day's wall times can be); null when the clock is turned
+ * near it. Most days have one offset, so a list of 10,000 different times asks Intl once a day,
+ * not three times a row. @default 8192
  */
 const DAY_CACHE_SIZE = 8192;
-const dayOffsets = new Map<string, BoundedMap<string, number | null>>();
+const dayOffsets = new Map<string, BoundedMap<number, number | null>>();
 const DAY_MS = 86_400_000;
+
+/** The number of `count` digits at `from` in `text`; -1 when one is no digit. */
+function digitsAt(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let i = from; i < from + count; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
 
 /**
  * Unix seconds of a Dolibarr date-time (or date: midnight) read as wall time in `timeZone`;
  * null for NULL, '' and MySQL's zero date. In the hour a clock is turned back, the earlier instant.
+ * The two forms databases give ('YYYY-MM-DD' and 'YYYY-MM-DD HH:MM:SS') are read digit by digit
+ * with the day's offset kept; anything else, and a day the clock is turned, the slow way (each
+ * zone keeps its last FROM_CACHE_SIZE of those).
  */
 export function fromDolibarrDateTime(value: string | Date | null | undefined, timeZone: string): number | null {
   if (value === null || value === undefined || value === '') return null;
   if (value instanceof Date) return Math.floor(value.getTime() / 1000);
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value);
-  if (!m || m[1] === '0000') return null;
-  const dayStart = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  const wall = dayStart + (Number(m[4] ?? 0) * 3600 + Number(m[5] ?? 0) * 60 + Number(m[6] ?? 0)) * 1000;
-  if (Number.isNaN(wall)) return null;
-  let days = dayOffsets.get(timeZone);
-  if (!days) dayOffsets.set(timeZone, (days = new BoundedMap(DAY_CACHE_SIZE)));
-  const day = value.slice(0, 10);
-  let offset = days.get(day);
-  if (offset === undefined) {
-    const around = [-DAY_MS, 0, DAY_MS, 2 * DAY_MS].map((d) => offsetAt(timeZone, dayStart + d));
-    offset = around.every((o) => o === around[0]) ? around[0]! : null;
-    days.set(day, offset);
+  const fast =
+    value.length === 10 || (value.length === 19 && (value[10] === ' ' || value[10] === 'T') && value[13] === ':' && value[16] === ':');
+  if (fast && value[4] === '-' && value[7] === '-') {
+    const year = digitsAt(value, 0, 4);
+    const month = digitsAt(value, 5, 2);
+    const date = digitsAt(value, 8, 2);
+    const hour = value.length === 19 ? digitsAt(value, 11, 2) : 0;
+    const minute = value.length === 19 ? digitsAt(value, 14, 2) : 0;
+    const second = value.length === 19 ? digitsAt(value, 17, 2) : 0;
+    if (year > 0 && month >= 0 && date >= 0 && hour >= 0 && minute >= 0 && second >= 0) {
+      const dayStart = Date.UTC(year, month - 1, date);
+      let days = dayOffsets.get(timeZone);
+      if (!days) dayOffsets.set(timeZone, (days = new BoundedMap(DAY_CACHE_SIZE)));
+      let offset = days.get(dayStart);
+      if (offset === undefined) {
+        const around = [-DAY_MS, 0, DAY_MS, 2 * DAY_MS].map((d) => offsetAt(timeZone, dayStart + d));
+        offset = around.every((o) => o === around[0]) ? around[0]! : null;
+        days.set(dayStart, offset);
+      }
+      if (offset !== null && !Number.isNaN(dayStart))
+        return Math.floor((dayStart + (hour * 3600 + minute * 60 + second) * 1000 - offset) / 1000);
+    }
   }
-  if (offset !== null) return Math.floor((wall - offset) / 1000);
-  // Near a change of the clock: each value once the slow way.
   let cache = fromCache.get(timeZone);
   if (!cache) fromCache.set(timeZone, (cache = new BoundedMap(FROM_CACHE_SIZE)));
   const known = cache.get(value);
   if (known !== undefined) return known;
-  const seconds = wallToUnix(wall, timeZone);
+  const seconds = readWallTime(value, timeZone);
   cache.set(value, seconds);
   return seconds;
+}
+
+/** The slow way: any form the expression takes, every offset around it asked. */
+function readWallTime(value: string, timeZone: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value);
+  if (!m || m[1] === '0000') return null;
+  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+  if (Number.isNaN(wall)) return null;
+  return wallToUnix(wall, timeZone);
 }
 
 /** The instant of the wall time `wall` (its fields as if UTC) in `timeZone`, near a change of its clock. */
