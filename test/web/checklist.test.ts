@@ -680,7 +680,16 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     chooser = page.waitForEvent('filechooser');
     await cameraOf(first, 'Sichtprüfung Gerät und Abgasleitung').click();
     await (await chooser).setFiles(plate);
+    // The photo is made ready on the phone first (reduced in a worker), then it and the answer go to the outbox.
+    await until(
+      'the photo shows with the item',
+      async () => (await first.getByRole('list', { name: 'Fotos zum Mangel' }).getByRole('listitem').count()) === 1,
+    );
     await waitSent(page);
+    await until('the item points at its photo at the service', async () => {
+      const page = (await report(made.id)).pages.find((p) => p.id === checklistPage.id)!;
+      return page.checklist!.find((i) => i.label === 'Sichtprüfung Gerät und Abgasleitung')!.photos.length === 1;
+    });
 
     const items = (await report(made.id)).pages.find((p) => p.id === checklistPage.id)!.checklist!;
     const byLabel = (label: string) => items.find((i) => i.label === label)!;
