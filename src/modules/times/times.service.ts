@@ -49,6 +49,9 @@ interface TimeRow {
   arrival_tapped: string | null;
   departure_tapped: string | null;
   corrections: string | null;
+  /** When the row was made and last changed (rows read whole: `mine`). */
+  datec?: string | null;
+  tms?: string | null;
   firstname?: string | null;
   lastname?: string | null;
   login?: string | null;
@@ -281,6 +284,18 @@ export function createTimeService(deps: {
     return seesObject ? report : { ...report, status: 1 };
   }
 
+  /** An interval of the served entity whose object `user` sees; undefined otherwise (who may change it is the caller's to check). */
+  async function intervalOf(user: Caller, id: number): Promise<TimeRow | undefined> {
+    const row = (await db.selectFrom('bericht_time').selectAll().where('rowid', '=', id).where('entity', '=', entity).executeTakeFirst()) as
+      | TimeRow
+      | undefined;
+    const visible =
+      row &&
+      (ELEMENT_TYPE_VALUES as readonly string[]).includes(row.element_type) &&
+      (await access.getById(row.element_type as ElementType, row.fk_element, user));
+    return visible ? row : undefined;
+  }
+
   const read = async (conn: Db, id: number) =>
     toInterval((await select(conn).where('t.rowid', '=', id).executeTakeFirstOrThrow()) as TimeRow);
 
@@ -389,35 +404,17 @@ export function createTimeService(deps: {
     async undo(user: AuthUser, id: number, body: UndoTimeBody, key?: string): Promise<UndoneTime> {
       // The key first: a repeat after a lost answer finds the first answer, also when the interval went.
       return idempotent({ db, runs }, { entity, userId: user.id, key, scope: `time:undo:${id}` }, async (claim) => {
-        const row = (await db
-          .selectFrom('bericht_time')
-          .select(['rowid', 'element_type', 'fk_element', 'fk_user'])
-          .where('rowid', '=', id)
-          .where('entity', '=', entity)
-          .executeTakeFirst()) as Pick<TimeRow, 'rowid' | 'element_type' | 'fk_element' | 'fk_user'> | undefined;
-        const visible =
-          row &&
-          row.fk_user === user.id &&
-          (ELEMENT_TYPE_VALUES as readonly string[]).includes(row.element_type) &&
-          (await access.getById(row.element_type as ElementType, row.fk_element, user));
-        if (!row || !visible) throw new AppError('TIME_NOT_FOUND');
+        const row = await intervalOf(user, id);
+        if (!row || row.fk_user !== user.id) throw new AppError('TIME_NOT_FOUND');
         return db.transaction().execute(async (trx) => {
           const rows = await mine(trx, user, row.element_type, row.fk_element);
           const current = rows.find((r) => r.rowid === id);
           if (!current) throw new AppError('TIME_NOT_FOUND');
           if (current.fk_bericht !== null) throw new AppError('TIME_REPORTED', { details: { fk_bericht: current.fk_bericht } });
-          const stamps = (await trx
-            .selectFrom('bericht_time')
-            .select(['datec', 'tms'])
-            .where('rowid', '=', id)
-            .executeTakeFirstOrThrow()) as {
-            datec: string | null;
-            tms: string | null;
-          };
           const why = (message: string, field: string) =>
             new AppError('TIME_UNDO_NOT_POSSIBLE', { message, details: [{ field, message }] });
           if (current.corrections !== null) throw why('Von Hand erfasst oder korrigiert: nur eine Korrektur ändert ihn', 'id');
-          const tappedAt = fromDbDateTime(body.tap === 'arrive' ? stamps.datec : stamps.tms) ?? 0;
+          const tappedAt = fromDbDateTime((body.tap === 'arrive' ? current.datec : current.tms) ?? null) ?? 0;
           if (nowSeconds() - tappedAt > UNDO_SECONDS)
             throw why(`Mehr als ${UNDO_SECONDS / 60} Minuten nach dem Tippen: bitte korrigieren`, 'id');
           let interval: TimeInterval | null = null;
@@ -465,17 +462,8 @@ export function createTimeService(deps: {
 
     /** A correction by hand: new times with a reason, the times before it kept. Own intervals, or any with the admin right. */
     async correct(user: AuthUser, id: number, body: CorrectTimeBody, key?: string): Promise<TimeInterval> {
-      const row = (await db
-        .selectFrom('bericht_time')
-        .selectAll()
-        .where('rowid', '=', id)
-        .where('entity', '=', entity)
-        .executeTakeFirst()) as TimeRow | undefined;
-      const visible =
-        row &&
-        (ELEMENT_TYPE_VALUES as readonly string[]).includes(row.element_type) &&
-        (await access.getById(row.element_type as ElementType, row.fk_element, user));
-      if (!row || !visible || (row.fk_user !== user.id && !hasAdminRight(user))) throw new AppError('TIME_NOT_FOUND');
+      const row = await intervalOf(user, id);
+      if (!row || (row.fk_user !== user.id && !hasAdminRight(user))) throw new AppError('TIME_NOT_FOUND');
       // Only the times sent: an interval recorded long ago keeps its other time.
       checkNotTooOld(body.arrival, 'body.arrival');
       checkNotTooOld(body.departure, 'body.departure');
