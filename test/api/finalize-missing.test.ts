@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -39,7 +39,10 @@ for (const dialect of testDialects()) {
       me = await caller();
       scratch = await mkdtemp(path.join(os.tmpdir(), 'fr-finalize-missing-'));
     });
-    after(async () => ctx?.close());
+    after(async () => {
+      await ctx?.close();
+      if (scratch) await rm(scratch, { recursive: true, force: true });
+    });
 
     const { caller, api, json, newReport, addPage, sign } = testClient(() => ctx);
 
