@@ -534,7 +534,10 @@ async function main(): Promise<void> {
       ],
     });
     const users = [
-      { label: `technician (${seeded.techOrders} of 10,000 orders)`, login: seeded.techLogin },
+      {
+        label: `technician (${seeded.techOrders + seeded.techAssigned.byContact + seeded.techAssigned.byAgenda} of 10,000 orders, ${seeded.techAssigned.byContact + seeded.techAssigned.byAgenda} of them assigned by contact or agenda)`,
+        login: seeded.techLogin,
+      },
       { label: 'administrator (all 10,000 orders)', login: seeded.adminLogin },
     ];
     const perUser = [];

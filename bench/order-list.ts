@@ -2,7 +2,7 @@
  * The order list under load (GET /api/orders.php?limit=50), beside its floor, on SQLite, MariaDB/
  * MySQL or PostgreSQL: measureOrderList() seeds a fresh database, starts the built service
  * (`fieldreport serve`, as bench/common.ts starts it) and, for an administrator (all orders) and a
- * technician (the orders naming them), loads it and the floor (bench/floor.ts: bare Fastify and
+ * technician (the orders naming them and those given to them by contact or agenda event), loads it and the floor (bench/floor.ts: bare Fastify and
  * the same driver serving the same SQL with the same values from the same database, with a pool as
  * large as the service's) with autocannon in turns of a few seconds, so that other work on the
  * machine weighs on both alike. It returns both figures, the service's share
@@ -243,6 +243,7 @@ export async function listQuery(
     const access = createElementAccess(handle.db, {
       entity: config.entity,
       userColumns: namedUserColumns(await handle.db.introspection.getTables(), config.dbPrefix),
+      assigned: { contactCodes: config.assignedContactCodes, agenda: config.assignedByAgenda },
     });
     const orders = createOrderRepository(handle, { access, totals: createListTotals(handle) });
     const page = (offset: number) =>

@@ -15,6 +15,8 @@ export interface Seeded {
   adminId: number;
   techId: number;
   techOrders: number;
+  /** Of the orders not naming the technician: those given to him by contact and by agenda event. */
+  techAssigned: { byContact: number; byAgenda: number };
   orderRef: string;
   orderId: number;
 }
@@ -23,8 +25,16 @@ export interface Seeded {
  * Fills a migrated database (`databaseUrl`, migrated here) with what the benchmarks measure: two
  * users (an administrator and a technician, with every right of the module), 200 customers and
  * `orders` orders over two years (every fifth names the technician as validator), a report of
- * three pages on each of the technician's orders; then gathers the planner's statistics.
+ * three pages on each of the technician's orders; the way Dolibarr gives work besides: of the other
+ * orders, ASSIGNED_EACH_WAY given to the technician as his TECHNICIAN contact and as many by a
+ * planned event of his in the agenda, the administrator as SALESREPFOLL contact of every tenth
+ * order, and the automatic agenda entry Dolibarr writes when an order is validated
+ * (AC_ORDER_VALIDATE, owner the administrator) on every order; then gathers the planner's
+ * statistics.
  */
+/** Orders given to the technician by contact, and as many by agenda event (200 assignments in all). */
+export const ASSIGNED_EACH_WAY = 100;
+
 export async function seed(databaseUrl: string, dataRoot: string, orders = Number(process.env.BENCH_ORDERS ?? 10_000)): Promise<Seeded> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_ROOT: dataRoot, INSTANCE_UNIQUE_ID: INSTANCE_ID });
   const handle = createDb(config, { poolSize: 2 });
@@ -129,6 +139,93 @@ export async function seed(databaseUrl: string, dataRoot: string, orders = Numbe
       );
       await db.insertInto('bericht_page').values(pages).execute();
     }
+    // Work given the Dolibarr way, among the orders that do not name the technician.
+    const others = (await db.selectFrom('commande').select('rowid').where('fk_user_valid', '=', adminId).orderBy('rowid').execute()).map(
+      (r) => Number(r.rowid),
+    );
+    const step = Math.max(1, Math.floor(others.length / (2 * ASSIGNED_EACH_WAY)));
+    const byContact = others.filter((_, i) => i % step === 0).slice(0, ASSIGNED_EACH_WAY);
+    const byAgenda = others.filter((_, i) => i % step === 1).slice(0, ASSIGNED_EACH_WAY);
+    const contactType = async (code: string) =>
+      (
+        await db
+          .selectFrom('c_type_contact')
+          .select('rowid')
+          .where('element', '=', 'commande')
+          .where('source', '=', 'internal')
+          .where('code', '=', code)
+          .executeTakeFirstOrThrow()
+      ).rowid;
+    const technician = await contactType('TECHNICIAN');
+    const follower = await contactType('SALESREPFOLL');
+    const contacts = [
+      ...byContact.map((id) => ({ element_id: id, fk_c_type_contact: technician, fk_socpeople: techId })),
+      ...others.filter((_, i) => i % 10 === 0).map((id) => ({ element_id: id, fk_c_type_contact: follower, fk_socpeople: adminId })),
+    ];
+    for (let start = 0; start < contacts.length; start += 500) {
+      await db
+        .insertInto('element_contact')
+        .values(contacts.slice(start, start + 500).map((c) => ({ ...c, statut: 4, datecreate: toDbDateTime() })))
+        .execute();
+    }
+    const eventType = async (code: string) =>
+      (await db.selectFrom('c_actioncomm').select('id').where('code', '=', code).executeTakeFirstOrThrow()).id;
+    const auto = await eventType('AC_OTH_AUTO');
+    const meeting = await eventType('AC_RDV');
+    const allOrders = (await db.selectFrom('commande').select('rowid').orderBy('rowid').execute()).map((r) => Number(r.rowid));
+    const events = [
+      ...allOrders.map((id) => ({
+        id,
+        owner: adminId,
+        type: auto,
+        code: 'AC_ORDER_VALIDATE',
+        percent: -1,
+        at: now - (id % 700) * 86_400_000,
+      })),
+      ...byAgenda.map((id, i) => ({ id, owner: techId, type: meeting, code: 'AC_RDV', percent: 0, at: now + (i % 10) * 86_400_000 })),
+    ];
+    for (let start = 0; start < events.length; start += 500) {
+      const chunk = events.slice(start, start + 500);
+      await db
+        .insertInto('actioncomm')
+        .values(
+          chunk.map((e, i) => ({
+            ref: `B${tag}-${start + i}`,
+            entity: 1,
+            datec: toDbDateTime(new Date(e.at)),
+            datep: toDbDateTime(new Date(e.at)),
+            datep2: toDbDateTime(new Date(e.at + 3_600_000)),
+            fk_action: e.type,
+            code: e.code,
+            fk_soc: null,
+            fk_user_author: adminId,
+            fk_user_action: e.owner,
+            label: e.code === 'AC_RDV' ? 'Wartung vor Ort' : 'Auftrag freigegeben',
+            note: null,
+            percent: e.percent,
+            fk_element: e.id,
+            elementtype: 'order',
+          })),
+        )
+        .execute();
+    }
+    const eventRows = await db.selectFrom('actioncomm').select(['id', 'fk_user_action']).where('ref', 'like', `B${tag}-%`).execute();
+    for (let start = 0; start < eventRows.length; start += 500) {
+      await db
+        .insertInto('actioncomm_resources')
+        .values(
+          eventRows.slice(start, start + 500).map((e) => ({
+            fk_actioncomm: Number(e.id),
+            element_type: 'user',
+            fk_element: Number(e.fk_user_action),
+            mandatory: 0,
+            transparency: 0,
+            answer_status: '0',
+          })),
+        )
+        .execute();
+    }
+
     const order = await db
       .selectFrom('commande')
       .select(['rowid', 'ref'])
@@ -140,7 +237,7 @@ export async function seed(databaseUrl: string, dataRoot: string, orders = Numbe
     // own when the server opens the file (database.ts).
     if (dialect === 'postgres') await sql`analyze`.execute(db);
     if (dialect === 'mysql')
-      await sql`analyze table ${sql.table('commande')}, ${sql.table('societe')}, ${sql.table('user')}, ${sql.table('user_rights')}, ${sql.table('bericht')}, ${sql.table('bericht_page')}`.execute(
+      await sql`analyze table ${sql.table('commande')}, ${sql.table('societe')}, ${sql.table('user')}, ${sql.table('user_rights')}, ${sql.table('bericht')}, ${sql.table('bericht_page')}, ${sql.table('element_contact')}, ${sql.table('c_type_contact')}, ${sql.table('actioncomm')}, ${sql.table('actioncomm_resources')}, ${sql.table('c_actioncomm')}`.execute(
         db,
       );
     return {
@@ -149,6 +246,7 @@ export async function seed(databaseUrl: string, dataRoot: string, orders = Numbe
       adminId,
       techId,
       techOrders,
+      techAssigned: { byContact: byContact.length, byAgenda: byAgenda.length },
       orderRef: order.ref,
       orderId: Number(order.rowid),
     };

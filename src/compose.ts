@@ -124,7 +124,11 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     timeZone: config.timeZone,
     cache: { seconds: config.authCacheSeconds, version: handle.dataVersion ?? handle.writes },
   });
-  const access = createElementAccess(handle.db, { entity: config.entity, userColumns: fkUserColumns });
+  const access = createElementAccess(handle.db, {
+    entity: config.entity,
+    userColumns: fkUserColumns,
+    assigned: { contactCodes: config.assignedContactCodes, agenda: config.assignedByAgenda },
+  });
   const ctx: ModuleContext = {
     config,
     handle,

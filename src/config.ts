@@ -169,6 +169,10 @@ export interface Config {
   dbPrefix: string;
   /** Dolibarr entity served. @see SETTINGS.ENTITY */
   entity: number;
+  /** The internal contact type codes that give a user an object ([] for none). @see SETTINGS.ASSIGNED_CONTACT_TYPES */
+  assignedContactCodes: readonly string[];
+  /** Agenda events linked to an object give it to their owner and attendees. @see SETTINGS.ASSIGNED_BY_AGENDA */
+  assignedByAgenda: boolean;
   /** $dolibarr_main_instance_unique_id; the token secret derives from it. Filled at start when unset. */
   instanceUniqueId: string | undefined;
   host: string;
@@ -286,6 +290,31 @@ function workersSetting(raw: string | undefined, problems: string[]): number {
     return SETTINGS.WORKERS.default;
   }
   return n;
+}
+
+/** ASSIGNED_CONTACT_TYPES: the codes, each once, as written (Dolibarr's are upper case); `none` for none. */
+function contactCodesSetting(raw: string | undefined, problems: string[]): readonly string[] {
+  const text = raw?.trim() || SETTINGS.ASSIGNED_CONTACT_TYPES.default;
+  if (text.toLowerCase() === 'none') return Object.freeze([]);
+  const codes = text.split(',').map((code) => code.trim());
+  const wrong = codes.filter((code) => !/^[A-Za-z0-9_]{1,32}$/.test(code));
+  if (wrong.length > 0) {
+    problems.push(
+      `ASSIGNED_CONTACT_TYPES must be comma-separated contact type codes (letters, digits, _) or none, got ${wrong.map((c) => `'${c}'`).join(', ')}`,
+    );
+    return Object.freeze([]);
+  }
+  return Object.freeze([...new Set(codes)]);
+}
+
+/** A `true`/`false` setting (also 1/0, yes/no, on/off). */
+function booleanSetting(name: 'ASSIGNED_BY_AGENDA', raw: string | undefined, problems: string[]): boolean {
+  if (raw === undefined || raw.trim() === '') return SETTINGS[name].default;
+  const value = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(value)) return true;
+  if (['false', '0', 'no', 'off'].includes(value)) return false;
+  problems.push(`${name} must be true or false, got '${raw}'`);
+  return SETTINGS[name].default;
 }
 
 /** Where Vite builds the web app: dist/app of the package root (this file is src/config.ts or dist/config.js). */
@@ -439,6 +468,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     stateDir: path.resolve(overrides.stateDir ?? get('STATE_DIR') ?? SETTINGS.STATE_DIR.default),
     dbPrefix,
     entity: overrides.entity ?? int('ENTITY'),
+    assignedContactCodes: overrides.assignedContactCodes ?? contactCodesSetting(get('ASSIGNED_CONTACT_TYPES'), problems),
+    assignedByAgenda: overrides.assignedByAgenda ?? booleanSetting('ASSIGNED_BY_AGENDA', get('ASSIGNED_BY_AGENDA'), problems),
     instanceUniqueId,
     host: overrides.host ?? get('HOST') ?? SETTINGS.HOST.default,
     port: overrides.port ?? int('PORT'),

@@ -26,6 +26,7 @@ import { berichtSeal } from './migrations/0015-bericht-seal.js';
 import { berichtPageUsers } from './migrations/0016-bericht-page-users.js';
 import { berichtSessions } from './migrations/0017-bericht-sessions.js';
 import { berichtPagePrompt } from './migrations/0018-bericht-page-prompt.js';
+import { standaloneAssignedWork } from './migrations/0019-standalone-assigned-work.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -55,6 +56,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0016-bericht-page-users': berichtPageUsers(handle.dialect, handle.prefix),
         '0017-bericht-sessions': berichtSessions(handle.dialect, handle.prefix),
         '0018-bericht-page-prompt': berichtPagePrompt(handle.dialect, handle.prefix),
+        '0019-standalone-assigned-work': standaloneAssignedWork(handle.dialect, handle.prefix),
       };
     },
   };

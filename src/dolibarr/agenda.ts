@@ -17,7 +17,7 @@ import type { ColumnFitter } from './charset.js';
 import { toDolibarrDateTime } from './time.js';
 
 /** ActionComm::create's names of the object types, where they differ from Dolibarr's element names. */
-const AGENDA_ELEMENT_TYPES: Record<string, string> = { commande: 'order', facture: 'invoice', propal: 'propal' };
+export const AGENDA_ELEMENT_TYPES: Readonly<Record<string, string>> = { commande: 'order', facture: 'invoice', propal: 'propal' };
 
 /** The trigger names Dolibarr uses for a document of each object type sent by mail. */
 export const SENT_BY_MAIL_TRIGGER: Record<string, string> = {

@@ -1408,6 +1408,7 @@ for (const dialect of testDialects()) {
           '0016-bericht-page-users',
           '0017-bericht-sessions',
           '0018-bericht-page-prompt',
+          '0019-standalone-assigned-work',
         ]);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;

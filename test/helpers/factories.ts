@@ -258,6 +258,107 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
     return { id, ref };
   }
 
+  /**
+   * A user as an internal contact of an object, as Dolibarr's "Contacts/addresses" tab adds one
+   * (CommonObject::add_contact: `element_contact` with statut 4, active, and the type's rowid).
+   */
+  async function internalContact(options: {
+    type: Commercial;
+    element: number;
+    user: number;
+    code?: string;
+    statut?: number;
+    source?: 'internal' | 'external';
+  }) {
+    const code = options.code ?? 'TECHNICIAN';
+    const kind = await db
+      .selectFrom('c_type_contact')
+      .select('rowid')
+      .where('element', '=', options.type)
+      .where('source', '=', options.source ?? 'internal')
+      .where('code', '=', code)
+      .executeTakeFirst();
+    if (!kind) throw new Error(`no ${options.source ?? 'internal'} contact type ${code} for ${options.type}`);
+    return insertId(
+      dialect,
+      db.insertInto('element_contact').values({
+        datecreate: toDbDateTime(),
+        statut: options.statut ?? 4,
+        element_id: options.element,
+        fk_c_type_contact: kind.rowid,
+        fk_socpeople: options.user,
+      }),
+    );
+  }
+
+  /**
+   * An event in Dolibarr's agenda linked to an object, as its event card writes a planned one
+   * (ActionComm::create: type AC_RDV unless told, `ref` its id, `percent` 0, the owner in
+   * `fk_user_action` and as a 'user' resource, each attendee a 'user' resource).
+   * `ownerAsResource: false` leaves the owner's resource row out (events written by other tools).
+   */
+  async function agendaEvent(options: {
+    type: Commercial;
+    element: number | null;
+    owner: number | null;
+    attendees?: number[];
+    code?: string;
+    ownerAsResource?: boolean;
+    entity?: number;
+    /** Unix seconds of the start. @default now */
+    at?: number;
+    /** The start and end as Dolibarr writes them (wall time where it is), instead of `at`. */
+    datep?: string;
+    datep2?: string | null;
+    allDay?: boolean;
+    socId?: number | null;
+    location?: string;
+    percent?: number;
+    label?: string;
+  }) {
+    const code = options.code ?? 'AC_RDV';
+    const kind = await db.selectFrom('c_actioncomm').select('id').where('code', '=', code).executeTakeFirst();
+    const at = toDbDateTime(options.at ?? Math.floor(Date.now() / 1000));
+    const elementtype = { commande: 'order', facture: 'invoice', propal: 'propal' }[options.type];
+    const insert = db.insertInto('actioncomm').values({
+      ref: '(PROV)',
+      entity: options.entity ?? config.entity,
+      datec: at,
+      datep: options.datep ?? at,
+      datep2: options.datep2 === undefined ? (options.datep ?? at) : options.datep2,
+      fulldayevent: options.allDay ? 1 : 0,
+      fk_action: kind?.id ?? null,
+      code,
+      fk_soc: options.socId ?? null,
+      fk_user_author: options.owner,
+      fk_user_action: options.owner,
+      label: options.label ?? `Termin ${next()}`,
+      location: options.location ?? '',
+      note: null,
+      percent: options.percent ?? 0,
+      fk_element: options.element,
+      elementtype,
+    });
+    // Dolibarr's own key is `id`, not `rowid`.
+    const id =
+      dialect === 'postgres'
+        ? Number(((await insert.returning('id').executeTakeFirstOrThrow()) as { id: number | string }).id)
+        : Number((await insert.executeTakeFirstOrThrow()).insertId);
+    await db
+      .updateTable('actioncomm')
+      .set({ ref: String(id) })
+      .where('id', '=', id)
+      .execute();
+    const users = [...(options.owner !== null && options.ownerAsResource !== false ? [options.owner] : []), ...(options.attendees ?? [])];
+    for (const user of users) {
+      await db
+        .insertInto('actioncomm_resources')
+        .values({ fk_actioncomm: id, element_type: 'user', fk_element: user, mandatory: 0, transparency: 0, answer_status: '0' })
+        .execute();
+    }
+    return id;
+  }
+
   return {
     user,
     token,
@@ -268,6 +369,8 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
     invoice: (options?: ObjectOptions) => commercial('facture', options),
     proposal: (options?: ObjectOptions) => commercial('propal', options),
     report,
+    internalContact,
+    agendaEvent,
   };
 }
 

@@ -61,6 +61,7 @@ const MIGRATIONS = [
   '0016-bericht-page-users',
   '0017-bericht-sessions',
   '0018-bericht-page-prompt',
+  '0019-standalone-assigned-work',
 ];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
@@ -257,6 +258,7 @@ for (const dialect of testDialects()) {
         '0016-bericht-page-users',
         '0017-bericht-sessions',
         '0018-bericht-page-prompt',
+        '0019-standalone-assigned-work',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
@@ -290,6 +292,7 @@ for (const dialect of testDialects()) {
         '0016-bericht-page-users',
         '0017-bericht-sessions',
         '0018-bericht-page-prompt',
+        '0019-standalone-assigned-work',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
@@ -326,6 +329,7 @@ for (const dialect of testDialects()) {
         '0016-bericht-page-users',
         '0017-bericht-sessions',
         '0018-bericht-page-prompt',
+        '0019-standalone-assigned-work',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
@@ -382,6 +386,7 @@ for (const dialect of testDialects()) {
         '0016-bericht-page-users',
         '0017-bericht-sessions',
         '0018-bericht-page-prompt',
+        '0019-standalone-assigned-work',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
@@ -418,6 +423,7 @@ for (const dialect of testDialects()) {
         '0016-bericht-page-users',
         '0017-bericht-sessions',
         '0018-bericht-page-prompt',
+        '0019-standalone-assigned-work',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
@@ -445,7 +451,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual(row, { prompt: null });
       await handle.db.schema.alterTable('bericht_page').dropColumn('prompt').execute();
       await sql`delete from llx_bericht_migration where name >= '0018-bericht-page-prompt'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0018-bericht-page-prompt']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0018-bericht-page-prompt', '0019-standalone-assigned-work']);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999018).execute();
     });
@@ -850,6 +856,7 @@ for (const dialect of testDialects()) {
           '0016-bericht-page-users',
           '0017-bericht-sessions',
           '0018-bericht-page-prompt',
+          '0019-standalone-assigned-work',
         ]);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');

@@ -99,7 +99,7 @@ export function createCustomerRepository(
     ];
     if (user.fkSoc !== null) parts.push(sql`${col('rowid')} = ${user.fkSoc}`);
     if (!user.admin) {
-      // The third parties of the objects the user sees, found once (through the fk_user_* indexes)
+      // The third parties of the objects the user sees, found once (through the fk_user_* indexes and the assigned set)
       // rather than by looking through every customer's objects.
       const viaObjects = ELEMENT_TYPES.map((type) => {
         const a = `v_${type}`;

@@ -24,7 +24,8 @@ const DESCRIPTION =
   'by datec, then id); each list holds only what the caller may see. Dates are Unix seconds. ' +
   'Visibility: only third parties with client 1 (customer), 2 (prospect) or 3 (both) of the served entity are ' +
   'customers; pure suppliers never appear. A user with the admin flag sees all customers; any other user sees a ' +
-  'customer when they see at least one of its orders, invoices or proposals (named in one of its fk_user_* columns); ' +
+  'customer when they see at least one of its orders, invoices or proposals (named in one of its fk_user_* columns, or given ' +
+  'to them as an internal contact or by an agenda event); ' +
   'an external user only its own third party. ' +
   'Errors: 400 VALIDATION_FAILED (id not a positive integer, q too long, bad paging), 400 ACTION_UNKNOWN (any ' +
   '`action`), 401 no or invalid token, 403 no read right, 404 CUSTOMER_NOT_FOUND for an unknown customer and for ' +

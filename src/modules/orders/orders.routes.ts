@@ -16,7 +16,8 @@ const DESCRIPTION = [
   'Three operations, chosen by `id` and `action`:',
   "1. no `id`: the caller's orders as `{ items, total }`, newest first (order date descending, orders without a date last, then id descending), " +
     'paged by `limit`/`offset`. Visible are orders of the served entity that name the caller in any `fk_user_*` column ' +
-    "(author, validator, last editor, closer); a user with Dolibarr's admin flag sees all; an external user only those of its own third party. " +
+    '(author, validator, last editor, closer), or that the office gave the caller in Dolibarr: an internal contact of a type in ASSIGNED_CONTACT_TYPES, ' +
+    "or the owner or an attendee of an agenda event linked to the order (ASSIGNED_BY_AGENDA); a user with Dolibarr's admin flag sees all; an external user only those of its own third party. " +
     `\`q\` searches ref, ref_client and the customer's name: case-insensitive substring, \`%\` and \`_\` are literal, at most ${MAX_SEARCH_LENGTH} characters (400 above). ` +
     '`status` narrows the list to orders of the given fk_statut values, comma-separated among -1, 0, 1, 2, 3 (e.g. `status=0,1,2`: not delivered, not canceled); ' +
     'anything else is 400 VALIDATION_FAILED naming `status`. It combines with `q` and the paging, and `total` counts only the matching orders. `q` and `status` are ignored with `id`.',

@@ -124,8 +124,44 @@ class modBericht extends DolibarrModules
 			$langs->loadLangs(array('bericht@bericht'));
 			setEventMessages($langs->trans('BerichtWebservicesWarning'), null, 'warnings');
 		}
+		// The contact type that gives a technician an order (the service's ASSIGNED_CONTACT_TYPES
+		// counts it by default): offered on the order's "Contacts/addresses" tab beside Dolibarr's
+		// own. Added once, the way Dolibarr's modules add theirs (next free rowid); kept when the
+		// module is deactivated, as are the contacts that use it.
+		if (is_object($this->db) && $this->addContactType('commande', 'internal', 'TECHNICIAN', 'Techniker') < 0) {
+			return -1;
+		}
 		$sql = array();
 		return $this->_init($sql, $options);
+	}
+
+	/**
+	 * Adds a row to llx_c_type_contact unless one with this element, source and code exists.
+	 *
+	 * @param string $element Dolibarr's element name ('commande')
+	 * @param string $source 'internal' (a user) or 'external' (a contact)
+	 * @param string $code The type's code
+	 * @param string $label Its label where no translation TypeContact_<element>_<source>_<code> exists
+	 * @return int 1 added or there, -1 on a database error
+	 */
+	private function addContactType($element, $source, $code, $label)
+	{
+		$where = " WHERE element = '".$this->db->escape($element)."' AND source = '".$this->db->escape($source)."' AND code = '".$this->db->escape($code)."'";
+		$resql = $this->db->query("SELECT rowid FROM ".MAIN_DB_PREFIX."c_type_contact".$where);
+		if (!$resql) {
+			return -1;
+		}
+		if ($this->db->fetch_object($resql)) {
+			return 1;
+		}
+		$resql = $this->db->query("SELECT MAX(rowid) as maxid FROM ".MAIN_DB_PREFIX."c_type_contact");
+		$obj = $resql ? $this->db->fetch_object($resql) : null;
+		if (!$obj) {
+			return -1;
+		}
+		$sql = "INSERT INTO ".MAIN_DB_PREFIX."c_type_contact (rowid, element, source, code, libelle, active, module, position)";
+		$sql .= " VALUES (".((int) $obj->maxid + 1).", '".$this->db->escape($element)."', '".$this->db->escape($source)."', '".$this->db->escape($code)."', '".$this->db->escape($label)."', 1, 'bericht', 0)";
+		return $this->db->query($sql) ? 1 : -1;
 	}
 
 	/**
