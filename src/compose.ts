@@ -25,6 +25,7 @@ import type { ModuleContext } from './modules/common/module-context.js';
 import { createCapabilitiesService } from './modules/capabilities/capabilities.service.js';
 import { createCustomerRepository } from './modules/customers/customers.repository.js';
 import { createCustomerService } from './modules/customers/customers.service.js';
+import { createAgendaService } from './modules/agenda/agenda.service.js';
 import { createFilesService } from './modules/files/files.service.js';
 import { createMaterialService } from './modules/materials/materials.service.js';
 import { createOrderRepository } from './modules/orders/orders.repository.js';
@@ -157,6 +158,7 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     totalDecimals: ctx.totalDecimals,
     timeZone: config.timeZone,
   });
+  const agenda = createAgendaService({ db: handle.db, access, entity: config.entity, timeZone: config.timeZone });
   const files = createFilesService({ config, db: handle.db, access });
   const uploads = createUploadService({
     repo: createUploadsRepository(handle.db, handle.dialect, {
@@ -257,6 +259,7 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     runs,
     orders,
     customers,
+    agenda,
     files,
     uploads,
     uploadTokens,

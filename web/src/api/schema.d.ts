@@ -27,6 +27,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agenda.php": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's appointments of today and the next days
+         * @description Added beyond the original contract. The caller's appointments: the events of Dolibarr's agenda (`llx_actioncomm`) of the served entity whose owner (`fk_user_action`) or attendee (`llx_actioncomm_resources`, type `user`) the caller is, that begin on one of the `days` days from `from` on (default: today and the next 6, at most 31) or began before and last into them, in time order (start, then id), at most 500. Days begin at midnight in Dolibarr's time zone (TIME_ZONE, given as `time_zone`). Dolibarr's automatic entries (type `systemauto`: an order validated, a mail sent) are left out. Each appointment has the order, invoice or proposal it is linked to when the caller may see it (with its reports: how many, how many final), and the customer (the event's third party, else the object's; client 1, 2 or 3 only) with address and phone. Errors: 400 VALIDATION_FAILED (`from` not a day of the calendar, `days` outside 1 to 31), 401 no or invalid token, 403 no read right.
+         */
+        get: operations["getAgenda"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth.php": {
         parameters: {
             query?: never;
@@ -76,7 +96,7 @@ export interface paths {
         };
         /**
          * List customers, or one customer with its latest orders, invoices and reports
-         * @description Without `id`: the customers the caller may see, `{ items, total }`, paged with `limit` (default 50, at most 500) and `offset`, ordered by name (case-insensitive), then id. `q` (at most 100 characters, trimmed) searches case-insensitively for a substring of name, name_alias, code_client, town or email; `%` and `_` match themselves. `report_count` counts the reports (templates left out) on the customer's orders and invoices that the caller may see. With `id`: the customer's master data, the last 50 orders (newest first by date_commande, then id), the last 50 invoices (newest first by datef, then id) and the last 100 reports found over the customer's orders and invoices (templates left out; newest first by datec, then id); each list holds only what the caller may see. Dates are Unix seconds. Visibility: only third parties with client 1 (customer), 2 (prospect) or 3 (both) of the served entity are customers; pure suppliers never appear. A user with the admin flag sees all customers; any other user sees a customer when they see at least one of its orders, invoices or proposals (named in one of its fk_user_* columns); an external user only its own third party. Errors: 400 VALIDATION_FAILED (id not a positive integer, q too long, bad paging), 400 ACTION_UNKNOWN (any `action`), 401 no or invalid token, 403 no read right, 404 CUSTOMER_NOT_FOUND for an unknown customer and for one the caller may not see alike.
+         * @description Without `id`: the customers the caller may see, `{ items, total }`, paged with `limit` (default 50, at most 500) and `offset`, ordered by name (case-insensitive), then id. `q` (at most 100 characters, trimmed) searches case-insensitively for a substring of name, name_alias, code_client, town or email; `%` and `_` match themselves. `report_count` counts the reports (templates left out) on the customer's orders and invoices that the caller may see. With `id`: the customer's master data, the last 50 orders (newest first by date_commande, then id), the last 50 invoices (newest first by datef, then id) and the last 100 reports found over the customer's orders and invoices (templates left out; newest first by datec, then id); each list holds only what the caller may see. Dates are Unix seconds. Visibility: only third parties with client 1 (customer), 2 (prospect) or 3 (both) of the served entity are customers; pure suppliers never appear. A user with the admin flag sees all customers; any other user sees a customer when they see at least one of its orders, invoices or proposals (named in one of its fk_user_* columns, or given to them as an internal contact or by an agenda event); an external user only its own third party. Errors: 400 VALIDATION_FAILED (id not a positive integer, q too long, bad paging), 400 ACTION_UNKNOWN (any `action`), 401 no or invalid token, 403 no read right, 404 CUSTOMER_NOT_FOUND for an unknown customer and for one the caller may not see alike.
          */
         get: operations["getCustomers"];
         put?: never;
@@ -240,7 +260,7 @@ export interface paths {
          * The caller's orders, one order, or its attachments
          * @description Three operations, chosen by `id` and `action`:
          *
-         *     1. no `id`: the caller's orders as `{ items, total }`, newest first (order date descending, orders without a date last, then id descending), paged by `limit`/`offset`. Visible are orders of the served entity that name the caller in any `fk_user_*` column (author, validator, last editor, closer); a user with Dolibarr's admin flag sees all; an external user only those of its own third party. `q` searches ref, ref_client and the customer's name: case-insensitive substring, `%` and `_` are literal, at most 100 characters (400 above). `status` narrows the list to orders of the given fk_statut values, comma-separated among -1, 0, 1, 2, 3 (e.g. `status=0,1,2`: not delivered, not canceled); anything else is 400 VALIDATION_FAILED naming `status`. It combines with `q` and the paging, and `total` counts only the matching orders. `q` and `status` are ignored with `id`.
+         *     1. no `id`: the caller's orders as `{ items, total }`, newest first (order date descending, orders without a date last, then id descending), paged by `limit`/`offset`. Visible are orders of the served entity that name the caller in any `fk_user_*` column (author, validator, last editor, closer), or that the office gave the caller in Dolibarr: an internal contact of a type in ASSIGNED_CONTACT_TYPES, or the owner or an attendee of an agenda event linked to the order (ASSIGNED_BY_AGENDA); a user with Dolibarr's admin flag sees all; an external user only those of its own third party. `q` searches ref, ref_client and the customer's name: case-insensitive substring, `%` and `_` are literal, at most 100 characters (400 above). `status` narrows the list to orders of the given fk_statut values, comma-separated among -1, 0, 1, 2, 3 (e.g. `status=0,1,2`: not delivered, not canceled); anything else is 400 VALIDATION_FAILED naming `status`. It combines with `q` and the paging, and `total` counts only the matching orders. `q` and `status` are ignored with `id`.
          *
          *     2. `id`: the order with `note_public`, `customer` (master data only when the third party is a customer, client 1, 2 or 3; otherwise null) and `reports` (the order's reports without templates, newest first, at most 500, with page_count; status "draft" or "final").
          *
@@ -916,6 +936,151 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getAgenda: {
+        parameters: {
+            query?: {
+                /** @description How many days from `from` on. Default 7. */
+                days?: number;
+                /** @description The first day, `YYYY-MM-DD`, where Dolibarr is (TIME_ZONE). Default: today there. */
+                from?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        days: number;
+                        /** @description The first day, `YYYY-MM-DD`. */
+                        from: string;
+                        items: {
+                            /** @description fulldayevent: start and end are days, not times. */
+                            all_day: boolean;
+                            code: string | null;
+                            /** @description The event's third party, else the object's; null when neither is a customer the caller may see. */
+                            customer: {
+                                address: string | null;
+                                id: number;
+                                name: string | null;
+                                phone: string | null;
+                                town: string | null;
+                                zip: string | null;
+                            } | null;
+                            /** @description percent is 100. */
+                            done: boolean;
+                            /** @description datep2; null when the event has no end. */
+                            end: number | null;
+                            /** @description llx_actioncomm.id */
+                            id: number;
+                            label: string;
+                            location: string | null;
+                            object: {
+                                element_type: "commande" | "facture" | "propal";
+                                /** @description Of them, the final ones. */
+                                final_report_count: number;
+                                id: number;
+                                ref: string;
+                                ref_client: string | null;
+                                /** @description Reports on it (templates left out). */
+                                report_count: number;
+                                /** @description The object's fk_statut. */
+                                status: number;
+                            } | null;
+                            /** @description Dolibarr: -1 not applicable, 0 to do, 1-99 in progress, 100 done. */
+                            percent: number;
+                            /** @description Unix seconds. */
+                            start: number;
+                        }[];
+                        /** @description Dolibarr's time zone, in which the days begin. */
+                        time_zone: string;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
