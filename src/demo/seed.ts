@@ -21,7 +21,7 @@ import { writeThumbnails } from '../adapters/image.js';
 import type { Config } from '../config.js';
 import type { DbHandle } from '../db/database.js';
 import { insertId, toDbDateTime } from '../db/dialect.js';
-import { toDolibarrDateTime } from '../dolibarr/time.js';
+import { addDays, toDolibarrDateTime } from '../dolibarr/time.js';
 import { isStandalone } from '../db/migrate.js';
 import { CONTACT_TYPES } from '../db/migrations/0013-bericht-mail.js';
 import { DEMO_MARKER, DEMO_PASSWORD } from './logins.js';
@@ -60,6 +60,28 @@ const CUSTOMERS = [
   { nom: 'Praxis Dr. Weiß', alias: null, client: 1, town: 'Rosenheim', zip: '83022', address: 'Innstraße 7' },
   { nom: 'Stadtwerke Freising', alias: 'SWF', client: 2, town: 'Freising', zip: '85354', address: 'Am Wörth 1' },
   { nom: 'Gasthaus Zur Post', alias: null, client: 1, town: 'Erding', zip: '85435', address: 'Landshuter Straße 2' },
+];
+/**
+ * The technician's week (days from today; null: no appointment yet), the work, the customer (an
+ * index of CUSTOMERS) and how the office gave it to him: as the order's TECHNICIAN contact, by an
+ * appointment he owns in the agenda, or as attendee of the master's appointment.
+ */
+const WEEK: Array<{
+  day: number | null;
+  from: string;
+  to: string;
+  code: 'AC_RDV' | 'AC_INT';
+  work: string;
+  customer: number;
+  by: Array<'contact' | 'agenda' | 'attendee'>;
+}> = [
+  { day: 0, from: '08:00', to: '09:30', code: 'AC_INT', work: 'Wartung Gas-Brennwertkessel', customer: 1, by: ['agenda'] },
+  { day: 0, from: '11:00', to: '12:00', code: 'AC_INT', work: 'Störung: kein Warmwasser', customer: 5, by: ['contact', 'agenda'] },
+  { day: 0, from: '14:30', to: '15:30', code: 'AC_RDV', work: 'Angebot Wärmepumpe besprechen', customer: 3, by: ['agenda'] },
+  { day: 1, from: '09:00', to: '12:00', code: 'AC_INT', work: 'Inbetriebnahme Wärmepumpe', customer: 2, by: ['attendee'] },
+  { day: 2, from: '13:00', to: '14:00', code: 'AC_INT', work: 'Jährliche Wartung Lüftungsanlage', customer: 4, by: ['contact', 'agenda'] },
+  { day: 4, from: '08:30', to: '10:00', code: 'AC_INT', work: 'Austausch Umwälzpumpe', customer: 0, by: ['agenda'] },
+  { day: null, from: '', to: '', code: 'AC_INT', work: 'Heizkörper entlüften, Druck prüfen', customer: 3, by: ['contact'] },
 ];
 /** The customer's contact person, one for each customer above (the address is made from the name). */
 const CONTACTS: Array<[string, string]> = [
@@ -361,6 +383,102 @@ export async function seedDemo(
       }
     }
 
+    // The technician's week as the office plans it in Dolibarr: orders the office made and
+    // validated, given to him as the order's TECHNICIAN contact or by an appointment in the agenda
+    // (owner, or attendee of the master's), today and on the next days, at the customer's.
+    const office = userIds.get('buero')!;
+    const technician = userIds.get('techniker')!;
+    const today = dt(now).slice(0, 10);
+    const technicianType = await trx
+      .selectFrom('c_type_contact')
+      .select('rowid')
+      .where('element', '=', 'commande')
+      .where('source', '=', 'internal')
+      .where('code', '=', 'TECHNICIAN')
+      .executeTakeFirstOrThrow();
+    const eventTypes = await trx.selectFrom('c_actioncomm').select(['id', 'code']).where('code', 'in', ['AC_RDV', 'AC_INT']).execute();
+    for (const [n, visit] of WEEK.entries()) {
+      const customer = customerIds[visit.customer]!;
+      const orderRef = ref('CO', now, 13 + n);
+      const orderId = await insertId(
+        dialect,
+        trx.insertInto('commande').values({
+          ref: orderRef,
+          entity,
+          ref_client: `Auftrag ${4800 + n * 7}`,
+          fk_soc: customer,
+          fk_statut: 1,
+          fk_user_author: office,
+          fk_user_valid: office,
+          total_ht: 180 + n * 95,
+          total_tva: (180 + n * 95) * 0.19,
+          total_ttc: (180 + n * 95) * 1.19,
+          date_creation: dt(daysAgo(3 + n)),
+          date_valid: dt(daysAgo(3 + n)),
+          date_commande: dt(daysAgo(3 + n)).slice(0, 10),
+          note_public: visit.work,
+          tms: dt(daysAgo(3 + n)),
+        }),
+      );
+      orders.push({ id: orderId, ref: orderRef, soc: customer });
+      if (visit.by.includes('contact')) {
+        await trx
+          .insertInto('element_contact')
+          .values({
+            element_id: orderId,
+            fk_c_type_contact: technicianType.rowid,
+            fk_socpeople: technician,
+            statut: 4,
+            datecreate: dt(daysAgo(3 + n)),
+          })
+          .execute();
+      }
+      if (visit.day === null) continue;
+      // As Dolibarr's event card writes a planned appointment (ActionComm::create): ref its id,
+      // percent 0 (to do), the owner in fk_user_action and, with each attendee, as a resource.
+      const owner = visit.by.includes('attendee') ? userIds.get('meister')! : technician;
+      const day = addDays(today, visit.day);
+      const type = eventTypes.find((t) => t.code === visit.code)!;
+      const event = trx.insertInto('actioncomm').values({
+        ref: '(PROV)',
+        entity,
+        datec: dt(daysAgo(2)),
+        datep: `${day} ${visit.from}:00`,
+        datep2: `${day} ${visit.to}:00`,
+        durationp: null,
+        fk_action: type.id,
+        code: type.code,
+        fk_soc: customer,
+        fk_user_author: office,
+        fk_user_action: owner,
+        label: visit.work,
+        note: null,
+        percent: 0,
+        priority: 0,
+        fulldayevent: 0,
+        transparency: 1,
+        location: '',
+        fk_element: orderId,
+        elementtype: 'order',
+      });
+      // Dolibarr's own key is `id`, not `rowid`.
+      const eventId =
+        dialect === 'postgres'
+          ? Number(((await event.returning('id').executeTakeFirstOrThrow()) as { id: number | string }).id)
+          : Number((await event.executeTakeFirstOrThrow()).insertId);
+      await trx
+        .updateTable('actioncomm')
+        .set({ ref: String(eventId) })
+        .where('id', '=', eventId)
+        .execute();
+      for (const user of owner === technician ? [technician] : [owner, technician]) {
+        await trx
+          .insertInto('actioncomm_resources')
+          .values({ fk_actioncomm: eventId, element_type: 'user', fk_element: user, mandatory: 0, transparency: 1, answer_status: '0' })
+          .execute();
+      }
+    }
+
     for (let i = 0; i < 5; i++) {
       const order = orders[i]!;
       const at = daysAgo(40 - i * 6);
@@ -469,7 +587,6 @@ export async function seedDemo(
         }),
       );
     const first = orders[0]!;
-    const technician = userIds.get('techniker')!;
     const reportId = await report(1, { title: DRAFT_TITLE, element: first.id, template: null, creator: technician });
     const templateId = await report(2, { title: TEMPLATE_TITLE, element: null, template: TEMPLATE_LABEL, creator: userIds.get('admin')! });
     const folder = `commande/${objectFolder(config.dataRoot, entity, 'commande', first.ref).name}`;

@@ -185,6 +185,12 @@ export function zoneName(date: Date, timeZone: string, locale = 'de-DE'): string
   return part?.value ?? timeZone;
 }
 
+/** `YYYY-MM-DD` `days` days after the day `day` (calendar days: no clock or zone is involved). */
+export function addDays(day: string, days: number): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
+
 /** The process's own time zone, as PHP takes the system's when date.timezone is unset. */
 export function processTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';

@@ -7,8 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { addDays } from '../../src/modules/agenda/agenda.service.js';
-import { toDolibarrDateTime } from '../../src/dolibarr/time.js';
+import { addDays, toDolibarrDateTime } from '../../src/dolibarr/time.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { type Caller, testClient } from '../helpers/client.js';

@@ -8,7 +8,7 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { fromDolibarrDateTime, toDolibarrDateTime } from '../../dolibarr/time.js';
+import { addDays, fromDolibarrDateTime, toDolibarrDateTime } from '../../dolibarr/time.js';
 import { AppError } from '../../errors.js';
 import { CUSTOMER_CLIENT_VALUES, ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
 import type { ElementType } from '../../dolibarr/documents.js';
@@ -24,12 +24,6 @@ const ELEMENT_OF_AGENDA_TYPE: Readonly<Record<string, ElementType>> = {
 };
 
 const DEFAULT_DAYS = 7;
-
-/** `YYYY-MM-DD` `days` days after `day` (calendar days: no clock is involved). */
-export function addDays(day: string, days: number): string {
-  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
-}
 
 /** A `YYYY-MM-DD` that names a day of the calendar (not 2026-02-30). */
 function isDay(day: string): boolean {
