@@ -726,7 +726,9 @@ describe('app: a maintenance visit with a checklist and time on site [sqlite]', 
     const bigButton = page.getByRole('button', { name: /^(Angekommen|Abfahrt)$/ });
     await bigButton.tap();
     await page.waitForTimeout(60);
-    await bigButton.tap();
+    // A finger that bounces: it does not wait until the button may be tapped again (Playwright
+    // would, and on a busy machine tap after the double-tap window).
+    await bigButton.tap({ force: true });
     await waitSent(page);
     let list = await times(order.id);
     assert.equal(list.items.length, 1, 'one interval for a double tap');

@@ -168,8 +168,12 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
   async function report(id: number): Promise<{ id: number; ref: string; status: string; pages: PageRow[] }> {
     return api(`/api/reports.php?id=${id}`);
   }
+  /** Opens the order from the order list (an appointment above it may link to it too). */
   async function openOrderOf(page: Page, ref: string) {
-    await page.getByRole('link', { name: new RegExp(ref.replace(/[()]/g, '\\$&')) }).click();
+    await page
+      .getByRole('list', { name: 'Aufträge' })
+      .getByRole('link', { name: new RegExp(ref.replace(/[()]/g, '\\$&')) })
+      .click();
   }
   /** The customer signs on the pad with a finger, named `signer`. */
   async function signOnPad(page: Page, signer: string) {

@@ -51,3 +51,5 @@ export type MailJob = MailList['items'][number];
 /** What a new mail of a final report would say: recipients Dolibarr knows, the settings' copies, subject and text. */
 export type MailProposal = Extract<MailsAnswer, { configured: boolean }>;
 export type MailRecipient = MailProposal['to'][number];
+export type AgendaList = Ok<'/api/agenda.php', 'get'>;
+export type Appointment = AgendaList['items'][number];

@@ -4,14 +4,17 @@
  * of the caller's open orders (draft, validated, in progress), the first `settings.keepOrders` by
  * order date, newest first: the order with its customer and reports, its file list and its
  * material lines, in the same cache entries the order screen reads (`order:<id>`,
- * `order-files:<id>`, `materials:<id>`). Photos themselves are not fetched ahead (the list is).
+ * `order-files:<id>`, `materials:<id>`); and the same of the orders of his appointments
+ * (lib/store/agenda), whatever their state, with the appointments themselves (`agenda`). Photos
+ * themselves are not fetched ahead (the list is).
  * It runs in the background, a few requests at a time at low priority (each given up after 30 s),
  * at most every ten minutes unless the person refreshes; one asked for while another runs follows
  * it. Orders that left the kept set are dropped from the phone, unless the person opened them in
  * the last 30 days. Settings shows what is kept (`keptOrders`); a logout forgets it (`forgetKept`).
  */
 import { api, unwrap } from '../../api/client';
-import type { OrderList, OrderSummary } from '../../api/types';
+import type { OrderDetail, OrderList, OrderSummary } from '../../api/types';
+import { appointmentOrders, loadAgenda } from './agenda';
 import { readCache, writeCache } from './cache';
 import { db, userDataEpoch } from './db';
 import { loadMaterials, loadOrder, loadOrderFiles, openedOrders } from './reads';
@@ -85,13 +88,20 @@ async function keepNow(forced: boolean): Promise<void> {
     const list = (await unwrap(
       api.GET('/api/orders.php', { params: { query: { status: OPEN_STATUSES, limit } }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }),
     )) as OrderList;
-    keeping.of = list.items.length;
+    const low = () => ({ priority: 'low' as const, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    // The appointments' orders first: the next visits are where the phone is needed offline.
+    const agenda = await loadAgenda(low()).catch(() => undefined);
+    if (agenda) await writeCache('agenda', agenda, epoch);
+    const open = new Set(list.items.map((o) => o.id));
+    const visits = agenda ? appointmentOrders(agenda.items) : [];
+    const ids = [...visits, ...list.items.map((o) => o.id).filter((id) => !visits.includes(id))];
+    const summaries = new Map<number, OrderSummary>(list.items.map((o) => [o.id, o]));
+    keeping.of = ids.length;
     let failed = 0;
     let next = 0;
-    const low = () => ({ priority: 'low' as const, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     const worker = async () => {
-      while (next < list.items.length && epoch === userDataEpoch) {
-        const { id } = list.items[next++]!;
+      while (next < ids.length && epoch === userDataEpoch) {
+        const id = ids[next++]!;
         try {
           const [order, files, materials] = await Promise.all([loadOrder(id, low()), loadOrderFiles(id, low()), loadMaterials(id, low())]);
           await Promise.all([
@@ -99,6 +109,7 @@ async function keepNow(forced: boolean): Promise<void> {
             writeCache(`order-files:${id}`, files, epoch),
             writeCache(`materials:${id}`, materials, epoch),
           ]);
+          if (!open.has(id)) summaries.set(id, summaryOf(order));
         } catch {
           failed++;
         }
@@ -109,7 +120,7 @@ async function keepNow(forced: boolean): Promise<void> {
     if (epoch !== userDataEpoch) return;
     // Orders kept last time and no longer open (or beyond the bound) leave the phone, but not one
     // the person opened lately (what was seen stays readable offline).
-    const now = new Set(list.items.map((o) => o.id));
+    const now = new Set(summaries.keys());
     const opened = await openedOrders();
     const dropped = (last?.summaries ?? []).filter((o) => !now.has(o.id) && !opened.has(o.id)).map((o) => o.id);
     if (dropped.length > 0) {
@@ -119,7 +130,7 @@ async function keepNow(forced: boolean): Promise<void> {
         tx.done,
       ]);
     }
-    const kept: KeptOrders = { at: Date.now(), limit, total: list.total, summaries: list.items, failed };
+    const kept: KeptOrders = { at: Date.now(), limit, total: list.total, summaries: [...summaries.values()], failed };
     await writeCache('kept-orders', kept, epoch);
     keeping.last = kept;
   } catch {
@@ -130,4 +141,19 @@ async function keepNow(forced: boolean): Promise<void> {
     again = undefined;
     if (next) void keepNow(next.forced);
   }
+}
+
+/** An order's line in the list, from its detail (an appointment's order that is not among the open ones). */
+function summaryOf(order: OrderDetail): OrderSummary {
+  return {
+    id: order.id,
+    ref: order.ref,
+    ref_client: order.ref_client,
+    status: order.status,
+    date: order.date,
+    date_delivery: order.date_delivery,
+    date_creation: order.date_creation,
+    total_ttc: order.total_ttc,
+    customer: order.customer ? { id: order.customer.id, name: order.customer.name } : null,
+  };
 }

@@ -1,0 +1,156 @@
+/**
+ * The technician's day, in Chromium at a phone's viewport, with the demo week (orders the office
+ * made, given to the technician as contact or by appointments in Dolibarr's agenda): after the login
+ * the start screen shows his appointments of today and the next days in time order, as the API
+ * gives them, with the customer's address and phone. With no network he opens the order of a later
+ * appointment that he never opened (kept on the phone in the background), takes a photo there,
+ * and back online the photo arrives exactly once in the order's Dolibarr folder.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import sharp from 'sharp';
+import { objectFolder } from '../../src/dolibarr/documents.js';
+import {
+  apiToken,
+  assertAccessible,
+  assertPhoneFriendly,
+  goOffline,
+  goOnline,
+  logIn,
+  outboxRecords,
+  phone,
+  screenshot,
+  skipReason,
+  startWorld,
+  type AppWorld,
+  until,
+  untilOfflineReady,
+} from '../helpers/browser.js';
+
+const skip = skipReason();
+
+interface Agenda {
+  items: {
+    id: number;
+    label: string;
+    start: number;
+    object: { id: number; ref: string } | null;
+    customer: { name: string | null } | null;
+  }[];
+}
+
+describe("app: the technician's day in Chromium [sqlite]", { skip }, () => {
+  let world: AppWorld;
+  let scratch: string;
+
+  before(async () => {
+    // The service's days and the phone's in the same zone (the phone is in Berlin).
+    world = await startWorld({ timeZone: 'Europe/Berlin' });
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-today-'));
+  });
+  after(async () => {
+    await world?.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const files = (dir: string) =>
+    existsSync(dir)
+      ? readdirSync(dir, { withFileTypes: true })
+          .filter((e) => e.isFile() && !e.name.startsWith('.'))
+          .map((e) => e.name)
+          .sort()
+      : [];
+
+  test('opens on the appointments in time order; offline, a later appointment’s order takes a photo that arrives once', async () => {
+    const token = await apiToken(world);
+    const res = await world.ctx.app.inject({ url: '/api/agenda.php', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(res.statusCode, 200, res.body);
+    const agenda = res.json() as Agenda;
+    const labels = agenda.items.map((i) => i.label);
+    assert.deepEqual(labels, [
+      'Wartung Gas-Brennwertkessel',
+      'Störung: kein Warmwasser',
+      'Angebot Wärmepumpe besprechen',
+      'Inbetriebnahme Wärmepumpe',
+      'Jährliche Wartung Lüftungsanlage',
+      'Austausch Umwälzpumpe',
+    ]);
+
+    const { page, context, errors } = await phone(world);
+    await logIn(page);
+    const today = page.getByRole('list', { name: 'Heute' });
+    await today.waitFor();
+    const shown = async () =>
+      (await page.locator('.appointment').allTextContents()).map((text) => labels.find((label) => text.includes(label)) ?? text);
+    await until('the six appointments', async () => (await shown()).length === 6, 30_000, shown);
+    assert.deepEqual(await shown(), labels, 'in time order, as the service gives them');
+    assert.deepEqual(
+      (await today.locator('.appointment').allTextContents()).map((text) => labels.find((label) => text.includes(label))),
+      labels.slice(0, 3),
+      "today's three under Heute",
+    );
+    await page.getByRole('list', { name: 'Morgen' }).getByText('Inbetriebnahme Wärmepumpe').waitFor();
+    const first = today.locator('.appointment').first();
+    await first.getByRole('link', { name: /^Karte: Zugspitzstraße 12, 82467 Garmisch-Partenkirchen$/ }).waitFor();
+    await first.getByRole('link', { name: /^Anrufen: \+49 89/ }).waitFor();
+    // The orders follow, as before.
+    await page.getByRole('list', { name: 'Aufträge' }).waitFor();
+    await assertAccessible(page, 'today');
+    await assertPhoneFriendly(page, 'today');
+    await screenshot(page, 'today');
+
+    // Tomorrow's appointment (he attends the master's): its order was never opened on this phone.
+    const visit = agenda.items[3]!;
+    const order = visit.object;
+    assert.ok(order, 'the appointment names its order');
+    const folder = objectFolder(world.ctx.config.dataRoot, world.ctx.config.entity, 'commande', order.ref).dir;
+    const before = files(folder);
+    await untilOfflineReady(page);
+    // The phone keeps the appointments' orders in the background after the list.
+    await until('the order of the appointment is kept on the phone', async () =>
+      Boolean(
+        await page.evaluate(
+          `new Promise((resolve, reject) => {
+            const open = indexedDB.open('fieldreport');
+            open.onerror = () => reject(open.error);
+            open.onsuccess = () => {
+              const get = open.result.transaction('cache').objectStore('cache').get('order-files:${order.id}');
+              get.onsuccess = () => resolve(get.result !== undefined);
+              get.onerror = () => reject(get.error);
+            };
+          })`,
+        ),
+      ),
+    );
+
+    await goOffline(context);
+    await page.getByRole('link', { name: `Auftrag ${order.ref}` }).click();
+    await page.getByRole('heading', { name: /^Fotos/ }).waitFor();
+    await page.getByText('Inbetriebnahme Wärmepumpe').first().waitFor();
+    const picture = path.join(scratch, 'waermepumpe.jpg');
+    await sharp({ create: { width: 1200, height: 900, channels: 3, background: '#2e86c1' } })
+      .jpeg()
+      .toFile(picture);
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Foto', exact: true }).click();
+    await (await chooser).setFiles([picture]);
+    await page.getByRole('button', { name: 'Foto waermepumpe.jpg öffnen (wartet auf das Senden)' }).waitFor();
+    await screenshot(page, 'today-order-offline');
+    assert.deepEqual(files(folder), before, 'nothing reached the service while offline');
+
+    await goOnline(context);
+    await page.evaluate('window.dispatchEvent(new Event("online"))');
+    await until('the outbox is empty', async () => (await outboxRecords(page)).length === 0, 45_000);
+    await until('the photo is in the order folder', () => files(folder).length === before.length + 1);
+    assert.deepEqual(
+      files(folder).filter((f) => !before.includes(f)),
+      ['waermepumpe.jpg'],
+      'the photo exactly once',
+    );
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+});
