@@ -19,6 +19,12 @@ import { toDolibarrDateTime } from './time.js';
 /** ActionComm::create's names of the object types, where they differ from Dolibarr's element names. */
 export const AGENDA_ELEMENT_TYPES: Readonly<Record<string, string>> = { commande: 'order', facture: 'invoice', propal: 'propal' };
 
+/** The `elementtype` values that name an object of `element`: ActionComm's, and the element's own name that other writers use. */
+export function agendaNames(element: string): string[] {
+  const name = AGENDA_ELEMENT_TYPES[element];
+  return name && name !== element ? [name, element] : [element];
+}
+
 /** The trigger names Dolibarr uses for a document of each object type sent by mail. */
 export const SENT_BY_MAIL_TRIGGER: Record<string, string> = {
   commande: 'ORDER_SENTBYMAIL',

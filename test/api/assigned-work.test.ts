@@ -181,12 +181,38 @@ for (const dialect of testDialects()) {
 
     test('an external user sees an assigned order only when it is of his own third party', async () => {
       const order = await officeOrder();
-      const foreign = await ctx.make.thirdParty();
+      const own = await ctx.make.order({ author: office.id });
       const external = await ctx.make.user({ rights: ['read'] });
-      await ctx.handle.db.updateTable('user').set({ fk_soc: foreign.id }).where('rowid', '=', external.id).execute();
+      await ctx.handle.db.updateTable('user').set({ fk_soc: own.customer }).where('rowid', '=', external.id).execute();
       const token = await ctx.make.token(external);
       await ctx.make.internalContact({ type: 'commande', element: order.id, user: external.id, code: 'TECHNICIAN' });
+      await ctx.make.internalContact({ type: 'commande', element: own.id, user: external.id, code: 'TECHNICIAN' });
       assertError(await api('GET', `/api/orders.php?id=${order.id}`, token), 404, 'ORDER_NOT_FOUND');
+      assert.equal((await api('GET', `/api/orders.php?id=${own.id}`, token)).statusCode, 200);
+    });
+
+    test("a contact type switched off in Dolibarr's dictionary gives nothing; an event written with the element's own name gives the order", async () => {
+      const tech = await caller();
+      const order = await officeOrder();
+      await ctx.make.internalContact({ type: 'commande', element: order.id, user: tech.id, code: 'SALESREPFOLL' });
+      const follower = () =>
+        ctx.handle.db
+          .updateTable('c_type_contact')
+          .where('element', '=', 'commande')
+          .where('source', '=', 'internal')
+          .where('code', '=', 'SALESREPFOLL');
+      await follower().set({ active: 0 }).execute();
+      try {
+        assert.equal((await seen(tech, order)).detail, 404);
+      } finally {
+        await follower().set({ active: 1 }).execute();
+      }
+      assert.equal((await seen(tech, order)).detail, 200);
+
+      const other = await officeOrder();
+      const event = await ctx.make.agendaEvent({ type: 'commande', element: other.id, owner: tech.id });
+      await ctx.handle.db.updateTable('actioncomm').set({ elementtype: 'commande' }).where('id', '=', event).execute();
+      assert.equal((await seen(tech, other)).detail, 200);
     });
   });
 

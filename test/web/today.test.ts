@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { objectFolder } from '../../src/dolibarr/documents.js';
+import { toDolibarrDateTime } from '../../src/dolibarr/time.js';
 import {
   apiToken,
   assertAccessible,
@@ -98,12 +99,38 @@ describe("app: the technician's day in Chromium [sqlite]", { skip }, () => {
     await first.getByRole('link', { name: /^Anrufen: \+49 89/ }).waitFor();
     // The orders follow, as before.
     await page.getByRole('list', { name: 'Aufträge' }).waitFor();
+
+    // The office gives him another order while he is logged in: the next refresh shows it, with no new login.
+    const office = await world.ctx.handle.db.selectFrom('user').select('rowid').where('login', '=', 'buero').executeTakeFirstOrThrow();
+    const technician = await world.ctx.handle.db
+      .selectFrom('user')
+      .select('rowid')
+      .where('login', '=', 'techniker')
+      .executeTakeFirstOrThrow();
+    const urgent = await world.ctx.make.order({ author: Number(office.rowid), ref: 'CO-EILIG-1' });
+    const todayThere = toDolibarrDateTime(new Date(), 'Europe/Berlin').slice(0, 10);
+    await world.ctx.make.agendaEvent({
+      type: 'commande',
+      element: urgent.id,
+      owner: Number(technician.rowid),
+      datep: `${todayThere} 23:30:00`,
+      datep2: `${todayThere} 23:45:00`,
+      label: 'Notdienst Rohrbruch',
+    });
+    await page.getByRole('button', { name: 'Aktualisieren' }).click();
+    await today.getByText('Notdienst Rohrbruch').waitFor();
+    await page
+      .getByRole('list', { name: 'Aufträge' })
+      .getByRole('link', { name: /CO-EILIG-1/ })
+      .waitFor();
+    labels.splice(3, 0, 'Notdienst Rohrbruch');
+    assert.deepEqual(await shown(), labels, 'the new appointment in its place');
     await assertAccessible(page, 'today');
     await assertPhoneFriendly(page, 'today');
     await screenshot(page, 'today');
 
     // Tomorrow's appointment (he attends the master's): its order was never opened on this phone.
-    const visit = agenda.items[3]!;
+    const visit = agenda.items.find((i) => i.label === 'Inbetriebnahme Wärmepumpe')!;
     const order = visit.object;
     assert.ok(order, 'the appointment names its order');
     const folder = objectFolder(world.ctx.config.dataRoot, world.ctx.config.entity, 'commande', order.ref).dir;

@@ -211,7 +211,13 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await logIn(page);
     // What the phone keeps, said in Settings once the keeping after the login has run.
     await page.getByRole('button', { name: 'Einstellungen' }).click();
-    await page.getByText(`${open.length} offene Aufträge sind auf dem Telefon gespeichert`).waitFor({ timeout: 45_000 });
+    // The open orders and those of the appointments of the next days.
+    const agenda = await api<{ items: { object: { element_type: string; id: number } | null }[] }>('/api/agenda.php');
+    const keptIds = new Set([
+      ...open.map((o) => o.id),
+      ...agenda.items.flatMap((a) => (a.object?.element_type === 'commande' ? [a.object.id] : [])),
+    ]);
+    await page.getByText(`${keptIds.size} Aufträge sind auf dem Telefon gespeichert`).waitFor({ timeout: 45_000 });
     await page.getByLabel('Höchstens so viele offene Aufträge speichern').waitFor();
     await assertAccessible(page, 'settings with kept orders');
     await assertPhoneFriendly(page, 'settings');

@@ -17,7 +17,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/tables.js';
-import { AGENDA_ELEMENT_TYPES } from '../../dolibarr/agenda.js';
+import { agendaNames } from '../../dolibarr/agenda.js';
 import type { ElementType } from '../../dolibarr/documents.js';
 import type { AuthUser } from '../auth/auth.service.js';
 
@@ -65,6 +65,8 @@ export interface ElementAccess {
   visible(type: ElementType, user: Caller, alias?: string): Expression<SqlBool>;
   /** A WHERE condition: reports (under `alias`) that `user` may see. */
   reportVisible(user: Caller, alias?: string): Expression<SqlBool>;
+  /** A WHERE condition: third parties (llx_societe under `alias`) that `user` may see as customers. */
+  customerVisible(user: Caller, alias?: string): Expression<SqlBool>;
   getById(type: ElementType, id: number, user: Caller): Promise<ElementRow | undefined>;
   getByRef(type: ElementType, ref: string, user: Caller): Promise<ElementRow | undefined>;
 }
@@ -91,13 +93,13 @@ export function createElementAccess(
     if (assigned.contactCodes.length > 0) {
       parts.push(sql`select ec.element_id as id from ${sql.table('element_contact')} as ec
         inner join ${sql.table('c_type_contact')} as tc on tc.rowid = ec.fk_c_type_contact
-        where ec.fk_socpeople = ${user.id} and ec.statut = 4 and tc.element = ${type} and tc.source = 'internal'
+        where ec.fk_socpeople = ${user.id} and ec.statut = 4 and tc.element = ${type} and tc.source = 'internal' and tc.active = 1
         and tc.code in (${sql.join(assigned.contactCodes)})`);
     }
     if (assigned.agenda) {
       // Owner and attendee apart: one select with an OR between them reads the whole agenda on MariaDB.
       const linked = (ac: string) =>
-        sql`${sql.ref(`${ac}.elementtype`)} = ${AGENDA_ELEMENT_TYPES[type]} and ${sql.ref(`${ac}.entity`)} = ${entity}
+        sql`${sql.ref(`${ac}.elementtype`)} in (${sql.join(agendaNames(type))}) and ${sql.ref(`${ac}.fk_element`)} is not null and ${sql.ref(`${ac}.entity`)} = ${entity}
         and not exists (select 1 from ${sql.table('c_actioncomm')} as ca where ca.id = ${sql.ref(`${ac}.fk_action`)} and ca.type = 'systemauto')`;
       parts.push(sql`select ao.fk_element as id from ${sql.table('actioncomm')} as ao
         where ao.fk_user_action = ${user.id} and ${linked('ao')}`);
@@ -136,6 +138,25 @@ export function createElementAccess(
     return sql<SqlBool>`(${col('entity')} = ${entity} and (${col('fk_user_creat')} = ${user.id} or ${template}${sql.join(viaParent, sql` or `)}))`;
   }
 
+  function customerVisible(user: Caller, alias = 's'): Expression<SqlBool> {
+    const col = (c: string) => sql.ref(`${alias}.${c}`);
+    const parts = [
+      sql<SqlBool>`${col('entity')} = ${entity}`,
+      sql<SqlBool>`${col('client')} in (${sql.join([...CUSTOMER_CLIENT_VALUES])})`,
+    ];
+    if (user.fkSoc !== null) parts.push(sql<SqlBool>`${col('rowid')} = ${user.fkSoc}`);
+    if (!user.admin) {
+      // The third parties of the objects the user sees, found once (through the fk_user_* indexes
+      // and the assigned set) rather than by looking through every customer's objects.
+      const viaObjects = ELEMENT_TYPES.map((type) => {
+        const a = `v_${type}`;
+        return sql`${col('rowid')} in (select ${sql.ref(`${a}.fk_soc`)} from ${sql.table(type)} as ${sql.raw(a)} where ${visible(type, user, a)})`;
+      });
+      parts.push(sql<SqlBool>`(${sql.join(viaObjects, sql` or `)})`);
+    }
+    return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+  }
+
   async function getOne(type: ElementType, user: Caller, where: (eb: ExpressionBuilder<Database, ElementType>) => Expression<SqlBool>) {
     const row = await db
       .selectFrom(type)
@@ -149,6 +170,7 @@ export function createElementAccess(
   return {
     visible,
     reportVisible,
+    customerVisible,
     getById: (type, id, user) => getOne(type, user, (eb) => eb(`${type}.rowid`, '=', id)),
     getByRef: (type, ref, user) => getOne(type, user, (eb) => eb(`${type}.ref`, '=', ref)),
   };

@@ -13,8 +13,8 @@ const DESCRIPTION =
   `order (start, then id), at most ${MAX_AGENDA_ITEMS}. Days begin at midnight in Dolibarr's time zone (TIME_ZONE, given as \`time_zone\`). ` +
   "Dolibarr's automatic entries (type `systemauto`: an order validated, a mail sent) are left out. Each appointment has the order, " +
   'invoice or proposal it is linked to when the caller may see it (with its reports: how many, how many final), and the customer ' +
-  "(the event's third party, else the object's; client 1, 2 or 3 only) with address and phone. " +
-  'Errors: 400 VALIDATION_FAILED (`from` not a day of the calendar, `days` outside 1 to ' +
+  "(the event's third party, else the object's) with address and phone, when the caller may see it as GET /api/customers.php?id= would. " +
+  'Errors: 400 VALIDATION_FAILED (`from` not a day of the calendar or the days asked beyond 9999-12-31, `days` outside 1 to ' +
   `${MAX_AGENDA_DAYS}), 401 no or invalid token, 403 no read right.`;
 
 export async function agendaRoutes(app: FastifyInstance, deps: { agenda: AgendaService }): Promise<void> {

@@ -54,7 +54,8 @@ export const AgendaItem = Type.Object({
   done: Type.Boolean({ description: 'percent is 100.' }),
   object: Type.Union([AgendaObject, Type.Null()]),
   customer: Type.Union([AgendaCustomer, Type.Null()], {
-    description: "The event's third party, else the object's; null when neither is a customer the caller may see.",
+    description:
+      "The event's third party, else the object's, when it is a customer the caller may see (as GET /api/customers.php?id= would show it); null otherwise.",
   }),
 });
 export type AgendaItem = Static<typeof AgendaItem>;

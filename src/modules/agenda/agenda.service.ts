@@ -10,11 +10,11 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { addDays, fromDolibarrDateTime, toDolibarrDateTime } from '../../dolibarr/time.js';
 import { AppError } from '../../errors.js';
-import { CUSTOMER_CLIENT_VALUES, ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
+import { ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
 import type { ElementType } from '../../dolibarr/documents.js';
 import { MAX_AGENDA_ITEMS, type AgendaItem, type AgendaList } from './agenda.schemas.js';
 
-/** `actioncomm.elementtype` as Dolibarr's ActionComm writes it (and its element names, as older rows have them). */
+/** `actioncomm.elementtype` as Dolibarr's ActionComm writes it, and the element's own name other writers use (agendaNames). */
 const ELEMENT_OF_AGENDA_TYPE: Readonly<Record<string, ElementType>> = {
   order: 'commande',
   commande: 'commande',
@@ -92,8 +92,14 @@ export function createAgendaService(deps: { db: Db; access: ElementAccess; entit
         throw new AppError('VALIDATION_FAILED', { details: [{ field: 'querystring.from', message: 'a day of the calendar, YYYY-MM-DD' }] });
       }
       const days = query.days ?? DEFAULT_DAYS;
+      const last = addDays(from, days);
+      if (!isDay(last)) {
+        throw new AppError('VALIDATION_FAILED', {
+          details: [{ field: 'querystring.from', message: 'the days asked must end by 9999-12-31' }],
+        });
+      }
       const start = `${from} 00:00:00`;
-      const end = `${addDays(from, days)} 00:00:00`;
+      const end = `${last} 00:00:00`;
       const events = await db
         .selectFrom('actioncomm as ac')
         .select([
@@ -119,8 +125,9 @@ export function createAgendaService(deps: { db: Db; access: ElementAccess; entit
           ),
         )
         .where('ac.datep', '<', end)
-        // An event that began before the first day and lasts into it is one of its appointments.
-        .where((eb) => eb.or([eb('ac.datep', '>=', start), eb('ac.datep2', '>=', start)]))
+        // An event that began before the first day and lasts into it is one of its appointments
+        // (one that ends at its midnight is not).
+        .where((eb) => eb.or([eb('ac.datep', '>=', start), eb('ac.datep2', '>', start)]))
         .orderBy('ac.datep')
         .orderBy('ac.id')
         .limit(MAX_AGENDA_ITEMS)
@@ -139,18 +146,17 @@ export function createAgendaService(deps: { db: Db; access: ElementAccess; entit
       };
       // The event's third party, else its object's: the customer's address is where to go.
       const customerIdOf = (e: (typeof events)[number]) => (e.fk_soc ? Number(e.fk_soc) : (objectOf(e)?.fk_soc ?? null));
-      const customerIds = [...new Set(events.map(customerIdOf).filter((id): id is number => id !== null))].filter(
-        (id) => user.fkSoc === null || id === user.fkSoc,
-      );
+      // Only a customer the caller may see (customers.php's rule): an event's third party is no
+      // way around it.
+      const customerIds = [...new Set(events.map(customerIdOf).filter((id): id is number => id !== null))];
       const customers = new Map(
         (customerIds.length === 0
           ? []
           : await db
-              .selectFrom('societe')
-              .select(['rowid', 'nom', 'address', 'zip', 'town', 'phone'])
-              .where('rowid', 'in', customerIds)
-              .where('entity', '=', entity)
-              .where('client', 'in', [...CUSTOMER_CLIENT_VALUES])
+              .selectFrom('societe as s')
+              .select(['s.rowid', 's.nom', 's.address', 's.zip', 's.town', 's.phone'])
+              .where('s.rowid', 'in', customerIds)
+              .where(() => access.customerVisible(user, 's'))
               .execute()
         ).map((s) => [Number(s.rowid), s]),
       );

@@ -7,11 +7,11 @@
  * invoice or proposal the user sees (ElementAccess.visible). An external user (user.fk_soc) only
  * ever sees its own third party.
  */
-import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type SqlBool } from 'kysely';
 import type { DbHandle } from '../../db/database.js';
 import { anyContains, descNullsLast } from '../../db/dialect.js';
 import type { ListTotals } from '../../db/list-total.js';
-import { CUSTOMER_CLIENT_VALUES, ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
+import type { Caller, ElementAccess } from '../access/element-access.js';
 
 /** The parents whose reports count as a customer's reports (contract endpoint 21: "over orders and invoices"). */
 export const REPORT_PARENTS = ['commande', 'facture'] as const;
@@ -91,24 +91,7 @@ export function createCustomerRepository(
 ): CustomerRepository {
   const { entity, access, totals } = options;
 
-  function customerVisible(user: Caller, alias = 's'): Expression<SqlBool> {
-    const col = (c: string) => sql.ref(`${alias}.${c}`);
-    const parts: RawBuilder<unknown>[] = [
-      sql`${col('entity')} = ${entity}`,
-      sql`${col('client')} in (${sql.join([...CUSTOMER_CLIENT_VALUES])})`,
-    ];
-    if (user.fkSoc !== null) parts.push(sql`${col('rowid')} = ${user.fkSoc}`);
-    if (!user.admin) {
-      // The third parties of the objects the user sees, found once (through the fk_user_* indexes and the assigned set)
-      // rather than by looking through every customer's objects.
-      const viaObjects = ELEMENT_TYPES.map((type) => {
-        const a = `v_${type}`;
-        return sql`${col('rowid')} in (select ${sql.ref(`${a}.fk_soc`)} from ${sql.table(type)} as ${sql.raw(a)} where ${access.visible(type, user, a)})`;
-      });
-      parts.push(sql`(${sql.join(viaObjects, sql` or `)})`);
-    }
-    return sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
-  }
+  const customerVisible = (user: Caller, alias = 's') => access.customerVisible(user, alias);
 
   /**
    * Reports (not templates) on a parent of `type` that belongs to the customer `customerRef`, that

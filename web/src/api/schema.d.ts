@@ -36,7 +36,7 @@ export interface paths {
         };
         /**
          * The caller's appointments of today and the next days
-         * @description Added beyond the original contract. The caller's appointments: the events of Dolibarr's agenda (`llx_actioncomm`) of the served entity whose owner (`fk_user_action`) or attendee (`llx_actioncomm_resources`, type `user`) the caller is, that begin on one of the `days` days from `from` on (default: today and the next 6, at most 31) or began before and last into them, in time order (start, then id), at most 500. Days begin at midnight in Dolibarr's time zone (TIME_ZONE, given as `time_zone`). Dolibarr's automatic entries (type `systemauto`: an order validated, a mail sent) are left out. Each appointment has the order, invoice or proposal it is linked to when the caller may see it (with its reports: how many, how many final), and the customer (the event's third party, else the object's; client 1, 2 or 3 only) with address and phone. Errors: 400 VALIDATION_FAILED (`from` not a day of the calendar, `days` outside 1 to 31), 401 no or invalid token, 403 no read right.
+         * @description Added beyond the original contract. The caller's appointments: the events of Dolibarr's agenda (`llx_actioncomm`) of the served entity whose owner (`fk_user_action`) or attendee (`llx_actioncomm_resources`, type `user`) the caller is, that begin on one of the `days` days from `from` on (default: today and the next 6, at most 31) or began before and last into them, in time order (start, then id), at most 500. Days begin at midnight in Dolibarr's time zone (TIME_ZONE, given as `time_zone`). Dolibarr's automatic entries (type `systemauto`: an order validated, a mail sent) are left out. Each appointment has the order, invoice or proposal it is linked to when the caller may see it (with its reports: how many, how many final), and the customer (the event's third party, else the object's) with address and phone, when the caller may see it as GET /api/customers.php?id= would. Errors: 400 VALIDATION_FAILED (`from` not a day of the calendar or the days asked beyond 9999-12-31, `days` outside 1 to 31), 401 no or invalid token, 403 no read right.
          */
         get: operations["getAgenda"];
         put?: never;
@@ -1009,7 +1009,7 @@ export interface operations {
                             /** @description fulldayevent: start and end are days, not times. */
                             all_day: boolean;
                             code: string | null;
-                            /** @description The event's third party, else the object's; null when neither is a customer the caller may see. */
+                            /** @description The event's third party, else the object's, when it is a customer the caller may see (as GET /api/customers.php?id= would show it); null otherwise. */
                             customer: {
                                 address: string | null;
                                 id: number;

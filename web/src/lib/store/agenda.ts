@@ -45,7 +45,8 @@ export function byDay(items: readonly Appointment[], now = Date.now()): Appointm
   const today = localDay(now);
   const days = new Map<string, Appointment[]>();
   for (const item of [...items].sort((a, b) => a.start - b.start || a.id - b.id)) {
-    const end = item.end ?? item.start;
+    // An end at midnight belongs to the day before.
+    const end = item.end && item.end > item.start ? item.end - 1 : item.start;
     if (localDay(end * 1000) < today) continue;
     const start = localDay(item.start * 1000);
     const day = start < today ? today : start;

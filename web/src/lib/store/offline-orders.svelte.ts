@@ -14,7 +14,7 @@
  */
 import { api, unwrap } from '../../api/client';
 import type { OrderDetail, OrderList, OrderSummary } from '../../api/types';
-import { appointmentOrders, loadAgenda } from './agenda';
+import { appointmentOrders, cachedAgenda, loadAgenda } from './agenda';
 import { readCache, writeCache } from './cache';
 import { db, userDataEpoch } from './db';
 import { loadMaterials, loadOrder, loadOrderFiles, openedOrders } from './reads';
@@ -89,13 +89,16 @@ async function keepNow(forced: boolean): Promise<void> {
       api.GET('/api/orders.php', { params: { query: { status: OPEN_STATUSES, limit } }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }),
     )) as OrderList;
     const low = () => ({ priority: 'low' as const, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    // The appointments' orders first: the next visits are where the phone is needed offline.
-    const agenda = await loadAgenda(low()).catch(() => undefined);
+    // The appointments' orders first: the next visits are where the phone is needed offline. When
+    // the appointments cannot be read now, those read last time still count.
+    const agenda = (await loadAgenda(low()).catch(() => undefined)) ?? (await cachedAgenda());
     if (agenda) await writeCache('agenda', agenda, epoch);
     const open = new Set(list.items.map((o) => o.id));
     const visits = agenda ? appointmentOrders(agenda.items) : [];
     const ids = [...visits, ...list.items.map((o) => o.id).filter((id) => !visits.includes(id))];
     const summaries = new Map<number, OrderSummary>(list.items.map((o) => [o.id, o]));
+    // An order whose reading fails keeps its line of last time (and its earlier copy stays).
+    for (const o of last?.summaries ?? []) if (ids.includes(o.id) && !summaries.has(o.id)) summaries.set(o.id, o);
     keeping.of = ids.length;
     let failed = 0;
     let next = 0;
@@ -120,7 +123,7 @@ async function keepNow(forced: boolean): Promise<void> {
     if (epoch !== userDataEpoch) return;
     // Orders kept last time and no longer open (or beyond the bound) leave the phone, but not one
     // the person opened lately (what was seen stays readable offline).
-    const now = new Set(summaries.keys());
+    const now = new Set(ids);
     const opened = await openedOrders();
     const dropped = (last?.summaries ?? []).filter((o) => !now.has(o.id) && !opened.has(o.id)).map((o) => o.id);
     if (dropped.length > 0) {
