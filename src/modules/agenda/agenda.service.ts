@@ -10,7 +10,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { addDays, fromDolibarrDateTime, toDolibarrDateTime } from '../../dolibarr/time.js';
 import { AppError } from '../../errors.js';
-import { ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
+import { CUSTOMER_CLIENT_VALUES, ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
 import type { ElementType } from '../../dolibarr/documents.js';
 import { MAX_AGENDA_ITEMS, type AgendaItem, type AgendaList } from './agenda.schemas.js';
 
@@ -147,19 +147,31 @@ export function createAgendaService(deps: { db: Db; access: ElementAccess; entit
       // The event's third party, else its object's: the customer's address is where to go.
       const customerIdOf = (e: (typeof events)[number]) => (e.fk_soc ? Number(e.fk_soc) : (objectOf(e)?.fk_soc ?? null));
       // Only a customer the caller may see (customers.php's rule): an event's third party is no
-      // way around it.
+      // way around it. The third party of an object he sees passes that rule by itself; only
+      // another one is looked up the long way.
       const customerIds = [...new Set(events.map(customerIdOf).filter((id): id is number => id !== null))];
-      const customers = new Map(
-        (customerIds.length === 0
-          ? []
-          : await db
+      const viaObjects = new Set([...objects.values()].map((o) => o.fk_soc).filter((id): id is number => id !== null));
+      const third = (ids: number[], visible: (alias: string) => Expression<SqlBool>) =>
+        ids.length === 0
+          ? Promise.resolve([])
+          : db
               .selectFrom('societe as s')
               .select(['s.rowid', 's.nom', 's.address', 's.zip', 's.town', 's.phone'])
-              .where('s.rowid', 'in', customerIds)
-              .where(() => access.customerVisible(user, 's'))
-              .execute()
-        ).map((s) => [Number(s.rowid), s]),
-      );
+              .where('s.rowid', 'in', ids)
+              .where(() => visible('s'))
+              .execute();
+      const found = await Promise.all([
+        third(
+          customerIds.filter((id) => viaObjects.has(id)),
+          (alias) =>
+            sql<SqlBool>`(${sql.ref(`${alias}.entity`)} = ${entity} and ${sql.ref(`${alias}.client`)} in (${sql.join([...CUSTOMER_CLIENT_VALUES])})${user.fkSoc === null ? sql`` : sql` and ${sql.ref(`${alias}.rowid`)} = ${user.fkSoc}`})`,
+        ),
+        third(
+          customerIds.filter((id) => !viaObjects.has(id)),
+          (alias) => access.customerVisible(user, alias),
+        ),
+      ]);
+      const customers = new Map(found.flat().map((s) => [Number(s.rowid), s]));
 
       const items: AgendaItem[] = events.map((e) => {
         const object = objectOf(e);

@@ -89,23 +89,25 @@ export function createOrderRepository(
 
     /** The page of orders `user` sees, with the total; `version` as ListTotals.page takes it. */
     async list(user: Caller, options: Omit<OrderListOptions, 'visible'>, version?: string) {
-      // The statuses are part of the query (and so of the key) as the caller listed them, sorted and each once.
-      const key = JSON.stringify([
-        user.id,
-        user.admin,
-        user.fkSoc,
-        options.limit,
-        options.offset,
-        options.q ?? null,
-        options.status ?? null,
-      ]);
-      const compiled = compiledLists(key, () => compileList(user, options));
+      // The statuses are part of the query (and so of the key) as the caller listed them, sorted and
+      // each once. The offset is not: it is the page query's last value, put in for each page, so
+      // a list paged through keeps one compiled query (its tree and SQL), not one per page.
+      const key = JSON.stringify([user.id, user.admin, user.fkSoc, options.limit, options.q ?? null, options.status ?? null]);
+      const compiled = compiledLists(key, () => {
+        const made = compileList(user, { ...options, offset: 0 });
+        const values = made.rows.parameters;
+        if (values.at(-1) !== 0 || values.at(-2) !== options.limit)
+          throw new Error("the order list's offset is not its query's last value");
+        return made;
+      });
+      const { parameters } = compiled.rows;
+      const rows = options.offset === 0 ? compiled.rows : { ...compiled.rows, parameters: [...parameters.slice(0, -1), options.offset] };
       // The rows may be kept and shared between answers (list-total.ts): they are read, never changed.
-      return totals.page(async (on) => (await on.executeQuery(compiled.rows)).rows, compiled.count, {
+      return totals.page(async (on) => (await on.executeQuery(rows)).rows, compiled.count, {
         limit: options.limit,
         offset: options.offset,
         version,
-        query: compiled.rows,
+        query: rows,
       });
     },
 
