@@ -101,6 +101,26 @@ export interface OrderListOptions {
   label?: string;
   /** The ways of asking measured, each for both users. @default both */
   patterns?: readonly ListPattern[];
+  /**
+   * Also the technician's day (GET /api/agenda.php, his appointments of the next 7 days), under
+   * the same load after the lists, given to this callback with his list's figures of the same run.
+   */
+  onDay?: (m: DayMeasurement) => void;
+}
+
+/** The technician's day under load, beside his order list of the same run (there is no floor of its own). */
+export interface DayMeasurement {
+  dialect: BenchDialect;
+  checkout: string;
+  /** Appointments in one answer. */
+  appointments: number;
+  /** Of the technician's orders, those given to him by contact and by agenda event. */
+  assigned: { byContact: number; byAgenda: number };
+  service: LoadFigures;
+  /** The technician's order list, the first page again and again, in the same run (if measured). */
+  list?: LoadFigures;
+  /** 100 × the day's requests per second / the list's. */
+  share_of_list_percent?: number;
 }
 
 /** The targets each figure is printed against. */
@@ -237,7 +257,13 @@ export async function listQuery(
   databaseUrl: string,
   user: { id: number; admin: boolean },
 ): Promise<{ sql: string; parameters: readonly unknown[]; offsetAt: number }> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, INSTANCE_UNIQUE_ID: INSTANCE_ID });
+  // The service gets this process's environment (bench/common.ts): its ASSIGNED_* settings shape the query too.
+  const assignedEnv = Object.fromEntries(
+    (['ASSIGNED_CONTACT_TYPES', 'ASSIGNED_BY_AGENDA'] as const).flatMap((name) =>
+      process.env[name] === undefined ? [] : [[name, process.env[name]!]],
+    ),
+  );
+  const config = loadConfig({ DATABASE_URL: databaseUrl, INSTANCE_UNIQUE_ID: INSTANCE_ID, ...assignedEnv });
   const handle = createDb(config, { poolSize: 1 });
   try {
     const access = createElementAccess(handle.db, {
@@ -467,6 +493,31 @@ export async function measureOrderList(options: OrderListOptions): Promise<Order
           p99_ratio: floorFigures.p99_ms > 0 ? Math.round((100 * service.p99_ms) / floorFigures.p99_ms) / 100 : Infinity,
         });
       }
+    if (options.onDay) {
+      const tech = users[1]!;
+      const token = await login(started.base, tech.login);
+      const url = `${started.base}/api/agenda.php`;
+      const answer = (await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: unknown[] };
+      log(`${dialect}: technician's day (${answer.items.length} appointments), ${connections} connections, ${durationS} s …`);
+      if (warmupS > 0) await load(url, token, connections, warmupS, 'same page');
+      const tally = new Tally();
+      await load(url, token, connections, durationS, 'same page', tally);
+      const service = tally.figures();
+      const list = results.find((r) => r.user === 'technician' && r.pattern === 'same page')?.service;
+      options.onDay({
+        dialect,
+        checkout: results[0]?.checkout ?? 'this checkout',
+        appointments: answer.items.length,
+        assigned: seeded.techAssigned,
+        service,
+        ...(list
+          ? {
+              list,
+              share_of_list_percent: list.requests_per_s > 0 ? Math.round((1000 * service.requests_per_s) / list.requests_per_s) / 10 : 0,
+            }
+          : {}),
+      });
+    }
     return results;
   } finally {
     await stopProcess(server);
@@ -491,4 +542,16 @@ export function describeOrderList(m: OrderListMeasurement): string {
       `non-2xx ${m.service.non2xx} (target ${t.maxNon2xx}: ${mark(m.service.non2xx <= t.maxNon2xx && m.service.errors === 0)})`,
   ];
   return lines.join('\n');
+}
+
+/** The technician's day as lines. */
+export function describeDay(m: DayMeasurement): string {
+  const f = m.service;
+  return [
+    `Heute (GET /api/agenda.php) on ${m.dialect}, technician with ${m.assigned.byContact + m.assigned.byAgenda} assignments (${m.assigned.byContact} by contact, ${m.assigned.byAgenda} by agenda event; ${m.appointments} appointments in the next 7 days)${m.checkout === 'this checkout' ? '' : ` (${m.checkout})`}:`,
+    `  service: ${f.requests_per_s} req/s, p50 ${f.p50_ms} ms, p99 ${f.p99_ms} ms, non-2xx ${f.non2xx}${f.errors ? `, ${f.errors} errors` : ''}${f.failures.length ? ` (${f.failures.join('; ')})` : ''}`,
+    m.list
+      ? `  ${m.share_of_list_percent} % of his order list's first page in the same run (${m.list.requests_per_s} req/s, p99 ${m.list.p99_ms} ms)`
+      : '  (his order list was not measured in this run)',
+  ].join('\n');
 }

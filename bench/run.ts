@@ -4,14 +4,17 @@
  *
  * 1. The order list (GET /api/orders.php, the first page of 50) on a database of 10,000 orders, 50
  *    concurrent clients (autocannon), as an administrator (all orders) and as a technician (the
- *    orders naming them), on SQLite, MariaDB/MySQL and PostgreSQL; each beside its floor, the same
+ *    2,000 orders naming them and 200 given to him by contact or agenda event among Dolibarr's
+ *    automatic events of every order), on SQLite, MariaDB/MySQL and PostgreSQL; each beside its floor, the same
  *    query with the same values served by a bare Fastify and the same driver from the same
  *    database (bench/order-list.ts, bench/floor.ts), the two in turns of 3 s, so that the
  *    service's share of the floor holds on a noisy machine. Printed for each: req/s, p50, p99 and answers
  *    other than 2xx of both, the share (target ≥ 90 %), the p99 ratio (target ≤ 1.2 ×) and the
  *    service's non-2xx (target 0), each marked met or MISSED. A database server that cannot be
  *    reached is skipped with the reason printed. With BENCH_AGAINST, that checkout's lists are
- *    measured first, each beside its own floor, in the same run.
+ *    measured first, each beside its own floor, in the same run. After the lists, the technician's
+ *    day (GET /api/agenda.php, his appointments of the next 7 days) under the same load, printed
+ *    beside his list's first page of the same run.
  * 2. The other lists under the same load, as the technician, on SQLite (or BENCH_DATABASE_URL, a
  *    MariaDB/MySQL or PostgreSQL database this may fill): reports (one of 3 pages on each of the
  *    technician's 2,000 orders), customers, and the photos of an order with 50 files.
@@ -45,10 +48,12 @@ import { ROOT, login, phoneJpeg, startServer } from './common.js';
 import {
   ORDER_LIST_TARGETS,
   SkippedDialect,
+  describeDay,
   describeOrderList,
   measureOrderList,
   stopProcess,
   type BenchDialect,
+  type DayMeasurement,
   type OrderListMeasurement,
 } from './order-list.js';
 import { seed } from './seed.js';
@@ -101,8 +106,13 @@ async function benchOther(base: string, token: string, label: string, url: strin
 }
 
 /** The order list on each of DIALECTS, printed as it is measured; a dialect whose server is not reachable is skipped with its reason. */
-async function orderLists(): Promise<{ measured: OrderListMeasurement[]; skipped: Array<{ dialect: BenchDialect; reason: string }> }> {
+async function orderLists(): Promise<{
+  measured: OrderListMeasurement[];
+  days: DayMeasurement[];
+  skipped: Array<{ dialect: BenchDialect; reason: string }>;
+}> {
   const measured: OrderListMeasurement[] = [];
+  const days: DayMeasurement[] = [];
   const skipped: Array<{ dialect: BenchDialect; reason: string }> = [];
   const t = ORDER_LIST_TARGETS;
   console.log(
@@ -112,6 +122,7 @@ async function orderLists(): Promise<{ measured: OrderListMeasurement[]; skipped
   for (const dialect of DIALECTS) {
     try {
       for (const root of roots) {
+        const day: DayMeasurement[] = [];
         const results = await measureOrderList({
           dialect,
           durationS: DURATION,
@@ -121,8 +132,11 @@ async function orderLists(): Promise<{ measured: OrderListMeasurement[]; skipped
           workers: WORKERS,
           root,
           log: (line) => console.log(`  ${line}`),
+          onDay: (m) => day.push(m),
         });
         for (const r of results) console.log(describeOrderList(r));
+        for (const d of day) console.log(describeDay(d));
+        days.push(...day);
         measured.push(...results);
       }
     } catch (error) {
@@ -131,7 +145,7 @@ async function orderLists(): Promise<{ measured: OrderListMeasurement[]; skipped
       skipped.push({ dialect, reason: error.message });
     }
   }
-  return { measured, skipped };
+  return { measured, days, skipped };
 }
 
 async function main(): Promise<void> {
@@ -151,6 +165,7 @@ async function main(): Promise<void> {
     duration_s: DURATION,
     workers: WORKERS,
     order_list: orderList.measured,
+    technician_day: orderList.days,
     order_list_skipped: orderList.skipped,
   };
   if (env.BENCH_ONLY === 'order-list') return save(common);
