@@ -8,7 +8,8 @@ import type { Config } from '../config.js';
 import { RIGHT_DEFINITIONS, RIGHTS_MODULE } from '../dolibarr/rights.js';
 import type { Db, DbHandle } from './database.js';
 import { isUniqueViolation } from './dialect.js';
-import { STANDALONE_MARKER, dolibarrCore } from './migrations/0001-dolibarr-core.js';
+import { dolibarrCore } from './migrations/0001-dolibarr-core.js';
+import { isStandalone } from './migrations/helpers.js';
 import { berichtModule } from './migrations/0002-bericht-module.js';
 import { berichtIdempotency } from './migrations/0003-bericht-idempotency.js';
 import { standaloneIndexes } from './migrations/0004-standalone-indexes.js';
@@ -161,7 +162,4 @@ export async function ensureModuleRights(db: Db, entity: number, prefix: string)
 }
 
 /** True when the Dolibarr tables were created by this service (no real Dolibarr behind them). */
-export async function isStandalone(db: Db): Promise<boolean> {
-  const row = await db.selectFrom('const').select('value').where('name', '=', STANDALONE_MARKER).where('entity', '=', 0).executeTakeFirst();
-  return row?.value === '1';
-}
+export { isStandalone };

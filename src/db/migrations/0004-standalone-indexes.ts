@@ -10,8 +10,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
-import { STANDALONE_MARKER } from './0001-dolibarr-core.js';
-import { schemaTools } from './helpers.js';
+import { schemaTools, isStandalone } from './helpers.js';
 
 const DATE_COLUMNS = [
   ['commande', 'date_commande'],
@@ -28,13 +27,7 @@ const USER_COLUMNS = {
 export function standaloneIndexes(dialect: Dialect, prefix: string) {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      const marker = await db
-        .selectFrom('const')
-        .select('value')
-        .where('name', '=', STANDALONE_MARKER)
-        .where('entity', '=', 0)
-        .executeTakeFirst();
-      if (marker?.value !== '1') return;
+      if (!(await isStandalone(db))) return;
       const { index } = schemaTools(db, dialect, prefix);
       for (const [table, column] of DATE_COLUMNS) {
         if (dialect === 'postgres') {

@@ -5,18 +5,12 @@
  * PDF follow it.
  */
 import type { Kysely } from 'kysely';
-import { STANDALONE_MARKER } from './0001-dolibarr-core.js';
+import { isStandalone } from './helpers.js';
 
 export function standaloneSocieteLang(prefix: string) {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      const marker = await db
-        .selectFrom('const')
-        .select('value')
-        .where('name', '=', STANDALONE_MARKER)
-        .where('entity', '=', 0)
-        .executeTakeFirst();
-      if (marker?.value !== '1') return;
+      if (!(await isStandalone(db))) return;
       // Only when missing: MariaDB/MySQL's DDL is not transactional, so a run cut short may be repeated.
       const table = (await db.introspection.getTables()).find((t) => t.name === `${prefix}societe`);
       if (table?.columns.some((c) => c.name === 'default_lang')) return;

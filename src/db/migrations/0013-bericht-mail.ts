@@ -16,8 +16,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { columnTypes, tableOptions } from '../dialect.js';
-import { STANDALONE_MARKER } from './0001-dolibarr-core.js';
-import { idColumn, schemaTools } from './helpers.js';
+import { idColumn, schemaTools, isStandalone } from './helpers.js';
 
 /** The contact types of customer objects, as Dolibarr's installer writes them (llx_c_type_contact.sql). */
 export const CONTACT_TYPES = [
@@ -77,13 +76,7 @@ export function berichtMail(dialect: Dialect, prefix: string) {
       await index('idx_bericht_mail_bericht', 'bericht_mail', ['fk_bericht']);
       await index('idx_bericht_mail_due', 'bericht_mail', ['state', 'next_attempt_at']);
 
-      const marker = await db
-        .selectFrom('const')
-        .select('value')
-        .where('name', '=', STANDALONE_MARKER)
-        .where('entity', '=', 0)
-        .executeTakeFirst();
-      if (marker?.value !== '1') return;
+      if (!(await isStandalone(db))) return;
       const dolibarr = schemaTools(db, dialect, prefix, 'database');
 
       await dolibarr

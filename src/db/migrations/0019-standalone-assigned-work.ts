@@ -12,8 +12,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
-import { STANDALONE_MARKER } from './0001-dolibarr-core.js';
-import { schemaTools } from './helpers.js';
+import { schemaTools, isStandalone } from './helpers.js';
 
 /**
  * The internal contact types added, with Dolibarr's installer's labels and the row ids its older
@@ -30,13 +29,7 @@ export const INTERNAL_CONTACT_TYPES = [
 export function standaloneAssignedWork(dialect: Dialect, prefix: string) {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      const marker = await db
-        .selectFrom('const')
-        .select('value')
-        .where('name', '=', STANDALONE_MARKER)
-        .where('entity', '=', 0)
-        .executeTakeFirst();
-      if (marker?.value !== '1') return;
+      if (!(await isStandalone(db))) return;
       const dolibarr = schemaTools(db, dialect, prefix, 'database');
       // Only what is missing: MariaDB/MySQL's DDL is not transactional, so a run cut short may be repeated.
       for (const type of INTERNAL_CONTACT_TYPES) {

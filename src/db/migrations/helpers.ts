@@ -6,6 +6,7 @@
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 import type { Dialect } from '../../config.js';
 import { tableOptions } from '../dialect.js';
+import { STANDALONE_MARKER } from './0001-dolibarr-core.js';
 
 /** Whether a table exists, by its full (prefixed) name. */
 export async function tableExists(db: Kysely<any>, name: string): Promise<boolean> {
@@ -46,4 +47,10 @@ export function schemaTools(db: Kysely<any>, dialect: Dialect, prefix: string, c
       await (unique ? b.unique() : b).execute();
     },
   };
+}
+
+/** The database is the service's own standalone one (migration 0001 marked it), not a Dolibarr's. */
+export async function isStandalone(db: Kysely<any>): Promise<boolean> {
+  const row = await db.selectFrom('const').select('value').where('name', '=', STANDALONE_MARKER).where('entity', '=', 0).executeTakeFirst();
+  return row?.value === '1';
 }
