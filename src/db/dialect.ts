@@ -196,10 +196,15 @@ export function fromDbDateTime(value: string | Date | null | undefined): number 
  * The new row's id of a single-row insert. PostgreSQL only reports it through RETURNING, which
  * MariaDB/MySQL lack; SQLite and MySQL report it as insertId.
  */
-export async function insertId(dialect: Dialect, query: InsertQueryBuilder<any, any, InsertResult>): Promise<number> {
+export async function insertId(
+  dialect: Dialect,
+  query: InsertQueryBuilder<any, any, InsertResult>,
+  /** The table's key: `rowid`, or `id` for the few Dolibarr tables keyed so (llx_actioncomm). */
+  key: 'rowid' | 'id' = 'rowid',
+): Promise<number> {
   if (dialect === 'postgres') {
-    const row = (await query.returning('rowid').executeTakeFirstOrThrow()) as { rowid: number | string };
-    return Number(row.rowid);
+    const row = (await query.returning(key).executeTakeFirstOrThrow()) as Record<string, number | string>;
+    return Number(row[key]);
   }
   const result = await query.executeTakeFirstOrThrow();
   if (result.insertId === undefined) throw new Error('insert reported no id');

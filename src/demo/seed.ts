@@ -461,11 +461,7 @@ export async function seedDemo(
         fk_element: orderId,
         elementtype: 'order',
       });
-      // Dolibarr's own key is `id`, not `rowid`.
-      const eventId =
-        dialect === 'postgres'
-          ? Number(((await event.returning('id').executeTakeFirstOrThrow()) as { id: number | string }).id)
-          : Number((await event.executeTakeFirstOrThrow()).insertId);
+      const eventId = await insertId(dialect, event, 'id');
       await trx
         .updateTable('actioncomm')
         .set({ ref: String(eventId) })

@@ -13,6 +13,7 @@
  */
 import type { Dialect } from '../config.js';
 import type { Db } from '../db/database.js';
+import { insertId } from '../db/dialect.js';
 import type { ColumnFitter } from './charset.js';
 import { toDolibarrDateTime } from './time.js';
 
@@ -102,13 +103,7 @@ export async function recordAgendaEvent(trx: Db, dialect: Dialect, fitter: Colum
     email_subject: await email('email_subject', event.mail?.subject),
     errors_to: await email('errors_to', event.mail?.errorsTo),
   });
-  let id: number;
-  if (dialect === 'postgres') {
-    id = Number(((await query.returning('id').executeTakeFirstOrThrow()) as { id: number | string }).id);
-  } else {
-    const result = await query.executeTakeFirstOrThrow();
-    id = Number(result.insertId);
-  }
+  const id = await insertId(dialect, query, 'id');
   await trx
     .updateTable('actioncomm')
     .set({ ref: String(id) })

@@ -339,11 +339,7 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
       fk_element: options.element,
       elementtype,
     });
-    // Dolibarr's own key is `id`, not `rowid`.
-    const id =
-      dialect === 'postgres'
-        ? Number(((await insert.returning('id').executeTakeFirstOrThrow()) as { id: number | string }).id)
-        : Number((await insert.executeTakeFirstOrThrow()).insertId);
+    const id = await insertId(dialect, insert, 'id');
     await db
       .updateTable('actioncomm')
       .set({ ref: String(id) })

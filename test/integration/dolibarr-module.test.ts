@@ -26,14 +26,8 @@ if (reason) console.log(`# Dolibarr module tests skipped: ${reason}`);
   const root = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-dolibarr-'));
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  test('passes php -l', () => {
-    const lint = spawnSync('php', ['-l', DESCRIPTOR], { encoding: 'utf8' });
-    assert.equal(lint.status, 0, `${lint.stdout}${lint.stderr}`);
-    assert.match(lint.stdout, /No syntax errors detected/);
-  });
-
-  test("registers exactly the service's module number and rights", () => {
-    // A stand-in for Dolibarr's base class: what the descriptor sets, and _init/_remove.
+  /** A stand-in for Dolibarr's base class: what the descriptor sets, and _init/_remove. */
+  function baseClass() {
     mkdirSync(path.join(root, 'core/modules'), { recursive: true });
     writeFileSync(
       path.join(root, 'core/modules/DolibarrModules.class.php'),
@@ -46,6 +40,16 @@ class DolibarrModules {
 }
 `,
     );
+  }
+
+  test('passes php -l', () => {
+    const lint = spawnSync('php', ['-l', DESCRIPTOR], { encoding: 'utf8' });
+    assert.equal(lint.status, 0, `${lint.stdout}${lint.stderr}`);
+    assert.match(lint.stdout, /No syntax errors detected/);
+  });
+
+  test("registers exactly the service's module number and rights", () => {
+    baseClass();
     const script = `
       define('DOL_DOCUMENT_ROOT', ${JSON.stringify(root)});
       error_reporting(E_ALL);
@@ -78,18 +82,7 @@ class DolibarrModules {
   });
 
   test('activation adds the TECHNICIAN contact type for orders once, at the next free rowid, as the standalone schema has it', () => {
-    mkdirSync(path.join(root, 'core/modules'), { recursive: true });
-    writeFileSync(
-      path.join(root, 'core/modules/DolibarrModules.class.php'),
-      `<?php
-#[\\AllowDynamicProperties]
-class DolibarrModules {
-  public $db; public $numero; public $rights_class; public $rights = array(); public $name;
-  public function _init($sql, $options = '') { return 1; }
-  public function _remove($sql, $options = '') { return 1; }
-}
-`,
-    );
+    baseClass();
     // Dolibarr's DoliDB as far as the descriptor uses it, on an SQLite table shaped like llx_c_type_contact.
     const script = `
       define('DOL_DOCUMENT_ROOT', ${JSON.stringify(root)});
