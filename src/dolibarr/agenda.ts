@@ -26,6 +26,11 @@ export function agendaNames(element: string): string[] {
   return name && name !== element ? [name, element] : [element];
 }
 
+/** The element an `actioncomm.elementtype` names (of `elements`), by agendaNames; undefined for another. */
+export function elementOfAgendaType<E extends string>(elementtype: string | null, elements: readonly E[]): E | undefined {
+  return elementtype === null ? undefined : elements.find((element) => agendaNames(element).includes(elementtype));
+}
+
 /** The trigger names Dolibarr uses for a document of each object type sent by mail. */
 export const SENT_BY_MAIL_TRIGGER: Record<string, string> = {
   commande: 'ORDER_SENTBYMAIL',

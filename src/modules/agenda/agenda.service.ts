@@ -8,20 +8,12 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { elementOfAgendaType } from '../../dolibarr/agenda.js';
 import { addDays, fromDolibarrDateTime, toDolibarrDateTime } from '../../dolibarr/time.js';
 import { AppError } from '../../errors.js';
 import { CUSTOMER_CLIENT_VALUES, ELEMENT_TYPES, type Caller, type ElementAccess } from '../access/element-access.js';
 import type { ElementType } from '../../dolibarr/documents.js';
 import { MAX_AGENDA_ITEMS, type AgendaItem, type AgendaList } from './agenda.schemas.js';
-
-/** `actioncomm.elementtype` as Dolibarr's ActionComm writes it, and the element's own name other writers use (agendaNames). */
-const ELEMENT_OF_AGENDA_TYPE: Readonly<Record<string, ElementType>> = {
-  order: 'commande',
-  commande: 'commande',
-  invoice: 'facture',
-  facture: 'facture',
-  propal: 'propal',
-};
 
 const DEFAULT_DAYS = 7;
 
@@ -135,13 +127,13 @@ export function createAgendaService(deps: { db: Db; access: ElementAccess; entit
 
       const wanted = new Map<ElementType, Set<number>>();
       for (const e of events) {
-        const type = e.elementtype ? ELEMENT_OF_AGENDA_TYPE[e.elementtype] : undefined;
+        const type = elementOfAgendaType(e.elementtype, ELEMENT_TYPES);
         if (type && e.fk_element) (wanted.get(type) ?? wanted.set(type, new Set()).get(type)!).add(Number(e.fk_element));
       }
       const objects = await objectsOf(user, wanted);
 
       const objectOf = (e: (typeof events)[number]) => {
-        const type = e.elementtype ? ELEMENT_OF_AGENDA_TYPE[e.elementtype] : undefined;
+        const type = elementOfAgendaType(e.elementtype, ELEMENT_TYPES);
         return type && e.fk_element ? objects.get(`${type}:${e.fk_element}`) : undefined;
       };
       // The event's third party, else its object's: the customer's address is where to go.
