@@ -15,6 +15,7 @@ import { SWEEP_SECONDS } from './modules/auth/token-void.repository.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { customersRoutes } from './modules/customers/customers.routes.js';
 import { agendaRoutes } from './modules/agenda/agenda.routes.js';
+import { interventionsRoutes } from './modules/interventions/interventions.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
 import { ordersRoutes } from './modules/orders/orders.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
@@ -194,6 +195,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(filesRoutes, services);
   await app.register(customersRoutes, services);
   await app.register(agendaRoutes, services);
+  await app.register(interventionsRoutes, services);
   // The report's life in one scope with the multipart parser, for the signature form (endpoint 14).
   await app.register(async (scope) => {
     await scope.register(multipart, { limits: SIGNATURE_MULTIPART_LIMITS });

@@ -26,6 +26,7 @@ import { createCapabilitiesService } from './modules/capabilities/capabilities.s
 import { createCustomerRepository } from './modules/customers/customers.repository.js';
 import { createCustomerService } from './modules/customers/customers.service.js';
 import { createAgendaService } from './modules/agenda/agenda.service.js';
+import { createInterventionService } from './modules/interventions/interventions.service.js';
 import { createFilesService } from './modules/files/files.service.js';
 import { createMaterialService } from './modules/materials/materials.service.js';
 import { createOrderRepository } from './modules/orders/orders.repository.js';
@@ -159,6 +160,13 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     timeZone: config.timeZone,
   });
   const agenda = createAgendaService({ db: handle.db, access, entity: config.entity, timeZone: config.timeZone });
+  const interventions = createInterventionService({
+    handle,
+    access,
+    dataRoot: config.dataRoot,
+    entity: config.entity,
+    timeZone: config.timeZone,
+  });
   const files = createFilesService({ config, db: handle.db, access });
   const uploads = createUploadService({
     repo: createUploadsRepository(handle.db, handle.dialect, {
@@ -260,6 +268,7 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     orders,
     customers,
     agenda,
+    interventions,
     files,
     uploads,
     uploadTokens,

@@ -76,17 +76,17 @@ export const SETTINGS = {
   ENTITY: { group: 'dolibarr', default: 1, min: 1, max: 1_000_000, meaning: 'Dolibarr entity (multicompany) served' },
   ASSIGNED_CONTACT_TYPES: {
     group: 'dolibarr',
-    default: 'SALESREPFOLL,TECHNICIAN',
+    default: 'SALESREPFOLL,TECHNICIAN,INTERREPFOLL,INTERVENING',
     allowed: 'comma-separated codes of `c_type_contact` (letters, digits, `_`), or `none`',
     meaning:
-      "the internal contact types that give a user an order, invoice or proposal: a user who is such a contact of it sees it and what hangs off it, as if named in its `fk_user_*` columns (see *Visibility* in docs/architecture.md). Dolibarr's `SALESREPFOLL` (*Responsable suivi*) and the module's `TECHNICIAN` by default; `none`: contacts give nothing",
+      "the internal contact types that give a user an order, invoice, proposal or intervention: a user who is such a contact of it sees it and what hangs off it, as if named in its `fk_user_*` columns (see *Visibility* in docs/architecture.md). Dolibarr's `SALESREPFOLL` (*Responsable suivi*), the module's `TECHNICIAN`, and the intervention's `INTERREPFOLL` (*Responsable suivi*) and `INTERVENING` (*Intervenant*) by default; `none`: contacts give nothing",
   },
   ASSIGNED_BY_AGENDA: {
     group: 'dolibarr',
     default: true,
     allowed: '`true` or `false`',
     meaning:
-      "an event in Dolibarr's agenda linked to an order, invoice or proposal gives it to the event's owner and to the users attending it (Dolibarr's automatic events give nothing); `false`: the agenda gives nothing",
+      "an event in Dolibarr's agenda linked to an order, invoice, proposal or intervention gives it to the event's owner and to the users attending it (Dolibarr's automatic events give nothing); `false`: the agenda gives nothing",
   },
   INSTANCE_UNIQUE_ID: {
     group: 'dolibarr',

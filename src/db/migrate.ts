@@ -28,6 +28,7 @@ import { berichtPageUsers } from './migrations/0016-bericht-page-users.js';
 import { berichtSessions } from './migrations/0017-bericht-sessions.js';
 import { berichtPagePrompt } from './migrations/0018-bericht-page-prompt.js';
 import { standaloneAssignedWork } from './migrations/0019-standalone-assigned-work.js';
+import { standaloneFichinter } from './migrations/0020-standalone-fichinter.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -58,6 +59,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0017-bericht-sessions': berichtSessions(handle.dialect, handle.prefix),
         '0018-bericht-page-prompt': berichtPagePrompt(handle.dialect, handle.prefix),
         '0019-standalone-assigned-work': standaloneAssignedWork(handle.dialect, handle.prefix),
+        '0020-standalone-fichinter': standaloneFichinter(handle.dialect, handle.prefix),
       };
     },
   };

@@ -164,6 +164,34 @@ export interface PropalTable extends CommercialObjectColumns {
   fk_user_cloture: Int | null;
 }
 
+/** An intervention (module Interventions, install/mysql/tables/llx_fichinter.sql): no amounts of its own. */
+export interface FichinterTable {
+  rowid: Generated<Int>;
+  ref: string;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  ref_client: string | null;
+  fk_soc: Int;
+  fk_projet: Int | null;
+  fk_contrat: Int | null;
+  /** 0 draft, 1 validated, 2 billed, 3 closed (Fichinter::STATUS_*). */
+  fk_statut: ColumnType<Int, Int | undefined, Int>;
+  fk_user_author: Int | null;
+  fk_user_modif: Int | null;
+  fk_user_valid: Int | null;
+  datec: DateTime | null;
+  date_valid: DateTime | null;
+  /** Planned start and end day of the work (date). */
+  dateo: DateTime | null;
+  datee: DateTime | null;
+  duree: number | null;
+  description: string | null;
+  note_public: string | null;
+  note_private: string | null;
+  model_pdf: string | null;
+  last_main_doc: string | null;
+  tms: DateTime;
+}
+
 export interface EcmFilesTable {
   rowid: Generated<Int>;
   ref: string | null;
@@ -200,7 +228,7 @@ export interface BerichtTable {
   rowid: Generated<Int>;
   ref: string;
   entity: ColumnType<Int, Int | undefined, Int>;
-  /** Parent object: 'commande', 'facture' or 'propal' and its rowid (null for a template). */
+  /** Parent object: 'commande', 'facture', 'propal' or 'fichinter' and its rowid (null for a template). */
   element_type: string | null;
   fk_element: Int | null;
   title: string;
@@ -570,6 +598,7 @@ export interface Database {
   commande: CommandeTable;
   facture: FactureTable;
   propal: PropalTable;
+  fichinter: FichinterTable;
   ecm_files: EcmFilesTable;
   element_element: ElementElementTable;
   bericht: BerichtTable;
@@ -610,6 +639,7 @@ export const TABLE_NAMES: readonly TableName[] = [
   'commande',
   'facture',
   'propal',
+  'fichinter',
   'ecm_files',
   'element_element',
   'bericht',

@@ -5,7 +5,7 @@
  * `datep` = `datep2` = now in Dolibarr's wall time, `durationp` 0, `percent` -1 (not applicable),
  * `priority`, `fulldayevent` and `transparency` 0, `location` '', the author as author and owner,
  * `fk_soc` the third party, `fk_element` + `elementtype` the object (ActionComm::create writes an
- * order as 'order' and an invoice as 'invoice'; a proposal stays 'propal'), `ref` the event's id as
+ * order as 'order' and an invoice as 'invoice'; a proposal and an intervention keep 'propal' and 'fichinter'), `ref` the event's id as
  * text (ActionComm::create inserts '(PROV)' and then sets it), the owner in
  * `llx_actioncomm_resources` ('user', mandatory 0, transparency 0, answer_status '0'), a single
  * contact also in `fk_contact`, and every contact as a 'socpeople' resource. A mail also fills
@@ -18,7 +18,12 @@ import type { ColumnFitter } from './charset.js';
 import { toDolibarrDateTime } from './time.js';
 
 /** ActionComm::create's names of the object types, where they differ from Dolibarr's element names. */
-export const AGENDA_ELEMENT_TYPES: Readonly<Record<string, string>> = { commande: 'order', facture: 'invoice', propal: 'propal' };
+export const AGENDA_ELEMENT_TYPES: Readonly<Record<string, string>> = {
+  commande: 'order',
+  facture: 'invoice',
+  propal: 'propal',
+  fichinter: 'fichinter',
+};
 
 /** The `elementtype` values that name an object of `element`: ActionComm's, and the element's own name that other writers use. */
 export function agendaNames(element: string): string[] {
@@ -36,6 +41,7 @@ export const SENT_BY_MAIL_TRIGGER: Record<string, string> = {
   commande: 'ORDER_SENTBYMAIL',
   facture: 'BILL_SENTBYMAIL',
   propal: 'PROPAL_SENTBYMAIL',
+  fichinter: 'FICHINTER_SENTBYMAIL',
 };
 
 export interface AgendaEvent {

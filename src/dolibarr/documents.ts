@@ -3,7 +3,8 @@
  * so that it can only ever reach a file inside that object's folder.
  *
  * Layout: DATA_ROOT[/<entity> above 1]/<module dir>/<sanitized ref>/; module dirs are Dolibarr's:
- * `commande`, `facture`, `propale` (for proposals), and `bericht` for reports. Thumbnails are in
+ * `commande`, `facture`, `propale` (for proposals), `ficheinter` (for interventions), and `bericht`
+ * for reports. Thumbnails are in
  * `thumbs/` beside the file.
  */
 import { realpath } from 'node:fs/promises';
@@ -13,13 +14,14 @@ import { entityRoot, ecmFilepath } from './ecm.js';
 import { dolSanitizeFileName } from './filenames.js';
 
 /** The owners of files the service serves: Dolibarr's element types, plus the reports. */
-export type ElementType = 'commande' | 'facture' | 'propal';
+export type ElementType = 'commande' | 'facture' | 'propal' | 'fichinter';
 export type FileOwner = ElementType | 'bericht';
 
 export const MODULE_DIRS: Readonly<Record<FileOwner, string>> = {
   commande: 'commande',
   facture: 'facture',
   propal: 'propale',
+  fichinter: 'ficheinter',
   bericht: 'bericht',
 };
 

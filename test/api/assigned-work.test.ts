@@ -240,9 +240,9 @@ for (const dialect of testDialects()) {
 
 describe('assigned work settings', () => {
   const env = (extra: Record<string, string>) => ({ DATABASE_URL: 'sqlite::memory:', INSTANCE_UNIQUE_ID: 'x'.repeat(32), ...extra });
-  test('the defaults: SALESREPFOLL and TECHNICIAN, and the agenda', () => {
+  test('the defaults: SALESREPFOLL, TECHNICIAN, INTERREPFOLL and INTERVENING, and the agenda', () => {
     const config = loadConfig(env({}));
-    assert.deepEqual(config.assignedContactCodes, ['SALESREPFOLL', 'TECHNICIAN']);
+    assert.deepEqual(config.assignedContactCodes, ['SALESREPFOLL', 'TECHNICIAN', 'INTERREPFOLL', 'INTERVENING']);
     assert.equal(config.assignedByAgenda, true);
   });
   test('none, a list with spaces and repeats, false', () => {

@@ -1409,6 +1409,7 @@ for (const dialect of testDialects()) {
           '0017-bericht-sessions',
           '0018-bericht-page-prompt',
           '0019-standalone-assigned-work',
+          '0020-standalone-fichinter',
         ]);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;

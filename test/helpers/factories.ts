@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../src/config.js';
 import type { DbHandle } from '../../src/db/database.js';
 import { insertId, toDbDateTime } from '../../src/db/dialect.js';
+import { AGENDA_ELEMENT_TYPES } from '../../src/dolibarr/agenda.js';
 import { hashPassword } from '../../src/dolibarr/password.js';
 import { RIGHTS_MODULE, type Right } from '../../src/dolibarr/rights.js';
 
@@ -177,6 +178,8 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
   }
 
   type Commercial = 'commande' | 'facture' | 'propal';
+  /** Every kind of object a report, a contact or an event may hang off. */
+  type Element = Commercial | 'fichinter';
   interface ObjectOptions {
     customer?: number;
     ref?: string;
@@ -224,10 +227,50 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
     return { id, ref, customer, refClient: common.ref_client };
   }
 
+  /**
+   * An intervention, as Dolibarr's intervention card writes a validated one (Fichinter::create,
+   * setValid): ref FI<yymm>-<n>, the planned days in `dateo`/`datee`, `duree` 0 until lines are added.
+   */
+  async function intervention(options: ObjectOptions & { description?: string; dateEnd?: number } = {}) {
+    const customer = options.customer ?? (await thirdParty()).id;
+    const at = options.date ?? Math.floor(Date.now() / 1000);
+    const ref =
+      options.ref ??
+      `FI${new Date(at * 1000).toISOString().slice(2, 7).replace('-', '')}-${String(next()).padStart(4, '0')}${randomBytes(2).toString('hex')}`;
+    const status = options.status ?? 1;
+    const id = await insertId(
+      dialect,
+      db.insertInto('fichinter').values({
+        ref,
+        entity: options.entity ?? config.entity,
+        ref_client: options.refClient === undefined ? `Kd-${next()}` : options.refClient,
+        fk_soc: customer,
+        fk_projet: 0,
+        fk_contrat: 0,
+        fk_statut: status,
+        fk_user_author: options.author ?? null,
+        fk_user_valid: status > 0 ? (options.valid ?? options.author ?? null) : null,
+        fk_user_modif: options.modif ?? null,
+        datec: toDbDateTime(at),
+        date_valid: status > 0 ? toDbDateTime(at) : null,
+        dateo: toDbDateTime(at).slice(0, 10),
+        datee: toDbDateTime(options.dateEnd ?? at).slice(0, 10),
+        duree: 0,
+        description: options.description ?? 'Wartung der Anlage',
+        note_public: null,
+        note_private: null,
+        model_pdf: 'soleil',
+        last_main_doc: null,
+        tms: toDbDateTime(at),
+      }),
+    );
+    return { id, ref, customer, refClient: options.refClient ?? null };
+  }
+
   /** A report row on an object (or a template without one). */
   async function report(options: {
     creator: number;
-    elementType?: Commercial | null;
+    elementType?: Element | null;
     element?: number | null;
     ref?: string;
     isTemplate?: boolean;
@@ -263,7 +306,7 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
    * (CommonObject::add_contact: `element_contact` with statut 4, active, and the type's rowid).
    */
   async function internalContact(options: {
-    type: Commercial;
+    type: Element;
     element: number;
     user: number;
     code?: string;
@@ -298,7 +341,7 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
    * `ownerAsResource: false` leaves the owner's resource row out (events written by other tools).
    */
   async function agendaEvent(options: {
-    type: Commercial;
+    type: Element;
     element: number | null;
     owner: number | null;
     attendees?: number[];
@@ -319,7 +362,7 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
     const code = options.code ?? 'AC_RDV';
     const kind = await db.selectFrom('c_actioncomm').select('id').where('code', '=', code).executeTakeFirst();
     const at = toDbDateTime(options.at ?? Math.floor(Date.now() / 1000));
-    const elementtype = { commande: 'order', facture: 'invoice', propal: 'propal' }[options.type];
+    const elementtype = AGENDA_ELEMENT_TYPES[options.type];
     const insert = db.insertInto('actioncomm').values({
       ref: '(PROV)',
       entity: options.entity ?? config.entity,
@@ -364,6 +407,7 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
     order: (options?: ObjectOptions) => commercial('commande', options),
     invoice: (options?: ObjectOptions) => commercial('facture', options),
     proposal: (options?: ObjectOptions) => commercial('propal', options),
+    intervention,
     report,
     internalContact,
     agendaEvent,

@@ -62,6 +62,7 @@ const MIGRATIONS = [
   '0017-bericht-sessions',
   '0018-bericht-page-prompt',
   '0019-standalone-assigned-work',
+  '0020-standalone-fichinter',
 ];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
@@ -259,6 +260,7 @@ for (const dialect of testDialects()) {
         '0017-bericht-sessions',
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
+        '0020-standalone-fichinter',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
@@ -293,6 +295,7 @@ for (const dialect of testDialects()) {
         '0017-bericht-sessions',
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
+        '0020-standalone-fichinter',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
@@ -330,6 +333,7 @@ for (const dialect of testDialects()) {
         '0017-bericht-sessions',
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
+        '0020-standalone-fichinter',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
@@ -387,6 +391,7 @@ for (const dialect of testDialects()) {
         '0017-bericht-sessions',
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
+        '0020-standalone-fichinter',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
@@ -424,6 +429,7 @@ for (const dialect of testDialects()) {
         '0017-bericht-sessions',
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
+        '0020-standalone-fichinter',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
@@ -451,7 +457,11 @@ for (const dialect of testDialects()) {
       assert.deepEqual(row, { prompt: null });
       await handle.db.schema.alterTable('bericht_page').dropColumn('prompt').execute();
       await sql`delete from llx_bericht_migration where name >= '0018-bericht-page-prompt'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0018-bericht-page-prompt', '0019-standalone-assigned-work']);
+      assert.deepEqual((await migrate(handle, config)).applied, [
+        '0018-bericht-page-prompt',
+        '0019-standalone-assigned-work',
+        '0020-standalone-fichinter',
+      ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999018).execute();
     });
@@ -857,6 +867,7 @@ for (const dialect of testDialects()) {
           '0017-bericht-sessions',
           '0018-bericht-page-prompt',
           '0019-standalone-assigned-work',
+          '0020-standalone-fichinter',
         ]);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');

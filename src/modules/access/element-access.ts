@@ -1,6 +1,6 @@
 /**
  * Who sees which object (docs/architecture.md, Visibility):
- * - an order, invoice or proposal: a user with Dolibarr's admin flag, or one named in any of its
+ * - an order, invoice, proposal or intervention: a user with Dolibarr's admin flag, or one named in any of its
  *   `fk_user_*` columns (author, validator, closer, …; the columns present on this database), or
  *   one the office gave it to the Dolibarr way (`assigned`): an active internal contact of it
  *   (`element_contact` statut 4 of an internal `c_type_contact` of the object's type whose code is
@@ -21,7 +21,7 @@ import { agendaNames } from '../../dolibarr/agenda.js';
 import type { ElementType } from '../../dolibarr/documents.js';
 import type { AuthUser } from '../auth/auth.service.js';
 
-export const ELEMENT_TYPES: readonly ElementType[] = ['commande', 'facture', 'propal'];
+export const ELEMENT_TYPES: readonly ElementType[] = ['commande', 'facture', 'propal', 'fichinter'];
 
 /** How the office gives a user an object besides the `fk_user_*` columns. */
 export interface AssignedWork {

@@ -12,7 +12,7 @@ const DESCRIPTION =
   `\`days\` days from \`from\` on (default: today and the next 6, at most ${MAX_AGENDA_DAYS}) or began before and last into them, in time ` +
   `order (start, then id), at most ${MAX_AGENDA_ITEMS}. Days begin at midnight in Dolibarr's time zone (TIME_ZONE, given as \`time_zone\`). ` +
   "Dolibarr's automatic entries (type `systemauto`: an order validated, a mail sent) are left out. Each appointment has the order, " +
-  'invoice or proposal it is linked to when the caller may see it (with its reports: how many, how many final), and the customer ' +
+  'invoice, proposal or intervention it is linked to when the caller may see it (with its reports: how many, how many final), and the customer ' +
   "(the event's third party, else the object's) with address and phone, when the caller may see it as GET /api/customers.php?id= would. " +
   'Errors: 400 VALIDATION_FAILED (`from` not a day of the calendar or the days asked beyond 9999-12-31, `days` outside 1 to ' +
   `${MAX_AGENDA_DAYS}), 401 no or invalid token, 403 no read right.`;

@@ -22,7 +22,7 @@ export type AgendaQuery = Static<typeof AgendaQuery>;
 
 export const AgendaObject = Type.Object(
   {
-    element_type: Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal')]),
+    element_type: Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal'), Type.Literal('fichinter')]),
     id: Type.Integer(),
     ref: Type.String(),
     ref_client: NullableString,
@@ -30,7 +30,7 @@ export const AgendaObject = Type.Object(
     report_count: Type.Integer({ minimum: 0, description: 'Reports on it (templates left out).' }),
     final_report_count: Type.Integer({ minimum: 0, description: 'Of them, the final ones.' }),
   },
-  { description: 'The order, invoice or proposal the event is linked to, when the caller may see it.' },
+  { description: 'The order, invoice, proposal or intervention the event is linked to, when the caller may see it.' },
 );
 
 export const AgendaCustomer = Type.Object({

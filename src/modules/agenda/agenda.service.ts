@@ -1,7 +1,7 @@
 /**
  * The caller's appointments (docs/features.md, *The technician's day*): the events of Dolibarr's
  * agenda he owns (`fk_user_action`) or attends (an `actioncomm_resources` row of type `user`) from
- * a day on, in time order, each with the order, invoice or proposal it is linked to (when he may
+ * a day on, in time order, each with the order, invoice, proposal or intervention it is linked to (when he may
  * see it, elementaccess.ts), what is already done there (its reports), and the customer with the
  * address to drive to. Dolibarr's automatic entries (type `systemauto`) are no appointments.
  * Days begin at midnight where Dolibarr is (TIME_ZONE): its date-time columns are wall times there.

@@ -5,7 +5,8 @@ export const PhotoQuery = Type.Object({
   modulepart: Type.String({
     description:
       "Owning module, as in Dolibarr's document.php: `commande` (orders), `facture` (invoices), `propal` or its " +
-      'folder name `propale` (proposals), `bericht` (reports). Anything else: 400 FILE_MODULE_UNKNOWN.',
+      'folder name `propale` (proposals), `fichinter` or its folder name `ficheinter` (interventions), `bericht` (reports). ' +
+      'Anything else: 400 FILE_MODULE_UNKNOWN.',
   }),
   file: Type.String({
     minLength: 1,

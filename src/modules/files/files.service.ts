@@ -1,5 +1,5 @@
 /**
- * Files of orders, invoices, proposals and reports (endpoints 16 and 18): finding the file a
+ * Files of orders, invoices, proposals, interventions and reports (endpoints 16 and 18): finding the file a
  * client names, inside the folder of an object the caller may see, making a missing thumbnail,
  * and deleting an order's attachment with its thumbnails and its ecm_files row.
  *
@@ -43,6 +43,9 @@ export const MODULE_PARTS: Readonly<Record<string, FileOwner>> = {
   propal: 'propal',
   // Dolibarr's folder name for proposals, accepted as a modulepart as document.php does.
   propale: 'propal',
+  fichinter: 'fichinter',
+  // Dolibarr's folder name for interventions, accepted as a modulepart as document.php does.
+  ficheinter: 'fichinter',
   bericht: 'bericht',
 };
 

@@ -28,6 +28,7 @@ import type { Db } from '../../db/database.js';
 import { fromDbDateTime, toDbDateTime } from '../../db/dialect.js';
 import { recordAgendaEvent, SENT_BY_MAIL_TRIGGER } from '../../dolibarr/agenda.js';
 import { createColumnFitter } from '../../dolibarr/charset.js';
+import type { ElementType } from '../../dolibarr/documents.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { entityRoot } from '../../dolibarr/ecm.js';
 import { RUN_ID, type RunRegistry } from '../../adapters/runs.js';
@@ -195,10 +196,7 @@ export function createMailQueue(deps: MailQueueDeps) {
       .select(['ref', 'final_pdf_path', 'element_type', 'fk_element'])
       .where('rowid', '=', job.fk_bericht)
       .executeTakeFirst();
-    const type =
-      report?.element_type && SENT_BY_MAIL_TRIGGER[report.element_type]
-        ? (report.element_type as 'commande' | 'facture' | 'propal')
-        : undefined;
+    const type = report?.element_type && SENT_BY_MAIL_TRIGGER[report.element_type] ? (report.element_type as ElementType) : undefined;
     const parent =
       type && report?.fk_element != null
         ? await db

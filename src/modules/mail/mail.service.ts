@@ -23,6 +23,7 @@ import { verifyUrl } from '../signatures/signatures.model.js';
 import { mailText, type Substitutions } from './mail-text.js';
 import { addressList, readMailLimits, readMailSettings, type MailLimits, type MailSettings } from './mail.settings.js';
 import { isPlainAddress, type MailJob, type MailProposal, type SendMailBody } from './mail.schemas.js';
+import type { ElementType } from '../../dolibarr/documents.js';
 
 /** A row of `bericht_mail` as read. */
 export type MailRow = Selectable<BerichtMailTable>;
@@ -118,7 +119,7 @@ export function createMailService(deps: MailServiceDeps) {
 
   /** What the mail of `report` says, with the values Dolibarr's substitutions take. */
   async function context(user: AuthUser, report: ReportRow, baseUrl: string) {
-    const type = report.element_type as 'commande' | 'facture' | 'propal';
+    const type = report.element_type as ElementType;
     const parent = report.fk_element === null ? undefined : await deps.repo.parentWithCustomer(db, type, report.fk_element);
     const language: PdfLanguage = pdfLanguageOf(parent?.default_lang);
     const [company, signature] = await Promise.all([
@@ -354,8 +355,8 @@ export function createMailService(deps: MailServiceDeps) {
   };
 }
 
-/** Dolibarr's tracking id of an object in mail ids (CMailFile; its e-mail collector reads it back): ord12, inv3, pro7. */
-const TRACK_PREFIX: Record<string, string> = { commande: 'ord', facture: 'inv', propal: 'pro' };
+/** Dolibarr's tracking id of an object in mail ids (CMailFile; its e-mail collector reads it back): ord12, inv3, pro7, int4. */
+const TRACK_PREFIX: Record<string, string> = { commande: 'ord', facture: 'inv', propal: 'pro', fichinter: 'int' };
 export function trackIdOf(elementType: string | null, elementId: number | null): string | undefined {
   const prefix = elementType ? TRACK_PREFIX[elementType] : undefined;
   return prefix && elementId ? `${prefix}${elementId}` : undefined;

@@ -1,5 +1,5 @@
 /**
- * Endpoint 22, /api/materials.php: the material lines of an order, invoice or proposal.
+ * Endpoint 22, /api/materials.php: the material lines of an order, invoice, proposal or intervention.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';

@@ -2,14 +2,14 @@
 import { Type, type Static } from 'typebox';
 import { ListOf, PageQuery, PersonText, RowId } from '../common/common.schemas.js';
 
-export const MATERIAL_ELEMENT_TYPES = ['commande', 'facture', 'propal'] as const;
+export const MATERIAL_ELEMENT_TYPES = ['commande', 'facture', 'propal', 'fichinter'] as const;
 /** Quantities are kept to this many decimal places (grams of a kilogram, millimetres of a metre). */
 export const QTY_DECIMALS = 3;
 export const MAX_QTY = 1_000_000_000;
 
 // Spelt out: a union mapped from the array is typed `never` (TypeBox cannot see its members).
-const ElementType = Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal')], {
-  description: 'Kind of object: commande (order), facture (invoice), propal (proposal).',
+const ElementType = Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal'), Type.Literal('fichinter')], {
+  description: 'Kind of object: commande (order), facture (invoice), propal (proposal), fichinter (intervention).',
 });
 
 export const MaterialsQuery = Type.Object({

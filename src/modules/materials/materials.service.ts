@@ -1,5 +1,5 @@
 /**
- * Material lines of an order, invoice or proposal (contract endpoint 22). The caller must see the
+ * Material lines of an order, invoice, proposal or intervention (contract endpoint 22). The caller must see the
  * object (docs/architecture.md, Visibility): an object it may not see, and the lines of one, are "not found".
  * A line may be added with an Idempotency-Key (the app sends lines from an offline queue and
  * repeats one whose answer was lost): the line and the key's answer are written in one

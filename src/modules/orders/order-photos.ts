@@ -11,7 +11,8 @@ import path from 'node:path';
 import { fileTypeFromFile } from 'file-type';
 import { thumbnailFormatOf } from '../../adapters/image.js';
 import { BoundedMap } from '../../bounded-map.js';
-import { fileUrl } from '../files/file-path.js';
+import type { ElementType } from '../../dolibarr/documents.js';
+import { fileUrlOf } from '../files/file-path.js';
 import type { OrderPhoto } from './orders.schemas.js';
 
 /** Files whose type is read at the same time. @default 16 */
@@ -91,11 +92,13 @@ async function mimeOf(file: string, identity: string): Promise<string | null> {
 /**
  * One page of the folder's files.
  * @param folderName the folder's name (sanitized ref), the first part of the file endpoint's path
+ * @param owner whose folder it is: an order's (`commande/<ref>/`) unless told
  */
 export async function listOrderPhotos(
   dir: string,
   folderName: string,
   page: { limit: number; offset: number },
+  owner: ElementType = 'commande',
 ): Promise<{ items: OrderPhoto[]; total: number }> {
   const all = await entries(dir);
   const slice = all.slice(page.offset, page.offset + page.limit);
@@ -105,7 +108,7 @@ export async function listOrderPhotos(
     const types = await Promise.all(chunk.map((e) => mimeOf(path.join(dir, e.name), e.identity)));
     chunk.forEach((e, j) => {
       const type = types[j] ?? null;
-      const url = fileUrl(folderName, e.name);
+      const url = fileUrlOf(owner, `${folderName}/${e.name}`);
       const thumbs = thumbnailFormatOf(type) !== undefined;
       items.push({
         name: e.name,
@@ -113,8 +116,8 @@ export async function listOrderPhotos(
         type,
         mtime: e.mtime,
         url,
-        thumb_small_url: thumbs ? fileUrl(folderName, e.name, 'small') : null,
-        thumb_mini_url: thumbs ? fileUrl(folderName, e.name, 'mini') : null,
+        thumb_small_url: thumbs ? fileUrlOf(owner, `${folderName}/${e.name}`, 'small') : null,
+        thumb_mini_url: thumbs ? fileUrlOf(owner, `${folderName}/${e.name}`, 'mini') : null,
       });
     });
   }

@@ -7,6 +7,7 @@ import type { DbHandle } from '../../db/database.js';
 import { createCompiledCache } from '../../db/compiled-queries.js';
 import { anyContains, descNullsLast } from '../../db/dialect.js';
 import type { ListTotals } from '../../db/list-total.js';
+import type { ElementType } from '../../dolibarr/documents.js';
 import type { Caller, ElementAccess } from '../access/element-access.js';
 
 /** The alias of llx_commande in every query here; `visible` conditions must use it. */
@@ -133,27 +134,32 @@ export function createOrderRepository(
 
     /** The order's reports (not templates) of the entity, newest first, with their page counts. */
     listReports(orderId: number, entity: number) {
-      return db
-        .selectFrom('bericht as b')
-        .select((eb) => [
-          'b.rowid',
-          'b.ref',
-          'b.title',
-          'b.status',
-          'b.version',
-          'b.datec',
-          eb.selectFrom('bericht_page as bp').select(eb.fn.countAll().as('n')).whereRef('bp.fk_bericht', '=', 'b.rowid').as('page_count'),
-        ])
-        .where('b.element_type', '=', 'commande')
-        .where('b.fk_element', '=', orderId)
-        .where('b.is_template', '=', 0)
-        .where('b.entity', '=', entity)
-        .orderBy(descNullsLast(dialect, 'b.datec'))
-        .orderBy('b.rowid', 'desc')
-        .limit(MAX_ORDER_REPORTS)
-        .execute();
+      return reportsOf({ db, dialect }, 'commande', orderId, entity);
     },
   };
+}
+
+/** The reports (not templates) of the entity on the object `type` `id`, newest first, with their page counts; at most MAX_ORDER_REPORTS. */
+export function reportsOf({ db, dialect }: Pick<DbHandle, 'db' | 'dialect'>, type: ElementType, id: number, entity: number) {
+  return db
+    .selectFrom('bericht as b')
+    .select((eb) => [
+      'b.rowid',
+      'b.ref',
+      'b.title',
+      'b.status',
+      'b.version',
+      'b.datec',
+      eb.selectFrom('bericht_page as bp').select(eb.fn.countAll().as('n')).whereRef('bp.fk_bericht', '=', 'b.rowid').as('page_count'),
+    ])
+    .where('b.element_type', '=', type)
+    .where('b.fk_element', '=', id)
+    .where('b.is_template', '=', 0)
+    .where('b.entity', '=', entity)
+    .orderBy(descNullsLast(dialect, 'b.datec'))
+    .orderBy('b.rowid', 'desc')
+    .limit(MAX_ORDER_REPORTS)
+    .execute();
 }
 
 export type OrderRepository = ReturnType<typeof createOrderRepository>;

@@ -11,8 +11,15 @@ import { objectFolder } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import { isCustomer, type Caller, type ElementAccess } from '../access/element-access.js';
 import { listOrderPhotos } from './order-photos.js';
-import { ORDER_ALIAS, type OrderRepository } from './orders.repository.js';
-import { ORDER_STATUSES, type OrderDetail, type OrderListItem, type OrderPhoto, type OrderReport } from './orders.schemas.js';
+import { ORDER_ALIAS, type OrderRepository, type reportsOf } from './orders.repository.js';
+import {
+  ORDER_STATUSES,
+  type OrderCustomer,
+  type OrderDetail,
+  type OrderListItem,
+  type OrderPhoto,
+  type OrderReport,
+} from './orders.schemas.js';
 
 export interface Page {
   limit: number;
@@ -45,17 +52,58 @@ function orderFields(row: OrderRowBase, decimals: number, timeZone: string) {
   };
 }
 
+/** A report of an object's detail, from reportsOf (orders.repository.ts). */
+export function reportOf(r: Awaited<ReturnType<typeof reportsOf>>[number]): OrderReport {
+  return {
+    id: Number(r.rowid),
+    ref: r.ref,
+    title: r.title,
+    status: reportStatus(r.status),
+    version: Number(r.version),
+    page_count: Number(r.page_count ?? 0),
+    datec: fromDbDateTime(r.datec),
+  };
+}
+
+type NullableText = string | null | undefined;
+/** An object's third party, with its master data when it is a customer (client 1, 2 or 3), else null. */
+export function customerOf(row: {
+  soc_id: number | null;
+  client: number | string | null;
+  nom: NullableText;
+  name_alias: NullableText;
+  code_client: NullableText;
+  address: NullableText;
+  zip: NullableText;
+  town: NullableText;
+  phone: NullableText;
+  email: NullableText;
+}): OrderCustomer | null {
+  if (row.soc_id === null || !isCustomer(row.client)) return null;
+  return {
+    id: Number(row.soc_id),
+    name: row.nom ?? null,
+    name_alias: row.name_alias ?? null,
+    code_client: row.code_client ?? null,
+    address: row.address ?? null,
+    zip: row.zip ?? null,
+    town: row.town ?? null,
+    phone: row.phone ?? null,
+    email: row.email ?? null,
+  };
+}
+
 /**
  * `status=0,1,2` as the sorted fk_statut values, each once (one key and one query for `2,1,0`
  * and `0,1,2,1`). The schema has checked the form; a value outside ORDER_STATUSES is refused here
  * too, so no caller can reach the query with one.
  */
-export function parseStatusList(raw: string | undefined): number[] | undefined {
+export function parseStatusList(raw: string | undefined, statuses: readonly number[] = ORDER_STATUSES): number[] | undefined {
   if (raw === undefined) return undefined;
   const values = raw.split(',').map((item) => (/^-?\d+$/.test(item) ? Number(item) : NaN));
-  if (values.some((v) => !(ORDER_STATUSES as readonly number[]).includes(v))) {
+  if (values.some((v) => !statuses.includes(v))) {
     throw new AppError('VALIDATION_FAILED', {
-      details: [{ field: 'querystring.status', message: `comma-separated values of ${ORDER_STATUSES.join(', ')}` }],
+      details: [{ field: 'querystring.status', message: `comma-separated values of ${statuses.join(', ')}` }],
     });
   }
   return [...new Set(values)].sort((a, b) => a - b);
@@ -96,33 +144,11 @@ export function createOrderService(deps: {
     async getOrder(user: Caller, id: number): Promise<OrderDetail> {
       const row = await orders.getById(id, access.visible('commande', user, ORDER_ALIAS));
       if (!row) throw new AppError('ORDER_NOT_FOUND');
-      const customer = row.soc_id !== null && isCustomer(row.client);
-      const reports: OrderReport[] = (await orders.listReports(Number(row.rowid), entity)).map((r) => ({
-        id: Number(r.rowid),
-        ref: r.ref,
-        title: r.title,
-        status: reportStatus(r.status),
-        version: Number(r.version),
-        page_count: Number(r.page_count ?? 0),
-        datec: fromDbDateTime(r.datec),
-      }));
       return {
         ...orderFields(row, totalDecimals, timeZone),
         note_public: row.note_public ?? null,
-        customer: customer
-          ? {
-              id: Number(row.soc_id),
-              name: row.nom ?? null,
-              name_alias: row.name_alias ?? null,
-              code_client: row.code_client ?? null,
-              address: row.address ?? null,
-              zip: row.zip ?? null,
-              town: row.town ?? null,
-              phone: row.phone ?? null,
-              email: row.email ?? null,
-            }
-          : null,
-        reports,
+        customer: customerOf(row),
+        reports: (await orders.listReports(Number(row.rowid), entity)).map(reportOf),
       };
     },
 

@@ -10,6 +10,8 @@ import { anyContains, descNullsLast, insertId, toDbDateTime } from '../../db/dia
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { BerichtPageTable, BerichtSignatureTable, BerichtTable } from '../../db/tables.js';
 import type { ListTotals } from '../../db/list-total.js';
+import type { ElementType } from '../../dolibarr/documents.js';
+import { ELEMENT_TYPES } from '../access/element-access.js';
 
 export type ReportRow = Selectable<BerichtTable> & { parent_ref: string | null; page_count: number | string | bigint | null };
 export type PageRow = Selectable<BerichtPageTable>;
@@ -35,6 +37,14 @@ export interface ReportFilter {
   status?: number;
 }
 
+/** The date of each kind of parent on the cover sheet: ordered, invoiced, proposed, the intervention's planned start. */
+const PARENT_DATE_COLUMN: Record<ElementType, string> = {
+  commande: 'o.date_commande',
+  facture: 'o.datef',
+  propal: 'o.datep',
+  fichinter: 'o.dateo',
+};
+
 export function createReportRepository(dialect: Dialect) {
   /** Reports joined to their parent object, whichever kind it is. */
   function withParents(db: Db) {
@@ -42,7 +52,8 @@ export function createReportRepository(dialect: Dialect) {
       .selectFrom('bericht as b')
       .leftJoin('commande as pc', (j) => j.onRef('pc.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'commande'))
       .leftJoin('facture as pf', (j) => j.onRef('pf.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'facture'))
-      .leftJoin('propal as pp', (j) => j.onRef('pp.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'propal'));
+      .leftJoin('propal as pp', (j) => j.onRef('pp.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'propal'))
+      .leftJoin('fichinter as pi', (j) => j.onRef('pi.rowid', '=', 'b.fk_element').on('b.element_type', '=', 'fichinter'));
   }
 
   /** The report with its parent's ref and its page count. */
@@ -50,13 +61,13 @@ export function createReportRepository(dialect: Dialect) {
     return withParents(db)
       .selectAll('b')
       .select((eb) => [
-        eb.fn.coalesce('pc.ref', 'pf.ref', 'pp.ref').as('parent_ref'),
+        eb.fn.coalesce('pc.ref', 'pf.ref', 'pp.ref', 'pi.ref').as('parent_ref'),
         eb.selectFrom('bericht_page as bp').select(eb.fn.countAll().as('n')).whereRef('bp.fk_bericht', '=', 'b.rowid').as('page_count'),
       ]);
   }
 
   /** The report's parent (of `type`) has a ref that contains `q`. */
-  function parentRefContains(type: 'commande' | 'facture' | 'propal', q: string) {
+  function parentRefContains(type: ElementType, q: string) {
     const p = `q_${type}`;
     return sql<SqlBool>`(b.element_type = ${type} and exists (select 1 from ${sql.table(type)} as ${sql.raw(p)} where ${sql.ref(`${p}.rowid`)} = b.fk_element and ${anyContains([`${p}.ref`], q)}))`;
   }
@@ -73,10 +84,7 @@ export function createReportRepository(dialect: Dialect) {
     const q = filter.q;
     if (q)
       query = query.where((eb) =>
-        eb.or([
-          anyContains(['b.ref', 'b.title', 'b.template_label'], q),
-          ...(['commande', 'facture', 'propal'] as const).map((type) => parentRefContains(type, q)),
-        ]),
+        eb.or([anyContains(['b.ref', 'b.title', 'b.template_label'], q), ...ELEMENT_TYPES.map((type) => parentRefContains(type, q))]),
       );
     if (filter.elementType !== undefined) query = query.where('b.element_type', '=', filter.elementType);
     if (filter.fkElement !== undefined) query = query.where('b.fk_element', '=', filter.fkElement);
@@ -264,9 +272,9 @@ export function createReportRepository(dialect: Dialect) {
       return Number(row.n);
     },
 
-    /** The parent object (order, invoice or proposal) with its third party, for the cover sheet. */
-    parentWithCustomer(db: Db, type: 'commande' | 'facture' | 'propal', id: number) {
-      const dateColumn = type === 'commande' ? 'o.date_commande' : type === 'facture' ? 'o.datef' : 'o.datep';
+    /** The parent object (order, invoice, proposal or intervention) with its third party, for the cover sheet. */
+    parentWithCustomer(db: Db, type: ElementType, id: number) {
+      const dateColumn = PARENT_DATE_COLUMN[type];
       return db
         .selectFrom(`${type} as o` as 'commande as o')
         .leftJoin('societe as s', 's.rowid', 'o.fk_soc')

@@ -25,7 +25,7 @@ export const ORIENTATIONS = ['portrait', 'landscape'] as const;
 export const EDITABLE_LAYOUTS = ['photo', 'before_after', 'title_only', 'checklist'] as const;
 export const LAYOUTS = [...EDITABLE_LAYOUTS, 'signature'] as const;
 export const ROTATIONS = [0, 90, 180, 270] as const;
-export const ELEMENT_TYPE_VALUES = ['commande', 'facture', 'propal'] as const;
+export const ELEMENT_TYPE_VALUES = ['commande', 'facture', 'propal', 'fichinter'] as const;
 /** Most pages a report may have (docs/architecture.md: every size a user can drive is capped). */
 export const MAX_REPORT_PAGES = 1000;
 
@@ -276,7 +276,7 @@ const ReportFields = {
   id: Type.Integer(),
   ref: Type.String({ description: 'Report number BR<yy><mm>-<nnnn>, counted per month.' }),
   title: Type.String(),
-  element_type: Nullable(Type.String(), 'The parent object: commande, facture or propal (null for a template).'),
+  element_type: Nullable(Type.String(), 'The parent object: commande, facture, propal or fichinter (null for a template).'),
   fk_element: Nullable(Type.Integer(), "The parent object's id."),
   parent_ref: Nullable(Type.String(), "The parent object's ref."),
   format: Type.String(),

@@ -7,10 +7,12 @@
  */
 import type { Db } from '../../db/database.js';
 import { fromDbDateTime } from '../../db/dialect.js';
+import type { ElementType } from '../../dolibarr/documents.js';
+import { ELEMENT_TYPES } from '../access/element-access.js';
 import type { ReportRepository } from '../reports/reports.repository.js';
 import { signedVisit, storedText, type SignedVisit } from './signoff.js';
 
-const OBJECT_TYPES = new Set(['commande', 'facture', 'propal']);
+const OBJECT_TYPES = new Set<string>(ELEMENT_TYPES);
 
 export async function visitNow(db: Db, repo: ReportRepository, entity: number, reportId: number): Promise<SignedVisit> {
   const report = await db
@@ -23,7 +25,7 @@ export async function visitNow(db: Db, repo: ReportRepository, entity: number, r
   if (!report || type === null || id === null || !OBJECT_TYPES.has(type)) return { work: null, times: [], materials: [] };
   const lineage = await repo.lineage(db, reportId);
   const [parent, materials, times] = await Promise.all([
-    repo.parentWithCustomer(db, type as 'commande', id),
+    repo.parentWithCustomer(db, type as ElementType, id),
     repo.materialsOf(db, entity, type, id),
     db
       .selectFrom('bericht_time')

@@ -1,5 +1,5 @@
 /**
- * /api/times.php: time on site at an order, invoice or proposal (times.schemas.ts, TIME_RULES).
+ * /api/times.php: time on site at an order, invoice, proposal or intervention (times.schemas.ts, TIME_RULES).
  * In the scope of the report's routes (app.ts): a report's intervals are read under its visibility.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

@@ -14,8 +14,8 @@ export const MAX_REASON = 500;
 export const MAX_CORRECTIONS = 50;
 
 // Spelt out: a union mapped from an array is typed `never`.
-const ElementType = Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal')], {
-  description: 'Kind of object: commande (order), facture (invoice), propal (proposal).',
+const ElementType = Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('propal'), Type.Literal('fichinter')], {
+  description: 'Kind of object: commande (order), facture (invoice), propal (proposal), fichinter (intervention).',
 });
 const Instant = (description: string) => Type.Integer({ minimum: 0, maximum: 4_102_444_800, description: `${description} Unix seconds.` });
 const Reason = PersonText({
@@ -25,7 +25,7 @@ const Reason = PersonText({
 });
 
 export const TIME_RULES =
-  'Time on site: intervals of arrival and departure of a technician at an order, invoice or proposal; several a day. ' +
+  'Time on site: intervals of arrival and departure of a technician at an order, invoice, proposal or intervention; several a day. ' +
   `A tap's time (\`at\`) is the phone's, sent when the person tapped (also offline): at most ${MAX_AHEAD_SECONDS / 60} minutes ahead of the service's clock and at most ${MAX_BACK_SECONDS / 86_400} days back (400 otherwise); ` +
   `without \`at\`, the service's time. A time set by hand (\`action=add\`, a correction) lies within the same window: not in the future, at most ${MAX_BACK_SECONDS / 86_400} days back (400 naming \`body.arrival\` or \`body.departure\`). An interval lasts at most ${MAX_INTERVAL_SECONDS / 3600} hours, the departure is not before the arrival, and a technician's intervals at one object do not overlap (409 TIME_OVERLAP). ` +
   'A correction by hand needs a reason; each is kept with the times before it, and the first recorded times stay in `arrival_tapped`/`departure_tapped`. ' +

@@ -17,7 +17,7 @@ import { multipartError } from '../common/multipart.js';
 import type { ModuleContext } from '../common/module-context.js';
 import { beginIdempotent } from '../common/idempotency.js';
 import { ACCEPTED_DESCRIPTION, type UploadKind, uploadCaps } from './upload-types.js';
-import { UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
+import { UploadInterventionPhotoQuery, UploadPhotoQuery, UploadResponse, UploadVoiceQuery } from './uploads.schemas.js';
 import { imageBoxFor } from '../../adapters/pdf.js';
 import { rememberSha256 } from '../../adapters/file-digest.js';
 import { DEFAULT_PHOTOS_PER_SHEET } from '../reports/photos-per-sheet.js';
@@ -157,16 +157,29 @@ export async function uploadsRoutes(
     };
   }
 
-  async function upload(request: FastifyRequest, reply: FastifyReply, kind: UploadKind, route: string, orderId: number) {
+  async function upload(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    kind: UploadKind,
+    route: string,
+    id: number,
+    type: 'commande' | 'fichinter' = 'commande',
+  ) {
     const caller = callerOf(request);
-    const order = await access.getById('commande', orderId, caller);
-    if (!order) throw new AppError('ORDER_NOT_FOUND');
+    const found = await access.getById(type, id, caller);
+    if (!found) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'INTERVENTION_NOT_FOUND');
+    const order = { ...found, type };
     const key = request.headers['idempotency-key'];
     const idem =
       typeof key === 'string'
         ? await beginIdempotent(
             { db: handle.db, runs, confirm: (planned) => service.confirm(order, planned) },
-            { entity: config.entity, userId: caller.id, key, scope: `${route}:${order.id}` },
+            {
+              entity: config.entity,
+              userId: caller.id,
+              key,
+              scope: type === 'commande' ? `${route}:${order.id}` : `${route}:${type}:${order.id}`,
+            },
           )
         : undefined;
     if (idem?.replay) {
@@ -208,6 +221,27 @@ export async function uploadsRoutes(
       if (chooseAction(request.query.action, ['upload_photo'] as const) === undefined)
         throw new AppError('ACTION_UNKNOWN', { details: { known: ['upload_photo'] } });
       return upload(request, reply, 'photo', 'upload_photo', request.query.id);
+    },
+  );
+
+  typed.post(
+    '/api/interventions.php',
+    {
+      schema: {
+        tags: ['uploads'],
+        summary: "Upload a photo into the intervention's folder (action=upload_photo)",
+        description: `${describe('photo', caps.photo)}\n\nThe same upload for an intervention (llx_fichinter): the photo goes into \`ficheinter/<ref>/\`; an intervention the caller may not see is 404 INTERVENTION_NOT_FOUND.`,
+        querystring: UploadInterventionPhotoQuery,
+        headers: IdempotencyHeaders,
+        consumes: ['multipart/form-data'],
+        response: { 201: UploadResponse, ...ERRORS },
+      },
+      config: { right: 'write', multipartFile: { description: 'The photo: JPEG, PNG, WebP or HEIC/HEIF (decided from its bytes).' } },
+    },
+    async (request, reply) => {
+      if (chooseAction(request.query.action, ['upload_photo'] as const) === undefined)
+        throw new AppError('ACTION_UNKNOWN', { details: { known: ['upload_photo'] } });
+      return upload(request, reply, 'photo', 'upload_photo', request.query.id, 'fichinter');
     },
   );
 
@@ -383,6 +417,6 @@ export async function uploadsRoutes(
       },
       config: { right: 'write', multipartFile: { description: 'The recording: WebM, MP4/M4A, MP3 or Ogg (decided from its bytes).' } },
     },
-    async (request, reply) => upload(request, reply, 'audio', 'voice', request.query.id),
+    async (request, reply) => upload(request, reply, 'audio', 'voice', request.query.id, request.query.element_type),
   );
 }

@@ -8,8 +8,18 @@ export const UploadPhotoQuery = Type.Object({
   action: Type.String({ maxLength: 64, description: 'Must be `upload_photo`; any other action is 400 ACTION_UNKNOWN.' }),
 });
 
+export const UploadInterventionPhotoQuery = Type.Object({
+  id: RowId('Intervention id (llx_fichinter.rowid).'),
+  action: Type.String({ maxLength: 64, description: 'Must be `upload_photo`; any other action is 400 ACTION_UNKNOWN.' }),
+});
+
 export const UploadVoiceQuery = Type.Object({
-  id: RowId('Order id (llx_commande.rowid).'),
+  id: RowId('Order id (llx_commande.rowid), or intervention id with `element_type=fichinter`.'),
+  element_type: Type.Optional(
+    Type.Union([Type.Literal('commande'), Type.Literal('fichinter')], {
+      description: 'Whose folder: `commande` (the default, `commande/<ref>/`) or `fichinter` (`ficheinter/<ref>/`).',
+    }),
+  ),
 });
 
 export const UploadResponse = Type.Object(

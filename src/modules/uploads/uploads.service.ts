@@ -22,7 +22,7 @@
  * are there and removes both otherwise. The caller gets `undo` too, for a failure after this
  * service returned (storing the idempotent answer).
  */
-import { fileUrl } from '../files/file-path.js';
+import { fileUrlOf } from '../files/file-path.js';
 import { createHash } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
 import { copyFile, link, mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
@@ -63,6 +63,13 @@ export interface IncomingFile {
    * @default none
    */
   fields?: () => Promise<Record<string, string>>;
+}
+
+/** The object a file goes into: an order unless `type` says an intervention. */
+export interface UploadTarget {
+  id: number;
+  ref: string;
+  type?: 'commande' | 'fichinter';
 }
 
 /** The attachment entry, the same shape the order's attachment list uses. */
@@ -258,12 +265,13 @@ export function createUploadService(deps: UploadServiceDeps) {
      */
     async attach(
       kind: UploadKind,
-      order: { id: number; ref: string },
+      order: UploadTarget,
       file: IncomingFile,
       userId: number,
       claim?: { userId: number; key: string },
     ): Promise<AttachedUpload> {
-      const folder = objectFolder(dataRoot, entity, 'commande', order.ref);
+      const owner = order.type ?? 'commande';
+      const folder = objectFolder(dataRoot, entity, owner, order.ref);
       // The first folder made here, if any: a refused upload takes it away again when it stays empty.
       const created = await mkdir(folder.dir, { recursive: true });
       const temp = path.join(folder.dir, tempName('upload'));
@@ -306,9 +314,9 @@ export function createUploadService(deps: UploadServiceDeps) {
             size: received.size,
             type: type.mime,
             mtime: received.mtime,
-            url: fileUrl(folder.name, name),
-            thumb_small_url: type.raster ? fileUrl(folder.name, name, 'small') : null,
-            thumb_mini_url: type.raster ? fileUrl(folder.name, name, 'mini') : null,
+            url: fileUrlOf(owner, `${folder.name}/${name}`),
+            thumb_small_url: type.raster ? fileUrlOf(owner, `${folder.name}/${name}`, 'small') : null,
+            thumb_mini_url: type.raster ? fileUrlOf(owner, `${folder.name}/${name}`, 'mini') : null,
             evidence: evidence ? toEvidenceResponse(evidence) : null,
           };
           const ecm = { entity, filepath: folder.filepath, filename: name };
@@ -320,7 +328,7 @@ export function createUploadService(deps: UploadServiceDeps) {
                 ...ecm,
                 ref: ecmFileRef(salt, folder.filepath, name),
                 label: received.md5,
-                srcObjectType: 'commande',
+                srcObjectType: owner,
                 srcObjectId: order.id,
                 fullpathOrig: file.filename,
                 fkUserC: userId,
@@ -383,10 +391,10 @@ export function createUploadService(deps: UploadServiceDeps) {
      * Whether the upload a dead run planned (its answer) is complete: file and row in place. Its
      * intent, if the start's recovery has not settled it yet, is settled here.
      */
-    async confirm(order: { ref: string }, planned: unknown): Promise<boolean> {
+    async confirm(order: Pick<UploadTarget, 'ref' | 'type'>, planned: unknown): Promise<boolean> {
       const name = (planned as { name?: unknown } | null)?.name;
       if (typeof name !== 'string') return false;
-      const folder = objectFolder(dataRoot, entity, 'commande', order.ref);
+      const folder = objectFolder(dataRoot, entity, order.type ?? 'commande', order.ref);
       return settleFile(repo.db, dataRoot, runs, { entity, filepath: folder.filepath, filename: name });
     },
   };

@@ -147,6 +147,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/interventions.php": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's interventions, one intervention, or its attachments
+         * @description Interventions of Dolibarr's module Interventions (llx_fichinter), the object Dolibarr keeps a service visit in. Three operations, chosen by `id` and `action`:
+         *
+         *     1. no `id`: the caller's interventions as `{ items, total }`, by planned start descending (those without one last, then id descending), paged by `limit`/`offset`. Visible as orders are: those naming the caller in `fk_user_author`, `fk_user_valid` or `fk_user_modif`, those the office gave the caller in Dolibarr (an internal contact of a type in ASSIGNED_CONTACT_TYPES, by default `INTERREPFOLL` and `INTERVENING`, or an agenda event linked to it that the caller owns or attends, ASSIGNED_BY_AGENDA); a user with Dolibarr's admin flag sees all; an external user only those of its own third party. `q` searches ref, ref_client, description and the customer's name (case-insensitive substring, `%` and `_` literal, at most 100 characters). `status`: comma-separated fk_statut values among 0 (draft), 1 (validated), 2 (billed), 3 (closed); anything else is 400 VALIDATION_FAILED naming `status`.
+         *
+         *     2. `id`: the intervention with `note_public`, `customer` (master data only when the third party is a customer) and `reports` (its reports without templates, newest first, at most 500).
+         *
+         *     3. `id` and `action=photos`: the regular files directly in its folder (`ficheinter/<ref>/`, where Dolibarr files an intervention's documents) as `{ items, total }`, newest first then by name, paged; `url` is the file endpoint with `modulepart=fichinter`.
+         *
+         *     Errors: 400 VALIDATION_FAILED, 400 ACTION_UNKNOWN, 401 without a valid token, 403 without the read right, 404 INTERVENTION_NOT_FOUND for one that does not exist or that the caller may not see (the same answer).
+         */
+        get: operations["getInterventions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/logout.php": {
         parameters: {
             query?: never;
@@ -1027,7 +1055,7 @@ export interface operations {
                             label: string;
                             location: string | null;
                             object: {
-                                element_type: "commande" | "facture" | "propal";
+                                element_type: "commande" | "facture" | "propal" | "fichinter";
                                 /** @description Of them, the final ones. */
                                 final_report_count: number;
                                 id: number;
@@ -1782,6 +1810,214 @@ export interface operations {
             };
         };
     };
+    getInterventions: {
+        parameters: {
+            query?: {
+                /** @description Operation on the intervention `id`: `photos` (its attachments). */
+                action?: string;
+                /** @description Intervention id (llx_fichinter.rowid): detail, or with `action` an operation on it. */
+                id?: number;
+                /** @description Entries per page (at most 500). */
+                limit?: number;
+                offset?: number;
+                /** @description Search (case-insensitive substring; % and _ are literal; at most 100 characters, trimmed) over ref, ref_client, description and customer name (list only). */
+                q?: string;
+                /** @description List only: interventions whose fk_statut is one of these, comma-separated, each of 0 (draft), 1 (validated), 2 (billed), 3 (closed); e.g. `0,1` for those not yet billed or closed. Anything else is 400 VALIDATION_FAILED naming `status`. Not given: every status. */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The customer it is for; null when its third party is no customer (client 0), as in the detail. */
+                            customer: {
+                                id: number;
+                                name: string | null;
+                            } | null;
+                            /** @description Creation time (datec), Unix seconds. */
+                            date_creation: number | null;
+                            /** @description Planned last day (datee), Unix seconds. */
+                            date_end: number | null;
+                            /** @description Planned first day (dateo: midnight where Dolibarr is, TIME_ZONE), Unix seconds. */
+                            date_start: number | null;
+                            /** @description What is to be done (Dolibarr may hold HTML here). */
+                            description: string | null;
+                            /** @description Total time of its lines (duree), seconds. */
+                            duration: number;
+                            id: number;
+                            /** @description Intervention number, e.g. FI2401-0001; drafts `(PROV<id>)`. */
+                            ref: string;
+                            /** @description Customer's own number for it. */
+                            ref_client: string | null;
+                            /** @description fk_statut: 0 draft, 1 validated, 2 billed, 3 closed. */
+                            status: number;
+                        }[];
+                        total: number;
+                    } | {
+                        /** @description null when the third party is no customer (client 0) or gone. */
+                        customer: {
+                            address: string | null;
+                            code_client: string | null;
+                            email: string | null;
+                            id: number;
+                            name: string | null;
+                            name_alias: string | null;
+                            phone: string | null;
+                            town: string | null;
+                            zip: string | null;
+                        } | null;
+                        /** @description Creation time (datec), Unix seconds. */
+                        date_creation: number | null;
+                        /** @description Planned last day (datee), Unix seconds. */
+                        date_end: number | null;
+                        /** @description Planned first day (dateo: midnight where Dolibarr is, TIME_ZONE), Unix seconds. */
+                        date_start: number | null;
+                        /** @description What is to be done (Dolibarr may hold HTML here). */
+                        description: string | null;
+                        /** @description Total time of its lines (duree), seconds. */
+                        duration: number;
+                        id: number;
+                        note_public: string | null;
+                        /** @description Intervention number, e.g. FI2401-0001; drafts `(PROV<id>)`. */
+                        ref: string;
+                        /** @description Customer's own number for it. */
+                        ref_client: string | null;
+                        /** @description Reports of the intervention (templates left out), newest first; at most 500. */
+                        reports: {
+                            /** @description Creation time, Unix seconds. */
+                            datec: number | null;
+                            id: number;
+                            page_count: number;
+                            ref: string;
+                            status: "draft" | "final";
+                            title: string;
+                            version: number;
+                        }[];
+                        /** @description fk_statut: 0 draft, 1 validated, 2 billed, 3 closed. */
+                        status: number;
+                    } | {
+                        items: {
+                            /** @description Last change, Unix seconds. */
+                            mtime: number;
+                            /** @description File name in the order folder. */
+                            name: string;
+                            /** @description Bytes. */
+                            size: number;
+                            /** @description Thumbnail fitting 128×72 (JPEG, PNG, WebP only). */
+                            thumb_mini_url: string | null;
+                            /** @description Thumbnail fitting 480×270 (JPEG, PNG, WebP only). */
+                            thumb_small_url: string | null;
+                            /** @description MIME type from the first bytes; null when unknown. */
+                            type: string | null;
+                            /** @description The file endpoint for the whole file. */
+                            url: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     logoutEverywhere: {
         parameters: {
             query?: {
@@ -2265,8 +2501,8 @@ export interface operations {
     getMaterials: {
         parameters: {
             query?: {
-                /** @description Kind of object: commande (order), facture (invoice), propal (proposal). */
-                element_type?: "commande" | "facture" | "propal";
+                /** @description Kind of object: commande (order), facture (invoice), propal (proposal), fichinter (intervention). */
+                element_type?: "commande" | "facture" | "propal" | "fichinter";
                 /** @description The object whose lines are listed. */
                 fk_element?: number;
                 /** @description A material line (DELETE). */
@@ -2410,8 +2646,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Kind of object: commande (order), facture (invoice), propal (proposal). */
-                    element_type: "commande" | "facture" | "propal";
+                    /** @description Kind of object: commande (order), facture (invoice), propal (proposal), fichinter (intervention). */
+                    element_type: "commande" | "facture" | "propal" | "fichinter";
                     /** @description The object the line belongs to. */
                     fk_element: number;
                     /** @description What was used (1-255 characters). Trimmed; empty or only spaces is 400 VALIDATION_FAILED; a control character (NUL, ESC, DEL, C1; tab and line breaks are allowed) or a direction override (U+202A-U+202E, U+2066-U+2069) is 400 VALIDATION_FAILED. */
@@ -2555,8 +2791,8 @@ export interface operations {
     deleteMaterial: {
         parameters: {
             query?: {
-                /** @description Kind of object: commande (order), facture (invoice), propal (proposal). */
-                element_type?: "commande" | "facture" | "propal";
+                /** @description Kind of object: commande (order), facture (invoice), propal (proposal), fichinter (intervention). */
+                element_type?: "commande" | "facture" | "propal" | "fichinter";
                 /** @description The object whose lines are listed. */
                 fk_element?: number;
                 /** @description A material line (DELETE). */
@@ -4194,7 +4430,7 @@ export interface operations {
                 file: string;
                 /** @description The token, for `<img src>` which cannot send headers. Headers are read first. */
                 jwt?: string;
-                /** @description Owning module, as in Dolibarr's document.php: `commande` (orders), `facture` (invoices), `propal` or its folder name `propale` (proposals), `bericht` (reports). Anything else: 400 FILE_MODULE_UNKNOWN. */
+                /** @description Owning module, as in Dolibarr's document.php: `commande` (orders), `facture` (invoices), `propal` or its folder name `propale` (proposals), `fichinter` or its folder name `ficheinter` (interventions), `bericht` (reports). Anything else: 400 FILE_MODULE_UNKNOWN. */
                 modulepart: string;
                 /** @description Serve Dolibarr's thumbnail `thumbs/<base>_<size><ext>` instead: `small` fits 480×270, `mini` 128×72. A missing thumbnail of a JPEG, PNG or WebP image is made on this request; other files have none (404 THUMBNAIL_UNAVAILABLE). */
                 size?: "small" | "mini";
@@ -4368,7 +4604,7 @@ export interface operations {
                 /** @description `create` (no id); `update`, `finalize`, `new_version` (with id). */
                 action?: string;
                 /** @description List only reports of this kind of parent. */
-                element_type?: "commande" | "facture" | "propal";
+                element_type?: "commande" | "facture" | "propal" | "fichinter";
                 /** @description List only reports of this parent object (with element_type; commande when not given). */
                 fk_element?: number;
                 /** @description Report id: detail, or with `action` an operation on it. */
@@ -4707,7 +4943,7 @@ export interface operations {
                 /** @description `create` (no id); `update`, `finalize`, `new_version` (with id). */
                 action?: string;
                 /** @description List only reports of this kind of parent. */
-                element_type?: "commande" | "facture" | "propal";
+                element_type?: "commande" | "facture" | "propal" | "fichinter";
                 /** @description List only reports of this parent object (with element_type; commande when not given). */
                 fk_element?: number;
                 /** @description Report id: detail, or with `action` an operation on it. */
@@ -5885,8 +6121,8 @@ export interface operations {
                 action?: string;
                 /** @description A report: the intervals its PDF shows (taken by it or an earlier version, and for a draft those not yet taken). */
                 bericht_id?: number;
-                /** @description Kind of object: commande (order), facture (invoice), propal (proposal). */
-                element_type?: "commande" | "facture" | "propal";
+                /** @description Kind of object: commande (order), facture (invoice), propal (proposal), fichinter (intervention). */
+                element_type?: "commande" | "facture" | "propal" | "fichinter";
                 /** @description The object whose intervals are listed. */
                 fk_element?: number;
                 /** @description An interval (correction). */
@@ -6100,8 +6336,8 @@ export interface operations {
                 action?: string;
                 /** @description A report: the intervals its PDF shows (taken by it or an earlier version, and for a draft those not yet taken). */
                 bericht_id?: number;
-                /** @description Kind of object: commande (order), facture (invoice), propal (proposal). */
-                element_type?: "commande" | "facture" | "propal";
+                /** @description Kind of object: commande (order), facture (invoice), propal (proposal), fichinter (intervention). */
+                element_type?: "commande" | "facture" | "propal" | "fichinter";
                 /** @description The object whose intervals are listed. */
                 fk_element?: number;
                 /** @description An interval (correction). */
