@@ -237,6 +237,71 @@ for (const dialect of testDialects()) {
       );
     });
 
+    test('deleting a photo of it (delete_photo with element_type fichinter), and QR upload links into its folder', async () => {
+      const tech = await caller(['read', 'write', 'delete']);
+      const other = await caller(['read', 'write', 'delete']);
+      const fi = await ctx.make.intervention({ author: tech.id });
+      const name = (await uploadTo(tech, fi.id, await photo())).json().name as string;
+      const file = path.join(ctx.config.dataRoot, 'ficheinter', fi.ref, name);
+      assertError(
+        await api('POST', '/api/delete_photo.php', other, { id: fi.id, file: name, element_type: 'fichinter' }),
+        404,
+        'INTERVENTION_NOT_FOUND',
+      );
+      // Without element_type the id is an order's.
+      assertError(await api('POST', '/api/delete_photo.php', tech, { id: fi.id, file: name }), 404, 'ORDER_NOT_FOUND');
+      assertError(
+        await api('POST', '/api/delete_photo.php', tech, { id: fi.id, file: name, element_type: 'propal' }),
+        400,
+        'VALIDATION_FAILED',
+      );
+      assert.ok(existsSync(file));
+      assert.deepEqual(await json('POST', '/api/delete_photo.php', tech, { id: fi.id, file: name, element_type: 'fichinter' }), {
+        deleted: true,
+        name,
+      });
+      assert.equal(existsSync(file), false);
+      const rows = await ctx.handle.db.selectFrom('ecm_files').select('rowid').where('filepath', '=', `ficheinter/${fi.ref}`).execute();
+      assert.equal(rows.length, 0);
+
+      // A QR link for a second phone puts photos into the intervention's folder without a login.
+      const link = await json<{ id: number; token: string }>(
+        'POST',
+        '/api/upload_token.php',
+        tech,
+        { fk_element: fi.id, element_type: 'fichinter' },
+        { status: 201 },
+      );
+      assertError(
+        await api('POST', '/api/upload_token.php', other, { fk_element: fi.id, element_type: 'fichinter' }),
+        404,
+        'INTERVENTION_NOT_FOUND',
+      );
+      const live = await json<{ items: { id: number }[] }>('GET', `/api/upload_token.php?fk_element=${fi.id}&element_type=fichinter`, tech);
+      assert.deepEqual(
+        live.items.map((l) => l.id),
+        [link.id],
+      );
+      const orderLinks = await api('GET', `/api/upload_token.php?fk_element=${fi.id}`, tech);
+      assertError(orderLinks, 404, 'ORDER_NOT_FOUND');
+      const page = await api('GET', `/public/upload.php?token=${link.token}`, null);
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, new RegExp(fi.ref));
+      const sent = await form(`/public/upload.php?token=${link.token}`, null, [
+        { filename: 'Zweithandy.jpg', type: 'image/jpeg', data: await photo() },
+      ]);
+      assert.equal(sent.statusCode, 201, sent.body);
+      assert.ok(existsSync(path.join(ctx.config.dataRoot, 'ficheinter', fi.ref, sent.json().name)));
+      assert.match(sent.json().url, /modulepart=fichinter/);
+      assertError(await api('DELETE', `/api/upload_token.php?id=${link.id}`, other), 404, 'UPLOAD_TOKEN_NOT_FOUND');
+      assert.equal((await api('DELETE', `/api/upload_token.php?id=${link.id}`, tech)).statusCode, 200);
+      assertError(
+        await form(`/public/upload.php?token=${link.token}`, null, [{ filename: 'x.jpg', type: 'image/jpeg', data: await photo() }]),
+        404,
+        'UPLOAD_TOKEN_NOT_FOUND',
+      );
+    });
+
     test("a report on it: its pages take the intervention's photos, the final PDF is copied into ficheinter/<ref>/", async () => {
       const tech = await caller();
       const fi = await ctx.make.intervention({ author: tech.id });

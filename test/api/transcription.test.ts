@@ -199,6 +199,24 @@ for (const dialect of testDialects()) {
       });
     }
 
+    test("an intervention's recording: ficheinter/<folder>/<name>; another user's intervention is 404 INTERVENTION_NOT_FOUND", async () => {
+      await configure({ url: `${whisper.url}/`, mode: 'whisper-asr', key: CONST_KEY });
+      const intervention = await ctx.make.intervention({ author: writer.id });
+      const folder = objectFolder(ctx.config.dataRoot, ctx.config.entity, 'fichinter', intervention.ref);
+      await mkdir(folder.dir, { recursive: true });
+      await writeFile(path.join(folder.dir, 'Einsatz.webm'), AUDIO.webm);
+      const relpath = `ficheinter/${folder.name}/Einsatz.webm`;
+      const res = await transcribe({ relpath });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().text, 'Hallo Welt, Pumpe getauscht.');
+      assert.equal(res.json().relpath, relpath);
+      assert.equal(whisper.requests.length, 1);
+      assertError(await transcribe({ relpath }, other.token), 404, 'INTERVENTION_NOT_FOUND');
+      // Without the folder's prefix the name is an order's: none has it.
+      assertError(await transcribe({ relpath: `${folder.name}/Einsatz.webm` }), 404, 'ORDER_NOT_FOUND');
+      assert.equal(whisper.requests.length, 1, 'nothing refused reached the server');
+    });
+
     test('whisper-asr: POST {url}/asr with task, language, output and encode in the query, the audio in audio_file, the dolcrypt key as Bearer', async () => {
       await configure({ url: `${whisper.url}/`, mode: 'whisper-asr', key: CONST_KEY });
       const order = await orderWith('Sprachnotiz.webm', AUDIO.webm);

@@ -95,14 +95,15 @@ export async function filesRoutes(app: FastifyInstance, deps: { files: FilesServ
     {
       schema: {
         tags: ['files'],
-        summary: 'Delete an attachment of an order',
+        summary: 'Delete an attachment of an order or an intervention',
         description:
           'Needs the `delete` right (403 AUTH_RIGHT_MISSING). Parameters `id` (order id) and `file` (file name) in a ' +
           "JSON body or, when the body does not give them, as query parameters. Deletes the file in the order's " +
           'folder (`commande/<ref>/<file>`), its thumbnails `thumbs/<base>_small<ext>` and `_mini<ext>` when present, ' +
           'and its `ecm_files` row. An order the caller may not see: 404 ORDER_NOT_FOUND; a missing file: 404 ' +
           'FILE_NOT_FOUND; a name with a path in it: 400 FILE_PATH_INVALID; a photo that a page of a report shows (draft or final, ' +
-          "any version): 409 PHOTO_IN_USE with the reports' refs in `details.reports`, and nothing is deleted. Answers `{ deleted: true, name }`.",
+          "any version): 409 PHOTO_IN_USE with the reports' refs in `details.reports`, and nothing is deleted. Answers `{ deleted: true, name }`. " +
+          'With `element_type` `fichinter`, `id` is an intervention and the file is deleted from its folder (`ficheinter/<ref>/`); one the caller may not see is 404 INTERVENTION_NOT_FOUND.',
         body: DeletePhotoBody,
         querystring: DeletePhotoQuery,
         response: {
@@ -127,9 +128,10 @@ export async function filesRoutes(app: FastifyInstance, deps: { files: FilesServ
       if (id === undefined || file === undefined) {
         throw new AppError('VALIDATION_FAILED', { details: missing.map((field) => ({ field, message: 'required' })) });
       }
-      // Digits as text may name a number beyond any rowid: such an order does not exist.
-      if (Number(id) > MAX_ROW_ID) throw new AppError('ORDER_NOT_FOUND');
-      return files.deleteOrderFile(Number(id), file, callerOf(request));
+      const type = request.body?.element_type ?? request.query.element_type ?? 'commande';
+      // Digits as text may name a number beyond any rowid: such an object does not exist.
+      if (Number(id) > MAX_ROW_ID) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'INTERVENTION_NOT_FOUND');
+      return files.deleteOrderFile(Number(id), file, callerOf(request), type);
     },
   );
 }

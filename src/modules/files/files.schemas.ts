@@ -60,10 +60,17 @@ const FileName = Type.String({
     '`thumbs/` or a subfolder), no `.`/`..`, backslash, NUL or %-escape: 400 FILE_PATH_INVALID.',
 });
 
+/** Whose folder a file is deleted from: an order's (the default) or an intervention's. */
+const FolderOwner = Type.Union([Type.Literal('commande'), Type.Literal('fichinter')], {
+  description:
+    'Whose folder: `commande` (the default: `id` is an order, `commande/<ref>/`) or `fichinter` (`id` is an intervention, `ficheinter/<ref>/`).',
+});
+
 export const DeletePhotoBody = Type.Object(
   {
     id: Type.Optional(Type.Union([Id, IdText], { description: 'Order id (an integer; a string of digits is accepted too).' })),
     file: Type.Optional(FileName),
+    element_type: Type.Optional(FolderOwner),
   },
   { description: 'The parameters; they may be given as query parameters instead.' },
 );
@@ -72,6 +79,7 @@ export type DeletePhotoBody = Static<typeof DeletePhotoBody>;
 export const DeletePhotoQuery = Type.Object({
   id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Order id, when not in the body.' })),
   file: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'File name, when not in the body.' })),
+  element_type: Type.Optional(FolderOwner),
 });
 export type DeletePhotoQuery = Static<typeof DeletePhotoQuery>;
 

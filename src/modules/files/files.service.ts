@@ -62,7 +62,7 @@ export interface LocatedFile {
 
 export interface FilesService {
   locate(modulepart: string, file: string, size: ThumbnailSize | undefined, user: Caller): Promise<LocatedFile>;
-  deleteOrderFile(orderId: number, file: string, user: Caller): Promise<{ deleted: true; name: string }>;
+  deleteOrderFile(id: number, file: string, user: Caller, type?: 'commande' | 'fichinter'): Promise<{ deleted: true; name: string }>;
 }
 
 const isMissing = (error: unknown) => ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException)?.code ?? '');
@@ -170,19 +170,19 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
       };
     },
 
-    async deleteOrderFile(orderId, file, user) {
+    async deleteOrderFile(id, file, user, type = 'commande') {
       // A plain name directly in the order's folder: not in thumbs/, not in any subfolder.
       const segments = checkRelativePath(file);
       if (segments.length !== 1) throw new AppError('FILE_PATH_INVALID');
-      const order = await access.getById('commande', orderId, user);
-      if (!order) throw new AppError('ORDER_NOT_FOUND');
-      const folder = objectFolder(config.dataRoot, config.entity, 'commande', order.ref);
+      const order = await access.getById(type, id, user);
+      if (!order) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'INTERVENTION_NOT_FOUND');
+      const folder = objectFolder(config.dataRoot, config.entity, type, order.ref);
       const real = await resolveInside(folder.dir, file); // missing → 404; a link leaving the folder → 400
       // The entry named is removed (a link itself, not what it points to); a folder is no attachment.
       const target = path.join(folder.dir, file);
       if ((await lstat(target)).isDirectory()) throw new AppError('FILE_NOT_FOUND');
       // A photo a report's page or checklist item shows stays: deleting it would break the report (and every later version).
-      const relPath = `${MODULE_DIRS.commande}/${folder.name}/${file}`;
+      const relPath = `${MODULE_DIRS[type]}/${folder.name}/${file}`;
       const usedBy = await db
         .selectFrom('bericht_page as p')
         .innerJoin('bericht as b', 'b.rowid', 'p.fk_bericht')

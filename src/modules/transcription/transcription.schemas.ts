@@ -9,7 +9,8 @@ export const TranscribeBody = Type.Object({
     description:
       'The recording: a file of an order, named as the attachment list and the file endpoint name it, ' +
       '`<order folder>/<file name>` (the order folder is the order ref as Dolibarr cleans it for folder names), ' +
-      'e.g. `CO2401-0001/Sprachnotiz.webm`; `commande/CO2401-0001/Sprachnotiz.webm` is accepted too. Only files directly ' +
+      'e.g. `CO2401-0001/Sprachnotiz.webm`; `commande/CO2401-0001/Sprachnotiz.webm` is accepted too. A recording of an intervention: ' +
+      '`ficheinter/FI2401-0001/Sprachnotiz.webm` (404 INTERVENTION_NOT_FOUND when not visible). Only files directly ' +
       "in the order's folder. Refused with 400 FILE_PATH_INVALID: `.`/`..`/empty segments, absolute paths, backslashes, " +
       'control characters, %-escapes, subfolders, links leading out of the folder.',
   }),
@@ -33,6 +34,8 @@ export const TranscribeResponse = Type.Object({
   }),
   mode: Type.String({ description: 'The protocol that made it: `whisper-asr` or `openai`.' }),
   cached: Type.Boolean({ description: 'true: the kept transcript, the server was not asked.' }),
-  relpath: Type.String({ description: 'The recording, as `<order folder>/<file name>`.' }),
+  relpath: Type.String({
+    description: 'The recording, as `<order folder>/<file name>` (`ficheinter/<folder>/<file name>` for an intervention).',
+  }),
   created: Type.Integer({ description: 'When the transcript was made, Unix seconds.' }),
 });

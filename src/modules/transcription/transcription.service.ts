@@ -58,6 +58,9 @@ function clientFor(settings: TranscribeSettings): SttClient {
     : createWhisperAsrClient({ url: settings.url, apiKey: settings.apiKey, timeoutMs: settings.timeoutMs });
 }
 
+/** Whose folders hold voice notes. */
+type FolderOwner = 'commande' | 'fichinter';
+
 export function createTranscriptionService(deps: {
   config: Pick<Config, 'dataRoot' | 'entity' | 'transcribe'>;
   db: Db;
@@ -67,42 +70,48 @@ export function createTranscriptionService(deps: {
   const { config, db, access, consts } = deps;
   const limit = createLimiter(MAX_RUNNING, MAX_WAITING, () => new AppError('TRANSCRIBE_BUSY', { headers: { 'retry-after': '5' } }));
 
-  /** `[order folder, file name]` of a relpath, or 400. */
-  function splitRelpath(relpath: string): [string, string] {
+  /** `[whose folder, folder, file name]` of a relpath (an order's unless it starts with `ficheinter/`), or 400. */
+  function splitRelpath(relpath: string): [FolderOwner, string, string] {
     let segments = checkRelativePath(relpath);
+    let owner: FolderOwner = 'commande';
     if (segments.length === 3 && segments[0] === MODULE_DIRS.commande) segments = segments.slice(1);
-    // A file directly in the order's folder, as the attachment list and voice uploads name them.
+    else if (segments.length === 3 && segments[0] === MODULE_DIRS.fichinter) {
+      owner = 'fichinter';
+      segments = segments.slice(1);
+    }
+    // A file directly in the object's folder, as the attachment list and voice uploads name them.
     if (segments.length !== 2)
       throw new AppError('FILE_PATH_INVALID', { message: 'relpath nennt eine Datei eines Auftrags: <Auftragsnummer>/<Dateiname>' });
-    return [segments[0]!, segments[1]!];
+    return [owner, segments[0]!, segments[1]!];
   }
 
-  /** The folder of the visible order whose folder name is `name` (the ref as Dolibarr cleans it for folders). */
-  async function orderFolder(name: string, user: Caller): Promise<ObjectFolder> {
-    let ref = (await access.getByRef('commande', name, user))?.ref;
+  /** The folder of the visible order (intervention) whose folder name is `name` (the ref as Dolibarr cleans it for folders). */
+  async function orderFolder(owner: FolderOwner, name: string, user: Caller): Promise<ObjectFolder> {
+    const notFound = owner === 'commande' ? 'ORDER_NOT_FOUND' : 'INTERVENTION_NOT_FOUND';
+    let ref = (await access.getByRef(owner, name, user))?.ref;
     if (ref === undefined && name.includes('_')) {
       // `CO/24:01` lives in `CO_24_01`: '_' stands for any one character Dolibarr replaced.
       const pattern = name.replace(/[!%]/g, (c) => `!${c}`);
       const rows = await db
-        .selectFrom('commande')
-        .select('commande.ref')
-        .where(sql<SqlBool>`${sql.ref('commande.ref')} like ${pattern} escape '!'`)
-        .where(() => access.visible('commande', user))
+        .selectFrom(`${owner} as o` as 'commande as o')
+        .select('o.ref')
+        .where(sql<SqlBool>`${sql.ref('o.ref')} like ${pattern} escape '!'`)
+        .where(() => access.visible(owner, user, 'o'))
         .limit(50)
         .execute();
       ref = rows.map((r) => r.ref).find((r) => dolSanitizeFileName(r) === name);
     }
-    if (ref === undefined) throw new AppError('ORDER_NOT_FOUND');
-    const folder = objectFolder(config.dataRoot, config.entity, 'commande', ref);
+    if (ref === undefined) throw new AppError(notFound);
+    const folder = objectFolder(config.dataRoot, config.entity, owner, ref);
     // A case-insensitive collation finds `co2401-0001` for `CO2401-0001`: only the exact folder name counts.
-    if (folder.name !== name) throw new AppError('ORDER_NOT_FOUND');
+    if (folder.name !== name) throw new AppError(notFound);
     return folder;
   }
 
   return {
     async transcribe(input, user, log) {
-      const [folderName, name] = splitRelpath(input.relpath);
-      const folder = await orderFolder(folderName, user);
+      const [owner, folderName, name] = splitRelpath(input.relpath);
+      const folder = await orderFolder(owner, folderName, user);
       const real = await resolveInside(folder.dir, name);
       const info = await stat(real);
       if (!info.isFile()) throw new AppError('FILE_NOT_FOUND');
@@ -113,7 +122,7 @@ export function createTranscriptionService(deps: {
       const settings = await loadTranscribeSettings(consts, config.transcribe, log);
       const language = input.lang !== undefined ? normalizeLanguage(input.lang) : settings.language;
       if (!language) throw new AppError('VALIDATION_FAILED', { details: [{ field: 'body.lang', message: 'must be a language code' }] });
-      const relpath = `${folder.name}/${name}`;
+      const relpath = owner === 'commande' ? `${folder.name}/${name}` : `${MODULE_DIRS.fichinter}/${folder.name}/${name}`;
       const cacheFile = transcriptPath(folder.dir, name);
       const key = { name, size: info.size, mtimeMs: info.mtimeMs, language };
 

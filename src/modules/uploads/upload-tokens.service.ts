@@ -41,6 +41,12 @@ export interface LiveLink {
   created_by: { id: number; name: string };
 }
 
+/** What a link uploads into: an order's folder or an intervention's. */
+export type LinkTarget = 'commande' | 'fichinter';
+const linkTarget = (elementType: string): LinkTarget | undefined =>
+  elementType === 'commande' || elementType === 'fichinter' ? elementType : undefined;
+const notFound = (type: LinkTarget) => (type === 'commande' ? 'ORDER_NOT_FOUND' : 'INTERVENTION_NOT_FOUND');
+
 export function createUploadTokenService(deps: {
   db: Db;
   dialect: Dialect;
@@ -66,20 +72,30 @@ export function createUploadTokenService(deps: {
    * did before since the link was made (a logout everywhere, a password change, a deactivation:
    * a link made in that second ends with it).
    */
-  async function makerOf(row: Pick<Row, 'fk_user_creat' | 'fk_element' | 'datec'>, lookup = currentUser): Promise<AuthUser | undefined> {
+  async function makerOf(
+    row: Pick<Row, 'fk_user_creat' | 'fk_element' | 'element_type' | 'datec'>,
+    lookup = currentUser,
+  ): Promise<AuthUser | undefined> {
     const maker = await lookup(row.fk_user_creat);
     if (!maker?.perms.read || !maker.perms.write) return undefined;
     const made = fromDbDateTime(row.datec as string | null);
     // Against the clock's second of the void, not the iats it covers (which may be a few seconds
     // ahead): a link made after the void lives.
     if (maker.voidedAt !== null && (made === null || made <= maker.voidedAt)) return undefined;
-    return (await access.getById('commande', row.fk_element, maker)) ? maker : undefined;
+    const type = linkTarget(row.element_type);
+    return type && (await access.getById(type, row.fk_element, maker)) ? maker : undefined;
   }
 
   return {
-    async create(user: Caller, orderId: number, hours: number | undefined, baseUrl: string): Promise<CreatedToken> {
-      const order = await access.getById('commande', orderId, user);
-      if (!order) throw new AppError('ORDER_NOT_FOUND');
+    async create(
+      user: Caller,
+      orderId: number,
+      hours: number | undefined,
+      baseUrl: string,
+      type: LinkTarget = 'commande',
+    ): Promise<CreatedToken> {
+      const order = await access.getById(type, orderId, user);
+      if (!order) throw new AppError(notFound(type));
       if (hours !== undefined && hours > maxDays * 24) {
         throw new AppError('VALIDATION_FAILED', {
           message: `Ein Upload-Link gilt höchstens ${maxDays} Tage (${maxDays * 24} Stunden)`,
@@ -94,7 +110,7 @@ export function createUploadTokenService(deps: {
         db.insertInto('bericht_upload_token').values({
           entity,
           token: tokenHash(token),
-          element_type: 'commande',
+          element_type: type,
           fk_element: order.id,
           fk_user_creat: user.id,
           datec: toDbDateTime(new Date(now)),
@@ -113,7 +129,7 @@ export function createUploadTokenService(deps: {
     },
 
     /** The order a token uploads into and the user who made it; 404 unknown, 410 expired or its maker's right gone. */
-    async resolve(token: string): Promise<{ order: ElementRow; userId: number; expires: number }> {
+    async resolve(token: string): Promise<{ order: ElementRow & { type: LinkTarget }; userId: number; expires: number }> {
       const row = /^[A-Za-z0-9_-]{43}$/.test(token)
         ? await db
             .selectFrom('bericht_upload_token')
@@ -125,31 +141,34 @@ export function createUploadTokenService(deps: {
       if (!row) throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
       const expires = endOf(row);
       if (expires <= Math.floor(Date.now() / 1000)) throw new AppError('UPLOAD_TOKEN_EXPIRED');
-      // The order as it is now, in the served entity (a deleted order ends the link too).
-      const order = await db
-        .selectFrom('commande')
-        .select(['rowid', 'ref', 'fk_soc'])
-        .where('rowid', '=', row.fk_element)
-        .where('entity', '=', entity)
-        .executeTakeFirst();
-      if (!order || row.element_type !== 'commande') throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
+      // The order (intervention) as it is now, in the served entity (a deleted one ends the link too).
+      const type = linkTarget(row.element_type);
+      const order =
+        type &&
+        (await db
+          .selectFrom(`${type} as o` as 'commande as o')
+          .select(['o.rowid', 'o.ref', 'o.fk_soc'])
+          .where('o.rowid', '=', row.fk_element)
+          .where('o.entity', '=', entity)
+          .executeTakeFirst());
+      if (!type || !order) throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
       if (!(await makerOf(row))) throw new AppError('UPLOAD_TOKEN_REVOKED');
       return {
-        order: { id: order.rowid, ref: order.ref, fk_soc: order.fk_soc },
+        order: { id: order.rowid, ref: order.ref, fk_soc: order.fk_soc, type },
         userId: row.fk_user_creat,
         expires,
       };
     },
 
     /** The order's links that work now (not expired, their maker still may write to the order), newest first. */
-    async list(user: Caller, orderId: number): Promise<LiveLink[]> {
-      const order = await access.getById('commande', orderId, user);
-      if (!order) throw new AppError('ORDER_NOT_FOUND');
+    async list(user: Caller, orderId: number, type: LinkTarget = 'commande'): Promise<LiveLink[]> {
+      const order = await access.getById(type, orderId, user);
+      if (!order) throw new AppError(notFound(type));
       const rows = await db
         .selectFrom('bericht_upload_token')
         .select(['rowid', 'fk_element', 'element_type', 'fk_user_creat', 'datec', 'date_expiry'])
         .where('entity', '=', entity)
-        .where('element_type', '=', 'commande')
+        .where('element_type', '=', type)
         .where('fk_element', '=', order.id)
         .where('date_expiry', '>', toDbDateTime(new Date()))
         .orderBy('rowid', 'desc')
@@ -190,8 +209,8 @@ export function createUploadTokenService(deps: {
         .where('entity', '=', entity)
         .executeTakeFirst();
       // Unknown and not visible answer alike: which link ids exist is not told.
-      if (!row || row.element_type !== 'commande' || !(await access.getById('commande', row.fk_element, user)))
-        throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
+      const type = row ? linkTarget(row.element_type) : undefined;
+      if (!row || !type || !(await access.getById(type, row.fk_element, user))) throw new AppError('UPLOAD_TOKEN_NOT_FOUND');
       await db.deleteFrom('bericht_upload_token').where('rowid', '=', id).where('entity', '=', entity).execute();
     },
   };

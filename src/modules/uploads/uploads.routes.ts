@@ -246,6 +246,9 @@ export async function uploadsRoutes(
   );
 
   // ---- QR upload links (docs/api-contract.md, Upload token) ----------------------------------------------------
+  const LinkTargetType = Type.Union([Type.Literal('commande'), Type.Literal('fichinter')], {
+    description: 'Whose folder the link fills: `commande` (the default, an order) or `fichinter` (an intervention).',
+  });
   const tokens = deps.uploadTokens;
   const MAX_TOKEN_HOURS = config.uploadTokenMaxDays * 24;
   const LINK_RULES =
@@ -259,7 +262,8 @@ export async function uploadsRoutes(
         tags: ['uploads'],
         summary: 'A QR upload link for an order',
         description:
-          `JSON \`{ fk_element, element_type?: "commande", hours? }\`: a link that lets any phone that has it put photos into the order's folder without a login, ` +
+          `JSON \`{ fk_element, element_type?: "commande" | "fichinter", hours? }\`: a link that lets any phone that has it put photos into the order's folder ` +
+          "(with `element_type` `fichinter`: the intervention's, `ficheinter/<ref>/`; 404 INTERVENTION_NOT_FOUND) without a login, " +
           `for \`hours\` (default UPLOAD_TOKEN_HOURS = ${config.uploadTokenHours}, at most ${MAX_TOKEN_HOURS}, UPLOAD_TOKEN_MAX_DAYS × 24). Write right; the order must be visible (404 ORDER_NOT_FOUND). ` +
           LINK_RULES +
           '201 `{ id, token, expires, upload_url, qr_svg, qr_png }`: `id` names the link for the list and for revoking it; `qr_svg` is an SVG document, `qr_png` a data: URL, both of `upload_url` ' +
@@ -268,7 +272,7 @@ export async function uploadsRoutes(
         body: Type.Object(
           {
             fk_element: RowId('The order.'),
-            element_type: Type.Optional(Type.Literal('commande', { description: 'Only orders have an upload folder for these links.' })),
+            element_type: Type.Optional(LinkTargetType),
             hours: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKEN_HOURS })),
           },
           { additionalProperties: false },
@@ -290,7 +294,15 @@ export async function uploadsRoutes(
     async (request, reply) => {
       return reply
         .code(201)
-        .send(await tokens.create(callerOf(request), request.body.fk_element, request.body.hours, publicBaseUrl(config, request)));
+        .send(
+          await tokens.create(
+            callerOf(request),
+            request.body.fk_element,
+            request.body.hours,
+            publicBaseUrl(config, request),
+            request.body.element_type,
+          ),
+        );
     },
   );
 
@@ -315,12 +327,15 @@ export async function uploadsRoutes(
           "`?fk_element=<order>`: the order's links that work now, newest first (at most 200): not expired, and their maker may still write to the order. " +
           'The token itself is not stored and never listed. Write right; the order must be visible (404 ORDER_NOT_FOUND). ' +
           LINK_RULES,
-        querystring: Type.Object({ fk_element: RowId('The order.') }, { additionalProperties: false }),
+        querystring: Type.Object(
+          { fk_element: RowId('The order (or intervention).'), element_type: Type.Optional(LinkTargetType) },
+          { additionalProperties: false },
+        ),
         response: { 200: Type.Object({ items: Type.Array(LiveLink) }), ...ERRORS },
       },
       config: { right: 'write' },
     },
-    async (request) => ({ items: await tokens.list(callerOf(request), request.query.fk_element) }),
+    async (request) => ({ items: await tokens.list(callerOf(request), request.query.fk_element, request.query.element_type) }),
   );
 
   typed.delete(

@@ -36,7 +36,7 @@ export interface paths {
         };
         /**
          * The caller's appointments of today and the next days
-         * @description Added beyond the original contract. The caller's appointments: the events of Dolibarr's agenda (`llx_actioncomm`) of the served entity whose owner (`fk_user_action`) or attendee (`llx_actioncomm_resources`, type `user`) the caller is, that begin on one of the `days` days from `from` on (default: today and the next 6, at most 31) or began before and last into them, in time order (start, then id), at most 500. Days begin at midnight in Dolibarr's time zone (TIME_ZONE, given as `time_zone`). Dolibarr's automatic entries (type `systemauto`: an order validated, a mail sent) are left out. Each appointment has the order, invoice or proposal it is linked to when the caller may see it (with its reports: how many, how many final), and the customer (the event's third party, else the object's) with address and phone, when the caller may see it as GET /api/customers.php?id= would. Errors: 400 VALIDATION_FAILED (`from` not a day of the calendar or the days asked beyond 9999-12-31, `days` outside 1 to 31), 401 no or invalid token, 403 no read right.
+         * @description Added beyond the original contract. The caller's appointments: the events of Dolibarr's agenda (`llx_actioncomm`) of the served entity whose owner (`fk_user_action`) or attendee (`llx_actioncomm_resources`, type `user`) the caller is, that begin on one of the `days` days from `from` on (default: today and the next 6, at most 31) or began before and last into them, in time order (start, then id), at most 500. Days begin at midnight in Dolibarr's time zone (TIME_ZONE, given as `time_zone`). Dolibarr's automatic entries (type `systemauto`: an order validated, a mail sent) are left out. Each appointment has the order, invoice, proposal or intervention it is linked to when the caller may see it (with its reports: how many, how many final), and the customer (the event's third party, else the object's) with address and phone, when the caller may see it as GET /api/customers.php?id= would. Errors: 400 VALIDATION_FAILED (`from` not a day of the calendar or the days asked beyond 9999-12-31, `days` outside 1 to 31), 401 no or invalid token, 403 no read right.
          */
         get: operations["getAgenda"];
         put?: never;
@@ -117,8 +117,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete an attachment of an order
-         * @description Needs the `delete` right (403 AUTH_RIGHT_MISSING). Parameters `id` (order id) and `file` (file name) in a JSON body or, when the body does not give them, as query parameters. Deletes the file in the order's folder (`commande/<ref>/<file>`), its thumbnails `thumbs/<base>_small<ext>` and `_mini<ext>` when present, and its `ecm_files` row. An order the caller may not see: 404 ORDER_NOT_FOUND; a missing file: 404 FILE_NOT_FOUND; a name with a path in it: 400 FILE_PATH_INVALID; a photo that a page of a report shows (draft or final, any version): 409 PHOTO_IN_USE with the reports' refs in `details.reports`, and nothing is deleted. Answers `{ deleted: true, name }`.
+         * Delete an attachment of an order or an intervention
+         * @description Needs the `delete` right (403 AUTH_RIGHT_MISSING). Parameters `id` (order id) and `file` (file name) in a JSON body or, when the body does not give them, as query parameters. Deletes the file in the order's folder (`commande/<ref>/<file>`), its thumbnails `thumbs/<base>_small<ext>` and `_mini<ext>` when present, and its `ecm_files` row. An order the caller may not see: 404 ORDER_NOT_FOUND; a missing file: 404 FILE_NOT_FOUND; a name with a path in it: 400 FILE_PATH_INVALID; a photo that a page of a report shows (draft or final, any version): 409 PHOTO_IN_USE with the reports' refs in `details.reports`, and nothing is deleted. Answers `{ deleted: true, name }`. With `element_type` `fichinter`, `id` is an intervention and the file is deleted from its folder (`ficheinter/<ref>/`); one the caller may not see is 404 INTERVENTION_NOT_FOUND.
          */
         post: operations["deleteOrderFile"];
         delete?: never;
@@ -168,7 +168,13 @@ export interface paths {
          */
         get: operations["getInterventions"];
         put?: never;
-        post?: never;
+        /**
+         * Upload a photo into the intervention's folder (action=upload_photo)
+         * @description Multipart/form-data with the file in the field `file` (a part under another name, or none: 400 UPLOAD_MISSING). Accepted, decided from the bytes, not the name: JPEG (stored .jpg), PNG, WebP, HEIC/HEIF (stored as sent, no thumbnails); anything else 415 UPLOAD_TYPE_UNSUPPORTED. At most 52428800 bytes (configurable, UPLOAD_MAX_PHOTO_BYTES); larger: 413 UPLOAD_TOO_LARGE. JPEG, PNG and WebP are opened (at most 100 megapixels); a corrupt image is 400 IMAGE_INVALID (a JPEG from its structure: cut off, or a wrong marker inside; PNG and WebP decoded). They get both Dolibarr thumbnails in thumbs/ (EXIF orientation applied): PNG and WebP before the answer, a JPEG just after it (the thumbnail URLs answer at once either way: a missing thumbnail is made when asked for). Photo evidence: optional text fields beside `file` (before or after it): `taken_at_device`, the phone's capture time as an RFC 3339 date-time WITH its UTC offset (e.g. `2026-11-24T09:14:03.120+01:00` or `…Z`; kept as sent however far off), and `gps_lat` (-90..90) with `gps_lon` (-180..180), the phone's position at capture (both or neither; the app sends them only when the person switched it on). An empty field counts as absent. A malformed time, one coordinate alone, a coordinate out of range or not in its form (a plain decimal number (a point or a comma, at most 30 decimals; kept to 7) or what JavaScript's String() gives for a number closer to 0 than 1e-6 (e.g. 1e-7); other exponents (1e1), 0x10, Infinity, NaN, .5 or spaces inside are refused), or one of these fields sent as a file, cut off or twice: 400 VALIDATION_FAILED naming the field (`details[0].field`, e.g. `body.gps_lat`), and nothing is stored. The service records the SHA-256 of the bytes received, EXIF DateTimeOriginal (else DateTimeDigitized, with OffsetTimeOriginal) and EXIF GPS position where present, and the fields sent; the answer's `evidence` holds it, the pages that show the photo carry it (`evidence`, `evidence_2`), a signature's hash covers it (form `fieldreport-pages/3`) and the PDF prints time and place under the photo. The file goes into the order folder (commande/<ref>/) under the client name cleaned as Dolibarr does, never overwriting (name_2.ext, …), with an llx_ecm_files row (gen_or_uploaded "uploaded"). No report or page is touched. Needs the write right; an order the caller cannot see is 404 ORDER_NOT_FOUND. Header Idempotency-Key: see the header parameter.
+         *
+         *     The same upload for an intervention (llx_fichinter): the photo goes into `ficheinter/<ref>/`; an intervention the caller may not see is 404 INTERVENTION_NOT_FOUND.
+         */
+        post: operations["uploadInterventionPhoto"];
         delete?: never;
         options?: never;
         head?: never;
@@ -508,7 +514,7 @@ export interface paths {
         };
         /**
          * Time on site of an object or a report
-         * @description `element_type` + `fk_element`: every interval at the object (all technicians), by arrival, as `{ items, total, total_seconds, open }` (paged by limit/offset; `total_seconds` sums all closed intervals; `open` is the caller's interval still open there). `bericht_id`: the intervals the report's PDF shows. The caller must see the object or report: 404 otherwise, as a missing one. Time on site: intervals of arrival and departure of a technician at an order, invoice or proposal; several a day. A tap's time (`at`) is the phone's, sent when the person tapped (also offline): at most 5 minutes ahead of the service's clock and at most 30 days back (400 otherwise); without `at`, the service's time. A time set by hand (`action=add`, a correction) lies within the same window: not in the future, at most 30 days back (400 naming `body.arrival` or `body.departure`). An interval lasts at most 24 hours, the departure is not before the arrival, and a technician's intervals at one object do not overlap (409 TIME_OVERLAP). A correction by hand needs a reason; each is kept with the times before it, and the first recorded times stay in `arrival_tapped`/`departure_tapped`. An interval is taken by the report finalized after it (`fk_bericht`), shown in its PDF, and no longer changes (409 TIME_REPORTED). Changes take an Idempotency-Key (the app sends them from its offline queue): a repeat gets the first answer.
+         * @description `element_type` + `fk_element`: every interval at the object (all technicians), by arrival, as `{ items, total, total_seconds, open }` (paged by limit/offset; `total_seconds` sums all closed intervals; `open` is the caller's interval still open there). `bericht_id`: the intervals the report's PDF shows. The caller must see the object or report: 404 otherwise, as a missing one. Time on site: intervals of arrival and departure of a technician at an order, invoice, proposal or intervention; several a day. A tap's time (`at`) is the phone's, sent when the person tapped (also offline): at most 5 minutes ahead of the service's clock and at most 30 days back (400 otherwise); without `at`, the service's time. A time set by hand (`action=add`, a correction) lies within the same window: not in the future, at most 30 days back (400 naming `body.arrival` or `body.departure`). An interval lasts at most 24 hours, the departure is not before the arrival, and a technician's intervals at one object do not overlap (409 TIME_OVERLAP). A correction by hand needs a reason; each is kept with the times before it, and the first recorded times stay in `arrival_tapped`/`departure_tapped`. An interval is taken by the report finalized after it (`fk_bericht`), shown in its PDF, and no longer changes (409 TIME_REPORTED). Changes take an Idempotency-Key (the app sends them from its offline queue): a repeat gets the first answer.
          */
         get: operations["getTimesOnSite"];
         put?: never;
@@ -526,7 +532,7 @@ export interface paths {
          *
          *     5. `action=undo&id=<interval>`, body `{ tap: "arrive" | "leave" }`: a tap taken back (200 `{ id, tap, interval }`): `arrive` removes the interval (it must still be open; `interval` null), `leave` opens it again. Only the caller's own tapped interval (404 TIME_NOT_FOUND otherwise), not entered or corrected by hand, not taken by a report (409 TIME_REPORTED), within 120 seconds of the tap reaching the service; otherwise 409 TIME_UNDO_NOT_POSSIBLE (a correction with a reason is the way then). Taking back a departure while another interval is open there: 409 TIME_ALREADY_OPEN.
          *
-         *     Time on site: intervals of arrival and departure of a technician at an order, invoice or proposal; several a day. A tap's time (`at`) is the phone's, sent when the person tapped (also offline): at most 5 minutes ahead of the service's clock and at most 30 days back (400 otherwise); without `at`, the service's time. A time set by hand (`action=add`, a correction) lies within the same window: not in the future, at most 30 days back (400 naming `body.arrival` or `body.departure`). An interval lasts at most 24 hours, the departure is not before the arrival, and a technician's intervals at one object do not overlap (409 TIME_OVERLAP). A correction by hand needs a reason; each is kept with the times before it, and the first recorded times stay in `arrival_tapped`/`departure_tapped`. An interval is taken by the report finalized after it (`fk_bericht`), shown in its PDF, and no longer changes (409 TIME_REPORTED). Changes take an Idempotency-Key (the app sends them from its offline queue): a repeat gets the first answer.
+         *     Time on site: intervals of arrival and departure of a technician at an order, invoice, proposal or intervention; several a day. A tap's time (`at`) is the phone's, sent when the person tapped (also offline): at most 5 minutes ahead of the service's clock and at most 30 days back (400 otherwise); without `at`, the service's time. A time set by hand (`action=add`, a correction) lies within the same window: not in the future, at most 30 days back (400 naming `body.arrival` or `body.departure`). An interval lasts at most 24 hours, the departure is not before the arrival, and a technician's intervals at one object do not overlap (409 TIME_OVERLAP). A correction by hand needs a reason; each is kept with the times before it, and the first recorded times stay in `arrival_tapped`/`departure_tapped`. An interval is taken by the report finalized after it (`fk_bericht`), shown in its PDF, and no longer changes (409 TIME_REPORTED). Changes take an Idempotency-Key (the app sends them from its offline queue): a repeat gets the first answer.
          *
          *     Header Idempotency-Key: the key belongs to the operation and its object (the object for 1-3, the interval for 4).
          */
@@ -580,7 +586,7 @@ export interface paths {
         put?: never;
         /**
          * A QR upload link for an order
-         * @description JSON `{ fk_element, element_type?: "commande", hours? }`: a link that lets any phone that has it put photos into the order's folder without a login, for `hours` (default UPLOAD_TOKEN_HOURS = 24, at most 168, UPLOAD_TOKEN_MAX_DAYS × 24). Write right; the order must be visible (404 ORDER_NOT_FOUND). A link acts for its maker, and only while the maker could do the same: on every use the maker must still be active, hold the write right and see the order; otherwise 410 UPLOAD_TOKEN_REVOKED. No link lives longer than UPLOAD_TOKEN_MAX_DAYS (7) days after it was made, also one made before under a longer limit. 201 `{ id, token, expires, upload_url, qr_svg, qr_png }`: `id` names the link for the list and for revoking it; `qr_svg` is an SVG document, `qr_png` a data: URL, both of `upload_url` (`/public/upload.php?token=…`; the address comes from PUBLIC_URL, else from the request). Only the token's SHA-256 is stored. The page at the link uploads with the same checks and storage as action=upload_photo; an expired link answers 410, an unknown one 404. Expired links are removed by the daily clean-up.
+         * @description JSON `{ fk_element, element_type?: "commande" | "fichinter", hours? }`: a link that lets any phone that has it put photos into the order's folder (with `element_type` `fichinter`: the intervention's, `ficheinter/<ref>/`; 404 INTERVENTION_NOT_FOUND) without a login, for `hours` (default UPLOAD_TOKEN_HOURS = 24, at most 168, UPLOAD_TOKEN_MAX_DAYS × 24). Write right; the order must be visible (404 ORDER_NOT_FOUND). A link acts for its maker, and only while the maker could do the same: on every use the maker must still be active, hold the write right and see the order; otherwise 410 UPLOAD_TOKEN_REVOKED. No link lives longer than UPLOAD_TOKEN_MAX_DAYS (7) days after it was made, also one made before under a longer limit. 201 `{ id, token, expires, upload_url, qr_svg, qr_png }`: `id` names the link for the list and for revoking it; `qr_svg` is an SVG document, `qr_png` a data: URL, both of `upload_url` (`/public/upload.php?token=…`; the address comes from PUBLIC_URL, else from the request). Only the token's SHA-256 is stored. The page at the link uploads with the same checks and storage as action=upload_photo; an expired link answers 410, an unknown one 404. Expired links are removed by the daily clean-up.
          */
         post: operations["createUploadToken"];
         /**
@@ -1595,6 +1601,8 @@ export interface operations {
     deleteOrderFile: {
         parameters: {
             query?: {
+                /** @description Whose folder: `commande` (the default: `id` is an order, `commande/<ref>/`) or `fichinter` (`id` is an intervention, `ficheinter/<ref>/`). */
+                element_type?: "commande" | "fichinter";
                 /** @description File name, when not in the body. */
                 file?: string;
                 /** @description Order id, when not in the body. */
@@ -1608,6 +1616,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Whose folder: `commande` (the default: `id` is an order, `commande/<ref>/`) or `fichinter` (`id` is an intervention, `ficheinter/<ref>/`). */
+                    element_type?: "commande" | "fichinter";
                     /** @description A plain file name directly in the order's folder, as the attachment list gives it. No `/` (so nothing in `thumbs/` or a subfolder), no `.`/`..`, backslash, NUL or %-escape: 400 FILE_PATH_INVALID. */
                     file?: string;
                     /** @description Order id (an integer; a string of digits is accepted too). */
@@ -1988,6 +1998,219 @@ export interface operations {
             };
             /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    uploadInterventionPhoto: {
+        parameters: {
+            query: {
+                /** @description Must be `upload_photo`; any other action is 400 ACTION_UNKNOWN. */
+                action: string;
+                /** @description Intervention id (llx_fichinter.rowid). */
+                id: number;
+            };
+            header?: {
+                /** @description Optional, 1-128 visible ASCII characters (else 400 VALIDATION_FAILED). Claimed per user before the work begins. Repeating the same key on the same route and object returns the first answer (status and body) and does nothing again (no second file, line, report or page); while the first request is still running: 409 IDEMPOTENCY_IN_PROGRESS with Retry-After; the key used before on another route or object: 409 IDEMPOTENCY_KEY_REUSED. A request that failed frees its key, so it can be retried with the same key. A key is remembered for 7 days. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The photo: JPEG, PNG, WebP or HEIC/HEIF (decided from its bytes).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new attachment, in the shape of the order attachment list (GET /api/orders.php?id=…&action=photos), plus `evidence`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description For a photo, what the service recorded on receiving it (see PhotoEvidence); null for a voice recording. */
+                        evidence: {
+                            /** @description Latitude from the photo's EXIF GPS tags (0, 0 counts as none), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lat: number | null;
+                            /** @description Longitude from the photo's EXIF GPS tags, decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            exif_gps_lon: number | null;
+                            /** @description EXIF OffsetTimeOriginal (`+01:00`), when the camera wrote one a place uses (at most ±14:00, minutes below 60); another is dropped and the time kept without an offset. */
+                            exif_offset: string | null;
+                            /** @description EXIF DateTimeOriginal (else DateTimeDigitized) as the camera wrote it, `YYYY-MM-DD HH:MM:SS` in its local time; null without one. */
+                            exif_taken_at: string | null;
+                            /** @description The phone's latitude at capture (`gps_lat`, sent only when the person allowed it), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lat: number | null;
+                            /** @description The phone's longitude at capture (`gps_lon`), decimal degrees (WGS 84, kept to 7 decimals); null when not recorded. */
+                            gps_lon: number | null;
+                            /** @description When the service received them, Unix seconds (the server's clock). */
+                            received_at: number;
+                            /** @description SHA-256 (hex) of the bytes the service received. */
+                            sha256: string;
+                            /** @description Bytes received. */
+                            size: number;
+                            /** @description The phone's capture time as it sent it (`taken_at_device`, RFC 3339 with its offset); null when none was sent. */
+                            taken_at_device: string | null;
+                            /** @description That instant, Unix seconds. */
+                            taken_at_device_unix: number | null;
+                        } | null;
+                        /** @description Modification time, Unix seconds. */
+                        mtime: number;
+                        /** @description Stored file name in the order folder (cleaned as dol_sanitizeFileName, extension from the detected type, `_2`, `_3` … when taken). */
+                        name: string;
+                        /** @description Bytes. */
+                        size: number;
+                        /** @description Link to the 128×72 thumbnail (`&size=mini`); null for audio and HEIC/HEIF. */
+                        thumb_mini_url: string | null;
+                        /** @description Link to the 480×270 thumbnail (`&size=small`); null for audio and HEIC/HEIF. */
+                        thumb_small_url: string | null;
+                        /** @description MIME type detected from the bytes, e.g. image/jpeg, audio/ogg. */
+                        type: string;
+                        /** @description The file endpoint link: /api/photo.php?modulepart=commande&file=<folder>/<name> (URI-encoded). */
+                        url: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3575,7 +3798,7 @@ export interface operations {
                     } | {
                         /** @description Creation time, Unix seconds. */
                         datec: number | null;
-                        /** @description The parent object: commande, facture or propal (null for a template). */
+                        /** @description The parent object: commande, facture, propal or fichinter (null for a template). */
                         element_type: string | null;
                         /** @description After finalizing: the PDF, relative to the documents root (`bericht/<ref>/<ref>.pdf`). */
                         final_pdf_path: string | null;
@@ -4633,7 +4856,7 @@ export interface operations {
                         items: {
                             /** @description Creation time, Unix seconds. */
                             datec: number | null;
-                            /** @description The parent object: commande, facture or propal (null for a template). */
+                            /** @description The parent object: commande, facture, propal or fichinter (null for a template). */
                             element_type: string | null;
                             /** @description After finalizing: the PDF, relative to the documents root (`bericht/<ref>/<ref>.pdf`). */
                             final_pdf_path: string | null;
@@ -4668,7 +4891,7 @@ export interface operations {
                     } | {
                         /** @description Creation time, Unix seconds. */
                         datec: number | null;
-                        /** @description The parent object: commande, facture or propal (null for a template). */
+                        /** @description The parent object: commande, facture, propal or fichinter (null for a template). */
                         element_type: string | null;
                         /** @description After finalizing: the PDF, relative to the documents root (`bericht/<ref>/<ref>.pdf`). */
                         final_pdf_path: string | null;
@@ -4974,7 +5197,7 @@ export interface operations {
                     "application/json": {
                         /** @description Creation time, Unix seconds. */
                         datec: number | null;
-                        /** @description The parent object: commande, facture or propal (null for a template). */
+                        /** @description The parent object: commande, facture, propal or fichinter (null for a template). */
                         element_type: string | null;
                         /** @description After finalizing: the PDF, relative to the documents root (`bericht/<ref>/<ref>.pdf`). */
                         final_pdf_path: string | null;
@@ -5145,7 +5368,7 @@ export interface operations {
                     "application/json": {
                         /** @description Creation time, Unix seconds. */
                         datec: number | null;
-                        /** @description The parent object: commande, facture or propal (null for a template). */
+                        /** @description The parent object: commande, facture, propal or fichinter (null for a template). */
                         element_type: string | null;
                         /** @description After finalizing: the PDF, relative to the documents root (`bericht/<ref>/<ref>.pdf`). */
                         final_pdf_path: string | null;
@@ -5845,7 +6068,7 @@ export interface operations {
                     "application/json": {
                         /** @description Creation time, Unix seconds. */
                         datec: number | null;
-                        /** @description The parent object: commande, facture or propal (null for a template). */
+                        /** @description The parent object: commande, facture, propal or fichinter (null for a template). */
                         element_type: string | null;
                         /** @description After finalizing: the PDF, relative to the documents root (`bericht/<ref>/<ref>.pdf`). */
                         final_pdf_path: string | null;
@@ -6605,7 +6828,7 @@ export interface operations {
                     force?: boolean;
                     /** @description Language of the recording for this call (2-5 letters, e.g. `de`, `en`; `auto`: the server detects it). Default: BERICHT_TRANSCRIBE_LANG, else `de`. */
                     lang?: string;
-                    /** @description The recording: a file of an order, named as the attachment list and the file endpoint name it, `<order folder>/<file name>` (the order folder is the order ref as Dolibarr cleans it for folder names), e.g. `CO2401-0001/Sprachnotiz.webm`; `commande/CO2401-0001/Sprachnotiz.webm` is accepted too. Only files directly in the order's folder. Refused with 400 FILE_PATH_INVALID: `.`/`..`/empty segments, absolute paths, backslashes, control characters, %-escapes, subfolders, links leading out of the folder. */
+                    /** @description The recording: a file of an order, named as the attachment list and the file endpoint name it, `<order folder>/<file name>` (the order folder is the order ref as Dolibarr cleans it for folder names), e.g. `CO2401-0001/Sprachnotiz.webm`; `commande/CO2401-0001/Sprachnotiz.webm` is accepted too. A recording of an intervention: `ficheinter/FI2401-0001/Sprachnotiz.webm` (404 INTERVENTION_NOT_FOUND when not visible). Only files directly in the order's folder. Refused with 400 FILE_PATH_INVALID: `.`/`..`/empty segments, absolute paths, backslashes, control characters, %-escapes, subfolders, links leading out of the folder. */
                     relpath: string;
                 };
             };
@@ -6626,7 +6849,7 @@ export interface operations {
                         language: string;
                         /** @description The protocol that made it: `whisper-asr` or `openai`. */
                         mode: string;
-                        /** @description The recording, as `<order folder>/<file name>`. */
+                        /** @description The recording, as `<order folder>/<file name>` (`ficheinter/<folder>/<file name>` for an intervention). */
                         relpath: string;
                         /** @description The transcript (trimmed; empty for a recording without speech). */
                         text: string;
@@ -6788,7 +7011,9 @@ export interface operations {
     getUploadTokens: {
         parameters: {
             query: {
-                /** @description The order. */
+                /** @description Whose folder the link fills: `commande` (the default, an order) or `fichinter` (an intervention). */
+                element_type?: "commande" | "fichinter";
+                /** @description The order (or intervention). */
                 fk_element: number;
             };
             header?: never;
@@ -6968,11 +7193,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description Only orders have an upload folder for these links.
-                     * @enum {string}
-                     */
-                    element_type?: "commande";
+                    /** @description Whose folder the link fills: `commande` (the default, an order) or `fichinter` (an intervention). */
+                    element_type?: "commande" | "fichinter";
                     /** @description The order. */
                     fk_element: number;
                     hours?: number;
@@ -7298,7 +7520,9 @@ export interface operations {
     uploadVoiceNote: {
         parameters: {
             query: {
-                /** @description Order id (llx_commande.rowid). */
+                /** @description Whose folder: `commande` (the default, `commande/<ref>/`) or `fichinter` (`ficheinter/<ref>/`). */
+                element_type?: "commande" | "fichinter";
+                /** @description Order id (llx_commande.rowid), or intervention id with `element_type=fichinter`. */
                 id: number;
             };
             header?: {
