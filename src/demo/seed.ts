@@ -1,6 +1,7 @@
 /**
  * Demo data for the standalone default: users with different rights, customers, suppliers,
- * orders with ref_client linked to users and a work description each, invoices, proposals, a
+ * orders with ref_client linked to users and a work description each, invoices, proposals, the
+ * technician's week (orders and interventions the office gave him by contact and agenda), a
  * company with a logo, a few real photos (with Dolibarr thumbnails and ecm_files rows) in the order
  * folders, material lines and a draft maintenance report on the first order, a report template
  * (a gas boiler's maintenance protocol: a checklist with four measured values), and an ODT cover-sheet template.
@@ -21,6 +22,7 @@ import { writeThumbnails } from '../adapters/image.js';
 import type { Config } from '../config.js';
 import type { DbHandle } from '../db/database.js';
 import { insertId, toDbDateTime } from '../db/dialect.js';
+import { recordPlannedEvent } from '../dolibarr/agenda.js';
 import { addDays, toDolibarrDateTime } from '../dolibarr/time.js';
 import { isStandalone } from '../db/migrate.js';
 import { CONTACT_TYPES } from '../db/migrations/0013-bericht-mail.js';
@@ -63,8 +65,10 @@ const CUSTOMERS = [
 ];
 /**
  * The technician's week (days from today; null: no appointment yet), the work, the customer (an
- * index of CUSTOMERS) and how the office gave it to him: as the order's TECHNICIAN contact, by an
- * appointment he owns in the agenda, or as attendee of the master's appointment.
+ * index of CUSTOMERS), whether the office keeps it as an order or as an intervention (Dolibarr's
+ * module Interventions), and how the office gave it to him: as its contact (the order's
+ * TECHNICIAN, the intervention's INTERVENING), by an appointment he owns in the agenda, or as
+ * attendee of the master's appointment.
  */
 const WEEK: Array<{
   day: number | null;
@@ -73,15 +77,43 @@ const WEEK: Array<{
   code: 'AC_RDV' | 'AC_INT';
   work: string;
   customer: number;
+  kind: 'order' | 'intervention';
   by: Array<'contact' | 'agenda' | 'attendee'>;
 }> = [
-  { day: 0, from: '08:00', to: '09:30', code: 'AC_INT', work: 'Wartung Gas-Brennwertkessel', customer: 1, by: ['agenda'] },
-  { day: 0, from: '11:00', to: '12:00', code: 'AC_INT', work: 'Störung: kein Warmwasser', customer: 5, by: ['contact', 'agenda'] },
-  { day: 0, from: '14:30', to: '15:30', code: 'AC_RDV', work: 'Angebot Wärmepumpe besprechen', customer: 3, by: ['agenda'] },
-  { day: 1, from: '09:00', to: '12:00', code: 'AC_INT', work: 'Inbetriebnahme Wärmepumpe', customer: 2, by: ['attendee'] },
-  { day: 2, from: '13:00', to: '14:00', code: 'AC_INT', work: 'Jährliche Wartung Lüftungsanlage', customer: 4, by: ['contact', 'agenda'] },
-  { day: 4, from: '08:30', to: '10:00', code: 'AC_INT', work: 'Austausch Umwälzpumpe', customer: 0, by: ['agenda'] },
-  { day: null, from: '', to: '', code: 'AC_INT', work: 'Heizkörper entlüften, Druck prüfen', customer: 3, by: ['contact'] },
+  { day: 0, from: '08:00', to: '09:30', code: 'AC_INT', work: 'Wartung Gas-Brennwertkessel', customer: 1, kind: 'order', by: ['agenda'] },
+  {
+    day: 0,
+    from: '11:00',
+    to: '12:00',
+    code: 'AC_INT',
+    work: 'Störung: kein Warmwasser',
+    customer: 5,
+    kind: 'intervention',
+    by: ['contact', 'agenda'],
+  },
+  { day: 0, from: '14:30', to: '15:30', code: 'AC_RDV', work: 'Angebot Wärmepumpe besprechen', customer: 3, kind: 'order', by: ['agenda'] },
+  { day: 1, from: '09:00', to: '12:00', code: 'AC_INT', work: 'Inbetriebnahme Wärmepumpe', customer: 2, kind: 'order', by: ['attendee'] },
+  {
+    day: 2,
+    from: '13:00',
+    to: '14:00',
+    code: 'AC_INT',
+    work: 'Jährliche Wartung Lüftungsanlage',
+    customer: 4,
+    kind: 'intervention',
+    by: ['contact', 'agenda'],
+  },
+  { day: 4, from: '08:30', to: '10:00', code: 'AC_INT', work: 'Austausch Umwälzpumpe', customer: 0, kind: 'order', by: ['agenda'] },
+  {
+    day: null,
+    from: '',
+    to: '',
+    code: 'AC_INT',
+    work: 'Heizkörper entlüften, Druck prüfen',
+    customer: 3,
+    kind: 'order',
+    by: ['contact'],
+  },
 ];
 /** The customer's contact person, one for each customer above (the address is made from the name). */
 const CONTACTS: Array<[string, string]> = [
@@ -383,96 +415,105 @@ export async function seedDemo(
       }
     }
 
-    // The technician's week as the office plans it in Dolibarr: orders the office made and
-    // validated, given to him as the order's TECHNICIAN contact or by an appointment in the agenda
+    // The technician's week as the office plans it in Dolibarr: orders and interventions the
+    // office made and validated, given to him as their contact or by an appointment in the agenda
     // (owner, or attendee of the master's), today and on the next days, at the customer's.
     const office = userIds.get('buero')!;
     const technician = userIds.get('techniker')!;
     const today = dt(now).slice(0, 10);
-    const technicianType = await trx
-      .selectFrom('c_type_contact')
-      .select('rowid')
-      .where('element', '=', 'commande')
-      .where('source', '=', 'internal')
-      .where('code', '=', 'TECHNICIAN')
-      .executeTakeFirstOrThrow();
-    const eventTypes = await trx.selectFrom('c_actioncomm').select(['id', 'code']).where('code', 'in', ['AC_RDV', 'AC_INT']).execute();
+    const contactType = async (element: string, code: string) =>
+      (
+        await trx
+          .selectFrom('c_type_contact')
+          .select('rowid')
+          .where('element', '=', element)
+          .where('source', '=', 'internal')
+          .where('code', '=', code)
+          .executeTakeFirstOrThrow()
+      ).rowid;
+    const givenAs = { order: await contactType('commande', 'TECHNICIAN'), intervention: await contactType('fichinter', 'INTERVENING') };
+    let interventions = 0;
     for (const [n, visit] of WEEK.entries()) {
       const customer = customerIds[visit.customer]!;
-      const orderRef = ref('CO', now, 13 + n);
-      const orderId = await insertId(
-        dialect,
-        trx.insertInto('commande').values({
-          ref: orderRef,
-          entity,
-          ref_client: `Auftrag ${4800 + n * 7}`,
-          fk_soc: customer,
-          fk_statut: 1,
-          fk_user_author: office,
-          fk_user_valid: office,
-          total_ht: 180 + n * 95,
-          total_tva: (180 + n * 95) * 0.19,
-          total_ttc: (180 + n * 95) * 1.19,
-          date_creation: dt(daysAgo(3 + n)),
-          date_valid: dt(daysAgo(3 + n)),
-          date_commande: dt(daysAgo(3 + n)).slice(0, 10),
-          note_public: visit.work,
-          tms: dt(daysAgo(3 + n)),
-        }),
-      );
-      orders.push({ id: orderId, ref: orderRef, soc: customer });
+      const made = dt(daysAgo(3 + n));
+      let element: { type: 'commande' | 'fichinter'; id: number };
+      if (visit.kind === 'order') {
+        const orderRef = ref('CO', now, 13 + n);
+        const orderId = await insertId(
+          dialect,
+          trx.insertInto('commande').values({
+            ref: orderRef,
+            entity,
+            ref_client: `Auftrag ${4800 + n * 7}`,
+            fk_soc: customer,
+            fk_statut: 1,
+            fk_user_author: office,
+            fk_user_valid: office,
+            total_ht: 180 + n * 95,
+            total_tva: (180 + n * 95) * 0.19,
+            total_ttc: (180 + n * 95) * 1.19,
+            date_creation: made,
+            date_valid: made,
+            date_commande: made.slice(0, 10),
+            note_public: visit.work,
+            tms: made,
+          }),
+        );
+        orders.push({ id: orderId, ref: orderRef, soc: customer });
+        element = { type: 'commande', id: orderId };
+      } else {
+        // As Dolibarr's intervention card writes a validated one (Fichinter::create, setValid).
+        interventions += 1;
+        const day = visit.day === null ? null : addDays(today, visit.day);
+        const id = await insertId(
+          dialect,
+          trx.insertInto('fichinter').values({
+            ref: ref('FI', now, interventions),
+            entity,
+            ref_client: `Meldung ${900 + n}`,
+            fk_soc: customer,
+            fk_projet: 0,
+            fk_contrat: 0,
+            fk_statut: 1,
+            fk_user_author: office,
+            fk_user_modif: office,
+            fk_user_valid: office,
+            datec: made,
+            date_valid: made,
+            dateo: day,
+            datee: day,
+            duree: 0,
+            description: visit.work,
+            note_public: visit.work,
+            model_pdf: 'soleil',
+            tms: made,
+          }),
+        );
+        element = { type: 'fichinter', id };
+      }
       if (visit.by.includes('contact')) {
         await trx
           .insertInto('element_contact')
-          .values({
-            element_id: orderId,
-            fk_c_type_contact: technicianType.rowid,
-            fk_socpeople: technician,
-            statut: 4,
-            datecreate: dt(daysAgo(3 + n)),
-          })
+          .values({ element_id: element.id, fk_c_type_contact: givenAs[visit.kind], fk_socpeople: technician, statut: 4, datecreate: made })
           .execute();
       }
       if (visit.day === null) continue;
-      // As Dolibarr's event card writes a planned appointment (ActionComm::create): ref its id,
-      // percent 0 (to do), the owner in fk_user_action and, with each attendee, as a resource.
       const owner = visit.by.includes('attendee') ? userIds.get('meister')! : technician;
       const day = addDays(today, visit.day);
-      const type = eventTypes.find((t) => t.code === visit.code)!;
-      const event = trx.insertInto('actioncomm').values({
-        ref: '(PROV)',
+      await recordPlannedEvent(trx, dialect, {
         entity,
-        datec: dt(daysAgo(2)),
+        code: visit.code,
+        label: visit.work,
         datep: `${day} ${visit.from}:00`,
         datep2: `${day} ${visit.to}:00`,
-        durationp: null,
-        fk_action: type.id,
-        code: type.code,
-        fk_soc: customer,
-        fk_user_author: office,
-        fk_user_action: owner,
-        label: visit.work,
-        note: null,
-        percent: 0,
-        priority: 0,
-        fulldayevent: 0,
-        transparency: 1,
-        location: '',
-        fk_element: orderId,
-        elementtype: 'order',
+        socId: customer,
+        elementType: element.type,
+        elementId: element.id,
+        authorId: office,
+        ownerId: owner,
+        attendeeIds: [technician],
+        datec: dt(daysAgo(2)),
       });
-      const eventId = await insertId(dialect, event, 'id');
-      await trx
-        .updateTable('actioncomm')
-        .set({ ref: String(eventId) })
-        .where('id', '=', eventId)
-        .execute();
-      for (const user of owner === technician ? [technician] : [owner, technician]) {
-        await trx
-          .insertInto('actioncomm_resources')
-          .values({ fk_actioncomm: eventId, element_type: 'user', fk_element: user, mandatory: 0, transparency: 1, answer_status: '0' })
-          .execute();
-      }
     }
 
     for (let i = 0; i < 5; i++) {

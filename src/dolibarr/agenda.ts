@@ -132,3 +132,85 @@ export async function recordAgendaEvent(trx: Db, dialect: Dialect, fitter: Colum
   }
   return id;
 }
+
+export interface PlannedEvent {
+  entity: number;
+  /** The event type's code in `c_actioncomm` (AC_RDV a meeting, AC_INT an intervention on site, …). */
+  code: string;
+  label: string;
+  note?: string | null;
+  location?: string;
+  /** Start and end as Dolibarr stores them: wall times where it is (`YYYY-MM-DD HH:MM:SS`). */
+  datep: string;
+  datep2: string | null;
+  allDay?: boolean;
+  /** -1 not applicable (the card's default), 0 to do, 100 done. */
+  percent?: number;
+  socId: number | null;
+  /** The object, as an element name (commande, fichinter, …); null for none. */
+  elementType: string;
+  elementId: number | null;
+  authorId: number | null;
+  /** The owner (`fk_user_action`), also its first attendee; null for none. */
+  ownerId: number | null;
+  attendeeIds?: number[];
+  /** Written on this day and time (`datec`). */
+  datec: string;
+  /** false: the owner gets no resource row (an event another tool wrote). */
+  ownerAsResource?: boolean;
+}
+
+/** Seconds from one wall time to another, both `YYYY-MM-DD HH:MM:SS` (the same zone). */
+function secondsBetween(from: string, to: string): number {
+  const at = (s: string) => Date.parse(`${s.replace(' ', 'T')}Z`);
+  return Math.max(0, Math.round((at(to) - at(from)) / 1000));
+}
+
+/**
+ * An appointment as Dolibarr 22's event card writes one (comm/action/card.php, action=add, then
+ * ActionComm::create; compared column by column with a real Dolibarr 22.0.4): `ref` '(PROV)' and
+ * then its id, `durationp` the seconds from start to end, `percent` -1 unless given, `transparency`
+ * 1 (busy), `priority` and `status` 0, the object in `fk_element` with ActionComm's `elementtype`
+ * (an order 'order'), the owner in `fk_user_action` and each attendee (the owner first) as a 'user'
+ * resource with transparency 1. Returns the event's id.
+ */
+export async function recordPlannedEvent(trx: Db, dialect: Dialect, event: PlannedEvent): Promise<number> {
+  const type = await trx.selectFrom('c_actioncomm').select('id').where('code', '=', event.code).executeTakeFirst();
+  const query = trx.insertInto('actioncomm').values({
+    ref: '(PROV)',
+    entity: event.entity,
+    datec: event.datec,
+    datep: event.datep,
+    datep2: event.datep2,
+    durationp: event.datep2 === null ? null : secondsBetween(event.datep, event.datep2),
+    fk_action: type ? type.id : null,
+    code: event.code,
+    fk_soc: event.socId,
+    note: event.note ?? null,
+    fk_user_author: event.authorId,
+    fk_user_action: event.ownerId,
+    label: event.label,
+    percent: event.percent ?? -1,
+    priority: 0,
+    fulldayevent: event.allDay ? 1 : 0,
+    location: event.location ?? '',
+    transparency: 1,
+    fk_element: event.elementId,
+    elementtype: event.elementId === null ? null : (AGENDA_ELEMENT_TYPES[event.elementType] ?? event.elementType),
+    status: 0,
+  });
+  const id = await insertId(dialect, query, 'id');
+  await trx
+    .updateTable('actioncomm')
+    .set({ ref: String(id) })
+    .where('id', '=', id)
+    .execute();
+  const owner = event.ownerId !== null && event.ownerAsResource !== false ? [event.ownerId] : [];
+  for (const user of new Set([...owner, ...(event.attendeeIds ?? [])])) {
+    await trx
+      .insertInto('actioncomm_resources')
+      .values({ fk_actioncomm: id, element_type: 'user', fk_element: user, mandatory: 0, transparency: 1, answer_status: '0' })
+      .execute();
+  }
+  return id;
+}

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../src/config.js';
 import type { DbHandle } from '../../src/db/database.js';
 import { insertId, toDbDateTime } from '../../src/db/dialect.js';
-import { AGENDA_ELEMENT_TYPES } from '../../src/dolibarr/agenda.js';
+import { recordPlannedEvent } from '../../src/dolibarr/agenda.js';
 import { hashPassword } from '../../src/dolibarr/password.js';
 import { RIGHTS_MODULE, type Right } from '../../src/dolibarr/rights.js';
 
@@ -336,8 +336,8 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
 
   /**
    * An event in Dolibarr's agenda linked to an object, as its event card writes a planned one
-   * (ActionComm::create: type AC_RDV unless told, `ref` its id, `percent` 0, the owner in
-   * `fk_user_action` and as a 'user' resource, each attendee a 'user' resource).
+   * (recordPlannedEvent: type AC_RDV unless told, `ref` its id, `percent` -1 unless told, the owner
+   * in `fk_user_action` and as a 'user' resource, each attendee a 'user' resource).
    * `ownerAsResource: false` leaves the owner's resource row out (events written by other tools).
    */
   async function agendaEvent(options: {
@@ -359,43 +359,25 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
     percent?: number;
     label?: string;
   }) {
-    const code = options.code ?? 'AC_RDV';
-    const kind = await db.selectFrom('c_actioncomm').select('id').where('code', '=', code).executeTakeFirst();
     const at = toDbDateTime(options.at ?? Math.floor(Date.now() / 1000));
-    const elementtype = AGENDA_ELEMENT_TYPES[options.type];
-    const insert = db.insertInto('actioncomm').values({
-      ref: '(PROV)',
+    return recordPlannedEvent(db, dialect, {
       entity: options.entity ?? config.entity,
-      datec: at,
-      datep: options.datep ?? at,
-      datep2: options.datep2 === undefined ? (options.datep ?? at) : options.datep2,
-      fulldayevent: options.allDay ? 1 : 0,
-      fk_action: kind?.id ?? null,
-      code,
-      fk_soc: options.socId ?? null,
-      fk_user_author: options.owner,
-      fk_user_action: options.owner,
+      code: options.code ?? 'AC_RDV',
       label: options.label ?? `Termin ${next()}`,
       location: options.location ?? '',
-      note: null,
-      percent: options.percent ?? 0,
-      fk_element: options.element,
-      elementtype,
+      datep: options.datep ?? at,
+      datep2: options.datep2 === undefined ? (options.datep ?? at) : options.datep2,
+      allDay: options.allDay,
+      percent: options.percent,
+      socId: options.socId ?? null,
+      elementType: options.type,
+      elementId: options.element,
+      authorId: options.owner,
+      ownerId: options.owner,
+      attendeeIds: options.attendees,
+      ownerAsResource: options.ownerAsResource,
+      datec: at,
     });
-    const id = await insertId(dialect, insert, 'id');
-    await db
-      .updateTable('actioncomm')
-      .set({ ref: String(id) })
-      .where('id', '=', id)
-      .execute();
-    const users = [...(options.owner !== null && options.ownerAsResource !== false ? [options.owner] : []), ...(options.attendees ?? [])];
-    for (const user of users) {
-      await db
-        .insertInto('actioncomm_resources')
-        .values({ fk_actioncomm: id, element_type: 'user', fk_element: user, mandatory: 0, transparency: 0, answer_status: '0' })
-        .execute();
-    }
-    return id;
   }
 
   return {
