@@ -21,7 +21,7 @@ export const errorCatalogue = {
   AUTH_RIGHT_MISSING: { status: 403, message: 'Dafür fehlt das Recht' },
   // Objects and files
   ORDER_NOT_FOUND: { status: 404, message: 'Auftrag nicht gefunden' },
-  INTERVENTION_NOT_FOUND: { status: 404, message: 'Einsatz nicht gefunden' },
+  INTERVENTION_NOT_FOUND: { status: 404, message: 'Serviceauftrag nicht gefunden' },
   CUSTOMER_NOT_FOUND: { status: 404, message: 'Kunde nicht gefunden' },
   OBJECT_NOT_FOUND: { status: 404, message: 'Objekt nicht gefunden' },
   FILE_NOT_FOUND: { status: 404, message: 'Datei nicht gefunden' },
