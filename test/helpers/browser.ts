@@ -112,7 +112,7 @@ export async function logIn(page: Page, login = 'techniker', password = DEMO_PAS
   await page.getByLabel('Benutzername').fill(login);
   await page.getByLabel('Passwort').fill(password);
   await page.getByRole('button', { name: 'Anmelden' }).click();
-  await page.getByRole('list', { name: 'Aufträge' }).waitFor();
+  await page.getByRole('list', { name: 'Aufträge', exact: true }).waitFor();
 }
 
 /** The phone's outbox as it is (ids and kinds, oldest first), read from the app's IndexedDB. */

@@ -90,7 +90,7 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
 
     await logIn(page);
     await page.reload();
-    await page.getByRole('list', { name: 'Aufträge' }).waitFor();
+    await page.getByRole('list', { name: 'Aufträge', exact: true }).waitFor();
     assert.equal(await page.getByLabel('Passwort').count(), 0, 'a reload keeps the login');
     assert.deepEqual(errors, []);
     await context.close();
@@ -141,7 +141,7 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
   test('the order list is the API list, newest first; search narrows it; scrolling loads the next page', async () => {
     const { page, context, errors } = await phone(world);
     await logIn(page);
-    const list = page.getByRole('list', { name: 'Aufträge' });
+    const list = page.getByRole('list', { name: 'Aufträge', exact: true });
     const shown = (ok: (n: number) => boolean) => waitForCount(() => list.getByRole('listitem').count(), ok);
     const refs = async () => (await list.getByRole('link').locator('strong').allTextContents()).map((s) => s.trim());
 
@@ -188,7 +188,7 @@ describe('app: login and orders in Chromium [sqlite]', { skip }, () => {
     await assertAccessible(page, 'login (dark)');
     await screenshot(page, 'login-dark');
     await logIn(page);
-    const items = page.getByRole('list', { name: 'Aufträge' }).getByRole('listitem');
+    const items = page.getByRole('list', { name: 'Aufträge', exact: true }).getByRole('listitem');
     await waitForCount(
       () => items.count(),
       (n) => n >= 30,

@@ -4,7 +4,8 @@
  * the start screen shows his appointments of today and the next days in time order, as the API
  * gives them, with the customer's address and phone. With no network he opens the order of a later
  * appointment that he never opened (kept on the phone in the background), takes a photo there,
- * and back online the photo arrives exactly once in the order's Dolibarr folder.
+ * and back online the photo arrives exactly once in the order's Dolibarr folder. The same with an
+ * intervention of the demo week (Dolibarr's `ficheinter/<ref>/`), listed among his open interventions.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -98,7 +99,7 @@ describe("app: the technician's day in Chromium [sqlite]", { skip }, () => {
     await first.getByRole('link', { name: /^Karte: Zugspitzstraße 12, 82467 Garmisch-Partenkirchen$/ }).waitFor();
     await first.getByRole('link', { name: /^Anrufen: \+49 89/ }).waitFor();
     // The orders follow, as before.
-    await page.getByRole('list', { name: 'Aufträge' }).waitFor();
+    await page.getByRole('list', { name: 'Aufträge', exact: true }).waitFor();
 
     // The office gives him another order while he is logged in: the next refresh shows it, with no new login.
     const office = await world.ctx.handle.db.selectFrom('user').select('rowid').where('login', '=', 'buero').executeTakeFirstOrThrow();
@@ -120,7 +121,7 @@ describe("app: the technician's day in Chromium [sqlite]", { skip }, () => {
     await page.getByRole('button', { name: 'Aktualisieren' }).click();
     await today.getByText('Notdienst Rohrbruch').waitFor();
     await page
-      .getByRole('list', { name: 'Aufträge' })
+      .getByRole('list', { name: 'Aufträge', exact: true })
       .getByRole('link', { name: /CO-EILIG-1/ })
       .waitFor();
     labels.splice(3, 0, 'Notdienst Rohrbruch');
@@ -177,6 +178,84 @@ describe("app: the technician's day in Chromium [sqlite]", { skip }, () => {
       ['waermepumpe.jpg'],
       'the photo exactly once',
     );
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  test("an intervention's appointment and the open interventions: offline, the intervention takes a photo that arrives once in ficheinter/<ref>/", async () => {
+    const token = await apiToken(world);
+    const res = await world.ctx.app.inject({ url: '/api/agenda.php', headers: { authorization: `Bearer ${token}` } });
+    const agenda = res.json() as Agenda & { items: { object: { element_type: string } | null }[] };
+    // In two days: the ventilation's yearly service, which the office keeps as an intervention.
+    const visit = agenda.items.find((i) => i.label === 'Jährliche Wartung Lüftungsanlage')!;
+    const intervention = visit.object as { id: number; ref: string; element_type: string };
+    assert.equal(intervention.element_type, 'fichinter');
+    const folder = objectFolder(world.ctx.config.dataRoot, world.ctx.config.entity, 'fichinter', intervention.ref).dir;
+    assert.match(folder, /\/ficheinter\//);
+    const before = files(folder);
+
+    const { page, context, errors } = await phone(world);
+    await logIn(page);
+    // Both of his interventions are listed on the start screen, to open without an appointment too.
+    const open = page.getByRole('list', { name: 'Serviceaufträge' });
+    await open.waitFor();
+    await until('his two open interventions', async () => (await open.getByRole('listitem').count()) === 2);
+    await untilOfflineReady(page);
+    await until('the intervention of the appointment is kept on the phone', async () =>
+      Boolean(
+        await page.evaluate(
+          `new Promise((resolve, reject) => {
+            const open = indexedDB.open('fieldreport');
+            open.onerror = () => reject(open.error);
+            open.onsuccess = () => {
+              const get = open.result.transaction('cache').objectStore('cache').get('order-files:${-intervention.id}');
+              get.onsuccess = () => resolve(get.result !== undefined);
+              get.onerror = () => reject(get.error);
+            };
+          })`,
+        ),
+      ),
+    );
+
+    await goOffline(context);
+    await page
+      .locator('.appointment')
+      .filter({ hasText: 'Jährliche Wartung Lüftungsanlage' })
+      .getByRole('link', { name: `Serviceauftrag ${intervention.ref}` })
+      .click();
+    await page.getByRole('heading', { name: /^Fotos/ }).waitFor();
+    await page.getByText(/Serviceauftrag · Freigegeben/).waitFor();
+    await page.getByText('Jährliche Wartung Lüftungsanlage').first().waitFor();
+    const picture = path.join(scratch, 'lueftung.jpg');
+    await sharp({ create: { width: 1200, height: 900, channels: 3, background: '#1e8449' } })
+      .jpeg()
+      .toFile(picture);
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Foto', exact: true }).click();
+    await (await chooser).setFiles([picture]);
+    await page.getByRole('button', { name: 'Foto lueftung.jpg öffnen (wartet auf das Senden)' }).waitFor();
+    await assertAccessible(page, 'intervention');
+    await assertPhoneFriendly(page, 'intervention');
+    await screenshot(page, 'intervention-offline');
+    assert.deepEqual(files(folder), before, 'nothing reached the service while offline');
+
+    await goOnline(context);
+    await page.evaluate('window.dispatchEvent(new Event("online"))');
+    await until('the outbox is empty', async () => (await outboxRecords(page)).length === 0, 45_000);
+    await until('the photo is in the intervention folder', () => files(folder).length === before.length + 1);
+    assert.deepEqual(
+      files(folder).filter((f) => !before.includes(f)),
+      ['lueftung.jpg'],
+      'the photo exactly once',
+    );
+    const row = await world.ctx.handle.db
+      .selectFrom('ecm_files')
+      .select(['src_object_type', 'src_object_id'])
+      .where('filepath', '=', `ficheinter/${intervention.ref}`)
+      .where('filename', '=', 'lueftung.jpg')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual([row.src_object_type, Number(row.src_object_id)], ['fichinter', intervention.id]);
+    await page.getByRole('button', { name: 'Foto lueftung.jpg öffnen' }).waitFor();
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -171,7 +171,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
   /** Opens the order from the order list (an appointment above it may link to it too). */
   async function openOrderOf(page: Page, ref: string) {
     await page
-      .getByRole('list', { name: 'Aufträge' })
+      .getByRole('list', { name: 'Aufträge', exact: true })
       .getByRole('link', { name: new RegExp(ref.replace(/[()]/g, '\\$&')) })
       .click();
   }
@@ -223,7 +223,7 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await assertPhoneFriendly(page, 'settings');
     await screenshot(page, 'settings', { small: true });
     await page.getByRole('button', { name: 'Zurück' }).click();
-    await page.getByRole('list', { name: 'Aufträge' }).waitFor();
+    await page.getByRole('list', { name: 'Aufträge', exact: true }).waitFor();
 
     await untilOfflineReady(page);
     await goOffline(context);

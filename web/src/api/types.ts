@@ -53,3 +53,6 @@ export type MailProposal = Extract<MailsAnswer, { configured: boolean }>;
 export type MailRecipient = MailProposal['to'][number];
 export type AgendaList = Ok<'/api/agenda.php', 'get'>;
 export type Appointment = AgendaList['items'][number];
+type InterventionsAnswer = Ok<'/api/interventions.php', 'get'>;
+export type InterventionDetail = Extract<InterventionsAnswer, { reports: unknown }>;
+export type InterventionList = Extract<InterventionsAnswer, { items: { ref: string }[] }>;

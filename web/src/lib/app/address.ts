@@ -1,5 +1,5 @@
 /**
- * The screens' addresses, by the hash (#/orders, #/order/12, #/report/7, #/report/7/page/31,
+ * The screens' addresses, by the hash (#/orders, #/order/12, #/intervention/4, #/report/7, #/report/7/page/31,
  * #/report/7/check/31 (a checklist page), #/report/7/sign, #/report/7/pdf, #/queue, #/settings,
  * #/templates, #/templates/3, #/templates/3/page/12): which screen an address names, and the
  * address of a screen. A report or page made on the phone and not yet sent is named by its local
@@ -11,6 +11,7 @@ import type { Ref } from '../outbox/records.js';
 
 export type Route =
   | { name: 'orders' }
+  /** An order (`id` > 0) or an intervention (its key, minus its id: lib/app/objects.ts). */
   | { name: 'order'; id: number }
   | { name: 'report'; ref: Ref }
   | { name: 'page'; ref: Ref; page: Ref }
@@ -42,6 +43,8 @@ export function reportHash(ref: Ref, screen?: 'sign' | 'pdf' | 'page' | 'check',
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/');
   if (parts[0] === 'order' && /^\d+$/.test(parts[1] ?? '')) return { name: 'order', id: Number(parts[1]) };
+  // An intervention's screen is the order screen under the intervention's key (lib/app/objects.ts).
+  if (parts[0] === 'intervention' && /^[1-9]\d*$/.test(parts[1] ?? '')) return { name: 'order', id: -Number(parts[1]) };
   const ref = parts[0] === 'report' ? parseRef(parts[1]) : undefined;
   if (ref !== undefined) {
     if (parts[2] === 'page' || parts[2] === 'check') {

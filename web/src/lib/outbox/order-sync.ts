@@ -1,9 +1,10 @@
 /**
- * The order's own records of the outbox (photo, voice, photo-delete, material-add,
+ * The order's (or intervention's: `orderId` is the object's key, lib/app/objects.ts) own records of the outbox (photo, voice, photo-delete, material-add,
  * material-delete): how each is sent, and what a photo's answer teaches the phone (the name the
  * service gave it, which pages and checklist answers waiting behind it refer to).
  */
 import { api, unwrap } from '../../api/client';
+import { elementOf, elementParams } from '../app/objects';
 import { coordinateText } from './coordinate';
 import { learn } from './local-ids.svelte';
 import type { KindHandlers, OutboxRecord, Sending } from './records';
@@ -31,20 +32,23 @@ const upload = (record: OutboxRecord<'photo' | 'voice'>, { headers, fetch }: Sen
 
 export const orderKinds: KindHandlers<OrderKind> = {
   photo: {
-    send: (record, sending) =>
-      unwrap(
-        api.POST('/api/orders.php', { ...upload(record, sending), params: { query: { id: record.orderId, action: 'upload_photo' } } }),
-      ),
+    send: (record, sending) => {
+      const { element_type, id } = elementOf(record.orderId);
+      const query = { id, action: 'upload_photo' };
+      return element_type === 'fichinter'
+        ? unwrap(api.POST('/api/interventions.php', { ...upload(record, sending), params: { query } }))
+        : unwrap(api.POST('/api/orders.php', { ...upload(record, sending), params: { query } }));
+    },
     // Pages and checklist answers made with the photo name it by its record until now.
     delivered: (record, answer) => learn({ [record.id]: answer.name }),
   },
   voice: {
     send: (record, sending) =>
-      unwrap(api.POST('/api/voice.php', { ...upload(record, sending), params: { query: { id: record.orderId } } })),
+      unwrap(api.POST('/api/voice.php', { ...upload(record, sending), params: { query: elementOf(record.orderId) } })),
   },
   'photo-delete': {
     send: (record, { fetch }) =>
-      unwrap(api.POST('/api/delete_photo.php', { body: { id: record.orderId, file: record.payload.name }, fetch })),
+      unwrap(api.POST('/api/delete_photo.php', { body: { ...elementOf(record.orderId), file: record.payload.name }, fetch })),
     goneIsDone: (error) => error.code === 'FILE_NOT_FOUND',
   },
   'material-add': {
@@ -52,7 +56,7 @@ export const orderKinds: KindHandlers<OrderKind> = {
       unwrap(
         api.POST('/api/materials.php', {
           headers,
-          body: { element_type: 'commande', fk_element: record.orderId, ...record.payload },
+          body: { ...elementParams(record.orderId), ...record.payload },
           fetch,
         }),
       ),

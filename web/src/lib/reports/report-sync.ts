@@ -16,6 +16,7 @@
 import { api, unwrap, type paths } from '../../api/client';
 import type { ReportDetail, ReportPage, SignedPage } from '../../api/types';
 import { coordinateText } from '../outbox/coordinate';
+import { elementParams } from '../app/objects';
 import { learn, photoName, refreshLocalIds, serverId } from '../outbox/local-ids.svelte';
 import type { KindHandlers, OutboxRecord, PageFields, PhotoRef, Ref, Sending } from '../outbox/records';
 import { readCache, writeCache } from '../store/cache';
@@ -132,7 +133,7 @@ export const reportKinds: KindHandlers<ReportKind> = {
   'report-create': {
     async send(record, sending) {
       await refsKnown(record);
-      return postReport({ action: 'create' }, { element_type: 'commande', fk_element: record.orderId, ...record.payload }, sending);
+      return postReport({ action: 'create' }, { ...elementParams(record.orderId), ...record.payload }, sending);
     },
     async delivered(record, report) {
       // The pages of its template are known as <record>#<index> until now.

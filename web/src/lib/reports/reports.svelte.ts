@@ -22,6 +22,7 @@ import { failureText } from '../i18n/i18n.svelte';
 import { photoName, sameRef, serverId } from '../outbox/local-ids.svelte';
 import { enqueue, mine, onDelivered, outbox, outboxReady, remove } from '../outbox/outbox.svelte';
 import { readOrderFiles } from '../store/reads';
+import { objectKey } from '../app/objects';
 import { recordReport, viewReport, type ImageView, type ReportView } from './report-view';
 
 type Order = { id: number; ref: string };
@@ -249,7 +250,7 @@ export class ReportWatch {
   /** The order the report belongs to: from the service's report, or from the record that makes it. */
   get order(): Order | undefined {
     const report = this.base;
-    if (report?.fk_element && report.parent_ref) return { id: report.fk_element, ref: report.parent_ref };
+    if (report?.fk_element && report.parent_ref) return { id: objectKey(report.element_type, report.fk_element), ref: report.parent_ref };
     const record = outbox.items.find((r) => r.kind === 'report-create' && sameRef(r.id, this.ref));
     return record ? { id: record.orderId, ref: record.orderRef } : undefined;
   }

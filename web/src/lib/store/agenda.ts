@@ -1,10 +1,11 @@
 /**
  * The technician's appointments (GET /api/agenda.php: today and the next 6 days where Dolibarr
  * is), through the cache like every read (`agenda`): offline, the last answer is shown. The orders
- * they are linked to are kept for offline with the open orders (lib/store/offline-orders).
+ * and interventions they are linked to are kept for offline with the open orders (lib/store/offline-orders).
  */
 import { api, unwrap } from '../../api/client';
 import type { AgendaList, Appointment } from '../../api/types';
+import { objectKey } from '../app/objects';
 import { readCache, readThrough } from './cache';
 
 export function loadAgenda(init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<AgendaList> {
@@ -19,10 +20,12 @@ export async function cachedAgenda(): Promise<AgendaList | undefined> {
   return (await readCache<AgendaList>('agenda'))?.value;
 }
 
-/** The orders the appointments are at, each once, in the appointments' order. */
+/** The orders and interventions the appointments are at, by their keys (lib/app/objects.ts), each once, in the appointments' order. */
 export function appointmentOrders(items: readonly Appointment[]): number[] {
-  const ids = items.flatMap((a) => (a.object?.element_type === 'commande' ? [a.object.id] : []));
-  return [...new Set(ids)];
+  const keys = items.flatMap((a) =>
+    a.object?.element_type === 'commande' || a.object?.element_type === 'fichinter' ? [objectKey(a.object.element_type, a.object.id)] : [],
+  );
+  return [...new Set(keys)];
 }
 
 export interface AppointmentDay {

@@ -4,8 +4,9 @@
  * of the caller's open orders (draft, validated, in progress), the first `settings.keepOrders` by
  * order date, newest first: the order with its customer and reports, its file list and its
  * material lines, in the same cache entries the order screen reads (`order:<id>`,
- * `order-files:<id>`, `materials:<id>`); and the same of the orders of his appointments
- * (lib/store/agenda), whatever their state, with the appointments themselves (`agenda`). Photos
+ * `order-files:<id>`, `materials:<id>`); and the same of the orders and interventions of his
+ * appointments (lib/store/agenda; an intervention under its key, lib/app/objects.ts), whatever
+ * their state, with the appointments themselves (`agenda`). Photos
  * themselves are not fetched ahead (the list is).
  * It runs in the background, a few requests at a time at low priority (each given up after 30 s),
  * at most every ten minutes unless the person refreshes; one asked for while another runs follows
@@ -13,11 +14,12 @@
  * the last 30 days. Settings shows what is kept (`keptOrders`); a logout forgets it (`forgetKept`).
  */
 import { api, unwrap } from '../../api/client';
-import type { OrderDetail, OrderList, OrderSummary } from '../../api/types';
+import type { OrderList, OrderSummary } from '../../api/types';
+import { objectKey, summaryOf, workDetail } from '../app/objects';
 import { appointmentOrders, cachedAgenda, loadAgenda } from './agenda';
 import { readCache, writeCache } from './cache';
 import { db, userDataEpoch } from './db';
-import { loadMaterials, loadOrder, loadOrderFiles, openedOrders } from './reads';
+import { loadMaterials, loadOpenInterventions, loadOrder, loadOrderFiles, openedOrders } from './reads';
 import { settings } from '../app/settings.svelte';
 
 /** fk_statut of orders still to be worked on: draft, validated, shipment in progress. */
@@ -94,8 +96,14 @@ async function keepNow(forced: boolean): Promise<void> {
     const agenda = (await loadAgenda(low()).catch(() => undefined)) ?? (await cachedAgenda());
     if (agenda) await writeCache('agenda', agenda, epoch);
     const open = new Set(list.items.map((o) => o.id));
-    const visits = agenda ? appointmentOrders(agenda.items) : [];
-    const ids = [...visits, ...list.items.map((o) => o.id).filter((id) => !visits.includes(id))];
+    // His open interventions too (under their keys, lib/app/objects.ts), after the appointments'.
+    const interventions = await loadOpenInterventions(low()).catch(() => undefined);
+    if (interventions) await writeCache('interventions', interventions, epoch);
+    const visits = [
+      ...(agenda ? appointmentOrders(agenda.items) : []),
+      ...(interventions?.items ?? []).map((i) => objectKey('fichinter', i.id)),
+    ];
+    const ids = [...new Set([...visits, ...list.items.map((o) => o.id)])];
     const summaries = new Map<number, OrderSummary>(list.items.map((o) => [o.id, o]));
     // An order whose reading fails keeps its line of last time (and its earlier copy stays).
     for (const o of last?.summaries ?? []) if (ids.includes(o.id) && !summaries.has(o.id)) summaries.set(o.id, o);
@@ -112,7 +120,7 @@ async function keepNow(forced: boolean): Promise<void> {
             writeCache(`order-files:${id}`, files, epoch),
             writeCache(`materials:${id}`, materials, epoch),
           ]);
-          if (!open.has(id)) summaries.set(id, summaryOf(order));
+          if (!open.has(id)) summaries.set(id, summaryOf(workDetail(id, order)));
         } catch {
           failed++;
         }
@@ -144,19 +152,4 @@ async function keepNow(forced: boolean): Promise<void> {
     again = undefined;
     if (next) void keepNow(next.forced);
   }
-}
-
-/** An order's line in the list, from its detail (an appointment's order that is not among the open ones). */
-function summaryOf(order: OrderDetail): OrderSummary {
-  return {
-    id: order.id,
-    ref: order.ref,
-    ref_client: order.ref_client,
-    status: order.status,
-    date: order.date,
-    date_delivery: order.date_delivery,
-    date_creation: order.date_creation,
-    total_ttc: order.total_ttc,
-    customer: order.customer ? { id: order.customer.id, name: order.customer.name } : null,
-  };
 }

@@ -4,7 +4,19 @@
  * Offline, the orders already seen can still be searched (on the phone).
  */
 import { api, unwrap } from '../../api/client';
-import type { MailList, MailProposal, MaterialList, OrderDetail, OrderFileList, OrderList, OrderSummary, TimeList } from '../../api/types';
+import type {
+  InterventionDetail,
+  InterventionList,
+  MailList,
+  MailProposal,
+  MaterialList,
+  OrderDetail,
+  OrderFileList,
+  OrderList,
+  OrderSummary,
+  TimeList,
+} from '../../api/types';
+import { elementOf, elementParams, workDetail, type WorkDetail } from '../app/objects';
 import { readCache, readThrough, writeCache } from './cache';
 import { userDataEpoch } from './db';
 
@@ -47,7 +59,9 @@ async function keepOrders(list: OrderList, offset: number, epoch: number): Promi
 export async function cachedOrders(q: string): Promise<OrderSummary[]> {
   const [seen, kept] = await Promise.all([readCache<OrderSummary[]>('orders'), readCache<{ summaries: OrderSummary[] }>('kept-orders')]);
   const byId = new Map<number, OrderSummary>();
-  for (const order of [...(seen?.value ?? []), ...(kept?.value.summaries ?? [])]) if (!byId.has(order.id)) byId.set(order.id, order);
+  // Interventions kept for the appointments (negative keys, lib/app/objects.ts) are no orders.
+  for (const order of [...(seen?.value ?? []), ...(kept?.value.summaries ?? [])])
+    if (order.id > 0 && !byId.has(order.id)) byId.set(order.id, order);
   // As the service lists them: by order date, newest first, undated last, then the newest made.
   const all = [...byId.values()].sort(
     (a, b) => (a.date === b.date ? 0 : a.date === null ? 1 : b.date === null ? -1 : b.date - a.date) || b.id - a.id,
@@ -57,24 +71,54 @@ export async function cachedOrders(q: string): Promise<OrderSummary[]> {
   return all.filter((o) => [o.ref, o.ref_client, o.customer?.name].some((text) => text?.toLowerCase().includes(needle)));
 }
 
-/** `init`: e.g. `{ priority: 'low', signal }` for what is read ahead in the background. */
-export async function loadOrder(id: number, init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<OrderDetail> {
+/**
+ * An order's or an intervention's detail, by its key (lib/app/objects.ts), as the service gives it.
+ * `init`: e.g. `{ priority: 'low', signal }` for what is read ahead in the background.
+ */
+export async function loadOrder(
+  key: number,
+  init: { priority?: RequestPriority; signal?: AbortSignal } = {},
+): Promise<OrderDetail | InterventionDetail> {
+  const { element_type, id } = elementOf(key);
+  if (element_type === 'fichinter')
+    return (await unwrap(api.GET('/api/interventions.php', { ...init, params: { query: { id } } }))) as InterventionDetail;
   return (await unwrap(api.GET('/api/orders.php', { ...init, params: { query: { id } } }))) as OrderDetail;
 }
 
-export async function loadOrderFiles(id: number, init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<OrderFileList> {
-  return (await unwrap(api.GET('/api/orders.php', { ...init, params: { query: { id, action: 'photos', limit: 500 } } }))) as OrderFileList;
+/** The files of an order's or an intervention's folder. */
+export async function loadOrderFiles(key: number, init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<OrderFileList> {
+  const { element_type, id } = elementOf(key);
+  const query = { id, action: 'photos', limit: 500 };
+  if (element_type === 'fichinter')
+    return (await unwrap(api.GET('/api/interventions.php', { ...init, params: { query } }))) as OrderFileList;
+  return (await unwrap(api.GET('/api/orders.php', { ...init, params: { query } }))) as OrderFileList;
 }
 
-export function loadMaterials(orderId: number, init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<MaterialList> {
-  return unwrap(
-    api.GET('/api/materials.php', { ...init, params: { query: { element_type: 'commande', fk_element: orderId, limit: 500 } } }),
+export function loadMaterials(key: number, init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<MaterialList> {
+  return unwrap(api.GET('/api/materials.php', { ...init, params: { query: { ...elementParams(key), limit: 500 } } }));
+}
+
+/** fk_statut of interventions still to be done: draft, validated. */
+export const OPEN_INTERVENTIONS = '0,1';
+
+export function loadOpenInterventions(init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<InterventionList> {
+  const query = { status: OPEN_INTERVENTIONS, limit: 50 };
+  return unwrap(api.GET('/api/interventions.php', { ...init, params: { query } })) as Promise<InterventionList>;
+}
+
+/** The caller's open interventions (cache `interventions`): the phone's copy at once, then the service's. */
+export function readOpenInterventions(show: (list: InterventionList, fromCache: boolean) => void): Promise<void> {
+  return readThrough('interventions', () => loadOpenInterventions(), show);
+}
+
+/** An order or an intervention, by its key: the phone's copy at once, then the service's. */
+export async function readOrder(key: number, show: (order: WorkDetail, fromCache: boolean) => void): Promise<void> {
+  await readThrough(
+    `order:${key}`,
+    () => loadOrder(key),
+    (answer, cached) => show(workDetail(key, answer), cached),
   );
-}
-
-export async function readOrder(id: number, show: (order: OrderDetail, fromCache: boolean) => void): Promise<void> {
-  await readThrough(`order:${id}`, () => loadOrder(id), show);
-  await noteOpened(id);
+  await noteOpened(key);
 }
 
 /** How many opened orders are remembered (the newest), and for how long they count. */
@@ -122,7 +166,7 @@ export function readMaterials(orderId: number, show: (list: MaterialList, fromCa
 
 /** Time on site at an order: every technician's intervals, their total, the person's open one. */
 export function readOrderTimes(orderId: number, show: (list: TimeList, fromCache: boolean) => void): Promise<void> {
-  const query = { element_type: 'commande' as const, fk_element: orderId, limit: 500 };
+  const query = { ...elementParams(orderId), limit: 500 };
   return readThrough(`times:${orderId}`, () => unwrap(api.GET('/api/times.php', { params: { query } })) as Promise<TimeList>, show);
 }
 

@@ -7,6 +7,7 @@
 import { api, unwrap } from '../../api/client';
 import type { TimeInterval, TimeList } from '../../api/types';
 import type { KindHandlers, OutboxRecord, Sending, TimeUndoAnswer } from '../outbox/records';
+import { elementParams } from '../app/objects';
 import { readCache, writeCache } from '../store/cache';
 import { withInterval, withUndone, type TimeKind } from './time-view';
 
@@ -21,7 +22,7 @@ function post<T = TimeInterval>(
   return unwrap(api.POST('/api/times.php', { params: { query: query as never }, headers, body: body as never, fetch })) as Promise<T>;
 }
 
-const order = (record: OutboxRecord<TimeKind>) => ({ element_type: 'commande' as const, fk_element: record.orderId });
+const order = (record: OutboxRecord<TimeKind>) => elementParams(record.orderId);
 
 /** The order's cached intervals take the service's answer (one interval, new or changed). */
 async function delivered(record: OutboxRecord<Exclude<TimeKind, 'time-undo'>>, answer: TimeInterval): Promise<void> {
