@@ -1,9 +1,11 @@
 <?php
-/* fieldreport: the "Berichte" tab of an order, invoice or proposal: the object's reports.
+/* fieldreport: the "Berichte" tab of an order, invoice, proposal or intervention: the object's reports.
  *
- * URL: custom/bericht/tab.php?element=commande|facture|propal&id=<rowid> (registered in the
- * descriptor's $this->tabs). Needs the module's read right and Dolibarr's right to see the object
- * (restrictedArea: read right of orders/invoices/proposals, own third party for external users).
+ * URL: custom/bericht/tab.php?element=commande|facture|propal|fichinter&id=<rowid> (registered in
+ * the descriptor's $this->tabs). Needs the module's read right and Dolibarr's right to see the
+ * object (restrictedArea: read right of orders/invoices/proposals/interventions, own third party
+ * for external users, who see only final reports). A missing object gets Dolibarr's own
+ * record-not-found page with HTTP 404.
  *
  * This program is free software: GNU General Public License, version 3 or later.
  */
@@ -31,7 +33,7 @@ require_once DOL_DOCUMENT_ROOT.'/core/lib/files.lib.php';
  * @var User $user
  */
 
-$langs->loadLangs(array('bericht@bericht', 'orders', 'bills', 'propal', 'companies'));
+$langs->loadLangs(array('bericht@bericht', 'orders', 'bills', 'propal', 'interventions', 'companies'));
 
 $element = GETPOST('element', 'aZ09');
 $id = GETPOSTINT('id');
@@ -41,6 +43,9 @@ $objects = array(
 	'commande' => array('class' => 'Commande', 'file' => '/commande/class/commande.class.php', 'lib' => '/core/lib/order.lib.php', 'head' => 'commande_prepare_head', 'picto' => 'order', 'list' => '/commande/list.php'),
 	'facture' => array('class' => 'Facture', 'file' => '/compta/facture/class/facture.class.php', 'lib' => '/core/lib/invoice.lib.php', 'head' => 'facture_prepare_head', 'picto' => 'bill', 'list' => '/compta/facture/list.php'),
 	'propal' => array('class' => 'Propal', 'file' => '/comm/propal/class/propal.class.php', 'lib' => '/core/lib/propal.lib.php', 'head' => 'propal_prepare_head', 'picto' => 'propal', 'list' => '/comm/propal/list.php'),
+	// Dolibarr checks an intervention as feature 'ficheinter' on the table 'fichinter' (fichinter/card.php).
+	'fichinter' => array('class' => 'Fichinter', 'file' => '/fichinter/class/fichinter.class.php', 'lib' => '/core/lib/fichinter.lib.php', 'head' => 'fichinter_prepare_head', 'picto' => 'intervention', 'list' => '/fichinter/list.php',
+		'feature' => 'ficheinter', 'table' => 'fichinter'),
 );
 if (!isset($objects[$element]) || $id <= 0) {
 	httponly_accessforbidden('Bad value for parameter element or id', 400);
@@ -52,14 +57,20 @@ if (!isModEnabled('bericht') || !$user->hasRight('bericht', 'read')) {
 	accessforbidden();
 }
 $socid = ($user->socid > 0 ? $user->socid : 0);
-restrictedArea($user, $element, $id);
+$feature = isset($def['feature']) ? $def['feature'] : $element;
+$tableandshare = isset($def['table']) ? $def['table'] : '';
+// The right on the object type first, so that without it nobody learns whether an id exists.
+restrictedArea($user, $feature, 0, $tableandshare);
 
 require_once DOL_DOCUMENT_ROOT.$def['file'];
 require_once DOL_DOCUMENT_ROOT.$def['lib'];
 $object = new $def['class']($db);
 if ($object->fetch($id) <= 0) {
-	httponly_accessforbidden($langs->trans('ErrorRecordNotFound'), 404);
+	// As Dolibarr's cards: its page with the message, and the status a missing page has.
+	http_response_code(404);
+	recordNotFound();
 }
+restrictedArea($user, $feature, $object->id, $tableandshare);
 $object->fetch_thirdparty();
 
 $hookmanager->initHooks(array('berichttab', 'globalcard'));
@@ -113,8 +124,8 @@ print '</tr>';
 $objectdir = bericht_object_dir($element, $object->ref, $object->entity ?: $conf->entity);
 
 foreach ($rows as $row) {
-	print '<tr class="oddeven" data-rowid="'.((int) $row->rowid).'">';
-	print '<td class="nowraponall">'.bericht_ref_cell($row).'</td>';
+	print '<tr class="oddeven" data-rowid="'.((int) $row->rowid).'" id="bericht-'.((int) $row->rowid).'">';
+	print '<td class="nowraponall">'.bericht_ref_cell($row, 'pdf').'</td>';
 	print '<td class="nowraponall">'.bericht_status_badge($row).'</td>';
 	print '<td class="right">'.((int) $row->nbpages).'</td>';
 	print '<td>'.bericht_author_cell($row).'</td>';

@@ -35,7 +35,7 @@ interface FakeUser {
   socid?: number;
   rights: string[];
 }
-const ALL = ['bericht.read', 'commande.lire', 'facture.lire', 'propal.lire', 'societe.client.voir'];
+const ALL = ['bericht.read', 'commande.lire', 'facture.lire', 'propal.lire', 'ficheinter.lire', 'societe.client.voir'];
 const office: FakeUser = { id: 20, rights: ALL };
 const noReportRight: FakeUser = { id: 21, rights: ALL.filter((r) => r !== 'bericht.read') };
 const ordersOnly: FakeUser = { id: 22, rights: ['bericht.read', 'commande.lire', 'societe.client.voir'] };
@@ -62,21 +62,22 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     });
     assert.equal(seed.status, 0, seed.stderr + seed.stdout);
     docs = path.join(root, 'documents');
-    for (const ref of ['BR2611-0001', 'BR2611-0003']) {
+    for (const ref of ['BR2611-0001', 'BR2611-0003', 'BR2611-0010']) {
       mkdirSync(path.join(docs, 'bericht', ref), { recursive: true });
       writeFileSync(path.join(docs, 'bericht', ref, `${ref}.pdf`), '%PDF-1.4\n');
     }
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  function run(page: 'tab.php' | 'list.php', user: FakeUser, get: Record<string, string | number>, consts: Record<string, string> = {}) {
+  type Get = Record<string, string | number | (string | number)[]>;
+  function run(page: 'tab.php' | 'list.php', user: FakeUser, get: Get, consts: Record<string, string> = {}, opts: { db?: string } = {}) {
     const log = path.join(root, `queries-${process.hrtime.bigint()}.log`);
     writeFileSync(log, '');
     const result = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'custom/bericht', page)], {
       encoding: 'utf8',
       env: {
         ...process.env,
-        FAKE_DB: dbFile,
+        FAKE_DB: opts.db ?? dbFile,
         FAKE_DOCS: docs,
         FAKE_QUERY_LOG: log,
         FAKE_USER: JSON.stringify(user),
@@ -86,7 +87,7 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     });
     const html = result.stdout;
     const rows = new Map<number, string>();
-    for (const m of html.matchAll(/<tr class="oddeven" data-rowid="(\d+)">([\s\S]*?)<\/tr>/g)) rows.set(Number(m[1]), m[2]!);
+    for (const m of html.matchAll(/<tr class="oddeven" data-rowid="(\d+)"[^>]*>([\s\S]*?)<\/tr>/g)) rows.set(Number(m[1]), m[2]!);
     return { status: result.status, stderr: result.stderr, html, ids: [...rows.keys()], rows, queries: readFileSync(log, 'utf8') };
   }
   const text = (html: string) =>
@@ -160,7 +161,7 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
 
   test('a failed mail shows its reason; a missing PDF file is named, not linked', () => {
     const order = ok(run('tab.php', office, { element: 'commande', id: 2 }));
-    assert.deepEqual(order.ids, [3]);
+    assert.deepEqual(order.ids, [3, 12]);
     assert.match(text(order.rows.get(3)!), /fehlgeschlagen 10\.11\.2026 09:00 an huber@metzgerei\.example 550 mailbox unavailable/);
     assert.match(text(order.rows.get(3)!), /Hans Huber/);
     const proposal = ok(run('tab.php', office, { element: 'propal', id: 1 }));
@@ -170,82 +171,409 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.deepEqual(ok(run('tab.php', office, { element: 'facture', id: 1 })).ids, [4]);
   });
 
+  test("the report's ref on the tab opens its PDF; a draft's ref is no link", () => {
+    const r = ok(run('tab.php', office, { element: 'commande', id: 1 }));
+    assert.match(
+      r.rows.get(1)!,
+      /<a class="bericht-ref" href="\/document\.php\?modulepart=bericht&amp;entity=1&amp;file=BR2611-0001%2FBR2611-0001\.pdf"[^>]*><img data-picto="technic"><strong>BR2611-0001<\/strong><\/a>/,
+    );
+    assert.doesNotMatch(r.rows.get(2)!, /class="bericht-ref"/);
+    assert.match(r.html, /<tr class="oddeven" data-rowid="1" id="bericht-1">/, 'the anchor the list links to');
+  });
+
   test('the tab refuses users without the read right, without the right on the object, or of another third party', () => {
     for (const [user, get] of [
       [noReportRight, { element: 'commande', id: 1 }],
       [ordersOnly, { element: 'facture', id: 1 }],
+      [ordersOnly, { element: 'fichinter', id: 1 }],
       [external, { element: 'commande', id: 1 }],
+      // Without the right on the object type, a missing object is refused too (nothing learned about ids).
+      [ordersOnly, { element: 'facture', id: 999 }],
     ] as const) {
       const r = run('tab.php', user, get);
       assert.equal(r.status, 3, `user ${user.id} on ${get.element}: ${r.html.slice(0, 200)}`);
       assert.equal(r.html, 'ACCESSFORBIDDEN');
       assert.equal(r.ids.length, 0);
     }
-    assert.deepEqual(ok(run('tab.php', external, { element: 'commande', id: 2 })).ids, [3], "the external user's own order");
     const bad = run('tab.php', office, { element: 'societe', id: 1 });
     assert.equal(bad.status, 4);
   });
 
+  test("a missing object shows Dolibarr's record-not-found page with HTTP 404", () => {
+    for (const element of ['commande', 'fichinter']) {
+      const r = run('tab.php', office, { element, id: 999 });
+      assert.equal(r.status, 0, r.html);
+      assert.equal(r.stderr, '');
+      assert.match(
+        r.html,
+        /<html><head><title><\/title><\/head><body>\n<div class="error">ErrorRecordNotFound<\/div><\/body><\/html>\nHTTP 404$/,
+      );
+    }
+  });
+
+  test('an external user sees only the final reports of their own third party, in the list and on the tab', () => {
+    // Third party 2 has the final BR2611-0003 and the draft BR2611-0012 on order 2.
+    assert.deepEqual(
+      ok(run('tab.php', external, { element: 'commande', id: 2 })).ids,
+      [3],
+      "the external user's own order, without its draft",
+    );
+    assert.deepEqual(ok(run('tab.php', office, { element: 'commande', id: 2 })).ids, [3, 12], 'the office sees both');
+    assert.deepEqual(ok(run('list.php', external, {})).ids, [5, 3]);
+    assert.deepEqual(ok(run('list.php', external, { search_status: '0' })).ids, [], 'not even when filtering for drafts');
+    const withInterventions = { ...external, rights: [...external.rights, 'ficheinter.lire'] };
+    assert.deepEqual(ok(run('list.php', withInterventions, {})).ids, [5, 3, 10], 'the final report of its intervention, not the draft');
+    assert.deepEqual(ok(run('tab.php', withInterventions, { element: 'fichinter', id: 1 })).ids, [10]);
+  });
+
+  test("the intervention's tab lists its reports; the list shows interventions as parents", () => {
+    const r = ok(run('tab.php', office, { element: 'fichinter', id: 1 }));
+    assert.deepEqual(r.ids, [11, 10]);
+    assert.match(r.html, /data-active="bericht"/);
+    assert.match(r.html, /<div class="banner">FI2611-0001<\/div>/);
+    assert.match(text(r.rows.get(10)!), /Einsatz Kältetechnik/);
+    assert.match(r.rows.get(10)!, /document\.php\?modulepart=bericht&amp;entity=1&amp;file=BR2611-0010%2FBR2611-0010\.pdf/);
+    assert.deepEqual(ok(run('tab.php', office, { element: 'fichinter', id: 2 })).ids, []);
+    const list = ok(run('list.php', office, { search_element: 'fichinter' }));
+    assert.deepEqual(list.ids, [11, 10]);
+    assert.match(
+      list.rows.get(10)!,
+      /<a class="nomurl" href="\/fichinter\/card\.php\?id=1"><img data-picto="intervention">FI2611-0001<\/a>/,
+    );
+    assert.match(text(list.rows.get(10)!), /SA-2026-5/);
+  });
+
+  test("the tab's badge counts the reports the user sees (Dolibarr's Label,Class,File,Method tab title)", () => {
+    const count = (user: FakeUser, method: string, id: number) => {
+      const res = spawnSync(
+        'php',
+        [
+          '-r',
+          `putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(user))});
+        require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
+        require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/berichtreports.class.php'))};
+        $classtoload = 'BerichtReports'; $obj = new $classtoload($db); $function = ${JSON.stringify(method)};
+        echo $obj->$function(${id}, $obj);`,
+        ],
+        { encoding: 'utf8' },
+      );
+      assert.equal(res.stderr, '');
+      return res.stdout;
+    };
+    assert.equal(count(office, 'countCommande', 1), '3');
+    assert.equal(count(office, 'countCommande', 2), '2');
+    assert.equal(count(external, 'countCommande', 2), '1', 'an external user: final reports only');
+    assert.equal(count(office, 'countFichinter', 1), '2');
+    assert.equal(count(office, 'countFacture', 1), '1');
+    assert.equal(count(office, 'countPropal', 1), '1');
+    assert.equal(count(ordersOnly, 'countFacture', 1), '0');
+  });
+
   test('the list shows every report the user may see, by object rights, third party and sales representative', () => {
     const all = ok(run('list.php', office, {}));
-    assert.deepEqual(all.ids, [7, 5, 4, 3, 2, 1]);
-    assert.match(all.html, /data-total="6"/);
+    assert.deepEqual(all.ids, [7, 5, 4, 3, 2, 1, 12, 11, 10]);
+    assert.match(all.html, /data-total="9"/);
     const row = text(all.rows.get(5)!);
     assert.match(row, /PR2611-0001/);
     assert.match(row, /Metzgerei Huber/);
-    assert.match(all.rows.get(5)!, /href="\/comm\/propal\/card\.php\?id=1"/);
-    assert.match(all.rows.get(4)!, /href="\/compta\/facture\/card\.php\?id=1"/);
-    assert.match(all.rows.get(1)!, /href="\/custom\/bericht\/tab\.php\?element=commande&id=1"/);
+    // The object as Dolibarr links it (getNomUrl with its picto), the customer likewise.
+    assert.match(all.rows.get(5)!, /<a class="nomurl" href="\/comm\/propal\/card\.php\?id=1"><img data-picto="propal">PR2611-0001<\/a>/);
+    assert.match(all.rows.get(4)!, /<a class="nomurl" href="\/compta\/facture\/card\.php\?id=1"><img data-picto="bill">FA2611-0001<\/a>/);
+    assert.match(all.rows.get(1)!, /<a class="nomurl" href="\/commande\/card\.php\?id=1"><img data-picto="order">CO2611-0001<\/a>/);
+    assert.match(
+      all.rows.get(1)!,
+      /<a class="soc" href="\/societe\/card\.php\?socid=1"><img data-picto="company">Bäckerei Sonnenschein KG<\/a>/,
+    );
+    assert.match(text(all.rows.get(1)!), /Bestellung 4711/, "the customer's order number");
+    // The report's ref links to the report on its object's tab.
+    assert.match(
+      all.rows.get(1)!,
+      /<a class="bericht-ref" href="\/custom\/bericht\/tab\.php\?element=commande&amp;id=1#bericht-1"[^>]*><img data-picto="technic"><strong>BR2611-0001<\/strong><\/a>/,
+    );
     assert.match(all.rows.get(1)!, /document\.php\?modulepart=bericht/);
-    assert.deepEqual(ok(run('list.php', ordersOnly, {})).ids, [7, 3, 2, 1]);
-    assert.deepEqual(ok(run('list.php', external, {})).ids, [5, 3]);
-    assert.deepEqual(ok(run('list.php', salesRep, {})).ids, [5, 3]);
+    assert.deepEqual(ok(run('list.php', ordersOnly, {})).ids, [7, 3, 2, 1, 12]);
+    assert.deepEqual(ok(run('list.php', salesRep, {})).ids, [5, 3, 12]);
     const refused = run('list.php', noReportRight, {});
     assert.equal(refused.status, 3);
     assert.equal(refused.html, 'ACCESSFORBIDDEN');
   });
 
+  test("the filters are the row of inputs in the list's title, with Dolibarr's day selectors for the date range", () => {
+    const r = ok(run('list.php', office, { search_date_startday: 10, search_date_startmonth: 11, search_date_startyear: 2026 }));
+    const filterRow = /<tr class="liste_titre_filter">([\s\S]*?)<\/tr>/.exec(r.html)?.[1] ?? '';
+    for (const name of [
+      'search_ref',
+      'search_parent',
+      'search_element',
+      'search_ref_client',
+      'search_societe',
+      'search_user',
+      'search_status',
+    ]) {
+      assert.match(filterRow, new RegExp(`name="${name}"`), name);
+    }
+    assert.match(
+      filterRow,
+      /<span class="selectdate" data-prefix="search_date_start" data-placeholder="From"><input type="text" name="search_date_startday" value="10">/,
+    );
+    assert.match(filterRow, /data-prefix="search_date_end"/);
+    assert.doesNotMatch(r.html, /type="date"/, 'no browser date fields');
+    assert.match(filterRow, /name="button_removefilter_x"/);
+  });
+
   test('filters narrow the list: status, object type, technician, customer, ref/title, date range', () => {
-    const ids = (get: Record<string, string | number>) => ok(run('list.php', office, get)).ids;
-    assert.deepEqual(ids({ search_status: '1' }), [5, 3, 1]);
-    assert.deepEqual(ids({ search_status: '0' }), [7, 4, 2]);
+    const ids = (get: Get) => ok(run('list.php', office, get)).ids;
+    assert.deepEqual(ids({ search_status: '1' }), [5, 3, 1, 10]);
+    assert.deepEqual(ids({ search_status: '0' }), [7, 4, 2, 12, 11]);
+    assert.deepEqual(ids({ search_status: '-1' }), [7, 5, 4, 3, 2, 1, 12, 11, 10], "Dolibarr's empty choice");
     assert.deepEqual(ids({ search_element: 'facture' }), [4]);
-    assert.deepEqual(ids({ search_user: 11 }), [3, 2]);
-    assert.deepEqual(ids({ search_societe: 'Huber' }), [5, 3]);
-    assert.deepEqual(ids({ search_text: 'Jahreswartung' }), [7, 1]);
-    assert.deepEqual(ids({ search_text: 'BR2611-0004' }), [4]);
-    assert.deepEqual(ids({ search_date_start: '2026-11-10', search_date_end: '2026-11-15' }), [5, 4, 3]);
+    assert.deepEqual(ids({ search_user: 11 }), [3, 2, 12, 11]);
+    assert.deepEqual(ids({ search_societe: 'Huber' }), [5, 3, 12, 11, 10]);
+    assert.deepEqual(ids({ search_ref: 'Jahreswartung' }), [7, 1]);
+    assert.deepEqual(ids({ search_ref: 'BR2611-0004' }), [4]);
+    const range = {
+      search_date_startday: 10,
+      search_date_startmonth: 11,
+      search_date_startyear: 2026,
+      search_date_endday: 15,
+      search_date_endmonth: 11,
+      search_date_endyear: 2026,
+    };
+    assert.deepEqual(ids(range), [5, 4, 3]);
     assert.deepEqual(ids({ search_status: '1', search_societe: 'Sonnenschein' }), [1]);
     const filtered = ok(run('list.php', office, { search_status: '1' }));
-    assert.match(filtered.html, /data-total="3"/);
+    assert.match(filtered.html, /data-total="4"/);
     assert.match(filtered.html, /<option value="1" selected>/);
   });
 
+  test("the search finds the object's ref and the customer's order number (natural_search), also through search_all", () => {
+    const ids = (get: Get) => ok(run('list.php', office, get)).ids;
+    assert.deepEqual(ids({ search_parent: 'CO2611-0002' }), [3, 12]);
+    assert.deepEqual(ids({ search_parent: 'FI2611' }), [11, 10], "an intervention's ref");
+    assert.deepEqual(ids({ search_ref_client: 'PO-HUBER' }), [3, 12]);
+    assert.deepEqual(ids({ search_ref_client: '4711' }), [7, 2, 1]);
+    assert.deepEqual(ids({ search_ref_client: 'SA-2026' }), [11, 10]);
+    // Dolibarr's search in all fields: report, title, object, order number, customer; words must all match.
+    assert.deepEqual(ids({ search_all: 'CO2611-0002' }), [3, 12]);
+    assert.deepEqual(ids({ search_all: 'PO-HUBER-77' }), [3, 12]);
+    assert.deepEqual(ids({ search_all: '4711 Jahreswartung' }), [7, 1]);
+    assert.deepEqual(ids({ search_all: 'PR2611|FA2611' }), [5, 4], '"|" is either');
+    const r = ok(run('list.php', office, { search_all: 'CO2611-0002' }));
+    assert.match(r.html, /<div class="divsearchfieldfilter">/);
+    assert.match(
+      r.queries,
+      / OR co\.ref LIKE '%CO2611-0002%' OR fa\.ref LIKE '%CO2611-0002%' OR pr\.ref LIKE '%CO2611-0002%' OR fi\.ref LIKE '%CO2611-0002%' OR co\.ref_client LIKE /,
+    );
+  });
+
+  test('an emoji in the search answers with the list (and, on MariaDB, is compared in utf8mb4 on both sides)', () => {
+    for (const get of [
+      { search_all: 'Kühlzelle 😀' },
+      { search_ref: '😀' },
+      { search_parent: '🔧' },
+      { search_societe: '😀' },
+      { search_ref_client: '😀' },
+    ]) {
+      const r = ok(run('list.php', office, get));
+      assert.deepEqual(r.ids, [], JSON.stringify(get));
+      assert.match(r.html, /NoRecordFound/);
+    }
+    // The SQL the module writes for MariaDB (FAKE_DB_TYPE mysqli: only written, SQLite cannot run it).
+    const sql = (type: string, value: string) => {
+      const res = spawnSync(
+        'php',
+        [
+          '-r',
+          `putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_DB_TYPE=${type}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(office))});
+        require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
+        require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/berichtreports.class.php'))};
+        $r = new BerichtReports($db, 1); echo $r->filterSql(array('all' => ${JSON.stringify(value)}));`,
+        ],
+        { encoding: 'utf8' },
+      );
+      assert.equal(res.stderr, '');
+      return res.stdout;
+    };
+    const emoji = sql('mysqli', 'Kühlzelle 😀');
+    assert.match(
+      emoji,
+      /\(CONVERT\(b\.ref USING utf8mb4\) LIKE _utf8mb4'%Kühlzelle%' OR CONVERT\(b\.title USING utf8mb4\) LIKE _utf8mb4'%Kühlzelle%' OR CONVERT\(s\.nom USING utf8mb4\)/,
+    );
+    assert.match(emoji, /CONVERT\(fi\.ref_client USING utf8mb4\) LIKE _utf8mb4'%😀%'\)\)$/);
+    assert.doesNotMatch(emoji, /berichtsearchcolumn/);
+    assert.match(
+      sql('mysqli', '!😀'),
+      /\(CONVERT\(b\.ref USING utf8mb4\) NOT LIKE _utf8mb4'%😀%' OR CONVERT\(b\.ref USING utf8mb4\) IS NULL\)/,
+    );
+    // Without such a character, and on PostgreSQL, Dolibarr's natural_search as it is.
+    assert.match(sql('mysqli', 'Kühlzelle'), /^ AND \(\(b\.ref LIKE '%Kühlzelle%' OR b\.title LIKE '%Kühlzelle%' OR s\.nom LIKE/);
+    assert.match(sql('pgsql', '😀'), /^ AND \(\(b\.ref LIKE '%😀%' OR b\.title LIKE '%😀%'/);
+  });
+
   test('sorting and paging as Dolibarr lists do', () => {
-    assert.deepEqual(ok(run('list.php', office, { sortfield: 'b.ref', sortorder: 'ASC' })).ids, [1, 2, 3, 4, 5, 7]);
+    assert.deepEqual(ok(run('list.php', office, { sortfield: 'b.ref', sortorder: 'ASC' })).ids, [1, 2, 3, 4, 5, 7, 10, 11, 12]);
     const second = ok(run('list.php', office, { limit: 2, page: 1 }));
     assert.deepEqual(second.ids, [4, 3]);
-    assert.match(second.html, /data-page="1" data-num="2" data-total="6"/);
+    assert.match(second.html, /data-page="1" data-num="3" data-total="9"/, 'one row more than the page, as Dolibarr fetches');
+    assert.match(second.queries, / LIMIT 3 OFFSET 2/);
     assert.deepEqual(ok(run('list.php', office, { limit: 2, pageplusone: 3 })).ids, [2, 1]);
+    assert.deepEqual(ok(run('list.php', office, { limit: 2, page: 9 })).ids, [7, 5], 'a page beyond the end shows the first');
+  });
+
+  test("paging 25 reports 10 at a time shows Dolibarr's navigation and its 3 pages", () => {
+    const db = path.join(root, 'paging.sqlite');
+    cpSync(dbFile, db);
+    const seed = spawnSync(
+      'php',
+      [
+        '-r',
+        `$pdo = new PDO('sqlite:'.${JSON.stringify(db)});
+      $pdo->exec("INSERT INTO llx_commande VALUES (4, 'CO2611-0004', 1, 1, 'Rahmenvertrag 25', 1)");
+      for ($i = 1; $i <= 25; $i++) {
+        $pdo->exec(sprintf("INSERT INTO llx_bericht (rowid, ref, entity, element_type, fk_element, title, status, fk_user_creat, datec, tms) VALUES (%d, 'BR2612-%04d', 1, 'commande', 4, 'Wartung %d', %d, 10, '2026-12-%02d 08:00:00', '2026-12-%02d 08:00:00')", 100 + $i, $i, $i, $i % 2, $i, $i));
+      }`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(seed.status, 0, seed.stderr);
+    const page = (n: number) => ok(run('list.php', office, { search_parent: 'CO2611-0004', limit: 10, page: n }, {}, { db }));
+    const first = page(0);
+    assert.equal(first.ids.length, 10);
+    assert.deepEqual(first.ids.slice(0, 2), [125, 124], 'newest first');
+    assert.match(first.html, /data-page="0" data-num="11" data-total="25"/);
+    assert.match(first.html, /<span class="totalnboflines">\(25\)<\/span>/);
+    assert.match(
+      first.html,
+      /<input type="text" name="pageplusone" value="1"><\/li>\/<li class="pagination paginationlastpage"><a href="[^"]*\?page=2[^"]*">3<\/a>/,
+    );
+    assert.match(
+      first.html,
+      /class="paginationnext" href="\/custom\/bericht\/list\.php\?page=1&limit=10&search_parent=CO2611-0004&sortfield=b\.datec&sortorder=DESC"/,
+    );
+    assert.doesNotMatch(first.html, /paginationprevious/);
+    const second = page(1);
+    assert.deepEqual(second.ids, [115, 114, 113, 112, 111, 110, 109, 108, 107, 106]);
+    assert.match(second.html, /paginationprevious/);
+    assert.match(second.html, /paginationnext/);
+    const third = page(2);
+    assert.deepEqual(third.ids, [105, 104, 103, 102, 101]);
+    assert.match(third.html, /data-page="2" data-num="5" data-total="25"/);
+    assert.match(third.html, /paginationprevious/);
+    assert.doesNotMatch(third.html, /paginationnext/, 'no next page after the last');
+  });
+
+  test("the column chooser saves the user's columns as Dolibarr saves them (MAIN_SELECTEDFIELDS_berichtlist)", () => {
+    const db = path.join(root, 'columns.sqlite');
+    cpSync(dbFile, db);
+    const before = ok(run('list.php', office, {}, {}, { db }));
+    assert.match(before.html, /data-selectedfields="selectedfields"/);
+    assert.match(before.html, /<th data-field="b\.title">BerichtTitle|<th data-field="b\.title">Titel/);
+    assert.doesNotMatch(before.html, /<th data-field="b\.tms">/, 'the change date is off by default');
+    const saved = ok(
+      run(
+        'list.php',
+        office,
+        { formfilteraction: 'listafterchangingselectedfields', selectedfields: 'b.ref,parent_ref,b.tms,b.status' },
+        {},
+        { db },
+      ),
+    );
+    assert.match(saved.html, /<th data-field="b\.tms">/);
+    const after = ok(run('list.php', office, {}, {}, { db }));
+    const fields = [...after.html.matchAll(/<th data-field="([^"]*)"/g)].map((m) => m[1]);
+    assert.deepEqual(fields, ['b.ref', 'parent_ref', 'b.tms', 'b.status', ''], 'the chosen columns and the checkbox column');
+    assert.equal((after.rows.get(1)!.match(/<td/g) ?? []).length, 5);
+    const other = ok(run('list.php', { ...office, id: 21 }, {}, {}, { db }));
+    assert.match(other.html, /<th data-field="b\.title">/, "another user's list keeps its columns");
+  });
+
+  test('mass actions: a checkbox a row, download the selected final PDFs as one ZIP file', () => {
+    const r = ok(run('list.php', office, {}));
+    assert.match(r.html, /<select class="flat massaction" name="massaction">/);
+    assert.match(r.html, /<option value="bericht_pdfs">/);
+    assert.doesNotMatch(r.html, /value="predelete"/, 'deleting drafts needs the delete right');
+    assert.match(r.rows.get(1)!, /<input id="cb1" class="flat checkforselect" type="checkbox" name="toselect\[\]" value="1">/);
+    const zip = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'custom/bericht/list.php')], {
+      env: {
+        ...process.env,
+        FAKE_DB: dbFile,
+        FAKE_DOCS: docs,
+        FAKE_USER: JSON.stringify(office),
+        FAKE_GET: JSON.stringify({ massaction: 'bericht_pdfs', confirmmassaction: 'Confirm', toselect: [1, 2, 3, 10, 9] }),
+      },
+    });
+    assert.equal(zip.stderr.toString(), '');
+    const body = zip.stdout;
+    assert.equal(body.subarray(0, 2).toString(), 'PK');
+    const names = [...body.toString('latin1').matchAll(/(BR\d{4}-\d{4}\.pdf)/g)].map((m) => m[1]);
+    assert.deepEqual(
+      [...new Set(names)].sort(),
+      ['BR2611-0001.pdf', 'BR2611-0003.pdf', 'BR2611-0010.pdf'],
+      "finals only; not the other entity's BR2611-0009",
+    );
+    const none = ok(run('list.php', office, { massaction: 'bericht_pdfs', confirmmassaction: 'Confirm', toselect: [2, 4] }));
+    assert.match(none.html, /EVENT warnings: Keiner der ausgewählten Berichte hat ein PDF/);
+  });
+
+  test("mass actions: delete the selected drafts, after Dolibarr's confirm box, with the delete right; final reports stay", () => {
+    const db = path.join(root, 'massdelete.sqlite');
+    cpSync(dbFile, db);
+    const deleter: FakeUser = { id: 20, rights: [...ALL, 'bericht.delete'] };
+    const listed = ok(run('list.php', deleter, {}, {}, { db }));
+    assert.match(listed.html, /<option value="predelete">/);
+    const confirm = ok(run('list.php', deleter, { massaction: 'predelete', toselect: [2, 3] }, {}, { db }));
+    assert.match(confirm.html, /<div class="formconfirm" data-action="delete"[^>]*><b>ConfirmMassDraftDeletion<\/b>/);
+    assert.match(confirm.rows.get(2)!, /name="toselect\[\]" value="2" checked="checked"/, 'the selection stays checked under the box');
+    mkdirSync(path.join(docs, 'bericht/BR2611-0002'), { recursive: true });
+    writeFileSync(path.join(docs, 'bericht/BR2611-0002/seite1.jpg'), 'x');
+    const done = ok(run('list.php', deleter, { action: 'delete', confirm: 'yes', toselect: [2, 3] }, {}, { db }));
+    assert.match(done.html, /EVENT mesgs: RecordsDeleted/);
+    assert.match(done.html, /EVENT warnings: Nicht gelöscht \(abgeschlossen, oder andere Berichte zeigen ihre Bilder\): BR2611-0003/);
+    assert.deepEqual(done.ids, [7, 5, 4, 3, 1, 12, 11, 10]);
+    assert.ok(!existsSync(path.join(docs, 'bericht/BR2611-0002')), "the draft's work folder is gone");
+    const pages = spawnSync(
+      'php',
+      [
+        '-r',
+        `$p = new PDO('sqlite:'.${JSON.stringify(db)}); echo $p->query('SELECT COUNT(*) FROM llx_bericht_page WHERE fk_bericht = 2')->fetchColumn();`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(pages.stdout, '0');
+    // Without the delete right the confirmed action does nothing.
+    const db2 = path.join(root, 'massdelete2.sqlite');
+    cpSync(dbFile, db2);
+    assert.deepEqual(
+      ok(run('list.php', office, { action: 'delete', confirm: 'yes', toselect: [2] }, {}, { db: db2 })).ids,
+      [7, 5, 4, 3, 2, 1, 12, 11, 10],
+    );
   });
 
   test('search input is escaped in SQL; unknown sort fields and malformed values are ignored', () => {
-    const quote = ok(run('list.php', office, { search_text: "x' OR '1'='1" }));
+    const quote = ok(run('list.php', office, { search_ref: "x' OR '1'='1" }));
     assert.deepEqual(quote.ids, []);
-    assert.match(quote.queries, /LIKE '%x'' OR ''1''=''1%'/);
-    // LIKE wildcards typed by the user are literal.
-    assert.deepEqual(ok(run('list.php', office, { search_societe: '%' })).ids, []);
-    assert.match(ok(run('list.php', office, { search_societe: '%' })).queries, /s\.nom LIKE '%\\%%'/);
+    assert.match(quote.queries, /b\.ref LIKE '%x''%'/);
+    assert.doesNotMatch(quote.queries, /LIKE '%x' OR/);
+    // As in Dolibarr's lists, % and * are wildcards of the search.
+    assert.deepEqual(ok(run('list.php', office, { search_societe: 'Metz*Huber' })).ids, [5, 3, 12, 11, 10]);
     const sort = ok(run('list.php', office, { sortfield: 'b.ref;DELETE FROM llx_bericht', sortorder: 'ASC;--' }));
-    assert.deepEqual(sort.ids, [7, 5, 4, 3, 2, 1]);
+    assert.deepEqual(sort.ids, [7, 5, 4, 3, 2, 1, 12, 11, 10]);
     assert.match(sort.queries, /ORDER BY b\.datec DESC, b\.rowid DESC/);
     assert.doesNotMatch(sort.queries, /DELETE/);
     const notANumber = ok(run('list.php', office, { search_user: '10 OR 1=1' }));
-    assert.deepEqual(notANumber.ids, [7, 5, 4, 1]);
+    assert.deepEqual(notANumber.ids, [7, 5, 4, 1, 10]);
     assert.match(notANumber.queries, /b\.fk_user_creat = 10(?! OR)/);
     assert.deepEqual(
-      ok(run('list.php', office, { search_status: "1' OR '1'='1", search_element: "x' OR 1=1", search_date_start: '2026-13-45' })).ids,
-      [7, 5, 4, 3, 2, 1],
+      ok(
+        run('list.php', office, {
+          search_status: "1' OR '1'='1",
+          search_element: "x' OR 1=1",
+          search_date_startmonth: 13,
+          search_date_startday: 45,
+          search_date_startyear: 2026,
+        }),
+      ).ids,
+      [7, 5, 4, 3, 2, 1, 12, 11, 10],
     );
     assert.deepEqual(ok(run('tab.php', office, { element: 'commande', id: '1 OR 1=1' })).ids, [7, 2, 1]);
   });
@@ -550,7 +878,7 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.equal(allowed.res.original_file, path.join(docs, 'bericht/BR2611-0003/BR2611-0003.pdf'));
     assert.match(
       allowed.res.sqlprotectagainstexternals,
-      /SELECT COALESCE\(co\.fk_soc, fa\.fk_soc, pr\.fk_soc, 0\) as fk_soc FROM llx_bericht as b/,
+      /SELECT COALESCE\(co\.fk_soc, fa\.fk_soc, pr\.fk_soc, fi\.fk_soc, 0\) as fk_soc FROM llx_bericht as b/,
     );
   });
 
@@ -614,7 +942,7 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     );
   });
 
-  test('the descriptor registers the tabs on orders, invoices and proposals, the list menu entry and the hook', () => {
+  test('the descriptor registers the tabs with their badge, the menu entry with its picto, the hooks, the triggers and the export', () => {
     const base = path.join(root, 'descriptor');
     mkdirSync(path.join(base, 'core/modules'), { recursive: true });
     writeFileSync(
@@ -625,29 +953,54 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       'php',
       [
         '-r',
-        `define('DOL_DOCUMENT_ROOT', ${JSON.stringify(base)}); require ${JSON.stringify(path.join(MODULE, 'core/modules/modBericht.class.php'))};
-      $m = new modBericht(null); echo json_encode(array('tabs' => $m->tabs, 'menu' => $m->menu, 'parts' => $m->module_parts));`,
+        `define('DOL_DOCUMENT_ROOT', ${JSON.stringify(base)});
+      function img_picto($titlealt, $picto, $moreatt = '') { return '<img data-picto="'.$picto.'" '.$moreatt.'>'; }
+      require ${JSON.stringify(path.join(MODULE, 'core/modules/modBericht.class.php'))};
+      $m = new modBericht(null); echo json_encode(array('tabs' => $m->tabs, 'menu' => $m->menu, 'parts' => $m->module_parts,
+        'export' => array($m->export_code, $m->export_permission, array_keys($m->export_fields_array[1]), $m->export_sql_end)));`,
       ],
       { encoding: 'utf8' },
     );
     assert.equal(res.status, 0, res.stderr);
-    const d = JSON.parse(res.stdout) as { tabs: { data: string }[]; menu: Record<string, unknown>[]; parts: { hooks: { data: string[] } } };
+    assert.equal(res.stderr, '');
+    const d = JSON.parse(res.stdout) as {
+      tabs: { data: string }[];
+      menu: Record<string, unknown>[];
+      parts: { hooks: { data: string[] }; triggers: number };
+      export: [Record<string, string>, Record<string, string[][]>, string[], Record<string, string>];
+    };
+    // "Label,Class,File,Method": Dolibarr's tabs call BerichtReports::count<Class>(id) for the badge.
     assert.deepEqual(
       d.tabs.map((t) => t.data),
       [
-        'order:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=commande&id=__ID__',
-        'invoice:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=facture&id=__ID__',
-        'propal:+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=propal&id=__ID__',
+        'order:+bericht:BerichtTab,BerichtReports,/bericht/class/berichtreports.class.php,countCommande:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=commande&id=__ID__',
+        'invoice:+bericht:BerichtTab,BerichtReports,/bericht/class/berichtreports.class.php,countFacture:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=facture&id=__ID__',
+        'propal:+bericht:BerichtTab,BerichtReports,/bericht/class/berichtreports.class.php,countPropal:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=propal&id=__ID__',
+        'intervention:+bericht:BerichtTab,BerichtReports,/bericht/class/berichtreports.class.php,countFichinter:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element=fichinter&id=__ID__',
       ],
     );
     assert.equal(d.menu.length, 1);
     assert.equal(d.menu[0]!.url, '/bericht/list.php');
     assert.equal(d.menu[0]!.fk_menu, 'fk_mainmenu=commercial');
     assert.equal(d.menu[0]!.perms, '$user->hasRight("bericht","read")');
+    assert.equal(d.menu[0]!.titre, 'BerichtMenu', 'not "Berichte", the agenda\'s entry');
+    assert.equal(d.menu[0]!.prefix, '<img data-picto="technic" class="paddingright pictofixedwidth">');
+    const lang = (l: string) => readFileSync(path.join(MODULE, `langs/${l}/bericht.lang`), 'utf8');
+    assert.match(lang('de_DE'), /^BerichtMenu = Einsatzberichte$/m);
+    assert.match(lang('en_US'), /^BerichtMenu = Field reports$/m);
     assert.ok(d.parts.hooks.data.includes('main'));
     assert.ok(d.parts.hooks.data.includes('formmail'), "the hook of Dolibarr's e-mail form");
     assert.ok(d.parts.hooks.data.includes('api'), 'the access hook in the REST API too');
     assert.ok(d.parts.hooks.data.includes('fileslib'), "the hook of Dolibarr's file deletion");
+    assert.equal(d.parts.triggers, 1);
+    assert.ok(existsSync(path.join(MODULE, 'core/triggers/interface_99_modBericht_BerichtTriggers.class.php')));
+    const [codes, perms, fields, sqlEnd] = d.export;
+    assert.deepEqual(codes, { 1: 'bericht_1' });
+    assert.deepEqual(perms, { 1: [['bericht', 'read']] });
+    assert.ok(
+      fields.includes('b.ref') && fields.includes('s.nom') && fields.includes('COALESCE(co.ref, fa.ref, pr.ref, fi.ref) as parent_ref'),
+    );
+    assert.equal(sqlEnd[1], ' FROM llx_bericht as b WHERE 1 = 0', 'without a user (switching the module on) the export finds nothing');
   });
 
   test("switching the module on warns when Dolibarr's SOAP webservices (getDocument, no hooks) are on", () => {
@@ -682,21 +1035,37 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.equal(off.stdout, 'RESULT 1');
   });
 
-  test("Dolibarr's e-mail form of an order or proposal attaches its newest final report (its copy in the object's documents)", () => {
+  test("Dolibarr's e-mail form of an order, proposal or intervention attaches its final reports (their copies in the object's documents)", () => {
     for (const [folder, ref] of [
       ['commande/CO2611-0001', 'BR2611-0001'],
       ['propale/PR2611-0001', 'BR2611-0005'],
+      ['ficheinter/FI2611-0001', 'BR2611-0010'],
+      ['commande/CO2611-0001', 'BR2611-0013'],
+      ['commande/CO2611-0001', 'BR2611-0014'],
     ] as const) {
       mkdirSync(path.join(docs, folder), { recursive: true });
       writeFileSync(path.join(docs, folder, `${ref}.pdf`), '%PDF-1.4\n');
     }
-    const attached = (user: FakeUser, trackid: string, get: Record<string, string> = { mode: 'init' }) => {
+    // A second report of order 1 with two final versions (13, then 14 made from it).
+    const db = path.join(root, 'formmail.sqlite');
+    cpSync(dbFile, db);
+    const seeded = spawnSync(
+      'php',
+      [
+        '-r',
+        `$p = new PDO('sqlite:'.${JSON.stringify(db)});
+      $p->exec("INSERT INTO llx_bericht (rowid, ref, entity, element_type, fk_element, title, status, version, fk_bericht_parent, final_pdf_path, fk_user_creat, datec, tms) VALUES (13, 'BR2611-0013', 1, 'commande', 1, 'Abnahme', 1, 1, NULL, 'bericht/BR2611-0013/BR2611-0013.pdf', 10, '2026-11-23 08:00:00', '2026-11-23 08:00:00'), (14, 'BR2611-0014', 1, 'commande', 1, 'Abnahme', 1, 2, 13, 'bericht/BR2611-0014/BR2611-0014.pdf', 10, '2026-11-24 08:00:00', '2026-11-24 08:00:00')");`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(seeded.status, 0, seeded.stderr);
+    const attached = (user: FakeUser, trackid: string, get: Record<string, string> = { mode: 'init' }, database = dbFile) => {
       const res = spawnSync(
         'php',
         [
           '-r',
           `
-        putenv('FAKE_DB=${dbFile}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(user))}); putenv('FAKE_GET=' . ${JSON.stringify(JSON.stringify(get))});
+        putenv('FAKE_DB=${database}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(user))}); putenv('FAKE_GET=' . ${JSON.stringify(JSON.stringify(get))});
         require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
         require ${JSON.stringify(path.join(htdocs, 'custom/bericht/class/actions_bericht.class.php'))};
         class FormMail { public $trackid; public $files = array(); public function add_attached_files($path, $file = '', $type = '') { $this->files[] = array($path, $file, $type); } }
@@ -724,5 +1093,229 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.deepEqual(attached(office, 'ord2'), [], 'a final report whose copy is not in the documents');
     assert.deepEqual(attached(noReportRight, 'ord1'), [], "without the module's read right");
     assert.deepEqual(attached(office, "ord1' OR 1=1"), [], 'a trackid of another form');
+    assert.deepEqual(
+      attached(office, 'int1'),
+      [['ficheinter/FI2611-0001/BR2611-0010.pdf', 'BR2611-0010.pdf', 'application/pdf']],
+      "an intervention's form",
+    );
+    assert.deepEqual(
+      attached(office, 'ord1', { mode: 'init' }, db),
+      [
+        ['commande/CO2611-0001/BR2611-0001.pdf', 'BR2611-0001.pdf', 'application/pdf'],
+        ['commande/CO2611-0001/BR2611-0014.pdf', 'BR2611-0014.pdf', 'application/pdf'],
+      ],
+      'every final report of the order, each in its newest final version (14, not 13 it was made from)',
+    );
+  });
+
+  /** Runs the module's trigger as Dolibarr's run_triggers does, on an object of the test database. */
+  function trigger(db: string, code: string, objectClass: string, file: string, id: number, set: Record<string, unknown> = {}) {
+    const res = spawnSync(
+      'php',
+      [
+        '-d',
+        'display_errors=stderr',
+        '-r',
+        `putenv('FAKE_DB=${db}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify({ ...office, id: 10 }))});
+      require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
+      require_once DOL_DOCUMENT_ROOT.'/core/lib/files.lib.php';
+      require_once DOL_DOCUMENT_ROOT.${JSON.stringify(file)};
+      require ${JSON.stringify(path.join(htdocs, 'custom/bericht/core/triggers/interface_99_modBericht_BerichtTriggers.class.php'))};
+      $object = new ${objectClass}($db); $object->fetch(${id});
+      foreach (json_decode(${JSON.stringify(JSON.stringify(set))}, true) as $k => $v) { $object->$k = $v; }
+      $db->begin();
+      $t = new InterfaceBerichtTriggers($db);
+      $r = $t->runTrigger(${JSON.stringify(code)}, $object, $user, $langs, $conf);
+      if ($r < 0) { $db->rollback(); } else { $db->commit(); }
+      echo json_encode(array('r' => $r, 'errors' => $t->errors), JSON_UNESCAPED_UNICODE);`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(res.stderr, '', res.stdout);
+    assert.equal(res.status, 0, res.stdout);
+    return JSON.parse(res.stdout) as { r: number; errors: string[] };
+  }
+  const query = (db: string, sql: string) =>
+    JSON.parse(
+      spawnSync(
+        'php',
+        [
+          '-r',
+          `$p = new PDO('sqlite:'.${JSON.stringify(db)}); echo json_encode($p->query(${JSON.stringify(sql)})->fetchAll(PDO::FETCH_ASSOC));`,
+        ],
+        {
+          encoding: 'utf8',
+        },
+      ).stdout,
+    ) as Record<string, unknown>[];
+
+  test("a report sent with Dolibarr's own e-mail form is recorded as sent (ORDER_SENTBYMAIL, FICHINTER_SENTBYMAIL) and shows as sent", () => {
+    const db = path.join(root, 'sentbymail.sqlite');
+    cpSync(dbFile, db);
+    for (const [folder, ref] of [
+      ['commande/CO2611-0002', 'BR2611-0003'],
+      ['ficheinter/FI2611-0001', 'BR2611-0010'],
+    ] as const) {
+      mkdirSync(path.join(docs, folder), { recursive: true });
+      writeFileSync(path.join(docs, folder, `${ref}.pdf`), '%PDF-1.4\n');
+    }
+    spawnSync('php', [
+      '-r',
+      `$p = new PDO('sqlite:'.${JSON.stringify(db)}); $p->exec("INSERT INTO llx_actioncomm (id, elementtype, fk_element, email_msgid, code) VALUES (77, 'commande', 2, '<msg-1@dolibarr>', 'AC_ORDER_SENTBYMAIL')");`,
+    ]);
+    assert.deepEqual(
+      ok(run('tab.php', office, { element: 'commande', id: 2 }, {}, { db }))
+        .rows.get(3)!
+        .match(/fehlgeschlagen/)?.[0],
+      'fehlgeschlagen',
+    );
+    const mail = (paths: string[]) => ({
+      attachedfiles: { paths, names: paths.map((p) => path.basename(p)), mimes: paths.map(() => 'application/pdf') },
+      email_to: 'Hans Huber <huber@metzgerei.example>',
+      email_tocc: 'buero@metzgerei.example',
+      email_tobcc: '',
+      email_subject: 'Auftrag CO2611-0002 und Bericht',
+      email_msgid: '<msg-1@dolibarr>',
+      actionmsg: 'Guten Tag, anbei der Bericht.',
+    });
+    // The order's own PDF only: nothing to record.
+    assert.deepEqual(
+      trigger(
+        db,
+        'ORDER_SENTBYMAIL',
+        'Commande',
+        '/commande/class/commande.class.php',
+        2,
+        mail([path.join(docs, 'commande/CO2611-0002/CO2611-0002.pdf')]),
+      ),
+      { r: 0, errors: [] },
+    );
+    const sent = trigger(
+      db,
+      'ORDER_SENTBYMAIL',
+      'Commande',
+      '/commande/class/commande.class.php',
+      2,
+      mail([path.join(docs, 'commande/CO2611-0002/CO2611-0002.pdf'), path.join(docs, 'commande/CO2611-0002/BR2611-0003.pdf')]),
+    );
+    assert.deepEqual(sent, { r: 1, errors: [] });
+    const rows = query(
+      db,
+      "SELECT fk_bericht, entity, state, mail_to, mail_cc, mail_bcc, subject, body, attempts, message_id, fk_actioncomm, fk_user_author, ip, datec = date_sent as same, next_attempt_at IS NOT NULL as due, expires_at IS NOT NULL as expires FROM llx_bericht_mail WHERE state = 'sent' AND fk_bericht = 3",
+    );
+    assert.deepEqual(rows, [
+      {
+        fk_bericht: 3,
+        entity: 1,
+        state: 'sent',
+        mail_to: 'Hans Huber <huber@metzgerei.example>',
+        mail_cc: 'buero@metzgerei.example',
+        mail_bcc: null,
+        subject: 'Auftrag CO2611-0002 und Bericht',
+        body: 'Guten Tag, anbei der Bericht.',
+        attempts: 1,
+        message_id: '<msg-1@dolibarr>',
+        fk_actioncomm: 77,
+        fk_user_author: 10,
+        ip: '192.0.2.1',
+        same: 1,
+        due: 1,
+        expires: 1,
+      },
+    ]);
+    const tab = ok(run('tab.php', office, { element: 'commande', id: 2 }, {}, { db }));
+    assert.match(
+      text(tab.rows.get(3)!),
+      /gesendet \d\d\.\d\d\.\d{4} \d\d:\d\d an Hans Huber &lt;huber@metzgerei\.example&gt;/,
+      "Dolibarr's recipients, escaped",
+    );
+    assert.doesNotMatch(text(tab.rows.get(3)!), /fehlgeschlagen|nicht versendet/);
+    assert.match(text(ok(run('list.php', office, { search_parent: 'CO2611-0002' }, {}, { db })).rows.get(3)!), /gesendet/);
+    // The report's own PDF attached by hand counts too; an intervention's form likewise.
+    const inter = trigger(db, 'FICHINTER_SENTBYMAIL', 'Fichinter', '/fichinter/class/fichinter.class.php', 1, {
+      ...mail([path.join(docs, 'bericht/BR2611-0010/BR2611-0010.pdf')]),
+      email_msgid: '',
+    });
+    assert.deepEqual(inter, { r: 1, errors: [] });
+    assert.deepEqual(query(db, 'SELECT fk_bericht, state, fk_actioncomm FROM llx_bericht_mail WHERE fk_bericht = 10'), [
+      { fk_bericht: 10, state: 'sent', fk_actioncomm: null },
+    ]);
+    assert.match(text(ok(run('tab.php', office, { element: 'fichinter', id: 1 }, {}, { db })).rows.get(10)!), /gesendet/);
+    // A draft's or another object's file is no report of this mail.
+    assert.deepEqual(
+      trigger(
+        db,
+        'ORDER_SENTBYMAIL',
+        'Commande',
+        '/commande/class/commande.class.php',
+        1,
+        mail([path.join(docs, 'commande/CO2611-0002/BR2611-0003.pdf')]),
+      ),
+      { r: 0, errors: [] },
+    );
+  });
+
+  test('deleting an order, invoice or intervention deletes its draft reports with their pages and files, and is refused while it has final ones', () => {
+    const db = path.join(root, 'delete.sqlite');
+    cpSync(dbFile, db);
+    spawnSync('php', [
+      '-r',
+      `$p = new PDO('sqlite:'.${JSON.stringify(db)}); $p->exec("INSERT INTO llx_bericht_page (fk_bericht, page_order, layout, source_path) VALUES (4, 1, 'photo', 'bericht/BR2611-0004/a.jpg'), (11, 1, 'photo', 'bericht/BR2611-0011/b.jpg')"); $p->exec("INSERT INTO llx_ecm_files (entity, filepath, filename) VALUES (1, 'bericht/BR2611-0004', 'a.jpg'), (1, 'bericht/BR2611-0004x', 'keep.jpg')"); $p->exec("INSERT INTO llx_bericht_photo_evidence (entity, filepath, filename) VALUES (1, 'bericht/BR2611-0004', 'a.jpg')");`,
+    ]);
+    for (const ref of ['BR2611-0004', 'BR2611-0011', 'BR2611-0012']) {
+      mkdirSync(path.join(docs, 'bericht', ref), { recursive: true });
+      writeFileSync(path.join(docs, 'bericht', ref, 'a.jpg'), 'x');
+    }
+    // Order 2 has the final BR2611-0003 (and the draft BR2611-0012): refused, nothing deleted.
+    const refused = trigger(db, 'ORDER_DELETE', 'Commande', '/commande/class/commande.class.php', 2);
+    assert.equal(refused.r, -1);
+    assert.deepEqual(refused.errors, [
+      'CO2611-0002 wird nicht gelöscht: es hat abgeschlossene Berichte (BR2611-0003). Ein abgeschlossener, unterschriebener Bericht wird nicht mit seinem Objekt gelöscht; stornieren Sie das Objekt statt es zu löschen, oder lassen Sie die Berichte zuerst von einem Administrator löschen.',
+    ]);
+    assert.deepEqual(
+      query(db, "SELECT rowid FROM llx_bericht WHERE fk_element = 2 AND element_type = 'commande' ORDER BY rowid").map((r) => r.rowid),
+      [3, 12],
+    );
+    assert.ok(existsSync(path.join(docs, 'bericht/BR2611-0012/a.jpg')));
+    // The invoice has only the draft BR2611-0004: deleted with its pages, index rows, evidence and folder.
+    assert.deepEqual(trigger(db, 'BILL_DELETE', 'Facture', '/compta/facture/class/facture.class.php', 1), { r: 1, errors: [] });
+    assert.deepEqual(query(db, 'SELECT rowid FROM llx_bericht WHERE rowid = 4'), []);
+    assert.deepEqual(query(db, 'SELECT rowid FROM llx_bericht_page WHERE fk_bericht = 4'), []);
+    assert.deepEqual(query(db, 'SELECT filepath FROM llx_ecm_files'), [{ filepath: 'bericht/BR2611-0004x' }]);
+    assert.deepEqual(query(db, 'SELECT rowid FROM llx_bericht_photo_evidence'), []);
+    assert.ok(!existsSync(path.join(docs, 'bericht/BR2611-0004')), "the draft's work folder");
+    // The intervention 1 has a final report: refused. Intervention 2 has none: nothing to do.
+    assert.equal(trigger(db, 'FICHINTER_DELETE', 'Fichinter', '/fichinter/class/fichinter.class.php', 1).r, -1);
+    assert.ok(existsSync(path.join(docs, 'bericht/BR2611-0011/a.jpg')));
+    assert.deepEqual(trigger(db, 'FICHINTER_DELETE', 'Fichinter', '/fichinter/class/fichinter.class.php', 2), { r: 0, errors: [] });
+    // Order 1: the draft BR2611-0002 and BR2611-0007 (a draft version of the final BR2611-0001): refused for the final one.
+    assert.equal(trigger(db, 'ORDER_DELETE', 'Commande', '/commande/class/commande.class.php', 1).r, -1);
+  });
+
+  test('a draft deleted with its object keeps its files when Dolibarr rolls the deletion back', () => {
+    const db = path.join(root, 'rollback.sqlite');
+    cpSync(dbFile, db);
+    mkdirSync(path.join(docs, 'bericht/BR2611-0004'), { recursive: true });
+    writeFileSync(path.join(docs, 'bericht/BR2611-0004/a.jpg'), 'x');
+    // As Commande::delete after a trigger when the object cannot be deleted (shipments): rollback.
+    const res = spawnSync(
+      'php',
+      [
+        '-r',
+        `putenv('FAKE_DB=${db}'); putenv('FAKE_DOCS=${docs}'); putenv('FAKE_USER=' . ${JSON.stringify(JSON.stringify(office))});
+      require ${JSON.stringify(path.join(htdocs, 'main.inc.php'))};
+      require_once DOL_DOCUMENT_ROOT.'/core/lib/files.lib.php';
+      require_once DOL_DOCUMENT_ROOT.'/compta/facture/class/facture.class.php';
+      require ${JSON.stringify(path.join(htdocs, 'custom/bericht/core/triggers/interface_99_modBericht_BerichtTriggers.class.php'))};
+      $object = new Facture($db); $object->fetch(1); $db->begin();
+      $t = new InterfaceBerichtTriggers($db); echo $t->runTrigger('BILL_DELETE', $object, $user, $langs, $conf);
+      $db->rollback();`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(res.stderr, '');
+    assert.equal(res.stdout, '1');
+    assert.deepEqual(query(db, 'SELECT rowid FROM llx_bericht WHERE rowid = 4'), [{ rowid: 4 }]);
+    assert.ok(existsSync(path.join(docs, 'bericht/BR2611-0004/a.jpg')), 'the draft came back, and so did its files');
   });
 });

@@ -3,11 +3,15 @@
 -- llx_bericht.ref compares as MariaDB's utf8_unicode_ci does (case-insensitive, trailing spaces
 -- ignored; the collation is registered by stubs/seed.php and stubs/main.inc.php).
 CREATE TABLE llx_user (rowid INTEGER PRIMARY KEY, login TEXT, firstname TEXT, lastname TEXT);
-CREATE TABLE llx_societe (rowid INTEGER PRIMARY KEY, nom TEXT, entity INTEGER DEFAULT 1);
+CREATE TABLE llx_societe (rowid INTEGER PRIMARY KEY, nom TEXT, entity INTEGER DEFAULT 1, client INTEGER DEFAULT 1, status INTEGER DEFAULT 1);
 CREATE TABLE llx_societe_commerciaux (rowid INTEGER PRIMARY KEY, fk_soc INTEGER, fk_user INTEGER);
-CREATE TABLE llx_commande (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
-CREATE TABLE llx_facture (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
-CREATE TABLE llx_propal (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1);
+CREATE TABLE llx_commande (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
+CREATE TABLE llx_facture (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
+CREATE TABLE llx_propal (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
+CREATE TABLE llx_fichinter (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
+CREATE TABLE llx_user_param (fk_user INTEGER NOT NULL, entity INTEGER NOT NULL DEFAULT 1, param TEXT NOT NULL, value TEXT NOT NULL);
+CREATE TABLE llx_ecm_files (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, filepath TEXT NOT NULL, filename TEXT NOT NULL);
+CREATE TABLE llx_actioncomm (id INTEGER PRIMARY KEY, elementtype TEXT, fk_element INTEGER, email_msgid TEXT, code TEXT);
 CREATE TABLE llx_bericht (rowid INTEGER PRIMARY KEY, ref TEXT NOT NULL COLLATE utf8_unicode_ci, entity INTEGER NOT NULL DEFAULT 1, element_type TEXT, fk_element INTEGER,
   title TEXT NOT NULL, format TEXT NOT NULL DEFAULT 'A4', orientation TEXT NOT NULL DEFAULT 'portrait', odt_template TEXT, status INTEGER NOT NULL DEFAULT 0,
   version INTEGER NOT NULL DEFAULT 1, fk_bericht_parent INTEGER, is_template INTEGER NOT NULL DEFAULT 0, template_label TEXT, final_pdf_path TEXT,
@@ -17,15 +21,18 @@ CREATE TABLE llx_bericht_page (rowid INTEGER PRIMARY KEY, fk_bericht INTEGER NOT
 CREATE TABLE llx_bericht_signature (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, fk_bericht INTEGER NOT NULL, fk_page INTEGER NOT NULL,
   verify_code TEXT NOT NULL, metadata_path TEXT NOT NULL, signer_name TEXT NOT NULL, datec TEXT NOT NULL);
 CREATE TABLE llx_bericht_mail (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, fk_bericht INTEGER NOT NULL, state TEXT NOT NULL,
-  mail_to TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL DEFAULT '', message_id TEXT, error_code TEXT, error TEXT,
-  fk_user_author INTEGER NOT NULL, datec TEXT NOT NULL, date_sent TEXT, tms TEXT);
+  mail_to TEXT NOT NULL, mail_cc TEXT, mail_bcc TEXT, subject TEXT NOT NULL, body TEXT NOT NULL DEFAULT '', lang TEXT, attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT, expires_at TEXT, lease_owner TEXT, lease_until TEXT, message_id TEXT, server_response TEXT, error_code TEXT, error TEXT,
+  fk_actioncomm INTEGER, fk_user_author INTEGER NOT NULL, ip TEXT, datec TEXT NOT NULL, date_sent TEXT, tms TEXT);
+CREATE TABLE llx_bericht_photo_evidence (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, filepath TEXT NOT NULL, filename TEXT NOT NULL);
 
 INSERT INTO llx_user VALUES (1, 'admin', '', 'SuperAdmin'), (10, 'mmueller', 'Max', 'Müller'), (11, 'lschmidt', 'Lena', 'Schmidt');
-INSERT INTO llx_societe VALUES (1, 'Bäckerei Sonnenschein KG', 1), (2, 'Metzgerei Huber', 1);
+INSERT INTO llx_societe (rowid, nom, entity) VALUES (1, 'Bäckerei Sonnenschein KG', 1), (2, 'Metzgerei Huber', 1);
 INSERT INTO llx_societe_commerciaux (fk_soc, fk_user) VALUES (2, 11);
-INSERT INTO llx_commande VALUES (1, 'CO2611-0001', 1, 1), (2, 'CO2611-0002', 2, 1), (3, 'CO2611-0003', 1, 2);
-INSERT INTO llx_facture VALUES (1, 'FA2611-0001', 1, 1);
-INSERT INTO llx_propal VALUES (1, 'PR2611-0001', 2, 1);
+INSERT INTO llx_commande VALUES (1, 'CO2611-0001', 1, 1, 'Bestellung 4711', 1), (2, 'CO2611-0002', 2, 1, 'PO-HUBER-77', 1), (3, 'CO2611-0003', 1, 2, NULL, 1);
+INSERT INTO llx_facture VALUES (1, 'FA2611-0001', 1, 1, NULL, 0);
+INSERT INTO llx_propal VALUES (1, 'PR2611-0001', 2, 1, NULL, 1);
+INSERT INTO llx_fichinter VALUES (1, 'FI2611-0001', 2, 1, 'SA-2026-5', 1), (2, 'FI2611-0002', 1, 1, NULL, 0);
 
 INSERT INTO llx_bericht (rowid, ref, entity, element_type, fk_element, title, status, version, fk_bericht_parent, is_template, final_pdf_path, fk_user_creat, datec, tms) VALUES
  (1, 'BR2611-0001', 1, 'commande', 1, 'Jahreswartung Kühlzelle', 1, 1, NULL, 0, 'bericht/BR2611-0001/BR2611-0001.pdf', 10, '2026-11-02 08:00:00', '2026-11-02 09:30:00'),
@@ -36,7 +43,10 @@ INSERT INTO llx_bericht (rowid, ref, entity, element_type, fk_element, title, st
  (6, 'BR2611-0006', 1, 'commande', 1, 'Vorlage Wartung', 0, 1, NULL, 1, NULL, 1, '2026-11-16 09:00:00', '2026-11-16 09:00:00'),
  (7, 'BR2611-0007', 1, 'commande', 1, 'Jahreswartung Kühlzelle', 0, 2, 1, 0, NULL, 10, '2026-11-20 08:00:00', '2026-11-20 08:00:00'),
  (8, 'BR2611-0008', 2, 'commande', 1, 'Andere Firma', 0, 1, NULL, 0, NULL, 10, '2026-11-21 08:00:00', '2026-11-21 08:00:00'),
- (9, 'BR2611-0009', 1, 'commande', 3, 'Auftrag der anderen Firma', 0, 1, NULL, 0, NULL, 10, '2026-11-22 08:00:00', '2026-11-22 08:00:00');
+ (9, 'BR2611-0009', 1, 'commande', 3, 'Auftrag der anderen Firma', 0, 1, NULL, 0, NULL, 10, '2026-11-22 08:00:00', '2026-11-22 08:00:00'),
+ (10, 'BR2611-0010', 1, 'fichinter', 1, 'Einsatz Kältetechnik', 1, 1, NULL, 0, 'bericht/BR2611-0010/BR2611-0010.pdf', 10, '2026-10-20 08:00:00', '2026-10-20 09:00:00'),
+ (11, 'BR2611-0011', 1, 'fichinter', 1, 'Nachkontrolle', 0, 1, NULL, 0, NULL, 11, '2026-10-21 08:00:00', '2026-10-21 08:00:00'),
+ (12, 'BR2611-0012', 1, 'commande', 2, 'Entwurf für Huber', 0, 1, NULL, 0, NULL, 11, '2026-10-22 08:00:00', '2026-10-22 08:00:00');
 
 INSERT INTO llx_bericht_page (fk_bericht, page_order, title, layout, source_path, source_path_2, checklist) VALUES
  (1, 1, 'a', 'photo', 'commande/CO2611-0001/Heizung vorher.jpg', NULL, NULL),

@@ -205,10 +205,11 @@ class ActionsBericht
 		$this->results = array('original_file' => rtrim($root, '/\\').'/'.implode('/', $rest));
 		if (!empty($fuser->socid)) {
 			// document.php and viewimage.php compare it with the external user's third party as well.
-			$sql = "SELECT COALESCE(co.fk_soc, fa.fk_soc, pr.fk_soc, 0) as fk_soc FROM ".$p."bericht as b";
+			$sql = "SELECT COALESCE(co.fk_soc, fa.fk_soc, pr.fk_soc, fi.fk_soc, 0) as fk_soc FROM ".$p."bericht as b";
 			$sql .= " LEFT JOIN ".$p."commande as co ON b.element_type = 'commande' AND co.rowid = b.fk_element";
 			$sql .= " LEFT JOIN ".$p."facture as fa ON b.element_type = 'facture' AND fa.rowid = b.fk_element";
 			$sql .= " LEFT JOIN ".$p."propal as pr ON b.element_type = 'propal' AND pr.rowid = b.fk_element";
+			$sql .= " LEFT JOIN ".$p."fichinter as fi ON b.element_type = 'fichinter' AND fi.rowid = b.fk_element";
 			$sql .= " WHERE b.rowid = ".((int) $report->rowid);
 			$this->results['sqlprotectagainstexternals'] = $sql;
 		}
@@ -242,7 +243,7 @@ class ActionsBericht
 
 	/**
 	 * Hook deleteFile (Dolibarr's dol_delete_file, context fileslib): the trash icon of an order's,
-	 * invoice's or proposal's document tab and card (and of the ECM screens), confirm_deletefile and
+	 * invoice's, proposal's or intervention's document tab and card (and of the ECM screens), confirm_deletefile and
 	 * remove_file, is refused
 	 * for a file a signed report shows (a page before a signature page shows it, also as a
 	 * checklist's photo), with words that name the report. The signature stays valid either way
@@ -265,7 +266,7 @@ class ActionsBericht
 		}
 		$file = str_replace('\\', '/', (string) ($parameters['file'] ?? ''));
 		// The file as the service names it: <module folder>/<object ref>/<name>, relative to the entity's documents.
-		$folders = array('commande' => 'commande', 'facture' => 'facture', 'propal' => 'propale');
+		$folders = array('commande' => 'commande', 'facture' => 'facture', 'propal' => 'propale', 'ficheinter' => 'ficheinter');
 		$rel = null;
 		$entity = (int) $conf->entity;
 		foreach ($folders as $module => $folder) {
@@ -311,11 +312,13 @@ class ActionsBericht
 	}
 
 	/**
-	 * Hook getFormMail (Dolibarr's "send by e-mail" form of an order, invoice or proposal): when the
-	 * form opens, the newest final report of the object is attached beside the object's own PDF (its
-	 * copy in the object's documents). The clerk may remove it as any attachment.
+	 * Hook getFormMail (Dolibarr's "send by e-mail" form of an order, invoice, proposal or
+	 * intervention): when the form opens, every final report of the object is attached beside the
+	 * object's own PDF (its copy in the object's documents), each report once in its newest final
+	 * version. The clerk removes what he does not want, as any attachment. When the mail is sent,
+	 * the module's trigger records it with the reports it carried.
 	 *
-	 * @param array<string,mixed> $parameters trackid (ord12, inv3, pro7)
+	 * @param array<string,mixed> $parameters trackid (ord12, inv3, pro7, int5)
 	 * @param FormMail            $object     The form
 	 * @param string              $action     Current action
 	 * @return int 0: the form as Dolibarr makes it
@@ -326,28 +329,33 @@ class ActionsBericht
 		if (GETPOST('mode', 'alpha') !== 'init' || !$user->hasRight('bericht', 'read')) {
 			return 0;
 		}
-		$types = array('ord' => 'commande', 'inv' => 'facture', 'pro' => 'propal');
 		$reg = array();
-		if (!preg_match('/^(ord|inv|pro)(\d+)$/', (string) ($parameters['trackid'] ?? ''), $reg)) {
+		if (!preg_match('/^(ord|inv|pro|int)(\d+)$/', (string) ($parameters['trackid'] ?? ''), $reg)) {
 			return 0;
 		}
-		$element = $types[$reg[1]];
+		$element = '';
+		foreach (BerichtReports::ELEMENTS as $type => $e) {
+			if ($e['trackid'] === $reg[1]) {
+				$element = $type;
+			}
+		}
 		$p = $this->db->prefix();
-		$sql = "SELECT b.ref, o.ref as objectref, o.entity FROM ".$p."bericht as b";
-		$sql .= " INNER JOIN ".$p.$element." as o ON o.rowid = b.fk_element";
-		$sql .= " WHERE b.element_type = '".$this->db->escape($element)."' AND b.fk_element = ".((int) $reg[2]);
-		$sql .= " AND b.status = 1 AND b.is_template = 0 AND b.entity = ".((int) $conf->entity);
-		$sql .= " ORDER BY b.rowid DESC";
-		$sql .= $this->db->plimit(1);
-		$resql = $this->db->query($sql);
-		$obj = $resql ? $this->db->fetch_object($resql) : null;
-		if (!$obj) {
+		$resql = $this->db->query("SELECT o.ref, o.entity FROM ".$p.BerichtReports::ELEMENTS[$element]['table']." as o WHERE o.rowid = ".((int) $reg[2]));
+		$parent = $resql ? $this->db->fetch_object($resql) : null;
+		if (!$parent) {
 			return 0;
 		}
-		$dir = bericht_object_dir($element, $obj->objectref, (int) $obj->entity);
-		$file = $dir.'/'.dol_sanitizeFileName($obj->ref).'.pdf';
-		if ($dir !== '' && is_readable($file)) {
-			$object->add_attached_files($file, basename($file), 'application/pdf');
+		$reports = new BerichtReports($this->db, $conf->entity);
+		$finals = $reports->finalReportsOf($element, (int) $reg[2]);
+		$dir = bericht_object_dir($element, $parent->ref, (int) $parent->entity);
+		if (!is_array($finals) || $dir === '') {
+			return 0;
+		}
+		foreach ($finals as $report) {
+			$file = $dir.'/'.dol_sanitizeFileName($report->ref).'.pdf';
+			if (is_readable($file)) {
+				$object->add_attached_files($file, basename($file), 'application/pdf');
+			}
 		}
 		return 0;
 	}

@@ -113,16 +113,31 @@ function bericht_pdf_cell($row)
 }
 
 /**
- * Ref with version; a report a newer version replaces says so.
+ * Ref with version, linked: in the list to the report on its object's "Berichte" tab, on the tab
+ * to its PDF (a final report). A report a newer version replaces says so.
  *
- * @param object $row A report row
+ * @param object $row  A report row
+ * @param string $link 'tab' (the list) or 'pdf' (the tab)
  * @return string HTML
  */
-function bericht_ref_cell($row)
+function bericht_ref_cell($row, $link = 'pdf')
 {
-	global $langs;
-	$out = '<span class="nowraponall">'.img_picto('', 'technic', 'class="pictofixedwidth"').'<strong>'.dol_escape_htmltag($row->ref).'</strong></span>';
-	$out .= '<br><span class="small tdoverflowmax100 inline-block" title="'.dol_escape_htmltag($row->title).'">'.dol_escape_htmltag($row->title).'</span>';
+	global $conf, $langs;
+	$label = img_picto('', 'technic', 'class="pictofixedwidth"').'<strong>'.dol_escape_htmltag($row->ref).'</strong>';
+	$url = '';
+	$tooltip = $langs->trans('BerichtShowReport').': '.$row->ref.' — '.$row->title;
+	if ($link === 'tab' && isset(BerichtReports::ELEMENTS[$row->element_type])) {
+		$url = dol_buildpath('/bericht/tab.php', 1).'?element='.urlencode($row->element_type).'&id='.((int) $row->fk_element).'#bericht-'.((int) $row->rowid);
+	} elseif ($link === 'pdf' && BerichtReports::pdfFile($row) !== '' && dol_is_file($conf->bericht->dir_output.'/'.BerichtReports::pdfFile($row))) {
+		$url = DOL_URL_ROOT.'/document.php?modulepart=bericht&entity='.((int) $conf->entity).'&file='.urlencode(BerichtReports::pdfFile($row));
+		$tooltip = $langs->trans('BerichtOpenPdf').': '.$row->ref;
+	}
+	$out = '<span class="nowraponall">';
+	$out .= ($url !== '' ? '<a class="bericht-ref" href="'.dol_escape_htmltag($url).'" title="'.dol_escape_htmltag($tooltip).'"'.($link === 'pdf' ? ' target="_blank" rel="noopener"' : '').'>'.$label.'</a>' : $label);
+	$out .= '</span>';
+	if ($link === 'pdf') {
+		$out .= '<br><span class="small tdoverflowmax100 inline-block" title="'.dol_escape_htmltag($row->title).'">'.dol_escape_htmltag($row->title).'</span>';
+	}
 	if ((int) $row->version > 1 || $row->newer_ref !== null) {
 		$out .= ' <span class="opacitymedium">'.$langs->trans('BerichtVersionN', (int) $row->version).'</span>';
 	}
@@ -133,6 +148,48 @@ function bericht_ref_cell($row)
 }
 
 /**
+ * The report's object as Dolibarr links it: its class's getNomUrl with its picto.
+ *
+ * @param object $row A report row (element_type, fk_element, parent_ref, parent_ref_client, parent_status, socid)
+ * @return string HTML
+ */
+function bericht_parent_link($row)
+{
+	global $db;
+	static $statics = array();
+	$type = (string) $row->element_type;
+	if (!isset(BerichtReports::ELEMENTS[$type])) {
+		return '';
+	}
+	$e = BerichtReports::ELEMENTS[$type];
+	if (!isset($statics[$type])) {
+		require_once DOL_DOCUMENT_ROOT.$e['file'];
+		$statics[$type] = new $e['class']($db);
+	}
+	$object = $statics[$type];
+	$object->id = (int) $row->fk_element;
+	$object->ref = (string) $row->parent_ref;
+	$object->ref_client = (string) $row->parent_ref_client;
+	$object->statut = (int) $row->parent_status;
+	$object->status = (int) $row->parent_status;
+	$object->socid = (int) $row->socid;
+	$object->entity = (int) $row->parent_entity;
+	return $object->getNomUrl(1);
+}
+
+/**
+ * The author's name (login when the user has none).
+ *
+ * @param object $row A report row
+ * @return string HTML
+ */
+function bericht_author_name($row)
+{
+	$name = trim($row->user_firstname.' '.$row->user_lastname);
+	return '<span title="'.dol_escape_htmltag((string) $row->user_login).'">'.dol_escape_htmltag($name !== '' ? $name : (string) $row->user_login).'</span>';
+}
+
+/**
  * The author's name and, below, when the report was made.
  *
  * @param object $row A report row
@@ -140,16 +197,16 @@ function bericht_ref_cell($row)
  */
 function bericht_author_cell($row)
 {
-	$name = trim($row->user_firstname.' '.$row->user_lastname);
-	return '<span class="tdoverflowmax125 inline-block">'.dol_escape_htmltag($name !== '' ? $name : (string) $row->user_login).'</span>'
+	return '<span class="tdoverflowmax125 inline-block">'.bericht_author_name($row).'</span>'
 		.'<br><span class="small opacitymedium nowraponall">'.bericht_date($row->datec).'</span>';
 }
 
 /**
- * The documents folder of an order, invoice or proposal, where the service puts a copy of each final
- * report's PDF (<report ref>.pdf); '' when Dolibarr has none for it.
+ * The documents folder of an order, invoice, proposal or intervention, where the service puts a
+ * copy of each final report's PDF (<report ref>.pdf); '' when Dolibarr has none for it. The
+ * intervention's module is ficheinter (documents/ficheinter/<ref>/).
  *
- * @param string $element   commande, facture or propal
+ * @param string $element   commande, facture, propal or fichinter
  * @param string $objectref The object's ref
  * @param int    $entity    The object's entity
  * @return string
@@ -157,8 +214,16 @@ function bericht_author_cell($row)
 function bericht_object_dir($element, $objectref, $entity)
 {
 	global $conf;
-	if (!in_array($element, array('commande', 'facture', 'propal'), true) || empty($conf->$element->multidir_output[$entity])) {
+	if (!isset(BerichtReports::ELEMENTS[$element])) {
 		return '';
 	}
-	return $conf->$element->multidir_output[$entity].'/'.dol_sanitizeFileName($objectref);
+	$module = BerichtReports::ELEMENTS[$element]['module'];
+	if (!empty($conf->$module->multidir_output[$entity])) {
+		$dir = $conf->$module->multidir_output[$entity];
+	} elseif ((int) $entity === (int) $conf->entity && !empty($conf->$module->dir_output)) {
+		$dir = $conf->$module->dir_output;
+	} else {
+		return '';
+	}
+	return $dir.'/'.dol_sanitizeFileName($objectref);
 }

@@ -14,6 +14,7 @@
  */
 
 include_once DOL_DOCUMENT_ROOT.'/core/modules/DolibarrModules.class.php';
+require_once __DIR__.'/../../class/berichtreports.class.php';
 
 /**
  * Descriptor of the module Bericht (field-service reports made with fieldreport).
@@ -36,7 +37,7 @@ class modBericht extends DolibarrModules
 		$this->module_position = '90';
 		$this->name = preg_replace('/^mod/i', '', get_class($this));
 		$this->description = 'Berichte vom Einsatzort: Fotos, Seiten, Unterschrift und PDF mit fieldreport';
-		$this->descriptionlong = 'Rechte für den fieldreport-Dienst, der Berichte zu Aufträgen, Rechnungen und Angeboten erstellt.';
+		$this->descriptionlong = 'Rechte für den fieldreport-Dienst, der Berichte zu Aufträgen, Rechnungen, Angeboten und Serviceaufträgen erstellt.';
 		$this->editor_name = 'fieldreport';
 		$this->version = '0.1.0';
 		$this->const_name = 'MAIN_MODULE_'.strtoupper($this->name);
@@ -48,7 +49,10 @@ class modBericht extends DolibarrModules
 		// "send by e-mail" form of an order, invoice or proposal attaches its newest final report;
 		// deleteFile ('fileslib'), so a document tab's trash icon does not delete a photo a signed
 		// report shows, and says which report.
-		$this->module_parts = array('hooks' => array('data' => array('main', 'document', 'formmail', 'api', 'fileslib'), 'entity' => '0'));
+		// Triggers (core/triggers/interface_99_modBericht_BerichtTriggers.class.php): a mail sent with
+		// Dolibarr's form that carried report PDFs is recorded as sent; deleting an order, invoice,
+		// proposal or intervention deletes its draft reports and is refused while it has final ones.
+		$this->module_parts = array('hooks' => array('data' => array('main', 'document', 'formmail', 'api', 'fileslib'), 'entity' => '0'), 'triggers' => 1);
 		// The reports' work area in the documents folder, as the service writes it. Dolibarr sets
 		// $conf->bericht->dir_output to <documents>/bericht for an enabled module: document.php's
 		// generic case then serves modulepart=bericht to users with the right bericht read.
@@ -66,20 +70,24 @@ class modBericht extends DolibarrModules
 		$this->need_dolibarr_version = array(19, 0);
 
 		$this->const = array();
-		// The "Berichte" tab on orders, invoices and proposals.
+		// The "Berichte" tab on orders, invoices, proposals and interventions, with the number of the
+		// object's reports as its badge (Dolibarr's "Label,Class,File,Method" form of a tab's title).
 		$this->tabs = array();
-		foreach (array('order' => 'commande', 'invoice' => 'facture', 'propal' => 'propal') as $objecttype => $element) {
-			$this->tabs[] = array('data' => $objecttype.':+bericht:BerichtTab:bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element='.$element.'&id=__ID__');
+		foreach (array('order' => 'Commande', 'invoice' => 'Facture', 'propal' => 'Propal', 'intervention' => 'Fichinter') as $objecttype => $class) {
+			$element = strtolower($class);
+			$this->tabs[] = array('data' => $objecttype.':+bericht:BerichtTab,BerichtReports,/bericht/class/berichtreports.class.php,count'.$class.':bericht@bericht:$user->hasRight("bericht","read"):/bericht/tab.php?element='.$element.'&id=__ID__');
 		}
 		$this->dictionaries = array();
 		$this->boxes = array();
 		$this->cronjobs = array();
-		// "Berichte" in the left menu of the commercial area (where orders and proposals are).
+		// "Einsatzberichte" in the left menu of the commercial area (where orders and proposals are),
+		// with the module's picto; not "Berichte", the agenda's entry of that name.
 		$this->menu = array();
 		$this->menu[] = array(
 			'fk_menu' => 'fk_mainmenu=commercial',
 			'type' => 'left',
-			'titre' => 'BerichtList',
+			'titre' => 'BerichtMenu',
+			'prefix' => function_exists('img_picto') ? img_picto('', $this->picto, 'class="paddingright pictofixedwidth"') : '',
 			'mainmenu' => 'commercial',
 			'leftmenu' => 'bericht',
 			'url' => '/bericht/list.php',
@@ -90,6 +98,8 @@ class modBericht extends DolibarrModules
 			'target' => '',
 			'user' => 2,
 		);
+
+		$this->exportProfile();
 
 		// The rights, as the service registers them: [0] id, [1] label, [2] type, [3] by default, [4] perms, [5] subperms.
 		$this->rights = array();
@@ -107,6 +117,50 @@ class modBericht extends DolibarrModules
 			$this->rights[$r][4] = $right[0];
 			$this->rights[$r][5] = '';
 		}
+	}
+
+	/**
+	 * Dolibarr's export (Tools > Export, module Exports): the reports with their object and
+	 * customer, for users with the module's read right, limited as the list limits them (object
+	 * rights, an external user's own third party and final reports, sales representatives). The
+	 * query is made for the user who opens the export, as Dolibarr's own modules make theirs.
+	 *
+	 * @return void
+	 */
+	private function exportProfile()
+	{
+		global $conf, $user;
+		$r = 1;
+		$this->export_code[$r] = $this->rights_class.'_'.$r;
+		$this->export_label[$r] = 'BerichtExport';
+		$this->export_icon[$r] = $this->picto;
+		$this->export_permission[$r] = array(array('bericht', 'read'));
+		$this->export_fields_array[$r] = array(
+			'b.rowid' => 'TechnicalID', 'b.ref' => 'BerichtRef', 'b.title' => 'BerichtTitle', 'b.version' => 'Version', 'b.status' => 'Status',
+			'b.element_type' => 'BerichtObjectType', BerichtReports::PARENT_REF.' as parent_ref' => 'BerichtObject',
+			BerichtReports::PARENT_REF_CLIENT.' as parent_ref_client' => 'RefCustomer',
+			's.rowid' => 'IdCompany', 's.nom' => 'CompanyName', 'u.login' => 'BerichtAuthor', 'b.datec' => 'DateCreation', 'b.tms' => 'DateModificationShort',
+			'b.final_pdf_path' => 'BerichtPdf',
+		);
+		$this->export_TypeFields_array[$r] = array(
+			'b.rowid' => 'Numeric', 'b.ref' => 'Text', 'b.title' => 'Text', 'b.version' => 'Numeric', 'b.status' => 'Numeric', 'b.element_type' => 'Text',
+			's.rowid' => 'Numeric', 's.nom' => 'Text', 'u.login' => 'Text', 'b.datec' => 'Date', 'b.tms' => 'Date', 'b.final_pdf_path' => 'Text',
+		);
+		$this->export_entities_array[$r] = array('s.rowid' => 'company', 's.nom' => 'company', 'u.login' => 'user');
+		foreach (array_keys($this->export_fields_array[$r]) as $key) {
+			if (!isset($this->export_entities_array[$r][$key])) {
+				$this->export_entities_array[$r][$key] = 'technic';
+			}
+		}
+		$this->export_sql_start[$r] = 'SELECT DISTINCT ';
+		// Without a user (the module being switched on) the query finds nothing.
+		if (is_object($user) && !empty($user->id) && is_object($this->db) && function_exists('getEntity')) {
+			$reports = new BerichtReports($this->db, isset($conf->entity) ? $conf->entity : 1);
+			$this->export_sql_end[$r] = $reports->fromWhere($user);
+		} else {
+			$this->export_sql_end[$r] = ' FROM '.(defined('MAIN_DB_PREFIX') ? MAIN_DB_PREFIX : 'llx_').'bericht as b WHERE 1 = 0';
+		}
+		$this->export_sql_order[$r] = ' ORDER BY b.rowid';
 	}
 
 	/**

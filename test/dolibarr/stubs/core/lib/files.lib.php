@@ -79,3 +79,27 @@ function dol_check_secure_access_document($modulepart, $original_file, $entity, 
 	}
 	return array('accessallowed' => ($accessallowed ? 1 : 0), 'sqlprotectagainstexternals' => $sqlprotectagainstexternals, 'original_file' => $original_file);
 }
+
+/** Dolibarr's dol_delete_dir_recursive: the folder and everything below it (no index rows here). */
+function dol_delete_dir_recursive($dir, $count = 0, $nophperrors = 0, $onlysub = 0, &$countdeleted = 0, $indexdatabase = 1, $nolog = 0, $level = 0)
+{
+	if (!is_dir($dir)) {
+		return $count;
+	}
+	foreach (scandir($dir) as $name) {
+		if ($name === '.' || $name === '..') {
+			continue;
+		}
+		$path = $dir.'/'.$name;
+		if (is_dir($path) && !is_link($path)) {
+			$count = dol_delete_dir_recursive($path, $count, $nophperrors, 0, $countdeleted, $indexdatabase, $nolog, $level + 1);
+		} elseif (unlink($path)) {
+			$count++;
+			$countdeleted++;
+		}
+	}
+	if (!$onlysub && rmdir($dir)) {
+		$count++;
+	}
+	return $count;
+}
