@@ -95,6 +95,20 @@ for (const dialect of testDialects()) {
       data: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
     });
 
+    test("on an intervention the work is its description (its note_public when it has none): signed as shown, a changed description is 'work changed'", async () => {
+      const fi = await ctx.make.intervention({ author: me.id, description: 'Lüftungsanlage warten, Filter tauschen' });
+      await ctx.handle.db.updateTable('fichinter').set({ note_public: 'Zugang über den Hof' }).where('rowid', '=', fi.id).execute();
+      const r: { id: number } = await newReport(me, { element_type: 'fichinter', fk_element: fi.id, title: 'Wartung' });
+      await addPage(me, r.id, { title: 'Wartung' });
+      const signoff = { work: 'Lüftungsanlage warten, Filter tauschen', times: [], materials: [], pages: 1, photos: 0, missing: [] };
+      const res = await sign(me, r.id, { fields: { signoff: signoffPart(signoff) } });
+      assert.equal(res.statusCode, 201, res.body);
+      const page = res.json();
+      assert.equal((await verify(page.id)).not_covered.work_changed, false, 'the description is the work signed');
+      await ctx.handle.db.updateTable('fichinter').set({ description: '' }).where('rowid', '=', fi.id).execute();
+      assert.equal((await verify(page.id)).not_covered.work_changed, true, 'without a description the work is its note_public');
+    });
+
     test('a sign-off makes the hash cover the work, the times and the material (form 4, recomputed here from its documented form) and goes sealed into the metadata', async () => {
       const v = await visit();
       const res = await sign(me, v.id, { fields: { signoff: signoffPart(v.signoff) } });

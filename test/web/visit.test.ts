@@ -211,13 +211,15 @@ describe('app: a whole visit, as a technician meets it [sqlite]', { skip }, () =
     await logIn(page);
     // What the phone keeps, said in Settings once the keeping after the login has run.
     await page.getByRole('button', { name: 'Einstellungen' }).click();
-    // The open orders and those of the appointments of the next days.
+    // The open orders, the open interventions and those of the appointments of the next days.
     const agenda = await api<{ items: { object: { element_type: string; id: number } | null }[] }>('/api/agenda.php');
+    const interventions = await api<{ items: { id: number }[] }>('/api/interventions.php?status=0,1');
     const keptIds = new Set([
-      ...open.map((o) => o.id),
-      ...agenda.items.flatMap((a) => (a.object?.element_type === 'commande' ? [a.object.id] : [])),
+      ...open.map((o) => `commande:${o.id}`),
+      ...interventions.items.map((i) => `fichinter:${i.id}`),
+      ...agenda.items.flatMap((a) => (a.object ? [`${a.object.element_type}:${a.object.id}`] : [])),
     ]);
-    await page.getByText(`${keptIds.size} Aufträge sind auf dem Telefon gespeichert`).waitFor({ timeout: 45_000 });
+    await page.getByText(`${keptIds.size} Aufträge und Serviceaufträge sind auf dem Telefon gespeichert`).waitFor({ timeout: 45_000 });
     await page.getByLabel('Höchstens so viele offene Aufträge speichern').waitFor();
     await assertAccessible(page, 'settings with kept orders');
     await assertPhoneFriendly(page, 'settings');
