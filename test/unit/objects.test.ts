@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseRoute } from '../../web/src/lib/app/address.js';
-import { elementOf, elementParams, objectHash, objectKey, workDetail, workOf } from '../../web/src/lib/app/objects.js';
-import { appointmentOrders } from '../../web/src/lib/store/agenda.js';
+import { appointmentOrders, elementOf, elementParams, objectHash, objectKey, workDetail, workOf } from '../../web/src/lib/app/objects.js';
 
 test('an order keeps its id as key, an intervention minus its id; both read back', () => {
   assert.equal(objectKey('commande', 5), 5);

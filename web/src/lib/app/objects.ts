@@ -6,7 +6,7 @@
  * service turns a key back into the object (elementOf) and an object into a key (objectKey).
  * Records made before interventions came have positive keys: orders, as they were.
  */
-import type { InterventionDetail, OrderDetail, OrderSummary } from '../../api/types';
+import type { Appointment, InterventionDetail, OrderDetail, OrderSummary } from '../../api/types.js';
 
 export type ElementType = 'commande' | 'fichinter';
 
@@ -70,4 +70,12 @@ export function summaryOf(detail: WorkDetail): OrderSummary {
 /** The work to be done, as the service reads it for a sign-off: an intervention's description (else its note_public), an order's note_public. */
 export function workOf(detail: WorkDetail): string | null {
   return detail.kind === 'fichinter' ? detail.description || detail.note_public : detail.note_public;
+}
+
+/** The orders and interventions appointments are at, by their keys, each once, in the appointments' order. */
+export function appointmentOrders(items: readonly Pick<Appointment, 'object'>[]): number[] {
+  const keys = items.flatMap((a) =>
+    a.object?.element_type === 'commande' || a.object?.element_type === 'fichinter' ? [objectKey(a.object.element_type, a.object.id)] : [],
+  );
+  return [...new Set(keys)];
 }

@@ -5,7 +5,6 @@
  */
 import { api, unwrap } from '../../api/client';
 import type { AgendaList, Appointment } from '../../api/types';
-import { objectKey } from '../app/objects';
 import { readCache, readThrough } from './cache';
 
 export function loadAgenda(init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<AgendaList> {
@@ -18,14 +17,6 @@ export function readAgenda(show: (list: AgendaList, fromCache: boolean) => void)
 
 export async function cachedAgenda(): Promise<AgendaList | undefined> {
   return (await readCache<AgendaList>('agenda'))?.value;
-}
-
-/** The orders and interventions the appointments are at, by their keys (lib/app/objects.ts), each once, in the appointments' order. */
-export function appointmentOrders(items: readonly Appointment[]): number[] {
-  const keys = items.flatMap((a) =>
-    a.object?.element_type === 'commande' || a.object?.element_type === 'fichinter' ? [objectKey(a.object.element_type, a.object.id)] : [],
-  );
-  return [...new Set(keys)];
 }
 
 export interface AppointmentDay {

@@ -15,8 +15,8 @@
  */
 import { api, unwrap } from '../../api/client';
 import type { OrderList, OrderSummary } from '../../api/types';
-import { objectKey, summaryOf, workDetail } from '../app/objects';
-import { appointmentOrders, cachedAgenda, loadAgenda } from './agenda';
+import { appointmentOrders, objectKey, summaryOf, workDetail } from '../app/objects';
+import { cachedAgenda, loadAgenda } from './agenda';
 import { readCache, writeCache } from './cache';
 import { db, userDataEpoch } from './db';
 import { loadMaterials, loadOpenInterventions, loadOrder, loadOrderFiles, openedOrders } from './reads';
