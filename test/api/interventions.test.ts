@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { FICHINTER_CONTACT_TYPES } from '../../src/db/migrations/0020-standalone-fichinter.js';
 import { assertError } from '../helpers/assertions.js';
+import { pdfText } from '../helpers/pdf-tools.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { type Caller, testClient } from '../helpers/client.js';
 import { testDialects } from '../helpers/databases.js';
@@ -327,6 +328,10 @@ for (const dialect of testDialects()) {
       );
       assert.equal(done.final_pdf_path, `bericht/${report.ref}/${report.ref}.pdf`);
       assert.ok(existsSync(path.join(ctx.config.dataRoot, 'ficheinter', fi.ref, `${report.ref}.pdf`)), 'the copy beside the intervention');
+      // The PDF names its object with Dolibarr's word for it.
+      const text = await pdfText(path.join(ctx.config.dataRoot, done.final_pdf_path));
+      assert.match(text, new RegExp(`Serviceauftrag ${fi.ref}`));
+      assert.doesNotMatch(text, new RegExp(`Auftrag ${fi.ref}`.replace(/^/, '(?<!Service)')));
       const shown = await json<{ parent_ref: string | null; element_type: string }>('GET', `/api/reports.php?id=${report.id}`, tech);
       assert.equal(shown.element_type, 'fichinter');
       assert.equal(shown.parent_ref, fi.ref);

@@ -47,6 +47,7 @@ const DE = {
   customer: 'Kunde',
   site: 'Einsatzort',
   order: 'Auftrag',
+  intervention: 'Serviceauftrag',
   customerOrder: 'Ihre Bestellung',
   report: 'Bericht',
   version: (v: number) => `Version ${v}`,
@@ -214,6 +215,7 @@ const EN: Words = {
   customer: 'Customer',
   site: 'Site',
   order: 'Order',
+  intervention: 'Intervention',
   customerOrder: 'Your order',
   report: 'Report',
   version: (v) => `version ${v}`,
@@ -340,4 +342,9 @@ export function pdfLanguageOf(defaultLang: string | null | undefined): PdfLangua
 
 export function wordsFor(language: PdfLanguage): PdfWords {
   return language === 'en' ? EN : DE;
+}
+
+/** The word for a report's object: an order's, or Dolibarr's for an intervention. */
+export function objectWord(words: PdfWords, elementType: string | null): string {
+  return elementType === 'fichinter' ? words.intervention : words.order;
 }

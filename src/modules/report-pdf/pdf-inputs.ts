@@ -29,7 +29,7 @@ import {
   type SignatureFacts,
 } from '../../adapters/pdf.js';
 import type { MaterialLine, PhotoCapture, SummaryInput } from '../../adapters/pdf/model.js';
-import { type PdfWords, wordsFor } from '../../adapters/pdf/words.js';
+import { objectWord, type PdfWords, wordsFor } from '../../adapters/pdf/words.js';
 import { loadCoverPdf } from '../../adapters/pdf-import.js';
 import { preparePrintImage } from '../../adapters/print-image.js';
 import type { Config } from '../../config.js';
@@ -154,7 +154,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
       lines: [
         `${words.report} ${report.ref}${report.version > 1 ? ` (${words.version(report.version)})` : ''}`,
         values.object_ref
-          ? `${words.order} ${values.object_ref}${values.object_ref_customer ? ` (${words.customerOrder} ${values.object_ref_customer})` : ''}`
+          ? `${objectWord(words, report.element_type)} ${values.object_ref}${values.object_ref_customer ? ` (${words.customerOrder} ${values.object_ref_customer})` : ''}`
           : '',
         values.company_name ? `${words.customer}: ${values.company_name}` : '',
         [values.company_address, [values.company_zip, values.company_town].filter(Boolean).join(' ')].filter(Boolean).join(', '),
@@ -451,7 +451,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
         lines: [
           company.get('MAIN_INFO_SOCIETE_NOM') ?? '',
           `${report.title}`,
-          `${words.report} ${report.ref}${values.object_ref ? ` · ${words.order} ${values.object_ref}` : ''}`,
+          `${words.report} ${report.ref}${values.object_ref ? ` · ${objectWord(words, report.element_type)} ${values.object_ref}` : ''}`,
         ].filter(Boolean),
       },
       language,

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { ChecklistLine, PdfImage, PdfLanguage, PdfPage, SignatureFacts, SummaryInput } from '../../adapters/pdf.js';
-import { wordsFor } from '../../adapters/pdf/words.js';
+import { objectWord, wordsFor } from '../../adapters/pdf/words.js';
 import { fromDbDateTime } from '../../db/dialect.js';
 import { htmlToText } from '../../dolibarr/html.js';
 import { fromDolibarrDateTime, localDate, localTime, zoneName } from '../../dolibarr/time.js';
@@ -247,7 +247,7 @@ export function summaryOf(
   const words = wordsFor(language);
   const town = [values.company_zip, values.company_town].filter(Boolean).join(' ');
   const facts = [
-    { label: words.order, value: values.object_ref },
+    { label: objectWord(words, report.element_type), value: values.object_ref },
     { label: words.customerOrder, value: values.object_ref_customer },
     { label: words.report, value: report.version > 1 ? `${report.ref}, ${words.version(report.version)}` : report.ref },
     {

@@ -315,7 +315,14 @@ export function createSignatureService(deps: {
       headline: HEADLINE,
       fields: [
         { label: 'Bericht', value: `${report.ref} – ${report.title}` },
-        ...(parent ? [{ label: 'Auftrag', value: parent.ref + (parent.ref_client ? ` (${parent.ref_client})` : '') }] : []),
+        ...(parent
+          ? [
+              {
+                label: report.element_type === 'fichinter' ? 'Serviceauftrag' : 'Auftrag',
+                value: parent.ref + (parent.ref_client ? ` (${parent.ref_client})` : ''),
+              },
+            ]
+          : []),
         ...(parent?.nom ? [{ label: 'Kunde', value: parent.nom }] : []),
         // An implausible device time's mark on a line of its own, so nobody reads over it.
         ...(shown
