@@ -12,8 +12,19 @@
  * This program is free software: GNU General Public License, version 3 or later.
  */
 
-// Load Dolibarr environment (module in htdocs/custom/bericht or htdocs/bericht)
+// Load Dolibarr environment (module in htdocs/custom/bericht or htdocs/bericht, also as a symbolic link there)
 $res = 0;
+if (!$res && !empty($_SERVER['CONTEXT_DOCUMENT_ROOT'])) {
+	$res = @include $_SERVER['CONTEXT_DOCUMENT_ROOT'].'/main.inc.php';
+}
+// The web root as the web server names the script: a link is not followed, as '..' in a path would.
+$script = empty($_SERVER['SCRIPT_FILENAME']) ? '' : $_SERVER['SCRIPT_FILENAME'];
+if (!$res && $script !== '' && file_exists(dirname($script, 3).'/main.inc.php')) {
+	$res = @include dirname($script, 3).'/main.inc.php';
+}
+if (!$res && $script !== '' && file_exists(dirname($script, 2).'/main.inc.php')) {
+	$res = @include dirname($script, 2).'/main.inc.php';
+}
 if (!$res && file_exists(__DIR__.'/../../main.inc.php')) {
 	$res = @include __DIR__.'/../../main.inc.php';
 }
@@ -88,15 +99,15 @@ $permissiontodelete = $user->hasRight('bericht', 'delete');
 // The columns, as Dolibarr's lists declare them; the user's choice replaces 'checked'.
 $arrayfields = array(
 	'b.ref' => array('label' => 'BerichtRef', 'checked' => '1', 'position' => 10),
-	'b.title' => array('label' => 'BerichtTitle', 'checked' => '1', 'position' => 20),
+	'b.title' => array('label' => 'BerichtTitle', 'checked' => '0', 'position' => 20),
 	'parent_ref' => array('label' => 'BerichtObject', 'checked' => '1', 'position' => 30),
 	'parent_ref_client' => array('label' => 'RefCustomer', 'checked' => '1', 'position' => 40),
 	's.nom' => array('label' => 'ThirdParty', 'checked' => '1', 'position' => 50),
 	'u.lastname' => array('label' => 'BerichtAuthor', 'checked' => '1', 'position' => 60),
 	'b.datec' => array('label' => 'DateCreation', 'checked' => '1', 'position' => 70),
 	'b.tms' => array('label' => 'DateModificationShort', 'checked' => '0', 'position' => 80),
-	'nbpages' => array('label' => 'BerichtPages', 'checked' => '1', 'position' => 90),
-	'signatures' => array('label' => 'BerichtSignatures', 'checked' => '1', 'position' => 100),
+	'nbpages' => array('label' => 'BerichtPages', 'checked' => '0', 'position' => 90),
+	'signatures' => array('label' => 'BerichtSignatures', 'checked' => '0', 'position' => 100),
 	'mail' => array('label' => 'BerichtMail', 'checked' => '1', 'position' => 110),
 	'pdf' => array('label' => 'BerichtPdf', 'checked' => '1', 'position' => 120),
 	'b.status' => array('label' => 'Status', 'checked' => '1', 'position' => 1000),
@@ -341,17 +352,17 @@ if ($checked('parent_ref')) {
 	}
 	print '<td class="liste_titre nowraponall">';
 	print '<input class="flat maxwidth75" type="text" name="search_parent" value="'.dol_escape_htmltag($search_parent).'"> ';
-	print $form->selectarray('search_element', $types, $search_element, 1, 0, 0, '', 0, 0, 0, '', 'maxwidth100', 1);
+	print $form->selectarray('search_element', $types, $search_element, 1, 0, 0, '', 0, 0, 0, '', 'maxwidth75', 1);
 	print '</td>';
 }
 if ($checked('parent_ref_client')) {
 	print '<td class="liste_titre"><input class="flat maxwidth75" type="text" name="search_ref_client" value="'.dol_escape_htmltag($search_ref_client).'"></td>';
 }
 if ($checked('s.nom')) {
-	print '<td class="liste_titre"><input class="flat maxwidth100" type="text" name="search_societe" value="'.dol_escape_htmltag($search_societe).'"></td>';
+	print '<td class="liste_titre"><input class="flat maxwidth75" type="text" name="search_societe" value="'.dol_escape_htmltag($search_societe).'"></td>';
 }
 if ($checked('u.lastname')) {
-	print '<td class="liste_titre">'.$form->selectarray('search_user', $reports->authors($user), $search_user, 1, 0, 0, '', 0, 0, 0, '', 'maxwidth100', 1).'</td>';
+	print '<td class="liste_titre">'.$form->selectarray('search_user', $reports->authors($user), $search_user, 1, 0, 0, '', 0, 0, 0, '', 'maxwidth75', 1).'</td>';
 }
 if ($checked('b.datec')) {
 	print '<td class="liste_titre center">';
@@ -423,10 +434,10 @@ for ($i = 0; $i < $imaxinloop; $i++) {
 		print '<td class="nowraponall">'.bericht_parent_link($row).'</td>';
 	}
 	if ($checked('parent_ref_client')) {
-		print '<td class="tdoverflowmax150" title="'.dol_escape_htmltag((string) $row->parent_ref_client).'">'.dol_escape_htmltag((string) $row->parent_ref_client).'</td>';
+		print '<td class="tdoverflowmax100" title="'.dol_escape_htmltag((string) $row->parent_ref_client).'">'.dol_escape_htmltag((string) $row->parent_ref_client).'</td>';
 	}
 	if ($checked('s.nom')) {
-		print '<td class="tdoverflowmax150">';
+		print '<td class="tdoverflowmax125">';
 		if ($row->socid) {
 			$companystatic->id = (int) $row->socid;
 			$companystatic->name = $row->soc_name;

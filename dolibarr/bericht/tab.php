@@ -10,8 +10,19 @@
  * This program is free software: GNU General Public License, version 3 or later.
  */
 
-// Load Dolibarr environment (module in htdocs/custom/bericht or htdocs/bericht)
+// Load Dolibarr environment (module in htdocs/custom/bericht or htdocs/bericht, also as a symbolic link there)
 $res = 0;
+if (!$res && !empty($_SERVER['CONTEXT_DOCUMENT_ROOT'])) {
+	$res = @include $_SERVER['CONTEXT_DOCUMENT_ROOT'].'/main.inc.php';
+}
+// The web root as the web server names the script: a link is not followed, as '..' in a path would.
+$script = empty($_SERVER['SCRIPT_FILENAME']) ? '' : $_SERVER['SCRIPT_FILENAME'];
+if (!$res && $script !== '' && file_exists(dirname($script, 3).'/main.inc.php')) {
+	$res = @include dirname($script, 3).'/main.inc.php';
+}
+if (!$res && $script !== '' && file_exists(dirname($script, 2).'/main.inc.php')) {
+	$res = @include dirname($script, 2).'/main.inc.php';
+}
 if (!$res && file_exists(__DIR__.'/../../main.inc.php')) {
 	$res = @include __DIR__.'/../../main.inc.php';
 }

@@ -498,6 +498,19 @@ class BerichtReports
 		$db = $this->db;
 		$entity = $this->entity;
 		register_shutdown_function(function () use ($db, $entity, $refs, $dir) {
+			global $conf, $dolibarr_main_db_pass;
+			// Dolibarr's own shutdown function (dol_shutdown, registered first) has closed its
+			// connection by now: the question is asked on a new one, as Dolibarr opens them (the
+			// password as conf.php gives it, decoded; Dolibarr keeps it for such pages).
+			$own = false;
+			if (empty($db->connected) && function_exists('getDoliDBInstance') && isset($conf->db->type)) {
+				$pass = isset($conf->db->pass) ? $conf->db->pass : (string) $dolibarr_main_db_pass;
+				$db = getDoliDBInstance($conf->db->type, $conf->db->host, $conf->db->user, $pass, $conf->db->name, (int) $conf->db->port);
+				$own = true;
+			}
+			if (!is_object($db) || empty($db->connected)) {
+				return;
+			}
 			foreach ($refs as $ref) {
 				$resql = $db->query("SELECT rowid FROM ".$db->prefix()."bericht WHERE ref = '".$db->escape($ref)."' AND entity = ".((int) $entity));
 				if (!$resql || $db->fetch_object($resql)) {
@@ -507,6 +520,9 @@ class BerichtReports
 				if (is_dir($folder) && !is_link($folder)) {
 					dol_delete_dir_recursive($folder, 0, 1, 0, $count, 0, 1);
 				}
+			}
+			if ($own) {
+				$db->close();
 			}
 		});
 	}

@@ -30,6 +30,7 @@ class DoliDB
 	public $lasterror = '';
 	/** @var string Dolibarr's name of the driver: mysqli, pgsql, sqlite3 */
 	public $type = 'sqlite3';
+	public $connected = true;
 	public $transaction_opened = 0;
 	public function __construct($file)
 	{

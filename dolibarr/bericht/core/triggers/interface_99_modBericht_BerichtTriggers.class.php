@@ -117,7 +117,8 @@ class InterfaceBerichtTriggers extends DolibarrTriggers
 		// Dolibarr's agenda trigger (interface_50) has written the event of this mail just before.
 		$actioncomm = null;
 		if (!empty($object->email_msgid)) {
-			$sql = "SELECT id FROM ".$this->db->prefix()."actioncomm WHERE elementtype = '".$this->db->escape($object->element)."' AND fk_element = ".((int) $object->id);
+			// Its elementtype is the agenda's name of the element ('order' for an order): the message id and the object's id find it.
+			$sql = "SELECT id FROM ".$this->db->prefix()."actioncomm WHERE fk_element = ".((int) $object->id);
 			$sql .= " AND email_msgid = '".$this->db->escape($object->email_msgid)."' ORDER BY id DESC";
 			$resql = $this->db->query($sql.$this->db->plimit(1));
 			$obj = $resql ? $this->db->fetch_object($resql) : null;
