@@ -367,13 +367,14 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
   });
 
   test('an emoji in the search answers with the list (and, on MariaDB, is compared in utf8mb4 on both sides)', () => {
-    for (const get of [
+    const searches: Record<string, string>[] = [
       { search_all: 'Kühlzelle 😀' },
       { search_ref: '😀' },
       { search_parent: '🔧' },
       { search_societe: '😀' },
       { search_ref_client: '😀' },
-    ]) {
+    ];
+    for (const get of searches) {
       const r = ok(run('list.php', office, get));
       assert.deepEqual(r.ids, [], JSON.stringify(get));
       assert.match(r.html, /NoRecordFound/);

@@ -25,6 +25,7 @@ function sources(dir = WEB, out: string[] = []): string[] {
 /** Keys built at run time, with every value they can take. */
 const DYNAMIC: Record<string, string[]> = {
   'order.status.': ['-1', '0', '1', '2', '3'],
+  'intervention.status.': ['0', '1', '2', '3'],
   'reports.status.': ['draft', 'final'],
   'signature.reason.': ['metadata_missing', 'key_unknown', 'seal_broken', 'page_count_changed', 'content_changed'],
   'signoff.missing.': ['open_items', 'no_departure', 'no_signature', 'pages_after_signature'],

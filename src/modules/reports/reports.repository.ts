@@ -275,19 +275,21 @@ export function createReportRepository(dialect: Dialect) {
     /** The parent object (order, invoice, proposal or intervention) with its third party, for the cover sheet. */
     parentWithCustomer(db: Db, type: ElementType, id: number) {
       const dateColumn = PARENT_DATE_COLUMN[type];
-      return db
-        .selectFrom(`${type} as o` as 'commande as o')
-        .leftJoin('societe as s', 's.rowid', 'o.fk_soc')
-        .select(['o.ref', 'o.ref_client', 'o.fk_soc', sql<string | null>`${sql.ref(dateColumn)}`.as('date')])
-        // The work to be done: an intervention's description (its note_public when it has none), an order's note_public.
-        .select(
-          type === 'fichinter'
-            ? sql<string | null>`coalesce(nullif(o.description, ''), o.note_public)`.as('note_public')
-            : sql<string | null>`o.note_public`.as('note_public'),
-        )
-        .select(['s.nom', 's.name_alias', 's.address', 's.zip', 's.town', 's.email', 's.phone', 's.code_client', 's.default_lang'])
-        .where('o.rowid', '=', id)
-        .executeTakeFirst();
+      return (
+        db
+          .selectFrom(`${type} as o` as 'commande as o')
+          .leftJoin('societe as s', 's.rowid', 'o.fk_soc')
+          .select(['o.ref', 'o.ref_client', 'o.fk_soc', sql<string | null>`${sql.ref(dateColumn)}`.as('date')])
+          // The work to be done: an intervention's description (its note_public when it has none), an order's note_public.
+          .select(
+            type === 'fichinter'
+              ? sql<string | null>`coalesce(nullif(o.description, ''), o.note_public)`.as('note_public')
+              : sql<string | null>`o.note_public`.as('note_public'),
+          )
+          .select(['s.nom', 's.name_alias', 's.address', 's.zip', 's.town', 's.email', 's.phone', 's.code_client', 's.default_lang'])
+          .where('o.rowid', '=', id)
+          .executeTakeFirst()
+      );
     },
 
     /** The material lines recorded on an order (or other parent), oldest first. */
