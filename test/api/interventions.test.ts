@@ -131,22 +131,35 @@ for (const dialect of testDialects()) {
         [fi.report],
       );
 
+      // The customer's screen counts and lists the intervention's report (made by the office, seen through the intervention).
+      const customer = await json<{ reports: { id: number; element_type: string; parent_ref: string }[] }>(
+        'GET',
+        `/api/customers.php?id=${fi.customer}`,
+        tech,
+      );
+      assert.deepEqual(
+        customer.reports.map((r) => [r.id, r.element_type, r.parent_ref]),
+        [[fi.report, 'fichinter', fi.ref]],
+      );
+      const customers = await json<{ items: { id: number; report_count: number }[] }>('GET', '/api/customers.php?limit=500', tech);
+      assert.equal(customers.items.find((c) => c.id === fi.customer)?.report_count, 1);
+
       // The other user can write nothing on it either.
       assertError(await uploadTo(other, fi.id, await photo()), 404, 'INTERVENTION_NOT_FOUND');
       assertError(
         await api('POST', '/api/reports.php?action=create', other, { element_type: 'fichinter', fk_element: fi.id, title: 'x' }),
         404,
-        'OBJECT_NOT_FOUND',
+        'INTERVENTION_NOT_FOUND',
       );
       assertError(
         await api('POST', '/api/materials.php', other, { element_type: 'fichinter', fk_element: fi.id, label: 'Filter', qty: 1 }),
         404,
-        'OBJECT_NOT_FOUND',
+        'INTERVENTION_NOT_FOUND',
       );
       assertError(
         await api('POST', '/api/times.php?action=arrive', other, { element_type: 'fichinter', fk_element: fi.id }),
         404,
-        'OBJECT_NOT_FOUND',
+        'INTERVENTION_NOT_FOUND',
       );
       // The technician can.
       await json(
@@ -287,7 +300,7 @@ for (const dialect of testDialects()) {
       assertError(orderLinks, 404, 'ORDER_NOT_FOUND');
       const page = await api('GET', `/public/upload.php?token=${link.token}`, null);
       assert.equal(page.statusCode, 200);
-      assert.match(page.body, new RegExp(fi.ref));
+      assert.match(page.body, new RegExp(`Fotos zum Serviceauftrag ${fi.ref}`));
       const sent = await form(`/public/upload.php?token=${link.token}`, null, [
         { filename: 'Zweithandy.jpg', type: 'image/jpeg', data: await photo() },
       ]);

@@ -48,6 +48,11 @@ for (const dialect of testDialects()) {
       writeFileSync(path.join(runs.dir, `${foreignLive}.json`), JSON.stringify({ host: 'another-host', pid: 1 }));
       const dir = path.join(root, 'commande', 'CO2611-0001');
       mkdirSync(path.join(dir, 'thumbs'), { recursive: true });
+      // An intervention's folder takes uploads too; an invoice's the copy of a final PDF.
+      const intervention = path.join(root, 'ficheinter', 'FI2611-0001');
+      mkdirSync(path.join(intervention, 'thumbs'), { recursive: true });
+      const invoice = path.join(root, 'facture', 'FA2611-0001');
+      mkdirSync(invoice, { recursive: true });
       const keptDir = path.join(
         root,
         'bericht',
@@ -71,6 +76,9 @@ for (const dialect of testDialects()) {
         put('.upload-0123456789abcdef.tmp', ORPHAN_AGE_MS + 60_000),
         put(`.x.fffffffffff0.0123456789ab.tmp`, ORPHAN_AGE_MS + 60_000), // no marker, old
         put(`.kept.${dead}.0123456789ab.tmp`, 0, keptDir), // a copy a signature was keeping
+        put(`.Zähler.jpg.${dead}.0123456789ab.tmp`, 0, intervention),
+        put(`.Zähler_small.jpg.${dead}.0123456789ab.tmp`, 0, path.join(intervention, 'thumbs')),
+        put(`.BR2611-0001.pdf.${dead}.0123456789ab.tmp`, 0, invoice),
       ];
       const kept = [
         put(`.Foto.jpg.${RUN_ID}.0123456789ab.tmp`),
@@ -80,6 +88,8 @@ for (const dialect of testDialects()) {
         put('Foto.jpg'),
         put('notiz.tmp'),
         put('Foto.jpg', 0, keptDir),
+        put('Zähler.jpg', 0, intervention),
+        put(`.Zähler.jpg.${RUN_ID}.0123456789ab.tmp`, 0, intervention),
       ];
       const result = await recoverDeadRuns({ db: ctx.handle.db, dataRoot: root, entity: ctx.config.entity, runs });
       for (const file of gone) assert.equal(existsSync(file), false, `${file} removed`);

@@ -5,7 +5,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseRoute } from '../../web/src/lib/app/address.js';
-import { appointmentOrders, elementOf, elementParams, objectHash, objectKey, workDetail, workOf } from '../../web/src/lib/app/objects.js';
+import {
+  appointmentOrders,
+  elementOf,
+  elementParams,
+  objectHash,
+  objectKey,
+  recordingPath,
+  workDetail,
+  workOf,
+} from '../../web/src/lib/app/objects.js';
 
 test('an order keeps its id as key, an intervention minus its id; both read back', () => {
   assert.equal(objectKey('commande', 5), 5);
@@ -54,4 +63,12 @@ test("the work to be done: an intervention's description, else its note; an orde
   assert.equal(order.kind, 'commande');
   assert.equal(workOf(order), 'Wartung');
   assert.equal(workDetail(-1, { ...base, id: 1, description: 'x', note_public: null } as never).id, -1, 'the detail under its key');
+});
+
+test("a recording is named for speech-to-text as the service finds it: an intervention's under ficheinter/", () => {
+  assert.equal(recordingPath('/api/photo.php?modulepart=commande&file=CO2611-0001%2FNotiz.webm', 'Notiz.webm'), 'CO2611-0001/Notiz.webm');
+  assert.equal(
+    recordingPath('/api/photo.php?modulepart=fichinter&file=FI2611-0001%2FNotiz.webm', 'Notiz.webm'),
+    'ficheinter/FI2611-0001/Notiz.webm',
+  );
 });

@@ -11,7 +11,8 @@
  * - a report: its creator, or whoever sees its parent object; a template without a parent object:
  *   every internal user, since templates are shared (changing one needs the template right, checked
  *   by the reports module); external users (user.fk_soc set) do not see templates;
- * - a customer (client 1, 2 or 3): admin, or whoever sees one of its orders, invoices or proposals.
+ * - a customer (client 1, 2 or 3): admin, or whoever sees one of its orders, invoices, proposals or
+ *   interventions.
  * Everything outside the served entity is invisible. What is invisible is "not found" (404).
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
@@ -22,6 +23,11 @@ import type { ElementType } from '../../dolibarr/documents.js';
 import type { AuthUser } from '../auth/auth.service.js';
 
 export const ELEMENT_TYPES: readonly ElementType[] = ['commande', 'facture', 'propal', 'fichinter'];
+
+/** The 404 of an object of `type` that does not exist or that the caller may not see. */
+export function notFoundCode(type: ElementType): 'ORDER_NOT_FOUND' | 'INTERVENTION_NOT_FOUND' | 'OBJECT_NOT_FOUND' {
+  return type === 'commande' ? 'ORDER_NOT_FOUND' : type === 'fichinter' ? 'INTERVENTION_NOT_FOUND' : 'OBJECT_NOT_FOUND';
+}
 
 /** How the office gives a user an object besides the `fk_user_*` columns. */
 export interface AssignedWork {

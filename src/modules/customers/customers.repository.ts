@@ -4,7 +4,7 @@
  *
  * Who sees a customer (docs/architecture.md, Visibility): a third party of the served entity with client 1, 2
  * or 3; a user with the admin flag sees all of them, anyone else those with at least one order,
- * invoice or proposal the user sees (ElementAccess.visible). An external user (user.fk_soc) only
+ * invoice, proposal or intervention the user sees (ElementAccess.visible). An external user (user.fk_soc) only
  * ever sees its own third party.
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
@@ -13,8 +13,11 @@ import { anyContains, descNullsLast } from '../../db/dialect.js';
 import type { ListTotals } from '../../db/list-total.js';
 import type { Caller, ElementAccess } from '../access/element-access.js';
 
-/** The parents whose reports count as a customer's reports (contract endpoint 21: "over orders and invoices"). */
-export const REPORT_PARENTS = ['commande', 'facture'] as const;
+/**
+ * The parents whose reports count as a customer's reports: the contract's orders and invoices
+ * (endpoint 21: "over orders and invoices"), and interventions, the visits the office plans.
+ */
+export const REPORT_PARENTS = ['commande', 'facture', 'fichinter'] as const;
 export type ReportParent = (typeof REPORT_PARENTS)[number];
 
 export interface CustomerListRow {
@@ -131,7 +134,10 @@ export function createCustomerRepository(
         .selectFrom(page.as('s'))
         .selectAll('s')
         .select(
-          sql<number>`${reportCountVia('commande', user, 's.rowid')} + ${reportCountVia('facture', user, 's.rowid')}`.as('report_count'),
+          sql<number>`${sql.join(
+            REPORT_PARENTS.map((type) => reportCountVia(type, user, 's.rowid')),
+            sql` + `,
+          )}`.as('report_count'),
         )
         .orderBy(sql`lower(s.nom)`)
         .orderBy('s.rowid')
@@ -190,8 +196,8 @@ export function createCustomerRepository(
     },
 
     async listReports(customerId, user, limit) {
-      // A report's parent is one of the customer's orders or invoices (of the served entity); the
-      // two left joins are exclusive through element_type, so a report appears at most once.
+      // A report's parent is one of the customer's orders, invoices or interventions (of the served
+      // entity); the left joins are exclusive through element_type, so a report appears at most once.
       const rows = await db
         .selectFrom('bericht as b')
         .leftJoin('commande as o', (join) =>
@@ -208,12 +214,19 @@ export function createCustomerRepository(
             .on('f.fk_soc', '=', customerId)
             .on('f.entity', '=', entity),
         )
+        .leftJoin('fichinter as i', (join) =>
+          join
+            .onRef('i.rowid', '=', 'b.fk_element')
+            .on('b.element_type', '=', 'fichinter')
+            .on('i.fk_soc', '=', customerId)
+            .on('i.entity', '=', entity),
+        )
         .select(['b.rowid', 'b.ref', 'b.title', 'b.status', 'b.datec'])
-        .select(sql<string>`coalesce(o.ref, f.ref)`.as('parent_ref'))
+        .select(sql<string>`coalesce(o.ref, f.ref, i.ref)`.as('parent_ref'))
         .select(sql<string>`b.element_type`.as('element_type'))
         .where('b.entity', '=', entity)
         .where('b.is_template', '=', 0)
-        .where((eb) => eb.or([eb('o.rowid', 'is not', null), eb('f.rowid', 'is not', null)]))
+        .where((eb) => eb.or([eb('o.rowid', 'is not', null), eb('f.rowid', 'is not', null), eb('i.rowid', 'is not', null)]))
         .where(() => access.reportVisible(user, 'b'))
         .orderBy(descNullsLast(dialect, 'b.datec'))
         .orderBy('b.rowid', 'desc')

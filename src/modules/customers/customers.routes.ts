@@ -16,11 +16,11 @@ const DESCRIPTION =
   'Without `id`: the customers the caller may see, `{ items, total }`, paged with `limit` (default 50, at most 500) ' +
   `and \`offset\`, ordered by name (case-insensitive), then id. \`q\` (at most ${MAX_SEARCH_LENGTH} characters, trimmed) ` +
   'searches case-insensitively for a substring of name, name_alias, code_client, town or email; `%` and `_` match ' +
-  "themselves. `report_count` counts the reports (templates left out) on the customer's orders and invoices that the " +
+  "themselves. `report_count` counts the reports (templates left out) on the customer's orders, invoices and interventions that the " +
   'caller may see. ' +
   `With \`id\`: the customer's master data, the last ${DETAIL_LIMITS.orders} orders (newest first by date_commande, ` +
   `then id), the last ${DETAIL_LIMITS.invoices} invoices (newest first by datef, then id) and the last ` +
-  `${DETAIL_LIMITS.reports} reports found over the customer's orders and invoices (templates left out; newest first ` +
+  `${DETAIL_LIMITS.reports} reports found over the customer's orders, invoices and interventions (templates left out; newest first ` +
   'by datec, then id); each list holds only what the caller may see. Dates are Unix seconds. ' +
   'Visibility: only third parties with client 1 (customer), 2 (prospect) or 3 (both) of the served entity are ' +
   'customers; pure suppliers never appear. A user with the admin flag sees all customers; any other user sees a ' +

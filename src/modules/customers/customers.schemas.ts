@@ -30,7 +30,7 @@ export const CustomerListItem = Type.Object({
   status: Type.Integer({ description: 'llx_societe.status: 1 active, 0 closed.' }),
   report_count: Type.Integer({
     minimum: 0,
-    description: "Reports (not templates) on the customer's orders and invoices that the caller may see.",
+    description: "Reports (not templates) on the customer's orders, invoices and interventions that the caller may see.",
   }),
 });
 export type CustomerListItem = Static<typeof CustomerListItem>;
@@ -65,7 +65,7 @@ export const CustomerReport = Type.Object({
   title: Type.String(),
   status: Type.Union([Type.Literal('draft'), Type.Literal('final')]),
   parent_ref: Type.String(),
-  element_type: Type.Union([Type.Literal('commande'), Type.Literal('facture')]),
+  element_type: Type.Union([Type.Literal('commande'), Type.Literal('facture'), Type.Literal('fichinter')]),
   datec: UnixTime,
 });
 

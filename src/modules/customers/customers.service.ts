@@ -85,7 +85,7 @@ export function createCustomerService(deps: { customers: CustomerRepository; tot
           title: b.title,
           status: reportStatus(b.status),
           parent_ref: b.parent_ref,
-          element_type: b.element_type === 'facture' ? ('facture' as const) : ('commande' as const),
+          element_type: b.element_type === 'facture' || b.element_type === 'fichinter' ? b.element_type : ('commande' as const),
           datec: fromDbDateTime(b.datec),
         })),
       };

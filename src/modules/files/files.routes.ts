@@ -12,6 +12,7 @@ import { ErrorResponse, MAX_ROW_ID } from '../common/common.schemas.js';
 import { contentDisposition } from './file-path.js';
 import { DeletePhotoBody, DeletePhotoQuery, DeletePhotoResponse, PhotoQuery, PhotoResponse } from './files.schemas.js';
 import type { FilesService, LocatedFile } from './files.service.js';
+import { notFoundCode } from '../access/element-access.js';
 
 /** Private: the token may sit in the URL, and the files are a customer's. An hour, then revalidated by ETag. */
 const CACHE_CONTROL = 'private, max-age=3600';
@@ -130,7 +131,7 @@ export async function filesRoutes(app: FastifyInstance, deps: { files: FilesServ
       }
       const type = request.body?.element_type ?? request.query.element_type ?? 'commande';
       // Digits as text may name a number beyond any rowid: such an object does not exist.
-      if (Number(id) > MAX_ROW_ID) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'INTERVENTION_NOT_FOUND');
+      if (Number(id) > MAX_ROW_ID) throw new AppError(notFoundCode(type));
       return files.deleteOrderFile(Number(id), file, callerOf(request), type);
     },
   );

@@ -29,7 +29,7 @@ import {
   type ObjectFolder,
 } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
-import type { Caller, ElementAccess } from '../access/element-access.js';
+import { notFoundCode, type Caller, type ElementAccess } from '../access/element-access.js';
 import { servedContentType } from './file-path.js';
 import { forgetPrintImage } from '../../adapters/print-image.js';
 import { printCacheDir } from '../reports/work-area.js';
@@ -175,7 +175,7 @@ export function createFilesService(deps: { config: Pick<Config, 'dataRoot' | 'en
       const segments = checkRelativePath(file);
       if (segments.length !== 1) throw new AppError('FILE_PATH_INVALID');
       const order = await access.getById(type, id, user);
-      if (!order) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'INTERVENTION_NOT_FOUND');
+      if (!order) throw new AppError(notFoundCode(type));
       const folder = objectFolder(config.dataRoot, config.entity, type, order.ref);
       const real = await resolveInside(folder.dir, file); // missing → 404; a link leaving the folder → 400
       // The entry named is removed (a link itself, not what it points to); a folder is no attachment.

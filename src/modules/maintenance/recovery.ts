@@ -45,7 +45,8 @@ async function subfolders(dir: string): Promise<string[]> {
 /** The folders that may hold temporary files of ours. */
 async function writtenFolders(root: string): Promise<string[]> {
   const folders: string[] = [];
-  for (const area of [MODULE_DIRS.commande, MODULE_DIRS.bericht]) {
+  // Uploads go into orders' and interventions' folders; a final PDF's copy into any object's.
+  for (const area of [MODULE_DIRS.commande, MODULE_DIRS.fichinter, MODULE_DIRS.facture, MODULE_DIRS.propal, MODULE_DIRS.bericht]) {
     for (const dir of await subfolders(path.join(root, area))) folders.push(dir, path.join(dir, 'thumbs'));
   }
   folders.push(path.join(root, MODULE_DIRS.bericht, 'temp', 'print'));

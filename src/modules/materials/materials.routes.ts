@@ -23,7 +23,7 @@ export async function materialsRoutes(app: FastifyInstance, deps: { materials: M
         summary: 'Material lines of an object',
         description:
           'The lines of the object `element_type` (commande, facture, propal) + `fk_element`, oldest first, as `{ items, total }` (paged by limit/offset). ' +
-          'The caller must see the object: 404 ORDER_NOT_FOUND / OBJECT_NOT_FOUND otherwise (the same as a missing one).',
+          'The caller must see the object: 404 ORDER_NOT_FOUND (an order), INTERVENTION_NOT_FOUND (an intervention) or OBJECT_NOT_FOUND otherwise (the same as a missing one).',
         querystring: MaterialsQuery,
         response: { 200: MaterialList, ...ERRORS },
       },

@@ -11,7 +11,7 @@ import type { Dialect } from '../../config.js';
 import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
 import type { ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
-import type { Caller, ElementAccess } from '../access/element-access.js';
+import { notFoundCode, type Caller, type ElementAccess } from '../access/element-access.js';
 import { idempotent } from '../common/idempotency.js';
 import { MATERIAL_ELEMENT_TYPES, QTY_DECIMALS, type CreateMaterialBody, type Material } from './materials.schemas.js';
 
@@ -55,7 +55,7 @@ export function createMaterialService(deps: {
 
   async function visibleElement(user: Caller, type: ElementType, id: number) {
     const element = await access.getById(type, id, user);
-    if (!element) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'OBJECT_NOT_FOUND');
+    if (!element) throw new AppError(notFoundCode(type));
     return element;
   }
 

@@ -41,7 +41,8 @@ const GET_DESCRIPTION = [
 ].join('\n\n');
 
 const POST_DESCRIPTION = [
-  '`action=create` (no id): a new draft on an order (`element_type` commande, the default), invoice (facture) or proposal (propal) the caller sees. ' +
+  '`action=create` (no id): a new draft on an order (`element_type` commande, the default), invoice (facture), proposal (propal) or intervention (fichinter) the caller sees ' +
+    '(404 ORDER_NOT_FOUND, INTERVENTION_NOT_FOUND or OBJECT_NOT_FOUND otherwise). ' +
     `Body: \`fk_element\` (required), \`title\` (required unless a template gives it), \`format\` (${REPORT_FORMATS.join(', ')}; default A4), ` +
     '`orientation` (portrait, landscape; default portrait), `odt_template` (a cover sheet from /api/odt_templates.php, or null), ' +
     "`photos_per_sheet` (1, 2 or 4 photo pages on one printed sheet of the PDF; default 4; see the field in the answer), `template_id` (start with a copy of a template's pages; " +

@@ -31,7 +31,7 @@ import { objectFolder, type ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import { reportStatus } from '../common/common.schemas.js';
 import type { AuthUser } from '../auth/auth.service.js';
-import type { ElementAccess } from '../access/element-access.js';
+import { notFoundCode, type ElementAccess } from '../access/element-access.js';
 import { idempotent } from '../common/idempotency.js';
 import type { RunRegistry } from '../../adapters/runs.js';
 import { createEcmFilesRepository } from '../../dolibarr/ecm-files.repository.js';
@@ -119,7 +119,7 @@ export function createReportService(deps: ReportServiceDeps) {
 
   async function parentOf(user: AuthUser, type: ElementType, id: number) {
     const element = await access.getById(type, id, user);
-    if (!element) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'OBJECT_NOT_FOUND');
+    if (!element) throw new AppError(notFoundCode(type));
     return element;
   }
 

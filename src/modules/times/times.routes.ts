@@ -67,7 +67,7 @@ export async function timesRoutes(
         tags: ['times'],
         summary: 'Arrive, leave, enter, correct or take back time on site',
         description: [
-          'Five operations, chosen by `action` and `id`; write right; the object must be visible (404 ORDER_NOT_FOUND / OBJECT_NOT_FOUND otherwise).',
+          'Five operations, chosen by `action` and `id`; write right; the object must be visible (404 ORDER_NOT_FOUND for an order, INTERVENTION_NOT_FOUND for an intervention, OBJECT_NOT_FOUND otherwise).',
           "1. `action=arrive`, body `{ element_type, fk_element, at? }`: opens the caller's interval (201). Already open there: 409 TIME_ALREADY_OPEN.",
           '2. `action=leave`, the same body: closes it (200). None open: 409 TIME_NOT_OPEN.',
           '3. `action=add`, body `{ element_type, fk_element, arrival, departure, reason }`: an interval entered by hand (201).',

@@ -17,7 +17,7 @@ import type { Db } from '../../db/database.js';
 import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
 import type { ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
-import type { Caller, ElementAccess } from '../access/element-access.js';
+import { notFoundCode, type Caller, type ElementAccess } from '../access/element-access.js';
 import type { AuthUser } from '../auth/auth.service.js';
 import { idempotent } from '../common/idempotency.js';
 import { ELEMENT_TYPE_VALUES } from '../reports/reports.schemas.js';
@@ -165,7 +165,7 @@ export function createTimeService(deps: {
 
   async function visibleElement(user: Caller, type: ElementType, id: number) {
     const element = await access.getById(type, id, user);
-    if (!element) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'OBJECT_NOT_FOUND');
+    if (!element) throw new AppError(notFoundCode(type));
     return element;
   }
 

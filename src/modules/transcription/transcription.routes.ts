@@ -12,9 +12,9 @@ import { MAX_RUNNING, type TranscriptionService } from './transcription.service.
 import { TRANSCRIBE_MODES } from './transcription.settings.js';
 
 const DESCRIPTION =
-  'Sends a voice recording of an order to the speech-to-text server and answers its text. Needs the `write` right ' +
-  "(403 AUTH_RIGHT_MISSING): the transcript is written into the order's folder, and a hosted server costs money per call. " +
-  'An order the caller may not see: 404 ORDER_NOT_FOUND, as a missing one; a missing file: 404 FILE_NOT_FOUND; ' +
+  'Sends a voice recording of an order (or an intervention: `relpath` `ficheinter/<folder>/<name>`) to the speech-to-text server and answers its text. Needs the `write` right ' +
+  "(403 AUTH_RIGHT_MISSING): the transcript is written into the object's folder, and a hosted server costs money per call. " +
+  'An order the caller may not see: 404 ORDER_NOT_FOUND, as a missing one (an intervention: INTERVENTION_NOT_FOUND); a missing file: 404 FILE_NOT_FOUND; ' +
   `a file that is not a recording by its bytes (${ACCEPTED_DESCRIPTION.audio}): 415 UPLOAD_TYPE_UNSUPPORTED.\n\n` +
   'Settings, Dolibarr constants of the entity (llx_const; `dolcrypt:` values are decrypted with the instance unique id), ' +
   "each overridden by the environment variable of the same name: BERICHT_TRANSCRIBE_URL (the server's base address, required), " +

@@ -20,7 +20,7 @@ import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { checkRelativePath, MODULE_DIRS, objectFolder, resolveInside, type ObjectFolder } from '../../dolibarr/documents.js';
 import { dolSanitizeFileName } from '../../dolibarr/filenames.js';
 import { AppError } from '../../errors.js';
-import type { Caller, ElementAccess } from '../access/element-access.js';
+import { notFoundCode, type Caller, type ElementAccess } from '../access/element-access.js';
 import { createLimiter } from '../common/limiter.js';
 import { detectUploadType } from '../uploads/upload-types.js';
 import { createOpenAiClient } from './openai.client.js';
@@ -87,7 +87,7 @@ export function createTranscriptionService(deps: {
 
   /** The folder of the visible order (intervention) whose folder name is `name` (the ref as Dolibarr cleans it for folders). */
   async function orderFolder(owner: FolderOwner, name: string, user: Caller): Promise<ObjectFolder> {
-    const notFound = owner === 'commande' ? 'ORDER_NOT_FOUND' : 'INTERVENTION_NOT_FOUND';
+    const notFound = notFoundCode(owner);
     let ref = (await access.getByRef(owner, name, user))?.ref;
     if (ref === undefined && name.includes('_')) {
       // `CO/24:01` lives in `CO_24_01`: '_' stands for any one character Dolibarr replaced.

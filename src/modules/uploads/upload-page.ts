@@ -97,14 +97,18 @@ export function contentSecurityPolicy(nonce: string): string {
   return `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data: blob:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
 }
 
-/** @param timeZone where the link's end is shown in local time, with its zone */
-export function uploadPage(nonce: string, orderRef: string, expires: number, timeZone: string): string {
+/**
+ * @param timeZone where the link's end is shown in local time, with its zone
+ * @param intervention the link fills an intervention's folder (Dolibarr's "Serviceauftrag"), not an order's
+ */
+export function uploadPage(nonce: string, orderRef: string, expires: number, timeZone: string, intervention = false): string {
   const until = localTime(new Date(expires * 1000), timeZone);
+  const [object, ofObject] = intervention ? ['zum Serviceauftrag', 'des Serviceauftrags'] : ['zum Auftrag', 'des Auftrags'];
   return shell(
     nonce,
     `Fotos zu ${orderRef}`,
-    `<h1>Fotos zum Auftrag ${esc(orderRef)}</h1>` +
-      `<p class="hint">Die Fotos kommen direkt in die Unterlagen des Auftrags. Dieser Link gilt bis ${esc(until)}. ` +
+    `<h1>Fotos ${object} ${esc(orderRef)}</h1>` +
+      `<p class="hint">Die Fotos kommen direkt in die Unterlagen ${ofObject}. Dieser Link gilt bis ${esc(until)}. ` +
       `Mit jedem Foto wird die Uhrzeit des Telefons als Aufnahmezeit gesendet, kein Standort.</p>` +
       `<label class="button" for="photos">📷 Fotos aufnehmen oder auswählen</label>` +
       `<input id="photos" type="file" accept="image/jpeg,image/png,image/webp,image/heic,image/heif" multiple>` +

@@ -17,7 +17,7 @@ import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
 import { AppError } from '../../errors.js';
-import type { Caller, ElementAccess, ElementRow } from '../access/element-access.js';
+import { notFoundCode, type Caller, type ElementAccess, type ElementRow } from '../access/element-access.js';
 import type { AuthUser, CurrentUser } from '../auth/auth.service.js';
 
 /** 32 random bytes, base64url: 43 characters. */
@@ -45,7 +45,6 @@ export interface LiveLink {
 export type LinkTarget = 'commande' | 'fichinter';
 const linkTarget = (elementType: string): LinkTarget | undefined =>
   elementType === 'commande' || elementType === 'fichinter' ? elementType : undefined;
-const notFound = (type: LinkTarget) => (type === 'commande' ? 'ORDER_NOT_FOUND' : 'INTERVENTION_NOT_FOUND');
 
 export function createUploadTokenService(deps: {
   db: Db;
@@ -95,7 +94,7 @@ export function createUploadTokenService(deps: {
       type: LinkTarget = 'commande',
     ): Promise<CreatedToken> {
       const order = await access.getById(type, orderId, user);
-      if (!order) throw new AppError(notFound(type));
+      if (!order) throw new AppError(notFoundCode(type));
       if (hours !== undefined && hours > maxDays * 24) {
         throw new AppError('VALIDATION_FAILED', {
           message: `Ein Upload-Link gilt höchstens ${maxDays} Tage (${maxDays * 24} Stunden)`,
@@ -163,7 +162,7 @@ export function createUploadTokenService(deps: {
     /** The order's links that work now (not expired, their maker still may write to the order), newest first. */
     async list(user: Caller, orderId: number, type: LinkTarget = 'commande'): Promise<LiveLink[]> {
       const order = await access.getById(type, orderId, user);
-      if (!order) throw new AppError(notFound(type));
+      if (!order) throw new AppError(notFoundCode(type));
       const rows = await db
         .selectFrom('bericht_upload_token')
         .select(['rowid', 'fk_element', 'element_type', 'fk_user_creat', 'datec', 'date_expiry'])

@@ -30,6 +30,7 @@ import { publicBaseUrl } from '../common/public-url.js';
 import { contentSecurityPolicy, messagePage, uploadPage } from './upload-page.js';
 import type { UploadTokenService } from './upload-tokens.service.js';
 import { collectIfBuffersPiled } from '../../adapters/heap.js';
+import { notFoundCode } from '../access/element-access.js';
 
 /** A form field that is no proper text field: 400 naming it. */
 const fieldRefused = (name: string, why: string) =>
@@ -167,7 +168,7 @@ export async function uploadsRoutes(
   ) {
     const caller = callerOf(request);
     const found = await access.getById(type, id, caller);
-    if (!found) throw new AppError(type === 'commande' ? 'ORDER_NOT_FOUND' : 'INTERVENTION_NOT_FOUND');
+    if (!found) throw new AppError(notFoundCode(type));
     const order = { ...found, type };
     const key = request.headers['idempotency-key'];
     const idem =
@@ -230,7 +231,15 @@ export async function uploadsRoutes(
       schema: {
         tags: ['uploads'],
         summary: "Upload a photo into the intervention's folder (action=upload_photo)",
-        description: `${describe('photo', caps.photo)}\n\nThe same upload for an intervention (llx_fichinter): the photo goes into \`ficheinter/<ref>/\`; an intervention the caller may not see is 404 INTERVENTION_NOT_FOUND.`,
+        description: describe('photo', caps.photo)
+          .replace(
+            'The file goes into the order folder (commande/<ref>/)',
+            "The file goes into the intervention's folder (ficheinter/<ref>/, llx_fichinter)",
+          )
+          .replace(
+            'an order the caller cannot see is 404 ORDER_NOT_FOUND',
+            'an intervention the caller cannot see is 404 INTERVENTION_NOT_FOUND',
+          ),
         querystring: UploadInterventionPhotoQuery,
         headers: IdempotencyHeaders,
         consumes: ['multipart/form-data'],
@@ -380,7 +389,7 @@ export async function uploadsRoutes(
       reply.header('cache-control', 'no-store');
       try {
         const { order, expires } = await tokens.resolve(request.query.token);
-        return reply.send(uploadPage(nonce, order.ref, expires, config.timeZone));
+        return reply.send(uploadPage(nonce, order.ref, expires, config.timeZone, order.type === 'fichinter'));
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         const title =

@@ -79,3 +79,13 @@ export function appointmentOrders(items: readonly Pick<Appointment, 'object'>[])
   );
   return [...new Set(keys)];
 }
+
+/**
+ * A recording as POST /api/transcribe.php names it, from its file URL: `<order folder>/<name>`, an
+ * intervention's `ficheinter/<folder>/<name>`.
+ */
+export function recordingPath(url: string, name: string): string {
+  const params = new URL(url, 'http://app.invalid').searchParams;
+  const path = params.get('file') ?? name;
+  return params.get('modulepart') === 'fichinter' ? `ficheinter/${path}` : path;
+}

@@ -19,6 +19,7 @@ import type { PhotoRef } from '../outbox/records';
 import { fileBlob } from '../store/files';
 import { photoName } from '../outbox/local-ids.svelte';
 import { enqueue, isKind, outbox } from '../outbox/outbox.svelte';
+import { elementOf } from '../app/objects';
 
 /** `<base>_markiert.jpg`, or with `_2`, `_3`, … before `.jpg` when `taken` has it (case-insensitive, as file systems may be). */
 export function markedName(original: string, taken: Iterable<string>): string {
@@ -50,7 +51,7 @@ export async function markUpPhoto(
   const url =
     known.url ??
     files.find((f) => f.name === name)?.url ??
-    (name ? `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/${name}`)}` : undefined);
+    (name ? `/api/photo.php?modulepart=${elementOf(order.id).element_type}&file=${encodeURIComponent(`${order.ref}/${name}`)}` : undefined);
   const load = (): Promise<Blob> => {
     if (waiting) return Promise.resolve(waiting.payload);
     return url ? fileBlob(url) : Promise.reject(new Error('photo unknown'));

@@ -250,7 +250,11 @@ export class ReportWatch {
   /** The order the report belongs to: from the service's report, or from the record that makes it. */
   get order(): Order | undefined {
     const report = this.base;
-    if (report?.fk_element && report.parent_ref) return { id: objectKey(report.element_type, report.fk_element), ref: report.parent_ref };
+    // Orders and interventions are the phone's objects; a report on an invoice or proposal has none here.
+    if (report?.fk_element && report.parent_ref)
+      return report.element_type === 'commande' || report.element_type === 'fichinter'
+        ? { id: objectKey(report.element_type, report.fk_element), ref: report.parent_ref }
+        : undefined;
     const record = outbox.items.find((r) => r.kind === 'report-create' && sameRef(r.id, this.ref));
     return record ? { id: record.orderId, ref: record.orderRef } : undefined;
   }

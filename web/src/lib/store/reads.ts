@@ -5,6 +5,7 @@
  */
 import { api, unwrap } from '../../api/client';
 import type {
+  AgendaList,
   InterventionDetail,
   InterventionList,
   MailList,
@@ -69,6 +70,25 @@ export async function cachedOrders(q: string): Promise<OrderSummary[]> {
   const needle = q.trim().toLowerCase();
   if (!needle) return all;
   return all.filter((o) => [o.ref, o.ref_client, o.customer?.name].some((text) => text?.toLowerCase().includes(needle)));
+}
+
+/**
+ * What the phone knows of an object it has not kept (offline): an order's line of the list, an
+ * intervention's from the open interventions or an appointment (its ref at least).
+ */
+export async function cachedSummary(key: number): Promise<OrderSummary | undefined> {
+  if (key > 0) return (await cachedOrders('')).find((o) => o.id === key);
+  const [open, agenda] = await Promise.all([readCache<InterventionList>('interventions'), readCache<AgendaList>('agenda')]);
+  const item = open?.value.items.find((i) => i.id === -key);
+  if (item) {
+    const { date_start, date_end, date_creation, ref, ref_client, status, customer } = item;
+    return { id: key, ref, ref_client, status, date: date_start, date_delivery: date_end, date_creation, total_ttc: 0, customer };
+  }
+  const visit = agenda?.value.items.find((a) => a.object?.element_type === 'fichinter' && a.object.id === -key);
+  if (!visit?.object) return undefined;
+  const { ref, ref_client, status } = visit.object;
+  const customer = visit.customer ? { id: visit.customer.id, name: visit.customer.name } : null;
+  return { id: key, ref, ref_client, status, date: visit.start, date_delivery: null, date_creation: null, total_ttc: 0, customer };
 }
 
 /**
