@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import { loadConfig } from '../../src/config.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
-import { type Caller, testClient } from '../helpers/client.js';
+import { type Caller, SEEN_ALL, SEEN_NONE, testClient } from '../helpers/client.js';
 import { testDialects } from '../helpers/databases.js';
 
 const photo = () =>
@@ -32,7 +32,7 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    const { caller, api, json, newReport, uploadPhoto } = testClient(() => ctx);
+    const { caller, api, json, newReport, uploadPhoto, seen } = testClient(() => ctx);
 
     /** An order the office made, with a photo and a report of the office's on it. */
     async function officeOrder() {
@@ -42,55 +42,15 @@ for (const dialect of testDialects()) {
       return { ...order, photo: String(uploaded.name), report: report.id };
     }
 
-    /** Every endpoint of `order` as `who` sees it: the statuses, and whether the list has it. */
-    async function seen(who: Caller, order: Awaited<ReturnType<typeof officeOrder>>) {
-      const list = await json<{ items: { id: number }[] }>('GET', '/api/orders.php?limit=100', who);
-      const reports = await json<{ items: { id: number }[] }>('GET', '/api/reports.php?limit=100', who);
-      const status = async (method: 'GET' | 'POST', url: string, body?: unknown) => (await api(method, url, who, body)).statusCode;
-      return {
-        listed: list.items.some((o) => o.id === order.id),
-        reportListed: reports.items.some((r) => r.id === order.report),
-        detail: await status('GET', `/api/orders.php?id=${order.id}`),
-        photos: await status('GET', `/api/orders.php?id=${order.id}&action=photos`),
-        photo: await status('GET', `/api/photo.php?modulepart=commande&file=${encodeURIComponent(`${order.ref}/${order.photo}`)}`),
-        report: await status('GET', `/api/reports.php?id=${order.report}`),
-        materials: await status('GET', `/api/materials.php?element_type=commande&fk_element=${order.id}`),
-        times: await status('GET', `/api/times.php?element_type=commande&fk_element=${order.id}`),
-        customer: await status('GET', `/api/customers.php?id=${order.customer}`),
-      };
-    }
-    const ALL_SEEN = {
-      listed: true,
-      reportListed: true,
-      detail: 200,
-      photos: 200,
-      photo: 200,
-      report: 200,
-      materials: 200,
-      times: 200,
-      customer: 200,
-    };
-    const NONE_SEEN = {
-      listed: false,
-      reportListed: false,
-      detail: 404,
-      photos: 404,
-      photo: 404,
-      report: 404,
-      materials: 404,
-      times: 404,
-      customer: 404,
-    };
-
     test('an internal contact of a listed type gives the order: list, detail, photos, reports, materials, times, customer', async () => {
       const tech = await caller();
       const other = await caller();
       const order = await officeOrder();
-      assert.deepEqual(await seen(tech, order), NONE_SEEN, 'not assigned yet');
+      assert.deepEqual(await seen(tech, order), SEEN_NONE, 'not assigned yet');
 
       await ctx.make.internalContact({ type: 'commande', element: order.id, user: tech.id, code: 'TECHNICIAN' });
-      assert.deepEqual(await seen(tech, order), ALL_SEEN);
-      assert.deepEqual(await seen(other, order), NONE_SEEN, 'someone else still sees nothing');
+      assert.deepEqual(await seen(tech, order), SEEN_ALL);
+      assert.deepEqual(await seen(other, order), SEEN_NONE, 'someone else still sees nothing');
 
       // He works on it: a report of his own, a material line, an arrival.
       const mine: { id: number } = await newReport(tech, order.id);
@@ -111,7 +71,7 @@ for (const dialect of testDialects()) {
       const tech = await caller();
       const order = await officeOrder();
       await ctx.make.internalContact({ type: 'commande', element: order.id, user: tech.id, code: 'SALESREPFOLL' });
-      assert.deepEqual(await seen(tech, order), ALL_SEEN);
+      assert.deepEqual(await seen(tech, order), SEEN_ALL);
 
       const invoice = await ctx.make.invoice({ author: office.id });
       const proposal = await ctx.make.proposal({ author: office.id });
@@ -132,7 +92,7 @@ for (const dialect of testDialects()) {
       await ctx.make.internalContact({ type: 'commande', element: order.id, user: tech.id, code: 'CUSTOMER', source: 'external' });
       // The same id as an invoice's contact does not give the order with that id.
       await ctx.make.internalContact({ type: 'facture', element: order.id, user: tech.id, code: 'SALESREPFOLL' });
-      assert.deepEqual(await seen(tech, order), NONE_SEEN);
+      assert.deepEqual(await seen(tech, order), SEEN_NONE);
     });
 
     test('an agenda event linked to the order gives it to its owner and to each attendee, not to others', async () => {
@@ -141,9 +101,9 @@ for (const dialect of testDialects()) {
       const other = await caller();
       const order = await officeOrder();
       await ctx.make.agendaEvent({ type: 'commande', element: order.id, owner: owner.id, attendees: [attendee.id] });
-      assert.deepEqual(await seen(owner, order), ALL_SEEN);
-      assert.deepEqual(await seen(attendee, order), ALL_SEEN);
-      assert.deepEqual(await seen(other, order), NONE_SEEN);
+      assert.deepEqual(await seen(owner, order), SEEN_ALL);
+      assert.deepEqual(await seen(attendee, order), SEEN_ALL);
+      assert.deepEqual(await seen(other, order), SEEN_NONE);
     });
 
     test('the owner counts without a resource row, an attendee without being the owner', async () => {
@@ -166,7 +126,7 @@ for (const dialect of testDialects()) {
       await ctx.make.agendaEvent({ type: 'commande', element: order.id, owner: tech.id, entity: ctx.config.entity + 1 });
       // An event linked to the invoice with the order's id.
       await ctx.make.agendaEvent({ type: 'facture', element: order.id, owner: tech.id });
-      assert.deepEqual(await seen(tech, order), NONE_SEEN);
+      assert.deepEqual(await seen(tech, order), SEEN_NONE);
     });
 
     test('the fk_user_* rule holds beside it: the author, validator and last editor see their orders', async () => {

@@ -15,7 +15,7 @@ import { FICHINTER_CONTACT_TYPES } from '../../src/db/migrations/0020-standalone
 import { assertError } from '../helpers/assertions.js';
 import { pdfText } from '../helpers/pdf-tools.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
-import { type Caller, testClient } from '../helpers/client.js';
+import { type Caller, SEEN_ALL, SEEN_NONE, testClient } from '../helpers/client.js';
 import { testDialects } from '../helpers/databases.js';
 
 const photo = () =>
@@ -39,7 +39,7 @@ for (const dialect of testDialects()) {
     });
     after(async () => ctx?.close());
 
-    const { caller, api, json, form, newReport } = testClient(() => ctx);
+    const { caller, api, json, form, newReport, seen } = testClient(() => ctx);
 
     const uploadTo = (who: Caller, id: number, data: Buffer, key?: string) =>
       form(`/api/interventions.php?id=${id}&action=upload_photo`, who, [{ filename: 'Zähler.jpg', type: 'image/jpeg', data }], {
@@ -52,47 +52,8 @@ for (const dialect of testDialects()) {
       const res = await uploadTo(office, made.id, await photo());
       assert.equal(res.statusCode, 201, res.body);
       const report: { id: number } = await newReport(office, { element_type: 'fichinter', fk_element: made.id, title: 'Wartung' });
-      return { ...made, photo: String(res.json().name), report: report.id };
+      return { ...made, type: 'fichinter' as const, photo: String(res.json().name), report: report.id };
     }
-
-    async function seen(who: Caller, fi: Awaited<ReturnType<typeof officeIntervention>>) {
-      const list = await json<Listed>('GET', '/api/interventions.php?limit=500', who);
-      const reports = await json<{ items: { id: number }[] }>('GET', '/api/reports.php?limit=500', who);
-      const status = async (method: 'GET' | 'POST', url: string) => (await api(method, url, who)).statusCode;
-      return {
-        listed: list.items.some((i) => i.id === fi.id),
-        reportListed: reports.items.some((r) => r.id === fi.report),
-        detail: await status('GET', `/api/interventions.php?id=${fi.id}`),
-        photos: await status('GET', `/api/interventions.php?id=${fi.id}&action=photos`),
-        photo: await status('GET', `/api/photo.php?modulepart=fichinter&file=${encodeURIComponent(`${fi.ref}/${fi.photo}`)}`),
-        report: await status('GET', `/api/reports.php?id=${fi.report}`),
-        materials: await status('GET', `/api/materials.php?element_type=fichinter&fk_element=${fi.id}`),
-        times: await status('GET', `/api/times.php?element_type=fichinter&fk_element=${fi.id}`),
-        customer: await status('GET', `/api/customers.php?id=${fi.customer}`),
-      };
-    }
-    const ALL = {
-      listed: true,
-      reportListed: true,
-      detail: 200,
-      photos: 200,
-      photo: 200,
-      report: 200,
-      materials: 200,
-      times: 200,
-      customer: 200,
-    };
-    const NONE = {
-      listed: false,
-      reportListed: false,
-      detail: 404,
-      photos: 404,
-      photo: 404,
-      report: 404,
-      materials: 404,
-      times: 404,
-      customer: 404,
-    };
 
     test("the standalone schema has Dolibarr's llx_fichinter and the intervention's contact types", async () => {
       const row = await ctx.handle.db.selectFrom('fichinter').select(['rowid']).limit(1).execute();
@@ -113,10 +74,10 @@ for (const dialect of testDialects()) {
       const tech = await caller();
       const other = await caller();
       const fi = await officeIntervention();
-      assert.deepEqual(await seen(tech, fi), NONE, 'not assigned yet');
+      assert.deepEqual(await seen(tech, fi), SEEN_NONE, 'not assigned yet');
       await ctx.make.internalContact({ type: 'fichinter', element: fi.id, user: tech.id, code: 'INTERVENING' });
-      assert.deepEqual(await seen(tech, fi), ALL);
-      assert.deepEqual(await seen(other, fi), NONE);
+      assert.deepEqual(await seen(tech, fi), SEEN_ALL);
+      assert.deepEqual(await seen(other, fi), SEEN_NONE);
 
       const detail = await json<{ ref: string; description: string; customer: { id: number }; reports: { id: number }[] }>(
         'GET',
@@ -179,7 +140,7 @@ for (const dialect of testDialects()) {
       const fi = await officeIntervention();
       await ctx.make.internalContact({ type: 'fichinter', element: fi.id, user: follower.id, code: 'INTERREPFOLL' });
       await ctx.make.agendaEvent({ type: 'fichinter', element: fi.id, owner: owner.id, attendees: [attendee.id] });
-      for (const who of [follower, owner, attendee]) assert.deepEqual(await seen(who, fi), ALL);
+      for (const who of [follower, owner, attendee]) assert.deepEqual(await seen(who, fi), SEEN_ALL);
 
       const author = await caller();
       const own = await ctx.make.intervention({ author: author.id });

@@ -137,5 +137,64 @@ export function testClient(context: () => Pick<TestContext, 'app' | 'make'>) {
     return send('POST', `/api/pages.php?action=signature&bericht_id=${reportId}`, headersOf(who, options, contentType), payload, options);
   }
 
-  return { caller, api, json, newReport, addPage, form, uploadPhoto, sign };
+  /**
+   * Every endpoint of an order's or intervention's work as `who` sees it: whether the object's list
+   * and the report list have it, and the status of its detail, attachments, one photo, its report,
+   * material lines, times and customer (compare with SEEN_ALL, SEEN_NONE).
+   */
+  async function seen(who: Who, object: SeenObject) {
+    const [listPath, modulepart] = object.type === 'fichinter' ? ['/api/interventions.php', 'fichinter'] : ['/api/orders.php', 'commande'];
+    const list = await json<{ items: { id: number }[] }>('GET', `${listPath}?limit=500`, who);
+    const reports = await json<{ items: { id: number }[] }>('GET', '/api/reports.php?limit=500', who);
+    const status = async (url: string) => (await api('GET', url, who)).statusCode;
+    return {
+      listed: list.items.some((o) => o.id === object.id),
+      reportListed: reports.items.some((r) => r.id === object.report),
+      detail: await status(`${listPath}?id=${object.id}`),
+      photos: await status(`${listPath}?id=${object.id}&action=photos`),
+      photo: await status(`/api/photo.php?modulepart=${modulepart}&file=${encodeURIComponent(`${object.ref}/${object.photo}`)}`),
+      report: await status(`/api/reports.php?id=${object.report}`),
+      materials: await status(`/api/materials.php?element_type=${modulepart}&fk_element=${object.id}`),
+      times: await status(`/api/times.php?element_type=${modulepart}&fk_element=${object.id}`),
+      customer: await status(`/api/customers.php?id=${object.customer}`),
+    };
+  }
+
+  return { caller, api, json, newReport, addPage, form, uploadPhoto, sign, seen };
 }
+
+/** An order (or, with type 'fichinter', an intervention) with a photo in its folder and a report on it. */
+export interface SeenObject {
+  type?: 'commande' | 'fichinter';
+  id: number;
+  ref: string;
+  photo: string;
+  report: number;
+  customer: number;
+}
+
+/** What `seen` finds for a user who has the object: everything. */
+export const SEEN_ALL = {
+  listed: true,
+  reportListed: true,
+  detail: 200,
+  photos: 200,
+  photo: 200,
+  report: 200,
+  materials: 200,
+  times: 200,
+  customer: 200,
+};
+
+/** What `seen` finds for a user who has not: nothing, each endpoint 404 as for an object that does not exist. */
+export const SEEN_NONE = {
+  listed: false,
+  reportListed: false,
+  detail: 404,
+  photos: 404,
+  photo: 404,
+  report: 404,
+  materials: 404,
+  times: 404,
+  customer: 404,
+};

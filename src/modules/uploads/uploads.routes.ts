@@ -204,55 +204,52 @@ export async function uploadsRoutes(
   }
 
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  typed.post(
-    '/api/orders.php',
+  // action=upload_photo on an order and on an intervention: the same upload into the object's folder.
+  const photoRoutes = [
     {
-      schema: {
-        tags: ['uploads'],
-        summary: 'Upload a photo into the order folder (action=upload_photo)',
-        description: describe('photo', caps.photo),
-        querystring: UploadPhotoQuery,
-        headers: IdempotencyHeaders,
-        consumes: ['multipart/form-data'],
-        response: { 201: UploadResponse, ...ERRORS },
-      },
-      config: { right: 'write', multipartFile: { description: 'The photo: JPEG, PNG, WebP or HEIC/HEIF (decided from its bytes).' } },
+      url: '/api/orders.php',
+      summary: 'Upload a photo into the order folder (action=upload_photo)',
+      description: describe('photo', caps.photo),
+      querystring: UploadPhotoQuery,
+      element: undefined,
     },
-    async (request, reply) => {
-      if (chooseAction(request.query.action, ['upload_photo'] as const) === undefined)
-        throw new AppError('ACTION_UNKNOWN', { details: { known: ['upload_photo'] } });
-      return upload(request, reply, 'photo', 'upload_photo', request.query.id);
-    },
-  );
-
-  typed.post(
-    '/api/interventions.php',
     {
-      schema: {
-        tags: ['uploads'],
-        summary: "Upload a photo into the intervention's folder (action=upload_photo)",
-        description: describe('photo', caps.photo)
-          .replace(
-            'The file goes into the order folder (commande/<ref>/)',
-            "The file goes into the intervention's folder (ficheinter/<ref>/, llx_fichinter)",
-          )
-          .replace(
-            'an order the caller cannot see is 404 ORDER_NOT_FOUND',
-            'an intervention the caller cannot see is 404 INTERVENTION_NOT_FOUND',
-          ),
-        querystring: UploadInterventionPhotoQuery,
-        headers: IdempotencyHeaders,
-        consumes: ['multipart/form-data'],
-        response: { 201: UploadResponse, ...ERRORS },
+      url: '/api/interventions.php',
+      summary: "Upload a photo into the intervention's folder (action=upload_photo)",
+      description: describe('photo', caps.photo)
+        .replace(
+          'The file goes into the order folder (commande/<ref>/)',
+          "The file goes into the intervention's folder (ficheinter/<ref>/, llx_fichinter)",
+        )
+        .replace(
+          'an order the caller cannot see is 404 ORDER_NOT_FOUND',
+          'an intervention the caller cannot see is 404 INTERVENTION_NOT_FOUND',
+        ),
+      querystring: UploadInterventionPhotoQuery,
+      element: 'fichinter',
+    },
+  ] as const;
+  for (const route of photoRoutes)
+    typed.post(
+      route.url,
+      {
+        schema: {
+          tags: ['uploads'],
+          summary: route.summary,
+          description: route.description,
+          querystring: route.querystring,
+          headers: IdempotencyHeaders,
+          consumes: ['multipart/form-data'],
+          response: { 201: UploadResponse, ...ERRORS },
+        },
+        config: { right: 'write', multipartFile: { description: 'The photo: JPEG, PNG, WebP or HEIC/HEIF (decided from its bytes).' } },
       },
-      config: { right: 'write', multipartFile: { description: 'The photo: JPEG, PNG, WebP or HEIC/HEIF (decided from its bytes).' } },
-    },
-    async (request, reply) => {
-      if (chooseAction(request.query.action, ['upload_photo'] as const) === undefined)
-        throw new AppError('ACTION_UNKNOWN', { details: { known: ['upload_photo'] } });
-      return upload(request, reply, 'photo', 'upload_photo', request.query.id, 'fichinter');
-    },
-  );
+      async (request, reply) => {
+        if (chooseAction(request.query.action, ['upload_photo'] as const) === undefined)
+          throw new AppError('ACTION_UNKNOWN', { details: { known: ['upload_photo'] } });
+        return upload(request, reply, 'photo', 'upload_photo', request.query.id, route.element);
+      },
+    );
 
   // ---- QR upload links (docs/api-contract.md, Upload token) ----------------------------------------------------
   const LinkTargetType = Type.Union([Type.Literal('commande'), Type.Literal('fichinter')], {
