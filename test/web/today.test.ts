@@ -18,6 +18,7 @@ import { toDolibarrDateTime } from '../../src/dolibarr/time.js';
 import {
   apiToken,
   assertAccessible,
+  cachedRead,
   assertPhoneFriendly,
   goOffline,
   goOnline,
@@ -138,20 +139,9 @@ describe("app: the technician's day in Chromium [sqlite]", { skip }, () => {
     const before = files(folder);
     await untilOfflineReady(page);
     // The phone keeps the appointments' orders in the background after the list.
-    await until('the order of the appointment is kept on the phone', async () =>
-      Boolean(
-        await page.evaluate(
-          `new Promise((resolve, reject) => {
-            const open = indexedDB.open('fieldreport');
-            open.onerror = () => reject(open.error);
-            open.onsuccess = () => {
-              const get = open.result.transaction('cache').objectStore('cache').get('order-files:${order.id}');
-              get.onsuccess = () => resolve(get.result !== undefined);
-              get.onerror = () => reject(get.error);
-            };
-          })`,
-        ),
-      ),
+    await until(
+      'the order of the appointment is kept on the phone',
+      async () => (await cachedRead(page, `order-files:${order.id}`)) !== undefined,
     );
 
     await goOffline(context);
@@ -201,20 +191,9 @@ describe("app: the technician's day in Chromium [sqlite]", { skip }, () => {
     await open.waitFor();
     await until('his two open interventions', async () => (await open.getByRole('listitem').count()) === 2);
     await untilOfflineReady(page);
-    await until('the intervention of the appointment is kept on the phone', async () =>
-      Boolean(
-        await page.evaluate(
-          `new Promise((resolve, reject) => {
-            const open = indexedDB.open('fieldreport');
-            open.onerror = () => reject(open.error);
-            open.onsuccess = () => {
-              const get = open.result.transaction('cache').objectStore('cache').get('order-files:${-intervention.id}');
-              get.onsuccess = () => resolve(get.result !== undefined);
-              get.onerror = () => reject(get.error);
-            };
-          })`,
-        ),
-      ),
+    await until(
+      'the intervention of the appointment is kept on the phone',
+      async () => (await cachedRead(page, `order-files:${-intervention.id}`)) !== undefined,
     );
 
     await goOffline(context);
