@@ -7,14 +7,17 @@
  *
  * The figures (lower is better for all):
  * - drain: the outbox drain of bench/drain.ts (50 photos back to back, then finalize):
- *   upload answer (median) over the bare upload floor; finalize over the image floor (one
+ *   upload answer (median) over the upload floor (bench/upload-floor.ts: the bare upload, with the
+ *   print copies the service makes in the background); finalize over the image floor (one
  *   print-size copy); the peak's growth over the memory at start, and the memory 15 s later over it;
  * - order list (bench/order-list.ts, SQLite, 50 clients, administrator and technician, the first
  *   page again and again and pages in turn, so that both the page kept in memory and the list's
  *   path through the database are watched): the floor's requests a second over the service's,
  *   and the service's p99 over the floor's; an answer other than 2xx fails the check at once.
  * Each is measured BENCH_CHECK_RUNS times (default 3) and its best run counts: noise only ever
- * makes a figure worse.
+ * makes a figure worse. Each run waits for a quiet machine first (common.ts untilQuiet) and names
+ * what kept it busy. When a figure is still behind after them, BENCH_CHECK_EXTRA_RUNS (default 2)
+ * more runs are made before the verdict: a neighbour's noise passes, a cost stays.
  *
  * BENCH_CHECK_ROOT: measure another built checkout instead of this one (an older commit's
  * worktree, to see the check fail against it). BENCH_CHECK_WRITE=1: write the baseline from this
@@ -24,13 +27,15 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, phoneJpeg } from './common.js';
+import { ROOT, phoneJpeg, untilQuiet } from './common.js';
 import { measureDrain, measureFloors } from './drain.js';
 import { measureOrderList } from './order-list.js';
 
 const env = process.env;
 const TOLERANCE = Number(env.BENCH_CHECK_TOLERANCE ?? 0.3);
 const RUNS = Number(env.BENCH_CHECK_RUNS ?? 3);
+/** Runs added when a figure is behind after RUNS: its best over all of them decides. */
+const EXTRA_RUNS = Number(env.BENCH_CHECK_EXTRA_RUNS ?? 2);
 const BASELINE = path.join(ROOT, 'bench', 'baseline.json');
 /** Seconds of each order-list measurement (service and floor each). */
 const LIST_SECONDS = Number(env.BENCH_CHECK_LIST_SECONDS ?? 9);
@@ -70,20 +75,45 @@ async function listFigures(root: string): Promise<Figures> {
   return figures;
 }
 
-async function measure(root: string): Promise<Figures> {
-  const jpeg = await phoneJpeg();
-  const best: Figures = {};
-  for (let run = 1; run <= RUNS; run++) {
-    console.log(`Run ${run} of ${RUNS} against ${root} …`);
-    const figures = { ...(await drainFigures(root, jpeg)), ...(await listFigures(root)) };
+/** One run of every figure, after waiting for a quiet machine. */
+async function measureOnce(root: string, jpeg: Buffer, label: string): Promise<Figures> {
+  console.log(`${label} against ${root} …`);
+  await untilQuiet();
+  return { ...(await drainFigures(root, jpeg)), ...(await listFigures(root)) };
+}
+
+/** The best of each figure over `runs` runs, merged into `best`. */
+async function measure(root: string, jpeg: Buffer, runs: number, best: Figures = {}, first = 1): Promise<Figures> {
+  for (let run = first; run < first + runs; run++) {
+    const figures = await measureOnce(root, jpeg, `Run ${run} of ${first + runs - 1}`);
     for (const [name, value] of Object.entries(figures)) best[name] = Math.min(best[name] ?? Infinity, value);
   }
   return best;
 }
 
+/** The figures worse than their baseline by more than the tolerance, with the line each prints. */
+function compare(figures: Figures, baseline: Figures): { failed: number; lines: string[] } {
+  let failed = 0;
+  const lines: string[] = [];
+  for (const [name, base] of Object.entries(baseline)) {
+    const value = figures[name];
+    if (value === undefined) {
+      lines.push(`MISSING ${name}: in the baseline, not measured`);
+      failed++;
+      continue;
+    }
+    const limit = round(base * (1 + TOLERANCE));
+    const ok = value <= limit;
+    if (!ok) failed++;
+    lines.push(`${ok ? 'ok     ' : 'WORSE  '} ${name}: ${value} (baseline ${base}, at most ${limit})`);
+  }
+  return { failed, lines };
+}
+
 async function main(): Promise<void> {
   const root = path.resolve(env.BENCH_CHECK_ROOT ?? ROOT);
-  const figures = await measure(root);
+  const jpeg = await phoneJpeg();
+  const figures = await measure(root, jpeg, RUNS);
   if (env.BENCH_CHECK_WRITE === '1' || env.BENCH_CHECK_WRITE === 'merge') {
     const before =
       env.BENCH_CHECK_WRITE === 'merge' ? (JSON.parse(readFileSync(BASELINE, 'utf8')) as { figures: Figures; checks?: number }) : undefined;
@@ -98,22 +128,19 @@ async function main(): Promise<void> {
     console.log(`Baseline written to ${BASELINE} (the worse of ${runs} checks for each figure):`, merged);
     return;
   }
-  const baseline = JSON.parse(readFileSync(BASELINE, 'utf8')) as { figures: Figures };
-  let failed = 0;
-  for (const [name, base] of Object.entries(baseline.figures)) {
-    const value = figures[name];
-    if (value === undefined) {
-      console.log(`MISSING ${name}: in the baseline, not measured`);
-      failed++;
-      continue;
-    }
-    const limit = round(base * (1 + TOLERANCE));
-    const ok = value <= limit;
-    if (!ok) failed++;
-    console.log(`${ok ? 'ok     ' : 'WORSE  '} ${name}: ${value} (baseline ${base}, at most ${limit})`);
+  const baseline = (JSON.parse(readFileSync(BASELINE, 'utf8')) as { figures: Figures }).figures;
+  let result = compare(figures, baseline);
+  if (result.failed > 0 && EXTRA_RUNS > 0) {
+    // A figure behind after RUNS runs may be a neighbour's noise: more runs can only lower a best
+    // figure, and a change that costs speed stays behind in every one of them.
+    console.log(result.lines.filter((l) => !l.startsWith('ok')).join('\n'));
+    console.log(`${result.failed} figure(s) behind after ${RUNS} runs; ${EXTRA_RUNS} more runs before the verdict`);
+    await measure(root, jpeg, EXTRA_RUNS, figures, RUNS + 1);
+    result = compare(figures, baseline);
   }
-  if (failed > 0) {
-    console.log(`${failed} figure(s) more than ${Math.round(TOLERANCE * 100)} % behind the baseline (bench/baseline.json)`);
+  console.log(result.lines.join('\n'));
+  if (result.failed > 0) {
+    console.log(`${result.failed} figure(s) more than ${Math.round(TOLERANCE * 100)} % behind the baseline (bench/baseline.json)`);
     process.exitCode = 1;
   } else console.log('Every figure within its baseline');
 }

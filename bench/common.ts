@@ -1,6 +1,7 @@
 /** What the benchmarks share: the built service in its own process, logins, a phone-sized photo. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -61,6 +62,16 @@ export async function startServer(
     port,
     '/api/health',
   );
+}
+
+/** Ends `child` and waits for it (SIGKILL after 10 s). */
+export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** Waits until `child`, a server on `port`, answers `probe` with a 2xx. */
@@ -224,4 +235,76 @@ export async function seedTechnician(
   } finally {
     await handle.destroy();
   }
+}
+
+/** CPU ticks of the whole machine: busy and total (Linux /proc/stat). */
+function machineTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+  const n = fields.map(Number);
+  const idle = n[3]! + (n[4] ?? 0); // idle + iowait
+  const total = n.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+/** CPU ticks so far of every process, by pid with its command (Linux /proc). */
+function processTicks(): Map<number, { command: string; ticks: number }> {
+  const all = new Map<number, { command: string; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      all.set(Number(entry), { command, ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return all;
+}
+
+/**
+ * The machine's CPU over `ms`: the share busy (0-1, all cores) and the processes that used the most
+ * (excluding this one), e.g. "chromium 93 %, soffice.bin 12 %".
+ */
+export async function machineLoad(ms = 2000): Promise<{ busy: number; top: string }> {
+  const t0 = machineTicks();
+  const p0 = processTicks();
+  await new Promise((r) => setTimeout(r, ms));
+  const t1 = machineTicks();
+  const used: Array<{ command: string; pid: number; pct: number }> = [];
+  for (const [pid, p] of processTicks()) {
+    if (pid === process.pid) continue;
+    const before = p0.get(pid)?.ticks ?? 0;
+    const pct = ((p.ticks - before) / 100 / (ms / 1000)) * 100; // of one core
+    if (pct >= 5) used.push({ command: p.command, pid, pct });
+  }
+  used.sort((a, b) => b.pct - a.pct);
+  return {
+    busy: (t1.busy - t0.busy) / Math.max(1, t1.total - t0.total),
+    top: used
+      .slice(0, 5)
+      .map((u) => `${u.command} (${u.pid}) ${Math.round(u.pct)} %`)
+      .join(', '),
+  };
+}
+
+/**
+ * Waits, up to `maxMs`, until the machine is quiet (at most `share` of its CPU busy over two
+ * seconds, this process excluded as far as /proc/stat allows); says what kept it busy. A figure
+ * measured beside another process's work measures that work.
+ */
+export async function untilQuiet(share = 0.15, maxMs = 120_000): Promise<void> {
+  const started = Date.now();
+  let load = await machineLoad();
+  if (load.busy <= share) return;
+  console.log(
+    `  the machine is busy (${Math.round(load.busy * 100)} % of its CPU: ${load.top || 'no single process'}); waiting for it to be quiet`,
+  );
+  while (load.busy > share && Date.now() - started < maxMs) load = await machineLoad();
+  console.log(
+    load.busy <= share
+      ? `  quiet after ${Math.round((Date.now() - started) / 1000)} s`
+      : `  still busy after ${maxMs / 1000} s (${Math.round(load.busy * 100)} %: ${load.top || 'no single process'}); measuring anyway`,
+  );
 }

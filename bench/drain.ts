@@ -9,15 +9,14 @@
  * Figures: each upload's answer time; finalize right after the last upload; the server's resident
  * memory at rest before, its peak (Linux VmHWM) over uploads and finalize, and 15 s after the
  * finalize's answer. Beside them, the floors measured in the same run, so the figures hold on a
- * noisy machine: a bare Fastify process that receives the same uploads into a file (upload
- * floor), and the time this process takes to turn one of the photos into a print-size JPEG with
+ * noisy machine: a bare Fastify process of its own that receives the same uploads into a file
+ * and makes their print copies in the background (upload floor, bench/upload-floor.ts), and the time this process takes to turn one of the photos into a print-size JPEG with
  * sharp (image floor).
  */
-import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import {
@@ -31,8 +30,11 @@ import {
   phoneJpeg,
   seedTechnician,
   startServer,
+  stopProcess,
   uplinkMs,
+  waitForServer,
 } from './common.js';
+import { SERVER_MALLOC_ENV } from '../src/server-process.js';
 
 export interface DrainFigures {
   label: string;
@@ -191,26 +193,25 @@ export async function measureDrain(
   }
 }
 
-/** The bare upload floor: Fastify + @fastify/multipart streaming each upload into a file, nothing else. */
+/**
+ * The upload floor (bench/upload-floor.ts): Fastify + @fastify/multipart streaming each upload
+ * into a file, its print copy made in the background, in a fresh process of its own as the service is; two uploads to warm
+ * it, then the median of `count`.
+ */
 async function uploadFloor(jpeg: Buffer, count: number): Promise<number> {
-  const { default: Fastify } = await import('fastify');
-  const { default: multipartPlugin } = await import('@fastify/multipart');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-bench-floor-'));
-  const app = Fastify({ logger: false });
-  await app.register(multipartPlugin, { limits: { fileSize: 32 * 1024 * 1024, files: 1 } });
-  let n = 0;
-  app.post('/upload', async (request, reply) => {
-    const part = await request.file();
-    if (!part) return reply.code(400).send({});
-    await pipeline(part.file, createWriteStream(path.join(dir, `${n++}.jpg`)));
-    return reply.code(201).send({ name: part.filename });
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/upload-floor.ts')], {
+    cwd: ROOT,
+    env: { ...SERVER_MALLOC_ENV, ...process.env, PORT: String(port), FLOOR_DIR: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
-    const port = await freePort();
-    await app.listen({ host: '127.0.0.1', port });
-    return median(await drain(`http://127.0.0.1:${port}/upload`, undefined, uploadBodies(jpeg, count)));
+    const { base } = await waitForServer(child, port, '/');
+    await drain(`${base}/upload`, undefined, uploadBodies(jpeg, 2));
+    return median(await drain(`${base}/upload`, undefined, uploadBodies(jpeg, count)));
   } finally {
-    await app.close();
+    await stopProcess(child);
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -226,7 +227,7 @@ async function imageFloor(jpeg: Buffer, runs = 5): Promise<number> {
   return median(times);
 }
 
-export async function measureFloors(jpeg: Buffer, photos = 20): Promise<DrainFloors> {
+export async function measureFloors(jpeg: Buffer, photos = 40): Promise<DrainFloors> {
   return { upload_ms: Math.round((await uploadFloor(jpeg, photos)) * 10) / 10, image_ms: Math.round(await imageFloor(jpeg)) };
 }
 
@@ -256,7 +257,9 @@ export async function runDrainBench(): Promise<{ floors: DrainFloors; runs: Drai
   const mbit = Number(process.env.BENCH_UPLINK_MBIT ?? 20);
   const jpeg = await phoneJpeg();
   const floors = await measureFloors(jpeg);
-  console.log(`Floors: a bare upload ${floors.upload_ms} ms, one print-size copy ${floors.image_ms} ms`);
+  console.log(
+    `Floors: an upload ${floors.upload_ms} ms (bare, its print copy in the background), one print-size copy ${floors.image_ms} ms`,
+  );
   const runs: DrainFigures[] = [];
   for (const root of [...(against ? [path.resolve(against)] : []), ROOT]) {
     const label = root === ROOT ? 'this checkout' : `${path.basename(root)} (${root})`;

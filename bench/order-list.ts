@@ -37,7 +37,7 @@ import { createDb } from '../src/db/database.js';
 import { KEPT_PAGES, createListTotals } from '../src/db/list-total.js';
 import { createElementAccess, namedUserColumns } from '../src/modules/access/element-access.js';
 import { ORDER_ALIAS, createOrderRepository } from '../src/modules/orders/orders.repository.js';
-import { INSTANCE_ID, ROOT, freePort, login, startServer, waitForServer } from './common.js';
+import { INSTANCE_ID, ROOT, freePort, login, startServer, stopProcess, waitForServer } from './common.js';
 import { seed } from './seed.js';
 
 export type BenchDialect = 'sqlite' | 'mysql' | 'postgres';
@@ -304,16 +304,6 @@ async function startFloor(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return waitForServer(child, port, '/api/orders.php');
-}
-
-/** Ends `child` and waits for it (SIGKILL after 10 s). */
-export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Figures being gathered over several slices of load. */

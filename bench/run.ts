@@ -44,14 +44,13 @@ import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import sharp from 'sharp';
 import type { ChildProcess } from 'node:child_process';
-import { ROOT, login, phoneJpeg, startServer } from './common.js';
+import { ROOT, login, phoneJpeg, startServer, stopProcess } from './common.js';
 import {
   ORDER_LIST_TARGETS,
   SkippedDialect,
   describeDay,
   describeOrderList,
   measureOrderList,
-  stopProcess,
   type BenchDialect,
   type DayMeasurement,
   type OrderListMeasurement,
