@@ -22,6 +22,7 @@ import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { transcriptionRoutes } from './modules/transcription/transcription.routes.js';
 import { capabilitiesRoutes } from './modules/capabilities/capabilities.routes.js';
 import { materialsRoutes } from './modules/materials/materials.routes.js';
+import { productsRoutes } from './modules/products/products.routes.js';
 import { runDailyCleanup, scheduleDailyCleanup } from './modules/maintenance/cleanup.js';
 import { recoverDeadRuns, type RecoveryResult } from './modules/maintenance/recovery.js';
 import authenticate, { TOKEN_HEADERS } from './plugins/authenticate.js';
@@ -216,6 +217,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(transcriptionRoutes, services);
   await app.register(capabilitiesRoutes, services);
   await app.register(materialsRoutes, services);
+  await app.register(productsRoutes, services);
   await app.register(webApp, { appDir: config.appDir });
 
   // A user deactivated in Dolibarr keeps its tokens void when it is activated again: the sweep

@@ -29,6 +29,7 @@ import { createAgendaService } from './modules/agenda/agenda.service.js';
 import { createInterventionService } from './modules/interventions/interventions.service.js';
 import { createFilesService } from './modules/files/files.service.js';
 import { createMaterialService } from './modules/materials/materials.service.js';
+import { createProductService } from './modules/products/products.service.js';
 import { createOrderRepository } from './modules/orders/orders.repository.js';
 import { createOrderService } from './modules/orders/orders.service.js';
 import { createTranscriptionService } from './modules/transcription/transcription.service.js';
@@ -189,7 +190,13 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     maxDays: config.uploadTokenMaxDays,
     currentUser: ctx.currentUser,
   });
-  const materials = createMaterialService({ db: handle.db, dialect: handle.dialect, access, entity: config.entity, runs });
+  const products = createProductService({
+    db: handle.db,
+    dialect: handle.dialect,
+    entity: config.entity,
+    userHasWarehouse: columnsOf('user')?.includes('fk_warehouse') ?? false,
+  });
+  const materials = createMaterialService({ db: handle.db, dialect: handle.dialect, access, entity: config.entity, runs, products });
   const transcription = createTranscriptionService({ config, db: handle.db, access, consts });
   const capabilities = createCapabilitiesService({ consts, config });
 
@@ -272,6 +279,7 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     files,
     uploads,
     uploadTokens,
+    products,
     materials,
     transcription,
     capabilities,

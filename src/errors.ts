@@ -60,6 +60,8 @@ export const errorCatalogue = {
     message: 'Dieser Upload-Link gilt nicht mehr: wer ihn erzeugt hat, darf in diesen Auftrag nicht mehr schreiben',
   },
   MATERIAL_NOT_FOUND: { status: 404, message: 'Materialposition nicht gefunden' },
+  PRODUCT_NOT_FOUND: { status: 404, message: 'Artikel nicht gefunden oder nicht im Verkauf' },
+  BATCH_REQUIRED: { status: 400, message: 'Für diesen Artikel ist eine Charge oder Seriennummer nötig' },
   TIME_NOT_FOUND: { status: 404, message: 'Zeiteintrag nicht gefunden' },
   MAIL_NOT_FOUND: { status: 404, message: 'E-Mail nicht gefunden' },
   REPORT_NOT_FINAL: { status: 409, message: 'Nur ein abgeschlossener Bericht kann versendet werden' },

@@ -29,6 +29,7 @@ import { berichtSessions } from './migrations/0017-bericht-sessions.js';
 import { berichtPagePrompt } from './migrations/0018-bericht-page-prompt.js';
 import { standaloneAssignedWork } from './migrations/0019-standalone-assigned-work.js';
 import { standaloneFichinter } from './migrations/0020-standalone-fichinter.js';
+import { catalogue } from './migrations/0021-catalogue.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -60,6 +61,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0018-bericht-page-prompt': berichtPagePrompt(handle.dialect, handle.prefix),
         '0019-standalone-assigned-work': standaloneAssignedWork(handle.dialect, handle.prefix),
         '0020-standalone-fichinter': standaloneFichinter(handle.dialect, handle.prefix),
+        '0021-catalogue': catalogue(handle.dialect, handle.prefix),
       };
     },
   };

@@ -31,6 +31,8 @@ export interface UserTable {
   email: string | null;
   employee: ColumnType<Int, Int | undefined, Int>;
   fk_soc: Int | null;
+  /** The user's default warehouse (Dolibarr's "default warehouse" of the user card): a technician's van. */
+  fk_warehouse: Int | null;
   datestartvalidity: DateTime;
   dateendvalidity: DateTime;
   /** Newer Dolibarr versions only: sessions (tokens) created before this are void. */
@@ -284,6 +286,12 @@ export interface BerichtMaterialTable {
   note: string | null;
   fk_user_creat: Int;
   datec: DateTime;
+  /** The catalogue's product or service (llx_product), null for a line of free text. */
+  fk_product: Int | null;
+  /** Dolibarr's unit (llx_c_units) of the quantity. */
+  fk_unit: Int | null;
+  /** Lot or serial number, for a product that needs one (llx_product.tobatch). */
+  batch: string | null;
 }
 
 export interface BerichtUploadTokenTable {
@@ -586,6 +594,79 @@ export interface CActioncommTable {
   active: Int;
 }
 
+// ---- Products and stock (Dolibarr's modules Products/Services and Stocks) --------------------
+
+/** A product or service (install/mysql/tables/llx_product.sql): the columns the service reads. */
+export interface ProductTable {
+  rowid: Generated<Int>;
+  ref: string;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  label: string;
+  description: string | null;
+  datec: DateTime;
+  tms: DateTime;
+  price: ColumnType<number, number | undefined, number>;
+  price_ttc: ColumnType<number, number | undefined, number>;
+  price_base_type: ColumnType<string, string | undefined, string>;
+  tva_tx: number | null;
+  default_vat_code: string | null;
+  tosell: ColumnType<Int, Int | undefined, Int>;
+  tobuy: ColumnType<Int, Int | undefined, Int>;
+  tobatch: ColumnType<Int, Int | undefined, Int>;
+  /** 0 product, 1 service. */
+  fk_product_type: ColumnType<Int, Int | undefined, Int>;
+  barcode: string | null;
+  fk_barcode_type: Int | null;
+  stockable_product: ColumnType<Int, Int | undefined, Int>;
+  stock: number | null;
+  pmp: ColumnType<number, number | undefined, number>;
+  fk_unit: Int | null;
+  fk_user_author: Int | null;
+}
+
+/** Dolibarr's units (llx_c_units). */
+export interface CUnitsTable {
+  rowid: Generated<Int>;
+  code: string | null;
+  sortorder: Int | null;
+  scale: Int | null;
+  label: string | null;
+  short_label: string | null;
+  unit_type: string | null;
+  active: ColumnType<Int, Int | undefined, Int>;
+}
+
+/** A warehouse (llx_entrepot): a technician's van is one. */
+export interface EntrepotTable {
+  rowid: Generated<Int>;
+  ref: string;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  description: string | null;
+  lieu: string | null;
+  statut: ColumnType<Int, Int | undefined, Int>;
+  datec: DateTime;
+  tms: DateTime;
+  fk_user_author: Int | null;
+}
+
+/** The stock of a product in a warehouse (llx_product_stock). */
+export interface ProductStockTable {
+  rowid: Generated<Int>;
+  tms: DateTime;
+  fk_product: Int;
+  fk_entrepot: Int;
+  reel: number | null;
+}
+
+/** Lots and serial numbers in a warehouse's stock (llx_product_batch). */
+export interface ProductBatchTable {
+  rowid: Generated<Int>;
+  tms: DateTime;
+  fk_product_stock: Int;
+  batch: string;
+  qty: ColumnType<number, number | undefined, number>;
+}
+
 export interface Database {
   user: UserTable;
   usergroup: UsergroupTable;
@@ -599,6 +680,11 @@ export interface Database {
   facture: FactureTable;
   propal: PropalTable;
   fichinter: FichinterTable;
+  product: ProductTable;
+  c_units: CUnitsTable;
+  entrepot: EntrepotTable;
+  product_stock: ProductStockTable;
+  product_batch: ProductBatchTable;
   ecm_files: EcmFilesTable;
   element_element: ElementElementTable;
   bericht: BerichtTable;
@@ -640,6 +726,11 @@ export const TABLE_NAMES: readonly TableName[] = [
   'facture',
   'propal',
   'fichinter',
+  'product',
+  'c_units',
+  'entrepot',
+  'product_stock',
+  'product_batch',
   'ecm_files',
   'element_element',
   'bericht',

@@ -3,7 +3,8 @@
  * orders with ref_client linked to users and a work description each, invoices, proposals, the
  * technician's week (orders and interventions the office gave him by contact and agenda), a
  * company with a logo, a few real photos (with Dolibarr thumbnails and ecm_files rows) in the order
- * folders, material lines and a draft maintenance report on the first order, a report template
+ * folders, a catalogue of parts and services with barcodes and the technician's van (a warehouse
+ * with stock, his default warehouse), material lines and a draft maintenance report on the first order, a report template
  * (a gas boiler's maintenance protocol: a checklist with four measured values), and an ODT cover-sheet template.
  *
  * Only ever on a database whose Dolibarr tables this service created (never a real Dolibarr),
@@ -14,6 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../adapters/file-store.js';
+import { addProduct, addWarehouse, setStock, type NewProduct } from './catalogue.js';
 import { COVER_TEMPLATE_FILENAME, makeCoverTemplateOdt } from './cover-template.js';
 import { SERVER_TZ_CONST } from '../dolibarr/time-zone.js';
 import { defineItems, writeItems, type ItemDefinition } from '../modules/pages/checklist.js';
@@ -248,6 +250,40 @@ function ref(prefix: string, at: Date, n: number): string {
 }
 
 /** The demo company's zone (Garching, Bavaria), when TIME_ZONE names none: it becomes Dolibarr's MAIN_SERVER_TZ. */
+/**
+ * The demo's catalogue: parts with an EAN-13 (a Code 128 text for one), a serial-numbered pump, a
+ * service for the labour, one item no longer on sale; the units are Dolibarr's (llx_c_units.code).
+ */
+const CATALOGUE: Array<Omit<NewProduct, 'entity'>> = [
+  { ref: 'DICHT-BR-01', label: 'Dichtungssatz Brenner', price: 12.5, unit: 'SET', barcode: '4260123450014' },
+  { ref: 'CU-15', label: 'Kupferrohr 15 mm', price: 8.4, unit: 'M', barcode: '4260123450021' },
+  { ref: 'CU-22', label: 'Kupferrohr 22 mm', price: 12.9, unit: 'M', barcode: '4260123450038' },
+  { ref: 'FIT-15-W', label: 'Pressfitting Winkel 15 mm', price: 3.2, unit: 'P', barcode: '4260123450045' },
+  { ref: 'DUESE-045', label: 'Brennerdüse 0,45 gph 60° S', price: 9.8, unit: 'P', barcode: '4260123450052' },
+  { ref: 'FILTER-OEL', label: 'Ölfiltereinsatz Siku 40 µm', price: 6.9, unit: 'P', barcode: '4260123450069' },
+  { ref: 'ZUEND-EL', label: 'Zündelektrode Blockelektrode', price: 18.4, unit: 'P', barcode: '4260123450076' },
+  { ref: 'ENTL-VENT', label: 'Schnellentlüfter 3/8"', price: 7.5, unit: 'P', barcode: 'C128-ENTL-VENT-38' },
+  { ref: 'FROSTSCHUTZ', label: 'Frostschutzmittel Heizung', price: 4.1, unit: 'L', barcode: '4260123450083' },
+  { ref: 'PUMPE-UPM3', label: 'Hocheffizienzpumpe UPM3 25-70', price: 189, unit: 'P', batch: 2 },
+  { ref: 'DICHT-ALT', label: 'Dichtungssatz Brenner (alte Bauart)', price: 9.9, unit: 'SET', tosell: false },
+  { ref: 'ARBEIT-STD', label: 'Arbeitsstunde Techniker', price: 65, unit: 'H', service: true },
+  { ref: 'ANFAHRT', label: 'Anfahrtspauschale', price: 35, service: true },
+];
+
+/** What the van carries: ref and quantity. */
+const VAN_STOCK: Array<[string, number]> = [
+  ['DICHT-BR-01', 6],
+  ['CU-15', 12.5],
+  ['CU-22', 6],
+  ['FIT-15-W', 24],
+  ['DUESE-045', 4],
+  ['FILTER-OEL', 5],
+  ['ZUEND-EL', 2],
+  ['ENTL-VENT', 3],
+  ['FROSTSCHUTZ', 10],
+  ['PUMPE-UPM3', 1],
+];
+
 export const DEMO_TIME_ZONE = 'Europe/Berlin';
 
 export async function seedDemo(
@@ -420,6 +456,19 @@ export async function seedDemo(
     // (owner, or attendee of the master's), today and on the next days, at the customer's.
     const office = userIds.get('buero')!;
     const technician = userIds.get('techniker')!;
+
+    // The catalogue the technician takes parts from, and his van: a warehouse of its own, his
+    // default warehouse (the user card's), stocked as the office's stock corrections leave it.
+    const productIds = new Map<string, number>();
+    for (const p of CATALOGUE) productIds.set(p.ref, await addProduct(trx, dialect, { ...p, entity, author: office }));
+    const van = await addWarehouse(trx, dialect, {
+      ref: 'Fahrzeug M-FR 1042',
+      description: 'Servicewagen Max Mustermann',
+      entity,
+      author: office,
+    });
+    await trx.updateTable('user').set({ fk_warehouse: van }).where('rowid', '=', technician).execute();
+    for (const [ref, qty] of VAN_STOCK) await setStock(trx, productIds.get(ref)!, van, qty);
     const today = dt(now).slice(0, 10);
     const contactType = async (element: string, code: string) =>
       (

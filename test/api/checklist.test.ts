@@ -1410,6 +1410,7 @@ for (const dialect of testDialects()) {
           '0018-bericht-page-prompt',
           '0019-standalone-assigned-work',
           '0020-standalone-fichinter',
+          '0021-catalogue',
         ]);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;

@@ -72,6 +72,10 @@ for (const dialect of testDialects()) {
           note: 'Vorlauf',
           fk_user_creat: me.id,
           datec: 0,
+          // Free text: no product of the catalogue, no unit of Dolibarr's, no lot.
+          fk_product: null,
+          fk_unit: null,
+          batch: null,
         },
       );
       assert.ok(a.datec >= before - 1 && a.datec <= Math.floor(Date.now() / 1000) + 1);
@@ -348,6 +352,7 @@ for (const dialect of testDialects()) {
           access: { getById: async () => ({ id: order.id, ref: order.ref }) } as unknown as ElementAccess,
           entity: 1,
           runs: { state: async () => 'alive' },
+          products: { forLine: async () => assert.fail('a line of free text asks for no product') },
         });
       };
       const asMe = { id: me.id, admin: false, fkSoc: null };

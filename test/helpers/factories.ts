@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../src/config.js';
 import type { DbHandle } from '../../src/db/database.js';
+import { addProduct, addWarehouse, setStock, type NewProduct } from '../../src/demo/catalogue.js';
 import { insertId, toDbDateTime } from '../../src/db/dialect.js';
 import { recordPlannedEvent } from '../../src/dolibarr/agenda.js';
 import { hashPassword } from '../../src/dolibarr/password.js';
@@ -380,9 +381,27 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
     });
   }
 
+  /** A product (or service) of the catalogue; its id and ref. */
+  async function product(options: Partial<NewProduct> = {}) {
+    const n = next();
+    const ref = options.ref ?? `PRD-${n}-${randomBytes(2).toString('hex')}`;
+    const id = await addProduct(db, dialect, { label: `Artikel ${n}`, price: 10, entity: config.entity, ...options, ref });
+    return { id, ref };
+  }
+
+  /** A warehouse, given to `user` as his van (llx_user.fk_warehouse) when one is named; its id. */
+  async function van(options: { user?: number; entity?: number; stock?: Array<[product: number, qty: number]> } = {}) {
+    const id = await addWarehouse(db, dialect, { ref: `Fahrzeug ${next()}`, entity: options.entity ?? config.entity });
+    if (options.user !== undefined) await db.updateTable('user').set({ fk_warehouse: id }).where('rowid', '=', options.user).execute();
+    for (const [p, qty] of options.stock ?? []) await setStock(db, p, id, qty);
+    return id;
+  }
+
   return {
     user,
     token,
+    product,
+    van,
     setConst,
     getConst,
     thirdParty,

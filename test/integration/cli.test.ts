@@ -635,6 +635,17 @@ for (const dialect of testDialects()) {
             material.every((m) => m.element_type === 'commande' && Number(m.fk_element) === Number(draft.fk_element) && Number(m.qty) > 0),
           "material lines on the report's order",
         );
+        // The catalogue and the technician's van: parts on sale with barcodes, his stock beside them.
+        const techLogin = (await login(app, 'techniker', 'demo')).json() as { token: string };
+        const catalogue = (
+          await app.inject({ method: 'GET', url: '/api/products.php?limit=500', headers: { authorization: `Bearer ${techLogin.token}` } })
+        ).json() as { items: Array<{ ref: string; barcode: string | null; type: string; van_stock: number | null; on_sale: boolean }> };
+        const byRef = new Map(catalogue.items.map((p) => [p.ref, p]));
+        assert.ok(catalogue.items.length >= 10 && catalogue.items.every((p) => p.on_sale), 'parts on sale');
+        assert.equal(byRef.get('DICHT-BR-01')?.van_stock, 6, 'the van carries 6 seal kits');
+        assert.equal(byRef.get('DICHT-BR-01')?.barcode, '4260123450014');
+        assert.equal(byRef.get('ARBEIT-STD')?.type, 'service', 'a labour service');
+        assert.ok(!byRef.has('DICHT-ALT'), 'what is no longer sold is not offered');
         const cover = unzipSync(readFileSync(path.join(s.dataRoot, 'doctemplates', 'bericht', draft.odt_template!)));
         assert.deepEqual(
           Buffer.from(cover['Pictures/logo.png']!),

@@ -63,6 +63,7 @@ const MIGRATIONS = [
   '0018-bericht-page-prompt',
   '0019-standalone-assigned-work',
   '0020-standalone-fichinter',
+  '0021-catalogue',
 ];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
@@ -261,6 +262,7 @@ for (const dialect of testDialects()) {
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
+        '0021-catalogue',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
@@ -296,6 +298,7 @@ for (const dialect of testDialects()) {
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
+        '0021-catalogue',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
@@ -334,6 +337,7 @@ for (const dialect of testDialects()) {
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
+        '0021-catalogue',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
@@ -392,6 +396,7 @@ for (const dialect of testDialects()) {
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
+        '0021-catalogue',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
@@ -430,6 +435,7 @@ for (const dialect of testDialects()) {
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
+        '0021-catalogue',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
@@ -461,6 +467,7 @@ for (const dialect of testDialects()) {
         '0018-bericht-page-prompt',
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
+        '0021-catalogue',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999018).execute();
@@ -868,6 +875,7 @@ for (const dialect of testDialects()) {
           '0018-bericht-page-prompt',
           '0019-standalone-assigned-work',
           '0020-standalone-fichinter',
+          '0021-catalogue',
         ]);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');

@@ -35,6 +35,22 @@ export const CreateMaterialBody = Type.Object(
     note: Type.Optional(
       Type.Union([PersonText({ required: false, maxLength: 2000, description: 'Remark (at most 2000 characters).' }), Type.Null()]),
     ),
+    fk_product: Type.Optional(
+      Type.Union([
+        RowId('The product or service of the catalogue (GET /api/products.php), on sale; none: a line of free text.'),
+        Type.Null(),
+      ]),
+    ),
+    batch: Type.Optional(
+      Type.Union([
+        PersonText({
+          required: false,
+          maxLength: 128,
+          description: 'Lot or serial number: required for a product that keeps them (`needs_batch`), refused for any other line.',
+        }),
+        Type.Null(),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );
@@ -50,6 +66,9 @@ export const Material = Type.Object({
   note: Type.Union([Type.String(), Type.Null()]),
   fk_user_creat: Type.Integer({ description: 'Who added the line.' }),
   datec: Type.Union([Type.Integer(), Type.Null()], { description: 'When, Unix seconds.' }),
+  fk_product: Type.Union([Type.Integer(), Type.Null()], { description: "The catalogue's product or service; null: free text." }),
+  fk_unit: Type.Union([Type.Integer(), Type.Null()], { description: "The quantity's unit as Dolibarr's (llx_c_units), the product's." }),
+  batch: Type.Union([Type.String(), Type.Null()], { description: 'Lot or serial number.' }),
 });
 export type Material = Static<typeof Material>;
 export const MaterialList = ListOf(Material);

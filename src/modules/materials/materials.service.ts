@@ -13,6 +13,7 @@ import type { ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import { notFoundCode, type Caller, type ElementAccess } from '../access/element-access.js';
 import { idempotent } from '../common/idempotency.js';
+import type { ProductService } from '../products/products.service.js';
 import { MATERIAL_ELEMENT_TYPES, QTY_DECIMALS, type CreateMaterialBody, type Material } from './materials.schemas.js';
 
 interface MaterialRow {
@@ -25,6 +26,9 @@ interface MaterialRow {
   note: string | null;
   fk_user_creat: number;
   datec: string | null;
+  fk_product: number | null;
+  fk_unit: number | null;
+  batch: string | null;
 }
 
 function toMaterial(row: MaterialRow): Material {
@@ -38,6 +42,9 @@ function toMaterial(row: MaterialRow): Material {
     note: row.note,
     fk_user_creat: Number(row.fk_user_creat),
     datec: fromDbDateTime(row.datec),
+    fk_product: row.fk_product === null ? null : Number(row.fk_product),
+    fk_unit: row.fk_unit === null ? null : Number(row.fk_unit),
+    batch: row.batch,
   };
 }
 
@@ -50,8 +57,9 @@ export function createMaterialService(deps: {
   access: ElementAccess;
   entity: number;
   runs: Pick<RunRegistry, 'state'>;
+  products: Pick<ProductService, 'forLine'>;
 }) {
-  const { db, dialect, access, entity, runs } = deps;
+  const { db, dialect, access, entity, runs, products } = deps;
 
   async function visibleElement(user: Caller, type: ElementType, id: number) {
     const element = await access.getById(type, id, user);
@@ -88,6 +96,15 @@ export function createMaterialService(deps: {
       if (!label)
         throw new AppError('VALIDATION_FAILED', { message: 'label erforderlich', details: [{ field: 'body.label', message: 'required' }] });
       await visibleElement(user, body.element_type, body.fk_element);
+      // A line of the catalogue: its product on sale, its unit, its lot or serial number where it keeps them.
+      const product = body.fk_product ? await products.forLine(user, body.fk_product) : undefined;
+      const batch = text(body.batch);
+      if (product?.needsBatch && !batch) throw new AppError('BATCH_REQUIRED', { details: [{ field: 'body.batch', message: 'required' }] });
+      if (batch && !product?.needsBatch)
+        throw new AppError('VALIDATION_FAILED', {
+          message: 'batch nur für einen Artikel mit Charge oder Seriennummer',
+          details: [{ field: 'body.batch', message: 'only for a product that keeps lots or serial numbers' }],
+        });
       const scope = `material:${body.element_type}:${body.fk_element}`;
       return idempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope }, (claim) =>
         db.transaction().execute(async (trx) => {
@@ -99,8 +116,11 @@ export function createMaterialService(deps: {
               fk_element: body.fk_element,
               label,
               qty: Math.round(scaled) / 10 ** QTY_DECIMALS,
-              unit: text(body.unit),
+              unit: text(body.unit) ?? product?.unit ?? null,
               note: text(body.note),
+              fk_product: product?.id ?? null,
+              fk_unit: product?.fkUnit ?? null,
+              batch,
               fk_user_creat: user.id,
               datec: toDbDateTime(),
             }),

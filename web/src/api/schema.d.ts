@@ -395,6 +395,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/products.php": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The catalogue: products and services on sale, with the stock of the van
+         * @description Without `action`: `{ items, total, sync_mark }`, the products and services on sale (llx_product.tosell) of this entity by ref, paged by limit/offset; `q` searches ref, label and barcode, `barcode` finds exactly what a scan read, `id` one product. Each with its unit (llx_c_units), base sell price and VAT rate, whether it needs a lot or serial number, and `van_stock`: its physical stock in the caller's default warehouse (llx_user.fk_warehouse, his van). `changed_since` (an earlier `sync_mark`): what changed since, on sale or not, oldest change first. `action=ids`: `{ ids, sync_mark }`, every id on sale. Internal users only: an external user is 403 AUTH_RIGHT_MISSING.
+         */
+        get: operations["getProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reports.php": {
         parameters: {
             query?: never;
@@ -2746,10 +2766,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
+                            /** @description Lot or serial number. */
+                            batch: string | null;
                             /** @description When, Unix seconds. */
                             datec: number | null;
                             element_type: string;
                             fk_element: number;
+                            /** @description The catalogue's product or service; null: free text. */
+                            fk_product: number | null;
+                            /** @description The quantity's unit as Dolibarr's (llx_c_units), the product's. */
+                            fk_unit: number | null;
                             /** @description Who added the line. */
                             fk_user_creat: number;
                             id: number;
@@ -2867,10 +2893,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    batch?: string | null;
                     /** @description Kind of object: commande (order), facture (invoice), propal (proposal), fichinter (intervention). */
                     element_type: "commande" | "facture" | "propal" | "fichinter";
                     /** @description The object the line belongs to. */
                     fk_element: number;
+                    fk_product?: number | null;
                     /** @description What was used (1-255 characters). Trimmed; empty or only spaces is 400 VALIDATION_FAILED; a control character (NUL, ESC, DEL, C1; tab and line breaks are allowed) or a direction override (U+202A-U+202E, U+2066-U+2069) is 400 VALIDATION_FAILED. */
                     label: string;
                     note?: string | null;
@@ -2888,10 +2916,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Lot or serial number. */
+                        batch: string | null;
                         /** @description When, Unix seconds. */
                         datec: number | null;
                         element_type: string;
                         fk_element: number;
+                        /** @description The catalogue's product or service; null: free text. */
+                        fk_product: number | null;
+                        /** @description The quantity's unit as Dolibarr's (llx_c_units), the product's. */
+                        fk_unit: number | null;
                         /** @description Who added the line. */
                         fk_user_creat: number;
                         id: number;
@@ -4789,6 +4823,146 @@ export interface operations {
             };
             /** @description Default Response */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server takes. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getProducts: {
+        parameters: {
+            query?: {
+                /** @description `ids`: the ids of every product and service on sale, to drop from a copy what is gone. */
+                action?: string;
+                /** @description Exactly this barcode (what a scan read); the products and services with it. */
+                barcode?: string;
+                /** @description The `sync_mark` of an earlier answer: the products and services changed since (a minute before it, so none committed late is missed), those no longer on sale among them (`on_sale` false), oldest change first: how a copy kept on the phone follows the catalogue. */
+                changed_since?: string;
+                /** @description One product or service (llx_product.rowid). */
+                id?: number;
+                /** @description Entries per page (at most 500). */
+                limit?: number;
+                offset?: number;
+                /** @description Search (case-insensitive substring; % and _ are literal; at most 100 characters, trimmed) over the ref, the label and the barcode. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            barcode: string | null;
+                            /** @description Dolibarr's unit (llx_c_units.rowid) of its quantities. */
+                            fk_unit: number | null;
+                            id: number;
+                            label: string;
+                            /** @description A lot or serial number is kept for it (llx_product.tobatch); a material line of it needs one. */
+                            needs_batch: boolean;
+                            /** @description On sale (llx_product.tosell); only those are listed except with `since`. */
+                            on_sale: boolean;
+                            /** @description Sell price without tax (llx_product.price), the base price before any customer rule. */
+                            price: number;
+                            ref: string;
+                            /** @description A product (stock is kept) or a service. */
+                            type: "product" | "service";
+                            /** @description The unit's short label (p, m, kg, h, …). */
+                            unit: string | null;
+                            /** @description The physical stock in the caller's van (his default warehouse, llx_user.fk_warehouse); null without a van or for a service. */
+                            van_stock: number | null;
+                            /** @description Default VAT rate in percent (llx_product.tva_tx). */
+                            vat_rate: number | null;
+                        }[];
+                        /** @description The database's clock when the answer was read: the next `changed_since` of a copy. */
+                        sync_mark: string;
+                        total: number;
+                    } | {
+                        /** @description Every product and service on sale, ascending. */
+                        ids: number[];
+                        /** @description The database's clock when the answer was read. */
+                        sync_mark: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable code for programs, e.g. AUTH_LOGIN_FAILED. */
+                        code: string;
+                        details?: unknown;
+                        /** @description German message for people. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request did not arrive in time (see Time limits). */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
