@@ -195,6 +195,7 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     dialect: handle.dialect,
     entity: config.entity,
     userHasWarehouse: columnsOf('user')?.includes('fk_warehouse') ?? false,
+    productHasStockable: columnsOf('product')?.includes('stockable_product') ?? false,
   });
   const materials = createMaterialService({ db: handle.db, dialect: handle.dialect, access, entity: config.entity, runs, products });
   const transcription = createTranscriptionService({ config, db: handle.db, access, consts });

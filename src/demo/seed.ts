@@ -249,7 +249,6 @@ function ref(prefix: string, at: Date, n: number): string {
   return `${prefix}${yymm}-${String(n).padStart(4, '0')}`;
 }
 
-/** The demo company's zone (Garching, Bavaria), when TIME_ZONE names none: it becomes Dolibarr's MAIN_SERVER_TZ. */
 /**
  * The demo's catalogue: parts with an EAN-13 (a Code 128 text for one), a serial-numbered pump, a
  * service for the labour, one item no longer on sale; the units are Dolibarr's (llx_c_units.code).
@@ -284,6 +283,7 @@ const VAN_STOCK: Array<[string, number]> = [
   ['PUMPE-UPM3', 1],
 ];
 
+/** The demo company's zone (Garching, Bavaria), when TIME_ZONE names none: it becomes Dolibarr's MAIN_SERVER_TZ. */
 export const DEMO_TIME_ZONE = 'Europe/Berlin';
 
 export async function seedDemo(

@@ -144,6 +144,7 @@ for (const dialect of testDialects()) {
       // Everything of this run older than the overlap before the mark…
       const longAgo = markMinus(first.sync_mark, 7200);
       await ctx.handle.db.updateTable('product').set({ tms: longAgo }).where('ref', 'like', `${tag}%`).execute();
+      await ctx.handle.db.updateTable('product_stock').set({ tms: longAgo }).execute();
       const quiet = await list(tech, `changed_since=${encodeURIComponent(first.sync_mark)}&q=${tag}`);
       assert.equal(quiet.total, 0, 'nothing changed since');
       // …then one goes off sale and one is added (the database's clock, as Dolibarr's tms).
@@ -166,7 +167,41 @@ for (const dialect of testDialects()) {
         ids.ids,
         [...ids.ids].sort((a, b) => a - b),
       );
+      // A stock movement in the van (the product's row untouched) reaches the copy too.
+      const second = await list(tech, `q=${tag}`);
+      await ctx.handle.db
+        .updateTable('product')
+        .set({ tms: markMinus(second.sync_mark, 7200) })
+        .where('ref', 'like', `${tag}%`)
+        .execute();
+      await ctx.handle.db
+        .updateTable('product_stock')
+        .set({ tms: markMinus(second.sync_mark, 7200) })
+        .execute();
+      await ctx.handle.db
+        .updateTable('product_stock')
+        .set({ reel: 5, tms: sql<string>`current_timestamp` })
+        .where('fk_product', '=', made.seal.id)
+        .where('fk_entrepot', '=', vanId)
+        .execute();
+      const moved = await list(tech, `changed_since=${encodeURIComponent(second.sync_mark)}&q=${tag}`);
+      assert.deepEqual(
+        moved.items.map((i) => [i.ref, i.van_stock]),
+        [[`${tag}-DICHT`, 5]],
+      );
       await ctx.handle.db.updateTable('product').set({ tosell: 1 }).where('rowid', '=', made.pipe.id).execute();
+    });
+
+    test('a closed van is none; a product whose stock is not kept has none in the van', async () => {
+      const driver = await caller();
+      const closed = await ctx.make.van({ user: driver.id, stock: [[made.seal.id, 2]] });
+      assert.equal((await list(driver, `id=${made.seal.id}`)).items[0]!.van_stock, 2);
+      await ctx.handle.db.updateTable('entrepot').set({ statut: 0 }).where('rowid', '=', closed).execute();
+      assert.equal((await list(driver, `id=${made.seal.id}`)).items[0]!.van_stock, null);
+      const kit = await ctx.make.product({ ref: `${tag}-KIT`, label: 'Montagesatz (ohne Lager)', price: 20 });
+      await ctx.handle.db.updateTable('product').set({ stockable_product: 0 }).where('rowid', '=', kit.id).execute();
+      assert.equal((await list(tech, `id=${kit.id}`)).items[0]!.van_stock, null);
+      await ctx.handle.db.updateTable('product').set({ tosell: 0 }).where('rowid', '=', kit.id).execute();
     });
 
     test('external users have no catalogue; no login is 401; wrong input is 400 with the field named', async () => {
@@ -184,6 +219,11 @@ for (const dialect of testDialects()) {
         ['id=x', 'id'],
         ['changed_since=2026-11-29', 'changed_since'],
         ['changed_since=yesterday', 'changed_since'],
+        [`changed_since=${encodeURIComponent('2026-13-01 00:00:00')}`, 'changed_since'],
+        [`changed_since=${encodeURIComponent('2026-11-29 23:60:00')}`, 'changed_since'],
+        [`changed_since=${encodeURIComponent('2026-02-30 10:00:00')}`, 'changed_since'],
+        [`changed_since=${encodeURIComponent('0000-01-01 00:00:30')}`, 'changed_since'],
+        ['barcode=%20%20', 'barcode'],
         [`q=${'x'.repeat(101)}`, 'q'],
         [`barcode=${'7'.repeat(181)}`, 'barcode'],
         ['barcode=', 'barcode'],
@@ -216,6 +256,32 @@ for (const dialect of testDialects()) {
       const pump = await add({ fk_product: made.pump.id, label: 'Umwälzpumpe', qty: 1, batch: ' SN-2026-0042 ' });
       assert.equal(pump.statusCode, 201, pump.body);
       assert.equal(pump.json().batch, 'SN-2026-0042');
+      const two = await add({ fk_product: made.pump.id, label: 'Umwälzpumpe', qty: 2, batch: 'SN-1' });
+      assertError(two, 400, 'VALIDATION_FAILED');
+      assert.match(two.body, /body\.qty/, 'a serial number is one piece');
+      const lot = await ctx.make.product({ ref: `${tag}-FROST`, label: 'Frostschutz', price: 4, unit: 'L', batch: 1 });
+      const frost = await add({ fk_product: lot.id, label: 'Frostschutz', qty: 2.5, batch: 'L-2026-11' });
+      assert.equal(frost.statusCode, 201, frost.body);
+      assert.deepEqual([frost.json().batch, frost.json().unit], ['L-2026-11', 'L']);
+      const wrongUnit = await add({ fk_product: made.pipe.id, label: 'Kupferrohr', unit: 'kg' });
+      assertError(wrongUnit, 400, 'VALIDATION_FAILED');
+      assert.match(wrongUnit.body, /body\.unit/);
+      assert.equal((await add({ fk_product: made.pipe.id, label: 'Kupferrohr', unit: 'm', qty: 2.5 })).statusCode, 201);
+      // A repeat whose first answer was lost gets it again, though the product went off sale meanwhile.
+      const keyed = () =>
+        api(
+          'POST',
+          '/api/materials.php',
+          tech,
+          { element_type: 'commande', fk_element: order.id, qty: 1, fk_product: lot.id, label: 'Frostschutz', batch: 'L-2' },
+          { key: `${tag}-frost` },
+        );
+      const firstAnswer = await keyed();
+      assert.equal(firstAnswer.statusCode, 201, firstAnswer.body);
+      await ctx.handle.db.updateTable('product').set({ tosell: 0 }).where('rowid', '=', lot.id).execute();
+      const again = await keyed();
+      assert.equal(again.statusCode, 201, again.body);
+      assert.equal(again.json().id, firstAnswer.json().id);
       const refused = await add({ fk_product: made.seal.id, label: 'Dichtungssatz', batch: 'L1' });
       assertError(refused, 400, 'VALIDATION_FAILED');
       assert.match(refused.body, /body\.batch/);

@@ -13,7 +13,7 @@ import type { ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import { notFoundCode, type Caller, type ElementAccess } from '../access/element-access.js';
 import { idempotent } from '../common/idempotency.js';
-import type { ProductService } from '../products/products.service.js';
+import type { LineProduct, ProductService } from '../products/products.service.js';
 import { MATERIAL_ELEMENT_TYPES, QTY_DECIMALS, type CreateMaterialBody, type Material } from './materials.schemas.js';
 
 interface MaterialRow {
@@ -50,6 +50,26 @@ function toMaterial(row: MaterialRow): Material {
 
 /** Free text as stored: trimmed, empty is null. */
 const text = (value: string | null | undefined) => (value === undefined || value === null || value.trim() === '' ? null : value.trim());
+
+/**
+ * A line's product against what came with it: a lot or serial number exactly where the product
+ * keeps them (a serial number is one piece), and no unit other than the product's.
+ */
+function checkProductLine(product: LineProduct | undefined, line: { batch: string | null; unit: string | null; qty: number }): void {
+  const refuse = (field: string, message: string, why: string) =>
+    new AppError('VALIDATION_FAILED', { message, details: [{ field: `body.${field}`, message: why }] });
+  if (product?.batch && !line.batch) throw new AppError('BATCH_REQUIRED', { details: [{ field: 'body.batch', message: 'required' }] });
+  if (line.batch && !product?.batch)
+    throw refuse(
+      'batch',
+      'batch nur für einen Artikel mit Charge oder Seriennummer',
+      'only for a product that keeps lots or serial numbers',
+    );
+  if (product?.batch === 'serial' && line.qty !== 1)
+    throw refuse('qty', 'qty 1 für einen Artikel mit Seriennummer (eine Position je Nummer)', 'a serial number is one piece: 1');
+  if (product?.unit && line.unit && line.unit !== product.unit)
+    throw refuse('unit', `unit ist beim Artikel ${product.unit}`, `the product's unit is ${product.unit}`);
+}
 
 export function createMaterialService(deps: {
   db: Db;
@@ -96,18 +116,16 @@ export function createMaterialService(deps: {
       if (!label)
         throw new AppError('VALIDATION_FAILED', { message: 'label erforderlich', details: [{ field: 'body.label', message: 'required' }] });
       await visibleElement(user, body.element_type, body.fk_element);
-      // A line of the catalogue: its product on sale, its unit, its lot or serial number where it keeps them.
-      const product = body.fk_product ? await products.forLine(user, body.fk_product) : undefined;
-      const batch = text(body.batch);
-      if (product?.needsBatch && !batch) throw new AppError('BATCH_REQUIRED', { details: [{ field: 'body.batch', message: 'required' }] });
-      if (batch && !product?.needsBatch)
-        throw new AppError('VALIDATION_FAILED', {
-          message: 'batch nur für einen Artikel mit Charge oder Seriennummer',
-          details: [{ field: 'body.batch', message: 'only for a product that keeps lots or serial numbers' }],
-        });
       const scope = `material:${body.element_type}:${body.fk_element}`;
-      return idempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope }, (claim) =>
-        db.transaction().execute(async (trx) => {
+      return idempotent({ db, runs }, { entity, userId: user.id, key: idempotencyKey, scope }, async (claim) => {
+        // A line of the catalogue (checked once the key is claimed: a repeat of a line whose product
+        // went off sale since gets its first answer): its product on sale, its unit, its lot or
+        // serial number where it keeps them.
+        const product = body.fk_product ? await products.forLine(user, body.fk_product) : undefined;
+        const batch = text(body.batch);
+        const unit = text(body.unit);
+        checkProductLine(product, { batch, unit, qty: body.qty });
+        return db.transaction().execute(async (trx) => {
           const id = await insertId(
             dialect,
             trx.insertInto('bericht_material').values({
@@ -116,7 +134,7 @@ export function createMaterialService(deps: {
               fk_element: body.fk_element,
               label,
               qty: Math.round(scaled) / 10 ** QTY_DECIMALS,
-              unit: text(body.unit) ?? product?.unit ?? null,
+              unit: unit ?? product?.unit ?? null,
               note: text(body.note),
               fk_product: product?.id ?? null,
               fk_unit: product?.fkUnit ?? null,
@@ -130,8 +148,8 @@ export function createMaterialService(deps: {
           );
           await claim?.complete(201, material, trx);
           return material;
-        }),
-      );
+        });
+      });
     },
 
     async remove(user: Caller, id: number): Promise<{ id: number; deleted: true }> {

@@ -29,6 +29,7 @@ interface ProductRow {
   tva_tx: number | string | null;
   tobatch: number | string | null;
   tosell: number | string | null;
+  stockable_product: number | string | null;
   reel: number | string | null;
 }
 
@@ -48,14 +49,25 @@ function toProduct(row: ProductRow, van: boolean): Product {
     vat_rate: num(row.tva_tx),
     needs_batch: !service && Number(row.tobatch) > 0,
     on_sale: Number(row.tosell) === 1,
-    van_stock: van && !service ? Number(row.reel ?? 0) : null,
+    // A product whose stock is not kept (stockable_product 0) has none in the van either.
+    van_stock: van && !service && Number(row.stockable_product ?? 1) !== 0 ? Number(row.reel ?? 0) : null,
   };
 }
 
-/** 'YYYY-MM-DD HH:MM:SS' `seconds` earlier, as calendar arithmetic (no time zone: the mark is the database's wall clock). */
+/**
+ * 'YYYY-MM-DD HH:MM:SS' `seconds` earlier, as calendar arithmetic (no time zone: the mark is the
+ * database's wall clock). A mark that is no time of the calendar (month 13, 23:60, 30 February,
+ * before the year 1000) is 400 on `changed_since`.
+ */
 export function markMinus(mark: string, seconds: number): string {
-  const at = Date.parse(`${mark.replace(' ', 'T')}Z`) - seconds * 1000;
-  return new Date(at).toISOString().slice(0, 19).replace('T', ' ');
+  const at = Date.parse(`${mark.replace(' ', 'T')}Z`);
+  const again = Number.isNaN(at) ? '' : new Date(at).toISOString().slice(0, 19).replace('T', ' ');
+  if (again !== mark || mark < '1000')
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'changed_since ist kein Zeitpunkt',
+      details: [{ field: 'querystring.changed_since', message: 'not a date and time of the calendar' }],
+    });
+  return new Date(at - seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
 }
 
 /** What a material line needs of its product. */
@@ -66,11 +78,20 @@ export interface LineProduct {
   service: boolean;
   fkUnit: number | null;
   unit: string | null;
-  needsBatch: boolean;
+  /** Lots (llx_product.tobatch 1) or serial numbers (2) kept; null for neither. */
+  batch: 'lot' | 'serial' | null;
 }
 
-export function createProductService(deps: { db: Db; dialect: Dialect; entity: number; userHasWarehouse: boolean }) {
-  const { db, dialect, entity, userHasWarehouse } = deps;
+export function createProductService(deps: {
+  db: Db;
+  dialect: Dialect;
+  entity: number;
+  /** llx_user.fk_warehouse exists (Dolibarr 13 and later). */
+  userHasWarehouse: boolean;
+  /** llx_product.stockable_product exists (newer Dolibarr versions): without it every product keeps stock. */
+  productHasStockable: boolean;
+}) {
+  const { db, dialect, entity, userHasWarehouse, productHasStockable } = deps;
 
   /** The database's clock, 'YYYY-MM-DD HH:MM:SS', in the terms llx_product.tms is written in. */
   async function syncMark(): Promise<string> {
@@ -89,6 +110,8 @@ export function createProductService(deps: { db: Db; dialect: Dialect; entity: n
       .select('e.rowid')
       .where('u.rowid', '=', user.id)
       .where('e.entity', '=', entity)
+      // A closed warehouse (statut 0) is no van any more.
+      .where('e.statut', '<>', 0)
       .executeTakeFirst();
     return row ? Number(row.rowid) : null;
   }
@@ -119,6 +142,7 @@ export function createProductService(deps: { db: Db; dialect: Dialect; entity: n
     'p.tosell',
     's.reel',
   ] as const;
+  const stockable = productHasStockable ? sql<number>`p.stockable_product` : sql<number>`1`;
 
   return {
     /**
@@ -134,16 +158,31 @@ export function createProductService(deps: { db: Db; dialect: Dialect; entity: n
       const mark = await syncMark();
       const van = await vanOf(user);
       let base = selectProducts(van);
-      if (query.changedSince !== undefined) base = base.where('p.tms', '>=', markMinus(query.changedSince, SYNC_OVERLAP_S));
-      else base = base.where('p.tosell', '=', 1);
+      if (query.changedSince !== undefined) {
+        const since = markMinus(query.changedSince, SYNC_OVERLAP_S);
+        // The product changed, or its stock in the van did (a stock movement leaves llx_product as it is when the total stays).
+        base = base.where((eb) => eb.or([eb('p.tms', '>=', since), eb('s.tms', '>=', since)]));
+      } else base = base.where('p.tosell', '=', 1);
       if (query.id !== undefined) base = base.where('p.rowid', '=', query.id);
       const q = query.q?.trim();
       if (q) base = base.where(() => anyContains(['p.ref', 'p.label', 'p.barcode'], q));
-      if (query.barcode !== undefined) base = base.where('p.barcode', '=', query.barcode.trim());
+      if (query.barcode !== undefined) {
+        const barcode = query.barcode.trim();
+        if (!barcode)
+          throw new AppError('VALIDATION_FAILED', {
+            message: 'barcode leer',
+            details: [{ field: 'querystring.barcode', message: 'empty' }],
+          });
+        base = base.where('p.barcode', '=', barcode);
+      }
       const ordered =
         query.changedSince !== undefined ? base.orderBy('p.tms').orderBy('p.rowid') : base.orderBy('p.ref').orderBy('p.rowid');
       const [rows, count] = await Promise.all([
-        ordered.select(columns).limit(page.limit).offset(page.offset).execute(),
+        ordered
+          .select([...columns, stockable.as('stockable_product')])
+          .limit(page.limit)
+          .offset(page.offset)
+          .execute(),
         base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
       ]);
       return { items: rows.map((r) => toProduct(r as ProductRow, van !== null)), total: Number(count.n), sync_mark: mark };
@@ -183,7 +222,7 @@ export function createProductService(deps: { db: Db; dialect: Dialect; entity: n
         service,
         fkUnit: row.fk_unit === null ? null : Number(row.fk_unit),
         unit: row.unit,
-        needsBatch: !service && Number(row.tobatch) > 0,
+        batch: service ? null : Number(row.tobatch) === 1 ? 'lot' : Number(row.tobatch) === 2 ? 'serial' : null,
       };
     },
   };
