@@ -6,7 +6,8 @@
 export const BRIDGE_PY = `# The bridge to a LibreOffice kept running (libreoffice.ts, resident conversions): connects to the
 # soffice instance listening on the pipe named in argv[1] (UNO remote protocol), says "ready", then
 # converts one document per line read from stdin, a JSON object {"input": path, "output": path},
-# to PDF/A-1b, and answers one line: {"ok": true} or {"error": "..."}. When stdin closes (the
+# to PDF/A-1b, and answers one line: {"ok": true} or {"error": "..."}, or {"gone": true, ...} and
+# ends when LibreOffice is gone (its connection disposed). When stdin closes (the
 # service stopped, or died) it ends LibreOffice and itself.
 # It runs under the Python that comes with LibreOffice (Debian: /usr/bin/python3 with python3-uno).
 import json
@@ -71,7 +72,12 @@ def main():
             convert(desktop, job["input"], job["output"])
             answer({"ok": True})
         except Exception as error:  # every failure is an answer; the caller decides
-            answer({"error": ("%s: %s" % (type(error).__name__, error))[:500]})
+            text = ("%s: %s" % (type(error).__name__, error))[:500]
+            if "DisposedException" in text:
+                # LibreOffice is gone (killed, crashed): say so and end, so the caller starts afresh.
+                answer({"gone": True, "error": text})
+                break
+            answer({"error": text})
     # stdin closed: the service stopped or died; LibreOffice goes with it.
     try:
         desktop.terminate()

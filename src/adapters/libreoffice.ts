@@ -361,12 +361,17 @@ async function startResident(
           }
           return 'unavailable';
         }
-        let answer: { ok?: boolean; error?: string };
+        let answer: { ok?: boolean; error?: string; gone?: boolean };
         try {
           answer = JSON.parse(line);
         } catch {
           stop(); // out of step with its answers: start afresh next time
           return `an answer that is no JSON: ${line.slice(0, 200)}`;
+        }
+        if (answer.gone) {
+          // LibreOffice died before its exit reached this process (a kill, a crash): start afresh.
+          stop();
+          return 'unavailable';
         }
         return answer.ok ? 'converted' : (answer.error ?? 'no answer');
       });
