@@ -5,13 +5,13 @@
  * service itself only reads them. `tms` is the database's own clock (CURRENT_TIMESTAMP), as
  * MariaDB's ON UPDATE and PostgreSQL's trigger set it in Dolibarr: what a copy's sync compares.
  */
-/** The database's clock, as Dolibarr's `tms` columns take it. */
-const NOW = sql<string>`current_timestamp`;
-
 import { sql } from 'kysely';
 import type { Dialect } from '../config.js';
 import type { Db } from '../db/database.js';
 import { insertId, toDbDateTime } from '../db/dialect.js';
+
+/** The database's clock, as Dolibarr's `tms` columns take it. */
+const NOW = sql<string>`current_timestamp`;
 
 export interface NewProduct {
   ref: string;

@@ -63,9 +63,12 @@ export function catalogue(dialect: Dialect, prefix: string) {
       const tables = await db.introspection.getTables();
       const columnsOf = (name: string) => new Set(tables.find((t) => t.name === `${prefix}${name}`)?.columns.map((c) => c.name) ?? []);
       const material = columnsOf('bericht_material');
-      if (!material.has('fk_product')) await db.schema.alterTable('bericht_material').addColumn('fk_product', 'integer').execute();
-      if (!material.has('fk_unit')) await db.schema.alterTable('bericht_material').addColumn('fk_unit', 'integer').execute();
-      if (!material.has('batch')) await db.schema.alterTable('bericht_material').addColumn('batch', 'varchar(128)').execute();
+      for (const [column, type] of [
+        ['fk_product', 'integer'],
+        ['fk_unit', 'integer'],
+        ['batch', 'varchar(128)'],
+      ] as const)
+        if (!material.has(column)) await db.schema.alterTable('bericht_material').addColumn(column, type).execute();
 
       if (!(await isStandalone(db))) return;
       const { table, index } = schemaTools(db, dialect, prefix, 'database');

@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { anyContains } from '../../db/dialect.js';
+import { anyContains, toDbDateTime } from '../../db/dialect.js';
 import { AppError } from '../../errors.js';
 import type { Caller } from '../access/element-access.js';
 import type { Product } from './products.schemas.js';
@@ -35,8 +35,16 @@ interface ProductRow {
 
 const num = (v: number | string | null) => (v === null ? null : Number(v));
 
+const isService = (row: Pick<ProductRow, 'fk_product_type'>) => Number(row.fk_product_type) === 1;
+
+/** Lots (llx_product.tobatch 1) or serial numbers (2) kept for a product; a service keeps neither. */
+function batchKind(row: Pick<ProductRow, 'fk_product_type' | 'tobatch'>): 'lot' | 'serial' | null {
+  if (isService(row)) return null;
+  return Number(row.tobatch) === 1 ? 'lot' : Number(row.tobatch) === 2 ? 'serial' : null;
+}
+
 function toProduct(row: ProductRow, van: boolean): Product {
-  const service = Number(row.fk_product_type) === 1;
+  const service = isService(row);
   return {
     id: Number(row.rowid),
     ref: row.ref,
@@ -47,7 +55,7 @@ function toProduct(row: ProductRow, van: boolean): Product {
     unit: row.unit,
     price: Number(row.price ?? 0),
     vat_rate: num(row.tva_tx),
-    needs_batch: !service && Number(row.tobatch) > 0,
+    needs_batch: batchKind(row) !== null,
     on_sale: Number(row.tosell) === 1,
     // A product whose stock is not kept (stockable_product 0) has none in the van either.
     van_stock: van && !service && Number(row.stockable_product ?? 1) !== 0 ? Number(row.reel ?? 0) : null,
@@ -61,21 +69,18 @@ function toProduct(row: ProductRow, van: boolean): Product {
  */
 export function markMinus(mark: string, seconds: number): string {
   const at = Date.parse(`${mark.replace(' ', 'T')}Z`);
-  const again = Number.isNaN(at) ? '' : new Date(at).toISOString().slice(0, 19).replace('T', ' ');
+  const again = Number.isNaN(at) ? '' : toDbDateTime(new Date(at));
   if (again !== mark || mark < '1000')
     throw new AppError('VALIDATION_FAILED', {
       message: 'changed_since ist kein Zeitpunkt',
       details: [{ field: 'querystring.changed_since', message: 'not a date and time of the calendar' }],
     });
-  return new Date(at - seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  return toDbDateTime(new Date(at - seconds * 1000));
 }
 
 /** What a material line needs of its product. */
 export interface LineProduct {
   id: number;
-  ref: string;
-  label: string;
-  service: boolean;
   fkUnit: number | null;
   unit: string | null;
   /** Lots (llx_product.tobatch 1) or serial numbers (2) kept; null for neither. */
@@ -98,7 +103,7 @@ export function createProductService(deps: {
     const now = dialect === 'postgres' ? sql<string>`localtimestamp(0)` : sql<string>`current_timestamp`;
     const row = await sql<{ now: string | Date }>`select ${now} as now`.execute(db);
     const value = row.rows[0]!.now;
-    return (value instanceof Date ? value.toISOString() : String(value)).replace('T', ' ').slice(0, 19);
+    return value instanceof Date ? toDbDateTime(value) : String(value).replace('T', ' ').slice(0, 19);
   }
 
   /** The caller's van: his default warehouse, if the database keeps one and it is a warehouse of this entity. */
@@ -205,24 +210,15 @@ export function createProductService(deps: {
     /** The product of a material line: on sale in this entity, else 404 PRODUCT_NOT_FOUND. */
     async forLine(user: Caller, id: number): Promise<LineProduct> {
       internalOnly(user);
-      const row = await db
-        .selectFrom('product as p')
-        .leftJoin('c_units as u', 'u.rowid', 'p.fk_unit')
-        .select(['p.rowid', 'p.ref', 'p.label', 'p.fk_product_type', 'p.fk_unit', 'u.short_label as unit', 'p.tobatch'])
-        .where('p.rowid', '=', id)
-        .where('p.entity', '=', entity)
-        .where('p.tosell', '=', 1)
-        .executeTakeFirst();
+      const row = (await selectProducts(null).select(columns).where('p.rowid', '=', id).where('p.tosell', '=', 1).executeTakeFirst()) as
+        | ProductRow
+        | undefined;
       if (!row) throw new AppError('PRODUCT_NOT_FOUND', { details: { fk_product: id } });
-      const service = Number(row.fk_product_type) === 1;
       return {
         id: Number(row.rowid),
-        ref: row.ref,
-        label: row.label,
-        service,
-        fkUnit: row.fk_unit === null ? null : Number(row.fk_unit),
+        fkUnit: num(row.fk_unit),
         unit: row.unit,
-        batch: service ? null : Number(row.tobatch) === 1 ? 'lot' : Number(row.tobatch) === 2 ? 'serial' : null,
+        batch: batchKind(row),
       };
     },
   };
