@@ -9,7 +9,8 @@
  *   allocators ignore both.
  * - V8's young generation: Node 24 lets each of its two semi-spaces grow to 64 MB under the
  *   garbage of uploads and PDFs (Node 20: 16 MB), which on the outbox drain of `npm run bench`
- *   held the server's peak 50-75 MB higher; `--max-semi-space-size=16` keeps Node 20's size.
+ *   held the server's peak 50-75 MB higher; `--max-semi-space-size=8`, half Node 20's size,
+ *   lowered the drain's start and peak by about 15 MB more (docs/operating.md, Memory).
  * A value set in the environment or in Node's options wins over each.
  *
  * `fieldreport serve` (bin/fieldreport.js) starts itself again in place with these settings
@@ -21,7 +22,7 @@ import os from 'node:os';
 export const SERVER_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 
 /** Node's options for a server process, each left out where the process's own options set it. */
-export const SERVER_NODE_OPTIONS = ['--max-semi-space-size=16'] as const;
+export const SERVER_NODE_OPTIONS = ['--max-semi-space-size=8'] as const;
 
 /** Set in the environment of a process started again by restartWithServerSettings, so it is not started a third time. */
 export const RESTARTED_ENV = 'FIELDREPORT_SERVER_SETTINGS';
@@ -34,7 +35,7 @@ export function serverMallocEnv(env: NodeJS.ProcessEnv = process.env): Record<ke
   };
 }
 
-/** The option's name: `--max-semi-space-size` of `--max-semi-space-size=16`; V8 takes `_` for `-` too. */
+/** The option's name: `--max-semi-space-size` of `--max-semi-space-size=8`; V8 takes `_` for `-` too. */
 const optionName = (arg: string) => arg.split('=')[0]!.replace(/_/g, '-');
 
 /** SERVER_NODE_OPTIONS that neither `execArgv` nor `nodeOptions` (NODE_OPTIONS) sets, to put before `execArgv`. */

@@ -30,6 +30,22 @@ function collector(): Collect {
   return collect;
 }
 
+/** The outside memory after the last collection this module ran. */
+let externalAfterCollection = 0;
+
+/** A full, synchronous collection now (some tens of milliseconds); nothing when the runtime gives no collection function. */
+export function collectNow(): void {
+  if (collect === null) return;
+  // A full, synchronous collection; V8 gives the freed pages back to the system soon after.
+  // (Node 20's gc() does nothing synchronous when given options: called without.)
+  try {
+    collector()();
+  } catch {
+    collect = null; // a runtime that gives no collection function: memory is left to V8
+  }
+  externalAfterCollection = getHeapStatistics().external_memory;
+}
+
 let timer: NodeJS.Timeout | undefined;
 
 /** Heavy work just ended: collect the garbage `afterMs` from now, or from the next call's time if another comes first. */
@@ -38,14 +54,7 @@ export function collectWhenQuiet(afterMs = COLLECT_AFTER_MS): void {
   else {
     timer = setTimeout(() => {
       timer = undefined;
-      if (collect === null) return;
-      // A full, synchronous collection; V8 gives the freed pages back to the system soon after.
-      // (Node 20's gc() does nothing synchronous when given options: called without.)
-      try {
-        collector()();
-      } catch {
-        collect = null; // a runtime that gives no collection function: memory is left to V8
-      }
+      collectNow();
     }, afterMs);
     timer.unref();
   }
@@ -56,9 +65,6 @@ export function collectWhenQuiet(afterMs = COLLECT_AFTER_MS): void {
  * collection gives it back. @default 24 MiB
  */
 export const EXTERNAL_SLACK_BYTES = 24 * 1024 * 1024;
-
-/** The outside memory after the last collection this module ran. */
-let externalAfterCollection = 0;
 
 /**
  * A photo's buffers just became garbage (an upload answered, a print copy made): when the outside
@@ -71,11 +77,5 @@ let externalAfterCollection = 0;
  */
 export function collectIfBuffersPiled(): void {
   if (collect === null) return;
-  if (getHeapStatistics().external_memory - externalAfterCollection <= EXTERNAL_SLACK_BYTES) return;
-  try {
-    collector()();
-  } catch {
-    collect = null;
-  }
-  externalAfterCollection = getHeapStatistics().external_memory;
+  if (getHeapStatistics().external_memory - externalAfterCollection > EXTERNAL_SLACK_BYTES) collectNow();
 }

@@ -15,7 +15,11 @@
  *   two connections, every time.
  * The page itself is kept the same way when its query is given (`page.query`): a list that phones
  * ask for again and again while nothing is written is read once per change of the database, and
- * answered from memory in between (at most KEPT_PAGES pages). On MariaDB/MySQL it is read every time.
+ * answered from memory in between (at most KEPT_PAGES pages). A page's rows are kept only when it
+ * was asked for before, among the last KEPT_PAGES pages read: a page read once (a list paged
+ * through, a phone's copy being filled) is not kept, so its rows die young instead of being carried
+ * into the old generation of the heap and collected there (under 50 clients paging through the
+ * orders, keeping every page cost a tenth of the list's throughput). On MariaDB/MySQL a page is read every time.
  * Not for use inside a transaction: the count runs on the handle's own connections.
  */
 import { sql, type CompiledQuery } from 'kysely';
@@ -56,6 +60,8 @@ export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | '
   const { db, dataVersion, dialect } = handle;
   const kept = new BoundedMap<string, { version: string; total: number }>(KEPT_COUNTS);
   const keptPages = new BoundedMap<string, { version: string; rows: unknown[]; total: number }>(KEPT_PAGES);
+  /** Pages read and not kept, the last KEPT_PAGES of them: one read again is kept. */
+  const readOnce = new BoundedMap<string, true>(KEPT_PAGES);
   const run = async (count: CountQuery) => Number((await db.executeQuery(count)).rows[0]?.n ?? 0);
   const keyOf = (query: CompiledQuery) =>
     `${query.sql}\u0000${JSON.stringify(query.parameters, (_name, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`;
@@ -84,7 +90,9 @@ export function createListTotals(handle: Pick<DbHandle, 'db' | 'dataVersion' | '
         return known?.version === version ? { rows: known.rows as R[], total: known.total } : undefined;
       };
       const keep = (version: string, found: R[], total: number) => {
-        if (pageKey !== undefined) keptPages.set(pageKey, { version, rows: found, total });
+        if (pageKey === undefined) return { rows: found, total };
+        if (keptPages.has(pageKey) || readOnce.delete(pageKey)) keptPages.set(pageKey, { version, rows: found, total });
+        else readOnce.set(pageKey, true);
         return { rows: found, total };
       };
       if (dialect === 'postgres') {
