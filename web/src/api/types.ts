@@ -21,6 +21,11 @@ export type OrderFile = OrderFileList['items'][number];
 export type UploadAnswer = Ok<'/api/voice.php', 'post'>;
 export type MaterialList = Ok<'/api/materials.php', 'get'>;
 export type Material = MaterialList['items'][number];
+type ProductsAnswer = Ok<'/api/products.php', 'get'>;
+export type ProductList = Extract<ProductsAnswer, { items: unknown }>;
+export type ProductIds = Extract<ProductsAnswer, { ids: unknown }>;
+/** A product or service of Dolibarr's catalogue, with the stock of the caller's van. */
+export type Product = ProductList['items'][number];
 export type UploadLink = Ok<'/api/upload_token.php', 'post'>;
 /** The order's QR upload links that work now (GET /api/upload_token.php?fk_element=), newest first. */
 export type LiveUploadLink = Ok<'/api/upload_token.php', 'get'>['items'][number];

@@ -8,6 +8,7 @@
 import { api, connectAuth, unwrap } from '../../api/client';
 import { forgetCapabilities, loadCapabilities } from './capabilities.svelte';
 import { clearUserData, db, type Session } from '../store/db';
+import { forgetCatalogue } from '../store/catalogue.svelte';
 import { forgetKept } from '../store/offline-orders.svelte';
 import { network } from './network.svelte';
 import { prefetchOrders } from '../store/reads';
@@ -60,7 +61,10 @@ export async function login(name: string, password: string): Promise<Session> {
   const answer = await unwrap(api.POST('/api/auth.php', { body: { login: name, password } }));
   const session: Session = { token: answer.token, expires: answer.expires, user: answer.user, perms: answer.perms };
   const previous = auth.session;
-  if (previous && previous.user.id !== session.user.id) await clearUserData();
+  if (previous && previous.user.id !== session.user.id) {
+    forgetCatalogue();
+    await clearUserData();
+  }
   const stored = (await db()).put('session', session, 'current');
   auth.session = session;
   // The list the person sees next is asked for while the screen changes.
@@ -121,6 +125,7 @@ export async function logoutEverywhere(): Promise<void> {
 async function forgetLogin(): Promise<void> {
   forgetCapabilities();
   forgetKept();
+  forgetCatalogue();
   await clearUserData();
   auth.session = null;
   auth.needsLogin = false;

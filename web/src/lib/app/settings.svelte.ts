@@ -6,6 +6,8 @@ export const settings = $state({
   sendOriginals: false,
   /** How many open orders the phone keeps readable offline (lib/store/offline-orders). */
   keepOrders: 100,
+  /** At most this many products and services of the catalogue kept on the phone (lib/store/catalogue). */
+  catalogueMax: 20_000,
   /**
    * Send the phone's position with each photo taken with the camera (lib/photos/capture), for the person
    * logged in (`photoPositionUser`): each person decides for themselves, and it is off unless they
@@ -20,11 +22,24 @@ export const settings = $state({
 /** The choices for `keepOrders`. */
 export const KEEP_ORDERS_CHOICES = [25, 50, 100, 200] as const;
 
+/** The choices for `catalogueMax`. */
+export const CATALOGUE_MAX_CHOICES = [5_000, 20_000, 50_000] as const;
+
 export async function loadSettings(): Promise<void> {
   const store = await db();
-  const [originals, keep] = await Promise.all([store.get('settings', 'sendOriginals'), store.get('settings', 'keepOrders')]);
+  const [originals, keep, catalogueMax] = await Promise.all([
+    store.get('settings', 'sendOriginals'),
+    store.get('settings', 'keepOrders'),
+    store.get('settings', 'catalogueMax'),
+  ]);
   settings.sendOriginals = originals === true;
   if ((KEEP_ORDERS_CHOICES as readonly unknown[]).includes(keep)) settings.keepOrders = keep as number;
+  if ((CATALOGUE_MAX_CHOICES as readonly unknown[]).includes(catalogueMax)) settings.catalogueMax = catalogueMax as number;
+}
+
+export async function setCatalogueMax(value: number): Promise<void> {
+  settings.catalogueMax = value;
+  await (await db()).put('settings', value, 'catalogueMax');
 }
 
 export async function setKeepOrders(value: number): Promise<void> {

@@ -170,12 +170,14 @@ export interface SignaturePayload {
   signoff?: string;
 }
 
-/** A material line of the order (material-add). */
+/** A material line of the order (material-add): free text, or a part of the catalogue (`fk_product`, with its lot or serial number where it needs one). */
 export interface MaterialLinePayload {
   label: string;
   qty: number;
   unit?: string;
   note?: string;
+  fk_product?: number;
+  batch?: string;
 }
 
 /** The removal of a material line (material-delete): its id, and its label for the person's list. */

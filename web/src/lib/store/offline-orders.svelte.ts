@@ -21,6 +21,7 @@ import { readCache, writeCache } from './cache';
 import { db, userDataEpoch } from './db';
 import { loadMaterials, loadOpenInterventions, loadOrder, loadOrderFiles, openedOrders } from './reads';
 import { settings } from '../app/settings.svelte';
+import { syncCatalogue } from './catalogue.svelte';
 
 /** fk_statut of orders still to be worked on: draft, validated, shipment in progress. */
 export const OPEN_STATUSES = '0,1,2';
@@ -144,6 +145,8 @@ async function keepNow(forced: boolean): Promise<void> {
     const kept: KeptOrders = { at: Date.now(), limit, total: list.total, summaries: [...summaries.values()], failed };
     await writeCache('kept-orders', kept, epoch);
     keeping.last = kept;
+    // Then the catalogue the material lines are taken from (its own pace: a copy once, then what changed).
+    void syncCatalogue({ now: forced });
   } catch {
     // No network, or the service refused: what was kept stays; the next refresh tries again.
   } finally {
