@@ -8,7 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
+import { GZIP_FROM_BYTES } from '../../src/modules/common/gzip-large.js';
 import { markMinus } from '../../src/modules/products/products.service.js';
 import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
@@ -190,6 +192,52 @@ for (const dialect of testDialects()) {
         [[`${tag}-DICHT`, 5]],
       );
       await ctx.handle.db.updateTable('product').set({ tosell: 1 }).where('rowid', '=', made.pipe.id).execute();
+    });
+
+    test('a large answer is sent gzip-compressed to a client that accepts it, and plain to one that does not', async () => {
+      // Refs of their own: the other tests count what `q=${tag}` finds.
+      const more = `G${Date.now().toString(36)}`;
+      for (let i = 0; i < 60; i++)
+        await ctx.make.product({
+          ref: `${more}-${String(i).padStart(3, '0')}`,
+          label: `Pressfitting Winkel ${i} mm`,
+          price: 3.2,
+          unit: 'P',
+        });
+      const { token } = tech;
+      const ask = (encoding?: string) =>
+        ctx.app.inject({
+          url: `/api/products.php?q=${more}&limit=100`,
+          headers: { authorization: `Bearer ${token}`, ...(encoding === undefined ? {} : { 'accept-encoding': encoding }) },
+        });
+      const plain = await ask();
+      assert.equal(plain.statusCode, 200, plain.body);
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.match(String(plain.headers.vary), /Accept-Encoding/);
+      const answer = plain.json() as Listed;
+      assert.equal(answer.items.length, 60);
+      assert.ok(plain.rawPayload.length >= GZIP_FROM_BYTES, `${plain.rawPayload.length} bytes: large enough to be compressed`);
+      for (const encoding of ['gzip', 'br, gzip;q=0.8', 'deflate, *']) {
+        const packed = await ask(encoding);
+        assert.equal(packed.statusCode, 200);
+        assert.equal(packed.headers['content-encoding'], 'gzip', encoding);
+        assert.equal(Number(packed.headers['content-length']), packed.rawPayload.length);
+        assert.ok(
+          packed.rawPayload.length < plain.rawPayload.length / 4,
+          `${packed.rawPayload.length} of ${plain.rawPayload.length} bytes`,
+        );
+        const unpacked = JSON.parse(gunzipSync(packed.rawPayload).toString('utf8')) as Listed;
+        assert.deepEqual({ ...unpacked, sync_mark: '' }, { ...answer, sync_mark: '' });
+      }
+      for (const encoding of ['br', 'gzip;q=0', 'identity', '*;q=0'])
+        assert.equal((await ask(encoding)).headers['content-encoding'], undefined, encoding);
+      // A small answer is not worth it.
+      const one = await ctx.app.inject({
+        url: `/api/products.php?id=${made.seal.id}`,
+        headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' },
+      });
+      assert.equal(one.statusCode, 200);
+      assert.equal(one.headers['content-encoding'], undefined);
     });
 
     test('a closed van is none; a product whose stock is not kept has none in the van', async () => {

@@ -404,7 +404,7 @@ export interface paths {
         };
         /**
          * The catalogue: products and services on sale, with the stock of the van
-         * @description Without `action`: `{ items, total, sync_mark }`, the products and services on sale (llx_product.tosell) of this entity by ref, paged by limit/offset; `q` searches ref, label and barcode, `barcode` finds exactly what a scan read, `id` one product. Each with its unit (llx_c_units), base sell price and VAT rate, whether it needs a lot or serial number, and `van_stock`: its physical stock in the caller's default warehouse (llx_user.fk_warehouse, his van). `changed_since` (an earlier `sync_mark`): what changed since, on sale or not, oldest change first. `action=ids`: `{ ids, sync_mark }`, every id on sale. Internal users only: an external user is 403 AUTH_RIGHT_MISSING.
+         * @description Without `action`: `{ items, total, sync_mark }`, the products and services on sale (llx_product.tosell) of this entity by ref, paged by limit/offset; `q` searches ref, label and barcode, `barcode` finds exactly what a scan read, `id` one product. Each with its unit (llx_c_units), base sell price and VAT rate, whether it needs a lot or serial number, and `van_stock`: its physical stock in the caller's default warehouse (llx_user.fk_warehouse, his van). `changed_since` (an earlier `sync_mark`): what changed since, on sale or not, oldest change first. `action=ids`: `{ ids, sync_mark }`, every id on sale. Answers of 8 KiB and more are sent gzip-compressed (Content-Encoding: gzip) to a client whose Accept-Encoding allows it. Internal users only: an external user is 403 AUTH_RIGHT_MISSING.
          */
         get: operations["getProducts"];
         put?: never;

@@ -66,6 +66,11 @@ async function loadIndex() {
   return index;
 }
 
+/** Reads the copy into memory ahead of the first search (when the material dialog opens). */
+export async function prepareCatalogue(): Promise<void> {
+  index ?? (await loadIndex());
+}
+
 /**
  * Up to `max` entries whose ref, label or barcode hold every word of `text`: an exact barcode or
  * ref first, then refs that begin with the text, then the rest in ref order.
