@@ -17,7 +17,8 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 const outDir = fileURLToPath(new URL('../dist/app', import.meta.url));
 
 /**
- * Brotli and gzip copies (`x.js.br`, `x.js.gz`) of every text file of the build, made once here
+ * Brotli and gzip copies (`x.js.br`, `x.js.gz`) of every text file of the build (and of the barcode
+ * reader's WebAssembly, 1.1 MB, about 400 kB compressed), made once here
  * at the highest levels, so the service sends a third of the bytes without compressing per request
  * (src/plugins/web-app.ts chooses by Accept-Encoding).
  */
@@ -35,7 +36,7 @@ function precompress(): Plugin {
       order: 'post',
       sequential: true,
       handler() {
-        for (const file of walk(outDir).filter((f) => /\.(js|css|html|svg|webmanifest|json)$/.test(f))) {
+        for (const file of walk(outDir).filter((f) => /\.(js|css|html|svg|webmanifest|json|wasm)$/.test(f))) {
           const bytes = readFileSync(file);
           if (bytes.length < 1024) continue;
           writeFileSync(
@@ -193,7 +194,9 @@ export default defineConfig({
         ],
       },
       workbox: {
-        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        // The barcode reader's WebAssembly (about 1.1 MB) too: scanning works offline.
+        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest,wasm}'],
+        maximumFileSizeToCacheInBytes: 3 * 1024 * 1024,
         // pdf.js shows PDFs that come from the network anyway: not stored for offline (its worker,
         // an .mjs, is not in globPatterns either).
         globIgnores: ['**/assets/pdf-*.js'],

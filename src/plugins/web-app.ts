@@ -39,11 +39,13 @@ export const APP_PREFIX = '/app/';
 /**
  * For the app's HTML. Styles may be inline (Svelte's transitions write style attributes); blob:
  * and data: images are photos taken or picked before upload; blob: frames and media show a PDF or
- * a recording held in memory; the service worker and the manifest come from this origin.
+ * a recording held in memory; the service worker and the manifest come from this origin. The
+ * barcode reader is WebAssembly (compiled by the browser: 'wasm-unsafe-eval', which allows no
+ * JavaScript eval) and the camera's picture a media stream.
  */
 export const APP_CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
-  "script-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' blob: data:",
   "media-src 'self' blob:",
@@ -87,7 +89,7 @@ const ENCODINGS = [
   { name: 'br', suffix: '.br' },
   { name: 'gzip', suffix: '.gz' },
 ] as const;
-const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.webmanifest', '.svg']);
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.webmanifest', '.svg', '.wasm']);
 
 /**
  * The `Link` header value that preloads what an app HTML loads first: `<script type="module" src>`

@@ -6,10 +6,20 @@
  * asks for one, and a line typed without picking a part is marked as free text. Back online the
  * lines reach the service with their product, the product's unit and the lot number; the free
  * text line without a product.
+ * A part is also scanned: Chromium's fake camera shows an EAN-13 barcode (drawn by bwip-js, as a
+ * Y4M video) and the app, offline, reads it with its own reader and picks the part.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import bwipjs from 'bwip-js/node';
+import { chromium } from 'playwright-core';
+import sharp from 'sharp';
 import {
+  CHROMIUM,
+  CHROMIUM_FLAGS,
   apiToken,
   assertAccessible,
   assertPhoneFriendly,
@@ -23,9 +33,53 @@ import {
   startWorld,
   type AppWorld,
   until,
+  untilOfflineReady,
 } from '../helpers/browser.js';
 
 const skip = skipReason();
+
+/** One frame of video, Y4M (4:2:0, full range), of `image` centred on white at 640 × 480: what Chromium's fake camera shows. */
+async function y4mOf(image: Buffer): Promise<Buffer> {
+  const [w, h] = [640, 480];
+  const { data } = await sharp(image)
+    .resize({ width: 520, height: 360, fit: 'inside' })
+    .flatten({ background: '#ffffff' })
+    .extend({ top: 60, bottom: 60, left: 60, right: 60, background: '#ffffff' })
+    .resize(w, h, { fit: 'contain', background: '#ffffff' })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const y = Buffer.alloc(w * h);
+  const u = Buffer.alloc((w * h) / 4);
+  const v = Buffer.alloc((w * h) / 4);
+  const clamp = (n: number) => Math.max(0, Math.min(255, Math.round(n)));
+  for (let row = 0; row < h; row++) {
+    for (let col = 0; col < w; col++) {
+      const i = (row * w + col) * 3;
+      y[row * w + col] = clamp(0.299 * data[i]! + 0.587 * data[i + 1]! + 0.114 * data[i + 2]!);
+    }
+  }
+  for (let row = 0; row < h; row += 2) {
+    for (let col = 0; col < w; col += 2) {
+      let [r, g, b] = [0, 0, 0];
+      for (const [dr, dc] of [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 1],
+      ] as const) {
+        const i = ((row + dr) * w + col + dc) * 3;
+        r += data[i]! / 4;
+        g += data[i + 1]! / 4;
+        b += data[i + 2]! / 4;
+      }
+      const at = (row / 2) * (w / 2) + col / 2;
+      u[at] = clamp(128 - 0.168736 * r - 0.331264 * g + 0.5 * b);
+      v[at] = clamp(128 + 0.5 * r - 0.418688 * g - 0.081312 * b);
+    }
+  }
+  return Buffer.concat([Buffer.from(`YUV4MPEG2 W${w} H${h} F10:1 Ip A1:1 C420jpeg\nFRAME\n`), y, u, v]);
+}
 
 interface Line {
   label: string;
@@ -132,6 +186,19 @@ describe('app: parts from the catalogue in Chromium [sqlite]', { skip }, () => {
     await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
     await page.getByText('Charge SN-2611-0815').waitFor();
 
+    // The scanner, on a camera that shows no code (Chromium's own test picture): it keeps looking until cancelled.
+    await page.getByRole('button', { name: 'Barcode scannen' }).click();
+    const scanner = page.getByRole('dialog', { name: 'Barcode scannen' });
+    await scanner.getByText('Den Barcode oder QR-Code des Artikels ins Bild halten.').waitFor();
+    await until(
+      'the camera playing',
+      async () => (await scanner.locator('video').evaluate((v) => (v as unknown as { readyState: number }).readyState)) >= 2,
+    );
+    await assertAccessible(page, 'scanner');
+    await screenshot(page, 'catalogue-scanner');
+    await scanner.getByRole('button', { name: 'Abbrechen' }).click();
+    await scanner.waitFor({ state: 'detached' });
+
     // Typed without picking: free text, and said so before and after adding.
     await name.fill('Hanf und Dichtpaste');
     await page.getByText('Freitext: kein Artikel aus dem Katalog gewählt.').waitFor();
@@ -162,5 +229,67 @@ describe('app: parts from the catalogue in Chromium [sqlite]', { skip }, () => {
     assert.equal(byLabel.get('Hanf und Dichtpaste')?.fk_product, null);
     assert.deepEqual(errors, []);
     await context.close();
+  });
+
+  test("offline: a part scanned from its EAN-13 with the phone's camera is picked and sent with its product", async () => {
+    const order = await orderByRef(world, 'CO2610-0005');
+    const before = await lines(order.id);
+    const seal = await product('DICHT-BR-01');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldreport-scan-'));
+    const video = path.join(dir, 'ean13.y4m');
+    const code = await bwipjs.toBuffer({ bcid: 'ean13', text: '4260123450014', scale: 3, height: 18, includetext: true });
+    writeFileSync(video, await y4mOf(code));
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        ...CHROMIUM_FLAGS,
+        '--use-fake-device-for-media-stream',
+        '--use-fake-ui-for-media-stream',
+        `--use-file-for-fake-video-capture=${video}`,
+      ],
+    });
+    try {
+      const { page, context, errors } = await phone({ ...world, browser });
+      await context.grantPermissions(['camera', 'microphone'], { origin: world.origin });
+      await logIn(page);
+      await untilOfflineReady(page);
+      const kept = () =>
+        page.evaluate(`new Promise((resolve) => {
+          const open = indexedDB.open('fieldreport');
+          open.onsuccess = () => {
+            const db = open.result;
+            if (!db.objectStoreNames.contains('products')) { db.close(); return resolve(0); }
+            const c = db.transaction('products').objectStore('products').count();
+            c.onsuccess = () => { db.close(); resolve(c.result); };
+          };
+        })`) as Promise<number>;
+      await until('the catalogue on the phone', async () => (await kept()) > 0, 45_000, kept);
+      await page.goto(`/app/#/order/${order.id}`);
+      await page.getByRole('heading', { name: /^Fotos/ }).waitFor();
+      await goOffline(context);
+
+      await page.getByRole('button', { name: 'Material hinzufügen' }).click();
+      await page.getByRole('button', { name: 'Barcode scannen' }).click();
+      await page.getByRole('dialog', { name: 'Barcode scannen' }).waitFor();
+      await page.getByText('Artikel DICHT-BR-01 aus dem Katalog.').waitFor();
+      assert.equal(await page.getByRole('dialog', { name: 'Barcode scannen' }).count(), 0, 'the scanner closed');
+      assert.equal(await page.getByLabel('Bezeichnung').inputValue(), 'Dichtungssatz Brenner');
+      await assertAccessible(page, 'part scanned');
+      await screenshot(page, 'catalogue-scanned');
+      await page.getByLabel('Menge').fill('2');
+      await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
+      await page.getByRole('button', { name: 'Warteschlange: 1 Eintrag wartet' }).waitFor();
+
+      await goOnline(context);
+      await page.evaluate('window.dispatchEvent(new Event("online"))');
+      await until('the line at the service', async () => (await lines(order.id)).length === before.length + 1);
+      const added = (await lines(order.id)).find((l) => l.label === 'Dichtungssatz Brenner' && l.qty === 2);
+      assert.equal(added?.fk_product, seal.id);
+      assert.deepEqual(errors, []);
+      await context.close();
+    } finally {
+      await browser.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -108,6 +108,16 @@ export async function searchOnline(text: string, max = 20): Promise<Product[]> {
   }
 }
 
+/** What the service has with this barcode exactly (a scan the copy does not know, when it is not the whole catalogue). */
+export async function searchByBarcodeOnline(code: string): Promise<Product[]> {
+  if (!navigator.onLine) return [];
+  try {
+    return ((await unwrap(api.GET('/api/products.php', { params: { query: { barcode: code.slice(0, 180) } } }))) as ProductList).items;
+  } catch {
+    return [];
+  }
+}
+
 /** Whether the copy may lack entries the service has (cut at the bound, or not made yet). */
 export const copyIsPartial = () => catalogue.truncated || catalogue.at === 0;
 
