@@ -188,7 +188,7 @@ describe('app: parts from the catalogue in Chromium [sqlite]', { skip }, () => {
 
     // The scanner, on a camera that shows no code (Chromium's own test picture): it keeps looking until cancelled.
     await page.getByRole('button', { name: 'Barcode scannen' }).click();
-    const scanner = page.getByRole('dialog', { name: 'Barcode scannen' });
+    const scanner = page.getByRole('region', { name: 'Barcode scannen' });
     await scanner.getByText('Den Barcode oder QR-Code des Artikels ins Bild halten.').waitFor();
     await until(
       'the camera playing',
@@ -227,6 +227,13 @@ describe('app: parts from the catalogue in Chromium [sqlite]', { skip }, () => {
     assert.equal(byLabel.get('Hocheffizienzpumpe UPM3 25-70')?.fk_product, pump.id);
     assert.equal(byLabel.get('Hocheffizienzpumpe UPM3 25-70')?.batch, 'SN-2611-0815');
     assert.equal(byLabel.get('Hanf und Dichtpaste')?.fk_product, null);
+
+    // The copy holds this technician's van: a logout leaves none of it on the phone.
+    await page.goto('/app/#/settings');
+    await page.getByText(new RegExp(`${expected} Artikel auf dem Gerät`)).waitFor();
+    await page.getByRole('button', { name: 'Abmelden', exact: true }).click();
+    await page.getByLabel('Benutzername').waitFor();
+    assert.equal(await kept(), 0, 'the catalogue left the phone with the logout');
     assert.deepEqual(errors, []);
     await context.close();
   });
@@ -270,9 +277,9 @@ describe('app: parts from the catalogue in Chromium [sqlite]', { skip }, () => {
 
       await page.getByRole('button', { name: 'Material hinzufügen' }).click();
       await page.getByRole('button', { name: 'Barcode scannen' }).click();
-      await page.getByRole('dialog', { name: 'Barcode scannen' }).waitFor();
+      await page.getByRole('region', { name: 'Barcode scannen' }).waitFor();
       await page.getByText('Artikel DICHT-BR-01 aus dem Katalog.').waitFor();
-      assert.equal(await page.getByRole('dialog', { name: 'Barcode scannen' }).count(), 0, 'the scanner closed');
+      assert.equal(await page.getByRole('region', { name: 'Barcode scannen' }).count(), 0, 'the scanner closed');
       assert.equal(await page.getByLabel('Bezeichnung').inputValue(), 'Dichtungssatz Brenner');
       await assertAccessible(page, 'part scanned');
       await screenshot(page, 'catalogue-scanned');

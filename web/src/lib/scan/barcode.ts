@@ -31,7 +31,9 @@ export function barcodeDetector(): Promise<Detector> {
       if (formats.includes('ean_13') && formats.includes('code_128')) return new native({ formats });
     }
     const { BarcodeDetector, prepareZXingModule } = await import('barcode-detector/ponyfill');
-    prepareZXingModule({
+    // Loaded and compiled now, so a reader that cannot be had (not kept yet and offline) says so
+    // at once rather than failing on every picture.
+    await prepareZXingModule({
       overrides: { locateFile: (path: string, prefix: string) => (path.endsWith('.wasm') ? wasmUrl : prefix + path) },
       fireImmediately: true,
     });

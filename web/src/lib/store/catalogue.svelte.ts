@@ -4,12 +4,15 @@
  * part as the person types, with or without signal.
  *
  * - The first copy is read page by page (PAGE a request, by ref) up to `settings.catalogueMax`
- *   entries; later ones ask only for what changed since the mark of the last copy
+ *   entries (later changes are added to it whatever the bound); later ones ask only for what changed since the mark of the last copy
  *   (`changed_since`: the service answers a minute back, so nothing committed late is missed),
  *   putting what changed and dropping what went off sale. The mark kept is the one of a copy's
  *   first page, so what changed while it was being read comes again next time.
- * - Once a day the ids on sale are asked for (`action=ids`) and whatever else the copy holds is
- *   dropped (a product deleted in Dolibarr leaves no change to follow).
+ * - Once a day, and when the person asks for a refresh, the ids on sale are asked for
+ *   (`action=ids`) and whatever else the copy holds is dropped (a product deleted in Dolibarr
+ *   leaves no change to follow).
+ * - Pages are read by offset and overlap by OVERLAP entries, so an entry that leaves the list
+ *   while it is read (and moves the rest back) does not make the next page miss one.
  * - The copy is the person's (his van's stock): a login as someone else, and a logout, clear it
  *   (lib/store/db.ts).
  * Searching (`searchCatalogue`) runs in memory over every entry's ref, label and barcode, read from
@@ -22,6 +25,13 @@ import { db, userDataEpoch } from './db';
 
 /** Entries a request (the service's largest page). */
 const PAGE = 500;
+/**
+ * Pages overlap by this many entries: the pages are read by offset, and an entry that leaves the
+ * list before the page being read (deleted, or moved to the end by a change while a copy is made)
+ * moves the rest back by one. With the overlap, up to OVERLAP such moves between two requests
+ * still miss nothing (an entry read twice is just put twice).
+ */
+const OVERLAP = 25;
 /** The ids on sale are compared with the copy at most this often. */
 const PRUNE_EVERY_MS = 24 * 3600_000;
 /** A sync starts again only after this long, unless asked for (a refresh). */
@@ -57,13 +67,25 @@ function indexed(product: Product) {
   };
 }
 
-async function loadIndex() {
-  await showCatalogue();
-  const all = await (await db()).getAll('products');
-  all.sort((a, b) => a.ref.localeCompare(b.ref));
-  index = all.map(indexed);
-  catalogue.count = index.length;
-  return index;
+type Index = NonNullable<typeof index>;
+/** The reading of the copy into memory under way: one for every search that waits for it. */
+let loading: Promise<Index> | undefined;
+
+/** The copy read into memory (once; again after a sync). Read before a logout is not kept after it. */
+function loadIndex(): Promise<Index> {
+  loading ??= (async () => {
+    const epoch = userDataEpoch;
+    await showCatalogue();
+    const all = await (await db()).getAll('products');
+    all.sort((a, b) => a.ref.localeCompare(b.ref));
+    const made = all.map(indexed);
+    if (epoch === userDataEpoch) {
+      index = made;
+      catalogue.count = made.length;
+    }
+    return made;
+  })().finally(() => (loading = undefined));
+  return loading;
 }
 
 /** Reads the copy into memory ahead of the first search (when the material dialog opens). */
@@ -131,9 +153,10 @@ export async function showCatalogue(): Promise<void> {
 
 /** A new copy from the start (the bound changed). */
 export async function restartCatalogue(): Promise<void> {
+  // A sync under way first ends: it would write its state back after the deletion.
+  await running;
   await (await db()).delete('settings', 'catalogue');
   index = undefined;
-  await running;
   await syncCatalogue({ now: true });
 }
 
@@ -176,7 +199,7 @@ async function syncNow(forced: boolean): Promise<void> {
     const low = { priority: 'low' as RequestPriority };
     const pages = async (query: { changed_since?: string }, each: (page: ProductList) => Promise<boolean>) => {
       let mark: string | undefined;
-      for (let offset = 0; ; offset += PAGE) {
+      for (let offset = 0; ; offset += PAGE - OVERLAP) {
         const page = (await unwrap(
           api.GET('/api/products.php', { params: { query: { ...query, limit: PAGE, offset } }, ...low }),
         )) as ProductList;
@@ -190,19 +213,20 @@ async function syncNow(forced: boolean): Promise<void> {
     if (last?.user !== userId) {
       // A first copy (or another person's was here): from the start, by ref, up to the bound.
       await store.clear('products');
-      let count = 0;
+      const put = new Set<number>();
       let truncated = false;
       const mark = await pages({}, async (page) => {
-        const room = Math.max(0, max - count);
-        const items = page.items.slice(0, room);
+        // The overlap's entries are in already; the rest up to the bound.
+        const fresh = page.items.filter((p) => !put.has(p.id));
+        const items = fresh.slice(0, Math.max(0, max - put.size));
         const tx = store.transaction('products', 'readwrite');
         await Promise.all([...items.map((p) => tx.store.put(p)), tx.done]);
-        count += items.length;
-        truncated = page.items.length > room || (count >= max && page.total > count);
+        for (const p of items) put.add(p.id);
+        truncated = items.length < fresh.length || (put.size >= max && page.total > put.size);
         return !truncated;
       });
       if (mark === undefined) return;
-      state = { user: userId, mark, at: Date.now(), prunedAt: Date.now(), count, truncated };
+      state = { user: userId, mark, at: Date.now(), prunedAt: Date.now(), count: put.size, truncated };
     } else {
       const mark = await pages({ changed_since: last.mark }, async (page) => {
         const tx = store.transaction('products', 'readwrite');
@@ -238,6 +262,7 @@ async function syncNow(forced: boolean): Promise<void> {
 /** After a logout: nothing of the last person's copy stays in memory. */
 export function forgetCatalogue(): void {
   index = undefined;
+  loading = undefined;
   catalogue.count = 0;
   catalogue.at = 0;
   catalogue.truncated = false;

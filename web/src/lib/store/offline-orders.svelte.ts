@@ -145,12 +145,13 @@ async function keepNow(forced: boolean): Promise<void> {
     const kept: KeptOrders = { at: Date.now(), limit, total: list.total, summaries: [...summaries.values()], failed };
     await writeCache('kept-orders', kept, epoch);
     keeping.last = kept;
-    // Then the catalogue the material lines are taken from (its own pace: a copy once, then what changed).
-    void syncCatalogue({ now: forced });
   } catch {
     // No network, or the service refused: what was kept stays; the next refresh tries again.
   } finally {
     keeping.running = false;
+    // Then the catalogue the material lines are taken from (its own pace: a copy once, then what
+    // changed), also when the orders could not be kept.
+    if (epoch === userDataEpoch) void syncCatalogue({ now: forced });
     const next = again;
     again = undefined;
     if (next) void keepNow(next.forced);
