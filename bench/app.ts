@@ -42,7 +42,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
-import { against, login as apiLogin, median, multipart, PASSWORD, ROOT, startServer } from './common.js';
+import { against, login as apiLogin, median, multipart, PASSWORD, PHONE, ROOT, SLOW_4G, startServer } from './common.js';
 import { seed } from './run.js';
 
 const RUNS = Number(process.env.BENCH_APP_RUNS ?? 5);
@@ -57,15 +57,6 @@ const TARGETS = {
   blocked_after_report_drawn_ms: 100,
   drag_reorder_ms: 100,
 };
-const SLOW_4G = { offline: false, latency: 150, downloadThroughput: (1.6 * 1_000_000) / 8, uploadThroughput: (750 * 1000) / 8 };
-const PHONE = {
-  viewport: { width: 390, height: 844 },
-  isMobile: true,
-  hasTouch: true,
-  deviceScaleFactor: 2,
-  locale: 'de-DE',
-  serviceWorkers: 'allow',
-} as const;
 const REPORT_PAGES = 50;
 /** BENCH_APP_TRACE=1: DevTools performance traces of one more opening of the report and one more drag, into bench/results/. */
 const TRACE = !!process.env.BENCH_APP_TRACE;

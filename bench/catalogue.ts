@@ -22,7 +22,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/database.js';
 import { addProduct, addWarehouse, setStock } from '../src/demo/catalogue.js';
-import { INSTANCE_ID, PASSWORD, ROOT, median, seedTechnician, startServer, stopProcess } from './common.js';
+import { INSTANCE_ID, PASSWORD, PHONE, ROOT, SLOW_4G, median, seedTechnician, startServer, stopProcess } from './common.js';
+import { productsOnPhone } from '../test/helpers/browser.js';
 
 const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 20_000);
 /** The app keeps at most 20,000 parts by default (Settings): a larger catalogue would never be whole on the phone. */
@@ -31,15 +32,6 @@ const IN_VAN = Math.min(2_000, PRODUCTS);
 const QUERIES = (process.env.BENCH_CATALOGUE_QUERIES ?? 'kupferrohr 22,pressfitting t 15,4260').split(',');
 const TARGET_KEYSTROKE_MS = 50;
 const CHROMIUM = '/usr/bin/chromium';
-const PHONE = {
-  viewport: { width: 390, height: 844 },
-  isMobile: true,
-  hasTouch: true,
-  deviceScaleFactor: 2,
-  locale: 'de-DE',
-  serviceWorkers: 'allow',
-} as const;
-const SLOW_4G = { offline: false, latency: 150, downloadThroughput: (1.6 * 1_000_000) / 8, uploadThroughput: (750 * 1000) / 8 };
 
 const KINDS = [
   ['Kupferrohr', 'M', ['12 mm', '15 mm', '18 mm', '22 mm', '28 mm', '35 mm']],
@@ -125,18 +117,7 @@ async function measure(browser: Browser, base: string, login: string, orderId: n
     await page.getByLabel('Passwort').fill(PASSWORD);
     const pressed = Date.now();
     await page.getByRole('button', { name: 'Anmelden' }).click();
-    const count = () =>
-      page.evaluate(`new Promise((resolve) => {
-        const open = indexedDB.open('fieldreport');
-        open.onsuccess = () => {
-          const db = open.result;
-          if (!db.objectStoreNames.contains('products')) { db.close(); return resolve(0); }
-          const c = db.transaction('products').objectStore('products').count();
-          c.onsuccess = () => { db.close(); resolve(c.result); };
-          c.onerror = () => { db.close(); resolve(-1); };
-        };
-        open.onerror = () => resolve(-1);
-      })`) as Promise<number>;
+    const count = () => productsOnPhone(page);
     const deadline = Date.now() + 600_000;
     while ((await count()) < PRODUCTS) {
       if (Date.now() > deadline) throw new Error(`the copy holds ${await count()} of ${PRODUCTS} after 10 minutes`);

@@ -12,6 +12,18 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const PASSWORD = 'bench-password';
 export const INSTANCE_ID = randomBytes(16).toString('hex');
 
+/** The app's benchmarks' phone (bench/app.ts, bench/catalogue.ts): a browser context of its size, touch and language. */
+export const PHONE = {
+  viewport: { width: 390, height: 844 },
+  isMobile: true,
+  hasTouch: true,
+  deviceScaleFactor: 2,
+  locale: 'de-DE',
+  serviceWorkers: 'allow',
+} as const;
+/** Its line: a slow 4G (150 ms round trip, 1.6 Mbit/s down, 750 kbit/s up), for Network.emulateNetworkConditions. */
+export const SLOW_4G = { offline: false, latency: 150, downloadThroughput: (1.6 * 1_000_000) / 8, uploadThroughput: (750 * 1000) / 8 };
+
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;

@@ -321,6 +321,21 @@ function textInControls() {
 }`;
 
 /** The order's row id by its ref, through the database (the test's own view, not the app's). */
+/** How many parts the phone's copy of the catalogue holds (its IndexedDB store `products`; 0 before there is one). */
+export function productsOnPhone(page: Page): Promise<number> {
+  return page.evaluate(`new Promise((resolve, reject) => {
+    const open = indexedDB.open('fieldreport');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('products')) { db.close(); return resolve(0); }
+      const count = db.transaction('products').objectStore('products').count();
+      count.onsuccess = () => { db.close(); resolve(count.result); };
+      count.onerror = () => { db.close(); reject(count.error); };
+    };
+  })`) as Promise<number>;
+}
+
 export async function orderByRef(world: AppWorld, ref: string): Promise<{ id: number; ref: string }> {
   const row = await world.ctx.handle.db.selectFrom('commande').select(['rowid', 'ref']).where('ref', '=', ref).executeTakeFirstOrThrow();
   return { id: Number(row.rowid), ref: row.ref };

@@ -28,6 +28,7 @@ import {
   logIn,
   orderByRef,
   phone,
+  productsOnPhone,
   screenshot,
   skipReason,
   startWorld,
@@ -135,18 +136,7 @@ describe('app: parts from the catalogue in Chromium [sqlite]', { skip }, () => {
     const { page, context, errors } = await phone(world);
     await logIn(page);
     // The copy is made in the background after the login, once the open orders are kept.
-    const kept = () =>
-      page.evaluate(`new Promise((resolve, reject) => {
-        const open = indexedDB.open('fieldreport');
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const db = open.result;
-          if (!db.objectStoreNames.contains('products')) { db.close(); return resolve(0); }
-          const count = db.transaction('products').objectStore('products').count();
-          count.onsuccess = () => { db.close(); resolve(count.result); };
-          count.onerror = () => reject(count.error);
-        };
-      })`) as Promise<number>;
+    const kept = () => productsOnPhone(page);
     await until('the catalogue on the phone', async () => (await kept()) === expected, 45_000, kept);
 
     await page.goto(`/app/#/order/${order.id}`);
@@ -260,16 +250,7 @@ describe('app: parts from the catalogue in Chromium [sqlite]', { skip }, () => {
       await context.grantPermissions(['camera', 'microphone'], { origin: world.origin });
       await logIn(page);
       await untilOfflineReady(page);
-      const kept = () =>
-        page.evaluate(`new Promise((resolve) => {
-          const open = indexedDB.open('fieldreport');
-          open.onsuccess = () => {
-            const db = open.result;
-            if (!db.objectStoreNames.contains('products')) { db.close(); return resolve(0); }
-            const c = db.transaction('products').objectStore('products').count();
-            c.onsuccess = () => { db.close(); resolve(c.result); };
-          };
-        })`) as Promise<number>;
+      const kept = () => productsOnPhone(page);
       await until('the catalogue on the phone', async () => (await kept()) > 0, 45_000, kept);
       await page.goto(`/app/#/order/${order.id}`);
       await page.getByRole('heading', { name: /^Fotos/ }).waitFor();
