@@ -128,15 +128,21 @@ export function appPreloadLinks(html: string): string | undefined {
   return links.length > 0 ? links.join(', ') : undefined;
 }
 
-/** The encodings an Accept-Encoding header allows (a q of 0 refuses one). */
-export function acceptedEncodings(header: string | undefined): Set<string> {
-  const accepted = new Set<string>();
+/** The encodings an Accept-Encoding header names (`*` too), each with its q (1 when not given; the first mention counts). */
+export function encodingWeights(header: string | undefined): Map<string, number> {
+  const weights = new Map<string, number>();
   for (const part of (header ?? '').toLowerCase().split(',')) {
     const [name, ...params] = part.trim().split(';');
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (name && !(q && Number(q.slice(2)) === 0)) accepted.add(name.trim());
+    const encoding = name?.trim();
+    if (encoding && !weights.has(encoding)) weights.set(encoding, q ? Number(q.slice(2)) : 1);
   }
-  return accepted;
+  return weights;
+}
+
+/** The encodings an Accept-Encoding header allows (a q of 0 refuses one). */
+export function acceptedEncodings(header: string | undefined): Set<string> {
+  return new Set([...encodingWeights(header)].filter(([, weight]) => weight !== 0).map(([name]) => name));
 }
 
 /** The Content-Type of an app file, by its extension (the build names them; nothing here is uploaded). */

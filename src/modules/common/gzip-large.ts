@@ -8,24 +8,17 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { encodingWeights } from '../../plugins/web-app.js';
 
 const gzipAsync = promisify(gzip);
 
 /** Answers from this size on are compressed. @default 8 KiB */
 export const GZIP_FROM_BYTES = 8 * 1024;
 
-/** Whether an Accept-Encoding header accepts gzip (by name or `*`, with a q-value above 0). */
+/** Whether an Accept-Encoding header accepts gzip (by name, else by `*`, with a q above 0). */
 export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false;
-  let star = false;
-  for (const part of header.split(',')) {
-    const [name = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const weight = q === undefined ? 1 : Number(q.slice(2));
-    if (name.trim() === 'gzip') return weight > 0;
-    if (name.trim() === '*') star = weight > 0;
-  }
-  return star;
+  const weights = encodingWeights(header);
+  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
 }
 
 /** A route's onSend: a JSON answer of at least GZIP_FROM_BYTES, gzip-compressed when the client accepts it. */
