@@ -30,6 +30,7 @@ import { createInterventionService } from './modules/interventions/interventions
 import { createFilesService } from './modules/files/files.service.js';
 import { createMaterialService } from './modules/materials/materials.service.js';
 import { createProductService } from './modules/products/products.service.js';
+import { createVanStock } from './modules/stock/van-stock.js';
 import { createOrderRepository } from './modules/orders/orders.repository.js';
 import { createOrderService } from './modules/orders/orders.service.js';
 import { createTranscriptionService } from './modules/transcription/transcription.service.js';
@@ -190,12 +191,18 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     maxDays: config.uploadTokenMaxDays,
     currentUser: ctx.currentUser,
   });
-  const products = createProductService({
-    db: handle.db,
-    dialect: handle.dialect,
-    entity: config.entity,
+  const stockColumns = {
     userHasWarehouse: columnsOf('user')?.includes('fk_warehouse') ?? false,
     productHasStockable: columnsOf('product')?.includes('stockable_product') ?? false,
+  };
+  const products = createProductService({ db: handle.db, dialect: handle.dialect, entity: config.entity, ...stockColumns });
+  const vanStock = createVanStock({
+    dialect: handle.dialect,
+    entity: config.entity,
+    timeZone: config.timeZone,
+    consts,
+    fitter: createColumnFitter(handle.db, handle.dialect, handle.prefix),
+    ...stockColumns,
   });
   const materials = createMaterialService({ db: handle.db, dialect: handle.dialect, access, entity: config.entity, runs, products });
   const transcription = createTranscriptionService({ config, db: handle.db, access, consts });
@@ -244,6 +251,7 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     ...visible,
     times,
     seal: pdfSeal,
+    vanStock,
     logger: app.log,
   });
   const key = loadSigningKey(config.signingKeyFile);

@@ -62,6 +62,15 @@ export const errorCatalogue = {
   MATERIAL_NOT_FOUND: { status: 404, message: 'Materialposition nicht gefunden' },
   PRODUCT_NOT_FOUND: { status: 404, message: 'Artikel nicht gefunden oder nicht im Verkauf' },
   BATCH_REQUIRED: { status: 400, message: 'Für diesen Artikel ist eine Charge oder Seriennummer nötig' },
+  MATERIAL_TAKEN: {
+    status: 409,
+    message: 'Die Position ist schon aus dem Fahrzeug gebucht und bleibt; eine Korrektur macht das Büro in Dolibarr',
+  },
+  STOCK_INSUFFICIENT: {
+    status: 409,
+    message:
+      'Im Fahrzeug ist nicht genug auf Lager, und Dolibarr lässt keinen negativen Bestand zu; Menge prüfen oder das Büro den Bestand korrigieren lassen',
+  },
   TIME_NOT_FOUND: { status: 404, message: 'Zeiteintrag nicht gefunden' },
   MAIL_NOT_FOUND: { status: 404, message: 'E-Mail nicht gefunden' },
   REPORT_NOT_FINAL: { status: 409, message: 'Nur ein abgeschlossener Bericht kann versendet werden' },

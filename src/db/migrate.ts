@@ -30,6 +30,7 @@ import { berichtPagePrompt } from './migrations/0018-bericht-page-prompt.js';
 import { standaloneAssignedWork } from './migrations/0019-standalone-assigned-work.js';
 import { standaloneFichinter } from './migrations/0020-standalone-fichinter.js';
 import { catalogue } from './migrations/0021-catalogue.js';
+import { stockMovements } from './migrations/0022-stock-movements.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -62,6 +63,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0019-standalone-assigned-work': standaloneAssignedWork(handle.dialect, handle.prefix),
         '0020-standalone-fichinter': standaloneFichinter(handle.dialect, handle.prefix),
         '0021-catalogue': catalogue(handle.dialect, handle.prefix),
+        '0022-stock-movements': stockMovements(handle.dialect, handle.prefix),
       };
     },
   };

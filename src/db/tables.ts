@@ -292,6 +292,11 @@ export interface BerichtMaterialTable {
   fk_unit: Int | null;
   /** Lot or serial number, for a product that needs one (llx_product.tobatch). */
   batch: string | null;
+  /**
+   * The line out of the van (migration 0022): the stock movement (llx_stock_mouvement) that took
+   * it, 0 when it was settled without one, null while not yet settled.
+   */
+  fk_stock_mouvement: ColumnType<Int | null, Int | null | undefined, Int | null>;
 }
 
 export interface BerichtUploadTokenTable {
@@ -667,6 +672,52 @@ export interface ProductBatchTable {
   qty: ColumnType<number, number | undefined, number>;
 }
 
+/** A stock movement (llx_stock_mouvement). */
+export interface StockMouvementTable {
+  rowid: Generated<Int>;
+  tms: ColumnType<DateTime, DateTime | undefined, DateTime>;
+  datem: DateTime;
+  fk_product: Int;
+  batch: string | null;
+  eatby: string | null;
+  sellby: string | null;
+  fk_entrepot: Int;
+  value: number;
+  price: ColumnType<number, number | undefined, number>;
+  /** 0 manual entry, 1 manual exit, 2 automatic exit, 3 automatic entry. */
+  type_mouvement: Int;
+  fk_user_author: Int | null;
+  label: string | null;
+  inventorycode: string | null;
+  fk_project: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  fk_origin: Int | null;
+  origintype: string | null;
+  model_pdf: ColumnType<string | null, string | null | undefined, string | null>;
+  fk_projet: ColumnType<Int, Int | undefined, Int>;
+}
+
+/** A lot or serial number of a product (llx_product_lot). */
+export interface ProductLotTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  fk_product: Int;
+  batch: string | null;
+  eatby: ColumnType<string | null, string | null | undefined, string | null>;
+  sellby: ColumnType<string | null, string | null | undefined, string | null>;
+  datec: DateTime;
+  tms: ColumnType<DateTime, DateTime | undefined, DateTime>;
+  fk_user_creat: ColumnType<Int | null, Int | null | undefined, Int | null>;
+}
+
+/** A kit's parts (llx_product_association): a father product and its children. */
+export interface ProductAssociationTable {
+  rowid: Generated<Int>;
+  fk_product_pere: Int;
+  fk_product_fils: Int;
+  qty: number | null;
+  incdec: ColumnType<Int | null, Int | null | undefined, Int | null>;
+}
+
 export interface Database {
   user: UserTable;
   usergroup: UsergroupTable;
@@ -685,6 +736,9 @@ export interface Database {
   entrepot: EntrepotTable;
   product_stock: ProductStockTable;
   product_batch: ProductBatchTable;
+  stock_mouvement: StockMouvementTable;
+  product_lot: ProductLotTable;
+  product_association: ProductAssociationTable;
   ecm_files: EcmFilesTable;
   element_element: ElementElementTable;
   bericht: BerichtTable;
@@ -731,6 +785,9 @@ export const TABLE_NAMES: readonly TableName[] = [
   'entrepot',
   'product_stock',
   'product_batch',
+  'stock_mouvement',
+  'product_lot',
+  'product_association',
   'ecm_files',
   'element_element',
   'bericht',

@@ -88,16 +88,41 @@ export async function addWarehouse(
   );
 }
 
-/** `qty` of the product in the warehouse, and the product's total stock over every warehouse. */
-export async function setStock(db: Db, product: number, warehouse: number, qty: number): Promise<void> {
-  const row = await db
-    .selectFrom('product_stock')
-    .select('rowid')
-    .where('fk_product', '=', product)
-    .where('fk_entrepot', '=', warehouse)
-    .executeTakeFirst();
+/**
+ * `qty` of the product in the warehouse, and the product's total stock over every warehouse; for a
+ * product with lots or serial numbers, `lots` says how much of each (its `llx_product_lot` made
+ * when missing, as Dolibarr makes it at a lot's first movement).
+ */
+export async function setStock(
+  db: Db,
+  product: number,
+  warehouse: number,
+  qty: number,
+  lots: Array<[batch: string, qty: number]> = [],
+  entity = 1,
+): Promise<void> {
+  const find = () =>
+    db
+      .selectFrom('product_stock')
+      .select('rowid')
+      .where('fk_product', '=', product)
+      .where('fk_entrepot', '=', warehouse)
+      .executeTakeFirst();
+  const row = await find();
   if (row) await db.updateTable('product_stock').set({ reel: qty, tms: NOW }).where('rowid', '=', row.rowid).execute();
   else await db.insertInto('product_stock').values({ fk_product: product, fk_entrepot: warehouse, reel: qty, tms: NOW }).execute();
+  const stockRow = Number((await find())!.rowid);
+  for (const [batch, n] of lots) {
+    const lot = await db
+      .selectFrom('product_lot')
+      .select('rowid')
+      .where('fk_product', '=', product)
+      .where('batch', '=', batch)
+      .executeTakeFirst();
+    if (!lot) await db.insertInto('product_lot').values({ entity, fk_product: product, batch, datec: toDbDateTime(), tms: NOW }).execute();
+    await db.deleteFrom('product_batch').where('fk_product_stock', '=', stockRow).where('batch', '=', batch).execute();
+    await db.insertInto('product_batch').values({ fk_product_stock: stockRow, batch, qty: n, tms: NOW }).execute();
+  }
   const total = await db
     .selectFrom('product_stock')
     .select((eb) => eb.fn.sum<number | string>('reel').as('n'))

@@ -269,8 +269,8 @@ const CATALOGUE: Array<Omit<NewProduct, 'entity'>> = [
   { ref: 'ANFAHRT', label: 'Anfahrtspauschale', price: 35, service: true },
 ];
 
-/** What the van carries: ref and quantity. */
-const VAN_STOCK: Array<[string, number]> = [
+/** What the van carries: ref and quantity (and the serial numbers of a product that keeps them). */
+const VAN_STOCK: Array<[string, number, Array<[string, number]>?]> = [
   ['DICHT-BR-01', 6],
   ['CU-15', 12.5],
   ['CU-22', 6],
@@ -280,7 +280,7 @@ const VAN_STOCK: Array<[string, number]> = [
   ['ZUEND-EL', 2],
   ['ENTL-VENT', 3],
   ['FROSTSCHUTZ', 10],
-  ['PUMPE-UPM3', 1],
+  ['PUMPE-UPM3', 1, [['UPM3-2611-0042', 1]]],
 ];
 
 /** The demo company's zone (Garching, Bavaria), when TIME_ZONE names none: it becomes Dolibarr's MAIN_SERVER_TZ. */
@@ -468,7 +468,7 @@ export async function seedDemo(
       author: office,
     });
     await trx.updateTable('user').set({ fk_warehouse: van }).where('rowid', '=', technician).execute();
-    for (const [ref, qty] of VAN_STOCK) await setStock(trx, productIds.get(ref)!, van, qty);
+    for (const [ref, qty, lots] of VAN_STOCK) await setStock(trx, productIds.get(ref)!, van, qty, lots, entity);
     const today = dt(now).slice(0, 10);
     const contactType = async (element: string, code: string) =>
       (

@@ -1411,6 +1411,7 @@ for (const dialect of testDialects()) {
           '0019-standalone-assigned-work',
           '0020-standalone-fichinter',
           '0021-catalogue',
+          '0022-stock-movements',
         ]);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;

@@ -76,6 +76,7 @@ for (const dialect of testDialects()) {
           fk_product: null,
           fk_unit: null,
           batch: null,
+          fk_stock_mouvement: null,
         },
       );
       assert.ok(a.datec >= before - 1 && a.datec <= Math.floor(Date.now() / 1000) + 1);

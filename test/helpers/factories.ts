@@ -390,10 +390,18 @@ export function createFactories(handle: DbHandle, config: Config, app: FastifyIn
   }
 
   /** A warehouse, given to `user` as his van (llx_user.fk_warehouse) when one is named; its id. */
-  async function van(options: { user?: number; entity?: number; stock?: Array<[product: number, qty: number]> } = {}) {
-    const id = await addWarehouse(db, dialect, { ref: `Fahrzeug ${next()}`, entity: options.entity ?? config.entity });
+  async function van(
+    options: {
+      user?: number;
+      entity?: number;
+      /** Product and quantity; for a product with lots, the quantity of each lot too. */
+      stock?: Array<[product: number, qty: number, lots?: Array<[batch: string, qty: number]>]>;
+    } = {},
+  ) {
+    const entity = options.entity ?? config.entity;
+    const id = await addWarehouse(db, dialect, { ref: `Fahrzeug ${next()}`, entity });
     if (options.user !== undefined) await db.updateTable('user').set({ fk_warehouse: id }).where('rowid', '=', options.user).execute();
-    for (const [p, qty] of options.stock ?? []) await setStock(db, p, id, qty);
+    for (const [p, qty, lots] of options.stock ?? []) await setStock(db, p, id, qty, lots, entity);
     return id;
   }
 

@@ -64,6 +64,7 @@ const MIGRATIONS = [
   '0019-standalone-assigned-work',
   '0020-standalone-fichinter',
   '0021-catalogue',
+  '0022-stock-movements',
 ];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
@@ -263,6 +264,7 @@ for (const dialect of testDialects()) {
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
         '0021-catalogue',
+        '0022-stock-movements',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
@@ -299,6 +301,7 @@ for (const dialect of testDialects()) {
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
         '0021-catalogue',
+        '0022-stock-movements',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
@@ -338,6 +341,7 @@ for (const dialect of testDialects()) {
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
         '0021-catalogue',
+        '0022-stock-movements',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
@@ -397,6 +401,7 @@ for (const dialect of testDialects()) {
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
         '0021-catalogue',
+        '0022-stock-movements',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
@@ -436,6 +441,7 @@ for (const dialect of testDialects()) {
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
         '0021-catalogue',
+        '0022-stock-movements',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
@@ -468,6 +474,7 @@ for (const dialect of testDialects()) {
         '0019-standalone-assigned-work',
         '0020-standalone-fichinter',
         '0021-catalogue',
+        '0022-stock-movements',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999018).execute();
@@ -876,6 +883,7 @@ for (const dialect of testDialects()) {
           '0019-standalone-assigned-work',
           '0020-standalone-fichinter',
           '0021-catalogue',
+          '0022-stock-movements',
         ]);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');

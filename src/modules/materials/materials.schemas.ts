@@ -69,6 +69,10 @@ export const Material = Type.Object({
   fk_product: Type.Union([Type.Integer(), Type.Null()], { description: "The catalogue's product or service; null: free text." }),
   fk_unit: Type.Union([Type.Integer(), Type.Null()], { description: "The quantity's unit as Dolibarr's (llx_c_units), the product's." }),
   batch: Type.Union([Type.String(), Type.Null()], { description: 'Lot or serial number.' }),
+  fk_stock_mouvement: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      "Out of the van: the stock movement (llx_stock_mouvement) that took the line out of its author's van when a report was finalized; 0: settled without one (free text, a service, no van, or a Dolibarr rule takes it when the office validates); null: not yet settled. A line taken out is not deleted (409 MATERIAL_TAKEN).",
+  }),
 });
 export type Material = Static<typeof Material>;
 export const MaterialList = ListOf(Material);

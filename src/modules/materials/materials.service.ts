@@ -29,6 +29,7 @@ interface MaterialRow {
   fk_product: number | null;
   fk_unit: number | null;
   batch: string | null;
+  fk_stock_mouvement: number | null;
 }
 
 function toMaterial(row: MaterialRow): Material {
@@ -45,6 +46,7 @@ function toMaterial(row: MaterialRow): Material {
     fk_product: row.fk_product === null ? null : Number(row.fk_product),
     fk_unit: row.fk_unit === null ? null : Number(row.fk_unit),
     batch: row.batch,
+    fk_stock_mouvement: row.fk_stock_mouvement === null ? null : Number(row.fk_stock_mouvement),
   };
 }
 
@@ -164,7 +166,19 @@ export function createMaterialService(deps: {
         MATERIAL_TYPES.has(row.element_type) &&
         (await access.getById(row.element_type as ElementType, Number(row.fk_element), user));
       if (!row || !visible) throw new AppError('MATERIAL_NOT_FOUND');
-      await db.deleteFrom('bericht_material').where('rowid', '=', id).execute();
+      // Out of the van, the line stays with its movement: the office corrects stock in Dolibarr.
+      if (row.fk_stock_mouvement !== null && Number(row.fk_stock_mouvement) > 0)
+        throw new AppError('MATERIAL_TAKEN', { details: { stock_movement: Number(row.fk_stock_mouvement) } });
+      const gone = await db
+        .deleteFrom('bericht_material')
+        .where('rowid', '=', id)
+        .where((eb) => eb.or([eb('fk_stock_mouvement', 'is', null), eb('fk_stock_mouvement', '=', 0)]))
+        .executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) {
+        // Taken out by a finalize meanwhile, or deleted by another request.
+        const still = await db.selectFrom('bericht_material').select('fk_stock_mouvement').where('rowid', '=', id).executeTakeFirst();
+        throw new AppError(still ? 'MATERIAL_TAKEN' : 'MATERIAL_NOT_FOUND');
+      }
       return { id, deleted: true };
     },
   };

@@ -28,6 +28,7 @@ import { reportFolder, WORK_AREA_DIR } from '../reports/work-area.js';
 import type { PdfSeal } from '../seal/pdf-seal.js';
 import type { TimeService } from '../times/times.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';
+import { type VanStock, vanStockNote } from '../stock/van-stock.js';
 import type { PdfInputs } from './pdf-inputs.js';
 import type { EvidenceRender } from './sheets.js';
 
@@ -60,6 +61,8 @@ export interface FinalizeDeps {
   times: Pick<TimeService, 'scopeFor' | 'lock' | 'take'>;
   /** The PDF seal every final report gets (PAdES), and its record. */
   seal: Pick<PdfSeal, 'seal' | 'record' | 'queue'>;
+  /** The visit's parts out of the vans (stock/van-stock.ts). */
+  vanStock: Pick<VanStock, 'settings' | 'settle'>;
 }
 
 export function createFinalize(deps: FinalizeDeps) {
@@ -101,6 +104,7 @@ export function createFinalize(deps: FinalizeDeps) {
     let placed = false;
     let sealedTimestamp: string | undefined;
     const scope = await deps.times.scopeFor(user, report);
+    const stockSettings = await deps.vanStock.settings();
     const intervals = await deps.inputs.intervalsOf(scope);
     try {
       // The finalization as the evidence sheet prints it: now, by the caller, from where the request came.
@@ -171,6 +175,16 @@ export function createFinalize(deps: FinalizeDeps) {
             genOrUploaded: 'generated',
           });
         };
+        // The parts out of the vans, exactly once: the lines settled here are never settled again.
+        const stock =
+          report.element_type && report.fk_element !== null
+            ? await deps.vanStock.settle(
+                trx,
+                stockSettings,
+                { ref: report.ref, element_type: report.element_type, fk_element: Number(report.fk_element) },
+                user.id,
+              )
+            : undefined;
         await deps.seal.record(trx, report, sealed);
         await index(folder.filepath, 'bericht', id);
         if (copy && report.element_type) await index(copy.filepath, report.element_type, Number(report.fk_element));
@@ -179,7 +193,12 @@ export function createFinalize(deps: FinalizeDeps) {
             entity,
             trigger: 'BERICHT_VALIDATE',
             label: `Bericht ${report.ref} abgeschlossen`,
-            note: [`Bericht ${report.ref} „${report.title}“ abgeschlossen`, `Seiten: ${pages.length}`, `PDF: ${filename}`].join('\n'),
+            note: [
+              `Bericht ${report.ref} „${report.title}“ abgeschlossen`,
+              `Seiten: ${pages.length}`,
+              `PDF: ${filename}`,
+              ...(stock ? vanStockNote(stock) : []),
+            ].join('\n'),
             socId: parent?.fk_soc ?? null,
             elementType: report.element_type,
             elementId: report.fk_element,

@@ -52,7 +52,10 @@ const POST_DESCRIPTION = [
     'Header Idempotency-Key: a repeat after a lost answer gets the first answer again, also once the report is final; the key belongs to this action and report. 200 with the report.',
   '`action=finalize` with `id`: renders the PDF (cover sheet, then every page), writes it to `bericht/<ref>/<ref>.pdf` (under a temporary name, then renamed), adds its llx_ecm_files row ' +
     '(gen_or_uploaded "generated"), sets final_pdf_path and the status final, all or nothing: on any failure the report stays a draft and no file is left. ' +
-    '409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages). 200 with the report. ' +
+    "In the same transaction the material lines of the object not yet settled leave the vans of the technicians who entered them, as Dolibarr's stock movements (llx_stock_mouvement, llx_product_stock, the lot; `fk_stock_mouvement` of each line), exactly once; " +
+    'a line Dolibarr itself takes when the office validates (STOCK_CALCULATE_ON_*), free text, a service or a line without a van is settled without one (BERICHT_STOCK_FROM_VAN 0: all; docs/dolibarr-writes.md), and the agenda event says which. ' +
+    '409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages), ' +
+    '409 STOCK_INSUFFICIENT when Dolibarr refuses stock below zero (STOCK_DISALLOW_NEGATIVE_TRANSFER) and a van holds less (details.short: ref, batch, warehouse, held, wanted). 200 with the report. ' +
     'Optional body `{ "missing": [ { "what", "reason" } ] }`: why it is finalized with what is still missing (`what`: open_items, no_departure, no_signature, pages_after_signature; ' +
     `each at most once; \`reason\` 1-${MAX_MISSING_REASON} characters). The PDF's summary lists what the report lacks when finalized (checklist items not checked, someone still on site, ` +
     'no signature, pages after the last signature), each with its reason or "ohne Begründung"; a reason for something not missing is not printed.',

@@ -253,7 +253,7 @@ export interface paths {
         post: operations["addMaterial"];
         /**
          * Delete a material line
-         * @description Deletes the line `id`. Delete right; a line of an object the caller does not see is 404 MATERIAL_NOT_FOUND, as a missing one. 200 `{ id, deleted: true }`.
+         * @description Deletes the line `id`. Delete right; a line of an object the caller does not see is 404 MATERIAL_NOT_FOUND, as a missing one; a line a finalized report took out of the van (`fk_stock_mouvement` above 0) stays: 409 MATERIAL_TAKEN. 200 `{ id, deleted: true }`.
          */
         delete: operations["deleteMaterial"];
         options?: never;
@@ -438,7 +438,7 @@ export interface paths {
          *
          *     `action=update` with `id`: changes a draft (or a template: template right): body `{ photos_per_sheet }` (1, 2 or 4; any other value, also "4" or null, is 400 VALIDATION_FAILED). Title, format, orientation and cover sheet are fixed when the report is made. 409 REPORT_FINAL for a final report (a new version is a draft again). Header Idempotency-Key: a repeat after a lost answer gets the first answer again, also once the report is final; the key belongs to this action and report. 200 with the report.
          *
-         *     `action=finalize` with `id`: renders the PDF (cover sheet, then every page), writes it to `bericht/<ref>/<ref>.pdf` (under a temporary name, then renamed), adds its llx_ecm_files row (gen_or_uploaded "generated"), sets final_pdf_path and the status final, all or nothing: on any failure the report stays a draft and no file is left. 409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages). 200 with the report. Optional body `{ "missing": [ { "what", "reason" } ] }`: why it is finalized with what is still missing (`what`: open_items, no_departure, no_signature, pages_after_signature; each at most once; `reason` 1-500 characters). The PDF's summary lists what the report lacks when finalized (checklist items not checked, someone still on site, no signature, pages after the last signature), each with its reason or "ohne Begründung"; a reason for something not missing is not printed.
+         *     `action=finalize` with `id`: renders the PDF (cover sheet, then every page), writes it to `bericht/<ref>/<ref>.pdf` (under a temporary name, then renamed), adds its llx_ecm_files row (gen_or_uploaded "generated"), sets final_pdf_path and the status final, all or nothing: on any failure the report stays a draft and no file is left. In the same transaction the material lines of the object not yet settled leave the vans of the technicians who entered them, as Dolibarr's stock movements (llx_stock_mouvement, llx_product_stock, the lot; `fk_stock_mouvement` of each line), exactly once; a line Dolibarr itself takes when the office validates (STOCK_CALCULATE_ON_*), free text, a service or a line without a van is settled without one (BERICHT_STOCK_FROM_VAN 0: all; docs/dolibarr-writes.md), and the agenda event says which. 409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages), 409 STOCK_INSUFFICIENT when Dolibarr refuses stock below zero (STOCK_DISALLOW_NEGATIVE_TRANSFER) and a van holds less (details.short: ref, batch, warehouse, held, wanted). 200 with the report. Optional body `{ "missing": [ { "what", "reason" } ] }`: why it is finalized with what is still missing (`what`: open_items, no_departure, no_signature, pages_after_signature; each at most once; `reason` 1-500 characters). The PDF's summary lists what the report lacks when finalized (checklist items not checked, someone still on site, no signature, pages after the last signature), each with its reason or "ohne Begründung"; a reason for something not missing is not printed.
          *
          *     `action=new_version` with `id`: a new draft with the next version number and fk_bericht_parent = id, a copy of the report with all its pages except signature pages (a signature covers the version it was given on; the new version is signed anew), with its photos_per_sheet. Images in the report's work area are copied; attachments of the order stay shared. The old version is left exactly as it was. 201 with the new report.
          *
@@ -2774,6 +2774,8 @@ export interface operations {
                             fk_element: number;
                             /** @description The catalogue's product or service; null: free text. */
                             fk_product: number | null;
+                            /** @description Out of the van: the stock movement (llx_stock_mouvement) that took the line out of its author's van when a report was finalized; 0: settled without one (free text, a service, no van, or a Dolibarr rule takes it when the office validates); null: not yet settled. A line taken out is not deleted (409 MATERIAL_TAKEN). */
+                            fk_stock_mouvement: number | null;
                             /** @description The quantity's unit as Dolibarr's (llx_c_units), the product's. */
                             fk_unit: number | null;
                             /** @description Who added the line. */
@@ -2924,6 +2926,8 @@ export interface operations {
                         fk_element: number;
                         /** @description The catalogue's product or service; null: free text. */
                         fk_product: number | null;
+                        /** @description Out of the van: the stock movement (llx_stock_mouvement) that took the line out of its author's van when a report was finalized; 0: settled without one (free text, a service, no van, or a Dolibarr rule takes it when the office validates); null: not yet settled. A line taken out is not deleted (409 MATERIAL_TAKEN). */
+                        fk_stock_mouvement: number | null;
                         /** @description The quantity's unit as Dolibarr's (llx_c_units), the product's. */
                         fk_unit: number | null;
                         /** @description Who added the line. */

@@ -11,6 +11,7 @@
 import { ApiError, NetworkError } from '../../api/client';
 import de from '../../i18n/de.json';
 import { db } from '../store/db';
+import { formatNumber } from './format';
 
 export type Lang = 'de' | 'en';
 type Dictionary = Record<string, string>;
@@ -108,6 +109,19 @@ export function errorText(code: string | undefined, serverMessage: string | unde
   return code ? t('error.unknownCode', { code }) : t('error.unknown');
 }
 
+/** The parts a van holds too few of, as the service names them (ref, lot, held, wanted). */
+function stockShortText(short: unknown[]): string {
+  const parts = short.map((s) => {
+    const { ref, batch, held, wanted } = s as { ref?: unknown; batch?: unknown; held?: unknown; wanted?: unknown };
+    return t('error.stockShortPart', {
+      part: typeof batch === 'string' && batch ? `${String(ref)} (${batch})` : String(ref),
+      held: formatNumber(Number(held)),
+      wanted: formatNumber(Number(wanted)),
+    });
+  });
+  return t('error.STOCK_INSUFFICIENT_parts', { parts: parts.join('; ') });
+}
+
 /**
  * A refusal with what stands in its way where the service names it (the reports that show a photo;
  * the checklist item a definition or an answer was refused for: its position, label and what was wrong).
@@ -116,6 +130,8 @@ export function refusalText(error: ApiError): string {
   const reports = (error.details as { reports?: unknown } | undefined)?.reports;
   if (error.code === 'PHOTO_IN_USE' && Array.isArray(reports) && reports.length > 0)
     return t('error.PHOTO_IN_USE_by', { reports: reports.join(', ') });
+  const short = (error.details as { short?: unknown } | undefined)?.short;
+  if (error.code === 'STOCK_INSUFFICIENT' && Array.isArray(short) && short.length > 0) return stockShortText(short);
   const item = Array.isArray(error.details)
     ? (error.details as { item?: unknown; label?: unknown; message?: unknown }[]).find((d) => typeof d?.item === 'number')
     : undefined;

@@ -1,0 +1,283 @@
+/**
+ * The parts of a visit out of the technicians' vans, when its report is finalized
+ * (docs/dolibarr-writes.md, Stock out of the van): every material line of the report's object not
+ * yet settled is settled exactly once, in the finalize's transaction. A product line leaves the van
+ * of the technician who entered it (his default warehouse, llx_user.fk_warehouse) by a stock
+ * movement as Dolibarr writes it (dolibarr/stock.ts) and keeps that movement's id
+ * (`fk_stock_mouvement`); any other line is settled with 0 and the reason is said: free text, a
+ * service, a product whose stock is not kept, a kit, no van, the module or the setting off, or a
+ * Dolibarr rule that takes the same parts itself when the office validates the invoice, the order
+ * or the shipment (STOCK_CALCULATE_ON_*), so nothing leaves the van twice.
+ *
+ * Settings (llx_const): BERICHT_STOCK_FROM_VAN (1, the default: when the report is finalized; 0:
+ * never), and Dolibarr's own MAIN_MODULE_STOCK, MAIN_MODULE_PRODUCTBATCH, STOCK_SUPPORTS_SERVICES,
+ * STOCK_DISALLOW_NEGATIVE_TRANSFER, STOCK_CALCULATE_ON_BILL, STOCK_CALCULATE_ON_VALIDATE_ORDER,
+ * STOCK_CALCULATE_ON_SHIPMENT, STOCK_CALCULATE_ON_SHIPMENT_CLOSE, PRODUIT_SOUSPRODUITS and
+ * INDEPENDANT_SUBPRODUCT_STOCK.
+ */
+import type { Dialect } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import type { ColumnFitter } from '../../dolibarr/charset.js';
+import type { ConstRepository } from '../../dolibarr/const.repository.js';
+import { type StockShort, stockExit } from '../../dolibarr/stock.js';
+import { AppError } from '../../errors.js';
+
+export const STOCK_SETTINGS = [
+  'BERICHT_STOCK_FROM_VAN',
+  'MAIN_MODULE_STOCK',
+  'MAIN_MODULE_PRODUCTBATCH',
+  'STOCK_SUPPORTS_SERVICES',
+  'STOCK_DISALLOW_NEGATIVE_TRANSFER',
+  'STOCK_CALCULATE_ON_BILL',
+  'STOCK_CALCULATE_ON_VALIDATE_ORDER',
+  'STOCK_CALCULATE_ON_SHIPMENT',
+  'STOCK_CALCULATE_ON_SHIPMENT_CLOSE',
+  'PRODUIT_SOUSPRODUITS',
+  'INDEPENDANT_SUBPRODUCT_STOCK',
+] as const;
+
+/** Why a line was settled without a movement. */
+export type LeftReason =
+  | 'free_text'
+  | 'service'
+  | 'no_stock_kept'
+  | 'kit'
+  | 'no_van'
+  | 'product_gone'
+  | 'stock_module_off'
+  | 'setting_off'
+  | 'dolibarr_bill'
+  | 'dolibarr_order'
+  | 'dolibarr_shipment';
+
+export interface VanStockOutcome {
+  taken: Array<{
+    line: number;
+    label: string;
+    qty: number;
+    unit: string | null;
+    ref: string;
+    batch: string | null;
+    warehouse: string;
+    movement: number;
+  }>;
+  left: Array<{ line: number; label: string; reason: LeftReason }>;
+}
+
+/** Dolibarr's truthy constant: set and not '0' (getDolGlobalString/Int). */
+const on = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim() !== '0';
+
+/** The Dolibarr rule that takes a report's parts itself, if any: the office's invoice, or the order it is on. */
+function dolibarrRule(settings: Map<string, string>, elementType: string): LeftReason | null {
+  if (on(settings.get('STOCK_CALCULATE_ON_BILL'))) return 'dolibarr_bill';
+  if (elementType === 'commande' && on(settings.get('STOCK_CALCULATE_ON_VALIDATE_ORDER'))) return 'dolibarr_order';
+  if (
+    elementType === 'commande' &&
+    (on(settings.get('STOCK_CALCULATE_ON_SHIPMENT')) || on(settings.get('STOCK_CALCULATE_ON_SHIPMENT_CLOSE')))
+  )
+    return 'dolibarr_shipment';
+  return null;
+}
+
+export function createVanStock(deps: {
+  dialect: Dialect;
+  entity: number;
+  timeZone: string;
+  consts: ConstRepository;
+  /** Text into Dolibarr's columns fitted to their character set (charset.ts). */
+  fitter: ColumnFitter;
+  /** llx_user.fk_warehouse exists (Dolibarr 13 and later). */
+  userHasWarehouse: boolean;
+  /** llx_product.stockable_product exists (newer Dolibarr versions). */
+  productHasStockable: boolean;
+}) {
+  const { dialect, entity, timeZone } = deps;
+
+  return {
+    /** The settings, read before the transaction (they are the office's, not the visit's). */
+    settings: () => deps.consts.getMany(STOCK_SETTINGS),
+
+    /**
+     * Settles the lines of `report`'s object in `trx`; refuses (409 STOCK_INSUFFICIENT, nothing
+     * written) where Dolibarr refuses an exit below zero.
+     */
+    async settle(
+      trx: Db,
+      settings: Map<string, string>,
+      report: { ref: string; element_type: string; fk_element: number },
+      userId: number,
+    ): Promise<VanStockOutcome> {
+      const lines = await (() => {
+        const query = trx
+          .selectFrom('bericht_material')
+          .select(['rowid', 'label', 'qty', 'unit', 'fk_product', 'batch', 'fk_user_creat'])
+          .where('entity', '=', entity)
+          .where('element_type', '=', report.element_type)
+          .where('fk_element', '=', report.fk_element)
+          .where('fk_stock_mouvement', 'is', null)
+          .orderBy('rowid');
+        return dialect === 'sqlite' ? query.execute() : query.forUpdate().execute();
+      })();
+      const outcome: VanStockOutcome = { taken: [], left: [] };
+      if (lines.length === 0) return outcome;
+
+      const settle = (line: number, movement: number) =>
+        trx.updateTable('bericht_material').set({ fk_stock_mouvement: movement }).where('rowid', '=', line).execute();
+      const leave = async (line: (typeof lines)[number], reason: LeftReason) => {
+        await settle(Number(line.rowid), 0);
+        outcome.left.push({ line: Number(line.rowid), label: line.label, reason });
+      };
+
+      const whole: LeftReason | null = !on(settings.get('MAIN_MODULE_STOCK'))
+        ? 'stock_module_off'
+        : (settings.get('BERICHT_STOCK_FROM_VAN') ?? '1').trim() === '0'
+          ? 'setting_off'
+          : null;
+      const rule = dolibarrRule(settings, report.element_type);
+      const productIds = [
+        ...new Set(
+          lines
+            .map((l) => l.fk_product)
+            .filter((id): id is number => id !== null)
+            .map(Number),
+        ),
+      ];
+      const products = new Map(
+        (productIds.length === 0 || whole
+          ? []
+          : await trx
+              .selectFrom('product')
+              .select(['rowid', 'ref', 'fk_product_type', 'tobatch', ...(deps.productHasStockable ? (['stockable_product'] as const) : [])])
+              .where('rowid', 'in', productIds)
+              .where('entity', '=', entity)
+              .execute()
+        ).map((p) => [Number(p.rowid), p as typeof p & { stockable_product?: number }]),
+      );
+      const kits =
+        on(settings.get('PRODUIT_SOUSPRODUITS')) && productIds.length > 0 && !whole
+          ? new Set(
+              (
+                await trx.selectFrom('product_association').select('fk_product_pere').where('fk_product_pere', 'in', productIds).execute()
+              ).map((r) => Number(r.fk_product_pere)),
+            )
+          : new Set<number>();
+      const authors = [...new Set(lines.map((l) => Number(l.fk_user_creat)))];
+      const vans = new Map(
+        (!deps.userHasWarehouse || whole
+          ? []
+          : await trx
+              .selectFrom('user as u')
+              .innerJoin('entrepot as e', 'e.rowid', 'u.fk_warehouse')
+              .select(['u.rowid as user', 'e.rowid as id', 'e.ref'])
+              .where('u.rowid', 'in', authors)
+              .where('e.entity', '=', entity)
+              // A closed warehouse (statut 0) is no van any more.
+              .where('e.statut', '<>', 0)
+              .execute()
+        ).map((r) => [Number(r.user), { id: Number(r.id), ref: r.ref }]),
+      );
+      const batches = on(settings.get('MAIN_MODULE_PRODUCTBATCH'));
+      const services = on(settings.get('STOCK_SUPPORTS_SERVICES'));
+      const refuseNegative = on(settings.get('STOCK_DISALLOW_NEGATIVE_TRANSFER'));
+      const short: StockShort[] = [];
+
+      for (const line of lines) {
+        if (whole) {
+          await leave(line, whole);
+          continue;
+        }
+        if (line.fk_product === null) {
+          await leave(line, 'free_text');
+          continue;
+        }
+        const product = products.get(Number(line.fk_product));
+        if (!product) {
+          await leave(line, 'product_gone');
+          continue;
+        }
+        if (Number(product.fk_product_type) === 1 && !services) {
+          await leave(line, 'service');
+          continue;
+        }
+        if (product.stockable_product !== undefined && Number(product.stockable_product) === 0) {
+          await leave(line, 'no_stock_kept');
+          continue;
+        }
+        if (kits.has(Number(product.rowid))) {
+          await leave(line, 'kit');
+          continue;
+        }
+        if (rule) {
+          await leave(line, rule);
+          continue;
+        }
+        const van = vans.get(Number(line.fk_user_creat));
+        if (!van) {
+          await leave(line, 'no_van');
+          continue;
+        }
+        const withBatch = batches && Number(product.tobatch) > 0;
+        const result = await stockExit(trx, dialect, {
+          product: { id: Number(product.rowid), ref: product.ref, batch: withBatch },
+          warehouse: van,
+          qty: Number(line.qty),
+          batch: withBatch ? line.batch : null,
+          // llx_stock_mouvement.label is varchar(255), in Dolibarr's character set.
+          label: await deps.fitter.fit('stock_mouvement', 'label', [...`Bericht ${report.ref}: ${line.label}`].slice(0, 255).join('')),
+          origin: { type: report.element_type, id: report.fk_element },
+          userId,
+          entity,
+          timeZone,
+          refuseNegative,
+        });
+        if ('short' in result) {
+          short.push(result.short);
+          continue;
+        }
+        await settle(Number(line.rowid), result.movement);
+        outcome.taken.push({
+          line: Number(line.rowid),
+          label: line.label,
+          qty: Number(line.qty),
+          unit: line.unit,
+          ref: product.ref,
+          batch: withBatch ? line.batch : null,
+          warehouse: van.ref,
+          movement: result.movement,
+        });
+      }
+      if (short.length > 0) throw new AppError('STOCK_INSUFFICIENT', { details: { short } });
+      return outcome;
+    },
+  };
+}
+
+export type VanStock = ReturnType<typeof createVanStock>;
+
+/** Why a line did not leave the van, as Dolibarr's agenda says it (German, as the event's other lines). */
+const LEFT_WORDS: Record<LeftReason, string> = {
+  free_text: 'Freitext',
+  service: 'Dienstleistung',
+  no_stock_kept: 'ohne Lagerführung',
+  kit: 'Bausatz, bucht Dolibarr über seine Teile',
+  no_van: 'kein Fahrzeuglager beim Techniker',
+  product_gone: 'Artikel nicht mehr vorhanden',
+  stock_module_off: 'Modul Lager aus',
+  setting_off: 'Buchung aus dem Fahrzeug abgeschaltet (BERICHT_STOCK_FROM_VAN)',
+  dolibarr_bill: 'bucht Dolibarr bei der Freigabe der Rechnung (STOCK_CALCULATE_ON_BILL)',
+  dolibarr_order: 'bucht Dolibarr mit dem Auftrag (STOCK_CALCULATE_ON_VALIDATE_ORDER)',
+  dolibarr_shipment: 'bucht Dolibarr mit der Lieferung (STOCK_CALCULATE_ON_SHIPMENT)',
+};
+
+const qtyText = (qty: number) => String(qty).replace('.', ',');
+
+/** The lines of the finalize's agenda event that say what left which van, and what did not and why. */
+export function vanStockNote(outcome: VanStockOutcome): string[] {
+  const out: string[] = [];
+  for (const t of outcome.taken)
+    out.push(
+      `Aus ${t.warehouse} gebucht: ${qtyText(t.qty)}${t.unit ? ` ${t.unit}` : ''} ${t.ref} ${t.label}${t.batch ? ` (Charge/Serie ${t.batch})` : ''}`,
+    );
+  for (const l of outcome.left) out.push(`Nicht aus dem Fahrzeug gebucht: ${l.label} (${LEFT_WORDS[l.reason]})`);
+  return out;
+}
