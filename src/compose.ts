@@ -31,6 +31,7 @@ import { createFilesService } from './modules/files/files.service.js';
 import { createMaterialService } from './modules/materials/materials.service.js';
 import { createProductService } from './modules/products/products.service.js';
 import { createVanStock } from './modules/stock/van-stock.js';
+import { createVisitIntervention } from './modules/office-records/visit-intervention.js';
 import { createOrderRepository } from './modules/orders/orders.repository.js';
 import { createOrderService } from './modules/orders/orders.service.js';
 import { createTranscriptionService } from './modules/transcription/transcription.service.js';
@@ -252,6 +253,12 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     times,
     seal: pdfSeal,
     vanStock,
+    visitIntervention: createVisitIntervention({
+      dialect: handle.dialect,
+      entity: config.entity,
+      timeZone: config.timeZone,
+      orderHasProject: columnsOf('commande')?.includes('fk_projet') ?? false,
+    }),
     logger: app.log,
   });
   const key = loadSigningKey(config.signingKeyFile);

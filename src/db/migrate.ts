@@ -31,6 +31,7 @@ import { standaloneAssignedWork } from './migrations/0019-standalone-assigned-wo
 import { standaloneFichinter } from './migrations/0020-standalone-fichinter.js';
 import { catalogue } from './migrations/0021-catalogue.js';
 import { stockMovements } from './migrations/0022-stock-movements.js';
+import { interventionLines } from './migrations/0023-intervention-lines.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -64,6 +65,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0020-standalone-fichinter': standaloneFichinter(handle.dialect, handle.prefix),
         '0021-catalogue': catalogue(handle.dialect, handle.prefix),
         '0022-stock-movements': stockMovements(handle.dialect, handle.prefix),
+        '0023-intervention-lines': interventionLines(handle.dialect, handle.prefix),
       };
     },
   };

@@ -192,6 +192,21 @@ export interface FichinterTable {
   model_pdf: string | null;
   last_main_doc: string | null;
   tms: DateTime;
+  ref_ext: ColumnType<string | null, string | null | undefined, string | null>;
+  /** NULL, 0 not signed, 1 by the sender, 2 by the customer, 3 by the customer online, 9 by all. */
+  signed_status: ColumnType<Int | null, Int | null | undefined, Int | null>;
+}
+
+/** A line of an intervention (llx_fichinterdet): a text, a date, a duration in seconds. */
+export interface FichinterdetTable {
+  rowid: Generated<Int>;
+  fk_fichinter: Int;
+  fk_parent_line: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  date: DateTime;
+  description: string | null;
+  duree: Int | null;
+  rang: ColumnType<Int, Int | undefined, Int>;
+  extraparams: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EcmFilesTable {
@@ -731,6 +746,7 @@ export interface Database {
   facture: FactureTable;
   propal: PropalTable;
   fichinter: FichinterTable;
+  fichinterdet: FichinterdetTable;
   product: ProductTable;
   c_units: CUnitsTable;
   entrepot: EntrepotTable;
@@ -780,6 +796,7 @@ export const TABLE_NAMES: readonly TableName[] = [
   'facture',
   'propal',
   'fichinter',
+  'fichinterdet',
   'product',
   'c_units',
   'entrepot',

@@ -1412,6 +1412,7 @@ for (const dialect of testDialects()) {
           '0020-standalone-fichinter',
           '0021-catalogue',
           '0022-stock-movements',
+          '0023-intervention-lines',
         ]);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;

@@ -65,6 +65,7 @@ const MIGRATIONS = [
   '0020-standalone-fichinter',
   '0021-catalogue',
   '0022-stock-movements',
+  '0023-intervention-lines',
 ];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
@@ -265,6 +266,7 @@ for (const dialect of testDialects()) {
         '0020-standalone-fichinter',
         '0021-catalogue',
         '0022-stock-movements',
+        '0023-intervention-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
@@ -302,6 +304,7 @@ for (const dialect of testDialects()) {
         '0020-standalone-fichinter',
         '0021-catalogue',
         '0022-stock-movements',
+        '0023-intervention-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
@@ -342,6 +345,7 @@ for (const dialect of testDialects()) {
         '0020-standalone-fichinter',
         '0021-catalogue',
         '0022-stock-movements',
+        '0023-intervention-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
@@ -402,6 +406,7 @@ for (const dialect of testDialects()) {
         '0020-standalone-fichinter',
         '0021-catalogue',
         '0022-stock-movements',
+        '0023-intervention-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
@@ -442,6 +447,7 @@ for (const dialect of testDialects()) {
         '0020-standalone-fichinter',
         '0021-catalogue',
         '0022-stock-movements',
+        '0023-intervention-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
@@ -475,6 +481,7 @@ for (const dialect of testDialects()) {
         '0020-standalone-fichinter',
         '0021-catalogue',
         '0022-stock-movements',
+        '0023-intervention-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999018).execute();
@@ -884,6 +891,7 @@ for (const dialect of testDialects()) {
           '0020-standalone-fichinter',
           '0021-catalogue',
           '0022-stock-movements',
+          '0023-intervention-lines',
         ]);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');

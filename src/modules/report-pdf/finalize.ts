@@ -28,6 +28,7 @@ import { reportFolder, WORK_AREA_DIR } from '../reports/work-area.js';
 import type { PdfSeal } from '../seal/pdf-seal.js';
 import type { TimeService } from '../times/times.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';
+import { INTERVENTION_SETTINGS, type VisitIntervention } from '../office-records/visit-intervention.js';
 import { type VanStock, vanStockNote } from '../stock/van-stock.js';
 import type { PdfInputs } from './pdf-inputs.js';
 import type { EvidenceRender } from './sheets.js';
@@ -63,6 +64,8 @@ export interface FinalizeDeps {
   seal: Pick<PdfSeal, 'seal' | 'record' | 'queue'>;
   /** The visit's parts out of the vans (stock/van-stock.ts). */
   vanStock: Pick<VanStock, 'settings' | 'settle'>;
+  /** The visit as a Dolibarr intervention (office-records/visit-intervention.ts). */
+  visitIntervention: Pick<VisitIntervention, 'record'>;
 }
 
 export function createFinalize(deps: FinalizeDeps) {
@@ -105,6 +108,9 @@ export function createFinalize(deps: FinalizeDeps) {
     let sealedTimestamp: string | undefined;
     const scope = await deps.times.scopeFor(user, report);
     const stockSettings = await deps.vanStock.settings();
+    const interventionSettings = await consts.getMany(INTERVENTION_SETTINGS);
+    /** The PDF among the documents of the intervention the visit made or completed, when not the report's object. */
+    let interventionCopy: { temp: string; target: string; where: string } | undefined;
     const intervals = await deps.inputs.intervalsOf(scope);
     try {
       // The finalization as the evidence sheet prints it: now, by the caller, from where the request came.
@@ -185,9 +191,35 @@ export function createFinalize(deps: FinalizeDeps) {
                 user.id,
               )
             : undefined;
+        // The visit as an intervention: its time, its parts, its signature, and the PDF among its documents.
+        const office =
+          stock && report.element_type && report.fk_element !== null
+            ? await deps.visitIntervention.record(trx, interventionSettings, {
+                report: { ref: report.ref, title: report.title, element_type: report.element_type, fk_element: Number(report.fk_element) },
+                userId: user.id,
+                intervals: intervals.filter((i) => taking.includes(i.id)),
+                lines: stock.lines,
+                signed: pages.some((p) => p.layout === 'signature'),
+              })
+            : undefined;
         await deps.seal.record(trx, report, sealed);
         await index(folder.filepath, 'bericht', id);
         if (copy && report.element_type) await index(copy.filepath, report.element_type, Number(report.fk_element));
+        if (office?.intervention && report.element_type !== 'fichinter') {
+          // Its intent commits with its row: a process killed before the commit leaves at most a
+          // file in the folder of an intervention that was never made.
+          const theirs = objectFolder(dataRoot, entity, 'fichinter', office.intervention.ref);
+          await mkdir(theirs.dir, { recursive: true });
+          interventionCopy = {
+            temp: path.join(theirs.dir, tempName(filename)),
+            target: path.join(theirs.dir, filename),
+            where: theirs.filepath,
+          };
+          await copyFile(temp, interventionCopy.temp);
+          written.push(interventionCopy.temp);
+          await beginIntent(trx, entity, theirs.filepath, filename);
+          await index(theirs.filepath, 'fichinter', office.intervention.id);
+        }
         if (report.element_type && report.fk_element !== null) {
           await recordAgendaEvent(trx, handle.dialect, agendaFitter, {
             entity,
@@ -198,6 +230,7 @@ export function createFinalize(deps: FinalizeDeps) {
               `Seiten: ${pages.length}`,
               `PDF: ${filename}`,
               ...(stock ? vanStockNote(stock) : []),
+              ...(office?.note ?? []),
             ].join('\n'),
             socId: parent?.fk_soc ?? null,
             elementType: report.element_type,
@@ -209,15 +242,22 @@ export function createFinalize(deps: FinalizeDeps) {
         }
         await rename(temp, target);
         if (copyTemp && copyTarget) await rename(copyTemp, copyTarget);
+        if (interventionCopy) await rename(interventionCopy.temp, interventionCopy.target);
         placed = true;
       });
     } catch (error) {
-      await Promise.all((placed ? [target, ...(copyTarget ? [copyTarget] : [])] : written).map((file) => rm(file, { force: true })));
+      await Promise.all(
+        (placed ? [target, ...(copyTarget ? [copyTarget] : []), ...(interventionCopy ? [interventionCopy.target] : [])] : written).map(
+          (file) => rm(file, { force: true }),
+        ),
+      );
       for (const [where, name] of intents) await endIntent(handle.db, entity, where, name).catch(() => undefined);
       if (madeFolder) await rmdir(folder.dir).catch(() => undefined); // only when still empty
+      if (interventionCopy) await rmdir(path.dirname(interventionCopy.target)).catch(() => undefined);
       throw error;
     }
     for (const [where, name] of intents) await endIntent(handle.db, entity, where, name).catch(() => undefined);
+    if (interventionCopy) await endIntent(handle.db, entity, interventionCopy.where, filename).catch(() => undefined);
     if (sealedTimestamp === 'pending') deps.seal.queue.kick();
     return deps.detail(user, await deps.visibleReport(user, id));
   };

@@ -30,7 +30,9 @@ const MAX_RENDERS = 2;
 const MAX_WAITING = 16;
 
 export type ReportPdfDeps = PdfInputsDeps &
-  Pick<FinalizeDeps, 'visibleReport' | 'detail' | 'seal' | 'vanStock'> & { times: PdfInputsDeps['times'] & FinalizeDeps['times'] };
+  Pick<FinalizeDeps, 'visibleReport' | 'detail' | 'seal' | 'vanStock' | 'visitIntervention'> & {
+    times: PdfInputsDeps['times'] & FinalizeDeps['times'];
+  };
 
 export function createReportPdfService(deps: ReportPdfDeps) {
   const { handle, repo, config } = deps;

@@ -54,6 +54,8 @@ const POST_DESCRIPTION = [
     '(gen_or_uploaded "generated"), sets final_pdf_path and the status final, all or nothing: on any failure the report stays a draft and no file is left. ' +
     "In the same transaction the material lines of the object not yet settled leave the vans of the technicians who entered them, as Dolibarr's stock movements (llx_stock_mouvement, llx_product_stock, the lot; `fk_stock_mouvement` of each line), exactly once; " +
     'a line Dolibarr itself takes when the office validates (STOCK_CALCULATE_ON_*), free text, a service or a line without a van is settled without one (BERICHT_STOCK_FROM_VAN 0: all; docs/dolibarr-writes.md), and the agenda event says which. ' +
+    'A report on an order makes a draft Dolibarr intervention linked to the order (llx_fichinter, llx_element_element; ref_ext `fieldreport:<report ref>`), or completes the draft one an earlier report of the order made; a report on a draft intervention completes it: ' +
+    'its new lines are the time on site the report takes and the material lines it settles (llx_fichinterdet), its signed state the customer\'s signature, the PDF among its documents (BERICHT_INTERVENTION_FROM_REPORT 0: none). ' +
     '409 REPORT_FINAL when already final, 409 REPORT_EMPTY without pages, 409 REPORT_SOURCE_MISSING when an image of a page is gone (details name the pages), ' +
     '409 STOCK_INSUFFICIENT when Dolibarr refuses stock below zero (STOCK_DISALLOW_NEGATIVE_TRANSFER) and a van holds less (details.short: ref, batch, warehouse, held, wanted). 200 with the report. ' +
     'Optional body `{ "missing": [ { "what", "reason" } ] }`: why it is finalized with what is still missing (`what`: open_items, no_departure, no_signature, pages_after_signature; ' +

@@ -17,6 +17,7 @@
  */
 import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { fromDbDateTime } from '../../db/dialect.js';
 import type { ColumnFitter } from '../../dolibarr/charset.js';
 import type { ConstRepository } from '../../dolibarr/const.repository.js';
 import { type StockShort, stockExit } from '../../dolibarr/stock.js';
@@ -50,7 +51,22 @@ export type LeftReason =
   | 'dolibarr_order'
   | 'dolibarr_shipment';
 
+/** A material line settled by a finalize, as the intervention and the invoice take it. */
+export interface SettledLine {
+  id: number;
+  label: string;
+  qty: number;
+  unit: string | null;
+  note: string | null;
+  batch: string | null;
+  /** When it was entered (Unix seconds). */
+  at: number | null;
+  product: { id: number; ref: string; label: string; service: boolean } | null;
+}
+
 export interface VanStockOutcome {
+  /** Every line settled, in the order entered. */
+  lines: SettledLine[];
   taken: Array<{
     line: number;
     label: string;
@@ -110,7 +126,7 @@ export function createVanStock(deps: {
       const lines = await (() => {
         const query = trx
           .selectFrom('bericht_material')
-          .select(['rowid', 'label', 'qty', 'unit', 'fk_product', 'batch', 'fk_user_creat'])
+          .select(['rowid', 'label', 'qty', 'unit', 'note', 'datec', 'fk_product', 'batch', 'fk_user_creat'])
           .where('entity', '=', entity)
           .where('element_type', '=', report.element_type)
           .where('fk_element', '=', report.fk_element)
@@ -118,7 +134,7 @@ export function createVanStock(deps: {
           .orderBy('rowid');
         return dialect === 'sqlite' ? query.execute() : query.forUpdate().execute();
       })();
-      const outcome: VanStockOutcome = { taken: [], left: [] };
+      const outcome: VanStockOutcome = { lines: [], taken: [], left: [] };
       if (lines.length === 0) return outcome;
 
       const settle = (line: number, movement: number) =>
@@ -143,11 +159,18 @@ export function createVanStock(deps: {
         ),
       ];
       const products = new Map(
-        (productIds.length === 0 || whole
+        (productIds.length === 0
           ? []
           : await trx
               .selectFrom('product')
-              .select(['rowid', 'ref', 'fk_product_type', 'tobatch', ...(deps.productHasStockable ? (['stockable_product'] as const) : [])])
+              .select([
+                'rowid',
+                'ref',
+                'label',
+                'fk_product_type',
+                'tobatch',
+                ...(deps.productHasStockable ? (['stockable_product'] as const) : []),
+              ])
               .where('rowid', 'in', productIds)
               .where('entity', '=', entity)
               .execute()
@@ -182,6 +205,19 @@ export function createVanStock(deps: {
       const short: StockShort[] = [];
 
       for (const line of lines) {
+        const known = line.fk_product === null ? undefined : products.get(Number(line.fk_product));
+        outcome.lines.push({
+          id: Number(line.rowid),
+          label: line.label,
+          qty: Number(line.qty),
+          unit: line.unit,
+          note: line.note,
+          batch: line.batch,
+          at: fromDbDateTime(line.datec),
+          product: known
+            ? { id: Number(known.rowid), ref: known.ref, label: known.label, service: Number(known.fk_product_type) === 1 }
+            : null,
+        });
         if (whole) {
           await leave(line, whole);
           continue;
