@@ -32,6 +32,7 @@ import { createMaterialService } from './modules/materials/materials.service.js'
 import { createProductService } from './modules/products/products.service.js';
 import { createVanStock } from './modules/stock/van-stock.js';
 import { createVisitIntervention } from './modules/office-records/visit-intervention.js';
+import { createVisitInvoice } from './modules/office-records/visit-invoice.js';
 import { createOrderRepository } from './modules/orders/orders.repository.js';
 import { createOrderService } from './modules/orders/orders.service.js';
 import { createTranscriptionService } from './modules/transcription/transcription.service.js';
@@ -258,6 +259,13 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
       entity: config.entity,
       timeZone: config.timeZone,
       orderHasProject: columnsOf('commande')?.includes('fk_projet') ?? false,
+    }),
+    visitInvoice: createVisitInvoice({
+      dialect: handle.dialect,
+      entity: config.entity,
+      timeZone: config.timeZone,
+      orderHasProject: columnsOf('commande')?.includes('fk_projet') ?? false,
+      hasCountries: columnsOf('c_country') !== undefined,
     }),
     logger: app.log,
   });

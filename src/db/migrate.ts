@@ -32,6 +32,7 @@ import { standaloneFichinter } from './migrations/0020-standalone-fichinter.js';
 import { catalogue } from './migrations/0021-catalogue.js';
 import { stockMovements } from './migrations/0022-stock-movements.js';
 import { interventionLines } from './migrations/0023-intervention-lines.js';
+import { invoiceLines } from './migrations/0024-invoice-lines.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -66,6 +67,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0021-catalogue': catalogue(handle.dialect, handle.prefix),
         '0022-stock-movements': stockMovements(handle.dialect, handle.prefix),
         '0023-intervention-lines': interventionLines(handle.dialect, handle.prefix),
+        '0024-invoice-lines': invoiceLines(handle.dialect, handle.prefix),
       };
     },
   };

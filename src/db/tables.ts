@@ -118,6 +118,17 @@ export interface SocieteTable {
   note_public: string | null;
   datec: DateTime;
   tms: DateTime;
+  fk_pays: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  /** The customer's price level (PRODUIT_MULTIPRICES), payment terms and mode (migration 0024 on standalone tables). */
+  price_level: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  cond_reglement: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  mode_reglement: ColumnType<Int | null, Int | null | undefined, Int | null>;
+}
+
+/** Dolibarr's countries (llx_c_country), on a real Dolibarr only. */
+export interface CCountryTable {
+  rowid: Int;
+  code: string;
 }
 
 /** Columns common to orders, invoices and proposals. */
@@ -149,6 +160,7 @@ export interface CommandeTable extends CommercialObjectColumns {
 }
 
 export interface FactureTable extends CommercialObjectColumns {
+  ref_ext: ColumnType<string | null, string | null | undefined, string | null>;
   type: ColumnType<Int, Int | undefined, Int>;
   paye: ColumnType<Int, Int | undefined, Int>;
   datec: DateTime;
@@ -642,6 +654,8 @@ export interface ProductTable {
   pmp: ColumnType<number, number | undefined, number>;
   fk_unit: Int | null;
   fk_user_author: Int | null;
+  /** A service's duration ('1h', '30i', '2d'; migration 0024 on standalone tables). */
+  duration: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Dolibarr's units (llx_c_units). */
@@ -733,6 +747,101 @@ export interface ProductAssociationTable {
   incdec: ColumnType<Int | null, Int | null | undefined, Int | null>;
 }
 
+/** A line of an invoice or an order (llx_facturedet, llx_commandedet): the columns this service writes or reads. */
+interface DocumentLineColumns {
+  rowid: Generated<Int>;
+  fk_parent_line: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  fk_product: Int | null;
+  label: ColumnType<string | null, string | null | undefined, string | null>;
+  description: string | null;
+  vat_src_code: ColumnType<string | null, string | null | undefined, string | null>;
+  tva_tx: number | null;
+  localtax1_tx: ColumnType<number | null, number | null | undefined, number | null>;
+  localtax1_type: ColumnType<string | null, string | null | undefined, string | null>;
+  localtax2_tx: ColumnType<number | null, number | null | undefined, number | null>;
+  localtax2_type: ColumnType<string | null, string | null | undefined, string | null>;
+  qty: number | null;
+  remise_percent: ColumnType<number | null, number | null | undefined, number | null>;
+  remise: ColumnType<number | null, number | null | undefined, number | null>;
+  subprice: number | null;
+  subprice_ttc: ColumnType<number | null, number | null | undefined, number | null>;
+  price: ColumnType<number | null, number | null | undefined, number | null>;
+  total_ht: number | null;
+  total_tva: number | null;
+  total_localtax1: ColumnType<number | null, number | null | undefined, number | null>;
+  total_localtax2: ColumnType<number | null, number | null | undefined, number | null>;
+  total_ttc: number | null;
+  product_type: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  info_bits: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  buy_price_ht: ColumnType<number | null, number | null | undefined, number | null>;
+  special_code: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  rang: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  fk_unit: Int | null;
+  fk_multicurrency: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  multicurrency_code: ColumnType<string | null, string | null | undefined, string | null>;
+  multicurrency_subprice: ColumnType<number | null, number | null | undefined, number | null>;
+  multicurrency_subprice_ttc: ColumnType<number | null, number | null | undefined, number | null>;
+  multicurrency_total_ht: ColumnType<number | null, number | null | undefined, number | null>;
+  multicurrency_total_tva: ColumnType<number | null, number | null | undefined, number | null>;
+  multicurrency_total_ttc: ColumnType<number | null, number | null | undefined, number | null>;
+  ref_ext: ColumnType<string | null, string | null | undefined, string | null>;
+}
+export interface FacturedetTable extends DocumentLineColumns {
+  fk_facture: Int;
+  batch: ColumnType<string | null, string | null | undefined, string | null>;
+  fk_warehouse: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  fk_code_ventilation: ColumnType<Int, Int | undefined, Int>;
+  situation_percent: ColumnType<number | null, number | null | undefined, number | null>;
+  fk_user_author: Int | null;
+  fk_user_modif: Int | null;
+}
+export interface CommandedetTable extends DocumentLineColumns {
+  fk_commande: Int;
+}
+/** A product's price of a customer level (llx_product_price, PRODUIT_MULTIPRICES). */
+export interface ProductPriceTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  fk_product: Int;
+  date_price: string;
+  price_level: Int | null;
+  price: number | null;
+  price_ttc: number | null;
+  price_base_type: ColumnType<string | null, string | null | undefined, string | null>;
+  tva_tx: ColumnType<number, number | undefined, number>;
+  tosell: ColumnType<Int | null, Int | null | undefined, Int | null>;
+}
+/** A product's price for one customer (llx_product_customer_price, PRODUIT_CUSTOMER_PRICES). */
+export interface ProductCustomerPriceTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  fk_product: Int;
+  fk_soc: Int;
+  date_begin: string | null;
+  date_end: string | null;
+  price: number | null;
+  price_ttc: ColumnType<number | null, number | null | undefined, number | null>;
+  price_base_type: ColumnType<string | null, string | null | undefined, string | null>;
+  tva_tx: number | null;
+  discount_percent: ColumnType<number | null, number | null | undefined, number | null>;
+  datec: ColumnType<string | null, string | null | undefined, string | null>;
+}
+/** Dolibarr's payment terms (llx_c_payment_term). */
+export interface CPaymentTermTable {
+  rowid: Generated<Int>;
+  entity: ColumnType<Int, Int | undefined, Int>;
+  code: string | null;
+  sortorder: Int | null;
+  active: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  libelle: string | null;
+  libelle_facture: string | null;
+  type_cdr: Int | null;
+  nbjour: Int | null;
+  decalage: Int | null;
+  deposit_percent: string | null;
+  position: ColumnType<Int, Int | undefined, Int>;
+}
+
 export interface Database {
   user: UserTable;
   usergroup: UsergroupTable;
@@ -747,6 +856,12 @@ export interface Database {
   propal: PropalTable;
   fichinter: FichinterTable;
   fichinterdet: FichinterdetTable;
+  facturedet: FacturedetTable;
+  commandedet: CommandedetTable;
+  product_price: ProductPriceTable;
+  product_customer_price: ProductCustomerPriceTable;
+  c_payment_term: CPaymentTermTable;
+  c_country: CCountryTable;
   product: ProductTable;
   c_units: CUnitsTable;
   entrepot: EntrepotTable;
@@ -797,6 +912,12 @@ export const TABLE_NAMES: readonly TableName[] = [
   'propal',
   'fichinter',
   'fichinterdet',
+  'facturedet',
+  'commandedet',
+  'product_price',
+  'product_customer_price',
+  'c_payment_term',
+  'c_country',
   'product',
   'c_units',
   'entrepot',

@@ -28,6 +28,8 @@ export interface NewProduct {
   tosell?: boolean;
   /** Lots or serial numbers kept (llx_product.tobatch 1 lot, 2 serial number). */
   batch?: 0 | 1 | 2;
+  /** A service's duration as Dolibarr keeps it ('1h'): what its hours are counted in. */
+  duration?: string;
   entity: number;
   author?: number | null;
 }
@@ -62,6 +64,7 @@ export async function addProduct(db: Db, dialect: Dialect, p: NewProduct): Promi
       pmp: 0,
       fk_unit: unit ? Number(unit.rowid) : null,
       fk_user_author: p.author ?? null,
+      duration: p.duration ?? null,
     }),
   );
 }

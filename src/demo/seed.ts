@@ -265,7 +265,7 @@ const CATALOGUE: Array<Omit<NewProduct, 'entity'>> = [
   { ref: 'FROSTSCHUTZ', label: 'Frostschutzmittel Heizung', price: 4.1, unit: 'L', barcode: '4260123450083' },
   { ref: 'PUMPE-UPM3', label: 'Hocheffizienzpumpe UPM3 25-70', price: 189, unit: 'P', batch: 2 },
   { ref: 'DICHT-ALT', label: 'Dichtungssatz Brenner (alte Bauart)', price: 9.9, unit: 'SET', tosell: false },
-  { ref: 'ARBEIT-STD', label: 'Arbeitsstunde Techniker', price: 65, unit: 'H', service: true },
+  { ref: 'ARBEIT-STD', label: 'Arbeitsstunde Techniker', price: 65, unit: 'H', service: true, duration: '1h' },
   { ref: 'ANFAHRT', label: 'Anfahrtspauschale', price: 35, service: true },
 ];
 
@@ -633,6 +633,8 @@ export async function seedDemo(
       ['MAIN_INFO_SOCIETE_LOGO', 'logo.png'],
       ['MAIN_INFO_TVAINTRA', 'DE123456789'],
       [SERVER_TZ_CONST, config.timeZone],
+      // The labour a visit's draft invoice bills (hours of time on site).
+      ['BERICHT_LABOUR_SERVICE', 'ARBEIT-STD'],
       [
         DEMO_MARKER,
         USERS.filter((u) => u.active !== false && (u.rights?.includes('read') || u.group))

@@ -1413,6 +1413,7 @@ for (const dialect of testDialects()) {
           '0021-catalogue',
           '0022-stock-movements',
           '0023-intervention-lines',
+          '0024-invoice-lines',
         ]);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;

@@ -66,6 +66,7 @@ const MIGRATIONS = [
   '0021-catalogue',
   '0022-stock-movements',
   '0023-intervention-lines',
+  '0024-invoice-lines',
 ];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
@@ -267,6 +268,7 @@ for (const dialect of testDialects()) {
         '0021-catalogue',
         '0022-stock-movements',
         '0023-intervention-lines',
+        '0024-invoice-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
@@ -305,6 +307,7 @@ for (const dialect of testDialects()) {
         '0021-catalogue',
         '0022-stock-movements',
         '0023-intervention-lines',
+        '0024-invoice-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
@@ -346,6 +349,7 @@ for (const dialect of testDialects()) {
         '0021-catalogue',
         '0022-stock-movements',
         '0023-intervention-lines',
+        '0024-invoice-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
@@ -407,6 +411,7 @@ for (const dialect of testDialects()) {
         '0021-catalogue',
         '0022-stock-movements',
         '0023-intervention-lines',
+        '0024-invoice-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
@@ -448,6 +453,7 @@ for (const dialect of testDialects()) {
         '0021-catalogue',
         '0022-stock-movements',
         '0023-intervention-lines',
+        '0024-invoice-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
@@ -482,6 +488,7 @@ for (const dialect of testDialects()) {
         '0021-catalogue',
         '0022-stock-movements',
         '0023-intervention-lines',
+        '0024-invoice-lines',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999018).execute();
@@ -892,6 +899,7 @@ for (const dialect of testDialects()) {
           '0021-catalogue',
           '0022-stock-movements',
           '0023-intervention-lines',
+          '0024-invoice-lines',
         ]);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');

@@ -29,6 +29,7 @@ import type { PdfSeal } from '../seal/pdf-seal.js';
 import type { TimeService } from '../times/times.service.js';
 import type { TimeInterval } from '../times/times.schemas.js';
 import { INTERVENTION_SETTINGS, type VisitIntervention } from '../office-records/visit-intervention.js';
+import { INVOICE_SETTINGS, type VisitInvoice } from '../office-records/visit-invoice.js';
 import { type VanStock, vanStockNote } from '../stock/van-stock.js';
 import type { PdfInputs } from './pdf-inputs.js';
 import type { EvidenceRender } from './sheets.js';
@@ -66,6 +67,8 @@ export interface FinalizeDeps {
   vanStock: Pick<VanStock, 'settings' | 'settle'>;
   /** The visit as a Dolibarr intervention (office-records/visit-intervention.ts). */
   visitIntervention: Pick<VisitIntervention, 'record'>;
+  /** The visit's draft invoice (office-records/visit-invoice.ts). */
+  visitInvoice: Pick<VisitInvoice, 'record'>;
 }
 
 export function createFinalize(deps: FinalizeDeps) {
@@ -109,6 +112,7 @@ export function createFinalize(deps: FinalizeDeps) {
     const scope = await deps.times.scopeFor(user, report);
     const stockSettings = await deps.vanStock.settings();
     const interventionSettings = await consts.getMany(INTERVENTION_SETTINGS);
+    const invoiceSettings = await consts.getMany(INVOICE_SETTINGS);
     /** The PDF among the documents of the intervention the visit made or completed, when not the report's object. */
     let interventionCopy: { temp: string; target: string; where: string } | undefined;
     const intervals = await deps.inputs.intervalsOf(scope);
@@ -202,6 +206,17 @@ export function createFinalize(deps: FinalizeDeps) {
                 signed: pages.some((p) => p.layout === 'signature'),
               })
             : undefined;
+        // The draft invoice of the visit, for the clerk to check and validate in Dolibarr.
+        const bill =
+          stock && report.element_type && report.fk_element !== null
+            ? await deps.visitInvoice.record(trx, invoiceSettings, {
+                report: { ref: report.ref, element_type: report.element_type, fk_element: Number(report.fk_element) },
+                userId: user.id,
+                intervals: intervals.filter((i) => taking.includes(i.id)),
+                lines: stock.lines,
+                intervention: office?.intervention ?? null,
+              })
+            : undefined;
         await deps.seal.record(trx, report, sealed);
         await index(folder.filepath, 'bericht', id);
         if (copy && report.element_type) await index(copy.filepath, report.element_type, Number(report.fk_element));
@@ -231,6 +246,7 @@ export function createFinalize(deps: FinalizeDeps) {
               `PDF: ${filename}`,
               ...(stock ? vanStockNote(stock) : []),
               ...(office?.note ?? []),
+              ...(bill?.note ?? []),
             ].join('\n'),
             socId: parent?.fk_soc ?? null,
             elementType: report.element_type,

@@ -30,7 +30,7 @@ const MAX_RENDERS = 2;
 const MAX_WAITING = 16;
 
 export type ReportPdfDeps = PdfInputsDeps &
-  Pick<FinalizeDeps, 'visibleReport' | 'detail' | 'seal' | 'vanStock' | 'visitIntervention'> & {
+  Pick<FinalizeDeps, 'visibleReport' | 'detail' | 'seal' | 'vanStock' | 'visitIntervention' | 'visitInvoice'> & {
     times: PdfInputsDeps['times'] & FinalizeDeps['times'];
   };
 
