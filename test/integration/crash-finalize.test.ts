@@ -2,7 +2,9 @@
  * The service killed with SIGKILL while a report is finalized with an ODT cover sheet (so
  * LibreOffice is at work), at seeded random moments, and started again: no PDF without its row,
  * the report still a draft, no temporary file, no working folder in TMPDIR and no LibreOffice
- * process of a killed run left; a finalize afterwards succeeds with one PDF and one row.
+ * process of a killed run left, nothing out of the van, no intervention and no invoice; a finalize
+ * afterwards succeeds with one PDF and one row, one stock movement per part, one intervention and
+ * one draft invoice.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -31,6 +33,48 @@ describeLinux('crash recovery: kill -9 during finalize [sqlite]', { timeout: 170
     };
     const report = reports.items.find((r) => r.status === 'draft')!;
     assert.ok(report, 'the demo has a draft report');
+    // A part of the catalogue on the report's order, from the technician's van.
+    const { element_type, fk_element } = (await (
+      await fetch(`${fx.service().base}/api/reports.php?id=${report.id}`, { headers: auth() })
+    ).json()) as {
+      element_type: string;
+      fk_element: number;
+    };
+    const seal = (
+      (await (await fetch(`${fx.service().base}/api/products.php?barcode=4260123450014`, { headers: auth() })).json()) as {
+        items: Array<{ id: number }>;
+      }
+    ).items[0]!;
+    const added = await fetch(`${fx.service().base}/api/materials.php`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ element_type, fk_element, label: 'Dichtungssatz Brenner', qty: 1, fk_product: seal.id }),
+    });
+    assert.equal(added.status, 201, await added.clone().text());
+    // What the visit made in Dolibarr (the demo's own invoices and interventions of the order do not count).
+    const officeRows = () => ({
+      movements: fx.query<{ n: number }>(
+        'select count(*) as n from llx_stock_mouvement where fk_origin = ? and origintype = ?',
+        fk_element,
+        element_type,
+      )[0]!.n,
+      settled: fx.query<{ n: number }>(
+        'select count(*) as n from llx_bericht_material where fk_element = ? and element_type = ? and fk_stock_mouvement is not null',
+        fk_element,
+        element_type,
+      )[0]!.n,
+      interventions: fx.query<{ n: number }>(
+        "select count(*) as n from llx_element_element ee join llx_fichinter f on f.rowid = ee.fk_target where ee.fk_source = ? and ee.sourcetype = ? and ee.targettype = 'fichinter' and f.ref_ext like 'fieldreport:%'",
+        fk_element,
+        element_type,
+      )[0]!.n,
+      invoices: fx.query<{ n: number }>(
+        "select count(*) as n from llx_element_element ee join llx_facture f on f.rowid = ee.fk_target where ee.fk_source = ? and ee.sourcetype = ? and ee.targettype = 'facture' and f.ref_ext like 'fieldreport:%'",
+        fk_element,
+        element_type,
+      )[0]!.n,
+    });
+    assert.deepEqual(officeRows(), { movements: 0, settled: 0, interventions: 0, invoices: 0 });
     // How long the work takes here: a preview does what a finalize does before its commit (cover
     // sheet through LibreOffice, the pages), the first one also starts LibreOffice cold. The kills
     // at a random moment fall within the faster one, so none lands after the commit, when the
@@ -75,6 +119,7 @@ describeLinux('crash recovery: kill -9 during finalize [sqlite]', { timeout: 170
       status: string;
     };
     assert.equal(detail.status, 'draft', 'no killed finalize made the report final');
+    assert.deepEqual(officeRows(), { movements: 0, settled: 0, interventions: 0, invoices: 0 }, 'nothing of a killed finalize in Dolibarr');
     const workArea = path.join(fx.dataRoot, 'bericht', report.ref);
     const pdfs = () =>
       readdirSync(workArea, { withFileTypes: true })
@@ -119,5 +164,19 @@ describeLinux('crash recovery: kill -9 during finalize [sqlite]', { timeout: 170
       .query<{ filename: string }>('select filename from llx_ecm_files where filepath = ?', `bericht/${report.ref}`)
       .map((r) => r.filename);
     assert.deepEqual(rows, pdfs(), 'the PDF and its row, once');
+    const lines = fx.query<{ n: number }>(
+      'select count(*) as n from llx_bericht_material where fk_element = ? and element_type = ?',
+      fk_element,
+      element_type,
+    )[0]!.n;
+    assert.deepEqual(
+      officeRows(),
+      { movements: 1, settled: lines, interventions: 1, invoices: 1 },
+      'one movement, one intervention, one draft invoice',
+    );
+    // A finalize repeated after its answer was lost is refused, and adds nothing.
+    const again = await fetch(`${fx.service().base}/api/reports.php?id=${report.id}&action=finalize`, { method: 'POST', headers: auth() });
+    assert.equal(again.status, 409);
+    assert.deepEqual(officeRows(), { movements: 1, settled: lines, interventions: 1, invoices: 1 });
   });
 });
