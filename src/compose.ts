@@ -198,12 +198,14 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
     productHasStockable: columnsOf('product')?.includes('stockable_product') ?? false,
   };
   const products = createProductService({ db: handle.db, dialect: handle.dialect, entity: config.entity, ...stockColumns });
+  /** Text into Dolibarr's columns fitted to their character set (charset.ts). */
+  const dolibarrText = createColumnFitter(handle.db, handle.dialect, handle.prefix);
   const vanStock = createVanStock({
     dialect: handle.dialect,
     entity: config.entity,
     timeZone: config.timeZone,
     consts,
-    fitter: createColumnFitter(handle.db, handle.dialect, handle.prefix),
+    fitter: dolibarrText,
     ...stockColumns,
   });
   const materials = createMaterialService({ db: handle.db, dialect: handle.dialect, access, entity: config.entity, runs, products });
@@ -259,6 +261,7 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
       entity: config.entity,
       timeZone: config.timeZone,
       orderHasProject: columnsOf('commande')?.includes('fk_projet') ?? false,
+      fitter: dolibarrText,
     }),
     visitInvoice: createVisitInvoice({
       dialect: handle.dialect,
@@ -266,6 +269,7 @@ export async function composeServices(app: FastifyInstance, config: Config, hand
       timeZone: config.timeZone,
       orderHasProject: columnsOf('commande')?.includes('fk_projet') ?? false,
       hasCountries: columnsOf('c_country') !== undefined,
+      fitter: dolibarrText,
     }),
     logger: app.log,
   });

@@ -119,10 +119,23 @@ export interface SocieteTable {
   datec: DateTime;
   tms: DateTime;
   fk_pays: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  /** Professional ids (a customer with one is a business, Societe::isACompany). */
+  siren: ColumnType<string | null, string | null | undefined, string | null>;
+  siret: ColumnType<string | null, string | null | undefined, string | null>;
+  ape: ColumnType<string | null, string | null | undefined, string | null>;
+  idprof4: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The kind of third party (llx_c_typent; TE_PRIVATE a private person), on a real Dolibarr. */
+  fk_typent: ColumnType<Int | null, Int | null | undefined, Int | null>;
   /** The customer's price level (PRODUIT_MULTIPRICES), payment terms and mode (migration 0024 on standalone tables). */
   price_level: ColumnType<Int | null, Int | null | undefined, Int | null>;
   cond_reglement: ColumnType<Int | null, Int | null | undefined, Int | null>;
   mode_reglement: ColumnType<Int | null, Int | null | undefined, Int | null>;
+}
+
+/** Dolibarr's kinds of third party (llx_c_typent), on a real Dolibarr only. */
+export interface CTypentTable {
+  id: Int;
+  code: string;
 }
 
 /** Dolibarr's countries (llx_c_country), on a real Dolibarr only. */
@@ -862,6 +875,7 @@ export interface Database {
   product_customer_price: ProductCustomerPriceTable;
   c_payment_term: CPaymentTermTable;
   c_country: CCountryTable;
+  c_typent: CTypentTable;
   product: ProductTable;
   c_units: CUnitsTable;
   entrepot: EntrepotTable;
@@ -918,6 +932,7 @@ export const TABLE_NAMES: readonly TableName[] = [
   'product_customer_price',
   'c_payment_term',
   'c_country',
+  'c_typent',
   'product',
   'c_units',
   'entrepot',

@@ -52,7 +52,7 @@ export interface ColumnFitter {
 }
 
 /** The Dolibarr tables the service writes text into. */
-const WRITTEN_TABLES = ['ecm_files', 'actioncomm', 'stock_mouvement'] as const;
+const WRITTEN_TABLES = ['ecm_files', 'actioncomm', 'stock_mouvement', 'fichinter', 'fichinterdet', 'facturedet'] as const;
 
 export function createColumnFitter(db: Db, dialect: Dialect, prefix: string): ColumnFitter {
   if (dialect !== 'mysql') return { fit: async (_table, _column, text) => text };

@@ -73,6 +73,7 @@ export async function createIntervention(trx: Db, dialect: Dialect, fi: NewInter
 /** Adds lines (date as Dolibarr's wall time, seconds) and sets the intervention's totals as update_total does. */
 export async function addInterventionLines(
   trx: Db,
+  dialect: Dialect,
   fichinter: number,
   lines: ReadonlyArray<{ date: string; description: string; seconds: number }>,
 ): Promise<void> {
@@ -81,21 +82,23 @@ export async function addInterventionLines(
       .insertInto('fichinterdet')
       .values({ fk_fichinter: fichinter, description: line.description, date: line.date, duree: Math.trunc(line.seconds), rang: 0 })
       .execute();
-  const total = await trx
-    .selectFrom('fichinterdet')
-    .select((eb) => [
-      eb.fn.sum<number | string | null>('duree').as('duration'),
-      eb.fn.min<string | Date | null>('date').as('first'),
-      eb.fn.max<string | Date | null>('date').as('last'),
-    ])
-    .where('fk_fichinter', '=', fichinter)
-    .executeTakeFirstOrThrow();
+  // Every line, locked: a locking read sees what committed after the transaction's snapshot (MariaDB).
+  const query = trx.selectFrom('fichinterdet').select(['duree', 'date']).where('fk_fichinter', '=', fichinter);
+  const all = await (dialect === 'sqlite' ? query : query.forUpdate()).execute();
   // dateo and datee are dates: the day of the first and the last line.
-  const day = (value: string | Date | null) =>
-    value === null ? null : value instanceof Date ? dayOf(value) : String(value).replace('T', ' ').slice(0, 10);
+  const days = all
+    .map((l) => l.date)
+    .filter((d): d is string => d !== null)
+    .map((d) => (typeof d === 'string' ? d : dayOf(d as unknown as Date)).replace('T', ' ').slice(0, 10))
+    .sort();
   await trx
     .updateTable('fichinter')
-    .set({ duree: Math.trunc(Number(total.duration ?? 0)), dateo: day(total.first), datee: day(total.last), tms: NOW })
+    .set({
+      duree: Math.trunc(all.reduce((n, l) => n + Number(l.duree ?? 0), 0)),
+      dateo: days[0] ?? null,
+      datee: days.at(-1) ?? null,
+      tms: NOW,
+    })
     .where('rowid', '=', fichinter)
     .execute();
 }

@@ -18,7 +18,7 @@ import { sql } from 'kysely';
 import type { Dialect } from '../config.js';
 import type { Db } from '../db/database.js';
 import { insertId } from '../db/dialect.js';
-import { roundTotal } from './price.js';
+import { DEFAULT_TOTAL_DECIMALS, roundTotal } from './price.js';
 
 const NOW = sql<string>`current_timestamp`;
 
@@ -112,20 +112,21 @@ export async function createDraftInvoice(
   );
   const ref = `(PROV${id})`;
   await trx.updateTable('facture').set({ ref }).where('rowid', '=', id).execute();
-  for (const link of inv.links) await linkInvoice(trx, link, id);
+  for (const link of inv.links) await linkInvoice(trx, dialect, link, id);
   return { id, ref };
 }
 
 /** The link source → invoice (CommonObject::add_object_linked), unless there. */
-export async function linkInvoice(trx: Db, source: { type: string; id: number }, invoice: number): Promise<void> {
-  const there = await trx
+export async function linkInvoice(trx: Db, dialect: Dialect, source: { type: string; id: number }, invoice: number): Promise<void> {
+  // A locking read sees what committed after the transaction's snapshot (MariaDB's REPEATABLE READ).
+  const query = trx
     .selectFrom('element_element')
     .select('rowid')
     .where('fk_source', '=', source.id)
     .where('sourcetype', '=', source.type)
     .where('fk_target', '=', invoice)
-    .where('targettype', '=', 'facture')
-    .executeTakeFirst();
+    .where('targettype', '=', 'facture');
+  const there = await (dialect === 'sqlite' ? query : query.forUpdate()).executeTakeFirst();
   if (!there)
     await trx
       .insertInto('element_element')
@@ -147,11 +148,23 @@ export interface InvoiceLine {
 }
 
 /** A line's totals as calcul_price_total gives them for a price without tax (no local taxes, no global discount). */
-export function lineTotals(line: Pick<InvoiceLine, 'price' | 'qty' | 'vat' | 'discount'>): { ht: number; tva: number; ttc: number } {
+export function lineTotals(
+  line: Pick<InvoiceLine, 'price' | 'qty' | 'vat' | 'discount'>,
+  decimals = DEFAULT_TOTAL_DECIMALS,
+): { ht: number; tva: number; ttc: number } {
   const net = line.price * line.qty * (1 - line.discount / 100);
-  const ht = roundTotal(net);
-  const ttc = roundTotal(net * (1 + line.vat / 100));
-  return { ht, tva: roundTotal(ttc - ht), ttc };
+  const ht = roundTotal(net, decimals);
+  const ttc = roundTotal(net * (1 + line.vat / 100), decimals);
+  return { ht, tva: roundTotal(ttc - ht, decimals), ttc };
+}
+
+/** The invoice's lines, locked: a locking read sees what committed after the transaction's snapshot. */
+function linesOf(trx: Db, dialect: Dialect, invoice: number) {
+  const query = trx
+    .selectFrom('facturedet')
+    .select(['rowid', 'rang', 'total_ht', 'total_tva', 'total_ttc'])
+    .where('fk_facture', '=', invoice);
+  return (dialect === 'sqlite' ? query : query.forUpdate()).execute();
 }
 
 export async function addInvoiceLine(
@@ -161,13 +174,10 @@ export async function addInvoiceLine(
   userId: number,
   currency: string,
   line: InvoiceLine,
+  decimals = DEFAULT_TOTAL_DECIMALS,
 ): Promise<number> {
-  const last = await trx
-    .selectFrom('facturedet')
-    .select((eb) => eb.fn.max<number | string | null>('rang').as('rang'))
-    .where('fk_facture', '=', invoice)
-    .executeTakeFirst();
-  const totals = lineTotals(line);
+  const last = Math.max(0, ...(await linesOf(trx, dialect, invoice)).map((l) => Number(l.rang ?? 0)));
+  const totals = lineTotals(line, decimals);
   return insertId(
     dialect,
     trx.insertInto('facturedet').values({
@@ -199,7 +209,7 @@ export async function addInvoiceLine(
       batch: '',
       fk_warehouse: 0,
       special_code: 0,
-      rang: Number(last?.rang ?? 0) + 1,
+      rang: last + 1,
       fk_unit: line.unitId,
       fk_code_ventilation: 0,
       situation_percent: 100,
@@ -218,19 +228,19 @@ export async function addInvoiceLine(
 }
 
 /** The invoice's totals as the sums of its lines (Facture::update_price). */
-export async function updateInvoiceTotals(trx: Db, invoice: number): Promise<{ ht: number; tva: number; ttc: number }> {
-  const sums = await trx
-    .selectFrom('facturedet')
-    .select((eb) => [
-      eb.fn.sum<number | string | null>('total_ht').as('ht'),
-      eb.fn.sum<number | string | null>('total_tva').as('tva'),
-      eb.fn.sum<number | string | null>('total_ttc').as('ttc'),
-    ])
-    .where('fk_facture', '=', invoice)
-    .executeTakeFirstOrThrow();
-  const ht = roundTotal(Number(sums.ht ?? 0));
-  const tva = roundTotal(Number(sums.tva ?? 0));
-  const ttc = roundTotal(Number(sums.ttc ?? 0));
+export async function updateInvoiceTotals(
+  trx: Db,
+  dialect: Dialect,
+  invoice: number,
+  decimals = DEFAULT_TOTAL_DECIMALS,
+): Promise<{ ht: number; tva: number; ttc: number }> {
+  const lines = await linesOf(trx, dialect, invoice);
+  const sum = (key: 'total_ht' | 'total_tva' | 'total_ttc') =>
+    roundTotal(
+      lines.reduce((n, l) => n + Number(l[key] ?? 0), 0),
+      decimals,
+    );
+  const [ht, tva, ttc] = [sum('total_ht'), sum('total_tva'), sum('total_ttc')];
   await trx
     .updateTable('facture')
     .set({

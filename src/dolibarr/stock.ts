@@ -13,8 +13,8 @@
  *   row in it (`qty` + value, deleted at 0), the product's `stock` as the sum of its rows and `pmp`
  *   as it was, then the warehouse's row deleted when left at 0 with no lot in it.
  *
- * The caller holds the transaction; the stock rows are read with FOR UPDATE, so two exits of the
- * same product at once count each other. `tms` is the database's clock (CURRENT_TIMESTAMP), as
+ * The caller holds the transaction; the product and its stock rows are read with FOR UPDATE, so
+ * two exits of the same product at once count each other (also in the product's total). `tms` is the database's clock (CURRENT_TIMESTAMP), as
  * MariaDB's ON UPDATE and PostgreSQL's trigger set it in Dolibarr: what a phone's copy of the
  * catalogue follows.
  */
@@ -67,6 +67,8 @@ export async function stockExit(trx: Db, dialect: Dialect, exit: StockExit): Pro
   const { product, warehouse, qty, batch } = exit;
   const value = -qty;
   const at = toDolibarrDateTime(exit.at ?? new Date(), exit.timeZone);
+  // The product first: two exits of it from different vans at once each sum the other's row into its total.
+  if (dialect !== 'sqlite') await trx.selectFrom('product').select('rowid').where('rowid', '=', product.id).forUpdate().execute();
 
   if (product.batch && batch) {
     const lot = await trx

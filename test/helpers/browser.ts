@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { Config } from '../../src/config.js';
+import type { Config, Dialect } from '../../src/config.js';
 import { DEMO_PASSWORD, seedDemo } from '../../src/demo/seed.js';
 import { createTestContext, type TestContext } from './build-app.js';
 
@@ -58,8 +58,8 @@ export interface AppWorld {
 }
 
 /** The service with the demo data and the built app, and a browser. */
-export async function startWorld(overrides: Partial<Config> = {}): Promise<AppWorld> {
-  const ctx = await createTestContext('sqlite', { appDir: APP_DIR, ...overrides } as Partial<Config>);
+export async function startWorld(overrides: Partial<Config> = {}, dialect: Dialect = 'sqlite'): Promise<AppWorld> {
+  const ctx = await createTestContext(dialect, { appDir: APP_DIR, ...overrides } as Partial<Config>);
   await seedDemo(ctx.handle, ctx.config);
   const origin = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: WAIT });

@@ -3,6 +3,7 @@
  * - on every database, a material line's part in it (`bericht_material.fk_stock_mouvement`): the
  *   stock movement that took the line out of the van, 0 when the line was settled without one (a
  *   service, free text, no van, a Dolibarr rule that takes it itself), null while not yet settled;
+ *   the lines of an object that already has a final report are settled with 0 (printed before);
  * - on the Dolibarr tables this service created itself (the standalone default), Dolibarr 22's
  *   stock movements `llx_stock_mouvement`, its lots `llx_product_lot` and its kits
  *   `llx_product_association` (install/mysql/tables/*.sql with their keys), and the modules a
@@ -23,6 +24,24 @@ export function stockMovements(dialect: Dialect, prefix: string) {
       const material = new Set(tables.find((t) => t.name === `${prefix}bericht_material`)?.columns.map((c) => c.name) ?? []);
       if (!material.has('fk_stock_mouvement'))
         await db.schema.alterTable('bericht_material').addColumn('fk_stock_mouvement', 'integer').execute();
+      // The lines of an object a report was already finalized on count as settled: they were printed
+      // (and may have been billed) before parts left the van; only what no final report showed yet
+      // leaves it with the next one.
+      await db
+        .updateTable('bericht_material')
+        .set({ fk_stock_mouvement: 0 })
+        .where('fk_stock_mouvement', 'is', null)
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('bericht as b')
+              .select('b.rowid')
+              .whereRef('b.entity', '=', 'bericht_material.entity')
+              .whereRef('b.element_type', '=', 'bericht_material.element_type')
+              .whereRef('b.fk_element', '=', 'bericht_material.fk_element')
+              .where('b.status', '=', 1),
+          ),
+        )
+        .execute();
 
       if (!(await isStandalone(db))) return;
       const { table, index } = schemaTools(db, dialect, prefix, 'database');

@@ -16,6 +16,7 @@ import { sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { SIGNED_BY_CUSTOMER, addInterventionLines, createIntervention, setInterventionSigned } from '../../dolibarr/intervention.js';
+import type { ColumnFitter } from '../../dolibarr/charset.js';
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import type { SettledLine } from '../stock/van-stock.js';
 import type { TimeInterval } from '../times/times.schemas.js';
@@ -69,7 +70,14 @@ export interface VisitInterventionOutcome {
   note: string[];
 }
 
-export function createVisitIntervention(deps: { dialect: Dialect; entity: number; timeZone: string; orderHasProject: boolean }) {
+export function createVisitIntervention(deps: {
+  dialect: Dialect;
+  entity: number;
+  timeZone: string;
+  orderHasProject: boolean;
+  /** Text into Dolibarr's columns fitted to their character set (charset.ts): a phone's text may hold emoji. */
+  fitter: ColumnFitter;
+}) {
   const { dialect, entity, timeZone } = deps;
   const lock = <Q extends { forUpdate(): Q }>(query: Q) => (dialect === 'sqlite' ? query : query.forUpdate());
 
@@ -143,7 +151,7 @@ export function createVisitIntervention(deps: { dialect: Dialect; entity: number
             socId: Number(order.fk_soc),
             projectId: order.fk_projet === null ? null : Number(order.fk_projet),
             userId: input.userId,
-            description: html(`Bericht ${report.ref} „${report.title}“`),
+            description: await deps.fitter.fit('fichinter', 'description', html(`Bericht ${report.ref} „${report.title}“`)),
             modelPdf: settings.get('FICHEINTER_ADDON_PDF') ?? '',
             datec: toDolibarrDateTime(new Date(), timeZone),
             refExt: `${REF_EXT_PREFIX}${report.ref}`,
@@ -155,10 +163,12 @@ export function createVisitIntervention(deps: { dialect: Dialect; entity: number
 
       const day = (at: number | null) =>
         `${toDolibarrDateTime(at === null ? new Date() : new Date(at * 1000), timeZone).slice(0, 10)} 00:00:00`;
-      await addInterventionLines(trx, target.id, [
+      const lines = [
         ...input.intervals.map(timeLine),
         ...input.lines.map((line) => ({ date: day(line.at), description: materialLineText(line), seconds: 0 })),
-      ]);
+      ];
+      for (const line of lines) line.description = await deps.fitter.fit('fichinterdet', 'description', line.description);
+      await addInterventionLines(trx, dialect, target.id, lines);
       if (input.signed) await setInterventionSigned(trx, target.id, SIGNED_BY_CUSTOMER);
       const seconds = input.intervals.reduce((sum, i) => sum + (i.seconds ?? 0), 0);
       const hours = `${Math.floor(seconds / 3600)} h ${String(Math.round((seconds % 3600) / 60)).padStart(2, '0')} min`;

@@ -14,9 +14,12 @@
  * Settings (llx_const): BERICHT_INVOICE_FROM_REPORT (1, the default; 0: the draft is left to the
  * clerk), BERICHT_LABOUR_SERVICE (the ref of the labour service), and Dolibarr's own.
  */
+import { sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { addInvoiceLine, createDraftInvoice, dueDay, type InvoiceLine, linkInvoice, updateInvoiceTotals } from '../../dolibarr/invoice.js';
+import type { ColumnFitter } from '../../dolibarr/charset.js';
+import { roundTotal, totalDecimals } from '../../dolibarr/price.js';
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import type { SettledLine } from '../stock/van-stock.js';
 import type { TimeInterval } from '../times/times.schemas.js';
@@ -33,6 +36,8 @@ export const INVOICE_SETTINGS = [
   'PRODUIT_MULTIPRICES',
   'PRODUIT_CUSTOMER_PRICES',
   'PRODUIT_CUSTOMER_PRICES_AND_MULTIPRICES',
+  'MAIN_UNKNOWN_CUSTOMERS_ARE_COMPANIES',
+  'MAIN_MAX_DECIMALS_TOT',
 ] as const;
 
 const on = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim() !== '0';
@@ -40,12 +45,12 @@ const on = (value: string | undefined) => value !== undefined && value.trim() !=
 /** The member states of the European Union by ISO code (Dolibarr's c_country.eec). */
 const EEC = new Set('AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK MC'.split(' '));
 
-/** A product's duration in hours, as Product::getProductDurationHours reads `duration` ('1h', '30i', '2d'); null without one. */
+/** A product's duration in hours, as Product::getProductDurationHours reads `duration` ('1h', '30i', '2d'; a month is 30 days); null without one. */
 export function durationHours(duration: string | null | undefined): number | null {
-  const match = /^(\d+(?:\.\d+)?)([ihdwmy])$/.exec((duration ?? '').trim());
+  const match = /^(\d+(?:\.\d+)?)(s|i|mn|min|h|d|w|m|y)$/.exec((duration ?? '').trim());
   if (!match) return null;
   const value = Number(match[1]);
-  const per: Record<string, number> = { i: 1 / 60, h: 1, d: 24, w: 24 * 7, m: (24 * 365) / 12, y: 24 * 365 };
+  const per: Record<string, number> = { s: 1 / 3600, i: 1 / 60, mn: 1 / 60, min: 1 / 60, h: 1, d: 24, w: 24 * 7, m: 24 * 30, y: 24 * 365 };
   return value > 0 ? value * per[match[2]!]! : null;
 }
 
@@ -61,7 +66,8 @@ interface Buyer {
   id: number;
   priceLevel: number | null;
   country: string | null;
-  vatNumber: string | null;
+  /** Societe::isACompany: a VAT number or a professional id, else not marked as a private person (MAIN_UNKNOWN_CUSTOMERS_ARE_COMPANIES, 1 by default). */
+  company: boolean;
 }
 
 export interface VisitInvoiceInput {
@@ -85,6 +91,8 @@ export function createVisitInvoice(deps: {
   orderHasProject: boolean;
   /** Dolibarr's countries are there (a real Dolibarr; the standalone database keeps none: every customer counts as the company's country). */
   hasCountries: boolean;
+  /** Text into Dolibarr's columns fitted to their character set (charset.ts): a phone's text may hold emoji. */
+  fitter: ColumnFitter;
 }) {
   const { dialect, entity, timeZone } = deps;
   const lock = <Q extends { forUpdate(): Q }>(query: Q) => (dialect === 'sqlite' ? query : query.forUpdate());
@@ -95,7 +103,7 @@ export function createVisitInvoice(deps: {
     if (option === '0' || option === 'franchise') return 0; // the seller is not liable for VAT
     const seller = (settings.get('MAIN_INFO_SOCIETE_COUNTRY') ?? '').split(':')[1] ?? null;
     if (!seller || !buyer.country || seller === buyer.country) return productRate;
-    if (EEC.has(seller) && EEC.has(buyer.country)) return buyer.vatNumber ? 0 : productRate; // within the EU: reverse charge for a business
+    if (EEC.has(seller) && EEC.has(buyer.country)) return buyer.company ? 0 : productRate; // within the EU: reverse charge for a business
     return 0; // outside the EU
   }
 
@@ -115,7 +123,8 @@ export function createVisitInvoice(deps: {
         .select(['price', 'tva_tx', 'date_begin', 'date_end'])
         .where('fk_product', '=', product.rowid)
         .where('fk_soc', '=', buyer.id)
-        .orderBy('rowid')
+        .orderBy('date_begin', 'desc')
+        .orderBy('rowid', 'desc')
         .execute();
       return rows.find(
         (r) => (!r.date_begin || String(r.date_begin).slice(0, 10) <= today) && (!r.date_end || today <= String(r.date_end).slice(0, 10)),
@@ -191,15 +200,20 @@ export function createVisitInvoice(deps: {
         return { invoice: null, note: ['Kein Rechnungsentwurf (BERICHT_INVOICE_FROM_REPORT 0): die Rechnung macht das Büro'] };
       if (input.intervals.length === 0 && input.lines.length === 0) return { invoice: null, note: [] };
 
-      const order = await trx
-        .selectFrom('commande')
-        .select(['rowid', 'fk_soc', 'ref_client'])
-        .where('rowid', '=', report.fk_element)
-        .executeTakeFirst();
+      // The order locked: two reports of it finalized at once make one draft.
+      const order = await lock(
+        trx.selectFrom('commande').select(['rowid', 'fk_soc', 'ref_client']).where('rowid', '=', report.fk_element),
+      ).executeTakeFirst();
       if (!order) return { invoice: null, note: [] };
       const customer = await trx
         .selectFrom('societe')
-        .select(['rowid', 'price_level', 'cond_reglement', 'mode_reglement', 'fk_pays', 'tva_intra'])
+        .select(['rowid', 'price_level', 'cond_reglement', 'mode_reglement', 'fk_pays', 'tva_intra', 'siren', 'siret', 'ape', 'idprof4'])
+        .select((eb) =>
+          (deps.hasCountries
+            ? eb.selectFrom('c_typent as t').select('t.code').whereRef('t.id', '=', 'societe.fk_typent')
+            : sql<string | null>`null`
+          ).as('typent'),
+        )
         .where('rowid', '=', order.fk_soc)
         .executeTakeFirst();
       const country =
@@ -210,7 +224,11 @@ export function createVisitInvoice(deps: {
         id: Number(order.fk_soc),
         priceLevel: customer?.price_level ? Number(customer.price_level) : null,
         country: country?.code ?? null,
-        vatNumber: customer?.tva_intra?.trim() || null,
+        company:
+          Boolean(customer?.tva_intra?.trim()) ||
+          [customer?.siren, customer?.siret, customer?.ape, customer?.idprof4].some((v) => Boolean(v?.trim())) ||
+          ((settings.get('MAIN_UNKNOWN_CUSTOMERS_ARE_COMPANIES') ?? '1').trim() !== '0' &&
+            !/^TE_PRIVATE/.test(String(customer?.typent ?? ''))),
       };
       const currency = settings.get('MAIN_MONNAIE') || 'EUR';
       const lines: InvoiceLine[] = [];
@@ -262,12 +280,13 @@ export function createVisitInvoice(deps: {
             lines.push({
               description: `Zeitaufwand ${name} : ${hoursText(seconds)}`,
               price: price.price,
-              qty: Math.round((seconds / 3600 / hours) * 100) / 100,
+              qty: roundTotal(seconds / 3600 / hours, 2),
               vat: price.vat,
               discount: price.discount,
               productId: Number(labour.rowid),
               productType: 1,
-              unitId: labour.fk_unit === null ? null : Number(labour.fk_unit),
+              // As the time billing adds it: no unit of its own.
+              unitId: null,
             });
         }
       }
@@ -354,9 +373,11 @@ export function createVisitInvoice(deps: {
         });
         target = { ...made, made: true };
       }
-      if (input.intervention) await linkInvoice(trx, { type: 'fichinter', id: input.intervention.id }, target.id);
-      for (const line of lines) await addInvoiceLine(trx, dialect, target.id, input.userId, currency, line);
-      const totals = await updateInvoiceTotals(trx, target.id);
+      if (input.intervention) await linkInvoice(trx, dialect, { type: 'fichinter', id: input.intervention.id }, target.id);
+      const decimals = totalDecimals(settings.get('MAIN_MAX_DECIMALS_TOT'));
+      for (const line of lines) line.description = await deps.fitter.fit('facturedet', 'description', line.description);
+      for (const line of lines) await addInvoiceLine(trx, dialect, target.id, input.userId, currency, line, decimals);
+      const totals = await updateInvoiceTotals(trx, dialect, target.id, decimals);
       return {
         invoice: { ...target, total_ht: totals.ht },
         note: [

@@ -64,7 +64,7 @@ export interface FinalizeDeps {
   /** The PDF seal every final report gets (PAdES), and its record. */
   seal: Pick<PdfSeal, 'seal' | 'record' | 'queue'>;
   /** The visit's parts out of the vans (stock/van-stock.ts). */
-  vanStock: Pick<VanStock, 'settings' | 'settle'>;
+  vanStock: Pick<VanStock, 'settings' | 'settle' | 'printed'>;
   /** The visit as a Dolibarr intervention (office-records/visit-intervention.ts). */
   visitIntervention: Pick<VisitIntervention, 'record'>;
   /** The visit's draft invoice (office-records/visit-invoice.ts). */
@@ -111,6 +111,11 @@ export function createFinalize(deps: FinalizeDeps) {
     let sealedTimestamp: string | undefined;
     const scope = await deps.times.scopeFor(user, report);
     const stockSettings = await deps.vanStock.settings();
+    // The material lines the PDF prints: those settle with this report, no others.
+    const printedMaterials =
+      report.element_type && report.fk_element !== null
+        ? await deps.vanStock.printed(handle.db, { element_type: report.element_type, fk_element: Number(report.fk_element) })
+        : [];
     const interventionSettings = await consts.getMany(INTERVENTION_SETTINGS);
     const invoiceSettings = await consts.getMany(INVOICE_SETTINGS);
     /** The PDF among the documents of the intervention the visit made or completed, when not the report's object. */
@@ -193,6 +198,7 @@ export function createFinalize(deps: FinalizeDeps) {
                 stockSettings,
                 { ref: report.ref, element_type: report.element_type, fk_element: Number(report.fk_element) },
                 user.id,
+                printedMaterials,
               )
             : undefined;
         // The visit as an intervention: its time, its parts, its signature, and the PDF among its documents.
@@ -221,8 +227,8 @@ export function createFinalize(deps: FinalizeDeps) {
         await index(folder.filepath, 'bericht', id);
         if (copy && report.element_type) await index(copy.filepath, report.element_type, Number(report.fk_element));
         if (office?.intervention && report.element_type !== 'fichinter') {
-          // Its intent commits with its row: a process killed before the commit leaves at most a
-          // file in the folder of an intervention that was never made.
+          // Its intent commits with its row, and the file gets its name after the commit: a process
+          // killed in between leaves an intent whose row the next start removes (recovery.ts).
           const theirs = objectFolder(dataRoot, entity, 'fichinter', office.intervention.ref);
           await mkdir(theirs.dir, { recursive: true });
           interventionCopy = {
@@ -258,12 +264,11 @@ export function createFinalize(deps: FinalizeDeps) {
         }
         await rename(temp, target);
         if (copyTemp && copyTarget) await rename(copyTemp, copyTarget);
-        if (interventionCopy) await rename(interventionCopy.temp, interventionCopy.target);
         placed = true;
       });
     } catch (error) {
       await Promise.all(
-        (placed ? [target, ...(copyTarget ? [copyTarget] : []), ...(interventionCopy ? [interventionCopy.target] : [])] : written).map(
+        (placed ? [target, ...(copyTarget ? [copyTarget] : []), ...(interventionCopy ? [interventionCopy.temp] : [])] : written).map(
           (file) => rm(file, { force: true }),
         ),
       );
@@ -273,7 +278,14 @@ export function createFinalize(deps: FinalizeDeps) {
       throw error;
     }
     for (const [where, name] of intents) await endIntent(handle.db, entity, where, name).catch(() => undefined);
-    if (interventionCopy) await endIntent(handle.db, entity, interventionCopy.where, filename).catch(() => undefined);
+    if (interventionCopy) {
+      const { temp: from, target: to, where } = interventionCopy;
+      // A rename that fails leaves the intent: the next start removes the row of the missing copy.
+      await rename(from, to).then(
+        () => endIntent(handle.db, entity, where, filename).catch(() => undefined),
+        () => undefined,
+      );
+    }
     if (sealedTimestamp === 'pending') deps.seal.queue.kick();
     return deps.detail(user, await deps.visibleReport(user, id));
   };

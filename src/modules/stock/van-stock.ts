@@ -113,8 +113,20 @@ export function createVanStock(deps: {
     /** The settings, read before the transaction (they are the office's, not the visit's). */
     settings: () => deps.consts.getMany(STOCK_SETTINGS),
 
+    /** The ids of the material lines of the object now: what the PDF about to be made prints. */
+    async printed(db: Db, report: { element_type: string; fk_element: number }): Promise<number[]> {
+      const rows = await db
+        .selectFrom('bericht_material')
+        .select('rowid')
+        .where('entity', '=', entity)
+        .where('element_type', '=', report.element_type)
+        .where('fk_element', '=', report.fk_element)
+        .execute();
+      return rows.map((r) => Number(r.rowid));
+    },
+
     /**
-     * Settles the lines of `report`'s object in `trx`; refuses (409 STOCK_INSUFFICIENT, nothing
+     * Settles the printed lines of `report`'s object not yet settled, in `trx`; refuses (409 STOCK_INSUFFICIENT, nothing
      * written) where Dolibarr refuses an exit below zero.
      */
     async settle(
@@ -122,18 +134,28 @@ export function createVanStock(deps: {
       settings: Map<string, string>,
       report: { ref: string; element_type: string; fk_element: number },
       userId: number,
+      /** The material lines the report's PDF printed (their ids). */
+      printed: number[],
     ): Promise<VanStockOutcome> {
-      const lines = await (() => {
-        const query = trx
-          .selectFrom('bericht_material')
-          .select(['rowid', 'label', 'qty', 'unit', 'note', 'datec', 'fk_product', 'batch', 'fk_user_creat'])
-          .where('entity', '=', entity)
-          .where('element_type', '=', report.element_type)
-          .where('fk_element', '=', report.fk_element)
-          .where('fk_stock_mouvement', 'is', null)
-          .orderBy('rowid');
-        return dialect === 'sqlite' ? query.execute() : query.forUpdate().execute();
-      })();
+      // The lines the PDF printed, locked; one deleted meanwhile means render again. A line added
+      // meanwhile is not printed, so it waits for the next report.
+      const rows =
+        printed.length === 0
+          ? []
+          : await (() => {
+              const query = trx
+                .selectFrom('bericht_material')
+                .select(['rowid', 'label', 'qty', 'unit', 'note', 'datec', 'fk_product', 'batch', 'fk_user_creat', 'fk_stock_mouvement'])
+                .where('entity', '=', entity)
+                .where('element_type', '=', report.element_type)
+                .where('fk_element', '=', report.fk_element)
+                .where('rowid', 'in', printed)
+                .orderBy('rowid');
+              return dialect === 'sqlite' ? query.execute() : query.forUpdate().execute();
+            })();
+      if (rows.length !== printed.length)
+        throw new AppError('CONFLICT', { message: 'Das Material wurde während des Abschließens geändert; bitte erneut abschließen' });
+      const lines = rows.filter((r) => r.fk_stock_mouvement === null);
       const outcome: VanStockOutcome = { lines: [], taken: [], left: [] };
       if (lines.length === 0) return outcome;
 
@@ -295,7 +317,7 @@ const LEFT_WORDS: Record<LeftReason, string> = {
   free_text: 'Freitext',
   service: 'Dienstleistung',
   no_stock_kept: 'ohne Lagerführung',
-  kit: 'Bausatz, bucht Dolibarr über seine Teile',
+  kit: 'Bausatz (PRODUIT_SOUSPRODUITS): nicht gebucht, bitte seine Teile im Dolibarr buchen',
   no_van: 'kein Fahrzeuglager beim Techniker',
   product_gone: 'Artikel nicht mehr vorhanden',
   stock_module_off: 'Modul Lager aus',
