@@ -494,6 +494,63 @@ for (const dialect of testDialects()) {
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999018).execute();
     });
 
+    test('0022 counts the material lines of an object with a final report as settled, and leaves the others to the next finalize; run again it adds nothing', async () => {
+      const columns = await columnNames(handle, 'llx_bericht_material');
+      assert.ok(columns.includes('fk_stock_mouvement'), 'llx_bericht_material.fk_stock_mouvement');
+      const now = toDbDateTime();
+      // Lines from before the column: the column taken away again (as 0021 left the table), the rows written, 0022 run.
+      await handle.db.schema.alterTable('bericht_material').dropColumn('fk_stock_mouvement').execute();
+      const report = (ref: string, order: number, status: number) => ({
+        ref,
+        entity: 1,
+        title: 'Alt',
+        format: 'A4',
+        orientation: 'portrait',
+        element_type: 'commande',
+        fk_element: order,
+        status,
+        fk_user_creat: 1,
+        datec: now,
+        tms: now,
+      });
+      await handle.db
+        .insertInto('bericht')
+        .values([report('BR0001-9221', 999221, 1), report('BR0001-9222', 999222, 0)])
+        .execute();
+      const line = (order: number) => ({
+        entity: 1,
+        element_type: 'commande',
+        fk_element: order,
+        label: 'Dichtung',
+        qty: 1,
+        fk_user_creat: 1,
+        datec: now,
+      });
+      await handle.db
+        .insertInto('bericht_material')
+        .values([line(999221), line(999222)])
+        .execute();
+      await sql`delete from llx_bericht_migration where name >= '0022-stock-movements'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0022-stock-movements', '0023-intervention-lines', '0024-invoice-lines']);
+      assert.deepEqual(await columnNames(handle, 'llx_bericht_material'), columns);
+      const read = await handle.db
+        .selectFrom('bericht_material')
+        .select(['fk_element', 'fk_stock_mouvement'])
+        .where('fk_element', 'in', [999221, 999222])
+        .orderBy('fk_element')
+        .execute();
+      // Printed by a final report before parts left the van: settled; on an order without one: the next finalize's.
+      assert.deepEqual(
+        read.map((r) => [Number(r.fk_element), r.fk_stock_mouvement === null ? null : Number(r.fk_stock_mouvement)]),
+        [
+          [999221, 0],
+          [999222, null],
+        ],
+      );
+      await handle.db.deleteFrom('bericht_material').where('fk_element', 'in', [999221, 999222]).execute();
+      await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9221', 'BR0001-9222']).execute();
+    });
+
     test('another entity gets its own four rights; the first keeps its own', async () => {
       const report = await migrate(handle, { entity: 2 });
       assert.deepEqual(report.rightsAdded, ['read', 'write', 'delete', 'admin']);

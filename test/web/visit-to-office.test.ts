@@ -176,11 +176,10 @@ for (const dialect of testDialects()) {
         // The lines out of the van, as the app shows them.
         await page.goto(`/app/#/order/${order.id}`);
         await page.reload();
-        await page
-          .getByText(/aus dem Fahrzeug gebucht/)
-          .first()
-          .waitFor();
+        const outOfVan = page.getByText(/aus dem Fahrzeug gebucht/).first();
+        await outOfVan.waitFor();
         await assertAccessible(page, 'material lines out of the van');
+        await outOfVan.evaluate((line) => line.scrollIntoView({ block: 'center' }));
         if (dialect === 'sqlite') await screenshot(page, 'visit-parts-out-of-van');
         assert.deepEqual(errors, []);
         await context.close();
