@@ -288,6 +288,22 @@ for (const dialect of testDialects()) {
         ['BERICHT_STOCK_FROM_VAN', /abgeschaltet/],
       ] as const) {
         const order = await ctx.make.order({ author: office.id, valid: tech.id });
+        // On the order: what the order's own rule takes.
+        await db()
+          .insertInto('commandedet')
+          .values({
+            fk_commande: order.id,
+            fk_product: made.seal.id,
+            description: '',
+            tva_tx: 19,
+            qty: 1,
+            subprice: 12.5,
+            total_ht: 12.5,
+            total_tva: 2.38,
+            total_ttc: 14.88,
+            fk_unit: null,
+          })
+          .execute();
         await line(tech, order.id, { label: 'Dichtungssatz', qty: 1, fk_product: made.seal.id });
         const report = await reportOn(order.id);
         await ctx.make.setConst(name, name === 'BERICHT_STOCK_FROM_VAN' ? '0' : '1');
@@ -299,6 +315,39 @@ for (const dialect of testDialects()) {
         assert.deepEqual(await settled(order.id), [['Dichtungssatz', 0]], name);
         assert.equal((await movementsOf(order.id)).length, 0);
         assert.match(await agendaNote(order.id), reason);
+      }
+      // An order's rule takes what is on the order; a part that is not leaves the van now.
+      {
+        const order = await ctx.make.order({ author: office.id, valid: tech.id });
+        await db()
+          .insertInto('commandedet')
+          .values({
+            fk_commande: order.id,
+            fk_product: made.seal.id,
+            description: '',
+            tva_tx: 19,
+            qty: 1,
+            subprice: 12.5,
+            total_ht: 12.5,
+            total_tva: 2.38,
+            total_ttc: 14.88,
+            fk_unit: null,
+          })
+          .execute();
+        await line(tech, order.id, { label: 'Dichtungssatz', qty: 1, fk_product: made.seal.id });
+        await line(tech, order.id, { label: 'Kupferrohr', qty: 1, fk_product: made.pipe.id });
+        const report = await reportOn(order.id);
+        await ctx.make.setConst('STOCK_CALCULATE_ON_SHIPMENT', '1');
+        try {
+          assert.equal((await finalize(report.id)).statusCode, 200);
+        } finally {
+          await ctx.make.setConst('STOCK_CALCULATE_ON_SHIPMENT', '0');
+        }
+        assert.deepEqual(await settled(order.id), [
+          ['Dichtungssatz', 0],
+          ['Kupferrohr', 'moved'],
+        ]);
+        assert.match(await agendaNote(order.id), /Dichtungssatz \(bucht Dolibarr mit der Lieferung/);
       }
       const order = await ctx.make.order({ author: noVan.id });
       await line(noVan, order.id, { label: 'Dichtungssatz', qty: 1, fk_product: made.seal.id });

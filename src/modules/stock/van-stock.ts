@@ -6,8 +6,9 @@
  * movement as Dolibarr writes it (dolibarr/stock.ts) and keeps that movement's id
  * (`fk_stock_mouvement`); any other line is settled with 0 and the reason is said: free text, a
  * service, a product whose stock is not kept, a kit, no van, the module or the setting off, or a
- * Dolibarr rule that takes the same parts itself when the office validates the invoice, the order
- * or the shipment (STOCK_CALCULATE_ON_*), so nothing leaves the van twice.
+ * Dolibarr rule that takes the same parts itself when the office validates the invoice (every part)
+ * or the order or its shipment (the parts on the order: STOCK_CALCULATE_ON_*), so nothing leaves
+ * the van twice.
  *
  * Settings (llx_const): BERICHT_STOCK_FROM_VAN (1, the default: when the report is finalized; 0:
  * never), and Dolibarr's own MAIN_MODULE_STOCK, MAIN_MODULE_PRODUCTBATCH, STOCK_SUPPORTS_SERVICES,
@@ -172,6 +173,19 @@ export function createVanStock(deps: {
           ? 'setting_off'
           : null;
       const rule = dolibarrRule(settings, report.element_type);
+      // The products on the order (llx_commandedet): what an order's own stock rule takes.
+      const onOrder = new Set(
+        rule === 'dolibarr_order' || rule === 'dolibarr_shipment'
+          ? (
+              await trx
+                .selectFrom('commandedet')
+                .select('fk_product')
+                .where('fk_commande', '=', report.fk_element)
+                .where('fk_product', 'is not', null)
+                .execute()
+            ).map((r) => Number(r.fk_product))
+          : [],
+      );
       const productIds = [
         ...new Set(
           lines
@@ -265,7 +279,8 @@ export function createVanStock(deps: {
           await leave(line, 'kit');
           continue;
         }
-        if (rule) {
+        // The invoice's rule takes every part; an order's rule only what is on the order (Dolibarr never takes the rest).
+        if (rule === 'dolibarr_bill' || (rule && onOrder.has(Number(product.rowid)))) {
           await leave(line, rule);
           continue;
         }
