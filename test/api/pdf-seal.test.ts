@@ -150,8 +150,9 @@ for (const dialect of testDialects()) {
         .where('filename', 'like', '%.pdf')
         .where('gen_or_uploaded', '=', 'generated')
         .execute();
+      // The report's own, the copy in the order's documents, and the one in the documents of the intervention the visit made.
       const ours = rows.filter((r) => r.label === md5(pdf));
-      assert.equal(ours.length, 2, JSON.stringify(rows));
+      assert.equal(ours.length, 3, JSON.stringify(rows));
       for (const r of ours)
         assert.ok((await readFile(path.join(entityRoot(ctx.config.dataRoot, ctx.config.entity), r.filepath, r.filename))).equals(pdf));
       const record = await ctx.handle.db.selectFrom('bericht_seal').selectAll().where('fk_bericht', '=', id).executeTakeFirstOrThrow();
@@ -354,13 +355,17 @@ for (const dialect of testDialects()) {
         const done = await stamped.handle.db.selectFrom('bericht_seal').selectAll().where('fk_bericht', '=', id).executeTakeFirstOrThrow();
         assert.equal(done.timestamp, 'added');
         assert.equal(done.stamped_sha256, createHash('sha256').update(later).digest('hex'));
-        // Both files replaced, their checksums in ecm_files with them.
+        // Every copy replaced (the report's, the order's, the intervention's), their checksums in ecm_files with them.
         const rows = await stamped.handle.db
           .selectFrom('ecm_files')
           .select(['filepath', 'filename', 'label'])
           .where('label', '=', md5(later))
           .execute();
-        assert.equal(rows.length, 2, JSON.stringify(rows));
+        assert.equal(rows.length, 3, JSON.stringify(rows));
+        for (const r of rows)
+          assert.ok(
+            (await readFile(path.join(entityRoot(stamped.config.dataRoot, stamped.config.entity), r.filepath, r.filename))).equals(later),
+          );
         // The check still calls the time-stamped file the unaltered original.
         const body = multipartBody([{ name: 'file', filename: 'b.pdf', contentType: 'application/pdf', data: later }]);
         // A check's budget covers no worker's start (from the sources a worker loads slowly): one is loaded first.
