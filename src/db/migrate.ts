@@ -33,6 +33,7 @@ import { catalogue } from './migrations/0021-catalogue.js';
 import { stockMovements } from './migrations/0022-stock-movements.js';
 import { interventionLines } from './migrations/0023-intervention-lines.js';
 import { invoiceLines } from './migrations/0024-invoice-lines.js';
+import { reportInvoice } from './migrations/0025-report-invoice.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -68,6 +69,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0022-stock-movements': stockMovements(handle.dialect, handle.prefix),
         '0023-intervention-lines': interventionLines(handle.dialect, handle.prefix),
         '0024-invoice-lines': invoiceLines(handle.dialect, handle.prefix),
+        '0025-report-invoice': reportInvoice(handle.prefix),
       };
     },
   };

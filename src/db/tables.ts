@@ -286,6 +286,10 @@ export interface BerichtTable {
   final_pdf_path: string | null;
   /** Photo pages on one printed sheet of the PDF: 1, 2 or 4 (migration 0010; default 4). */
   photos_per_sheet: ColumnType<Int, Int | undefined, Int>;
+  /** The intervention the report's time and parts went on (migration 0025), null while on none. */
+  fk_fichinter: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  /** The customer invoice the report's time and parts went on (migration 0025), null while on none. */
+  fk_facture: ColumnType<Int | null, Int | null | undefined, Int | null>;
   fk_user_creat: Int;
   fk_user_modif: Int | null;
   datec: DateTime;
@@ -337,6 +341,8 @@ export interface BerichtMaterialTable {
    * it, 0 when it was settled without one, null while not yet settled.
    */
   fk_stock_mouvement: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  /** The final report that settled the line (migration 0025), null while none did. */
+  fk_bericht: ColumnType<Int | null, Int | null | undefined, Int | null>;
 }
 
 export interface BerichtUploadTokenTable {

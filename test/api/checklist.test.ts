@@ -1414,6 +1414,7 @@ for (const dialect of testDialects()) {
           '0022-stock-movements',
           '0023-intervention-lines',
           '0024-invoice-lines',
+          '0025-report-invoice',
         ]);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;

@@ -251,9 +251,25 @@ for (const dialect of testDialects()) {
         ],
       );
 
+      // The report says where its time and parts went; each of its material lines, that it settled them.
+      const marks = async (id: number) =>
+        db().selectFrom('bericht').select(['fk_fichinter', 'fk_facture']).where('rowid', '=', id).executeTakeFirstOrThrow();
+      assert.deepEqual(await marks(report.id), { fk_fichinter: Number(fi.fk_target), fk_facture: inv.rowid });
+      const settledBy = await db()
+        .selectFrom('bericht_material')
+        .select('fk_bericht')
+        .where('element_type', '=', 'commande')
+        .where('fk_element', '=', o.id)
+        .execute();
+      assert.deepEqual(
+        settledBy.map((r) => r.fk_bericht),
+        [report.id, report.id, report.id, report.id],
+      );
+
       // A second visit completes the draft; once the clerk validated it, the next one makes a new one.
       const second = await visit(o.id, { minutes: 30, endedAgo: 150, parts: false });
       assert.equal((await finalize(second.id)).statusCode, 200);
+      assert.deepEqual(await marks(second.id), { fk_fichinter: Number(fi.fk_target), fk_facture: inv.rowid });
       assert.equal((await invoicesOf(o.id)).length, 1);
       const completed = await linesOf(inv.rowid);
       assert.equal(completed.length, 6);
@@ -286,6 +302,13 @@ for (const dialect of testDialects()) {
         await ctx.make.setConst('BERICHT_INVOICE_FROM_REPORT', '1');
       }
       assert.equal((await invoicesOf(o.id)).length, 0);
+      const marks = await db()
+        .selectFrom('bericht')
+        .select(['fk_fichinter', 'fk_facture'])
+        .where('rowid', '=', report.id)
+        .executeTakeFirstOrThrow();
+      assert.ok(Number(marks.fk_fichinter) > 0, 'the intervention is made all the same');
+      assert.equal(marks.fk_facture, null);
       const note = (
         await db()
           .selectFrom('actioncomm')

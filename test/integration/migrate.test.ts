@@ -67,6 +67,7 @@ const MIGRATIONS = [
   '0022-stock-movements',
   '0023-intervention-lines',
   '0024-invoice-lines',
+  '0025-report-invoice',
 ];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
@@ -269,6 +270,7 @@ for (const dialect of testDialects()) {
         '0022-stock-movements',
         '0023-intervention-lines',
         '0024-invoice-lines',
+        '0025-report-invoice',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
@@ -308,6 +310,7 @@ for (const dialect of testDialects()) {
         '0022-stock-movements',
         '0023-intervention-lines',
         '0024-invoice-lines',
+        '0025-report-invoice',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
@@ -350,6 +353,7 @@ for (const dialect of testDialects()) {
         '0022-stock-movements',
         '0023-intervention-lines',
         '0024-invoice-lines',
+        '0025-report-invoice',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
@@ -412,6 +416,7 @@ for (const dialect of testDialects()) {
         '0022-stock-movements',
         '0023-intervention-lines',
         '0024-invoice-lines',
+        '0025-report-invoice',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
@@ -454,6 +459,7 @@ for (const dialect of testDialects()) {
         '0022-stock-movements',
         '0023-intervention-lines',
         '0024-invoice-lines',
+        '0025-report-invoice',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
@@ -489,6 +495,7 @@ for (const dialect of testDialects()) {
         '0022-stock-movements',
         '0023-intervention-lines',
         '0024-invoice-lines',
+        '0025-report-invoice',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999018).execute();
@@ -531,7 +538,12 @@ for (const dialect of testDialects()) {
         .values([line(999221), line(999222)])
         .execute();
       await sql`delete from llx_bericht_migration where name >= '0022-stock-movements'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0022-stock-movements', '0023-intervention-lines', '0024-invoice-lines']);
+      assert.deepEqual((await migrate(handle, config)).applied, [
+        '0022-stock-movements',
+        '0023-intervention-lines',
+        '0024-invoice-lines',
+        '0025-report-invoice',
+      ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_material'), columns);
       const read = await handle.db
         .selectFrom('bericht_material')
@@ -957,6 +969,7 @@ for (const dialect of testDialects()) {
           '0022-stock-movements',
           '0023-intervention-lines',
           '0024-invoice-lines',
+          '0025-report-invoice',
         ]);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');

@@ -196,7 +196,7 @@ export function createFinalize(deps: FinalizeDeps) {
             ? await deps.vanStock.settle(
                 trx,
                 stockSettings,
-                { ref: report.ref, element_type: report.element_type, fk_element: Number(report.fk_element) },
+                { id, ref: report.ref, element_type: report.element_type, fk_element: Number(report.fk_element) },
                 user.id,
                 printedMaterials,
               )
@@ -223,6 +223,13 @@ export function createFinalize(deps: FinalizeDeps) {
                 intervention: office?.intervention ?? null,
               })
             : undefined;
+        // The report says which intervention and invoice its time and parts went on (the module's tab shows them).
+        if (office?.intervention || bill?.invoice)
+          await trx
+            .updateTable('bericht')
+            .set({ fk_fichinter: office?.intervention?.id ?? null, fk_facture: bill?.invoice?.id ?? null })
+            .where('rowid', '=', id)
+            .execute();
         await deps.seal.record(trx, report, sealed);
         await index(folder.filepath, 'bericht', id);
         if (copy && report.element_type) await index(copy.filepath, report.element_type, Number(report.fk_element));

@@ -82,7 +82,17 @@ export function refPrefix(now = new Date(), timeZone = 'UTC'): string {
 interface NewReport {
   fields: Omit<
     Selectable<BerichtTable>,
-    'rowid' | 'ref' | 'entity' | 'datec' | 'tms' | 'status' | 'final_pdf_path' | 'fk_user_modif' | 'fk_user_creat'
+    | 'rowid'
+    | 'ref'
+    | 'entity'
+    | 'datec'
+    | 'tms'
+    | 'status'
+    | 'final_pdf_path'
+    | 'fk_fichinter'
+    | 'fk_facture'
+    | 'fk_user_modif'
+    | 'fk_user_creat'
   >;
   pages: PageRow[];
   /** Copy pages' attachments (not only work-area files) into the new work area: templates own their images. */

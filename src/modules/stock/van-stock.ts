@@ -133,7 +133,7 @@ export function createVanStock(deps: {
     async settle(
       trx: Db,
       settings: Map<string, string>,
-      report: { ref: string; element_type: string; fk_element: number },
+      report: { id: number; ref: string; element_type: string; fk_element: number },
       userId: number,
       /** The material lines the report's PDF printed (their ids). */
       printed: number[],
@@ -161,7 +161,11 @@ export function createVanStock(deps: {
       if (lines.length === 0) return outcome;
 
       const settle = (line: number, movement: number) =>
-        trx.updateTable('bericht_material').set({ fk_stock_mouvement: movement }).where('rowid', '=', line).execute();
+        trx
+          .updateTable('bericht_material')
+          .set({ fk_stock_mouvement: movement, fk_bericht: report.id })
+          .where('rowid', '=', line)
+          .execute();
       const leave = async (line: (typeof lines)[number], reason: LeftReason) => {
         await settle(Number(line.rowid), 0);
         outcome.left.push({ line: Number(line.rowid), label: line.label, reason });
