@@ -23,6 +23,7 @@
  * dead runs left runs in the first worker at start and in every replacement (which follows a
  * worker that died), not in all N at once. The primary does not load the app (it stays near 85 MB).
  */
+import { documentsOwnerWarning } from './documents-owner.js';
 import cluster, { type Address, type Worker } from 'node:cluster';
 import os from 'node:os';
 import path from 'node:path';
@@ -120,11 +121,13 @@ export async function startCluster(baseConfig: Config, options: ServeOptions): P
   const log = primaryLog(config.logLevel);
   let applied: string[];
   let logins: string[];
+  let standalone = true;
   const handle = createDb(config, { poolSize: 2 });
   try {
     const report = await migrate(handle, config);
     if (options.demo) await (await import('./demo/seed.js')).seedDemo(handle, config);
     applied = report.applied;
+    standalone = report.standalone;
     logins = report.standalone ? await demoLogins(handle.db) : [];
   } finally {
     await handle.destroy();
@@ -256,6 +259,8 @@ export async function startCluster(baseConfig: Config, options: ServeOptions): P
     { workers: slots.length, database: describeDatabase(config.database), dataRoot: config.dataRoot, migrations: applied },
     `fieldreport ready: ${slots.length} workers`,
   );
+  const ownerWarning = standalone ? null : documentsOwnerWarning(config.dataRoot);
+  if (ownerWarning) log.warn({ dataRoot: config.dataRoot }, ownerWarning);
   if (logins.length > 0 && firstAddress && typeof firstAddress.address === 'string') {
     process.stdout.write(startBanner(addressUrl(firstAddress.address, firstAddress.port, !!config.tls), logins));
   }

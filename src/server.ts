@@ -3,6 +3,7 @@
  * and close cleanly on SIGINT/SIGTERM. With WORKERS above 1 the CLI starts cluster.ts instead,
  * which uses the pieces here.
  */
+import { documentsOwnerWarning } from './documents-owner.js';
 import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { warmUpSoon } from './adapters/pdf/warm-up.js';
@@ -76,6 +77,10 @@ export async function startServer(baseConfig: Config, options: ServeOptions): Pr
       { database: describeDatabase(config.database), dataRoot: config.dataRoot, migrations: report.applied },
       'fieldreport ready',
     );
+    if (!report.standalone) {
+      const warning = documentsOwnerWarning(config.dataRoot);
+      if (warning) app.log.warn({ dataRoot: config.dataRoot }, warning);
+    }
     recoverInBackground(app);
     const logins = report.standalone ? await demoLogins(handle.db) : [];
     if (logins.length > 0) process.stdout.write(startBanner(baseUrl(app), logins));
