@@ -33,6 +33,7 @@ if (!$res) {
 	die('Include of main fails');
 }
 require_once __DIR__.'/class/berichtreports.class.php';
+require_once __DIR__.'/class/berichtinvoice.class.php';
 require_once __DIR__.'/lib/bericht.lib.php';
 require_once DOL_DOCUMENT_ROOT.'/core/lib/files.lib.php';
 
@@ -95,6 +96,44 @@ if (!is_array($rows)) {
 
 
 /*
+ * Actions
+ */
+
+// The draft invoice of a report, when the service leaves it to the clerk (a form posted with Dolibarr's token).
+$action = GETPOST('action', 'aZ09');
+// Only POST: Dolibarr checks the token of a POST (main.inc.php), not of a GET with an action of the module's own.
+if ($action === 'makeinvoice' && isset($_SERVER['REQUEST_METHOD']) && $_SERVER['REQUEST_METHOD'] === 'POST') {
+	$reportid = GETPOSTINT('report');
+	$row = null;
+	foreach ($rows as $candidate) {
+		if ((int) $candidate->rowid === $reportid) {
+			$row = $candidate;
+		}
+	}
+	if ($row && !empty($row->fk_facture) && $user->hasRight('facture', 'lire')) {
+		// Made already (a second click): its invoice.
+		header('Location: '.DOL_URL_ROOT.'/compta/facture/card.php?id='.((int) $row->fk_facture));
+		exit;
+	}
+	if (!$row || !BerichtInvoice::offered($row, $user)) {
+		// Not a report of this object the user may bill (anymore): said, nothing made.
+		setEventMessages($langs->trans('BerichtInvoiceNotOffered'), null, 'errors');
+	} else {
+		$maker = new BerichtInvoice($db, $conf->entity);
+		$invoiceid = $maker->make($user, $reportid);
+		if ($invoiceid > 0) {
+			setEventMessages($langs->trans('BerichtInvoiceMade', $row->ref), null, 'mesgs');
+			header('Location: '.DOL_URL_ROOT.'/compta/facture/card.php?id='.((int) $invoiceid));
+			exit;
+		}
+		setEventMessages($maker->error, null, 'errors');
+	}
+	header('Location: '.$_SERVER['PHP_SELF'].'?element='.urlencode($element).'&id='.((int) $object->id));
+	exit;
+}
+
+
+/*
  * View
  */
 
@@ -126,7 +165,12 @@ print load_fiche_titre($langs->trans('BerichtTabTitle'), '', 'technic');
 print '<div class="div-table-responsive">';
 print '<table class="noborder centpercent" id="bericht-tab">';
 print '<tr class="liste_titre">';
-foreach (array('BerichtRef', 'Status', 'BerichtPages', 'BerichtAuthorCreated', 'BerichtSignatures', 'BerichtMail', 'BerichtPdf') as $key) {
+// Only an order's reports go on an invoice.
+$columns = array('BerichtRef', 'Status', 'BerichtPages', 'BerichtAuthorCreated', 'BerichtSignatures', 'BerichtMail', 'BerichtPdf');
+if ($element === 'commande') {
+	$columns[] = 'BerichtInvoiceColumn';
+}
+foreach ($columns as $key) {
 	print '<th class="wrapcolumntitle">'.$langs->trans($key).'</th>';
 }
 print '</tr>';
@@ -148,10 +192,13 @@ foreach ($rows as $row) {
 		print '<br><span class="small opacitymedium" title="'.dol_escape_htmltag($langs->trans('BerichtCopyInOrderDocuments')).'">'.$langs->trans('BerichtCopyShort').'</span>';
 	}
 	print '</td>';
+	if ($element === 'commande') {
+		print '<td class="nowraponall">'.bericht_invoice_cell($row, $element, $object->id).'</td>';
+	}
 	print '</tr>';
 }
 if (!$rows) {
-	print '<tr class="oddeven"><td colspan="7"><span class="opacitymedium">'.$langs->trans('BerichtNoReports').'</span></td></tr>';
+	print '<tr class="oddeven"><td colspan="'.count($columns).'"><span class="opacitymedium">'.$langs->trans('BerichtNoReports').'</span></td></tr>';
 }
 print '</table>';
 print '</div>';

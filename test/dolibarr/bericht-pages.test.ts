@@ -70,7 +70,13 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
   after(() => rmSync(root, { recursive: true, force: true }));
 
   type Get = Record<string, string | number | (string | number)[]>;
-  function run(page: 'tab.php' | 'list.php', user: FakeUser, get: Get, consts: Record<string, string> = {}, opts: { db?: string } = {}) {
+  function run(
+    page: 'tab.php' | 'list.php',
+    user: FakeUser,
+    get: Get,
+    consts: Record<string, string> = {},
+    opts: { db?: string; post?: boolean; fail?: string } = {},
+  ) {
     const log = path.join(root, `queries-${process.hrtime.bigint()}.log`);
     writeFileSync(log, '');
     const result = spawnSync('php', ['-d', 'display_errors=stderr', path.join(htdocs, 'custom/bericht', page)], {
@@ -83,6 +89,8 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
         FAKE_USER: JSON.stringify(user),
         FAKE_GET: JSON.stringify(get),
         FAKE_CONST: JSON.stringify(consts),
+        ...(opts.post ? { FAKE_METHOD: 'POST' } : {}),
+        ...(opts.fail ? { FAKE_FAIL: opts.fail } : {}),
       },
     });
     const html = result.stdout;
@@ -1318,5 +1326,209 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     assert.equal(res.stdout, '1');
     assert.deepEqual(query(db, 'SELECT rowid FROM llx_bericht WHERE rowid = 4'), [{ rowid: 4 }]);
     assert.ok(existsSync(path.join(docs, 'bericht/BR2611-0004/a.jpg')), 'the draft came back, and so did its files');
+  });
+  describe('the draft invoice made from the tab (BERICHT_INVOICE_FROM_REPORT 0)', () => {
+    const clerk: FakeUser = { id: 20, rights: [...ALL, 'facture.creer'] };
+    const byClerk: Record<string, string> = {
+      BERICHT_INVOICE_FROM_REPORT: '0',
+      BERICHT_LABOUR_SERVICE: 'ARBEIT-STD',
+      FACTURE_ADDON_PDF: 'sponge',
+    };
+    let n = 0;
+    /** A copy of the test database, with SQL of the test's own applied. */
+    function fresh(...statements: string[]) {
+      const db = path.join(root, `invoice-${++n}.sqlite`);
+      cpSync(dbFile, db);
+      for (const sql of statements) query(db, `${sql}; SELECT 1`);
+      return db;
+    }
+    const make = (db: string, user: FakeUser, report: number, consts = byClerk, opts: { token?: boolean; fail?: string } = {}) =>
+      run(
+        'tab.php',
+        user,
+        { element: 'commande', id: 1, action: 'makeinvoice', report, ...(opts.token === false ? {} : { token: 'token' }) },
+        consts,
+        { db, post: true, fail: opts.fail },
+      );
+    const invoices = (db: string) =>
+      query(
+        db,
+        'SELECT rowid, ref, ref_ext, type, fk_statut, fk_soc, ref_client, model_pdf, fk_user_author FROM llx_facture WHERE rowid > 2 ORDER BY rowid',
+      );
+    const linesOf = (db: string, invoice: number) =>
+      query(
+        db,
+        `SELECT description, subprice, qty, tva_tx, fk_product, remise_percent, product_type, fk_unit FROM llx_facturedet WHERE fk_facture = ${invoice} ORDER BY rowid`,
+      );
+
+    test('a final report of an order offers the button to a clerk who may create invoices, only when the service leaves the draft to the clerk', () => {
+      const db = fresh();
+      const row = ok(run('tab.php', clerk, { element: 'commande', id: 1 }, byClerk, { db })).rows.get(1)!;
+      assert.match(row, /<form method="POST" action="\/custom\/bericht\/tab\.php\?element=commande&id=1"/);
+      assert.match(row, /name="token" value="token"/);
+      assert.match(row, /name="action" value="makeinvoice"/);
+      assert.match(row, /name="report" value="1"/);
+      assert.match(row, /value="Rechnungsentwurf erstellen"/);
+      const page = ok(run('tab.php', clerk, { element: 'commande', id: 1 }, byClerk, { db }));
+      assert.doesNotMatch(page.rows.get(2)!, /makeinvoice/, 'a draft report is not billed');
+      assert.match(page.html, /<th class="wrapcolumntitle">Rechnung<\/th>/);
+      // The service makes the draft itself (the default): no button.
+      assert.doesNotMatch(ok(run('tab.php', clerk, { element: 'commande', id: 1 }, {}, { db })).rows.get(1)!, /makeinvoice/);
+      // Without the right to create invoices, or as a customer's login: no button.
+      assert.doesNotMatch(ok(run('tab.php', office, { element: 'commande', id: 1 }, byClerk, { db })).rows.get(1)!, /makeinvoice/);
+      const customer: FakeUser = { id: 23, socid: 1, rights: [...external.rights, 'facture.creer'] };
+      assert.doesNotMatch(ok(run('tab.php', customer, { element: 'commande', id: 1 }, byClerk, { db })).rows.get(1)!, /makeinvoice/);
+      // A report already on an invoice links to it with its status; a proposal's tab has no invoice column.
+      const billed = ok(run('tab.php', clerk, { element: 'commande', id: 2 }, byClerk, { db })).rows.get(3)!;
+      assert.match(
+        billed,
+        /href="\/compta\/facture\/card\.php\?id=2"><img data-picto="bill">FA2611-0002<\/a> <span class="badge status1">/,
+      );
+      assert.doesNotMatch(ok(run('tab.php', clerk, { element: 'propal', id: 1 }, byClerk, { db })).html, /Rechnung<\/th>/);
+    });
+
+    test("the button puts the report's time and parts on a new draft invoice of the order, through Dolibarr's Facture, once", () => {
+      const db = fresh('UPDATE llx_bericht SET fk_fichinter = 2 WHERE rowid = 1');
+      const r = make(db, clerk, 1);
+      assert.equal(r.status, 0, r.html + r.stderr);
+      assert.equal(r.stderr, '');
+      assert.match(r.html, /EVENT mesgs: Zeit und Material des Berichts BR2611-0001 stehen auf dem Rechnungsentwurf\./);
+      const [inv, ...more] = invoices(db);
+      assert.equal(more.length, 0);
+      assert.deepEqual(inv, {
+        rowid: 3,
+        ref: '(PROV3)',
+        ref_ext: 'fieldreport:BR2611-0001',
+        type: 0,
+        fk_statut: 0,
+        fk_soc: 1,
+        ref_client: 'Bestellung 4711',
+        model_pdf: 'sponge',
+        fk_user_author: 20,
+      });
+      assert.deepEqual(
+        query(db, "SELECT fk_source, sourcetype FROM llx_element_element WHERE fk_target = 3 AND targettype = 'facture' ORDER BY rowid"),
+        [
+          { fk_source: 1, sourcetype: 'commande' },
+          { fk_source: 2, sourcetype: 'fichinter' },
+        ],
+      );
+      // Labour per technician (hours / the service's 1 h, 2 decimals), the part on the order at its
+      // price and discount, the pump at the product's price with its serial and note, free text at 0;
+      // the line no final report took (Schrauben) and report 7's interval stay off.
+      assert.deepEqual(linesOf(db, 3), [
+        {
+          description: 'TimeSpentForInvoice : 02:15',
+          subprice: 65,
+          qty: 2.25,
+          tva_tx: 19,
+          fk_product: 1,
+          remise_percent: 0,
+          product_type: 1,
+          fk_unit: null,
+        },
+        {
+          description: 'TimeSpentForInvoice : 00:45',
+          subprice: 65,
+          qty: 0.75,
+          tva_tx: 19,
+          fk_product: 1,
+          remise_percent: 0,
+          product_type: 1,
+          fk_unit: null,
+        },
+        { description: '', subprice: 11.9, qty: 2, tva_tx: 19, fk_product: 2, remise_percent: 10, product_type: 0, fk_unit: 28 },
+        {
+          description: 'Charge/Serie: UPM3-0042\nalte Pumpe mitgenommen',
+          subprice: 289,
+          qty: 1,
+          tva_tx: 19,
+          fk_product: 3,
+          remise_percent: 0,
+          product_type: 0,
+          fk_unit: null,
+        },
+        {
+          description: 'Kleinteile\n(Freitext: Preis und USt. prüfen)',
+          subprice: 0,
+          qty: 1,
+          tva_tx: 0,
+          fk_product: null,
+          remise_percent: 0,
+          product_type: 0,
+          fk_unit: null,
+        },
+      ]);
+      assert.deepEqual(query(db, 'SELECT fk_facture FROM llx_bericht WHERE rowid = 1'), [{ fk_facture: 3 }]);
+      // The tab now links the invoice; a second post (a double click) makes nothing.
+      assert.match(ok(run('tab.php', clerk, { element: 'commande', id: 1 }, byClerk, { db })).rows.get(1)!, /FA|\(PROV3\)<\/a>/);
+      const again = make(db, clerk, 1);
+      assert.equal(again.status, 0);
+      assert.doesNotMatch(again.html, /EVENT/);
+      assert.equal(invoices(db).length, 1);
+      assert.equal(linesOf(db, 3).length, 5);
+    });
+
+    test("an order's draft invoice of the visits not yet validated is completed, not doubled", () => {
+      const db = fresh(
+        "INSERT INTO llx_facture (rowid, ref, fk_soc, entity, fk_statut, ref_ext, type) VALUES (7, '(PROV7)', 1, 1, 0, 'fieldreport:BR2611-0099', 0)",
+        "INSERT INTO llx_element_element (fk_source, sourcetype, fk_target, targettype) VALUES (1, 'commande', 7, 'facture')",
+        "INSERT INTO llx_facturedet (fk_facture, description, subprice, qty, tva_tx) VALUES (7, 'vorher', 10, 1, 19)",
+      );
+      assert.equal(make(db, clerk, 1).status, 0);
+      assert.deepEqual(
+        invoices(db).map((i) => i.rowid),
+        [7],
+      );
+      assert.equal(linesOf(db, 7).length, 6);
+      assert.deepEqual(query(db, 'SELECT fk_facture FROM llx_bericht WHERE rowid = 1'), [{ fk_facture: 7 }]);
+      // A validated one is the clerk's: a new draft is made beside it.
+      const other = fresh(
+        "INSERT INTO llx_facture (rowid, ref, fk_soc, entity, fk_statut, ref_ext, type) VALUES (7, 'FA2611-0007', 1, 1, 1, 'fieldreport:BR2611-0099', 0)",
+        "INSERT INTO llx_element_element (fk_source, sourcetype, fk_target, targettype) VALUES (1, 'commande', 7, 'facture')",
+      );
+      assert.equal(make(other, clerk, 1).status, 0);
+      assert.deepEqual(
+        invoices(other).map((i) => [i.rowid, i.fk_statut]),
+        [
+          [7, 1],
+          [8, 0],
+        ],
+      );
+    });
+
+    test('refused and rolled back: without the token, without the right, a report not offered, Dolibarr refusing a line', () => {
+      const db = fresh();
+      const noToken = make(db, clerk, 1, byClerk, { token: false });
+      assert.equal(noToken.status, 6, 'Dolibarr refuses the post');
+      for (const [user, report, consts] of [
+        [office, 1, byClerk],
+        [clerk, 2, byClerk],
+        [clerk, 1, {}],
+        [clerk, 3, byClerk],
+        [clerk, 999, byClerk],
+      ] as const) {
+        const r = make(db, user, report, consts);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.html, /EVENT errors: Für diesen Bericht wird hier kein Rechnungsentwurf erstellt/, `${user.id} ${report}`);
+      }
+      const failing = make(db, clerk, 1, byClerk, { fail: 'facture_addline' });
+      assert.match(failing.html, /EVENT errors: ErrorFakeAddline/);
+      assert.deepEqual(invoices(db), []);
+      assert.deepEqual(query(db, 'SELECT count(*) AS n FROM llx_facturedet'), [{ n: 0 }]);
+      assert.deepEqual(query(db, "SELECT count(*) AS n FROM llx_element_element WHERE targettype = 'facture'"), [{ n: 0 }]);
+      assert.deepEqual(query(db, 'SELECT fk_facture FROM llx_bericht WHERE rowid = 1'), [{ fk_facture: null }]);
+    });
+
+    test('without a labour service the parts are billed and the clerk is told; a report that took nothing makes no invoice', () => {
+      const db = fresh();
+      const r = make(db, clerk, 1, { BERICHT_INVOICE_FROM_REPORT: '0' });
+      assert.match(r.html, /EVENT warnings: Arbeitszeit nicht berechnet: keine Dienstleistung „“/);
+      assert.equal(linesOf(db, 3).length, 3);
+      const nothing = fresh("UPDATE llx_bericht SET status = 1, final_pdf_path = 'x' WHERE rowid = 2");
+      const none = make(nothing, clerk, 2);
+      assert.match(none.html, /EVENT errors: Der Bericht hat weder Zeit vor Ort noch Material: kein Rechnungsentwurf\./);
+      assert.deepEqual(invoices(nothing), []);
+    });
   });
 });

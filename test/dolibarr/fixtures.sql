@@ -6,7 +6,13 @@ CREATE TABLE llx_user (rowid INTEGER PRIMARY KEY, login TEXT, firstname TEXT, la
 CREATE TABLE llx_societe (rowid INTEGER PRIMARY KEY, nom TEXT, entity INTEGER DEFAULT 1, client INTEGER DEFAULT 1, status INTEGER DEFAULT 1);
 CREATE TABLE llx_societe_commerciaux (rowid INTEGER PRIMARY KEY, fk_soc INTEGER, fk_user INTEGER);
 CREATE TABLE llx_commande (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
-CREATE TABLE llx_facture (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
+CREATE TABLE llx_facture (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1,
+  ref_ext TEXT, type INTEGER DEFAULT 0, fk_cond_reglement INTEGER, fk_mode_reglement INTEGER, model_pdf TEXT, fk_user_author INTEGER);
+CREATE TABLE llx_facturedet (rowid INTEGER PRIMARY KEY, fk_facture INTEGER, description TEXT, subprice REAL, qty REAL, tva_tx REAL, fk_product INTEGER,
+  remise_percent REAL, product_type INTEGER, fk_unit INTEGER);
+CREATE TABLE llx_element_element (rowid INTEGER PRIMARY KEY, fk_source INTEGER, sourcetype TEXT, fk_target INTEGER, targettype TEXT);
+CREATE TABLE llx_commandedet (rowid INTEGER PRIMARY KEY, fk_commande INTEGER, fk_product INTEGER, description TEXT, subprice REAL, tva_tx REAL, remise_percent REAL, rang INTEGER DEFAULT 0);
+CREATE TABLE llx_product (rowid INTEGER PRIMARY KEY, ref TEXT, label TEXT, fk_product_type INTEGER DEFAULT 0, price REAL, tva_tx REAL, fk_unit INTEGER, duration TEXT);
 CREATE TABLE llx_propal (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
 CREATE TABLE llx_fichinter (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
 CREATE TABLE llx_user_param (fk_user INTEGER NOT NULL, entity INTEGER NOT NULL DEFAULT 1, param TEXT NOT NULL, value TEXT NOT NULL);
@@ -15,7 +21,11 @@ CREATE TABLE llx_actioncomm (id INTEGER PRIMARY KEY, elementtype TEXT, fk_elemen
 CREATE TABLE llx_bericht (rowid INTEGER PRIMARY KEY, ref TEXT NOT NULL COLLATE utf8_unicode_ci, entity INTEGER NOT NULL DEFAULT 1, element_type TEXT, fk_element INTEGER,
   title TEXT NOT NULL, format TEXT NOT NULL DEFAULT 'A4', orientation TEXT NOT NULL DEFAULT 'portrait', odt_template TEXT, status INTEGER NOT NULL DEFAULT 0,
   version INTEGER NOT NULL DEFAULT 1, fk_bericht_parent INTEGER, is_template INTEGER NOT NULL DEFAULT 0, template_label TEXT, final_pdf_path TEXT,
-  fk_user_creat INTEGER NOT NULL, fk_user_modif INTEGER, datec TEXT, tms TEXT, photos_per_sheet INTEGER NOT NULL DEFAULT 4);
+  fk_user_creat INTEGER NOT NULL, fk_user_modif INTEGER, datec TEXT, tms TEXT, photos_per_sheet INTEGER NOT NULL DEFAULT 4, fk_fichinter INTEGER, fk_facture INTEGER);
+CREATE TABLE llx_bericht_time (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, element_type TEXT NOT NULL, fk_element INTEGER NOT NULL, fk_user INTEGER NOT NULL,
+  fk_bericht INTEGER, arrival TEXT NOT NULL, departure TEXT);
+CREATE TABLE llx_bericht_material (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, element_type TEXT NOT NULL, fk_element INTEGER NOT NULL, label TEXT NOT NULL,
+  qty REAL NOT NULL DEFAULT 1, note TEXT, fk_product INTEGER, batch TEXT, fk_stock_mouvement INTEGER, fk_bericht INTEGER);
 CREATE TABLE llx_bericht_page (rowid INTEGER PRIMARY KEY, fk_bericht INTEGER NOT NULL, page_order INTEGER NOT NULL DEFAULT 0, title TEXT, layout TEXT NOT NULL DEFAULT 'photo',
   source_path TEXT, source_path_2 TEXT, checklist TEXT);
 CREATE TABLE llx_bericht_signature (rowid INTEGER PRIMARY KEY, entity INTEGER NOT NULL DEFAULT 1, fk_bericht INTEGER NOT NULL, fk_page INTEGER NOT NULL,
@@ -30,7 +40,7 @@ INSERT INTO llx_user VALUES (1, 'admin', '', 'SuperAdmin'), (10, 'mmueller', 'Ma
 INSERT INTO llx_societe (rowid, nom, entity) VALUES (1, 'Bäckerei Sonnenschein KG', 1), (2, 'Metzgerei Huber', 1);
 INSERT INTO llx_societe_commerciaux (fk_soc, fk_user) VALUES (2, 11);
 INSERT INTO llx_commande VALUES (1, 'CO2611-0001', 1, 1, 'Bestellung 4711', 1), (2, 'CO2611-0002', 2, 1, 'PO-HUBER-77', 1), (3, 'CO2611-0003', 1, 2, NULL, 1);
-INSERT INTO llx_facture VALUES (1, 'FA2611-0001', 1, 1, NULL, 0);
+INSERT INTO llx_facture (rowid, ref, fk_soc, entity, ref_client, fk_statut) VALUES (1, 'FA2611-0001', 1, 1, NULL, 0), (2, 'FA2611-0002', 2, 1, NULL, 1);
 INSERT INTO llx_propal VALUES (1, 'PR2611-0001', 2, 1, NULL, 1);
 INSERT INTO llx_fichinter VALUES (1, 'FI2611-0001', 2, 1, 'SA-2026-5', 1), (2, 'FI2611-0002', 1, 1, NULL, 0);
 
@@ -65,3 +75,18 @@ INSERT INTO llx_bericht_mail (entity, fk_bericht, state, mail_to, subject, error
  (1, 1, 'failed', 'alt@sonnenschein.example', 'Bericht', 'SMTP_REJECTED', '550 mailbox unavailable', 10, '2026-11-02 10:00:00', NULL),
  (1, 1, 'sent', 'einkauf@sonnenschein.example', 'Bericht', NULL, NULL, 10, '2026-11-02 11:00:00', '2026-11-02 11:01:00'),
  (1, 3, 'failed', 'huber@metzgerei.example', 'Bericht', 'SMTP_REJECTED', '550 mailbox unavailable', 11, '2026-11-10 09:00:00', NULL);
+
+-- What the reports of order 1 took (report 1: 2 h 15 of Max Müller, 45 min of Lena Schmidt, a
+-- part on the order, one not on it with a serial number, free text; the second interval of report
+-- 7 is not report 1's), and report 3's invoice.
+INSERT INTO llx_product (rowid, ref, label, fk_product_type, price, tva_tx, fk_unit, duration) VALUES
+ (1, 'ARBEIT-STD', 'Arbeitsstunde Techniker', 1, 65, 19, NULL, '1h'), (2, 'DICHT', 'Dichtungssatz Brenner', 0, 12.5, 19, 28, NULL),
+ (3, 'PUMPE', 'Umwälzpumpe', 0, 289, 19, NULL, NULL);
+INSERT INTO llx_commandedet (fk_commande, fk_product, description, subprice, tva_tx, remise_percent, rang) VALUES (1, 2, 'Dichtungssatz Brenner', 11.9, 19, 10, 1);
+INSERT INTO llx_bericht_time (element_type, fk_element, fk_user, fk_bericht, arrival, departure) VALUES
+ ('commande', 1, 10, 1, '2026-11-02 07:00:00', '2026-11-02 09:15:00'), ('commande', 1, 11, 1, '2026-11-02 08:00:00', '2026-11-02 08:45:00'),
+ ('commande', 1, 10, NULL, '2026-11-20 07:00:00', '2026-11-20 08:00:00');
+INSERT INTO llx_bericht_material (element_type, fk_element, label, qty, note, fk_product, batch, fk_stock_mouvement, fk_bericht) VALUES
+ ('commande', 1, 'Dichtungssatz Brenner', 2, NULL, 2, NULL, 5, 1), ('commande', 1, 'Umwälzpumpe', 1, 'alte Pumpe mitgenommen', 3, 'UPM3-0042', 6, 1),
+ ('commande', 1, 'Kleinteile', 1, NULL, NULL, NULL, 0, 1), ('commande', 1, 'Schrauben', 4, NULL, NULL, NULL, NULL, NULL);
+UPDATE llx_bericht SET fk_facture = 2 WHERE rowid = 3;

@@ -543,7 +543,7 @@ class BerichtReports
 	 */
 	private function selectSql()
 	{
-		return "SELECT b.rowid, b.ref, b.title, b.status, b.version, b.fk_bericht_parent, b.element_type, b.fk_element, b.final_pdf_path,"
+		return "SELECT b.rowid, b.ref, b.title, b.status, b.version, b.fk_bericht_parent, b.element_type, b.fk_element, b.final_pdf_path, b.fk_fichinter, b.fk_facture,"
 			." b.fk_user_creat, b.datec, b.tms, u.login as user_login, u.firstname as user_firstname, u.lastname as user_lastname,"
 			." s.rowid as socid, s.nom as soc_name, s.client as soc_client, s.status as soc_status,"
 			." ".self::PARENT_REF." as parent_ref, ".self::PARENT_REF_CLIENT." as parent_ref_client,"

@@ -227,3 +227,35 @@ function bericht_object_dir($element, $objectref, $entity)
 	}
 	return $dir.'/'.dol_sanitizeFileName($objectref);
 }
+
+/**
+ * The invoice a report's time and parts went on (a link with its status), or, when the clerk makes
+ * the draft (BerichtInvoice::offered), the button that makes it.
+ *
+ * @param object $row     A report as BerichtReports reads it
+ * @param string $element The tab's object type
+ * @param int    $id      The tab's object id
+ * @return string HTML
+ */
+function bericht_invoice_cell($row, $element, $id)
+{
+	global $db, $langs, $user;
+	if (!empty($row->fk_facture)) {
+		require_once DOL_DOCUMENT_ROOT.'/compta/facture/class/facture.class.php';
+		$invoice = new Facture($db);
+		if ($invoice->fetch((int) $row->fk_facture) > 0) {
+			return $invoice->getNomUrl(1).' '.$invoice->getLibStatut(5);
+		}
+		return '<span class="opacitymedium">'.$langs->trans('BerichtInvoiceGone').'</span>';
+	}
+	if (!BerichtInvoice::offered($row, $user)) {
+		return '';
+	}
+	return '<form method="POST" action="'.dol_escape_htmltag($_SERVER['PHP_SELF']).'?element='.urlencode($element).'&id='.((int) $id).'" class="inline-block">'
+		.'<input type="hidden" name="token" value="'.newToken().'">'
+		.'<input type="hidden" name="action" value="makeinvoice">'
+		.'<input type="hidden" name="report" value="'.((int) $row->rowid).'">'
+		.'<input type="submit" class="button smallpaddingimp" value="'.dol_escape_htmltag($langs->trans('BerichtInvoiceMake')).'"'
+		.' title="'.dol_escape_htmltag($langs->trans('BerichtInvoiceMakeHelp')).'">'
+		.'</form>';
+}

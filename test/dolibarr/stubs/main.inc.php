@@ -4,11 +4,15 @@
  * FAKE_GET (JSON request parameters, GET and POST alike), FAKE_DOCS (documents folder),
  * FAKE_QUERY_LOG (file: every query), FAKE_DB_TYPE (the handler's type, 'sqlite3' by default;
  * 'mysqli' makes the module write MariaDB's SQL, which SQLite cannot run: for tests of the SQL only).
- * Exit codes: 3 accessforbidden, 4 httponly_accessforbidden, 5 dol_print_error; recordNotFound
+ * FAKE_METHOD ('POST': a posted form, refused without the token as Dolibarr does).
+ * Exit codes: 3 accessforbidden, 4 httponly_accessforbidden, 5 dol_print_error, 6 a POST without
+ * the token; recordNotFound
  * ends with 0 after setting HTTP 404, as Dolibarr's does (the status is printed: "HTTP 404").
  */
 error_reporting(E_ALL);
 date_default_timezone_set('UTC');
+// Output buffered, so that a page may still redirect after the stand-ins printed (Dolibarr keeps its messages in the session).
+ob_start();
 define('DOL_DOCUMENT_ROOT', __DIR__);
 define('DOL_URL_ROOT', '');
 define('DOL_DATA_ROOT', getenv('FAKE_DOCS'));
@@ -48,7 +52,8 @@ class DoliDB
 		if (getenv('FAKE_QUERY_LOG')) {
 			file_put_contents(getenv('FAKE_QUERY_LOG'), $sql."\n", FILE_APPEND);
 		}
-		$st = $this->pdo->query($sql);
+		// SQLite locks the whole database in a write transaction: it has no row locks to ask for.
+		$st = $this->pdo->query(preg_replace('/\s+FOR UPDATE$/', '', $sql));
 		if (!$st) {
 			$this->lasterror = implode(' ', $this->pdo->errorInfo());
 			return false;
@@ -238,6 +243,17 @@ $conf->propal = (object) array('multidir_output' => array(1 => DOL_DATA_ROOT.'/p
 $conf->ficheinter = (object) array('dir_output' => DOL_DATA_ROOT.'/ficheinter', 'multidir_output' => array(1 => DOL_DATA_ROOT.'/ficheinter'));
 $_GET = json_decode(getenv('FAKE_GET') ?: '{}', true);
 $_POST = array();
+// FAKE_METHOD=POST: a form posted; Dolibarr's main.inc.php refuses it without the session's token.
+if (getenv('FAKE_METHOD') === 'POST') {
+	$_SERVER['REQUEST_METHOD'] = 'POST';
+	if (!isset($_GET['token']) || $_GET['token'] !== newToken()) {
+		echo 'CSRF TOKEN REFUSED';
+		exit(6);
+	}
+}
+// The company (Dolibarr's $mysoc).
+$mysoc = new stdClass();
+$mysoc->country_code = 'DE';
 $_SERVER['PHP_SELF'] = '/custom/bericht/'.basename($_SERVER['SCRIPT_FILENAME'] ?? 'page.php');
 
 function GETPOSTISSET($k)
@@ -296,7 +312,7 @@ function httponly_accessforbidden($m, $code = 403)
 /** Dolibarr's messages shown on the next page: printed here, one line each. */
 function setEventMessages($mesg, $mesgs, $style = 'mesgs')
 {
-	echo 'EVENT '.$style.': '.$mesg."\n";
+	echo 'EVENT '.$style.': '.implode(' | ', array_merge($mesg === null ? array() : array($mesg), (array) $mesgs))."\n";
 }
 function dol_print_error($db, $e = '')
 {

@@ -2,7 +2,7 @@
 /* Stand-in for Dolibarr's Commande, Facture, Propal, Fichinter: fetch by rowid from the test database. */
 class FakeThirdparty
 {
-	public $id; public $name;
+	public $id; public $name; public $cond_reglement_id = 0; public $mode_reglement_id = 0;
 	public function getNomUrl()
 	{
 		return '<a class="soc">'.htmlspecialchars($this->name).'</a>';
