@@ -110,7 +110,7 @@ if ($action === 'makeinvoice' && isset($_SERVER['REQUEST_METHOD']) && $_SERVER['
 			$row = $candidate;
 		}
 	}
-	if ($row && !empty($row->fk_facture) && $user->hasRight('facture', 'lire')) {
+	if ($row && $row->fk_facture > 0 && $user->hasRight('facture', 'lire')) {
 		// Made already (a second click): its invoice.
 		header('Location: '.DOL_URL_ROOT.'/compta/facture/card.php?id='.((int) $row->fk_facture));
 		exit;

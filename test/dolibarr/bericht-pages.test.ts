@@ -1512,6 +1512,12 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
         assert.equal(r.status, 0, r.stderr);
         assert.match(r.html, /EVENT errors: Für diesen Bericht wird hier kein Rechnungsentwurf erstellt/, `${user.id} ${report}`);
       }
+      // A report finalized before reports said what they billed (0): neither a button nor a post bills it.
+      const older = fresh('UPDATE llx_bericht SET fk_facture = 0 WHERE rowid = 1');
+      const olderRow = ok(run('tab.php', clerk, { element: 'commande', id: 1 }, byClerk, { db: older })).rows.get(1)!;
+      assert.doesNotMatch(olderRow, /makeinvoice|facture\/card/);
+      assert.match(make(older, clerk, 1).html, /EVENT errors: Für diesen Bericht wird hier kein Rechnungsentwurf erstellt/);
+      assert.deepEqual(invoices(older), []);
       const failing = make(db, clerk, 1, byClerk, { fail: 'facture_addline' });
       assert.match(failing.html, /EVENT errors: ErrorFakeAddline/);
       assert.deepEqual(invoices(db), []);

@@ -563,6 +563,67 @@ for (const dialect of testDialects()) {
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9221', 'BR0001-9222']).execute();
     });
 
+    test("0025 marks the final reports of orders from before it as billed (by the service's draft, else 0), so that the tab never bills them again", async () => {
+      const now = toDbDateTime();
+      for (const column of ['fk_fichinter', 'fk_facture']) await handle.db.schema.alterTable('bericht').dropColumn(column).execute();
+      await handle.db.schema.alterTable('bericht_material').dropColumn('fk_bericht').execute();
+      const report = (ref: string, element: string, status: number) => ({
+        ref,
+        entity: 1,
+        title: 'Alt',
+        format: 'A4',
+        orientation: 'portrait',
+        element_type: element,
+        fk_element: 999251,
+        status,
+        fk_user_creat: 1,
+        datec: now,
+        tms: now,
+      });
+      await handle.db
+        .insertInto('bericht')
+        .values([
+          report('BR0001-9251', 'commande', 1),
+          report('BR0001-9252', 'commande', 1),
+          report('BR0001-9253', 'commande', 0),
+          report('BR0001-9254', 'fichinter', 1),
+        ])
+        .execute();
+      const invoice = await insertId(
+        handle.dialect,
+        handle.db
+          .insertInto('facture')
+          .values({ ref: '(PROV)', entity: 1, ref_ext: 'fieldreport:BR0001-9251', fk_soc: 1, datec: now } as never),
+      );
+      await sql`delete from llx_bericht_migration where name >= '0025-report-invoice'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0025-report-invoice']);
+      const read = await handle.db
+        .selectFrom('bericht')
+        .select(['ref', 'fk_facture', 'fk_fichinter'])
+        .where('ref', 'like', 'BR0001-925%')
+        .orderBy('ref')
+        .execute();
+      assert.deepEqual(
+        read.map((r) => [r.ref, r.fk_facture === null ? null : Number(r.fk_facture), r.fk_fichinter]),
+        [
+          ['BR0001-9251', invoice, null],
+          ['BR0001-9252', 0, null],
+          ['BR0001-9253', null, null],
+          ['BR0001-9254', null, null],
+        ],
+      );
+      // Run again (a run cut short after its DDL): nothing changes.
+      await sql`delete from llx_bericht_migration where name >= '0025-report-invoice'`.execute(handle.db);
+      await handle.db.updateTable('bericht').set({ fk_facture: null }).where('ref', '=', 'BR0001-9253').execute();
+      assert.deepEqual((await migrate(handle, config)).applied, ['0025-report-invoice']);
+      assert.equal(
+        (await handle.db.selectFrom('bericht').select('fk_facture').where('ref', '=', 'BR0001-9252').executeTakeFirstOrThrow()).fk_facture,
+        0,
+      );
+      await handle.db.deleteFrom('facture').where('rowid', '=', invoice).execute();
+      await handle.db.deleteFrom('bericht').where('ref', 'like', 'BR0001-925%').execute();
+    });
+
     test('another entity gets its own four rights; the first keeps its own', async () => {
       const report = await migrate(handle, { entity: 2 });
       assert.deepEqual(report.rightsAdded, ['read', 'write', 'delete', 'admin']);

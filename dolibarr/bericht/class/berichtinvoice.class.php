@@ -57,7 +57,8 @@ class BerichtInvoice
 	 */
 	public static function offered($row, $user)
 	{
-		return (int) $row->status === 1 && $row->element_type === 'commande' && empty($row->fk_facture)
+		// fk_facture 0: billed, if at all, before reports said where (an older version of the service).
+		return (int) $row->status === 1 && $row->element_type === 'commande' && !isset($row->fk_facture)
 			&& trim(getDolGlobalString('BERICHT_INVOICE_FROM_REPORT', '1')) === '0'
 			&& isModEnabled('facture') && empty($user->socid) && $user->hasRight('facture', 'creer');
 	}
@@ -84,9 +85,12 @@ class BerichtInvoice
 		if (!$report) {
 			return $this->fail($resql ? $langs->trans('BerichtInvoiceNoReport') : $this->db->lasterror());
 		}
-		if (!empty($report->fk_facture)) {
+		if ($report->fk_facture > 0) {
 			$this->db->commit();
 			return (int) $report->fk_facture;
+		}
+		if (isset($report->fk_facture)) {
+			return $this->fail($langs->trans('BerichtInvoiceNotOffered'));
 		}
 		if ((int) $report->status !== 1 || $report->element_type !== 'commande') {
 			return $this->fail($langs->trans('BerichtInvoiceNotFinal'));

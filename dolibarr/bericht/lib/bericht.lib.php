@@ -240,7 +240,7 @@ function bericht_object_dir($element, $objectref, $entity)
 function bericht_invoice_cell($row, $element, $id)
 {
 	global $db, $langs, $user;
-	if (!empty($row->fk_facture)) {
+	if ($row->fk_facture > 0) {
 		require_once DOL_DOCUMENT_ROOT.'/compta/facture/class/facture.class.php';
 		$invoice = new Facture($db);
 		if ($invoice->fetch((int) $row->fk_facture) > 0) {

@@ -7,6 +7,9 @@
  * - `bericht.fk_fichinter` and `bericht.fk_facture`: the intervention and the customer invoice the
  *   report's time and parts went on (the drafts the service made or completed at finalize; the
  *   invoice also the one the office made from the report's tab); null while they are on none.
+ *   The final reports of orders from before the column: the draft invoice the service made from the
+ *   report (its `ref_ext`), else 0: billed, if at all, before anyone could tell, so the tab never
+ *   offers to bill them again.
  */
 import type { Kysely } from 'kysely';
 
@@ -18,8 +21,36 @@ export function reportInvoice(prefix: string) {
       const columns = (name: string) => new Set(tables.find((t) => t.name === `${prefix}${name}`)?.columns.map((c) => c.name) ?? []);
       if (!columns('bericht_material').has('fk_bericht'))
         await db.schema.alterTable('bericht_material').addColumn('fk_bericht', 'integer').execute();
+      const fresh = !columns('bericht').has('fk_facture');
       for (const column of ['fk_fichinter', 'fk_facture'])
         if (!columns('bericht').has(column)) await db.schema.alterTable('bericht').addColumn(column, 'integer').execute();
+      if (!fresh) return;
+      // A database without Dolibarr's invoices (or their ref_ext) has none the service made.
+      const made = !columns('facture').has('ref_ext')
+        ? []
+        : await db
+            .selectFrom('facture')
+            .select(['rowid', 'entity', 'ref_ext'])
+            .where('ref_ext', 'like', 'fieldreport:%')
+            .orderBy('rowid')
+            .execute();
+      for (const invoice of made)
+        await db
+          .updateTable('bericht')
+          .set({ fk_facture: invoice.rowid })
+          .where('ref', '=', String(invoice.ref_ext).slice('fieldreport:'.length))
+          .where('entity', '=', invoice.entity)
+          .where('status', '=', 1)
+          .where('element_type', '=', 'commande')
+          .where('fk_facture', 'is', null)
+          .execute();
+      await db
+        .updateTable('bericht')
+        .set({ fk_facture: 0 })
+        .where('status', '=', 1)
+        .where('element_type', '=', 'commande')
+        .where('fk_facture', 'is', null)
+        .execute();
     },
   };
 }
