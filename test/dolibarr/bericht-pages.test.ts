@@ -1418,7 +1418,7 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       // the line no final report took (Schrauben) and report 7's interval stay off.
       assert.deepEqual(linesOf(db, 3), [
         {
-          description: 'TimeSpentForInvoice : 02:15',
+          description: 'Zeitaufwand Max Müller : 02:15',
           subprice: 65,
           qty: 2.25,
           tva_tx: 19,
@@ -1428,7 +1428,7 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
           fk_unit: null,
         },
         {
-          description: 'TimeSpentForInvoice : 00:45',
+          description: 'Zeitaufwand Lena Schmidt : 00:45',
           subprice: 65,
           qty: 0.75,
           tva_tx: 19,

@@ -8,7 +8,7 @@
  * new one, with the same rules the service follows when it makes the draft itself, but through
  * Dolibarr's own classes: Facture::create and Facture::addline (so Dolibarr's triggers run), the
  * labour as the time billing adds it (the service BERICHT_LABOUR_SERVICE; hours divided by its
- * duration, rounded to 2 decimals; a line per technician), a part on the order at the order line's
+ * duration, rounded to 2 decimals; a line per technician, "Zeitaufwand <who> : 02:15"), a part on the order at the order line's
  * price, discount and VAT, any other at Product::getSellPrice's price for the customer, free text
  * at 0 for the clerk to price. The report then says which invoice it went on (llx_bericht.fk_facture):
  * a second click finds it and makes nothing.
@@ -74,7 +74,8 @@ class BerichtInvoice
 	public function make($user, $reportid)
 	{
 		global $conf, $langs, $mysoc;
-		$langs->loadLangs(array('bericht@bericht', 'bills', 'projects'));
+		// Text written into Dolibarr's rows is plain (transnoentitiesnoconv); messages on the page are HTML (trans).
+		$langs->loadLangs(array('bericht@bericht', 'bills'));
 		$p = $this->db->prefix();
 
 		$this->db->begin();
@@ -157,7 +158,8 @@ class BerichtInvoice
 			} else {
 				$price = $priceof($labour);
 				foreach ($times as $t) {
-					$lines[] = array('desc' => $langs->trans('TimeSpentForInvoice', $t['name']).' : '.convertSecondToTime($t['seconds'], 'all', getDolGlobalInt('MAIN_DURATION_OF_WORKDAY', 86400)),
+					// As the time billing's "TimeSpentForInvoice : 02:15", with the technician's name (Dolibarr's German text has no place for it).
+					$lines[] = array('desc' => $langs->transnoentitiesnoconv('BerichtInvoiceLabour', $t['name'], convertSecondToTime($t['seconds'], 'all', getDolGlobalInt('MAIN_DURATION_OF_WORKDAY', 86400))),
 						'pu_ht' => $price['pu_ht'], 'qty' => round($t['seconds'] / 3600 / $hours, 2), 'tva_tx' => $price['tva_tx'], 'remise' => $price['remise'],
 						'fk_product' => $labour->id, 'type' => Product::TYPE_SERVICE, 'fk_unit' => null);
 				}
@@ -166,12 +168,12 @@ class BerichtInvoice
 		foreach ($parts as $part) {
 			$product = new Product($this->db);
 			if (empty($part->fk_product) || $product->fetch((int) $part->fk_product) <= 0) {
-				$lines[] = array('desc' => implode("\n", array_filter(array($part->label, (string) $part->note, $langs->trans('BerichtInvoiceFreeText')), 'strlen')),
+				$lines[] = array('desc' => implode("\n", array_filter(array($part->label, (string) $part->note, $langs->transnoentitiesnoconv('BerichtInvoiceFreeText')), 'strlen')),
 					'pu_ht' => 0, 'qty' => (float) $part->qty, 'tva_tx' => 0, 'remise' => 0, 'fk_product' => 0, 'type' => Product::TYPE_PRODUCT, 'fk_unit' => null);
 				continue;
 			}
 			$price = $priceof($product);
-			$text = array($part->label !== $product->label ? $part->label : '', $part->batch ? $langs->trans('BerichtInvoiceBatch', $part->batch) : '', (string) $part->note);
+			$text = array($part->label !== $product->label ? $part->label : '', $part->batch ? $langs->transnoentitiesnoconv('BerichtInvoiceBatch', $part->batch) : '', (string) $part->note);
 			$lines[] = array('desc' => implode("\n", array_filter($text, 'strlen')), 'pu_ht' => $price['pu_ht'], 'qty' => (float) $part->qty, 'tva_tx' => $price['tva_tx'],
 				'remise' => $price['remise'], 'fk_product' => $product->id, 'type' => ((int) $product->type === Product::TYPE_SERVICE ? Product::TYPE_SERVICE : Product::TYPE_PRODUCT),
 				'fk_unit' => $product->fk_unit ? (int) $product->fk_unit : null);
