@@ -161,11 +161,12 @@ export function createVisitIntervention(deps: {
         }
       }
 
-      const day = (at: number | null) =>
-        `${toDolibarrDateTime(at === null ? new Date() : new Date(at * 1000), timeZone).slice(0, 10)} 00:00:00`;
+      // A part dated when the technician recorded it (not the day's midnight, as the card dates an
+      // order's product line): Dolibarr lists the lines by date, so the card shows the visit in order.
+      const recorded = (at: number | null) => toDolibarrDateTime(at === null ? new Date() : new Date(at * 1000), timeZone);
       const lines = [
         ...input.intervals.map(timeLine),
-        ...input.lines.map((line) => ({ date: day(line.at), description: materialLineText(line), seconds: 0 })),
+        ...input.lines.map((line) => ({ date: recorded(line.at), description: materialLineText(line), seconds: 0 })),
       ];
       for (const line of lines) line.description = await deps.fitter.fit('fichinterdet', 'description', line.description);
       await addInterventionLines(trx, dialect, target.id, lines);
