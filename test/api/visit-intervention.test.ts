@@ -226,6 +226,23 @@ for (const dialect of testDialects()) {
         ),
       );
 
+      // The technician's list says it is the record of the visit; the app's open work leaves it out.
+      type Listed = { items: Array<{ id: number; visit_record: string | null }> };
+      const listed = await json<Listed>('GET', '/api/interventions.php?status=0,1', tech);
+      assert.equal(listed.items.find((i) => i.id === fi.rowid)?.visit_record, report.ref);
+      const work = await json<Listed>('GET', '/api/interventions.php?status=0,1&visit_records=0', tech);
+      assert.equal(
+        work.items.some((i) => i.id === fi.rowid),
+        false,
+      );
+      const other = await ctx.make.intervention({ customer, author: tech.id, status: 0 });
+      const withOther = await json<Listed>('GET', '/api/interventions.php?status=0,1&visit_records=0', tech);
+      assert.deepEqual(
+        withOther.items.filter((i) => i.id === other.id).map((i) => i.visit_record),
+        [null],
+      );
+      assert.equal((await api('GET', '/api/interventions.php?visit_records=no', tech)).statusCode, 400);
+
       // A second visit completes the draft; once the office validated it, the next visit makes a new one.
       const second = await visit({ element_type: 'commande', fk_element: order.id }, { sign: false, minutes: 30, endedAgo: 150 });
       assert.equal((await finalize(second.report.id)).statusCode, 200);

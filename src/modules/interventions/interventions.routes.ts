@@ -20,7 +20,8 @@ const DESCRIPTION = [
     'those the office gave the caller in Dolibarr (an internal contact of a type in ASSIGNED_CONTACT_TYPES, by default `INTERREPFOLL` and `INTERVENING`, ' +
     "or an agenda event linked to it that the caller owns or attends, ASSIGNED_BY_AGENDA); a user with Dolibarr's admin flag sees all; an external user only those of its own third party. " +
     `\`q\` searches ref, ref_client, description and the customer's name (case-insensitive substring, \`%\` and \`_\` literal, at most ${MAX_SEARCH_LENGTH} characters). ` +
-    '`status`: comma-separated fk_statut values among 0 (draft), 1 (validated), 2 (billed), 3 (closed); anything else is 400 VALIDATION_FAILED naming `status`.',
+    '`status`: comma-separated fk_statut values among 0 (draft), 1 (validated), 2 (billed), 3 (closed); anything else is 400 VALIDATION_FAILED naming `status`. ' +
+    '`visit_records=0` leaves out the records of visits the service made from reports on orders (`visit_record`): the office validates them, they are no work to do.',
   '2. `id`: the intervention with `note_public`, `customer` (master data only when the third party is a customer) ' +
     `and \`reports\` (its reports without templates, newest first, at most ${MAX_ORDER_REPORTS}).`,
   "3. `id` and `action=photos`: the regular files directly in its folder (`ficheinter/<ref>/`, where Dolibarr files an intervention's documents) as `{ items, total }`, " +
@@ -51,11 +52,11 @@ export async function interventionsRoutes(app: FastifyInstance, deps: { interven
     },
     async (request) => {
       const user = callerOf(request);
-      const { id, q, status, limit = 50, offset = 0 } = request.query;
+      const { id, q, status, visit_records, limit = 50, offset = 0 } = request.query;
       const action = chooseAction(request.query.action, ['photos'] as const);
       if (id === undefined) {
         if (action) requireParam(id, 'id', { why: 'required for an action' });
-        return interventions.list(user, { q, status, limit, offset });
+        return interventions.list(user, { q, status, visitRecords: visit_records !== '0', limit, offset });
       }
       if (action === 'photos') return interventions.listPhotos(user, id, { limit, offset });
       return interventions.get(user, id);

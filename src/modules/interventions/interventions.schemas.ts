@@ -25,6 +25,12 @@ export const InterventionsQuery = Type.Object({
         'e.g. `0,1` for those not yet billed or closed. Anything else is 400 VALIDATION_FAILED naming `status`. Not given: every status.',
     }),
   ),
+  visit_records: Type.Optional(
+    Type.Union([Type.Literal('0'), Type.Literal('1')], {
+      description:
+        'List only: `0` leaves out the records of visits (those the service made from a report on an order, `visit_record` set): done work for the office to validate, not work to do. `1` (the default) lists them.',
+    }),
+  ),
   ...PageQuery,
 });
 export type InterventionsQuery = Static<typeof InterventionsQuery>;
@@ -41,6 +47,10 @@ const InterventionFields = {
   date_end: UnixOrNull('Planned last day (datee), Unix seconds.'),
   date_creation: UnixOrNull('Creation time (datec), Unix seconds.'),
   duration: Type.Integer({ minimum: 0, description: 'Total time of its lines (duree), seconds.' }),
+  visit_record: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The report this intervention is the record of (the service made it when that report, on an order, was finalized; `ref_ext` `fieldreport:<ref>`), else null.',
+  }),
 };
 
 export const InterventionListItem = Type.Object({

@@ -4,6 +4,7 @@
  * files of its folder (`ficheinter/<ref>/`). One the caller may not see is INTERVENTION_NOT_FOUND,
  * exactly like one that does not exist.
  */
+import { REF_EXT_PREFIX } from '../office-records/visit-intervention.js';
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { DbHandle } from '../../db/database.js';
 import { anyContains, descNullsLast } from '../../db/dialect.js';
@@ -46,6 +47,7 @@ export function createInterventionService(deps: {
     'fi.datee',
     'fi.datec',
     'fi.duree',
+    'fi.ref_ext',
     's.nom',
     's.client',
   ] as const;
@@ -60,6 +62,7 @@ export function createInterventionService(deps: {
     datee: unknown;
     datec: unknown;
     duree: number | string | null;
+    ref_ext: string | null;
   }) {
     return {
       id: Number(row.rowid),
@@ -71,16 +74,22 @@ export function createInterventionService(deps: {
       date_end: fromDolibarrDateTime(row.datee as string | null, timeZone),
       date_creation: fromDolibarrDateTime(row.datec as string | null, timeZone),
       duration: Math.max(0, Math.round(Number(row.duree ?? 0))),
+      visit_record: row.ref_ext?.startsWith(REF_EXT_PREFIX) ? row.ref_ext.slice(REF_EXT_PREFIX.length) : null,
     };
   }
 
   return {
-    async list(user: Caller, options: Page & { q?: string; status?: string }): Promise<{ items: InterventionListItem[]; total: number }> {
+    async list(
+      user: Caller,
+      options: Page & { q?: string; status?: string; visitRecords?: boolean },
+    ): Promise<{ items: InterventionListItem[]; total: number }> {
       const q = options.q?.trim() || undefined;
       const statuses = parseStatusList(options.status, INTERVENTION_STATUSES);
       let query = base(access.visible('fichinter', user, ALIAS));
       if (q) query = query.where(() => anyContains(['fi.ref', 'fi.ref_client', 'fi.description', 's.nom'], q));
       if (statuses) query = query.where('fi.fk_statut', 'in', statuses);
+      if (options.visitRecords === false)
+        query = query.where((eb) => eb.or([eb('fi.ref_ext', 'is', null), eb('fi.ref_ext', 'not like', `${REF_EXT_PREFIX}%`)]));
       const [rows, count] = await Promise.all([
         query
           .select(fields)

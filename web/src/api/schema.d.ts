@@ -158,7 +158,7 @@ export interface paths {
          * The caller's interventions, one intervention, or its attachments
          * @description Interventions of Dolibarr's module Interventions (llx_fichinter), the object Dolibarr keeps a service visit in. Three operations, chosen by `id` and `action`:
          *
-         *     1. no `id`: the caller's interventions as `{ items, total }`, by planned start descending (those without one last, then id descending), paged by `limit`/`offset`. Visible as orders are: those naming the caller in `fk_user_author`, `fk_user_valid` or `fk_user_modif`, those the office gave the caller in Dolibarr (an internal contact of a type in ASSIGNED_CONTACT_TYPES, by default `INTERREPFOLL` and `INTERVENING`, or an agenda event linked to it that the caller owns or attends, ASSIGNED_BY_AGENDA); a user with Dolibarr's admin flag sees all; an external user only those of its own third party. `q` searches ref, ref_client, description and the customer's name (case-insensitive substring, `%` and `_` literal, at most 100 characters). `status`: comma-separated fk_statut values among 0 (draft), 1 (validated), 2 (billed), 3 (closed); anything else is 400 VALIDATION_FAILED naming `status`.
+         *     1. no `id`: the caller's interventions as `{ items, total }`, by planned start descending (those without one last, then id descending), paged by `limit`/`offset`. Visible as orders are: those naming the caller in `fk_user_author`, `fk_user_valid` or `fk_user_modif`, those the office gave the caller in Dolibarr (an internal contact of a type in ASSIGNED_CONTACT_TYPES, by default `INTERREPFOLL` and `INTERVENING`, or an agenda event linked to it that the caller owns or attends, ASSIGNED_BY_AGENDA); a user with Dolibarr's admin flag sees all; an external user only those of its own third party. `q` searches ref, ref_client, description and the customer's name (case-insensitive substring, `%` and `_` literal, at most 100 characters). `status`: comma-separated fk_statut values among 0 (draft), 1 (validated), 2 (billed), 3 (closed); anything else is 400 VALIDATION_FAILED naming `status`. `visit_records=0` leaves out the records of visits the service made from reports on orders (`visit_record`): the office validates them, they are no work to do.
          *
          *     2. `id`: the intervention with `note_public`, `customer` (master data only when the third party is a customer) and `reports` (its reports without templates, newest first, at most 500).
          *
@@ -1852,6 +1852,8 @@ export interface operations {
                 q?: string;
                 /** @description List only: interventions whose fk_statut is one of these, comma-separated, each of 0 (draft), 1 (validated), 2 (billed), 3 (closed); e.g. `0,1` for those not yet billed or closed. Anything else is 400 VALIDATION_FAILED naming `status`. Not given: every status. */
                 status?: string;
+                /** @description List only: `0` leaves out the records of visits (those the service made from a report on an order, `visit_record` set): done work for the office to validate, not work to do. `1` (the default) lists them. */
+                visit_records?: "0" | "1";
             };
             header?: never;
             path?: never;
@@ -1889,6 +1891,8 @@ export interface operations {
                             ref_client: string | null;
                             /** @description fk_statut: 0 draft, 1 validated, 2 billed, 3 closed. */
                             status: number;
+                            /** @description The report this intervention is the record of (the service made it when that report, on an order, was finalized; `ref_ext` `fieldreport:<ref>`), else null. */
+                            visit_record: string | null;
                         }[];
                         total: number;
                     } | {
@@ -1933,6 +1937,8 @@ export interface operations {
                         }[];
                         /** @description fk_statut: 0 draft, 1 validated, 2 billed, 3 closed. */
                         status: number;
+                        /** @description The report this intervention is the record of (the service made it when that report, on an order, was finalized; `ref_ext` `fieldreport:<ref>`), else null. */
+                        visit_record: string | null;
                     } | {
                         items: {
                             /** @description Last change, Unix seconds. */

@@ -122,7 +122,8 @@ export function loadMaterials(key: number, init: { priority?: RequestPriority; s
 export const OPEN_INTERVENTIONS = '0,1';
 
 export function loadOpenInterventions(init: { priority?: RequestPriority; signal?: AbortSignal } = {}): Promise<InterventionList> {
-  const query = { status: OPEN_INTERVENTIONS, limit: 50 };
+  // The records of visits the service made from reports on orders are done work, not work to do.
+  const query = { status: OPEN_INTERVENTIONS, visit_records: '0' as const, limit: 50 };
   return unwrap(api.GET('/api/interventions.php', { ...init, params: { query } })) as Promise<InterventionList>;
 }
 
