@@ -27,3 +27,6 @@ export function createConstRepository(db: Db, options: { entity: number; instanc
     },
   };
 }
+
+/** A Dolibarr on/off constant is on: set, not empty, not '0' (as getDolGlobalString(...) is truthy in PHP). */
+export const constOn = (value: string | undefined): boolean => value !== undefined && value.trim() !== '' && value.trim() !== '0';

@@ -17,7 +17,7 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../config.js';
 import type { Db } from '../db/database.js';
-import { insertId } from '../db/dialect.js';
+import { forUpdate, insertId } from '../db/dialect.js';
 
 const NOW = sql<string>`current_timestamp`;
 
@@ -84,7 +84,7 @@ export async function addInterventionLines(
       .execute();
   // Every line, locked: a locking read sees what committed after the transaction's snapshot (MariaDB).
   const query = trx.selectFrom('fichinterdet').select(['duree', 'date']).where('fk_fichinter', '=', fichinter);
-  const all = await (dialect === 'sqlite' ? query : query.forUpdate()).execute();
+  const all = await forUpdate(dialect, query).execute();
   // dateo and datee are dates: the day of the first and the last line.
   const days = all
     .map((l) => l.date)

@@ -17,7 +17,7 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../config.js';
 import type { Db } from '../db/database.js';
-import { insertId } from '../db/dialect.js';
+import { forUpdate, insertId } from '../db/dialect.js';
 import { DEFAULT_TOTAL_DECIMALS, roundTotal } from './price.js';
 
 const NOW = sql<string>`current_timestamp`;
@@ -126,7 +126,7 @@ export async function linkInvoice(trx: Db, dialect: Dialect, source: { type: str
     .where('sourcetype', '=', source.type)
     .where('fk_target', '=', invoice)
     .where('targettype', '=', 'facture');
-  const there = await (dialect === 'sqlite' ? query : query.forUpdate()).executeTakeFirst();
+  const there = await forUpdate(dialect, query).executeTakeFirst();
   if (!there)
     await trx
       .insertInto('element_element')
@@ -164,7 +164,7 @@ function linesOf(trx: Db, dialect: Dialect, invoice: number) {
     .selectFrom('facturedet')
     .select(['rowid', 'rang', 'total_ht', 'total_tva', 'total_ttc'])
     .where('fk_facture', '=', invoice);
-  return (dialect === 'sqlite' ? query : query.forUpdate()).execute();
+  return forUpdate(dialect, query).execute();
 }
 
 export async function addInvoiceLine(

@@ -21,7 +21,7 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../config.js';
 import type { Db } from '../db/database.js';
-import { insertId } from '../db/dialect.js';
+import { forUpdate, insertId } from '../db/dialect.js';
 import { toDolibarrDateTime } from './time.js';
 
 /** The database's clock, as Dolibarr's `tms` columns take it. */
@@ -63,7 +63,7 @@ export type StockExitResult = { movement: number } | { short: StockShort };
 const add = (a: number, b: number) => Math.round((a + b) * 1e8) / 1e8;
 
 export async function stockExit(trx: Db, dialect: Dialect, exit: StockExit): Promise<StockExitResult> {
-  const lock = <Q extends { forUpdate(): Q }>(query: Q) => (dialect === 'sqlite' ? query : query.forUpdate());
+  const lock = <Q extends { forUpdate(): Q }>(query: Q) => forUpdate(dialect, query);
   const { product, warehouse, qty, batch } = exit;
   const value = -qty;
   const at = toDolibarrDateTime(exit.at ?? new Date(), exit.timeZone);

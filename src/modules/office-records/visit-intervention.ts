@@ -15,8 +15,10 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { forUpdate } from '../../db/dialect.js';
 import { SIGNED_BY_CUSTOMER, addInterventionLines, createIntervention, setInterventionSigned } from '../../dolibarr/intervention.js';
 import type { ColumnFitter } from '../../dolibarr/charset.js';
+import { constOn } from '../../dolibarr/const.repository.js';
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import type { SettledLine } from '../stock/van-stock.js';
 import type { TimeInterval } from '../times/times.schemas.js';
@@ -25,8 +27,6 @@ export const INTERVENTION_SETTINGS = ['BERICHT_INTERVENTION_FROM_REPORT', 'MAIN_
 
 /** The prefix of `ref_ext` of the interventions this service makes. */
 export const REF_EXT_PREFIX = 'fieldreport:';
-
-const on = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim() !== '0';
 
 /** Text into Dolibarr's HTML descriptions: `<`, `>`, `&` and quotes escaped, line breaks as <br>. */
 function html(text: string): string {
@@ -79,7 +79,7 @@ export function createVisitIntervention(deps: {
   fitter: ColumnFitter;
 }) {
   const { dialect, entity, timeZone } = deps;
-  const lock = <Q extends { forUpdate(): Q }>(query: Q) => (dialect === 'sqlite' ? query : query.forUpdate());
+  const lock = <Q extends { forUpdate(): Q }>(query: Q) => forUpdate(dialect, query);
 
   function timeLine(interval: TimeInterval) {
     const arrival = new Date(interval.arrival * 1000);
@@ -117,7 +117,7 @@ export function createVisitIntervention(deps: {
     async record(trx: Db, settings: Map<string, string>, input: VisitInterventionInput): Promise<VisitInterventionOutcome> {
       const { report } = input;
       if (report.element_type !== 'commande' && report.element_type !== 'fichinter') return { intervention: null, note: [] };
-      if (!on(settings.get('MAIN_MODULE_FICHEINTER'))) return { intervention: null, note: [] };
+      if (!constOn(settings.get('MAIN_MODULE_FICHEINTER'))) return { intervention: null, note: [] };
       if ((settings.get('BERICHT_INTERVENTION_FROM_REPORT') ?? '1').trim() === '0')
         return { intervention: null, note: ['Keine Intervention (BERICHT_INTERVENTION_FROM_REPORT 0)'] };
 

@@ -17,8 +17,10 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { forUpdate } from '../../db/dialect.js';
 import { addInvoiceLine, createDraftInvoice, dueDay, type InvoiceLine, linkInvoice, updateInvoiceTotals } from '../../dolibarr/invoice.js';
 import type { ColumnFitter } from '../../dolibarr/charset.js';
+import { constOn } from '../../dolibarr/const.repository.js';
 import { roundTotal, totalDecimals } from '../../dolibarr/price.js';
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import type { SettledLine } from '../stock/van-stock.js';
@@ -39,8 +41,6 @@ export const INVOICE_SETTINGS = [
   'MAIN_UNKNOWN_CUSTOMERS_ARE_COMPANIES',
   'MAIN_MAX_DECIMALS_TOT',
 ] as const;
-
-const on = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim() !== '0';
 
 /** The member states of the European Union by ISO code (Dolibarr's c_country.eec). */
 const EEC = new Set('AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK MC'.split(' '));
@@ -95,7 +95,7 @@ export function createVisitInvoice(deps: {
   fitter: ColumnFitter;
 }) {
   const { dialect, entity, timeZone } = deps;
-  const lock = <Q extends { forUpdate(): Q }>(query: Q) => (dialect === 'sqlite' ? query : query.forUpdate());
+  const lock = <Q extends { forUpdate(): Q }>(query: Q) => forUpdate(dialect, query);
 
   /** The VAT rate of a product for this buyer, as get_default_tva gives it for the usual cases. */
   function vatFor(settings: Map<string, string>, buyer: Buyer, productRate: number): number {
@@ -144,13 +144,13 @@ export function createVisitInvoice(deps: {
             .executeTakeFirst()
         )?.price ?? 0,
       );
-    if (on(settings.get('PRODUIT_CUSTOMER_PRICES_AND_MULTIPRICES'))) {
+    if (constOn(settings.get('PRODUIT_CUSTOMER_PRICES_AND_MULTIPRICES'))) {
       const own = await customerPrice();
       if (own) return { price: Number(own.price ?? 0), vat: Number(own.tva_tx ?? 0) };
       if (buyer.priceLevel) price = await levelPrice(buyer.priceLevel);
-    } else if (on(settings.get('PRODUIT_MULTIPRICES')) && buyer.priceLevel) {
+    } else if (constOn(settings.get('PRODUIT_MULTIPRICES')) && buyer.priceLevel) {
       price = await levelPrice(buyer.priceLevel);
-    } else if (on(settings.get('PRODUIT_CUSTOMER_PRICES'))) {
+    } else if (constOn(settings.get('PRODUIT_CUSTOMER_PRICES'))) {
       const own = await customerPrice();
       if (own) {
         price = Number(own.price ?? 0);
@@ -195,7 +195,7 @@ export function createVisitInvoice(deps: {
     async record(trx: Db, settings: Map<string, string>, input: VisitInvoiceInput): Promise<VisitInvoiceOutcome> {
       const { report } = input;
       if (report.element_type !== 'commande') return { invoice: null, note: [] };
-      if (!on(settings.get('MAIN_MODULE_FACTURE'))) return { invoice: null, note: [] };
+      if (!constOn(settings.get('MAIN_MODULE_FACTURE'))) return { invoice: null, note: [] };
       if ((settings.get('BERICHT_INVOICE_FROM_REPORT') ?? '1').trim() === '0')
         return { invoice: null, note: ['Kein Rechnungsentwurf (BERICHT_INVOICE_FROM_REPORT 0): die Rechnung macht das Büro'] };
       if (input.intervals.length === 0 && input.lines.length === 0) return { invoice: null, note: [] };

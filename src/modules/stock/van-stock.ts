@@ -20,7 +20,7 @@ import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { fromDbDateTime } from '../../db/dialect.js';
 import type { ColumnFitter } from '../../dolibarr/charset.js';
-import type { ConstRepository } from '../../dolibarr/const.repository.js';
+import { type ConstRepository, constOn } from '../../dolibarr/const.repository.js';
 import { type StockShort, stockExit } from '../../dolibarr/stock.js';
 import { AppError } from '../../errors.js';
 
@@ -82,15 +82,14 @@ export interface VanStockOutcome {
 }
 
 /** Dolibarr's truthy constant: set and not '0' (getDolGlobalString/Int). */
-const on = (value: string | undefined) => value !== undefined && value.trim() !== '' && value.trim() !== '0';
 
 /** The Dolibarr rule that takes a report's parts itself, if any: the office's invoice, or the order it is on. */
 function dolibarrRule(settings: Map<string, string>, elementType: string): LeftReason | null {
-  if (on(settings.get('STOCK_CALCULATE_ON_BILL'))) return 'dolibarr_bill';
-  if (elementType === 'commande' && on(settings.get('STOCK_CALCULATE_ON_VALIDATE_ORDER'))) return 'dolibarr_order';
+  if (constOn(settings.get('STOCK_CALCULATE_ON_BILL'))) return 'dolibarr_bill';
+  if (elementType === 'commande' && constOn(settings.get('STOCK_CALCULATE_ON_VALIDATE_ORDER'))) return 'dolibarr_order';
   if (
     elementType === 'commande' &&
-    (on(settings.get('STOCK_CALCULATE_ON_SHIPMENT')) || on(settings.get('STOCK_CALCULATE_ON_SHIPMENT_CLOSE')))
+    (constOn(settings.get('STOCK_CALCULATE_ON_SHIPMENT')) || constOn(settings.get('STOCK_CALCULATE_ON_SHIPMENT_CLOSE')))
   )
     return 'dolibarr_shipment';
   return null;
@@ -171,7 +170,7 @@ export function createVanStock(deps: {
         outcome.left.push({ line: Number(line.rowid), label: line.label, reason });
       };
 
-      const whole: LeftReason | null = !on(settings.get('MAIN_MODULE_STOCK'))
+      const whole: LeftReason | null = !constOn(settings.get('MAIN_MODULE_STOCK'))
         ? 'stock_module_off'
         : (settings.get('BERICHT_STOCK_FROM_VAN') ?? '1').trim() === '0'
           ? 'setting_off'
@@ -217,7 +216,7 @@ export function createVanStock(deps: {
         ).map((p) => [Number(p.rowid), p as typeof p & { stockable_product?: number }]),
       );
       const kits =
-        on(settings.get('PRODUIT_SOUSPRODUITS')) && productIds.length > 0 && !whole
+        constOn(settings.get('PRODUIT_SOUSPRODUITS')) && productIds.length > 0 && !whole
           ? new Set(
               (
                 await trx.selectFrom('product_association').select('fk_product_pere').where('fk_product_pere', 'in', productIds).execute()
@@ -239,9 +238,9 @@ export function createVanStock(deps: {
               .execute()
         ).map((r) => [Number(r.user), { id: Number(r.id), ref: r.ref }]),
       );
-      const batches = on(settings.get('MAIN_MODULE_PRODUCTBATCH'));
-      const services = on(settings.get('STOCK_SUPPORTS_SERVICES'));
-      const refuseNegative = on(settings.get('STOCK_DISALLOW_NEGATIVE_TRANSFER'));
+      const batches = constOn(settings.get('MAIN_MODULE_PRODUCTBATCH'));
+      const services = constOn(settings.get('STOCK_SUPPORTS_SERVICES'));
+      const refuseNegative = constOn(settings.get('STOCK_DISALLOW_NEGATIVE_TRANSFER'));
       const short: StockShort[] = [];
 
       for (const line of lines) {
