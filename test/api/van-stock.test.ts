@@ -14,6 +14,10 @@ import { assertError } from '../helpers/assertions.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { type Caller, testClient } from '../helpers/client.js';
 import { testDialects } from '../helpers/databases.js';
+import { comparable } from '../helpers/dolibarr-rows.js';
+
+/** Dolibarr's ids and times, set or not. */
+const STOCK_TIMES = ['rowid', 'tms', 'datem', 'datec'];
 
 /** What Dolibarr 22.0.4's MouvementStock::livraison wrote (stock-movement.php). */
 const DOLIBARR = JSON.parse(readFileSync(new URL('../fixtures/dolibarr22/stock-movement.json', import.meta.url), 'utf8')) as {
@@ -24,23 +28,6 @@ const DOLIBARR = JSON.parse(readFileSync(new URL('../fixtures/dolibarr22/stock-m
   product_lot: Array<Record<string, string | null>>;
   product_batch: Array<Record<string, string | null>>;
 };
-
-/** A row's values as text, as PHP's mysqli gives them, the ids and times named instead of compared. */
-function comparable(row: Record<string, unknown>, names: Record<string, Record<string, unknown>>): Record<string, string | null> {
-  const out: Record<string, string | null> = {};
-  for (const [key, value] of Object.entries(row)) {
-    if (['rowid', 'tms', 'datem', 'datec'].includes(key)) {
-      out[key] = value === null ? null : '(set)';
-      continue;
-    }
-    const named = names[key]?.[String(value)];
-    if (named !== undefined) out[key] = String(named);
-    else if (value === null || value === undefined) out[key] = null;
-    else if (typeof value === 'number' || /^-?\d+(\.\d+)?$/.test(String(value))) out[key] = String(Number(value));
-    else out[key] = String(value);
-  }
-  return out;
-}
 
 for (const dialect of testDialects()) {
   describe(`parts out of the van at finalize [${dialect}]`, () => {
@@ -166,9 +153,12 @@ for (const dialect of testDialects()) {
         },
       };
       const theirs = DOLIBARR.stock_mouvement.filter((m) => m.type_mouvement === '2');
-      assert.deepEqual(comparable(moves[0]!, names), comparable(theirs.find((m) => m.fk_product === String(DOLIBARR.ids.seal))!, names));
+      assert.deepEqual(
+        comparable(moves[0]!, names, STOCK_TIMES),
+        comparable(theirs.find((m) => m.fk_product === String(DOLIBARR.ids.seal))!, names, STOCK_TIMES),
+      );
       const serialTheirs = { ...theirs.find((m) => m.fk_product === String(DOLIBARR.ids.serial))!, batch: 'SN-1' };
-      assert.deepEqual(comparable(moves[2]!, names), comparable(serialTheirs, names));
+      assert.deepEqual(comparable(moves[2]!, names, STOCK_TIMES), comparable(serialTheirs, names, STOCK_TIMES));
       assert.equal(Number(moves[1]!.value), -2.5);
 
       // The van's stock, the lot's row, the product's total; the average price as it was.
@@ -274,8 +264,8 @@ for (const dialect of testDialects()) {
       const lot = await db().selectFrom('product_lot').selectAll().where('batch', '=', 'SN-9').executeTakeFirstOrThrow();
       const theirs = DOLIBARR.product_lot.find((l) => l.batch === 'L-NEU')!;
       const names = { fk_product: { [made.pump.id]: 'pump', [DOLIBARR.ids.pump!]: 'pump' }, batch: { 'SN-9': 'lot', 'L-NEU': 'lot' } };
-      const ours = comparable(lot, names);
-      assert.deepEqual(Object.fromEntries(Object.entries(comparable(theirs, names)).filter(([k]) => k in ours)), ours);
+      const ours = comparable(lot, names, STOCK_TIMES);
+      assert.deepEqual(Object.fromEntries(Object.entries(comparable(theirs, names, STOCK_TIMES)).filter(([k]) => k in ours)), ours);
       const batchRow = await db().selectFrom('product_batch').select('qty').where('batch', '=', 'SN-9').executeTakeFirstOrThrow();
       assert.equal(Number(batchRow.qty), -1);
     });

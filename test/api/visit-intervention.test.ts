@@ -18,6 +18,7 @@ import { toDolibarrDateTime } from '../../src/dolibarr/time.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { type Caller, testClient } from '../helpers/client.js';
 import { testDialects } from '../helpers/databases.js';
+import { comparable } from '../helpers/dolibarr-rows.js';
 
 /** What Dolibarr 22.0.4's intervention card wrote (intervention.php). */
 const DOLIBARR = JSON.parse(readFileSync(new URL('../fixtures/dolibarr22/intervention.json', import.meta.url), 'utf8')) as {
@@ -26,24 +27,6 @@ const DOLIBARR = JSON.parse(readFileSync(new URL('../fixtures/dolibarr22/interve
   fichinterdet: Array<Record<string, string | null>>;
   element_element: Array<Record<string, string | null>>;
 };
-
-/** A row's values as text, as PHP's mysqli gives them; times and the named values replaced by their names. */
-function comparable(
-  row: Record<string, unknown>,
-  names: Record<string, Record<string, unknown>>,
-  times: string[],
-): Record<string, string | null> {
-  const out: Record<string, string | null> = {};
-  for (const [key, value] of Object.entries(row)) {
-    const named = names[key]?.[String(value)];
-    if (times.includes(key)) out[key] = value === null ? null : '(set)';
-    else if (named !== undefined) out[key] = String(named);
-    else if (value === null || value === undefined) out[key] = null;
-    else if (typeof value === 'number' || /^-?\d+(\.\d+)?$/.test(String(value))) out[key] = String(Number(value));
-    else out[key] = String(value);
-  }
-  return out;
-}
 
 for (const dialect of testDialects()) {
   describe(`the visit as an intervention [${dialect}]`, () => {

@@ -14,6 +14,7 @@ import { toDolibarrDateTime } from '../../src/dolibarr/time.js';
 import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { type Caller, testClient } from '../helpers/client.js';
 import { testDialects } from '../helpers/databases.js';
+import { asTheirs, comparable } from '../helpers/dolibarr-rows.js';
 
 const DOLIBARR = JSON.parse(readFileSync(new URL('../fixtures/dolibarr22/invoice.json', import.meta.url), 'utf8')) as {
   ids: Record<string, string | number>;
@@ -21,30 +22,6 @@ const DOLIBARR = JSON.parse(readFileSync(new URL('../fixtures/dolibarr22/invoice
   facturedet: Array<Record<string, string | null>>;
   element_element: Array<Record<string, string | null>>;
 };
-
-function comparable(
-  row: Record<string, unknown>,
-  names: Record<string, Record<string, unknown>>,
-  times: string[],
-): Record<string, string | null> {
-  const out: Record<string, string | null> = {};
-  for (const [key, value] of Object.entries(row)) {
-    const named = names[key]?.[String(value)];
-    if (times.includes(key)) out[key] = value === null ? null : '(set)';
-    else if (named !== undefined) out[key] = String(named);
-    else if (value === null || value === undefined) out[key] = null;
-    else if (typeof value === 'number' || /^-?\d+(\.\d+)?$/.test(String(value))) out[key] = String(Number(value));
-    else out[key] = String(value);
-  }
-  return out;
-}
-
-/** Only the columns Dolibarr's row has (the standalone tables keep a few of older versions too), which must all be there. */
-function asTheirs(ours: Record<string, unknown>, theirs: Record<string, unknown>): Record<string, unknown> {
-  const missing = Object.keys(theirs).filter((k) => !(k in ours));
-  assert.deepEqual(missing, [], 'columns Dolibarr has and this table lacks');
-  return Object.fromEntries(Object.keys(theirs).map((k) => [k, ours[k]]));
-}
 
 for (const dialect of testDialects()) {
   describe(`the visit's draft invoice [${dialect}]`, () => {
