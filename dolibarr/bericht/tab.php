@@ -1,5 +1,6 @@
 <?php
-/* fieldreport: the "Berichte" tab of an order, invoice, proposal or intervention: the object's reports.
+/* fieldreport: the "Berichte" tab of an order, invoice, proposal or intervention: the object's reports
+ * (on an invoice or an intervention also the reports of visits on orders that went on it).
  *
  * URL: custom/bericht/tab.php?element=commande|facture|propal|fichinter&id=<rowid> (registered in
  * the descriptor's $this->tabs). Needs the module's read right and Dolibarr's right to see the
@@ -180,7 +181,12 @@ $objectdir = bericht_object_dir($element, $object->ref, $object->entity ?: $conf
 
 foreach ($rows as $row) {
 	print '<tr class="oddeven" data-rowid="'.((int) $row->rowid).'" id="bericht-'.((int) $row->rowid).'">';
-	print '<td class="nowraponall">'.bericht_ref_cell($row, 'pdf').'</td>';
+	print '<td class="nowraponall">'.bericht_ref_cell($row, 'pdf');
+	if ($row->element_type !== $element) {
+		// A visit on an order that went on this invoice or intervention: its order.
+		print '<br><span class="small">'.bericht_parent_link($row).'</span>';
+	}
+	print '</td>';
 	print '<td class="nowraponall">'.bericht_status_badge($row).'</td>';
 	print '<td class="right">'.((int) $row->nbpages).'</td>';
 	print '<td>'.bericht_author_cell($row).'</td>';

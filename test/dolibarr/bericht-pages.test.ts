@@ -1526,6 +1526,21 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       assert.deepEqual(query(db, 'SELECT fk_facture FROM llx_bericht WHERE rowid = 1'), [{ fk_facture: null }]);
     });
 
+    test("an invoice's and an intervention's tab list the reports of visits on orders that went on them, with their order, as the order allows", () => {
+      const db = fresh('UPDATE llx_bericht SET fk_fichinter = 2 WHERE rowid = 1');
+      const invoiceTab = ok(run('tab.php', office, { element: 'facture', id: 2 }, {}, { db }));
+      assert.deepEqual(invoiceTab.ids, [3]);
+      assert.match(invoiceTab.rows.get(3)!, /<a class="nomurl" href="\/commande\/card\.php\?id=2"><img data-picto="order">CO2611-0002<\/a>/);
+      assert.doesNotMatch(invoiceTab.html, /Rechnung<\/th>/, 'no invoice column on an invoice');
+      const interventionTab = ok(run('tab.php', office, { element: 'fichinter', id: 2 }, {}, { db }));
+      assert.deepEqual(interventionTab.ids, [1]);
+      // Without the right to read orders, an order's report stays hidden on the invoice too.
+      const invoicesOnly: FakeUser = { id: 24, rights: ['bericht.read', 'facture.lire', 'societe.client.voir'] };
+      assert.deepEqual(ok(run('tab.php', invoicesOnly, { element: 'facture', id: 2 }, {}, { db })).ids, []);
+      // The invoice's own reports are still there: FA2611-0001 has BR2611-0004.
+      assert.deepEqual(ok(run('tab.php', office, { element: 'facture', id: 1 }, {}, { db })).ids, [4]);
+    });
+
     test('without a labour service the parts are billed and the clerk is told; a report that took nothing makes no invoice', () => {
       const db = fresh();
       const r = make(db, clerk, 1, { BERICHT_INVOICE_FROM_REPORT: '0' });

@@ -234,10 +234,25 @@ class BerichtReports
 		if (!isset(self::ELEMENTS[$element])) {
 			return array();
 		}
-		$sql = $this->selectSql().$this->fromWhere($user);
-		$sql .= " AND b.element_type = '".$this->db->escape($element)."' AND b.fk_element = ".((int) $id);
+		$sql = $this->selectSql().$this->fromWhere($user)." AND ".$this->ofObject($element, $id);
 		$sql .= " ORDER BY b.datec DESC, b.rowid DESC";
 		return $this->fetchRows($sql);
+	}
+
+	/**
+	 * The reports the tab of an object lists: its own, and on an invoice or an intervention also
+	 * the reports whose time and parts went on it (a visit on an order billed there, recorded there).
+	 * Each still seen only as its own object allows (fromWhere).
+	 *
+	 * @param string $element Element type
+	 * @param int    $id      The object's rowid
+	 * @return string SQL condition
+	 */
+	private function ofObject($element, $id)
+	{
+		$own = "(b.element_type = '".$this->db->escape($element)."' AND b.fk_element = ".((int) $id).")";
+		$went = array('facture' => 'b.fk_facture', 'fichinter' => 'b.fk_fichinter');
+		return isset($went[$element]) && $id > 0 ? "(".$own." OR ".$went[$element]." = ".((int) $id).")" : $own;
 	}
 
 	/**
@@ -271,8 +286,7 @@ class BerichtReports
 		if (!isset(self::ELEMENTS[$element]) || !is_object($user)) {
 			return 0;
 		}
-		$sql = "SELECT COUNT(b.rowid) as nb".$this->fromWhere($user);
-		$sql .= " AND b.element_type = '".$this->db->escape($element)."' AND b.fk_element = ".((int) $id);
+		$sql = "SELECT COUNT(b.rowid) as nb".$this->fromWhere($user)." AND ".$this->ofObject($element, $id);
 		$resql = $this->db->query($sql);
 		$obj = $resql ? $this->db->fetch_object($resql) : null;
 		return $obj ? (int) $obj->nb : 0;
