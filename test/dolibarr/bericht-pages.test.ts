@@ -1388,7 +1388,10 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
     });
 
     test("the button puts the report's time and parts on a new draft invoice of the order, through Dolibarr's Facture, once", () => {
-      const db = fresh('UPDATE llx_bericht SET fk_fichinter = 2 WHERE rowid = 1');
+      const db = fresh(
+        'UPDATE llx_bericht SET fk_fichinter = 2 WHERE rowid = 1',
+        "UPDATE llx_bericht_material SET note = 'alte Pumpe <img src=x onerror=alert(1)> & entsorgt' WHERE label = 'Umwälzpumpe'",
+      );
       const r = make(db, clerk, 1);
       assert.equal(r.status, 0, r.html + r.stderr);
       assert.equal(r.stderr, '');
@@ -1414,7 +1417,8 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
         ],
       );
       // Labour per technician (hours / the service's 1 h, 2 decimals), the part on the order at its
-      // price and discount, the pump at the product's price with its serial and note, free text at 0;
+      // price and discount, the pump at the price Dolibarr picks (given formatted, 1.289,50) with its
+      // serial and note (the technician's markup escaped), free text at 0;
       // the line no final report took (Schrauben) and report 7's interval stay off.
       assert.deepEqual(linesOf(db, 3), [
         {
@@ -1439,8 +1443,8 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
         },
         { description: '', subprice: 11.9, qty: 2, tva_tx: 19, fk_product: 2, remise_percent: 10, product_type: 0, fk_unit: 28 },
         {
-          description: 'Charge/Serie: UPM3-0042\nalte Pumpe mitgenommen',
-          subprice: 289,
+          description: 'Charge/Serie: UPM3-0042<br>\nalte Pumpe &lt;img src=x onerror=alert(1)&gt; &amp; entsorgt',
+          subprice: 1289.5,
           qty: 1,
           tva_tx: 19,
           fk_product: 3,
@@ -1461,7 +1465,7 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       ]);
       assert.deepEqual(query(db, 'SELECT fk_facture FROM llx_bericht WHERE rowid = 1'), [{ fk_facture: 3 }]);
       // The tab now links the invoice; a second post (a double click) makes nothing.
-      assert.match(ok(run('tab.php', clerk, { element: 'commande', id: 1 }, byClerk, { db })).rows.get(1)!, /FA|\(PROV3\)<\/a>/);
+      assert.match(ok(run('tab.php', clerk, { element: 'commande', id: 1 }, byClerk, { db })).rows.get(1)!, />\(PROV3\)<\/a>/);
       const again = make(db, clerk, 1);
       assert.equal(again.status, 0);
       assert.doesNotMatch(again.html, /EVENT/);
@@ -1526,11 +1530,26 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       assert.deepEqual(query(db, 'SELECT fk_facture FROM llx_bericht WHERE rowid = 1'), [{ fk_facture: null }]);
     });
 
+    test('an invoice or intervention deleted in Dolibarr: its reports are on none any more, and the button is back', () => {
+      const db = fresh('UPDATE llx_bericht SET fk_fichinter = 2, fk_facture = 2 WHERE rowid = 1');
+      assert.deepEqual(trigger(db, 'BILL_DELETE', 'Facture', '/compta/facture/class/facture.class.php', 2), { r: 0, errors: [] });
+      assert.deepEqual(query(db, 'SELECT rowid, fk_facture FROM llx_bericht WHERE rowid IN (1, 3) ORDER BY rowid'), [
+        { rowid: 1, fk_facture: null },
+        { rowid: 3, fk_facture: null },
+      ]);
+      assert.match(ok(run('tab.php', clerk, { element: 'commande', id: 1 }, byClerk, { db })).rows.get(1)!, /makeinvoice/);
+      assert.deepEqual(trigger(db, 'FICHINTER_DELETE', 'Fichinter', '/fichinter/class/fichinter.class.php', 2), { r: 0, errors: [] });
+      assert.deepEqual(query(db, 'SELECT fk_fichinter FROM llx_bericht WHERE rowid = 1'), [{ fk_fichinter: null }]);
+    });
+
     test("an invoice's and an intervention's tab list the reports of visits on orders that went on them, with their order, as the order allows", () => {
       const db = fresh('UPDATE llx_bericht SET fk_fichinter = 2 WHERE rowid = 1');
       const invoiceTab = ok(run('tab.php', office, { element: 'facture', id: 2 }, {}, { db }));
       assert.deepEqual(invoiceTab.ids, [3]);
-      assert.match(invoiceTab.rows.get(3)!, /<a class="nomurl" href="\/commande\/card\.php\?id=2"><img data-picto="order">CO2611-0002<\/a>/);
+      assert.match(
+        invoiceTab.rows.get(3)!,
+        /<a class="nomurl" href="\/commande\/card\.php\?id=2"><img data-picto="order">CO2611-0002<\/a>/,
+      );
       assert.doesNotMatch(invoiceTab.html, /Rechnung<\/th>/, 'no invoice column on an invoice');
       const interventionTab = ok(run('tab.php', office, { element: 'fichinter', id: 2 }, {}, { db }));
       assert.deepEqual(interventionTab.ids, [1]);
@@ -1541,11 +1560,18 @@ const salesRep: FakeUser = { id: 11, rights: ['bericht.read', 'commande.lire', '
       assert.deepEqual(ok(run('tab.php', office, { element: 'facture', id: 1 }, {}, { db })).ids, [4]);
     });
 
-    test('without a labour service the parts are billed and the clerk is told; a report that took nothing makes no invoice', () => {
+    test('without a labour service a report with time is refused, nothing billed; a report that took nothing makes no invoice', () => {
       const db = fresh();
       const r = make(db, clerk, 1, { BERICHT_INVOICE_FROM_REPORT: '0' });
-      assert.match(r.html, /EVENT warnings: Arbeitszeit nicht berechnet: keine Dienstleistung „“/);
-      assert.equal(linesOf(db, 3).length, 3);
+      assert.match(r.html, /EVENT errors: Arbeitszeit nicht berechnet: keine Dienstleistung „“/);
+      assert.deepEqual(invoices(db), []);
+      assert.deepEqual(query(db, 'SELECT fk_facture FROM llx_bericht WHERE rowid = 1'), [{ fk_facture: null }]);
+      const noDuration = fresh("UPDATE llx_product SET duration = NULL WHERE ref = 'ARBEIT-STD'");
+      assert.match(
+        make(noDuration, clerk, 1).html,
+        /EVENT errors: Arbeitszeit nicht berechnet: die Dienstleistung ARBEIT-STD hat keine Dauer/,
+      );
+      assert.deepEqual(invoices(noDuration), []);
       const nothing = fresh("UPDATE llx_bericht SET status = 1, final_pdf_path = 'x' WHERE rowid = 2");
       const none = make(nothing, clerk, 2);
       assert.match(none.html, /EVENT errors: Der Bericht hat weder Zeit vor Ort noch Material: kein Rechnungsentwurf\./);

@@ -7,11 +7,11 @@ CREATE TABLE llx_societe (rowid INTEGER PRIMARY KEY, nom TEXT, entity INTEGER DE
 CREATE TABLE llx_societe_commerciaux (rowid INTEGER PRIMARY KEY, fk_soc INTEGER, fk_user INTEGER);
 CREATE TABLE llx_commande (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
 CREATE TABLE llx_facture (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1,
-  ref_ext TEXT, type INTEGER DEFAULT 0, fk_cond_reglement INTEGER, fk_mode_reglement INTEGER, model_pdf TEXT, fk_user_author INTEGER);
+  ref_ext TEXT, type INTEGER DEFAULT 0, fk_cond_reglement INTEGER, fk_mode_reglement INTEGER, model_pdf TEXT, fk_user_author INTEGER, paye INTEGER DEFAULT 0);
 CREATE TABLE llx_facturedet (rowid INTEGER PRIMARY KEY, fk_facture INTEGER, description TEXT, subprice REAL, qty REAL, tva_tx REAL, fk_product INTEGER,
   remise_percent REAL, product_type INTEGER, fk_unit INTEGER);
 CREATE TABLE llx_element_element (rowid INTEGER PRIMARY KEY, fk_source INTEGER, sourcetype TEXT, fk_target INTEGER, targettype TEXT);
-CREATE TABLE llx_commandedet (rowid INTEGER PRIMARY KEY, fk_commande INTEGER, fk_product INTEGER, description TEXT, subprice REAL, tva_tx REAL, remise_percent REAL, rang INTEGER DEFAULT 0);
+CREATE TABLE llx_commandedet (rowid INTEGER PRIMARY KEY, fk_commande INTEGER, fk_product INTEGER, description TEXT, subprice REAL, tva_tx REAL, vat_src_code TEXT DEFAULT '', remise_percent REAL, rang INTEGER DEFAULT 0);
 CREATE TABLE llx_product (rowid INTEGER PRIMARY KEY, ref TEXT, label TEXT, fk_product_type INTEGER DEFAULT 0, price REAL, tva_tx REAL, fk_unit INTEGER, duration TEXT);
 CREATE TABLE llx_propal (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
 CREATE TABLE llx_fichinter (rowid INTEGER PRIMARY KEY, ref TEXT, fk_soc INTEGER, entity INTEGER DEFAULT 1, ref_client TEXT, fk_statut INTEGER DEFAULT 1);
@@ -81,7 +81,7 @@ INSERT INTO llx_bericht_mail (entity, fk_bericht, state, mail_to, subject, error
 -- 7 is not report 1's), and report 3's invoice.
 INSERT INTO llx_product (rowid, ref, label, fk_product_type, price, tva_tx, fk_unit, duration) VALUES
  (1, 'ARBEIT-STD', 'Arbeitsstunde Techniker', 1, 65, 19, NULL, '1h'), (2, 'DICHT', 'Dichtungssatz Brenner', 0, 12.5, 19, 28, NULL),
- (3, 'PUMPE', 'Umwälzpumpe', 0, 289, 19, NULL, NULL);
+ (3, 'PUMPE', 'Umwälzpumpe', 0, 1289.5, 19, NULL, NULL);
 INSERT INTO llx_commandedet (fk_commande, fk_product, description, subprice, tva_tx, remise_percent, rang) VALUES (1, 2, 'Dichtungssatz Brenner', 11.9, 19, 10, 1);
 INSERT INTO llx_bericht_time (element_type, fk_element, fk_user, fk_bericht, arrival, departure) VALUES
  ('commande', 1, 10, 1, '2026-11-02 07:00:00', '2026-11-02 09:15:00'), ('commande', 1, 11, 1, '2026-11-02 08:00:00', '2026-11-02 08:45:00'),

@@ -10,7 +10,8 @@
  * labour as the time billing adds it (the service BERICHT_LABOUR_SERVICE; hours divided by its
  * duration, rounded to 2 decimals; a line per technician, "Zeitaufwand <who> : 02:15"), a part on the order at the order line's
  * price, discount and VAT, any other at Product::getSellPrice's price for the customer, free text
- * at 0 for the clerk to price. The report then says which invoice it went on (llx_bericht.fk_facture):
+ * at 0 for the clerk to price (without the labour service set, a report with time is refused, not
+ * billed without it). The report then says which invoice it went on (llx_bericht.fk_facture):
  * a second click finds it and makes nothing.
  *
  * This program is free software: GNU General Public License, version 3 or later.
@@ -97,6 +98,11 @@ class BerichtInvoice
 			return $this->fail($langs->trans('BerichtInvoiceNotFinal'));
 		}
 
+		// The order locked too, as the service locks it when it makes a draft: two reports of one order billed at once make one draft.
+		$resql = $this->db->query("SELECT rowid FROM ".$p."commande WHERE rowid = ".((int) $report->fk_element)." FOR UPDATE");
+		if (!$resql) {
+			return $this->fail($this->db->lasterror());
+		}
 		$order = new Commande($this->db);
 		if ($order->fetch((int) $report->fk_element) <= 0) {
 			return $this->fail($langs->trans('BerichtInvoiceNoReport'));
@@ -140,46 +146,51 @@ class BerichtInvoice
 		$priceof = function ($product) use ($onorder, $mysoc, $customer) {
 			if (isset($onorder[(int) $product->id])) {
 				$l = $onorder[(int) $product->id];
-				return array('pu_ht' => (float) $l->subprice, 'tva_tx' => (float) $l->tva_tx, 'remise' => (float) $l->remise_percent);
+				// The rate with its code, as Dolibarr's card passes a line's VAT to addline.
+				$vat = (float) $l->tva_tx.(empty($l->vat_src_code) ? '' : ' ('.$l->vat_src_code.')');
+				return array('pu_ht' => (float) $l->subprice, 'tva_tx' => $vat, 'remise' => (float) $l->remise_percent);
 			}
+			// getSellPrice gives a customer's own price formatted for the screen (price()): back to a number, as Dolibarr's card does.
 			$price = $product->getSellPrice($mysoc, $customer, 0);
-			return array('pu_ht' => (float) $price['pu_ht'], 'tva_tx' => (float) $price['tva_tx'], 'remise' => 0);
+			return array('pu_ht' => price2num($price['pu_ht']), 'tva_tx' => $price['tva_tx'], 'remise' => 0);
 		};
 
 		$lines = array();
-		$warnings = array();
 		if ($times) {
 			$labourref = trim(getDolGlobalString('BERICHT_LABOUR_SERVICE'));
 			$labour = new Product($this->db);
+			// The clerk is there to mend the setting: refused rather than billed without the labour.
 			if ($labourref === '' || $labour->fetch(0, $labourref) <= 0) {
-				$warnings[] = $langs->trans('BerichtInvoiceNoLabour', $labourref);
-			} elseif (($hours = $labour->getProductDurationHours()) <= 0) {
-				$warnings[] = $langs->trans('BerichtInvoiceNoDuration', $labour->ref);
-			} else {
-				$price = $priceof($labour);
-				foreach ($times as $t) {
-					// As the time billing's "TimeSpentForInvoice : 02:15", with the technician's name (Dolibarr's German text has no place for it).
-					$lines[] = array('desc' => $langs->transnoentitiesnoconv('BerichtInvoiceLabour', $t['name'], convertSecondToTime($t['seconds'], 'all', getDolGlobalInt('MAIN_DURATION_OF_WORKDAY', 86400))),
-						'pu_ht' => $price['pu_ht'], 'qty' => round($t['seconds'] / 3600 / $hours, 2), 'tva_tx' => $price['tva_tx'], 'remise' => $price['remise'],
-						'fk_product' => $labour->id, 'type' => Product::TYPE_SERVICE, 'fk_unit' => null);
-				}
+				return $this->fail($langs->trans('BerichtInvoiceNoLabour', $labourref));
+			}
+			$hours = $labour->getProductDurationHours();
+			if ($hours <= 0) {
+				return $this->fail($langs->trans('BerichtInvoiceNoDuration', $labour->ref));
+			}
+			$price = $priceof($labour);
+			foreach ($times as $t) {
+				// As the time billing's "TimeSpentForInvoice : 02:15", with the technician's name (Dolibarr's German
+				// text has no place for it); a day of 24 h, as the service counts it.
+				$lines[] = array('desc' => $langs->transnoentitiesnoconv('BerichtInvoiceLabour', $t['name'], convertSecondToTime($t['seconds'], 'all', 86400)),
+					'pu_ht' => $price['pu_ht'], 'qty' => round($t['seconds'] / 3600 / $hours, 2), 'tva_tx' => $price['tva_tx'], 'remise' => $price['remise'],
+					'fk_product' => $labour->id, 'type' => Product::TYPE_SERVICE, 'fk_unit' => null);
 			}
 		}
 		foreach ($parts as $part) {
 			$product = new Product($this->db);
 			if (empty($part->fk_product) || $product->fetch((int) $part->fk_product) <= 0) {
-				$lines[] = array('desc' => implode("\n", array_filter(array($part->label, (string) $part->note, $langs->transnoentitiesnoconv('BerichtInvoiceFreeText')), 'strlen')),
+				$lines[] = array('desc' => self::lineText(array($part->label, (string) $part->note, $langs->transnoentitiesnoconv('BerichtInvoiceFreeText'))),
 					'pu_ht' => 0, 'qty' => (float) $part->qty, 'tva_tx' => 0, 'remise' => 0, 'fk_product' => 0, 'type' => Product::TYPE_PRODUCT, 'fk_unit' => null);
 				continue;
 			}
 			$price = $priceof($product);
 			$text = array($part->label !== $product->label ? $part->label : '', $part->batch ? $langs->transnoentitiesnoconv('BerichtInvoiceBatch', $part->batch) : '', (string) $part->note);
-			$lines[] = array('desc' => implode("\n", array_filter($text, 'strlen')), 'pu_ht' => $price['pu_ht'], 'qty' => (float) $part->qty, 'tva_tx' => $price['tva_tx'],
+			$lines[] = array('desc' => self::lineText($text), 'pu_ht' => $price['pu_ht'], 'qty' => (float) $part->qty, 'tva_tx' => $price['tva_tx'],
 				'remise' => $price['remise'], 'fk_product' => $product->id, 'type' => ((int) $product->type === Product::TYPE_SERVICE ? Product::TYPE_SERVICE : Product::TYPE_PRODUCT),
 				'fk_unit' => $product->fk_unit ? (int) $product->fk_unit : null);
 		}
 		if (!$lines) {
-			return $this->fail(implode(' ', array_merge(array($langs->trans('BerichtInvoiceNothing')), $warnings)));
+			return $this->fail($langs->trans('BerichtInvoiceNothing'));
 		}
 
 		// The order's draft invoice of the visits, locked, else a new one linked to the order.
@@ -199,7 +210,8 @@ class BerichtInvoice
 			$invoice->socid = $customer->id;
 			$invoice->type = Facture::TYPE_STANDARD;
 			$invoice->date = dol_get_first_hour(dol_now());
-			$invoice->ref_client = $order->ref_client;
+			$invoice->ref_client = (string) $order->ref_client;
+			$invoice->ref_customer = (string) $order->ref_client;
 			$invoice->cond_reglement_id = $customer->cond_reglement_id;
 			$invoice->mode_reglement_id = $customer->mode_reglement_id;
 			$invoice->model_pdf = getDolGlobalString('FACTURE_ADDON_PDF');
@@ -211,15 +223,16 @@ class BerichtInvoice
 				return $this->fail($invoice->error.' '.implode(' ', (array) $invoice->errors));
 			}
 		}
-		// The visit's intervention, linked too.
-		$resql = $this->db->query("SELECT fk_fichinter FROM ".$p."bericht WHERE rowid = ".((int) $report->rowid));
-		$fi = $resql ? $this->db->fetch_object($resql) : null;
-		if ($fi && $fi->fk_fichinter > 0) {
-			$linked = $this->db->query("SELECT rowid FROM ".$p."element_element WHERE fk_source = ".((int) $fi->fk_fichinter)." AND sourcetype = 'fichinter'"
-				." AND fk_target = ".((int) $invoice->id)." AND targettype = 'facture'");
-			if ($linked && !$this->db->fetch_object($linked) && $invoice->add_object_linked('fichinter', (int) $fi->fk_fichinter) <= 0) {
-				return $this->fail($invoice->error);
-			}
+		// The visit's intervention (while it exists), linked too.
+		$resql = $this->db->query("SELECT fi.rowid, ee.rowid as linked FROM ".$p."bericht as b INNER JOIN ".$p."fichinter as fi ON fi.rowid = b.fk_fichinter"
+			." LEFT JOIN ".$p."element_element as ee ON ee.fk_source = fi.rowid AND ee.sourcetype = 'fichinter' AND ee.fk_target = ".((int) $invoice->id)." AND ee.targettype = 'facture'"
+			." WHERE b.rowid = ".((int) $report->rowid));
+		if (!$resql) {
+			return $this->fail($this->db->lasterror());
+		}
+		$fi = $this->db->fetch_object($resql);
+		if ($fi && empty($fi->linked) && $invoice->add_object_linked('fichinter', (int) $fi->rowid) <= 0) {
+			return $this->fail($invoice->error);
 		}
 		foreach ($lines as $l) {
 			$r = $invoice->addline($l['desc'], $l['pu_ht'], $l['qty'], $l['tva_tx'], 0, 0, $l['fk_product'], $l['remise'], '', '', 0, 0, 0, 'HT', 0, $l['type'],
@@ -232,10 +245,24 @@ class BerichtInvoice
 			return $this->fail($this->db->lasterror());
 		}
 		$this->db->commit();
-		if ($warnings) {
-			setEventMessages(null, $warnings, 'warnings');
-		}
 		return (int) $invoice->id;
+	}
+
+	/**
+	 * A line's text from a technician's words: plain lines, as the office types them; where they hold
+	 * '<', '>' or '&', HTML with those escaped and the line breaks as <br> (Dolibarr prints a text
+	 * that looks like HTML as HTML), as the service writes it.
+	 *
+	 * @param string[] $parts The pieces, empty ones left out
+	 * @return string
+	 */
+	public static function lineText($parts)
+	{
+		$text = implode("\n", array_filter(array_map('strval', $parts), 'strlen'));
+		if (!preg_match('/[<>&]/', $text)) {
+			return $text;
+		}
+		return preg_replace('/\r?\n/', "<br>\n", htmlspecialchars($text, ENT_COMPAT, 'UTF-8'));
 	}
 
 	/**

@@ -240,13 +240,29 @@ function bericht_object_dir($element, $objectref, $entity)
 function bericht_invoice_cell($row, $element, $id)
 {
 	global $db, $langs, $user;
+	static $cells = array();
 	if ($row->fk_facture > 0) {
-		require_once DOL_DOCUMENT_ROOT.'/compta/facture/class/facture.class.php';
-		$invoice = new Facture($db);
-		if ($invoice->fetch((int) $row->fk_facture) > 0) {
-			return $invoice->getNomUrl(1).' '.$invoice->getLibStatut(5);
+		$fid = (int) $row->fk_facture;
+		if (!isset($cells[$fid])) {
+			// The few columns the link and the status need (several reports often share one invoice).
+			require_once DOL_DOCUMENT_ROOT.'/compta/facture/class/facture.class.php';
+			$resql = $db->query("SELECT rowid, ref, fk_soc, entity, fk_statut, paye, type FROM ".$db->prefix()."facture WHERE rowid = ".$fid);
+			$obj = $resql ? $db->fetch_object($resql) : null;
+			if ($obj) {
+				$invoice = new Facture($db);
+				$invoice->id = (int) $obj->rowid;
+				$invoice->ref = (string) $obj->ref;
+				$invoice->socid = (int) $obj->fk_soc;
+				$invoice->entity = (int) $obj->entity;
+				$invoice->statut = $invoice->status = (int) $obj->fk_statut;
+				$invoice->paye = (int) $obj->paye;
+				$invoice->type = (int) $obj->type;
+				$cells[$fid] = $invoice->getNomUrl(1).' '.$invoice->getLibStatut(5);
+			} else {
+				$cells[$fid] = '<span class="opacitymedium">'.$langs->trans('BerichtInvoiceGone').'</span>';
+			}
 		}
-		return '<span class="opacitymedium">'.$langs->trans('BerichtInvoiceGone').'</span>';
+		return $cells[$fid];
 	}
 	if (!BerichtInvoice::offered($row, $user)) {
 		return '';

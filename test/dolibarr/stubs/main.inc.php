@@ -110,11 +110,16 @@ class DoliDB
 		}
 		return 1;
 	}
+	/** As Dolibarr's: an inner rollback only counts down; the outermost one rolls back. */
 	public function rollback($log = '')
 	{
-		if ($this->transaction_opened > 0) {
+		if ($this->transaction_opened <= 1) {
+			if ($this->transaction_opened === 1) {
+				$this->pdo->rollBack();
+			}
 			$this->transaction_opened = 0;
-			$this->pdo->rollBack();
+		} else {
+			$this->transaction_opened--;
 		}
 		return 1;
 	}
@@ -276,6 +281,11 @@ function GETPOST($k, $check = 'alphanohtml')
 		return '';
 	}
 	return ($check === 'alphanohtml' || $check === 'alpha') ? trim(strip_tags($v)) : $v;
+}
+/** Dolibarr's price2num for the German format the stand-ins print (1.234,50): a number. */
+function price2num($amount, $rounding = '', $option = 0)
+{
+	return is_string($amount) ? (float) str_replace(array('.', ','), array('', '.'), $amount) : (float) $amount;
 }
 function GETPOSTINT($k)
 {

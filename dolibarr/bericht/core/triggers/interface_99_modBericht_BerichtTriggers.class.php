@@ -11,6 +11,8 @@
  *   the deletion is refused with the reports' refs, as Dolibarr refuses to delete an order that
  *   has shipments. Without final reports, the object's drafts are deleted with their pages and
  *   their work folder (documents/bericht/<ref>/), as Dolibarr deletes the object's own files.
+ *   An invoice or intervention deleted: the reports whose time and parts went on it are on none
+ *   any more (llx_bericht.fk_facture, fk_fichinter back to NULL).
  *
  * This program is free software: GNU General Public License, version 3 or later.
  */
@@ -188,6 +190,13 @@ class InterfaceBerichtTriggers extends DolibarrTriggers
 				return -1;
 			}
 			$deleted[] = $result;
+		}
+		// Reports of visits on orders whose time and parts went on this invoice or intervention: on none
+		// any more (the tab offers the invoice's button again), in the deletion's own transaction.
+		$went = array('facture' => 'fk_facture', 'fichinter' => 'fk_fichinter');
+		if (isset($went[$element]) && !$this->db->query("UPDATE ".$this->db->prefix()."bericht SET ".$went[$element]." = NULL WHERE ".$went[$element]." = ".((int) $object->id)." AND entity = ".$entity)) {
+			$this->errors[] = $this->db->lasterror();
+			return -1;
 		}
 		$moduledir = !empty($conf->bericht->multidir_output[$entity]) ? $conf->bericht->multidir_output[$entity] : (string) $conf->bericht->dir_output;
 		$reports->deleteDraftFiles($deleted, $moduledir);

@@ -14,7 +14,7 @@ class Commande extends FakeObject
 		$r = parent::fetch($id);
 		if ($r > 0) {
 			$this->lines = array();
-			$st = $this->db->query('SELECT rowid, fk_product, description, subprice, tva_tx, remise_percent FROM llx_commandedet WHERE fk_commande = '.((int) $this->id).' ORDER BY rang, rowid');
+			$st = $this->db->query('SELECT rowid, fk_product, description, subprice, tva_tx, vat_src_code, remise_percent FROM llx_commandedet WHERE fk_commande = '.((int) $this->id).' ORDER BY rang, rowid');
 			while ($st && ($o = $this->db->fetch_object($st))) {
 				$o->desc = $o->description;
 				$this->lines[] = $o;

@@ -1,6 +1,6 @@
 <?php
 /* Stand-in for Dolibarr's Product class: fetch by rowid or ref, the price Dolibarr picks (the
- * product's; the test's customers have no level or price of their own), the duration in hours. */
+ * product's, formatted as Dolibarr formats a customer's own price), the duration in hours. */
 #[\AllowDynamicProperties]
 class Product
 {
@@ -25,9 +25,10 @@ class Product
 		$this->duration_unit = $o->duration ? substr($o->duration, -1) : '';
 		return 1;
 	}
+	/** As Dolibarr's gives a customer's own price: formatted for the screen (price(), German here: 1.289,50). */
 	public function getSellPrice($seller, $buyer, $pqp = 0)
 	{
-		return array('pu_ht' => $this->price, 'pu_ttc' => $this->price * (1 + $this->tva_tx / 100), 'price_min' => 0, 'price_base_type' => 'HT', 'tva_tx' => $this->tva_tx, 'tva_npr' => 0);
+		return array('pu_ht' => number_format($this->price, 2, ',', '.'), 'pu_ttc' => $this->price * (1 + $this->tva_tx / 100), 'price_min' => 0, 'price_base_type' => 'HT', 'tva_tx' => $this->tva_tx, 'tva_npr' => 0);
 	}
 	public function getProductDurationHours()
 	{
