@@ -124,7 +124,14 @@ for (const dialect of testDialects()) {
             },
             { status: 201 },
           );
-        await json('POST', '/api/materials.php', tech, { ...element, label: 'Kleinteile', qty: 1 }, { status: 201 });
+        // The technician's text with markup: escaped, since Dolibarr prints a text that looks like HTML as HTML.
+        await json(
+          'POST',
+          '/api/materials.php',
+          tech,
+          { ...element, label: 'Kleinteile <img src=x onerror=alert(1)> & Dübel', qty: 1 },
+          { status: 201 },
+        );
       }
       const report = await newReport<{ id: number; ref: string }>(tech, orderId);
       await addPage(tech, report.id, { title: 'Wartung', note: 'Brenner gereinigt' });
@@ -178,7 +185,13 @@ for (const dialect of testDialects()) {
       ).items[0]!.user_name;
       assert.deepEqual(
         lines.map((l) => l.description),
-        [`Zeitaufwand ${techName} : 02:15`, '', '', '', 'Kleinteile\n(Freitext: Preis und USt. prüfen)'],
+        [
+          `Zeitaufwand ${techName} : 02:15`,
+          '',
+          '',
+          '',
+          'Kleinteile &lt;img src=x onerror=alert(1)&gt; &amp; Dübel<br>\n(Freitext: Preis und USt. prüfen)',
+        ],
       );
       const lineNames = {
         fk_facture: { [inv.rowid]: 'invoice', [DOLIBARR.ids.facture!]: 'invoice' },

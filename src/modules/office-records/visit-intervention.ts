@@ -29,7 +29,7 @@ export const INTERVENTION_SETTINGS = ['BERICHT_INTERVENTION_FROM_REPORT', 'MAIN_
 export const REF_EXT_PREFIX = 'fieldreport:';
 
 /** Text into Dolibarr's HTML descriptions: `<`, `>`, `&` and quotes escaped, line breaks as <br>. */
-function html(text: string): string {
+export function html(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\r?\n/g, '<br>\n');
 }
 

@@ -25,7 +25,14 @@ import { roundTotal, totalDecimals } from '../../dolibarr/price.js';
 import { toDolibarrDateTime } from '../../dolibarr/time.js';
 import type { SettledLine } from '../stock/van-stock.js';
 import type { TimeInterval } from '../times/times.schemas.js';
-import { REF_EXT_PREFIX } from './visit-intervention.js';
+import { html, REF_EXT_PREFIX } from './visit-intervention.js';
+
+/**
+ * A line's text from a technician's words: plain lines, as the office types them; where they hold
+ * `<`, `>` or `&`, HTML with those escaped and the line breaks as <br>, since Dolibarr prints a text
+ * that looks like HTML as HTML (the module's button writes the same).
+ */
+export const lineText = (text: string): string => (/[<>&]/.test(text) ? html(text) : text);
 
 export const INVOICE_SETTINGS = [
   'BERICHT_INVOICE_FROM_REPORT',
@@ -305,16 +312,14 @@ export function createVisitInvoice(deps: {
       );
       for (const line of input.lines) {
         const product = line.product ? products.get(line.product.id) : undefined;
-        const text = [
-          product && line.label !== product.label ? line.label : '',
-          line.batch ? `Charge/Serie: ${line.batch}` : '',
-          line.note ?? '',
-        ]
-          .filter(Boolean)
-          .join('\n');
+        const text = lineText(
+          [product && line.label !== product.label ? line.label : '', line.batch ? `Charge/Serie: ${line.batch}` : '', line.note ?? '']
+            .filter(Boolean)
+            .join('\n'),
+        );
         if (!product) {
           lines.push({
-            description: [line.label, line.note ?? '', '(Freitext: Preis und USt. prüfen)'].filter(Boolean).join('\n'),
+            description: lineText([line.label, line.note ?? '', '(Freitext: Preis und USt. prüfen)'].filter(Boolean).join('\n')),
             price: 0,
             qty: line.qty,
             vat: 0,
