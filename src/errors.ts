@@ -66,6 +66,10 @@ export const errorCatalogue = {
     status: 409,
     message: 'Die Position ist schon aus dem Fahrzeug gebucht und bleibt; eine Korrektur macht das Büro in Dolibarr',
   },
+  MATERIAL_REPORTED: {
+    status: 409,
+    message: 'Die Position steht in einem abgeschlossenen Bericht und bleibt; eine Korrektur macht das Büro in Dolibarr',
+  },
   STOCK_INSUFFICIENT: {
     status: 409,
     message:

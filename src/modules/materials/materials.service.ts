@@ -166,18 +166,26 @@ export function createMaterialService(deps: {
         MATERIAL_TYPES.has(row.element_type) &&
         (await access.getById(row.element_type as ElementType, Number(row.fk_element), user));
       if (!row || !visible) throw new AppError('MATERIAL_NOT_FOUND');
-      // Out of the van, the line stays with its movement: the office corrects stock in Dolibarr.
-      if (row.fk_stock_mouvement !== null && Number(row.fk_stock_mouvement) > 0)
-        throw new AppError('MATERIAL_TAKEN', { details: { stock_movement: Number(row.fk_stock_mouvement) } });
+      // Out of the van, the line stays with its movement: the office corrects stock in Dolibarr. On a
+      // final report at all (settled), it stays as the signed report shows it, to be billed from it.
+      const settled = (movement: number | null) =>
+        movement === null
+          ? undefined
+          : movement > 0
+            ? new AppError('MATERIAL_TAKEN', { details: { stock_movement: movement } })
+            : new AppError('MATERIAL_REPORTED');
+      const refused = settled(row.fk_stock_mouvement === null ? null : Number(row.fk_stock_mouvement));
+      if (refused) throw refused;
       const gone = await db
         .deleteFrom('bericht_material')
         .where('rowid', '=', id)
-        .where((eb) => eb.or([eb('fk_stock_mouvement', 'is', null), eb('fk_stock_mouvement', '=', 0)]))
+        .where('fk_stock_mouvement', 'is', null)
         .executeTakeFirst();
       if (Number(gone.numDeletedRows) === 0) {
-        // Taken out by a finalize meanwhile, or deleted by another request.
+        // Settled by a finalize meanwhile, or deleted by another request.
         const still = await db.selectFrom('bericht_material').select('fk_stock_mouvement').where('rowid', '=', id).executeTakeFirst();
-        throw new AppError(still ? 'MATERIAL_TAKEN' : 'MATERIAL_NOT_FOUND');
+        if (!still) throw new AppError('MATERIAL_NOT_FOUND');
+        throw settled(still.fk_stock_mouvement === null ? null : Number(still.fk_stock_mouvement)) ?? new AppError('CONFLICT');
       }
       return { id, deleted: true };
     },
