@@ -69,11 +69,6 @@ export function tableOptions(dialect: Dialect, charset: 'utf8mb4' | 'database' =
 }
 
 /**
- * ORDER BY `column` descending, NULLs last on every dialect, in a form an index on the column can
- * serve: MariaDB/MySQL and SQLite already put NULLs last when descending; PostgreSQL needs it said.
- * (A `CASE WHEN … IS NULL` key would force a sort of every row.)
- */
-/**
  * A read that locks its rows until the transaction ends (`FOR UPDATE`), on MariaDB/MySQL and
  * PostgreSQL; a locking read also sees what committed after the transaction's snapshot (MariaDB's
  * REPEATABLE READ). SQLite has no row locks: its write transaction holds the whole database.
@@ -82,6 +77,11 @@ export function forUpdate<Q extends { forUpdate(): Q }>(dialect: Dialect, query:
   return dialect === 'sqlite' ? query : query.forUpdate();
 }
 
+/**
+ * ORDER BY `column` descending, NULLs last on every dialect, in a form an index on the column can
+ * serve: MariaDB/MySQL and SQLite already put NULLs last when descending; PostgreSQL needs it said.
+ * (A `CASE WHEN … IS NULL` key would force a sort of every row.)
+ */
 export function descNullsLast(dialect: Dialect, column: string): RawBuilder<unknown> {
   return dialect === 'postgres' ? sql`${sql.ref(column)} desc nulls last` : sql`${sql.ref(column)} desc`;
 }

@@ -69,7 +69,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0022-stock-movements': stockMovements(handle.dialect, handle.prefix),
         '0023-intervention-lines': interventionLines(handle.dialect, handle.prefix),
         '0024-invoice-lines': invoiceLines(handle.dialect, handle.prefix),
-        '0025-report-invoice': reportInvoice(handle.prefix),
+        '0025-report-invoice': reportInvoice(handle.dialect, handle.prefix),
       };
     },
   };

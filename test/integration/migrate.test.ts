@@ -565,6 +565,16 @@ for (const dialect of testDialects()) {
 
     test("0025 marks the final reports of orders from before it as billed (by the service's draft, else 0), so that the tab never bills them again", async () => {
       const now = toDbDateTime();
+      // The columns taken away again with their indexes (SQLite drops no indexed column), as before 0025.
+      for (const [name, table] of [
+        ['idx_bericht_facture', 'bericht'],
+        ['idx_bericht_fichinter', 'bericht'],
+        ['idx_bericht_material_bericht', 'bericht_material'],
+      ] as const)
+        await (dialect === 'mysql'
+          ? handle.db.schema.dropIndex(`llx_${name}`).on(table)
+          : handle.db.schema.dropIndex(`llx_${name}`)
+        ).execute();
       for (const column of ['fk_fichinter', 'fk_facture']) await handle.db.schema.alterTable('bericht').dropColumn(column).execute();
       await handle.db.schema.alterTable('bericht_material').dropColumn('fk_bericht').execute();
       const report = (ref: string, element: string, status: number) => ({
@@ -595,6 +605,12 @@ for (const dialect of testDialects()) {
           .insertInto('facture')
           .values({ ref: '(PROV)', entity: 1, ref_ext: 'fieldreport:BR0001-9251', fk_soc: 1, datec: now } as never),
       );
+      const intervention = await insertId(
+        handle.dialect,
+        handle.db
+          .insertInto('fichinter')
+          .values({ ref: '(PROV)', entity: 1, ref_ext: 'fieldreport:BR0001-9251', fk_soc: 1, datec: now } as never),
+      );
       await sql`delete from llx_bericht_migration where name >= '0025-report-invoice'`.execute(handle.db);
       assert.deepEqual((await migrate(handle, config)).applied, ['0025-report-invoice']);
       const read = await handle.db
@@ -604,23 +620,40 @@ for (const dialect of testDialects()) {
         .orderBy('ref')
         .execute();
       assert.deepEqual(
-        read.map((r) => [r.ref, r.fk_facture === null ? null : Number(r.fk_facture), r.fk_fichinter]),
+        read.map((r) => [
+          r.ref,
+          r.fk_facture === null ? null : Number(r.fk_facture),
+          r.fk_fichinter === null ? null : Number(r.fk_fichinter),
+        ]),
         [
-          ['BR0001-9251', invoice, null],
+          ['BR0001-9251', invoice, intervention],
           ['BR0001-9252', 0, null],
           ['BR0001-9253', null, null],
           ['BR0001-9254', null, null],
         ],
       );
-      // Run again (a run cut short after its DDL): nothing changes.
+      // Run again, as after a run cut short after its DDL (MariaDB's and SQLite's are not undone): the
+      // backfill is done whole, what it did stays.
       await sql`delete from llx_bericht_migration where name >= '0025-report-invoice'`.execute(handle.db);
-      await handle.db.updateTable('bericht').set({ fk_facture: null }).where('ref', '=', 'BR0001-9253').execute();
+      await handle.db.updateTable('bericht').set({ fk_facture: null }).where('ref', '=', 'BR0001-9252').execute();
       assert.deepEqual((await migrate(handle, config)).applied, ['0025-report-invoice']);
-      assert.equal(
-        (await handle.db.selectFrom('bericht').select('fk_facture').where('ref', '=', 'BR0001-9252').executeTakeFirstOrThrow()).fk_facture,
-        0,
+      const again = await handle.db
+        .selectFrom('bericht')
+        .select(['ref', 'fk_facture'])
+        .where('ref', 'like', 'BR0001-925%')
+        .orderBy('ref')
+        .execute();
+      assert.deepEqual(
+        again.map((r) => [r.ref, r.fk_facture === null ? null : Number(r.fk_facture)]),
+        [
+          ['BR0001-9251', invoice],
+          ['BR0001-9252', 0],
+          ['BR0001-9253', null],
+          ['BR0001-9254', null],
+        ],
       );
       await handle.db.deleteFrom('facture').where('rowid', '=', invoice).execute();
+      await handle.db.deleteFrom('fichinter').where('rowid', '=', intervention).execute();
       await handle.db.deleteFrom('bericht').where('ref', 'like', 'BR0001-925%').execute();
     });
 
