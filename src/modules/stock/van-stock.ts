@@ -18,7 +18,7 @@
  */
 import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { fromDbDateTime } from '../../db/dialect.js';
+import { forUpdate, fromDbDateTime } from '../../db/dialect.js';
 import type { ColumnFitter } from '../../dolibarr/charset.js';
 import { type ConstRepository, constOn } from '../../dolibarr/const.repository.js';
 import { type StockShort, stockExit } from '../../dolibarr/stock.js';
@@ -80,8 +80,6 @@ export interface VanStockOutcome {
   }>;
   left: Array<{ line: number; label: string; reason: LeftReason }>;
 }
-
-/** Dolibarr's truthy constant: set and not '0' (getDolGlobalString/Int). */
 
 /** The Dolibarr rule that takes a report's parts itself, if any: the office's invoice, or the order it is on. */
 function dolibarrRule(settings: Map<string, string>, elementType: string): LeftReason | null {
@@ -151,7 +149,7 @@ export function createVanStock(deps: {
                 .where('fk_element', '=', report.fk_element)
                 .where('rowid', 'in', printed)
                 .orderBy('rowid');
-              return dialect === 'sqlite' ? query.execute() : query.forUpdate().execute();
+              return forUpdate(dialect, query).execute();
             })();
       if (rows.length !== printed.length)
         throw new AppError('CONFLICT', { message: 'Das Material wurde während des Abschließens geändert; bitte erneut abschließen' });
