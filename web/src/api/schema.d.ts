@@ -253,7 +253,7 @@ export interface paths {
         post: operations["addMaterial"];
         /**
          * Delete a material line
-         * @description Deletes the line `id`. Delete right; a line of an object the caller does not see is 404 MATERIAL_NOT_FOUND, as a missing one; a line a finalized report took out of the van (`fk_stock_mouvement` above 0) stays: 409 MATERIAL_TAKEN. 200 `{ id, deleted: true }`.
+         * @description Deletes the line `id`. Delete right; a line of an object the caller does not see is 404 MATERIAL_NOT_FOUND, as a missing one; a line a finalized report took out of the van (`fk_stock_mouvement` above 0) stays: 409 MATERIAL_TAKEN; any other line a finalized report settled (`fk_stock_mouvement` 0) stays too, as the signed report shows it: 409 MATERIAL_REPORTED. 200 `{ id, deleted: true }`.
          */
         delete: operations["deleteMaterial"];
         options?: never;
