@@ -77,6 +77,7 @@ for (const dialect of testDialects()) {
           fk_unit: null,
           batch: null,
           fk_stock_mouvement: null,
+          fk_bericht: null,
         },
       );
       assert.ok(a.datec >= before - 1 && a.datec <= Math.floor(Date.now() / 1000) + 1);

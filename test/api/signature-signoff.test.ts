@@ -161,6 +161,81 @@ for (const dialect of testDialects()) {
       assert.ok(!html.includes('Nicht gedeckt'), html);
     });
 
+    test("a later visit's sign-off and PDF have its own parts, not those an earlier visit's report settled; a new version of that report keeps them", async (t) => {
+      const v = await visit();
+      assert.equal((await sign(me, v.id, { fields: { signoff: signoffPart(v.signoff) } })).statusCode, 201);
+      const finalize = (id: number) => api('POST', `/api/reports.php?action=finalize&id=${id}`, me);
+      const first = await finalize(v.id);
+      assert.equal(first.statusCode, 200, first.body);
+
+      // The second visit: one line of its own; the first visit's two are settled (and billed) already.
+      await json('POST', '/api/materials.php', me, {
+        element_type: 'commande',
+        fk_element: v.order.id,
+        label: 'Filter F7',
+        qty: 2,
+        unit: 'Stk',
+      });
+      const second: { id: number } = await newReport(me, v.order.id);
+      await addPage(me, second.id, { title: 'Filterwechsel' });
+      const own = { ...v.signoff, times: [], materials: [{ label: 'Filter F7', qty: 2, unit: 'Stk', note: null }] };
+      const signed = await sign(me, second.id, { fields: { signoff: signoffPart(own) } });
+      assert.equal(signed.statusCode, 201, signed.body);
+      assert.deepEqual((await verify(signed.json().id)).not_covered, {
+        covered: true,
+        work_changed: false,
+        materials_added: [],
+        materials_removed: [],
+        times_added: [],
+        times_removed: [],
+      });
+      const settledBy = async () =>
+        (
+          await json<{ items: Array<{ label: string; fk_bericht: number | null }> }>(
+            'GET',
+            `/api/materials.php?element_type=commande&fk_element=${v.order.id}`,
+            me,
+          )
+        ).items.map((m) => [m.label, m.fk_bericht]);
+      assert.deepEqual(await settledBy(), [
+        ['Dichtung Brenner', v.id],
+        ['Kupferrohr 15 mm', v.id],
+        ['Filter F7', null],
+      ]);
+
+      // A new version of the first report shows the first visit's lines, as it was signed; once the second
+      // report settled its own line, not that one (a draft, like a draft's time on site, shows what no report took yet).
+      const again = await json<{ id: number }>('POST', `/api/reports.php?action=new_version&id=${v.id}`, me, undefined, { status: 201 });
+      if (!pdfToolsMissing) {
+        const lines = async (id: number, preview: boolean) => {
+          const pdf = (await api('GET', `/api/pdf.php?id=${id}${preview ? '&preview=1' : ''}`, me)).rawPayload;
+          const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'fieldreport-visits-')), 'r.pdf');
+          await writeFile(file, pdf);
+          const summary = (await pdfText(file)).split('\f')[0]!.replace(/\s+/g, ' ');
+          return ['Dichtung Brenner', 'Kupferrohr 15 mm', 'Filter F7'].filter((label) => summary.includes(label));
+        };
+        assert.deepEqual(await lines(second.id, true), ['Filter F7']);
+        assert.equal((await finalize(second.id)).statusCode, 200);
+        assert.deepEqual(await lines(second.id, false), ['Filter F7']);
+        assert.deepEqual(await lines(again.id, true), ['Dichtung Brenner', 'Kupferrohr 15 mm']);
+        assert.deepEqual(await lines(v.id, false), ['Dichtung Brenner', 'Kupferrohr 15 mm']);
+      } else {
+        t.diagnostic(`PDF text not read: ${pdfToolsMissing}`);
+        assert.equal((await finalize(second.id)).statusCode, 200);
+      }
+      assert.deepEqual(await settledBy(), [
+        ['Dichtung Brenner', v.id],
+        ['Kupferrohr 15 mm', v.id],
+        ['Filter F7', second.id],
+      ]);
+      // The new version finalized settles nothing again: the lines stay the first report's.
+      assert.equal((await finalize(again.id)).statusCode, 200);
+      assert.deepEqual(
+        (await settledBy()).map((l) => l[1]),
+        [v.id, v.id, second.id],
+      );
+    });
+
     test('what changes after signing is not covered: a line removed and one added, a departure recorded later, the work edited; the signature stays valid for what was signed', async () => {
       const v = await visit();
       // Still on site when the customer signs: the open interval is shown without a departure.

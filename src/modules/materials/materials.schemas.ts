@@ -73,6 +73,10 @@ export const Material = Type.Object({
     description:
       "Out of the van: the stock movement (llx_stock_mouvement) that took the line out of its author's van when a report was finalized; 0: settled without one (free text, a service, no van, or a Dolibarr rule takes it when the office validates); null: not yet settled. A line taken out is not deleted (409 MATERIAL_TAKEN).",
   }),
+  fk_bericht: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      "The final report that settled the line (its PDF lists it; a new version of that report lists it too); null: none yet, so the object's next report lists it. A report never lists a line an earlier visit's report settled.",
+  }),
 });
 export type Material = Static<typeof Material>;
 export const MaterialList = ListOf(Material);

@@ -30,6 +30,7 @@ interface MaterialRow {
   fk_unit: number | null;
   batch: string | null;
   fk_stock_mouvement: number | null;
+  fk_bericht: number | null;
 }
 
 function toMaterial(row: MaterialRow): Material {
@@ -47,6 +48,7 @@ function toMaterial(row: MaterialRow): Material {
     fk_unit: row.fk_unit === null ? null : Number(row.fk_unit),
     batch: row.batch,
     fk_stock_mouvement: row.fk_stock_mouvement === null ? null : Number(row.fk_stock_mouvement),
+    fk_bericht: row.fk_bericht === null ? null : Number(row.fk_bericht),
   };
 }
 

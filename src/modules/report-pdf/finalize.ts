@@ -27,11 +27,10 @@ import type { ReportDetail } from '../reports/reports.schemas.js';
 import { reportFolder, WORK_AREA_DIR } from '../reports/work-area.js';
 import type { PdfSeal } from '../seal/pdf-seal.js';
 import type { TimeService } from '../times/times.service.js';
-import type { TimeInterval } from '../times/times.schemas.js';
 import { INTERVENTION_SETTINGS, type VisitIntervention } from '../office-records/visit-intervention.js';
 import { INVOICE_SETTINGS, type VisitInvoice } from '../office-records/visit-invoice.js';
 import { type VanStock, vanStockNote } from '../stock/van-stock.js';
-import type { PdfInputs } from './pdf-inputs.js';
+import type { PdfInputs, VisitShown } from './pdf-inputs.js';
 import type { EvidenceRender } from './sheets.js';
 
 /**
@@ -41,7 +40,7 @@ import type { EvidenceRender } from './sheets.js';
 export type RenderToFile = (
   report: ReportRow,
   pages: PageRow[],
-  intervals: TimeInterval[],
+  visit: VisitShown,
   user: AuthUser,
   file: string,
   strict: boolean,
@@ -53,7 +52,7 @@ export interface FinalizeDeps {
   repo: ReportRepository;
   config: Config;
   consts: ConstRepository;
-  inputs: Pick<PdfInputs, 'parentOf' | 'intervalsOf' | 'missingSources'>;
+  inputs: Pick<PdfInputs, 'parentOf' | 'intervalsOf' | 'visitOf' | 'missingSources'>;
   /** The render slots of the process (report-pdf.service.ts). */
   limit: <T>(work: () => Promise<T>) => Promise<T>;
   renderToFile: RenderToFile;
@@ -64,7 +63,7 @@ export interface FinalizeDeps {
   /** The PDF seal every final report gets (PAdES), and its record. */
   seal: Pick<PdfSeal, 'seal' | 'record' | 'queue'>;
   /** The visit's parts out of the vans (stock/van-stock.ts). */
-  vanStock: Pick<VanStock, 'settings' | 'settle' | 'printed'>;
+  vanStock: Pick<VanStock, 'settings' | 'settle'>;
   /** The visit as a Dolibarr intervention (office-records/visit-intervention.ts). */
   visitIntervention: Pick<VisitIntervention, 'record'>;
   /** The visit's draft invoice (office-records/visit-invoice.ts). */
@@ -111,16 +110,15 @@ export function createFinalize(deps: FinalizeDeps) {
     let sealedTimestamp: string | undefined;
     const scope = await deps.times.scopeFor(user, report);
     const stockSettings = await deps.vanStock.settings();
-    // The material lines the PDF prints: those settle with this report, no others.
-    const printedMaterials =
-      report.element_type && report.fk_element !== null
-        ? await deps.vanStock.printed(handle.db, { element_type: report.element_type, fk_element: Number(report.fk_element) })
-        : [];
     const interventionSettings = await consts.getMany(INTERVENTION_SETTINGS);
     const invoiceSettings = await consts.getMany(INVOICE_SETTINGS);
     /** The PDF among the documents of the intervention the visit made or completed, when not the report's object. */
     let interventionCopy: { temp: string; target: string; where: string } | undefined;
-    const intervals = await deps.inputs.intervalsOf(scope);
+    // What the PDF prints of the visit: the time on site it takes, and the material lines that settle
+    // with it (those not yet settled; lines an earlier version settled stay as they were).
+    const visit = await deps.inputs.visitOf(scope);
+    const intervals = visit.intervals;
+    const printedMaterials = visit.materials.filter((m) => !m.settled).map((m) => m.id);
     try {
       // The finalization as the evidence sheet prints it: now, by the caller, from where the request came.
       const made: EvidenceRender = {
@@ -130,7 +128,7 @@ export function createFinalize(deps: FinalizeDeps) {
         preview: false,
         missing: from.missing ?? [],
       };
-      await deps.limit(() => deps.renderToFile(report, pages, intervals, user, temp, true, made));
+      await deps.limit(() => deps.renderToFile(report, pages, visit, user, temp, true, made));
       written.push(temp);
       // Sealed before anything else sees it: every copy of the final PDF carries the seal.
       const company = (await consts.getMany(['MAIN_INFO_SOCIETE_NOM'])).get('MAIN_INFO_SOCIETE_NOM') ?? '';

@@ -78,6 +78,22 @@ type KeptCopies = ReadonlyMap<string, readonly string[]>;
 /** Photos prepared for print at once (libvips uses its own threads for each). */
 const PREPARE_CONCURRENCY = 2;
 
+/** A material line as a report shows it; `settled`: a final report settled it already (an earlier version of this one). */
+export interface ShownMaterial {
+  id: number;
+  label: string;
+  qty: number;
+  unit: string | null;
+  note: string | null;
+  settled: boolean;
+}
+
+/** What of the visit a report shows besides its pages (PdfInputs visitOf). */
+export interface VisitShown {
+  intervals: TimeInterval[];
+  materials: ShownMaterial[];
+}
+
 /** Everything the PDF renderer is given for one report. */
 export type ReportPdfInput = Parameters<typeof renderReportPdf>[0];
 
@@ -313,6 +329,37 @@ export function createPdfInputs(deps: PdfInputsDeps) {
     return deps.times.ofReport(conn, scope, await repo.lineage(conn, scope.rowid));
   }
 
+  /**
+   * What of the visit a report shows besides its pages (`scope`: times.scopeFor the caller): its time
+   * on site, and its material lines (reports.repository materialsOf: those it or an earlier version
+   * settled, for a draft also those not yet settled; never an earlier visit's).
+   */
+  async function visitOf(scope: ReportRow, conn = handle.db): Promise<VisitShown> {
+    const lineage = await repo.lineage(conn, scope.rowid);
+    const [intervals, materials] = await Promise.all([
+      deps.times.ofReport(conn, scope, lineage),
+      scope.element_type && scope.fk_element !== null
+        ? repo.materialsOf(
+            conn,
+            entity,
+            { element_type: scope.element_type, fk_element: Number(scope.fk_element), status: scope.status },
+            lineage,
+          )
+        : Promise.resolve([]),
+    ]);
+    return {
+      intervals,
+      materials: materials.map((m) => ({
+        id: Number(m.rowid),
+        label: m.label,
+        qty: Number(m.qty),
+        unit: m.unit,
+        note: m.note,
+        settled: m.fk_stock_mouvement !== null,
+      })),
+    };
+  }
+
   /** Pages whose images are gone: finalizing refuses them rather than printing a placeholder. */
   async function missingSources(pages: PageRow[]): Promise<Array<{ page: number; source: string }>> {
     const missing: Array<{ page: number; source: string }> = [];
@@ -371,7 +418,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
   async function gather(
     report: ReportRow,
     pages: PageRow[],
-    intervals: TimeInterval[],
+    visit: VisitShown,
     user: AuthUser,
     workDir: string,
     strict: boolean,
@@ -418,12 +465,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
     ];
     // Pages after the last signature are not covered by it (they may still change): each says so.
     const lastSignature = pages.findLastIndex((p) => p.layout === 'signature');
-    const [{ facts, records }, materials] = await Promise.all([
-      signatureFacts(pages, language),
-      report.element_type && report.fk_element !== null
-        ? repo.materialsOf(handle.db, entity, report.element_type, report.fk_element)
-        : Promise.resolve([]),
-    ]);
+    const { facts, records } = await signatureFacts(pages, language);
     const photoNumbers = numberPhotos(pages);
     const bodyPages = pages.map((page, index): PdfPage => {
       const drawn = pdfPage(page, images[index]![0], images[index]![1], facts.get(page.rowid), photoNumbers);
@@ -432,10 +474,10 @@ export function createPdfInputs(deps: PdfInputsDeps) {
       return lastSignature >= 0 && index > lastSignature ? { ...drawn, notice: NOT_COVERED } : drawn;
     });
     const signatures = pages.map((p) => facts.get(p.rowid)).filter((f): f is SignatureFacts => f !== undefined);
-    const lines = materials.map((m) => ({ label: m.label, qty: Number(m.qty), unit: m.unit, note: m.note }));
+    const lines = visit.materials.map(({ label, qty, unit, note }) => ({ label, qty, unit, note }));
     // The last signature with a sign-off covers the work, the time and the material as it showed them: what changed since is marked.
     const coverage = await signoffCoverage(report.rowid, pages, records);
-    const summary = summaryOf(report, values, parent, language, signatures, coverage.mark(lines), intervals, config.timeZone, {
+    const summary = summaryOf(report, values, parent, language, signatures, coverage.mark(lines), visit.intervals, config.timeZone, {
       timeNotCovered: coverage.timeNotCovered,
       signoff: coverage.signoff,
     });
@@ -469,7 +511,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
     };
   }
 
-  return { gather, parentOf, intervalsOf, missingSources };
+  return { gather, parentOf, intervalsOf, visitOf, missingSources };
 }
 
 /**

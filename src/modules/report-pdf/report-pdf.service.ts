@@ -17,9 +17,8 @@ import type { AuthUser } from '../auth/auth.service.js';
 import { createLimiter } from '../common/limiter.js';
 import type { PageRow, ReportRow } from '../reports/reports.repository.js';
 import { reportFolder, resolveSource } from '../reports/work-area.js';
-import type { TimeInterval } from '../times/times.schemas.js';
 import { createFinalize, type FinalizeDeps, type RenderToFile } from './finalize.js';
-import { createPdfInputs, type PdfInputsDeps } from './pdf-inputs.js';
+import { createPdfInputs, type PdfInputsDeps, type VisitShown } from './pdf-inputs.js';
 import type { EvidenceRender } from './sheets.js';
 
 /** The line on every sheet after a report's last signature page (preview and final PDF), in German. */
@@ -47,7 +46,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   async function render(
     report: ReportRow,
     pages: PageRow[],
-    intervals: TimeInterval[],
+    visit: VisitShown,
     user: AuthUser,
     out: NodeJS.WritableStream,
     strict: boolean,
@@ -55,7 +54,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   ): Promise<number> {
     const workDir = await mkdtemp(tempDirPrefix('pdf'));
     try {
-      const input = await inputs.gather(report, pages, intervals, user, workDir, strict, made);
+      const input = await inputs.gather(report, pages, visit, user, workDir, strict, made);
       return (await renderReportPdf(input, out)).pageCount;
     } finally {
       await rm(workDir, { recursive: true, force: true });
@@ -63,10 +62,10 @@ export function createReportPdfService(deps: ReportPdfDeps) {
   }
 
   /** Renders into `file` (created new); on failure the stream is closed and the partial file removed. */
-  const renderToFile: RenderToFile = async (report, pages, intervals, user, file, strict, made) => {
+  const renderToFile: RenderToFile = async (report, pages, visit, user, file, strict, made) => {
     const out = createWriteStream(file, { flags: 'wx' });
     try {
-      await render(report, pages, intervals, user, out, strict, made);
+      await render(report, pages, visit, user, out, strict, made);
     } catch (error) {
       out.destroy();
       await rm(file, { force: true });
@@ -88,14 +87,14 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const dir = await mkdtemp(tempDirPrefix('preview'));
       const file = path.join(dir, 'preview.pdf');
       try {
-        const intervals = await inputs.intervalsOf(await deps.times.scopeFor(user, report));
+        const visit = await inputs.visitOf(await deps.times.scopeFor(user, report));
         const made: EvidenceRender = {
           at: Math.floor(Date.now() / 1000),
           ip: from.ip ?? null,
           file: `${reportFolder(dataRoot, entity, report.ref).name}.pdf`,
           preview: true,
         };
-        await limit(() => renderToFile(report, pages, intervals, user, file, false, made));
+        await limit(() => renderToFile(report, pages, visit, user, file, false, made));
       } catch (error) {
         await rm(dir, { recursive: true, force: true });
         throw error;

@@ -292,14 +292,24 @@ export function createReportRepository(dialect: Dialect) {
       );
     },
 
-    /** The material lines recorded on an order (or other parent), oldest first. */
-    materialsOf(db: Db, entity: number, type: string, id: number) {
+    /**
+     * The material lines a report shows, oldest first: of its object, those the report or an earlier
+     * version of it settled (`lineage`, lineage()), and for a draft those no report settled yet. A
+     * line an earlier visit's report settled (and billed) is not this visit's.
+     */
+    materialsOf(db: Db, entity: number, report: { element_type: string; fk_element: number; status: number }, lineage: number[]) {
       return db
         .selectFrom('bericht_material')
-        .select(['label', 'qty', 'unit', 'note'])
+        .select(['rowid', 'label', 'qty', 'unit', 'note', 'fk_stock_mouvement'])
         .where('entity', '=', entity)
-        .where('element_type', '=', type)
-        .where('fk_element', '=', id)
+        .where('element_type', '=', report.element_type)
+        .where('fk_element', '=', report.fk_element)
+        .where((eb) =>
+          eb.or([
+            ...(lineage.length > 0 ? [eb('fk_bericht', 'in', lineage)] : []),
+            ...(report.status === 0 ? [eb('fk_stock_mouvement', 'is', null)] : []),
+          ]),
+        )
         .orderBy('rowid')
         .execute();
     },

@@ -1,7 +1,8 @@
 /**
  * The visit as the service holds it now, in the form a sign-off's visit is hashed and compared
- * (signoff.ts): the work description of the report's object (its note_public), its material
- * lines, and the time on site the report shows (times.service.ts, ofReport: intervals the report
+ * (signoff.ts): the work description of the report's object (its note_public), the material
+ * lines the report shows (reports.repository materialsOf: not those an earlier visit's report
+ * settled), and the time on site the report shows (times.service.ts, ofReport: intervals the report
  * or an earlier version took, and for a draft those not yet taken, the open ones included, since a
  * sign-off may show a technician still on site).
  */
@@ -26,7 +27,7 @@ export async function visitNow(db: Db, repo: ReportRepository, entity: number, r
   const lineage = await repo.lineage(db, reportId);
   const [parent, materials, times] = await Promise.all([
     repo.parentWithCustomer(db, type as ElementType, id),
-    repo.materialsOf(db, entity, type, id),
+    repo.materialsOf(db, entity, { element_type: type, fk_element: Number(id), status: report.status }, lineage),
     db
       .selectFrom('bericht_time')
       .select(['arrival', 'departure'])

@@ -111,18 +111,6 @@ export function createVanStock(deps: {
     /** The settings, read before the transaction (they are the office's, not the visit's). */
     settings: () => deps.consts.getMany(STOCK_SETTINGS),
 
-    /** The ids of the material lines of the object now: what the PDF about to be made prints. */
-    async printed(db: Db, report: { element_type: string; fk_element: number }): Promise<number[]> {
-      const rows = await db
-        .selectFrom('bericht_material')
-        .select('rowid')
-        .where('entity', '=', entity)
-        .where('element_type', '=', report.element_type)
-        .where('fk_element', '=', report.fk_element)
-        .execute();
-      return rows.map((r) => Number(r.rowid));
-    },
-
     /**
      * Settles the printed lines of `report`'s object not yet settled, in `trx`; refuses (409 STOCK_INSUFFICIENT, nothing
      * written) where Dolibarr refuses an exit below zero.
@@ -132,11 +120,12 @@ export function createVanStock(deps: {
       settings: Map<string, string>,
       report: { id: number; ref: string; element_type: string; fk_element: number },
       userId: number,
-      /** The material lines the report's PDF printed (their ids). */
+      /** The material lines the report's PDF printed not yet settled (their ids): those it settles. */
       printed: number[],
     ): Promise<VanStockOutcome> {
-      // The lines the PDF printed, locked; one deleted meanwhile means render again. A line added
-      // meanwhile is not printed, so it waits for the next report.
+      // The lines the PDF printed, locked; one deleted meanwhile, or settled meanwhile by another
+      // report of the object, means render again. A line added meanwhile is not printed, so it waits
+      // for the next report.
       const rows =
         printed.length === 0
           ? []
@@ -151,9 +140,9 @@ export function createVanStock(deps: {
                 .orderBy('rowid');
               return forUpdate(dialect, query).execute();
             })();
-      if (rows.length !== printed.length)
+      if (rows.length !== printed.length || rows.some((r) => r.fk_stock_mouvement !== null))
         throw new AppError('CONFLICT', { message: 'Das Material wurde während des Abschließens geändert; bitte erneut abschließen' });
-      const lines = rows.filter((r) => r.fk_stock_mouvement === null);
+      const lines = rows;
       const outcome: VanStockOutcome = { lines: [], taken: [], left: [] };
       if (lines.length === 0) return outcome;
 

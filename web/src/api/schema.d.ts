@@ -2777,6 +2777,8 @@ export interface operations {
                             /** @description When, Unix seconds. */
                             datec: number | null;
                             element_type: string;
+                            /** @description The final report that settled the line (its PDF lists it; a new version of that report lists it too); null: none yet, so the object's next report lists it. A report never lists a line an earlier visit's report settled. */
+                            fk_bericht: number | null;
                             fk_element: number;
                             /** @description The catalogue's product or service; null: free text. */
                             fk_product: number | null;
@@ -2929,6 +2931,8 @@ export interface operations {
                         /** @description When, Unix seconds. */
                         datec: number | null;
                         element_type: string;
+                        /** @description The final report that settled the line (its PDF lists it; a new version of that report lists it too); null: none yet, so the object's next report lists it. A report never lists a line an earlier visit's report settled. */
+                        fk_bericht: number | null;
                         fk_element: number;
                         /** @description The catalogue's product or service; null: free text. */
                         fk_product: number | null;

@@ -7,7 +7,7 @@
  * the field `signoff` (the service's form in src/modules/signatures/signoff.ts), so the signature's
  * hash covers the work, the hours and the material as shown. Pure: no screen, no store.
  */
-import type { Material, TimeInterval } from '../../api/types.js';
+import type { Material, ReportDetail, TimeInterval } from '../../api/types.js';
 import type { CheckState, OutboxRecord } from '../outbox/records.js';
 import type { TimesView } from '../time/time-view.js';
 import { deviationOf, isDefect } from './checklist.js';
@@ -74,16 +74,30 @@ const stored = (text: string | null | undefined): string | null => {
 /** Quantities as the service keeps them: three decimal places. */
 const quantity = (qty: number) => Math.round(qty * 1000) / 1000;
 
+/** The report's id and those of its earlier versions (none while only the phone knows the report). */
+export function lineageOf(report: Pick<ReportDetail, 'version' | 'versions'> | undefined): number[] {
+  return report ? report.versions.filter((v) => v.version <= report.version).map((v) => v.id) : [];
+}
+
 /**
- * The order's material lines with the outbox laid over them, as the material list shows them: a
- * line being removed is gone, a line being added is there (marked pending); refused records change nothing.
+ * The order's material lines the report shows, with the outbox laid over them as the material list
+ * shows them: a line being removed is gone, a line being added is there (marked pending); refused
+ * records change nothing. A line a final report settled is shown only by that report and its later
+ * versions (`lineage`: the report's id and those of its earlier versions), as the service's PDF
+ * prints it: an earlier visit's parts are not this visit's.
  */
-export function materialLines(lines: readonly Material[], records: readonly OutboxRecord[], orderId: number): SignoffLine[] {
+export function materialLines(
+  lines: readonly Material[],
+  records: readonly OutboxRecord[],
+  orderId: number,
+  lineage: readonly number[] = [],
+): SignoffLine[] {
   const ofOrder = records.filter((r) => r.orderId === orderId && r.state !== 'refused');
   const removing = new Set(ofOrder.flatMap((r) => (r.kind === 'material-delete' ? [r.payload.materialId] : [])));
+  const shown = (line: Material) => (line.fk_stock_mouvement ?? null) === null || lineage.includes(line.fk_bericht ?? -1);
   return [
     ...lines
-      .filter((line) => !removing.has(line.id))
+      .filter((line) => shown(line) && !removing.has(line.id))
       .map((line) => ({ label: line.label, qty: quantity(line.qty), unit: stored(line.unit), note: stored(line.note), pending: false })),
     ...ofOrder.flatMap((r) =>
       r.kind === 'material-add'
