@@ -34,6 +34,7 @@ import { stockMovements } from './migrations/0022-stock-movements.js';
 import { interventionLines } from './migrations/0023-intervention-lines.js';
 import { invoiceLines } from './migrations/0024-invoice-lines.js';
 import { reportInvoice } from './migrations/0025-report-invoice.js';
+import { reportOwnMaterial } from './migrations/0026-report-own-material.js';
 
 export interface MigrateReport {
   applied: string[];
@@ -70,6 +71,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0023-intervention-lines': interventionLines(handle.dialect, handle.prefix),
         '0024-invoice-lines': invoiceLines(handle.dialect, handle.prefix),
         '0025-report-invoice': reportInvoice(handle.dialect, handle.prefix),
+        '0026-report-own-material': reportOwnMaterial(handle.dialect, handle.prefix),
       };
     },
   };

@@ -290,6 +290,8 @@ export interface BerichtTable {
   fk_fichinter: ColumnType<Int | null, Int | null | undefined, Int | null>;
   /** The customer invoice the report's time and parts went on (migration 0025), null while on none. */
   fk_facture: ColumnType<Int | null, Int | null | undefined, Int | null>;
+  /** 1: the report lists every material line of its object, as reports finalized before migration 0026 did; 0: its own visit's. */
+  all_material: ColumnType<Int, Int | undefined, Int>;
   fk_user_creat: Int;
   fk_user_modif: Int | null;
   datec: DateTime;

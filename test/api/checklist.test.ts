@@ -1415,6 +1415,7 @@ for (const dialect of testDialects()) {
           '0023-intervention-lines',
           '0024-invoice-lines',
           '0025-report-invoice',
+          '0026-report-own-material',
         ]);
         const tables = await db.introspection.getTables();
         const pageTable = tables.find((t) => t.name === table('bericht_page'))!;

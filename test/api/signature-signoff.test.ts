@@ -203,6 +203,10 @@ for (const dialect of testDialects()) {
         ['Filter F7', null],
       ]);
 
+      const detail = (id: number) =>
+        json<{ material_reports: number[]; material_unknown: boolean }>('GET', `/api/reports.php?id=${id}`, me);
+      assert.deepEqual(await detail(second.id).then((d) => [d.material_reports, d.material_unknown]), [[second.id], false]);
+
       // A new version of the first report shows the first visit's lines, as it was signed; once the second
       // report settled its own line, not that one (a draft, like a draft's time on site, shows what no report took yet).
       const again = await json<{ id: number }>('POST', `/api/reports.php?action=new_version&id=${v.id}`, me, undefined, { status: 201 });
@@ -228,12 +232,44 @@ for (const dialect of testDialects()) {
         ['Kupferrohr 15 mm', v.id],
         ['Filter F7', second.id],
       ]);
+      assert.deepEqual(await detail(again.id).then((d) => [d.material_reports, d.material_unknown]), [[again.id, v.id], false]);
       // The new version finalized settles nothing again: the lines stay the first report's.
       assert.equal((await finalize(again.id)).statusCode, 200);
       assert.deepEqual(
         (await settledBy()).map((l) => l[1]),
         [v.id, v.id, second.id],
       );
+    });
+
+    test("a report finalized before reports listed their own visit's lines keeps its signature's check, also after a later visit", async () => {
+      const v = await visit();
+      const page = (await sign(me, v.id, { fields: { signoff: signoffPart(v.signoff) } })).json();
+      const finalize = (id: number) => api('POST', `/api/reports.php?action=finalize&id=${id}`, me);
+      assert.equal((await finalize(v.id)).statusCode, 200);
+      // As such a report was left by the migrations: marked (0026), its lines without their report (before 0025).
+      await ctx.handle.db.updateTable('bericht').set({ all_material: 1 }).where('rowid', '=', v.id).execute();
+      await ctx.handle.db
+        .updateTable('bericht_material')
+        .set({ fk_bericht: null })
+        .where('element_type', '=', 'commande')
+        .where('fk_element', '=', v.order.id)
+        .execute();
+      assert.equal((await verify(page.id)).not_covered.covered, true, JSON.stringify((await verify(page.id)).not_covered));
+      const detail = await json<{ material_reports: number[]; material_unknown: boolean }>('GET', `/api/reports.php?id=${v.id}`, me);
+      assert.deepEqual([detail.material_reports, detail.material_unknown], [[v.id], true]);
+
+      // A later visit's line, settled by its own report, is neither that report's nor changes its check.
+      await json('POST', '/api/materials.php', me, {
+        element_type: 'commande',
+        fk_element: v.order.id,
+        label: 'Filter F7',
+        qty: 1,
+        unit: 'Stk',
+      });
+      const later: { id: number } = await newReport(me, v.order.id);
+      await addPage(me, later.id, { title: 'Filterwechsel' });
+      assert.equal((await finalize(later.id)).statusCode, 200);
+      assert.equal((await verify(page.id)).not_covered.covered, true);
     });
 
     test('what changes after signing is not covered: a line removed and one added, a departure recorded later, the work edited; the signature stays valid for what was signed', async () => {

@@ -15,6 +15,10 @@ import { createTestContext, type TestContext } from '../helpers/build-app.js';
 import { type Caller, testClient } from '../helpers/client.js';
 import { testDialects } from '../helpers/databases.js';
 import { comparable } from '../helpers/dolibarr-rows.js';
+import { createColumnFitter } from '../../src/dolibarr/charset.js';
+import { createConstRepository } from '../../src/dolibarr/const.repository.js';
+import { createVanStock } from '../../src/modules/stock/van-stock.js';
+import { TEST_INSTANCE_ID } from '../helpers/build-app.js';
 
 /** Dolibarr's ids and times, set or not. */
 const STOCK_TIMES = ['rowid', 'tms', 'datem', 'datec'];
@@ -226,6 +230,41 @@ for (const dialect of testDialects()) {
       assert.ok(results.some((r) => r.statusCode === 200));
       assert.equal((await movementsOf(order.id)).length, 2);
       assert.deepEqual([Number(await stockOf(made.pipe.id)), Number(await stockOf(made.seal.id))], [before[0]! - 1, before[1]! - 1]);
+    });
+
+    test('a printed line another report settled, or deleted, after the PDF was made refuses the settling (render again): nothing is written', async () => {
+      const order = await ctx.make.order({ author: office.id, valid: tech.id });
+      const seal = await line(tech, order.id, { label: 'Dichtungssatz', qty: 1, fk_product: made.seal.id });
+      const free = await line(tech, order.id, { label: 'Kleinteile', qty: 1 });
+      const first = await reportOn(order.id);
+      const second = await reportOn(order.id);
+      // The first report printed both lines; the second was finalized meanwhile and settled them.
+      assert.equal((await finalize(second.id)).statusCode, 200);
+      const stock = createVanStock({
+        dialect: ctx.handle.dialect,
+        entity: ctx.config.entity,
+        timeZone: ctx.config.timeZone,
+        consts: createConstRepository(db(), { entity: ctx.config.entity, instanceUniqueId: TEST_INSTANCE_ID }),
+        fitter: createColumnFitter(db(), ctx.handle.dialect, ctx.handle.prefix),
+        userHasWarehouse: true,
+        productHasStockable: false,
+      });
+      const settings = await stock.settings();
+      const moves = (await movementsOf(order.id)).length;
+      const settle = (printed: number[]) =>
+        db()
+          .transaction()
+          .execute((trx) =>
+            stock.settle(trx, settings, { id: first.id, ref: first.ref, element_type: 'commande', fk_element: order.id }, tech.id, printed),
+          );
+      await assert.rejects(settle([seal.id, free.id]), (e: { code?: string }) => e.code === 'CONFLICT');
+      await assert.rejects(settle([seal.id + 100_000]), (e: { code?: string }) => e.code === 'CONFLICT');
+      assert.equal((await movementsOf(order.id)).length, moves);
+      const by = await db().selectFrom('bericht_material').select('fk_bericht').where('rowid', 'in', [seal.id, free.id]).execute();
+      assert.deepEqual(
+        by.map((r) => Number(r.fk_bericht)),
+        [second.id, second.id],
+      );
     });
 
     test('refused only where Dolibarr refuses stock below zero: nothing is written, and the report stays a draft', async () => {

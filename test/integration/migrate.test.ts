@@ -68,6 +68,7 @@ const MIGRATIONS = [
   '0023-intervention-lines',
   '0024-invoice-lines',
   '0025-report-invoice',
+  '0026-report-own-material',
 ];
 
 async function tableNames(handle: DbHandle): Promise<string[]> {
@@ -271,6 +272,7 @@ for (const dialect of testDialects()) {
         '0023-intervention-lines',
         '0024-invoice-lines',
         '0025-report-invoice',
+        '0026-report-own-material',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_signature'), columns);
       await handle.db.deleteFrom('bericht_signature').where('verify_code', '=', 'migrate-0009-check').execute();
@@ -311,6 +313,7 @@ for (const dialect of testDialects()) {
         '0023-intervention-lines',
         '0024-invoice-lines',
         '0025-report-invoice',
+        '0026-report-own-material',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.insertInto('bericht').values(row('BR0001-9002')).execute();
@@ -354,6 +357,7 @@ for (const dialect of testDialects()) {
         '0023-intervention-lines',
         '0024-invoice-lines',
         '0025-report-invoice',
+        '0026-report-own-material',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht'), columns);
       await handle.db.deleteFrom('bericht').where('ref', 'in', ['BR0001-9001', 'BR0001-9002']).execute();
@@ -417,6 +421,7 @@ for (const dialect of testDialects()) {
         '0023-intervention-lines',
         '0024-invoice-lines',
         '0025-report-invoice',
+        '0026-report-own-material',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_photo_evidence'), columns);
       await handle.db.deleteFrom('bericht_photo_evidence').where('filepath', '=', 'commande/CO-MIGRATE').execute();
@@ -460,6 +465,7 @@ for (const dialect of testDialects()) {
         '0023-intervention-lines',
         '0024-invoice-lines',
         '0025-report-invoice',
+        '0026-report-own-material',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999014).execute();
@@ -496,6 +502,7 @@ for (const dialect of testDialects()) {
         '0023-intervention-lines',
         '0024-invoice-lines',
         '0025-report-invoice',
+        '0026-report-own-material',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_page'), columns);
       await handle.db.deleteFrom('bericht_page').where('fk_bericht', '=', 999018).execute();
@@ -543,6 +550,7 @@ for (const dialect of testDialects()) {
         '0023-intervention-lines',
         '0024-invoice-lines',
         '0025-report-invoice',
+        '0026-report-own-material',
       ]);
       assert.deepEqual(await columnNames(handle, 'llx_bericht_material'), columns);
       const read = await handle.db
@@ -612,7 +620,7 @@ for (const dialect of testDialects()) {
           .values({ ref: '(PROV)', entity: 1, ref_ext: 'fieldreport:BR0001-9251', fk_soc: 1, datec: now } as never),
       );
       await sql`delete from llx_bericht_migration where name >= '0025-report-invoice'`.execute(handle.db);
-      assert.deepEqual((await migrate(handle, config)).applied, ['0025-report-invoice']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0025-report-invoice', '0026-report-own-material']);
       const read = await handle.db
         .selectFrom('bericht')
         .select(['ref', 'fk_facture', 'fk_fichinter'])
@@ -636,7 +644,7 @@ for (const dialect of testDialects()) {
       // backfill is done whole, what it did stays.
       await sql`delete from llx_bericht_migration where name >= '0025-report-invoice'`.execute(handle.db);
       await handle.db.updateTable('bericht').set({ fk_facture: null }).where('ref', '=', 'BR0001-9252').execute();
-      assert.deepEqual((await migrate(handle, config)).applied, ['0025-report-invoice']);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0025-report-invoice', '0026-report-own-material']);
       const again = await handle.db
         .selectFrom('bericht')
         .select(['ref', 'fk_facture'])
@@ -655,6 +663,47 @@ for (const dialect of testDialects()) {
       await handle.db.deleteFrom('facture').where('rowid', '=', invoice).execute();
       await handle.db.deleteFrom('fichinter').where('rowid', '=', intervention).execute();
       await handle.db.deleteFrom('bericht').where('ref', 'like', 'BR0001-925%').execute();
+    });
+
+    test('0026 keeps every material line on the reports finalized before it (they printed them all), and only there', async () => {
+      const now = toDbDateTime();
+      await handle.db.schema.alterTable('bericht').dropColumn('all_material').execute();
+      const report = (ref: string, status: number) => ({
+        ref,
+        entity: 1,
+        title: 'Alt',
+        format: 'A4',
+        orientation: 'portrait',
+        element_type: 'commande',
+        fk_element: 999261,
+        status,
+        fk_user_creat: 1,
+        datec: now,
+        tms: now,
+      });
+      await handle.db
+        .insertInto('bericht')
+        .values([report('BR0001-9261', 1), report('BR0001-9262', 0)])
+        .execute();
+      const read = async () =>
+        (
+          await handle.db.selectFrom('bericht').select(['ref', 'all_material']).where('ref', 'like', 'BR0001-926%').orderBy('ref').execute()
+        ).map((r) => [r.ref, Number(r.all_material)]);
+      await sql`delete from llx_bericht_migration where name = '0026-report-own-material'`.execute(handle.db);
+      assert.deepEqual((await migrate(handle, config)).applied, ['0026-report-own-material']);
+      assert.deepEqual(await read(), [
+        ['BR0001-9261', 1],
+        ['BR0001-9262', 0],
+      ]);
+      // Run again, as after a run cut short after its DDL: the column stays, the marks are made whole.
+      await sql`delete from llx_bericht_migration where name = '0026-report-own-material'`.execute(handle.db);
+      await handle.db.updateTable('bericht').set({ all_material: 0 }).where('ref', '=', 'BR0001-9261').execute();
+      assert.deepEqual((await migrate(handle, config)).applied, ['0026-report-own-material']);
+      assert.deepEqual(await read(), [
+        ['BR0001-9261', 1],
+        ['BR0001-9262', 0],
+      ]);
+      await handle.db.deleteFrom('bericht').where('ref', 'like', 'BR0001-926%').execute();
     });
 
     test('another entity gets its own four rights; the first keeps its own', async () => {
@@ -1064,6 +1113,7 @@ for (const dialect of testDialects()) {
           '0023-intervention-lines',
           '0024-invoice-lines',
           '0025-report-invoice',
+          '0026-report-own-material',
         ]);
         const again = await mysqlIndexes(handle);
         assert.deepEqual(again, first, 'the module migration run again');

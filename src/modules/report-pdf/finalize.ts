@@ -116,7 +116,7 @@ export function createFinalize(deps: FinalizeDeps) {
     let interventionCopy: { temp: string; target: string; where: string } | undefined;
     // What the PDF prints of the visit: the time on site it takes, and the material lines that settle
     // with it (those not yet settled; lines an earlier version settled stay as they were).
-    const visit = await deps.inputs.visitOf(scope);
+    const visit = await deps.inputs.visitOf(report, scope);
     const intervals = visit.intervals;
     const printedMaterials = visit.materials.filter((m) => !m.settled).map((m) => m.id);
     try {

@@ -330,20 +330,21 @@ export function createPdfInputs(deps: PdfInputsDeps) {
   }
 
   /**
-   * What of the visit a report shows besides its pages (`scope`: times.scopeFor the caller): its time
-   * on site, and its material lines (reports.repository materialsOf: those it or an earlier version
-   * settled, for a draft also those not yet settled; never an earlier visit's).
+   * What of the visit `report` shows besides its pages: its time on site as `scope` (times.scopeFor
+   * the caller) shows it, and its material lines (reports.repository materialsOf: those it or a
+   * version it descends from settled, for a draft also those not yet settled; never an earlier visit's), the
+   * same for every caller, as the check of a signature's sign-off compares them (visit-now.ts).
    */
-  async function visitOf(scope: ReportRow, conn = handle.db): Promise<VisitShown> {
-    const lineage = await repo.lineage(conn, scope.rowid);
+  async function visitOf(report: ReportRow, scope: ReportRow, conn = handle.db): Promise<VisitShown> {
+    const lineage = await repo.lineage(conn, report.rowid);
     const [intervals, materials] = await Promise.all([
       deps.times.ofReport(conn, scope, lineage),
-      scope.element_type && scope.fk_element !== null
+      report.element_type && report.fk_element !== null
         ? repo.materialsOf(
             conn,
             entity,
-            { element_type: scope.element_type, fk_element: Number(scope.fk_element), status: scope.status },
-            lineage,
+            { element_type: report.element_type, fk_element: Number(report.fk_element), status: report.status },
+            await repo.materialSource(conn, report, lineage),
           )
         : Promise.resolve([]),
     ]);

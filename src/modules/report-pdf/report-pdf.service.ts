@@ -87,7 +87,7 @@ export function createReportPdfService(deps: ReportPdfDeps) {
       const dir = await mkdtemp(tempDirPrefix('preview'));
       const file = path.join(dir, 'preview.pdf');
       try {
-        const visit = await inputs.visitOf(await deps.times.scopeFor(user, report));
+        const visit = await inputs.visitOf(report, await deps.times.scopeFor(user, report));
         const made: EvidenceRender = {
           at: Math.floor(Date.now() / 1000),
           ip: from.ip ?? null,

@@ -293,11 +293,41 @@ export function createReportRepository(dialect: Dialect) {
     },
 
     /**
-     * The material lines a report shows, oldest first: of its object, those the report or an earlier
-     * version of it settled (`lineage`, lineage()), and for a draft those no report settled yet. A
-     * line an earlier visit's report settled (and billed) is not this visit's.
+     * Whose settled material lines a report lists (materialsOf): `reports`, its own and those of the
+     * versions it descends from (`lineage`, lineage()); for a report finalized before migration 0026
+     * (`all_material`) or a new version of one, which listed every line of its object, also every
+     * report of its object from before 0026, and (`unknown`) the lines settled before a line knew
+     * its report (migration 0025).
      */
-    materialsOf(db: Db, entity: number, report: { element_type: string; fk_element: number; status: number }, lineage: number[]) {
+    async materialSource(
+      db: Db,
+      report: { element_type: string | null; fk_element: number | null },
+      lineage: number[],
+    ): Promise<{ reports: number[]; unknown: boolean }> {
+      if (lineage.length === 0) return { reports: [], unknown: false };
+      const old = await db.selectFrom('bericht').select('rowid').where('rowid', 'in', lineage).where('all_material', '=', 1).execute();
+      if (old.length === 0 || report.element_type === null || report.fk_element === null) return { reports: lineage, unknown: false };
+      const before = await db
+        .selectFrom('bericht')
+        .select('rowid')
+        .where('element_type', '=', report.element_type)
+        .where('fk_element', '=', report.fk_element)
+        .where('all_material', '=', 1)
+        .execute();
+      return { reports: [...new Set([...lineage, ...before.map((r) => Number(r.rowid))])], unknown: true };
+    },
+
+    /**
+     * The material lines a report shows, oldest first: of its object, those settled by a report of
+     * `source` (materialSource), and for a draft those no report settled yet. A line an earlier
+     * visit's report settled (and billed) is not this visit's.
+     */
+    materialsOf(
+      db: Db,
+      entity: number,
+      report: { element_type: string; fk_element: number; status: number },
+      source: { reports: number[]; unknown: boolean },
+    ) {
       return db
         .selectFrom('bericht_material')
         .select(['rowid', 'label', 'qty', 'unit', 'note', 'fk_stock_mouvement'])
@@ -306,7 +336,8 @@ export function createReportRepository(dialect: Dialect) {
         .where('fk_element', '=', report.fk_element)
         .where((eb) =>
           eb.or([
-            ...(lineage.length > 0 ? [eb('fk_bericht', 'in', lineage)] : []),
+            ...(source.reports.length > 0 ? [eb('fk_bericht', 'in', source.reports)] : []),
+            ...(source.unknown ? [eb.and([eb('fk_bericht', 'is', null), eb('fk_stock_mouvement', 'is not', null)])] : []),
             ...(report.status === 0 ? [eb('fk_stock_mouvement', 'is', null)] : []),
           ]),
         )
@@ -332,7 +363,7 @@ export function createReportRepository(dialect: Dialect) {
     async linked(db: Db, ids: number[]) {
       return db
         .selectFrom('bericht')
-        .select(['rowid', 'ref', 'version', 'status', 'fk_bericht_parent', 'datec'])
+        .select(['rowid', 'ref', 'version', 'status', 'fk_bericht_parent', 'datec', 'all_material'])
         .where((eb) => eb.or([eb('rowid', 'in', ids), eb('fk_bericht_parent', 'in', ids)]))
         .execute();
     },

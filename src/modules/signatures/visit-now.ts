@@ -27,7 +27,12 @@ export async function visitNow(db: Db, repo: ReportRepository, entity: number, r
   const lineage = await repo.lineage(db, reportId);
   const [parent, materials, times] = await Promise.all([
     repo.parentWithCustomer(db, type as ElementType, id),
-    repo.materialsOf(db, entity, { element_type: type, fk_element: Number(id), status: report.status }, lineage),
+    repo.materialsOf(
+      db,
+      entity,
+      { element_type: type, fk_element: Number(id), status: report.status },
+      await repo.materialSource(db, report, lineage),
+    ),
     db
       .selectFrom('bericht_time')
       .select(['arrival', 'departure'])

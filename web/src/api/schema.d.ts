@@ -3856,6 +3856,10 @@ export interface operations {
                         format: string;
                         id: number;
                         is_template: boolean;
+                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled. */
+                        material_reports: number[];
+                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report). */
+                        material_unknown: boolean;
                         /** @description Cover-sheet template (file name in the template folder), or null for none. */
                         odt_template: string | null;
                         orientation: string;
@@ -5089,6 +5093,10 @@ export interface operations {
                         format: string;
                         id: number;
                         is_template: boolean;
+                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled. */
+                        material_reports: number[];
+                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report). */
+                        material_unknown: boolean;
                         /** @description Cover-sheet template (file name in the template folder), or null for none. */
                         odt_template: string | null;
                         orientation: string;
@@ -5395,6 +5403,10 @@ export interface operations {
                         format: string;
                         id: number;
                         is_template: boolean;
+                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled. */
+                        material_reports: number[];
+                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report). */
+                        material_unknown: boolean;
                         /** @description Cover-sheet template (file name in the template folder), or null for none. */
                         odt_template: string | null;
                         orientation: string;
@@ -5566,6 +5578,10 @@ export interface operations {
                         format: string;
                         id: number;
                         is_template: boolean;
+                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled. */
+                        material_reports: number[];
+                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report). */
+                        material_unknown: boolean;
                         /** @description Cover-sheet template (file name in the template folder), or null for none. */
                         odt_template: string | null;
                         orientation: string;
@@ -6266,6 +6282,10 @@ export interface operations {
                         format: string;
                         id: number;
                         is_template: boolean;
+                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled. */
+                        material_reports: number[];
+                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report). */
+                        material_unknown: boolean;
                         /** @description Cover-sheet template (file name in the template folder), or null for none. */
                         odt_template: string | null;
                         orientation: string;

@@ -74,27 +74,26 @@ const stored = (text: string | null | undefined): string | null => {
 /** Quantities as the service keeps them: three decimal places. */
 const quantity = (qty: number) => Math.round(qty * 1000) / 1000;
 
-/** The report's id and those of its earlier versions (none while only the phone knows the report). */
-export function lineageOf(report: Pick<ReportDetail, 'version' | 'versions'> | undefined): number[] {
-  return report ? report.versions.filter((v) => v.version <= report.version).map((v) => v.id) : [];
-}
-
 /**
  * The order's material lines the report shows, with the outbox laid over them as the material list
  * shows them: a line being removed is gone, a line being added is there (marked pending); refused
- * records change nothing. A line a final report settled is shown only by that report and its later
- * versions (`lineage`: the report's id and those of its earlier versions), as the service's PDF
- * prints it: an earlier visit's parts are not this visit's.
+ * records change nothing. As the service's PDF prints them: lines no report settled yet, and those
+ * settled by the reports the service names for the report (`material_reports`: its own and those of
+ * the versions it descends from; `material_unknown`: also those settled before lines knew their
+ * report); not a line an earlier visit's report settled.
  */
 export function materialLines(
   lines: readonly Material[],
   records: readonly OutboxRecord[],
   orderId: number,
-  lineage: readonly number[] = [],
+  report?: Partial<Pick<ReportDetail, 'material_reports' | 'material_unknown'>>,
 ): SignoffLine[] {
   const ofOrder = records.filter((r) => r.orderId === orderId && r.state !== 'refused');
   const removing = new Set(ofOrder.flatMap((r) => (r.kind === 'material-delete' ? [r.payload.materialId] : [])));
-  const shown = (line: Material) => (line.fk_stock_mouvement ?? null) === null || lineage.includes(line.fk_bericht ?? -1);
+  const reports = report?.material_reports ?? [];
+  const shown = (line: Material) =>
+    (line.fk_stock_mouvement ?? null) === null ||
+    ((line.fk_bericht ?? null) === null ? report?.material_unknown === true : reports.includes(line.fk_bericht!));
   return [
     ...lines
       .filter((line) => shown(line) && !removing.has(line.id))
