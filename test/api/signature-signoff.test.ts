@@ -28,6 +28,8 @@ import { pdfText, pdfToolsMissing } from '../helpers/pdf-tools.js';
 import { assertPdfA1b } from '../helpers/pdfa.js';
 
 const WORK = 'Jährliche Wartung der Gas-Brennwerttherme im Keller; Abgasmessung.';
+/** The check's answer when nothing changed since signing. */
+const ALL_COVERED = { covered: true, work_changed: false, materials_added: [], materials_removed: [], times_added: [], times_removed: [] };
 
 for (const dialect of testDialects()) {
   describe(`signature sign-off [${dialect}]`, () => {
@@ -84,6 +86,14 @@ for (const dialect of testDialects()) {
         signoff,
         workDir: objectFolder(ctx.config.dataRoot, ctx.config.entity, 'bericht', r.ref).dir,
       };
+    }
+
+    /** A later visit on the order: a line of its own ('Filter F7', `qty` Stk) and a draft report with a page. */
+    async function laterVisit(order: number, qty: number): Promise<{ id: number }> {
+      await json('POST', '/api/materials.php', me, { element_type: 'commande', fk_element: order, label: 'Filter F7', qty, unit: 'Stk' });
+      const report: { id: number } = await newReport(me, order);
+      await addPage(me, report.id, { title: 'Filterwechsel' });
+      return report;
     }
 
     const metadataOf = (page: { source_path: string }) => signatureMetadata(ctx.config.dataRoot, page);
@@ -146,14 +156,7 @@ for (const dialect of testDialects()) {
 
       const checked = await verify(page.id);
       assert.equal(checked.verified, true, JSON.stringify(checked));
-      assert.deepEqual(checked.not_covered, {
-        covered: true,
-        work_changed: false,
-        materials_added: [],
-        materials_removed: [],
-        times_added: [],
-        times_removed: [],
-      });
+      assert.deepEqual(checked.not_covered, ALL_COVERED);
       assert.match(checked.message, /Arbeiten, Zeiten und Materialien sind unverändert/);
       const html = await publicCheck(page);
       assert.ok(html.includes('✔ Gültig: was unterschrieben wurde, ist unverändert'), html);
@@ -169,26 +172,11 @@ for (const dialect of testDialects()) {
       assert.equal(first.statusCode, 200, first.body);
 
       // The second visit: one line of its own; the first visit's two are settled (and billed) already.
-      await json('POST', '/api/materials.php', me, {
-        element_type: 'commande',
-        fk_element: v.order.id,
-        label: 'Filter F7',
-        qty: 2,
-        unit: 'Stk',
-      });
-      const second: { id: number } = await newReport(me, v.order.id);
-      await addPage(me, second.id, { title: 'Filterwechsel' });
+      const second = await laterVisit(v.order.id, 2);
       const own = { ...v.signoff, times: [], materials: [{ label: 'Filter F7', qty: 2, unit: 'Stk', note: null }] };
       const signed = await sign(me, second.id, { fields: { signoff: signoffPart(own) } });
       assert.equal(signed.statusCode, 201, signed.body);
-      assert.deepEqual((await verify(signed.json().id)).not_covered, {
-        covered: true,
-        work_changed: false,
-        materials_added: [],
-        materials_removed: [],
-        times_added: [],
-        times_removed: [],
-      });
+      assert.deepEqual((await verify(signed.json().id)).not_covered, ALL_COVERED);
       const settledBy = async () =>
         (
           await json<{ items: Array<{ label: string; fk_bericht: number | null }> }>(
@@ -259,15 +247,7 @@ for (const dialect of testDialects()) {
       assert.deepEqual([detail.material_reports, detail.material_unknown], [[v.id], true]);
 
       // A later visit's line, settled by its own report, is neither that report's nor changes its check.
-      await json('POST', '/api/materials.php', me, {
-        element_type: 'commande',
-        fk_element: v.order.id,
-        label: 'Filter F7',
-        qty: 1,
-        unit: 'Stk',
-      });
-      const later: { id: number } = await newReport(me, v.order.id);
-      await addPage(me, later.id, { title: 'Filterwechsel' });
+      const later = await laterVisit(v.order.id, 1);
       assert.equal((await finalize(later.id)).statusCode, 200);
       assert.equal((await verify(page.id)).not_covered.covered, true);
     });

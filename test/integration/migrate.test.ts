@@ -110,6 +110,22 @@ async function constValue(handle: DbHandle, name: string): Promise<string | unde
   return row?.value;
 }
 
+/** A report row as one from before a migration: its object, its status, made at `now`. */
+function oldReport(ref: string, elementType: string, fkElement: number, status: number, now: string) {
+  return {
+    ref,
+    entity: 1,
+    title: 'Alt',
+    format: 'A4',
+    orientation: 'portrait',
+    element_type: elementType,
+    fk_element: fkElement,
+    status,
+    fk_user_creat: 1,
+    datec: now,
+    tms: now,
+  };
+}
 for (const dialect of testDialects()) {
   describe(`migrate on a new database [${dialect}]`, () => {
     let database: TestDatabase;
@@ -514,19 +530,7 @@ for (const dialect of testDialects()) {
       const now = toDbDateTime();
       // Lines from before the column: the column taken away again (as 0021 left the table), the rows written, 0022 run.
       await handle.db.schema.alterTable('bericht_material').dropColumn('fk_stock_mouvement').execute();
-      const report = (ref: string, order: number, status: number) => ({
-        ref,
-        entity: 1,
-        title: 'Alt',
-        format: 'A4',
-        orientation: 'portrait',
-        element_type: 'commande',
-        fk_element: order,
-        status,
-        fk_user_creat: 1,
-        datec: now,
-        tms: now,
-      });
+      const report = (ref: string, order: number, status: number) => oldReport(ref, 'commande', order, status, now);
       await handle.db
         .insertInto('bericht')
         .values([report('BR0001-9221', 999221, 1), report('BR0001-9222', 999222, 0)])
@@ -585,19 +589,7 @@ for (const dialect of testDialects()) {
         ).execute();
       for (const column of ['fk_fichinter', 'fk_facture']) await handle.db.schema.alterTable('bericht').dropColumn(column).execute();
       await handle.db.schema.alterTable('bericht_material').dropColumn('fk_bericht').execute();
-      const report = (ref: string, element: string, status: number) => ({
-        ref,
-        entity: 1,
-        title: 'Alt',
-        format: 'A4',
-        orientation: 'portrait',
-        element_type: element,
-        fk_element: 999251,
-        status,
-        fk_user_creat: 1,
-        datec: now,
-        tms: now,
-      });
+      const report = (ref: string, element: string, status: number) => oldReport(ref, element, 999251, status, now);
       await handle.db
         .insertInto('bericht')
         .values([
@@ -668,19 +660,7 @@ for (const dialect of testDialects()) {
     test('0026 keeps every material line on the reports finalized before it (they printed them all), and only there', async () => {
       const now = toDbDateTime();
       await handle.db.schema.alterTable('bericht').dropColumn('all_material').execute();
-      const report = (ref: string, status: number) => ({
-        ref,
-        entity: 1,
-        title: 'Alt',
-        format: 'A4',
-        orientation: 'portrait',
-        element_type: 'commande',
-        fk_element: 999261,
-        status,
-        fk_user_creat: 1,
-        datec: now,
-        tms: now,
-      });
+      const report = (ref: string, status: number) => oldReport(ref, 'commande', 999261, status, now);
       await handle.db
         .insertInto('bericht')
         .values([report('BR0001-9261', 1), report('BR0001-9262', 0)])
