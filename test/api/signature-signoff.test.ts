@@ -250,6 +250,9 @@ for (const dialect of testDialects()) {
       const later = await laterVisit(v.order.id, 1);
       assert.equal((await finalize(later.id)).statusCode, 200);
       assert.equal((await verify(page.id)).not_covered.covered, true);
+      // Nor when that later visit was reported before the update too: it is not an earlier report of the object.
+      await ctx.handle.db.updateTable('bericht').set({ all_material: 1 }).where('rowid', '=', later.id).execute();
+      assert.equal((await verify(page.id)).not_covered.covered, true);
     });
 
     test('what changes after signing is not covered: a line removed and one added, a departure recorded later, the work edited; the signature stays valid for what was signed', async () => {

@@ -64,6 +64,23 @@ test('a report from before reports listed their own lines (and a new version of 
   assert.deepEqual(labels(materialLines(old, [], ORDER, { material_reports: [200], material_unknown: false })), ['Filter (dieser Besuch)']);
 });
 
+test('a report the phone kept from before the service named whose lines it lists: its versions up to its own', () => {
+  const kept = {
+    version: 2,
+    versions: [
+      { id: 100, ref: 'BR-1', version: 1, status: 'final' as const, datec: 1 },
+      { id: 300, ref: 'BR-1', version: 2, status: 'draft' as const, datec: 2 },
+      { id: 400, ref: 'BR-1', version: 3, status: 'draft' as const, datec: 3 },
+    ],
+  };
+  const withLater = [...lines, line(6, 'Ventil (Version 3)', { movement: 0, report: 400 })];
+  assert.deepEqual(labels(materialLines(withLater, [], ORDER, kept)), [
+    'Dichtung (erster Besuch, aus dem Fahrzeug)',
+    'Kleinteile (erster Besuch)',
+    'Filter (dieser Besuch)',
+  ]);
+});
+
 test('the outbox is laid over: a line being removed is gone, one being added is there and pending', () => {
   const records = [
     { kind: 'material-delete', orderId: ORDER, state: 'waiting', payload: { materialId: 3 } },

@@ -75,7 +75,7 @@ export const Material = Type.Object({
   }),
   fk_bericht: Type.Union([Type.Integer(), Type.Null()], {
     description:
-      "The final report that settled the line (its PDF lists it; a new version of that report lists it too); null: none yet, so the object's next report lists it. A report never lists a line an earlier visit's report settled.",
+      "The final report that settled the line (its PDF lists it; a new version of that report lists it too); null on a line not yet settled (the object's next report lists it), or on one settled before lines knew their report. A later visit's report does not list a line an earlier visit's report settled.",
   }),
 });
 export type Material = Static<typeof Material>;

@@ -344,7 +344,7 @@ export function createPdfInputs(deps: PdfInputsDeps) {
             conn,
             entity,
             { element_type: report.element_type, fk_element: Number(report.fk_element), status: report.status },
-            await repo.materialSource(conn, report, lineage),
+            await repo.materialSource(conn, entity, report, lineage),
           )
         : Promise.resolve([]),
     ]);

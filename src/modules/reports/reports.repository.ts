@@ -295,12 +295,13 @@ export function createReportRepository(dialect: Dialect) {
     /**
      * Whose settled material lines a report lists (materialsOf): `reports`, its own and those of the
      * versions it descends from (`lineage`, lineage()); for a report finalized before migration 0026
-     * (`all_material`) or a new version of one, which listed every line of its object, also every
-     * report of its object from before 0026, and (`unknown`) the lines settled before a line knew
-     * its report (migration 0025).
+     * (`all_material`) or a new version of one, which listed every line of its object, also the
+     * reports of its object from before 0026 made before it (its earlier visits'), and (`unknown`)
+     * the lines settled before a line knew its report (migration 0025).
      */
     async materialSource(
       db: Db,
+      entity: number,
       report: { element_type: string | null; fk_element: number | null },
       lineage: number[],
     ): Promise<{ reports: number[]; unknown: boolean }> {
@@ -310,17 +311,20 @@ export function createReportRepository(dialect: Dialect) {
       const before = await db
         .selectFrom('bericht')
         .select('rowid')
+        .where('entity', '=', entity)
         .where('element_type', '=', report.element_type)
         .where('fk_element', '=', report.fk_element)
         .where('all_material', '=', 1)
+        .where('rowid', '<=', Math.max(...old.map((r) => Number(r.rowid))))
         .execute();
       return { reports: [...new Set([...lineage, ...before.map((r) => Number(r.rowid))])], unknown: true };
     },
 
     /**
      * The material lines a report shows, oldest first: of its object, those settled by a report of
-     * `source` (materialSource), and for a draft those no report settled yet. A line an earlier
-     * visit's report settled (and billed) is not this visit's.
+     * `source` (materialSource), and for a draft those no report settled yet. A line a later visit's
+     * report settled (and billed) is not this visit's, nor (but for reports from before migration
+     * 0026) one an earlier visit's report settled.
      */
     materialsOf(
       db: Db,
@@ -363,7 +367,7 @@ export function createReportRepository(dialect: Dialect) {
     async linked(db: Db, ids: number[]) {
       return db
         .selectFrom('bericht')
-        .select(['rowid', 'ref', 'version', 'status', 'fk_bericht_parent', 'datec', 'all_material'])
+        .select(['rowid', 'ref', 'version', 'status', 'fk_bericht_parent', 'datec'])
         .where((eb) => eb.or([eb('rowid', 'in', ids), eb('fk_bericht_parent', 'in', ids)]))
         .execute();
     },

@@ -311,14 +311,18 @@ export const ReportDetail = Type.Object({
   ...ReportFields,
   pages: Type.Array(Page, { description: 'In page_order.' }),
   versions: Type.Array(VersionLink, { description: 'Every version of this report (this one included), by version number.' }),
-  material_reports: Type.Array(Type.Integer(), {
-    description:
-      "The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled.",
-  }),
-  material_unknown: Type.Boolean({
-    description:
-      'The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report).',
-  }),
+  material_reports: Type.Optional(
+    Type.Array(Type.Integer(), {
+      description:
+        "The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from; a draft also lists the lines no report settled yet. A report finalized before reports listed only their own visit's lines (and a new version of one) also lists those of the earlier reports of its object from before. Absent only in an answer stored before these fields (an idempotent repeat).",
+    }),
+  ),
+  material_unknown: Type.Optional(
+    Type.Boolean({
+      description:
+        'The report also lists the settled lines whose report is not known (`fk_bericht` null on a settled line: settled before lines knew their report).',
+    }),
+  ),
 });
 export type ReportDetail = Static<typeof ReportDetail>;
 

@@ -194,7 +194,7 @@ export function createReportService(deps: ReportServiceDeps) {
 
   /** Whose settled material lines the report lists, for the app's sign-off to show what the PDF prints (reports.repository materialSource). */
   async function materialShown(row: ReportRow, lineage: number[], conn: Db) {
-    const source = await repo.materialSource(conn, row, lineage);
+    const source = await repo.materialSource(conn, entity, row, lineage);
     return { material_reports: source.reports, material_unknown: source.unknown };
   }
 

@@ -31,7 +31,7 @@ export async function visitNow(db: Db, repo: ReportRepository, entity: number, r
       db,
       entity,
       { element_type: type, fk_element: Number(id), status: report.status },
-      await repo.materialSource(db, report, lineage),
+      await repo.materialSource(db, entity, report, lineage),
     ),
     db
       .selectFrom('bericht_time')

@@ -2777,7 +2777,7 @@ export interface operations {
                             /** @description When, Unix seconds. */
                             datec: number | null;
                             element_type: string;
-                            /** @description The final report that settled the line (its PDF lists it; a new version of that report lists it too); null: none yet, so the object's next report lists it. A report never lists a line an earlier visit's report settled. */
+                            /** @description The final report that settled the line (its PDF lists it; a new version of that report lists it too); null on a line not yet settled (the object's next report lists it), or on one settled before lines knew their report. A later visit's report does not list a line an earlier visit's report settled. */
                             fk_bericht: number | null;
                             fk_element: number;
                             /** @description The catalogue's product or service; null: free text. */
@@ -2931,7 +2931,7 @@ export interface operations {
                         /** @description When, Unix seconds. */
                         datec: number | null;
                         element_type: string;
-                        /** @description The final report that settled the line (its PDF lists it; a new version of that report lists it too); null: none yet, so the object's next report lists it. A report never lists a line an earlier visit's report settled. */
+                        /** @description The final report that settled the line (its PDF lists it; a new version of that report lists it too); null on a line not yet settled (the object's next report lists it), or on one settled before lines knew their report. A later visit's report does not list a line an earlier visit's report settled. */
                         fk_bericht: number | null;
                         fk_element: number;
                         /** @description The catalogue's product or service; null: free text. */
@@ -3856,10 +3856,10 @@ export interface operations {
                         format: string;
                         id: number;
                         is_template: boolean;
-                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled. */
-                        material_reports: number[];
-                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report). */
-                        material_unknown: boolean;
+                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from; a draft also lists the lines no report settled yet. A report finalized before reports listed only their own visit's lines (and a new version of one) also lists those of the earlier reports of its object from before. Absent only in an answer stored before these fields (an idempotent repeat). */
+                        material_reports?: number[];
+                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null on a settled line: settled before lines knew their report). */
+                        material_unknown?: boolean;
                         /** @description Cover-sheet template (file name in the template folder), or null for none. */
                         odt_template: string | null;
                         orientation: string;
@@ -5093,10 +5093,10 @@ export interface operations {
                         format: string;
                         id: number;
                         is_template: boolean;
-                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled. */
-                        material_reports: number[];
-                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report). */
-                        material_unknown: boolean;
+                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from; a draft also lists the lines no report settled yet. A report finalized before reports listed only their own visit's lines (and a new version of one) also lists those of the earlier reports of its object from before. Absent only in an answer stored before these fields (an idempotent repeat). */
+                        material_reports?: number[];
+                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null on a settled line: settled before lines knew their report). */
+                        material_unknown?: boolean;
                         /** @description Cover-sheet template (file name in the template folder), or null for none. */
                         odt_template: string | null;
                         orientation: string;
@@ -5403,10 +5403,10 @@ export interface operations {
                         format: string;
                         id: number;
                         is_template: boolean;
-                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled. */
-                        material_reports: number[];
-                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report). */
-                        material_unknown: boolean;
+                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from; a draft also lists the lines no report settled yet. A report finalized before reports listed only their own visit's lines (and a new version of one) also lists those of the earlier reports of its object from before. Absent only in an answer stored before these fields (an idempotent repeat). */
+                        material_reports?: number[];
+                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null on a settled line: settled before lines knew their report). */
+                        material_unknown?: boolean;
                         /** @description Cover-sheet template (file name in the template folder), or null for none. */
                         odt_template: string | null;
                         orientation: string;
@@ -5578,10 +5578,10 @@ export interface operations {
                         format: string;
                         id: number;
                         is_template: boolean;
-                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled. */
-                        material_reports: number[];
-                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report). */
-                        material_unknown: boolean;
+                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from; a draft also lists the lines no report settled yet. A report finalized before reports listed only their own visit's lines (and a new version of one) also lists those of the earlier reports of its object from before. Absent only in an answer stored before these fields (an idempotent repeat). */
+                        material_reports?: number[];
+                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null on a settled line: settled before lines knew their report). */
+                        material_unknown?: boolean;
                         /** @description Cover-sheet template (file name in the template folder), or null for none. */
                         odt_template: string | null;
                         orientation: string;
@@ -6282,10 +6282,10 @@ export interface operations {
                         format: string;
                         id: number;
                         is_template: boolean;
-                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from (for a report finalized before reports listed only their own visit's lines, or a new version of one, every report of its object from before). A draft also lists the lines no report settled yet; no report lists a line an earlier visit's report settled. */
-                        material_reports: number[];
-                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null: settled before lines knew their report). */
-                        material_unknown: boolean;
+                        /** @description The reports whose settled material lines (their `fk_bericht`) this report lists: its own and those of the versions it descends from; a draft also lists the lines no report settled yet. A report finalized before reports listed only their own visit's lines (and a new version of one) also lists those of the earlier reports of its object from before. Absent only in an answer stored before these fields (an idempotent repeat). */
+                        material_reports?: number[];
+                        /** @description The report also lists the settled lines whose report is not known (`fk_bericht` null on a settled line: settled before lines knew their report). */
+                        material_unknown?: boolean;
                         /** @description Cover-sheet template (file name in the template folder), or null for none. */
                         odt_template: string | null;
                         orientation: string;

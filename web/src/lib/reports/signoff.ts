@@ -86,11 +86,12 @@ export function materialLines(
   lines: readonly Material[],
   records: readonly OutboxRecord[],
   orderId: number,
-  report?: Partial<Pick<ReportDetail, 'material_reports' | 'material_unknown'>>,
+  report?: Partial<Pick<ReportDetail, 'material_reports' | 'material_unknown' | 'version' | 'versions'>>,
 ): SignoffLine[] {
   const ofOrder = records.filter((r) => r.orderId === orderId && r.state !== 'refused');
   const removing = new Set(ofOrder.flatMap((r) => (r.kind === 'material-delete' ? [r.payload.materialId] : [])));
-  const reports = report?.material_reports ?? [];
+  // A report the phone kept from before the service named them: its versions up to its own.
+  const reports = report?.material_reports ?? (report?.versions ?? []).filter((v) => v.version <= (report?.version ?? 0)).map((v) => v.id);
   const shown = (line: Material) =>
     (line.fk_stock_mouvement ?? null) === null ||
     ((line.fk_bericht ?? null) === null ? report?.material_unknown === true : reports.includes(line.fk_bericht!));
