@@ -71,7 +71,7 @@ function provider(handle: DbHandle): MigrationProvider {
         '0023-intervention-lines': interventionLines(handle.dialect, handle.prefix),
         '0024-invoice-lines': invoiceLines(handle.dialect, handle.prefix),
         '0025-report-invoice': reportInvoice(handle.dialect, handle.prefix),
-        '0026-report-own-material': reportOwnMaterial(handle.dialect, handle.prefix),
+        '0026-report-own-material': reportOwnMaterial(handle.prefix),
       };
     },
   };

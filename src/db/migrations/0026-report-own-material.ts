@@ -7,9 +7,8 @@
  * 0 for every other report.
  */
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../../config.js';
 
-export function reportOwnMaterial(_dialect: Dialect, prefix: string) {
+export function reportOwnMaterial(prefix: string) {
   return {
     async up(db: Kysely<any>): Promise<void> {
       // Only what is missing: MariaDB/MySQL's DDL is not transactional, so a run cut short may be repeated.

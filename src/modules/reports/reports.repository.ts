@@ -6,7 +6,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Dialect } from '../../config.js';
-import { anyContains, descNullsLast, insertId, toDbDateTime } from '../../db/dialect.js';
+import { anyContains, descNullsLast, forUpdate, insertId, toDbDateTime } from '../../db/dialect.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { BerichtPageTable, BerichtSignatureTable, BerichtTable } from '../../db/tables.js';
 import type { ListTotals } from '../../db/list-total.js';
@@ -135,8 +135,7 @@ export function createReportRepository(dialect: Dialect) {
 
     /** The report row locked for the rest of the transaction (PostgreSQL, MariaDB; SQLite's write lock is whole). */
     async lockById(db: Db, id: number): Promise<Selectable<BerichtTable> | undefined> {
-      const query = db.selectFrom('bericht').selectAll().where('rowid', '=', id);
-      return dialect === 'sqlite' ? query.executeTakeFirst() : query.forUpdate().executeTakeFirst();
+      return forUpdate(dialect, db.selectFrom('bericht').selectAll().where('rowid', '=', id)).executeTakeFirst();
     },
 
     pages(db: Db, reportId: number): Promise<PageRow[]> {

@@ -141,34 +141,9 @@ export function createReportService(deps: ReportServiceDeps) {
 
   /**
    * Every version linked to `id` through fk_bericht_parent, either way, by version number; with
-   * `user`, only those the user may see. `lineage`: `id` and the versions it descends from,
-   * nearest first.
+   * `user`, only those the user may see.
    */
   async function versionsOf(id: number, conn: Db = db, user?: AuthUser) {
-    const { seen } = await versionGraph(id, conn);
-    const visible = user ? new Set(await repo.visibleIds(conn, [...seen.keys()], access.reportVisible(user, REPORT_ALIAS))) : undefined;
-    const versions = [...seen.values()]
-      .filter((r) => !visible || visible.has(r.rowid))
-      .map((r) => ({
-        id: r.rowid,
-        ref: r.ref,
-        version: r.version,
-        status: reportStatus(r.status),
-        datec: fromDbDateTime(r.datec),
-      }))
-      .sort((a, b) => a.version - b.version || a.id - b.id);
-    const lineage: number[] = [];
-    for (
-      let at = seen.get(id);
-      at && !lineage.includes(at.rowid);
-      at = at.fk_bericht_parent === null ? undefined : seen.get(at.fk_bericht_parent)
-    )
-      lineage.push(at.rowid);
-    return { versions, lineage };
-  }
-
-  /** The rows of every version linked to `id` through fk_bericht_parent, either way. */
-  async function versionGraph(id: number, conn: Db) {
     const seen = new Map<number, Awaited<ReturnType<ReportRepository['linked']>>[number]>();
     const queued = new Set([id]);
     let frontier = [id];
@@ -189,25 +164,31 @@ export function createReportService(deps: ReportServiceDeps) {
       }
       frontier = next;
     }
-    return { seen };
-  }
-
-  /** Whose settled material lines the report lists, for the app's sign-off to show what the PDF prints (reports.repository materialSource). */
-  async function materialShown(row: ReportRow, lineage: number[], conn: Db) {
-    const source = await repo.materialSource(conn, entity, row, lineage);
-    return { material_reports: source.reports, material_unknown: source.unknown };
+    const visible = user ? new Set(await repo.visibleIds(conn, [...seen.keys()], access.reportVisible(user, REPORT_ALIAS))) : undefined;
+    return [...seen.values()]
+      .filter((r) => !visible || visible.has(r.rowid))
+      .map((r) => ({
+        id: r.rowid,
+        ref: r.ref,
+        version: r.version,
+        status: reportStatus(r.status),
+        datec: fromDbDateTime(r.datec),
+      }))
+      .sort((a, b) => a.version - b.version || a.id - b.id);
   }
 
   async function detail(user: AuthUser, row: ReportRow, conn: Db = db): Promise<ReportDetail> {
-    const versions = await versionsOf(row.rowid, conn, user);
+    // Whose settled material lines the report lists, for the app's sign-off to show what the PDF prints.
+    const source = await repo.materialSource(conn, entity, row, await repo.lineage(conn, row.rowid));
     const pages = await repo.pages(conn, row.rowid);
     const signatures = await signatureFactsOf(repo, conn, pages);
     const evidence = await pageEvidenceOf(conn, entity, pages);
     return {
       ...toReportItem(row),
       pages: pages.map((p) => toPageResponse(p, signatures.get(p.rowid), evidence)),
-      ...(await materialShown(row, versions.lineage, conn)),
-      versions: versions.versions,
+      material_reports: source.reports,
+      material_unknown: source.unknown,
+      versions: await versionsOf(row.rowid, conn, user),
     };
   }
 
@@ -242,7 +223,7 @@ export function createReportService(deps: ReportServiceDeps) {
           if (input.versionOf !== undefined) {
             // Two new versions at once: the second waits for the first here and counts it.
             await repo.lockById(trx, input.versionOf);
-            version = Math.max(0, ...(await versionsOf(input.versionOf, trx)).versions.map((v) => v.version)) + 1;
+            version = Math.max(0, ...(await versionsOf(input.versionOf, trx)).map((v) => v.version)) + 1;
           }
           const id = await repo.insertReport(trx, {
             ...input.fields,

@@ -126,7 +126,7 @@ export function createVanStock(deps: {
       // The lines the PDF printed, locked; one deleted meanwhile, or settled meanwhile by another
       // report of the object, means render again. A line added meanwhile is not printed, so it waits
       // for the next report.
-      const rows =
+      const lines =
         printed.length === 0
           ? []
           : await (() => {
@@ -140,9 +140,8 @@ export function createVanStock(deps: {
                 .orderBy('rowid');
               return forUpdate(dialect, query).execute();
             })();
-      if (rows.length !== printed.length || rows.some((r) => r.fk_stock_mouvement !== null))
+      if (lines.length !== printed.length || lines.some((r) => r.fk_stock_mouvement !== null))
         throw new AppError('CONFLICT', { message: 'Das Material wurde während des Abschließens geändert; bitte erneut abschließen' });
-      const lines = rows;
       const outcome: VanStockOutcome = { lines: [], taken: [], left: [] };
       if (lines.length === 0) return outcome;
 

@@ -14,7 +14,7 @@
 import type { RunRegistry } from '../../adapters/runs.js';
 import type { Dialect } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
+import { forUpdate, fromDbDateTime, insertId, toDbDateTime } from '../../db/dialect.js';
 import type { ElementType } from '../../dolibarr/documents.js';
 import { AppError } from '../../errors.js';
 import { notFoundCode, type Caller, type ElementAccess } from '../access/element-access.js';
@@ -177,15 +177,14 @@ export function createTimeService(deps: {
    */
   async function mine(trx: Db, user: Caller, type: string, id: number): Promise<TimeRow[]> {
     if (dialect !== 'sqlite') await trx.selectFrom('user').select('rowid').where('rowid', '=', user.id).forUpdate().execute();
-    let query = trx
+    const query = trx
       .selectFrom('bericht_time')
       .selectAll()
       .where('entity', '=', entity)
       .where('element_type', '=', type)
       .where('fk_element', '=', id)
       .where('fk_user', '=', user.id);
-    if (dialect !== 'sqlite') query = query.forUpdate();
-    return (await query.execute()) as TimeRow[];
+    return (await forUpdate(dialect, query).execute()) as TimeRow[];
   }
 
   /** Refuses a span that overlaps another of `rows` (not `except`). An open interval reaches to now. */
